@@ -1,0 +1,73 @@
+#include "cli_common.hpp"
+
+#include <unistd.h>
+
+#include <iostream>
+
+#include "vramplan/core/error.hpp"
+
+namespace vramplan::cli {
+
+void add_common_options(po::options_description& desc, bool markdown_allowed) {
+  desc.add_options()
+      ("format", po::value<std::string>()->default_value("table"),
+       markdown_allowed ? "output format: table, json or markdown" : "output format: table or json")
+      ("json", po::bool_switch(), "same as --format json")
+      ("quiet,q", po::bool_switch(), "no progress output")
+      ("help,h", po::bool_switch(), "show this help");
+}
+
+bool parse_args(const std::string& command, const std::string& synopsis,
+                const po::options_description& desc, const std::vector<std::string>& args,
+                po::variables_map& vm, const po::positional_options_description* positional) {
+  try {
+    po::command_line_parser parser(args);
+    parser.options(desc).style(po::command_line_style::default_style |
+                               po::command_line_style::allow_long_disguise);
+    if (positional != nullptr) parser.positional(*positional);
+    po::store(parser.run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw Error(ErrorKind::Usage, "vramplan " + command + ": " + e.what() +
+                                      " (see 'vramplan " + command + " --help')");
+  }
+  if (vm.count("help") && vm["help"].as<bool>()) {
+    std::cout << "usage: vramplan " << command << " " << synopsis << "\n\n" << desc << "\n";
+    return false;
+  }
+  return true;
+}
+
+CommonOptions read_common_options(const po::variables_map& vm) {
+  CommonOptions opts;
+  const std::string format = vm.count("format") ? vm["format"].as<std::string>() : "table";
+  if (format == "table" || format == "text") opts.format = OutputFormat::Table;
+  else if (format == "json") opts.format = OutputFormat::Json;
+  else if (format == "markdown" || format == "md") opts.format = OutputFormat::Markdown;
+  else throw Error(ErrorKind::Usage, "--format: unknown format '" + format + "' (table, json, markdown)");
+  if (vm.count("json") && vm["json"].as<bool>()) opts.format = OutputFormat::Json;
+  opts.quiet = vm.count("quiet") && vm["quiet"].as<bool>();
+  return opts;
+}
+
+void emit(const CommonOptions& opts, const nlohmann::json& json, const std::string& text) {
+  if (opts.format == OutputFormat::Json) {
+    std::cout << json.dump(2) << "\n";
+  } else {
+    std::cout << text;
+    if (!text.empty() && text.back() != '\n') std::cout << "\n";
+  }
+  std::cout.flush();
+}
+
+bool show_progress(const CommonOptions& opts) {
+  return !opts.quiet && opts.format != OutputFormat::Json && isatty(STDERR_FILENO) &&
+         isatty(STDOUT_FILENO);
+}
+
+const DataRoot& data_root() {
+  static const DataRoot root = find_data_root();
+  return root;
+}
+
+}  // namespace vramplan::cli

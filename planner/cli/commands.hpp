@@ -1,0 +1,26 @@
+// commands.hpp — the registry of `vramplan` subcommands. Adding a command: write
+// cmd_<name>.cpp with a `int run_<name>(const std::vector<std::string>& args)` and add one line to
+// the table in commands.cpp.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vramplan::cli {
+
+using CommandFn = int (*)(const std::vector<std::string>& args);
+
+struct Command {
+  std::string_view name;
+  std::string_view summary;
+  CommandFn run;
+};
+
+const std::vector<Command>& commands();
+const Command* find_command(std::string_view name);
+
+// One declaration per subcommand (defined in cmd_<name>.cpp).
+int run_version(const std::vector<std::string>& args);
+
+}  // namespace vramplan::cli

@@ -1,0 +1,18 @@
+// exit_codes.hpp — the one table mapping error kinds to process exit codes (README.md § Exit codes).
+#pragma once
+
+#include "vramplan/core/error.hpp"
+
+namespace vramplan::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitDoesNotFit = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitInputFile = 3;
+inline constexpr int kExitUnknownName = 4;
+inline constexpr int kExitIo = 5;
+inline constexpr int kExitInternal = 70;  // EX_SOFTWARE (sysexits.h)
+
+int exit_code_for(ErrorKind kind);
+
+}  // namespace vramplan::cli

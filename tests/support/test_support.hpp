@@ -1,0 +1,39 @@
+// test_support.hpp — helpers shared by the tests: paths into the source tree, scratch files,
+// and running the real `vramplan` executable.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace vramplan::test {
+
+//! The source checkout (for data/, models/, tests/fixtures/).
+std::filesystem::path source_dir();
+std::filesystem::path fixture(const std::string& relative);  //!< tests/fixtures/<relative>
+
+//! A fresh empty folder under the system temp dir, removed when the object dies.
+class ScratchDir {
+ public:
+  ScratchDir();
+  ~ScratchDir();
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  //! Writes `bytes` to <dir>/<name> and returns the path.
+  std::filesystem::path write(const std::string& name, const std::string& bytes) const;
+
+ private:
+  std::filesystem::path path_;
+};
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;  //!< stdout
+  std::string err;  //!< stderr
+};
+
+//! Runs the built vramplan executable with `args` (no shell interpretation).
+CliResult run_cli(const std::vector<std::string>& args);
+
+}  // namespace vramplan::test

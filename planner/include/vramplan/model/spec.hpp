@@ -1,0 +1,179 @@
+// vramplan/model/spec.hpp — the one description of a model every later layer reads.
+//
+// Whatever a model comes from (catalogue entry, HF config.json, safetensors headers, GGUF header),
+// it becomes a ModelSpec: the architecture hyper-parameters the KV-cache / activation code needs
+// (ModelArch) plus ONE tensor inventory (name, role, shape, layer, stored format). Weights,
+// quantization and sharding code walk the inventory; parameter counts are sums over it, never a
+// separate formula.
+//
+// Shapes are outermost-first (PyTorch order): a linear layer's weight is {out_features,
+// in_features}; a stacked expert tensor is {n_experts, out, in}. The last dimension is the
+// contiguous row that block quantization formats cut into blocks. (GGUF stores ne[] innermost
+// first; the GGUF reader reverses it.)
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vramplan {
+
+//! What a tensor does. Names follow llama.cpp's tensor names (token_embd, attn_v, ffn_down, ...)
+//! because the GGUF quantization mixture rules, sharding rules and "what stays in higher
+//! precision" rules are all keyed on them. The table of names is in model/tensor_role.cpp.
+enum class TensorRole {
+  TokenEmbedding,     // token_embd
+  PositionEmbedding,  // pos_embd (learned absolute positions)
+  Output,             // output (lm_head)
+  OutputNorm,         // output_norm
+  AttnNorm,           // attn_norm (input_layernorm)
+  AttnQ,              // attn_q
+  AttnK,              // attn_k
+  AttnV,              // attn_v
+  AttnQKV,            // attn_qkv (fused, Phi-3 / Falcon)
+  AttnOutput,         // attn_output (o_proj)
+  AttnQNorm,          // attn_q_norm (Qwen3, Gemma-3 per-head-dim norms)
+  AttnKNorm,          // attn_k_norm
+  AttnPostNorm,       // post_attention_norm (Gemma-2/3 sandwich norms)
+  AttnSinks,          // attn_sinks (gpt-oss per-head sink logits)
+  AttnQA,             // attn_q_a        (MLA q down-projection, q_lora_rank)
+  AttnQANorm,         // attn_q_a_norm
+  AttnQB,             // attn_q_b        (MLA q up-projection)
+  AttnKVAMqa,         // attn_kv_a_mqa   (MLA kv down-projection + rope key)
+  AttnKVANorm,        // attn_kv_a_norm
+  AttnKVB,            // attn_kv_b       (MLA kv up-projection; llama.cpp may split k_b / v_b)
+  FfnNorm,            // ffn_norm (post_attention_layernorm in HF Llama naming)
+  FfnPostNorm,        // post_ffw_norm (Gemma-2/3)
+  FfnGate,            // ffn_gate
+  FfnUp,              // ffn_up
+  FfnDown,            // ffn_down
+  FfnGateUp,          // fused gate+up (Phi-3 gate_up_proj)
+  FfnGateInp,         // ffn_gate_inp (MoE router)
+  FfnExpProbsBias,    // exp_probs_b (DeepSeek-V3 e_score_correction_bias)
+  FfnGateExps,        // ffn_gate_exps (stacked routed experts, {E, I_e, h})
+  FfnUpExps,          // ffn_up_exps
+  FfnDownExps,        // ffn_down_exps
+  FfnGateUpExps,      // fused stacked gate+up experts (gpt-oss)
+  FfnGateShexp,       // ffn_gate_shexp (shared experts)
+  FfnUpShexp,         // ffn_up_shexp
+  FfnDownShexp,       // ffn_down_shexp
+  FfnGateInpShexp,    // ffn_gate_inp_shexp (Qwen2-MoE shared-expert gate)
+  RopeFreqs,          // rope_freqs (llama3 / longrope factors stored in the file)
+  Recurrent,          // state-space / linear-attention weights (Mamba, DeltaNet)
+  Vision,             // vision tower / projector (multimodal)
+  Audio,              // audio encoder
+  Mtp,                // multi-token-prediction module (DeepSeek-V3 layer 61), reported separately
+  Other,              // anything else (named, counted, never guessed about)
+};
+
+std::string_view tensor_role_name(TensorRole role);  //!< "attn_v", "ffn_down_exps", ...
+std::optional<TensorRole> tensor_role_from_name(std::string_view name);
+
+//! True for the stacked expert tensors whose first dimension is the expert index.
+bool is_routed_expert_role(TensorRole role);
+
+struct TensorInfo {
+  std::string name;                 //!< checkpoint name (HF or GGUF naming)
+  TensorRole role = TensorRole::Other;
+  std::vector<std::uint64_t> shape;  //!< outermost first; the last dim is the contiguous row
+  std::optional<int> layer;         //!< decoder block index; nullopt for global tensors
+  bool is_bias = false;             //!< a bias vector (never quantized)
+  //! Storage format name as in data/quant_formats.json ("bf16", "Q4_K", "fp8-e4m3", ...);
+  //! empty when not known yet (a config-derived inventory before the precision plan).
+  std::string stored_format;
+  //! Exact stored bytes when read from a file (safetensors offsets, GGUF type sizes).
+  std::optional<std::uint64_t> stored_bytes;
+
+  std::uint64_t elements() const;  //!< product of shape (checked; throws on overflow)
+};
+
+//! How one decoder layer attends (drives KV-cache size and engine grouping).
+enum class LayerAttention {
+  Full,       //!< global causal attention: KV for every token
+  Sliding,    //!< sliding window: KV for the last `sliding_window` tokens
+  Chunked,    //!< chunked local attention (Llama-4): KV within `attention_chunk_size`
+  Mla,        //!< DeepSeek multi-head latent attention: compressed KV
+  Recurrent,  //!< linear attention / SSM: fixed-size state per sequence, no per-token KV
+  None,       //!< no attention / KV in this layer
+};
+std::string_view layer_attention_name(LayerAttention kind);
+
+//! One rotary-embedding table an engine materialises (vLLM keeps a cos/sin cache per
+//! distinct rope configuration: max_positions x rotary_dim values in the model dtype).
+struct RopeTable {
+  std::uint64_t rotary_dim = 0;
+  std::uint64_t max_positions = 0;  //!< rows, including any linear-scaling factor
+  std::string scaling_type;         //!< "", "linear", "llama3", "yarn", "longrope", ...
+  double scaling_factor = 1.0;
+};
+
+struct ModelArch {
+  std::string architecture;  //!< HF `architectures[0]`, e.g. "LlamaForCausalLM"
+  std::string model_type;    //!< HF `model_type`, e.g. "llama", "qwen3_moe"
+  std::string family;        //!< vramplan's family handler that built the inventory
+
+  std::uint64_t hidden_size = 0;
+  std::uint64_t num_layers = 0;  //!< decoder layers of the main model (MTP excluded)
+  std::uint64_t num_heads = 0;
+  std::uint64_t num_kv_heads = 0;
+  std::uint64_t head_dim = 0;    //!< K head size (config head_dim, else hidden/heads)
+  std::uint64_t v_head_dim = 0;  //!< V head size (== head_dim unless the config differs)
+  std::uint64_t intermediate_size = 0;
+  std::uint64_t vocab_size = 0;
+  std::uint64_t max_position_embeddings = 0;
+  bool tied_embeddings = false;
+
+  // Mixture of experts (0 when dense).
+  std::uint64_t num_experts = 0;
+  std::uint64_t experts_per_token = 0;
+  std::uint64_t moe_intermediate_size = 0;
+  std::uint64_t num_shared_experts = 0;
+  std::uint64_t shared_expert_intermediate_size = 0;
+  std::vector<bool> layer_is_moe;  //!< per layer (empty when dense)
+
+  // MLA (DeepSeek-V2/V3); 0 when absent.
+  std::uint64_t q_lora_rank = 0;
+  std::uint64_t kv_lora_rank = 0;
+  std::uint64_t qk_rope_head_dim = 0;
+  std::uint64_t qk_nope_head_dim = 0;
+
+  // Attention pattern.
+  std::vector<LayerAttention> layer_attention;  //!< one per decoder layer
+  std::uint64_t sliding_window = 0;             //!< tokens; 0 when no sliding layers
+  std::uint64_t attention_chunk_size = 0;       //!< Llama-4 chunked local attention
+  //! Per-sequence recurrent state bytes per recurrent layer (hybrid models), in the state dtype.
+  std::uint64_t recurrent_state_bytes_per_layer = 0;
+  //! Layers that reuse another layer's KV (config-declared KV sharing); empty when none.
+  std::vector<int> kv_shared_with;
+
+  std::vector<RopeTable> rope_tables;
+  std::uint64_t mtp_layers = 0;  //!< DeepSeek-V3 num_nextn_predict_layers (reported separately)
+
+  std::string torch_dtype;  //!< checkpoint dtype from the config ("bfloat16", ...)
+};
+
+//! Where a ModelSpec came from, for every output that shows it.
+struct ModelSource {
+  std::string kind;     //!< "catalogue", "hf-config", "safetensors", "gguf"
+  std::string path;     //!< file or directory read, or the catalogue id
+  std::string url;      //!< publisher's page / pinned copy, when known
+  std::optional<std::uint64_t> published_params;  //!< the publisher's stated count
+};
+
+struct ModelSpec {
+  std::string id;  //!< catalogue id or a name derived from the file
+  ModelSource source;
+  ModelArch arch;
+  std::vector<TensorInfo> tensors;
+  //! Raw `quantization_config` of the checkpoint as JSON text ("" when none); the precision plan
+  //! interprets it.
+  std::string quantization_config_json;
+  //! Parts of the checkpoint deliberately not in `tensors` (e.g. "vision tower: not described
+  //! by the config") — shown in every output.
+  std::vector<std::string> exclusions;
+  std::vector<std::string> warnings;  //!< e.g. --assume-llama-like
+};
+
+}  // namespace vramplan

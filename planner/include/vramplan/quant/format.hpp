@@ -1,0 +1,94 @@
+// vramplan/quant/format.hpp — the one table of storage formats (data/quant_formats.json).
+//
+// Like ggml's type traits: one row per format, every size a lookup. No other code switches on a
+// format to get a size; adding a format means adding a row (and, for a new layout family, one
+// formula in quant/format.cpp). Rows are keyed by name; the GGUF type id is a field.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vramplan {
+
+//! How a format lays bytes out; each layout has one size formula in tensor_bytes().
+enum class QuantLayout {
+  //! Fixed-size blocks of `block_elems` contiguous row elements taking `block_bytes` each
+  //! (plain floats/ints have block_elems = 1; GGUF, MXFP4, NVFP4 blocks carry their scales).
+  //! A per-tensor scale of `tensor_scale_bytes` is added once per tensor.
+  Block,
+  //! Group-wise integer weights (GPTQ / AWQ / compressed-tensors pack-quantized): `bits` per
+  //! weight, one scale (scale_bytes) and, if `has_zero_point`, one packed zero per group of
+  //! `group_size` input elements per output row; `act_order` adds an int32 g_idx per input.
+  GroupInt,
+  //! bitsandbytes 4-bit (NF4/FP4): 4-bit weights, one absmax per `group_size` (blocksize 64)
+  //! weights; with double quantization the absmax are 8-bit with an fp32 per 256 absmax.
+  Bnb4,
+  //! Per-output-channel scaled 8-bit (LLM.int8, W8A8, fp8 per-channel): 1 B per weight plus
+  //! scale_bytes per output row.
+  PerChannel,
+  //! 2-D block scaled (DeepSeek-V3 fp8 128x128): 1 B per weight plus scale_bytes per
+  //! block_rows x block_cols tile (ceil on both dims).
+  Block2D,
+};
+
+struct QuantFormat {
+  std::string name;                  //!< canonical name: "bf16", "Q4_K", "gptq-4bit-g128", ...
+  std::vector<std::string> aliases;  //!< other accepted spellings ("bfloat16", "BF16")
+  std::string description;
+  QuantLayout layout = QuantLayout::Block;
+
+  std::uint64_t block_elems = 1;  //!< Block: elements per block
+  std::uint64_t block_bytes = 0;  //!< Block: bytes per block
+  std::uint64_t tensor_scale_bytes = 0;  //!< Block: extra bytes once per tensor (NVFP4 global scale)
+
+  std::uint32_t bits = 0;          //!< GroupInt / Bnb4: bits per weight
+  std::uint64_t group_size = 0;    //!< GroupInt / Bnb4: weights per scale; 0 = one group per row
+  std::uint64_t scale_bytes = 0;   //!< bytes per scale
+  bool has_zero_point = false;     //!< GroupInt: packed zero point per group
+  bool act_order = false;          //!< GroupInt: int32 g_idx per input element
+  bool double_quant = false;       //!< Bnb4: 8-bit absmax + fp32 per 256 absmax
+  std::uint64_t block_rows = 0, block_cols = 0;  //!< Block2D tile
+
+  std::optional<std::uint32_t> gguf_type_id;      //!< ggml_type id when this is a GGUF type
+  std::optional<std::string> safetensors_dtype;    //!< safetensors header dtype ("BF16", "F8_E4M3")
+  bool is_float = false;   //!< a plain floating-point type (usable as compute precision)
+  bool quantized = false;  //!< carries scales / needs dequantization
+  std::string min_hardware;  //!< "" or a feature the GPU must have ("fp8", "fp4")
+  std::string source;        //!< where the layout is defined (URL / file)
+
+  //! Bits per weight for a row of `row_len` elements (scales included), for display.
+  double bits_per_weight(std::uint64_t row_len = 4096, std::uint64_t rows = 4096) const;
+};
+
+class QuantCatalog {
+ public:
+  //! Loads and validates data/quant_formats.json (every row checked: block sizes > 0, unique
+  //! names/aliases/GGUF ids, layout-specific fields present). Errors name file, pointer, row.
+  static QuantCatalog load(const std::filesystem::path& file);
+
+  //! By canonical name or alias (case-insensitive). Throws Error(UnknownName) listing names.
+  const QuantFormat& get(std::string_view name) const;
+  const QuantFormat* find(std::string_view name) const;  //!< nullptr when unknown
+  const QuantFormat* find_gguf(std::uint32_t gguf_type_id) const;
+  const QuantFormat* find_safetensors(std::string_view dtype) const;
+  const std::vector<QuantFormat>& all() const { return formats_; }
+
+ private:
+  std::vector<QuantFormat> formats_;
+};
+
+//! Exact bytes of a tensor of `shape` (outermost first; the last dim is the contiguous row)
+//! stored in `format`. Throws Error(Usage) when the row length is not a multiple of a Block
+//! format's block (as ggml_row_size asserts) — callers that fall back to another type check
+//! row_fits() first. `what` names the tensor in messages.
+std::uint64_t tensor_bytes(const QuantFormat& format, std::span<const std::uint64_t> shape,
+                           std::string_view what);
+//! True when a row of `row_len` elements can be stored in `format` (block divides it).
+bool row_fits(const QuantFormat& format, std::uint64_t row_len);
+
+}  // namespace vramplan

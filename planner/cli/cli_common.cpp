@@ -52,7 +52,16 @@ CommonOptions read_common_options(const po::variables_map& vm) {
 
 void emit(const CommonOptions& opts, const nlohmann::json& json, const std::string& text) {
   if (opts.format == OutputFormat::Json) {
-    std::cout << json.dump(2) << "\n";
+    // nlohmann::json keeps keys sorted; put "schema" first so a reader sees what the document is.
+    if (json.is_object() && json.contains("schema")) {
+      nlohmann::ordered_json ordered;
+      ordered["schema"] = json.at("schema");
+      for (auto it = json.begin(); it != json.end(); ++it)
+        if (it.key() != "schema") ordered[it.key()] = it.value();
+      std::cout << ordered.dump(2) << "\n";
+    } else {
+      std::cout << json.dump(2) << "\n";
+    }
   } else {
     std::cout << text;
     if (!text.empty() && text.back() != '\n') std::cout << "\n";

@@ -5,6 +5,10 @@ namespace vramplan::cli {
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"version", "print the version of vramplan", run_version},
+      {"models", "list the built-in model catalogue (filters: family, size, features)", run_models},
+      {"inspect", "architecture, parameter counts and per-role bytes of a model", run_inspect},
+      {"gpus", "list the GPU catalogue (memory, bandwidth, TFLOPS, MIG slices)", run_gpus},
+      {"plan", "memory per GPU for a model, GPU and inference engine (weights, KV, activations, overheads)", run_plan},
   };
   return table;
 }

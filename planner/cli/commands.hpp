@@ -22,5 +22,9 @@ const Command* find_command(std::string_view name);
 
 // One declaration per subcommand (defined in cmd_<name>.cpp).
 int run_version(const std::vector<std::string>& args);
+int run_models(const std::vector<std::string>& args);
+int run_inspect(const std::vector<std::string>& args);
+int run_gpus(const std::vector<std::string>& args);
+int run_plan(const std::vector<std::string>& args);
 
 }  // namespace vramplan::cli

@@ -8,7 +8,7 @@
 namespace vramplan {
 namespace {
 
-constexpr std::array<std::pair<TensorRole, std::string_view>, 42> kRoleNames{{
+constexpr std::array<std::pair<TensorRole, std::string_view>, 44> kRoleNames{{
     {TensorRole::TokenEmbedding, "token_embd"},
     {TensorRole::PositionEmbedding, "pos_embd"},
     {TensorRole::Output, "output"},
@@ -29,6 +29,8 @@ constexpr std::array<std::pair<TensorRole, std::string_view>, 42> kRoleNames{{
     {TensorRole::AttnKVAMqa, "attn_kv_a_mqa"},
     {TensorRole::AttnKVANorm, "attn_kv_a_norm"},
     {TensorRole::AttnKVB, "attn_kv_b"},
+    {TensorRole::AttnKVB, "attn_k_b"},  // llama.cpp splits attn_kv_b for MLA (DeepSeek-V2/V3 GGUF)
+    {TensorRole::AttnKVB, "attn_v_b"},
     {TensorRole::FfnNorm, "ffn_norm"},
     {TensorRole::FfnPostNorm, "post_ffw_norm"},
     {TensorRole::FfnGate, "ffn_gate"},

@@ -152,6 +152,9 @@ struct ModelArch {
   std::uint64_t mtp_layers = 0;  //!< DeepSeek-V3 num_nextn_predict_layers (reported separately)
 
   std::string torch_dtype;  //!< checkpoint dtype from the config ("bfloat16", ...)
+  //! The config describes a vision / audio tower (counted as role Vision/Audio, or listed in
+  //! ModelSpec::exclusions when vramplan cannot count it).
+  bool multimodal = false;
 };
 
 //! Where a ModelSpec came from, for every output that shows it.

@@ -1,0 +1,85 @@
+// `vramplan plan` — memory per GPU for one model on one GPU type under one engine profile:
+// every component with its formula, total, capacity, headroom, KV capacity and concurrency.
+// Exit 0 whenever the inputs are valid, also when it does not fit (fits:false says why).
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cli_common.hpp"
+#include "commands.hpp"
+#include "vramplan/core/error.hpp"
+#include "vramplan/memory/engine.hpp"
+#include "vramplan/memory/plan_request.hpp"
+
+namespace vramplan::cli {
+
+namespace {
+
+// The engine is chosen first (its flags depend on it): find --engine / --engine=X in the args.
+std::string engine_spec(const std::vector<std::string>& args) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--engine" && i + 1 < args.size()) return args[i + 1];
+    if (args[i].rfind("--engine=", 0) == 0) return args[i].substr(9);
+  }
+  return "vllm";
+}
+
+}  // namespace
+
+int run_plan(const std::vector<std::string>& args) {
+  const std::string spec = engine_spec(args);
+  const auto engine = memory::make_engine(spec, data_root().data());
+  const auto engine_options = engine->options();
+
+  po::options_description desc("Options");
+  desc.add_options()
+      ("model", po::value<std::string>(), "model: catalogue id, config.json, directory or .gguf")
+      ("gpu", po::value<std::string>(), "GPU catalogue id or custom:<size> (e.g. custom:46068MiB)")
+      ("gpu-memory", po::value<std::string>(), "runtime-reported total per GPU (e.g. 79.18GiB)")
+      ("engine", po::value<std::string>()->default_value("vllm"), "vllm|sglang|trtllm|llamacpp|hf, optionally @version")
+      ("weights", po::value<std::string>(), "weight format for the linear layers (bf16, fp8, Q4_K, ...)")
+      ("batch", po::value<std::uint64_t>(), "concurrent sequences wanted")
+      ("context", po::value<std::uint64_t>(), "tokens per sequence");
+  po::options_description eng("Engine flags (" + std::string(engine->name()) + ")");
+  std::set<std::string> declared = {"model", "gpu", "gpu-memory", "engine", "weights", "batch", "context"};
+  for (const auto& o : engine_options) {
+    std::vector<std::string> names = {o.name};
+    names.insert(names.end(), o.aliases.begin(), o.aliases.end());
+    for (const auto& n : names) {
+      if (!declared.insert(n).second) continue;
+      if (o.is_switch) eng.add_options()(n.c_str(), po::bool_switch(), o.help.c_str());
+      else eng.add_options()(n.c_str(), po::value<std::string>(), (o.help + (n != o.name ? " (= --" + o.name + ")" : "")).c_str());
+    }
+  }
+  desc.add(eng);
+  add_common_options(desc);
+  po::variables_map vm;
+  if (!parse_args("plan", "--model M --gpu G [--engine E] [engine flags] [--format json]", desc, args, vm)) return 0;
+  const auto opts = read_common_options(vm);
+
+  memory::PlanRequest req;
+  req.engine = spec;
+  if (vm.count("model")) req.model = vm["model"].as<std::string>();
+  if (vm.count("gpu")) req.gpu = vm["gpu"].as<std::string>();
+  if (vm.count("gpu-memory")) req.gpu_memory = parse_bytes(vm["gpu-memory"].as<std::string>(), "--gpu-memory");
+  if (vm.count("weights")) req.weights = vm["weights"].as<std::string>();
+  if (vm.count("batch")) req.workload.batch = vm["batch"].as<std::uint64_t>();
+  if (vm.count("context")) req.workload.context = vm["context"].as<std::uint64_t>();
+  for (const auto& o : engine_options) {
+    std::vector<std::string> names = {o.name};
+    names.insert(names.end(), o.aliases.begin(), o.aliases.end());
+    for (const auto& n : names) {
+      if (!vm.count(n) || vm[n].defaulted()) continue;
+      if (o.is_switch) {
+        if (vm[n].as<bool>()) req.args[o.name] = "true";
+      } else {
+        req.args[o.name] = vm[n].as<std::string>();
+      }
+    }
+  }
+  const auto outcome = memory::run_plan(req, data_root());
+  emit(opts, memory::plan_json(outcome), memory::plan_text(outcome));
+  return 0;
+}
+
+}  // namespace vramplan::cli

@@ -1,0 +1,149 @@
+// vramplan/hardware/gpu_catalog.hpp — the GPU catalogue (data/gpus.json): cards and MIG slices,
+// their memory as the runtime reports it, bandwidth, dense TFLOPS, and the sources of each figure.
+//
+// The planner's usable total for a GPU is `reported_total`: what the CUDA/HIP runtime reports as
+// the device total (cudaMemGetInfo, torch total_memory, vLLM's "total_gpu_memory"), which is less
+// than the marketed size (driver reservation; GDDR with ECC also loses 1/16). When no such figure
+// was found, the loader derives it with estimate_runtime_total() and marks it Estimated, so every
+// output that uses it can say so. A user-supplied total (custom:SIZE, --gpu-memory) is UserSupplied.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vramplan/core/bytes.hpp"
+
+namespace vramplan {
+
+enum class GpuKind { Card, Mig };
+enum class MemoryBasis { Measured, Estimated, UserSupplied };
+
+//! "gpu" / "mig".
+std::string_view gpu_kind_name(GpuKind kind);
+//! "measured" / "estimated" / "user" — the value of reported_memory_basis in JSON output.
+std::string_view memory_basis_name(MemoryBasis basis);
+
+//! A fraction such as the "4/8" of memory or "3/7" of SMs a MIG profile gets.
+struct Fraction {
+  std::uint32_t num = 1;
+  std::uint32_t den = 1;
+  double value() const { return static_cast<double>(num) / static_cast<double>(den); }
+  std::string str() const { return std::to_string(num) + "/" + std::to_string(den); }
+};
+
+struct ComputeCapability {
+  int major = 0;
+  int minor = 0;
+  std::string str() const { return std::to_string(major) + "." + std::to_string(minor); }
+};
+
+//! Dense (no 2:4 sparsity) tensor throughput per data type; nullopt = not sourced or unsupported.
+struct DenseTflops {
+  std::optional<double> fp32, tf32, bf16, fp16, fp8, int8, fp4;
+};
+
+struct Interconnect {
+  std::optional<double> nvlink_gbps;  //!< total NVLink bandwidth per GPU, GB/s
+  std::optional<int> pcie_gen;
+  std::string host_link;  //!< as the source words it ("PCIe 5.0 x16", "NVLink-C2C to Grace")
+};
+
+//! What a MIG slice is, relative to its parent card.
+struct MigSlice {
+  std::string profile;         //!< "3g.40gb"
+  Fraction memory_fraction;    //!< memory slices (and with them L2 and memory bandwidth)
+  Fraction sm_fraction;        //!< compute slices
+  int max_instances = 1;       //!< how many of this profile fit on one card
+};
+
+//! An indicative rental price, as quoted by a provider on a date.
+struct PriceQuote {
+  std::string provider, offering, pricing, as_of, confidence, source;
+  double usd_per_gpu_hour = 0;
+};
+
+struct GpuSpec {
+  std::string id;  //!< "h100-sxm-80", "h100-sxm-80/3g.40gb", "custom:46068MiB"
+  std::string name;
+  std::string vendor;  //!< "nvidia", "amd", "unknown" (custom)
+  std::string architecture;
+  GpuKind kind = GpuKind::Card;
+  std::string parent_id;  //!< MIG slices only
+
+  double marketed_gb = 0;  //!< the vendor's "GB" (MIG: the GB in the profile name); 0 when unknown
+  Bytes physical;          //!< marketed_gb x 2^30 (HBM/GDDR are built in binary sizes); MIG: its share
+  std::string memory_type;
+  bool ecc_carveout = false;  //!< GDDR with ECC on: the runtime loses 1/16 of the memory
+  std::optional<Bytes> nvidia_smi_total;
+  Bytes reported_total;  //!< the planner's usable total (see the file comment)
+  MemoryBasis reported_basis = MemoryBasis::Measured;
+  std::string reported_note;  //!< where the reported total comes from, or how it was estimated
+
+  std::optional<double> bandwidth_gbps;
+  DenseTflops tflops;
+  bool fp8_support = false;
+  bool fp4_support = false;
+  std::optional<ComputeCapability> compute_capability;  //!< NVIDIA only
+  std::string gfx_target;                               //!< AMD only ("gfx942")
+  Interconnect interconnect;
+  std::optional<double> tdp_w;
+  std::optional<int> mig_max_instances;  //!< cards that support MIG
+  std::optional<MigSlice> mig;           //!< set for MIG slices
+
+  std::vector<PriceQuote> prices;
+  std::map<std::string, std::vector<std::string>> sources;  //!< figure group -> URLs
+  std::string confidence;
+  std::string notes;
+
+  bool reported_estimated() const { return reported_basis == MemoryBasis::Estimated; }
+};
+
+//! THE estimation rule for a runtime total nobody has reported (docs/gpus.md § Estimation rule):
+//!   base     = physical memory, minus 1/16 for GDDR with ECC on (MIG: memory fraction x parent base)
+//!   reserve  = max(1 GiB, 1.5 % of base)        (driver + runtime reservation)
+//!   estimate = base - reserve, rounded down to a whole MiB.
+//! It is below every measured card total in the catalogue (checked by a test), i.e. conservative.
+Bytes estimate_runtime_total(Bytes base);
+//! The base the rule starts from for a card: physical, x 15/16 when ecc_carveout.
+Bytes estimation_base(Bytes physical, bool ecc_carveout);
+//! One-line description of the rule, for outputs that show an estimated figure.
+std::string_view estimation_rule_text();
+
+class GpuCatalog {
+ public:
+  //! Loads and validates data/gpus.json. Every fault is Error(InputFile) naming the file, the
+  //! JSON pointer and the entry id; unreadable file -> Error(Io).
+  static GpuCatalog load(const std::filesystem::path& gpus_json);
+
+  //! A catalogue id or alias, case-insensitive; MIG slices as "<card or alias>/<profile>".
+  //! Throws Error(UnknownName) listing the closest ids.
+  const GpuSpec& find(std::string_view id) const;
+  //! find(), plus "custom:<size>" (a GPU of which only the memory is known).
+  GpuSpec resolve_one(std::string_view id) const;
+  //! A comma-separated list "h100-sxm-80,h200,custom:46068MiB" in the given order. Empty -> Usage.
+  std::vector<GpuSpec> resolve(std::string_view list) const;
+
+  //! Cards first (file order), then MIG slices (file order).
+  const std::vector<GpuSpec>& all() const { return specs_; }
+  const std::map<std::string, std::string>& aliases() const { return aliases_; }
+
+ private:
+  std::vector<GpuSpec> specs_;
+  std::map<std::string, std::size_t> index_;  //!< id -> position in specs_
+  std::map<std::string, std::string> aliases_;
+  friend struct GpuCatalogLoader;
+};
+
+//! "custom:46068MiB" -> a GpuSpec with only the reported total known (UserSupplied); every other
+//! figure is unset. Throws Error(Usage) on a malformed or zero size.
+GpuSpec custom_gpu(std::string_view text);
+//! The same card with a user-given reported total (--gpu-memory 79.22GiB); other figures kept.
+//! Throws Error(Usage) when total is zero.
+GpuSpec with_reported_total(GpuSpec spec, Bytes total);
+
+}  // namespace vramplan

@@ -1,0 +1,146 @@
+// vramplan/memory/engine.hpp — the inference-engine interface and the registry of profiles.
+//
+// Ramulator-style: one abstract interface, one implementation per engine (one .cpp each, under
+// planner/src/memory/<engine>/ or planner/src/memory/<engine>_engine.cpp), chosen by name from ONE
+// explicit table, engine_registry() in planner/src/memory/engine_registry.cpp. Per-version
+// parameters (defaults, overheads, fitted coefficients) live in data/engines/<engine>.json, each
+// with its source; a version profile is picked there, never by an if-chain in code.
+//
+// Adding an engine: write the implementation file, add one line to engine_registry(), add
+// data/engines/<name>.json (docs/engines.md).
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "vramplan/core/bytes.hpp"
+#include "vramplan/memory/component.hpp"
+#include "vramplan/model/spec.hpp"
+
+namespace vramplan {
+class QuantCatalog;
+}
+
+namespace vramplan::memory {
+
+//! The GPU as the engine sees it.
+struct GpuTarget {
+  std::string id;             //!< catalogue id ("h100-sxm-80gb") or "custom:46068MiB"
+  std::string name;           //!< display name
+  Bytes total;                //!< runtime-reported total per GPU (cudaMemGetInfo), e.g. 79.19 GiB
+  std::uint64_t count = 1;    //!< GPUs available / used
+  std::string compute_capability;  //!< "9.0"; "" when unknown
+};
+
+//! What the user wants to serve (engine flags that mean the same thing take precedence).
+struct Workload {
+  std::optional<std::uint64_t> batch;    //!< concurrent sequences (--batch)
+  std::optional<std::uint64_t> context;  //!< tokens per sequence (--context)
+};
+
+//! Engine flags as typed by the user, keyed by the canonical long name without dashes
+//! ("gpu-memory-utilization" -> "0.9"; switches map to "true"). Each engine declares the names it
+//! accepts (Engine::options) and parses the values itself with the helpers below, so an error
+//! names the flag.
+using EngineArgs = std::map<std::string, std::string>;
+
+struct EngineOption {
+  std::string name;           //!< long name without dashes ("max-model-len")
+  std::string help;
+  bool is_switch = false;     //!< takes no value
+  std::vector<std::string> aliases;  //!< other spellings accepted on the command line ("tp")
+};
+
+//! Everything one plan needs. References stay owned by the caller for the call's duration.
+struct PlanInput {
+  const ModelSpec& model;
+  const QuantCatalog& quant;
+  GpuTarget gpu;
+  Workload workload;
+  EngineArgs args;
+  //! --weights W: the user's weight format ("bf16", "fp8-e4m3", "Q4_K_M", ...); nullopt = the
+  //! checkpoint's / engine's choice.
+  std::optional<std::string> weights;
+};
+
+//! KV-cache figures of a plan (per GPU).
+struct KvFigures {
+  std::uint64_t bytes_per_token = 0;            //!< per GPU (after TP/PP sharding)
+  std::optional<std::uint64_t> capacity_tokens; //!< as the engine prints it; nullopt = unknown
+  std::optional<double> max_concurrency;        //!< sequences of the planned length that fit
+  std::string explain;                          //!< bytes/token derivation
+};
+
+//! The result: per GPU (the limiting rank / stage), four categories of named components.
+struct MemoryPlan {
+  std::string engine;          //!< "vllm"
+  std::string engine_version;  //!< version profile used ("0.19")
+  std::string engine_profile_note;  //!< "vLLM V1 0.19+ profile (assumed: no version given)"
+  std::uint64_t gpu_count = 1;
+  Bytes gpu_total;             //!< capacity per GPU (runtime-reported)
+
+  std::vector<Component> weights;     //!< per GPU, by part (layers, embeddings, lm_head, rope)
+  std::vector<Component> kv_cache;    //!< per GPU
+  std::vector<Component> activation;  //!< per GPU transient peak
+  std::vector<Component> overhead;    //!< per GPU (non-torch, CUDA graphs, context, ...)
+
+  KvFigures kv;
+  bool fits = true;
+  std::string reason;          //!< when !fits: what breaks, in the engine's words
+  std::string weights_precision;
+  std::string compute_precision;
+  nlohmann::json engine_view = nlohmann::json::object();  //!< figures in the engine's own words
+  std::vector<std::string> notes;     //!< assumptions, exclusions, uncertainty
+
+  Bytes weights_bytes() const { return sum_bytes(weights); }
+  Bytes kv_cache_bytes() const { return sum_bytes(kv_cache); }
+  Bytes activation_bytes() const { return sum_bytes(activation); }
+  Bytes overhead_bytes() const { return sum_bytes(overhead); }
+  Bytes total_bytes() const;        //!< sum of the four categories
+  std::int64_t headroom_bytes() const;  //!< gpu_total - total (negative when over)
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  virtual std::string_view name() const = 0;     //!< "vllm"
+  virtual std::string_view version() const = 0;  //!< version profile ("0.19")
+  virtual std::vector<EngineOption> options() const = 0;
+  //! Plans memory. Invalid inputs throw Error(Usage); a configuration the engine would refuse is
+  //! a plan with fits = false and the engine's reason, never an exception.
+  virtual MemoryPlan plan(const PlanInput& input) const = 0;
+};
+
+//! One registry row: an engine family and how to make it for a requested version.
+struct EngineEntry {
+  std::string_view name;     //!< "vllm"
+  std::string_view summary;  //!< one line for --help / docs
+  //! Builds the engine for `version` ("" = the default/newest profile) from the engine's data
+  //! file data_dir/engines/<name>.json. Throws Error(UnknownName) for an unknown version.
+  std::unique_ptr<Engine> (*make)(const std::filesystem::path& data_dir, std::string_view version);
+};
+
+//! Every engine profile, in one table (planner/src/memory/engine_registry.cpp).
+const std::vector<EngineEntry>& engine_registry();
+
+//! "vllm", "vllm@0.17", "vllm@0.17.1", "sglang", "llamacpp", ... Throws
+//! Error(UnknownName, "unknown engine 'x' (known: hf, llamacpp, sglang, trtllm, vllm)").
+std::unique_ptr<Engine> make_engine(std::string_view spec, const std::filesystem::path& data_dir);
+
+// ---- flag parsing helpers (errors name the flag: "--max-model-len: expected ...") ----------------
+std::optional<double> arg_double(const EngineArgs& args, const std::string& name);
+std::optional<std::uint64_t> arg_u64(const EngineArgs& args, const std::string& name);
+std::optional<std::string> arg_string(const EngineArgs& args, const std::string& name);
+bool arg_switch(const EngineArgs& args, const std::string& name);
+//! Throws Error(Usage) for a key of `args` that `options` does not declare.
+void check_known_args(const EngineArgs& args, const std::vector<EngineOption>& options,
+                      std::string_view engine);
+
+}  // namespace vramplan::memory

@@ -1,0 +1,54 @@
+// vramplan/memory/engine_data.hpp — per-engine, per-version parameters (data/engines/<name>.json).
+//
+// A file holds version profiles; each profile covers [min_version, max_version] and carries
+// named parameters, every one with its value and its source:
+//   {"engine": "vllm", "default_profile": "0.19",
+//    "profiles": [{"version": "0.19", "min_version": "0.19", "max_version": null,
+//                  "description": "...",
+//                  "params": {"block_size": {"value": 16, "source": "https://..."}, ...}}]}
+// Engines read their parameters through EngineProfileData so a missing or mistyped parameter is
+// an error naming the file and JSON pointer.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace vramplan::memory {
+
+class EngineProfileData {
+ public:
+  //! Loads data_dir/engines/<engine>.json and selects the profile for `version` ("" = the
+  //! default profile; "0.15" or "0.15.1" = the profile whose range contains it). Throws
+  //! Error(UnknownName) listing the profiles when no range contains the version.
+  static EngineProfileData load(const std::filesystem::path& data_dir, std::string_view engine,
+                                std::string_view version);
+
+  const std::string& engine() const { return engine_; }
+  const std::string& version() const { return version_; }         //!< profile name ("0.19")
+  const std::string& description() const { return description_; }
+  bool assumed() const { return assumed_; }  //!< true when the caller gave no version
+  //! "vLLM 0.19 profile (versions 0.19+; assumed, no version given)"
+  std::string note() const;
+
+  double number(const std::string& param) const;
+  std::uint64_t u64(const std::string& param) const;
+  bool flag(const std::string& param) const;
+  std::string string(const std::string& param) const;
+  std::string source(const std::string& param) const;
+
+ private:
+  const nlohmann::json& param(const std::string& name) const;
+  std::string file_;
+  std::string engine_, version_, description_, range_;
+  std::size_t profile_index_ = 0;
+  bool assumed_ = false;
+  nlohmann::json params_;
+};
+
+//! "0.17.1" -> comparable tuple; throws Error(Usage) on anything but dotted integers.
+int compare_versions(std::string_view a, std::string_view b);
+
+}  // namespace vramplan::memory

@@ -1,0 +1,157 @@
+// vramplan/memory/llamacpp.hpp — llama.cpp's memory, buffer by buffer, as it logs them.
+//
+// Mirrors llama.cpp at commit 3f545bec (Aug 2026): the buffers a load prints ("CPU_Mapped model
+// buffer size", "CPU_REPACK ...", "KV buffer size", "output buffer size", "compute buffer size")
+// computed from the model and the command-line flags. Every function is pure (no I/O); the
+// per-commit constants live in a LlamacppProfile read from data/engines/llamacpp.json.
+// Mechanisms and sources: docs/llamacpp.md.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vramplan/model/spec.hpp"
+
+namespace vramplan {
+class QuantCatalog;
+}
+
+namespace vramplan::llamacpp {
+
+enum class FlashAttn { Off, On, Auto };  //!< -fa off|on|auto
+enum class Device { Cpu, Cuda };         //!< the backend the layers are offloaded to
+
+//! The llama.cpp flags that change memory, with llama.cpp's defaults.
+struct Settings {
+  std::uint64_t n_ctx = 4096;        //!< -c
+  std::int64_t n_gpu_layers = -1;    //!< -ngl; negative = all layers and the output layer
+  std::uint64_t n_ubatch = 512;      //!< -ub (physical micro-batch)
+  std::uint64_t n_batch = 2048;      //!< -b (logical batch)
+  FlashAttn flash_attn = FlashAttn::Auto;
+  std::string type_k = "f16";        //!< -ctk
+  std::string type_v = "f16";        //!< -ctv
+  std::uint64_t n_parallel = 1;      //!< -np (n_seq_max)
+  bool kv_unified = false;           //!< -kvu: one KV stream shared by all sequences
+  bool swa_full = false;             //!< --swa-full
+  bool repack = true;                //!< false = -nr / --no-repack
+  Device device = Device::Cpu;
+};
+
+//! Per-commit constants (data/engines/llamacpp.json, each with its source there).
+struct LlamacppProfile {
+  std::string commit;
+  std::uint64_t ctx_pad = 256;        //!< n_ctx and n_ctx_seq padding (llama-context.cpp)
+  std::uint64_t swa_pad = 256;        //!< SWA cache cell padding (llama-kv-cache-iswa.cpp)
+  std::uint64_t tensor_alignment = 32;  //!< GGUF data alignment and CPU buffer alignment
+  std::vector<std::string> cache_types;   //!< accepted -ctk/-ctv values
+  std::vector<std::string> repack_types;  //!< weight types the CPU backend repacks (AVX2)
+  std::uint64_t repack_row_multiple = 8;  //!< rows (ne[1]) must divide into 8-row groups
+};
+LlamacppProfile load_profile(const std::filesystem::path& file);
+
+//! The context llama.cpp builds from the flags (llama_context constructor).
+struct Context {
+  std::uint64_t n_ctx = 0;       //!< padded to ctx_pad (and a multiple of n_seq_max streams)
+  std::uint64_t n_ctx_seq = 0;   //!< cells per KV stream
+  std::uint64_t n_seq_max = 1;
+  std::uint64_t n_streams = 1;   //!< 1 when unified, else n_seq_max
+  std::uint64_t n_batch = 0;
+  std::uint64_t n_ubatch = 0;    //!< min(n_ubatch, n_batch)
+  std::uint64_t n_outputs_max = 0;
+  std::uint64_t swa_pad = 256;   //!< the profile's SWA cell padding
+  bool flash_attn = false;       //!< resolved (auto -> on: both backends have FA kernels)
+};
+
+//! Context or llama.cpp's refusal (its own log line), never an exception for a valid flag set.
+struct ContextResult {
+  std::optional<Context> context;
+  std::string refusal;  //!< llama_init_from_model's error text when context is empty
+};
+
+//! Throws Error(Usage) for an unknown cache type or a zero size; refusals are results.
+ContextResult make_context(const ModelArch& arch, const Settings& settings,
+                           const LlamacppProfile& profile);
+
+//! One llama_kv_cache (a model has one, or two with sliding-window layers: "non-SWA" + "SWA").
+struct KvCache {
+  std::string role;             //!< "" (single cache), "non-SWA" or "SWA"
+  std::uint64_t cells = 0;      //!< per stream
+  std::uint64_t streams = 1;
+  std::vector<int> layers;      //!< decoder layers stored in this cache
+  std::string type_k, type_v;
+  std::uint64_t k_bytes = 0;    //!< all layers, all streams
+  std::uint64_t v_bytes = 0;    //!< 0 for MLA (no V tensor)
+  std::uint64_t bytes() const { return k_bytes + v_bytes; }
+};
+
+//! K/V row widths of one layer as llama.cpp stores them (MLA: kv_lora_rank + rope dim, no V).
+struct KvRow {
+  std::uint64_t k_values = 0;
+  std::uint64_t v_values = 0;
+};
+KvRow kv_row(const ModelArch& arch, int layer);
+
+std::vector<KvCache> kv_caches(const ModelArch& arch, const Context& context,
+                               const Settings& settings, const QuantCatalog& quant);
+
+//! One model buffer as load_tensors logs it.
+struct ModelBuffer {
+  std::string name;  //!< "CPU_Mapped", "CPU_REPACK", "CUDA0"
+  bool on_gpu = false;
+  std::uint64_t bytes = 0;
+};
+
+//! Where each tensor is loaded (-ngl: layers i >= n_layer - ngl on the GPU, the output layer on
+//! the GPU when ngl > n_layer, the token embedding always on the host) and how the host part is
+//! held (mmap'd span + repacked copies). Tensors are taken in `model.tensors` order, which is file
+//! order for a GGUF-read spec. Throws Error(Usage) for a tensor with no stored bytes or format.
+std::vector<ModelBuffer> model_buffers(const ModelSpec& model, const Settings& settings,
+                                       const LlamacppProfile& profile, const QuantCatalog& quant);
+
+//! Exact bytes of one tensor as stored (stored_bytes, else from its format and shape).
+std::uint64_t stored_tensor_bytes(const TensorInfo& tensor, const QuantCatalog& quant);
+
+//! True when the CPU backend would repack this tensor into CPU_REPACK.
+bool is_repacked(const TensorInfo& tensor, const LlamacppProfile& profile);
+
+//! Logits buffer reserved at context creation: n_vocab x n_seq_max x 4 B (host memory).
+std::uint64_t output_buffer_bytes(const ModelArch& arch, const Context& context);
+
+//! The compute buffer of the worst-case micro-batch graph, as a sum of named terms.
+struct ComputeEstimate {
+  std::uint64_t bytes = 0;         //!< the larger of the two phases below
+  std::uint64_t output_phase = 0;  //!< logits + hidden states (+ MoE expert activations)
+  std::uint64_t attention_phase = 0;  //!< KQ scores + mask + attention working set (FA off)
+  std::uint64_t logits = 0;        //!< n_vocab x n_ubatch x 4
+  std::uint64_t host_bytes = 0;    //!< CUDA only: CUDA_Host compute buffer (inputs)
+  std::string explain;
+};
+ComputeEstimate compute_buffer(const ModelArch& arch, const Context& context,
+                               const std::vector<KvCache>& caches, Device device);
+
+//! Everything one llama.cpp load reserves.
+struct Plan {
+  bool ok = false;
+  std::string refusal;  //!< llama.cpp's message when !ok
+  Context context;
+  std::vector<ModelBuffer> model;
+  std::vector<KvCache> kv;
+  std::uint64_t kv_gpu_bytes = 0;   //!< KV of offloaded layers (CUDA)
+  std::uint64_t kv_host_bytes = 0;  //!< KV of host layers
+  std::uint64_t output_bytes = 0;   //!< host
+  ComputeEstimate compute;
+};
+Plan plan(const ModelSpec& model, const Settings& settings, const LlamacppProfile& profile,
+          const QuantCatalog& quant);
+
+//! First decoder layer on the GPU and whether the output layer is there (llama-model.cpp).
+struct Offload {
+  std::uint64_t first_gpu_layer = 0;  //!< == n_layer when no layer is offloaded
+  bool output_on_gpu = false;
+};
+Offload offload_split(std::uint64_t n_layer, const Settings& settings);
+
+}  // namespace vramplan::llamacpp

@@ -1,0 +1,81 @@
+// vramplan/memory/vllm_activation.hpp — vLLM V1's profiling-run peak ("torch peak increase").
+//
+// vLLM sizes the KV pool after ONE profiling run (gpu_model_runner.py profile_run): a forward
+// of max_num_batched_tokens (T) tokens, then _dummy_sampler_run on one hidden state per request
+// (S = min(max_num_seqs, T) rows): the model-dtype logits [S, V] stay referenced while the
+// sampler works on fp32 copies (to(float32), top-k/top-p sort values + int64 indices, softmax,
+// exponential noise). The peak is modelled per stage as
+//
+//   peak = c_h x T·h·a + c0                         framework buffers (hidden-state sized) + fixed
+//        + [not first PP stage] 2·T·h·a             intermediate-tensor buffers (hidden, residual)
+//        + [MoE] T·top_k·(max(2·I_e/TP, h) + I_e/TP)·a   fused-MoE workspace (fused_moe.py
+//                                                       cache13 + cache2), stays allocated
+//        + max( T·a·(3h + 3·I/TP),                  dense forward live set at the MLP (§4.1)
+//               [last stage] k32·S·V·4 + 1·S·V·a )  sampler: fp32 copies + model-dtype logits
+//
+// k32, c_h and c0 are fitted per version family by least squares (fit_vllm_activation) on the
+// published start-up logs; everything else is derived. No per-model constants.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "vramplan/memory/component.hpp"
+#include "vramplan/model/spec.hpp"
+
+namespace vramplan::memory {
+
+//! Byte-valued terms of the peak for one stage (doubles: they feed a least-squares fit).
+struct VllmActivationFeatures {
+  double sampler_fp32 = 0;   //!< S·V·4 (0 off the last stage)
+  double sampler_model = 0;  //!< S·V·a (0 off the last stage)
+  double hidden = 0;         //!< T·h·a
+  double forward = 0;        //!< T·a·(3h + 3·I/TP), dense layers only
+  double moe_workspace = 0;  //!< fused-MoE buffers
+  double pp_buffers = 0;     //!< 2·T·h·a on stages after the first
+  std::string explain;       //!< the inputs, filled in
+};
+
+struct VllmActivationCoefficients {
+  double sampler_fp32_copies = 0;   //!< k32 (fitted)
+  double sampler_model_copies = 1;  //!< the model-dtype logits tensor (derived: one)
+  double hidden_buffers = 0;        //!< c_h (fitted)
+  double constant_bytes = 0;        //!< c0 (fitted)
+};
+
+struct VllmStageShape {
+  std::uint64_t max_num_batched_tokens = 0;  //!< T
+  std::uint64_t max_num_seqs = 0;            //!< S before min(S, T)
+  std::uint64_t tp = 1;
+  std::uint64_t compute_bytes = 2;           //!< a
+  bool first_stage = true;
+  bool last_stage = true;
+};
+
+VllmActivationFeatures vllm_activation_features(const ModelArch& arch, const VllmStageShape& shape);
+
+//! True when the dense forward term is larger than the sampler term (the max() branch).
+bool forward_dominates(const VllmActivationFeatures& f, const VllmActivationCoefficients& c);
+
+//! Peak bytes (rounded to a byte) and its components with filled-in formulas.
+std::vector<Component> vllm_activation(const VllmActivationFeatures& f,
+                                       const VllmActivationCoefficients& c);
+
+struct VllmActivationPoint {
+  std::string id;
+  VllmActivationFeatures features;
+  double observed_bytes = 0;
+};
+
+struct VllmActivationFit {
+  VllmActivationCoefficients coefficients;
+  std::vector<double> residual_bytes;  //!< predicted - observed, per point
+};
+
+//! Least squares (Eigen, column-pivoting QR) of k32, c_h, c0 on `points`, re-deciding the
+//! max() branch of each point until it is stable. With `fixed_framework` set, c_h and c0 are
+//! taken from it and only k32 is fitted (families with too few distinct records).
+VllmActivationFit fit_vllm_activation(const std::vector<VllmActivationPoint>& points,
+                                      const VllmActivationCoefficients* fixed_framework = nullptr);
+
+}  // namespace vramplan::memory

@@ -1,0 +1,62 @@
+// vramplan/memory/weights.hpp — resident weight bytes per GPU under tensor / pipeline parallelism.
+//
+// Two steps. resolve_weights(): the bytes of every tensor of the inventory as the engine holds
+// it (checkpoint quantization kept; --dtype / --weights / online fp8 applied to the linear
+// layers). shard_weights(): which part of each tensor one TP rank of one PP stage holds —
+// column/row-parallel projections split by TP, norms and routers replicated, vocab padded to a
+// multiple of `vocab_pad` and split, KV projections replicated when num_kv_heads < TP, the last
+// PP stage holding the final norm and lm_head (its own copy when embeddings are tied), plus the
+// rotary cos/sin caches one per distinct rope configuration (engine-mechanisms.md items 1, 2, 6, 7).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vramplan/memory/component.hpp"
+#include "vramplan/model/spec.hpp"
+
+namespace vramplan {
+class QuantCatalog;
+}
+
+namespace vramplan::memory {
+
+struct WeightRequest {
+  std::optional<std::string> dtype;         //!< --dtype (auto/bfloat16/float16/float32)
+  std::optional<std::string> quantization;  //!< --quantization (engine's method name)
+  std::optional<std::string> weights;       //!< --weights: format for the linear weights
+};
+
+struct ResolvedWeights {
+  std::vector<std::uint64_t> tensor_bytes;  //!< parallel to ModelSpec::tensors (whole tensor)
+  std::string weights_precision;            //!< "bf16", "fp8-e4m3 (linear) + bf16", ...
+  std::string compute_precision;            //!< activation dtype ("bf16")
+  std::uint64_t compute_bytes = 2;          //!< bytes per activation element
+  std::vector<std::string> notes;
+};
+
+//! Throws Error(Usage) for a dtype / quantization it cannot model (naming it).
+ResolvedWeights resolve_weights(const ModelSpec& model, const QuantCatalog& quant,
+                                const WeightRequest& request);
+
+//! vLLM's layer split for pipeline stage `stage` of `pp` (vllm/distributed/utils.py
+//! get_pp_indices: an even split, the remainder going to the stages before the last).
+std::pair<std::uint64_t, std::uint64_t> pp_layer_range(std::uint64_t num_layers, std::uint64_t pp,
+                                                        std::uint64_t stage);
+
+struct ShardOptions {
+  std::uint64_t tp = 1;
+  std::uint64_t pp = 1;
+  std::uint64_t stage = 0;
+  std::uint64_t vocab_pad = 64;    //!< vocabulary rows padded to a multiple of this
+  bool count_rope_tables = true;   //!< engine keeps cos/sin caches in "model weights"
+};
+
+//! Weight components of one rank of one stage: decoder layers, embedding, lm_head, other
+//! (final norm, vision tower, ...), rope caches.
+std::vector<Component> shard_weights(const ModelSpec& model, const ResolvedWeights& weights,
+                                     const ShardOptions& options);
+
+}  // namespace vramplan::memory

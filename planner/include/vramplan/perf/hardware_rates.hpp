@@ -1,0 +1,58 @@
+// vramplan/perf/hardware_rates.hpp — achieved rates for the performance model: from a calibration
+// file where one measured them, else datasheet figures x the documented default efficiencies
+// (data/perf_defaults.json), as a range. Every result names which it used (`basis`).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "vramplan/calib/calibration.hpp"
+#include "vramplan/hardware/gpu_catalog.hpp"
+#include "vramplan/perf/perf_defaults.hpp"
+#include "vramplan/perf/perf_model.hpp"
+
+namespace vramplan::perf {
+
+//! Datasheet figures of one GPU, plain numbers (dense TFLOPS, never the sparse ones).
+struct DatasheetFigures {
+  std::string gpu;                          //!< catalogue id or name, for the basis text
+  std::optional<double> bandwidth_gbps;     //!< memory bandwidth, 10^9 B/s
+  std::optional<double> tensor_tflops;      //!< dense, in the compute dtype
+  std::string tflops_label;                 //!< "bf16", or "bf16 (fp16 figure)" when substituted
+  std::optional<double> link_gbps;          //!< GPU-to-GPU, one direction, 10^9 B/s
+  std::string link_label;                   //!< "NVLink 900 GB/s total / 2", "PCIe gen 5 x16"
+};
+
+//! Figures measured on the card (a calibration file).
+struct MeasuredFigures {
+  std::string source;                     //!< the calibration file
+  std::optional<double> bandwidth_gbps;   //!< streaming read bandwidth
+  std::optional<double> tensor_tflops;    //!< achieved dense GEMM rate in the compute dtype
+};
+
+//! Measured figures win; the rest are datasheet x default efficiency (expected, and slow/fast
+//! from the min/max efficiencies). Throws Error(Usage) when neither gives a bandwidth or a
+//! tensor throughput (e.g. a custom GPU of which only the memory is known).
+PerfHardware perf_hardware_from(const DatasheetFigures& sheet,
+                                const std::optional<MeasuredFigures>& measured,
+                                const PerfDefaults& defaults);
+
+//! The datasheet figures of a catalogue GPU for `compute_dtype` ("bf16", "fp16", "fp8", "int8",
+//! "fp4", "tf32", "fp32"). bf16 falls back to the fp16 figure (same tensor-core rate on NVIDIA
+//! since Ampere) and says so in tflops_label. Link: NVLink total / 2 when the card has NVLink,
+//! else the PCIe x16 rate of its generation.
+DatasheetFigures datasheet_figures(const GpuSpec& gpu, std::string_view compute_dtype,
+                                   const PerfDefaults& defaults);
+
+//! The measured figures a calibration holds for `compute_dtype` (read bandwidth, else copy
+//! bandwidth; achieved TFLOPS under the dtype's calibration key, "fp8" -> "fp8_e4m3"). nullopt
+//! for a Defaults-origin calibration, which measures nothing.
+std::optional<MeasuredFigures> measured_figures(const calib::Calibration& cal,
+                                                std::string_view compute_dtype);
+
+//! Convenience: catalogue GPU + optional calibration.
+PerfHardware perf_hardware_from(const GpuSpec& gpu, const calib::Calibration* calibration,
+                                std::string_view compute_dtype, const PerfDefaults& defaults);
+
+}  // namespace vramplan::perf

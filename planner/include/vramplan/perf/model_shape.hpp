@@ -1,0 +1,40 @@
+// vramplan/perf/model_shape.hpp — builds the performance model's per-GPU view of a model
+// (PerfModelShape) from the one tensor inventory (ModelSpec) and the bytes each tensor takes in
+// the chosen precision.
+//
+// What a decode step streams, per tensor role:
+//   token / position embeddings  gathered (a few rows), not streamed — unless the embedding is
+//                                tied and doubles as the lm_head, which reads all of it
+//   routed experts (stacked)     only the experts the batch touches (perf_model.hpp)
+//   MTP, vision, audio           not part of a text decode step
+//   everything else              streamed once per step
+// Sharding: dense weights / (tp x pp); routed experts TP-sliced (ep = 1) or whole experts spread
+// over ep ranks; KV heads per rank max(1, n_kv / tp) (MLA latents replicated), as in vLLM
+// (docs/memory-model.md §3.7).
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "vramplan/model/spec.hpp"
+#include "vramplan/perf/perf_model.hpp"
+
+namespace vramplan::perf {
+
+struct ShapeOptions {
+  std::uint32_t tp = 1;  //!< tensor-parallel ranks
+  std::uint32_t pp = 1;  //!< pipeline stages (layers split evenly)
+  //! Expert-parallel ranks: 1 = every GPU holds a 1/tp slice of every expert; > 1 = each GPU
+  //! holds num_experts / ep whole experts.
+  std::uint32_t ep = 1;
+  double kv_element_bytes = 2;    //!< KV cache bytes per element (bf16 2, fp8 1, q8_0 34/32)
+  double activation_bytes = 2;    //!< bytes per element of the TP all-reduce (bf16 2)
+};
+
+//! `tensor_bytes[i]` are the stored bytes of `spec.tensors[i]` in the chosen precision. Throws
+//! Error(Usage) when the sizes do not match the inventory or the architecture lacks the
+//! dimensions the model needs (layers, hidden size, heads).
+PerfModelShape shape_from_model(const ModelSpec& spec, std::span<const std::uint64_t> tensor_bytes,
+                                const ShapeOptions& options);
+
+}  // namespace vramplan::perf

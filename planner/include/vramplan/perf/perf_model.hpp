@@ -1,0 +1,186 @@
+// vramplan/perf/perf_model.hpp — the first-order performance model (docs/performance.md):
+// decode step time, prefill / TTFT, and the throughput-vs-batch curve with its knee.
+//
+// A roofline per forward step, per GPU (docs/memory-model.md §7):
+//   t_step = max(bytes read / achieved bandwidth, FLOPs / achieved tensor throughput)
+//            + TP all-reduces + fixed per-step overhead
+// Bytes = weights streamed once per step (MoE: only the experts the batch touches) + the KV cache
+// of every sequence; FLOPs = 2 x active params x tokens + attention. Pipeline parallelism turns
+// stage times into rounds with bubbles.
+//
+// Inputs are plain numbers (PerfModelShape, HardwareRates) so the step model stays a few dozen
+// floating-point operations: it sits in the inner loop of batch / context sweeps. Builders from
+// the model inventory and the GPU catalogue live in model_shape.hpp and hardware_rates.hpp.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace vramplan::perf {
+
+//! Achieved rates of one GPU (what a kernel really gets, not the datasheet peak).
+struct HardwareRates {
+  double bandwidth_bytes_per_s = 0;  //!< memory read bandwidth
+  double tensor_flops_per_s = 0;     //!< dense tensor throughput in the compute dtype
+  double step_overhead_s = 0;        //!< fixed time per forward step (launches, scheduling, sampling)
+  double link_bytes_per_s = 0;       //!< all-reduce bus bandwidth per GPU (one direction); 0 = none
+  double link_latency_s = 0;         //!< fixed time per all-reduce call
+};
+
+//! The hardware a model runs on: expected rates, and where they are not measured, the rates at
+//! the pessimistic and optimistic ends of the documented efficiency ranges.
+struct PerfHardware {
+  HardwareRates expected;
+  std::optional<HardwareRates> slow;  //!< low end of every efficiency (absent when calibrated)
+  std::optional<HardwareRates> fast;  //!< high end
+  //! Which figures came from where, e.g. "bandwidth: calibration data/calibration/h200-....json;
+  //! bf16 tensor: datasheet 989.4 TFLOPS x 0.65 (data/perf_defaults.json); ...".
+  std::string basis;
+  bool calibrated = false;  //!< bandwidth and tensor throughput both measured on the card
+};
+
+//! Layers that attend the same way (same heads, same KV bytes per token, same window).
+struct AttentionGroup {
+  double layers = 0;                  //!< decoder layers of this kind on one GPU (pipeline stage)
+  double q_heads = 0;                 //!< query heads per GPU (n_q / tp)
+  double qk_dim = 0;                  //!< Q.K dot-product length (MLA absorbed: kv_lora + rope)
+  double v_dim = 0;                   //!< length of the values summed (MLA absorbed: kv_lora)
+  double kv_bytes_per_token = 0;      //!< KV bytes one token costs in ONE layer on one GPU
+  std::uint64_t window = 0;           //!< 0 = full context; else only the last `window` tokens
+};
+
+//! Everything the step model needs about a model, per GPU (one pipeline stage, one TP rank).
+struct PerfModelShape {
+  double dense_weight_bytes = 0;   //!< non-routed weights streamed every step (embedding gather excluded)
+  double expert_bytes = 0;         //!< one routed expert of one MoE layer, as stored on this GPU
+  double local_experts = 0;        //!< routed experts per MoE layer held by this GPU
+  double num_experts = 0;          //!< routed experts per MoE layer in the model (E); 0 = dense
+  double experts_per_token = 0;    //!< k
+  double moe_layers = 0;           //!< MoE layers on this GPU (pipeline stage)
+  double active_params = 0;        //!< params one token multiplies on this GPU (embedding excluded)
+  std::vector<AttentionGroup> attention;
+  double layers = 0;               //!< decoder layers on this GPU (pipeline stage)
+  double hidden = 0;               //!< model width (all-reduce payload per token)
+  double activation_bytes = 2;     //!< bytes per activation element exchanged (bf16 = 2)
+  std::uint32_t tp = 1;            //!< tensor-parallel ranks
+  std::uint32_t pp = 1;            //!< pipeline stages
+  double pp_link_latency_s = 0;    //!< extra time per stage hand-off (0 = folded into overhead)
+  std::vector<std::string> notes;  //!< simplifications made when building the shape
+};
+
+//! B sequences decoding one token each, all at the same context length (tokens already cached).
+struct DecodeBatch {
+  std::uint64_t sequences = 1;
+  std::uint64_t context = 0;
+};
+
+//! The parts of one step on one GPU, with the expected rates.
+struct StepBreakdown {
+  double weight_bytes = 0;   //!< weights read
+  double kv_bytes = 0;       //!< KV cache read
+  double flops = 0;
+  double memory_s = 0;       //!< (weight + kv bytes) / bandwidth
+  double compute_s = 0;      //!< flops / tensor throughput
+  double comm_s = 0;         //!< TP all-reduces
+  double overhead_s = 0;
+  double experts_touched = 0;  //!< expected distinct local experts per MoE layer (0 when dense)
+  bool memory_bound = true;
+};
+
+//! low <= expected <= high. Without a calibration low/high come from the efficiency ranges;
+//! with one they equal expected.
+struct Range {
+  double low = 0, expected = 0, high = 0;
+};
+
+struct DecodeResult {
+  Range step_s;           //!< time of one decode round = time per output token (TPOT)
+  Range tokens_per_s;     //!< output tokens per second of the whole replica (tp x pp GPUs)
+  double pipeline_bubble = 0;  //!< idle fraction of each stage (pp > 1 and fewer micro-batches than stages)
+  StepBreakdown step;     //!< one stage step with the expected rates
+  std::string basis;
+};
+
+//! `sequences` prompts of `prompt_tokens` each, fed in chunks of at most `token_budget` tokens
+//! per forward (vLLM max_num_batched_tokens, SGLang chunked_prefill_size; 0 = all at once).
+struct PrefillBatch {
+  std::uint64_t sequences = 1;
+  std::uint64_t prompt_tokens = 0;
+  std::uint64_t token_budget = 0;
+};
+
+struct PrefillResult {
+  Range time_s;          //!< until every prompt is processed (= TTFT for a lone prompt)
+  Range tokens_per_s;    //!< prompt tokens per second
+  std::uint64_t forwards = 0;  //!< forward steps (chunks)
+  bool compute_bound = true;   //!< of the largest chunk, with the expected rates
+  std::string basis;
+};
+
+//! A static batch: prefill of B prompts, then output-1 decode steps at growing context.
+struct GenerationResult {
+  Range total_s;
+  Range output_tokens_per_s;  //!< B x output / total time, whole replica
+  Range ttft_s;               //!< the prefill part
+  Range tpot_s;               //!< mean decode step
+  std::string basis;
+};
+
+struct CurvePoint {
+  std::uint64_t batch = 0;
+  Range step_s;
+  Range tokens_per_s;
+  bool memory_bound = true;
+};
+
+struct ThroughputCurve {
+  std::uint64_t context = 0;
+  std::vector<CurvePoint> points;  //!< batch 1, 2, 4, ... and max_batch itself
+  double plateau_tokens_per_s = 0; //!< expected throughput at max_batch
+  std::uint64_t half_batch = 0;    //!< smallest batch reaching >= 50 % of the plateau
+  std::uint64_t knee_batch = 0;    //!< smallest batch reaching >= 80 % of the plateau
+  std::string basis;
+};
+
+//! Share of the plateau that defines the knee (docs/memory-model.md §7.3: 80 %).
+inline constexpr double kKneeFraction = 0.8;
+
+//! E (1 - (1 - k/E)^tokens): distinct experts `tokens` tokens choose in one MoE layer under
+//! uniform routing, scaled to the `local` experts a GPU holds. docs/memory-model.md §1.2.
+double expected_experts_touched(double num_experts, double experts_per_token, double local,
+                                double tokens);
+
+//! One decode round for a uniform batch. Throws Error(Usage) on a zero batch or a shape /
+//! hardware with non-positive rates.
+DecodeResult estimate_decode(const PerfModelShape& shape, const PerfHardware& hw,
+                             const DecodeBatch& batch);
+//! The same for sequences at different context lengths (one entry per sequence).
+DecodeResult estimate_decode(const PerfModelShape& shape, const PerfHardware& hw,
+                             std::span<const std::uint64_t> contexts);
+
+//! One stage step with explicit rates; the building block of everything above (exposed for the
+//! benchmark and tests). `context_sum` = sum of the sequences' context lengths; sliding-window
+//! groups use min(context, window) per sequence, so pass uniform batches via `uniform_context`.
+StepBreakdown decode_step(const PerfModelShape& shape, const HardwareRates& rates,
+                          std::uint64_t sequences, std::uint64_t uniform_context);
+
+PrefillResult estimate_prefill(const PerfModelShape& shape, const PerfHardware& hw,
+                               const PrefillBatch& batch);
+//! Time to first token of one prompt alone on an idle replica.
+Range estimate_ttft(const PerfModelShape& shape, const PerfHardware& hw,
+                    std::uint64_t prompt_tokens, std::uint64_t token_budget);
+
+GenerationResult estimate_generation(const PerfModelShape& shape, const PerfHardware& hw,
+                                     std::uint64_t sequences, std::uint64_t input_tokens,
+                                     std::uint64_t output_tokens, std::uint64_t token_budget);
+
+//! Throughput at batch 1, 2, 4, ... up to `max_batch` (the caller's limit, e.g. the memory-limited
+//! maximum), all at `context`; the plateau is the expected throughput at max_batch and the knee
+//! the smallest batch reaching kKneeFraction of it (searched over every integer batch).
+ThroughputCurve throughput_vs_batch(const PerfModelShape& shape, const PerfHardware& hw,
+                                    std::uint64_t context, std::uint64_t max_batch);
+
+}  // namespace vramplan::perf

@@ -1,0 +1,42 @@
+// vramplan/plan/evaluate.hpp — one configuration (GPU, engine flags, parallel layout, replicas,
+// workload) judged end to end: the engine's plan plus the fit decision.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "vramplan/hardware/gpu_catalog.hpp"
+#include "vramplan/memory/engine.hpp"
+#include "vramplan/plan/bounds.hpp"
+#include "vramplan/plan/fit.hpp"
+#include "vramplan/plan/session.hpp"
+
+namespace vramplan::plan {
+
+struct Scenario {
+  GpuSpec gpu;
+  memory::EngineArgs args;               //!< engine flags, TP / PP included
+  std::optional<std::string> weights;    //!< --weights
+  std::uint64_t replicas = 1;            //!< data-parallel engine instances (model copies)
+  std::optional<std::uint64_t> batch;    //!< concurrent sequences over all replicas (default 1 each)
+  std::optional<std::uint64_t> context;  //!< tokens per sequence (default: the engine's max length)
+};
+
+struct Evaluation {
+  memory::MemoryPlan plan;  //!< with the workload
+  FitResult fit;
+  Parallel parallel;
+  std::uint64_t replicas = 1;
+  std::uint64_t gpus_total() const { return parallel.gpus() * replicas; }
+};
+
+//! Batch per replica: ceil(batch / replicas), at least 1.
+std::uint64_t batch_per_replica(const Scenario& s);
+
+//! Plans the scenario twice (the configuration alone, for the engine's own refusals, and with the
+//! batch) and judges the fit. Throws what the engine throws for invalid flags.
+Evaluation evaluate(const PlanSession& session, const Scenario& scenario, const FitPolicy& policy,
+                    const ErrorBounds& bounds);
+
+}  // namespace vramplan::plan

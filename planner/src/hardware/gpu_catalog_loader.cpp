@@ -1,0 +1,319 @@
+// GpuCatalog::load — reads data/gpus.json and validates every entry. Each fault names the file,
+// the JSON pointer and the entry id: "data/gpus.json: /gpus/3/memory/marketed_gb: must be
+// positive, got -80 (gpu 'h100-sxm-80')".
+#include <algorithm>
+#include <charconv>
+
+#include "vramplan/core/error.hpp"
+#include "vramplan/hardware/gpu_catalog.hpp"
+#include "vramplan/io/json_file.hpp"
+
+namespace vramplan {
+namespace {
+
+bool is_id_text(std::string_view s) {
+  if (s.empty()) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '+';
+  });
+}
+
+std::string read_id(const JsonView& v, std::string_view key) {
+  std::string id = v.req_string(key);
+  if (!is_id_text(id))
+    v.fail_at(key, "'" + id + "' is not a valid id (lower-case letters, digits, '-', '.', '+')");
+  return id;
+}
+
+// A size string with an explicit unit ("81559MiB", "79.19GiB", "42298834944B").
+Bytes read_size(const JsonView& v, std::string_view key) {
+  const JsonView field = v.at(key);
+  const std::string text = field.as_string();
+  if (!text.empty() && text.front() == '-') field.fail("must be a positive size, got '" + text + "'");
+  Bytes size;
+  try {
+    size = parse_bytes(text, key);
+  } catch (const Error& e) {
+    field.fail(e.what());
+  }
+  if (size.count() == 0) field.fail("must be a positive size, got '" + text + "'");
+  return size;
+}
+
+std::optional<Bytes> opt_size(const JsonView& v, std::string_view key) {
+  if (!v.has(key)) return std::nullopt;
+  return read_size(v, key);
+}
+
+std::optional<double> opt_positive(const JsonView& v, std::string_view key) {
+  if (!v.has(key)) return std::nullopt;
+  return v.req_positive(key);
+}
+
+std::optional<int> opt_count(const JsonView& v, std::string_view key, std::uint64_t max) {
+  const auto n = v.opt_u64(key);
+  if (!n) return std::nullopt;
+  if (*n == 0 || *n > max)
+    v.fail_at(key, "must be between 1 and " + std::to_string(max) + ", got " + std::to_string(*n));
+  return static_cast<int>(*n);
+}
+
+std::string opt_text(const JsonView& v, std::string_view key) { return v.opt_string(key).value_or(""); }
+
+// Rejects members the loader does not know, so a typo ("memory_bandwith_gbps") is an error
+// instead of a silently missing figure.
+void reject_unknown_keys(const JsonView& v, std::initializer_list<std::string_view> known) {
+  for (const auto& [key, value] : v.members())
+    if (std::find(known.begin(), known.end(), key) == known.end())
+      v.fail_at(key, "unknown field (expected one of the fields listed in docs/gpus.md)");
+}
+
+Fraction read_fraction(const JsonView& v, std::string_view key) {
+  const JsonView field = v.at(key);
+  const std::string text = field.as_string();
+  const auto slash = text.find('/');
+  Fraction f;
+  auto parse = [&](std::string_view part, std::uint32_t& out) {
+    const auto r = std::from_chars(part.data(), part.data() + part.size(), out);
+    return r.ec == std::errc() && r.ptr == part.data() + part.size() && out > 0;
+  };
+  if (slash == std::string::npos || !parse(std::string_view(text).substr(0, slash), f.num) ||
+      !parse(std::string_view(text).substr(slash + 1), f.den) || f.num > f.den)
+    field.fail("expected a fraction n/d with 0 < n <= d, got '" + text + "'");
+  return f;
+}
+
+std::optional<ComputeCapability> read_compute_capability(const JsonView& v) {
+  const auto text = v.opt_string("compute_capability");
+  if (!text) return std::nullopt;
+  ComputeCapability cc;
+  const auto dot = text->find('.');
+  const char* begin = text->data();
+  const char* end = begin + text->size();
+  bool ok = dot != std::string::npos;
+  if (ok) {
+    const auto a = std::from_chars(begin, begin + dot, cc.major);
+    const auto b = std::from_chars(begin + dot + 1, end, cc.minor);
+    ok = a.ec == std::errc() && a.ptr == begin + dot && b.ec == std::errc() && b.ptr == end &&
+         cc.major > 0 && cc.minor >= 0;
+  }
+  if (!ok) v.fail_at("compute_capability", "expected major.minor such as \"9.0\", got '" + *text + "'");
+  return cc;
+}
+
+std::vector<std::string> read_strings(const JsonView& v) {
+  std::vector<std::string> out;
+  for (const auto& item : v.items()) {
+    std::string s = item.as_string();
+    if (s.empty()) item.fail("must not be empty");
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::map<std::string, std::vector<std::string>> read_sources(const JsonView& entry, bool needs_reported) {
+  const JsonView sources = entry.at("sources");
+  std::map<std::string, std::vector<std::string>> out;
+  for (const auto& [group, list] : sources.members()) out[group] = read_strings(list);
+  if (out["specs"].empty()) sources.fail_at("specs", "at least one source is required");
+  if (needs_reported && out["reported_memory"].empty())
+    sources.fail_at("reported_memory", "a reported total is given, so its source is required");
+  std::erase_if(out, [](const auto& kv) { return kv.second.empty(); });
+  return out;
+}
+
+std::vector<PriceQuote> read_prices(const JsonView& entry) {
+  std::vector<PriceQuote> out;
+  const auto prices = entry.get("prices");
+  if (!prices) return out;
+  for (const auto& p : prices->items()) {
+    reject_unknown_keys(p, {"provider", "offering", "usd_per_gpu_hour", "pricing", "as_of", "confidence", "source"});
+    PriceQuote q;
+    q.provider = p.req_string("provider");
+    q.offering = p.req_string("offering");
+    q.usd_per_gpu_hour = p.req_positive("usd_per_gpu_hour");
+    q.pricing = p.req_string("pricing");
+    q.as_of = p.req_string("as_of");
+    q.confidence = opt_text(p, "confidence");
+    q.source = p.req_string("source");
+    out.push_back(std::move(q));
+  }
+  return out;
+}
+
+DenseTflops read_tflops(const JsonView& entry) {
+  const JsonView t = entry.at("tflops_dense");
+  reject_unknown_keys(t, {"fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4"});
+  return DenseTflops{opt_positive(t, "fp32"), opt_positive(t, "tf32"), opt_positive(t, "bf16"),
+                     opt_positive(t, "fp16"), opt_positive(t, "fp8"),  opt_positive(t, "int8"),
+                     opt_positive(t, "fp4")};
+}
+
+// Adds " (gpu 'id')" to an input-file error raised while reading one entry.
+template <typename Fn>
+auto within_entry(std::string_view what, const std::string& id, Fn&& fn) {
+  try {
+    return fn();
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::InputFile || id.empty()) throw;
+    throw Error(ErrorKind::InputFile, std::string(e.what()) + " (" + std::string(what) + " '" + id + "')");
+  }
+}
+
+GpuSpec read_card(const JsonView& v) {
+  const std::string id = read_id(v, "id");
+  return within_entry("gpu", id, [&] {
+    reject_unknown_keys(v, {"id", "name", "vendor", "architecture", "memory", "memory_bandwidth_gbps",
+                            "tflops_dense", "fp8_support", "fp4_support", "compute_capability",
+                            "gfx_target", "interconnect", "tdp_w", "mig_max_instances", "confidence",
+                            "notes", "sources", "prices"});
+    GpuSpec g;
+    g.id = id;
+    g.kind = GpuKind::Card;
+    g.name = v.req_string("name");
+    g.vendor = v.req_string("vendor");
+    if (g.vendor != "nvidia" && g.vendor != "amd" && g.vendor != "intel")
+      v.fail_at("vendor", "expected nvidia, amd or intel, got '" + g.vendor + "'");
+    g.architecture = v.req_string("architecture");
+
+    const JsonView mem = v.at("memory");
+    reject_unknown_keys(mem, {"marketed_gb", "type", "ecc_carveout", "nvidia_smi_total",
+                              "runtime_total", "runtime_total_note"});
+    g.marketed_gb = mem.req_positive("marketed_gb");
+    g.physical = Bytes::from_gib(g.marketed_gb);
+    g.memory_type = mem.req_string("type");
+    g.ecc_carveout = mem.req_bool("ecc_carveout");
+    g.nvidia_smi_total = opt_size(mem, "nvidia_smi_total");
+    const auto runtime = opt_size(mem, "runtime_total");
+    for (const auto& [key, size] : {std::pair{"nvidia_smi_total", g.nvidia_smi_total},
+                                    std::pair{"runtime_total", runtime}})
+      if (size && *size > g.physical)
+        mem.fail_at(key, format_mib(*size, 0) + " is more than the card's physical " +
+                             format_mib(g.physical, 0) + " (marketed_gb x 2^30)");
+    if (runtime) {
+      g.reported_total = *runtime;
+      g.reported_basis = MemoryBasis::Measured;
+      g.reported_note = opt_text(mem, "runtime_total_note");
+    } else {
+      g.reported_total = estimate_runtime_total(estimation_base(g.physical, g.ecc_carveout));
+      g.reported_basis = MemoryBasis::Estimated;
+      g.reported_note = std::string(estimation_rule_text());
+    }
+
+    if (v.has("memory_bandwidth_gbps")) g.bandwidth_gbps = v.req_positive("memory_bandwidth_gbps");
+    g.tflops = read_tflops(v);
+    g.fp8_support = v.req_bool("fp8_support");
+    g.fp4_support = v.req_bool("fp4_support");
+    g.compute_capability = read_compute_capability(v);
+    g.gfx_target = opt_text(v, "gfx_target");
+
+    const JsonView ic = v.at("interconnect");
+    reject_unknown_keys(ic, {"nvlink_gbps", "pcie_gen", "host_link"});
+    g.interconnect.nvlink_gbps = opt_positive(ic, "nvlink_gbps");
+    g.interconnect.pcie_gen = opt_count(ic, "pcie_gen", 7);
+    g.interconnect.host_link = opt_text(ic, "host_link");
+
+    g.tdp_w = opt_positive(v, "tdp_w");
+    g.mig_max_instances = opt_count(v, "mig_max_instances", 7);
+    g.confidence = opt_text(v, "confidence");
+    g.notes = opt_text(v, "notes");
+    g.sources = read_sources(v, runtime.has_value() || g.nvidia_smi_total.has_value());
+    g.prices = read_prices(v);
+    return g;
+  });
+}
+
+GpuSpec read_mig(const JsonView& v, const std::map<std::string, std::size_t>& index,
+                 const std::vector<GpuSpec>& cards) {
+  const std::string parent_id = read_id(v, "parent");
+  const std::string profile = read_id(v, "profile");
+  const std::string id = parent_id + "/" + profile;
+  return within_entry("MIG profile", id, [&] {
+    reject_unknown_keys(v, {"parent", "profile", "nominal_gb", "memory_fraction", "sm_fraction",
+                            "max_instances", "reported_memory", "notes", "sources"});
+    const auto it = index.find(parent_id);
+    if (it == index.end()) v.fail_at("parent", "unknown parent GPU '" + parent_id + "'");
+    const GpuSpec& parent = cards[it->second];
+
+    GpuSpec g = parent;  // a slice shares the card's architecture, cc, dtype support, vendor
+    g.id = id;
+    g.kind = GpuKind::Mig;
+    g.parent_id = parent_id;
+    g.name = parent.name + " MIG " + profile;
+    const std::uint64_t max_instances = v.req_u64("max_instances");
+    if (max_instances == 0 || max_instances > 7)
+      v.fail_at("max_instances", "must be between 1 and 7, got " + std::to_string(max_instances));
+    g.mig = MigSlice{profile, read_fraction(v, "memory_fraction"), read_fraction(v, "sm_fraction"),
+                     static_cast<int>(max_instances)};
+    g.marketed_gb = v.req_positive("nominal_gb");
+    const Fraction mf = g.mig->memory_fraction;
+    g.physical = Bytes(checked_mul(parent.physical.count(), mf.num, "MIG memory") / mf.den);
+    g.nvidia_smi_total.reset();
+    g.mig_max_instances.reset();
+    g.prices.clear();
+    // Memory bandwidth is split with the memory slices; per-slice TFLOPS and NVLink are not
+    // sourced (MIG instances have no peer-to-peer), so they are left unset rather than guessed.
+    if (parent.bandwidth_gbps) g.bandwidth_gbps = *parent.bandwidth_gbps * mf.value();
+    g.tflops = DenseTflops{};
+    g.interconnect.nvlink_gbps.reset();
+    g.tdp_w.reset();
+
+    if (const auto reported = opt_size(v, "reported_memory")) {
+      if (*reported > parent.physical)
+        v.fail_at("reported_memory", "slice memory " + format_mib(*reported, 0) +
+                                         " is larger than its parent's " + format_mib(parent.physical, 0));
+      g.reported_total = *reported;
+      g.reported_basis = MemoryBasis::Measured;
+      g.reported_note = opt_text(v, "notes");
+    } else {
+      const Bytes parent_base = estimation_base(parent.physical, parent.ecc_carveout);
+      g.reported_total = estimate_runtime_total(
+          Bytes(checked_mul(parent_base.count(), mf.num, "MIG memory") / mf.den));
+      g.reported_basis = MemoryBasis::Estimated;
+      g.reported_note = std::string(estimation_rule_text());
+    }
+    g.notes = opt_text(v, "notes");
+    g.confidence.clear();
+    g.sources = read_sources(v, v.has("reported_memory"));
+    return g;
+  });
+}
+
+}  // namespace
+
+struct GpuCatalogLoader {
+  static void add(GpuCatalog& cat, GpuSpec spec, const JsonView& entry, std::string_view id_key) {
+    const auto [it, inserted] = cat.index_.emplace(spec.id, cat.specs_.size());
+    if (!inserted)
+      entry.fail_at(id_key, "duplicate id '" + spec.id + "' (already defined by entry " +
+                                std::to_string(it->second) + " of the catalogue)");
+    cat.specs_.push_back(std::move(spec));
+  }
+
+  static GpuCatalog load(const std::filesystem::path& path) {
+    const nlohmann::json doc = read_json_file(path);
+    const JsonView root(doc, path.string());
+    if (!root.is_object()) root.fail("expected an object with \"gpus\" and \"mig_profiles\"");
+    GpuCatalog cat;
+    for (const auto& entry : root.at("gpus").items()) add(cat, read_card(entry), entry, "id");
+    const std::vector<GpuSpec> cards = cat.specs_;
+    const auto card_index = cat.index_;
+    if (const auto migs = root.get("mig_profiles"))
+      for (const auto& entry : migs->items()) add(cat, read_mig(entry, card_index, cards), entry, "profile");
+    if (const auto aliases = root.get("aliases")) {
+      for (const auto& [alias, target] : aliases->members()) {
+        const std::string to = target.as_string();
+        if (!is_id_text(alias)) aliases->fail_at(alias, "alias must be a lower-case id");
+        if (cat.index_.count(alias)) aliases->fail_at(alias, "alias '" + alias + "' is also a GPU id");
+        if (!cat.index_.count(to)) target.fail("alias '" + alias + "' points to unknown GPU '" + to + "'");
+        cat.aliases_.emplace(alias, to);
+      }
+    }
+    if (cat.specs_.empty()) root.fail("the catalogue lists no GPU");
+    return cat;
+  }
+};
+
+GpuCatalog GpuCatalog::load(const std::filesystem::path& gpus_json) { return GpuCatalogLoader::load(gpus_json); }
+
+}  // namespace vramplan

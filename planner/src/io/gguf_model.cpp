@@ -1,0 +1,346 @@
+// GGUF header -> ModelSpec: tensor table -> TensorInfo inventory, `<arch>.*` metadata ->
+// ModelArch, so the KV-cache code treats a GGUF like a config.json model. Key names and their
+// defaults follow llama.cpp (src/llama-arch.cpp LLM_KV_NAMES, src/llama-model.cpp load_hparams).
+#include <algorithm>
+#include <charconv>
+#include <map>
+
+#include "vramplan/core/error.hpp"
+#include "vramplan/io/gguf.hpp"
+
+namespace vramplan {
+namespace {
+
+// Sliding-window layouts llama.cpp hard-codes per architecture when the GGUF carries no
+// `<arch>.attention.sliding_window_pattern` (llama_hparams::set_swa_pattern(period): layer il
+// is windowed when il % period < period - 1, i.e. the last layer of each period is global).
+struct WindowLayout {
+  std::string_view arch;
+  LayerAttention kind;
+  std::uint64_t period;
+  std::uint64_t default_window;  // tokens, when the file has no sliding_window key (0: none)
+};
+constexpr WindowLayout kWindowLayouts[] = {
+    {"gemma2", LayerAttention::Sliding, 2, 0},   // set_swa_pattern(2)
+    {"gemma3", LayerAttention::Sliding, 6, 0},   // get_key_or_arr(..._PATTERN) default 6
+    {"cohere2", LayerAttention::Sliding, 4, 0},  // set_swa_pattern(4)
+    {"gpt-oss", LayerAttention::Sliding, 2, 0},  // set_swa_pattern(2)
+    // Llama-4: 3 chunked layers then 1 global; chunk of 8192 tokens hard-coded ("currently
+    // the same for Scout and Maverick").
+    {"llama4", LayerAttention::Chunked, 4, 8192},
+};
+
+const WindowLayout* window_layout(std::string_view arch) {
+  for (const auto& w : kWindowLayouts)
+    if (w.arch == arch) return &w;
+  return nullptr;
+}
+
+// Typed access to `<arch>.<suffix>` keys with errors naming the file and key.
+class Meta {
+ public:
+  Meta(const GgufFile& f, std::string arch) : f_(f), arch_(std::move(arch)) {}
+
+  std::string key(std::string_view suffix) const { return arch_ + "." + std::string(suffix); }
+  const GgufValue* find(std::string_view suffix) const { return f_.find(key(suffix)); }
+
+  [[noreturn]] void fail(std::string_view full_key, std::string_view message) const {
+    throw_input(f_.path, "key '" + std::string(full_key) + "'", message);
+  }
+
+  std::uint64_t to_u64(const GgufValue& v, std::string_view full_key) const {
+    if (const auto u = v.as_u64()) return *u;
+    fail(full_key, "expected a non-negative integer, got " +
+                       (v.is_integer() ? std::to_string(v.int_value) : std::string(gguf_type_name(v.type))));
+  }
+
+  std::optional<std::uint64_t> opt_u64(std::string_view suffix) const {
+    const GgufValue* v = find(suffix);
+    if (!v) return std::nullopt;
+    if (v->is_array()) fail(key(suffix), "expected an integer, got an array");
+    return to_u64(*v, key(suffix));
+  }
+  std::uint64_t req_u64(std::string_view suffix) const {
+    if (auto v = opt_u64(suffix)) return *v;
+    fail(key(suffix), "missing (required to describe the model)");
+  }
+  std::optional<double> opt_number(std::string_view suffix) const {
+    const GgufValue* v = find(suffix);
+    if (!v) return std::nullopt;
+    if (auto d = v->as_number()) return d;
+    fail(key(suffix), "expected a number, got " + std::string(gguf_type_name(v->type)));
+  }
+  std::optional<std::string> opt_string(std::string_view full_key) const {
+    const GgufValue* v = f_.find(full_key);
+    if (!v) return std::nullopt;
+    if (v->type != GgufType::String)
+      fail(full_key, "expected a string, got " + std::string(gguf_type_name(v->type)));
+    return v->string_value;
+  }
+
+  //! A value llama.cpp reads with get_key_or_arr: a scalar for every layer or one per layer.
+  std::optional<std::vector<std::uint64_t>> per_layer(std::string_view suffix, std::uint64_t layers) const {
+    const GgufValue* v = find(suffix);
+    if (!v) return std::nullopt;
+    if (!v->is_array()) return std::vector<std::uint64_t>(layers, to_u64(*v, key(suffix)));
+    if (v->count != layers)
+      fail(key(suffix), "per-layer array has " + std::to_string(v->count) + " entries for " +
+                            std::to_string(layers) + " layers");
+    if (v->items.size() != v->count)
+      fail(key(suffix), "per-layer arrays longer than " + std::to_string(kKeptArrayItems) +
+                            " entries are not supported");
+    std::vector<std::uint64_t> out;
+    for (const auto& item : v->items)
+      out.push_back(item.type == GgufType::Bool ? std::uint64_t{item.bool_value} : to_u64(item, key(suffix)));
+    return out;
+  }
+
+ private:
+  const GgufFile& f_;
+  std::string arch_;
+};
+
+// "blk.12.ffn_down_exps.weight" -> layer 12, role name "ffn_down_exps", suffix "weight".
+struct NameParts {
+  std::optional<int> layer;
+  std::string_view role;
+  std::string_view suffix;
+};
+NameParts split_name(std::string_view name) {
+  NameParts p;
+  std::string_view rest = name;
+  if (rest.starts_with("blk.")) {
+    rest.remove_prefix(4);
+    const auto dot = rest.find('.');
+    int layer = -1;
+    const auto* end = rest.data() + (dot == std::string_view::npos ? rest.size() : dot);
+    const auto [ptr, ec] = std::from_chars(rest.data(), end, layer);
+    if (ec == std::errc() && ptr == end && dot != std::string_view::npos) {
+      p.layer = layer;
+      rest.remove_prefix(dot + 1);
+    } else {
+      rest = name;
+    }
+  }
+  const auto last = rest.rfind('.');
+  p.role = last == std::string_view::npos ? rest : rest.substr(0, last);
+  p.suffix = last == std::string_view::npos ? std::string_view{} : rest.substr(last + 1);
+  return p;
+}
+
+TensorRole role_of(std::string_view name, const NameParts& parts) {
+  // Multimodal projector files (mmproj) name their towers "v." / "mm." / "a.".
+  if (name.starts_with("v.") || name.starts_with("mm.")) return TensorRole::Vision;
+  if (name.starts_with("a.")) return TensorRole::Audio;
+  return tensor_role_from_name(parts.role).value_or(TensorRole::Other);
+}
+
+std::uint64_t max_of(const std::vector<std::uint64_t>& v) {
+  return v.empty() ? 0 : *std::max_element(v.begin(), v.end());
+}
+
+// Adds "<key> varies per layer (a..b)" when a per-layer value is not uniform; the arch keeps
+// the maximum (the KV code sizes the largest layer; per-layer detail needs the raw GGUF).
+void note_varying(ModelSpec& spec, const std::string& key, const std::vector<std::uint64_t>& v) {
+  std::vector<std::uint64_t> nonzero;
+  for (auto x : v)
+    if (x != 0) nonzero.push_back(x);
+  if (nonzero.empty()) return;
+  const auto [lo, hi] = std::minmax_element(nonzero.begin(), nonzero.end());
+  const bool has_zero = nonzero.size() != v.size();
+  if (*lo != *hi || has_zero)
+    spec.warnings.push_back(key + " varies per layer (" + std::to_string(*lo) + ".." + std::to_string(*hi) +
+                            (has_zero ? ", 0 in some layers" : "") + "); the maximum is used");
+}
+
+void map_tensors(const GgufFile& f, ModelSpec& spec, std::uint64_t block_count, std::uint64_t main_layers) {
+  for (const auto& t : f.tensors) {
+    const NameParts parts = split_name(t.name);
+    TensorInfo info;
+    info.name = t.name;
+    info.role = role_of(t.name, parts);
+    info.shape.assign(t.ne.rbegin(), t.ne.rend());
+    info.layer = parts.layer;
+    info.is_bias = parts.suffix == "bias";
+    info.stored_format = t.format;
+    info.stored_bytes = t.bytes;
+    if (parts.layer) {
+      if (static_cast<std::uint64_t>(*parts.layer) >= block_count)
+        throw_input(f.path, "tensor '" + t.name + "'",
+                    "layer " + std::to_string(*parts.layer) + " but block_count is " + std::to_string(block_count));
+      // Layers past the main stack are the multi-token-prediction module (nextn_predict_layers).
+      if (static_cast<std::uint64_t>(*parts.layer) >= main_layers) info.role = TensorRole::Mtp;
+    }
+    spec.tensors.push_back(std::move(info));
+  }
+}
+
+const TensorInfo* first_with_role(const ModelSpec& spec, TensorRole role) {
+  for (const auto& t : spec.tensors)
+    if (t.role == role && !t.is_bias) return &t;
+  return nullptr;
+}
+
+void map_experts(const Meta& m, ModelSpec& spec) {
+  ModelArch& a = spec.arch;
+  a.num_experts = m.opt_u64("expert_count").value_or(0);
+  if (a.num_experts == 0) return;
+  a.experts_per_token = m.opt_u64("expert_used_count").value_or(0);
+  a.num_shared_experts = m.opt_u64("expert_shared_count").value_or(0);
+  if (auto v = m.opt_u64("expert_feed_forward_length")) {
+    a.moe_intermediate_size = *v;
+  } else if (const auto* up = first_with_role(spec, TensorRole::FfnUpExps); up && up->shape.size() == 3) {
+    a.moe_intermediate_size = up->shape[1];  // {E, I_e, hidden}
+  }
+  const auto* shexp_up = first_with_role(spec, TensorRole::FfnUpShexp);
+  if (a.num_shared_experts == 0 && shexp_up) a.num_shared_experts = 1;  // Qwen2-MoE writes no count
+  if (auto v = m.opt_u64("expert_shared_feed_forward_length")) {
+    a.shared_expert_intermediate_size = *v;
+  } else if (shexp_up && shexp_up->shape.size() == 2) {
+    a.shared_expert_intermediate_size = shexp_up->shape[0];  // {I_shared, hidden}
+  }
+  // Which layers are MoE: the tensors say it; without tensors, leading_dense_block_count does.
+  a.layer_is_moe.assign(a.num_layers, false);
+  bool any = false;
+  for (const auto& t : spec.tensors)
+    if (is_routed_expert_role(t.role) && t.layer && static_cast<std::uint64_t>(*t.layer) < a.num_layers)
+      a.layer_is_moe[static_cast<std::size_t>(*t.layer)] = any = true;
+  if (!any) {
+    const std::uint64_t dense = m.opt_u64("leading_dense_block_count").value_or(0);
+    for (std::uint64_t l = dense; l < a.num_layers; ++l) a.layer_is_moe[l] = true;
+  }
+}
+
+void map_attention_layout(const Meta& m, const std::string& arch_name, ModelSpec& spec,
+                          std::uint64_t block_count, const std::vector<std::uint64_t>& kv_heads) {
+  ModelArch& a = spec.arch;
+  const std::uint64_t n = a.num_layers;
+  a.layer_attention.assign(n, a.kv_lora_rank > 0 ? LayerAttention::Mla : LayerAttention::Full);
+
+  // Hybrid recurrent models: Qwen3-Next marks every full_attention_interval-th layer global
+  // (llama.cpp: recurrent when (il + 1) % interval != 0); others give 0 KV heads per layer.
+  if (auto interval = m.opt_u64("full_attention_interval"); interval && *interval > 0) {
+    for (std::uint64_t l = 0; l < n; ++l)
+      if ((l + 1) % *interval != 0) a.layer_attention[l] = LayerAttention::Recurrent;
+  }
+  const bool has_ssm = m.find("ssm.state_size") != nullptr;
+  for (std::uint64_t l = 0; l < n && l < kv_heads.size(); ++l)
+    if (kv_heads[l] == 0) a.layer_attention[l] = has_ssm ? LayerAttention::Recurrent : LayerAttention::None;
+
+  const WindowLayout* layout = window_layout(arch_name);
+  const auto window_key = m.opt_u64("attention.sliding_window");
+  std::uint64_t window = window_key.value_or(layout ? layout->default_window : 0);
+  if (window == 0) return;
+  const LayerAttention windowed = layout ? layout->kind : LayerAttention::Sliding;
+
+  std::vector<bool> is_windowed(n, false);
+  const GgufValue* pattern = m.find("attention.sliding_window_pattern");
+  if (pattern && pattern->is_array()) {
+    const auto flags = *m.per_layer("attention.sliding_window_pattern", block_count);  // gemma-4 style
+    for (std::uint64_t l = 0; l < n; ++l) is_windowed[l] = flags[l] != 0;
+  } else if (pattern || layout) {
+    const std::uint64_t period = pattern ? m.to_u64(*pattern, m.key("attention.sliding_window_pattern"))
+                                         : layout->period;
+    for (std::uint64_t l = 0; l < n; ++l) is_windowed[l] = period == 0 || l % period < period - 1;
+  } else {
+    spec.warnings.push_back(m.key("attention.sliding_window") + " = " + std::to_string(window) +
+                            " but no per-layer pattern is known for '" + arch_name +
+                            "': every layer is counted as full attention (an over-estimate)");
+    return;
+  }
+  for (std::uint64_t l = 0; l < n; ++l)
+    if (is_windowed[l] && a.layer_attention[l] == LayerAttention::Full) a.layer_attention[l] = windowed;
+  (windowed == LayerAttention::Chunked ? a.attention_chunk_size : a.sliding_window) = window;
+}
+
+}  // namespace
+
+ModelSpec model_from_gguf(const GgufFile& f, const QuantCatalog& catalog) {
+  (void)catalog;  // formats were resolved against the same catalogue when the header was read
+  ModelSpec spec;
+  const Meta general(f, "general");
+  const auto arch_name = general.opt_string("general.architecture");
+  if (!arch_name || arch_name->empty())
+    throw_input(f.path, "key 'general.architecture'", "missing (required to read the model metadata)");
+  const Meta m(f, *arch_name);
+
+  spec.id = general.opt_string("general.name").value_or(std::filesystem::path(f.path).stem().string());
+  spec.source.kind = "gguf";
+  spec.source.path = f.path;
+
+  ModelArch& a = spec.arch;
+  a.model_type = *arch_name;
+  a.family = "gguf";
+  a.hidden_size = m.req_u64("embedding_length");
+  const std::uint64_t block_count = m.req_u64("block_count");
+  a.mtp_layers = m.opt_u64("nextn_predict_layers").value_or(0);
+  if (a.mtp_layers > block_count)
+    m.fail(m.key("nextn_predict_layers"), std::to_string(a.mtp_layers) + " exceeds block_count " +
+                                              std::to_string(block_count));
+  a.num_layers = block_count - a.mtp_layers;
+  map_tensors(f, spec, block_count, a.num_layers);
+
+  const auto heads = m.per_layer("attention.head_count", block_count).value_or(std::vector<std::uint64_t>{});
+  const auto kv_heads = m.per_layer("attention.head_count_kv", block_count).value_or(heads);
+  note_varying(spec, m.key("attention.head_count"), heads);
+  note_varying(spec, m.key("attention.head_count_kv"), kv_heads);
+  a.num_heads = max_of(heads);
+  a.num_kv_heads = max_of(kv_heads);
+
+  // MLA files converted by current llama.cpp store the latent sizes in key_length/value_length
+  // and the per-head sizes in *_mla; older files only have the per-head sizes.
+  const auto first_of = [&](std::string_view preferred, std::string_view fallback) {
+    const auto v = m.opt_u64(preferred);
+    return v ? v : m.opt_u64(fallback);
+  };
+  const auto key_len = first_of("attention.key_length_mla", "attention.key_length");
+  const auto value_len = first_of("attention.value_length_mla", "attention.value_length");
+  a.head_dim = key_len.value_or(a.num_heads > 0 ? a.hidden_size / a.num_heads : 0);
+  a.v_head_dim = value_len.value_or(a.head_dim);
+
+  a.q_lora_rank = m.opt_u64("attention.q_lora_rank").value_or(0);
+  a.kv_lora_rank = m.opt_u64("attention.kv_lora_rank").value_or(0);
+  const std::uint64_t rope_dim = m.opt_u64("rope.dimension_count").value_or(a.head_dim);
+  if (a.kv_lora_rank > 0) {
+    a.qk_rope_head_dim = rope_dim;
+    if (rope_dim > a.head_dim)
+      m.fail(m.key("rope.dimension_count"), std::to_string(rope_dim) + " exceeds the key head size " +
+                                                std::to_string(a.head_dim));
+    a.qk_nope_head_dim = a.head_dim - rope_dim;
+  }
+
+  if (auto ffn = m.per_layer("feed_forward_length", block_count)) {
+    note_varying(spec, m.key("feed_forward_length"), *ffn);
+    a.intermediate_size = max_of(*ffn);
+  }
+
+  a.max_position_embeddings = m.opt_u64("context_length").value_or(0);
+  if (auto v = m.opt_u64("vocab_size")) {
+    a.vocab_size = *v;
+  } else if (const GgufValue* tokens = f.find("tokenizer.ggml.tokens"); tokens && tokens->is_array()) {
+    a.vocab_size = tokens->count;
+  } else if (const auto* embd = first_with_role(spec, TensorRole::TokenEmbedding); embd && !embd->shape.empty()) {
+    a.vocab_size = embd->shape[0];  // {vocab, hidden}
+  }
+  a.tied_embeddings = std::none_of(spec.tensors.begin(), spec.tensors.end(),
+                                   [](const TensorInfo& t) { return t.name == "output.weight"; });
+
+  map_experts(m, spec);
+  map_attention_layout(m, *arch_name, spec, block_count, kv_heads);
+
+  RopeTable rope;
+  rope.rotary_dim = rope_dim;
+  rope.max_positions = a.max_position_embeddings;
+  const std::string scaling = m.opt_string(m.key("rope.scaling.type")).value_or("");
+  rope.scaling_type = scaling == "none" ? "" : scaling;
+  rope.scaling_factor = m.opt_number("rope.scaling.factor").value_or(1.0);
+  if (rope.scaling_factor == 0.0) rope.scaling_factor = 1.0;  // llama.cpp writes 0 for "none"
+  if (rope.rotary_dim > 0 && rope.max_positions > 0) a.rope_tables.push_back(rope);
+  return spec;
+}
+
+ModelSpec model_from_gguf_file(const std::filesystem::path& path, const QuantCatalog& catalog) {
+  return model_from_gguf(read_gguf_header(path, catalog), catalog);
+}
+
+}  // namespace vramplan

@@ -1,0 +1,176 @@
+// safetensors headers: one bounded read of the JSON header per file, every tensor's dtype,
+// shape and byte range checked against the data section. Tensor data is never read.
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "vramplan/core/error.hpp"
+#include "vramplan/io/binary_reader.hpp"
+#include "vramplan/io/json_file.hpp"
+#include "vramplan/io/safetensors.hpp"
+
+namespace vramplan {
+namespace {
+
+constexpr std::string_view kMetadataKey = "__metadata__";
+
+// Parses the header, refusing duplicate tensor names (nlohmann keeps only the last silently).
+nlohmann::json parse_header(const std::string& text, const std::string& file) {
+  std::set<std::string> names;
+  std::string duplicate;
+  const auto on_event = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    if (depth == 1 && event == nlohmann::json::parse_event_t::key && !names.insert(parsed.get<std::string>()).second)
+      duplicate = parsed.get<std::string>();
+    return true;
+  };
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text, on_event);
+  } catch (const nlohmann::json::exception&) {
+    parse_json_text(text, file + ": header");  // throws the located message
+    throw_input(file, "header", "invalid JSON");
+  }
+  if (!duplicate.empty()) throw_input(file, "header", "tensor '" + duplicate + "' is listed twice");
+  if (!doc.is_object())
+    throw_input(file, "header", "expected a JSON object, got " + std::string(json_type_name(doc)));
+  return doc;
+}
+
+struct Range {
+  std::uint64_t begin, end;
+  std::string name;
+};
+
+SafetensorsTensor read_entry(const JsonView& entry, const std::string& name, std::uint64_t data_size,
+                             const QuantCatalog& catalog, const std::filesystem::path& path,
+                             std::vector<Range>& ranges) {
+  if (!entry.is_object()) entry.fail("expected an object with dtype, shape and data_offsets");
+  SafetensorsTensor t;
+  t.name = name;
+  t.file = path;
+  t.dtype = entry.req_string("dtype");
+  const QuantFormat* f = catalog.find_safetensors(t.dtype);
+  if (!f) entry.fail_at("dtype", "unknown dtype '" + t.dtype + "' (not in data/quant_formats.json)");
+  if (f->layout != QuantLayout::Block || f->block_elems != 1)
+    throw_internal("safetensors dtype " + t.dtype + " maps to a non-element format " + f->name);
+
+  std::uint64_t elements = 1;
+  for (const auto& dim : entry.at("shape").items()) {
+    const std::uint64_t d = dim.as_u64();
+    if (d != 0 && elements > std::numeric_limits<std::uint64_t>::max() / d)
+      dim.fail("element count overflows 64 bits");
+    elements *= d;
+    t.shape.push_back(d);
+  }
+  const auto offsets = entry.at("data_offsets").items();
+  if (offsets.size() != 2) entry.fail_at("data_offsets", "expected [begin, end]");
+  const std::uint64_t begin = offsets[0].as_u64(), end = offsets[1].as_u64();
+  if (begin > end)
+    entry.fail_at("data_offsets", "begin " + std::to_string(begin) + " is after end " + std::to_string(end));
+  if (end > data_size)
+    entry.fail_at("data_offsets", "end " + std::to_string(end) + " is past the data section (" +
+                                      std::to_string(data_size) + " bytes)");
+  t.data_bytes = end - begin;
+  if (elements > std::numeric_limits<std::uint64_t>::max() / f->block_bytes ||
+      elements * f->block_bytes != t.data_bytes)
+    entry.fail_at("data_offsets", std::to_string(t.data_bytes) + " bytes, but shape and dtype give " +
+                                      std::to_string(elements) + " elements x " +
+                                      std::to_string(f->block_bytes) + " bytes");
+  ranges.push_back({begin, end, name});
+  return t;
+}
+
+void check_no_overlap(std::vector<Range>& ranges, const std::string& file) {
+  std::sort(ranges.begin(), ranges.end(),
+            [](const Range& a, const Range& b) { return a.begin != b.begin ? a.begin < b.begin : a.end < b.end; });
+  for (std::size_t k = 1; k < ranges.size(); ++k) {
+    const Range& prev = ranges[k - 1];
+    const Range& cur = ranges[k];
+    if (cur.begin < prev.end)
+      throw_input(file, "tensor '" + cur.name + "'",
+                  "bytes [" + std::to_string(cur.begin) + ", " + std::to_string(cur.end) + ") overlap tensor '" +
+                      prev.name + "' [" + std::to_string(prev.begin) + ", " + std::to_string(prev.end) + ")");
+  }
+}
+
+}  // namespace
+
+std::vector<SafetensorsTensor> read_safetensors_file(const std::filesystem::path& path,
+                                                     const QuantCatalog& catalog) {
+  BinaryReader in(path);
+  const std::string& file = in.file();
+  const std::uint64_t header_len = in.u64("header length");
+  if (header_len > kMaxSafetensorsHeader)
+    in.fail("header length", std::to_string(header_len) + " bytes exceeds the limit of " +
+                                 std::to_string(kMaxSafetensorsHeader) + " bytes");
+  if (header_len > in.remaining())
+    in.fail("header length", std::to_string(header_len) + " bytes but only " + std::to_string(in.remaining()) +
+                                 " bytes follow (file size " + std::to_string(in.file_size()) + ")");
+  std::string text;
+  in.bytes(header_len, text, "header");
+  const std::uint64_t data_size = in.remaining();
+
+  const nlohmann::json doc = parse_header(text, file);
+  const JsonView root(doc, file);
+  std::vector<SafetensorsTensor> tensors;
+  std::vector<Range> ranges;
+  for (const auto& [name, entry] : root.members()) {
+    if (name == kMetadataKey) continue;
+    tensors.push_back(read_entry(entry, name, data_size, catalog, path, ranges));
+  }
+  check_no_overlap(ranges, file);
+  return tensors;  // members() iterates nlohmann's sorted object: sorted by name
+}
+
+std::vector<SafetensorsTensor> read_safetensors_dir(const std::filesystem::path& dir,
+                                                    const QuantCatalog& catalog) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec))
+    throw Error(ErrorKind::Io, dir.string() + ": not a directory");
+  const auto index_path = dir / "model.safetensors.index.json";
+  if (!std::filesystem::exists(index_path, ec)) {
+    const auto single = dir / "model.safetensors";
+    if (!std::filesystem::exists(single, ec))
+      throw Error(ErrorKind::Io, dir.string() + ": neither model.safetensors nor model.safetensors.index.json");
+    return read_safetensors_file(single, catalog);
+  }
+
+  const auto index_doc = read_json_file(index_path);
+  const JsonView index(index_doc, index_path.string());
+  const JsonView weight_map = index.at("weight_map");
+  if (!weight_map.is_object()) weight_map.fail("expected an object {tensor: shard file}");
+  std::vector<std::string> shards;             // first-listed order
+  std::map<std::string, std::string> listed;   // tensor -> shard
+  for (const auto& [tensor, shard_view] : weight_map.members()) {
+    const std::string shard = shard_view.as_string();
+    // A shard is a file beside the index, never a path elsewhere.
+    if (shard.empty() || shard.find('/') != std::string::npos || shard.find('\\') != std::string::npos ||
+        shard == "." || shard == "..")
+      shard_view.fail("'" + shard + "' is not a file name in the checkpoint directory");
+    if (std::find(shards.begin(), shards.end(), shard) == shards.end()) shards.push_back(shard);
+    listed.emplace(tensor, shard);
+  }
+
+  std::vector<SafetensorsTensor> all;
+  std::map<std::string, std::string> found;  // tensor -> shard it was read from
+  for (const auto& shard : shards) {
+    const auto shard_path = dir / shard;
+    if (!std::filesystem::exists(shard_path, ec))
+      throw_input(index_path.string(), "weight_map", "shard '" + shard + "' does not exist in " + dir.string());
+    for (auto& t : read_safetensors_file(shard_path, catalog)) {
+      if (const auto [it, fresh] = found.emplace(t.name, shard); !fresh)
+        throw_input(shard_path.string(), "tensor '" + t.name + "'", "also stored in shard '" + it->second + "'");
+      all.push_back(std::move(t));
+    }
+  }
+  for (const auto& [tensor, shard] : listed) {
+    const auto it = found.find(tensor);
+    if (it == found.end() || it->second != shard)
+      throw_input(index_path.string(), "weight_map", "tensor '" + tensor + "' is listed in shard '" + shard +
+                                                         "', which does not contain it");
+  }
+  return all;
+}
+
+}  // namespace vramplan

@@ -1,0 +1,67 @@
+// Flag parsing shared by every engine profile, and the MemoryPlan totals.
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "vramplan/core/error.hpp"
+#include "vramplan/memory/engine.hpp"
+
+namespace vramplan::memory {
+
+Bytes MemoryPlan::total_bytes() const {
+  return weights_bytes() + kv_cache_bytes() + activation_bytes() + overhead_bytes();
+}
+
+std::int64_t MemoryPlan::headroom_bytes() const { return signed_difference(gpu_total, total_bytes()); }
+
+std::optional<std::string> arg_string(const EngineArgs& args, const std::string& name) {
+  const auto it = args.find(name);
+  if (it == args.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<double> arg_double(const EngineArgs& args, const std::string& name) {
+  const auto text = arg_string(args, name);
+  if (!text) return std::nullopt;
+  double value = 0;
+  const auto* end = text->data() + text->size();
+  const auto [ptr, ec] = std::from_chars(text->data(), end, value);
+  if (ec != std::errc() || ptr != end || !std::isfinite(value))
+    throw_usage("--" + name + ": expected a number, got '" + *text + "'");
+  return value;
+}
+
+std::optional<std::uint64_t> arg_u64(const EngineArgs& args, const std::string& name) {
+  const auto text = arg_string(args, name);
+  if (!text) return std::nullopt;
+  std::uint64_t value = 0;
+  const auto* end = text->data() + text->size();
+  const auto [ptr, ec] = std::from_chars(text->data(), end, value);
+  if (ec != std::errc() || ptr != end)
+    throw_usage("--" + name + ": expected a non-negative integer, got '" + *text + "'");
+  return value;
+}
+
+bool arg_switch(const EngineArgs& args, const std::string& name) {
+  const auto text = arg_string(args, name);
+  if (!text) return false;
+  if (*text == "true" || *text == "1" || text->empty()) return true;
+  if (*text == "false" || *text == "0") return false;
+  throw_usage("--" + name + ": expected true or false, got '" + *text + "'");
+}
+
+void check_known_args(const EngineArgs& args, const std::vector<EngineOption>& options,
+                      std::string_view engine) {
+  for (const auto& [key, value] : args) {
+    const bool known = std::any_of(options.begin(), options.end(),
+                                   [&](const EngineOption& o) { return o.name == key; });
+    if (!known) {
+      std::string names;
+      for (const auto& o : options) names += (names.empty() ? "--" : ", --") + o.name;
+      throw_usage("--" + key + " is not a flag of engine '" + std::string(engine) +
+                  "' (its flags: " + names + ")");
+    }
+  }
+}
+
+}  // namespace vramplan::memory

@@ -1,0 +1,134 @@
+#include "vramplan/memory/engine_data.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "vramplan/core/error.hpp"
+#include "vramplan/io/json_file.hpp"
+
+namespace vramplan::memory {
+
+namespace {
+
+std::vector<std::uint64_t> version_parts(std::string_view v) {
+  std::vector<std::uint64_t> parts;
+  std::uint64_t cur = 0;
+  bool have_digit = false;
+  for (char c : v) {
+    if (c >= '0' && c <= '9') {
+      cur = cur * 10 + static_cast<std::uint64_t>(c - '0');
+      have_digit = true;
+      if (cur > 1000000) throw_usage("engine version '" + std::string(v) + "' is not a version");
+    } else if (c == '.' && have_digit) {
+      parts.push_back(cur);
+      cur = 0;
+      have_digit = false;
+    } else {
+      throw_usage("engine version '" + std::string(v) + "': expected dotted numbers like 0.17.1");
+    }
+  }
+  if (!have_digit) throw_usage("engine version '" + std::string(v) + "': expected dotted numbers");
+  parts.push_back(cur);
+  return parts;
+}
+
+std::vector<std::uint64_t> prefix(const std::vector<std::uint64_t>& v, std::size_t n) {
+  return {v.begin(), v.begin() + static_cast<std::ptrdiff_t>(std::min(v.size(), n))};
+}
+
+// Versions compare on the precision of the bound: "0.18.2" lies inside [0.17, 0.18] because
+// its first two parts (0.18) do.
+bool within(std::string_view v, std::string_view min, const std::optional<std::string>& max) {
+  const auto pv = version_parts(v);
+  const auto pmin = version_parts(min);
+  if (prefix(pv, pmin.size()) < pmin) return false;
+  if (!max) return true;
+  const auto pmax = version_parts(*max);
+  return prefix(pv, pmax.size()) <= pmax;
+}
+
+}  // namespace
+
+int compare_versions(std::string_view a, std::string_view b) {
+  const auto pa = version_parts(a), pb = version_parts(b);
+  return pa < pb ? -1 : (pb < pa ? 1 : 0);
+}
+
+EngineProfileData EngineProfileData::load(const std::filesystem::path& data_dir,
+                                          std::string_view engine, std::string_view version) {
+  const auto path = data_dir / "engines" / (std::string(engine) + ".json");
+  const nlohmann::json doc = read_json_file(path);
+  const JsonView root(doc, path.string());
+  EngineProfileData out;
+  out.file_ = path.string();
+  out.engine_ = root.req_string("engine");
+  if (out.engine_ != engine) root.fail_at("engine", "expected '" + std::string(engine) + "'");
+  const std::string wanted = version.empty() ? root.req_string("default_profile") : std::string(version);
+  out.assumed_ = version.empty();
+  std::string known;
+  const auto profiles = root.at("profiles").items();
+  for (std::size_t i = 0; i < profiles.size(); ++i) {
+    const auto& p = profiles[i];
+    const std::string name = p.req_string("version");
+    const std::string min = p.req_string("min_version");
+    const auto max = p.opt_string("max_version");
+    known += (known.empty() ? "" : ", ") + name + " (" + min + (max ? "-" + *max : "+") + ")";
+    const bool match = out.assumed_ ? name == wanted : within(wanted, min, max);
+    if (!match) continue;
+    out.version_ = name;
+    out.description_ = p.req_string("description");
+    out.range_ = min + (max ? " - " + *max : "+");
+    out.profile_index_ = i;
+    out.params_ = p.at("params").raw();
+    if (!out.params_.is_object()) p.fail_at("params", "expected an object");
+    return out;
+  }
+  throw_unknown("unknown " + std::string(engine) + " version '" + wanted +
+                "' (profiles: " + known + ")");
+}
+
+std::string EngineProfileData::note() const {
+  return engine_ + " " + version_ + " profile (versions " + range_ + ")" +
+         (assumed_ ? "; assumed because no version was given (use --engine " + engine_ +
+                         "@<version>)"
+                   : "");
+}
+
+const nlohmann::json& EngineProfileData::param(const std::string& name) const {
+  const auto it = params_.find(name);
+  const std::string ptr = "/profiles/" + std::to_string(profile_index_) + "/params/" + name;
+  if (it == params_.end() || !it->is_object() || !it->contains("value") || !it->contains("source"))
+    throw_input(file_, ptr, "expected {\"value\": ..., \"source\": ...}");
+  return *it;
+}
+
+double EngineProfileData::number(const std::string& p) const {
+  const auto& v = param(p).at("value");
+  if (!v.is_number()) throw_input(file_, p, "expected a number");
+  return v.get<double>();
+}
+
+std::uint64_t EngineProfileData::u64(const std::string& p) const {
+  const auto& v = param(p).at("value");
+  if (!v.is_number_unsigned()) throw_input(file_, p, "expected a non-negative integer");
+  return v.get<std::uint64_t>();
+}
+
+bool EngineProfileData::flag(const std::string& p) const {
+  const auto& v = param(p).at("value");
+  if (!v.is_boolean()) throw_input(file_, p, "expected true or false");
+  return v.get<bool>();
+}
+
+std::string EngineProfileData::string(const std::string& p) const {
+  const auto& v = param(p).at("value");
+  if (!v.is_string()) throw_input(file_, p, "expected a string");
+  return v.get<std::string>();
+}
+
+std::string EngineProfileData::source(const std::string& p) const {
+  const auto& v = param(p).at("source");
+  return v.is_string() ? v.get<std::string>() : std::string();
+}
+
+}  // namespace vramplan::memory

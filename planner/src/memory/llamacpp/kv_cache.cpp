@@ -1,0 +1,104 @@
+// llama.cpp KV cache sizing (llama_kv_cache, llama_kv_cache_iswa).
+#include <algorithm>
+#include <array>
+
+#include "vramplan/core/bytes.hpp"
+#include "vramplan/core/error.hpp"
+#include "vramplan/memory/llamacpp.hpp"
+#include "vramplan/quant/format.hpp"
+
+namespace vramplan::llamacpp {
+namespace {
+
+enum class CacheKind { Base, Swa, NoKv };
+
+CacheKind cache_kind(LayerAttention a) {
+  switch (a) {
+    case LayerAttention::Full:
+    case LayerAttention::Mla:
+      return CacheKind::Base;
+    case LayerAttention::Sliding:
+    case LayerAttention::Chunked:  // llama.cpp keeps chunked layers in the SWA cache (swa_type CHUNKED)
+      return CacheKind::Swa;
+    case LayerAttention::Recurrent:
+    case LayerAttention::None:
+      return CacheKind::NoKv;
+  }
+  return CacheKind::NoKv;
+}
+
+std::uint64_t swa_window(const ModelArch& arch) {
+  for (auto a : arch.layer_attention)
+    if (a == LayerAttention::Chunked && arch.attention_chunk_size > 0) return arch.attention_chunk_size;
+  return arch.sliding_window;
+}
+
+std::uint64_t cache_bytes(const QuantCatalog& quant, const std::string& type, std::uint64_t rows,
+                          std::uint64_t row_values, const std::string& what) {
+  if (row_values == 0 || rows == 0) return 0;
+  const std::array<std::uint64_t, 2> shape{rows, row_values};
+  // ggml_row_size: a q8_0 row of 512 values is 16 blocks x 34 B; tensor_bytes() refuses rows that
+  // are not whole blocks, as ggml asserts.
+  return tensor_bytes(quant.get(type), shape, what);
+}
+
+}  // namespace
+
+KvRow kv_row(const ModelArch& arch, int /*layer*/) {
+  if (arch.kv_lora_rank > 0) {
+    // MLA: the cache holds the compressed latent plus the shared rope key; V is read out of the
+    // same row (has_v = !is_mla in llama_kv_cache).
+    return {arch.kv_lora_rank + arch.qk_rope_head_dim, 0};
+  }
+  const std::uint64_t v_dim = arch.v_head_dim ? arch.v_head_dim : arch.head_dim;
+  return {checked_mul(arch.num_kv_heads, arch.head_dim, "n_embd_k_gqa"),
+          checked_mul(arch.num_kv_heads, v_dim, "n_embd_v_gqa")};
+}
+
+std::vector<KvCache> kv_caches(const ModelArch& arch, const Context& c, const Settings& s,
+                               const QuantCatalog& quant) {
+  std::vector<int> base_layers, swa_layers;
+  for (std::uint64_t i = 0; i < arch.num_layers; ++i) {
+    const auto a = i < arch.layer_attention.size() ? arch.layer_attention[i] : LayerAttention::Full;
+    const auto kind = cache_kind(a);
+    if (kind == CacheKind::Base) base_layers.push_back(static_cast<int>(i));
+    if (kind == CacheKind::Swa) swa_layers.push_back(static_cast<int>(i));
+  }
+
+  auto make = [&](std::string role, std::uint64_t cells, const std::vector<int>& layers) {
+    KvCache kv;
+    kv.role = std::move(role);
+    kv.cells = cells;
+    kv.streams = c.n_streams;
+    kv.layers = layers;
+    kv.type_k = s.type_k;
+    kv.type_v = s.type_v;
+    const std::uint64_t rows = checked_mul(cells, c.n_streams, "KV cells");
+    for (int l : layers) {
+      const KvRow row = kv_row(arch, l);
+      const std::string what = "KV cache layer " + std::to_string(l);
+      kv.k_bytes = checked_add(kv.k_bytes, cache_bytes(quant, s.type_k, rows, row.k_values, what + " K"));
+      kv.v_bytes = checked_add(kv.v_bytes, cache_bytes(quant, s.type_v, rows, row.v_values, what + " V"));
+    }
+    return kv;
+  };
+
+  std::vector<KvCache> out;
+  if (swa_layers.empty()) {
+    out.push_back(make("", c.n_ctx_seq, base_layers));
+    return out;
+  }
+  const std::uint64_t window = swa_window(arch);
+  if (window == 0) throw_usage("model has sliding-window layers but no sliding_window size");
+  // llama_kv_cache_iswa: the SWA cache keeps the window (per sequence when unified) plus one
+  // micro-batch, padded to 256; --swa-full gives it the full size.
+  const std::uint64_t seqs_in_stream = s.kv_unified ? c.n_seq_max : 1;
+  std::uint64_t swa_cells = round_up(
+      std::min(c.n_ctx_seq, checked_add(checked_mul(window, seqs_in_stream), c.n_ubatch)), c.swa_pad, "SWA cells");
+  if (s.swa_full) swa_cells = c.n_ctx_seq;
+  out.push_back(make("non-SWA", c.n_ctx_seq, base_layers));
+  out.push_back(make("SWA", swa_cells, swa_layers));
+  return out;
+}
+
+}  // namespace vramplan::llamacpp

@@ -1,0 +1,103 @@
+// TensorRT-LLM profile (first order, LLM API / PyTorch backend): the KV pool is
+// free_gpu_memory_fraction of the memory still free after weights, activation buffers and the
+// runtime are in place (KvCacheConfig; https://nvidia.github.io/TensorRT-LLM/reference/memory.html).
+#include <cmath>
+
+#include "vramplan/core/error.hpp"
+#include "vramplan/memory/engine.hpp"
+#include "vramplan/memory/engine_data.hpp"
+#include "vramplan/memory/engine_profiles.hpp"
+#include "vramplan/memory/kv_cache.hpp"
+#include "vramplan/memory/weights.hpp"
+
+namespace vramplan::memory {
+
+namespace {
+
+class TrtllmEngine final : public Engine {
+ public:
+  explicit TrtllmEngine(EngineProfileData d) : d_(std::move(d)) {}
+  std::string_view name() const override { return "trtllm"; }
+  std::string_view version() const override { return d_.version(); }
+  std::vector<EngineOption> options() const override {
+    return {{"free-gpu-memory-fraction", "share of free memory (after weights/activations) for KV", false, {}},
+            {"max-batch-size", "max sequences", false, {}},
+            {"max-num-tokens", "max tokens per step (activation buffers)", false, {}},
+            {"max-seq-len", "max sequence length", false, {}},
+            {"tokens-per-block", "KV block size", false, {}},
+            {"kv-cache-dtype", "auto, fp8, int8", false, {}},
+            {"tp-size", "tensor parallel size", false, {"tp"}},
+            {"dtype", "auto, bfloat16, float16", false, {}},
+            {"quantization", "fp8 or the checkpoint's method", false, {}}};
+  }
+
+  MemoryPlan plan(const PlanInput& in) const override {
+    check_known_args(in.args, options(), "trtllm");
+    const auto& a = in.args;
+    const auto& arch = in.model.arch;
+    MemoryPlan p;
+    p.engine = "trtllm";
+    p.engine_version = d_.version();
+    p.engine_profile_note = d_.note();
+    p.gpu_total = in.gpu.total;
+    const std::uint64_t tp = arg_u64(a, "tp-size").value_or(1);
+    if (tp == 0) throw_usage("--tp-size must be >= 1");
+    p.gpu_count = tp;
+    const double frac = arg_double(a, "free-gpu-memory-fraction").value_or(d_.number("free_gpu_memory_fraction"));
+    if (!(frac > 0 && frac <= 1)) throw_usage("--free-gpu-memory-fraction must be in (0, 1]");
+    const std::uint64_t T = arg_u64(a, "max-num-tokens").value_or(d_.u64("max_num_tokens"));
+    const std::uint64_t B = arg_u64(a, "max-batch-size").value_or(d_.u64("max_batch_size"));
+    const std::uint64_t block = arg_u64(a, "tokens-per-block").value_or(d_.u64("tokens_per_block"));
+    if (block == 0) throw_usage("--tokens-per-block must be >= 1");
+    const ResolvedWeights rw = resolve_weights(in.model, in.quant, {arg_string(a, "dtype"), arg_string(a, "quantization"), in.weights});
+    p.weights_precision = rw.weights_precision;
+    p.compute_precision = rw.compute_precision;
+    p.weights = shard_weights(in.model, rw, {tp, 1, 0, tp, false});
+    const std::uint64_t ab = rw.compute_bytes;
+    // Activation buffers: one layer's live set for max_num_tokens (memory.md: "activation size is
+    // max_num_tokens x constant", blocks reused across layers) + fp32 logits of the batch.
+    const std::uint64_t fwd = T * ab * (3 * arch.hidden_size + 3 * arch.intermediate_size / tp);
+    const std::uint64_t logits = std::min(B, T) * arch.vocab_size * 4;
+    p.activation.push_back({"activation.forward", Bytes(fwd), "max_num_tokens " + std::to_string(T) + " x a x (3h + 3 I/TP)"});
+    p.activation.push_back({"activation.logits", Bytes(logits), "min(max_batch_size, max_num_tokens) x vocab x 4 B (fp32 logits)"});
+    const Bytes runtime = Bytes::from_gib(d_.number("runtime_gib"));
+    p.overhead.push_back({"overhead.runtime", runtime, "CUDA context, cuBLAS workspaces, NCCL (" + d_.source("runtime_gib") + ")"});
+    const Bytes used = p.weights_bytes() + p.activation_bytes() + runtime;
+    const std::uint64_t free = used < in.gpu.total ? (in.gpu.total - used).count() : 0;
+    const std::uint64_t pool = static_cast<std::uint64_t>(std::floor(static_cast<double>(free) * frac));
+    const KvDtype kvd = resolve_kv_dtype(arg_string(a, "kv-cache-dtype").value_or("auto"), rw.compute_precision, in.quant);
+    const KvLayout kv = kv_layout(arch, kvd, tp);
+    const std::uint64_t block_bytes = kv.bytes_per_token * block;
+    const std::uint64_t blocks = block_bytes ? pool / block_bytes : 0;
+    p.kv_cache.push_back({"kv_cache", Bytes(blocks * block_bytes),
+                          std::to_string(blocks) + " blocks x " + std::to_string(block) + " tokens = free " +
+                              format_gib(Bytes(free)) + " x " + std::to_string(frac).substr(0, 4)});
+    p.kv.bytes_per_token = kv.bytes_per_token;
+    p.kv.explain = kv.explain;
+    p.kv.capacity_tokens = blocks * block;
+    const std::uint64_t len = arg_u64(a, "max-seq-len").value_or(in.workload.context.value_or(arch.max_position_embeddings));
+    p.kv.max_concurrency = len ? static_cast<double>(blocks) / static_cast<double>(ceil_div(len, block)) : 0.0;
+    if (blocks == 0 || (len && blocks < ceil_div(len, block))) {
+      p.fits = false;
+      p.reason = "the KV pool (" + format_gib(Bytes(pool)) + ") cannot hold one sequence of max_seq_len " + std::to_string(len);
+    } else if (in.workload.batch && *p.kv.max_concurrency < static_cast<double>(*in.workload.batch)) {
+      p.fits = false;
+      p.reason = "the KV pool holds fewer than --batch sequences of the planned length";
+    }
+    p.notes.push_back("first-order TensorRT-LLM profile: activation buffers estimated from max_num_tokens, not read from an engine");
+    p.engine_view = {{"free_gpu_memory_fraction", frac}, {"kv_pool_gib", static_cast<double>(pool) / static_cast<double>(kGiB)},
+                     {"max_tokens", blocks * block}, {"tokens_per_block", block}};
+    return p;
+  }
+
+ private:
+  EngineProfileData d_;
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> make_trtllm_engine(const std::filesystem::path& data_dir, std::string_view version) {
+  return std::make_unique<TrtllmEngine>(EngineProfileData::load(data_dir, "trtllm", version));
+}
+
+}  // namespace vramplan::memory

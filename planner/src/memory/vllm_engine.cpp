@@ -1,0 +1,280 @@
+// vLLM V1 profile: how `vllm serve` sizes its KV pool (gpu_worker.py determine_available_memory,
+// kv_cache_utils.py get_kv_cache_configs / check_enough_kv_cache_memory), per version profile in
+// data/engines/vllm.json. Mechanisms: docs/engines.md and engine-mechanisms.md.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "vramplan/core/error.hpp"
+#include "vramplan/memory/engine.hpp"
+#include "vramplan/memory/engine_data.hpp"
+#include "vramplan/memory/engine_profiles.hpp"
+#include "vramplan/memory/kv_cache.hpp"
+#include "vramplan/memory/vllm_activation.hpp"
+#include "vramplan/memory/vllm_kv_groups.hpp"
+#include "vramplan/memory/weights.hpp"
+
+namespace vramplan::memory {
+
+namespace {
+
+std::string gib2(std::uint64_t b) { return format_gib(Bytes(b), 2); }
+
+// vLLM prints two decimals; four are kept so accuracy reports are not dominated by rounding.
+double round4(double v) { return std::round(v * 10000.0) / 10000.0; }
+
+struct StageResult {
+  std::uint64_t stage = 0;
+  std::vector<Component> weights, activation, overhead;
+  std::uint64_t weights_bytes = 0, activation_bytes = 0, non_torch = 0;
+  std::int64_t pool = 0;  // available KV memory (may be negative)
+  KvLayout kv;
+  VllmKvGroups groups;
+  std::uint64_t blocks = 0;
+};
+
+class VllmEngine final : public Engine {
+ public:
+  explicit VllmEngine(EngineProfileData data) : d_(std::move(data)) {}
+  std::string_view name() const override { return "vllm"; }
+  std::string_view version() const override { return d_.version(); }
+
+  std::vector<EngineOption> options() const override {
+    return {
+        {"gpu-memory-utilization", "fraction of total GPU memory vLLM may use (default from the profile)", false, {}},
+        {"max-model-len", "context length (default: the model's max_position_embeddings)", false, {}},
+        {"max-num-seqs", "max sequences per step (default by GPU memory, arg_utils.py)", false, {}},
+        {"max-num-batched-tokens", "max tokens per step (default by GPU memory)", false, {}},
+        {"block-size", "KV block size in tokens (default 16)", false, {}},
+        {"kv-cache-dtype", "auto, fp8, fp8_e4m3, fp8_e5m2, ...", false, {}},
+        {"kv-cache-memory", "fixed KV pool size per GPU (bypasses the utilization rule)", false, {}},
+        {"enforce-eager", "no CUDA graphs", true, {}},
+        {"tensor-parallel-size", "TP degree", false, {"tp"}},
+        {"pipeline-parallel-size", "PP degree", false, {"pp"}},
+        {"quantization", "weight quantization method (fp8 = online fp8)", false, {}},
+        {"dtype", "auto, bfloat16, float16, float32", false, {}},
+        {"enable-lora", "pre-allocate LoRA slots", true, {}},
+        {"max-loras", "LoRA slots (default 1)", false, {}},
+        {"max-lora-rank", "LoRA rank (default 16)", false, {}},
+        {"disable-hybrid-kv-cache-manager", "allocate sliding-window layers like full attention", true, {}},
+    };
+  }
+
+  MemoryPlan plan(const PlanInput& in) const override;
+
+ private:
+  EngineProfileData d_;
+};
+
+MemoryPlan VllmEngine::plan(const PlanInput& in) const {
+  check_known_args(in.args, options(), "vllm");
+  const auto& arch = in.model.arch;
+  const auto& args = in.args;
+  MemoryPlan p;
+  p.engine = "vllm";
+  p.engine_version = d_.version();
+  p.engine_profile_note = d_.note();
+  p.gpu_total = in.gpu.total;
+
+  const std::uint64_t tp = arg_u64(args, "tensor-parallel-size").value_or(1);
+  const std::uint64_t pp = arg_u64(args, "pipeline-parallel-size").value_or(1);
+  if (tp == 0 || pp == 0) throw_usage("--tensor-parallel-size / --pipeline-parallel-size must be >= 1");
+  p.gpu_count = tp * pp;
+  const double util = arg_double(args, "gpu-memory-utilization").value_or(d_.number("gpu_memory_utilization"));
+  if (!(util > 0 && util <= 1)) throw_usage("--gpu-memory-utilization must be in (0, 1]");
+
+  // Batch defaults depend on the GPU (vllm/engine/arg_utils.py get_batch_defaults, server context).
+  const bool large_gpu = in.gpu.total.gib() >= d_.number("large_gpu_min_gib") &&
+                         in.gpu.name.find("A100") == std::string::npos;
+  const std::string size_class = large_gpu ? "large_gpu" : "small_gpu";
+  std::uint64_t max_num_seqs = arg_u64(args, "max-num-seqs").value_or(d_.u64(size_class + "_max_num_seqs"));
+  std::uint64_t batched = arg_u64(args, "max-num-batched-tokens").value_or(d_.u64(size_class + "_max_num_batched_tokens"));
+  if (max_num_seqs == 0 || batched == 0) throw_usage("--max-num-seqs / --max-num-batched-tokens must be >= 1");
+  std::uint64_t max_model_len = arg_u64(args, "max-model-len").value_or(in.workload.context.value_or(arch.max_position_embeddings));
+  if (max_model_len == 0) throw_usage("--max-model-len must be >= 1 (the model gives no max_position_embeddings)");
+  if (arch.max_position_embeddings != 0 && max_model_len > arch.max_position_embeddings)
+    p.notes.push_back("max_model_len " + std::to_string(max_model_len) + " exceeds max_position_embeddings " +
+                      std::to_string(arch.max_position_embeddings) + ": vLLM refuses this unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1");
+  const std::uint64_t block_size = arg_u64(args, "block-size").value_or(d_.u64("block_size"));
+  const bool eager = arg_switch(args, "enforce-eager");
+  const bool hybrid = !arg_switch(args, "disable-hybrid-kv-cache-manager");
+
+  WeightRequest wr{arg_string(args, "dtype"), arg_string(args, "quantization"), in.weights};
+  const ResolvedWeights rw = resolve_weights(in.model, in.quant, wr);
+  p.weights_precision = rw.weights_precision;
+  p.compute_precision = rw.compute_precision;
+  for (const auto& n : rw.notes) p.notes.push_back(n);
+  const KvDtype kvd = resolve_kv_dtype(arg_string(args, "kv-cache-dtype").value_or("auto"), rw.compute_precision, in.quant);
+
+  VllmActivationCoefficients coef;
+  coef.sampler_fp32_copies = d_.number("activation_sampler_fp32_copies");
+  coef.sampler_model_copies = d_.number("activation_sampler_model_dtype_copies");
+  coef.hidden_buffers = d_.number("activation_hidden_buffers");
+  coef.constant_bytes = d_.number("activation_constant_gib") * static_cast<double>(kGiB);
+
+  const Bytes non_torch_bytes = Bytes::from_gib(
+      tp > 1 ? d_.number("non_torch_gib_tp") : pp > 1 ? d_.number("non_torch_gib_pp") : d_.number("non_torch_gib_tp1"));
+  const std::string non_torch_src = tp > 1 ? d_.source("non_torch_gib_tp") : pp > 1 ? d_.source("non_torch_gib_pp") : d_.source("non_torch_gib_tp1");
+  const Bytes graphs = eager ? Bytes() : Bytes::from_gib(d_.number("cuda_graph_gib"));
+  const bool graphs_in_budget = d_.flag("cuda_graph_in_kv_budget");
+  // --kv-cache-memory replaces the utilization rule (0 = not given).
+  const std::uint64_t fixed_kv =
+      arg_string(args, "kv-cache-memory") ? parse_bytes(*arg_string(args, "kv-cache-memory"), "--kv-cache-memory").count() : 0;
+
+  // LoRA slots (vllm/lora/layers: stacked lora_a [max_loras, r, in] + lora_b [max_loras, out, r]
+  // per wrapped linear, in the model dtype, TP-sharded like the base layer).
+  std::uint64_t lora_per_layer = 0;
+  std::string lora_explain;
+  if (arg_switch(args, "enable-lora")) {
+    const std::uint64_t loras = arg_u64(args, "max-loras").value_or(1), rank = arg_u64(args, "max-lora-rank").value_or(16);
+    const std::uint64_t h = arch.hidden_size, q = arch.num_heads * arch.head_dim,
+                        kv = arch.num_kv_heads * arch.head_dim, inter = arch.intermediate_size;
+    // Column-parallel (qkv, gate_up): A full input, B output/TP; row-parallel (o, down): A input/TP, B full output.
+    const std::uint64_t elems = rank * ((h + (q + 2 * kv) / tp) + (q / tp + h) + (h + 2 * inter / tp) + (inter / tp + h));
+    lora_per_layer = checked_mul(checked_mul(elems, loras), rw.compute_bytes);
+    lora_explain = std::to_string(loras) + " slots x rank " + std::to_string(rank) +
+                   " x (qkv, o, gate_up, down) A+B per layer";
+  }
+
+  // Per PP stage (engine-mechanisms.md item 6): its own layers, weights, activation, pool.
+  std::vector<StageResult> stages;
+  for (std::uint64_t s = 0; s < pp; ++s) {
+    StageResult r;
+    r.stage = s;
+    ShardOptions so{tp, pp, s, d_.u64("vocab_pad"), d_.flag("rope_cache_in_weights")};
+    r.weights = shard_weights(in.model, rw, so);
+    const auto [first, end] = pp_layer_range(arch.num_layers, pp, s);
+    if (lora_per_layer)
+      r.weights.push_back({"weights.lora_slots", Bytes(lora_per_layer * (end - first)),
+                           lora_explain + " x " + std::to_string(end - first) + " layers"});
+    r.weights_bytes = sum_bytes(r.weights).count();
+    VllmStageShape shape{batched, max_num_seqs, tp, rw.compute_bytes, s == 0, s + 1 == pp};
+    r.activation = vllm_activation(vllm_activation_features(arch, shape), coef);
+    r.activation_bytes = sum_bytes(r.activation).count();
+    r.non_torch = non_torch_bytes.count();
+    r.overhead.push_back({"overhead.non_torch", non_torch_bytes,
+                          "non-torch memory (CUDA context growth, cuBLAS, NCCL/custom all-reduce) for TP " +
+                              std::to_string(tp) + ", PP " + std::to_string(pp) + " = " + gib2(r.non_torch) +
+                              " (" + non_torch_src + ")"});
+    r.overhead.push_back({"overhead.cuda_graphs", graphs,
+                          eager ? "--enforce-eager: no CUDA graphs"
+                                : "CUDA graph pool " + gib2(graphs.count()) + " (" + d_.source("cuda_graph_gib") + ")" +
+                                      (graphs_in_budget ? "" : "; captured after the KV budget, not subtracted from it")});
+    const double budget = static_cast<double>(in.gpu.total.count()) * util;
+    const std::uint64_t non_kv = r.weights_bytes + r.activation_bytes + r.non_torch + (graphs_in_budget ? graphs.count() : 0);
+    r.pool = fixed_kv != 0 ? static_cast<std::int64_t>(fixed_kv)
+                      : static_cast<std::int64_t>(std::floor(budget)) - static_cast<std::int64_t>(non_kv);
+    r.kv = kv_layout(arch, kvd, tp, first, end);
+    r.groups = vllm_kv_groups(r.kv, block_size, max_model_len, batched, hybrid);
+    r.blocks = r.pool > 0 && r.groups.block_bytes > 0 ? static_cast<std::uint64_t>(r.pool) / r.groups.block_bytes : 0;
+    stages.push_back(std::move(r));
+  }
+  // vLLM takes the smallest block count over all workers (items 6, 7).
+  std::uint64_t blocks = stages.front().blocks;
+  for (const auto& r : stages) blocks = std::min(blocks, r.blocks);
+  // Per GPU: the stage that uses the most memory.
+  const StageResult* worst = &stages.front();
+  for (const auto& r : stages)
+    if (r.weights_bytes + r.activation_bytes + blocks * r.groups.block_bytes >
+        worst->weights_bytes + worst->activation_bytes + blocks * worst->groups.block_bytes)
+      worst = &r;
+  const StageResult& first = stages.front();
+
+  p.weights = worst->weights;
+  p.activation = worst->activation;
+  p.overhead = worst->overhead;
+  p.kv_cache.push_back({"kv_cache", Bytes(blocks * worst->groups.block_bytes),
+                        std::to_string(blocks) + " blocks x " + grouped(worst->groups.block_bytes) + " B (" +
+                            worst->groups.explain + ")"});
+  p.kv.bytes_per_token = worst->kv.bytes_per_token;
+  p.kv.explain = worst->kv.explain;
+  const std::uint64_t groups = std::max<std::uint64_t>(1, first.groups.num_groups);
+  const std::uint64_t tokens = blocks / groups * block_size;
+  p.kv.capacity_tokens = tokens;
+  const double concurrency = first.groups.blocks_per_request
+                                 ? static_cast<double>(blocks) / static_cast<double>(first.groups.blocks_per_request)
+                                 : 0.0;
+  p.kv.max_concurrency = concurrency;
+
+  // Refusals, in vLLM's words (kv_cache_utils.py check_enough_kv_cache_memory).
+  const StageResult* smallest = &stages.front();
+  for (const auto& r : stages) if (r.pool < smallest->pool) smallest = &r;
+  if (smallest->pool <= 0) {
+    p.fits = false;
+    p.reason = "No available memory for the cache blocks (weights + activation peak + non-torch = " +
+               gib2(smallest->weights_bytes + smallest->activation_bytes + smallest->non_torch) + " exceed " +
+               format_gib(Bytes(static_cast<std::uint64_t>(static_cast<double>(in.gpu.total.count()) * util))) +
+               " = total x gpu_memory_utilization). Try increasing `gpu_memory_utilization` when initializing the engine.";
+  } else {
+    for (const auto& r : stages) {
+      if (r.groups.bytes_one_request <= static_cast<std::uint64_t>(r.pool)) continue;
+      const std::uint64_t est_len = r.kv.bytes_per_token ? static_cast<std::uint64_t>(r.pool) / r.kv.bytes_per_token : 0;
+      p.fits = false;
+      p.reason = "To serve at least one request with the model's max seq len (" + std::to_string(max_model_len) + "), (" +
+                 gib2(r.groups.bytes_one_request) + " KV cache is needed, which is larger than the available KV cache memory (" +
+                 gib2(static_cast<std::uint64_t>(r.pool)) + "). Based on the available memory, the estimated maximum model length is " +
+                 std::to_string(est_len / block_size * block_size) +
+                 ". Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.";
+      break;
+    }
+  }
+  if (p.fits && in.workload.batch && concurrency < static_cast<double>(*in.workload.batch)) {
+    p.fits = false;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.2f", concurrency);
+    p.reason = "the KV cache holds " + std::string(buf) + " sequences of " + std::to_string(max_model_len) +
+               " tokens; --batch " + std::to_string(*in.workload.batch) + " needs more (vLLM would queue the rest)";
+  }
+  if (p.total_bytes() > p.gpu_total && p.fits) {
+    p.fits = false;
+    p.reason = "weights + KV pool + activation reserve + overheads exceed the GPU's memory";
+  }
+  p.notes.push_back("KV pool = total x gpu_memory_utilization (" + std::to_string(util).substr(0, 4) +
+                    ") - weights - activation peak - non-torch" +
+                    (graphs_in_budget ? " - CUDA graphs" : "; CUDA graphs are captured afterwards, on top"));
+  p.notes.push_back("defaults: max_num_seqs " + std::to_string(max_num_seqs) + ", max_num_batched_tokens " +
+                    std::to_string(batched) + " (" + (large_gpu ? ">= " : "< ") +
+                    std::to_string(static_cast<int>(d_.number("large_gpu_min_gib"))) + " GiB GPU class), max_model_len " +
+                    std::to_string(max_model_len) + ", block_size " + std::to_string(block_size));
+  p.notes.push_back("activation peak and non-torch memory are fitted/observed figures: expect about +-0.1 to 0.3 GiB");
+  if (pp > 1) p.notes.push_back("PP: figures per stage in engine_view.stages; vLLM uses the smallest block count of all stages");
+
+  // Engine view: what vLLM's log prints (the first rank's line; blocks/tokens after the min).
+  nlohmann::json view = {
+      {"weights_gib", round4(Bytes(first.weights_bytes).gib())},
+      {"non_torch_gib", round4(Bytes(first.non_torch).gib())},
+      {"activation_peak_gib", round4(Bytes(first.activation_bytes).gib())},
+      {"kv_cache_gib", first.pool > 0 ? nlohmann::json(round4(static_cast<double>(first.pool) / static_cast<double>(kGiB))) : nlohmann::json(0.0)},
+      {"kv_cache_tokens", tokens},
+      {"gpu_blocks", blocks},
+      {"block_size", block_size},
+      {"max_concurrency", round4(concurrency)},
+      {"cuda_graph_gib", round4(graphs.gib())},
+      {"max_model_len", max_model_len},
+      {"max_num_seqs", max_num_seqs},
+      {"max_num_batched_tokens", batched},
+      {"gpu_memory_utilization", util},
+      {"kv_cache_dtype", kvd.name},
+      {"kv_cache_groups", first.groups.num_groups},
+      {"kv_block_bytes", first.groups.block_bytes},
+  };
+  if (pp > 1) {
+    nlohmann::json st = nlohmann::json::array();
+    for (const auto& r : stages)
+      st.push_back({{"stage", r.stage}, {"weights_gib", round4(Bytes(r.weights_bytes).gib())},
+                    {"activation_peak_gib", round4(Bytes(r.activation_bytes).gib())},
+                    {"kv_cache_gib", round4(static_cast<double>(r.pool) / static_cast<double>(kGiB))},
+                    {"gpu_blocks", r.blocks}});
+    view["stages"] = st;
+  }
+  p.engine_view = view;
+  return p;
+}
+
+}  // namespace
+
+std::unique_ptr<Engine> make_vllm_engine(const std::filesystem::path& data_dir, std::string_view version) {
+  return std::make_unique<VllmEngine>(EngineProfileData::load(data_dir, "vllm", version));
+}
+
+}  // namespace vramplan::memory

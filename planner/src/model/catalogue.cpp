@@ -1,0 +1,116 @@
+#include "vramplan/model/catalogue.hpp"
+
+#include <algorithm>
+
+#include "vramplan/core/error.hpp"
+#include "vramplan/io/json_file.hpp"
+
+namespace vramplan {
+namespace {
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const auto up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> catalogue_ids(const DataRoot& root) {
+  std::vector<std::string> ids;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(root.models(), ec))
+    if (entry.is_regular_file() && entry.path().extension() == ".json")
+      ids.push_back(entry.path().stem().string());
+  if (ec) throw Error(ErrorKind::Io, root.models().string() + ": cannot list the model catalogue: " + ec.message());
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+std::vector<std::string> closest_ids(std::string_view what, const std::vector<std::string>& ids,
+                                     std::size_t max) {
+  const auto w = lower(what);
+  std::vector<std::pair<std::size_t, std::string>> scored;
+  for (const auto& id : ids) {
+    // A substring match ranks before any edit-distance match.
+    const auto d = id.find(w) != std::string::npos || w.find(id) != std::string::npos
+                       ? 0
+                       : edit_distance(w, id);
+    if (d <= std::max<std::size_t>(3, w.size() / 3)) scored.emplace_back(d, id);
+  }
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<std::string> out;
+  for (const auto& [d, id] : scored)
+    if (out.size() < max) out.push_back(id);
+  return out;
+}
+
+ModelSpec load_catalogue_model(const DataRoot& root, std::string_view id, const HfLoadOptions& options) {
+  const auto file = root.models() / (std::string(id) + ".json");
+  if (id.empty() || id.find('/') != std::string_view::npos || !std::filesystem::is_regular_file(file)) {
+    const auto ids = catalogue_ids(root);
+    const auto near = closest_ids(id, ids);
+    std::string msg = "unknown model '" + std::string(id) + "'";
+    if (!near.empty()) {
+      msg += " (did you mean:";
+      for (const auto& n : near) msg += " " + n;
+      msg += "?)";
+    }
+    msg += "; 'vramplan models' lists the catalogue, or pass a config.json / checkpoint dir / .gguf";
+    throw_unknown(msg);
+  }
+  const auto json = read_json_file(file);
+  const JsonView entry(json, file.string());
+  if (!entry.is_object()) entry.fail("expected a JSON object");
+  if (entry.req_string("_id") != id) entry.fail_at("_id", "must equal the file name '" + std::string(id) + "'");
+  const auto url = entry.req_string("_source");
+  const auto published = entry.req_positive("_published_params");
+  entry.req_string("_published_params_source");
+
+  auto spec = model_from_hf_config(json, file.string(), options);
+  spec.id = std::string(id);
+  spec.source.kind = "catalogue";
+  spec.source.path = std::string(id);
+  spec.source.url = url;
+  spec.source.published_params = static_cast<std::uint64_t>(published);
+  return spec;
+}
+
+}  // namespace vramplan
+
+namespace vramplan {
+
+std::vector<std::string> model_features(const ModelSpec& spec) {
+  const auto& a = spec.arch;
+  auto has = [&](LayerAttention kind) {
+    return std::find(a.layer_attention.begin(), a.layer_attention.end(), kind) != a.layer_attention.end();
+  };
+  std::vector<std::string> out;
+  if (a.num_experts > 0) out.push_back("moe");
+  if (has(LayerAttention::Mla)) out.push_back("mla");
+  if (has(LayerAttention::Sliding)) out.push_back("swa");
+  if (has(LayerAttention::Chunked)) out.push_back("chunked");
+  if (a.tied_embeddings) out.push_back("tied");
+  if (a.multimodal) out.push_back("multimodal");
+  if (a.mtp_layers > 0) out.push_back("mtp");
+  if (!spec.quantization_config_json.empty()) out.push_back("quantized");
+  return out;
+}
+
+}  // namespace vramplan

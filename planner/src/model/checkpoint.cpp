@@ -1,0 +1,90 @@
+#include "vramplan/model/checkpoint.hpp"
+
+#include <map>
+#include <set>
+
+#include "vramplan/core/bytes.hpp"
+#include "vramplan/io/safetensors.hpp"
+#include "vramplan/model/hf_names.hpp"
+
+namespace vramplan {
+namespace {
+
+std::string format_name(const QuantCatalog& formats, const std::string& dtype) {
+  if (const auto* f = formats.find_safetensors(dtype)) return f->name;
+  std::string out = dtype;
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace
+
+bool has_safetensors(const std::filesystem::path& dir) {
+  return std::filesystem::is_regular_file(dir / "model.safetensors") ||
+         std::filesystem::is_regular_file(dir / "model.safetensors.index.json");
+}
+
+ModelSpec model_from_checkpoint_dir(const std::filesystem::path& dir, const QuantCatalog& formats,
+                                    const HfLoadOptions& options) {
+  auto spec = model_from_hf_config_file(dir, options);
+  if (!has_safetensors(dir)) return spec;
+  const auto file_tensors = read_safetensors_dir(dir, formats);
+
+  std::map<std::string, std::size_t> by_key;
+  for (std::size_t i = 0; i < spec.tensors.size(); ++i)
+    by_key.emplace(hf_inventory_key(spec.tensors[i].name), i);
+  std::vector<bool> seen(spec.tensors.size(), false);
+  std::vector<std::set<std::string>> weight_formats(spec.tensors.size());
+  std::vector<TensorInfo> extra;
+  for (const auto& st : file_tensors) {
+    bool companion = false;
+    const auto key = hf_inventory_key(st.name, &companion);
+    const auto fmt = format_name(formats, st.dtype);
+    if (const auto it = by_key.find(key); it != by_key.end()) {
+      auto& t = spec.tensors[it->second];
+      if (!seen[it->second]) t.stored_bytes = 0, seen[it->second] = true;
+      t.stored_bytes = checked_add(*t.stored_bytes, st.data_bytes, "tensor '" + t.name + "' bytes");
+      if (!companion) weight_formats[it->second].insert(fmt);
+      continue;
+    }
+    const auto cls = role_from_hf_tensor_name(st.name, spec.arch);
+    TensorInfo t;
+    t.name = st.name;
+    t.role = cls.role;
+    t.shape = st.shape;
+    t.layer = cls.layer;
+    t.is_bias = cls.is_bias;
+    t.stored_format = fmt;
+    t.stored_bytes = st.data_bytes;
+    extra.push_back(std::move(t));
+  }
+
+  std::vector<TensorInfo> kept;
+  std::size_t missing = 0;
+  std::string first_missing;
+  for (std::size_t i = 0; i < spec.tensors.size(); ++i) {
+    auto& t = spec.tensors[i];
+    if (!seen[i]) {
+      if (missing++ == 0) first_missing = t.name;
+      continue;
+    }
+    // Only companions seen (GPTQ qweight/scales): the bytes are exact, the format is the
+    // quantization method's, which the precision plan reads from quantization_config.
+    const auto& fmts = weight_formats[i];
+    t.stored_format = fmts.size() == 1 ? *fmts.begin() : "";
+    if (fmts.size() > 1)
+      spec.warnings.push_back("tensor '" + t.name + "' is stored in several dtypes; format left open");
+    kept.push_back(std::move(t));
+  }
+  if (missing > 0)
+    spec.warnings.push_back(std::to_string(missing) +
+                            " tensor(s) the config describes are not in the safetensors files "
+                            "(first: " + first_missing + "); counted from the files only");
+  for (auto& t : extra) kept.push_back(std::move(t));
+  spec.tensors = std::move(kept);
+  spec.source.kind = "safetensors";
+  spec.source.path = dir.string();
+  return spec;
+}
+
+}  // namespace vramplan

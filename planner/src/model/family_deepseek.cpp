@@ -1,0 +1,115 @@
+// DeepSeek-V2 / V3: multi-head latent attention, dense-then-MoE layers, shared experts, and the
+// multi-token-prediction module stored as extra layers (V3: model.layers.61).
+// Layout: HF DeepseekV3Attention / DeepseekV3MoE / DeepseekV3DecoderLayer
+// (https://github.com/huggingface/transformers/blob/main/src/transformers/models/deepseek_v3/modeling_deepseek_v3.py)
+// and DeepSeek's inference/model.py (https://github.com/deepseek-ai/DeepSeek-V3/blob/main/inference/model.py).
+#include "model/hf_family.hpp"
+#include "model/inventory_builder.hpp"
+
+namespace vramplan::hf {
+namespace {
+
+using R = TensorRole;
+
+void mla_attention(InventoryBuilder& b, const std::string& p, const ModelArch& a) {
+  const auto h = a.hidden_size, n = a.num_heads;
+  const auto qk_head = a.qk_nope_head_dim + a.qk_rope_head_dim;
+  if (a.q_lora_rank > 0) {
+    b.linear(p + "q_a_proj", R::AttnQA, a.q_lora_rank, h);
+    b.norm(p + "q_a_layernorm", R::AttnQANorm, a.q_lora_rank);
+    b.linear(p + "q_b_proj", R::AttnQB, n * qk_head, a.q_lora_rank);
+  } else {
+    b.linear(p + "q_proj", R::AttnQ, n * qk_head, h);
+  }
+  b.linear(p + "kv_a_proj_with_mqa", R::AttnKVAMqa, a.kv_lora_rank + a.qk_rope_head_dim, h);
+  b.norm(p + "kv_a_layernorm", R::AttnKVANorm, a.kv_lora_rank);
+  b.linear(p + "kv_b_proj", R::AttnKVB, n * (a.qk_nope_head_dim + a.v_head_dim), a.kv_lora_rank);
+  b.linear(p + "o_proj", R::AttnOutput, h, n * a.v_head_dim);
+}
+
+void decoder_layer(InventoryBuilder& b, const std::string& p, const ModelArch& a, bool moe,
+                   bool score_bias) {
+  const auto h = a.hidden_size;
+  b.norm(p + "input_layernorm", R::AttnNorm, h);
+  b.norm(p + "post_attention_layernorm", R::FfnNorm, h);
+  mla_attention(b, p + "self_attn.", a);
+  const auto m = p + "mlp.";
+  if (!moe) {
+    b.linear(m + "gate_proj", R::FfnGate, a.intermediate_size, h);
+    b.linear(m + "up_proj", R::FfnUp, a.intermediate_size, h);
+    b.linear(m + "down_proj", R::FfnDown, h, a.intermediate_size);
+    return;
+  }
+  const auto E = a.num_experts, Ie = a.moe_intermediate_size;
+  b.linear(m + "gate", R::FfnGateInp, E, h);
+  // V3's noaux_tc routing adds a per-expert bias to the scores (a checkpoint tensor).
+  if (score_bias) b.tensor(m + "gate.e_score_correction_bias", R::FfnExpProbsBias, {E});
+  b.experts(m + "experts.*.gate_proj.weight", R::FfnGateExps, E, Ie, h);
+  b.experts(m + "experts.*.up_proj.weight", R::FfnUpExps, E, Ie, h);
+  b.experts(m + "experts.*.down_proj.weight", R::FfnDownExps, E, h, Ie);
+  if (const auto Is = a.shared_expert_intermediate_size; Is > 0) {
+    b.linear(m + "shared_experts.gate_proj", R::FfnGateShexp, Is, h);
+    b.linear(m + "shared_experts.up_proj", R::FfnUpShexp, Is, h);
+    b.linear(m + "shared_experts.down_proj", R::FfnDownShexp, h, Is);
+  }
+}
+
+}  // namespace
+
+void build_deepseek(const ConfigView& c, const Family& family, ModelSpec& spec) {
+  auto& a = spec.arch;
+  read_common_dims(c, family, a);
+  a.intermediate_size = c.positive({"intermediate_size"});
+  a.kv_lora_rank = c.positive({"kv_lora_rank"});
+  a.q_lora_rank = c.u64({"q_lora_rank"}).value_or(0);  // null in V2-Lite: plain q_proj
+  a.qk_rope_head_dim = c.positive({"qk_rope_head_dim"});
+  a.qk_nope_head_dim = c.positive({"qk_nope_head_dim"});
+  a.head_dim = a.qk_nope_head_dim + a.qk_rope_head_dim;
+  a.v_head_dim = c.positive({"v_head_dim"});
+  a.num_experts = c.positive({"n_routed_experts"});
+  a.experts_per_token = c.positive({"num_experts_per_tok"});
+  if (a.experts_per_token > a.num_experts)
+    c.fail("num_experts_per_tok", "is larger than n_routed_experts");
+  a.moe_intermediate_size = c.positive({"moe_intermediate_size"});
+  a.num_shared_experts = c.u64({"n_shared_experts"}).value_or(0);
+  a.shared_expert_intermediate_size = a.moe_intermediate_size * a.num_shared_experts;
+  a.mtp_layers = c.u64({"num_nextn_predict_layers"}).value_or(0);
+  // HF: layer i is MoE when i >= first_k_dense_replace and i % moe_layer_freq == 0.
+  const auto first_dense = c.u64({"first_k_dense_replace"}).value_or(0);
+  const auto freq = c.positive_opt({"moe_layer_freq"}).value_or(1);
+  a.layer_is_moe.resize(a.num_layers);
+  for (std::uint64_t i = 0; i < a.num_layers; ++i)
+    a.layer_is_moe[i] = i >= first_dense && i % freq == 0;
+  a.layer_attention.assign(a.num_layers, LayerAttention::Mla);
+  read_rope_tables(c, a.qk_rope_head_dim, a);
+  const bool score_bias = c.string({"topk_method"}).value_or("") == "noaux_tc";
+
+  const auto h = a.hidden_size, V = a.vocab_size;
+  InventoryBuilder b(spec, stored_format_of(c));
+  b.tensor("model.embed_tokens.weight", R::TokenEmbedding, {V, h});
+  for (std::uint64_t i = 0; i < a.num_layers; ++i) {
+    b.set_layer(static_cast<int>(i));
+    decoder_layer(b, layer_prefix("model.", "layers", i), a, a.layer_is_moe[i], score_bias);
+  }
+  // MTP module (DeepSeek-V3 README_WEIGHTS.md): a full MoE decoder layer plus enorm, hnorm,
+  // eh_proj and its own copies of the embedding and output head, as layers L .. L+mtp-1.
+  b.override_role(R::Mtp);
+  for (std::uint64_t m = 0; m < a.mtp_layers; ++m) {
+    const auto i = a.num_layers + m;
+    b.set_layer(static_cast<int>(i));
+    const auto p = layer_prefix("model.", "layers", i);
+    b.tensor(p + "embed_tokens.weight", R::Mtp, {V, h});
+    b.norm(p + "enorm", R::Mtp, h);
+    b.norm(p + "hnorm", R::Mtp, h);
+    b.linear(p + "eh_proj", R::Mtp, h, 2 * h);
+    decoder_layer(b, p, a, true, score_bias);
+    b.norm(p + "shared_head.norm", R::Mtp, h);
+    b.linear(p + "shared_head.head", R::Mtp, V, h);
+  }
+  b.override_role(std::nullopt);
+  b.set_layer(std::nullopt);
+  b.norm("model.norm", R::OutputNorm, h);
+  if (!a.tied_embeddings) b.linear("lm_head", R::Output, V, h);
+}
+
+}  // namespace vramplan::hf

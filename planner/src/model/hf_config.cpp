@@ -1,0 +1,103 @@
+// model_from_hf_config: pick the family handler for `architectures[0]`, let it build the
+// architecture and the inventory, then attach what every spec carries (source, quantization
+// config, exclusions).
+#include "vramplan/model/hf_config.hpp"
+
+#include <algorithm>
+
+#include "model/hf_config_view.hpp"
+#include "model/hf_family.hpp"
+#include "vramplan/core/error.hpp"
+#include "vramplan/io/json_file.hpp"
+
+namespace vramplan {
+namespace {
+
+std::string architecture_of(const nlohmann::json& config, const std::string& origin) {
+  const JsonView root(config, origin);
+  if (!root.is_object()) root.fail("expected a JSON object (an HF config.json)");
+  const auto archs = root.at("architectures");
+  const auto items = archs.items();
+  if (items.empty()) archs.fail("is empty: the config names no architecture");
+  return items[0].as_string();
+}
+
+std::string supported_list() {
+  std::string out;
+  for (const auto& name : supported_architectures()) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+//! The config with the family's class defaults filled in where the text config lacks a key.
+nlohmann::json with_class_defaults(const nlohmann::json& config, const hf::Family& family) {
+  if (family.class_defaults.empty()) return config;
+  nlohmann::json out = config;
+  auto& text = out.contains("text_config") && out["text_config"].is_object() ? out["text_config"] : out;
+  for (const auto& [key, value] : family.class_defaults.items())
+    if (!text.contains(key) || text[key].is_null()) text[key] = value;
+  return out;
+}
+
+std::string id_from_origin(const std::string& origin) {
+  std::filesystem::path p(origin);
+  if (p.filename() == "config.json" && p.has_parent_path()) return p.parent_path().filename().string();
+  return p.stem().string();
+}
+
+}  // namespace
+
+std::vector<std::string> supported_architectures() {
+  std::vector<std::string> out;
+  for (const auto& fam : hf::families())
+    for (auto a : fam.architectures) out.emplace_back(a);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+ModelSpec model_from_hf_config(const nlohmann::json& config, std::string origin,
+                               const HfLoadOptions& options) {
+  const auto architecture = architecture_of(config, origin);
+  ModelSpec spec;
+  const hf::Family* family = hf::find_family_by_architecture(architecture);
+  if (family == nullptr) {
+    if (!options.assume_llama_like)
+      throw_unknown(origin + ": architecture '" + architecture +
+                    "' is not supported (supported: " + supported_list() +
+                    "); --assume-llama-like builds it as a Llama-style decoder");
+    family = hf::find_family_by_name("llama");
+    spec.warnings.push_back("architecture '" + architecture +
+                            "' is not supported; built as a Llama-style decoder "
+                            "(--assume-llama-like): check the parameter count");
+  }
+  const auto effective = with_class_defaults(config, *family);
+  const hf::ConfigView view(effective, origin);
+  spec.id = id_from_origin(origin);
+  spec.source.kind = "hf-config";
+  spec.source.path = origin;
+  spec.arch.architecture = architecture;
+  spec.arch.model_type = view.string({"model_type"}).value_or("");
+  spec.arch.family = std::string(family->name);
+  (family->build ? family->build : hf::build_decoder)(view, *family, spec);
+
+  if (auto q = view.root().get("quantization_config")) spec.quantization_config_json = q->raw().dump();
+  spec.arch.multimodal = view.root().has("vision_config") || view.root().has("audio_config");
+  if (view.root().has("vision_config")) {
+    if (family->counts_vision_tower) hf::add_siglip_vision_tower(view, spec);
+    else
+      spec.exclusions.push_back("vision tower not counted: vramplan has no builder for the " +
+                                JsonView(config, origin).at("vision_config").opt_string("model_type").value_or("?") +
+                                " vision_config of " + architecture);
+  }
+  if (view.root().has("audio_config"))
+    spec.exclusions.push_back("audio encoder not counted: no builder for " + architecture);
+  return spec;
+}
+
+ModelSpec model_from_hf_config_file(const std::filesystem::path& path, const HfLoadOptions& options) {
+  const auto file = std::filesystem::is_directory(path) ? path / "config.json" : path;
+  auto spec = model_from_hf_config(read_json_file(file), file.string(), options);
+  if (std::filesystem::is_directory(path)) spec.id = path.filename().string();
+  return spec;
+}
+
+}  // namespace vramplan

@@ -1,0 +1,81 @@
+#include "model/hf_config_view.hpp"
+
+#include "vramplan/core/error.hpp"
+
+namespace vramplan::hf {
+namespace {
+
+const nlohmann::json& text_part(const nlohmann::json& root) {
+  if (root.is_object()) {
+    const auto it = root.find("text_config");
+    if (it != root.end() && it->is_object()) return *it;
+  }
+  return root;
+}
+
+}  // namespace
+
+ConfigView::ConfigView(const nlohmann::json& root, std::string origin)
+    : origin_(std::move(origin)),
+      root_(root, origin_),
+      text_(text_part(root), origin_, &text_part(root) == &root ? "" : "/text_config"),
+      nested_(&text_part(root) != &root) {
+  if (!root.is_object()) root_.fail("expected a JSON object (an HF config.json)");
+}
+
+std::optional<JsonView> ConfigView::find(std::initializer_list<std::string_view> keys) const {
+  for (auto key : keys)
+    if (auto v = text_.get(key)) return v;
+  if (nested_)
+    for (auto key : keys)
+      if (auto v = root_.get(key)) return v;
+  return std::nullopt;
+}
+
+std::optional<std::uint64_t> ConfigView::u64(std::initializer_list<std::string_view> keys) const {
+  auto v = find(keys);
+  return v ? std::optional(v->as_u64()) : std::nullopt;
+}
+
+std::optional<double> ConfigView::number(std::initializer_list<std::string_view> keys) const {
+  auto v = find(keys);
+  return v ? std::optional(v->as_number()) : std::nullopt;
+}
+
+std::optional<bool> ConfigView::boolean(std::initializer_list<std::string_view> keys) const {
+  auto v = find(keys);
+  return v ? std::optional(v->as_bool()) : std::nullopt;
+}
+
+std::optional<std::string> ConfigView::string(std::initializer_list<std::string_view> keys) const {
+  auto v = find(keys);
+  return v ? std::optional(v->as_string()) : std::nullopt;
+}
+
+std::uint64_t ConfigView::positive(std::initializer_list<std::string_view> keys) const {
+  auto v = find(keys);
+  if (!v) fail(*keys.begin(), "required field is missing");
+  const auto n = v->as_u64();  // rejects negative and fractional values, naming the field
+  if (n == 0) v->fail("must be greater than zero");
+  return n;
+}
+
+std::optional<std::uint64_t> ConfigView::positive_opt(
+    std::initializer_list<std::string_view> keys) const {
+  auto v = find(keys);
+  if (!v) return std::nullopt;
+  const auto n = v->as_u64();
+  if (n == 0) v->fail("must be greater than zero");
+  return n;
+}
+
+bool ConfigView::flag(std::string_view key, bool fallback) const {
+  auto v = find({key});
+  return v ? v->as_bool() : fallback;
+}
+
+void ConfigView::fail(std::string_view key, std::string_view message) const {
+  text_.fail_at(key, message);
+}
+
+}  // namespace vramplan::hf

@@ -1,0 +1,185 @@
+// The table of HF architectures vramplan builds. Module layouts are read off the transformers
+// modeling files (https://github.com/huggingface/transformers/tree/main/src/transformers/models/
+// <model_type>/modeling_<model_type>.py): which projections exist, which carry bias=True, how many
+// norms a layer has and what they are called.
+#include "model/hf_family.hpp"
+
+namespace vramplan::hf {
+namespace {
+
+using R = TensorRole;
+
+DecoderLayout llama_layout() {
+  DecoderLayout l;  // LlamaAttention / LlamaMLP: biases follow attention_bias / mlp_bias
+  l.qkv_bias = Bias::AttentionBiasKey;
+  l.o_bias = Bias::AttentionBiasKey;
+  l.mlp_bias = Bias::MlpBiasKey;
+  return l;
+}
+
+DecoderLayout qwen2_layout(Moe moe) {
+  DecoderLayout l;  // Qwen2Attention: q/k/v bias=True, o_proj bias=False
+  l.qkv_bias = Bias::Yes;
+  l.moe = moe;
+  return l;
+}
+
+DecoderLayout qwen3_layout(Moe moe) {
+  DecoderLayout l;  // Qwen3Attention: bias=attention_bias, q_norm/k_norm over head_dim
+  l.qkv_bias = Bias::AttentionBiasKey;
+  l.o_bias = Bias::AttentionBiasKey;
+  l.qk_norm = QkNorm::PerHeadDim;
+  l.moe = moe;
+  return l;
+}
+
+// Gemma-2/3 sandwich norms: pre- and post-norm around both attention and MLP.
+const std::vector<NormSlot> kSandwichNorms = {
+    {"input_layernorm", R::AttnNorm},
+    {"post_attention_layernorm", R::AttnPostNorm},
+    {"pre_feedforward_layernorm", R::FfnNorm},
+    {"post_feedforward_layernorm", R::FfnPostNorm},
+};
+
+DecoderLayout gemma_layout(Pattern pattern, bool qk_norm, std::string_view prefix,
+                           std::string_view lm_head) {
+  DecoderLayout l;
+  if (pattern != Pattern::SlidingIfConfigured) l.norms = kSandwichNorms;
+  l.pattern = pattern;
+  l.qk_norm = qk_norm ? QkNorm::PerHeadDim : QkNorm::No;
+  l.model_prefix = prefix;
+  l.lm_head = lm_head;
+  return l;
+}
+
+DecoderLayout phi2_layout() {
+  DecoderLayout l;  // PhiAttention: q/k/v/dense with bias; PhiMLP fc1/fc2 with bias; one LayerNorm
+  l.qkv_bias = Bias::Yes;
+  l.o_proj = "dense";
+  l.o_bias = Bias::Yes;
+  l.mlp = Mlp::Plain;
+  l.mlp_bias = Bias::Yes;
+  l.norm = Norm::LayerNorm;
+  l.norms = {{"input_layernorm", R::AttnNorm}};  // attention and MLP run in parallel
+  l.final_norm = "final_layernorm";
+  l.lm_head_bias = true;
+  return l;
+}
+
+DecoderLayout phi3_layout() {
+  DecoderLayout l;  // Phi3Attention qkv_proj, Phi3MLP gate_up_proj, no biases
+  l.fused_qkv = true;
+  l.mlp = Mlp::GatedFused;
+  return l;
+}
+
+DecoderLayout cohere_layout() {
+  DecoderLayout l;  // CohereLayerNorm has no bias; attention and MLP in parallel off one norm
+  l.qkv_bias = Bias::AttentionBiasKey;
+  l.o_bias = Bias::AttentionBiasKey;
+  l.norm = Norm::LayerNormNoBias;
+  l.norms = {{"input_layernorm", R::AttnNorm}};
+  l.qk_norm = QkNorm::ConfigUseQkNormPerHead;
+  return l;
+}
+
+DecoderLayout glm_layout(bool four_norms) {
+  DecoderLayout l;  // GlmAttention: q/k/v bias=attention_bias, o_proj bias=False; gate_up_proj
+  l.qkv_bias = Bias::AttentionBiasKey;
+  l.mlp = Mlp::GatedFused;
+  if (four_norms)  // Glm4DecoderLayer adds post-attention and post-MLP norms
+    l.norms = {{"input_layernorm", R::AttnNorm},
+               {"post_self_attn_layernorm", R::AttnPostNorm},
+               {"post_attention_layernorm", R::FfnNorm},
+               {"post_mlp_layernorm", R::FfnPostNorm}};
+  return l;
+}
+
+DecoderLayout multimodal_text(DecoderLayout l) {
+  // *ForConditionalGeneration checkpoints keep the language model under "language_model.".
+  l.model_prefix = "language_model.model.";
+  l.lm_head = "language_model.lm_head";
+  return l;
+}
+
+// transformers Gemma3TextConfig defaults for keys the released Gemma-3 configs omit
+// (gemma-3-4b-it/27b-it carry no vocab_size; 4b no head counts):
+// https://github.com/huggingface/transformers/blob/main/src/transformers/models/gemma3/configuration_gemma3.py
+nlohmann::json gemma3_text_defaults() {
+  return {{"vocab_size", 262208},          {"num_attention_heads", 8},
+          {"num_key_value_heads", 4},      {"head_dim", 256},
+          {"max_position_embeddings", 131072}, {"sliding_window_pattern", 6}};
+}
+
+std::vector<Family> make_families() {
+  std::vector<Family> f;
+  f.reserve(32);  // `add` hands out pointers into f
+  auto add = [&](std::string_view name, std::vector<std::string_view> archs, bool tied,
+                 DecoderLayout layout, BuildFn build = nullptr) {
+    Family fam;
+    fam.name = name;
+    fam.architectures = std::move(archs);
+    fam.tied_default = tied;
+    fam.layout = std::move(layout);
+    fam.build = build;
+    f.push_back(std::move(fam));
+    return &f.back();
+  };
+  add("llama", {"LlamaForCausalLM"}, false, llama_layout());
+  add("granite", {"GraniteForCausalLM"}, false, llama_layout());
+  add("mistral", {"MistralForCausalLM"}, false, DecoderLayout{});
+  add("mistral3", {"Mistral3ForConditionalGeneration"}, false, multimodal_text(DecoderLayout{}));
+  add("mixtral", {"MixtralForCausalLM"}, false, [] {
+    DecoderLayout l;
+    l.moe = Moe::Mixtral;
+    return l;
+  }());
+  add("qwen2", {"Qwen2ForCausalLM"}, false, qwen2_layout(Moe::None));
+  add("qwen2_moe", {"Qwen2MoeForCausalLM"}, false, qwen2_layout(Moe::QwenMoe));
+  add("qwen3", {"Qwen3ForCausalLM"}, false, qwen3_layout(Moe::None));
+  add("qwen3_moe", {"Qwen3MoeForCausalLM"}, false, qwen3_layout(Moe::QwenMoe));
+  add("gemma", {"GemmaForCausalLM"}, true, gemma_layout(Pattern::SlidingIfConfigured, false, "model.", "lm_head"));
+  add("gemma2", {"Gemma2ForCausalLM"}, true, gemma_layout(Pattern::Gemma2Alternate, false, "model.", "lm_head"));
+  add("gemma3", {"Gemma3ForCausalLM"}, true,
+      gemma_layout(Pattern::Gemma3Interleave, true, "model.", "lm_head"))
+      ->class_defaults = gemma3_text_defaults();
+  auto* gemma3_mm = add("gemma3", {"Gemma3ForConditionalGeneration"}, true,
+                        gemma_layout(Pattern::Gemma3Interleave, true, "language_model.model.",
+                                     "language_model.lm_head"));
+  gemma3_mm->class_defaults = gemma3_text_defaults();
+  gemma3_mm->counts_vision_tower = true;
+  add("phi", {"PhiForCausalLM"}, false, phi2_layout());
+  add("phi3", {"Phi3ForCausalLM"}, false, phi3_layout());
+  add("cohere", {"CohereForCausalLM"}, true, cohere_layout());
+  add("glm", {"GlmForCausalLM"}, false, glm_layout(false));
+  add("glm4", {"Glm4ForCausalLM"}, false, glm_layout(true));
+  add("deepseek", {"DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM"}, false, DecoderLayout{},
+      build_deepseek);
+  add("llama4", {"Llama4ForConditionalGeneration", "Llama4ForCausalLM"}, false,
+      multimodal_text(DecoderLayout{}), build_llama4);
+  add("gpt_oss", {"GptOssForCausalLM"}, false, llama_layout(), build_gpt_oss);
+  add("falcon", {"FalconForCausalLM", "RWForCausalLM"}, true, DecoderLayout{}, build_falcon);
+  return f;
+}
+
+}  // namespace
+
+const std::vector<Family>& families() {
+  static const std::vector<Family> table = make_families();
+  return table;
+}
+
+const Family* find_family_by_architecture(std::string_view architecture) {
+  for (const auto& fam : families())
+    for (auto a : fam.architectures)
+      if (a == architecture) return &fam;
+  return nullptr;
+}
+
+const Family* find_family_by_name(std::string_view name) {
+  for (const auto& fam : families())
+    if (fam.name == name) return &fam;
+  return nullptr;
+}
+
+}  // namespace vramplan::hf

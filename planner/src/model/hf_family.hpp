@@ -1,0 +1,106 @@
+// hf_family.hpp (private) — what vramplan knows about each HF architecture.
+//
+// Most decoder families differ only in a handful of switches (fused projections, which biases
+// exist, norm kind and count, MoE block style, sliding-window pattern): they are rows of
+// DecoderLayout in hf_families.cpp, built by the one generic builder (family_decoder.cpp).
+// Families whose modules differ structurally (DeepSeek MLA, Llama-4, Falcon, gpt-oss) have a
+// small builder file of their own (family_<name>.cpp) but still a row in the same table.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/hf_config_view.hpp"
+#include "vramplan/model/spec.hpp"
+
+namespace vramplan::hf {
+
+//! When a bias exists: never, always (the module constructor hard-codes bias=True) or as the
+//! config key says (`attention_bias`, `mlp_bias`, `bias`, default false).
+enum class Bias { No, Yes, AttentionBiasKey, MlpBiasKey, BiasKey };
+enum class Mlp { Gated, GatedFused, Plain };  // gate/up/down; gate_up_proj + down; fc1 + fc2
+enum class Norm { Rms, LayerNorm, LayerNormNoBias };
+// q_norm/k_norm: of {head_dim} always (Qwen3, Gemma-3), or per head {heads, head_dim} when
+// the config sets use_qk_norm (Cohere).
+enum class QkNorm { No, PerHeadDim, ConfigUseQkNormPerHead };
+enum class Moe { None, Mixtral, QwenMoe };
+//! How layers are typed when the config has no `layer_types`.
+enum class Pattern {
+  SlidingIfConfigured,  //!< every layer sliding when `sliding_window` is set (and not disabled)
+  Gemma2Alternate,      //!< even layers sliding, odd global (HF Gemma2: is_sliding = not i % 2)
+  Gemma3Interleave,     //!< global when (i + 1) % sliding_window_pattern == 0, else sliding
+};
+
+struct NormSlot {
+  std::string_view name;  //!< module name inside the layer ("input_layernorm")
+  TensorRole role;
+};
+
+struct DecoderLayout {
+  std::string_view model_prefix = "model.";
+  std::string_view attn = "self_attn";
+  bool fused_qkv = false;  //!< qkv_proj
+  std::string_view o_proj = "o_proj";
+  Bias qkv_bias = Bias::No;
+  Bias o_bias = Bias::No;
+  QkNorm qk_norm = QkNorm::No;
+  Mlp mlp = Mlp::Gated;
+  Bias mlp_bias = Bias::No;
+  Norm norm = Norm::Rms;
+  std::vector<NormSlot> norms = {{"input_layernorm", TensorRole::AttnNorm},
+                                 {"post_attention_layernorm", TensorRole::FfnNorm}};
+  std::string_view final_norm = "norm";
+  std::string_view lm_head = "lm_head";
+  bool lm_head_bias = false;
+  Moe moe = Moe::None;
+  Pattern pattern = Pattern::SlidingIfConfigured;
+};
+
+struct Family;
+using BuildFn = void (*)(const ConfigView& config, const Family& family, ModelSpec& spec);
+
+struct Family {
+  std::string_view name;                       //!< ModelArch::family
+  std::vector<std::string_view> architectures;  //!< HF `architectures[0]` values
+  //! transformers' config-class default for tie_word_embeddings (used when the key is absent).
+  bool tied_default = false;
+  DecoderLayout layout;
+  BuildFn build = nullptr;  //!< nullptr: the generic decoder builder
+  //! transformers config-class defaults for keys that published checkpoints omit (applied to
+  //! the text config before reading); each family that has them cites the class.
+  nlohmann::json class_defaults = nlohmann::json::object();
+  //! A vision tower this family's config describes fully enough to count (multimodal classes).
+  bool counts_vision_tower = false;
+};
+
+const std::vector<Family>& families();
+const Family* find_family_by_architecture(std::string_view architecture);
+const Family* find_family_by_name(std::string_view name);
+
+// Builders (family_<name>.cpp).
+void build_decoder(const ConfigView& config, const Family& family, ModelSpec& spec);
+void build_deepseek(const ConfigView& config, const Family& family, ModelSpec& spec);
+void build_llama4(const ConfigView& config, const Family& family, ModelSpec& spec);
+void build_gpt_oss(const ConfigView& config, const Family& family, ModelSpec& spec);
+void build_falcon(const ConfigView& config, const Family& family, ModelSpec& spec);
+
+// Shared pieces (hf_common.cpp).
+//! Reads the dimensions every decoder has into spec.arch (hidden, layers, heads, head_dim, ...).
+void read_common_dims(const ConfigView& config, const Family& family, ModelArch& arch);
+//! Per-layer attention kind from `layer_types` or the family pattern; sets sliding_window.
+void read_layer_attention(const ConfigView& config, Pattern pattern, ModelArch& arch);
+//! The rope table(s) of the main rope config (+ Gemma-3's local table); rotary_dim given.
+void read_rope_tables(const ConfigView& config, std::uint64_t rotary_dim, ModelArch& arch);
+//! head_dim x partial_rotary_factor (Phi-2, GLM), else head_dim.
+std::uint64_t rotary_dim_of(const ConfigView& config, const ModelArch& arch);
+bool bias_enabled(const ConfigView& config, Bias rule);
+//! The stored format name for the checkpoint's torch_dtype ("bf16", ...), "" when absent.
+std::string stored_format_of(const ConfigView& config);
+//! Adds the Gemma-3 SigLIP vision tower + projector (the config describes every dimension).
+void add_siglip_vision_tower(const ConfigView& config, ModelSpec& spec);
+
+}  // namespace vramplan::hf

@@ -1,0 +1,240 @@
+// HF tensor name -> role. Matching is on the module path inside a decoder layer after two
+// normalisations: container aliases are folded (block_sparse_moe./feed_forward. -> mlp.,
+// self_attention. -> self_attn.) and an expert index becomes '*'; quantization companions
+// (qweight, scales, weight_scale_inv, MXFP4 _blocks, ...) map to the role of their weight.
+#include "vramplan/model/hf_names.hpp"
+
+#include <array>
+#include <charconv>
+
+#include "model/hf_family.hpp"
+
+namespace vramplan {
+namespace {
+
+using R = TensorRole;
+
+struct NameRole {
+  std::string_view name;
+  TensorRole role;
+};
+
+constexpr std::array<NameRole, 11> kGlobal{{
+    {"model.embed_tokens", R::TokenEmbedding},
+    {"transformer.word_embeddings", R::TokenEmbedding},
+    {"transformer.wte", R::TokenEmbedding},
+    {"model.embed_positions", R::PositionEmbedding},
+    {"transformer.wpe", R::PositionEmbedding},
+    {"model.norm", R::OutputNorm},
+    {"model.final_layernorm", R::OutputNorm},
+    {"transformer.ln_f", R::OutputNorm},
+    {"lm_head", R::Output},
+    {"model.rotary_emb.inv_freq", R::RopeFreqs},
+    {"rope_freqs", R::RopeFreqs},
+}};
+
+// Module paths inside one decoder layer (after normalisation).
+constexpr std::array<NameRole, 58> kLayer{{
+    {"self_attn.q_proj", R::AttnQ},
+    {"self_attn.k_proj", R::AttnK},
+    {"self_attn.v_proj", R::AttnV},
+    {"self_attn.o_proj", R::AttnOutput},
+    {"self_attn.dense", R::AttnOutput},
+    {"self_attn.qkv_proj", R::AttnQKV},
+    {"self_attn.query_key_value", R::AttnQKV},
+    {"self_attn.q_norm", R::AttnQNorm},
+    {"self_attn.k_norm", R::AttnKNorm},
+    {"self_attn.q_layernorm", R::AttnQNorm},
+    {"self_attn.k_layernorm", R::AttnKNorm},
+    {"self_attn.sinks", R::AttnSinks},
+    {"self_attn.q_a_proj", R::AttnQA},
+    {"self_attn.q_a_layernorm", R::AttnQANorm},
+    {"self_attn.q_b_proj", R::AttnQB},
+    {"self_attn.kv_a_proj_with_mqa", R::AttnKVAMqa},
+    {"self_attn.kv_a_layernorm", R::AttnKVANorm},
+    {"self_attn.kv_b_proj", R::AttnKVB},
+    {"input_layernorm", R::AttnNorm},
+    {"ln_attn", R::AttnNorm},
+    {"ln_mlp", R::FfnNorm},
+    {"post_attention_layernorm", R::FfnNorm},  // Gemma-2/3: the family table says AttnPostNorm
+    {"pre_feedforward_layernorm", R::FfnNorm},
+    {"post_feedforward_layernorm", R::FfnPostNorm},
+    {"post_self_attn_layernorm", R::AttnPostNorm},
+    {"post_mlp_layernorm", R::FfnPostNorm},
+    {"mlp.gate_proj", R::FfnGate},
+    {"mlp.up_proj", R::FfnUp},
+    {"mlp.down_proj", R::FfnDown},
+    {"mlp.gate_up_proj", R::FfnGateUp},
+    {"mlp.fc1", R::FfnUp},
+    {"mlp.fc2", R::FfnDown},
+    {"mlp.dense_h_to_4h", R::FfnUp},
+    {"mlp.dense_4h_to_h", R::FfnDown},
+    {"mlp.gate", R::FfnGateInp},
+    {"mlp.router", R::FfnGateInp},
+    {"mlp.gate.e_score_correction_bias", R::FfnExpProbsBias},
+    {"mlp.experts.*.gate_proj", R::FfnGateExps},
+    {"mlp.experts.*.up_proj", R::FfnUpExps},
+    {"mlp.experts.*.down_proj", R::FfnDownExps},
+    {"mlp.experts.*.w1", R::FfnGateExps},
+    {"mlp.experts.*.w3", R::FfnUpExps},
+    {"mlp.experts.*.w2", R::FfnDownExps},
+    {"mlp.experts.gate_up_proj", R::FfnGateUpExps},
+    {"mlp.experts.down_proj", R::FfnDownExps},
+    {"mlp.experts.gate_proj", R::FfnGateExps},
+    {"mlp.experts.up_proj", R::FfnUpExps},
+    {"mlp.shared_expert.gate_proj", R::FfnGateShexp},
+    {"mlp.shared_expert.up_proj", R::FfnUpShexp},
+    {"mlp.shared_expert.down_proj", R::FfnDownShexp},
+    {"mlp.shared_experts.gate_proj", R::FfnGateShexp},
+    {"mlp.shared_experts.up_proj", R::FfnUpShexp},
+    {"mlp.shared_experts.down_proj", R::FfnDownShexp},
+    {"mlp.shared_expert_gate", R::FfnGateInpShexp},
+    // DeepSeek MTP module pieces (only ever in layers >= num_hidden_layers).
+    {"enorm", R::Mtp},
+    {"hnorm", R::Mtp},
+    {"eh_proj", R::Mtp},
+    {"shared_head.head", R::Mtp},
+}};
+
+constexpr std::string_view kTowerPrefixes[] = {
+    "vision_tower.", "vision_model.", "visual.", "multi_modal_projector.", "vision_encoder.",
+    "model.vision_tower.", "model.visual.", "model.multi_modal_projector.", "mm_projector.",
+};
+constexpr std::string_view kAudioPrefixes[] = {"audio_tower.", "audio_encoder.", "model.audio_tower."};
+
+// Final name components that are not the module itself: weights, biases and the companion
+// tensors of quantized checkpoints (GPTQ/AWQ, FP8 scales, compressed-tensors, bitsandbytes).
+constexpr std::string_view kLeafSuffixes[] = {
+    ".weight", ".bias", ".qweight", ".qzeros", ".scales", ".g_idx", ".weight_scale_inv",
+    ".weight_scale", ".input_scale", ".weight_packed", ".weight_shape", ".weight_zero_point",
+    ".weight_g_idx", ".k_scale", ".v_scale", ".SCB", ".weight_format", ".absmax", ".quant_map",
+    "_blocks", "_scales", "_bias",
+};
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool ends_with(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
+}
+
+//! "language_model.model.layers..." and "model.language_model.layers..." -> "model.layers...".
+std::string strip_language_model(std::string_view name) {
+  if (starts_with(name, "language_model.model.")) return "model." + std::string(name.substr(21));
+  if (starts_with(name, "model.language_model.")) return "model." + std::string(name.substr(21));
+  if (starts_with(name, "language_model.")) return std::string(name.substr(15));
+  return std::string(name);
+}
+
+//! Position just after "<layers>.<digits>." and the index; npos when the name has none.
+std::pair<std::size_t, std::optional<int>> find_layer(std::string_view name) {
+  for (std::string_view marker : {".layers.", ".h.", ".blocks."}) {
+    const auto at = name.find(marker);
+    if (at == std::string_view::npos) continue;
+    const auto start = at + marker.size();
+    const auto dot = name.find('.', start);
+    if (dot == std::string_view::npos || dot == start) continue;
+    int value = 0;
+    const auto* first = name.data() + start;
+    const auto* last = name.data() + dot;
+    const auto [ptr, ec] = std::from_chars(first, last, value);
+    if (ec != std::errc() || ptr != last || value < 0) continue;
+    return {dot + 1, value};
+  }
+  return {std::string_view::npos, std::nullopt};
+}
+
+std::string normalise_module(std::string_view rel) {
+  std::string s(rel);
+  for (auto [from, to] : {std::pair<std::string_view, std::string_view>{"block_sparse_moe.", "mlp."},
+                          {"feed_forward.", "mlp."},
+                          {"self_attention.", "self_attn."}})
+    if (starts_with(s, from)) s = std::string(to) + s.substr(from.size());
+  // experts.<n>. -> experts.*.
+  if (const auto at = s.find("experts."); at != std::string::npos) {
+    auto i = at + 8;
+    auto j = i;
+    while (j < s.size() && s[j] >= '0' && s[j] <= '9') ++j;
+    if (j > i && j < s.size() && s[j] == '.') s.replace(i, j - i, "*");
+  }
+  return s;
+}
+
+std::string_view strip_leaf(std::string_view s) {
+  if (ends_with(s, "e_score_correction_bias")) return s;
+  for (auto suffix : kLeafSuffixes)
+    if (ends_with(s, suffix)) return s.substr(0, s.size() - suffix.size());
+  return s;
+}
+
+TensorRole family_norm_role(std::string_view module, TensorRole fallback, const ModelArch& arch) {
+  if (const auto* fam = hf::find_family_by_name(arch.family))
+    for (const auto& slot : fam->layout.norms)
+      if (slot.name == module) return slot.role;
+  return fallback;
+}
+
+}  // namespace
+
+std::optional<int> hf_layer_index(std::string_view name) {
+  return find_layer(strip_language_model(name)).second;
+}
+
+HfTensorClass role_from_hf_tensor_name(std::string_view raw, const ModelArch& arch) {
+  HfTensorClass out;
+  const std::string name = strip_language_model(raw);
+  out.is_bias = ends_with(name, ".bias") ||
+                (ends_with(name, "_bias") && !ends_with(name, "e_score_correction_bias"));
+  for (auto p : kTowerPrefixes)
+    if (starts_with(name, p)) return out.role = R::Vision, out;
+  for (auto p : kAudioPrefixes)
+    if (starts_with(name, p)) return out.role = R::Audio, out;
+
+  const auto [rel_at, layer] = find_layer(name);
+  if (!layer) {
+    const auto module = strip_leaf(name);
+    for (const auto& g : kGlobal)
+      if (g.name == module) out.role = g.role;
+    return out;
+  }
+  out.layer = layer;
+  const auto module = normalise_module(strip_leaf(std::string_view(name).substr(rel_at)));
+  if (arch.mtp_layers > 0 && static_cast<std::uint64_t>(*layer) >= arch.num_layers) {
+    out.role = R::Mtp;  // DeepSeek-V3 model.layers.61.*: the whole MTP module
+    return out;
+  }
+  for (const auto& l : kLayer)
+    if (l.name == module) {
+      out.role = module == "post_attention_layernorm" ? family_norm_role(module, l.role, arch) : l.role;
+      return out;
+    }
+  return out;
+}
+
+}  // namespace vramplan
+
+namespace vramplan {
+
+std::string hf_inventory_key(std::string_view raw, bool* is_companion) {
+  // Companions whose bytes belong to "<module>.weight" / to the stacked "<module>" (gpt-oss).
+  static constexpr std::pair<std::string_view, std::string_view> kCompanions[] = {
+      {".weight_scale_inv", ".weight"}, {".weight_scale", ".weight"}, {".input_scale", ".weight"},
+      {".weight_zero_point", ".weight"}, {".weight_g_idx", ".weight"}, {".weight_packed", ".weight"},
+      {".weight_shape", ".weight"},     {".qweight", ".weight"},      {".qzeros", ".weight"},
+      {".scales", ".weight"},           {".g_idx", ".weight"},        {".SCB", ".weight"},
+      {".absmax", ".weight"},           {".quant_map", ".weight"},    {"_blocks", ""},
+      {"_scales", ""},
+  };
+  std::string name = strip_language_model(raw);
+  bool companion = false;
+  for (const auto& [suffix, replacement] : kCompanions)
+    if (ends_with(name, suffix)) {
+      name = name.substr(0, name.size() - suffix.size()) + std::string(replacement);
+      companion = true;
+      break;
+    }
+  if (is_companion) *is_companion = companion;
+  const auto [rel_at, layer] = find_layer(name);
+  if (!layer) return name;
+  return name.substr(0, rel_at) + normalise_module(std::string_view(name).substr(rel_at));
+}
+
+}  // namespace vramplan

@@ -1,0 +1,48 @@
+// inventory_builder.hpp (private) — appends HF-named tensors to a ModelSpec.
+//
+// Family handlers describe a checkpoint as calls like linear("model.layers.3.self_attn.q_proj",
+// AttnQ, out, in, bias); this class turns them into TensorInfo rows (weight + optional bias,
+// PyTorch {out, in} shapes, the layer index, the checkpoint's stored format).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vramplan/model/spec.hpp"
+
+namespace vramplan::hf {
+
+class InventoryBuilder {
+ public:
+  InventoryBuilder(ModelSpec& spec, std::string stored_format)
+      : spec_(spec), format_(std::move(stored_format)) {}
+
+  //! Tensors added from now on carry this layer index (nullopt: global tensors).
+  void set_layer(std::optional<int> layer) { layer_ = layer; }
+  //! Tensors added from now on get this role instead of their own (the MTP module) when set.
+  void override_role(std::optional<TensorRole> role) { override_ = role; }
+
+  void tensor(std::string name, TensorRole role, std::vector<std::uint64_t> shape,
+              bool is_bias = false);
+  //! `<prefix>.weight` {out, in} and, when `bias`, `<prefix>.bias` {out}.
+  void linear(const std::string& prefix, TensorRole role, std::uint64_t out, std::uint64_t in,
+              bool bias = false);
+  //! A norm: `<prefix>.weight` {dim} and, when `bias` (LayerNorm), `<prefix>.bias` {dim}.
+  void norm(const std::string& prefix, TensorRole role, std::uint64_t dim, bool bias = false);
+  //! Stacked routed experts: `<prefix>` names the stacked tensor; shape {experts, out, in}.
+  void experts(const std::string& name, TensorRole role, std::uint64_t experts, std::uint64_t out,
+               std::uint64_t in);
+
+ private:
+  ModelSpec& spec_;
+  std::string format_;
+  std::optional<int> layer_;
+  std::optional<TensorRole> override_;
+};
+
+//! "<prefix><layers>.<i>." — the module path of decoder layer i.
+std::string layer_prefix(std::string_view model_prefix, std::string_view layers, std::uint64_t i);
+
+}  // namespace vramplan::hf

@@ -1,0 +1,48 @@
+// The SigLIP vision tower + Gemma-3 multimodal projector, counted from vision_config.
+// Modules: HF SiglipVisionEmbeddings / SiglipEncoderLayer / SiglipVisionTransformer
+// (https://github.com/huggingface/transformers/blob/main/src/transformers/models/siglip/modeling_siglip.py)
+// and Gemma3MultiModalProjector (models/gemma3/modeling_gemma3.py).
+#include "model/hf_family.hpp"
+#include "model/inventory_builder.hpp"
+
+namespace vramplan::hf {
+
+void add_siglip_vision_tower(const ConfigView& c, ModelSpec& spec) {
+  const auto vision = c.root().at("vision_config");
+  auto positive = [&](std::string_view key) {
+    const auto v = vision.req_u64(key);
+    if (v == 0) vision.fail_at(key, "must be greater than zero");
+    return v;
+  };
+  const auto H = positive("hidden_size"), I = positive("intermediate_size");
+  const auto L = positive("num_hidden_layers"), patch = positive("patch_size");
+  const auto image = positive("image_size");
+  const auto channels = vision.opt_u64("num_channels").value_or(3);
+  if (image % patch != 0) vision.fail_at("image_size", "is not a multiple of patch_size");
+  const auto patches = (image / patch) * (image / patch);
+
+  using R = TensorRole;
+  InventoryBuilder b(spec, stored_format_of(c));
+  b.override_role(R::Vision);
+  const std::string v = "vision_tower.vision_model.";
+  b.tensor(v + "embeddings.patch_embedding.weight", R::Vision, {H, channels, patch, patch});
+  b.tensor(v + "embeddings.patch_embedding.bias", R::Vision, {H}, true);
+  b.tensor(v + "embeddings.position_embedding.weight", R::Vision, {patches, H});
+  for (std::uint64_t i = 0; i < L; ++i) {
+    const auto p = v + "encoder.layers." + std::to_string(i) + ".";
+    b.norm(p + "layer_norm1", R::Vision, H, true);
+    b.norm(p + "layer_norm2", R::Vision, H, true);
+    for (const char* proj : {"q_proj", "k_proj", "v_proj", "out_proj"})
+      b.linear(p + "self_attn." + proj, R::Vision, H, H, true);
+    b.linear(p + "mlp.fc1", R::Vision, I, H, true);
+    b.linear(p + "mlp.fc2", R::Vision, H, I, true);
+  }
+  b.norm(v + "post_layernorm", R::Vision, H, true);
+  if (vision.opt_bool("vision_use_head").value_or(false))
+    spec.exclusions.push_back("SigLIP attention-pooling head (vision_use_head) not counted");
+  b.tensor("multi_modal_projector.mm_input_projection_weight", R::Vision,
+           {H, spec.arch.hidden_size});
+  b.norm("multi_modal_projector.mm_soft_emb_norm", R::Vision, H);
+}
+
+}  // namespace vramplan::hf

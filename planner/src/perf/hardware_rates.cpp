@@ -1,0 +1,155 @@
+#include "vramplan/perf/hardware_rates.hpp"
+
+#include <cstdio>
+#include <string>
+
+#include "vramplan/core/error.hpp"
+
+namespace vramplan::perf {
+namespace {
+
+std::string fmt(double v, const char* spec = "%.4g") {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, spec, v);
+  return buf;
+}
+
+std::string range_text(const DefaultRange& r) {
+  return fmt(r.expected) + " [" + fmt(r.min) + "-" + fmt(r.max) + "]";
+}
+
+struct DtypeRow {
+  std::string_view dtype;
+  std::optional<double> DenseTflops::*field;
+  std::string_view calibration_key;
+};
+constexpr DtypeRow kDtypes[] = {
+    {"bf16", &DenseTflops::bf16, "bf16"}, {"fp16", &DenseTflops::fp16, "fp16"},
+    {"fp8", &DenseTflops::fp8, "fp8_e4m3"}, {"int8", &DenseTflops::int8, "int8"},
+    {"fp4", &DenseTflops::fp4, "fp4"},    {"tf32", &DenseTflops::tf32, "tf32"},
+    {"fp32", &DenseTflops::fp32, "fp32"},
+};
+
+const DtypeRow& dtype_row(std::string_view dtype) {
+  for (const DtypeRow& row : kDtypes)
+    if (row.dtype == dtype) return row;
+  throw_usage("performance model: unknown compute dtype '" + std::string(dtype) +
+              "' (bf16, fp16, fp8, int8, fp4, tf32, fp32)");
+}
+
+}  // namespace
+
+PerfHardware perf_hardware_from(const DatasheetFigures& sheet,
+                                const std::optional<MeasuredFigures>& measured,
+                                const PerfDefaults& d) {
+  PerfHardware hw;
+  HardwareRates exp, slow, fast;
+  std::string basis;
+  const std::string defaults_file = " (" + d.source + ")";
+
+  const bool bw_measured = measured && measured->bandwidth_gbps;
+  if (bw_measured) {
+    exp.bandwidth_bytes_per_s = slow.bandwidth_bytes_per_s = fast.bandwidth_bytes_per_s =
+        *measured->bandwidth_gbps * 1e9;
+    basis += "bandwidth: calibration " + measured->source + " (" + fmt(*measured->bandwidth_gbps) + " GB/s)";
+  } else if (sheet.bandwidth_gbps) {
+    const double peak = *sheet.bandwidth_gbps * 1e9;
+    exp.bandwidth_bytes_per_s = peak * d.bandwidth_efficiency.expected;
+    slow.bandwidth_bytes_per_s = peak * d.bandwidth_efficiency.min;
+    fast.bandwidth_bytes_per_s = peak * d.bandwidth_efficiency.max;
+    basis += "bandwidth: datasheet " + fmt(*sheet.bandwidth_gbps) + " GB/s x " +
+             range_text(d.bandwidth_efficiency) + defaults_file;
+  } else {
+    throw_usage("performance model: no memory bandwidth known for " + sheet.gpu +
+                " (not in the GPU catalogue and no calibration)");
+  }
+
+  const bool flops_measured = measured && measured->tensor_tflops;
+  if (flops_measured) {
+    exp.tensor_flops_per_s = slow.tensor_flops_per_s = fast.tensor_flops_per_s =
+        *measured->tensor_tflops * 1e12;
+    basis += "; tensor: calibration " + measured->source + " (" + fmt(*measured->tensor_tflops) + " TFLOPS)";
+  } else if (sheet.tensor_tflops) {
+    const double peak = *sheet.tensor_tflops * 1e12;
+    exp.tensor_flops_per_s = peak * d.tensor_efficiency.expected;
+    slow.tensor_flops_per_s = peak * d.tensor_efficiency.min;
+    fast.tensor_flops_per_s = peak * d.tensor_efficiency.max;
+    basis += "; tensor " + sheet.tflops_label + ": datasheet " + fmt(*sheet.tensor_tflops) +
+             " dense TFLOPS x " + range_text(d.tensor_efficiency) + defaults_file;
+  } else {
+    throw_usage("performance model: no " + sheet.tflops_label + " tensor throughput known for " +
+                sheet.gpu + " (not in the GPU catalogue and no calibration)");
+  }
+
+  exp.step_overhead_s = d.step_overhead_s.expected;
+  slow.step_overhead_s = d.step_overhead_s.max;
+  fast.step_overhead_s = d.step_overhead_s.min;
+  basis += "; step overhead: default " + fmt(d.step_overhead_s.expected * 1e3) + " ms [" +
+           fmt(d.step_overhead_s.min * 1e3) + "-" + fmt(d.step_overhead_s.max * 1e3) + "]";
+
+  if (sheet.link_gbps) {
+    const double link = *sheet.link_gbps * 1e9;
+    exp.link_bytes_per_s = link * d.link_efficiency.expected;
+    slow.link_bytes_per_s = link * d.link_efficiency.min;
+    fast.link_bytes_per_s = link * d.link_efficiency.max;
+    exp.link_latency_s = d.link_latency_s.expected;
+    slow.link_latency_s = d.link_latency_s.max;
+    fast.link_latency_s = d.link_latency_s.min;
+    basis += "; link: " + sheet.link_label + " x " + range_text(d.link_efficiency) +
+             ", " + fmt(d.link_latency_s.expected * 1e6) + " us per all-reduce";
+  }
+
+  hw.expected = exp;
+  hw.slow = slow;
+  hw.fast = fast;
+  hw.basis = basis;
+  hw.calibrated = bw_measured && flops_measured;
+  return hw;
+}
+
+DatasheetFigures datasheet_figures(const GpuSpec& gpu, std::string_view compute_dtype,
+                                   const PerfDefaults& defaults) {
+  const DtypeRow& row = dtype_row(compute_dtype);
+  DatasheetFigures s;
+  s.gpu = gpu.id;
+  s.bandwidth_gbps = gpu.bandwidth_gbps;
+  s.tensor_tflops = gpu.tflops.*row.field;
+  s.tflops_label = std::string(row.dtype);
+  if (!s.tensor_tflops && row.dtype == "bf16" && gpu.tflops.fp16) {
+    s.tensor_tflops = gpu.tflops.fp16;
+    s.tflops_label = "bf16 (fp16 figure)";
+  }
+  if (gpu.interconnect.nvlink_gbps) {
+    s.link_gbps = *gpu.interconnect.nvlink_gbps / 2;
+    s.link_label = "NVLink " + fmt(*gpu.interconnect.nvlink_gbps) + " GB/s total / 2";
+  } else if (gpu.interconnect.pcie_gen) {
+    auto it = defaults.pcie_gbps_per_direction.find(*gpu.interconnect.pcie_gen);
+    if (it != defaults.pcie_gbps_per_direction.end()) {
+      s.link_gbps = it->second;
+      s.link_label = "PCIe gen " + std::to_string(it->first) + " x16 " + fmt(it->second) + " GB/s";
+    }
+  }
+  return s;
+}
+
+std::optional<MeasuredFigures> measured_figures(const calib::Calibration& cal,
+                                                std::string_view compute_dtype) {
+  if (cal.origin != calib::CalibrationOrigin::Measured) return std::nullopt;
+  const DtypeRow& row = dtype_row(compute_dtype);
+  MeasuredFigures m;
+  m.source = cal.source;
+  m.bandwidth_gbps = cal.figures.read_bandwidth_gbps ? cal.figures.read_bandwidth_gbps
+                                                     : cal.figures.copy_bandwidth_gbps;
+  const auto& tf = cal.figures.achieved_tflops;
+  if (auto it = tf.find(std::string(row.calibration_key)); it != tf.end()) m.tensor_tflops = it->second;
+  return m;
+}
+
+PerfHardware perf_hardware_from(const GpuSpec& gpu, const calib::Calibration* calibration,
+                                std::string_view compute_dtype, const PerfDefaults& defaults) {
+  std::optional<MeasuredFigures> measured;
+  if (calibration) measured = measured_figures(*calibration, compute_dtype);
+  return perf_hardware_from(datasheet_figures(gpu, compute_dtype, defaults), measured, defaults);
+}
+
+}  // namespace vramplan::perf

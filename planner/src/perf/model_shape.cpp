@@ -1,0 +1,163 @@
+// PerfModelShape from a ModelSpec; the rules are in model_shape.hpp's file comment.
+#include "vramplan/perf/model_shape.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <string>
+
+#include "vramplan/core/error.hpp"
+
+namespace vramplan::perf {
+namespace {
+
+enum class Streamed { Always, Gathered, RoutedExpert, NotInDecode };
+
+Streamed how_streamed(TensorRole role) {
+  switch (role) {
+    case TensorRole::TokenEmbedding:
+    case TensorRole::PositionEmbedding:
+      return Streamed::Gathered;
+    case TensorRole::Mtp:
+    case TensorRole::Vision:
+    case TensorRole::Audio:
+      return Streamed::NotInDecode;
+    default:
+      return is_routed_expert_role(role) ? Streamed::RoutedExpert : Streamed::Always;
+  }
+}
+
+// One attention group per distinct way of attending, whole model (divided by pp later).
+void add_layer(PerfModelShape& shape, const ModelArch& arch, LayerAttention kind,
+               const ShapeOptions& opt) {
+  AttentionGroup g;
+  const double tp = opt.tp;
+  g.q_heads = std::ceil(static_cast<double>(arch.num_heads) / tp);
+  if (kind == LayerAttention::Mla) {
+    // Absorbed MLA: every head scores against the cached latent + RoPE key and sums the latent.
+    const double latent = static_cast<double>(arch.kv_lora_rank);
+    g.qk_dim = latent + static_cast<double>(arch.qk_rope_head_dim);
+    g.v_dim = latent;
+    g.kv_bytes_per_token = g.qk_dim * opt.kv_element_bytes;  // replicated on every TP rank
+  } else {
+    const double d_k = static_cast<double>(arch.head_dim);
+    const double d_v = arch.v_head_dim ? static_cast<double>(arch.v_head_dim) : d_k;
+    const double kv_heads = std::max(1.0, std::floor(static_cast<double>(arch.num_kv_heads) / tp));
+    g.qk_dim = d_k;
+    g.v_dim = d_v;
+    g.kv_bytes_per_token = kv_heads * (d_k + d_v) * opt.kv_element_bytes;
+    if (kind == LayerAttention::Sliding) g.window = arch.sliding_window;
+    if (kind == LayerAttention::Chunked) g.window = arch.attention_chunk_size;
+  }
+  for (AttentionGroup& have : shape.attention) {
+    if (have.q_heads == g.q_heads && have.qk_dim == g.qk_dim && have.v_dim == g.v_dim &&
+        have.kv_bytes_per_token == g.kv_bytes_per_token && have.window == g.window) {
+      have.layers += 1;
+      return;
+    }
+  }
+  g.layers = 1;
+  shape.attention.push_back(g);
+}
+
+}  // namespace
+
+PerfModelShape shape_from_model(const ModelSpec& spec, std::span<const std::uint64_t> tensor_bytes,
+                                const ShapeOptions& opt) {
+  const ModelArch& arch = spec.arch;
+  if (tensor_bytes.size() != spec.tensors.size())
+    throw_usage("performance model: " + std::to_string(tensor_bytes.size()) +
+                " tensor sizes for " + std::to_string(spec.tensors.size()) + " tensors of " + spec.id);
+  if (arch.num_layers == 0 || arch.hidden_size == 0 || arch.num_heads == 0)
+    throw_usage("performance model: " + spec.id + " lacks layers, hidden size or heads");
+  if (opt.tp == 0 || opt.pp == 0 || opt.ep == 0)
+    throw_usage("performance model: tp, pp and ep must be >= 1");
+  if (opt.pp > arch.num_layers)
+    throw_usage("performance model: " + std::to_string(opt.pp) + " pipeline stages for " +
+                std::to_string(arch.num_layers) + " layers");
+  if (opt.ep > 1 && arch.num_experts % opt.ep != 0)
+    throw_usage("performance model: " + std::to_string(arch.num_experts) +
+                " experts do not split evenly over ep " + std::to_string(opt.ep));
+
+  bool has_output = false;
+  for (const TensorInfo& t : spec.tensors) has_output = has_output || t.role == TensorRole::Output;
+  // A tied embedding with no separate lm_head is read in full by the output projection.
+  const bool embedding_is_head = arch.tied_embeddings && !has_output;
+
+  double dense_bytes = 0, dense_params = 0, routed_bytes = 0, routed_params = 0;
+  std::set<int> moe_layers;
+  for (std::size_t i = 0; i < spec.tensors.size(); ++i) {
+    const TensorInfo& t = spec.tensors[i];
+    const double bytes = static_cast<double>(tensor_bytes[i]);
+    const double params = static_cast<double>(t.elements());
+    switch (how_streamed(t.role)) {
+      case Streamed::Gathered:
+        if (t.role == TensorRole::TokenEmbedding && embedding_is_head) {
+          dense_bytes += bytes;
+          dense_params += params;
+        }
+        break;
+      case Streamed::NotInDecode:
+        break;
+      case Streamed::RoutedExpert:
+        routed_bytes += bytes;
+        routed_params += params;
+        moe_layers.insert(t.layer.value_or(-1));
+        break;
+      case Streamed::Always:
+        dense_bytes += bytes;
+        dense_params += params;
+        break;
+    }
+  }
+
+  PerfModelShape shape;
+  const double tp = opt.tp, pp = opt.pp;
+  shape.tp = opt.tp;
+  shape.pp = opt.pp;
+  shape.hidden = static_cast<double>(arch.hidden_size);
+  shape.activation_bytes = opt.activation_bytes;
+  shape.layers = static_cast<double>(arch.num_layers) / pp;
+  shape.dense_weight_bytes = dense_bytes / (tp * pp);
+  double active = dense_params;
+  if (routed_bytes > 0) {
+    if (arch.num_experts == 0 || arch.experts_per_token == 0)
+      throw_usage("performance model: " + spec.id + " has routed-expert tensors but no expert count");
+    const double experts = static_cast<double>(arch.num_experts);
+    const double layers = static_cast<double>(moe_layers.size());
+    const double one_expert = routed_bytes / (layers * experts);  // one expert, one layer
+    shape.num_experts = experts;
+    shape.experts_per_token = static_cast<double>(arch.experts_per_token);
+    shape.moe_layers = layers / pp;
+    if (opt.ep > 1) {
+      shape.local_experts = experts / opt.ep;
+      shape.expert_bytes = one_expert;
+    } else {
+      shape.local_experts = experts;
+      shape.expert_bytes = one_expert / tp;
+    }
+    active += routed_params * shape.experts_per_token / experts;
+  }
+  // FLOPs spread evenly over the tp x pp GPUs (with ep > 1 on average over the ranks).
+  shape.active_params = active / (tp * pp);
+
+  if (arch.layer_attention.empty()) {
+    for (std::uint64_t l = 0; l < arch.num_layers; ++l) add_layer(shape, arch, LayerAttention::Full, opt);
+  } else {
+    for (LayerAttention kind : arch.layer_attention) {
+      if (kind == LayerAttention::Recurrent || kind == LayerAttention::None) continue;
+      add_layer(shape, arch, kind, opt);
+    }
+    if (std::find(arch.layer_attention.begin(), arch.layer_attention.end(),
+                  LayerAttention::Recurrent) != arch.layer_attention.end())
+      shape.notes.push_back("recurrent layers: state reads per step not counted");
+  }
+  for (AttentionGroup& g : shape.attention) g.layers /= pp;
+
+  if (opt.tp > 1)
+    shape.notes.push_back("weights divided evenly over tp ranks (replicated norms/routers ignored)");
+  if (opt.pp > 1) shape.notes.push_back("layers divided evenly over pipeline stages");
+  return shape;
+}
+
+}  // namespace vramplan::perf

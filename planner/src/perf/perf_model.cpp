@@ -1,0 +1,322 @@
+// First-order performance model; formulas and their sources in docs/performance.md.
+#include "vramplan/perf/perf_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "vramplan/core/error.hpp"
+
+namespace vramplan::perf {
+namespace {
+
+// Upper bound on attention groups a shape may carry (full, sliding, chunked, MLA, ...): keeps
+// the per-step sums on the stack.
+constexpr std::size_t kMaxAttentionGroups = 8;
+
+// Tokens attended in one layer by a query at position t (1-based) with window w: min(t, w).
+// Sum over positions a+1 .. b, closed form (the inner loop of prefill).
+double attended_sum(double a, double b, double w) {
+  auto full = [](double x, double y) { return (y * (y + 1) - x * (x + 1)) / 2; };  // sum_{t=x+1..y} t
+  if (w <= 0 || b <= w) return full(a, b);
+  if (a >= w) return (b - a) * w;
+  return full(a, w) + (b - w) * w;
+}
+
+double attended(double context, std::uint64_t window) {
+  return window == 0 ? context : std::min(context, static_cast<double>(window));
+}
+
+void check_rates(const HardwareRates& r, const PerfModelShape& shape) {
+  if (!(r.bandwidth_bytes_per_s > 0) || !(r.tensor_flops_per_s > 0))
+    throw_usage("performance model: bandwidth and tensor throughput must be positive");
+  if (!(r.step_overhead_s >= 0) || !(r.link_latency_s >= 0))
+    throw_usage("performance model: overheads must not be negative");
+  if (shape.tp > 1 && !(r.link_bytes_per_s > 0))
+    throw_usage("performance model: tensor parallelism " + std::to_string(shape.tp) +
+                " needs a GPU-to-GPU link bandwidth, and none is known for this GPU");
+}
+
+void check_shape(const PerfModelShape& shape) {
+  if (shape.tp == 0 || shape.pp == 0) throw_usage("performance model: tp and pp must be >= 1");
+  if (shape.attention.size() > kMaxAttentionGroups)
+    throw_usage("performance model: more than 8 attention groups");
+  if (shape.num_experts > 0 && !(shape.experts_per_token > 0 && shape.experts_per_token <= shape.num_experts))
+    throw_usage("performance model: experts_per_token must be in 1..num_experts");
+}
+
+// The time of one forward on one stage from its totals.
+StepBreakdown finish_step(const PerfModelShape& shape, const HardwareRates& r, double tokens,
+                          double weight_bytes, double kv_bytes, double flops, double experts) {
+  StepBreakdown s;
+  s.weight_bytes = weight_bytes;
+  s.kv_bytes = kv_bytes;
+  s.flops = flops;
+  s.experts_touched = experts;
+  s.memory_s = (weight_bytes + kv_bytes) / r.bandwidth_bytes_per_s;
+  s.compute_s = flops / r.tensor_flops_per_s;
+  s.memory_bound = s.memory_s >= s.compute_s;
+  if (shape.tp > 1) {
+    // Two all-reduces per layer (after attention, after the MLP) of tokens x hidden elements;
+    // a ring moves 2 (tp-1)/tp of the payload through each GPU's link.
+    const double tp = shape.tp;
+    const double payload = tokens * shape.hidden * shape.activation_bytes;
+    const double one = r.link_latency_s + 2 * (tp - 1) / tp * payload / r.link_bytes_per_s;
+    s.comm_s = 2 * shape.layers * one;
+  }
+  s.overhead_s = r.step_overhead_s;
+  return s;
+}
+
+double step_time(const StepBreakdown& s) {
+  return std::max(s.memory_s, s.compute_s) + s.comm_s + s.overhead_s;
+}
+
+// Weights streamed by a forward of `tokens` tokens and the experts it touches.
+std::pair<double, double> weights_read(const PerfModelShape& shape, double tokens) {
+  if (shape.num_experts <= 0) return {shape.dense_weight_bytes, 0.0};
+  const double touched = expected_experts_touched(shape.num_experts, shape.experts_per_token,
+                                                  shape.local_experts, tokens);
+  return {shape.dense_weight_bytes + shape.moe_layers * touched * shape.expert_bytes, touched};
+}
+
+// One decode step of `b` sequences; attended[g] = sum over the sequences of the tokens group g
+// reads.
+StepBreakdown decode_step_sums(const PerfModelShape& shape, const HardwareRates& r, double b,
+                               const double* attended_tokens) {
+  auto [weights, touched] = weights_read(shape, b);
+  double kv = 0, flops = 2 * shape.active_params * b;
+  for (std::size_t g = 0; g < shape.attention.size(); ++g) {
+    const AttentionGroup& a = shape.attention[g];
+    kv += a.layers * a.kv_bytes_per_token * attended_tokens[g];
+    // QK^T and PV: 2 FLOPs per multiply-add, per head, per attended token.
+    flops += a.layers * 2 * a.q_heads * (a.qk_dim + a.v_dim) * attended_tokens[g];
+  }
+  return finish_step(shape, r, b, weights, kv, flops, touched);
+}
+
+struct Round {
+  StepBreakdown step;
+  double seconds = 0;
+  double bubble = 0;
+};
+
+// A decode round under pipeline parallelism: the batch is split into m = min(pp, B)
+// micro-batches that chase each other through the stages; each token needs all pp stages, and
+// with fewer micro-batches than stages the stages idle (bubble).
+template <class AttendedFn>
+Round decode_round(const PerfModelShape& shape, const HardwareRates& r, std::uint64_t sequences,
+                   AttendedFn&& attended_per_seq_fraction) {
+  const double pp = shape.pp;
+  const double m = std::min<double>(pp, static_cast<double>(sequences));
+  const double per_micro = std::ceil(static_cast<double>(sequences) / m);
+  double sums[kMaxAttentionGroups] = {};
+  attended_per_seq_fraction(per_micro / static_cast<double>(sequences), sums);
+  Round round;
+  round.step = decode_step_sums(shape, r, per_micro, sums);
+  const double slots = std::max(m, pp);
+  round.seconds = slots * step_time(round.step) + pp * shape.pp_link_latency_s;
+  round.bubble = 1 - m / slots;
+  return round;
+}
+
+const HardwareRates& slow_rates(const PerfHardware& hw) { return hw.slow ? *hw.slow : hw.expected; }
+const HardwareRates& fast_rates(const PerfHardware& hw) { return hw.fast ? *hw.fast : hw.expected; }
+
+void check(const PerfModelShape& shape, const PerfHardware& hw) {
+  check_shape(shape);
+  check_rates(hw.expected, shape);
+  check_rates(slow_rates(hw), shape);
+  check_rates(fast_rates(hw), shape);
+}
+
+template <class AttendedFn>
+DecodeResult decode_result(const PerfModelShape& shape, const PerfHardware& hw,
+                           std::uint64_t sequences, AttendedFn&& fn) {
+  if (sequences == 0) throw_usage("performance model: a decode batch needs at least one sequence");
+  check(shape, hw);
+  const Round exp = decode_round(shape, hw.expected, sequences, fn);
+  const Round fast = decode_round(shape, fast_rates(hw), sequences, fn);
+  const Round slow = decode_round(shape, slow_rates(hw), sequences, fn);
+  const double b = static_cast<double>(sequences);
+  DecodeResult out;
+  out.step_s = {fast.seconds, exp.seconds, slow.seconds};
+  out.tokens_per_s = {b / slow.seconds, b / exp.seconds, b / fast.seconds};
+  out.pipeline_bubble = exp.bubble;
+  out.step = exp.step;
+  out.basis = hw.basis;
+  return out;
+}
+
+// Prefill of `sequences` x `prompt` tokens packed into forwards of at most `budget` tokens.
+struct PrefillTimes {
+  double seconds = 0;
+  std::uint64_t forwards = 0;
+  bool compute_bound = true;
+};
+
+PrefillTimes prefill_times(const PerfModelShape& shape, const HardwareRates& r,
+                           std::uint64_t sequences, std::uint64_t prompt, std::uint64_t budget) {
+  const std::uint64_t total = sequences * prompt;
+  const std::uint64_t chunk = budget == 0 ? total : budget;
+  PrefillTimes out;
+  double largest_step = 0, largest_tokens = -1;
+  for (std::uint64_t start = 0; start < total; start += chunk) {
+    const std::uint64_t end = std::min(total, start + chunk);
+    const double tokens = static_cast<double>(end - start);
+    auto [weights, touched] = weights_read(shape, tokens);
+    double kv = 0, flops = 2 * shape.active_params * tokens;
+    // Walk the sequences this chunk covers: positions [a, b) of sequence s.
+    for (std::uint64_t g = start; g < end;) {
+      const std::uint64_t pos = g % prompt;
+      const std::uint64_t take = std::min(end - g, prompt - pos);
+      const double a = static_cast<double>(pos), b = static_cast<double>(pos + take);
+      for (const AttentionGroup& grp : shape.attention) {
+        const double w = static_cast<double>(grp.window);
+        // The prefix and the chunk's own keys/values are read once (flash attention), the new
+        // ones written once.
+        kv += grp.layers * grp.kv_bytes_per_token * (attended(b, grp.window) + (b - a));
+        flops += grp.layers * 2 * grp.q_heads * (grp.qk_dim + grp.v_dim) * attended_sum(a, b, w);
+      }
+      g += take;
+    }
+    const StepBreakdown s = finish_step(shape, r, tokens, weights, kv, flops, touched);
+    const double t = step_time(s);
+    out.seconds += t;
+    ++out.forwards;
+    if (tokens > largest_tokens) {
+      largest_tokens = tokens;
+      largest_step = t;
+      out.compute_bound = !s.memory_bound;
+    }
+  }
+  // Pipeline: the first chunk fills pp - 1 more stages before the last one leaves.
+  out.seconds += (shape.pp - 1.0) * largest_step + shape.pp * shape.pp_link_latency_s;
+  return out;
+}
+
+}  // namespace
+
+double expected_experts_touched(double num_experts, double experts_per_token, double local,
+                                double tokens) {
+  if (num_experts <= 0 || tokens <= 0) return 0;
+  return local * (1 - std::pow(1 - experts_per_token / num_experts, tokens));
+}
+
+StepBreakdown decode_step(const PerfModelShape& shape, const HardwareRates& rates,
+                          std::uint64_t sequences, std::uint64_t uniform_context) {
+  double sums[kMaxAttentionGroups] = {};
+  const double b = static_cast<double>(sequences);
+  const std::size_t n = std::min(shape.attention.size(), kMaxAttentionGroups);
+  for (std::size_t g = 0; g < n; ++g)
+    sums[g] = b * attended(static_cast<double>(uniform_context), shape.attention[g].window);
+  return decode_step_sums(shape, rates, b, sums);
+}
+
+DecodeResult estimate_decode(const PerfModelShape& shape, const PerfHardware& hw,
+                             const DecodeBatch& batch) {
+  const double ctx = static_cast<double>(batch.context);
+  const double b = static_cast<double>(batch.sequences);
+  return decode_result(shape, hw, batch.sequences, [&](double fraction, double* sums) {
+    for (std::size_t g = 0; g < shape.attention.size(); ++g)
+      sums[g] = fraction * b * attended(ctx, shape.attention[g].window);
+  });
+}
+
+DecodeResult estimate_decode(const PerfModelShape& shape, const PerfHardware& hw,
+                             std::span<const std::uint64_t> contexts) {
+  return decode_result(shape, hw, contexts.size(), [&](double fraction, double* sums) {
+    // Micro-batches get an equal share of the batch's attended tokens.
+    for (std::size_t g = 0; g < shape.attention.size(); ++g) {
+      double total = 0;
+      for (std::uint64_t c : contexts)
+        total += attended(static_cast<double>(c), shape.attention[g].window);
+      sums[g] = fraction * total;
+    }
+  });
+}
+
+PrefillResult estimate_prefill(const PerfModelShape& shape, const PerfHardware& hw,
+                               const PrefillBatch& batch) {
+  if (batch.sequences == 0 || batch.prompt_tokens == 0)
+    throw_usage("performance model: a prefill needs at least one sequence of one token");
+  check(shape, hw);
+  const PrefillTimes exp = prefill_times(shape, hw.expected, batch.sequences, batch.prompt_tokens,
+                                         batch.token_budget);
+  const PrefillTimes fast = prefill_times(shape, fast_rates(hw), batch.sequences,
+                                          batch.prompt_tokens, batch.token_budget);
+  const PrefillTimes slow = prefill_times(shape, slow_rates(hw), batch.sequences,
+                                          batch.prompt_tokens, batch.token_budget);
+  const double tokens = static_cast<double>(batch.sequences * batch.prompt_tokens);
+  PrefillResult out;
+  out.time_s = {fast.seconds, exp.seconds, slow.seconds};
+  out.tokens_per_s = {tokens / slow.seconds, tokens / exp.seconds, tokens / fast.seconds};
+  out.forwards = exp.forwards;
+  out.compute_bound = exp.compute_bound;
+  out.basis = hw.basis;
+  return out;
+}
+
+Range estimate_ttft(const PerfModelShape& shape, const PerfHardware& hw,
+                    std::uint64_t prompt_tokens, std::uint64_t token_budget) {
+  return estimate_prefill(shape, hw, {1, prompt_tokens, token_budget}).time_s;
+}
+
+GenerationResult estimate_generation(const PerfModelShape& shape, const PerfHardware& hw,
+                                     std::uint64_t sequences, std::uint64_t input_tokens,
+                                     std::uint64_t output_tokens, std::uint64_t token_budget) {
+  if (output_tokens == 0) throw_usage("performance model: a generation needs at least one output token");
+  const PrefillResult prefill = estimate_prefill(shape, hw, {sequences, input_tokens, token_budget});
+  // The prefill forward yields the first output token; every further token is one decode round
+  // at a context one longer than the last.
+  Range decode{};
+  for (std::uint64_t j = 1; j < output_tokens; ++j) {
+    const DecodeResult d = estimate_decode(shape, hw, DecodeBatch{sequences, input_tokens + j});
+    decode.low += d.step_s.low;
+    decode.expected += d.step_s.expected;
+    decode.high += d.step_s.high;
+  }
+  GenerationResult out;
+  out.ttft_s = prefill.time_s;
+  out.total_s = {prefill.time_s.low + decode.low, prefill.time_s.expected + decode.expected,
+                 prefill.time_s.high + decode.high};
+  const double produced = static_cast<double>(sequences * output_tokens);
+  out.output_tokens_per_s = {produced / out.total_s.high, produced / out.total_s.expected,
+                             produced / out.total_s.low};
+  const double steps = static_cast<double>(std::max<std::uint64_t>(1, output_tokens - 1));
+  out.tpot_s = output_tokens > 1 ? Range{decode.low / steps, decode.expected / steps, decode.high / steps}
+                                 : Range{};
+  out.basis = hw.basis;
+  return out;
+}
+
+ThroughputCurve throughput_vs_batch(const PerfModelShape& shape, const PerfHardware& hw,
+                                    std::uint64_t context, std::uint64_t max_batch) {
+  if (max_batch == 0) throw_usage("performance model: the batch limit must be at least 1");
+  ThroughputCurve curve;
+  curve.context = context;
+  curve.basis = hw.basis;
+  auto point = [&](std::uint64_t b) {
+    const DecodeResult d = estimate_decode(shape, hw, DecodeBatch{b, context});
+    return CurvePoint{b, d.step_s, d.tokens_per_s, d.step.memory_bound};
+  };
+  for (std::uint64_t b = 1; b < max_batch; b *= 2) curve.points.push_back(point(b));
+  curve.points.push_back(point(max_batch));
+  curve.plateau_tokens_per_s = curve.points.back().tokens_per_s.expected;
+  // Every integer batch, in order: the step model costs tens of nanoseconds, and a scan needs no
+  // assumption that throughput is monotone in the batch.
+  check(shape, hw);
+  const double ctx = static_cast<double>(context);
+  for (std::uint64_t b = 1; b <= max_batch && curve.knee_batch == 0; ++b) {
+    const Round round = decode_round(shape, hw.expected, b, [&](double fraction, double* sums) {
+      for (std::size_t g = 0; g < shape.attention.size(); ++g)
+        sums[g] = fraction * static_cast<double>(b) * attended(ctx, shape.attention[g].window);
+    });
+    const double tps = static_cast<double>(b) / round.seconds;
+    if (curve.half_batch == 0 && tps >= 0.5 * curve.plateau_tokens_per_s) curve.half_batch = b;
+    if (tps >= kKneeFraction * curve.plateau_tokens_per_s) curve.knee_batch = b;
+  }
+  return curve;
+}
+
+}  // namespace vramplan::perf

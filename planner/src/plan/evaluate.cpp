@@ -1,0 +1,36 @@
+#include "vramplan/plan/evaluate.hpp"
+
+#include "vramplan/core/error.hpp"
+
+namespace vramplan::plan {
+
+std::uint64_t batch_per_replica(const Scenario& s) {
+  if (s.replicas == 0) throw_usage("--replicas must be >= 1");
+  if (s.batch && *s.batch == 0) throw_usage("--batch must be >= 1");
+  return s.batch ? ceil_div(*s.batch, s.replicas) : 1;
+}
+
+Evaluation evaluate(const PlanSession& session, const Scenario& s, const FitPolicy& policy,
+                    const ErrorBounds& bounds) {
+  Evaluation e;
+  e.replicas = s.replicas;
+  e.parallel = session.parallel_of(s.args);
+  const std::uint64_t batch = batch_per_replica(s);
+  const memory::Workload config_only{std::nullopt, s.context};
+  const std::uint64_t engine_length = session.planned_context(s.args, config_only);
+  const std::uint64_t context = s.context.value_or(engine_length);
+  if (context > engine_length)
+    throw_usage("--context " + std::to_string(context) + " exceeds the engine's maximum length " +
+                std::to_string(engine_length) + " (--" + session.context_flag() + ")");
+  const memory::MemoryPlan config = session.plan(s.gpu, s.args, s.weights, config_only);
+  e.plan = session.plan(s.gpu, s.args, s.weights, memory::Workload{batch, context});
+  // Sequences shorter than the engine's maximum: their KV comes from a plan at their length.
+  std::optional<memory::MemoryPlan> kv_plan;
+  if (context != engine_length)
+    kv_plan = session.plan(s.gpu, session.without_context(s.args), s.weights, memory::Workload{batch, context});
+  e.fit = assess_fit(e.plan, config.fits ? std::string() : config.reason, batch, context, policy, bounds,
+                     kv_plan ? &*kv_plan : nullptr);
+  return e;
+}
+
+}  // namespace vramplan::plan

@@ -1,0 +1,99 @@
+#include "vramplan/plan/session.hpp"
+
+#include <array>
+#include <string_view>
+
+#include "vramplan/core/error.hpp"
+#include "vramplan/model/load.hpp"
+
+namespace vramplan::plan {
+namespace {
+
+// Spellings of "the longest sequence the engine is configured for", one per engine family
+// (vLLM --max-model-len, SGLang --context-length, TensorRT-LLM --max-seq-len, llama.cpp
+// --ctx-size). The engine declares which one it takes.
+constexpr std::array<std::string_view, 4> kContextFlags = {"max-model-len", "context-length", "max-seq-len",
+                                                           "ctx-size"};
+
+std::string flag_with_alias(const std::vector<memory::EngineOption>& options, std::string_view alias) {
+  for (const auto& o : options) {
+    if (o.name == alias) return o.name;
+    for (const auto& a : o.aliases)
+      if (a == alias) return o.name;
+  }
+  return "";
+}
+
+std::string context_flag_of(const std::vector<memory::EngineOption>& options) {
+  for (const auto& o : options)
+    for (const auto name : kContextFlags)
+      if (o.name == name) return o.name;
+  return "";
+}
+
+}  // namespace
+
+memory::GpuTarget gpu_target(const GpuSpec& gpu) {
+  memory::GpuTarget t;
+  t.id = gpu.id;
+  t.name = gpu.name;
+  t.total = gpu.reported_total;
+  if (gpu.compute_capability) t.compute_capability = gpu.compute_capability->str();
+  return t;
+}
+
+PlanSession::PlanSession(const DataRoot& root, const std::string& model, const std::string& engine_spec)
+    : root_(root),
+      model_(model.empty() ? throw Error(ErrorKind::Usage, "--model is required") : load_model(model, root)),
+      quant_(QuantCatalog::load(root.data_file("quant_formats.json"))),
+      gpus_(GpuCatalog::load(root.data_file("gpus.json"))),
+      engine_(memory::make_engine(engine_spec, root.data())) {
+  const auto options = engine_->options();
+  tp_flag_ = flag_with_alias(options, "tp");
+  pp_flag_ = flag_with_alias(options, "pp");
+  context_flag_ = context_flag_of(options);
+}
+
+Parallel PlanSession::parallel_of(const memory::EngineArgs& args) const {
+  Parallel p;
+  if (!tp_flag_.empty()) p.tp = memory::arg_u64(args, tp_flag_).value_or(1);
+  if (!pp_flag_.empty()) p.pp = memory::arg_u64(args, pp_flag_).value_or(1);
+  if (p.tp == 0 || p.pp == 0) throw_usage("tensor / pipeline parallel size must be >= 1");
+  return p;
+}
+
+memory::EngineArgs PlanSession::with_parallel(memory::EngineArgs args, const Parallel& p) const {
+  const auto set = [&](const std::string& flag, std::uint64_t value, const char* what) {
+    if (flag.empty()) {
+      if (value > 1)
+        throw_usage(std::string(engine_->name()) + " has no " + what + " option; cannot plan " + what + " " +
+                    std::to_string(value));
+      return;
+    }
+    if (value == 1) args.erase(flag);
+    else args[flag] = std::to_string(value);
+  };
+  set(tp_flag_, p.tp, "tensor-parallel");
+  set(pp_flag_, p.pp, "pipeline-parallel");
+  return args;
+}
+
+memory::EngineArgs PlanSession::without_context(memory::EngineArgs args) const {
+  if (!context_flag_.empty()) args.erase(context_flag_);
+  return args;
+}
+
+std::uint64_t PlanSession::planned_context(const memory::EngineArgs& args, const memory::Workload& w) const {
+  if (!context_flag_.empty())
+    if (const auto v = memory::arg_u64(args, context_flag_)) return *v;
+  return w.context.value_or(model_.arch.max_position_embeddings);
+}
+
+memory::MemoryPlan PlanSession::plan(const GpuSpec& gpu, const memory::EngineArgs& args,
+                                     const std::optional<std::string>& weights,
+                                     const memory::Workload& workload) const {
+  const memory::PlanInput input{model_, quant_, gpu_target(gpu), workload, args, weights};
+  return engine_->plan(input);
+}
+
+}  // namespace vramplan::plan

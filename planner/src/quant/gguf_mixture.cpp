@@ -1,0 +1,313 @@
+// Port of llama.cpp src/llama-quant.cpp type selection (commit 3f545bec, Aug 2026). The branch
+// structure and order follow llama_tensor_get_type_impl so the two can be diffed side by side;
+// each branch keeps the upstream condition. Names (not roles) drive it because llama.cpp matches
+// tensor names.
+#include "vramplan/quant/gguf_mixture.hpp"
+
+#include <algorithm>
+#include <initializer_list>
+#include <map>
+#include <string_view>
+
+#include "vramplan/core/error.hpp"
+
+namespace vramplan {
+namespace {
+
+enum class Category { TokenEmbd, AttnQ, AttnV, AttnK, AttnQkv, AttnKvB, AttnOutput, FfnUp, FfnGate, FfnDown, Output, Other };
+
+bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
+
+// tensor_get_category
+Category category_of(std::string_view name) {
+  if (name == "output.weight") return Category::Output;
+  if (name == "token_embd.weight" || name == "per_layer_token_embd.weight") return Category::TokenEmbd;
+  if (contains(name, "attn_qkv.weight")) return Category::AttnQkv;
+  if (contains(name, "attn_kv_b.weight")) return Category::AttnKvB;
+  if (contains(name, "attn_v.weight")) return Category::AttnV;
+  if (contains(name, "attn_k.weight")) return Category::AttnK;
+  if (contains(name, "attn_q.weight")) return Category::AttnQ;
+  if (contains(name, "attn_output.weight")) return Category::AttnOutput;
+  if (contains(name, "ffn_up")) return Category::FfnUp;
+  if (contains(name, "ffn_gate")) return Category::FfnGate;
+  if (contains(name, "ffn_down")) return Category::FfnDown;
+  return Category::Other;
+}
+
+bool is_attn_v(Category c) { return c == Category::AttnV || c == Category::AttnQkv || c == Category::AttnKvB; }
+
+// ggml_n_dims: dimensions up to the last one > 1 in ne[] order (innermost first), at least 1.
+std::size_t ggml_n_dims(const std::vector<std::uint64_t>& shape) {
+  std::size_t leading_ones = 0;
+  while (leading_ones + 1 < shape.size() && shape[leading_ones] == 1) ++leading_ones;
+  return std::max<std::size_t>(1, shape.size() - leading_ones);
+}
+
+// tensor_allows_quantization (the name checks that can apply to a text decoder).
+bool allows_quantization(std::string_view name, const std::vector<std::uint64_t>& shape) {
+  if (ggml_n_dims(shape) < 2) return false;
+  if (!name.ends_with("weight")) return false;
+  for (std::string_view never : {"_norm.weight", "ffn_gate_inp.weight", "ffn_gate_tid2eid.weight", "altup", "laurel",
+                                 "per_layer_model_proj", "ssm_conv1d", "shortconv.conv.weight",
+                                 "indexer.k_proj.weight", "indexer.q_proj.weight", "attn_rel_b.weight"})
+    if (contains(name, never)) return false;
+  return name != "pos_embd.weight" && name != "token_types.weight";
+}
+
+bool is(std::string_view ft, std::initializer_list<std::string_view> names) {
+  return std::find(names.begin(), names.end(), ft) != names.end();
+}
+
+struct ModelFacts {
+  std::string arch;  // "llama", "falcon", ...
+  bool type_70b = false;
+  std::uint64_t n_gqa = 1;
+  std::uint64_t n_expert = 0;
+  int n_layer = 0;
+  bool tied = true;
+};
+
+struct Counters {
+  int n_attention_wv = 0, i_attention_wv = 0;
+  int i_ffn_down = 0, i_ffn_gate = 0, i_ffn_up = 0;
+};
+
+std::uint64_t block_of(const QuantCatalog& cat, const std::string& type) {
+  return cat.get(type).block_elems;
+}
+
+bool is_quantized_type(const QuantCatalog& cat, const std::string& type) { return cat.get(type).quantized; }
+
+// tensor_type_fallback
+std::string fallback(const QuantCatalog& cat, const std::string& target, std::uint64_t ncols, std::string& reason) {
+  if (ncols % block_of(cat, target) == 0) return target;
+  std::string out;
+  if (is(target, {"IQ1_S", "IQ1_M", "IQ2_XXS", "IQ2_XS", "IQ2_S", "IQ3_XXS", "IQ3_S", "IQ4_XS"})) out = "IQ4_NL";
+  else if (is(target, {"Q2_0", "Q2_K", "Q3_K", "TQ1_0", "TQ2_0"})) out = "Q4_0";
+  else if (target == "Q4_K") out = "Q5_0";
+  else if (target == "Q5_K") out = "Q5_1";
+  else if (target == "Q6_K") out = "Q8_0";
+  else throw_usage("llama.cpp defines no fallback for " + target + " (row of " + std::to_string(ncols) + ")");
+  reason += "; row of " + std::to_string(ncols) + " is not a multiple of " + target + "'s block, falls back to " + out;
+  if (ncols % block_of(cat, out) != 0) {
+    reason += ", still incompatible: F16";
+    out = "F16";
+  }
+  return out;
+}
+
+// llama_tensor_get_type_impl: `t` is the default type; returns the mixture's choice.
+std::string choose(const ModelFacts& m, Counters& qs, const std::string& ft, std::string t, const GgufTensorChoice& tensor,
+                   Category cat, int layer, const QuantCatalog& catalog, std::string& reason) {
+  auto use_more_bits = gguf_use_more_bits;
+  const std::uint64_t nx = tensor.shape.back();
+  const std::uint64_t n_expert = std::max<std::uint64_t>(1, m.n_expert);
+  // layer_info: MoE models read the layer from the name; dense ones count tensors.
+  auto layer_info = [&](int counter) { return n_expert > 1 ? layer : counter; };
+  const std::uint64_t n_gqa = m.n_gqa;
+  if (cat == Category::Output || (m.tied && cat == Category::TokenEmbd)) {
+    if (ft == "MXFP4_MOE") { reason = "output/tied embedding -> Q8_0 for MXFP4_MOE"; return "Q8_0"; }
+    if (m.arch == "falcon" || nx % block_of(catalog, t) != 0) { reason = "output: Q8_0 (Falcon or row not a multiple of the base block)"; return "Q8_0"; }
+    if (is(ft, {"IQ2_XXS", "IQ2_XS", "IQ3_XXS", "IQ1_S", "IQ2_S", "IQ2_M", "IQ1_M"})) { reason = "output: Q5_K for IQ1/IQ2 mixes"; return "Q5_K"; }
+    if (t != "Q8_0") { reason = m.tied && cat == Category::TokenEmbd ? "token_embd tied to the output: Q6_K" : "output: Q6_K"; return "Q6_K"; }
+    reason = "output: kept at Q8_0";
+    return t;
+  }
+  if (ft == "MXFP4_MOE") {
+    if (tensor.shape.size() >= 3 && tensor.shape[tensor.shape.size() - 3] > 1) { reason = "MXFP4_MOE: 3-D expert tensor -> MXFP4"; return "MXFP4"; }
+    reason = "MXFP4_MOE: non-expert tensor -> Q8_0";
+    return "Q8_0";
+  }
+  if (cat == Category::TokenEmbd) {
+    reason = "untied token_embd";
+    if (is(ft, {"IQ2_XXS", "IQ2_XS", "IQ1_S", "IQ1_M"})) return "Q2_K";
+    if (is(ft, {"IQ2_S", "IQ2_M", "IQ3_XXS"})) return "IQ3_S";
+    if (is(ft, {"TQ1_0", "TQ2_0", "Q2_0"})) return "Q4_K";
+    reason = "untied token_embd keeps the base type";
+    return t;
+  }
+  if (is(ft, {"IQ2_XXS", "IQ2_XS", "IQ1_S", "IQ2_S", "IQ2_M", "IQ1_M"})) {
+    if (is_attn_v(cat)) {
+      t = (n_gqa >= 4 || m.n_expert >= 4) ? "Q4_K" : (is(ft, {"IQ2_S", "IQ2_M"}) ? "IQ3_S" : "Q2_K");
+      reason = "attn_v in an IQ1/IQ2 mix";
+      ++qs.i_attention_wv;
+    } else if (m.n_expert == 8 && cat == Category::AttnK) {
+      t = "Q4_K";
+      reason = "attn_k of an 8-expert model";
+    } else if (cat == Category::FfnDown) {
+      if (qs.i_ffn_down < m.n_layer / 8) { t = is(ft, {"IQ2_S", "IQ2_M"}) ? "IQ3_S" : "Q2_K"; reason = "ffn_down in the first n/8"; }
+      ++qs.i_ffn_down;
+    } else if (cat == Category::AttnOutput) {
+      if (m.n_expert == 8) { t = "Q5_K"; reason = "attn_output of an 8-expert model"; }
+      else if (is(ft, {"IQ1_S", "IQ1_M"})) t = "IQ2_XXS";
+      else if (is(ft, {"IQ2_S", "IQ2_M"})) t = "IQ3_S";
+    }
+  } else if (is_attn_v(cat)) {
+    if (ft == "Q2_K") { t = n_gqa >= 4 ? "Q4_K" : "Q3_K"; reason = "attn_v for Q2_K (Q4_K when n_head/n_head_kv >= 4)"; }
+    else if (ft == "Q2_K_S" && n_gqa >= 4) t = "Q4_K";
+    else if (ft == "IQ3_XXS") t = n_gqa >= 4 ? "Q4_K" : "IQ3_S";  // no imatrix assumed
+    else if (is(ft, {"IQ3_XS", "IQ3_S"}) && n_gqa >= 4) t = "Q4_K";
+    else if (ft == "IQ3_M") t = "Q4_K";
+    else if (ft == "Q3_K_M") { t = qs.i_attention_wv < 2 ? "Q5_K" : "Q4_K"; reason = "attn_v for Q3_K_M (Q5_K for the first 2)"; }
+    else if (ft == "Q3_K_L") { t = "Q5_K"; reason = "attn_v for Q3_K_L"; }
+    else if (is(ft, {"IQ4_NL", "IQ4_XS"}) && n_gqa >= 4) { t = "Q5_K"; reason = "attn_v for IQ4 with n_head/n_head_kv >= 4"; }
+    else if (is(ft, {"Q4_K_M", "Q5_K_M"}) && use_more_bits(qs.i_attention_wv, qs.n_attention_wv)) { t = "Q6_K"; reason = "attn_v on a use_more_bits layer"; }
+    else if (ft == "Q4_K_S" && qs.i_attention_wv < 4) { t = "Q5_K"; reason = "attn_v for Q4_K_S (first 4)"; }
+    if (m.type_70b && (t == "Q3_K" || t == "Q4_K")) { t = "Q5_K"; reason = "attn_v of a 70B-class model"; }
+    if (m.n_expert == 8) { t = "Q8_0"; reason = "attn_v of an 8-expert model"; }
+    ++qs.i_attention_wv;
+  } else if (cat == Category::AttnK) {
+    if (m.n_expert == 8) { t = "Q8_0"; reason = "attn_k of an 8-expert model"; }
+    else if (ft == "IQ3_XS") t = "IQ3_XXS";
+    else if (ft == "IQ3_XXS") t = "IQ2_S";
+  } else if (cat == Category::AttnQ) {
+    if (ft == "IQ3_XS") t = "IQ3_XXS";
+    else if (ft == "IQ3_XXS") t = "IQ2_S";
+  } else if (cat == Category::FfnDown) {
+    const int i_layer = layer_info(qs.i_ffn_down), n_layer = m.n_layer;
+    if (ft == "Q2_K") { t = "Q3_K"; reason = "ffn_down for Q2_K"; }
+    else if (ft == "Q2_K_S") { if (i_layer < n_layer / 8) t = "Q4_K"; }
+    else if (ft == "IQ3_XXS") t = i_layer < n_layer / 8 ? "Q4_K" : "Q3_K";
+    else if (ft == "Q3_K_M") {
+      t = i_layer < n_layer / 16 ? "Q5_K" : (m.arch != "falcon" || use_more_bits(i_layer, n_layer)) ? "Q4_K" : "Q3_K";
+      reason = "ffn_down for Q3_K_M (Q5_K in the first n/16 layers)";
+    } else if (ft == "IQ3_M" && (i_layer < n_layer / 8 || (m.n_expert == 8 && use_more_bits(i_layer, n_layer)))) t = "Q4_K";
+    else if (ft == "Q3_K_L") { t = m.arch == "falcon" ? "Q4_K" : "Q5_K"; reason = "ffn_down for Q3_K_L"; }
+    else if (ft == "Q4_K_M") {
+      if (m.arch == "falcon") t = i_layer < n_layer / 16 ? "Q6_K" : use_more_bits(i_layer, n_layer) ? "Q5_K" : "Q4_K";
+      else if (use_more_bits(i_layer, n_layer)) { t = "Q6_K"; reason = "ffn_down on a use_more_bits layer"; }
+    } else if (i_layer < n_layer / 8 && is(ft, {"IQ4_NL", "IQ4_XS"})) { t = "Q5_K"; reason = "ffn_down in the first n/8 layers (IQ4, no imatrix)"; }
+    else if (ft == "Q5_K_M" && use_more_bits(i_layer, n_layer)) { t = "Q6_K"; reason = "ffn_down on a use_more_bits layer"; }
+    else if (ft == "Q4_K_S" && m.arch != "falcon" && i_layer < n_layer / 8) { t = "Q5_K"; reason = "ffn_down for Q4_K_S (first n/8)"; }
+    ++qs.i_ffn_down;
+  } else if (cat == Category::AttnOutput) {
+    if (m.arch != "falcon") {
+      if (m.n_expert == 8) {
+        if (is(ft, {"Q2_K", "IQ3_XS", "IQ3_XXS", "Q3_K_S", "Q3_K_M", "IQ4_NL", "Q4_K_S", "Q4_K_M", "IQ3_S", "IQ3_M", "IQ4_XS"})) { t = "Q5_K"; reason = "attn_output of an 8-expert model"; }
+      } else {
+        if (ft == "Q2_K") { t = "Q3_K"; reason = "attn_output for Q2_K"; }
+        else if (ft == "IQ3_XXS") t = "IQ3_S";
+        else if (ft == "Q3_K_M") { t = "Q4_K"; reason = "attn_output for Q3_K_M"; }
+        else if (ft == "Q3_K_L") { t = "Q5_K"; reason = "attn_output for Q3_K_L"; }
+        else if (ft == "IQ3_M") t = "Q4_K";
+      }
+    } else if (ft == "Q3_K_L") t = "Q4_K";
+  } else if (cat == Category::AttnQkv) {
+    if (is(ft, {"Q3_K_M", "Q3_K_L", "IQ3_M"})) t = "Q4_K";
+    else if (ft == "Q4_K_M") t = "Q5_K";
+    else if (ft == "Q5_K_M") t = "Q6_K";
+  } else if (cat == Category::FfnGate) {
+    const int i_layer = layer_info(qs.i_ffn_gate);
+    if (ft == "IQ3_XS" && i_layer >= m.n_layer / 8 && i_layer < 7 * m.n_layer / 8) t = "IQ3_XXS";
+    ++qs.i_ffn_gate;
+  } else if (cat == Category::FfnUp) {
+    const int i_layer = layer_info(qs.i_ffn_up);
+    if (ft == "IQ3_XS" && i_layer >= m.n_layer / 8 && i_layer < 7 * m.n_layer / 8) t = "IQ3_XXS";
+    ++qs.i_ffn_up;
+  }
+  return t;
+}
+
+// The GGUF tensor name llama.cpp uses for an inventory tensor.
+std::string gguf_name(const TensorInfo& t) {
+  const std::string role(tensor_role_name(t.role));
+  const std::string suffix = t.is_bias ? ".bias" : ".weight";
+  if (t.name.starts_with("blk.") || (!t.layer && t.name == role + suffix))
+    return t.name;  // already GGUF naming (an inventory read from a GGUF file)
+  if (!t.layer) return role + suffix;
+  return "blk." + std::to_string(*t.layer) + "." + role + suffix;
+}
+
+// What convert_hf_to_gguf.py writes before quantization.
+std::string conversion_type_of(const GgufTensorChoice& c, TensorRole role, const std::string& conversion) {
+  if (ggml_n_dims(c.shape) <= 1 || c.gguf_name.ends_with("_norm.weight")) return "F32";
+  if (role == TensorRole::FfnGateInp || role == TensorRole::FfnGateInpShexp || role == TensorRole::PositionEmbedding)
+    return "F32";
+  return conversion;
+}
+
+ModelFacts facts_of(const ModelSpec& model) {
+  ModelFacts m;
+  m.arch = model.arch.model_type;
+  m.n_gqa = model.arch.num_kv_heads == 0 ? 1 : model.arch.num_heads / model.arch.num_kv_heads;
+  m.n_expert = model.arch.num_experts;
+  m.n_layer = static_cast<int>(model.arch.num_layers);
+  // llama-model.cpp load_hparams: 80-layer Llama with GQA and 80-layer Qwen2 are LLM_TYPE_70B.
+  m.type_70b = model.arch.num_layers == 80 &&
+               ((m.arch == "llama" && model.arch.num_heads != model.arch.num_kv_heads) || m.arch == "qwen2");
+  m.tied = std::none_of(model.tensors.begin(), model.tensors.end(),
+                        [](const TensorInfo& t) { return t.role == TensorRole::Output; });
+  return m;
+}
+
+}  // namespace
+
+bool gguf_use_more_bits(int i_layer, int n_layers) {
+  return i_layer < n_layers / 8 || i_layer >= 7 * n_layers / 8 || (i_layer - n_layers / 8) % 3 == 2;
+}
+
+std::vector<GgufTensorPlan> plan_gguf_file_type(const ModelSpec& model, const GgufFileType& file_type,
+                                                const QuantCatalog& catalog, const std::string& conversion_type) {
+  const ModelFacts facts = facts_of(model);
+  std::vector<GgufTensorPlan> plans;
+  struct Ref {
+    std::size_t plan, part;
+    int layer;
+    TensorRole role;
+  };
+  std::vector<Ref> order;
+  for (std::size_t i = 0; i < model.tensors.size(); ++i) {
+    const TensorInfo& t = model.tensors[i];
+    GgufTensorPlan p;
+    p.tensor_index = i;
+    const bool mla_kv_b = t.role == TensorRole::AttnKVB && !t.name.starts_with("blk.") && model.arch.kv_lora_rank > 0;
+    if (mla_kv_b) {
+      // convert_hf_to_gguf.py (DeepseekV2Model.modify_tensors) splits kv_b_proj into k_b
+      // (transposed per head) and v_b.
+      const auto& a = model.arch;
+      const std::string blk = "blk." + std::to_string(t.layer.value_or(0)) + ".";
+      p.parts.push_back({blk + "attn_k_b.weight", {a.num_heads, a.kv_lora_rank, a.qk_nope_head_dim}, "", 0, ""});
+      p.parts.push_back({blk + "attn_v_b.weight", {a.num_heads, a.v_head_dim, a.kv_lora_rank}, "", 0, ""});
+    } else {
+      p.parts.push_back({gguf_name(t), t.shape, "", 0, ""});
+    }
+    for (std::size_t k = 0; k < p.parts.size(); ++k)
+      order.push_back({plans.size(), k, t.layer.value_or(-1), t.role});
+    plans.push_back(std::move(p));
+  }
+  // llama_model_loader::weights_map order: by layer (non-layer tensors first), then name. The
+  // attn_v / ffn counters advance in this order.
+  std::stable_sort(order.begin(), order.end(), [&](const Ref& a, const Ref& b) {
+    if (a.layer != b.layer) return a.layer < b.layer;
+    return plans[a.plan].parts[a.part].gguf_name < plans[b.plan].parts[b.part].gguf_name;
+  });
+  Counters qs;
+  for (const auto& r : order)
+    if (is_attn_v(category_of(plans[r.plan].parts[r.part].gguf_name))) ++qs.n_attention_wv;
+
+  const std::string& base = file_type.base;
+  const bool base_quantized = is_quantized_type(catalog, base);
+  for (const auto& r : order) {
+    GgufTensorChoice& c = plans[r.plan].parts[r.part];
+    const std::string source = conversion_type_of(c, r.role, conversion_type);
+    std::string reason;
+    std::string type;
+    if (!allows_quantization(c.gguf_name, c.shape)) {
+      type = source;
+      reason = "never quantized (1-D, norm, router or position embedding): stays " + source;
+    } else if (!base_quantized) {
+      type = base;
+      reason = "file type " + file_type.name;
+    } else {
+      reason = "base type of " + file_type.name;
+      type = choose(facts, qs, file_type.name, base, c, category_of(c.gguf_name), r.layer, catalog, reason);
+      type = fallback(catalog, type, c.shape.back(), reason);
+    }
+    c.type = type;
+    c.reason = reason;
+    c.bytes = tensor_bytes(catalog.get(type), c.shape, c.gguf_name);
+  }
+  return plans;
+}
+
+}  // namespace vramplan

@@ -1,0 +1,101 @@
+// Loading a bad GPU catalogue: every fault is Error(InputFile) with one clear line naming the file,
+// the JSON pointer of the field and the entry id. Fixtures: tests/fixtures/gpus/ (each one is
+// valid_minimal.json with a single fault).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "support/test_support.hpp"
+#include "vramplan/core/error.hpp"
+#include "vramplan/hardware/gpu_catalog.hpp"
+
+namespace vramplan {
+namespace {
+
+// Loads a fixture that must fail; returns the message after checking kind and file name.
+std::string load_error(const std::string& name) {
+  const auto path = test::fixture("gpus/" + name);
+  try {
+    GpuCatalog::load(path);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InputFile) << e.what();
+    const std::string message = e.what();
+    EXPECT_NE(message.find(name), std::string::npos) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    return message;
+  }
+  ADD_FAILURE() << name << " loaded without error";
+  return {};
+}
+
+void expect_contains(const std::string& message, const std::string& part) {
+  EXPECT_NE(message.find(part), std::string::npos) << "'" << part << "' not in: " << message;
+}
+
+TEST(GpuCatalogErrors, ValidMinimalLoads) {
+  const auto cat = GpuCatalog::load(test::fixture("gpus/valid_minimal.json"));
+  EXPECT_EQ(cat.all().size(), 2u);
+  EXPECT_EQ(cat.find("test").id, "test-80");
+  EXPECT_EQ(cat.find("test/3g.40gb").reported_total, Bytes::from_gib(39.5));
+}
+
+TEST(GpuCatalogErrors, MissingField) {
+  const auto m = load_error("missing_field.json");
+  expect_contains(m, "/gpus/0/name: required field is missing");
+  expect_contains(m, "(gpu 'test-80')");
+}
+
+TEST(GpuCatalogErrors, NegativeSize) {
+  const auto m = load_error("negative_size.json");
+  expect_contains(m, "/gpus/0/memory/marketed_gb: must be positive, got -80");
+  expect_contains(m, "(gpu 'test-80')");
+}
+
+TEST(GpuCatalogErrors, NegativeReportedTotal) {
+  const auto m = load_error("negative_reported.json");
+  expect_contains(m, "/gpus/0/memory/runtime_total: must be a positive size, got '-79GiB'");
+}
+
+TEST(GpuCatalogErrors, WrongType) {
+  const auto m = load_error("wrong_type.json");
+  expect_contains(m, "/gpus/0/memory_bandwidth_gbps: expected a number, got string");
+}
+
+TEST(GpuCatalogErrors, DuplicateId) {
+  const auto m = load_error("duplicate_id.json");
+  expect_contains(m, "/gpus/1/id: duplicate id 'test-80'");
+}
+
+TEST(GpuCatalogErrors, BadJson) {
+  const auto m = load_error("bad_json.json");
+  expect_contains(m, "invalid JSON at line 10");
+}
+
+TEST(GpuCatalogErrors, UnknownMigParent) {
+  const auto m = load_error("unknown_mig_parent.json");
+  expect_contains(m, "/mig_profiles/0/parent: unknown parent GPU 'test-90'");
+  expect_contains(m, "(MIG profile 'test-90/3g.40gb')");
+}
+
+TEST(GpuCatalogErrors, SliceLargerThanParent) {
+  const auto m = load_error("slice_larger_than_parent.json");
+  // 81 GiB = 82944 MiB against the parent's 80 GiB = 81920 MiB.
+  expect_contains(m, "/mig_profiles/0/reported_memory: slice memory 82944 MiB is larger than its parent's 81920 MiB");
+}
+
+TEST(GpuCatalogErrors, AliasToUnknownGpu) {
+  const auto m = load_error("alias_unknown_target.json");
+  expect_contains(m, "/aliases/h100: alias 'h100' points to unknown GPU 'nope'");
+}
+
+TEST(GpuCatalogErrors, MissingFileIsIo) {
+  try {
+    GpuCatalog::load(test::fixture("gpus/no_such_file.json"));
+    FAIL() << "loaded a missing file";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Io);
+  }
+}
+
+}  // namespace
+}  // namespace vramplan

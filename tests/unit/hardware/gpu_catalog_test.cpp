@@ -1,0 +1,180 @@
+// The shipped GPU catalogue (data/gpus.json): required cards and MIG profiles, published figures,
+// the estimation rule, lookups (aliases, MIG ids, lists, custom:SIZE) and the memory override.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+
+#include "support/test_support.hpp"
+#include "vramplan/core/error.hpp"
+#include "vramplan/hardware/gpu_catalog.hpp"
+
+namespace vramplan {
+namespace {
+
+const GpuCatalog& catalog() {
+  static const GpuCatalog cat = GpuCatalog::load(test::source_dir() / "data" / "gpus.json");
+  return cat;
+}
+
+ErrorKind kind_of(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return e.kind();
+  }
+  return ErrorKind::Internal;  // nothing thrown: never the expected kind in these tests
+}
+
+TEST(GpuCatalog, EveryRequiredCardIsPresent) {
+  for (const char* id : {"rtx-3090", "rtx-4090", "rtx-5090", "rtx-a6000", "rtx-6000-ada", "a10", "a10g", "l4",
+                         "l40", "l40s", "a100-sxm-40", "a100-pcie-40", "a100-sxm-80", "a100-pcie-80",
+                         "h100-pcie-80", "h100-sxm-80", "h100-nvl-94", "h200", "h200-nvl", "gh200", "b200",
+                         "mi300x", "mi325x", "v100-16", "v100-32", "t4"}) {
+    const GpuSpec& g = catalog().find(id);
+    EXPECT_EQ(g.kind, GpuKind::Card) << id;
+    EXPECT_GT(g.reported_total.count(), 0u) << id;
+    EXPECT_LT(g.reported_total, g.physical) << id;
+    EXPECT_FALSE(g.sources.at("specs").empty()) << id;
+  }
+}
+
+TEST(GpuCatalog, MigProfilesOfEveryMigFamilyArePresent) {
+  for (const char* id :
+       {"a100-sxm-40/1g.5gb", "a100-sxm-40/2g.10gb", "a100-sxm-40/3g.20gb", "a100-sxm-40/7g.40gb",
+        "a100-sxm-80/1g.10gb", "a100-sxm-80/2g.20gb", "a100-sxm-80/3g.40gb", "a100-sxm-80/7g.80gb",
+        "h100-sxm-80/1g.10gb", "h100-sxm-80/2g.20gb", "h100-sxm-80/3g.40gb", "h100-sxm-80/7g.80gb",
+        "h100-nvl-94/1g.12gb", "h100-nvl-94/3g.47gb", "h200/1g.18gb", "h200/3g.71gb", "h200/7g.141gb",
+        "b200/1g.23gb", "b200/2g.45gb", "b200/7g.180gb"}) {
+    const GpuSpec& g = catalog().find(id);
+    EXPECT_EQ(g.kind, GpuKind::Mig) << id;
+    ASSERT_TRUE(g.mig.has_value()) << id;
+    const GpuSpec& parent = catalog().find(g.parent_id);
+    EXPECT_LE(g.reported_total, parent.physical) << id;
+  }
+}
+
+TEST(GpuCatalog, PublishedMemoryFigures) {
+  const GpuSpec& h100 = catalog().find("h100-sxm-80");
+  // nvidia-smi 81559 MiB (Modal, NCCL #1264, vLLM #55169 captures).
+  EXPECT_EQ(h100.nvidia_smi_total, Bytes(81559 * kMiB));
+  // vLLM 0.19 "total_gpu_memory 79.19GiB" on H100-80GB (llm-d-planner logs).
+  EXPECT_EQ(h100.reported_total, Bytes::from_gib(79.19));
+  EXPECT_EQ(h100.reported_basis, MemoryBasis::Measured);
+  EXPECT_DOUBLE_EQ(*h100.bandwidth_gbps, 3350);
+  EXPECT_DOUBLE_EQ(*h100.tflops.bf16, 989.4);  // dense, not the 1979 sparse headline
+  EXPECT_EQ(h100.compute_capability->str(), "9.0");
+  // L40S with ECC: 46068 MiB in nvidia-smi (modal-client PR #2797).
+  EXPECT_EQ(catalog().find("l40s").nvidia_smi_total, Bytes(46068 * kMiB));
+  // A100-SXM4-40GB deviceQuery totalGlobalMem 42,298,834,944 B.
+  EXPECT_EQ(catalog().find("a100-sxm-40").reported_total, Bytes(42298834944ull));
+  // B200: CUDA totalGlobalMem 178.35 GiB (TensorRT-LLM #10278).
+  EXPECT_EQ(catalog().find("b200").reported_total, Bytes::from_gib(178.35));
+}
+
+TEST(GpuCatalog, PublishedMigSliceSizes) {
+  // nvidia-smi mig -lgip: H100 3g.40gb 39.50 GiB; H200 1g.18gb 16.00 GiB (mig-parted #120).
+  const GpuSpec& h100_3g = catalog().find("h100-sxm-80/3g.40gb");
+  EXPECT_EQ(h100_3g.reported_total, Bytes::from_gib(39.50));
+  EXPECT_EQ(h100_3g.mig->memory_fraction.str(), "4/8");
+  EXPECT_EQ(h100_3g.mig->sm_fraction.str(), "3/7");
+  EXPECT_EQ(h100_3g.mig->max_instances, 2);
+  EXPECT_DOUBLE_EQ(*h100_3g.bandwidth_gbps, 3350.0 / 2);  // 4 of 8 memory slices
+  EXPECT_FALSE(h100_3g.tflops.bf16.has_value());           // not sourced per slice
+  EXPECT_EQ(catalog().find("h200/1g.18gb").reported_total, Bytes(16 * kGiB));
+  // A100 80GB 2g.20gb: 19968 MiB per MIG device in nvidia-smi (nvitop PR #8).
+  EXPECT_EQ(catalog().find("a100-sxm-80/2g.20gb").reported_total, Bytes(19968 * kMiB));
+}
+
+TEST(GpuCatalog, VllmStartupLogsAgree) {
+  // total_gpu_memory_gib of the vLLM start-up logs (shared ground truth, vllm_startup_logs.jsonl):
+  // H100 80GB 79.18 / 79.19 / 79.22 GiB across versions; RTX 3090 23.58 GiB (vLLM #10517).
+  for (const double gib : {79.18, 79.19, 79.22})
+    EXPECT_NEAR(catalog().find("h100").reported_total.gib(), gib, 0.05);
+  EXPECT_NEAR(catalog().find("rtx-3090").reported_total.gib(), 23.58, 0.005);
+}
+
+TEST(EstimationRule, HandComputedValues) {
+  // H200 SXM, no runtime total found: base 141 GiB = 151,397,597,184 B;
+  // reserve = ceil(151,397,597,184 x 15 / 1000) = 2,270,963,958 B (1.5 % > 1 GiB);
+  // 151,397,597,184 - 2,270,963,958 = 149,126,633,226 B -> 142218 MiB (138.885 GiB).
+  const GpuSpec& h200 = catalog().find("h200");
+  EXPECT_EQ(h200.reported_basis, MemoryBasis::Estimated);
+  EXPECT_EQ(h200.reported_total, Bytes(142218 * kMiB));
+  // A10G: 24 GiB GDDR6 with ECC -> base 24 x 15/16 = 22.5 GiB; reserve 1 GiB (1.5 % = 0.34 GiB)
+  // -> 21.5 GiB = 22016 MiB.
+  const GpuSpec& a10g = catalog().find("a10g");
+  EXPECT_TRUE(a10g.reported_estimated());
+  EXPECT_EQ(a10g.reported_total, Bytes(22016 * kMiB));
+  // A100 40GB 1g.5gb: 1/8 of 40 GiB = 5 GiB; reserve 1 GiB -> 4 GiB.
+  EXPECT_EQ(catalog().find("a100-sxm-40/1g.5gb").reported_total, Bytes(4 * kGiB));
+}
+
+TEST(EstimationRule, IsBelowEveryMeasuredCard) {
+  // The rule claims to be conservative: applied to a card that has a measured runtime total, it
+  // must not exceed that measurement (otherwise estimated cards could be over-promised).
+  int measured = 0;
+  for (const GpuSpec& g : catalog().all()) {
+    if (g.kind != GpuKind::Card || g.reported_basis != MemoryBasis::Measured) continue;
+    ++measured;
+    const Bytes estimate = estimate_runtime_total(estimation_base(g.physical, g.ecc_carveout));
+    EXPECT_LE(estimate, g.reported_total) << g.id << ": rule " << format_gib(estimate)
+                                          << " vs measured " << format_gib(g.reported_total);
+  }
+  EXPECT_GE(measured, 15);
+}
+
+TEST(GpuCatalog, AliasesAndCase) {
+  EXPECT_EQ(catalog().find("h100").id, "h100-sxm-80");
+  EXPECT_EQ(catalog().find("H200-SXM").id, "h200");
+  EXPECT_EQ(catalog().find(" a100 ").id, "a100-sxm-80");
+  EXPECT_EQ(catalog().find("h100/3g.40gb").id, "h100-sxm-80/3g.40gb");
+}
+
+TEST(GpuCatalog, UnknownIdListsClosest) {
+  try {
+    catalog().find("h100-sxn-80");
+    FAIL() << "found an unknown id";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::UnknownName);
+    const std::string m = e.what();
+    EXPECT_NE(m.find("unknown GPU 'h100-sxn-80'"), std::string::npos) << m;
+    EXPECT_NE(m.find("h100-sxm-80"), std::string::npos) << m;
+  }
+}
+
+TEST(GpuCatalog, ResolveList) {
+  const auto list = catalog().resolve("h100-sxm-80, h200,L40S");
+  ASSERT_EQ(list.size(), 3u);
+  EXPECT_EQ(list[0].id, "h100-sxm-80");
+  EXPECT_EQ(list[1].id, "h200");
+  EXPECT_EQ(list[2].id, "l40s");
+  EXPECT_EQ(kind_of([] { catalog().resolve(""); }), ErrorKind::Usage);
+  EXPECT_EQ(kind_of([] { catalog().resolve("h100,,h200"); }), ErrorKind::Usage);
+  EXPECT_EQ(kind_of([] { catalog().resolve("h100,nope"); }), ErrorKind::UnknownName);
+}
+
+TEST(GpuCatalog, CustomGpuHasOnlyMemory) {
+  const GpuSpec g = catalog().resolve_one("custom:46068MiB");
+  EXPECT_EQ(g.reported_total, Bytes(46068 * kMiB));  // 48,305,799,168 B
+  EXPECT_EQ(g.reported_total.count(), 48305799168ull);
+  EXPECT_EQ(g.reported_basis, MemoryBasis::UserSupplied);
+  EXPECT_FALSE(g.bandwidth_gbps.has_value());
+  EXPECT_FALSE(g.tflops.bf16.has_value());
+  EXPECT_FALSE(g.compute_capability.has_value());
+  EXPECT_EQ(kind_of([] { custom_gpu("custom:abc"); }), ErrorKind::Usage);
+  EXPECT_EQ(kind_of([] { custom_gpu("custom:0GiB"); }), ErrorKind::Usage);
+  EXPECT_EQ(kind_of([] { custom_gpu("custom:"); }), ErrorKind::Usage);
+}
+
+TEST(GpuCatalog, ReportedTotalOverrideKeepsOtherFigures) {
+  const GpuSpec g = with_reported_total(catalog().find("h100-pcie-80"), parse_bytes("79.22GiB"));
+  EXPECT_EQ(g.reported_total, Bytes::from_gib(79.22));
+  EXPECT_EQ(g.reported_basis, MemoryBasis::UserSupplied);
+  EXPECT_DOUBLE_EQ(*g.bandwidth_gbps, 2000);
+  EXPECT_EQ(g.id, "h100-pcie-80");
+  EXPECT_EQ(kind_of([&] { with_reported_total(g, Bytes(0)); }), ErrorKind::Usage);
+}
+
+}  // namespace
+}  // namespace vramplan

@@ -1,0 +1,297 @@
+// Valid GGUF files: exact tensor sizes, metadata and the ModelSpec they map to.
+#include "vramplan/io/gguf.hpp"
+
+#include <gtest/gtest.h>
+
+#include "support/gguf_writer.hpp"
+#include "support/test_support.hpp"
+#include "vramplan/core/error.hpp"
+
+namespace vramplan {
+namespace {
+
+using namespace test::ggml_type;
+
+const QuantCatalog& catalog() {
+  static const QuantCatalog c = QuantCatalog::load(test::source_dir() / "data" / "quant_formats.json");
+  return c;
+}
+
+std::filesystem::path write(const test::ScratchDir& dir, const test::GgufDesc& d, const std::string& name = "m.gguf") {
+  return dir.write(name, test::build_gguf(d).bytes);
+}
+
+const GgufTensor& tensor(const GgufFile& f, std::string_view name) {
+  for (const auto& t : f.tensors)
+    if (t.name == name) return t;
+  throw std::runtime_error("no tensor " + std::string(name));
+}
+
+const TensorInfo& info(const ModelSpec& s, std::string_view name) {
+  for (const auto& t : s.tensors)
+    if (t.name == name) return t;
+  throw std::runtime_error("no tensor " + std::string(name));
+}
+
+TEST(GgufHeader, LlamaLikeV3HasExactSizesAndMetadata) {
+  test::ScratchDir dir;
+  const auto built = test::build_gguf(test::llama_like_gguf());
+  const auto path = dir.write("m.gguf", built.bytes);
+  const GgufFile f = read_gguf_header(path, catalog());
+
+  EXPECT_EQ(f.version, 3u);
+  EXPECT_EQ(f.alignment, 32u);
+  EXPECT_EQ(f.metadata.size(), 14u);
+  ASSERT_EQ(f.tensors.size(), 21u);  // 3 global + 2 x 9 per layer
+  EXPECT_EQ(f.data_offset, built.data_offset);
+  EXPECT_EQ(f.data_offset % 32, 0u);
+  EXPECT_EQ(f.file_type, 15u);
+  EXPECT_EQ(f.file_type_name, "Q4_K_M");  // LLAMA_FTYPE_MOSTLY_Q4_K_M = 15
+
+  // token_embd ne {256, 64} in Q4_K: 64 rows x (256 / 256 = 1 block) x 144 B = 9,216 B.
+  EXPECT_EQ(tensor(f, "token_embd.weight").bytes, 9216u);
+  EXPECT_EQ(tensor(f, "token_embd.weight").format, "Q4_K");
+  // output_norm {256} F32: 256 x 4 = 1,024 B.
+  EXPECT_EQ(tensor(f, "output_norm.weight").bytes, 1024u);
+  EXPECT_EQ(tensor(f, "output_norm.weight").format, "fp32");
+  // output {256, 64} Q6_K: 64 x 210 = 13,440 B.
+  EXPECT_EQ(tensor(f, "output.weight").bytes, 13440u);
+  // attn_output {256, 256} F16: 65,536 x 2 = 131,072 B.
+  EXPECT_EQ(tensor(f, "blk.1.attn_output.weight").bytes, 131072u);
+  EXPECT_EQ(tensor(f, "blk.1.attn_output.weight").format, "fp16");
+  // ffn_down ne {512, 256} Q6_K: 256 rows x 2 blocks x 210 B = 107,520 B.
+  EXPECT_EQ(tensor(f, "blk.0.ffn_down.weight").bytes, 107520u);
+  EXPECT_EQ(tensor(f, "blk.0.ffn_down.weight").elements, 131072u);
+  // Sum: global 9,216 + 1,024 + 13,440 = 23,680; per layer 1,024 + 36,864 + 18,432 + 26,880 +
+  // 131,072 + 1,024 + 73,728 + 73,728 + 107,520 = 470,272; total 23,680 + 2 x 470,272 = 964,224.
+  EXPECT_EQ(f.tensor_data_bytes(), 964224u);
+  EXPECT_EQ(f.file_size, f.data_offset + 964224u);  // every size is a multiple of 32: no padding
+
+  const GgufValue* tokens = f.find("tokenizer.ggml.tokens");
+  ASSERT_NE(tokens, nullptr);
+  EXPECT_EQ(tokens->count, 64u);
+  ASSERT_EQ(tokens->items.size(), 64u);
+  EXPECT_EQ(tokens->items[3].string_value, "tok3");
+  EXPECT_FLOAT_EQ(static_cast<float>(f.find("llama.rope.freq_base")->float_value), 500000.0f);
+}
+
+TEST(GgufHeader, LlamaLikeMapsToModelSpec) {
+  test::ScratchDir dir;
+  const ModelSpec s = model_from_gguf_file(write(dir, test::llama_like_gguf()), catalog());
+  EXPECT_EQ(s.id, "tiny-llama");
+  EXPECT_EQ(s.source.kind, "gguf");
+  const ModelArch& a = s.arch;
+  EXPECT_EQ(a.model_type, "llama");
+  EXPECT_EQ(a.hidden_size, 256u);
+  EXPECT_EQ(a.num_layers, 2u);
+  EXPECT_EQ(a.num_heads, 4u);
+  EXPECT_EQ(a.num_kv_heads, 2u);
+  EXPECT_EQ(a.head_dim, 64u);  // no key_length: 256 / 4
+  EXPECT_EQ(a.v_head_dim, 64u);
+  EXPECT_EQ(a.intermediate_size, 512u);
+  EXPECT_EQ(a.vocab_size, 64u);  // no llama.vocab_size: the token list's length
+  EXPECT_EQ(a.max_position_embeddings, 4096u);
+  EXPECT_FALSE(a.tied_embeddings);
+  EXPECT_EQ(a.num_experts, 0u);
+  ASSERT_EQ(a.layer_attention.size(), 2u);
+  EXPECT_EQ(a.layer_attention[1], LayerAttention::Full);
+  ASSERT_EQ(a.rope_tables.size(), 1u);
+  EXPECT_EQ(a.rope_tables[0].rotary_dim, 64u);
+  EXPECT_EQ(a.rope_tables[0].max_positions, 4096u);
+  EXPECT_TRUE(s.warnings.empty());
+
+  ASSERT_EQ(s.tensors.size(), 21u);
+  const TensorInfo& down = info(s, "blk.1.ffn_down.weight");
+  EXPECT_EQ(down.role, TensorRole::FfnDown);
+  EXPECT_EQ(down.layer, 1);
+  EXPECT_EQ(down.shape, (std::vector<std::uint64_t>{256, 512}));  // ne {512, 256} reversed
+  EXPECT_EQ(down.stored_format, "Q6_K");
+  EXPECT_EQ(down.stored_bytes, 107520u);
+  EXPECT_EQ(down.elements(), 131072u);
+  const TensorInfo& embd = info(s, "token_embd.weight");
+  EXPECT_EQ(embd.role, TensorRole::TokenEmbedding);
+  EXPECT_FALSE(embd.layer.has_value());
+  EXPECT_EQ(info(s, "output_norm.weight").role, TensorRole::OutputNorm);
+  EXPECT_EQ(info(s, "blk.0.attn_k.weight").role, TensorRole::AttnK);
+}
+
+TEST(GgufHeader, NoOutputTensorMeansTiedEmbeddings) {
+  test::ScratchDir dir;
+  const ModelSpec s = model_from_gguf_file(write(dir, test::llama_like_gguf(false)), catalog());
+  EXPECT_TRUE(s.arch.tied_embeddings);
+  EXPECT_EQ(s.tensors.size(), 20u);
+}
+
+TEST(GgufHeader, Version2IsRead) {
+  test::ScratchDir dir;
+  auto d = test::llama_like_gguf();
+  d.version = 2;  // same layout as v3 (v3 only added big-endian files)
+  const GgufFile f = read_gguf_header(write(dir, d), catalog());
+  EXPECT_EQ(f.version, 2u);
+  EXPECT_EQ(f.tensor_data_bytes(), 964224u);
+}
+
+TEST(GgufHeader, PaddingBetweenTensorsFollowsAlignment) {
+  test::ScratchDir dir;
+  test::GgufDesc d;
+  d.alignment = 64;
+  d.kvs = {test::kv_u32("general.alignment", 64)};
+  // 10 F32 = 40 B, padded to 64, so the second tensor starts at 64.
+  d.tensors = {{"a.weight", {10}, F32, 40}, {"b.weight", {32}, Q8_0, 34}};  // Q8_0: 32 elems = 34 B
+  const GgufFile f = read_gguf_header(write(dir, d), catalog());
+  EXPECT_EQ(f.alignment, 64u);
+  EXPECT_EQ(f.tensors[1].offset, 64u);
+  EXPECT_EQ(f.tensors[1].bytes, 34u);
+  EXPECT_EQ(f.data_offset % 64, 0u);
+}
+
+TEST(GgufHeader, LongArraysKeepOnlyTheirLeadingItems) {
+  test::ScratchDir dir;
+  test::GgufDesc d;
+  std::vector<std::string> tokens(5000, "x");
+  tokens[4999] = "last";
+  std::vector<std::int32_t> types(5000, 1);
+  d.kvs = {test::kv_arr_str("tokenizer.ggml.tokens", tokens), test::kv_arr_i32("tokenizer.ggml.token_type", types)};
+  const GgufFile f = read_gguf_header(write(dir, d), catalog());
+  EXPECT_EQ(f.find("tokenizer.ggml.tokens")->count, 5000u);
+  EXPECT_EQ(f.find("tokenizer.ggml.tokens")->items.size(), kKeptArrayItems);
+  EXPECT_EQ(f.find("tokenizer.ggml.token_type")->count, 5000u);
+  EXPECT_EQ(f.find("tokenizer.ggml.token_type")->items[0].int_value, 1);
+}
+
+TEST(GgufHeader, LlamaFtypeNames) {
+  EXPECT_EQ(llama_ftype_name(0), "F32");
+  EXPECT_EQ(llama_ftype_name(7), "Q8_0");
+  EXPECT_EQ(llama_ftype_name(15), "Q4_K_M");
+  EXPECT_EQ(llama_ftype_name(32), "BF16");
+  EXPECT_EQ(llama_ftype_name(38), "MXFP4_MOE");
+  EXPECT_FALSE(llama_ftype_name(1024).has_value());  // LLAMA_FTYPE_GUESSED is never stored
+}
+
+// A Gemma-3-like file: scalar sliding-window period, per-layer KV heads, explicit key_length.
+TEST(GgufModel, SlidingWindowPeriodAndPerLayerHeads) {
+  test::ScratchDir dir;
+  test::GgufDesc d;
+  d.kvs = {test::kv_str("general.architecture", "gemma3"),
+           test::kv_u32("gemma3.block_count", 7),
+           test::kv_u32("gemma3.embedding_length", 64),
+           test::kv_arr_u32("gemma3.attention.head_count", {4, 4, 4, 4, 4, 4, 4}),
+           test::kv_arr_u32("gemma3.attention.head_count_kv", {1, 1, 1, 1, 1, 2, 1}),
+           test::kv_u32("gemma3.attention.key_length", 32),
+           test::kv_u32("gemma3.attention.value_length", 32),
+           test::kv_u32("gemma3.attention.sliding_window", 512),
+           test::kv_u32("gemma3.attention.sliding_window_pattern", 6)};
+  d.tensors = {{"token_embd.weight", {64, 10}, F32, 640 * 4}};
+  const ModelSpec s = model_from_gguf_file(write(dir, d), catalog());
+  EXPECT_EQ(s.arch.num_kv_heads, 2u);  // the maximum of the per-layer array
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_NE(s.warnings[0].find("gemma3.attention.head_count_kv varies per layer (1..2)"), std::string::npos);
+  EXPECT_EQ(s.arch.head_dim, 32u);
+  EXPECT_EQ(s.arch.sliding_window, 512u);
+  // set_swa_pattern(6): layer il slides when il % 6 < 5 -> layers 0-4 and 6 slide, layer 5 global.
+  const std::vector<LayerAttention> expect{LayerAttention::Sliding, LayerAttention::Sliding, LayerAttention::Sliding,
+                                           LayerAttention::Sliding, LayerAttention::Sliding, LayerAttention::Full,
+                                           LayerAttention::Sliding};
+  EXPECT_EQ(s.arch.layer_attention, expect);
+  EXPECT_TRUE(s.arch.tied_embeddings);
+  EXPECT_EQ(s.arch.vocab_size, 10u);  // token_embd rows
+}
+
+TEST(GgufModel, SlidingWindowBoolArrayPattern) {
+  test::ScratchDir dir;
+  test::GgufDesc d;
+  d.kvs = {test::kv_str("general.architecture", "gemma4"), test::kv_u32("gemma4.block_count", 3),
+           test::kv_u32("gemma4.embedding_length", 64), test::kv_u32("gemma4.attention.head_count", 2),
+           test::kv_u32("gemma4.attention.sliding_window", 1024),
+           test::kv_arr_bool("gemma4.attention.sliding_window_pattern", {true, false, true})};
+  const ModelSpec s = model_from_gguf_file(write(dir, d), catalog());
+  EXPECT_EQ(s.arch.layer_attention,
+            (std::vector<LayerAttention>{LayerAttention::Sliding, LayerAttention::Full, LayerAttention::Sliding}));
+}
+
+// A DeepSeek-V3-like MoE + MLA file (split attn_k_b / attn_v_b, one leading dense layer, an MTP
+// layer counted in block_count).
+TEST(GgufModel, DeepseekLikeMoeAndMla) {
+  test::ScratchDir dir;
+  test::GgufDesc d;
+  d.kvs = {test::kv_str("general.architecture", "deepseek2"),
+           test::kv_u32("deepseek2.block_count", 3),
+           test::kv_u32("deepseek2.nextn_predict_layers", 1),
+           test::kv_u32("deepseek2.embedding_length", 256),
+           test::kv_u32("deepseek2.feed_forward_length", 512),
+           test::kv_u32("deepseek2.attention.head_count", 4),
+           test::kv_u32("deepseek2.attention.head_count_kv", 1),
+           test::kv_u32("deepseek2.attention.key_length", 96),       // latent 64 + rope 32
+           test::kv_u32("deepseek2.attention.value_length", 64),
+           test::kv_u32("deepseek2.attention.key_length_mla", 80),   // nope 48 + rope 32
+           test::kv_u32("deepseek2.attention.value_length_mla", 48),
+           test::kv_u32("deepseek2.attention.q_lora_rank", 128),
+           test::kv_u32("deepseek2.attention.kv_lora_rank", 64),
+           test::kv_u32("deepseek2.rope.dimension_count", 32),
+           test::kv_u32("deepseek2.expert_count", 8),
+           test::kv_u32("deepseek2.expert_used_count", 2),
+           test::kv_u32("deepseek2.expert_shared_count", 1),
+           test::kv_u32("deepseek2.expert_feed_forward_length", 256),
+           test::kv_u32("deepseek2.leading_dense_block_count", 1)};
+  d.tensors = {
+      {"blk.0.ffn_down.weight", {512, 256}, Q8_0, 256 * 16 * 34},          // 16 blocks x 34 B per row
+      {"blk.0.attn_k_b.weight", {48, 64, 4}, F16, 48 * 64 * 4 * 2},
+      {"blk.1.ffn_down_exps.weight", {256, 256, 8}, Q4_K, 8 * 256 * 144},  // {E, h, I_e}: 1 block per row
+      {"blk.1.ffn_up_shexp.weight", {256, 256}, Q4_K, 256 * 144},
+      {"blk.1.attn_v_b.weight", {64, 48, 4}, F16, 64 * 48 * 4 * 2},
+      {"blk.2.nextn.eh_proj.weight", {512, 256}, Q8_0, 256 * 16 * 34},
+  };
+  const ModelSpec s = model_from_gguf_file(write(dir, d), catalog());
+  const ModelArch& a = s.arch;
+  EXPECT_EQ(a.num_layers, 2u);  // block_count 3 minus 1 MTP layer
+  EXPECT_EQ(a.mtp_layers, 1u);
+  EXPECT_EQ(a.head_dim, 80u);    // key_length_mla wins over the latent key_length
+  EXPECT_EQ(a.v_head_dim, 48u);
+  EXPECT_EQ(a.kv_lora_rank, 64u);
+  EXPECT_EQ(a.q_lora_rank, 128u);
+  EXPECT_EQ(a.qk_rope_head_dim, 32u);
+  EXPECT_EQ(a.qk_nope_head_dim, 48u);  // 80 - 32
+  EXPECT_EQ(a.layer_attention, (std::vector<LayerAttention>{LayerAttention::Mla, LayerAttention::Mla}));
+  EXPECT_EQ(a.num_experts, 8u);
+  EXPECT_EQ(a.experts_per_token, 2u);
+  EXPECT_EQ(a.moe_intermediate_size, 256u);
+  EXPECT_EQ(a.num_shared_experts, 1u);
+  EXPECT_EQ(a.shared_expert_intermediate_size, 256u);  // ffn_up_shexp {256, 256}
+  EXPECT_EQ(a.layer_is_moe, (std::vector<bool>{false, true}));
+  EXPECT_EQ(info(s, "blk.0.attn_k_b.weight").role, TensorRole::AttnKVB);
+  EXPECT_EQ(info(s, "blk.1.attn_v_b.weight").role, TensorRole::AttnKVB);
+  EXPECT_EQ(info(s, "blk.1.ffn_down_exps.weight").role, TensorRole::FfnDownExps);
+  EXPECT_EQ(info(s, "blk.1.ffn_down_exps.weight").shape, (std::vector<std::uint64_t>{8, 256, 256}));
+  EXPECT_EQ(info(s, "blk.2.nextn.eh_proj.weight").role, TensorRole::Mtp);
+}
+
+TEST(GgufModel, MissingArchitectureKeyIsNamed) {
+  test::ScratchDir dir;
+  test::GgufDesc d;
+  d.kvs = {test::kv_u32("llama.block_count", 2)};
+  try {
+    model_from_gguf_file(write(dir, d), catalog());
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InputFile);
+    EXPECT_NE(std::string(e.what()).find("key 'general.architecture': missing"), std::string::npos) << e.what();
+  }
+}
+
+TEST(GgufModel, PerLayerArrayOfWrongLengthIsRefused) {
+  test::ScratchDir dir;
+  test::GgufDesc d;
+  d.kvs = {test::kv_str("general.architecture", "llama"), test::kv_u32("llama.block_count", 3),
+           test::kv_u32("llama.embedding_length", 64), test::kv_arr_u32("llama.attention.head_count", {4, 4})};
+  try {
+    model_from_gguf_file(write(dir, d), catalog());
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InputFile);
+    EXPECT_NE(std::string(e.what()).find("per-layer array has 2 entries for 3 layers"), std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace vramplan

@@ -1,0 +1,212 @@
+// Hand-computed llama.cpp context, KV, offload and buffer figures.
+#include <gtest/gtest.h>
+
+#include "support/test_support.hpp"
+#include "vramplan/core/error.hpp"
+#include "vramplan/memory/llamacpp.hpp"
+#include "vramplan/quant/format.hpp"
+
+namespace vramplan {
+namespace {
+
+namespace lc = llamacpp;
+
+const QuantCatalog& quant() {
+  static const QuantCatalog q = QuantCatalog::load(test::source_dir() / "data" / "quant_formats.json");
+  return q;
+}
+const lc::LlamacppProfile& profile() {
+  static const lc::LlamacppProfile p =
+      lc::load_profile(test::source_dir() / "data" / "engines" / "llamacpp.json");
+  return p;
+}
+
+// meta-llama/Llama-3.2-1B config.json: 16 layers, hidden 2048, 32 heads, 8 KV heads, head_dim 64.
+ModelArch llama_1b() {
+  ModelArch a;
+  a.num_layers = 16;
+  a.hidden_size = 2048;
+  a.num_heads = 32;
+  a.num_kv_heads = 8;
+  a.head_dim = a.v_head_dim = 64;
+  a.intermediate_size = 8192;
+  a.vocab_size = 128256;
+  a.tied_embeddings = true;
+  return a;
+}
+
+std::uint64_t kv_total(const ModelArch& a, const lc::Settings& s) {
+  const auto ctx = lc::make_context(a, s, profile());
+  EXPECT_TRUE(ctx.context) << ctx.refusal;
+  std::uint64_t total = 0;
+  for (const auto& kv : lc::kv_caches(a, *ctx.context, s, quant())) total += kv.bytes();
+  return total;
+}
+
+TEST(LlamacppKv, Llama1bF16) {
+  // 16 layers x 4096 cells x (8 x 64) x 2 B x 2 (K, V) = 134,217,728 B = 128 MiB
+  EXPECT_EQ(kv_total(llama_1b(), {}), 134217728u);
+}
+
+TEST(LlamacppKv, Llama1bQ8_0UsesBlockRowSize) {
+  lc::Settings s;
+  s.type_k = s.type_v = "q8_0";
+  s.flash_attn = lc::FlashAttn::On;
+  // a 512-value row = 16 blocks x 34 B = 544 B; 16 x 4096 x 544 x 2 = 71,303,168 B = 68 MiB
+  EXPECT_EQ(kv_total(llama_1b(), s), 71303168u);
+}
+
+TEST(LlamacppKv, ContextPaddedTo256) {
+  lc::Settings s;
+  s.n_ctx = 4000;  // -> 4096 cells
+  EXPECT_EQ(kv_total(llama_1b(), s), 134217728u);
+}
+
+TEST(LlamacppKv, ParallelSequencesSplitTheContext) {
+  lc::Settings s;
+  s.n_ctx = 4100;      // padded to 4352
+  s.n_parallel = 4;    // n_ctx_seq = PAD(4352 / 4 = 1088, 256) = 1280; n_ctx = 4 x 1280 = 5120
+  const auto ctx = lc::make_context(llama_1b(), s, profile());
+  ASSERT_TRUE(ctx.context);
+  EXPECT_EQ(ctx.context->n_ctx_seq, 1280u);
+  EXPECT_EQ(ctx.context->n_ctx, 5120u);
+  EXPECT_EQ(ctx.context->n_streams, 4u);
+  // 16 x (4 streams x 1280 cells) x 512 x 2 B x 2 = 167,772,160 B = 160 MiB
+  EXPECT_EQ(kv_total(llama_1b(), s), 167772160u);
+  s.kv_unified = true;  // one stream of the whole padded n_ctx: 16 x 4352 x 512 x 2 x 2
+  EXPECT_EQ(kv_total(llama_1b(), s), 142606336u);
+}
+
+// google/gemma-3-1b-it: 26 layers (every 6th global), 1 KV head of 256, window 512.
+ModelArch gemma3_1b() {
+  ModelArch a;
+  a.num_layers = 26;
+  a.hidden_size = 1152;
+  a.num_heads = 4;
+  a.num_kv_heads = 1;
+  a.head_dim = a.v_head_dim = 256;
+  a.vocab_size = 262144;
+  a.sliding_window = 512;
+  for (int i = 0; i < 26; ++i)
+    a.layer_attention.push_back((i + 1) % 6 == 0 ? LayerAttention::Full : LayerAttention::Sliding);
+  return a;
+}
+
+TEST(LlamacppKv, SlidingWindowCacheHoldsWindowPlusUbatch) {
+  lc::Settings s;
+  s.n_ctx = 32768;
+  s.n_ubatch = 128;
+  const auto ctx = lc::make_context(gemma3_1b(), s, profile());
+  const auto caches = lc::kv_caches(gemma3_1b(), *ctx.context, s, quant());
+  ASSERT_EQ(caches.size(), 2u);
+  EXPECT_EQ(caches[0].layers.size(), 4u);  // layers 5, 11, 17, 23
+  EXPECT_EQ(caches[0].cells, 32768u);
+  EXPECT_EQ(caches[1].layers.size(), 22u);
+  EXPECT_EQ(caches[1].cells, 768u);  // PAD256(min(32768, 512 + 128) = 640) = 768
+  // SWA: 22 x 768 x 256 x 2 B = 8,650,752 B per K (8.25 MiB)
+  EXPECT_EQ(caches[1].k_bytes, 8650752u);
+  s.swa_full = true;
+  EXPECT_EQ(lc::kv_caches(gemma3_1b(), *ctx.context, s, quant())[1].cells, 32768u);
+}
+
+// deepseek-ai/DeepSeek-V2-Lite reduced to 3 layers: kv_lora_rank 512, rope 64.
+ModelArch deepseek_lite3() {
+  ModelArch a;
+  a.num_layers = 3;
+  a.hidden_size = 2048;
+  a.num_heads = a.num_kv_heads = 16;
+  a.head_dim = 192;
+  a.v_head_dim = 128;
+  a.kv_lora_rank = 512;
+  a.qk_rope_head_dim = 64;
+  a.vocab_size = 102400;
+  a.layer_attention.assign(3, LayerAttention::Mla);
+  return a;
+}
+
+TEST(LlamacppKv, MlaStores576KValuesAndNoV) {
+  lc::Settings s;
+  const auto ctx = lc::make_context(deepseek_lite3(), s, profile());
+  const auto caches = lc::kv_caches(deepseek_lite3(), *ctx.context, s, quant());
+  // 3 layers x 4096 cells x 576 x 2 B = 14,155,776 B = 13.5 MiB; V = 0
+  EXPECT_EQ(caches.at(0).k_bytes, 14155776u);
+  EXPECT_EQ(caches.at(0).v_bytes, 0u);
+}
+
+TEST(LlamacppRefusals, AsLlamaCppWordsThem) {
+  lc::Settings s;
+  s.flash_attn = lc::FlashAttn::Off;
+  s.type_k = s.type_v = "q8_0";
+  EXPECT_EQ(lc::make_context(llama_1b(), s, profile()).refusal,
+            "quantized V cache requires flash_attn to be enabled");
+  s.type_v = "f16";  // quantized K alone is fine without FA
+  EXPECT_TRUE(lc::make_context(llama_1b(), s, profile()).context);
+  s.flash_attn = lc::FlashAttn::On;  // MLA refuses K != V whatever FA says
+  EXPECT_EQ(lc::make_context(deepseek_lite3(), s, profile()).refusal,
+            "model does not support different K (q8_0) and V (f16) cache types");
+  s.type_k = "q3_k";
+  EXPECT_THROW(lc::make_context(llama_1b(), s, profile()), Error);
+}
+
+TEST(LlamacppOffload, PartialNglPutsTheLastLayersOnTheGpu) {
+  lc::Settings s;
+  s.device = lc::Device::Cuda;
+  s.n_gpu_layers = 10;  // 16 layers: 6..15 on the GPU, output layer on the host
+  auto o = lc::offload_split(16, s);
+  EXPECT_EQ(o.first_gpu_layer, 6u);
+  EXPECT_FALSE(o.output_on_gpu);
+  s.n_gpu_layers = 17;  // n_layer + 1: the output layer too
+  o = lc::offload_split(16, s);
+  EXPECT_EQ(o.first_gpu_layer, 0u);
+  EXPECT_TRUE(o.output_on_gpu);
+}
+
+TEST(LlamacppModelBuffers, CudaKeepsTokenEmbeddingOnHost) {
+  ModelSpec m;
+  m.arch = llama_1b();
+  m.arch.num_layers = 2;
+  m.arch.tied_embeddings = false;
+  auto add = [&](std::string name, TensorRole role, std::optional<int> layer, std::uint64_t bytes) {
+    TensorInfo t;
+    t.name = std::move(name);
+    t.role = role;
+    t.layer = layer;
+    t.stored_format = "Q6_K";
+    t.stored_bytes = bytes;
+    t.shape = {1, 256};
+    m.tensors.push_back(t);
+  };
+  add("token_embd.weight", TensorRole::TokenEmbedding, std::nullopt, 1000);
+  add("blk.0.attn_q.weight", TensorRole::AttnQ, 0, 64);
+  add("blk.1.attn_q.weight", TensorRole::AttnQ, 1, 64);
+  add("output.weight", TensorRole::Output, std::nullopt, 640);
+  lc::Settings s;
+  s.device = lc::Device::Cuda;
+  s.n_gpu_layers = 1;  // only layer 1 offloaded; output stays on the host
+  const auto b = lc::model_buffers(m, s, profile(), quant());
+  ASSERT_EQ(b.size(), 2u);
+  // host span: token_embd at 0 (1000 B, padded to 1024) ... output ends at 1024+64+64+640
+  EXPECT_EQ(b[0].name, "CPU_Mapped");
+  EXPECT_EQ(b[0].bytes, 1792u);
+  EXPECT_EQ(b[1].name, "CUDA0");
+  EXPECT_EQ(b[1].bytes, 64u);
+}
+
+TEST(LlamacppOutput, LogitsPerSequence) {
+  lc::Settings s;
+  const auto ctx = lc::make_context(llama_1b(), s, profile());
+  EXPECT_EQ(lc::output_buffer_bytes(llama_1b(), *ctx.context), 128256u * 4u);  // 0.49 MiB
+}
+
+TEST(LlamacppCompute, LogitsDominateWithFlashAttention) {
+  lc::Settings s;
+  s.flash_attn = lc::FlashAttn::On;
+  const auto ctx = lc::make_context(llama_1b(), s, profile());
+  const auto caches = lc::kv_caches(llama_1b(), *ctx.context, s, quant());
+  const auto e = lc::compute_buffer(llama_1b(), *ctx.context, caches, lc::Device::Cpu);
+  // 128256 x 512 x 4 = 262,668,288 (logits) + 2 x 2048 x 512 x 4 = 8,388,608 -> 258.5 MiB
+  EXPECT_EQ(e.bytes, 271056896u);
+}
+
+}  // namespace
+}  // namespace vramplan

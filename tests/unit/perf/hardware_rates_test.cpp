@@ -1,0 +1,92 @@
+// Achieved rates: calibration first, else datasheet x default efficiency as a range.
+#include "vramplan/perf/hardware_rates.hpp"
+
+#include <gtest/gtest.h>
+
+#include "support/test_support.hpp"
+#include "vramplan/core/error.hpp"
+
+namespace vramplan::perf {
+namespace {
+
+PerfDefaults shipped_defaults() {
+  return load_perf_defaults(test::source_dir() / "data" / "perf_defaults.json");
+}
+
+TEST(PerfDefaults, ShippedFileLoads) {
+  const PerfDefaults d = shipped_defaults();
+  EXPECT_DOUBLE_EQ(d.bandwidth_efficiency.expected, 0.8);
+  EXPECT_DOUBLE_EQ(d.step_overhead_s.expected, 0.5e-3);  // 0.5 ms in the file
+  EXPECT_DOUBLE_EQ(d.link_latency_s.expected, 10e-6);    // 10 us in the file
+  EXPECT_DOUBLE_EQ(d.pcie_gbps_per_direction.at(5), 63.0);
+}
+
+TEST(PerfDefaults, BadRangeNamesFileAndField) {
+  test::ScratchDir dir;
+  const auto path = dir.write("perf.json", R"({"schema": "vramplan.perf-defaults/1",
+    "bandwidth_efficiency": {"min": 0.9, "expected": 0.8, "max": 0.95, "sources": []}})");
+  try {
+    load_perf_defaults(path);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InputFile);
+    EXPECT_NE(std::string(e.what()).find("/bandwidth_efficiency"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("perf.json"), std::string::npos) << e.what();
+  }
+}
+
+DatasheetFigures h100_sheet() {
+  // data/gpus.json h100-sxm-80: 3350 GB/s, bf16 989.4 dense TFLOPS, NVLink 900 GB/s total.
+  return DatasheetFigures{"h100-sxm-80", 3350, 989.4, "bf16", 450, "NVLink 900 GB/s total / 2"};
+}
+
+TEST(PerfHardware, DatasheetTimesDefaultEfficiencyIsARange) {
+  const PerfHardware hw = perf_hardware_from(h100_sheet(), std::nullopt, shipped_defaults());
+  EXPECT_FALSE(hw.calibrated);
+  // 3350e9 x 0.8 = 2.68e12 B/s; 989.4e12 x 0.65 = 643.11e12 FLOP/s; link 450e9 x 0.7 = 315e9.
+  EXPECT_DOUBLE_EQ(hw.expected.bandwidth_bytes_per_s, 3350e9 * 0.8);
+  EXPECT_DOUBLE_EQ(hw.expected.tensor_flops_per_s, 989.4e12 * 0.65);
+  EXPECT_DOUBLE_EQ(hw.expected.link_bytes_per_s, 450e9 * 0.7);
+  ASSERT_TRUE(hw.slow && hw.fast);
+  EXPECT_DOUBLE_EQ(hw.slow->bandwidth_bytes_per_s, 3350e9 * 0.6);
+  EXPECT_DOUBLE_EQ(hw.fast->bandwidth_bytes_per_s, 3350e9 * 0.9);
+  EXPECT_DOUBLE_EQ(hw.slow->step_overhead_s, 2e-3);
+  EXPECT_NE(hw.basis.find("datasheet 3350 GB/s"), std::string::npos) << hw.basis;
+}
+
+TEST(PerfHardware, CalibrationWinsAndCollapsesTheRange) {
+  const MeasuredFigures m{"data/calibration/h100.json", 2900, 700};
+  const PerfHardware hw = perf_hardware_from(h100_sheet(), m, shipped_defaults());
+  EXPECT_TRUE(hw.calibrated);
+  EXPECT_DOUBLE_EQ(hw.expected.bandwidth_bytes_per_s, 2900e9);
+  EXPECT_DOUBLE_EQ(hw.slow->bandwidth_bytes_per_s, 2900e9);
+  EXPECT_DOUBLE_EQ(hw.fast->tensor_flops_per_s, 700e12);
+  EXPECT_NE(hw.basis.find("calibration data/calibration/h100.json"), std::string::npos) << hw.basis;
+}
+
+TEST(PerfHardware, CatalogueGpuAndCalibrationFile) {
+  const PerfDefaults d = shipped_defaults();
+  const GpuCatalog cat = GpuCatalog::load(test::source_dir() / "data" / "gpus.json");
+  const DatasheetFigures sheet = datasheet_figures(cat.find("h200"), "fp8", d);
+  EXPECT_DOUBLE_EQ(*sheet.bandwidth_gbps, 4800);
+  EXPECT_DOUBLE_EQ(*sheet.tensor_tflops, 1978.9);
+  EXPECT_DOUBLE_EQ(*sheet.link_gbps, 450);
+  EXPECT_THROW(datasheet_figures(cat.find("h200"), "fp9", d), Error);
+
+  calib::Calibration cal;
+  cal.origin = calib::CalibrationOrigin::Measured;
+  cal.source = "h200.json";
+  cal.figures.copy_bandwidth_gbps = 4100;
+  cal.figures.achieved_tflops["fp8_e4m3"] = 1300;
+  const auto m = measured_figures(cal, "fp8");
+  ASSERT_TRUE(m);
+  EXPECT_DOUBLE_EQ(*m->bandwidth_gbps, 4100);
+  EXPECT_DOUBLE_EQ(*m->tensor_tflops, 1300);
+  // Defaults-origin calibrations measure nothing.
+  EXPECT_FALSE(measured_figures(calib::default_calibration(9), "bf16"));
+  // A custom GPU knows only its memory: no rates, an error rather than a guess.
+  EXPECT_THROW(perf_hardware_from(custom_gpu("custom:80GiB"), nullptr, "bf16", d), Error);
+}
+
+}  // namespace
+}  // namespace vramplan::perf

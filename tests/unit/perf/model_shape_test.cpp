@@ -1,0 +1,106 @@
+// PerfModelShape from a tensor inventory: what is streamed, how it shards, KV per token.
+#include "vramplan/perf/model_shape.hpp"
+
+#include <gtest/gtest.h>
+
+#include "accuracy/perf_llama_inventory.hpp"
+#include "vramplan/core/error.hpp"
+
+namespace vramplan::perf {
+namespace {
+
+// Llama-3.1-8B (HF config: hidden 4096, 32 layers, 32 heads, 8 KV heads, I 14336, V 128256).
+const test::LlamaConfig kLlama8b{4096, 32, 32, 8, 14336, 128256, false, 0, 0};
+
+TEST(PerfModelShape, DenseLlamaStreamsEverythingButTheEmbedding) {
+  const auto inv = test::llama_inventory("llama-3.1-8b", kLlama8b, 2, 2);
+  const PerfModelShape s = shape_from_model(inv.spec, inv.bytes, ShapeOptions{});
+  // docs/memory-model.md §8.1: 8,030,261,248 params x 2 B = 16,060,522,496 B; minus the
+  // embedding 128256 x 4096 x 2 = 1,050,673,152 B gathered, not streamed -> 15,009,849,344 B.
+  EXPECT_DOUBLE_EQ(s.dense_weight_bytes, 15009849344.0);
+  EXPECT_DOUBLE_EQ(s.active_params, 8030261248.0 - 525336576.0);
+  ASSERT_EQ(s.attention.size(), 1u);
+  EXPECT_DOUBLE_EQ(s.attention[0].layers, 32);
+  // 8 KV heads x (128 + 128) x 2 B = 4096 B per layer -> 131,072 B per token (§8.1).
+  EXPECT_DOUBLE_EQ(s.attention[0].kv_bytes_per_token * s.attention[0].layers, 131072.0);
+  EXPECT_EQ(s.num_experts, 0);
+}
+
+TEST(PerfModelShape, TiedEmbeddingIsReadAsTheHead) {
+  test::LlamaConfig tied = kLlama8b;
+  tied.tied = true;
+  const auto inv = test::llama_inventory("tied", tied, 2, 2);
+  const auto untied = test::llama_inventory("untied", kLlama8b, 2, 2);
+  // Untied streams lm_head (1,050,673,152 B); tied streams the embedding in its place.
+  EXPECT_DOUBLE_EQ(shape_from_model(inv.spec, inv.bytes, {}).dense_weight_bytes,
+                   shape_from_model(untied.spec, untied.bytes, {}).dense_weight_bytes);
+}
+
+TEST(PerfModelShape, TensorAndPipelineParallelShares) {
+  // Llama-2-70B-like: 80 layers, 64 heads, 8 KV heads.
+  const test::LlamaConfig c{8192, 80, 64, 8, 28672, 32000, false, 0, 0};
+  const auto inv = test::llama_inventory("70b", c, 2, 2);
+  const PerfModelShape one = shape_from_model(inv.spec, inv.bytes, {});
+  const PerfModelShape tp16 = shape_from_model(inv.spec, inv.bytes, ShapeOptions{16, 1, 1, 2, 2});
+  EXPECT_DOUBLE_EQ(tp16.dense_weight_bytes, one.dense_weight_bytes / 16);
+  EXPECT_DOUBLE_EQ(tp16.attention[0].q_heads, 4);
+  // 8 KV heads over 16 ranks: one head replicated per rank (docs/memory-model.md §3.7):
+  // 1 x 256 x 2 = 512 B per layer, 80 layers = 40 KiB per token per GPU.
+  EXPECT_DOUBLE_EQ(tp16.attention[0].kv_bytes_per_token * 80, 40960.0);
+  const PerfModelShape pp4 = shape_from_model(inv.spec, inv.bytes, ShapeOptions{1, 4, 1, 2, 2});
+  EXPECT_DOUBLE_EQ(pp4.layers, 20);
+  EXPECT_DOUBLE_EQ(pp4.attention[0].layers, 20);
+  EXPECT_DOUBLE_EQ(pp4.dense_weight_bytes, one.dense_weight_bytes / 4);
+}
+
+TEST(PerfModelShape, MoeExpertsSplitOut) {
+  // Mixtral-8x7B: hidden 4096, 32 layers, 32 heads, 8 KV, expert I 14336, V 32000, 8 experts top-2.
+  const test::LlamaConfig c{4096, 32, 32, 8, 14336, 32000, false, 8, 2};
+  const auto inv = test::llama_inventory("mixtral", c, 2, 2);
+  const PerfModelShape s = shape_from_model(inv.spec, inv.bytes, {});
+  EXPECT_EQ(s.num_experts, 8);
+  EXPECT_EQ(s.experts_per_token, 2);
+  EXPECT_EQ(s.moe_layers, 32);
+  EXPECT_EQ(s.local_experts, 8);
+  // one expert = 3 x 4096 x 14336 x 2 B = 352,321,536 B
+  EXPECT_DOUBLE_EQ(s.expert_bytes, 352321536.0);
+  // docs/memory-model.md §1.2: Mixtral active 12,879,925,248 incl. embedding 32000 x 4096.
+  EXPECT_DOUBLE_EQ(s.active_params, 12879925248.0 - 131072000.0);
+  // Expert parallelism 4: two whole experts per GPU; TP 4: a quarter of each of the 8.
+  const PerfModelShape ep = shape_from_model(inv.spec, inv.bytes, ShapeOptions{1, 1, 4, 2, 2});
+  EXPECT_EQ(ep.local_experts, 2);
+  EXPECT_DOUBLE_EQ(ep.expert_bytes, 352321536.0);
+  const PerfModelShape tp = shape_from_model(inv.spec, inv.bytes, ShapeOptions{4, 1, 1, 2, 2});
+  EXPECT_EQ(tp.local_experts, 8);
+  EXPECT_DOUBLE_EQ(tp.expert_bytes, 352321536.0 / 4);
+}
+
+TEST(PerfModelShape, MlaKvIsTheLatentOnEveryRank) {
+  // DeepSeek-V3 attention numbers: 128 heads, kv_lora 512, rope 64 (docs/memory-model.md §3.2).
+  ModelSpec spec;
+  spec.id = "mla";
+  spec.arch.hidden_size = 7168;
+  spec.arch.num_layers = 61;
+  spec.arch.num_heads = 128;
+  spec.arch.kv_lora_rank = 512;
+  spec.arch.qk_rope_head_dim = 64;
+  spec.arch.layer_attention.assign(61, LayerAttention::Mla);
+  const std::vector<std::uint64_t> none;
+  const PerfModelShape s = shape_from_model(spec, none, ShapeOptions{8, 1, 1, 2, 2});
+  ASSERT_EQ(s.attention.size(), 1u);
+  // 61 x 576 x 2 = 70,272 B per token, on each of the 8 ranks; 16 heads per rank.
+  EXPECT_DOUBLE_EQ(s.attention[0].kv_bytes_per_token * s.attention[0].layers, 70272.0);
+  EXPECT_DOUBLE_EQ(s.attention[0].q_heads, 16);
+  EXPECT_DOUBLE_EQ(s.attention[0].qk_dim, 576);
+  EXPECT_DOUBLE_EQ(s.attention[0].v_dim, 512);
+}
+
+TEST(PerfModelShape, RejectsMismatchedSizes) {
+  const auto inv = test::llama_inventory("x", kLlama8b, 2, 2);
+  std::vector<std::uint64_t> short_bytes(inv.bytes.begin(), inv.bytes.end() - 1);
+  EXPECT_THROW(shape_from_model(inv.spec, short_bytes, {}), Error);
+  EXPECT_THROW(shape_from_model(inv.spec, inv.bytes, ShapeOptions{1, 64, 1, 2, 2}), Error);
+}
+
+}  // namespace
+}  // namespace vramplan::perf

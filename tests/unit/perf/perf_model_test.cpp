@@ -1,0 +1,223 @@
+// The step model against hand-computed values, and its monotonicity.
+#include "vramplan/perf/perf_model.hpp"
+
+#include <gtest/gtest.h>
+
+#include "vramplan/core/error.hpp"
+
+namespace vramplan::perf {
+namespace {
+
+// A Llama-3.1-8B-like dense model with round numbers: 15 GB streamed per step, 7.5e9 active
+// params, 32 layers x 32 query heads of 128, 8 KV heads -> 8 x (128 + 128) x 2 B = 4096 B per
+// token per layer (131072 B per token over 32 layers, docs/memory-model.md §8.1).
+PerfModelShape dense_shape() {
+  PerfModelShape s;
+  s.dense_weight_bytes = 15e9;
+  s.active_params = 7.5e9;
+  s.layers = 32;
+  s.hidden = 4096;
+  s.attention = {AttentionGroup{32, 32, 128, 128, 4096, 0}};
+  return s;
+}
+
+// Exact rates, no range: 4 TB/s, 1 PFLOP/s, 0.1 ms per step.
+PerfHardware exact_hw(double bandwidth = 4e12) {
+  PerfHardware hw;
+  hw.expected = HardwareRates{bandwidth, 1e15, 1e-4, 0, 0};
+  hw.basis = "test rates";
+  return hw;
+}
+
+TEST(PerfModel, DenseDecodeStepHandComputed) {
+  const DecodeResult r = estimate_decode(dense_shape(), exact_hw(), DecodeBatch{16, 8192});
+  // KV read: 32 layers x 4096 B x 16 seqs x 8192 tokens = 17,179,869,184 B
+  // bytes: 15e9 + 17,179,869,184 = 32,179,869,184 B / 4e12 B/s = 8.044967296 ms
+  // FLOPs: 2 x 7.5e9 x 16 = 2.4e11, + attention 32 x 2 x 32 x (128+128) x 16 x 8192
+  //        = 6.8719476736e10 -> 3.08719e11 / 1e15 = 0.309 ms  (memory-bound)
+  // step = 8.044967296 + 0.1 = 8.144967296 ms; 16 / step = 1964.40 tok/s
+  EXPECT_DOUBLE_EQ(r.step.kv_bytes, 17179869184.0);
+  EXPECT_DOUBLE_EQ(r.step.flops, 308719476736.0);
+  EXPECT_TRUE(r.step.memory_bound);
+  EXPECT_NEAR(r.step_s.expected, 8.144967296e-3, 1e-12);
+  EXPECT_NEAR(r.tokens_per_s.expected, 1964.4032, 1e-3);
+  // Calibrated-style hardware (no slow / fast rates): the range collapses to the value.
+  EXPECT_DOUBLE_EQ(r.step_s.low, r.step_s.expected);
+  EXPECT_DOUBLE_EQ(r.step_s.high, r.step_s.expected);
+  EXPECT_EQ(r.basis, "test rates");
+}
+
+TEST(PerfModel, MixedContextsEqualUniformWhenEqual) {
+  const std::vector<std::uint64_t> contexts(16, 8192);
+  const DecodeResult mixed = estimate_decode(dense_shape(), exact_hw(), contexts);
+  const DecodeResult uniform = estimate_decode(dense_shape(), exact_hw(), DecodeBatch{16, 8192});
+  EXPECT_DOUBLE_EQ(mixed.step_s.expected, uniform.step_s.expected);
+  // Sum over L_i: one sequence at 1000 and one at 3000 read as much KV as two at 2000.
+  const std::vector<std::uint64_t> uneven{1000, 3000};
+  EXPECT_DOUBLE_EQ(estimate_decode(dense_shape(), exact_hw(), uneven).step.kv_bytes,
+                   estimate_decode(dense_shape(), exact_hw(), DecodeBatch{2, 2000}).step.kv_bytes);
+}
+
+TEST(PerfModel, ExpertsTouchedMatchesMemoryModelTable) {
+  // docs/memory-model.md §1.2: DeepSeek-V3 (E 256, k 8): B=1 -> 8, 8 -> 57, 32 -> 163, 128 -> 252;
+  // Mixtral (8, 2): B=8 touches 7.2 of 8.
+  EXPECT_NEAR(expected_experts_touched(256, 8, 256, 1), 8.0, 1e-9);
+  EXPECT_NEAR(expected_experts_touched(256, 8, 256, 8), 57.42, 0.01);
+  EXPECT_NEAR(expected_experts_touched(256, 8, 256, 32), 163.31, 0.01);
+  EXPECT_NEAR(expected_experts_touched(256, 8, 256, 128), 251.60, 0.01);
+  EXPECT_NEAR(expected_experts_touched(8, 2, 8, 8), 7.199, 0.001);
+  // Expert parallelism: a GPU holding 32 of the 256 experts sees 1/8 of the touched ones.
+  EXPECT_NEAR(expected_experts_touched(256, 8, 32, 8), 57.42 / 8, 0.01);
+}
+
+TEST(PerfModel, MoeDecodeStepHandComputed) {
+  // Mixtral-8x7B-like: 32 MoE layers of 8 experts, top-2; one expert = 3 x 4096 x 14336 x 2 B
+  // = 352,321,536 B; 1.6 GB of other weights; context 0 so no KV.
+  PerfModelShape s;
+  s.dense_weight_bytes = 1.6e9;
+  s.num_experts = 8;
+  s.experts_per_token = 2;
+  s.local_experts = 8;
+  s.moe_layers = 32;
+  s.expert_bytes = 352321536;
+  s.active_params = 12.9e9;
+  s.layers = 32;
+  s.hidden = 4096;
+  s.attention = {AttentionGroup{32, 32, 128, 128, 4096, 0}};
+  const DecodeResult b4 = estimate_decode(s, exact_hw(), DecodeBatch{4, 0});
+  // touched = 8 (1 - (1 - 2/8)^4) = 8 x 0.68359375 = 5.46875 experts per layer
+  // weights = 1.6e9 + 32 x 5.46875 x 352,321,536 = 63,256,268,800 B -> 15.8140672 ms at 4 TB/s
+  EXPECT_DOUBLE_EQ(b4.step.experts_touched, 5.46875);
+  EXPECT_DOUBLE_EQ(b4.step.weight_bytes, 63256268800.0);
+  EXPECT_NEAR(b4.step_s.expected, 15.8140672e-3 + 1e-4, 1e-12);
+  // Batch 1 reads exactly the k active experts: 1.6e9 + 32 x 2 x 352,321,536 = 24,148,578,304 B.
+  EXPECT_DOUBLE_EQ(estimate_decode(s, exact_hw(), DecodeBatch{1, 0}).step.weight_bytes,
+                   24148578304.0);
+}
+
+TEST(PerfModel, TensorParallelAllReduceHandComputed) {
+  PerfModelShape s = dense_shape();
+  s.tp = 2;
+  PerfHardware hw = exact_hw();
+  hw.expected.link_bytes_per_s = 200e9;
+  hw.expected.link_latency_s = 10e-6;
+  const DecodeResult r = estimate_decode(s, hw, DecodeBatch{64, 0});
+  // per all-reduce: 10 us + 2 (2-1)/2 x (64 x 4096 x 2 B) / 200e9 = 10 us + 2.62144 us
+  // per step: 2 x 32 layers x 12.62144 us = 807.77216 us
+  EXPECT_NEAR(r.step.comm_s, 807.77216e-6, 1e-12);
+  // Without a link, TP is refused rather than guessed.
+  EXPECT_THROW(estimate_decode(s, exact_hw(), DecodeBatch{1, 0}), Error);
+}
+
+TEST(PerfModel, PipelineBubbleWhenFewerMicroBatchesThanStages) {
+  PerfModelShape s = dense_shape();
+  s.pp = 4;
+  // 2 sequences over 4 stages: 2 micro-batches of 1, 4 slots per round -> half the stages idle.
+  const DecodeResult two = estimate_decode(s, exact_hw(), DecodeBatch{2, 0});
+  EXPECT_DOUBLE_EQ(two.pipeline_bubble, 0.5);
+  const StepBreakdown one = decode_step(s, exact_hw().expected, 1, 0);
+  EXPECT_DOUBLE_EQ(two.step_s.expected, 4 * (one.memory_s + one.overhead_s));
+  // 8 sequences: 4 micro-batches of 2 keep every stage busy.
+  EXPECT_DOUBLE_EQ(estimate_decode(s, exact_hw(), DecodeBatch{8, 0}).pipeline_bubble, 0.0);
+}
+
+TEST(PerfModel, PrefillHandComputed) {
+  // One 1000-token prompt, no chunking: FLOPs = 2 x 7.5e9 x 1000 = 1.5e13
+  // + causal attention 32 x 2 x 32 x 256 x (1000 x 1001 / 2) = 2.62406144e11 -> 1.5262406144e13
+  // -> 15.262406144 ms at 1 PFLOP/s; bytes = 15e9 + 32 x 4096 x (1000 + 1000) = 15.262144e9
+  // -> 3.815536 ms: compute-bound. TTFT = 15.262406144 + 0.1 ms.
+  const PrefillResult p = estimate_prefill(dense_shape(), exact_hw(), PrefillBatch{1, 1000, 0});
+  EXPECT_TRUE(p.compute_bound);
+  EXPECT_EQ(p.forwards, 1u);
+  EXPECT_NEAR(p.time_s.expected, 15.262406144e-3 + 1e-4, 1e-12);
+  EXPECT_NEAR(estimate_ttft(dense_shape(), exact_hw(), 1000, 0).expected, p.time_s.expected, 1e-15);
+}
+
+TEST(PerfModel, ChunkedPrefillKeepsFlopsAndAddsSteps) {
+  // Chunks of 256 tokens: 4 forwards (256, 256, 256, 232); the causal attention sums of the
+  // chunks add up to the unchunked one, so the extra time is only the per-chunk overhead and
+  // the weights re-read by memory-bound chunks.
+  const PrefillResult whole = estimate_prefill(dense_shape(), exact_hw(), PrefillBatch{1, 1000, 0});
+  const PrefillResult chunked = estimate_prefill(dense_shape(), exact_hw(), PrefillBatch{1, 1000, 256});
+  EXPECT_EQ(chunked.forwards, 4u);
+  EXPECT_GT(chunked.time_s.expected, whole.time_s.expected);
+}
+
+TEST(PerfModel, StepTimeNeverFallsWithBatchContextOrLessBandwidth) {
+  const PerfModelShape s = dense_shape();
+  double last = 0;
+  for (std::uint64_t b = 1; b <= 512; ++b) {
+    const double t = estimate_decode(s, exact_hw(), DecodeBatch{b, 4096}).step_s.expected;
+    EXPECT_GE(t, last) << "batch " << b;
+    last = t;
+  }
+  last = 0;
+  for (std::uint64_t c = 0; c <= 131072; c += 4096) {
+    const double t = estimate_decode(s, exact_hw(), DecodeBatch{8, c}).step_s.expected;
+    EXPECT_GE(t, last) << "context " << c;
+    last = t;
+  }
+  last = 1e30;
+  for (double bw = 1e12; bw <= 8e12; bw += 0.5e12) {
+    const double t = estimate_decode(s, exact_hw(bw), DecodeBatch{32, 4096}).step_s.expected;
+    EXPECT_LE(t, last) << "bandwidth " << bw;
+    last = t;
+  }
+}
+
+TEST(PerfModel, RangeBracketsExpected) {
+  PerfHardware hw = exact_hw();
+  hw.slow = HardwareRates{2.4e12, 0.5e15, 2e-3, 0, 0};
+  hw.fast = HardwareRates{4.5e12, 1.2e15, 0.5e-4, 0, 0};
+  for (std::uint64_t b : {1u, 8u, 64u, 512u}) {
+    const DecodeResult r = estimate_decode(dense_shape(), hw, DecodeBatch{b, 2048});
+    EXPECT_LT(r.step_s.low, r.step_s.expected);
+    EXPECT_LT(r.step_s.expected, r.step_s.high);
+    EXPECT_LT(r.tokens_per_s.low, r.tokens_per_s.expected);
+    EXPECT_LT(r.tokens_per_s.expected, r.tokens_per_s.high);
+  }
+  const PrefillResult p = estimate_prefill(dense_shape(), hw, PrefillBatch{4, 2048, 8192});
+  EXPECT_LT(p.time_s.low, p.time_s.expected);
+  EXPECT_LT(p.time_s.expected, p.time_s.high);
+}
+
+TEST(PerfModel, KneeMatchesClosedForm) {
+  // Memory-bound, no overhead, FLOPs negligible: tokens/s(B) = B BW / (W + B c k) with
+  // W = 15e9 B and c k = 1e9 B per sequence (one layer of 1e9 / 8192 B per token, context 8192).
+  PerfModelShape s;
+  s.dense_weight_bytes = 15e9;
+  s.active_params = 1;
+  s.layers = 1;
+  s.hidden = 4096;
+  s.attention = {AttentionGroup{1, 1, 1, 1, 1e9 / 8192, 0}};
+  PerfHardware hw;
+  hw.expected = HardwareRates{4e12, 1e18, 0, 0, 0};
+  const ThroughputCurve c = throughput_vs_batch(s, hw, 8192, 128);
+  // plateau = 128 x 4e12 / (15e9 + 128e9) = 3580.42 tok/s; 80 %: B = 0.8 p W / (BW - 0.8 p ck)
+  // = 37.8 -> 38; 50 %: 12.2 -> 13 (of the B = 128 plateau, not of the asymptote BW / ck).
+  EXPECT_NEAR(c.plateau_tokens_per_s, 3580.4196, 1e-3);
+  EXPECT_EQ(c.knee_batch, 38u);
+  EXPECT_EQ(c.half_batch, 13u);
+  ASSERT_EQ(c.points.size(), 8u);  // 1 2 4 8 16 32 64 128
+  EXPECT_EQ(c.points.front().batch, 1u);
+  EXPECT_EQ(c.points.back().batch, 128u);
+  // A limit that is not a power of two ends the curve.
+  EXPECT_EQ(throughput_vs_batch(s, hw, 8192, 100).points.back().batch, 100u);
+}
+
+TEST(PerfModel, SlidingWindowCapsKvReads) {
+  PerfModelShape s = dense_shape();
+  s.attention[0].window = 4096;
+  EXPECT_DOUBLE_EQ(estimate_decode(s, exact_hw(), DecodeBatch{1, 100000}).step.kv_bytes,
+                   32.0 * 4096 * 4096);
+}
+
+TEST(PerfModel, RejectsBadInput) {
+  EXPECT_THROW(estimate_decode(dense_shape(), exact_hw(), DecodeBatch{0, 10}), Error);
+  EXPECT_THROW(estimate_decode(dense_shape(), exact_hw(0), DecodeBatch{1, 10}), Error);
+  EXPECT_THROW(estimate_prefill(dense_shape(), exact_hw(), PrefillBatch{1, 0, 0}), Error);
+  EXPECT_THROW(throughput_vs_batch(dense_shape(), exact_hw(), 10, 0), Error);
+}
+
+}  // namespace
+}  // namespace vramplan::perf

@@ -31,17 +31,21 @@ int run_plan(const std::vector<std::string>& args) {
   const auto engine = memory::make_engine(spec, data_root().data());
   const auto engine_options = engine->options();
 
+  std::string engines;
+  for (const auto& e : memory::engine_registry()) engines += "\n  " + std::string(e.name) + ": " + std::string(e.summary);
+  const std::string engine_help = "engine, optionally @version (default vllm = newest profile):" + engines;
   po::options_description desc("Options");
   desc.add_options()
       ("model", po::value<std::string>(), "model: catalogue id, config.json, directory or .gguf")
       ("gpu", po::value<std::string>(), "GPU catalogue id or custom:<size> (e.g. custom:46068MiB)")
       ("gpu-memory", po::value<std::string>(), "runtime-reported total per GPU (e.g. 79.18GiB)")
-      ("engine", po::value<std::string>()->default_value("vllm"), "vllm|sglang|trtllm|llamacpp|hf, optionally @version")
+      ("engine", po::value<std::string>()->default_value("vllm"), engine_help.c_str())
       ("weights", po::value<std::string>(), "weight format for the linear layers (bf16, fp8, Q4_K, ...)")
       ("batch", po::value<std::uint64_t>(), "concurrent sequences wanted")
-      ("context", po::value<std::uint64_t>(), "tokens per sequence");
+      ("context", po::value<std::uint64_t>(), "tokens per sequence")
+      ("calibration", po::value<std::string>(), "calibration file (vramplan-probe) replacing documented defaults");
   po::options_description eng("Engine flags (" + std::string(engine->name()) + ")");
-  std::set<std::string> declared = {"model", "gpu", "gpu-memory", "engine", "weights", "batch", "context"};
+  std::set<std::string> declared = {"model", "gpu", "gpu-memory", "engine", "weights", "batch", "context", "calibration"};
   for (const auto& o : engine_options) {
     std::vector<std::string> names = {o.name};
     names.insert(names.end(), o.aliases.begin(), o.aliases.end());
@@ -65,6 +69,7 @@ int run_plan(const std::vector<std::string>& args) {
   if (vm.count("weights")) req.weights = vm["weights"].as<std::string>();
   if (vm.count("batch")) req.workload.batch = vm["batch"].as<std::uint64_t>();
   if (vm.count("context")) req.workload.context = vm["context"].as<std::uint64_t>();
+  if (vm.count("calibration")) req.calibration = vm["calibration"].as<std::string>();
   for (const auto& o : engine_options) {
     std::vector<std::string> names = {o.name};
     names.insert(names.end(), o.aliases.begin(), o.aliases.end());

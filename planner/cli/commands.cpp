@@ -9,6 +9,9 @@ const std::vector<Command>& commands() {
       {"inspect", "architecture, parameter counts and per-role bytes of a model", run_inspect},
       {"gpus", "list the GPU catalogue (memory, bandwidth, TFLOPS, MIG slices)", run_gpus},
       {"plan", "memory per GPU for a model, GPU and inference engine (weights, KV, activations, overheads)", run_plan},
+      {"check", "does a configuration fit, with headroom? one line + exit code (0 fits, 1 not); limits, batch range", run_check},
+      {"sweep", "models x precisions x GPUs x TP x context x batch -> fitting configurations ranked by rental cost", run_sweep},
+      {"explain", "every number of a check with its formula and inputs (expected value and upper bound)", run_explain},
   };
   return table;
 }

@@ -26,5 +26,8 @@ int run_models(const std::vector<std::string>& args);
 int run_inspect(const std::vector<std::string>& args);
 int run_gpus(const std::vector<std::string>& args);
 int run_plan(const std::vector<std::string>& args);
+int run_check(const std::vector<std::string>& args);
+int run_sweep(const std::vector<std::string>& args);
+int run_explain(const std::vector<std::string>& args);
 
 }  // namespace vramplan::cli

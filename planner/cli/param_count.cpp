@@ -12,7 +12,7 @@ std::string format_params(std::uint64_t n) {
   static constexpr std::pair<double, const char*> kUnits[] = {{1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "K"}};
   for (const auto& [scale, suffix] : kUnits) {
     const double v = static_cast<double>(n) / scale;
-    if (v >= 1.0) {
+    if (v >= 0.9995) {  // 999.9M prints as 1.00B, not 1000M
       char buf[32];
       std::snprintf(buf, sizeof buf, v >= 100 ? "%.0f%s" : v >= 10 ? "%.1f%s" : "%.2f%s", v, suffix);
       return buf;

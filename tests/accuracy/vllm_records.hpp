@@ -123,6 +123,9 @@ namespace vramplan::test {
 struct VllmComparison {
   std::string id, version, model, note;
   bool quantized = false;
+  //! MLA: vLLM derives absorbed W_UK/W_UV matrices from kv_b_proj after loading
+  //! (MLACommonImpl.process_weights_after_loading), a repacked layout like Marlin's: 1 % target.
+  bool repacked = false;
   double weights_pred = 0, kv_pred = 0, act_pred = 0, nt_pred = 0;
   std::optional<double> weights_rep, kv_rep, act_rep, nt_rep;
   std::uint64_t tokens_pred = 0, blocks_pred = 0, block_bytes = 0;
@@ -147,6 +150,7 @@ inline VllmComparison compare_vllm(const VllmCase& c) {
   x.model = r.at("model");
   x.note = c.note;
   x.quantized = !r.at("quantization").is_null() || (c.dtype && *c.dtype != "bfloat16");
+  x.repacked = outcome.model.arch.kv_lora_rank > 0;
   x.weights_pred = v.at("weights_gib");
   x.kv_pred = v.at("kv_cache_gib");
   x.act_pred = v.at("activation_peak_gib");

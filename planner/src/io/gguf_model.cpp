@@ -3,13 +3,14 @@
 // defaults follow llama.cpp (src/llama-arch.cpp LLM_KV_NAMES, src/llama-model.cpp load_hparams).
 #include <algorithm>
 #include <charconv>
-#include <map>
 
 #include "vramplan/core/error.hpp"
 #include "vramplan/io/gguf.hpp"
 
 namespace vramplan {
 namespace {
+
+constexpr std::uint64_t kMaxLayers = 4096;
 
 // Sliding-window layouts llama.cpp hard-codes per architecture when the GGUF carries no
 // `<arch>.attention.sliding_window_pattern` (llama_hparams::set_swa_pattern(period): layer il
@@ -273,6 +274,9 @@ ModelSpec model_from_gguf(const GgufFile& f, const QuantCatalog& catalog) {
   a.family = "gguf";
   a.hidden_size = m.req_u64("embedding_length");
   const std::uint64_t block_count = m.req_u64("block_count");
+  // Bounded before any per-layer vector is sized from it (llama.cpp caps at 512 layers).
+  if (block_count == 0 || block_count > kMaxLayers)
+    m.fail(m.key("block_count"), std::to_string(block_count) + " is outside 1.." + std::to_string(kMaxLayers));
   a.mtp_layers = m.opt_u64("nextn_predict_layers").value_or(0);
   if (a.mtp_layers > block_count)
     m.fail(m.key("nextn_predict_layers"), std::to_string(a.mtp_layers) + " exceeds block_count " +

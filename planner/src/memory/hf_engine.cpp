@@ -39,7 +39,7 @@ class HfEngine final : public Engine {
     const std::string attn = arg_string(a, "attn-implementation").value_or("sdpa");
     if (attn != "sdpa" && attn != "eager" && attn != "flash_attention_2")
       throw_usage("--attn-implementation: expected sdpa, flash_attention_2 or eager, got '" + attn + "'");
-    const ResolvedWeights rw = resolve_weights(in.model, in.quant, {arg_string(a, "dtype"), std::nullopt, in.weights});
+    const ResolvedWeights rw = resolve_weights(in.model, in.quant, {arg_string(a, "dtype"), std::nullopt, in.weights, false});
     p.weights_precision = rw.weights_precision;
     p.compute_precision = rw.compute_precision;
     p.weights = shard_weights(in.model, rw, {1, 1, 0, 1, false});
@@ -58,7 +58,8 @@ class HfEngine final : public Engine {
       p.activation.push_back({"activation.attention_scores", Bytes(scores), "eager attention: B·heads·S²·(a + 4 B fp32 softmax)"});
     }
     p.activation.push_back({"activation.logits", Bytes(B * arch.vocab_size * 4), "fp32 logits of the last position: B x vocab x 4 B"});
-    p.overhead.push_back({"overhead.cuda_context", Bytes::from_gib(d_.number("cuda_context_gib")), d_.source("cuda_context_gib")});
+    p.overhead.push_back({"overhead.cuda_context", in.measured_context.value_or(Bytes::from_gib(d_.number("cuda_context_gib"))),
+                          in.measured_context ? in.measured_context_source : d_.source("cuda_context_gib")});
     p.kv.bytes_per_token = kv.bytes_per_token;
     p.kv.explain = kv.explain;
     const Bytes fixed = p.weights_bytes() + p.activation_bytes() + p.overhead_bytes();

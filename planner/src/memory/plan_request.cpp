@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "vramplan/calib/calibration.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/hardware/gpu_catalog.hpp"
 #include "vramplan/model/load.hpp"
@@ -11,13 +12,26 @@
 
 namespace vramplan::memory {
 
+namespace {
+
+// --gpu cpu: a CPU-only run (llama.cpp); the "device" is host memory, sized by --gpu-memory.
+GpuSpec cpu_host() {
+  GpuSpec g;
+  g.id = "cpu";
+  g.name = "CPU (host memory)";
+  g.reported_note = "host memory: not known (give --gpu-memory)";
+  return g;
+}
+
+}  // namespace
+
 PlanOutcome run_plan(const PlanRequest& r, const DataRoot& root) {
   if (r.model.empty()) throw_usage("--model is required");
   if (r.gpu.empty()) throw_usage("--gpu is required");
   auto engine = make_engine(r.engine, root.data());
-  const QuantCatalog quant = QuantCatalog::load(root.data_file("quant_formats.json"));
+  const QuantCatalog quant = QuantCatalog::load(root.data_file("quant_formats.json"), root.data_file("quant_schemes.json"));
   const GpuCatalog gpus = GpuCatalog::load(root.data_file("gpus.json"));
-  GpuSpec spec = gpus.resolve_one(r.gpu);
+  GpuSpec spec = r.gpu == "cpu" ? cpu_host() : gpus.resolve_one(r.gpu);
   if (r.gpu_memory) spec = with_reported_total(spec, *r.gpu_memory);
   PlanOutcome out{load_model(r.model, root), {}, {}, {}};
   out.gpu.id = spec.id;
@@ -25,7 +39,13 @@ PlanOutcome run_plan(const PlanRequest& r, const DataRoot& root) {
   out.gpu.total = spec.reported_total;
   if (spec.compute_capability) out.gpu.compute_capability = spec.compute_capability->str();
   out.gpu_memory_note = r.gpu_memory ? "--gpu-memory" : spec.reported_note;
-  const PlanInput input{out.model, quant, out.gpu, r.workload, r.args, r.weights};
+  PlanInput input{out.model, quant, out.gpu, r.workload, r.args, r.weights, std::nullopt, ""};
+  const std::optional<calib::Calibration> cal =
+      r.calibration ? std::optional(calib::load_calibration(*r.calibration)) : calib::find_calibration(root, spec.id);
+  if (cal && cal->origin == calib::CalibrationOrigin::Measured && cal->figures.context_overhead) {
+    input.measured_context = cal->figures.context_overhead;
+    input.measured_context_source = "measured, " + cal->source;
+  }
   out.plan = engine->plan(input);
   out.gpu.count = out.plan.gpu_count;
   // Every plan's parts must add up (a bug otherwise).

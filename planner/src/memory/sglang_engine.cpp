@@ -64,7 +64,8 @@ class SglangEngine final : public Engine {
     const KvDtype kvd = resolve_kv_dtype(arg_string(a, "kv-cache-dtype").value_or("auto"), rw.compute_precision, in.quant);
     // SGLang's cell_size: every layer in full (its SWA pools are engine-specific; not modelled).
     const KvLayout kv = kv_layout(arch, kvd, tp);
-    const Bytes ctx = Bytes::from_gib(d_.number("context_gib"));
+    const Bytes ctx = in.measured_context.value_or(Bytes::from_gib(d_.number("context_gib")));
+    const std::string ctx_source = in.measured_context ? in.measured_context_source : d_.source("context_gib");
     const double pool_d = total * f - static_cast<double>((weights + ctx).count());
     const std::uint64_t pool = pool_d > 0 ? static_cast<std::uint64_t>(pool_d) : 0;
     const std::uint64_t tokens = kv.bytes_per_token ? pool / kv.bytes_per_token : 0;
@@ -73,7 +74,7 @@ class SglangEngine final : public Engine {
                               " tokens x " + grouped(kv.bytes_per_token) + " B (page size 1)"});
     p.activation.push_back({"activation.reserve", act_reserve, "chunked_prefill_size " + std::to_string(chunk) + " x 1.5 MB (server_args.py reserve)"});
     p.overhead.push_back({"overhead.cuda_graphs", graph_reserve, "cuda_graph_max_bs " + std::to_string(graph_bs) + " x 2 MB"});
-    p.overhead.push_back({"overhead.context", ctx, "CUDA context + libraries (" + d_.source("context_gib") + ")"});
+    p.overhead.push_back({"overhead.context", ctx, "CUDA context + libraries (" + ctx_source + ")"});
     p.kv.bytes_per_token = kv.bytes_per_token;
     p.kv.explain = kv.explain;
     p.kv.capacity_tokens = tokens;

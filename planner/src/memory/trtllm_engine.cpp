@@ -60,8 +60,10 @@ class TrtllmEngine final : public Engine {
     const std::uint64_t logits = std::min(B, T) * arch.vocab_size * 4;
     p.activation.push_back({"activation.forward", Bytes(fwd), "max_num_tokens " + std::to_string(T) + " x a x (3h + 3 I/TP)"});
     p.activation.push_back({"activation.logits", Bytes(logits), "min(max_batch_size, max_num_tokens) x vocab x 4 B (fp32 logits)"});
-    const Bytes runtime = Bytes::from_gib(d_.number("runtime_gib"));
-    p.overhead.push_back({"overhead.runtime", runtime, "CUDA context, cuBLAS workspaces, NCCL (" + d_.source("runtime_gib") + ")"});
+    const Bytes runtime = in.measured_context.value_or(Bytes::from_gib(d_.number("runtime_gib")));
+    p.overhead.push_back({"overhead.runtime", runtime,
+                          "CUDA context, cuBLAS workspaces, NCCL (" +
+                              (in.measured_context ? in.measured_context_source : d_.source("runtime_gib")) + ")"});
     const Bytes used = p.weights_bytes() + p.activation_bytes() + runtime;
     const std::uint64_t free = used < in.gpu.total ? (in.gpu.total - used).count() : 0;
     const std::uint64_t pool = static_cast<std::uint64_t>(std::floor(static_cast<double>(free) * frac));

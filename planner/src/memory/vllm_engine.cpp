@@ -99,7 +99,7 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
   const bool eager = arg_switch(args, "enforce-eager");
   const bool hybrid = !arg_switch(args, "disable-hybrid-kv-cache-manager");
 
-  WeightRequest wr{arg_string(args, "dtype"), arg_string(args, "quantization"), in.weights};
+  WeightRequest wr{arg_string(args, "dtype"), arg_string(args, "quantization"), in.weights, true};
   const ResolvedWeights rw = resolve_weights(in.model, in.quant, wr);
   p.weights_precision = rw.weights_precision;
   p.compute_precision = rw.compute_precision;
@@ -237,6 +237,9 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
                     std::to_string(static_cast<int>(d_.number("large_gpu_min_gib"))) + " GiB GPU class), max_model_len " +
                     std::to_string(max_model_len) + ", block_size " + std::to_string(block_size));
   p.notes.push_back("activation peak and non-torch memory are fitted/observed figures: expect about +-0.1 to 0.3 GiB");
+  if (first.kv.state_bytes_per_seq > 0)
+    p.notes.push_back("recurrent layers: " + grouped(first.kv.state_bytes_per_seq) +
+                      " B of state per sequence are not in this block accounting (vLLM MambaSpec pages are not modelled)");
   if (pp > 1) p.notes.push_back("PP: figures per stage in engine_view.stages; vLLM uses the smallest block count of all stages");
 
   // Engine view: what vLLM's log prints (the first rank's line; blocks/tokens after the min).

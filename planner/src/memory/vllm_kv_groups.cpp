@@ -16,6 +16,9 @@ namespace {
 std::uint64_t blocks_for(const LayerKv& l, std::uint64_t block_size, std::uint64_t max_model_len,
                          std::uint64_t batched, bool hybrid) {
   if (!hybrid || l.window == 0) return ceil_div(max_model_len, block_size);
+  if (l.kind == LayerAttention::Chunked)  // the current chunk plus one step's tokens
+    return ceil_div(std::min(l.window + batched, max_model_len), block_size);
+  // The window minus the current token plus one step, and one block of slack for alignment.
   const std::uint64_t tokens = std::min(l.window - 1 + batched, max_model_len);
   return ceil_div(tokens, block_size) + 1;
 }

@@ -1,14 +1,12 @@
 #include "vramplan/memory/weights.hpp"
 
 #include <algorithm>
-#include <map>
-#include <set>
-
-#include <nlohmann/json.hpp>
+#include <string>
 
 #include "vramplan/core/bytes.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/quant/format.hpp"
+#include "vramplan/quant/precision_plan.hpp"
 
 namespace vramplan::memory {
 
@@ -48,94 +46,30 @@ Split split_of(TensorRole role) {
   }
 }
 
-// Linear-layer weights: what --quantization / --weights converts (vLLM LinearBase layers).
-bool is_linear(const TensorInfo& t) {
-  if (t.is_bias || t.shape.size() < 2) return false;
-  switch (t.role) {
-    case TensorRole::AttnQ: case TensorRole::AttnK: case TensorRole::AttnV:
-    case TensorRole::AttnQKV: case TensorRole::AttnOutput: case TensorRole::AttnQA:
-    case TensorRole::AttnQB: case TensorRole::AttnKVAMqa: case TensorRole::AttnKVB:
-    case TensorRole::FfnGate: case TensorRole::FfnUp: case TensorRole::FfnDown:
-    case TensorRole::FfnGateUp: case TensorRole::FfnGateExps: case TensorRole::FfnUpExps:
-    case TensorRole::FfnDownExps: case TensorRole::FfnGateUpExps: case TensorRole::FfnGateShexp:
-    case TensorRole::FfnUpShexp: case TensorRole::FfnDownShexp: return true;
-    default: return false;
+
+// The dtype an engine loads unquantized tensors in. dtype=auto follows the config, except that
+// float32 checkpoints are served in bf16 (vLLM ModelConfig._resolve_auto_dtype; SGLang and
+// TRT-LLM do the same).
+std::string serving_dtype(const ModelSpec& model, const QuantCatalog& quant, const WeightRequest& request,
+                          std::vector<std::string>& notes) {
+  const std::string requested = request.dtype.value_or("auto");
+  if (requested != "auto") return quant.get(requested).name;
+  const std::string& config = model.arch.torch_dtype;
+  if (config.empty()) {
+    notes.push_back("checkpoint dtype not given: bf16 assumed (pass --dtype)");
+    return "bf16";
   }
+  const std::string name = quant.get(config).name;
+  if (name == "fp32" && request.downcast_fp32) {
+    notes.push_back("float32 checkpoint served in bf16 (dtype=auto downcasts fp32)");
+    return "bf16";
+  }
+  return name;
 }
 
-std::uint64_t out_rows(const TensorInfo& t) {
-  std::uint64_t rows = 1;
-  for (std::size_t i = 0; i + 1 < t.shape.size(); ++i) rows = checked_mul(rows, t.shape[i]);
-  return rows;
-}
-
-// The checkpoint's own quantization, read from quantization_config (the interim rules until the
-// precision plan covers them): fp8 (per-tensor or 128x128 blocks) and compressed-tensors float8.
-struct CheckpointQuant {
-  std::string method;
-  bool fp8 = false;
-  std::uint64_t block_rows = 0, block_cols = 0;  // fp8 block scales (fp32 each)
-  bool per_channel = false;                       // one fp32 scale per output row
-};
-
-CheckpointQuant checkpoint_quant(const ModelSpec& model) {
-  CheckpointQuant q;
-  if (model.quantization_config_json.empty()) return q;
-  const auto cfg = nlohmann::json::parse(model.quantization_config_json, nullptr, false);
-  if (!cfg.is_object()) return q;
-  q.method = cfg.value("quant_method", std::string());
-  if (q.method == "fp8") {
-    q.fp8 = true;
-    if (cfg.contains("weight_block_size") && cfg["weight_block_size"].is_array() &&
-        cfg["weight_block_size"].size() == 2) {
-      q.block_rows = cfg["weight_block_size"][0].get<std::uint64_t>();
-      q.block_cols = cfg["weight_block_size"][1].get<std::uint64_t>();
-    }
-    return q;
-  }
-  if (q.method == "compressed-tensors" && cfg.contains("config_groups") &&
-      cfg["config_groups"].is_object()) {
-    for (const auto& [name, group] : cfg["config_groups"].items()) {
-      const auto w = group.value("weights", nlohmann::json::object());
-      if (w.value("num_bits", 0) == 8 && w.value("type", std::string()) == "float") {
-        q.fp8 = true;
-        q.per_channel = w.value("strategy", std::string()) == "channel";
-      }
-    }
-    if (q.fp8) return q;
-  }
-  throw_usage("checkpoint quantization '" + q.method +
-              "' is not modelled by this planner yet (supported here: fp8, compressed-tensors "
-              "float8); give --weights to choose the stored format explicitly");
-}
-
-std::uint64_t fp8_linear_bytes(const TensorInfo& t, const CheckpointQuant& q) {
-  const std::uint64_t elems = t.elements();
-  const std::uint64_t rows = out_rows(t);
-  const std::uint64_t cols = t.shape.back();
-  if (q.block_rows != 0) {
-    const std::uint64_t experts = t.shape.size() > 2 ? t.shape[0] : 1;
-    const std::uint64_t r = rows / experts;
-    return elems + experts * ceil_div(r, q.block_rows) * ceil_div(cols, q.block_cols) * 4;
-  }
-  if (q.per_channel) return elems + rows * 4;
-  return elems + 4;  // one fp32 per-tensor scale
-}
-
-std::string dtype_name(std::string_view requested, const ModelSpec& model, std::vector<std::string>& notes) {
-  std::string d(requested);
-  if (d.empty() || d == "auto") {
-    d = model.arch.torch_dtype;
-    if (d.empty()) {
-      notes.push_back("checkpoint dtype not given: bf16 assumed (pass --dtype)");
-      return "bf16";
-    }
-    if (d == "float32") {
-      notes.push_back("float32 checkpoint served in bf16 (vLLM's dtype=auto downcasts fp32)");
-      return "bf16";
-    }
-  }
-  return d;
+bool read_from_file(const ModelSpec& model) {
+  return !model.tensors.empty() && std::all_of(model.tensors.begin(), model.tensors.end(),
+                                               [](const TensorInfo& t) { return t.stored_bytes.has_value(); });
 }
 
 }  // namespace
@@ -143,52 +77,28 @@ std::string dtype_name(std::string_view requested, const ModelSpec& model, std::
 ResolvedWeights resolve_weights(const ModelSpec& model, const QuantCatalog& quant,
                                 const WeightRequest& request) {
   ResolvedWeights out;
-  const QuantFormat& compute = quant.get(dtype_name(request.dtype.value_or(""), model, out.notes));
-  if (!compute.is_float) throw_usage("--dtype " + compute.name + " is not a floating-point type");
-  out.compute_precision = compute.name;
-  out.compute_bytes = compute.block_bytes;
-
-  CheckpointQuant ckpt = checkpoint_quant(model);
-  const QuantFormat* linear_format = nullptr;
-  bool online_fp8 = false;
-  if (request.quantization && !request.quantization->empty()) {
-    if (*request.quantization == "fp8") {
-      online_fp8 = !ckpt.fp8;
-    } else if (*request.quantization != ckpt.method) {
-      throw_usage("--quantization " + *request.quantization +
-                  " is not modelled by this planner yet (supported: fp8; a quantized checkpoint's "
-                  "own method is read from its config)");
-    }
+  // The precision plan (quant/precision_plan.hpp) decides every tensor's stored format. What it
+  // is asked for: the user's --weights; else the engine's --quantization method ("vllm:fp8" =
+  // online fp8 unless the checkpoint is quantized); else, for a config-only inventory, the
+  // checkpoint's own quantization method or the serving dtype; a file inventory keeps its bytes.
+  PrecisionRequest pr;
+  pr.dtype = serving_dtype(model, quant, request, out.notes);
+  if (request.weights) {
+    pr.weights = *request.weights;
+  } else if (request.quantization && !request.quantization->empty()) {
+    pr.weights = "vllm:" + *request.quantization;
+  } else if (!read_from_file(model)) {
+    const auto cq = checkpoint_quantization(model, quant);
+    pr.weights = cq ? "vllm:" + cq->scheme.engine_method : pr.dtype;
   }
-  if (request.weights) linear_format = &quant.get(*request.weights);
-
-  std::set<std::string> linear_names;
-  out.tensor_bytes.reserve(model.tensors.size());
-  for (const auto& t : model.tensors) {
-    std::uint64_t bytes = 0;
-    const bool linear = is_linear(t);
-    if (linear && linear_format != nullptr && row_fits(*linear_format, t.shape.back())) {
-      bytes = tensor_bytes(*linear_format, t.shape, t.name);
-      linear_names.insert(linear_format->name);
-    } else if (linear && (ckpt.fp8 || online_fp8)) {
-      bytes = fp8_linear_bytes(t, online_fp8 ? CheckpointQuant{"fp8", true, 0, 0, false} : ckpt);
-      linear_names.insert("fp8-e4m3");
-    } else if (!t.stored_format.empty() && t.stored_bytes &&
-               quant.find(t.stored_format) != nullptr && quant.get(t.stored_format).quantized) {
-      bytes = *t.stored_bytes;  // a quantized tensor stays as stored
-      linear_names.insert(quant.get(t.stored_format).name);
-    } else {
-      bytes = tensor_bytes(compute, t.shape, t.name);
-    }
-    out.tensor_bytes.push_back(bytes);
-  }
-  std::string lin;
-  for (const auto& n : linear_names) lin += (lin.empty() ? "" : "+") + n;
-  out.weights_precision = lin.empty() || lin == compute.name ? compute.name
-                                                             : lin + " (linear layers) + " + compute.name;
-  if (online_fp8)
-    out.notes.push_back("--quantization fp8: linear weights quantized to fp8-e4m3 at load, one "
-                        "fp32 scale per tensor; embeddings, lm_head and norms stay " + compute.name);
+  const PrecisionPlan plan = plan_precision(model, quant, pr);
+  out.tensor_bytes.reserve(plan.tensors.size());
+  for (const auto& t : plan.tensors) out.tensor_bytes.push_back(t.bytes);
+  out.weights_precision = plan.weights_precision;
+  out.compute_precision = plan.model_dtype;
+  out.compute_bytes = quant.get(plan.model_dtype).block_bytes;
+  for (const auto& w : plan.warnings) out.notes.push_back(w);
+  if (plan.compute_precision != plan.model_dtype) out.notes.push_back("compute precision: " + plan.compute_precision);
   return out;
 }
 

@@ -205,10 +205,10 @@ double expected_experts_touched(double num_experts, double experts_per_token, do
 
 StepBreakdown decode_step(const PerfModelShape& shape, const HardwareRates& rates,
                           std::uint64_t sequences, std::uint64_t uniform_context) {
+  check_shape(shape);
   double sums[kMaxAttentionGroups] = {};
   const double b = static_cast<double>(sequences);
-  const std::size_t n = std::min(shape.attention.size(), kMaxAttentionGroups);
-  for (std::size_t g = 0; g < n; ++g)
+  for (std::size_t g = 0; g < shape.attention.size(); ++g)
     sums[g] = b * attended(static_cast<double>(uniform_context), shape.attention[g].window);
   return decode_step_sums(shape, rates, b, sums);
 }

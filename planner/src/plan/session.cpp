@@ -45,7 +45,7 @@ memory::GpuTarget gpu_target(const GpuSpec& gpu) {
 PlanSession::PlanSession(const DataRoot& root, const std::string& model, const std::string& engine_spec)
     : root_(root),
       model_(model.empty() ? throw Error(ErrorKind::Usage, "--model is required") : load_model(model, root)),
-      quant_(QuantCatalog::load(root.data_file("quant_formats.json"))),
+      quant_(QuantCatalog::load(root.data_file("quant_formats.json"), root.data_file("quant_schemes.json"))),
       gpus_(GpuCatalog::load(root.data_file("gpus.json"))),
       engine_(memory::make_engine(engine_spec, root.data())) {
   const auto options = engine_->options();

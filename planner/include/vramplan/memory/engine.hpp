@@ -68,6 +68,10 @@ struct PlanInput {
   //! --weights W: the user's weight format ("bf16", "fp8-e4m3", "Q4_K_M", ...); nullopt = the
   //! checkpoint's / engine's choice.
   std::optional<std::string> weights;
+  //! A calibration file's measured CUDA-context overhead (calib/calibration.hpp); when set it
+  //! replaces the engine data's documented default (sglang, trtllm, hf).
+  std::optional<Bytes> measured_context = std::nullopt;
+  std::string measured_context_source = {};  //!< the calibration file
 };
 
 //! KV-cache figures of a plan (per GPU).

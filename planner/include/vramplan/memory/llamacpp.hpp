@@ -17,6 +17,7 @@
 
 namespace vramplan {
 class QuantCatalog;
+struct GgufFileType;
 }
 
 namespace vramplan::llamacpp {
@@ -111,6 +112,11 @@ struct ModelBuffer {
 std::vector<ModelBuffer> model_buffers(const ModelSpec& model, const Settings& settings,
                                        const LlamacppProfile& profile, const QuantCatalog& quant);
 
+//! The tensors llama-quantize writes for `model` at `file_type` (src/llama-quant.cpp mixture of an
+//! F16 conversion, quant/gguf_mixture.hpp), each with its GGUF name, type and exact bytes, in file
+//! order. `quant` must carry the scheme table.
+ModelSpec gguf_model_spec(const ModelSpec& model, const GgufFileType& file_type, const QuantCatalog& quant);
+
 //! Exact bytes of one tensor as stored (stored_bytes, else from its format and shape).
 std::uint64_t stored_tensor_bytes(const TensorInfo& tensor, const QuantCatalog& quant);
 
@@ -120,13 +126,61 @@ bool is_repacked(const TensorInfo& tensor, const LlamacppProfile& profile);
 //! Logits buffer reserved at context creation: n_vocab x n_seq_max x 4 B (host memory).
 std::uint64_t output_buffer_bytes(const ModelArch& arch, const Context& context);
 
-//! The compute buffer of the worst-case micro-batch graph, as a sum of named terms.
+// ---- compute buffer: ggml-alloc replayed on the model's graph ----------------------------------
+
+//! One tensor of a compute graph as ggml-alloc sees it (ggml/src/ggml-alloc.c).
+struct GraphTensor {
+  std::string name;
+  std::uint64_t bytes = 0;      //!< ggml_nbytes (a view: of the viewed shape; it takes no memory)
+  std::vector<int> src;         //!< indices of its sources (graph order is node order)
+  int view_of = -1;             //!< view_src; a view takes no memory of its own
+  bool can_inplace = false;     //!< ggml_op_can_inplace(op): may take over a dying source's memory
+  bool contiguous = true;       //!< false for permuted / strided views (no in-place reuse)
+  bool external = false;        //!< weights and KV cache: already in another buffer
+  bool input = false;           //!< ggml_set_input leaf, allocated before any node
+  bool output = false;          //!< ggml_set_output: never freed
+};
+
+//! A graph in ggml's order: leafs (inputs, weights) and nodes (ops) as ggml_build_forward_expand
+//! visits them.
+class ComputeGraph {
+ public:
+  int external(std::string name);
+  int input(std::string name, std::uint64_t bytes);
+  //! An op producing `bytes` from `src` (can_inplace per ggml_op_can_inplace).
+  int op(std::string name, std::uint64_t bytes, std::vector<int> src, bool can_inplace = false);
+  //! A node that writes into an external tensor (SET_ROWS into the KV cache): no memory here.
+  int store(std::string name, std::vector<int> src);
+  //! A view / reshape / permute of `of` (contiguous = same layout as a fresh tensor of its shape);
+  //! `bytes` is the size of the viewed shape (default: all of `of`).
+  int view(std::string name, int of, bool contiguous = true, std::optional<std::uint64_t> bytes = std::nullopt);
+  void mark_output(int t) { tensors_.at(static_cast<std::size_t>(t)).output = true; }
+  const std::vector<GraphTensor>& tensors() const { return tensors_; }
+  const std::vector<int>& leafs() const { return leafs_; }
+  const std::vector<int>& nodes() const { return nodes_; }
+
+ private:
+  int add(GraphTensor t, bool leaf);
+  std::vector<GraphTensor> tensors_;
+  std::vector<int> leafs_, nodes_;
+};
+
+//! The buffer ggml_gallocr reserves for `graph`: the dynamic allocator's high-water mark (best-fit
+//! free blocks, the last block grows the buffer, freed neighbours merge; in-place reuse of a
+//! source with one consumer and no views; a tensor freed after its last consumer).
+std::uint64_t gallocr_peak(const ComputeGraph& graph, std::uint64_t alignment);
+
+//! The micro-batch graph llama.cpp reserves (graph_reserve: n_tokens = n_outputs = n_ubatch, KV
+//! views of the full cache), for the architectures of docs/llamacpp.md#compute-buffer.
+ComputeGraph llama_graph(const ModelArch& arch, const Context& context,
+                         const std::vector<KvCache>& caches);
+
+//! The compute buffer of the worst-case micro-batch graph.
 struct ComputeEstimate {
-  std::uint64_t bytes = 0;         //!< the larger of the two phases below
-  std::uint64_t output_phase = 0;  //!< logits + hidden states (+ MoE expert activations)
-  std::uint64_t attention_phase = 0;  //!< KQ scores + mask + attention working set (FA off)
-  std::uint64_t logits = 0;        //!< n_vocab x n_ubatch x 4
-  std::uint64_t host_bytes = 0;    //!< CUDA only: CUDA_Host compute buffer (inputs)
+  std::uint64_t bytes = 0;       //!< the device's compute buffer (ggml-alloc peak)
+  std::uint64_t logits = 0;      //!< n_vocab x n_ubatch x 4, its largest tensor
+  std::uint64_t host_bytes = 0;  //!< CUDA only: CUDA_Host compute buffer (inputs)
+  std::size_t graph_nodes = 0;
   std::string explain;
 };
 ComputeEstimate compute_buffer(const ModelArch& arch, const Context& context,

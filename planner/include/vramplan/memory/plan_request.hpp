@@ -3,6 +3,7 @@
 // the accuracy tests both go through run_plan().
 #pragma once
 
+#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -21,6 +22,9 @@ struct PlanRequest {
   EngineArgs args;
   std::optional<std::string> weights;
   Workload workload;
+  //! --calibration FILE; without it a calibration for the GPU under data/calibration/ is used
+  //! when one exists (calib::find_calibration).
+  std::optional<std::filesystem::path> calibration;
 };
 
 struct PlanOutcome {

@@ -26,7 +26,8 @@ namespace vramplan::memory {
 struct WeightRequest {
   std::optional<std::string> dtype;         //!< --dtype (auto/bfloat16/float16/float32)
   std::optional<std::string> quantization;  //!< --quantization (engine's method name)
-  std::optional<std::string> weights;       //!< --weights: format for the linear weights
+  std::optional<std::string> weights;       //!< --weights: a weight scheme (quant/scheme.hpp)
+  bool downcast_fp32 = true;                //!< dtype=auto serves fp32 checkpoints in bf16
 };
 
 struct ResolvedWeights {

@@ -1,0 +1,73 @@
+// `vramplan check` — a pre-flight check for scripts: does this configuration fit, with the
+// requested headroom? One line (or JSON / Markdown); exit 0 fits, 1 does not fit, 2-5 bad input
+// (exit_codes.hpp). --limits and --batch-range add the limits and the recommended batch range.
+#include <set>
+
+#include "cli_common.hpp"
+#include "commands.hpp"
+#include "decision_options.hpp"
+#include "exit_codes.hpp"
+#include "vramplan/core/error.hpp"
+#include "vramplan/plan/check.hpp"
+
+namespace vramplan::cli {
+
+int run_check(const std::vector<std::string>& args) {
+  const std::string spec = engine_spec_of(args);
+  const auto engine = memory::make_engine(spec, data_root().data());
+  po::options_description desc("Options");
+  desc.add_options()
+      ("model", po::value<std::string>(), "model: catalogue id, config.json, directory or .gguf")
+      ("gpu", po::value<std::string>(), "GPU catalogue id, card/MIG-profile, or custom:<size>")
+      ("gpu-memory", po::value<std::string>(), "runtime-reported total per GPU (e.g. 79.18GiB)")
+      ("engine", po::value<std::string>()->default_value("vllm"), "vllm|sglang|trtllm|hf, optionally @version")
+      ("weights", po::value<std::string>(), "weight format for the linear layers (bf16, fp8, Q4_K, ...)")
+      ("batch", po::value<std::uint64_t>(), "concurrent sequences over all replicas (default 1 per replica)")
+      ("context", po::value<std::uint64_t>(), "tokens per sequence (default: the engine's max length)")
+      ("replicas", po::value<std::uint64_t>()->default_value(1), "data-parallel engine instances (model copies)")
+      ("headroom", po::value<std::string>()->default_value("10%"), "free share of each GPU required to call it a fit")
+      ("conservative", po::bool_switch(), "decide on the upper bounds of the components, not the expected values")
+      ("limits", po::bool_switch(), "also report max batch, max context, max concurrency, min GPUs, smallest card")
+      ("batch-range", po::bool_switch(), "also report the batch table and the recommended batch range")
+      ("max-tpot", po::value<double>(), "latency target for the batch range: time per output token, ms")
+      ("max-ttft", po::value<double>(), "latency target for the batch range: time to first token, ms")
+      ("max-gpus", po::value<std::uint64_t>()->default_value(8), "largest GPU count --limits tries for min GPUs");
+  std::set<std::string> declared = {"model", "gpu", "gpu-memory", "engine", "weights", "batch", "context",
+                                    "replicas", "headroom", "conservative", "limits", "batch-range",
+                                    "max-tpot", "max-ttft", "max-gpus"};
+  po::options_description eng("Engine flags (" + std::string(engine->name()) + ")");
+  add_engine_options(eng, *engine, declared);
+  desc.add(eng);
+  add_common_options(desc, true);
+  po::variables_map vm;
+  if (!parse_args("check", "--model M --gpu G [--engine E] [engine flags] [--headroom 10%] [--json]", desc, args, vm))
+    return kExitOk;
+  const auto opts = read_common_options(vm);
+
+  plan::CheckRequest req;
+  req.engine = spec;
+  if (vm.count("model")) req.model = vm["model"].as<std::string>();
+  if (vm.count("gpu")) req.gpu = vm["gpu"].as<std::string>();
+  if (vm.count("gpu-memory")) req.gpu_memory = parse_bytes(vm["gpu-memory"].as<std::string>(), "--gpu-memory");
+  if (vm.count("weights")) req.weights = vm["weights"].as<std::string>();
+  if (vm.count("batch")) req.batch = vm["batch"].as<std::uint64_t>();
+  if (vm.count("context")) req.context = vm["context"].as<std::uint64_t>();
+  req.replicas = vm["replicas"].as<std::uint64_t>();
+  req.policy.headroom = parse_fraction(vm["headroom"].as<std::string>(), "--headroom");
+  req.policy.conservative = vm["conservative"].as<bool>();
+  req.limits = vm["limits"].as<bool>();
+  req.batch_range = vm["batch-range"].as<bool>();
+  if (vm.count("max-tpot")) req.targets.max_tpot_s = vm["max-tpot"].as<double>() / 1e3;
+  if (vm.count("max-ttft")) req.targets.max_ttft_s = vm["max-ttft"].as<double>() / 1e3;
+  if ((req.targets.max_tpot_s || req.targets.max_ttft_s) && !req.batch_range)
+    throw_usage("--max-tpot / --max-ttft apply to the batch range: add --batch-range");
+  req.max_gpus = vm["max-gpus"].as<std::uint64_t>();
+  req.args = read_engine_args(vm, *engine);
+
+  const auto outcome = plan::run_check(req, data_root());
+  if (opts.format == OutputFormat::Markdown) emit(opts, {}, plan::check_markdown(outcome));
+  else emit(opts, plan::check_json(outcome), plan::check_text(outcome));
+  return outcome.eval.fit.fits ? kExitOk : kExitDoesNotFit;
+}
+
+}  // namespace vramplan::cli

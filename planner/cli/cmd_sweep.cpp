@@ -1,0 +1,172 @@
+// `vramplan sweep` — models x precisions x GPUs x TP x context x batch: the fitting
+// configurations ranked by rental cost for --periods (catalogue prices or --prices FILE).
+// Progress on a terminal; quiet when piped, with --json or --quiet.
+#include <cstdio>
+#include <iostream>
+#include <set>
+
+#include "cli_common.hpp"
+#include "commands.hpp"
+#include "decision_options.hpp"
+#include "exit_codes.hpp"
+#include "vramplan/core/error.hpp"
+#include "vramplan/plan/sweep.hpp"
+#include "vramplan/report/table.hpp"
+
+namespace vramplan::cli {
+namespace {
+
+std::vector<std::string> split(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    out.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::vector<std::uint64_t> split_u64(const std::string& text, const std::string& option) {
+  std::vector<std::uint64_t> out;
+  for (const auto& item : split(text)) {
+    char* end = nullptr;
+    const unsigned long long v = item.empty() ? 0 : std::strtoull(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || v == 0)
+      throw_usage(option + ": expected a comma-separated list of positive integers, got '" + text + "'");
+    out.push_back(v);
+  }
+  return out;
+}
+
+std::string fixed(double v, int d) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", d, v);
+  return buf;
+}
+
+nlohmann::json sweep_json(const plan::SweepResult& r, std::size_t top) {
+  nlohmann::json rows = nlohmann::json::array(), misses = nlohmann::json::array(), periods = nlohmann::json::array();
+  for (const auto& p : r.periods) periods.push_back({{"label", p.label}, {"hours", p.hours}});
+  for (std::size_t i = 0; i < r.rows.size() && i < top; ++i) {
+    const auto& x = r.rows[i];
+    rows.push_back({{"model", x.model}, {"weights", x.weights}, {"gpu", x.gpu}, {"tp", x.tp}, {"gpus", x.gpus},
+                    {"billed_gpus", x.billed_gpus}, {"context", x.context}, {"batch", x.batch},
+                    {"used_bytes_per_gpu", x.used_per_gpu.count()}, {"capacity_bytes", x.capacity.count()},
+                    {"headroom_fraction", x.headroom_fraction},
+                    {"tokens_per_s", x.tokens_per_s > 0 ? nlohmann::json(x.tokens_per_s) : nlohmann::json(nullptr)},
+                    {"tpot_s", x.tpot_s > 0 ? nlohmann::json(x.tpot_s) : nlohmann::json(nullptr)},
+                    {"cost_usd", x.cost_usd.empty() ? nlohmann::json(nullptr) : nlohmann::json(x.cost_usd)},
+                    {"price_basis", x.price_basis}});
+  }
+  for (const auto& m : r.misses)
+    misses.push_back({{"model", m.model}, {"weights", m.weights}, {"gpu", m.gpu}, {"tp", m.tp}, {"why", m.why}});
+  return {{"schema", "vramplan.sweep/1"}, {"evaluations", r.evaluations}, {"fitting", r.rows.size()},
+          {"periods", periods}, {"rows", rows}, {"not_fitting", misses}};
+}
+
+std::string sweep_text(const plan::SweepResult& r, std::size_t top, bool markdown) {
+  std::vector<Table::Column> cols = {{"model", Align::Left}, {"weights", Align::Left}, {"gpu", Align::Left},
+                                     {"GPUs", Align::Right}, {"ctx", Align::Right}, {"batch", Align::Right},
+                                     {"GiB/GPU", Align::Right}, {"headroom", Align::Right}, {"est. tok/s", Align::Right}};
+  for (const auto& p : r.periods) cols.push_back({"$ " + p.label, Align::Right});
+  Table t(cols);
+  std::set<std::string> bases;
+  for (std::size_t i = 0; i < r.rows.size() && i < top; ++i) {
+    const auto& x = r.rows[i];
+    std::vector<std::string> cells = {x.model, x.weights, x.gpu,
+                                      std::to_string(x.gpus) + (x.tp > 1 ? " (tp" + std::to_string(x.tp) + ")" : "") +
+                                          (x.billed_gpus != x.gpus ? ", billed " + std::to_string(x.billed_gpus) : ""),
+                                      std::to_string(x.context), std::to_string(x.batch),
+                                      fixed(x.used_per_gpu.gib(), 1) + "/" + fixed(x.capacity.gib(), 1),
+                                      fixed(x.headroom_fraction * 100, 1) + "%",
+                                      x.tokens_per_s > 0 ? fixed(x.tokens_per_s, 0) : "-"};
+    for (std::size_t k = 0; k < r.periods.size(); ++k)
+      cells.push_back(x.cost_usd.empty() ? "-" : fixed(x.cost_usd[k], 0));
+    t.add_row(cells);
+    if (!x.price_basis.empty()) bases.insert(x.gpu + ": " + x.price_basis);
+  }
+  std::string s = markdown ? t.render_markdown() : t.render_text();
+  // Appended piece by piece: g++ 12 gives a false -Wrestrict on literal + std::string chains.
+  s += "\n";
+  s += std::to_string(r.rows.size());
+  s += " fitting of ";
+  s += std::to_string(r.evaluations);
+  s += " points evaluated";
+  if (r.rows.size() > top) s += "; first " + std::to_string(top) + " shown (--top)";
+  s += "\n";
+  if (!r.misses.empty()) {
+    s += "not fitting:\n";
+    for (const auto& m : r.misses)
+      s += "  " + m.model + " " + m.weights + " " + m.gpu + " tp" + std::to_string(m.tp) + ": " + m.why + "\n";
+  }
+  if (!bases.empty()) {
+    s += "prices (USD per GPU-hour, indicative):\n";
+    for (const auto& b : bases) s += "  " + b + "\n";
+  }
+  s += "est. tok/s: decode roofline at the full context (datasheet x data/perf_defaults.json efficiencies)\n";
+  return s;
+}
+
+}  // namespace
+
+int run_sweep(const std::vector<std::string>& args) {
+  const std::string spec = engine_spec_of(args);
+  const auto engine = memory::make_engine(spec, data_root().data());
+  po::options_description desc("Options");
+  desc.add_options()
+      ("model", po::value<std::string>(), "models, comma-separated (catalogue ids or paths)")
+      ("weights", po::value<std::string>(), "weight precisions, comma-separated (default: the checkpoint's)")
+      ("gpu", po::value<std::string>(), "GPUs, comma-separated (default: every card in the catalogue)")
+      ("mig", po::bool_switch(), "without --gpu: include MIG slices")
+      ("min-memory", po::value<std::string>(), "without --gpu: only GPUs reporting at least SIZE")
+      ("tp", po::value<std::string>()->default_value("1,2,4,8"), "tensor-parallel sizes, comma-separated")
+      ("context", po::value<std::string>(), "tokens per sequence, comma-separated (default: the engine's length)")
+      ("batch", po::value<std::string>()->default_value("1"), "concurrent sequences, comma-separated")
+      ("engine", po::value<std::string>()->default_value("vllm"), "engine, optionally @version")
+      ("headroom", po::value<std::string>()->default_value("10%"), "free share of each GPU required")
+      ("periods", po::value<std::string>()->default_value("3d,7d,30d"), "rental periods (h, d, w)")
+      ("prices", po::value<std::string>(), "your own prices (vramplan.prices/1 JSON) instead of the catalogue's")
+      ("top", po::value<std::size_t>()->default_value(20), "rows shown");
+  std::set<std::string> declared = {"model", "weights", "gpu", "mig", "min-memory", "tp", "context", "batch",
+                                    "engine", "headroom", "periods", "prices", "top"};
+  po::options_description eng("Engine flags (" + std::string(engine->name()) + ")");
+  add_engine_options(eng, *engine, declared);
+  desc.add(eng);
+  add_common_options(desc, true);
+  po::variables_map vm;
+  if (!parse_args("sweep", "--model M[,M] [--gpu G,G | --mig] [--tp 1,2] [--context C,C] [--batch B,B] [--json]",
+                  desc, args, vm))
+    return kExitOk;
+  const auto opts = read_common_options(vm);
+  plan::SweepRequest req;
+  req.engine = spec;
+  if (vm.count("model")) req.models = split(vm["model"].as<std::string>());
+  if (vm.count("weights")) {
+    req.weights.clear();
+    for (const auto& w : split(vm["weights"].as<std::string>())) req.weights.push_back(w);
+  }
+  if (vm.count("gpu")) req.gpus = vm["gpu"].as<std::string>();
+  req.include_mig = vm["mig"].as<bool>();
+  if (vm.count("min-memory")) req.min_memory = parse_bytes(vm["min-memory"].as<std::string>(), "--min-memory");
+  req.tps = split_u64(vm["tp"].as<std::string>(), "--tp");
+  if (vm.count("context")) req.contexts = split_u64(vm["context"].as<std::string>(), "--context");
+  req.batches = split_u64(vm["batch"].as<std::string>(), "--batch");
+  req.policy.headroom = parse_fraction(vm["headroom"].as<std::string>(), "--headroom");
+  req.periods = plan::parse_periods(vm["periods"].as<std::string>());
+  if (vm.count("prices")) req.prices_file = vm["prices"].as<std::string>();
+  req.args = read_engine_args(vm, *engine);
+  const std::size_t top = vm["top"].as<std::size_t>();
+
+  const bool progress = show_progress(opts);
+  const auto result = plan::run_sweep(req, data_root(), [&](std::size_t done, std::size_t total) {
+    if (!progress) return;
+    std::cerr << "\rsweep: " << done << "/" << total << " (model, precision, TP) groups" << (done == total ? "\n" : "")
+              << std::flush;
+  });
+  emit(opts, sweep_json(result, top), sweep_text(result, top, opts.format == OutputFormat::Markdown));
+  return kExitOk;
+}
+
+}  // namespace vramplan::cli

@@ -1,0 +1,56 @@
+// vramplan/plan/batch_range.hpp — the recommended batch range and the table behind it.
+//
+// Batch is the controlled variable: rows at batch 1, 2, 4, 8, ... (and the largest fitting batch
+// itself), each with memory per GPU, headroom, estimated output tokens/s of the deployment and
+// per-token latency (TPOT), stopping at the first row that breaks a limit (shown, with why)
+// instead of averaging it away.
+//   high end = largest batch that fits with the requested headroom and meets --max-tpot /
+//              --max-ttft when given
+//   low end  = smallest batch reaching >= 80 % of the throughput plateau (the expected
+//              throughput at the high end; perf::kKneeFraction), searched over every batch
+// TTFT of a row = prefill of all the row's prompts at once (a burst of `batch` arrivals), the
+// worst case a scheduler meets at that concurrency. Decode runs at the full context.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vramplan/plan/limits.hpp"
+#include "vramplan/plan/throughput.hpp"
+
+namespace vramplan::plan {
+
+struct LatencyTargets {
+  std::optional<double> max_tpot_s;
+  std::optional<double> max_ttft_s;
+};
+
+struct BatchRow {
+  std::uint64_t batch = 0;  //!< over all replicas
+  Bytes used_per_gpu;
+  double headroom_fraction = 0;
+  std::optional<perf::Range> tokens_per_s;  //!< deployment output tokens/s
+  std::optional<perf::Range> tpot_s;
+  std::optional<perf::Range> ttft_s;
+  bool fits = false;
+  std::string breaks;  //!< why this row is over a limit ("" when within)
+};
+
+struct BatchRange {
+  std::vector<BatchRow> rows;
+  std::uint64_t memory_max = 0;  //!< largest batch that fits in memory with the headroom
+  std::string memory_breaks;     //!< what breaks above it
+  std::uint64_t high = 0;        //!< recommended high end (0 = nothing fits)
+  std::uint64_t low = 0;         //!< recommended low end
+  double plateau_tokens_per_s = 0;
+  std::string high_reason;       //!< what sets the high end
+  std::string basis;             //!< where the throughput rates come from
+  std::string unavailable;       //!< why there is no throughput estimate ("" when there is)
+};
+
+BatchRange batch_range(const PlanSession& session, const Scenario& scenario, const FitPolicy& policy,
+                       const ErrorBounds& bounds, const ThroughputModel& model, const LatencyTargets& targets);
+
+}  // namespace vramplan::plan

@@ -1,0 +1,59 @@
+// vramplan/plan/check.hpp — `vramplan check` as a library call: one configuration judged (fit
+// and headroom per GPU, the first thing that breaks), optionally with its limits and the
+// recommended batch range; rendered as one line, JSON (vramplan.check/1) or Markdown.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "vramplan/plan/batch_range.hpp"
+#include "vramplan/plan/limits.hpp"
+
+namespace vramplan::plan {
+
+struct CheckRequest {
+  std::string model;
+  std::string gpu;                  //!< catalogue id, card/profile (MIG) or custom:SIZE
+  std::optional<Bytes> gpu_memory;  //!< --gpu-memory
+  std::string engine = "vllm";
+  memory::EngineArgs args;
+  std::optional<std::string> weights;
+  std::optional<std::uint64_t> batch, context;
+  std::uint64_t replicas = 1;
+  FitPolicy policy;
+  bool limits = false;       //!< max batch / context / concurrency, min GPUs, smallest card
+  bool batch_range = false;  //!< the batch table and recommended range
+  LatencyTargets targets;
+  std::uint64_t max_gpus = 8;
+};
+
+struct CheckLimits {
+  LimitResult max_batch, max_context, max_concurrency;
+  std::uint64_t engine_length = 0;  //!< context max_concurrency is at
+  MinGpusResult min_gpus;
+  SmallestCardResult smallest_card;
+};
+
+struct CheckOutcome {
+  CheckRequest request;
+  std::string model_id;
+  GpuSpec gpu;
+  Evaluation eval;
+  std::string line;  //!< the one-line verdict
+  std::string bounds_source;
+  ErrorBounds bounds;
+  std::optional<CheckLimits> limits;
+  std::optional<BatchRange> range;
+};
+
+CheckOutcome run_check(const CheckRequest& request, const DataRoot& root);
+
+//! vramplan.check/1 (docs/schemas/check.schema.json).
+nlohmann::json check_json(const CheckOutcome& outcome);
+std::string check_text(const CheckOutcome& outcome);
+//! A quote-ready Markdown section (the golden file tests/golden/check_quote.md).
+std::string check_markdown(const CheckOutcome& outcome);
+
+}  // namespace vramplan::plan

@@ -1,0 +1,51 @@
+// vramplan/plan/prices.hpp — what a configuration costs to rent for a period.
+//
+// Indicative prices come from the GPU catalogue (data/gpus.json, each quote with provider, date
+// and source): the median of a card's on-demand quotes. A customer's own prices (--prices FILE,
+// schema vramplan.prices/1) replace them per GPU. Hardware sold in lots (e.g. 8-GPU nodes) is
+// billed for the smallest combination of lot sizes that covers the GPUs needed. A MIG slice
+// costs its card's price / the number of such slices the card holds (the card is shared).
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vramplan/hardware/gpu_catalog.hpp"
+
+namespace vramplan::plan {
+
+struct GpuPrice {
+  double usd_per_gpu_hour = 0;
+  std::vector<std::uint64_t> lot_sizes;  //!< empty = any whole number of GPUs
+  std::string basis;                     //!< "median of 4 on-demand quotes (RunPod 2026-03-10, ...)"
+};
+
+struct RentalPeriod {
+  std::string label;  //!< "3d"
+  double hours = 0;
+};
+
+//! "3d,7d,30d" (h, d, w units) -> periods. Throws Error(Usage).
+std::vector<RentalPeriod> parse_periods(const std::string& text);
+
+class PriceBook {
+ public:
+  //! Catalogue prices for every card (and MIG slices derived from their card).
+  static PriceBook from_catalogue(const GpuCatalog& catalog);
+  //! Overrides from a customer's file. Errors name the file and JSON pointer.
+  void apply_file(const std::filesystem::path& file, const GpuCatalog& catalog);
+  //! nullopt when the GPU has no price.
+  std::optional<GpuPrice> price(const std::string& gpu_id) const;
+
+ private:
+  std::map<std::string, GpuPrice> prices_;
+  std::map<std::string, std::pair<std::string, int>> mig_;  //!< slice id -> (card id, slices per card)
+};
+
+//! GPUs billed for `needed` GPUs: the smallest sum of lot sizes >= needed (needed when no lots).
+std::uint64_t billed_gpus(std::uint64_t needed, const std::vector<std::uint64_t>& lot_sizes);
+
+}  // namespace vramplan::plan

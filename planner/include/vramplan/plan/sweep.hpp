@@ -1,0 +1,91 @@
+// vramplan/plan/sweep.hpp — models x precisions x GPUs x TP x context x batch -> the fitting
+// configurations ranked by rental cost.
+//
+// Built for a million evaluations a second: the engine is planned once per (model, precision,
+// TP, GPU) — at batch 1 and 2, giving the non-KV bytes and how they grow with batch — and once
+// per (model, precision, TP, context) on the largest GPU for the KV of one sequence (the engine's
+// block rounding included). The per-(GPU, context, batch) point is then a few additions and one
+// roofline step (perf::decode_step) in a tight loop: no files, no strings, no allocation.
+// `check` plans every point in full; a test holds the two to the same answers.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vramplan/perf/perf_model.hpp"
+#include "vramplan/plan/fit.hpp"
+#include "vramplan/plan/prices.hpp"
+#include "vramplan/plan/session.hpp"
+
+namespace vramplan::plan {
+
+struct SweepRequest {
+  std::vector<std::string> models;
+  std::vector<std::optional<std::string>> weights = {std::nullopt};  //!< nullopt = the checkpoint's
+  std::string gpus;          //!< comma list; "" = every card of the catalogue
+  bool include_mig = false;  //!< with gpus == "": MIG slices too
+  std::optional<Bytes> min_memory;  //!< with gpus == "": only GPUs with at least this reported total
+  std::vector<std::uint64_t> tps = {1, 2, 4, 8};
+  std::vector<std::uint64_t> contexts;  //!< empty = the engine's default length
+  std::vector<std::uint64_t> batches = {1};
+  std::string engine = "vllm";
+  memory::EngineArgs args;  //!< engine flags other than TP and the context length
+  FitPolicy policy;
+  std::vector<RentalPeriod> periods;
+  std::optional<std::filesystem::path> prices_file;
+};
+
+struct SweepRow {
+  std::string model, weights, gpu;
+  std::uint64_t tp = 1, context = 0, batch = 0;
+  std::uint64_t gpus = 1, billed_gpus = 1;
+  Bytes used_per_gpu, capacity;
+  double headroom_fraction = 0;
+  double tokens_per_s = 0;  //!< expected decode output tokens/s; 0 = no rates for this GPU
+  double tpot_s = 0;
+  std::vector<double> cost_usd;  //!< per period; empty = no price
+  std::string price_basis;
+};
+
+struct SweepMiss {
+  std::string model, weights, gpu;
+  std::uint64_t tp = 1;
+  std::string why;  //!< invalid TP, engine refusal, or the smallest point's reason
+};
+
+struct SweepResult {
+  std::vector<SweepRow> rows;     //!< fitting points: cheapest first (then most headroom)
+  std::vector<SweepMiss> misses;  //!< (model, precision, GPU, TP) with no fitting point
+  std::uint64_t evaluations = 0;  //!< (GPU, context, batch) points judged
+  std::vector<RentalPeriod> periods;
+};
+
+//! `progress(done, total)` is called between (model, precision, TP) groups (may be empty).
+SweepResult run_sweep(const SweepRequest& request, const DataRoot& root,
+                      const std::function<void(std::size_t, std::size_t)>& progress = {});
+
+// ---- the precomputed parts and the inner loop (exposed for the benchmark and tests) -----------
+
+struct GpuFixed {  //!< one (model, precision, TP, GPU)
+  std::string gpu;
+  Bytes capacity, kv_pool;
+  std::uint64_t non_kv_1 = 0;       //!< weights + activation + overhead at batch 1
+  std::int64_t non_kv_slope = 0;    //!< growth per extra sequence (0 for pool engines)
+  std::string refusal;              //!< engine refuses at every length ("" = accepts)
+  std::optional<perf::HardwareRates> rates;
+};
+
+struct PointResult {
+  bool fits = false;
+  std::uint64_t used = 0;
+  double headroom_fraction = 0;
+  double tokens_per_s = 0, tpot_s = 0;
+};
+
+//! One (GPU, context, batch) point: the tight-loop arithmetic.
+PointResult evaluate_point(const GpuFixed& g, const perf::PerfModelShape& shape, std::uint64_t per_sequence_kv,
+                           std::uint64_t context, std::uint64_t batch, double headroom);
+
+}  // namespace vramplan::plan

@@ -1,0 +1,30 @@
+// vramplan/plan/throughput.hpp — the performance model (perf/*.hpp) wired to a decision: the
+// per-GPU shape of the model in the precision the engine resolved, and the GPU's rates from the
+// catalogue (datasheet x documented efficiencies, data/perf_defaults.json). A GPU without
+// bandwidth / TFLOPS figures (custom:SIZE) has no throughput estimate, and says so.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "vramplan/hardware/gpu_catalog.hpp"
+#include "vramplan/perf/perf_defaults.hpp"
+#include "vramplan/perf/perf_model.hpp"
+#include "vramplan/plan/session.hpp"
+
+namespace vramplan::plan {
+
+struct ThroughputModel {
+  perf::PerfModelShape shape;
+  std::optional<perf::PerfHardware> hardware;  //!< nullopt when the GPU has no rates
+  std::string unavailable;                     //!< why not, when hardware is nullopt
+  std::string compute_dtype;                   //!< the engine's activation dtype ("bf16")
+  std::uint64_t token_budget = 0;              //!< prefill chunk (engine's max_num_batched_tokens; 0 = whole prompt)
+};
+
+//! `args` and `weights` as given to the engine (dtype, quantization, kv-cache-dtype are read).
+ThroughputModel throughput_model(const PlanSession& session, const GpuSpec& gpu, const memory::EngineArgs& args,
+                                 const std::optional<std::string>& weights, const perf::PerfDefaults& defaults,
+                                 std::uint64_t token_budget);
+
+}  // namespace vramplan::plan

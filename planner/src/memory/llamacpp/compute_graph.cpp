@@ -1,0 +1,289 @@
+// The micro-batch graph llama.cpp reserves its compute buffer for, reduced to what ggml-alloc
+// needs: every intermediate's size, its sources and views, in the order ggml_build_forward_expand
+// visits them (depth first, sources left to right). Transcribed from llama.cpp's builders:
+// src/models/{llama,qwen3,gemma3,deepseek2}.cpp and src/llama-graph.cpp (build_inp_embd,
+// build_attn, build_attn_mha, build_ffn, build_moe_ffn), src/llama-kv-cache.cpp (cpy_k, cpy_v,
+// get_k, get_v, input idxs). Weights and the KV cache are external (they live in other buffers).
+#include <algorithm>
+#include <map>
+#include <string>
+
+#include "vramplan/core/bytes.hpp"
+#include "vramplan/core/error.hpp"
+#include "vramplan/memory/llamacpp.hpp"
+
+namespace vramplan::llamacpp {
+namespace {
+
+constexpr std::uint64_t kF32 = 4, kI32 = 4, kI64 = 8;
+
+// Per-architecture graph features (src/models/<arch>.cpp); anything else builds as llama.
+struct Features {
+  bool qk_norm = false;         // per-head RMS norm on Q and K before RoPE (qwen3, gemma3)
+  bool sandwich_norms = false;  // post-attention and post-FFN norms (gemma3)
+  bool embed_scale = false;     // inpL = scale(inpL, sqrt(n_embd)) (gemma3)
+  bool q_scale = false;         // Q = scale(Q, f_attention_scale) (gemma3)
+};
+
+const std::map<std::string, Features>& feature_table() {
+  static const std::map<std::string, Features> table = {
+      {"qwen3", {true, false, false, false}},
+      {"qwen3_moe", {true, false, false, false}},
+      {"gemma3", {true, true, true, true}},
+      {"gemma3_text", {true, true, true, true}},
+  };
+  return table;
+}
+
+std::uint64_t cache_elem_bytes(const std::string& type) {
+  // Only plain-float caches reach the paths that copy cache data (quantized V needs FA).
+  if (type == "f32") return 4;
+  return 2;  // f16, bf16
+}
+
+bool quantized(const std::string& type) { return type != "f32" && type != "f16" && type != "bf16"; }
+
+class Builder {
+ public:
+  Builder(const ModelArch& a, const Context& c, const std::vector<KvCache>& caches)
+      : a_(a), c_(c), T_(c.n_ubatch), f_(features(a)) {
+    for (const auto& kv : caches)
+      for (int l : kv.layers) layer_cache_[l] = &kv;
+  }
+
+  ComputeGraph build() {
+    // build_inp_embd: tokens -> GET_ROWS(token_embd); the vector-embedding input (inp_embd) is a
+    // second input of the same shape that ggml_build_forward_select keeps in the graph.
+    const int tokens = g_.input("inp_tokens", T_ * kI32);
+    g_.input("inp_embd", E() * T_ * kF32);
+    int inpL = g_.op("get_rows(token_embd)", E() * T_ * kF32, {g_.external("token_embd"), tokens});
+    if (f_.embed_scale) inpL = g_.op("inp_scaled", bytes(inpL), {inpL}, true);
+    for (std::uint64_t il = 0; il < a_.num_layers; ++il) inpL = layer(static_cast<int>(il), inpL);
+    const int norm = rms_mul("result_norm", inpL);
+    const int logits = g_.op("result_output", a_.vocab_size * T_ * kF32, {g_.external("output"), norm});
+    g_.mark_output(logits);
+    return std::move(g_);
+  }
+
+ private:
+  static Features features(const ModelArch& a) {
+    const auto it = feature_table().find(a.model_type);
+    return it == feature_table().end() ? Features{} : it->second;
+  }
+  std::uint64_t E() const { return a_.hidden_size; }
+  std::uint64_t bytes(int t) const { return g_.tensors()[static_cast<std::size_t>(t)].bytes; }
+  bool fa() const { return c_.flash_attn; }
+
+  int rms_mul(const std::string& name, int x) {
+    const int n = g_.op(name + ".rms_norm", bytes(x), {x}, true);
+    return g_.op(name, bytes(n), {n, g_.external(name + ".weight")}, true);
+  }
+
+  // Inputs are leafs; ggml lists them in the order the graph walk first meets them.
+  int input_once(const std::string& name, std::uint64_t size) {
+    auto it = inputs_.find(name);
+    if (it != inputs_.end()) return it->second;
+    const int t = g_.input(name, size);
+    inputs_[name] = t;
+    return t;
+  }
+  int pos() { return input_once("inp_pos", T_ * kI32); }
+  int out_ids() { return input_once("inp_out_ids", T_ * kI32); }
+
+  struct CacheInputs {
+    int k_idxs, v_idxs, mask;
+  };
+  const KvCache& cache_of(int il) const {
+    const auto it = layer_cache_.find(il);
+    if (it == layer_cache_.end()) throw_internal("layer " + std::to_string(il) + " has no KV cache");
+    return *it->second;
+  }
+  std::string tag(const KvCache& kv) const { return kv.role.empty() ? "" : "_" + kv.role; }
+  int k_idxs(const KvCache& kv) { return input_once("k_idxs" + tag(kv), T_ * kI64); }
+  int v_idxs(const KvCache& kv, std::uint64_t v_values) {
+    // Transposed V (no FA) is written element by element: one index per value.
+    return input_once("v_idxs" + tag(kv), (fa() ? T_ : T_ * v_values) * kI64);
+  }
+  int mask(const KvCache& kv) {
+    return input_once("kq_mask" + tag(kv), kv.cells * kv.streams * T_ * (fa() ? 2 : kF32));
+  }
+  int rot(const std::string& name, std::uint64_t n) { return input_once(name, n * n * kF32); }
+
+  // llama_mul_mat_hadamard: reshape, multiply by the rotation, reshape back.
+  int hadamard(int x, int rotation) {
+    const int r = g_.view("hadamard.reshape", x);
+    const int m = g_.op("hadamard.mul_mat", bytes(x), {rotation, r});
+    return g_.view("hadamard.reshape_4d", m);
+  }
+
+  int layer(int il, int inpL) {
+    const int attn_in = rms_mul("attn_norm", inpL);
+    int cur = a_.kv_lora_rank > 0 ? mla_attention(il, attn_in) : attention(il, attn_in);
+    int residual = inpL;
+    if (static_cast<std::uint64_t>(il) + 1 == a_.num_layers) {
+      // Only the output rows continue after the last layer (n_outputs = n_ubatch when reserving).
+      cur = g_.op("get_rows(cur)", bytes(cur), {cur, out_ids()});
+      residual = g_.op("get_rows(inpSA)", bytes(residual), {residual, out_ids()});
+    }
+    if (f_.sandwich_norms) cur = rms_mul("attn_post_norm", cur);
+    const int ffn_inp = g_.op("ffn_inp", bytes(cur), {cur, residual}, true);
+    const int x = rms_mul("ffn_norm", ffn_inp);
+    const bool moe = a_.num_experts > 0 &&
+                     (a_.layer_is_moe.empty() || a_.layer_is_moe[static_cast<std::size_t>(il)]);
+    int out = moe ? moe_ffn(x) : ffn(x, a_.intermediate_size, "ffn");
+    if (f_.sandwich_norms) out = rms_mul("ffn_post_norm", out);
+    return g_.op("l_out", bytes(out), {out, ffn_inp}, true);
+  }
+
+  // build_ffn with a parallel gate: the walk from the down projection meets gate before up.
+  int ffn(int x, std::uint64_t n_ff, const std::string& name) {
+    const int gate = g_.op(name + "_gate", n_ff * T_ * kF32, {g_.external(name + "_gate"), x});
+    const int up = g_.op(name + "_up", n_ff * T_ * kF32, {g_.external(name + "_up"), x});
+    const int act = g_.op(name + "_glu", n_ff * T_ * kF32, {gate, up});  // GLU: not in place
+    return g_.op(name + "_down", E() * T_ * kF32, {g_.external(name + "_down"), act});
+  }
+
+  int moe_ffn(int x) {
+    const std::uint64_t X = a_.num_experts, K = a_.experts_per_token, F = a_.moe_intermediate_size;
+    // Router: logits, softmax (in place), top-k ids, the selected weights.
+    const int logits = g_.op("ffn_moe_logits", X * T_ * kF32, {g_.external("ffn_gate_inp"), x});
+    const int probs = g_.op("ffn_moe_probs", bytes(logits), {logits}, true);
+    const int argsort = g_.op("ffn_moe_argsort", X * T_ * kI32, {probs});
+    const int selected = g_.view("ffn_moe_topk", argsort, false, K * T_ * kI32);
+    const int probs3 = g_.view("probs_3d", probs);
+    const int weights = g_.op("ffn_moe_weights", K * T_ * kF32, {probs3, selected});
+    // Experts: MUL_MAT_ID over [n_ff_exp, n_expert_used, n_tokens].
+    const int x3 = g_.view("cur_3d", x);
+    const int gate = g_.op("ffn_moe_gate", F * K * T_ * kF32, {g_.external("ffn_gate_exps"), x3, selected});
+    const int up = g_.op("ffn_moe_up", F * K * T_ * kF32, {g_.external("ffn_up_exps"), x3, selected});
+    const int act = g_.op("ffn_moe_glu", F * K * T_ * kF32, {gate, up});
+    const int down = g_.op("ffn_moe_down", E() * K * T_ * kF32, {g_.external("ffn_down_exps"), act, selected});
+    const int weighted = g_.op("ffn_moe_weighted", bytes(down), {down, weights}, true);
+    std::vector<int> views;
+    for (std::uint64_t i = 0; i < K; ++i) views.push_back(g_.view("expert_view", weighted, false, E() * T_ * kF32));
+    int moe_out = views[0];
+    for (std::uint64_t i = 1; i < K; ++i) moe_out = g_.op("ffn_moe_add", E() * T_ * kF32, {moe_out, views[i]}, true);
+    if (K == 1) moe_out = g_.op("ffn_moe_cont", E() * T_ * kF32, {moe_out});
+    const std::uint64_t shared = a_.shared_expert_intermediate_size
+                                     ? a_.shared_expert_intermediate_size
+                                     : a_.num_shared_experts * a_.moe_intermediate_size;
+    if (shared == 0) return moe_out;
+    const int shexp = ffn(x, shared, "ffn_shexp");
+    return g_.op("ffn_out", E() * T_ * kF32, {moe_out, shexp}, true);
+  }
+
+  // Q/K/V projections, RoPE, the KV store and attention of a standard (GQA) layer.
+  int attention(int il, int x) {
+    const KvCache& kv = cache_of(il);
+    const std::uint64_t D = a_.head_dim, Dv = a_.v_head_dim ? a_.v_head_dim : a_.head_dim;
+    const std::uint64_t H = a_.num_heads, Hkv = a_.num_kv_heads;
+    const bool k_rot = quantized(kv.type_k), v_rot = quantized(kv.type_v);
+    // build_attn expands q, then v, then k.
+    int q = g_.op("Qcur", H * D * T_ * kF32, {g_.external("wq"), x});
+    q = g_.view("Qcur_3d", q);
+    if (f_.qk_norm) q = rms_mul("attn_q_norm", q);
+    q = g_.op("Qcur_rope", H * D * T_ * kF32, {q, pos()}, true);
+    if (f_.q_scale) q = g_.op("Qcur_scaled", bytes(q), {q}, true);
+    if (k_rot) q = hadamard(q, rot("k_rot", D));
+    int v = g_.op("Vcur", Hkv * Dv * T_ * kF32, {g_.external("wv"), x});
+    v = g_.view("Vcur_3d", v);
+    if (v_rot) v = hadamard(v, rot("v_rot", Dv));
+    int k = g_.op("Kcur", Hkv * D * T_ * kF32, {g_.external("wk"), x});
+    k = g_.view("Kcur_3d", k);
+    if (f_.qk_norm) k = rms_mul("attn_k_norm", k);
+    k = g_.op("Kcur_rope", Hkv * D * T_ * kF32, {k, pos()}, true);
+    if (k_rot) k = hadamard(k, rot("k_rot", D));
+    // cpy_k / cpy_v: SET_ROWS into the cache (no memory of their own here). A transposed V cache
+    // (no FA) is written through 1-wide reshapes of the cache and of V.
+    const int k_cache = g_.external("cache_k");
+    const int v_cache = g_.external("cache_v");
+    g_.store("set_rows_k", {k_cache, g_.view("k_cur_2d", k), k_idxs(kv)});
+    const int v_idx = v_idxs(kv, Hkv * Dv);
+    const int v_2d = g_.view("v_cur_2d", v);
+    if (fa()) g_.store("set_rows_v", {v_cache, v_2d, v_idx});
+    else g_.store("set_rows_v", {g_.view("v_cache_1wide", v_cache), g_.view("v_cur_1wide", v_2d), v_idx});
+    const int kq_mask = mask(kv);
+    // build_attn_mha over get_k / get_v views of the whole cache.
+    const int qp = g_.view("q_perm", g_.view("q_4d", q), false);
+    const int kp = g_.view("k_perm", g_.view("get_k", k_cache), false);
+    const int vp = g_.view("v_perm", g_.view("get_v", v_cache), false);
+    int cur;
+    if (fa()) {
+      const int o = g_.op("flash_attn_ext", H * Dv * T_ * kF32, {qp, kp, vp, kq_mask});
+      cur = g_.view("kqv_2d", o);
+    } else {
+      const std::uint64_t n_kv = kv.cells * kv.streams;
+      const int kq = g_.op("kq", n_kv * T_ * H * kF32, {kp, qp});
+      const int sm = g_.op("kq_soft_max", bytes(kq), {kq, kq_mask}, true);
+      const int kqv = g_.op("kqv", Dv * T_ * H * kF32, {vp, sm});
+      cur = g_.op("kqv_cont", H * Dv * T_ * kF32, {g_.view("kqv_perm", kqv, false)});
+    }
+    if (v_rot) cur = hadamard(cur, rot("v_rot", Dv));
+    return g_.op("attn_out", E() * T_ * kF32, {g_.external("wo"), cur});
+  }
+
+  // DeepSeek MLA with the absorption optimisation (K-only latent cache, V read from K).
+  int mla_attention(int il, int x) {
+    const KvCache& kv = cache_of(il);
+    const std::uint64_t H = a_.num_heads, R = a_.kv_lora_rank, rope = a_.qk_rope_head_dim;
+    const std::uint64_t nope = a_.qk_nope_head_dim, Dv = a_.v_head_dim;
+    // In the order the walk meets them: build_attn expands Qcur, then Vcur (the normed latent),
+    // then Kcur; concat visits its first source first.
+    const int q = g_.op("q", H * (nope + rope) * T_ * kF32, {g_.external("wq"), x});
+    const int q_nope = g_.view("q_nope", q, false, H * nope * T_ * kF32);
+    const int q_abs = g_.op("q_nope_absorbed", R * T_ * H * kF32,
+                            {g_.external("wk_b"), g_.view("q_nope_perm", q_nope, false)});
+    const int q_abs_perm = g_.view("q_abs_perm", q_abs, false);
+    const int q_pe_v = g_.view("q_pe", q, false, H * rope * T_ * kF32);
+    const int q_pe = g_.op("q_pe_rope", H * rope * T_ * kF32, {q_pe_v, pos()}, true);
+    const int qcur = g_.op("Qcur", (R + rope) * H * T_ * kF32, {q_abs_perm, q_pe});
+    const int kv_pe = g_.op("kv_cmpr_pe", (R + rope) * T_ * kF32, {g_.external("wkv_a_mqa"), x});
+    const int kv_cmpr_v = g_.view("kv_cmpr", kv_pe, false, R * T_ * kF32);
+    const int kv_cmpr = rms_mul("attn_kv_a_norm", kv_cmpr_v);
+    const int kv3 = g_.view("kv_cmpr_3d", kv_cmpr);
+    const int k_pe_v = g_.view("k_pe", kv_pe, false, rope * T_ * kF32);
+    const int k_pe = g_.op("k_pe_rope", rope * T_ * kF32, {k_pe_v, pos()}, true);
+    const int kcur = g_.op("Kcur", (R + rope) * T_ * kF32, {kv3, k_pe});
+    const int k_cache = g_.external("cache_k");
+    g_.store("set_rows_k", {g_.view("k_cache_view", k_cache), g_.view("k_cur_2d", kcur), k_idxs(kv)});
+    const int kq_mask = mask(kv);
+    const int qp = g_.view("q_perm", g_.view("q_4d", qcur), false);
+    const int kp = g_.view("k_perm", g_.view("get_k", k_cache), false);
+    const int vp = g_.view("v_perm", g_.view("get_v", k_cache), false);
+    const int wv_b = g_.external("wv_b");
+    int cur;
+    if (fa()) {
+      const int o = g_.op("flash_attn_ext", R * H * T_ * kF32, {qp, kp, vp, kq_mask});
+      const int mla = g_.op("fattn_mla", Dv * T_ * H * kF32, {wv_b, g_.view("fa_perm", o, false)});
+      cur = g_.view("kqv_2d", g_.op("fattn_mla_cont", Dv * H * T_ * kF32, {g_.view("mla_perm", mla, false)}));
+    } else {
+      const std::uint64_t n_kv = kv.cells * kv.streams;
+      const int kq = g_.op("kq", n_kv * T_ * H * kF32, {kp, qp});
+      const int sm = g_.op("kq_soft_max", bytes(kq), {kq, kq_mask}, true);
+      // The latent V is not stored transposed: a contiguous transposed copy of the cache.
+      const int v_cont = g_.op("v_cont", n_kv * R * cache_elem_bytes(kv.type_k), {g_.view("v_trans", vp, false)});
+      const int kqv = g_.op("kqv", R * T_ * H * kF32, {v_cont, sm});
+      const int mla = g_.op("kqv_mla", Dv * T_ * H * kF32, {wv_b, kqv});
+      cur = g_.op("kqv_cont", Dv * H * T_ * kF32, {g_.view("kqv_perm", mla, false)});
+    }
+    return g_.op("attn_out", E() * T_ * kF32, {g_.external("wo"), cur});
+  }
+
+  const ModelArch& a_;
+  const Context& c_;
+  std::uint64_t T_;
+  Features f_;
+  ComputeGraph g_;
+  std::map<int, const KvCache*> layer_cache_;
+  std::map<std::string, int> inputs_;
+};
+
+}  // namespace
+
+ComputeGraph llama_graph(const ModelArch& arch, const Context& context, const std::vector<KvCache>& caches) {
+  if (arch.num_layers == 0 || arch.hidden_size == 0 || arch.vocab_size == 0)
+    throw_usage("the model has no layers, hidden size or vocabulary: no llama.cpp graph to size");
+  return Builder(arch, context, caches).build();
+}
+
+}  // namespace vramplan::llamacpp

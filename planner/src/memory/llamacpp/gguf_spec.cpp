@@ -1,0 +1,55 @@
+// The tensors of the GGUF file llama-quantize would write for a model and a file type, in file
+// order, so that the buffer model can work on them as on a GGUF the user gives.
+#include <algorithm>
+#include <map>
+
+#include "vramplan/memory/llamacpp.hpp"
+#include "vramplan/quant/format.hpp"
+#include "vramplan/quant/gguf_mixture.hpp"
+
+namespace vramplan::llamacpp {
+
+ModelSpec gguf_model_spec(const ModelSpec& model, const GgufFileType& file_type, const QuantCatalog& quant) {
+  ModelSpec out = model;
+  out.tensors.clear();
+  // File order: the global tensors, then each block's tensors by GGUF name (convert_hf_to_gguf
+  // writes blocks in layer order; within a block the order only moves the CPU_Mapped span ends,
+  // which the measured records pin down).
+  std::vector<TensorInfo> globals;
+  std::map<int, std::vector<TensorInfo>> blocks;
+  for (const auto& tp : plan_gguf_file_type(model, file_type, quant)) {
+    const TensorInfo& src = model.tensors.at(tp.tensor_index);
+    for (const auto& part : tp.parts) {
+      TensorInfo t = src;
+      t.name = part.gguf_name;
+      t.shape = part.shape;
+      t.stored_format = quant.get(part.type).name;
+      t.stored_bytes = part.bytes;
+      if (t.layer) blocks[*t.layer].push_back(std::move(t));
+      else globals.push_back(std::move(t));
+    }
+  }
+  // convert_hf_to_gguf.py (LlamaModel.generate_extra_tensors) writes the llama3 rope factors as
+  // rope_freqs.weight, F32 {rotary_dim / 2}, before every checkpoint tensor.
+  const bool has_rope_freqs = std::any_of(globals.begin(), globals.end(),
+                                          [](const TensorInfo& t) { return t.role == TensorRole::RopeFreqs; });
+  for (const auto& rope : model.arch.rope_tables) {
+    if (rope.scaling_type != "llama3" || has_rope_freqs) continue;
+    TensorInfo t;
+    t.name = "rope_freqs.weight";
+    t.role = TensorRole::RopeFreqs;
+    t.shape = {rope.rotary_dim / 2};
+    t.stored_format = quant.get("fp32").name;
+    t.stored_bytes = tensor_bytes(quant.get("fp32"), t.shape, t.name);
+    globals.insert(globals.begin(), std::move(t));
+    break;
+  }
+  out.tensors = std::move(globals);
+  for (auto& [layer, tensors] : blocks) {
+    std::sort(tensors.begin(), tensors.end(), [](const TensorInfo& a, const TensorInfo& b) { return a.name < b.name; });
+    out.tensors.insert(out.tensors.end(), tensors.begin(), tensors.end());
+  }
+  return out;
+}
+
+}  // namespace vramplan::llamacpp

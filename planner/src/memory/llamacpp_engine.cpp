@@ -1,0 +1,255 @@
+// llama.cpp profile: the buffers one `llama-server` / `llama-cli` load reserves (model, KV,
+// output, compute), from llamacpp::plan (planner/src/memory/llamacpp/), with the flags spelled as
+// llama.cpp spells them (-c -ngl -ub -b -fa -ctk -ctv -np --swa-full -nr -kvu). Mechanisms and
+// sources: docs/llamacpp.md.
+#include <algorithm>
+#include <cstdio>
+
+#include "vramplan/core/error.hpp"
+#include "vramplan/memory/engine.hpp"
+#include "vramplan/memory/engine_profiles.hpp"
+#include "vramplan/memory/llamacpp.hpp"
+#include "vramplan/quant/format.hpp"
+#include "vramplan/quant/scheme.hpp"
+
+namespace vramplan::memory {
+
+namespace {
+
+namespace lc = llamacpp;
+
+// llama.cpp prints buffer sizes as MiB with two decimals; four are kept here.
+double mib(std::uint64_t bytes) {
+  return static_cast<double>(bytes * 10000 / (1024 * 1024)) / 10000.0;
+}
+
+std::string mib_text(std::uint64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f MiB", static_cast<double>(bytes) / 1048576.0);
+  return buf;
+}
+
+lc::FlashAttn parse_flash_attn(const std::string& v) {
+  // common/arg.cpp: -fa on|off|auto (the boolean spellings of older builds are accepted too).
+  if (v == "on" || v == "1" || v == "true" || v == "enabled") return lc::FlashAttn::On;
+  if (v == "off" || v == "0" || v == "false" || v == "disabled") return lc::FlashAttn::Off;
+  if (v == "auto") return lc::FlashAttn::Auto;
+  throw_usage("--flash-attn: expected on, off or auto, got '" + v + "'");
+}
+
+std::int64_t parse_gpu_layers(const std::string& v) {
+  if (v == "all" || v == "auto" || v == "-1") return -1;
+  const auto n = arg_u64({{"n-gpu-layers", v}}, "n-gpu-layers");
+  return static_cast<std::int64_t>(std::min<std::uint64_t>(*n, 1u << 30));
+}
+
+class LlamacppEngine final : public Engine {
+ public:
+  LlamacppEngine(lc::LlamacppProfile profile, QuantCatalog quant)
+      : profile_(std::move(profile)), quant_(std::move(quant)) {}
+  std::string_view name() const override { return "llamacpp"; }
+  std::string_view version() const override { return profile_.commit.substr(0, 8); }
+
+  std::vector<EngineOption> options() const override {
+    return {
+        {"ctx-size", "-c: context size in tokens, all sequences together (default 4096, or --context x -np)", false, {"c"}},
+        {"n-gpu-layers", "-ngl: layers offloaded to the GPU (default all; > n_layer also offloads the output layer)", false, {"ngl", "gpu-layers"}},
+        {"ubatch-size", "-ub: physical micro-batch (default 512)", false, {"ub"}},
+        {"batch-size", "-b: logical batch (default 2048)", false, {"b"}},
+        {"flash-attn", "-fa: on, off or auto (default auto = on for CPU and CUDA)", false, {"fa"}},
+        {"cache-type-k", "-ctk: K cache type (f16, q8_0, q4_0, ...)", false, {"ctk"}},
+        {"cache-type-v", "-ctv: V cache type (quantized V needs -fa on)", false, {"ctv"}},
+        {"parallel", "-np: sequences (KV streams) (default 1, or --batch)", false, {"np"}},
+        {"swa-full", "full-size cache for sliding-window layers", true, {}},
+        {"no-repack", "-nr: no CPU_REPACK copies of Q4_0/Q4_K/IQ4_NL weights", true, {"nr"}},
+        {"kv-unified", "-kvu: one KV stream shared by all sequences", true, {"kvu"}},
+    };
+  }
+
+  MemoryPlan plan(const PlanInput& in) const override;
+
+ private:
+  lc::Settings settings(const PlanInput& in) const;
+  ModelSpec gguf_spec(const PlanInput& in, std::string& precision, std::vector<std::string>& notes) const;
+
+  lc::LlamacppProfile profile_;
+  QuantCatalog quant_;  // formats + file types (the GGUF mixture needs the scheme table)
+};
+
+lc::Settings LlamacppEngine::settings(const PlanInput& in) const {
+  const auto& a = in.args;
+  lc::Settings s;
+  s.device = in.gpu.id == "cpu" ? lc::Device::Cpu : lc::Device::Cuda;
+  if (auto v = arg_u64(a, "parallel")) s.n_parallel = *v;
+  else if (in.workload.batch) s.n_parallel = *in.workload.batch;
+  if (auto v = arg_u64(a, "ctx-size")) s.n_ctx = *v;
+  else if (in.workload.context) s.n_ctx = checked_mul(*in.workload.context, s.n_parallel, "--context x -np");
+  if (s.n_ctx == 0) {
+    // llama.cpp: -c 0 = the model's training context.
+    if (in.model.arch.max_position_embeddings == 0) throw_usage("-c 0: the model gives no training context length");
+    s.n_ctx = in.model.arch.max_position_embeddings;
+  }
+  if (auto v = arg_string(a, "n-gpu-layers")) s.n_gpu_layers = parse_gpu_layers(*v);
+  if (auto v = arg_u64(a, "ubatch-size")) s.n_ubatch = *v;
+  if (auto v = arg_u64(a, "batch-size")) s.n_batch = *v;
+  if (auto v = arg_string(a, "flash-attn")) s.flash_attn = parse_flash_attn(*v);
+  if (auto v = arg_string(a, "cache-type-k")) s.type_k = *v;
+  if (auto v = arg_string(a, "cache-type-v")) s.type_v = *v;
+  s.swa_full = arg_switch(a, "swa-full");
+  s.repack = !arg_switch(a, "no-repack");
+  s.kv_unified = arg_switch(a, "kv-unified");
+  return s;
+}
+
+// llama.cpp loads GGUF files: a .gguf model carries its tensor types and bytes; any other model
+// needs --weights gguf:<FILE_TYPE> (the tensors llama-quantize would write for it).
+ModelSpec LlamacppEngine::gguf_spec(const PlanInput& in, std::string& precision,
+                                    std::vector<std::string>& notes) const {
+  const bool from_gguf = in.model.source.kind == "gguf";
+  if (from_gguf) {
+    if (in.weights)
+      throw_usage("--weights " + *in.weights + ": the .gguf file fixes every tensor's type; drop --weights");
+    precision = "GGUF file types (" + in.model.source.path + ")";
+    return in.model;
+  }
+  if (!in.weights)
+    throw_usage("llama.cpp loads GGUF files: give a .gguf --model, or --weights gguf:<FILE_TYPE> (e.g. gguf:Q4_K_M)");
+  const WeightScheme scheme = parse_weight_scheme(*in.weights, quant_);
+  if (scheme.kind != SchemeKind::GgufFileType)
+    throw_usage("--weights " + *in.weights + ": llama.cpp needs a GGUF file type (gguf:Q4_K_M, gguf:Q8_0, ...)");
+  const GgufFileType* ft = quant_.schemes().find_gguf_file_type(scheme.gguf_file_type);
+  if (!ft) throw_internal("GGUF file type '" + scheme.gguf_file_type + "' parsed but not in the table");
+  precision = scheme.name;
+  notes.push_back("tensor types: llama-quantize's " + ft->name +
+                  " mixture (src/llama-quant.cpp) of an F16 conversion; a .gguf --model gives the file's own");
+  return lc::gguf_model_spec(in.model, *ft, quant_);
+}
+
+MemoryPlan LlamacppEngine::plan(const PlanInput& in) const {
+  check_known_args(in.args, options(), "llamacpp");
+  MemoryPlan p;
+  p.engine = "llamacpp";
+  p.engine_version = std::string(version());
+  p.engine_profile_note = "llama.cpp " + std::string(version()) + " buffers (data/engines/llamacpp.json)";
+  p.gpu_total = in.gpu.total;
+  p.compute_precision = "f32 activations";
+
+  const lc::Settings s = settings(in);
+  const bool cpu = s.device == lc::Device::Cpu;
+  const ModelSpec model = gguf_spec(in, p.weights_precision, p.notes);
+  const lc::Plan lp = lc::plan(model, s, profile_, quant_);
+
+  // Where each buffer lives. CPU run: everything is host memory ("the device"). CUDA run: the
+  // device holds CUDA0 buffers; host buffers are listed in engine_view.host.
+  std::uint64_t host_model = 0;
+  nlohmann::json model_view = nlohmann::json::object();
+  for (const auto& b : lp.model) {
+    model_view[b.name] = mib(b.bytes);
+    if (b.on_gpu || cpu)
+      p.weights.push_back({"weights." + b.name, Bytes(b.bytes), b.name + " model buffer " + mib_text(b.bytes)});
+    else
+      host_model = checked_add(host_model, b.bytes);
+  }
+  const lc::Offload off = lc::offload_split(model.arch.num_layers, s);
+  nlohmann::json view = {
+      {"commit", profile_.commit},
+      {"device", cpu ? "CPU" : "CUDA0"},
+      {"model_buffer_mib", model_view},
+  };
+  if (!cpu) {
+    view["offloaded_layers"] = std::to_string(model.arch.num_layers - off.first_gpu_layer + (off.output_on_gpu ? 1 : 0)) +
+                               "/" + std::to_string(model.arch.num_layers + 1);
+    view["tensor_placement"] = {
+        {"token_embd", "host (CPU_Mapped): llama.cpp keeps the input layer on the CPU"},
+        {"output", model.arch.tied_embeddings && std::none_of(model.tensors.begin(), model.tensors.end(),
+                                                              [](const TensorInfo& t) { return t.role == TensorRole::Output; })
+                       ? std::string(off.output_on_gpu ? "CUDA0: tied to token_embd, loaded a second time (TENSOR_DUPLICATED)"
+                                                       : "host: tied to token_embd, output layer not offloaded")
+                       : std::string(off.output_on_gpu ? "CUDA0 (output layer offloaded: -ngl > n_layer)" : "host")},
+        {"layers", "blk." + std::to_string(off.first_gpu_layer) + ".. on CUDA0, the rest on the host"},
+    };
+  }
+  if (!lp.ok) {
+    p.fits = false;
+    p.reason = "llama_init_from_model: " + lp.refusal;
+    view["refusal"] = lp.refusal;
+    p.engine_view = view;
+    return p;
+  }
+
+  const auto& c = lp.context;
+  const std::uint64_t kv_device = cpu ? lp.kv_host_bytes + lp.kv_gpu_bytes : lp.kv_gpu_bytes;
+  std::string kv_explain;
+  nlohmann::json kv_view = nlohmann::json::array();
+  std::uint64_t per_cell = 0;
+  for (const auto& kv : lp.kv) {
+    kv_explain += (kv_explain.empty() ? "" : "; ") + (kv.role.empty() ? std::string() : kv.role + " ") +
+                  std::to_string(kv.layers.size()) + " layers x " + std::to_string(kv.cells) + " cells x " +
+                  std::to_string(kv.streams) + " streams: K " + mib_text(kv.k_bytes) + " (" + kv.type_k +
+                  "), V " + mib_text(kv.v_bytes) + " (" + kv.type_v + ")";
+    kv_view.push_back({{"role", kv.role}, {"cells", kv.cells}, {"streams", kv.streams},
+                       {"layers", kv.layers.size()}, {"k_mib", mib(kv.k_bytes)}, {"v_mib", mib(kv.v_bytes)}});
+    if (kv.role != "SWA" && kv.cells) per_cell += kv.bytes() / (kv.cells * kv.streams);
+  }
+  p.kv_cache.push_back({"kv_cache", Bytes(kv_device), kv_explain});
+  p.kv.bytes_per_token = per_cell;
+  p.kv.capacity_tokens = c.n_ctx;
+  p.kv.max_concurrency = static_cast<double>(c.n_seq_max);
+  p.kv.explain = "llama.cpp reserves the whole context up front: n_ctx " + std::to_string(c.n_ctx) + " = " +
+                 std::to_string(c.n_streams) + " stream(s) x " + std::to_string(c.n_ctx_seq) + " cells; " +
+                 kv_explain;
+
+  p.activation.push_back({"activation.compute_buffer", Bytes(lp.compute.bytes),
+                          std::string(cpu ? "CPU" : "CUDA0") + " compute buffer " + mib_text(lp.compute.bytes) +
+                              ": " + lp.compute.explain});
+  if (cpu) p.overhead.push_back({"overhead.output_buffer", Bytes(lp.output_bytes),
+                                 "CPU output buffer (logits of n_seq_max sequences) " + mib_text(lp.output_bytes)});
+
+  view["n_ctx"] = c.n_ctx;
+  view["n_ctx_seq"] = c.n_ctx_seq;
+  view["n_seq_max"] = c.n_seq_max;
+  view["n_batch"] = c.n_batch;
+  view["n_ubatch"] = c.n_ubatch;
+  view["flash_attn"] = c.flash_attn;
+  view["kv_buffer_mib"] = mib(kv_device);
+  view["kv_caches"] = kv_view;
+  view["compute_buffer_mib"] = mib(lp.compute.bytes);
+  view["output_buffer_mib"] = mib(lp.output_bytes);
+  if (!cpu) {
+    view["host"] = {
+        {"model_buffer_mib", mib(host_model)},
+        {"kv_buffer_mib", mib(lp.kv_host_bytes)},
+        {"output_buffer_mib", mib(lp.output_bytes)},
+        {"compute_buffer_mib", mib(lp.compute.host_bytes)},
+        {"compute_buffer_name", "CUDA_Host"},
+    };
+    p.notes.push_back("host memory (not in the per-GPU total): model " + mib_text(host_model) + ", KV " +
+                      mib_text(lp.kv_host_bytes) + ", output " + mib_text(lp.output_bytes) +
+                      ", CUDA_Host compute " + mib_text(lp.compute.host_bytes));
+    p.notes.push_back("the CUDA context and cuBLAS workspace (a few hundred MiB) are not in llama.cpp's buffer log and not included");
+    if (off.first_gpu_layer > 0)
+      p.notes.push_back("partial offload: the CPU backend's own compute buffer for the host layers is not modelled");
+  }
+  p.engine_view = view;
+
+  if (cpu && in.gpu.total.count() == 0) {
+    p.notes.push_back("CPU run: give --gpu-memory <host RAM> to check the fit");
+  } else if (p.total_bytes() > in.gpu.total) {
+    p.fits = false;
+    p.reason = std::string(cpu ? "host" : "CUDA0") + " buffers need " + format_gib(p.total_bytes()) + " of " +
+               format_gib(in.gpu.total) + " (llama.cpp would fail to allocate)";
+  }
+  return p;
+}
+
+}  // namespace
+
+std::unique_ptr<Engine> make_llamacpp_engine(const std::filesystem::path& data_dir, std::string_view version) {
+  lc::LlamacppProfile profile = lc::load_profile(data_dir / "engines" / "llamacpp.json");
+  if (!version.empty() && !profile.commit.starts_with(version))
+    throw_unknown("unknown llamacpp version '" + std::string(version) + "' (known: " + profile.commit.substr(0, 8) + ")");
+  QuantCatalog quant = QuantCatalog::load(data_dir / "quant_formats.json", data_dir / "quant_schemes.json");
+  return std::make_unique<LlamacppEngine>(std::move(profile), std::move(quant));
+}
+
+}  // namespace vramplan::memory

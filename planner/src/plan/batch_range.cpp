@@ -1,0 +1,130 @@
+#include "vramplan/plan/batch_range.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace vramplan::plan {
+namespace {
+
+std::string ms(double seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f ms", seconds * 1e3);
+  return buf;
+}
+
+struct Perf {
+  perf::Range tokens_per_s, tpot_s, ttft_s;
+};
+
+Perf estimate(const ThroughputModel& m, std::uint64_t batch, std::uint64_t replicas, std::uint64_t context) {
+  const std::uint64_t per_replica = std::max<std::uint64_t>(1, ceil_div(batch, replicas));
+  const perf::DecodeResult d = perf::estimate_decode(m.shape, *m.hardware, perf::DecodeBatch{per_replica, context});
+  const perf::PrefillResult p =
+      perf::estimate_prefill(m.shape, *m.hardware, perf::PrefillBatch{per_replica, context, m.token_budget});
+  const double r = static_cast<double>(replicas);
+  return {{d.tokens_per_s.low * r, d.tokens_per_s.expected * r, d.tokens_per_s.high * r}, d.step_s, p.time_s};
+}
+
+// The first latency target `p` misses, or "".
+std::string latency_miss(const Perf& p, const LatencyTargets& t) {
+  if (t.max_tpot_s && p.tpot_s.expected > *t.max_tpot_s)
+    return "TPOT " + ms(p.tpot_s.expected) + " exceeds --max-tpot " + ms(*t.max_tpot_s);
+  if (t.max_ttft_s && p.ttft_s.expected > *t.max_ttft_s)
+    return "TTFT " + ms(p.ttft_s.expected) + " exceeds --max-ttft " + ms(*t.max_ttft_s);
+  return "";
+}
+
+}  // namespace
+
+BatchRange batch_range(const PlanSession& session, const Scenario& scenario, const FitPolicy& policy,
+                       const ErrorBounds& bounds, const ThroughputModel& model, const LatencyTargets& targets) {
+  BatchRange r;
+  const bool has_perf = model.hardware.has_value();
+  if (has_perf) r.basis = model.hardware->basis;
+  else r.unavailable = model.unavailable;
+  if (!has_perf && (targets.max_tpot_s || targets.max_ttft_s))
+    r.unavailable += "; --max-tpot / --max-ttft cannot be checked without throughput figures";
+
+  const LimitResult mem = max_batch(session, scenario, policy, bounds);
+  r.memory_max = mem.value;
+  r.memory_breaks = mem.capped ? "capped: " + mem.cap_reason : mem.breaks;
+  Scenario base = scenario;
+  const std::uint64_t context = session.planned_context(scenario.args, {std::nullopt, scenario.context});
+  const std::uint64_t fit_context = scenario.context.value_or(context);
+
+  // High end: the memory limit, lowered to meet the latency targets (both grow with batch).
+  r.high = r.memory_max;
+  r.high_reason = r.memory_max ? "largest batch that fits with " + std::to_string(static_cast<int>(policy.headroom * 100 + 0.5)) +
+                                     "% headroom" + (mem.capped ? " (" + mem.cap_reason + ")" : "")
+                               : "nothing fits: " + mem.breaks;
+  if (has_perf && r.high > 0 && (targets.max_tpot_s || targets.max_ttft_s)) {
+    std::uint64_t probes = 0;
+    const std::uint64_t latency_max = largest_fitting(
+        r.high,
+        [&](std::uint64_t b) { return latency_miss(estimate(model, b, scenario.replicas, fit_context), targets).empty(); },
+        probes);
+    if (latency_max < r.high) {
+      r.high = latency_max;
+      r.high_reason = latency_max ? "largest batch meeting the latency targets"
+                                  : "no batch meets the latency targets: " +
+                                        latency_miss(estimate(model, 1, scenario.replicas, fit_context), targets);
+    }
+  }
+  // Low end: the knee of the throughput curve below the high end.
+  if (r.high > 0) {
+    r.low = r.high;
+    if (has_perf) {
+      r.plateau_tokens_per_s = estimate(model, r.high, scenario.replicas, fit_context).tokens_per_s.expected;
+      std::uint64_t lo = 1, hi = r.high;  // smallest b with tps(b) >= knee x plateau
+      while (lo < hi) {
+        const std::uint64_t mid = lo + (hi - lo) / 2;
+        if (estimate(model, mid, scenario.replicas, fit_context).tokens_per_s.expected >=
+            perf::kKneeFraction * r.plateau_tokens_per_s)
+          hi = mid;
+        else
+          lo = mid + 1;
+      }
+      r.low = lo;
+    }
+  }
+
+  // The table: powers of two, plus the ends of the range and the memory limit, up to and
+  // including the first row over a limit.
+  std::vector<std::uint64_t> batches;
+  for (std::uint64_t b = 1; b <= r.memory_max; b *= 2) batches.push_back(b);
+  for (const std::uint64_t b : {r.low, r.high, r.memory_max, r.memory_max + 1})
+    if (b > 0) batches.push_back(b);
+  if (!mem.capped && r.memory_max == 0) batches.push_back(1);
+  std::sort(batches.begin(), batches.end());
+  batches.erase(std::unique(batches.begin(), batches.end()), batches.end());
+  for (const std::uint64_t b : batches) {
+    if (mem.capped && b > r.memory_max) break;
+    BatchRow row;
+    row.batch = b;
+    base.batch = b;
+    const Evaluation e = evaluate(session, base, policy, bounds);
+    const FitFigures& f = e.fit.decided();
+    row.used_per_gpu = f.used;
+    row.headroom_fraction = f.headroom_fraction;
+    row.fits = e.fit.fits;
+    row.breaks = e.fit.reason;
+    if (has_perf) {
+      const Perf p = estimate(model, b, scenario.replicas, fit_context);
+      row.tokens_per_s = p.tokens_per_s;
+      row.tpot_s = p.tpot_s;
+      row.ttft_s = p.ttft_s;
+      if (row.fits) {
+        const std::string miss = latency_miss(p, targets);
+        if (!miss.empty()) {
+          row.fits = false;
+          row.breaks = miss;
+        }
+      }
+    }
+    r.rows.push_back(row);
+    if (!row.fits) break;
+  }
+  return r;
+}
+
+}  // namespace vramplan::plan

@@ -1,0 +1,66 @@
+#include "vramplan/plan/check.hpp"
+
+#include "vramplan/core/error.hpp"
+#include "vramplan/perf/perf_defaults.hpp"
+
+namespace vramplan::plan {
+namespace {
+
+std::uint64_t engine_token_budget(const memory::MemoryPlan& plan) {
+  const auto it = plan.engine_view.find("max_num_batched_tokens");
+  return it != plan.engine_view.end() && it->is_number_unsigned() ? it->get<std::uint64_t>() : 0;
+}
+
+}  // namespace
+
+CheckOutcome run_check(const CheckRequest& req, const DataRoot& root) {
+  if (req.gpu.empty()) throw_usage("--gpu is required");
+  if (!(req.policy.headroom >= 0 && req.policy.headroom < 1)) throw_usage("--headroom must be in [0%, 100%)");
+  const PlanSession session(root, req.model, req.engine);
+  CheckOutcome out;
+  out.request = req;
+  out.model_id = session.model().id;
+  out.gpu = session.gpus().resolve_one(req.gpu);
+  if (req.gpu_memory) out.gpu = with_reported_total(out.gpu, *req.gpu_memory);
+  const ErrorBounds bounds = ErrorBounds::load(root.data_file("accuracy_bounds.json"));
+  out.bounds_source = (root.data_file("accuracy_bounds.json")).filename().string();
+  out.bounds = bounds;
+
+  Scenario s{out.gpu, req.args, req.weights, req.replicas, req.batch, req.context};
+  const Parallel p = session.parallel_of(req.args);
+  if (const TpCheck tc = check_tp(session.model().arch, p.tp); !tc.valid)
+    throw_usage("TP " + std::to_string(p.tp) + " is invalid for " + out.model_id + ": " + tc.why);
+  if (const std::string why = check_pp(session.model().arch, p.pp); !why.empty()) throw_usage(why);
+  out.eval = evaluate(session, s, req.policy, bounds);
+  out.line = fit_line(out.eval.fit, out.gpu.id, out.eval.gpus_total(), p.tp, p.pp, req.replicas);
+
+  if (req.limits) {
+    CheckLimits l;
+    l.max_batch = max_batch(session, s, req.policy, bounds);
+    Scenario one = s;
+    one.batch = std::nullopt;
+    l.max_context = max_context(session, one, req.policy, bounds);
+    Scenario at_len = s;
+    at_len.context = std::nullopt;
+    l.engine_length = session.planned_context(s.args, {std::nullopt, std::nullopt});
+    l.max_concurrency = max_batch(session, at_len, req.policy, bounds);
+    Scenario for_gpus = s;
+    l.min_gpus = min_gpus(session, for_gpus, req.policy, bounds, req.max_gpus);
+    l.smallest_card = smallest_card(session, s, req.policy, bounds, false);
+    out.limits = std::move(l);
+  }
+  if (req.batch_range) {
+    const auto defaults = perf::load_perf_defaults(root.data_file("perf_defaults.json"));
+    const ThroughputModel model =
+        throughput_model(session, out.gpu, req.args, req.weights, defaults, engine_token_budget(out.eval.plan));
+    out.range = batch_range(session, s, req.policy, bounds, model, req.targets);
+    // Name data files relative to the data root, as everywhere else in the output (and so the
+    // text does not depend on where vramplan is installed).
+    const std::string prefix = root.root.string() + "/";
+    for (std::size_t at; (at = out.range->basis.find(prefix)) != std::string::npos;)
+      out.range->basis.erase(at, prefix.size());
+  }
+  return out;
+}
+
+}  // namespace vramplan::plan

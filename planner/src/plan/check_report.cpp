@@ -1,0 +1,195 @@
+// Renderings of a check: one line (+ limits and batch table when asked), vramplan.check/1 JSON,
+// and a Markdown section for a quote document.
+#include <cstdio>
+
+#include "vramplan/plan/check.hpp"
+#include "vramplan/report/table.hpp"
+
+namespace vramplan::plan {
+namespace {
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+std::string pct(double fraction) { return fixed(fraction * 100.0, 1) + "%"; }
+
+std::string signed_gib(std::int64_t bytes) {
+  // Appended piece by piece: g++ 12 gives a false -Wrestrict on literal + std::string chains.
+  std::string s = bytes < 0 ? "-" : "";
+  s += format_gib(Bytes(static_cast<std::uint64_t>(bytes < 0 ? -bytes : bytes)));
+  return s;
+}
+
+nlohmann::json figures_json(const FitFigures& f) {
+  return {{"capacity_bytes", f.capacity.count()},   {"weights_bytes", f.weights.count()},
+          {"activation_bytes", f.activation.count()}, {"overhead_bytes", f.overhead.count()},
+          {"kv_pool_bytes", f.kv_pool.count()},     {"kv_needed_bytes", f.kv_needed.count()},
+          {"used_bytes", f.used.count()},           {"headroom_bytes", f.headroom_bytes},
+          {"headroom_fraction", f.headroom_fraction}};
+}
+
+nlohmann::json limit_json(const LimitResult& l) {
+  return {{"value", l.value}, {"capped", l.capped}, {"cap_reason", l.cap_reason}, {"breaks", l.breaks},
+          {"probes", l.probes}};
+}
+
+std::string layout(const Parallel& p) {
+  std::string s = "tp" + std::to_string(p.tp);
+  if (p.pp > 1) s += " pp" + std::to_string(p.pp);
+  return s;
+}
+
+nlohmann::json range_json(const BatchRange& r) {
+  const auto range = [](const std::optional<perf::Range>& v) {
+    return v ? nlohmann::json{{"low", v->low}, {"expected", v->expected}, {"high", v->high}} : nlohmann::json(nullptr);
+  };
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& row : r.rows)
+    rows.push_back({{"batch", row.batch}, {"used_bytes_per_gpu", row.used_per_gpu.count()},
+                    {"headroom_fraction", row.headroom_fraction}, {"tokens_per_s", range(row.tokens_per_s)},
+                    {"tpot_s", range(row.tpot_s)}, {"ttft_s", range(row.ttft_s)}, {"fits", row.fits},
+                    {"breaks", row.breaks.empty() ? nlohmann::json(nullptr) : nlohmann::json(row.breaks)}});
+  return {{"low", r.low}, {"high", r.high}, {"high_reason", r.high_reason}, {"memory_max", r.memory_max},
+          {"memory_breaks", r.memory_breaks}, {"plateau_tokens_per_s", r.plateau_tokens_per_s},
+          {"basis", r.basis}, {"unavailable", r.unavailable.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.unavailable)},
+          {"rows", rows}};
+}
+
+Table range_table(const BatchRange& r) {
+  Table t({{"batch", Align::Right}, {"GiB/GPU", Align::Right}, {"headroom", Align::Right},
+           {"est. tok/s", Align::Right}, {"TPOT ms", Align::Right}, {"TTFT ms", Align::Right}, {"", Align::Left}});
+  for (const auto& row : r.rows) {
+    std::string mark = row.fits ? "" : "x " + row.breaks;
+    if (row.fits && row.batch == r.low) mark = "<- low end";
+    if (row.fits && row.batch == r.high) mark = row.batch == r.low ? "<- low = high end" : "<- high end";
+    t.add_row({std::to_string(row.batch), fixed(row.used_per_gpu.gib(), 2), pct(row.headroom_fraction),
+               row.tokens_per_s ? fixed(row.tokens_per_s->expected, 0) : "-",
+               row.tpot_s ? fixed(row.tpot_s->expected * 1e3, 1) : "-",
+               row.ttft_s ? fixed(row.ttft_s->expected * 1e3, 0) : "-", mark});
+  }
+  return t;
+}
+
+std::string range_summary(const BatchRange& r) {
+  if (r.high == 0) return "recommended batch: none (" + r.high_reason + ")\n";
+  std::string s = "recommended batch " + std::to_string(r.low) + "-" + std::to_string(r.high) + " (low: >= 80% of the " +
+                  fixed(r.plateau_tokens_per_s, 0) + " tok/s plateau; high: " + r.high_reason + ")\n";
+  if (!r.unavailable.empty()) s += "throughput: not estimated (" + r.unavailable + ")\n";
+  else s += "throughput basis: " + r.basis + "\n";
+  return s;
+}
+
+std::string limits_text(const CheckLimits& l) {
+  std::string s;
+  const auto line = [&](const std::string& what, const LimitResult& r, const std::string& unit) {
+    s += what + ": " + std::to_string(r.value) + unit;
+    s += r.capped ? " (capped: " + r.cap_reason + ")\n" : (r.breaks.empty() ? "\n" : "; above it: " + r.breaks + "\n");
+  };
+  line("max batch", l.max_batch, " sequences");
+  line("max context", l.max_context, " tokens");
+  line("max concurrency at the engine's max length " + std::to_string(l.engine_length), l.max_concurrency, " sequences");
+  if (l.min_gpus.best) s += "min GPUs: " + std::to_string(l.min_gpus.best->gpus()) + " (" + layout(*l.min_gpus.best) + ")\n";
+  else s += "min GPUs: none within the layouts tried\n";
+  for (const auto& o : l.min_gpus.tried)
+    if (!o.valid) s += "  " + layout(o.parallel) + " invalid: " + o.why_invalid + "\n";
+  s += "smallest card: " + (l.smallest_card.best ? *l.smallest_card.best : std::string("none in the catalogue")) + "\n";
+  return s;
+}
+
+}  // namespace
+
+nlohmann::json check_json(const CheckOutcome& o) {
+  const auto& fit = o.eval.fit;
+  nlohmann::json j = {
+      {"schema", "vramplan.check/1"},
+      {"fits", fit.fits},
+      {"line", o.line},
+      {"limit", std::string(limit_name(fit.limit))},
+      {"reason", fit.fits ? nlohmann::json(nullptr) : nlohmann::json(fit.reason)},
+      {"decided_on", fit.conservative ? "upper_bound" : "expected"},
+      {"required_headroom", fit.required_headroom},
+      {"model", o.model_id},
+      {"engine", o.eval.plan.engine},
+      {"engine_version", o.eval.plan.engine_version},
+      {"gpu", {{"id", o.gpu.id}, {"name", o.gpu.name}, {"reported_total_bytes", o.gpu.reported_total.count()},
+               {"reported_basis", std::string(memory_basis_name(o.gpu.reported_basis))}}},
+      {"layout", {{"tp", o.eval.parallel.tp}, {"pp", o.eval.parallel.pp}, {"replicas", o.eval.replicas},
+                  {"gpus", o.eval.gpus_total()}}},
+      {"workload", {{"batch_per_replica", fit.batch}, {"context", fit.context},
+                    {"per_sequence_kv_bytes", fit.per_sequence_kv},
+                    {"engine_max_concurrency", fit.engine_max_concurrency ? nlohmann::json(*fit.engine_max_concurrency)
+                                                                          : nlohmann::json(nullptr)}}},
+      {"per_gpu", {{"expected", figures_json(fit.expected)}, {"upper_bound", figures_json(fit.upper)}}},
+      {"bounds_source", "data/" + o.bounds_source},
+  };
+  if (o.limits) {
+    const auto& l = *o.limits;
+    nlohmann::json tried = nlohmann::json::array();
+    for (const auto& t : l.min_gpus.tried)
+      tried.push_back({{"tp", t.parallel.tp}, {"pp", t.parallel.pp}, {"valid", t.valid},
+                       {"why_invalid", t.valid ? nlohmann::json(nullptr) : nlohmann::json(t.why_invalid)},
+                       {"fits", t.fits}, {"result", t.result}});
+    nlohmann::json cards = nlohmann::json::array();
+    for (const auto& c : l.smallest_card.tried)
+      cards.push_back({{"gpu", c.gpu_id}, {"reported_total_bytes", c.reported_total.count()}, {"fits", c.fits},
+                       {"result", c.result}});
+    j["limits"] = {
+        {"max_batch", limit_json(l.max_batch)},
+        {"max_context", limit_json(l.max_context)},
+        {"max_concurrency", limit_json(l.max_concurrency)},
+        {"max_concurrency_context", l.engine_length},
+        {"min_gpus", {{"gpus", l.min_gpus.best ? nlohmann::json(l.min_gpus.best->gpus()) : nlohmann::json(nullptr)},
+                      {"tp", l.min_gpus.best ? nlohmann::json(l.min_gpus.best->tp) : nlohmann::json(nullptr)},
+                      {"pp", l.min_gpus.best ? nlohmann::json(l.min_gpus.best->pp) : nlohmann::json(nullptr)},
+                      {"tried", tried}}},
+        {"smallest_card", {{"gpu", l.smallest_card.best ? nlohmann::json(*l.smallest_card.best) : nlohmann::json(nullptr)},
+                           {"tried", cards}}},
+    };
+  }
+  if (o.range) j["batch_range"] = range_json(*o.range);
+  return j;
+}
+
+std::string check_text(const CheckOutcome& o) {
+  std::string s = o.line + "\n";
+  if (o.limits) s += limits_text(*o.limits);
+  if (o.range) s += "\n" + range_table(*o.range).render_text() + "\n" + range_summary(*o.range);
+  return s;
+}
+
+std::string check_markdown(const CheckOutcome& o) {
+  const auto& fit = o.eval.fit;
+  const auto& plan = o.eval.plan;
+  std::string s = "## " + o.model_id + " on " + std::to_string(o.eval.gpus_total()) + " x " + o.gpu.name + "\n\n";
+  Table cfg({{"item", Align::Left}, {"value", Align::Left}});
+  cfg.add_row({"model", o.model_id});
+  cfg.add_row({"GPU", o.gpu.id + " (" + format_gib(o.gpu.reported_total) + " reported, " +
+                          std::string(memory_basis_name(o.gpu.reported_basis)) + ")"});
+  cfg.add_row({"layout", layout(o.eval.parallel) + (o.eval.replicas > 1 ? " x " + std::to_string(o.eval.replicas) + " replicas" : "")});
+  cfg.add_row({"engine", plan.engine_profile_note});
+  cfg.add_row({"weights / compute", plan.weights_precision + " / " + plan.compute_precision});
+  cfg.add_row({"workload", std::to_string(fit.batch) + " sequences x " + std::to_string(fit.context) + " tokens per replica"});
+  cfg.add_row({"required headroom", pct(fit.required_headroom)});
+  s += cfg.render_markdown() + "\n";
+  s += "**" + o.line + "** (decided on the " + (fit.conservative ? "upper bound" : "expected value") + ")\n\n";
+  Table mem({{"per GPU", Align::Left}, {"expected", Align::Right}, {"upper bound", Align::Right}});
+  const auto row = [&](const std::string& name, Bytes e, Bytes u) { mem.add_row({name, format_gib(e), format_gib(u)}); };
+  row("weights", fit.expected.weights, fit.upper.weights);
+  row("activation peak", fit.expected.activation, fit.upper.activation);
+  row("runtime overhead", fit.expected.overhead, fit.upper.overhead);
+  row("KV cache for the workload", fit.expected.kv_needed, fit.upper.kv_needed);
+  row("used", fit.expected.used, fit.upper.used);
+  row("capacity", fit.expected.capacity, fit.upper.capacity);
+  mem.add_row({"headroom", signed_gib(fit.expected.headroom_bytes) + " (" + pct(fit.expected.headroom_fraction) + ")",
+               signed_gib(fit.upper.headroom_bytes) + " (" + pct(fit.upper.headroom_fraction) + ")"});
+  s += mem.render_markdown() + "\n";
+  if (o.limits) s += "### Limits\n\n" + limits_text(*o.limits) + "\n";
+  if (o.range) s += "### Batch range\n\n" + range_table(*o.range).render_markdown() + "\n" + range_summary(*o.range) + "\n";
+  s += "Upper bounds: data/" + o.bounds_source + ". Sizes in GiB (2^30 B).\n";
+  return s;
+}
+
+}  // namespace vramplan::plan

@@ -1,0 +1,120 @@
+#include "vramplan/plan/prices.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+#include "vramplan/core/error.hpp"
+#include "vramplan/io/json_file.hpp"
+
+namespace vramplan::plan {
+namespace {
+
+std::string fixed2(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  return buf;
+}
+
+// Median of the on-demand quotes; quotes in other pricing models (spot, serverless, reserved
+// capacity blocks) are not comparable rental prices and are left out.
+std::optional<GpuPrice> catalogue_price(const GpuSpec& g) {
+  std::vector<const PriceQuote*> quotes;
+  for (const auto& q : g.prices)
+    if (q.pricing == "on-demand") quotes.push_back(&q);
+  if (quotes.empty()) return std::nullopt;
+  std::sort(quotes.begin(), quotes.end(),
+            [](const PriceQuote* a, const PriceQuote* b) { return a->usd_per_gpu_hour < b->usd_per_gpu_hour; });
+  const std::size_t n = quotes.size();
+  GpuPrice p;
+  p.usd_per_gpu_hour = n % 2 ? quotes[n / 2]->usd_per_gpu_hour
+                             : (quotes[n / 2 - 1]->usd_per_gpu_hour + quotes[n / 2]->usd_per_gpu_hour) / 2;
+  p.basis = "median of " + std::to_string(n) + " on-demand quote" + (n > 1 ? "s" : "") + " in data/gpus.json (";
+  for (std::size_t i = 0; i < n; ++i)
+    p.basis += (i ? "; " : "") + quotes[i]->provider + " $" + fixed2(quotes[i]->usd_per_gpu_hour) + " " + quotes[i]->as_of;
+  p.basis += ")";
+  return p;
+}
+
+}  // namespace
+
+std::vector<RentalPeriod> parse_periods(const std::string& text) {
+  std::vector<RentalPeriod> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    char* end = nullptr;
+    const double n = item.empty() ? 0 : std::strtod(item.c_str(), &end);
+    const std::string unit = end ? std::string(end) : "";
+    const double per = unit == "h" ? 1 : unit == "d" ? 24 : unit == "w" ? 168 : 0;
+    if (!(n > 0) || per == 0) throw_usage("--periods: expected a list such as 3d,7d,30d (units h, d, w), got '" + item + "'");
+    out.push_back({item, n * per});
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+PriceBook PriceBook::from_catalogue(const GpuCatalog& catalog) {
+  PriceBook book;
+  for (const auto& g : catalog.all()) {
+    if (g.kind == GpuKind::Card) {
+      if (auto p = catalogue_price(g)) book.prices_[g.id] = *p;
+    } else if (g.mig && g.mig->max_instances > 0) {
+      book.mig_[g.id] = {g.parent_id, g.mig->max_instances};
+    }
+  }
+  return book;
+}
+
+void PriceBook::apply_file(const std::filesystem::path& file, const GpuCatalog& catalog) {
+  const auto json = read_json_file(file);
+  const JsonView root(json, file.string(), "");
+  for (const auto& item : root.at("prices").items()) {
+    const std::string id = item.req_string("gpu");
+    GpuPrice p;
+    p.usd_per_gpu_hour = item.req_positive("usd_per_gpu_hour");
+    if (const auto lots = item.get("lot_sizes"))
+      for (const auto& l : lots->items()) {
+        const std::uint64_t size = l.as_u64();
+        if (size == 0) l.fail("lot size must be >= 1");
+        p.lot_sizes.push_back(size);
+      }
+    p.basis = file.filename().string() + (item.opt_string("as_of") ? " as of " + *item.opt_string("as_of") : "") +
+              (item.opt_string("source") ? " (" + *item.opt_string("source") + ")" : "");
+    try {
+      prices_[catalog.find(id).id] = p;
+    } catch (const Error& e) {
+      item.fail_at("gpu", e.what());
+    }
+  }
+}
+
+std::optional<GpuPrice> PriceBook::price(const std::string& gpu_id) const {
+  if (const auto it = prices_.find(gpu_id); it != prices_.end()) return it->second;
+  const auto slice = mig_.find(gpu_id);
+  if (slice == mig_.end()) return std::nullopt;
+  auto card = price(slice->second.first);
+  if (!card) return std::nullopt;
+  card->usd_per_gpu_hour /= slice->second.second;
+  card->lot_sizes.clear();
+  card->basis = "card price / " + std::to_string(slice->second.second) + " slices per card; card: " + card->basis;
+  return card;
+}
+
+std::uint64_t billed_gpus(std::uint64_t needed, const std::vector<std::uint64_t>& lot_sizes) {
+  if (lot_sizes.empty() || needed == 0) return needed;
+  // Coin-change over sums up to needed + the largest lot: the smallest reachable sum >= needed.
+  const std::uint64_t largest = *std::max_element(lot_sizes.begin(), lot_sizes.end());
+  std::vector<bool> reachable(needed + largest + 1, false);
+  reachable[0] = true;
+  for (std::uint64_t s = 1; s < reachable.size(); ++s)
+    for (const std::uint64_t l : lot_sizes)
+      if (l <= s && reachable[s - l]) reachable[s] = true;
+  for (std::uint64_t s = needed; s < reachable.size(); ++s)
+    if (reachable[s]) return s;
+  return needed + largest;
+}
+
+}  // namespace vramplan::plan

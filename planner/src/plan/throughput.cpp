@@ -1,0 +1,38 @@
+#include "vramplan/plan/throughput.hpp"
+
+#include "vramplan/core/error.hpp"
+#include "vramplan/memory/kv_cache.hpp"
+#include "vramplan/memory/weights.hpp"
+#include "vramplan/perf/hardware_rates.hpp"
+#include "vramplan/perf/model_shape.hpp"
+
+namespace vramplan::plan {
+
+ThroughputModel throughput_model(const PlanSession& session, const GpuSpec& gpu, const memory::EngineArgs& args,
+                                 const std::optional<std::string>& weights, const perf::PerfDefaults& defaults,
+                                 std::uint64_t token_budget) {
+  ThroughputModel m;
+  m.token_budget = token_budget;
+  const memory::WeightRequest request{memory::arg_string(args, "dtype"), memory::arg_string(args, "quantization"),
+                                      weights};
+  const memory::ResolvedWeights resolved = memory::resolve_weights(session.model(), session.quant(), request);
+  const memory::KvDtype kv = memory::resolve_kv_dtype(memory::arg_string(args, "kv-cache-dtype").value_or("auto"),
+                                                      resolved.compute_precision, session.quant());
+  m.compute_dtype = resolved.compute_precision;
+  const Parallel p = session.parallel_of(args);
+  perf::ShapeOptions options;
+  options.tp = static_cast<std::uint32_t>(p.tp);
+  options.pp = static_cast<std::uint32_t>(p.pp);
+  options.kv_element_bytes = static_cast<double>(kv.block_bytes) / static_cast<double>(kv.block_elems);
+  options.activation_bytes = static_cast<double>(resolved.compute_bytes);
+  m.shape = perf::shape_from_model(session.model(), resolved.tensor_bytes, options);
+  try {
+    m.hardware = perf::perf_hardware_from(gpu, nullptr, resolved.compute_precision, defaults);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::Usage) throw;
+    m.unavailable = e.what();
+  }
+  return m;
+}
+
+}  // namespace vramplan::plan

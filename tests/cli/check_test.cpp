@@ -1,0 +1,155 @@
+// `vramplan check`: every exit code, the one-line verdict, JSON, MIG and multi-GPU layouts, and the
+// Markdown golden file (regenerate: VRAMPLAN_UPDATE_GOLDEN=1 build/bin/vramplan_tests
+// --gtest_filter='CheckCli.*Golden*'; review the diff before committing it).
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/test_support.hpp"
+
+namespace vramplan::test {
+namespace {
+
+// Llama-3.1-70B's published config.json (meta-llama/Llama-3.1-70B-Instruct), written to a scratch
+// folder so the test does not depend on the model catalogue. KV/token = 2 x 80 x 8 x 128 x 2 B
+// = 327,680 B; 163,840 B per GPU at TP 2.
+const char* kLlama70b = R"({"architectures":["LlamaForCausalLM"],"hidden_size":8192,"intermediate_size":28672,
+"max_position_embeddings":131072,"model_type":"llama","num_attention_heads":64,"num_hidden_layers":80,
+"num_key_value_heads":8,"rms_norm_eps":1e-05,"rope_scaling":{"factor":8.0,"low_freq_factor":1.0,
+"high_freq_factor":4.0,"original_max_position_embeddings":8192,"rope_type":"llama3"},"rope_theta":500000.0,
+"tie_word_embeddings":false,"torch_dtype":"bfloat16","vocab_size":128256})";
+
+// Llama-3.1-8B (meta-llama/Llama-3.1-8B): 32 layers, 8 KV heads -> 131,072 B per token.
+const char* kLlama8b = R"({"architectures":["LlamaForCausalLM"],"hidden_size":4096,"intermediate_size":14336,
+"max_position_embeddings":131072,"model_type":"llama","num_attention_heads":32,"num_hidden_layers":32,
+"num_key_value_heads":8,"rms_norm_eps":1e-05,"rope_scaling":{"factor":8.0,"low_freq_factor":1.0,
+"high_freq_factor":4.0,"original_max_position_embeddings":8192,"rope_type":"llama3"},"rope_theta":500000.0,
+"tie_word_embeddings":false,"torch_dtype":"bfloat16","vocab_size":128256})";
+
+struct Models {
+  ScratchDir dir;
+  std::string llama70b = dir.write("llama-3.1-70b.json", kLlama70b).string();
+  std::string llama8b = dir.write("llama-3.1-8b.json", kLlama8b).string();
+};
+
+const Models& models() {
+  static const Models m;
+  return m;
+}
+
+TEST(CheckCli, FitsExitsZeroWithOneLine) {
+  const auto r = run_cli({"check", "--model", models().llama70b, "--gpu", "h200", "-tp", "2", "--max-model-len", "8192"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("FITS h200 x2 tp2: ", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find(" GiB per GPU, headroom "), std::string::npos);
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1);
+}
+
+TEST(CheckCli, DoesNotFitExitsOneAndNamesWhatBreaks) {
+  // 64 x 8192 tokens x 163,840 B = 80.00 GiB of KV per GPU: far over the pool of two H100s.
+  const auto r = run_cli({"check", "--model", models().llama70b, "--gpu", "h100-sxm-80", "-tp", "2",
+                          "--max-model-len", "8192", "--batch", "64"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("DOES NOT FIT h100-sxm-80 x2 tp2: KV cache for 64 sequences of 8192 tokens needs 80.00 GiB; "),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(CheckCli, BadInputExitCodes) {
+  const auto& m = models();
+  // 2: usage (bad --headroom, invalid TP with the reason).
+  EXPECT_EQ(run_cli({"check", "--model", m.llama8b, "--gpu", "h100", "--headroom", "lots"}).exit_code, 2);
+  const auto tp3 = run_cli({"check", "--model", m.llama70b, "--gpu", "h100", "-tp", "3"});
+  EXPECT_EQ(tp3.exit_code, 2);
+  EXPECT_NE(tp3.err.find("attention heads (64) must be divisible by TP 3"), std::string::npos) << tp3.err;
+  // 3: malformed model file.
+  ScratchDir dir;
+  const auto bad = dir.write("config.json", "{\"hidden_size\": ");
+  EXPECT_EQ(run_cli({"check", "--model", bad.string(), "--gpu", "h100"}).exit_code, 3);
+  // 4: unknown GPU.
+  EXPECT_EQ(run_cli({"check", "--model", m.llama8b, "--gpu", "h900"}).exit_code, 4);
+  // 5: model file missing.
+  EXPECT_EQ(run_cli({"check", "--model", (dir.path() / "missing.json").string(), "--gpu", "h100"}).exit_code, 5);
+}
+
+TEST(CheckCli, JsonCarriesTheDecision) {
+  const auto r = run_cli({"check", "--model", models().llama8b, "--gpu", "h100-sxm-80", "--max-model-len", "8192",
+                          "--batch", "16", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["schema"], "vramplan.check/1");
+  EXPECT_TRUE(j["fits"].get<bool>());
+  EXPECT_EQ(j["decided_on"], "expected");
+  // 16 sequences x 8192 tokens x 131,072 B = 16 GiB (512 blocks of 16 tokens each, no rounding).
+  EXPECT_EQ(j["per_gpu"]["expected"]["kv_needed_bytes"].get<std::uint64_t>(), 16ull << 30);
+  EXPECT_EQ(j["workload"]["per_sequence_kv_bytes"].get<std::uint64_t>(), 8192ull * 131072);
+  const auto& e = j["per_gpu"]["expected"];
+  EXPECT_EQ(e["used_bytes"].get<std::uint64_t>(),
+            e["weights_bytes"].get<std::uint64_t>() + e["activation_bytes"].get<std::uint64_t>() +
+                e["overhead_bytes"].get<std::uint64_t>() + e["kv_needed_bytes"].get<std::uint64_t>());
+  EXPECT_GE(j["per_gpu"]["upper_bound"]["used_bytes"].get<std::uint64_t>(), e["used_bytes"].get<std::uint64_t>());
+}
+
+TEST(CheckCli, BlockRoundingOfTheContext) {
+  // 8193 tokens occupy 513 blocks of 16 = 8208 tokens: 8208 x 131,072 = 1,075,838,976 B.
+  const auto r = run_cli({"check", "--model", models().llama8b, "--gpu", "h100-sxm-80", "--max-model-len", "8193",
+                          "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["workload"]["per_sequence_kv_bytes"].get<std::uint64_t>(), 1075838976u);
+}
+
+TEST(CheckCli, MigSliceAndReplicas) {
+  // Llama-3.1-8B bf16 (~15 GiB) on an H100 3g.40gb slice.
+  const auto mig = run_cli({"check", "--model", models().llama8b, "--gpu", "h100-sxm-80/3g.40gb", "--max-model-len",
+                            "8192"});
+  EXPECT_EQ(mig.exit_code, 0) << mig.err << mig.out;
+  EXPECT_EQ(mig.out.rfind("FITS h100-sxm-80/3g.40gb x1: ", 0), 0u) << mig.out;
+  // Two TP-2 replicas: 4 GPUs; 32 sequences split 16 per replica.
+  const auto dp = run_cli({"check", "--model", models().llama70b, "--gpu", "h200", "-tp", "2", "--replicas", "2",
+                           "--max-model-len", "8192", "--batch", "32", "--json"});
+  ASSERT_EQ(dp.exit_code, 0) << dp.err;
+  const auto j = nlohmann::json::parse(dp.out);
+  EXPECT_EQ(j["layout"]["gpus"], 4);
+  EXPECT_EQ(j["workload"]["batch_per_replica"], 16);
+  EXPECT_EQ(j["line"].get<std::string>().rfind("FITS h200 x4 tp2 dp2: ", 0), 0u);
+}
+
+TEST(CheckCli, LimitsAreConsistentWithCheck) {
+  const auto r = run_cli({"check", "--model", models().llama8b, "--gpu", "h100-sxm-80", "--max-model-len", "8192",
+                          "--limits", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto max_batch = j["limits"]["max_batch"]["value"].get<std::uint64_t>();
+  ASSERT_GT(max_batch, 1u);
+  // The search's answer fits; one more sequence does not.
+  const auto at = run_cli({"check", "--model", models().llama8b, "--gpu", "h100-sxm-80", "--max-model-len", "8192",
+                           "--batch", std::to_string(max_batch)});
+  const auto over = run_cli({"check", "--model", models().llama8b, "--gpu", "h100-sxm-80", "--max-model-len", "8192",
+                             "--batch", std::to_string(max_batch + 1)});
+  EXPECT_EQ(at.exit_code, 0) << at.out;
+  EXPECT_EQ(over.exit_code, 1) << over.out;
+  EXPECT_EQ(j["limits"]["min_gpus"]["gpus"], 1);
+}
+
+TEST(CheckCli, MarkdownGolden) {
+  const auto r = run_cli({"check", "--model", models().llama70b, "--gpu", "h200", "-tp", "2", "--max-model-len",
+                          "8192", "--batch", "16", "--batch-range", "--format", "markdown"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The scratch path of the model differs per run; the model id (file stem) does not.
+  const auto golden = source_dir() / "tests/golden/check_quote.md";
+  if (std::getenv("VRAMPLAN_UPDATE_GOLDEN")) {
+    std::ofstream(golden, std::ios::binary) << r.out;
+    GTEST_SKIP() << "golden file rewritten: " << golden;
+  }
+  std::ifstream in(golden, std::ios::binary);
+  ASSERT_TRUE(in) << golden << " missing (VRAMPLAN_UPDATE_GOLDEN=1 writes it)";
+  std::stringstream expected;
+  expected << in.rdbuf();
+  EXPECT_EQ(r.out, expected.str());
+}
+
+}  // namespace
+}  // namespace vramplan::test

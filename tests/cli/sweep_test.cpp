@@ -1,0 +1,72 @@
+// `vramplan sweep`: the fast path agrees with `check` point for point; customer prices with lots;
+// the multi-GPU comparison is one command.
+#include <set>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/test_support.hpp"
+
+namespace vramplan::test {
+namespace {
+
+// Llama-3.1-8B's published config.json (meta-llama/Llama-3.1-8B).
+const char* kLlama8b = R"({"architectures":["LlamaForCausalLM"],"hidden_size":4096,"intermediate_size":14336,
+"max_position_embeddings":131072,"model_type":"llama","num_attention_heads":32,"num_hidden_layers":32,
+"num_key_value_heads":8,"rms_norm_eps":1e-05,"rope_theta":500000.0,"tie_word_embeddings":false,
+"torch_dtype":"bfloat16","vocab_size":128256})";
+
+TEST(SweepCli, AgreesWithCheckOnEveryPoint) {
+  ScratchDir dir;
+  const auto model = dir.write("llama-3.1-8b.json", kLlama8b).string();
+  const auto r = run_cli({"sweep", "--model", model, "--gpu", "l4,h100-sxm-80/3g.40gb,h100-sxm-80", "--tp", "1",
+                          "--context", "4096,8193", "--batch", "1,16,64,200", "--top", "1000", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["schema"], "vramplan.sweep/1");
+  EXPECT_EQ(j["evaluations"], 3 * 2 * 4);
+  std::set<std::string> fitting;
+  for (const auto& row : j["rows"])
+    fitting.insert(row["gpu"].get<std::string>() + "/" + std::to_string(row["context"].get<int>()) + "/" +
+                   std::to_string(row["batch"].get<int>()));
+  for (const std::string gpu : {"l4", "h100-sxm-80/3g.40gb", "h100-sxm-80"})
+    for (const std::string ctx : {"4096", "8193"})
+      for (const std::string batch : {"1", "16", "64", "200"}) {
+        const auto c = run_cli({"check", "--model", model, "--gpu", gpu, "--max-model-len", ctx, "--batch", batch});
+        ASSERT_TRUE(c.exit_code == 0 || c.exit_code == 1) << c.err;
+        EXPECT_EQ(c.exit_code == 0, fitting.count(gpu + "/" + ctx + "/" + batch) == 1) << gpu << " " << ctx << " " << batch << ": " << c.out;
+      }
+}
+
+TEST(SweepCli, CustomerPricesAndLots) {
+  ScratchDir dir;
+  const auto model = dir.write("llama-3.1-8b.json", kLlama8b).string();
+  // B200 sold in lots of 2 or 8 at $5/GPU-hour: 1 GPU is billed as 2; 3 days = 72 h -> 2 x 5 x 72 = $720.
+  const auto prices = dir.write("prices.json", R"({"schema":"vramplan.prices/1","prices":[
+    {"gpu":"b200","usd_per_gpu_hour":5.0,"lot_sizes":[2,8],"as_of":"2026-11-30","source":"test quote"}]})");
+  const auto r = run_cli({"sweep", "--model", model, "--gpu", "b200", "--tp", "1", "--context", "8192",
+                          "--periods", "3d", "--prices", prices.string(), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto row = nlohmann::json::parse(r.out)["rows"].at(0);
+  EXPECT_EQ(row["billed_gpus"], 2);
+  EXPECT_DOUBLE_EQ(row["cost_usd"][0].get<double>(), 720.0);
+  // A malformed price file is an input-file error naming the field.
+  const auto bad = dir.write("bad.json", R"({"prices":[{"gpu":"b200","usd_per_gpu_hour":"five"}]})");
+  const auto e = run_cli({"sweep", "--model", model, "--gpu", "b200", "--prices", bad.string()});
+  EXPECT_EQ(e.exit_code, 3);
+  EXPECT_NE(e.err.find("usd_per_gpu_hour"), std::string::npos) << e.err;
+}
+
+TEST(SweepCli, GpuComparisonInOneCommand) {
+  ScratchDir dir;
+  const auto model = dir.write("llama-3.1-8b.json", kLlama8b).string();
+  const auto r = run_cli({"sweep", "--model", model, "--gpu", "h100-pcie-80,h100-sxm-80,h200,l40s,b200,h100-sxm-80/3g.40gb",
+                          "--context", "8192", "--batch", "8", "--tp", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const std::string gpu : {"h100-pcie-80", "h100-sxm-80", "h200", "l40s", "b200", "h100-sxm-80/3g.40gb"})
+    EXPECT_NE(r.out.find(gpu), std::string::npos) << gpu;
+  EXPECT_NE(r.out.find("6 fitting of 6 points evaluated"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace vramplan::test

@@ -1,0 +1,62 @@
+// First-order SGLang, TensorRT-LLM and HF profiles: hand-computed figures.
+#include <gtest/gtest.h>
+
+#include "support/test_support.hpp"
+#include "unit/memory/memory_test_models.hpp"
+#include "vramplan/memory/engine.hpp"
+#include "vramplan/quant/format.hpp"
+
+namespace vramplan::memory {
+namespace {
+
+const QuantCatalog& quant() {
+  static const QuantCatalog q = QuantCatalog::load(test::source_dir() / "data" / "quant_formats.json",
+                                                   test::source_dir() / "data" / "quant_schemes.json");
+  return q;
+}
+
+MemoryPlan plan(const std::string& engine, const ModelSpec& m, Bytes total, EngineArgs args, Workload w = {}) {
+  GpuTarget gpu{"test", "NVIDIA H100 80GB HBM3", total, 1, "9.0"};
+  return make_engine(engine, test::source_dir() / "data")->plan(PlanInput{m, quant(), gpu, w, std::move(args), std::nullopt, std::nullopt, ""});
+}
+
+// Llama-3.1-8B shape without the rope cache (these engines do not count it): 16,060,522,496 B.
+constexpr std::uint64_t kLlamaWeights = 16060522496u;
+
+TEST(SglangEngine, PoolIsTheStaticFractionMinusWeights) {
+  const Bytes total(80000000000u);
+  const auto p = plan("sglang", test::dense_model({}), total, {{"mem-fraction-static", "0.8"}});
+  EXPECT_EQ(p.weights_bytes().count(), kLlamaWeights);
+  // 80e9 x 0.8 - 16,060,522,496 - 0.5 GiB context = 47,402,606,592 B -> / 131,072 B per token.
+  EXPECT_EQ(*p.kv.capacity_tokens, 47402606592u / 131072u);
+}
+
+TEST(SglangEngine, DefaultFractionReservesPrefillAndGraphMemory) {
+  const Bytes total(80000000000u);
+  const auto p = plan("sglang", test::dense_model({}), total, {});
+  // reserve = 8192 x 1.5 MB + 256 x 2 MB = 12,800,000,000 B: activation + CUDA graph components.
+  EXPECT_EQ(p.activation_bytes().count() + p.overhead_bytes().count() - (Bytes::from_gib(0.5)).count(), 12800000000u);
+}
+
+TEST(TrtllmEngine, KvIsAFractionOfWhatIsLeft) {
+  const Bytes total(80000000000u);
+  const auto p = plan("trtllm", test::dense_model({}), total, {{"max-num-tokens", "8192"}, {"max-batch-size", "256"}});
+  // activation = 8192 x 2 x (3 x 4096 + 3 x 14336) = 905,969,664 B; logits 256 x 128,256 x 4 = 131,334,144 B;
+  // runtime 0.75 GiB = 805,306,368 B; free = 80e9 - weights - those = 62,096,867,328 B; x 0.9 -> blocks of 32 x 131,072 B.
+  const std::uint64_t free = 80000000000u - kLlamaWeights - 905969664u - 131334144u - 805306368u;
+  const std::uint64_t pool = static_cast<std::uint64_t>(static_cast<double>(free) * 0.9);
+  EXPECT_EQ(*p.kv.capacity_tokens, pool / (32u * 131072u) * 32u);
+}
+
+TEST(HfEngine, DynamicCacheGrowsWithBatchAndLength) {
+  const auto p = plan("hf", test::dense_model({}), Bytes(80000000000u), {}, {4, 4096});
+  // 4 sequences x 4096 tokens x 131,072 B = 2 GiB exactly.
+  EXPECT_EQ(p.kv_cache_bytes().count(), 2147483648u);
+  EXPECT_TRUE(p.fits);
+  const auto eager = plan("hf", test::dense_model({}), Bytes(80000000000u), {{"attn-implementation", "eager"}}, {4, 4096});
+  // Eager attention adds 4 x 32 heads x 4096^2 x (2 + 4) B = 12 GiB of scores for one layer.
+  EXPECT_EQ(eager.activation_bytes().count() - p.activation_bytes().count(), 12884901888u);
+}
+
+}  // namespace
+}  // namespace vramplan::memory

@@ -1,0 +1,98 @@
+#include <gtest/gtest.h>
+
+#include "support/test_support.hpp"
+#include "unit/memory/memory_test_models.hpp"
+#include "vramplan/core/error.hpp"
+#include "vramplan/memory/engine.hpp"
+#include "vramplan/quant/format.hpp"
+
+namespace vramplan::memory {
+namespace {
+
+const QuantCatalog& quant() {
+  static const QuantCatalog q = QuantCatalog::load(test::source_dir() / "data" / "quant_formats.json",
+                                                   test::source_dir() / "data" / "quant_schemes.json");
+  return q;
+}
+
+MemoryPlan plan(const ModelSpec& m, Bytes total, EngineArgs args, const std::string& gpu_name = "NVIDIA H100 80GB HBM3") {
+  const auto engine = make_engine("vllm@0.19", test::source_dir() / "data");
+  GpuTarget gpu{"test", gpu_name, total, 1, "9.0"};
+  return engine->plan(PlanInput{m, quant(), gpu, {}, std::move(args), std::nullopt, std::nullopt, ""});
+}
+
+const Component& part(const std::vector<Component>& v, const std::string& name) {
+  for (const auto& c : v) if (c.name == name) return c;
+  throw std::runtime_error("no component " + name);
+}
+
+TEST(VllmEngine, Llama8bWeightsAreTheLoggedModelWeights) {
+  const auto p = plan(test::dense_model({}), Bytes::from_gib(79.19), {{"gpu-memory-utilization", "0.95"}, {"max-model-len", "8192"}});
+  // 32 layers x 218,112,000 params x 2 B = 13,959,168,000 B; embedding and lm_head
+  // 128,256 x 4,096 x 2 B = 1,050,673,152 B each; final norm 8,192 B; rope cache
+  // 131,072 x 128 x 2 B = 33,554,432 B. Sum 16,094,076,928 B = 14.99 GiB, vLLM 0.19 logs 14.99.
+  EXPECT_EQ(part(p.weights, "weights.layers").bytes.count(), 13959168000u);
+  EXPECT_EQ(part(p.weights, "weights.rope_cache").bytes.count(), 33554432u);
+  EXPECT_EQ(p.weights_bytes().count(), 16094076928u);
+  EXPECT_EQ(p.kv.bytes_per_token, 131072u);
+  EXPECT_TRUE(p.fits);
+  EXPECT_EQ(p.engine_view.at("max_num_seqs"), 1024);  // >= 70 GiB, not A100
+  EXPECT_EQ(p.engine_view.at("kv_cache_tokens").get<std::uint64_t>() % 16, 0u);
+}
+
+TEST(VllmEngine, SmallGpusGetSmallerBatchDefaults) {
+  const auto p = plan(test::dense_model({}), Bytes::from_gib(79.0), {{"max-model-len", "8192"}}, "NVIDIA A100-SXM4-80GB");
+  EXPECT_EQ(p.engine_view.at("max_num_seqs"), 256);
+  EXPECT_EQ(p.engine_view.at("max_num_batched_tokens"), 2048);
+}
+
+TEST(VllmEngine, RefusesWhenNothingIsLeftForTheCache) {
+  const auto p = plan(test::dense_model({}), Bytes::from_gib(16), {});
+  EXPECT_FALSE(p.fits);
+  EXPECT_NE(p.reason.find("No available memory for the cache blocks"), std::string::npos) << p.reason;
+  EXPECT_EQ(p.kv_cache_bytes().count(), 0u);
+}
+
+TEST(VllmEngine, RefusesWhenOneMaxLengthRequestDoesNotFit) {
+  // 24 GiB x 0.9 = 21.6 GiB - 14.99 weights - ~0.55 activation - 0.25 non-torch leaves ~5.8 GiB:
+  // 131,072 tokens x 128 KiB = 16 GiB needed.
+  const auto p = plan(test::dense_model({}), Bytes::from_gib(24), {});
+  EXPECT_FALSE(p.fits);
+  EXPECT_NE(p.reason.find("To serve at least one request with the model's max seq len (131072)"), std::string::npos) << p.reason;
+  EXPECT_NE(p.reason.find("estimated maximum model length is"), std::string::npos);
+}
+
+TEST(VllmEngine, LoraSlotsAreAddedToTheWeights) {
+  const auto p = plan(test::dense_model({}), Bytes::from_gib(79.19),
+                      {{"max-model-len", "8192"}, {"enable-lora", "true"}, {"max-loras", "4"}, {"max-lora-rank", "16"}});
+  // Per layer rank 16 x (qkv 4096 + 6144, o 4096 + 4096, gate_up 4096 + 28672, down 14336 + 4096)
+  // = 1,114,112 values x 4 slots x 2 B = 8,912,896 B; x 32 layers = 285,212,672 B.
+  EXPECT_EQ(part(p.weights, "weights.lora_slots").bytes.count(), 285212672u);
+}
+
+TEST(VllmEngine, TensorParallelShardsWeightsAndAddsAllReduceMemory) {
+  const auto m = test::dense_model({});
+  const auto tp1 = plan(m, Bytes::from_gib(79.19), {{"max-model-len", "8192"}});
+  const auto tp2 = plan(m, Bytes::from_gib(79.19), {{"max-model-len", "8192"}, {"tensor-parallel-size", "2"}});
+  // Everything but the rope cache and the norms (65 x 8,192 B = 532,480 B, replicated) halves:
+  // (16,094,076,928 - 33,554,432 - 532,480) / 2 + 532,480 + 33,554,432 = 8,064,081,920 B.
+  EXPECT_EQ(tp2.weights_bytes().count(), 8064081920u);
+  EXPECT_EQ(tp2.kv.bytes_per_token, 65536u);
+  EXPECT_GT(part(tp2.overhead, "overhead.non_torch").bytes, part(tp1.overhead, "overhead.non_torch").bytes);
+  EXPECT_EQ(tp2.gpu_count, 2u);
+}
+
+TEST(VllmEngine, EnforceEagerHasNoCudaGraphs) {
+  const auto p = plan(test::dense_model({}), Bytes::from_gib(79.19), {{"max-model-len", "8192"}, {"enforce-eager", "true"}});
+  EXPECT_EQ(part(p.overhead, "overhead.cuda_graphs").bytes.count(), 0u);
+}
+
+TEST(VllmEngine, UnknownFlagsAndBadValuesAreUsageErrors) {
+  const auto m = test::dense_model({});
+  EXPECT_THROW(plan(m, Bytes::from_gib(80), {{"max-num-sequences", "4"}}), Error);
+  EXPECT_THROW(plan(m, Bytes::from_gib(80), {{"gpu-memory-utilization", "1.5"}}), Error);
+  EXPECT_THROW(plan(m, Bytes::from_gib(80), {{"max-model-len", "-3"}}), Error);
+}
+
+}  // namespace
+}  // namespace vramplan::memory

@@ -1,0 +1,116 @@
+// Parameter counts summed over the tensor inventory equal the publishers' figures.
+// Exact counts: /work/shared/docs/memory-model.md §1 (derived from the HF module constructors and
+// checked against the checkpoints), copied here with the publisher's rounded figure and its page.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "support/test_support.hpp"
+#include "vramplan/model/catalogue.hpp"
+#include "vramplan/model/inventory.hpp"
+
+namespace vramplan {
+namespace {
+
+ParamCounts counts_of(const std::string& id) {
+  return count_params(load_catalogue_model(DataRoot{test::source_dir()}, id));
+}
+
+struct Exact {
+  const char* id;
+  std::uint64_t total;
+  const char* source;
+};
+
+// Exact totals (memory-model.md §1.1-1.3 validation tables).
+const Exact kExact[] = {
+    {"llama-3.1-8b", 8'030'261'248ull, "huggingface.co/meta-llama/Llama-3.1-8B: 8.03B"},
+    {"llama-3.1-70b", 70'553'706'496ull, "huggingface.co/meta-llama/Llama-3.1-70B: 70.6B"},
+    {"llama-3.1-405b", 405'853'388'800ull, "huggingface.co/meta-llama/Llama-3.1-405B: 405B"},
+    {"qwen2.5-7b", 7'615'616'512ull, "huggingface.co/Qwen/Qwen2.5-7B: 7.61B"},
+    {"mistral-7b-v0.1", 7'241'732'096ull, "mistral.ai/news/announcing-mistral-7b: 7.3B"},
+    {"mixtral-8x7b", 46'702'792'704ull, "mistral.ai/news/mixtral-of-experts: 46.7B"},
+    {"deepseek-v3", 671'026'419'200ull, "github.com/deepseek-ai/DeepSeek-V3 README_WEIGHTS.md: 671B main model"},
+};
+
+TEST(ParamCounts, ExactPublishedTotals) {
+  for (const auto& e : kExact) EXPECT_EQ(counts_of(e.id).total, e.total) << e.id << " (" << e.source << ")";
+}
+
+TEST(ParamCounts, MixtralActivePerToken) {
+  // mistral.ai/news/mixtral-of-experts: 12.9B per token. Top-2 of 8 experts:
+  // 46,702,792,704 - 32 layers x 6 unused experts x 3 x 4096 x 14336 = 12,879,925,248.
+  EXPECT_EQ(counts_of("mixtral-8x7b").active, 12'879'925'248ull);
+}
+
+TEST(ParamCounts, DeepSeekV3MtpIsSeparateAndActiveMatchesReadme) {
+  const auto c = counts_of("deepseek-v3");
+  // memory-model.md §1.3: active 37.55B with embedding + head, 36.63B without the embedding.
+  EXPECT_NEAR(static_cast<double>(c.active) / 1e9, 37.55, 0.005);
+  EXPECT_NEAR(static_cast<double>(c.active - c.embedding) / 1e9, 36.63, 0.005);
+  // README: 685B on the card = 671B + ~14B MTP (incl. its own embedding and head copies).
+  EXPECT_NEAR(static_cast<double>(c.total + c.mtp) / 1e9, 685.0, 0.6);
+}
+
+struct Rounded {
+  const char* id;
+  double billions;  //!< as published
+  double unit;      //!< one unit of the last published digit
+  const char* source;
+};
+
+// Publishers that state rounded counts. Some round (Qwen2 blog 72.71B for 72,706,203,648), some
+// truncate (Meta's 1.23B for 1,235,814,400; Qwen's 14.7B for 14.77B): the inventory must lie in
+// [published - unit/2, published + unit), which is what either convention can print.
+bool consistent(double computed, double published, double unit) {
+  return computed >= published - unit / 2 && computed < published + unit;
+}
+
+const Rounded kRounded[] = {
+    {"llama-3.2-1b", 1.23, 0.01, "huggingface.co/meta-llama/Llama-3.2-1B model card table"},
+    {"llama-3.2-3b", 3.21, 0.01, "huggingface.co/meta-llama/Llama-3.2-3B model card table"},
+    {"qwen2.5-1.5b", 1.54, 0.01, "Qwen2.5-1.5B model card: Number of Parameters 1.54B"},
+    {"qwen2.5-3b", 3.09, 0.01, "Qwen2.5-3B model card: 3.09B"},
+    {"qwen2.5-14b", 14.7, 0.1, "Qwen2.5-14B model card: 14.7B"},
+    {"qwen3-14b", 14.8, 0.1, "Qwen3-14B model card: 14.8B"},
+    {"qwen3-32b", 32.8, 0.1, "Qwen3-32B model card: 32.8B"},
+    {"qwen3-8b", 8.2, 0.1, "Qwen3-8B model card: 8.2B"},
+    {"qwen3-4b", 4.0, 0.1, "Qwen3-4B model card: 4.0B"},
+    {"qwen3-30b-a3b", 30.5, 0.1, "Qwen3-30B-A3B model card: 30.5B total"},
+    {"qwen2-72b", 72.71, 0.01, "qwenlm.github.io/blog/qwen2: 72.71B"},
+    {"qwen2-57b-a14b", 57.41, 0.01, "qwenlm.github.io/blog/qwen2: 57.41B"},
+    {"gpt-oss-20b", 20.91, 0.01, "arXiv:2508.10925 Table 1: 20.91B"},
+    {"gpt-oss-120b", 116.83, 0.01, "arXiv:2508.10925 Table 1: 116.83B"},
+    {"deepseek-v2-lite", 15.7, 0.1, "github.com/deepseek-ai/DeepSeek-V2 README: 15.7B"},
+    {"mixtral-8x22b", 141, 1.0, "mistral.ai/news/mixtral-8x22b: 141B"},
+    {"llama-4-maverick", 400, 1.0, "Llama-4-Maverick model card: 400B total"},
+    {"gemma-3-27b", 27.4, 0.1, "google/gemma-3-27b-it: 27.4B (vision tower included)"},
+    {"gemma-3-4b", 4.3, 0.1, "google/gemma-3-4b-it: 4.3B (vision tower included)"},
+    {"phi-3-mini", 3.8, 0.1, "Phi-3-mini-4k-instruct model card: 3.8B"},
+    {"phi-2", 2.7, 0.1, "microsoft/phi-2 model card: 2.7 billion"},
+};
+
+TEST(ParamCounts, RoundedPublishedTotals) {
+  for (const auto& r : kRounded) {
+    const double computed = static_cast<double>(counts_of(r.id).total) / 1e9;
+    EXPECT_TRUE(consistent(computed, r.billions, r.unit)) << r.id << ": " << computed << "B vs " << r.source;
+  }
+}
+
+TEST(ParamCounts, ActivePerTokenOfMoeModels) {
+  // Publishers' active counts exclude the input embedding (a lookup, not a matmul).
+  auto active_wo_embed = [](const char* id) {
+    const auto c = counts_of(id);
+    return static_cast<double>(c.active - c.embedding) / 1e9;
+  };
+  EXPECT_NEAR(active_wo_embed("gpt-oss-20b"), 3.61, 0.005);   // arXiv:2508.10925 Table 1
+  EXPECT_NEAR(active_wo_embed("gpt-oss-120b"), 5.13, 0.005);  // arXiv:2508.10925 Table 1
+  EXPECT_TRUE(consistent(active_wo_embed("deepseek-v2-lite"), 2.4, 0.1));  // DeepSeek-V2 README: 2.4B
+  EXPECT_TRUE(consistent(static_cast<double>(counts_of("qwen3-30b-a3b").active) / 1e9, 3.3, 0.1));  // card: 3.3B
+  EXPECT_NEAR(static_cast<double>(counts_of("qwen3-235b-a22b").active) / 1e9, 22.0, 0.5);  // card: 22B
+  EXPECT_NEAR(static_cast<double>(counts_of("mixtral-8x22b").active) / 1e9, 39.0, 0.5);  // 39B
+  EXPECT_NEAR(static_cast<double>(counts_of("llama-4-scout").active) / 1e9, 17.0, 0.5);  // 17B
+}
+
+}  // namespace
+}  // namespace vramplan

@@ -227,9 +227,12 @@ MemoryPlan LlamacppEngine::plan(const PlanInput& in) const {
                       mib_text(lp.kv_host_bytes) + ", output " + mib_text(lp.output_bytes) +
                       ", CUDA_Host compute " + mib_text(lp.compute.host_bytes));
     p.notes.push_back("the CUDA context and cuBLAS workspace (a few hundred MiB) are not in llama.cpp's buffer log and not included");
+    p.notes.push_back("CUDA compute buffers: the graph replay validated on CPU loads (docs/accuracy-llamacpp.md) with "
+                      "CUDA's 128-byte alignment; not yet checked against a CUDA log of this commit");
     if (off.first_gpu_layer > 0)
       p.notes.push_back("partial offload: the CPU backend's own compute buffer for the host layers is not modelled");
   }
+  p.notes.push_back("the flags are planned as given, as with -fit off: llama.cpp's --fit may lower -c / -ngl to fit the device");
   p.engine_view = view;
 
   if (cpu && in.gpu.total.count() == 0) {

@@ -21,9 +21,9 @@ TEST(LlamacppGallocr, InPlaceOpReusesItsOnlySource) {
 TEST(LlamacppGallocr, NoInPlaceWhenTheSourceHasTwoConsumers) {
   lc::ComputeGraph g;
   const int a = g.input("a", 128);                // [0, 128)
-  const int b = g.op("b", 128, {a}, true);        // a is read again below: [128, 256)
-  g.op("c", 128, {a, b}, true);                   // a is not freed until c ran: reuse b -> in place
-  EXPECT_EQ(lc::gallocr_peak(g, 32), 256u);
+  const int b = g.op("b", 128, {a}, true);        // a is read again by c: b gets [128, 256)
+  g.op("c", 128, {a, b}, true);                   // c is a's last consumer: c takes a's memory
+  EXPECT_EQ(lc::gallocr_peak(g, 32), 256u);       // 128 had b been done in place
 }
 
 TEST(LlamacppGallocr, BestFitTakesTheSmallestHoleThatFits) {
@@ -45,7 +45,7 @@ TEST(LlamacppGallocr, ViewKeepsItsSourceAliveAndTakesNoMemory) {
   const int v = g.view("v", a);                   // no memory; a lives while v is read
   const int b = g.op("b", 96, {v}, true);         // in place through a view is never done: [96, 192)
   const int c = g.op("c", 64, {b});               // a freed after b: c takes [0, 64)
-  g.mark_output(g.op("d", 64, {c}));              // [64, 128)... best fit in the hole [64, 96)? no: 64 <= 32 fails
+  g.mark_output(g.op("d", 64, {c}));              // b freed: [64, ...) merged; d at [64, 128)
   EXPECT_EQ(lc::gallocr_peak(g, 32), 192u);
 }
 

@@ -34,13 +34,15 @@ ComputeEstimate compute_buffer(const ModelArch& a, const Context& c,
               std::to_string(e.graph_nodes) + " nodes, flash attention " + (c.flash_attn ? "on" : "off") +
               ") = " + mib(e.bytes) + "; its largest tensor is the logits " + mib(e.logits) + " (n_vocab " +
               std::to_string(a.vocab_size) + " x n_ubatch " + std::to_string(c.n_ubatch) + " x 4 B)";
-  // CUDA: the graph inputs that are filled on the host (token embeddings gathered from the
-  // host-resident token_embd, KQ masks) are staged in a CUDA_Host buffer.
+  // CUDA (estimate, not checked against a log of this commit): ggml_backend_sched keeps the graph
+  // inputs on the CPU backend and runs the token-embedding GET_ROWS there (token_embd stays in host
+  // memory), so the CUDA_Host compute buffer holds every input plus the gathered embeddings.
   if (device == Device::Cuda) {
-    std::uint64_t masks = 0;
-    for (const auto& kv : caches)
-      if (!kv.layers.empty()) masks += kv.cells * kv.streams * c.n_ubatch * (c.flash_attn ? 2 : kF32);
-    e.host_bytes = checked_add(checked_mul(checked_mul(a.hidden_size, c.n_ubatch), kF32), masks);
+    std::uint64_t inputs = 0;
+    for (int leaf : graph.leafs())
+      if (graph.tensors()[static_cast<std::size_t>(leaf)].input)
+        inputs = checked_add(inputs, graph.tensors()[static_cast<std::size_t>(leaf)].bytes);
+    e.host_bytes = checked_add(inputs, checked_mul(checked_mul(a.hidden_size, c.n_ubatch), kF32));
   }
   return e;
 }

@@ -22,8 +22,11 @@ bool parse_args(const std::string& command, const std::string& synopsis,
                 po::variables_map& vm, const po::positional_options_description* positional) {
   try {
     po::command_line_parser parser(args);
-    parser.options(desc).style(po::command_line_style::default_style |
-                               po::command_line_style::allow_long_disguise);
+    // Long options may be written with one dash (-tp 2, -ngl 99, as vLLM and llama.cpp users type
+    // them); prefix guessing is off so "-q" never matches "--quantization".
+    parser.options(desc).style((po::command_line_style::default_style |
+                                po::command_line_style::allow_long_disguise) &
+                               ~po::command_line_style::allow_guessing);
     if (positional != nullptr) parser.positional(*positional);
     po::store(parser.run(), vm);
     po::notify(vm);

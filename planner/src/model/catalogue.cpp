@@ -3,33 +3,10 @@
 #include <algorithm>
 
 #include "vramplan/core/error.hpp"
+#include "vramplan/core/text.hpp"
 #include "vramplan/io/json_file.hpp"
 
 namespace vramplan {
-namespace {
-
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const auto up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-}  // namespace
 
 std::vector<std::string> catalogue_ids(const DataRoot& root) {
   std::vector<std::string> ids;
@@ -44,21 +21,7 @@ std::vector<std::string> catalogue_ids(const DataRoot& root) {
 
 std::vector<std::string> closest_ids(std::string_view what, const std::vector<std::string>& ids,
                                      std::size_t max) {
-  const auto w = lower(what);
-  std::vector<std::pair<std::size_t, std::string>> scored;
-  for (const auto& id : ids) {
-    // A substring match ranks before any edit-distance match.
-    const auto d = id.find(w) != std::string::npos || w.find(id) != std::string::npos
-                       ? 0
-                       : edit_distance(w, id);
-    if (d <= std::max<std::size_t>(3, w.size() / 3)) scored.emplace_back(d, id);
-  }
-  std::stable_sort(scored.begin(), scored.end(),
-                   [](const auto& x, const auto& y) { return x.first < y.first; });
-  std::vector<std::string> out;
-  for (const auto& [d, id] : scored)
-    if (out.size() < max) out.push_back(id);
-  return out;
+  return closest_names(what, ids, max);
 }
 
 ModelSpec load_catalogue_model(const DataRoot& root, std::string_view id, const HfLoadOptions& options) {

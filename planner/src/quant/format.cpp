@@ -9,17 +9,12 @@
 
 #include "vramplan/core/bytes.hpp"
 #include "vramplan/core/error.hpp"
+#include "vramplan/core/text.hpp"
 #include "vramplan/io/json_file.hpp"
 #include "vramplan/quant/scheme.hpp"
 
 namespace vramplan {
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 struct LayoutRow {
   std::string_view name;
@@ -98,7 +93,7 @@ QuantFormat parse_row(const JsonView& row) {
 
 QuantTemplate parse_template(const JsonView& row) {
   QuantTemplate t;
-  t.prefix = lower(row.req_string("prefix"));
+  t.prefix = to_lower(row.req_string("prefix"));
   if (t.prefix.empty()) row.fail_at("prefix", "must not be empty");
   t.description = row.opt_string("description").value_or("");
   t.family = row.req_string("family");
@@ -217,7 +212,7 @@ QuantCatalog QuantCatalog::load(const std::filesystem::path& file) {
            all.insert(all.end(), f.aliases.begin(), f.aliases.end());
            return all;
          }()) {
-      if (!names.insert(lower(n)).second)
+      if (!names.insert(to_lower(n)).second)
         row.fail("duplicate format name or alias '" + n + "' (in row '" + f.name + "')");
     }
     if (f.gguf_type_id && !gguf_ids.insert(*f.gguf_type_id).second)
@@ -250,11 +245,11 @@ const SchemeTable& QuantCatalog::schemes() const {
 }
 
 const QuantFormat* QuantCatalog::find(std::string_view name) const {
-  const std::string key = lower(name);
+  const std::string key = to_lower(name);
   for (const auto& f : formats_) {
-    if (lower(f.name) == key) return &f;
+    if (to_lower(f.name) == key) return &f;
     for (const auto& a : f.aliases)
-      if (lower(a) == key) return &f;
+      if (to_lower(a) == key) return &f;
   }
   // Longest prefix first, so "gptq-marlin-4bit-g128" is not read as prefix "gptq".
   const QuantTemplate* best = nullptr;

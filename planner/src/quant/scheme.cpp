@@ -4,16 +4,11 @@
 #include <cctype>
 
 #include "vramplan/core/error.hpp"
+#include "vramplan/core/text.hpp"
 #include "vramplan/io/json_file.hpp"
 
 namespace vramplan {
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 std::vector<std::string> strings(const JsonView& row, std::string_view key) {
   std::vector<std::string> out;
@@ -55,9 +50,9 @@ RuleSet parse_rule_set(const std::string& name, const JsonView& v) {
 
 template <class T>
 const T* by_name(const std::vector<T>& rows, std::string_view name) {
-  const std::string key = lower(name);
+  const std::string key = to_lower(name);
   for (const auto& r : rows)
-    if (lower(r.name) == key) return &r;
+    if (to_lower(r.name) == key) return &r;
   return nullptr;
 }
 
@@ -88,7 +83,7 @@ SchemeTable SchemeTable::load(const std::filesystem::path& file, const QuantCata
   }
   for (const auto& row : root.at("scheme_templates").items()) {
     SchemeTemplate s;
-    s.prefix = lower(row.req_string("prefix"));
+    s.prefix = to_lower(row.req_string("prefix"));
     s.rules = row.req_string("rules");
     check_rules(row, s.rules);
     s.activation = row.req_string("activation");
@@ -139,11 +134,11 @@ const RuleSet& SchemeTable::rules(std::string_view name) const {
 }
 
 const SchemeDef* SchemeTable::find_scheme(std::string_view name) const {
-  const std::string key = lower(name);
+  const std::string key = to_lower(name);
   for (const auto& s : schemes_) {
-    if (lower(s.name) == key) return &s;
+    if (to_lower(s.name) == key) return &s;
     for (const auto& a : s.aliases)
-      if (lower(a) == key) return &s;
+      if (to_lower(a) == key) return &s;
   }
   return nullptr;
 }
@@ -167,9 +162,9 @@ const GgufFileType* SchemeTable::find_gguf_file_type(std::uint32_t ftype) const 
 }
 
 const EngineSupport* SchemeTable::find_engine(std::string_view engine) const {
-  const std::string key = lower(engine);
+  const std::string key = to_lower(engine);
   for (const auto& e : engines_)
-    if (lower(e.engine) == key) return &e;
+    if (to_lower(e.engine) == key) return &e;
   return nullptr;
 }
 
@@ -183,7 +178,7 @@ WeightScheme parse_weight_scheme(std::string_view text, const QuantCatalog& cata
   const SchemeTable& table = catalog.schemes();
   WeightScheme w;
   w.input = std::string(text);
-  const std::string key = lower(text);
+  const std::string key = to_lower(text);
   if (key.starts_with("gguf:")) {
     const GgufFileType* ft = table.find_gguf_file_type(std::string_view(text).substr(5));
     if (!ft) {

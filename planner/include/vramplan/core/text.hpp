@@ -1,0 +1,22 @@
+// vramplan/core/text.hpp — small string helpers shared by every name lookup (catalogue ids,
+// GPU ids, format names): case folding, trimming, and "did you mean" suggestions.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vramplan {
+
+std::string to_lower(std::string_view s);         //!< ASCII lower case
+std::string_view trim(std::string_view s);        //!< without leading/trailing whitespace
+//! Levenshtein distance (insert, delete, substitute each cost 1).
+std::size_t edit_distance(std::string_view a, std::string_view b);
+//! Up to `max` names nearest to `wanted` (compared in lower case): names containing it (or
+//! contained in it) first, then by edit distance, keeping only plausible ones (distance at most
+//! max(3, |wanted| / 3)). Ties keep the order of `names`.
+std::vector<std::string> closest_names(std::string_view wanted, const std::vector<std::string>& names,
+                                       std::size_t max = 5);
+
+}  // namespace vramplan

@@ -1,0 +1,56 @@
+#include "vramplan/core/text.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <utility>
+
+namespace vramplan {
+
+std::string to_lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+std::vector<std::string> closest_names(std::string_view wanted, const std::vector<std::string>& names,
+                                       std::size_t max) {
+  const std::string w = to_lower(wanted);
+  std::vector<std::pair<std::size_t, std::string>> scored;
+  for (const auto& name : names) {
+    const std::string n = to_lower(name);
+    const bool contains = n.find(w) != std::string::npos || w.find(n) != std::string::npos;
+    const std::size_t d = contains ? 0 : edit_distance(w, n);
+    if (d <= std::max<std::size_t>(3, w.size() / 3)) scored.emplace_back(d, name);
+  }
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<std::string> out;
+  for (const auto& entry : scored) {
+    if (out.size() == max) break;
+    out.push_back(entry.second);
+  }
+  return out;
+}
+
+}  // namespace vramplan

@@ -1,0 +1,29 @@
+#include "vramplan/core/text.hpp"
+
+#include <gtest/gtest.h>
+
+namespace vramplan {
+namespace {
+
+TEST(Text, LowerAndTrim) {
+  EXPECT_EQ(to_lower("H100-SXM-80"), "h100-sxm-80");
+  EXPECT_EQ(trim("  l40s \t"), "l40s");
+  EXPECT_EQ(trim(""), "");
+}
+
+TEST(Text, EditDistance) {
+  EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);  // k->s, e->i, +g
+  EXPECT_EQ(edit_distance("", "abc"), 3u);
+  EXPECT_EQ(edit_distance("h200", "h200"), 0u);
+}
+
+TEST(Text, ClosestNamesPutsSubstringsFirst) {
+  const std::vector<std::string> names{"a100-sxm-80", "h100-sxm-80", "h100-pcie-80", "h200", "l4"};
+  // "h100" is contained in two ids (distance 0); "h200" is 1 edit away; "a100-sxm-80" is not plausible.
+  EXPECT_EQ(closest_names("H100", names), (std::vector<std::string>{"h100-sxm-80", "h100-pcie-80", "h200"}));
+  EXPECT_EQ(closest_names("h100", names, 1), (std::vector<std::string>{"h100-sxm-80"}));
+  EXPECT_TRUE(closest_names("zzzzzzzzzzzz", names).empty());
+}
+
+}  // namespace
+}  // namespace vramplan

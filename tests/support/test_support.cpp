@@ -1,5 +1,6 @@
 #include "support/test_support.hpp"
 
+#include <gtest/gtest.h>
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -45,6 +46,17 @@ std::filesystem::path ScratchDir::write(const std::string& name, const std::stri
   std::ofstream out(p, std::ios::binary);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   return p;
+}
+
+std::string error_message(const std::function<void()>& f, ErrorKind expected) {
+  try {
+    f();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), expected) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "no error thrown";
+  return "";
 }
 
 CliResult run_cli(const std::vector<std::string>& args) {

@@ -3,8 +3,11 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
+
+#include "vramplan/core/error.hpp"
 
 namespace vramplan::test {
 
@@ -32,6 +35,10 @@ struct CliResult {
   std::string out;  //!< stdout
   std::string err;  //!< stderr
 };
+
+//! Runs `f`, expects it to throw vramplan::Error of kind `expected` (a test failure otherwise) and
+//! returns the error's message for further checks.
+std::string error_message(const std::function<void()>& f, ErrorKind expected);
 
 //! Runs the built vramplan executable with `args` (no shell interpretation).
 CliResult run_cli(const std::vector<std::string>& args);

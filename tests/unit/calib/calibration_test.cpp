@@ -13,17 +13,6 @@ namespace {
 
 const std::filesystem::path kFixture = test::fixture("calib/h200-synthetic.json");
 
-std::string error_of(const std::function<void()>& f, ErrorKind expected) {
-  try {
-    f();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), expected) << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << "no error thrown";
-  return "";
-}
-
 TEST(Calibration, LoadsEveryFigureOfTheFixture) {
   const Calibration cal = load_calibration(kFixture);
   EXPECT_EQ(cal.origin, CalibrationOrigin::Measured);
@@ -61,7 +50,7 @@ TEST(Calibration, MissingFieldNamesFileAndPointer) {
   doc["figures"].erase("allocation_granularity_bytes");
   test::ScratchDir dir;
   const auto path = dir.write("cal.json", doc.dump());
-  const auto msg = error_of([&] { load_calibration(path); }, ErrorKind::InputFile);
+  const auto msg = test::error_message([&] { load_calibration(path); }, ErrorKind::InputFile);
   EXPECT_NE(msg.find("cal.json"), std::string::npos) << msg;
   EXPECT_NE(msg.find("/figures/allocation_granularity_bytes"), std::string::npos) << msg;
 }
@@ -69,26 +58,26 @@ TEST(Calibration, MissingFieldNamesFileAndPointer) {
 TEST(Calibration, WrongTypeAndBadValuesNameTheField) {
   auto doc = read_json_file(kFixture);
   doc["device"]["compute_capability"] = "nine";
-  auto msg = error_of([&] { calibration_from_json(doc, "x.json"); }, ErrorKind::InputFile);
+  auto msg = test::error_message([&] { calibration_from_json(doc, "x.json"); }, ErrorKind::InputFile);
   EXPECT_NE(msg.find("/device/compute_capability"), std::string::npos) << msg;
 
   doc = read_json_file(kFixture);
   doc["figures"]["achieved_tflops"]["bf16"] = -1;
-  msg = error_of([&] { calibration_from_json(doc, "x.json"); }, ErrorKind::InputFile);
+  msg = test::error_message([&] { calibration_from_json(doc, "x.json"); }, ErrorKind::InputFile);
   EXPECT_NE(msg.find("/figures/achieved_tflops/bf16"), std::string::npos) << msg;
 
   doc = read_json_file(kFixture);
   doc["schema"] = "vramplan.calibration/2";
-  msg = error_of([&] { calibration_from_json(doc, "x.json"); }, ErrorKind::InputFile);
+  msg = test::error_message([&] { calibration_from_json(doc, "x.json"); }, ErrorKind::InputFile);
   EXPECT_NE(msg.find("/schema"), std::string::npos) << msg;
 }
 
 TEST(Calibration, BadJsonAndMissingFile) {
   test::ScratchDir dir;
   const auto path = dir.write("broken.json", "{\"schema\": ");
-  const auto msg = error_of([&] { load_calibration(path); }, ErrorKind::InputFile);
+  const auto msg = test::error_message([&] { load_calibration(path); }, ErrorKind::InputFile);
   EXPECT_NE(msg.find("broken.json"), std::string::npos) << msg;
-  error_of([&] { load_calibration(dir.path() / "absent.json"); }, ErrorKind::Io);
+  test::error_message([&] { load_calibration(dir.path() / "absent.json"); }, ErrorKind::Io);
 }
 
 TEST(Calibration, GpuKeyNormalisesNames) {
@@ -129,7 +118,7 @@ TEST(Calibration, FindReportsAMalformedFileInsteadOfSkippingIt) {
   test::ScratchDir dir;
   std::filesystem::create_directories(dir.path() / "data/calibration");
   dir.write("data/calibration/bad.json", "[]");
-  const auto msg = error_of([&] { find_calibration(DataRoot{dir.path()}, "h200"); }, ErrorKind::InputFile);
+  const auto msg = test::error_message([&] { find_calibration(DataRoot{dir.path()}, "h200"); }, ErrorKind::InputFile);
   EXPECT_NE(msg.find("bad.json"), std::string::npos) << msg;
 }
 

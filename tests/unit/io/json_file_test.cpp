@@ -8,26 +8,15 @@
 namespace vramplan {
 namespace {
 
-std::string message_of(const std::function<void()>& f, ErrorKind expected) {
-  try {
-    f();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), expected) << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << "no error thrown";
-  return "";
-}
-
 TEST(JsonFile, MissingFileIsAnIoError) {
-  const auto msg = message_of([] { read_json_file("/nonexistent/x.json"); }, ErrorKind::Io);
+  const auto msg = test::error_message([] { read_json_file("/nonexistent/x.json"); }, ErrorKind::Io);
   EXPECT_NE(msg.find("/nonexistent/x.json"), std::string::npos);
 }
 
 TEST(JsonFile, BadJsonNamesFileLineAndColumn) {
   test::ScratchDir dir;
   const auto p = dir.write("bad.json", "{\n  \"a\": 1,\n  \"b\": }\n");
-  const auto msg = message_of([&] { read_json_file(p); }, ErrorKind::InputFile);
+  const auto msg = test::error_message([&] { read_json_file(p); }, ErrorKind::InputFile);
   EXPECT_NE(msg.find("bad.json"), std::string::npos);
   EXPECT_NE(msg.find("line 3"), std::string::npos) << msg;
 }
@@ -37,11 +26,11 @@ TEST(JsonView, FieldErrorsCarryThePointer) {
   const JsonView root(doc, "gpus.json");
   const JsonView gpu = root.at("gpus").at(0);
   EXPECT_EQ(gpu.req_string("id"), "x");
-  auto msg = message_of([&] { gpu.req_number("mem"); }, ErrorKind::InputFile);
+  auto msg = test::error_message([&] { gpu.req_number("mem"); }, ErrorKind::InputFile);
   EXPECT_EQ(msg, "gpus.json: /gpus/0/mem: expected a number, got string");
-  msg = message_of([&] { gpu.req_u64("n"); }, ErrorKind::InputFile);
+  msg = test::error_message([&] { gpu.req_u64("n"); }, ErrorKind::InputFile);
   EXPECT_EQ(msg, "gpus.json: /gpus/0/n: expected a non-negative integer, got -3");
-  msg = message_of([&] { gpu.req_string("name"); }, ErrorKind::InputFile);
+  msg = test::error_message([&] { gpu.req_string("name"); }, ErrorKind::InputFile);
   EXPECT_EQ(msg, "gpus.json: /gpus/0/name: required field is missing");
   EXPECT_FALSE(gpu.opt_number("absent").has_value());
   EXPECT_THROW(gpu.opt_number("id"), Error);  // present with the wrong type is an error
@@ -55,7 +44,7 @@ TEST(JsonView, NumbersAndIntegers) {
 }
 
 TEST(JsonFile, OutOfRangeNumberIsAnInputError) {
-  message_of([] { parse_json_text(R"({"d": 1e400})", "x.json"); }, ErrorKind::InputFile);
+  test::error_message([] { parse_json_text(R"({"d": 1e400})", "x.json"); }, ErrorKind::InputFile);
 }
 
 }  // namespace

@@ -9,12 +9,47 @@
 #include "exit_codes.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/plan/check.hpp"
+#include "vramplan/plan/cotenancy.hpp"
 
 namespace vramplan::cli {
+namespace {
+
+// --tenant / --tenants / --mig-layout: several instances on one GPU or MIG layout
+// (plan/cotenancy.hpp). The single-instance options do not apply; each tenant carries its own.
+int run_cotenancy_check(const po::variables_map& vm, const CommonOptions& opts, const memory::Engine& engine) {
+  if (!read_engine_args(vm, engine).empty() || !vm["engine"].defaulted())
+    throw_usage("engine and engine flags apply to one instance: give them inside each --tenant (engine=E,flag=value)");
+  for (const char* single : {"model", "weights", "batch", "context", "limits", "batch-range", "max-tpot", "max-ttft"})
+    if (vm.count(single) && !vm[single].defaulted() && !(vm[single].value().type() == typeid(bool) && !vm[single].as<bool>()))
+      throw_usage(std::string("--") + single + " applies to one instance: give it inside each --tenant instead");
+  if (vm["replicas"].as<std::uint64_t>() != 1) throw_usage("--replicas applies to one instance; list each tenant");
+  plan::CotenancyRequest req;
+  if (vm.count("gpu")) req.gpu = vm["gpu"].as<std::string>();
+  if (vm.count("gpu-memory")) req.gpu_memory = parse_bytes(vm["gpu-memory"].as<std::string>(), "--gpu-memory");
+  if (vm.count("tenant"))
+    for (const auto& t : vm["tenant"].as<std::vector<std::string>>()) req.tenants.push_back(plan::parse_tenant(t));
+  if (vm.count("tenants"))
+    for (auto& t : plan::load_tenants_file(vm["tenants"].as<std::string>())) req.tenants.push_back(std::move(t));
+  if (vm.count("mig-layout")) {
+    const std::string layout = vm["mig-layout"].as<std::string>();
+    for (std::size_t start = 0; start <= layout.size();) {
+      const std::size_t comma = std::min(layout.find(',', start), layout.size());
+      req.mig_layout.push_back(layout.substr(start, comma - start));
+      start = comma + 1;
+    }
+  }
+  req.policy.headroom = parse_fraction(vm["headroom"].as<std::string>(), "--headroom");
+  req.policy.conservative = vm["conservative"].as<bool>();
+  const auto outcome = plan::run_cotenancy(req, data_root());
+  emit(opts, plan::cotenancy_json(outcome), plan::cotenancy_text(outcome, opts.format == OutputFormat::Markdown));
+  return outcome.fits ? kExitOk : kExitDoesNotFit;
+}
+
+}  // namespace
 
 int run_check(const std::vector<std::string>& args) {
   const std::string spec = engine_spec_of(args);
-  const auto engine = memory::make_engine(spec, data_root().data());
+  auto engine = memory::make_engine(spec, data_root().data());
   po::options_description desc("Options");
   desc.add_options()
       ("model", po::value<std::string>(), "model: catalogue id, config.json, directory or .gguf")
@@ -31,10 +66,14 @@ int run_check(const std::vector<std::string>& args) {
       ("batch-range", po::bool_switch(), "also report the batch table and the recommended batch range")
       ("max-tpot", po::value<double>(), "latency target for the batch range: time per output token, ms")
       ("max-ttft", po::value<double>(), "latency target for the batch range: time to first token, ms")
-      ("max-gpus", po::value<std::uint64_t>()->default_value(8), "largest GPU count --limits tries for min GPUs");
+      ("max-gpus", po::value<std::uint64_t>()->default_value(8), "largest GPU count --limits tries for min GPUs")
+      ("tenant", po::value<std::vector<std::string>>(),
+       "co-tenancy: one engine instance on the GPU, \"model=M,engine=E,flag=value,batch=B,context=C\" (repeat)")
+      ("tenants", po::value<std::string>(), "co-tenancy: the instances from a vramplan.tenants/1 JSON file")
+      ("mig-layout", po::value<std::string>(), "co-tenancy: MIG profiles of the card, one tenant per slice (3g.40gb,3g.40gb)");
   std::set<std::string> declared = {"model", "gpu", "gpu-memory", "engine", "weights", "batch", "context",
                                     "replicas", "headroom", "conservative", "limits", "batch-range",
-                                    "max-tpot", "max-ttft", "max-gpus"};
+                                    "max-tpot", "max-ttft", "max-gpus", "tenant", "tenants", "mig-layout"};
   po::options_description eng("Engine flags (" + std::string(engine->name()) + ")");
   add_engine_options(eng, *engine, declared);
   desc.add(eng);
@@ -43,6 +82,7 @@ int run_check(const std::vector<std::string>& args) {
   if (!parse_args("check", "--model M --gpu G [--engine E] [engine flags] [--headroom 10%] [--json]", desc, args, vm))
     return kExitOk;
   const auto opts = read_common_options(vm);
+  if (vm.count("tenant") || vm.count("tenants") || vm.count("mig-layout")) return run_cotenancy_check(vm, opts, *engine);
 
   plan::CheckRequest req;
   req.engine = spec;
@@ -64,7 +104,7 @@ int run_check(const std::vector<std::string>& args) {
   req.max_gpus = vm["max-gpus"].as<std::uint64_t>();
   req.args = read_engine_args(vm, *engine);
 
-  const auto outcome = plan::run_check(req, data_root());
+  const auto outcome = plan::run_check(req, data_root(), std::move(engine));
   if (opts.format == OutputFormat::Markdown) emit(opts, {}, plan::check_markdown(outcome));
   else emit(opts, plan::check_json(outcome), plan::check_text(outcome));
   return outcome.eval.fit.fits ? kExitOk : kExitDoesNotFit;

@@ -14,7 +14,7 @@ namespace vramplan::cli {
 
 int run_explain(const std::vector<std::string>& args) {
   const std::string spec = engine_spec_of(args);
-  const auto engine = memory::make_engine(spec, data_root().data());
+  auto engine = memory::make_engine(spec, data_root().data());
   po::options_description desc("Options");
   desc.add_options()
       ("model", po::value<std::string>(), "model: catalogue id, config.json, directory or .gguf")
@@ -48,7 +48,7 @@ int run_explain(const std::vector<std::string>& args) {
   req.policy.headroom = parse_fraction(vm["headroom"].as<std::string>(), "--headroom");
   req.policy.conservative = vm["conservative"].as<bool>();
   req.args = read_engine_args(vm, *engine);
-  const auto outcome = plan::run_check(req, data_root());
+  const auto outcome = plan::run_check(req, data_root(), std::move(engine));
   const auto lines = plan::explain_lines(outcome);
   emit(opts, plan::explain_json(outcome, lines), plan::explain_text(lines, opts.format == OutputFormat::Markdown));
   return kExitOk;

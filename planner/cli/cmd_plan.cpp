@@ -1,11 +1,13 @@
 // `vramplan plan` — memory per GPU for one model on one GPU type under one engine profile:
-// every component with its formula, total, capacity, headroom, KV capacity and concurrency.
+// every component with its formula, total, capacity, headroom, KV capacity and concurrency, and
+// the performance model's decode / TTFT / throughput-knee figures beside it (docs/performance.md §5).
 // Exit 0 whenever the inputs are valid, also when it does not fit (fits:false says why).
 #include <set>
 #include <string>
 #include <vector>
 
 #include "cli_common.hpp"
+#include "vramplan/calib/rehearsal.hpp"
 #include "commands.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/memory/engine.hpp"
@@ -41,11 +43,15 @@ int run_plan(const std::vector<std::string>& args) {
       ("gpu-memory", po::value<std::string>(), "runtime-reported total per GPU (e.g. 79.18GiB)")
       ("engine", po::value<std::string>()->default_value("vllm"), engine_help.c_str())
       ("weights", po::value<std::string>(), "weight format for the linear layers (bf16, fp8, Q4_K, ...)")
-      ("batch", po::value<std::uint64_t>(), "concurrent sequences wanted")
-      ("context", po::value<std::uint64_t>(), "tokens per sequence")
-      ("calibration", po::value<std::string>(), "calibration file (vramplan-probe) replacing documented defaults");
+      ("batch", po::value<std::uint64_t>(), "concurrent sequences wanted (performance: decoding together; default 1)")
+      ("context", po::value<std::uint64_t>(), "tokens per sequence (performance: the decode context; default --prompt-len)")
+      ("prompt-len", po::value<std::uint64_t>(), "prompt tokens for the TTFT estimate (default 1024)")
+      ("calibration", po::value<std::string>(), "calibration file (vramplan-probe) replacing documented defaults "
+                                                "(default: the matching file in data/calibration, if any)")
+      ("emit-rehearsal", po::value<std::string>(), "also write the plan's fit-rehearsal input (vramplan-probe --rehearse) to FILE");
   po::options_description eng("Engine flags (" + std::string(engine->name()) + ")");
-  std::set<std::string> declared = {"model", "gpu", "gpu-memory", "engine", "weights", "batch", "context", "calibration"};
+  std::set<std::string> declared = {"model", "gpu", "gpu-memory", "engine", "weights", "batch", "context", "prompt-len",
+                                    "calibration", "emit-rehearsal"};
   for (const auto& o : engine_options) {
     std::vector<std::string> names = {o.name};
     names.insert(names.end(), o.aliases.begin(), o.aliases.end());
@@ -70,6 +76,7 @@ int run_plan(const std::vector<std::string>& args) {
   if (vm.count("batch")) req.workload.batch = vm["batch"].as<std::uint64_t>();
   if (vm.count("context")) req.workload.context = vm["context"].as<std::uint64_t>();
   if (vm.count("calibration")) req.calibration = vm["calibration"].as<std::string>();
+  if (vm.count("prompt-len")) req.prompt_tokens = vm["prompt-len"].as<std::uint64_t>();
   for (const auto& o : engine_options) {
     std::vector<std::string> names = {o.name};
     names.insert(names.end(), o.aliases.begin(), o.aliases.end());
@@ -83,6 +90,8 @@ int run_plan(const std::vector<std::string>& args) {
     }
   }
   const auto outcome = memory::run_plan(req, data_root());
+  if (vm.count("emit-rehearsal"))
+    calib::write_rehearsal(memory::rehearsal_input(outcome), vm["emit-rehearsal"].as<std::string>());
   emit(opts, memory::plan_json(outcome), memory::plan_text(outcome));
   return 0;
 }

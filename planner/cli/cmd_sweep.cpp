@@ -51,7 +51,8 @@ nlohmann::json sweep_json(const plan::SweepResult& r, std::size_t top) {
   for (const auto& p : r.periods) periods.push_back({{"label", p.label}, {"hours", p.hours}});
   for (std::size_t i = 0; i < r.rows.size() && i < top; ++i) {
     const auto& x = r.rows[i];
-    rows.push_back({{"model", x.model}, {"weights", x.weights}, {"gpu", x.gpu}, {"tp", x.tp}, {"gpus", x.gpus},
+    rows.push_back({{"model", x.model}, {"weights", x.weights}, {"gpu", x.gpu}, {"tp", x.tp}, {"pp", x.pp},
+                    {"replicas", x.replicas}, {"gpus", x.gpus}, {"pipeline_bubble", x.pipeline_bubble},
                     {"billed_gpus", x.billed_gpus}, {"context", x.context}, {"batch", x.batch},
                     {"used_bytes_per_gpu", x.used_per_gpu.count()}, {"capacity_bytes", x.capacity.count()},
                     {"headroom_fraction", x.headroom_fraction},
@@ -61,7 +62,7 @@ nlohmann::json sweep_json(const plan::SweepResult& r, std::size_t top) {
                     {"price_basis", x.price_basis}});
   }
   for (const auto& m : r.misses)
-    misses.push_back({{"model", m.model}, {"weights", m.weights}, {"gpu", m.gpu}, {"tp", m.tp}, {"why", m.why}});
+    misses.push_back({{"model", m.model}, {"weights", m.weights}, {"gpu", m.gpu}, {"tp", m.tp}, {"pp", m.pp}, {"why", m.why}});
   return {{"schema", "vramplan.sweep/1"}, {"evaluations", r.evaluations}, {"fitting", r.rows.size()},
           {"periods", periods}, {"rows", rows}, {"not_fitting", misses}};
 }
@@ -75,8 +76,12 @@ std::string sweep_text(const plan::SweepResult& r, std::size_t top, bool markdow
   std::set<std::string> bases;
   for (std::size_t i = 0; i < r.rows.size() && i < top; ++i) {
     const auto& x = r.rows[i];
+    std::string layout;
+    if (x.tp > 1) layout += " tp" + std::to_string(x.tp);
+    if (x.pp > 1) layout += " pp" + std::to_string(x.pp);
+    if (x.replicas > 1) layout += " dp" + std::to_string(x.replicas);
     std::vector<std::string> cells = {x.model, x.weights, x.gpu,
-                                      std::to_string(x.gpus) + (x.tp > 1 ? " (tp" + std::to_string(x.tp) + ")" : "") +
+                                      std::to_string(x.gpus) + (layout.empty() ? "" : " (" + layout.substr(1) + ")") +
                                           (x.billed_gpus != x.gpus ? ", billed " + std::to_string(x.billed_gpus) : ""),
                                       std::to_string(x.context), std::to_string(x.batch),
                                       fixed(x.used_per_gpu.gib(), 1) + "/" + fixed(x.capacity.gib(), 1),
@@ -99,13 +104,15 @@ std::string sweep_text(const plan::SweepResult& r, std::size_t top, bool markdow
   if (!r.misses.empty()) {
     s += "not fitting:\n";
     for (const auto& m : r.misses)
-      s += "  " + m.model + " " + m.weights + " " + m.gpu + " tp" + std::to_string(m.tp) + ": " + m.why + "\n";
+      s += "  " + m.model + " " + m.weights + " " + m.gpu + " tp" + std::to_string(m.tp) +
+           (m.pp > 1 ? " pp" + std::to_string(m.pp) : "") + ": " + m.why + "\n";
   }
   if (!bases.empty()) {
     s += "prices (USD per GPU-hour, indicative):\n";
     for (const auto& b : bases) s += "  " + b + "\n";
   }
-  s += "est. tok/s: decode roofline at the full context (datasheet x data/perf_defaults.json efficiencies)\n";
+  s += "est. tok/s: decode roofline at the full context, all replicas (datasheet x data/perf_defaults.json "
+       "efficiencies; PP with its pipeline bubble)\n";
   return s;
 }
 
@@ -122,6 +129,8 @@ int run_sweep(const std::vector<std::string>& args) {
       ("mig", po::bool_switch(), "without --gpu: include MIG slices")
       ("min-memory", po::value<std::string>(), "without --gpu: only GPUs reporting at least SIZE")
       ("tp", po::value<std::string>()->default_value("1,2,4,8"), "tensor-parallel sizes, comma-separated")
+      ("pp", po::value<std::string>()->default_value("1"), "pipeline-parallel sizes, comma-separated (engines with a PP flag)")
+      ("replicas", po::value<std::string>()->default_value("1"), "data-parallel instance counts, comma-separated")
       ("context", po::value<std::string>(), "tokens per sequence, comma-separated (default: the engine's length)")
       ("batch", po::value<std::string>()->default_value("1"), "concurrent sequences, comma-separated")
       ("engine", po::value<std::string>()->default_value("vllm"), "engine, optionally @version")
@@ -129,14 +138,14 @@ int run_sweep(const std::vector<std::string>& args) {
       ("periods", po::value<std::string>()->default_value("3d,7d,30d"), "rental periods (h, d, w)")
       ("prices", po::value<std::string>(), "your own prices (vramplan.prices/1 JSON) instead of the catalogue's")
       ("top", po::value<std::size_t>()->default_value(20), "rows shown");
-  std::set<std::string> declared = {"model", "weights", "gpu", "mig", "min-memory", "tp", "context", "batch",
+  std::set<std::string> declared = {"model", "weights", "gpu", "mig", "min-memory", "tp", "pp", "replicas", "context", "batch",
                                     "engine", "headroom", "periods", "prices", "top"};
   po::options_description eng("Engine flags (" + std::string(engine->name()) + ")");
   add_engine_options(eng, *engine, declared);
   desc.add(eng);
   add_common_options(desc, true);
   po::variables_map vm;
-  if (!parse_args("sweep", "--model M[,M] [--gpu G,G | --mig] [--tp 1,2] [--context C,C] [--batch B,B] [--json]",
+  if (!parse_args("sweep", "--model M[,M] [--gpu G,G | --mig] [--tp 1,2] [--pp 1,2] [--replicas 1,2] [--context C,C] [--batch B,B] [--json]",
                   desc, args, vm))
     return kExitOk;
   const auto opts = read_common_options(vm);
@@ -151,6 +160,8 @@ int run_sweep(const std::vector<std::string>& args) {
   req.include_mig = vm["mig"].as<bool>();
   if (vm.count("min-memory")) req.min_memory = parse_bytes(vm["min-memory"].as<std::string>(), "--min-memory");
   req.tps = split_u64(vm["tp"].as<std::string>(), "--tp");
+  req.pps = split_u64(vm["pp"].as<std::string>(), "--pp");
+  req.replicas = split_u64(vm["replicas"].as<std::string>(), "--replicas");
   if (vm.count("context")) req.contexts = split_u64(vm["context"].as<std::string>(), "--context");
   req.batches = split_u64(vm["batch"].as<std::string>(), "--batch");
   req.policy.headroom = parse_fraction(vm["headroom"].as<std::string>(), "--headroom");
@@ -162,7 +173,7 @@ int run_sweep(const std::vector<std::string>& args) {
   const bool progress = show_progress(opts);
   const auto result = plan::run_sweep(req, data_root(), [&](std::size_t done, std::size_t total) {
     if (!progress) return;
-    std::cerr << "\rsweep: " << done << "/" << total << " (model, precision, TP) groups" << (done == total ? "\n" : "")
+    std::cerr << "\rsweep: " << done << "/" << total << " (model, precision, TP, PP) groups" << (done == total ? "\n" : "")
               << std::flush;
   });
   emit(opts, sweep_json(result, top), sweep_text(result, top, opts.format == OutputFormat::Markdown));

@@ -42,8 +42,9 @@ std::string render() {
      << "Targets: weights <= 0.5 % (plain dtypes), <= 1 % (quantized or repacked); KV bytes per token exact; "
         "KV cache capacity median |error| <= 1 %, every record <= 3 % or within 0.3 GiB when the pool is under 6 GiB.\n\n";
   md << "| record | vLLM | weights pred / rep (GiB) | err | activation pred / rep | non-torch pred / rep | "
-        "KV cache pred / rep (GiB) | KV err | KV err GiB | tokens pred / rep | tokens err | blocks pred / rep |\n"
-     << "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+        "KV cache pred / rep (GiB) | KV err | KV err GiB | tokens pred / rep | tokens err | blocks pred / rep | "
+        "CUDA graphs pred / rep |\n"
+     << "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   std::vector<double> kv_errs, tok_errs, w_errs;
   for (const auto& c : set.cases) {
     const auto x = compare_vllm(c);
@@ -63,7 +64,8 @@ std::string render() {
     } else {
       md << "-";
     }
-    md << " | " << x.blocks_pred << " / " << (x.blocks_rep ? std::to_string(*x.blocks_rep) : "-") << " |\n";
+    md << " | " << x.blocks_pred << " / " << (x.blocks_rep ? std::to_string(*x.blocks_rep) : "-") << " | "
+       << f2(x.graph_pred) << " / " << (x.graph_rep ? f2(*x.graph_rep) : "-") << " |\n";
     if (x.weights_rep) w_errs.push_back(pct(x.weights_pred, *x.weights_rep));
   }
   md << "\nSummary over " << set.cases.size() << " records: KV cache GiB median |error| " << f2(median_abs(kv_errs))
@@ -74,15 +76,32 @@ std::string render() {
         "stages (the last stage also holds the sampler); the table compares the same quantities.\n"
      << "- Activation peak and non-torch memory are not inputs: they are predicted (fitted law and per-version "
         "defaults in data/engines/vllm.json), so the KV error includes their error.\n"
-     << "- DeepSeek-V2-Lite weights are 0.15 GiB (0.5 %) under vLLM's figure. vLLM's MLA backend derives W_UK/W_UV "
-        "from kv_b_proj after loading (a repacked layout, hence the 1 % class); that mechanism is not modelled yet.\n\n";
+     << "- DeepSeek-V2-Lite weights are 0.15 GiB (0.5 %) under vLLM's figure (29.28 vs 29.43 GiB: checkpoint "
+        "29.255 GiB + the 20 MiB deepseek-yarn cos/sin cache of 4096 x 40 positions x 64). The earlier explanation "
+        "(absorbed W_UK/W_UV matrices built after loading) is refuted by vLLM's source: "
+        "MLAAttention.process_weights_after_loading takes kv_b_proj through get_and_maybe_dequant_weights, which for "
+        "an unquantized layer returns weight.to(act_dtype) - the same tensor when the dtypes match - and W_UV / W_UK_T "
+        "are transpose/permute views of it, so no memory is added. The remaining ~0.155 GiB (~5.5-6 MiB per layer) "
+        "is not explained by a mechanism found in the source (rope cache, fp32 router and e_score_correction_bias, "
+        "which V2-Lite's greedy top-k does not have, are each too small); the record keeps the 1 % target of its "
+        "class with this stated gap rather than a fitted per-model constant.\n"
+     << "- CUDA graphs: estimate = base + captured batch sizes x decoder layers on the stage x per-piece cost "
+        "(memory/vllm_cuda_graphs.hpp), fitted by tests/accuracy/vllm_cuda_graph_test.cpp on the 0.19 logs: dense "
+        "records within 0.21 GiB (median 0.05 GiB; TP > 1 and gemma-3 are over by 0.1-0.2 GiB). DeepSeek-V2-Lite's "
+        "pool (1.57 GiB) is twice the dense law and is not fitted. vLLM 0.19 does not subtract the pool from the KV "
+        "budget, so this estimate does not change the KV figures. 0.11 records log the net change during capture, not "
+        "the pool (not compared).\n"
+     << "- Non-torch memory is an observed figure per configuration class (see docs/engines.md item 4 for what is "
+        "known of the mechanism).\n\n";
   md << "## Excluded records\n\n| record | reason |\n|---|---|\n";
   for (const auto& [id, reason] : set.excluded) md << "| " << id << " | " << reason << " |\n";
   md << "\n## Activation-peak fit\n\nThe coefficients of the activation law (planner/include/vramplan/memory/"
         "vllm_activation.hpp) are the least-squares fit printed by `vramplan_tests "
         "--gtest_filter='VllmActivationFit.*'` (tests/accuracy/vllm_activation_fit_test.cpp), which also checks "
         "that data/engines/vllm.json holds them. Residuals per record are printed there; all are under 0.1 GiB "
-        "for 0.17-0.19 and under 0.02 GiB for 0.11-0.16.\n";
+        "for 0.17-0.19 and under 0.02 GiB for 0.11-0.16. Multimodal records (gemma-3-12b) are planned but left out "
+        "of the fit: vLLM's profile run also encodes dummy images, which the text-only law does not describe "
+        "(gemma-3-12b: predicted 3.71 GiB, logged 3.94).\n";
   return md.str();
 }
 

@@ -22,7 +22,7 @@ FamilyFit fit_family(const char* min, const char* max, const memory::VllmActivat
   const DataRoot root{source_dir()};
   FamilyFit f;
   for (const auto& c : load_vllm_records().cases)
-    if (in_family(c, min, max) && !c.record.at("activation_peak_gib").is_null())
+    if (in_family(c, min, max) && !c.record.at("activation_peak_gib").is_null() && !has_vision_tower(c, root))
       f.points.push_back(activation_point(c, root));
   f.fit = memory::fit_vllm_activation(f.points, fixed);
   std::printf("family %s-%s: k32 = %.4f, c_h = %.4f, c0 = %.4f GiB\n", min, max,

@@ -134,6 +134,22 @@ TEST(CheckCli, LimitsAreConsistentWithCheck) {
   EXPECT_EQ(j["limits"]["min_gpus"]["gpus"], 1);
 }
 
+TEST(CheckCli, CpuOnlyLlamaCppRun) {
+  // --gpu cpu plans host memory for llama.cpp, as `vramplan plan` does; it needs the memory size.
+  auto r = run_cli({"check", "--model", models().llama8b, "--gpu", "cpu", "--engine", "llamacpp", "--gpu-memory",
+                    "32GiB", "--weights", "gguf:Q4_K_M", "--limits"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("FITS cpu x1: ", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("/32.0 GiB per GPU"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("smallest card: not searched (host memory)"), std::string::npos) << r.out;
+  r = run_cli({"check", "--model", models().llama8b, "--gpu", "cpu", "--engine", "llamacpp", "--weights", "gguf:Q4_K_M"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--gpu cpu needs --gpu-memory"), std::string::npos) << r.err;
+  r = run_cli({"check", "--model", models().llama8b, "--gpu", "cpu", "--gpu-memory", "32GiB"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--gpu cpu is a CPU-only llama.cpp run; vllm runs on GPUs"), std::string::npos) << r.err;
+}
+
 TEST(CheckCli, MarkdownGolden) {
   const auto r = run_cli({"check", "--model", models().llama70b, "--gpu", "h200", "-tp", "2", "--max-model-len",
                           "8192", "--batch", "16", "--batch-range", "--format", "markdown"});

@@ -38,6 +38,43 @@ TEST(SweepCli, AgreesWithCheckOnEveryPoint) {
       }
 }
 
+TEST(SweepCli, PipelineStagesAndReplicasAgreeWithCheck) {
+  ScratchDir dir;
+  const auto model = dir.write("llama-3.1-8b.json", kLlama8b).string();
+  const auto r = run_cli({"sweep", "--model", model, "--gpu", "l4,h100-sxm-80", "--tp", "1", "--pp", "1,2,33",
+                          "--replicas", "1,2", "--context", "8192", "--batch", "1,40,120", "--top", "1000", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  // PP 33 > 32 layers is invalid (listed once, not evaluated): 2 GPUs x PP {1, 2} x R {1, 2} x 3 batches.
+  EXPECT_EQ(j["evaluations"], 2 * 2 * 2 * 3);
+  bool pp33_listed = false;
+  for (const auto& m : j["not_fitting"])
+    pp33_listed |= m["pp"] == 33 && m["why"].get<std::string>().find("exceeds the 32 decoder layers") != std::string::npos;
+  EXPECT_TRUE(pp33_listed) << j["not_fitting"].dump();
+  std::set<std::string> fitting;
+  for (const auto& row : j["rows"]) {
+    // GPUs = TP x PP x replicas; tokens/s = batch / TPOT of the busiest replica.
+    EXPECT_EQ(row["gpus"], row["tp"].get<int>() * row["pp"].get<int>() * row["replicas"].get<int>());
+    EXPECT_NEAR(row["tokens_per_s"].get<double>() * row["tpot_s"].get<double>(), row["batch"].get<double>(), 1e-6);
+    // PP 2 at batch 1: one micro-batch for two stages, half of each round idle.
+    if (row["pp"] == 2 && row["batch"] == 1) {
+      EXPECT_DOUBLE_EQ(row["pipeline_bubble"].get<double>(), 0.5);
+    }
+    fitting.insert(row["gpu"].get<std::string>() + "/" + std::to_string(row["pp"].get<int>()) + "/" +
+                   std::to_string(row["replicas"].get<int>()) + "/" + std::to_string(row["batch"].get<int>()));
+  }
+  for (const std::string gpu : {"l4", "h100-sxm-80"})
+    for (const std::string pp : {"1", "2"})
+      for (const std::string reps : {"1", "2"})
+        for (const std::string batch : {"1", "40", "120"}) {
+          const auto c = run_cli({"check", "--model", model, "--gpu", gpu, "--max-model-len", "8192", "-pp", pp,
+                                  "--replicas", reps, "--batch", batch});
+          ASSERT_TRUE(c.exit_code == 0 || c.exit_code == 1) << c.err;
+          EXPECT_EQ(c.exit_code == 0, fitting.count(gpu + "/" + pp + "/" + reps + "/" + batch) == 1)
+              << gpu << " pp" << pp << " dp" << reps << " batch " << batch << ": " << c.out;
+        }
+}
+
 TEST(SweepCli, CustomerPricesAndLots) {
   ScratchDir dir;
   const auto model = dir.write("llama-3.1-8b.json", kLlama8b).string();

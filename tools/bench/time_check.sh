@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Times `vramplan check` as a whole process (target: median < 5 ms). Uses hyperfine when it is
-# installed (Debian: apt-get install hyperfine), else 200 runs timed with date +%s%N.
+# installed (Debian: apt-get install hyperfine), else 200 runs timed with date +%s%N. Also prints
+# the user + sys CPU time per run: on a shared, loaded machine wall time mostly measures waiting.
 # usage: tools/bench/time_check.sh [build-dir]   (not part of CI)
 set -euo pipefail
 build=${1:-build}
@@ -22,3 +23,7 @@ for _ in $(seq 200); do
   times+=($(( (t1 - t0) / 1000 )))
 done
 printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {printf "check process: median %.2f ms, p90 %.2f ms over %d runs\n", a[int(NR/2)]/1000, a[int(NR*0.9)]/1000, NR}'
+# CPU time: a second loop of the command alone (no date processes), user + sys over the runs.
+TIMEFORMAT='%U %S'
+cpu=$( { time for _ in $(seq 200); do "${cmd[@]}" >/dev/null || true; done; } 2>&1 )
+echo "$cpu" | awk '{printf "check process: CPU time (user + sys) %.2f ms per run\n", ($1 + $2) * 1000 / 200}'

@@ -139,22 +139,25 @@ MemoryPlan LlamacppEngine::plan(const PlanInput& in) const {
   const ModelSpec model = gguf_spec(in, p.weights_precision, p.notes);
   const lc::Plan lp = lc::plan(model, s, profile_, quant_);
 
-  // Where each buffer lives. CPU run: everything is host memory ("the device"). CUDA run: the
-  // device holds CUDA0 buffers; host buffers are listed in engine_view.host.
-  std::uint64_t host_model = 0;
-  nlohmann::json model_view = nlohmann::json::object();
+  // Where each buffer lives. CPU run: everything is host memory (the "device" of the plan). CUDA
+  // run: the plan counts the CUDA0 buffers; the host's are in engine_view.devices.CPU.
+  const std::string device = cpu ? "CPU" : "CUDA0";
+  std::uint64_t host_model = 0, device_model = 0;
+  nlohmann::json buffers = nlohmann::json::object();
   for (const auto& b : lp.model) {
-    model_view[b.name] = mib(b.bytes);
-    if (b.on_gpu || cpu)
+    buffers[b.name] = mib(b.bytes);
+    if (b.on_gpu || cpu) {
+      device_model = checked_add(device_model, b.bytes);
       p.weights.push_back({"weights." + b.name, Bytes(b.bytes), b.name + " model buffer " + mib_text(b.bytes)});
-    else
+    } else {
       host_model = checked_add(host_model, b.bytes);
+    }
   }
   const lc::Offload off = lc::offload_split(model.arch.num_layers, s);
   nlohmann::json view = {
       {"commit", profile_.commit},
-      {"device", cpu ? "CPU" : "CUDA0"},
-      {"model_buffer_mib", model_view},
+      {"device", device},
+      {"model_buffers_mib", buffers},  // by buffer name, as load_tensors logs them
   };
   if (!cpu) {
     view["offloaded_layers"] = std::to_string(model.arch.num_layers - off.first_gpu_layer + (off.output_on_gpu ? 1 : 0)) +
@@ -211,18 +214,24 @@ MemoryPlan LlamacppEngine::plan(const PlanInput& in) const {
   view["n_batch"] = c.n_batch;
   view["n_ubatch"] = c.n_ubatch;
   view["flash_attn"] = c.flash_attn;
-  view["kv_buffer_mib"] = mib(kv_device);
   view["kv_caches"] = kv_view;
-  view["compute_buffer_mib"] = mib(lp.compute.bytes);
-  view["output_buffer_mib"] = mib(lp.output_bytes);
+  // Per device, as llama.cpp logs them: model, KV and compute buffers (+ the host's output buffer).
+  nlohmann::json devices = nlohmann::json::object();
+  devices[device] = {{"model_buffer_mib", mib(device_model)},
+                     {"kv_buffer_mib", mib(kv_device)},
+                     {"compute_buffer_mib", mib(lp.compute.bytes)}};
+  if (cpu) {
+    devices[device]["output_buffer_mib"] = mib(lp.output_bytes);
+  } else {
+    devices["CPU"] = {{"model_buffer_mib", mib(host_model)},
+                      {"kv_buffer_mib", mib(lp.kv_host_bytes)},
+                      {"output_buffer_mib", mib(lp.output_bytes)},
+                      {"compute_buffer_mib", mib(lp.compute.host_bytes)},
+                      {"compute_buffer_name", "CUDA_Host"},
+                      {"compute_buffer_basis", "estimate: graph inputs + gathered token embeddings"}};
+  }
+  view["devices"] = devices;
   if (!cpu) {
-    view["host"] = {
-        {"model_buffer_mib", mib(host_model)},
-        {"kv_buffer_mib", mib(lp.kv_host_bytes)},
-        {"output_buffer_mib", mib(lp.output_bytes)},
-        {"compute_buffer_mib", mib(lp.compute.host_bytes)},
-        {"compute_buffer_name", "CUDA_Host"},
-    };
     p.notes.push_back("host memory (not in the per-GPU total): model " + mib_text(host_model) + ", KV " +
                       mib_text(lp.kv_host_bytes) + ", output " + mib_text(lp.output_bytes) +
                       ", CUDA_Host compute " + mib_text(lp.compute.host_bytes));

@@ -6,7 +6,11 @@
 #include "vramplan/calib/calibration.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/hardware/gpu_catalog.hpp"
+#include "vramplan/memory/weights.hpp"
 #include "vramplan/model/load.hpp"
+#include "vramplan/perf/hardware_rates.hpp"
+#include "vramplan/perf/model_shape.hpp"
+#include "vramplan/perf/perf_defaults.hpp"
 #include "vramplan/quant/format.hpp"
 #include "vramplan/report/table.hpp"
 
@@ -23,6 +27,74 @@ GpuSpec cpu_host() {
   return g;
 }
 
+// The engine flag spelled `alias` ("tp", "pp") among its options; "" when it has none.
+std::string flag_with_alias(const std::vector<EngineOption>& options, std::string_view alias) {
+  for (const auto& o : options) {
+    if (o.name == alias) return o.name;
+    for (const auto& a : o.aliases)
+      if (a == alias) return o.name;
+  }
+  return "";
+}
+
+std::uint64_t parallel_degree(const Engine& engine, const EngineArgs& args, std::string_view alias) {
+  const std::string flag = flag_with_alias(engine.options(), alias);
+  return flag.empty() ? 1 : arg_u64(args, flag).value_or(1);
+}
+
+bool declares(const Engine& engine, std::string_view flag) { return !flag_with_alias(engine.options(), flag).empty(); }
+
+// The tensor-core rate a step runs at: fp8 GEMMs when the linear weights are fp8 and the card has
+// an fp8 rate (vLLM / SGLang / TensorRT-LLM run W8A8 on Hopper and newer), else the activation dtype.
+std::string tensor_dtype(const MemoryPlan& plan, const GpuSpec& gpu, const calib::Calibration* cal) {
+  const bool fp8_weights = plan.weights_precision.rfind("fp8", 0) == 0;
+  const bool fp8_rate = gpu.tflops.fp8 || (cal && cal->figures.achieved_tflops.count("fp8_e4m3"));
+  return fp8_weights && fp8_rate ? "fp8" : plan.compute_precision;
+}
+
+// The performance side of a plan: the model's per-GPU shape from the same per-tensor bytes the
+// engine resolved and the plan's KV bytes per token, the GPU's rates from the calibration or the
+// datasheet. Everything it cannot know is `unavailable`, with the reason.
+PlanPerformance plan_performance(const PlanRequest& r, const PlanOutcome& out, const Engine& engine,
+                                 const QuantCatalog& quant, const GpuSpec& gpu, const calib::Calibration* cal,
+                                 const DataRoot& root) {
+  PlanPerformance perf;
+  const MemoryPlan& p = out.plan;
+  perf.query.batch = r.workload.batch.value_or(1);
+  perf.query.prompt_tokens = r.prompt_tokens.value_or(perf::kDefaultPromptTokens);
+  perf.query.decode_context = r.workload.context.value_or(perf.query.prompt_tokens);
+  if (p.engine_view.contains("max_num_batched_tokens"))
+    perf.query.token_budget = p.engine_view.at("max_num_batched_tokens").get<std::uint64_t>();
+  if (p.fits && p.kv.capacity_tokens && perf.query.decode_context > 0)
+    perf.query.max_batch = *p.kv.capacity_tokens / perf.query.decode_context;
+  if (p.engine == "llamacpp") {
+    perf.unavailable = "performance model: llama.cpp (GGUF block formats, CPU and partial offload) is not modelled";
+    return perf;
+  }
+  const WeightRequest wr{arg_string(r.args, "dtype"),
+                         declares(engine, "quantization") ? arg_string(r.args, "quantization") : std::nullopt,
+                         r.weights, p.engine != "hf"};
+  const ResolvedWeights rw = resolve_weights(out.model, quant, wr);
+  perf::ShapeOptions so;
+  so.tp = static_cast<std::uint32_t>(out.tp);
+  so.pp = static_cast<std::uint32_t>(out.pp);
+  so.activation_bytes = static_cast<double>(rw.compute_bytes);
+  so.kv_bytes_per_token_per_gpu = static_cast<double>(p.kv.bytes_per_token);
+  try {
+    const perf::PerfModelShape shape = perf::shape_from_model(out.model, rw.tensor_bytes, so);
+    perf.tensor_dtype = tensor_dtype(p, gpu, cal);
+    perf::PerfDefaults defaults = perf::load_perf_defaults(root.data_file("perf_defaults.json"));
+    defaults.source = "data/perf_defaults.json";  // the basis names the catalogue file, not this install's path
+    const perf::PerfHardware hw = perf::perf_hardware_from(gpu, cal, perf.tensor_dtype, defaults);
+    perf.calibrated = hw.calibrated;
+    perf.estimate = perf::estimate_serving(shape, hw, perf.query);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::Usage) throw;
+    perf.unavailable = e.what();
+  }
+  return perf;
+}
+
 }  // namespace
 
 PlanOutcome run_plan(const PlanRequest& r, const DataRoot& root) {
@@ -33,7 +105,7 @@ PlanOutcome run_plan(const PlanRequest& r, const DataRoot& root) {
   const GpuCatalog gpus = GpuCatalog::load(root.data_file("gpus.json"));
   GpuSpec spec = r.gpu == "cpu" ? cpu_host() : gpus.resolve_one(r.gpu);
   if (r.gpu_memory) spec = with_reported_total(spec, *r.gpu_memory);
-  PlanOutcome out{load_model(r.model, root), {}, {}, {}};
+  PlanOutcome out{load_model(r.model, root), {}, {}, {}, {}, {}, 1, 1};
   out.gpu.id = spec.id;
   out.gpu.name = spec.name;
   out.gpu.total = spec.reported_total;
@@ -42,12 +114,23 @@ PlanOutcome run_plan(const PlanRequest& r, const DataRoot& root) {
   PlanInput input{out.model, quant, out.gpu, r.workload, r.args, r.weights, std::nullopt, ""};
   const std::optional<calib::Calibration> cal =
       r.calibration ? std::optional(calib::load_calibration(*r.calibration)) : calib::find_calibration(root, spec.id);
+  out.calibration.selected = r.calibration ? "--calibration" : cal ? "matched to " + spec.id + " in data/calibration" : "none";
+  out.calibration.memory = "documented defaults (engine data files)";
+  if (cal) out.calibration.file = cal->source;
   if (cal && cal->origin == calib::CalibrationOrigin::Measured && cal->figures.context_overhead) {
     input.measured_context = cal->figures.context_overhead;
     input.measured_context_source = "measured, " + cal->source;
   }
   out.plan = engine->plan(input);
+  // Say what the engine really took from the file: vLLM's non-torch figure is a measured total
+  // of its own and does not use the context overhead.
+  for (const auto& c : out.plan.overhead)
+    if (input.measured_context && c.explain.find(cal->source) != std::string::npos)
+      out.calibration.memory = c.name + " " + format_mib(c.bytes) + " from the calibration; the rest documented defaults";
   out.gpu.count = out.plan.gpu_count;
+  out.tp = parallel_degree(*engine, r.args, "tp");
+  out.pp = parallel_degree(*engine, r.args, "pp");
+  out.performance = plan_performance(r, out, *engine, quant, spec, cal ? &*cal : nullptr, root);
   // Every plan's parts must add up (a bug otherwise).
   std::vector<Component> all = out.plan.weights;
   for (const auto* v : {&out.plan.kv_cache, &out.plan.activation, &out.plan.overhead}) all.insert(all.end(), v->begin(), v->end());
@@ -64,6 +147,71 @@ nlohmann::json parts_json(const std::vector<Component>& parts) {
   nlohmann::json a = nlohmann::json::array();
   for (const auto& c : parts) a.push_back({{"name", c.name}, {"bytes", c.bytes.count()}, {"explain", c.explain}});
   return a;
+}
+
+nlohmann::json range_json(const perf::Range& r) {
+  return {{"low", r.low}, {"expected", r.expected}, {"high", r.high}};
+}
+
+nlohmann::json curve_json(const perf::ThroughputCurve& c) {
+  nlohmann::json points = nlohmann::json::array();
+  for (const auto& pt : c.points)
+    points.push_back({{"batch", pt.batch}, {"tokens_per_s", range_json(pt.tokens_per_s)}, {"tpot_s", range_json(pt.step_s)},
+                      {"memory_bound", pt.memory_bound}});
+  return {{"context", c.context},          {"max_batch", c.points.back().batch}, {"knee_batch", c.knee_batch},
+          {"half_batch", c.half_batch},    {"plateau_tokens_per_s", c.plateau_tokens_per_s},
+          {"knee_fraction", perf::kKneeFraction}, {"points", points}};
+}
+
+nlohmann::json performance_json(const PlanPerformance& perf) {
+  const auto& q = perf.query;
+  nlohmann::json j = {{"available", perf.estimate.has_value()},
+                      {"reason", perf.estimate ? nlohmann::json(nullptr) : nlohmann::json(perf.unavailable)},
+                      {"batch", q.batch},
+                      {"prompt_tokens", q.prompt_tokens},
+                      {"decode_context", q.decode_context},
+                      {"prefill_chunk_tokens", q.token_budget},
+                      {"tensor_dtype", perf.tensor_dtype.empty() ? nlohmann::json(nullptr) : nlohmann::json(perf.tensor_dtype)},
+                      {"calibrated", perf.calibrated},
+                      {"basis", nullptr}, {"decode", nullptr}, {"ttft_s", nullptr}, {"throughput_vs_batch", nullptr},
+                      {"notes", nlohmann::json::array()}};
+  if (!perf.estimate) return j;
+  const auto& e = *perf.estimate;
+  j["basis"] = e.basis;
+  j["decode"] = {{"tokens_per_s", range_json(e.decode.tokens_per_s)}, {"tpot_s", range_json(e.decode.step_s)},
+                 {"memory_bound", e.decode.step.memory_bound}};
+  j["ttft_s"] = range_json(e.ttft_s);
+  if (e.curve) j["throughput_vs_batch"] = curve_json(*e.curve);
+  j["notes"] = e.notes;
+  return j;
+}
+
+std::string num(double v, const char* spec) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, spec, v);
+  return buf;
+}
+
+std::string range_text(const perf::Range& r, double scale, const char* spec) {
+  return num(r.expected * scale, spec) + " [" + num(r.low * scale, spec) + "-" + num(r.high * scale, spec) + "]";
+}
+
+std::string performance_text(const PlanPerformance& perf) {
+  const auto& q = perf.query;
+  if (!perf.estimate) return "performance: unknown - " + perf.unavailable + "\n";
+  const auto& e = *perf.estimate;
+  std::string s = "performance (" + std::string(perf.calibrated ? "calibrated" : "uncalibrated: datasheet x default efficiency") +
+                  ", " + perf.tensor_dtype + " tensor rate):\n";
+  s += "  decode   batch " + std::to_string(q.batch) + " at " + std::to_string(q.decode_context) + " tokens: " +
+       range_text(e.decode.tokens_per_s, 1, "%.0f") + " tok/s, TPOT " + range_text(e.decode.step_s, 1e3, "%.2f") + " ms\n";
+  s += "  TTFT     prompt " + std::to_string(q.prompt_tokens) + " tokens: " + range_text(e.ttft_s, 1e3, "%.1f") + " ms\n";
+  if (e.curve)
+    s += "  knee     batch " + std::to_string(e.curve->knee_batch) + " reaches 80 % of " +
+         num(e.curve->plateau_tokens_per_s, "%.0f") + " tok/s at the memory limit of " +
+         std::to_string(e.curve->points.back().batch) + " sequences (50 % at batch " + std::to_string(e.curve->half_batch) + ")\n";
+  s += "  basis    " + e.basis + "\n";
+  for (const auto& n : e.notes) s += "  note     " + n + "\n";
+  return s;
 }
 
 }  // namespace
@@ -96,6 +244,12 @@ nlohmann::json plan_json(const PlanOutcome& o) {
       {"compute_precision", p.compute_precision},
       {"engine_view", p.engine_view},
       {"notes", p.notes},
+      {"calibration", {{"file", o.calibration.file ? nlohmann::json(*o.calibration.file) : nlohmann::json(nullptr)},
+                       {"selected", o.calibration.selected},
+                       {"memory", o.calibration.memory},
+                       {"performance", o.performance.estimate ? nlohmann::json(o.performance.estimate->basis)
+                                                              : nlohmann::json(nullptr)}}},
+      {"performance", performance_json(o.performance)},
   };
 }
 
@@ -120,7 +274,77 @@ std::string plan_text(const PlanOutcome& o) {
   s += buf;
   s += p.fits ? "fits: yes\n" : "fits: NO - " + p.reason + "\n";
   for (const auto& n : p.notes) s += "note: " + n + "\n";
+  s += "\n" + performance_text(o.performance);
+  s += "calibration: " + (o.calibration.file ? *o.calibration.file + " (" + o.calibration.selected + ")" : std::string("none")) +
+       "; memory: " + o.calibration.memory + "\n";
   return s;
+}
+
+}  // namespace vramplan::memory
+
+namespace vramplan::memory {
+
+namespace {
+
+// The rehearsal's GEMM element type for the tensor rate the performance side used.
+std::optional<std::string> rehearsal_dtype(const PlanOutcome& o) {
+  const std::string& t = o.performance.tensor_dtype.empty() ? o.plan.compute_precision : o.performance.tensor_dtype;
+  if (t == "fp8") return "fp8_e4m3";
+  if (t == "bf16" || t == "fp16") return t;
+  return std::nullopt;
+}
+
+// The projections of one decoder layer on one TP rank (column-parallel outputs and row-parallel
+// inputs divided by tp, K/V heads replicated when fewer than tp), `m` tokens per forward.
+std::vector<calib::RehearsalGemm> layer_gemms(const ModelArch& a, std::uint64_t tp, std::uint64_t m,
+                                              const std::string& dtype) {
+  std::vector<calib::RehearsalGemm> g;
+  const std::uint64_t h = a.hidden_size, d = a.head_dim;
+  if (a.kv_lora_rank == 0 && a.num_heads > 0 && d > 0) {  // MLA projections have other shapes: left out
+    const std::uint64_t q = std::max<std::uint64_t>(1, a.num_heads / tp);
+    const std::uint64_t kv = std::max<std::uint64_t>(1, a.num_kv_heads / tp);
+    g.push_back({"qkv_proj", dtype, m, (q + 2 * kv) * d, h});
+    g.push_back({"o_proj", dtype, m, h, q * d});
+  }
+  if (a.num_experts > 0 && a.moe_intermediate_size > 0) {
+    // Tokens one expert sees on average under uniform routing: m x k / E.
+    const std::uint64_t me = std::max<std::uint64_t>(1, m * a.experts_per_token / a.num_experts);
+    const std::uint64_t inter = std::max<std::uint64_t>(1, a.moe_intermediate_size / tp);
+    g.push_back({"expert_gate_up_proj", dtype, me, 2 * inter, h});
+    g.push_back({"expert_down_proj", dtype, me, h, inter});
+  } else if (a.intermediate_size > 0) {
+    const std::uint64_t inter = std::max<std::uint64_t>(1, a.intermediate_size / tp);
+    g.push_back({"gate_up_proj", dtype, m, 2 * inter, h});
+    g.push_back({"down_proj", dtype, m, h, inter});
+  }
+  return g;
+}
+
+}  // namespace
+
+calib::RehearsalInput rehearsal_input(const PlanOutcome& o) {
+  const MemoryPlan& p = o.plan;
+  if (o.gpu.id == "cpu") throw_usage("--emit-rehearsal: a CPU plan has no GPU to rehearse on");
+  if (p.kv_cache_bytes().count() == 0)
+    throw_usage("--emit-rehearsal: the plan reserves no KV cache (" + (p.fits ? std::string("none planned") : p.reason) + ")");
+  calib::RehearsalInput in;
+  in.label = o.model.id + " " + p.weights_precision + ", " + p.engine + " " + p.engine_version + ", TP " +
+             std::to_string(o.tp) + " PP " + std::to_string(o.pp) + ", per GPU on " + o.gpu.name;
+  in.weights = p.weights_bytes();
+  const std::uint64_t blocks = p.engine_view.value("gpu_blocks", std::uint64_t{0});
+  if (blocks > 0 && p.kv_cache_bytes().count() % blocks == 0) {
+    in.kv_blocks = blocks;
+    in.kv_block = Bytes(p.kv_cache_bytes().count() / blocks);
+  } else {
+    in.kv_blocks = 1;  // one pool (SGLang, TensorRT-LLM, HF): the probe allocates it in one piece anyway
+    in.kv_block = p.kv_cache_bytes();
+  }
+  in.activation_workspace = p.activation_bytes();
+  const std::uint64_t m = o.performance.query.token_budget ? o.performance.query.token_budget
+                                                           : o.performance.query.prompt_tokens;
+  if (const auto dtype = rehearsal_dtype(o)) in.gemms = layer_gemms(o.model.arch, o.tp, m, *dtype);
+  in.predicted_peak = in.total();
+  return in;
 }
 
 }  // namespace vramplan::memory

@@ -11,6 +11,7 @@
 #include "vramplan/memory/engine_profiles.hpp"
 #include "vramplan/memory/kv_cache.hpp"
 #include "vramplan/memory/vllm_activation.hpp"
+#include "vramplan/memory/vllm_cuda_graphs.hpp"
 #include "vramplan/memory/vllm_kv_groups.hpp"
 #include "vramplan/memory/weights.hpp"
 
@@ -26,7 +27,7 @@ double round4(double v) { return std::round(v * 10000.0) / 10000.0; }
 struct StageResult {
   std::uint64_t stage = 0;
   std::vector<Component> weights, activation, overhead;
-  std::uint64_t weights_bytes = 0, activation_bytes = 0, non_torch = 0;
+  std::uint64_t weights_bytes = 0, activation_bytes = 0, non_torch = 0, graphs = 0;
   std::int64_t pool = 0;  // available KV memory (may be negative)
   KvLayout kv;
   VllmKvGroups groups;
@@ -115,7 +116,8 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
   const Bytes non_torch_bytes = Bytes::from_gib(
       tp > 1 ? d_.number("non_torch_gib_tp") : pp > 1 ? d_.number("non_torch_gib_pp") : d_.number("non_torch_gib_tp1"));
   const std::string non_torch_src = tp > 1 ? d_.source("non_torch_gib_tp") : pp > 1 ? d_.source("non_torch_gib_pp") : d_.source("non_torch_gib_tp1");
-  const Bytes graphs = eager ? Bytes() : Bytes::from_gib(d_.number("cuda_graph_gib"));
+  const VllmGraphCoefficients graph_coef{d_.number("cuda_graph_base_gib") * static_cast<double>(kGiB),
+                                          d_.number("cuda_graph_per_piece_mib") * static_cast<double>(kMiB)};
   const bool graphs_in_budget = d_.flag("cuda_graph_in_kv_budget");
   // --kv-cache-memory replaces the utilization rule (0 = not given).
   const std::uint64_t fixed_kv =
@@ -156,12 +158,11 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
                           "non-torch memory (CUDA context growth, cuBLAS, NCCL/custom all-reduce) for TP " +
                               std::to_string(tp) + ", PP " + std::to_string(pp) + " = " + gib2(r.non_torch) +
                               " (" + non_torch_src + ")"});
-    r.overhead.push_back({"overhead.cuda_graphs", graphs,
-                          eager ? "--enforce-eager: no CUDA graphs"
-                                : "CUDA graph pool " + gib2(graphs.count()) + " (" + d_.source("cuda_graph_gib") + ")" +
-                                      (graphs_in_budget ? "" : "; captured after the KV budget, not subtracted from it")});
+    r.overhead.push_back(eager ? Component{"overhead.cuda_graphs", Bytes(), "--enforce-eager: no CUDA graphs"}
+                               : vllm_cuda_graphs(end - first, max_num_seqs, batched, graph_coef));
+    r.graphs = r.overhead.back().bytes.count();
     const double budget = static_cast<double>(in.gpu.total.count()) * util;
-    const std::uint64_t non_kv = r.weights_bytes + r.activation_bytes + r.non_torch + (graphs_in_budget ? graphs.count() : 0);
+    const std::uint64_t non_kv = r.weights_bytes + r.activation_bytes + r.non_torch + (graphs_in_budget ? r.graphs : 0);
     r.pool = fixed_kv != 0 ? static_cast<std::int64_t>(fixed_kv)
                       : static_cast<std::int64_t>(std::floor(budget)) - static_cast<std::int64_t>(non_kv);
     r.kv = kv_layout(arch, kvd, tp, first, end);
@@ -236,7 +237,8 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
                     std::to_string(batched) + " (" + (large_gpu ? ">= " : "< ") +
                     std::to_string(static_cast<int>(d_.number("large_gpu_min_gib"))) + " GiB GPU class), max_model_len " +
                     std::to_string(max_model_len) + ", block_size " + std::to_string(block_size));
-  p.notes.push_back("activation peak and non-torch memory are fitted/observed figures: expect about +-0.1 to 0.3 GiB");
+  p.notes.push_back("activation peak and non-torch memory are fitted/observed figures: expect about +-0.1 to 0.3 GiB; "
+                    "the CUDA graph pool is a fitted estimate (+-0.2 GiB on dense models, under by ~0.8 GiB for MLA/MoE)");
   if (first.kv.state_bytes_per_seq > 0)
     p.notes.push_back("recurrent layers: " + grouped(first.kv.state_bytes_per_seq) +
                       " B of state per sequence are not in this block accounting (vLLM MambaSpec pages are not modelled)");
@@ -252,7 +254,7 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
       {"gpu_blocks", blocks},
       {"block_size", block_size},
       {"max_concurrency", round4(concurrency)},
-      {"cuda_graph_gib", round4(graphs.gib())},
+      {"cuda_graph_gib", round4(Bytes(first.graphs).gib())},
       {"max_model_len", max_model_len},
       {"max_num_seqs", max_num_seqs},
       {"max_num_batched_tokens", batched},

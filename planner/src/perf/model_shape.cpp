@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <set>
 #include <string>
 
@@ -46,18 +47,38 @@ void add_layer(PerfModelShape& shape, const ModelArch& arch, LayerAttention kind
     g.qk_dim = d_k;
     g.v_dim = d_v;
     g.kv_bytes_per_token = kv_heads * (d_k + d_v) * opt.kv_element_bytes;
+    if (opt.decode_kv_read_per_query_head) g.decode_kv_reads = std::max(1.0, g.q_heads / kv_heads);
     if (kind == LayerAttention::Sliding) g.window = arch.sliding_window;
     if (kind == LayerAttention::Chunked) g.window = arch.attention_chunk_size;
   }
   for (AttentionGroup& have : shape.attention) {
     if (have.q_heads == g.q_heads && have.qk_dim == g.qk_dim && have.v_dim == g.v_dim &&
-        have.kv_bytes_per_token == g.kv_bytes_per_token && have.window == g.window) {
+        have.kv_bytes_per_token == g.kv_bytes_per_token && have.window == g.window &&
+        have.decode_kv_reads == g.decode_kv_reads) {
       have.layers += 1;
       return;
     }
   }
   g.layers = 1;
   shape.attention.push_back(g);
+}
+
+// Scales every group's KV bytes per token so that their sum over the GPU's layers is the memory
+// plan's figure: the one KV size both models use. The plan may differ from the even per-stage split
+// here (its worst pipeline stage, engine-specific head replication, quantized KV scales).
+void use_planned_kv_bytes(PerfModelShape& shape, double planned) {
+  double derived = 0;
+  for (const AttentionGroup& g : shape.attention) derived += g.layers * g.kv_bytes_per_token;
+  if (derived <= 0) return;  // no attention layers: nothing to scale (recurrent state is not KV)
+  const double ratio = planned / derived;
+  for (AttentionGroup& g : shape.attention) g.kv_bytes_per_token *= ratio;
+  if (std::fabs(ratio - 1) > 0.005) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf,
+                  "KV bytes per token per GPU taken from the memory plan (%.0f B; the config alone gives %.0f B)",
+                  planned, derived);
+    shape.notes.push_back(buf);
+  }
 }
 
 }  // namespace
@@ -153,6 +174,7 @@ PerfModelShape shape_from_model(const ModelSpec& spec, std::span<const std::uint
       shape.notes.push_back("recurrent layers: state reads per step not counted");
   }
   for (AttentionGroup& g : shape.attention) g.layers /= pp;
+  if (opt.kv_bytes_per_token_per_gpu > 0) use_planned_kv_bytes(shape, opt.kv_bytes_per_token_per_gpu);
 
   if (opt.tp > 1)
     shape.notes.push_back("weights divided evenly over tp ranks (replicated norms/routers ignored)");

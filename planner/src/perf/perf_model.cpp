@@ -88,7 +88,7 @@ StepBreakdown decode_step_sums(const PerfModelShape& shape, const HardwareRates&
   double kv = 0, flops = 2 * shape.active_params * b;
   for (std::size_t g = 0; g < shape.attention.size(); ++g) {
     const AttentionGroup& a = shape.attention[g];
-    kv += a.layers * a.kv_bytes_per_token * attended_tokens[g];
+    kv += a.layers * a.kv_bytes_per_token * a.decode_kv_reads * attended_tokens[g];
     // QK^T and PV: 2 FLOPs per multiply-add, per head, per attended token.
     flops += a.layers * 2 * a.q_heads * (a.qk_dim + a.v_dim) * attended_tokens[g];
   }

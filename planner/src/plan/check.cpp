@@ -13,18 +13,18 @@ std::uint64_t engine_token_budget(const memory::MemoryPlan& plan) {
 
 }  // namespace
 
-CheckOutcome run_check(const CheckRequest& req, const DataRoot& root) {
+CheckOutcome run_check(const CheckRequest& req, const DataRoot& root, std::unique_ptr<memory::Engine> engine) {
   if (req.gpu.empty()) throw_usage("--gpu is required");
   if (!(req.policy.headroom >= 0 && req.policy.headroom < 1)) throw_usage("--headroom must be in [0%, 100%)");
-  const PlanSession session(root, req.model, req.engine);
+  if (req.model.empty()) throw_usage("--model is required");
+  const PlanSession session(root, req.model, engine ? std::move(engine) : memory::make_engine(req.engine, root.data()));
   CheckOutcome out;
   out.request = req;
   out.model_id = session.model().id;
-  out.gpu = session.gpus().resolve_one(req.gpu);
-  if (req.gpu_memory) out.gpu = with_reported_total(out.gpu, *req.gpu_memory);
-  const ErrorBounds bounds = ErrorBounds::load(root.data_file("accuracy_bounds.json"));
-  out.bounds_source = (root.data_file("accuracy_bounds.json")).filename().string();
-  out.bounds = bounds;
+  out.gpu = session.device(req.gpu, req.gpu_memory);
+  out.bounds = ErrorBounds::load(root.data_file("accuracy_bounds.json"));
+  out.bounds_source = root.data_file("accuracy_bounds.json").filename().string();
+  const ErrorBounds& bounds = out.bounds;
 
   Scenario s{out.gpu, req.args, req.weights, req.replicas, req.batch, req.context};
   const Parallel p = session.parallel_of(req.args);
@@ -44,9 +44,9 @@ CheckOutcome run_check(const CheckRequest& req, const DataRoot& root) {
     at_len.context = std::nullopt;
     l.engine_length = session.planned_context(s.args, {std::nullopt, std::nullopt});
     l.max_concurrency = max_batch(session, at_len, req.policy, bounds);
-    Scenario for_gpus = s;
-    l.min_gpus = min_gpus(session, for_gpus, req.policy, bounds, req.max_gpus);
-    l.smallest_card = smallest_card(session, s, req.policy, bounds, false);
+    l.min_gpus = min_gpus(session, s, req.policy, bounds, req.max_gpus);
+    // Host memory (--gpu cpu) is not a card: there is no smaller card to look for.
+    if (out.gpu.id != "cpu") l.smallest_card = smallest_card(session, s, req.policy, bounds, false);
     out.limits = std::move(l);
   }
   if (req.batch_range) {

@@ -75,8 +75,10 @@ Table range_table(const BatchRange& r) {
 
 std::string range_summary(const BatchRange& r) {
   if (r.high == 0) return "recommended batch: none (" + r.high_reason + ")\n";
-  std::string s = "recommended batch " + std::to_string(r.low) + "-" + std::to_string(r.high) + " (low: >= 80% of the " +
-                  fixed(r.plateau_tokens_per_s, 0) + " tok/s plateau; high: " + r.high_reason + ")\n";
+  const std::string low = r.unavailable.empty() ? "low: >= 80% of the " + fixed(r.plateau_tokens_per_s, 0) + " tok/s plateau"
+                                                 : "low = high: no throughput estimate";
+  std::string s = "recommended batch " + std::to_string(r.low) + "-" + std::to_string(r.high) + " (" + low +
+                  "; high: " + r.high_reason + ")\n";
   if (!r.unavailable.empty()) s += "throughput: not estimated (" + r.unavailable + ")\n";
   else s += "throughput basis: " + r.basis + "\n";
   return s;
@@ -95,7 +97,10 @@ std::string limits_text(const CheckLimits& l) {
   else s += "min GPUs: none within the layouts tried\n";
   for (const auto& o : l.min_gpus.tried)
     if (!o.valid) s += "  " + layout(o.parallel) + " invalid: " + o.why_invalid + "\n";
-  s += "smallest card: " + (l.smallest_card.best ? *l.smallest_card.best : std::string("none in the catalogue")) + "\n";
+  s += "smallest card: " +
+       (l.smallest_card.best ? *l.smallest_card.best
+                             : std::string(l.smallest_card.tried.empty() ? "not searched (host memory)" : "none in the catalogue")) +
+       "\n";
   return s;
 }
 

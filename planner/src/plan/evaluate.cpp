@@ -22,13 +22,19 @@ Evaluation evaluate(const PlanSession& session, const Scenario& s, const FitPoli
   if (context > engine_length)
     throw_usage("--context " + std::to_string(context) + " exceeds the engine's maximum length " +
                 std::to_string(engine_length) + " (--" + session.context_flag() + ")");
-  const memory::MemoryPlan config = session.plan(s.gpu, s.args, s.weights, config_only);
   e.plan = session.plan(s.gpu, s.args, s.weights, memory::Workload{batch, context});
+  // The configuration alone is planned only when the workload does not fit: a batch only adds
+  // checks to the engine's (pool, one max-length request), so an accepted workload implies an
+  // accepted configuration — and this halves the plans of a fitting `check`.
+  std::string refusal;
+  if (!e.plan.fits)
+    if (const memory::MemoryPlan config = session.plan(s.gpu, s.args, s.weights, config_only); !config.fits)
+      refusal = config.reason;
   // Sequences shorter than the engine's maximum: their KV comes from a plan at their length.
   std::optional<memory::MemoryPlan> kv_plan;
   if (context != engine_length)
     kv_plan = session.plan(s.gpu, session.without_context(s.args), s.weights, memory::Workload{batch, context});
-  e.fit = assess_fit(e.plan, config.fits ? std::string() : config.reason, batch, context, policy, bounds,
+  e.fit = assess_fit(e.plan, refusal, batch, context, policy, bounds,
                      kv_plan ? &*kv_plan : nullptr);
   return e;
 }

@@ -43,15 +43,36 @@ memory::GpuTarget gpu_target(const GpuSpec& gpu) {
 }
 
 PlanSession::PlanSession(const DataRoot& root, const std::string& model, const std::string& engine_spec)
+    : PlanSession(root, model, memory::make_engine(engine_spec, root.data())) {}
+
+PlanSession::PlanSession(const DataRoot& root, const std::string& model, std::unique_ptr<memory::Engine> engine)
     : root_(root),
-      model_(model.empty() ? throw Error(ErrorKind::Usage, "--model is required") : load_model(model, root)),
-      quant_(QuantCatalog::load(root.data_file("quant_formats.json"), root.data_file("quant_schemes.json"))),
+      quant_(model.empty() ? throw Error(ErrorKind::Usage, "--model is required")
+                           : QuantCatalog::load(root.data_file("quant_formats.json"), root.data_file("quant_schemes.json"))),
+      model_(load_model(model, root, quant_)),
       gpus_(GpuCatalog::load(root.data_file("gpus.json"))),
-      engine_(memory::make_engine(engine_spec, root.data())) {
+      engine_(engine ? std::move(engine) : throw Error(ErrorKind::Internal, "PlanSession: no engine")) {
   const auto options = engine_->options();
   tp_flag_ = flag_with_alias(options, "tp");
   pp_flag_ = flag_with_alias(options, "pp");
   context_flag_ = context_flag_of(options);
+}
+
+GpuSpec PlanSession::device(const std::string& gpu, const std::optional<Bytes>& memory) const {
+  if (gpu.empty()) throw_usage("--gpu is required");
+  if (gpu != "cpu") return memory ? with_reported_total(gpus_.resolve_one(gpu), *memory) : gpus_.resolve_one(gpu);
+  // As memory::run_plan: the llama.cpp engine keys its CPU device on the id "cpu".
+  if (engine_->name() != "llamacpp")
+    throw_usage("--gpu cpu is a CPU-only llama.cpp run; " + std::string(engine_->name()) +
+                " runs on GPUs (use --engine llamacpp, or name a GPU)");
+  if (!memory) throw_usage("--gpu cpu needs --gpu-memory SIZE: the host memory the run may use");
+  GpuSpec host;
+  host.id = "cpu";
+  host.name = "CPU (host memory)";
+  host.vendor = "unknown";
+  host.reported_basis = MemoryBasis::UserSupplied;
+  host.reported_note = "--gpu-memory";
+  return with_reported_total(host, *memory);
 }
 
 Parallel PlanSession::parallel_of(const memory::EngineArgs& args) const {

@@ -87,6 +87,21 @@ TEST(VllmEngine, EnforceEagerHasNoCudaGraphs) {
   EXPECT_EQ(part(p.overhead, "overhead.cuda_graphs").bytes.count(), 0u);
 }
 
+TEST(VllmEngine, CudaGraphPoolGrowsWithCapturedSizesAndLayers) {
+  const auto m = test::dense_model({});  // 32 layers
+  // Defaults (max_num_seqs 1024): 51 captured sizes. 0.3280 GiB = 352,187,318.272 B; 0.3426 MiB =
+  // 359,242.1376 B per piece; 352,187,318.272 + 51 x 32 x 359,242.1376 = 938,470,486.84 B
+  // (0.87 GiB; vLLM 0.19 logged 0.91 GiB for Llama-3.1-8B).
+  const auto p = plan(m, Bytes::from_gib(79.19), {{"max-model-len", "8192"}});
+  EXPECT_EQ(part(p.overhead, "overhead.cuda_graphs").bytes.count(), 938470487u);
+  // PP 2: 16 layers on the first stage -> 352,187,318.272 + 51 x 16 x 359,242.1376 = 645,328,902.55 B.
+  const auto pp = plan(m, Bytes::from_gib(79.19), {{"max-model-len", "8192"}, {"pipeline-parallel-size", "2"}});
+  EXPECT_NEAR(pp.engine_view.at("cuda_graph_gib").get<double>(), 645328902.55 / 1073741824.0, 1e-4);
+  // max_num_seqs 16: 7 sizes -> 352,187,318.272 + 7 x 32 x 359,242.1376 = 432,657,557.09 B.
+  const auto small = plan(m, Bytes::from_gib(79.19), {{"max-model-len", "8192"}, {"max-num-seqs", "16"}});
+  EXPECT_EQ(part(small.overhead, "overhead.cuda_graphs").bytes.count(), 432657557u);
+}
+
 TEST(VllmEngine, UnknownFlagsAndBadValuesAreUsageErrors) {
   const auto m = test::dense_model({});
   EXPECT_THROW(plan(m, Bytes::from_gib(80), {{"max-num-sequences", "4"}}), Error);

@@ -104,3 +104,44 @@ TEST(PerfModelShape, RejectsMismatchedSizes) {
 
 }  // namespace
 }  // namespace vramplan::perf
+
+namespace vramplan::perf {
+namespace {
+
+// Llama-3.1-8B-like GQA (32 query / 8 KV heads, head 128), bf16, from the test inventory helper.
+PerfModelShape gqa_shape(ShapeOptions opt) {
+  const test::LlamaConfig cfg{4096, 32, 32, 8, 14336, 128256, false, 0, 0};
+  const auto inv = test::llama_inventory("gqa", cfg, 2, 2);
+  return shape_from_model(inv.spec, inv.bytes, opt);
+}
+
+TEST(ModelShapePlanned, KvBytesFromTheMemoryPlanReplaceTheDerivedOnes) {
+  ShapeOptions opt;
+  opt.kv_bytes_per_token_per_gpu = 65536;  // e.g. an fp8 KV cache the plan resolved: 131072 / 2
+  const PerfModelShape s = gqa_shape(opt);
+  double total = 0;
+  for (const auto& g : s.attention) total += g.layers * g.kv_bytes_per_token;
+  EXPECT_DOUBLE_EQ(total, 65536);
+  ASSERT_FALSE(s.notes.empty());
+  EXPECT_NE(s.notes.back().find("the config alone gives 131072 B"), std::string::npos);
+  // Equal figures: no note. 2 x 32 x 8 x 128 x 2 B = 131072.
+  opt.kv_bytes_per_token_per_gpu = 131072;
+  EXPECT_TRUE(gqa_shape(opt).notes.empty());
+}
+
+TEST(ModelShapePlanned, PerQueryHeadDecodeReadsMultiplyKvTrafficByTheGroupSize) {
+  ShapeOptions opt;
+  opt.decode_kv_read_per_query_head = true;
+  const PerfModelShape s = gqa_shape(opt);
+  ASSERT_EQ(s.attention.size(), 1u);
+  EXPECT_DOUBLE_EQ(s.attention[0].decode_kv_reads, 4);  // 32 query heads / 8 KV heads
+  // Decode KV bytes of 2 sequences at 1000 tokens: 32 layers x 4096 B x 2000 tokens x 4 reads.
+  HardwareRates r{1e12, 1e15, 0, 0, 0};
+  EXPECT_DOUBLE_EQ(decode_step(s, r, 2, 1000).kv_bytes, 32.0 * 4096 * 2000 * 4);
+  // GQA-aware kernels (the default) read each KV head once.
+  opt.decode_kv_read_per_query_head = false;
+  EXPECT_DOUBLE_EQ(decode_step(gqa_shape(opt), r, 2, 1000).kv_bytes, 32.0 * 4096 * 2000);
+}
+
+}  // namespace
+}  // namespace vramplan::perf

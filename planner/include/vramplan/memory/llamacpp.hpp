@@ -175,6 +175,10 @@ std::uint64_t gallocr_peak(const ComputeGraph& graph, std::uint64_t alignment);
 ComputeGraph llama_graph(const ModelArch& arch, const Context& context,
                          const std::vector<KvCache>& caches);
 
+//! True when llama_graph follows this model type's own llama.cpp builder; other types are built as
+//! llama (plus MoE / MLA from the architecture), an approximation.
+bool graph_is_transcribed(const ModelArch& arch);
+
 //! The compute buffer of the worst-case micro-batch graph.
 struct ComputeEstimate {
   std::uint64_t bytes = 0;       //!< the device's compute buffer (ggml-alloc peak)

@@ -14,6 +14,8 @@
 
 namespace vramplan {
 
+class QuantCatalog;
+
 struct LoadOptions {
   HfLoadOptions hf;
 };
@@ -21,5 +23,9 @@ struct LoadOptions {
 //! Throws Error(UnknownName) with close catalogue matches when `what` is neither an existing
 //! path nor a catalogue id; Error(Io)/Error(InputFile) for unreadable or malformed files.
 ModelSpec load_model(std::string_view what, const DataRoot& root, const LoadOptions& options = {});
+//! The same with the quant catalogue the caller already loaded (GGUF files and safetensors
+//! checkpoints need it): a caller that holds one does not read data/quant_formats.json again.
+ModelSpec load_model(std::string_view what, const DataRoot& root, const QuantCatalog& quant,
+                     const LoadOptions& options = {});
 
 }  // namespace vramplan

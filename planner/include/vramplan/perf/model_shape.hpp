@@ -29,6 +29,16 @@ struct ShapeOptions {
   std::uint32_t ep = 1;
   double kv_element_bytes = 2;    //!< KV cache bytes per element (bf16 2, fp8 1, q8_0 34/32)
   double activation_bytes = 2;    //!< bytes per element of the TP all-reduce (bf16 2)
+  //! The memory plan's KV bytes per token on one GPU (all its layers; MemoryPlan::kv.bytes_per_token).
+  //! When set, every attention group's per-layer KV bytes are scaled so that their sum over the
+  //! GPU's layers equals it: the memory and the performance model then read the same KV size (a
+  //! note records any difference from the shape's own derivation). 0 = derive from the config.
+  double kv_bytes_per_token_per_gpu = 0;
+  //! The decode attention kernel reads each cached K/V head once per QUERY head (one thread block
+  //! per (sequence, query head), no sharing within a GQA group): TensorRT-LLM's masked MHA before
+  //! the XQA kernel (docs/performance.md §1). false = once per KV head (FlashAttention,
+  //! FlashInfer, XQA: vLLM, SGLang, current TensorRT-LLM).
+  bool decode_kv_read_per_query_head = false;
 };
 
 //! `tensor_bytes[i]` are the stored bytes of `spec.tensors[i]` in the chosen precision. Throws

@@ -50,6 +50,9 @@ struct AttentionGroup {
   double v_dim = 0;                   //!< length of the values summed (MLA absorbed: kv_lora)
   double kv_bytes_per_token = 0;      //!< KV bytes one token costs in ONE layer on one GPU
   std::uint64_t window = 0;           //!< 0 = full context; else only the last `window` tokens
+  //! Times a decode step reads each cached token's K/V: 1 for GQA-aware kernels; the query heads
+  //! per KV head for a kernel that runs one thread block per query head (ShapeOptions).
+  double decode_kv_reads = 1;
 };
 
 //! Everything the step model needs about a model, per GPU (one pipeline stage, one TP rank).

@@ -3,6 +3,7 @@
 // recommended batch range; rendered as one line, JSON (vramplan.check/1) or Markdown.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -48,7 +49,10 @@ struct CheckOutcome {
   std::optional<BatchRange> range;
 };
 
-CheckOutcome run_check(const CheckRequest& request, const DataRoot& root);
+//! `engine`: the engine already made for `request.engine` (the CLI's, for its flags); null =
+//! make it here.
+CheckOutcome run_check(const CheckRequest& request, const DataRoot& root,
+                       std::unique_ptr<memory::Engine> engine = nullptr);
 
 //! vramplan.check/1 (docs/schemas/check.schema.json).
 nlohmann::json check_json(const CheckOutcome& outcome);

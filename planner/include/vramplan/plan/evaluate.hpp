@@ -34,8 +34,9 @@ struct Evaluation {
 //! Batch per replica: ceil(batch / replicas), at least 1.
 std::uint64_t batch_per_replica(const Scenario& s);
 
-//! Plans the scenario twice (the configuration alone, for the engine's own refusals, and with the
-//! batch) and judges the fit. Throws what the engine throws for invalid flags.
+//! Plans the scenario with its batch and judges the fit; when the engine refuses it, plans the
+//! configuration alone too (without a batch) for the engine's own refusal. Throws what the
+//! engine throws for invalid flags.
 Evaluation evaluate(const PlanSession& session, const Scenario& scenario, const FitPolicy& policy,
                     const ErrorBounds& bounds);
 

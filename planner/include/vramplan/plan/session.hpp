@@ -30,6 +30,9 @@ class PlanSession {
  public:
   //! Loads the model (catalogue id or path), the catalogues and the engine ("vllm@0.17").
   PlanSession(const DataRoot& root, const std::string& model, const std::string& engine_spec);
+  //! The same with an engine the caller already made (the CLI makes one to declare its flags:
+  //! loading the engine profile twice was a measurable part of `check`).
+  PlanSession(const DataRoot& root, const std::string& model, std::unique_ptr<memory::Engine> engine);
 
   const ModelSpec& model() const { return model_; }
   const memory::Engine& engine() const { return *engine_; }
@@ -54,6 +57,11 @@ class PlanSession {
   //! max_position_embeddings.
   std::uint64_t planned_context(const memory::EngineArgs& args, const memory::Workload& w) const;
 
+  //! The device `gpu` names: a catalogue id, card/MIG-profile, custom:SIZE, or "cpu" (a
+  //! llama.cpp CPU-only run on host memory: needs `memory` and the llamacpp engine). `memory`
+  //! (--gpu-memory) replaces the reported total. Throws Error(Usage) / Error(UnknownName).
+  GpuSpec device(const std::string& gpu, const std::optional<Bytes>& memory) const;
+
   //! One engine plan. The GpuTarget is built from `gpu` as run_plan() does.
   memory::MemoryPlan plan(const GpuSpec& gpu, const memory::EngineArgs& args,
                           const std::optional<std::string>& weights,
@@ -61,8 +69,8 @@ class PlanSession {
 
  private:
   DataRoot root_;
+  QuantCatalog quant_;  // before model_: load_model reuses it for GGUF files and checkpoints
   ModelSpec model_;
-  QuantCatalog quant_;
   GpuCatalog gpus_;
   std::unique_ptr<memory::Engine> engine_;
   std::string tp_flag_, pp_flag_, context_flag_;

@@ -7,6 +7,12 @@
 // block rounding included). The per-(GPU, context, batch) point is then a few additions and one
 // roofline step (perf::decode_step) in a tight loop: no files, no strings, no allocation.
 // `check` plans every point in full; a test holds the two to the same answers.
+//
+// Layouts: TP x PP per instance (PP only where the engine has a pipeline flag; PP sizes up to the
+// layer count, since vLLM splits the layers over the stages) x data-parallel replicas. A replica
+// serves ceil(batch / replicas) sequences; GPUs = TP x PP x replicas. Decode time under PP has
+// the pipeline bubble of perf/perf_model.hpp (micro-batches m = min(PP, batch), rounds of
+// max(m, PP) stage steps).
 #pragma once
 
 #include <functional>
@@ -28,6 +34,8 @@ struct SweepRequest {
   bool include_mig = false;  //!< with gpus == "": MIG slices too
   std::optional<Bytes> min_memory;  //!< with gpus == "": only GPUs with at least this reported total
   std::vector<std::uint64_t> tps = {1, 2, 4, 8};
+  std::vector<std::uint64_t> pps = {1};       //!< pipeline stages per instance
+  std::vector<std::uint64_t> replicas = {1};  //!< data-parallel instances
   std::vector<std::uint64_t> contexts;  //!< empty = the engine's default length
   std::vector<std::uint64_t> batches = {1};
   std::string engine = "vllm";
@@ -39,25 +47,26 @@ struct SweepRequest {
 
 struct SweepRow {
   std::string model, weights, gpu;
-  std::uint64_t tp = 1, context = 0, batch = 0;
+  std::uint64_t tp = 1, pp = 1, replicas = 1, context = 0, batch = 0;  //!< batch over all replicas
   std::uint64_t gpus = 1, billed_gpus = 1;
   Bytes used_per_gpu, capacity;
   double headroom_fraction = 0;
-  double tokens_per_s = 0;  //!< expected decode output tokens/s; 0 = no rates for this GPU
-  double tpot_s = 0;
+  double tokens_per_s = 0;  //!< expected decode output tokens/s of all replicas; 0 = no rates for this GPU
+  double tpot_s = 0;        //!< of the busiest replica
+  double pipeline_bubble = 0;  //!< idle share of each stage (PP > 1 with fewer micro-batches than stages)
   std::vector<double> cost_usd;  //!< per period; empty = no price
   std::string price_basis;
 };
 
 struct SweepMiss {
   std::string model, weights, gpu;
-  std::uint64_t tp = 1;
+  std::uint64_t tp = 1, pp = 1;
   std::string why;  //!< invalid TP, engine refusal, or the smallest point's reason
 };
 
 struct SweepResult {
   std::vector<SweepRow> rows;     //!< fitting points: cheapest first (then most headroom)
-  std::vector<SweepMiss> misses;  //!< (model, precision, GPU, TP) with no fitting point
+  std::vector<SweepMiss> misses;  //!< (model, precision, GPU, TP, PP) with no fitting point
   std::uint64_t evaluations = 0;  //!< (GPU, context, batch) points judged
   std::vector<RentalPeriod> periods;
 };
@@ -81,10 +90,13 @@ struct PointResult {
   bool fits = false;
   std::uint64_t used = 0;
   double headroom_fraction = 0;
-  double tokens_per_s = 0, tpot_s = 0;
+  double tokens_per_s = 0, tpot_s = 0;  //!< one instance serving `batch` sequences
+  double pipeline_bubble = 0;
 };
 
-//! One (GPU, context, batch) point: the tight-loop arithmetic.
+//! One (GPU, context, batch per instance) point: the tight-loop arithmetic. Under PP
+//! (shape.pp > 1) the decode round is perf::estimate_decode's: m = min(PP, batch) micro-batches of
+//! ceil(batch / m) sequences, max(m, PP) stage steps per round plus PP stage hand-offs.
 PointResult evaluate_point(const GpuFixed& g, const perf::PerfModelShape& shape, std::uint64_t per_sequence_kv,
                            std::uint64_t context, std::uint64_t batch, double headroom);
 

@@ -34,6 +34,8 @@ ComputeEstimate compute_buffer(const ModelArch& a, const Context& c,
               std::to_string(e.graph_nodes) + " nodes, flash attention " + (c.flash_attn ? "on" : "off") +
               ") = " + mib(e.bytes) + "; its largest tensor is the logits " + mib(e.logits) + " (n_vocab " +
               std::to_string(a.vocab_size) + " x n_ubatch " + std::to_string(c.n_ubatch) + " x 4 B)";
+  if (!graph_is_transcribed(a))
+    e.explain += "; approximate: no transcription of llama.cpp's '" + a.model_type + "' graph, built as llama";
   // CUDA (estimate, not checked against a log of this commit): ggml_backend_sched keeps the graph
   // inputs on the CPU backend and runs the token-embedding GET_ROWS there (token_embd stays in host
   // memory), so the CUDA_Host compute buffer holds every input plus the gathered embeddings.

@@ -25,8 +25,14 @@ struct Features {
   bool q_scale = false;         // Q = scale(Q, f_attention_scale) (gemma3)
 };
 
+// The model types whose llama.cpp builder this file transcribes (checked against measured loads of
+// llama, qwen3, gemma3_text and deepseek_v2: docs/accuracy-llamacpp.md).
 const std::map<std::string, Features>& feature_table() {
   static const std::map<std::string, Features> table = {
+      {"llama", {}},
+      {"mistral", {}},
+      {"deepseek_v2", {}},
+      {"deepseek_v3", {}},
       {"qwen3", {true, false, false, false}},
       {"qwen3_moe", {true, false, false, false}},
       {"gemma3", {true, true, true, true}},
@@ -90,9 +96,6 @@ class Builder {
   int pos() { return input_once("inp_pos", T_ * kI32); }
   int out_ids() { return input_once("inp_out_ids", T_ * kI32); }
 
-  struct CacheInputs {
-    int k_idxs, v_idxs, mask;
-  };
   const KvCache& cache_of(int il) const {
     const auto it = layer_cache_.find(il);
     if (it == layer_cache_.end()) throw_internal("layer " + std::to_string(il) + " has no KV cache");
@@ -105,8 +108,12 @@ class Builder {
     return input_once("v_idxs" + tag(kv), (fa() ? T_ : T_ * v_values) * kI64);
   }
   int mask(const KvCache& kv) {
-    return input_once("kq_mask" + tag(kv), kv.cells * kv.streams * T_ * (fa() ? 2 : kF32));
+    // [n_kv, n_tokens / n_stream, 1, n_stream]: the reserved micro-batch is spread over every stream
+    // (graph_reserve uses n_seq_max sequences), so the mask and KQ cover n_kv = cells per stream.
+    return input_once("kq_mask" + tag(kv), kv.cells * T_ * (fa() ? 2 : kF32));
   }
+  // The Hadamard rotation matrix (build_input_k_rot / _v_rot), taken as head size squared f32:
+  // 16-256 KiB, too small to move the printed figures.
   int rot(const std::string& name, std::uint64_t n) { return input_once(name, n * n * kF32); }
 
   // llama_mul_mat_hadamard: reshape, multiply by the rotation, reshape back.
@@ -212,8 +219,7 @@ class Builder {
       const int o = g_.op("flash_attn_ext", H * Dv * T_ * kF32, {qp, kp, vp, kq_mask});
       cur = g_.view("kqv_2d", o);
     } else {
-      const std::uint64_t n_kv = kv.cells * kv.streams;
-      const int kq = g_.op("kq", n_kv * T_ * H * kF32, {kp, qp});
+      const int kq = g_.op("kq", kv.cells * T_ * H * kF32, {kp, qp});
       const int sm = g_.op("kq_soft_max", bytes(kq), {kq, kq_mask}, true);
       const int kqv = g_.op("kqv", Dv * T_ * H * kF32, {vp, sm});
       cur = g_.op("kqv_cont", H * Dv * T_ * kF32, {g_.view("kqv_perm", kqv, false)});
@@ -257,11 +263,12 @@ class Builder {
       const int mla = g_.op("fattn_mla", Dv * T_ * H * kF32, {wv_b, g_.view("fa_perm", o, false)});
       cur = g_.view("kqv_2d", g_.op("fattn_mla_cont", Dv * H * T_ * kF32, {g_.view("mla_perm", mla, false)}));
     } else {
-      const std::uint64_t n_kv = kv.cells * kv.streams;
-      const int kq = g_.op("kq", n_kv * T_ * H * kF32, {kp, qp});
+      // The latent V is not stored transposed: a contiguous transposed copy of the cache. It is
+      // kqv's first source, so the walk computes it before KQ.
+      const int v_cont = g_.op("v_cont", kv.cells * kv.streams * R * cache_elem_bytes(kv.type_k),
+                               {g_.view("v_trans", vp, false)});
+      const int kq = g_.op("kq", kv.cells * T_ * H * kF32, {kp, qp});
       const int sm = g_.op("kq_soft_max", bytes(kq), {kq, kq_mask}, true);
-      // The latent V is not stored transposed: a contiguous transposed copy of the cache.
-      const int v_cont = g_.op("v_cont", n_kv * R * cache_elem_bytes(kv.type_k), {g_.view("v_trans", vp, false)});
       const int kqv = g_.op("kqv", R * T_ * H * kF32, {v_cont, sm});
       const int mla = g_.op("kqv_mla", Dv * T_ * H * kF32, {wv_b, kqv});
       cur = g_.op("kqv_cont", Dv * H * T_ * kF32, {g_.view("kqv_perm", mla, false)});
@@ -279,6 +286,8 @@ class Builder {
 };
 
 }  // namespace
+
+bool graph_is_transcribed(const ModelArch& arch) { return feature_table().count(arch.model_type) > 0; }
 
 ComputeGraph llama_graph(const ModelArch& arch, const Context& context, const std::vector<KvCache>& caches) {
   if (arch.num_layers == 0 || arch.hidden_size == 0 || arch.vocab_size == 0)

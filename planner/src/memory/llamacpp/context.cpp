@@ -99,9 +99,10 @@ ContextResult make_context(const ModelArch& arch, const Settings& s,
     c.n_ctx = checked_mul(c.n_ctx_seq, s.n_parallel, "n_ctx");
   }
   c.n_streams = s.kv_unified ? 1 : s.n_parallel;
-  c.n_batch = s.n_batch;
-  c.n_ubatch = std::min(s.n_ubatch, s.n_batch);
-  c.n_outputs_max = s.n_batch;
+  // With causal attention the batch is limited by the (padded) context size.
+  c.n_batch = std::min(c.n_ctx, s.n_batch);
+  c.n_ubatch = std::min(s.n_ubatch, c.n_batch);
+  c.n_outputs_max = c.n_batch;
   c.swa_pad = profile.swa_pad;
   c.flash_attn = fa;
   result.context = c;

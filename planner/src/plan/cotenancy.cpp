@@ -1,0 +1,314 @@
+#include "vramplan/plan/cotenancy.hpp"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+#include "vramplan/core/error.hpp"
+#include "vramplan/io/json_file.hpp"
+#include "vramplan/plan/mig_layout.hpp"
+
+namespace vramplan::plan {
+namespace {
+
+// How each engine sizes itself when other processes already hold memory on its GPU.
+struct StartRule {
+  std::string_view engine;
+  bool sizes_from_total;  // true: from the device total (others do not shrink it); false: from free memory
+  std::string_view sizing;
+};
+constexpr std::array<StartRule, 5> kStartRules = {{
+    {"vllm", true,
+     "device total x gpu_memory_utilization; refuses to start when free < ceil(total x utilization) "
+     "(vllm/v1/worker/utils.py request_memory)"},
+    {"sglang", false,
+     "memory free at start x mem_fraction_static (sglang model_runner_kv_cache_mixin.py profile_max_num_token: "
+     "total_gpu_memory is the pre-load free memory)"},
+    {"trtllm", false, "memory free after loading x free_gpu_memory_fraction (TensorRT-LLM KvCacheConfig)"},
+    {"hf", false, "allocates what it needs from the memory free at start"},
+    {"llamacpp", false, "allocates its buffers from the memory free at start"},
+}};
+
+const StartRule& start_rule(std::string_view engine) {
+  for (const auto& r : kStartRules)
+    if (r.engine == engine) return r;
+  throw_internal("co-tenancy: no start-up rule for engine '" + std::string(engine) + "'");
+}
+
+// Python's repr of a float (vLLM formats with f-strings): shortest round-trip digits, ".0" on
+// whole numbers.
+std::string py_float(double v) {
+  std::array<char, 64> buf{};
+  const auto [end, ec] = std::to_chars(buf.data(), buf.data() + buf.size(), v);
+  std::string s(buf.data(), end);
+  if (s.find_first_of(".en") == std::string::npos) s += ".0";
+  return s;
+}
+
+// vllm/utils/mem_utils.py format_gib: round(b / GiB_bytes, 2).
+std::string vllm_gib(std::uint64_t bytes) {
+  return py_float(std::round(static_cast<double>(bytes) / static_cast<double>(1ull << 30) * 100.0) / 100.0);
+}
+
+std::string gib1(Bytes b) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", b.gib());
+  return buf;
+}
+
+std::string percent(double fraction) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", fraction * 100.0);
+  return buf;
+}
+
+std::optional<std::uint64_t> to_u64(const std::string& key, const std::string& value, std::string_view text) {
+  std::uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (ec != std::errc() || end != value.data() + value.size() || v == 0)
+    throw_usage("--tenant '" + std::string(text) + "': " + key + " expects a positive integer, got '" + value + "'");
+  return v;
+}
+
+// The tenant's engine flags under their canonical names, checked against the engine.
+memory::EngineArgs canonical_flags(const TenantSpec& t, const memory::Engine& engine, const std::string& who) {
+  memory::EngineArgs out;
+  const auto options = engine.options();
+  for (const auto& [key, value] : t.flags) {
+    const memory::EngineOption* option = nullptr;
+    for (const auto& o : options) {
+      if (o.name == key) option = &o;
+      for (const auto& a : o.aliases)
+        if (a == key) option = &o;
+    }
+    if (!option) throw_usage(who + ": " + std::string(engine.name()) + " has no option --" + key);
+    if (option->is_switch) {
+      if (value != "" && value != "true" && value != "false")
+        throw_usage(who + ": --" + key + " is a switch (true or false), got '" + value + "'");
+      if (value != "false") out[option->name] = "true";
+    } else {
+      if (value.empty()) throw_usage(who + ": --" + key + " needs a value (" + key + "=VALUE)");
+      out[option->name] = value;
+    }
+  }
+  return out;
+}
+
+struct Tenant {
+  const TenantSpec* spec = nullptr;
+  std::string who;  // "tenant 2 (qwen2.5-7b, vllm)"
+  std::unique_ptr<PlanSession> session;
+  memory::EngineArgs args;
+};
+
+// Plans the tenants of one device in start order; fills their outcomes and the device's.
+void run_device(std::vector<Tenant>& tenants, const std::vector<std::size_t>& order, DeviceOutcome& dev,
+                std::vector<TenantOutcome>& outs, const FitPolicy& policy, const ErrorBounds& bounds) {
+  const Bytes total = dev.gpu.reported_total;
+  Bytes held_before;
+  // Each tenant is judged on its own without a headroom requirement: headroom is the device's.
+  FitPolicy own = policy;
+  own.headroom = 0;
+  for (const std::size_t i : order) {
+    Tenant& t = tenants[i];
+    TenantOutcome& o = outs[i];
+    const StartRule& rule = start_rule(t.session->engine().name());
+    o.free_at_start = Bytes(total.count() > held_before.count() ? total.count() - held_before.count() : 0);
+    o.sizing = rule.sizing;
+    if (!rule.sizes_from_total && o.free_at_start.count() == 0) {
+      o.started = false;
+      o.reason = "no memory is free when it starts (the tenants before it hold " + format_gib(held_before) + ")";
+      continue;
+    }
+    const GpuSpec sized = rule.sizes_from_total ? dev.gpu : with_reported_total(dev.gpu, o.free_at_start);
+    o.sized_from = sized.reported_total;
+    const Scenario s{sized, t.args, t.spec->weights, 1, t.spec->batch, t.spec->context};
+    try {
+      o.eval = evaluate(*t.session, s, own, bounds);
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::Usage) throw;
+      throw_usage(t.who + ": " + e.what());
+    }
+    if (rule.engine == "vllm") {
+      const auto it = o.eval.plan.engine_view.find("gpu_memory_utilization");
+      if (it == o.eval.plan.engine_view.end() || !it->is_number())
+        throw_internal("vLLM plan without gpu_memory_utilization in its engine view");
+      o.reason = vllm_startup_refusal(o.free_at_start, total, it->get<double>());
+      o.started = o.reason.empty();
+    }
+    if (!o.started) continue;
+    o.held = o.eval.plan.total_bytes();
+    held_before = held_before + o.held;
+    o.fits = o.eval.fit.fits;
+    o.reason = o.eval.fit.reason;
+  }
+  dev.held = held_before;
+  dev.headroom_bytes = static_cast<std::int64_t>(total.count()) - static_cast<std::int64_t>(dev.held.count());
+  dev.headroom_fraction = static_cast<double>(dev.headroom_bytes) / static_cast<double>(total.count());
+  for (const std::size_t i : order)
+    if (!outs[i].fits) {
+      dev.reason = tenants[i].who + ": " + outs[i].reason;
+      break;
+    }
+  if (dev.reason.empty() && dev.held > total)
+    dev.reason = "the tenants hold " + format_gib(dev.held) + " of " + format_gib(total) + " (over-subscribed)";
+  if (dev.reason.empty() && dev.headroom_fraction < policy.headroom)
+    dev.reason = "headroom " + percent(dev.headroom_fraction) + " is below the required " + percent(policy.headroom) +
+                 " (" + format_gib(dev.held) + " held of " + format_gib(total) + ")";
+  dev.fits = dev.reason.empty();
+}
+
+std::string verdict_line(const CotenancyOutcome& o) {
+  std::string where = o.card.id;
+  if (!o.mig_layout.empty()) {
+    where += " MIG ";
+    for (std::size_t i = 0; i < o.mig_layout.size(); ++i) where += (i ? "," : "") + o.mig_layout[i];
+  }
+  where += ", " + std::to_string(o.tenants.size()) + " tenants";
+  const auto slice = [&](std::size_t d) {
+    return "slice " + std::to_string(d + 1) + " (" + o.devices[d].gpu.mig->profile + ")";
+  };
+  for (std::size_t d = 0; d < o.devices.size(); ++d)
+    if (!o.devices[d].fits)
+      return "DOES NOT FIT " + where + ": " + (o.mig_layout.empty() ? "" : slice(d) + ": ") + o.devices[d].reason;
+  if (o.mig_layout.empty()) {
+    const DeviceOutcome& dev = o.devices.front();
+    return "FITS " + where + ": " + gib1(dev.held) + "/" + gib1(dev.gpu.reported_total) + " GiB held, headroom " +
+           percent(dev.headroom_fraction);
+  }
+  std::size_t least = 0;
+  for (std::size_t d = 1; d < o.devices.size(); ++d)
+    if (o.devices[d].headroom_fraction < o.devices[least].headroom_fraction) least = d;
+  return "FITS " + where + ": every slice fits, least headroom " + percent(o.devices[least].headroom_fraction) +
+         " on " + slice(least);
+}
+
+}  // namespace
+
+std::string vllm_startup_refusal(Bytes free, Bytes total, double utilization) {
+  const auto requested = static_cast<std::uint64_t>(std::ceil(static_cast<double>(total.count()) * utilization));
+  if (free.count() >= requested) return "";
+  return "Free memory on device cuda:0 (" + vllm_gib(free.count()) + "/" + vllm_gib(total.count()) +
+         " GiB) on startup is less than desired GPU memory utilization (" + py_float(utilization) + ", " +
+         vllm_gib(requested) + " GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.";
+}
+
+TenantSpec parse_tenant(std::string_view text) {
+  TenantSpec t;
+  bool has_model = false;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string_view item = text.substr(start, comma - start);
+    start = comma + 1;
+    if (item.empty())
+      throw_usage("--tenant '" + std::string(text) + "': expected key=value pairs separated by commas");
+    const std::size_t eq = item.find('=');
+    const std::string key(item.substr(0, eq));
+    const std::string value(eq == std::string_view::npos ? std::string_view() : item.substr(eq + 1));
+    if (key == "model") {
+      t.model = value;
+      has_model = !value.empty();
+    } else if (key == "engine") {
+      t.engine = value;
+    } else if (key == "weights") {
+      t.weights = value;
+    } else if (key == "batch") {
+      t.batch = to_u64(key, value, text);
+    } else if (key == "context") {
+      t.context = to_u64(key, value, text);
+    } else {
+      t.flags[key] = value;
+    }
+  }
+  if (!has_model) throw_usage("--tenant '" + std::string(text) + "': model=M is required");
+  if (t.engine.empty()) throw_usage("--tenant '" + std::string(text) + "': engine= needs a value");
+  return t;
+}
+
+std::vector<TenantSpec> load_tenants_file(const std::filesystem::path& file) {
+  const auto json = read_json_file(file);
+  const JsonView root(json, file.string());
+  if (root.req_string("schema") != "vramplan.tenants/1")
+    root.fail_at("schema", "expected \"vramplan.tenants/1\"");
+  std::vector<TenantSpec> out;
+  for (const JsonView& t : root.at("tenants").items()) {
+    TenantSpec s;
+    s.model = t.req_string("model");
+    s.engine = t.opt_string("engine").value_or("vllm");
+    s.weights = t.opt_string("weights");
+    s.batch = t.opt_u64("batch");
+    s.context = t.opt_u64("context");
+    if (s.batch == 0u || s.context == 0u) t.fail("batch and context must be >= 1");
+    if (const auto flags = t.get("flags"))
+      for (const auto& [name, value] : flags->members())
+        s.flags[name] = value.raw().is_boolean() ? (value.as_bool() ? "true" : "false")
+                        : value.raw().is_number() ? value.raw().dump()
+                                                  : value.as_string();
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+CotenancyOutcome run_cotenancy(const CotenancyRequest& req, const DataRoot& root) {
+  if (req.gpu.empty()) throw_usage("--gpu is required");
+  if (req.gpu == "cpu") throw_usage("--tenant: co-tenancy plans instances sharing a GPU; --gpu cpu is not one");
+  if (req.tenants.size() < 2) throw_usage("co-tenancy needs at least two --tenant instances");
+  if (!(req.policy.headroom >= 0 && req.policy.headroom < 1)) throw_usage("--headroom must be in [0%, 100%)");
+  if (!req.mig_layout.empty() && req.mig_layout.size() != req.tenants.size())
+    throw_usage("--mig-layout has " + std::to_string(req.mig_layout.size()) + " slices for " +
+                std::to_string(req.tenants.size()) + " tenants: give one tenant per slice");
+  std::vector<Tenant> tenants(req.tenants.size());
+  for (std::size_t i = 0; i < tenants.size(); ++i) {
+    Tenant& t = tenants[i];
+    t.spec = &req.tenants[i];
+    t.session = std::make_unique<PlanSession>(root, t.spec->model, memory::make_engine(t.spec->engine, root.data()));
+    t.who = "tenant " + std::to_string(i + 1) + " (" + t.session->model().id + ", " +
+            std::string(t.session->engine().name()) + ")";
+    t.args = canonical_flags(*t.spec, t.session->engine(), t.who);
+    const Parallel p = t.session->parallel_of(t.args);
+    if (p.gpus() != 1)
+      throw_usage(t.who + ": co-tenancy plans instances on one GPU each; this one has TP " + std::to_string(p.tp) +
+                  ", PP " + std::to_string(p.pp));
+  }
+  const GpuCatalog& catalog = tenants.front().session->gpus();
+  CotenancyOutcome out;
+  out.card = tenants.front().session->device(req.gpu, req.gpu_memory);
+  out.mig_layout = req.mig_layout;
+  out.required_headroom = req.policy.headroom;
+  out.conservative = req.policy.conservative;
+  const ErrorBounds bounds = ErrorBounds::load(root.data_file("accuracy_bounds.json"));
+  out.tenants.resize(tenants.size());
+  for (std::size_t i = 0; i < tenants.size(); ++i) {
+    out.tenants[i].index = i + 1;
+    out.tenants[i].model_id = tenants[i].session->model().id;
+    out.tenants[i].engine = tenants[i].session->engine().name();
+    out.tenants[i].engine_version = tenants[i].session->engine().version();
+  }
+  if (req.mig_layout.empty()) {
+    DeviceOutcome dev;
+    dev.gpu = out.card;
+    for (std::size_t i = 0; i < tenants.size(); ++i) dev.tenants.push_back(i);
+    out.devices.push_back(std::move(dev));
+  } else {
+    std::vector<GpuSpec> slices = resolve_mig_layout(catalog, out.card, req.mig_layout);
+    for (std::size_t i = 0; i < slices.size(); ++i) {
+      DeviceOutcome dev;
+      dev.gpu = std::move(slices[i]);
+      dev.tenants = {i};
+      out.devices.push_back(std::move(dev));
+    }
+  }
+  for (std::size_t d = 0; d < out.devices.size(); ++d) {
+    for (const std::size_t i : out.devices[d].tenants) out.tenants[i].device = d;
+    run_device(tenants, out.devices[d].tenants, out.devices[d], out.tenants, req.policy, bounds);
+  }
+  out.fits = true;
+  for (const auto& d : out.devices) out.fits = out.fits && d.fits;
+  out.line = verdict_line(out);
+  return out;
+}
+
+}  // namespace vramplan::plan

@@ -1,0 +1,124 @@
+// `vramplan plan` performance section and calibration end to end, through the real executable.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+#include "support/test_support.hpp"
+
+namespace vramplan::test {
+namespace {
+
+// `vramplan plan --json` for Llama-3.1-8B; `gpu` and `engine` default to h200 and vllm.
+nlohmann::json plan(std::vector<std::string> extra, const std::string& gpu = "h200", const std::string& engine = "vllm") {
+  std::vector<std::string> args = {"plan", "--model", "llama-3.1-8b", "--gpu", gpu, "--engine", engine, "--json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const auto r = run_cli(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return nlohmann::json::parse(r.out);
+}
+
+std::string calib_fixture() { return fixture("calib/h200-synthetic.json").string(); }
+
+TEST(PlanPerfCli, BatchOneDecodeTtftAndKnee) {
+  const auto j = plan({"--batch", "1"});
+  const auto& p = j.at("performance");
+  ASSERT_TRUE(p.at("available").get<bool>()) << p.dump();
+  EXPECT_EQ(p.at("batch"), 1);
+  EXPECT_EQ(p.at("prompt_tokens"), 1024);  // perf::kDefaultPromptTokens
+  EXPECT_EQ(p.at("decode_context"), 1024);
+  EXPECT_FALSE(p.at("calibrated").get<bool>());
+  EXPECT_NE(p.at("basis").get<std::string>().find("datasheet 4800 GB/s x 0.8"), std::string::npos);
+  // Batch 1 is memory-bound: TPOT ~ streamed weights / (4800 GB/s x 0.8) + 0.5 ms. The streamed
+  // weights are the per-GPU weights less the embedding gather (~15 GB of bf16): about 4.4 ms.
+  const auto& d = p.at("decode");
+  const double tpot = d.at("tpot_s").at("expected").get<double>();
+  EXPECT_GT(tpot, 0.0039);
+  EXPECT_LT(tpot, 0.0050);
+  EXPECT_NEAR(d.at("tokens_per_s").at("expected").get<double>(), 1 / tpot, 1e-6 / tpot);
+  const auto& t = p.at("ttft_s");
+  EXPECT_LE(t.at("low").get<double>(), t.at("expected").get<double>());
+  EXPECT_LE(t.at("expected").get<double>(), t.at("high").get<double>());
+  // The knee runs to the memory-limited concurrency: KV capacity / decode context.
+  const auto& c = p.at("throughput_vs_batch");
+  EXPECT_EQ(c.at("max_batch").get<std::uint64_t>(), j.at("kv").at("capacity_tokens").get<std::uint64_t>() / 1024);
+  EXPECT_GE(c.at("knee_batch").get<std::uint64_t>(), c.at("half_batch").get<std::uint64_t>());
+  EXPECT_LE(c.at("knee_batch").get<std::uint64_t>(), c.at("max_batch").get<std::uint64_t>());
+  EXPECT_EQ(j.at("calibration").at("selected"), "none");
+}
+
+TEST(PlanPerfCli, BatchAndPromptFlagsAreUsed) {
+  const auto one = plan({"--batch", "1", "--prompt-len", "512"});
+  const auto many = plan({"--batch", "64", "--prompt-len", "2048"});
+  EXPECT_EQ(many.at("performance").at("batch"), 64);
+  EXPECT_EQ(many.at("performance").at("prompt_tokens"), 2048);
+  // More sequences per step: more tokens per second, a longer step.
+  EXPECT_GT(many["performance"]["decode"]["tokens_per_s"]["expected"].get<double>(),
+            10 * one["performance"]["decode"]["tokens_per_s"]["expected"].get<double>());
+  EXPECT_GT(many["performance"]["ttft_s"]["expected"].get<double>(), one["performance"]["ttft_s"]["expected"].get<double>());
+}
+
+TEST(PlanPerfCli, UnknownGpuRatesAreNullWithAReason) {
+  const auto j = plan({}, "custom:80GiB");
+  const auto& p = j.at("performance");
+  EXPECT_FALSE(p.at("available").get<bool>());
+  EXPECT_TRUE(p.at("decode").is_null());
+  EXPECT_TRUE(p.at("ttft_s").is_null());
+  EXPECT_NE(p.at("reason").get<std::string>().find("no memory bandwidth known"), std::string::npos);
+}
+
+TEST(PlanPerfCli, CalibrationFeedsThePerformanceSideAndSaysSo) {
+  const auto j = plan({"--calibration", calib_fixture()});
+  const auto& p = j.at("performance");
+  EXPECT_TRUE(p.at("calibrated").get<bool>());
+  // Fixture: read_bandwidth_gbps 4400, achieved_tflops.bf16 700.
+  const std::string basis = p.at("basis").get<std::string>();
+  EXPECT_NE(basis.find("(4400 GB/s)"), std::string::npos) << basis;
+  EXPECT_NE(basis.find("(700 TFLOPS)"), std::string::npos) << basis;
+  EXPECT_EQ(j.at("calibration").at("selected"), "--calibration");
+  EXPECT_EQ(j.at("calibration").at("file"), calib_fixture());
+  // 4400 GB/s measured beats 4800 x 0.8 = 3840 GB/s: a faster decode than uncalibrated.
+  const auto plain = plan({});
+  EXPECT_LT(p["decode"]["tpot_s"]["expected"].get<double>(), plain["performance"]["decode"]["tpot_s"]["expected"].get<double>());
+}
+
+TEST(PlanPerfCli, CalibrationFeedsTheMemorySideWhereTheEngineUsesIt) {
+  // SGLang takes the CUDA context from the calibration (524288000 B = 500 MiB in the fixture).
+  const auto j = plan({"--calibration", calib_fixture()}, "h200", "sglang");
+  EXPECT_NE(j.at("calibration").at("memory").get<std::string>().find("500.00 MiB from the calibration"), std::string::npos)
+      << j.at("calibration").dump();
+  // vLLM's non-torch figure does not use it, and the output says defaults.
+  EXPECT_EQ(plan({"--calibration", calib_fixture()}).at("calibration").at("memory"), "documented defaults (engine data files)");
+}
+
+TEST(PlanPerfCli, EmitRehearsalWritesTheProbeInput) {
+  ScratchDir dir;
+  const auto file = dir.path() / "rehearsal.json";
+  const auto j = plan({"--max-model-len", "8192", "--emit-rehearsal", file.string()});
+  std::ifstream in(file);
+  ASSERT_TRUE(in.good());
+  const auto r = nlohmann::json::parse(in);
+  EXPECT_EQ(r.at("schema"), "vramplan.rehearsal/1");
+  EXPECT_EQ(r.at("weights_bytes"), j.at("per_gpu").at("weights_bytes"));
+  EXPECT_EQ(r.at("kv_blocks"), j.at("engine_view").at("gpu_blocks"));
+  // One vLLM block: 16 tokens x 131072 B/token (2 x 32 layers x 8 kv heads x 128 x 2 B) = 2 MiB.
+  EXPECT_EQ(r.at("kv_block_bytes"), 2097152);
+  EXPECT_EQ(r.at("activation_workspace_bytes"), j.at("per_gpu").at("activation_bytes"));
+  // Llama-3.1-8B layer GEMMs at vLLM's 8192-token budget: qkv N = (32 + 2 x 8) x 128 = 6144.
+  ASSERT_EQ(r.at("gemms").size(), 4u);
+  EXPECT_EQ(r["gemms"][0]["n"], 6144);
+  EXPECT_EQ(r["gemms"][0]["k"], 4096);
+  EXPECT_EQ(r["gemms"][0]["m"], 8192);
+  EXPECT_EQ(r["gemms"][2]["n"], 2 * 14336);
+}
+
+TEST(PlanPerfCli, TableShowsPerformanceLines) {
+  const auto r = run_cli({"plan", "--model", "llama-3.1-8b", "--gpu", "h200"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* s : {"performance (uncalibrated", "decode   batch 1", "TTFT     prompt 1024", "knee     batch", "basis    ",
+                        "calibration: none"})
+    EXPECT_NE(r.out.find(s), std::string::npos) << s;
+}
+
+}  // namespace
+}  // namespace vramplan::test

@@ -86,7 +86,8 @@ TEST(GpusCommand, MinMemoryFiltersOnReportedTotal) {
 }
 
 TEST(GpusCommand, MigAndVendorFilters) {
-  for (const auto& g : run_json({"gpus", "--json", "--mig"})["gpus"]) {
+  const auto mig = run_json({"gpus", "--json", "--mig"});  // keep the document alive for the loop
+  for (const auto& g : mig["gpus"]) {
     EXPECT_EQ(g["kind"], "mig");
   }
   const auto amd = run_json({"gpus", "--json", "--vendor", "amd"})["gpus"];

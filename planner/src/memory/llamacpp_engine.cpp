@@ -48,7 +48,8 @@ class LlamacppEngine final : public Engine {
   LlamacppEngine(lc::LlamacppProfile profile, QuantCatalog quant)
       : profile_(std::move(profile)), quant_(std::move(quant)) {}
   std::string_view name() const override { return "llamacpp"; }
-  std::string_view version() const override { return profile_.commit.substr(0, 8); }
+  // A view into profile_.commit (substr on the string would return a temporary).
+  std::string_view version() const override { return std::string_view(profile_.commit).substr(0, 8); }
 
   std::vector<EngineOption> options() const override {
     return {
@@ -235,7 +236,11 @@ MemoryPlan LlamacppEngine::plan(const PlanInput& in) const {
     p.notes.push_back("host memory (not in the per-GPU total): model " + mib_text(host_model) + ", KV " +
                       mib_text(lp.kv_host_bytes) + ", output " + mib_text(lp.output_bytes) +
                       ", CUDA_Host compute " + mib_text(lp.compute.host_bytes));
-    p.notes.push_back("the CUDA context and cuBLAS workspace (a few hundred MiB) are not in llama.cpp's buffer log and not included");
+    p.overhead.push_back({"overhead.cuda_context",
+                          in.measured_context.value_or(Bytes(profile_.cuda_context_bytes)),
+                          in.measured_context ? "CUDA context measured: " + in.measured_context_source
+                                              : "CUDA context (not in llama.cpp's buffer log): " +
+                                                    profile_.cuda_context_source});
     p.notes.push_back("CUDA compute buffers: the graph replay validated on CPU loads (docs/accuracy-llamacpp.md) with "
                       "CUDA's 128-byte alignment; not yet checked against a CUDA log of this commit");
     if (off.first_gpu_layer > 0)

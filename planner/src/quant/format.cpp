@@ -203,7 +203,6 @@ QuantCatalog QuantCatalog::load(const std::filesystem::path& file) {
   const auto doc = read_json_file(file);
   const JsonView root(doc, file.string());
   QuantCatalog cat;
-  std::set<std::string> names;
   std::set<std::uint32_t> gguf_ids;
   for (const auto& row : root.at("formats").items()) {
     QuantFormat f = parse_row(row);
@@ -212,7 +211,7 @@ QuantCatalog QuantCatalog::load(const std::filesystem::path& file) {
            all.insert(all.end(), f.aliases.begin(), f.aliases.end());
            return all;
          }()) {
-      if (!names.insert(to_lower(n)).second)
+      if (!cat.index_.emplace(to_lower(n), cat.formats_.size()).second)
         row.fail("duplicate format name or alias '" + n + "' (in row '" + f.name + "')");
     }
     if (f.gguf_type_id && !gguf_ids.insert(*f.gguf_type_id).second)
@@ -246,11 +245,7 @@ const SchemeTable& QuantCatalog::schemes() const {
 
 const QuantFormat* QuantCatalog::find(std::string_view name) const {
   const std::string key = to_lower(name);
-  for (const auto& f : formats_) {
-    if (to_lower(f.name) == key) return &f;
-    for (const auto& a : f.aliases)
-      if (to_lower(a) == key) return &f;
-  }
+  if (const auto it = index_.find(key); it != index_.end()) return &formats_[it->second];
   // Longest prefix first, so "gptq-marlin-4bit-g128" is not read as prefix "gptq".
   const QuantTemplate* best = nullptr;
   for (const auto& t : templates_)

@@ -50,6 +50,8 @@ struct LlamacppProfile {
   std::vector<std::string> cache_types;   //!< accepted -ctk/-ctv values
   std::vector<std::string> repack_types;  //!< weight types the CPU backend repacks (AVX2)
   std::uint64_t repack_row_multiple = 8;  //!< rows (ne[1]) must divide into 8-row groups
+  std::uint64_t cuda_context_bytes = 0;   //!< CUDA context per device (not in llama.cpp's log)
+  std::string cuda_context_source;
 };
 LlamacppProfile load_profile(const std::filesystem::path& file);
 

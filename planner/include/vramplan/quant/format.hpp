@@ -15,6 +15,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -126,6 +127,7 @@ class QuantCatalog {
  private:
   struct Generated;  // formats made from templates, shared by copies of the catalogue
   std::vector<QuantFormat> formats_;
+  std::unordered_map<std::string, std::size_t> index_;  //!< lower-case name or alias -> formats_ row
   std::vector<QuantTemplate> templates_;
   std::shared_ptr<Generated> generated_;
   std::shared_ptr<const SchemeTable> schemes_;

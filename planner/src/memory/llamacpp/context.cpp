@@ -59,6 +59,8 @@ LlamacppProfile load_profile(const std::filesystem::path& file) {
   p.swa_pad = positive("swa_pad");
   p.tensor_alignment = positive("tensor_alignment");
   p.repack_row_multiple = positive("repack_row_multiple");
+  p.cuda_context_bytes = positive("cuda_context_bytes");
+  p.cuda_context_source = params.at("cuda_context_bytes").req_string("source");
   for (auto& t : names("cache_types")) p.cache_types.push_back(lower(t));
   p.repack_types = names("repack_types");
   return p;

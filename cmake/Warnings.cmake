@@ -1,10 +1,11 @@
 # Project-wide warning and sanitizer flags, applied through one interface target.
 add_library(vramplan_flags INTERFACE)
-# -Wno-restrict / -Wno-array-bounds / -Wno-stringop-overflow: GCC 12 reports impossible overlaps
-# and sizes inside libstdc++'s std::string (operator+, insert) once it is inlined at -O2 (GCC bugs
-# 105329 and 105651: false positives located in the standard headers, not in our code).
+# -Wno-restrict, -Wno-array-bounds, -Wno-stringop-overflow, -Wno-stringop-overread: GCC 12 reports
+# impossible overlaps and sizes inside libstdc++'s std::string (operator+, insert) once it is
+# inlined at -O2 (GCC bugs 105329 and 105651: false positives located in the standard headers).
 target_compile_options(vramplan_flags INTERFACE -Wall -Wextra -Wpedantic -Wshadow -Wconversion
-  -Wno-sign-conversion -Wno-restrict -Wno-array-bounds -Wno-stringop-overflow)
+  -Wno-sign-conversion -Wno-restrict -Wno-array-bounds -Wno-stringop-overflow
+  -Wno-stringop-overread)
 if(VRAMPLAN_SANITIZE)
   # -Wno-maybe-uninitialized: at -O1 GCC 12 warns inside libstdc++'s <regex> automaton (a false
   # positive in the standard headers, not in our code).

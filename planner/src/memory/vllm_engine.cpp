@@ -2,6 +2,7 @@
 // kv_cache_utils.py get_kv_cache_configs / check_enough_kv_cache_memory), per version profile in
 // data/engines/vllm.json. Mechanisms: docs/engines.md and engine-mechanisms.md.
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -14,6 +15,7 @@
 #include "vramplan/memory/vllm_cuda_graphs.hpp"
 #include "vramplan/memory/vllm_kv_groups.hpp"
 #include "vramplan/memory/weights.hpp"
+#include "vramplan/quant/precision_plan.hpp"
 
 namespace vramplan::memory {
 
@@ -64,8 +66,38 @@ class VllmEngine final : public Engine {
   MemoryPlan plan(const PlanInput& in) const override;
 
  private:
+  std::string pad_mxfp4_moe(const PlanInput& in, const WeightRequest& wr, std::uint64_t tp, ResolvedWeights& rw) const;
   EngineProfileData d_;
 };
+
+// MXFP4 MoE checkpoints (gpt-oss): the kernel backend vLLM picks from the compute capability
+// (quantization/mxfp4.py get_mxfp4_backend, default env: FlashInfer BF16 on SM100, the OpenAI
+// Triton kernels on SM90, Marlin elsewhere) pads the experts (engine-mechanisms.md item 8).
+std::string VllmEngine::pad_mxfp4_moe(const PlanInput& in, const WeightRequest& wr, std::uint64_t tp,
+                                      ResolvedWeights& rw) const {
+  const auto cq = checkpoint_quantization(in.model, in.quant);
+  const bool mxfp4 = cq && cq->scheme.engine_method == "mxfp4" && !wr.weights &&
+                     (!wr.quantization || wr.quantization->empty() || *wr.quantization == "mxfp4");
+  if (!mxfp4) return {};
+  const std::string& cc = in.gpu.compute_capability;
+  int major = 0;
+  const auto parsed = std::from_chars(cc.data(), cc.data() + cc.size(), major);
+  if (cc.empty() || parsed.ec != std::errc()) {
+    rw.notes.push_back("MXFP4 MoE padding not modelled: the GPU's compute capability is unknown");
+    return {};
+  }
+  const std::string backend = major == 10 ? "sm100" : major == 9 ? "triton" : "marlin";
+  const auto param = [&](const std::string& name) { return d_.u64("mxfp4_" + backend + "_" + name); };
+  const MoePadding pad{backend,
+                       param("intermediate_multiple"),
+                       param("hidden_multiple"),
+                       param("bias_bytes"),
+                       param("value_n_multiple"),
+                       param("value_k_multiple"),
+                       param("scale_n_multiple"),
+                       param("scale_k_multiple")};
+  return pad_moe_experts(in.model, rw, tp, pad);
+}
 
 MemoryPlan VllmEngine::plan(const PlanInput& in) const {
   check_known_args(in.args, options(), "vllm");
@@ -101,7 +133,8 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
   const bool hybrid = !arg_switch(args, "disable-hybrid-kv-cache-manager");
 
   WeightRequest wr{arg_string(args, "dtype"), arg_string(args, "quantization"), in.weights, true};
-  const ResolvedWeights rw = resolve_weights(in.model, in.quant, wr);
+  ResolvedWeights rw = resolve_weights(in.model, in.quant, wr);
+  const std::string moe_padding = pad_mxfp4_moe(in, wr, tp, rw);
   p.weights_precision = rw.weights_precision;
   p.compute_precision = rw.compute_precision;
   for (const auto& n : rw.notes) p.notes.push_back(n);
@@ -145,6 +178,7 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
     r.stage = s;
     ShardOptions so{tp, pp, s, d_.u64("vocab_pad"), d_.flag("rope_cache_in_weights")};
     r.weights = shard_weights(in.model, rw, so);
+    if (!moe_padding.empty()) r.weights.front().explain += "; " + moe_padding;
     const auto [first, end] = pp_layer_range(arch.num_layers, pp, s);
     if (lora_per_layer)
       r.weights.push_back({"weights.lora_slots", Bytes(lora_per_layer * (end - first)),

@@ -117,6 +117,60 @@ std::pair<std::uint64_t, std::uint64_t> pp_layer_range(std::uint64_t num_layers,
   return {start, start + parts[stage]};
 }
 
+std::string pad_moe_experts(const ModelSpec& model, ResolvedWeights& weights, std::uint64_t tp,
+                            const MoePadding& pad) {
+  const auto& a = model.arch;
+  const std::uint64_t inter = a.moe_intermediate_size ? a.moe_intermediate_size : a.intermediate_size;
+  for (const std::uint64_t m : {pad.intermediate_multiple, pad.hidden_multiple, pad.value_n_multiple,
+                                pad.value_k_multiple, pad.scale_n_multiple, pad.scale_k_multiple})
+    if (m == 0) throw_internal("pad_moe_experts: a multiple of 0");
+  if (tp == 0 || inter == 0 || inter % tp != 0)
+    throw_usage("MXFP4 MoE: intermediate size " + std::to_string(inter) + " does not split over TP " +
+                std::to_string(tp));
+  // vLLM pads the rank's own slice: intermediate_size_per_partition = I / tp, then round_up.
+  const std::uint64_t i_pad = round_up(inter / tp, pad.intermediate_multiple);
+  const std::uint64_t h_pad = round_up(a.hidden_size, pad.hidden_multiple);
+  struct Gemm { std::uint64_t n, k; };
+  const Gemm w13{2 * i_pad, h_pad}, w2{h_pad, i_pad};
+  auto values = [&](std::uint64_t e, Gemm g) {  // packed fp4: 2 values per byte
+    return checked_mul(e, checked_mul(round_up(g.n, pad.value_n_multiple), round_up(g.k, pad.value_k_multiple))) / 2;
+  };
+  auto scales = [&](std::uint64_t e, Gemm g) {  // one e8m0 byte per 32 K elements
+    return checked_mul(e, checked_mul(round_up(g.n, pad.scale_n_multiple), round_up(g.k, pad.scale_k_multiple) / 32));
+  };
+  auto ends_with = [](const std::string& s, const std::string& tail) {
+    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  std::uint64_t experts = 0;
+  for (std::size_t i = 0; i < model.tensors.size(); ++i) {
+    const auto& t = model.tensors[i];
+    const bool gate_up = t.role == TensorRole::FfnGateUpExps;
+    if ((!gate_up && t.role != TensorRole::FfnDownExps) || t.shape.empty()) continue;
+    const std::uint64_t e = experts = t.shape.front();
+    const Gemm g = gate_up ? w13 : w2;
+    std::uint64_t rank = 0;
+    if (t.is_bias || ends_with(t.name, "_bias"))
+      rank = checked_mul(checked_mul(e, g.n), pad.bias_bytes);
+    else if (ends_with(t.name, "_scales"))
+      rank = scales(e, g);
+    else if (ends_with(t.name, "_blocks"))
+      rank = values(e, g);
+    else  // one inventory tensor in the MXFP4 format: values and scales together
+      rank = checked_add(values(e, g), scales(e, g));
+    // The down bias is whole on every rank (RowParallel bias); everything else is split by TP.
+    weights.tensor_bytes[i] = !gate_up && t.is_bias ? rank : checked_mul(rank, tp);
+  }
+  if (experts == 0) return {};
+  auto shape = [&](Gemm g) {
+    return "[" + std::to_string(experts) + ", " + std::to_string(round_up(g.n, pad.value_n_multiple)) + ", " +
+           std::to_string(round_up(g.k, pad.value_k_multiple)) + "]";
+  };
+  return "MXFP4 experts as held by the " + pad.backend + " MoE backend, per rank: w13 " + shape(w13) + ", w2 " +
+         shape(w2) + " fp4 values (intermediate " + std::to_string(inter / tp) + " -> " + std::to_string(i_pad) +
+         ", hidden " + std::to_string(a.hidden_size) + " -> " + std::to_string(h_pad) + "), biases " +
+         std::to_string(pad.bias_bytes) + " B per element";
+}
+
 std::vector<Component> shard_weights(const ModelSpec& model, const ResolvedWeights& weights,
                                      const ShardOptions& o) {
   if (weights.tensor_bytes.size() != model.tensors.size())

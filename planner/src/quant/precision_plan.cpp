@@ -87,6 +87,9 @@ Choice choose_format(const TensorInfo& t, const WeightScheme& s, const QuantForm
   if (!rules.quantize_only.empty() &&
       std::find(rules.quantize_only.begin(), rules.quantize_only.end(), t.role) == rules.quantize_only.end())
     return {kept_dtype, false, "kept " + kept_dtype + ": " + rules.only_reason + " (" + rules.source + ")"};
+  // Stacked expert biases ({E, out}) are 2-D but still biases: every weight-quantization method
+  // (GPTQ/AWQ packing, fp8, MXFP4 — gpt-oss stores *_bias in bf16) quantizes weights only.
+  if (t.is_bias) return {kept_dtype, false, "kept " + kept_dtype + ": a bias (quantization methods store weights only)"};
   if (dims(t) < 2) return {kept_dtype, false, "kept " + kept_dtype + ": not a matrix"};
   if (!row_fits(fmt, t.shape.back()))
     return {kept_dtype, false, "kept " + kept_dtype + ": row of " + std::to_string(t.shape.back()) +

@@ -55,6 +55,28 @@ struct ShardOptions {
   bool count_rope_tables = true;   //!< engine keeps cos/sin caches in "model weights"
 };
 
+//! How a vLLM MXFP4 MoE kernel backend lays out the experts of one TP rank
+//! (engine-mechanisms.md item 8). create_weights (vllm/model_executor/layers/quantization/mxfp4.py
+//! Mxfp4MoEMethod) rounds the rank's intermediate size and the hidden size up; the kernel layout
+//! may pad each GEMM again: w13 is [N = 2 x intermediate, K = hidden], w2 [N = hidden, K =
+//! intermediate], packed fp4 values padded to (value_n, value_k) multiples, e8m0 scales (one per
+//! 32 K elements) to (scale_n, scale_k) multiples (triton_kernels Hopper swizzle).
+struct MoePadding {
+  std::string backend;                    //!< "triton", "marlin", "sm100"
+  std::uint64_t intermediate_multiple = 1;
+  std::uint64_t hidden_multiple = 1;
+  std::uint64_t bias_bytes = 2;           //!< bytes per bias element as held
+  std::uint64_t value_n_multiple = 1, value_k_multiple = 1;
+  std::uint64_t scale_n_multiple = 1, scale_k_multiple = 1;
+};
+
+//! Replaces the bytes of the expert tensors (gate_up / down values, scales and biases) by their
+//! padded size, expressed so that shard_weights() hands each of the `tp` ranks exactly its padded
+//! shard (column-split tensors: tp x the rank's bytes; the down bias, whole on every rank: the
+//! rank's bytes). Returns the padded per-rank shapes as explain text ("" when there are no experts).
+std::string pad_moe_experts(const ModelSpec& model, ResolvedWeights& weights, std::uint64_t tp,
+                            const MoePadding& padding);
+
 //! Weight components of one rank of one stage: decoder layers, embedding, lm_head, other
 //! (final norm, vision tower, ...), rope caches.
 std::vector<Component> shard_weights(const ModelSpec& model, const ResolvedWeights& weights,

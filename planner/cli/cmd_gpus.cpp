@@ -182,7 +182,8 @@ int run_gpus(const std::vector<std::string>& args) {
   std::optional<Bytes> min_memory;
   if (vm.count("min-memory")) min_memory = parse_bytes(vm["min-memory"].as<std::string>(), "--min-memory");
 
-  const auto catalog = GpuCatalog::load(data_root().data_file("gpus.json"));
+  auto catalog = GpuCatalog::load(data_root().data_file("gpus.json"));
+  catalog.attach_prices(data_root().data_file("prices.json"));
   std::vector<GpuSpec> candidates;
   if (vm.count("gpu")) {
     candidates = catalog.resolve(vm["gpu"].as<std::string>());

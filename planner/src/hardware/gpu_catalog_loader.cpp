@@ -122,23 +122,17 @@ std::map<std::string, std::vector<std::string>> read_sources(const JsonView& ent
   return out;
 }
 
-std::vector<PriceQuote> read_prices(const JsonView& entry) {
-  std::vector<PriceQuote> out;
-  const auto prices = entry.get("prices");
-  if (!prices) return out;
-  for (const auto& p : prices->items()) {
-    reject_unknown_keys(p, {"provider", "offering", "usd_per_gpu_hour", "pricing", "as_of", "confidence", "source"});
-    PriceQuote q;
-    q.provider = p.req_string("provider");
-    q.offering = p.req_string("offering");
-    q.usd_per_gpu_hour = p.req_positive("usd_per_gpu_hour");
-    q.pricing = p.req_string("pricing");
-    q.as_of = p.req_string("as_of");
-    q.confidence = opt_text(p, "confidence");
-    q.source = p.req_string("source");
-    out.push_back(std::move(q));
-  }
-  return out;
+PriceQuote read_quote(const JsonView& p) {
+  reject_unknown_keys(p, {"provider", "offering", "usd_per_gpu_hour", "pricing", "as_of", "confidence", "source"});
+  PriceQuote q;
+  q.provider = p.req_string("provider");
+  q.offering = p.req_string("offering");
+  q.usd_per_gpu_hour = p.req_positive("usd_per_gpu_hour");
+  q.pricing = p.req_string("pricing");
+  q.as_of = p.req_string("as_of");
+  q.confidence = opt_text(p, "confidence");
+  q.source = p.req_string("source");
+  return q;
 }
 
 DenseTflops read_tflops(const JsonView& entry) {
@@ -166,7 +160,7 @@ GpuSpec read_card(const JsonView& v) {
     reject_unknown_keys(v, {"id", "name", "vendor", "architecture", "memory", "memory_bandwidth_gbps",
                             "tflops_dense", "fp8_support", "fp4_support", "compute_capability",
                             "gfx_target", "interconnect", "tdp_w", "mig_max_instances", "confidence",
-                            "notes", "sources", "prices"});
+                            "notes", "sources"});
     GpuSpec g;
     g.id = id;
     g.kind = GpuKind::Card;
@@ -218,7 +212,6 @@ GpuSpec read_card(const JsonView& v) {
     g.confidence = opt_text(v, "confidence");
     g.notes = opt_text(v, "notes");
     g.sources = read_sources(v, runtime.has_value() || g.nvidia_smi_total.has_value());
-    g.prices = read_prices(v);
     return g;
   });
 }
@@ -315,5 +308,18 @@ struct GpuCatalogLoader {
 };
 
 GpuCatalog GpuCatalog::load(const std::filesystem::path& gpus_json) { return GpuCatalogLoader::load(gpus_json); }
+
+void GpuCatalog::attach_prices(const std::filesystem::path& prices_json) {
+  const auto doc = read_json_file(prices_json);
+  const JsonView root(doc, prices_json.string());
+  for (const auto& [id, quotes] : root.at("quotes").members()) {
+    const auto it = index_.find(id);
+    if (it == index_.end()) root.at("quotes").fail_at(id, "unknown GPU id '" + id + "' (ids of data/gpus.json)");
+    GpuSpec& g = specs_[it->second];
+    if (g.kind != GpuKind::Card) root.at("quotes").fail_at(id, "prices are per card; a MIG slice is priced from its card");
+    g.prices.clear();
+    for (const auto& q : quotes.items()) g.prices.push_back(read_quote(q));
+  }
+}
 
 }  // namespace vramplan

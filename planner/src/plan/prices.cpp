@@ -29,7 +29,7 @@ std::optional<GpuPrice> catalogue_price(const GpuSpec& g) {
   GpuPrice p;
   p.usd_per_gpu_hour = n % 2 ? quotes[n / 2]->usd_per_gpu_hour
                              : (quotes[n / 2 - 1]->usd_per_gpu_hour + quotes[n / 2]->usd_per_gpu_hour) / 2;
-  p.basis = "median of " + std::to_string(n) + " on-demand quote" + (n > 1 ? "s" : "") + " in data/gpus.json (";
+  p.basis = "median of " + std::to_string(n) + " on-demand quote" + (n > 1 ? "s" : "") + " in data/prices.json (";
   for (std::size_t i = 0; i < n; ++i)
     p.basis += (i ? "; " : "") + quotes[i]->provider + " $" + fixed2(quotes[i]->usd_per_gpu_hour) + " " + quotes[i]->as_of;
   p.basis += ")";

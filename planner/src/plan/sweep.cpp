@@ -80,7 +80,9 @@ SweepResult run_sweep(const SweepRequest& r, const DataRoot& root,
   for (const auto& model : r.models) {
     const PlanSession session(root, model, r.engine);
     const std::vector<GpuSpec> gpus = sweep_gpus(r, session.gpus());
-    PriceBook prices = PriceBook::from_catalogue(session.gpus());
+    GpuCatalog priced = session.gpus();  // the session's catalogue carries no prices (check skips them)
+    priced.attach_prices(root.data_file("prices.json"));
+    PriceBook prices = PriceBook::from_catalogue(priced);
     if (r.prices_file) prices.apply_file(*r.prices_file, session.gpus());
     const GpuSpec* reference = nullptr;  // the largest GPU: its KV pool holds a sequence
     for (const auto& g : gpus)

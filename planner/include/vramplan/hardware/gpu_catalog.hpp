@@ -119,6 +119,10 @@ class GpuCatalog {
   //! Loads and validates data/gpus.json. Every fault is Error(InputFile) naming the file, the
   //! JSON pointer and the entry id; unreadable file -> Error(Io).
   static GpuCatalog load(const std::filesystem::path& gpus_json);
+  //! Adds the indicative price quotes of data/prices.json to the cards (GpuSpec::prices). Kept
+  //! out of load() so that commands that never price anything (check, plan) do not parse them.
+  //! Unknown ids and quotes for MIG slices are Error(InputFile) naming the file and entry.
+  void attach_prices(const std::filesystem::path& prices_json);
 
   //! A catalogue id or alias, case-insensitive; MIG slices as "<card or alias>/<profile>".
   //! Throws Error(UnknownName) listing the closest ids.

@@ -1,7 +1,7 @@
 // vramplan/plan/prices.hpp — what a configuration costs to rent for a period.
 //
-// Indicative prices come from the GPU catalogue (data/gpus.json, each quote with provider, date
-// and source): the median of a card's on-demand quotes. A customer's own prices (--prices FILE,
+// Indicative prices come from data/prices.json (attached to the GPU catalogue; each quote with
+// provider, date and source): the median of a card's on-demand quotes. A customer's own prices (--prices FILE,
 // schema vramplan.prices/1) replace them per GPU. Hardware sold in lots (e.g. 8-GPU nodes) is
 // billed for the smallest combination of lot sizes that covers the GPUs needed. A MIG slice
 // costs its card's price / the number of such slices the card holds (the card is shared).

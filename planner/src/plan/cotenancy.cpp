@@ -9,6 +9,7 @@
 #include "vramplan/core/error.hpp"
 #include "vramplan/io/json_file.hpp"
 #include "vramplan/plan/mig_layout.hpp"
+#include "plan/numbers.hpp"
 
 namespace vramplan::plan {
 namespace {
@@ -50,18 +51,6 @@ std::string py_float(double v) {
 // vllm/utils/mem_utils.py format_gib: round(b / GiB_bytes, 2).
 std::string vllm_gib(std::uint64_t bytes) {
   return py_float(std::round(static_cast<double>(bytes) / static_cast<double>(1ull << 30) * 100.0) / 100.0);
-}
-
-std::string gib1(Bytes b) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", b.gib());
-  return buf;
-}
-
-std::string percent(double fraction) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f%%", fraction * 100.0);
-  return buf;
 }
 
 std::optional<std::uint64_t> to_u64(const std::string& key, const std::string& value, std::string_view text) {

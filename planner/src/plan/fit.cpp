@@ -4,20 +4,10 @@
 #include <cmath>
 #include <cstdio>
 
+#include "plan/numbers.hpp"
+
 namespace vramplan::plan {
 namespace {
-
-std::string gib1(Bytes b) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", b.gib());
-  return buf;
-}
-
-std::string percent(double fraction) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f%%", fraction * 100.0);
-  return buf;
-}
 
 FitFigures figures(Bytes capacity, Bytes weights, Bytes activation, Bytes overhead, Bytes pool, Bytes kv_needed) {
   FitFigures f;

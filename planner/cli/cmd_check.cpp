@@ -51,17 +51,9 @@ int run_check(const std::vector<std::string>& args) {
   const std::string spec = engine_spec_of(args);
   auto engine = memory::make_engine(spec, data_root().data());
   po::options_description desc("Options");
+  std::set<std::string> declared;
+  add_check_options(desc, declared);
   desc.add_options()
-      ("model", po::value<std::string>(), "model: catalogue id, config.json, directory or .gguf")
-      ("gpu", po::value<std::string>(), "GPU catalogue id, card/MIG-profile, or custom:<size>")
-      ("gpu-memory", po::value<std::string>(), "runtime-reported total per GPU (e.g. 79.18GiB)")
-      ("engine", po::value<std::string>()->default_value("vllm"), "vllm|sglang|trtllm|hf, optionally @version")
-      ("weights", po::value<std::string>(), "weight format for the linear layers (bf16, fp8, Q4_K, ...)")
-      ("batch", po::value<std::uint64_t>(), "concurrent sequences over all replicas (default 1 per replica)")
-      ("context", po::value<std::uint64_t>(), "tokens per sequence (default: the engine's max length)")
-      ("replicas", po::value<std::uint64_t>()->default_value(1), "data-parallel engine instances (model copies)")
-      ("headroom", po::value<std::string>()->default_value("10%"), "free share of each GPU required to call it a fit")
-      ("conservative", po::bool_switch(), "decide on the upper bounds of the components, not the expected values")
       ("limits", po::bool_switch(), "also report max batch, max context, max concurrency, min GPUs, smallest card")
       ("batch-range", po::bool_switch(), "also report the batch table and the recommended batch range")
       ("max-tpot", po::value<double>(), "latency target for the batch range: time per output token, ms")
@@ -71,12 +63,8 @@ int run_check(const std::vector<std::string>& args) {
        "co-tenancy: one engine instance on the GPU, \"model=M,engine=E,flag=value,batch=B,context=C\" (repeat)")
       ("tenants", po::value<std::string>(), "co-tenancy: the instances from a vramplan.tenants/1 JSON file")
       ("mig-layout", po::value<std::string>(), "co-tenancy: MIG profiles of the card, one tenant per slice (3g.40gb,3g.40gb)");
-  std::set<std::string> declared = {"model", "gpu", "gpu-memory", "engine", "weights", "batch", "context",
-                                    "replicas", "headroom", "conservative", "limits", "batch-range",
-                                    "max-tpot", "max-ttft", "max-gpus", "tenant", "tenants", "mig-layout"};
-  po::options_description eng("Engine flags (" + std::string(engine->name()) + ")");
-  add_engine_options(eng, *engine, declared);
-  desc.add(eng);
+  declared.insert({"limits", "batch-range", "max-tpot", "max-ttft", "max-gpus", "tenant", "tenants", "mig-layout"});
+  add_engine_options(desc, *engine, declared);
   add_common_options(desc, true);
   po::variables_map vm;
   if (!parse_args("check", "--model M --gpu G [--engine E] [engine flags] [--headroom 10%] [--json]", desc, args, vm))
@@ -84,17 +72,7 @@ int run_check(const std::vector<std::string>& args) {
   const auto opts = read_common_options(vm);
   if (vm.count("tenant") || vm.count("tenants") || vm.count("mig-layout")) return run_cotenancy_check(vm, opts, *engine);
 
-  plan::CheckRequest req;
-  req.engine = spec;
-  if (vm.count("model")) req.model = vm["model"].as<std::string>();
-  if (vm.count("gpu")) req.gpu = vm["gpu"].as<std::string>();
-  if (vm.count("gpu-memory")) req.gpu_memory = parse_bytes(vm["gpu-memory"].as<std::string>(), "--gpu-memory");
-  if (vm.count("weights")) req.weights = vm["weights"].as<std::string>();
-  if (vm.count("batch")) req.batch = vm["batch"].as<std::uint64_t>();
-  if (vm.count("context")) req.context = vm["context"].as<std::uint64_t>();
-  req.replicas = vm["replicas"].as<std::uint64_t>();
-  req.policy.headroom = parse_fraction(vm["headroom"].as<std::string>(), "--headroom");
-  req.policy.conservative = vm["conservative"].as<bool>();
+  plan::CheckRequest req = read_check_request(vm, spec, *engine);
   req.limits = vm["limits"].as<bool>();
   req.batch_range = vm["batch-range"].as<bool>();
   if (vm.count("max-tpot")) req.targets.max_tpot_s = vm["max-tpot"].as<double>() / 1e3;
@@ -102,7 +80,6 @@ int run_check(const std::vector<std::string>& args) {
   if ((req.targets.max_tpot_s || req.targets.max_ttft_s) && !req.batch_range)
     throw_usage("--max-tpot / --max-ttft apply to the batch range: add --batch-range");
   req.max_gpus = vm["max-gpus"].as<std::uint64_t>();
-  req.args = read_engine_args(vm, *engine);
 
   const auto outcome = plan::run_check(req, data_root(), std::move(engine));
   if (opts.format == OutputFormat::Markdown) emit(opts, {}, plan::check_markdown(outcome));

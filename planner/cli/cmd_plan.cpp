@@ -9,29 +9,16 @@
 #include "cli_common.hpp"
 #include "vramplan/calib/rehearsal.hpp"
 #include "commands.hpp"
+#include "decision_options.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/memory/engine.hpp"
 #include "vramplan/memory/plan_request.hpp"
 
 namespace vramplan::cli {
 
-namespace {
-
-// The engine is chosen first (its flags depend on it): find --engine / --engine=X in the args.
-std::string engine_spec(const std::vector<std::string>& args) {
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--engine" && i + 1 < args.size()) return args[i + 1];
-    if (args[i].rfind("--engine=", 0) == 0) return args[i].substr(9);
-  }
-  return "vllm";
-}
-
-}  // namespace
-
 int run_plan(const std::vector<std::string>& args) {
-  const std::string spec = engine_spec(args);
+  const std::string spec = engine_spec_of(args);
   const auto engine = memory::make_engine(spec, data_root().data());
-  const auto engine_options = engine->options();
 
   std::string engines;
   for (const auto& e : memory::engine_registry()) engines += "\n  " + std::string(e.name) + ": " + std::string(e.summary);
@@ -49,19 +36,9 @@ int run_plan(const std::vector<std::string>& args) {
       ("calibration", po::value<std::string>(), "calibration file (vramplan-probe) replacing documented defaults "
                                                 "(default: the matching file in data/calibration, if any)")
       ("emit-rehearsal", po::value<std::string>(), "also write the plan's fit-rehearsal input (vramplan-probe --rehearse) to FILE");
-  po::options_description eng("Engine flags (" + std::string(engine->name()) + ")");
   std::set<std::string> declared = {"model", "gpu", "gpu-memory", "engine", "weights", "batch", "context", "prompt-len",
                                     "calibration", "emit-rehearsal"};
-  for (const auto& o : engine_options) {
-    std::vector<std::string> names = {o.name};
-    names.insert(names.end(), o.aliases.begin(), o.aliases.end());
-    for (const auto& n : names) {
-      if (!declared.insert(n).second) continue;
-      if (o.is_switch) eng.add_options()(n.c_str(), po::bool_switch(), o.help.c_str());
-      else eng.add_options()(n.c_str(), po::value<std::string>(), (o.help + (n != o.name ? " (= --" + o.name + ")" : "")).c_str());
-    }
-  }
-  desc.add(eng);
+  add_engine_options(desc, *engine, declared);
   add_common_options(desc);
   po::variables_map vm;
   if (!parse_args("plan", "--model M --gpu G [--engine E] [engine flags] [--format json]", desc, args, vm)) return 0;
@@ -77,18 +54,7 @@ int run_plan(const std::vector<std::string>& args) {
   if (vm.count("context")) req.workload.context = vm["context"].as<std::uint64_t>();
   if (vm.count("calibration")) req.calibration = vm["calibration"].as<std::string>();
   if (vm.count("prompt-len")) req.prompt_tokens = vm["prompt-len"].as<std::uint64_t>();
-  for (const auto& o : engine_options) {
-    std::vector<std::string> names = {o.name};
-    names.insert(names.end(), o.aliases.begin(), o.aliases.end());
-    for (const auto& n : names) {
-      if (!vm.count(n) || vm[n].defaulted()) continue;
-      if (o.is_switch) {
-        if (vm[n].as<bool>()) req.args[o.name] = "true";
-      } else {
-        req.args[o.name] = vm[n].as<std::string>();
-      }
-    }
-  }
+  req.args = read_engine_args(vm, *engine);
   const auto outcome = memory::run_plan(req, data_root());
   if (vm.count("emit-rehearsal"))
     calib::write_rehearsal(memory::rehearsal_input(outcome), vm["emit-rehearsal"].as<std::string>());

@@ -140,9 +140,7 @@ int run_sweep(const std::vector<std::string>& args) {
       ("top", po::value<std::size_t>()->default_value(20), "rows shown");
   std::set<std::string> declared = {"model", "weights", "gpu", "mig", "min-memory", "tp", "pp", "replicas", "context", "batch",
                                     "engine", "headroom", "periods", "prices", "top"};
-  po::options_description eng("Engine flags (" + std::string(engine->name()) + ")");
-  add_engine_options(eng, *engine, declared);
-  desc.add(eng);
+  add_engine_options(desc, *engine, declared);
   add_common_options(desc, true);
   po::variables_map vm;
   if (!parse_args("sweep", "--model M[,M] [--gpu G,G | --mig] [--tp 1,2] [--pp 1,2] [--replicas 1,2] [--context C,C] [--batch B,B] [--json]",

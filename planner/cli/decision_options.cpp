@@ -15,15 +15,17 @@ std::string engine_spec_of(const std::vector<std::string>& args) {
 }
 
 void add_engine_options(po::options_description& desc, const memory::Engine& engine, std::set<std::string>& declared) {
+  po::options_description section("Engine flags (" + std::string(engine.name()) + ")");
   for (const auto& o : engine.options()) {
     std::vector<std::string> names = {o.name};
     names.insert(names.end(), o.aliases.begin(), o.aliases.end());
     for (const auto& n : names) {
       if (!declared.insert(n).second) continue;
-      if (o.is_switch) desc.add_options()(n.c_str(), po::bool_switch(), o.help.c_str());
-      else desc.add_options()(n.c_str(), po::value<std::string>(), (o.help + (n != o.name ? " (= --" + o.name + ")" : "")).c_str());
+      if (o.is_switch) section.add_options()(n.c_str(), po::bool_switch(), o.help.c_str());
+      else section.add_options()(n.c_str(), po::value<std::string>(), (o.help + (n != o.name ? " (= --" + o.name + ")" : "")).c_str());
     }
   }
+  desc.add(section);
 }
 
 memory::EngineArgs read_engine_args(const po::variables_map& vm, const memory::Engine& engine) {
@@ -41,6 +43,39 @@ memory::EngineArgs read_engine_args(const po::variables_map& vm, const memory::E
     }
   }
   return args;
+}
+
+void add_check_options(po::options_description& desc, std::set<std::string>& declared) {
+  desc.add_options()
+      ("model", po::value<std::string>(), "model: catalogue id, config.json, directory or .gguf")
+      ("gpu", po::value<std::string>(), "GPU catalogue id, card/MIG-profile, or custom:<size>")
+      ("gpu-memory", po::value<std::string>(), "runtime-reported total per GPU (e.g. 79.18GiB)")
+      ("engine", po::value<std::string>()->default_value("vllm"), "vllm|sglang|trtllm|hf, optionally @version")
+      ("weights", po::value<std::string>(), "weight format for the linear layers (bf16, fp8, Q4_K, ...)")
+      ("batch", po::value<std::uint64_t>(), "concurrent sequences over all replicas (default 1 per replica)")
+      ("context", po::value<std::uint64_t>(), "tokens per sequence (default: the engine's max length)")
+      ("replicas", po::value<std::uint64_t>()->default_value(1), "data-parallel engine instances (model copies)")
+      ("headroom", po::value<std::string>()->default_value("10%"), "free share of each GPU required to call it a fit")
+      ("conservative", po::bool_switch(), "decide on the upper bounds of the components, not the expected values");
+  declared.insert({"model", "gpu", "gpu-memory", "engine", "weights", "batch", "context", "replicas", "headroom",
+                   "conservative"});
+}
+
+plan::CheckRequest read_check_request(const po::variables_map& vm, const std::string& engine_spec,
+                                      const memory::Engine& engine) {
+  plan::CheckRequest req;
+  req.engine = engine_spec;
+  if (vm.count("model")) req.model = vm["model"].as<std::string>();
+  if (vm.count("gpu")) req.gpu = vm["gpu"].as<std::string>();
+  if (vm.count("gpu-memory")) req.gpu_memory = parse_bytes(vm["gpu-memory"].as<std::string>(), "--gpu-memory");
+  if (vm.count("weights")) req.weights = vm["weights"].as<std::string>();
+  if (vm.count("batch")) req.batch = vm["batch"].as<std::uint64_t>();
+  if (vm.count("context")) req.context = vm["context"].as<std::uint64_t>();
+  req.replicas = vm["replicas"].as<std::uint64_t>();
+  req.policy.headroom = parse_fraction(vm["headroom"].as<std::string>(), "--headroom");
+  req.policy.conservative = vm["conservative"].as<bool>();
+  req.args = read_engine_args(vm, engine);
+  return req;
 }
 
 double parse_fraction(const std::string& text, const std::string& option) {

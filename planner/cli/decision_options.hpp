@@ -9,6 +9,7 @@
 
 #include "cli_common.hpp"
 #include "vramplan/memory/engine.hpp"
+#include "vramplan/plan/check.hpp"
 
 namespace vramplan::cli {
 
@@ -16,10 +17,18 @@ namespace vramplan::cli {
 //! depend on it.
 std::string engine_spec_of(const std::vector<std::string>& args);
 
-//! Adds every option of `engine` not yet in `declared` (aliases included) to `desc`.
+//! Adds the section "Engine flags (<engine>)" to `desc`: every option of `engine` not yet in
+//! `declared` (aliases included).
 void add_engine_options(po::options_description& desc, const memory::Engine& engine, std::set<std::string>& declared);
 //! The engine flags the user set, under their canonical names.
 memory::EngineArgs read_engine_args(const po::variables_map& vm, const memory::Engine& engine);
+
+//! The options `check` and `explain` share (model, GPU, engine, weights, workload, --replicas,
+//! --headroom, --conservative), added to `desc` and their names to `declared`.
+void add_check_options(po::options_description& desc, std::set<std::string>& declared);
+//! The check those options describe under engine `engine_spec`, with the engine flags the user set.
+plan::CheckRequest read_check_request(const po::variables_map& vm, const std::string& engine_spec,
+                                      const memory::Engine& engine);
 
 //! "10%", "10 %" or "0.1" -> 0.1. Throws Error(Usage) naming `option`.
 double parse_fraction(const std::string& text, const std::string& option);

@@ -11,16 +11,12 @@
 #include <stdexcept>
 
 namespace vramplan::test {
-namespace {
-
-std::string slurp(const std::filesystem::path& p) {
+std::string read_text(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
 }
-
-}  // namespace
 
 std::filesystem::path source_dir() { return VRAMPLAN_SOURCE_DIR; }
 std::filesystem::path fixture(const std::string& relative) {
@@ -88,8 +84,8 @@ CliResult run_cli(const std::vector<std::string>& args) {
   waitpid(pid, &status, 0);
   CliResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = slurp(out_path);
-  r.err = slurp(err_path);
+  r.out = read_text(out_path);
+  r.err = read_text(err_path);
   return r;
 }
 

@@ -14,6 +14,8 @@ namespace vramplan::test {
 //! The source checkout (for data/, models/, tests/fixtures/).
 std::filesystem::path source_dir();
 std::filesystem::path fixture(const std::string& relative);  //!< tests/fixtures/<relative>
+//! A file's whole content ("" when it cannot be read).
+std::string read_text(const std::filesystem::path& path);
 
 //! A fresh empty folder under the system temp dir, removed when the object dies.
 class ScratchDir {

@@ -21,10 +21,10 @@ const GpuSpec& GpuCatalog::find(std::string_view id) const {
     if (const auto a = aliases_.find(key.substr(0, slash)); a != aliases_.end())
       key = a->second + key.substr(slash);
   }
-  if (const auto it = index_.find(key); it != index_.end()) return specs_[it->second];
+  if (const auto it = index_.find(key); it != index_.end()) return spec(it->second);
 
   std::vector<std::string> names;
-  for (const auto& s : specs_) names.push_back(s.id);
+  for (const auto& e : entries_) names.push_back(e.id);
   for (const auto& [alias, target] : aliases_) names.push_back(alias);
   const auto near = closest_names(key, names);
   std::string message = "unknown GPU '" + std::string(id) + "'";

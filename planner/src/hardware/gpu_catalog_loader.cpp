@@ -7,6 +7,7 @@
 #include "vramplan/core/error.hpp"
 #include "vramplan/hardware/gpu_catalog.hpp"
 #include "vramplan/io/json_file.hpp"
+#include "vramplan/io/json_skim.hpp"
 
 namespace vramplan {
 namespace {
@@ -216,17 +217,14 @@ GpuSpec read_card(const JsonView& v) {
   });
 }
 
-GpuSpec read_mig(const JsonView& v, const std::map<std::string, std::size_t>& index,
-                 const std::vector<GpuSpec>& cards) {
+// A MIG slice of `parent` (the card its "parent" field names; the loader checked it exists).
+GpuSpec read_mig(const JsonView& v, const GpuSpec& parent) {
   const std::string parent_id = read_id(v, "parent");
   const std::string profile = read_id(v, "profile");
   const std::string id = parent_id + "/" + profile;
   return within_entry("MIG profile", id, [&] {
     reject_unknown_keys(v, {"parent", "profile", "nominal_gb", "memory_fraction", "sm_fraction",
                             "max_instances", "reported_memory", "notes", "sources"});
-    const auto it = index.find(parent_id);
-    if (it == index.end()) v.fail_at("parent", "unknown parent GPU '" + parent_id + "'");
-    const GpuSpec& parent = cards[it->second];
 
     GpuSpec g = parent;  // a slice shares the card's architecture, cc, dtype support, vendor
     g.id = id;
@@ -274,42 +272,118 @@ GpuSpec read_mig(const JsonView& v, const std::map<std::string, std::size_t>& in
 
 }  // namespace
 
+// An entry's faults found while skimming (bad id, duplicate, unknown parent) are reported like
+// the faults found when it is parsed: the entry is parsed to give a JsonView at its pointer.
 struct GpuCatalogLoader {
-  static void add(GpuCatalog& cat, GpuSpec spec, const JsonView& entry, std::string_view id_key) {
-    const auto [it, inserted] = cat.index_.emplace(spec.id, cat.specs_.size());
-    if (!inserted)
-      entry.fail_at(id_key, "duplicate id '" + spec.id + "' (already defined by entry " +
-                                std::to_string(it->second) + " of the catalogue)");
-    cat.specs_.push_back(std::move(spec));
+  using Entry = GpuCatalog::Entry;
+
+  static nlohmann::json parse_entry(const GpuCatalog& cat, const Entry& e) { return cat.file_text_.parse(e.text); }
+  static std::string pointer_of(const Entry& e) {
+    return std::string(e.kind == GpuKind::Card ? "/gpus/" : "/mig_profiles/") + std::to_string(e.position);
+  }
+
+  static void add(GpuCatalog& cat, Entry entry) {
+    const auto [it, inserted] = cat.index_.emplace(entry.id, cat.entries_.size());
+    if (!inserted) {
+      const auto doc = parse_entry(cat, entry);
+      JsonView(doc, cat.file_, pointer_of(entry))
+          .fail_at(entry.kind == GpuKind::Card ? "id" : "profile",
+                   "duplicate id '" + entry.id + "' (already defined by entry " + std::to_string(it->second) +
+                       " of the catalogue)");
+    }
+    cat.entries_.push_back(std::move(entry));
+  }
+
+  // The id text of a card ("id") or the parent and profile of a slice, validated as read_id does.
+  static std::string skim_id(const GpuCatalog& cat, const Entry& e, std::string_view key, const SkimSource& src) {
+    std::string id = skim_string_member(e.text, key, src);
+    if (!is_id_text(id)) {
+      const auto doc = parse_entry(cat, e);
+      const JsonView v(doc, cat.file_, pointer_of(e));
+      if (!v.is_object()) v.fail("expected an object");
+      id = read_id(v, key);  // throws with the field's own message
+    }
+    return id;
+  }
+
+  static void add_cards(GpuCatalog& cat, std::string_view text, const SkimSource& src) {
+    const auto items = skim_array(text, src);
+    for (std::size_t k = 0; k < items.size(); ++k) {
+      Entry e{"", GpuKind::Card, k, items[k], 0};
+      e.id = skim_id(cat, e, "id", src);
+      add(cat, std::move(e));
+    }
+  }
+
+  static void add_slices(GpuCatalog& cat, std::string_view text, const SkimSource& src) {
+    const auto items = skim_array(text, src);
+    for (std::size_t k = 0; k < items.size(); ++k) {
+      Entry e{"", GpuKind::Mig, k, items[k], 0};
+      const std::string parent = skim_id(cat, e, "parent", src);
+      e.id = parent + "/" + skim_id(cat, e, "profile", src);
+      const auto it = cat.index_.find(parent);
+      if (it == cat.index_.end() || cat.entries_[it->second].kind != GpuKind::Card) {
+        const auto doc = parse_entry(cat, e);
+        within_entry("MIG profile", e.id, [&] {
+          JsonView(doc, cat.file_, pointer_of(e)).fail_at("parent", "unknown parent GPU '" + parent + "'");
+        });
+      }
+      e.parent = it->second;
+      add(cat, std::move(e));
+    }
+  }
+
+  static void add_aliases(GpuCatalog& cat, std::string_view text) {
+    const auto doc = cat.file_text_.parse(text);
+    const JsonView aliases(doc, cat.file_, "/aliases");
+    for (const auto& [alias, target] : aliases.members()) {
+      const std::string to = target.as_string();
+      if (!is_id_text(alias)) aliases.fail_at(alias, "alias must be a lower-case id");
+      if (cat.index_.count(alias)) aliases.fail_at(alias, "alias '" + alias + "' is also a GPU id");
+      if (!cat.index_.count(to)) target.fail("alias '" + alias + "' points to unknown GPU '" + to + "'");
+      cat.aliases_.emplace(alias, to);
+    }
   }
 
   static GpuCatalog load(const std::filesystem::path& path) {
-    const nlohmann::json doc = read_json_file(path);
-    const JsonView root(doc, path.string());
-    if (!root.is_object()) root.fail("expected an object with \"gpus\" and \"mig_profiles\"");
+    const SkimmedFile file = SkimmedFile::read(path, "an object with \"gpus\" and \"mig_profiles\"");
     GpuCatalog cat;
-    for (const auto& entry : root.at("gpus").items()) add(cat, read_card(entry), entry, "id");
-    const std::vector<GpuSpec> cards = cat.specs_;
-    const auto card_index = cat.index_;
-    if (const auto migs = root.get("mig_profiles"))
-      for (const auto& entry : migs->items()) add(cat, read_mig(entry, card_index, cards), entry, "profile");
-    if (const auto aliases = root.get("aliases")) {
-      for (const auto& [alias, target] : aliases->members()) {
-        const std::string to = target.as_string();
-        if (!is_id_text(alias)) aliases->fail_at(alias, "alias must be a lower-case id");
-        if (cat.index_.count(alias)) aliases->fail_at(alias, "alias '" + alias + "' is also a GPU id");
-        if (!cat.index_.count(to)) target.fail("alias '" + alias + "' points to unknown GPU '" + to + "'");
-        cat.aliases_.emplace(alias, to);
-      }
-    }
-    if (cat.specs_.empty()) root.fail("the catalogue lists no GPU");
+    cat.file_ = file.file();
+    cat.file_text_ = file;
+    const SkimSource src = file.source();
+    add_cards(cat, file.required("gpus"), src);
+    if (const auto migs = file.member("mig_profiles")) add_slices(cat, *migs, src);
+    if (const auto aliases = file.member("aliases")) add_aliases(cat, *aliases);
+    if (cat.entries_.empty()) throw_input(cat.file_, "/", "the catalogue lists no GPU");
+    cat.specs_.resize(cat.entries_.size());
+    cat.parsed_.assign(cat.entries_.size(), false);
     return cat;
+  }
+
+  static void parse(const GpuCatalog& cat, std::size_t k) {
+    const Entry& e = cat.entries_[k];
+    const auto doc = parse_entry(cat, e);
+    const JsonView v(doc, cat.file_, pointer_of(e));
+    if (!v.is_object()) v.fail("expected an object");
+    cat.specs_[k] = e.kind == GpuKind::Card ? read_card(v) : read_mig(v, cat.spec(e.parent));
+    cat.parsed_[k] = true;
   }
 };
 
 GpuCatalog GpuCatalog::load(const std::filesystem::path& gpus_json) { return GpuCatalogLoader::load(gpus_json); }
 
+const GpuSpec& GpuCatalog::spec(std::size_t index) const {
+  if (!parsed_[index]) GpuCatalogLoader::parse(*this, index);
+  return specs_[index];
+}
+
+const std::vector<GpuSpec>& GpuCatalog::all() const {
+  for (std::size_t k = 0; k < entries_.size(); ++k) spec(k);
+  return specs_;
+}
+
 void GpuCatalog::attach_prices(const std::filesystem::path& prices_json) {
+  all();  // prices are added to parsed entries
   const auto doc = read_json_file(prices_json);
   const JsonView root(doc, prices_json.string());
   for (const auto& [id, quotes] : root.at("quotes").members()) {

@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <fstream>
-#include <sstream>
 
 #include "vramplan/core/error.hpp"
 
@@ -20,9 +19,34 @@ std::string escape_pointer_token(std::string_view key) {
   return out;
 }
 
+// Appends to `path` the JSON-pointer tokens leading from `node` to `target`; false when `target`
+// is not under `node`. Only errors call this, so a depth-first search is fast enough.
+bool find_path(const nlohmann::json& node, const nlohmann::json* target, std::string& path) {
+  if (&node == target) return true;
+  const std::size_t keep = path.size();
+  if (node.is_object()) {
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      path += "/" + escape_pointer_token(it.key());
+      if (find_path(it.value(), target, path)) return true;
+      path.resize(keep);
+    }
+  } else if (node.is_array()) {
+    for (std::size_t k = 0; k < node.size(); ++k) {
+      path += "/" + std::to_string(k);
+      if (find_path(node[k], target, path)) return true;
+      path.resize(keep);
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 nlohmann::json read_json_file(const std::filesystem::path& path, std::uintmax_t max_bytes) {
+  return parse_json_text(read_json_text(path, max_bytes), path.string());
+}
+
+std::string read_json_text(const std::filesystem::path& path, std::uintmax_t max_bytes) {
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
   if (ec || !std::filesystem::exists(status))
@@ -36,20 +60,31 @@ nlohmann::json read_json_file(const std::filesystem::path& path, std::uintmax_t 
                                        std::to_string(max_bytes) + " accepted for a JSON file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(ErrorKind::Io, path.string() + ": cannot open for reading");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return parse_json_text(buffer.str(), path.string());
+  std::string text(static_cast<std::size_t>(size), '\0');
+  if (!in.read(text.data(), static_cast<std::streamsize>(size)))
+    throw Error(ErrorKind::Io, path.string() + ": cannot read " + std::to_string(size) + " bytes");
+  return text;
 }
 
 nlohmann::json parse_json_text(std::string_view text, std::string_view origin) {
+  return parse_json_text(text, origin, text);
+}
+
+nlohmann::json parse_json_text(std::string_view text, std::string_view origin, std::string_view document) {
+  // Where `text` starts in `document` (0 when it is not a part of it).
+  std::size_t base = 0;
+  if (document.data() && text.data() >= document.data() && text.data() + text.size() <= document.data() + document.size())
+    base = static_cast<std::size_t>(text.data() - document.data());
+  else
+    document = text;
   try {
     return nlohmann::json::parse(text.begin(), text.end());
   } catch (const nlohmann::json::parse_error& e) {
-    // e.byte is the 1-based offset of the failure; turn it into line:column.
+    // e.byte is the 1-based offset of the failure; turn it into line:column of the document.
     std::size_t line = 1, column = 1;
-    const std::size_t stop = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
+    const std::size_t stop = std::min<std::size_t>(base + (e.byte == 0 ? 0 : e.byte - 1), document.size());
     for (std::size_t k = 0; k < stop; ++k) {
-      if (text[k] == '\n') {
+      if (document[k] == '\n') {
         ++line;
         column = 1;
       } else {
@@ -80,14 +115,24 @@ std::string_view json_type_name(const nlohmann::json& value) {
   return "unknown";
 }
 
-std::string JsonView::child_pointer(std::string_view key) const {
-  return pointer_ + "/" + escape_pointer_token(key);
+JsonView::JsonView(const nlohmann::json& value, std::string file, std::string pointer)
+    : value_(&value), origin_(std::make_shared<const Origin>(Origin{std::move(file), std::move(pointer), &value})) {}
+
+std::string JsonView::pointer() const {
+  std::string path = origin_->pointer;
+  find_path(*origin_->root, value_, path);
+  return path;
 }
 
-void JsonView::fail(std::string_view message) const { throw_input(file_, path(), message); }
+std::string JsonView::path() const {
+  std::string p = pointer();
+  return p.empty() ? "/" : p;
+}
+
+void JsonView::fail(std::string_view message) const { throw_input(file(), path(), message); }
 
 void JsonView::fail_at(std::string_view key, std::string_view message) const {
-  throw_input(file_, child_pointer(key), message);
+  throw_input(file(), pointer() + "/" + escape_pointer_token(key), message);
 }
 
 bool JsonView::has(std::string_view key) const {
@@ -100,20 +145,20 @@ JsonView JsonView::at(std::string_view key) const {
   if (!value_->is_object()) fail("expected an object, got " + std::string(json_type_name(*value_)));
   const auto it = value_->find(key);
   if (it == value_->end() || it->is_null()) fail_at(key, "required field is missing");
-  return JsonView(*it, file_, child_pointer(key));
+  return child(*it);
 }
 
 JsonView JsonView::at(std::size_t index) const {
   if (!value_->is_array()) fail("expected an array, got " + std::string(json_type_name(*value_)));
   if (index >= value_->size()) fail("index " + std::to_string(index) + " out of range");
-  return JsonView((*value_)[index], file_, pointer_ + "/" + std::to_string(index));
+  return child((*value_)[index]);
 }
 
 std::optional<JsonView> JsonView::get(std::string_view key) const {
   if (!value_->is_object()) fail("expected an object, got " + std::string(json_type_name(*value_)));
   const auto it = value_->find(key);
   if (it == value_->end() || it->is_null()) return std::nullopt;
-  return JsonView(*it, file_, child_pointer(key));
+  return child(*it);
 }
 
 std::vector<JsonView> JsonView::items() const {
@@ -121,7 +166,7 @@ std::vector<JsonView> JsonView::items() const {
   std::vector<JsonView> out;
   out.reserve(value_->size());
   for (std::size_t k = 0; k < value_->size(); ++k)
-    out.emplace_back((*value_)[k], file_, pointer_ + "/" + std::to_string(k));
+    out.push_back(child((*value_)[k]));
   return out;
 }
 
@@ -129,7 +174,7 @@ std::vector<std::pair<std::string, JsonView>> JsonView::members() const {
   if (!value_->is_object()) fail("expected an object, got " + std::string(json_type_name(*value_)));
   std::vector<std::pair<std::string, JsonView>> out;
   for (auto it = value_->begin(); it != value_->end(); ++it)
-    out.emplace_back(it.key(), JsonView(it.value(), file_, child_pointer(it.key())));
+    out.emplace_back(it.key(), child(it.value()));
   return out;
 }
 

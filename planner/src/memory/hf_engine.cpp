@@ -6,8 +6,7 @@
 #include "vramplan/memory/engine.hpp"
 #include "vramplan/memory/engine_data.hpp"
 #include "vramplan/memory/engine_profiles.hpp"
-#include "vramplan/memory/kv_cache.hpp"
-#include "vramplan/memory/weights.hpp"
+#include "vramplan/memory/engine_setup.hpp"
 
 namespace vramplan::memory {
 
@@ -25,26 +24,17 @@ class HfEngine final : public Engine {
   }
 
   MemoryPlan plan(const PlanInput& in) const override {
-    check_known_args(in.args, options(), "hf");
+    MemoryPlan p = start_plan(*this, d_, in);
     const auto& a = in.args;
     const auto& arch = in.model.arch;
-    MemoryPlan p;
-    p.engine = "hf";
-    p.engine_version = d_.version();
-    p.engine_profile_note = d_.note();
-    p.gpu_total = in.gpu.total;
     const std::uint64_t B = in.workload.batch.value_or(1);
     const std::uint64_t S = in.workload.context.value_or(d_.u64("default_context"));
     if (B == 0 || S == 0) throw_usage("--batch and --context must be >= 1");
     const std::string attn = arg_string(a, "attn-implementation").value_or("sdpa");
     if (attn != "sdpa" && attn != "eager" && attn != "flash_attention_2")
       throw_usage("--attn-implementation: expected sdpa, flash_attention_2 or eager, got '" + attn + "'");
-    const ResolvedWeights rw = resolve_weights(in.model, in.quant, {arg_string(a, "dtype"), std::nullopt, in.weights, false});
-    p.weights_precision = rw.weights_precision;
-    p.compute_precision = rw.compute_precision;
-    p.weights = shard_weights(in.model, rw, {1, 1, 0, 1, false});
-    const KvDtype kvd = resolve_kv_dtype(arg_string(a, "kv-cache-dtype").value_or("auto"), rw.compute_precision, in.quant);
-    const KvLayout kv = kv_layout(arch, kvd, 1);
+    const ResolvedWeights rw = place_weights(p, in, {arg_string(a, "dtype"), std::nullopt, in.weights, false}, {1, 1, 0, 1, false});
+    const KvLayout kv = place_kv_layout(p, in, rw, 1);
     const std::uint64_t kv_bytes_total = checked_mul(checked_mul(kv.bytes_per_token, B), S, "KV cache");
     p.kv_cache.push_back({"kv_cache", Bytes(kv_bytes_total),
                           "DynamicCache: batch " + std::to_string(B) + " x " + std::to_string(S) + " tokens x " +
@@ -60,8 +50,6 @@ class HfEngine final : public Engine {
     p.activation.push_back({"activation.logits", Bytes(B * arch.vocab_size * 4), "fp32 logits of the last position: B x vocab x 4 B"});
     p.overhead.push_back({"overhead.cuda_context", in.measured_context.value_or(Bytes::from_gib(d_.number("cuda_context_gib"))),
                           in.measured_context ? in.measured_context_source : d_.source("cuda_context_gib")});
-    p.kv.bytes_per_token = kv.bytes_per_token;
-    p.kv.explain = kv.explain;
     const Bytes fixed = p.weights_bytes() + p.activation_bytes() + p.overhead_bytes();
     p.kv.capacity_tokens = fixed < in.gpu.total && kv.bytes_per_token ? (in.gpu.total - fixed).count() / kv.bytes_per_token : 0;
     p.kv.max_concurrency = static_cast<double>(*p.kv.capacity_tokens) / static_cast<double>(S);

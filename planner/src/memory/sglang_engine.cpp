@@ -9,8 +9,7 @@
 #include "vramplan/memory/engine.hpp"
 #include "vramplan/memory/engine_data.hpp"
 #include "vramplan/memory/engine_profiles.hpp"
-#include "vramplan/memory/kv_cache.hpp"
-#include "vramplan/memory/weights.hpp"
+#include "vramplan/memory/engine_setup.hpp"
 
 namespace vramplan::memory {
 
@@ -35,16 +34,10 @@ class SglangEngine final : public Engine {
   }
 
   MemoryPlan plan(const PlanInput& in) const override {
-    check_known_args(in.args, options(), "sglang");
+    MemoryPlan p = start_plan(*this, d_, in);
     const auto& a = in.args;
     const auto& arch = in.model.arch;
-    MemoryPlan p;
-    p.engine = "sglang";
-    p.engine_version = d_.version();
-    p.engine_profile_note = d_.note();
-    p.gpu_total = in.gpu.total;
-    const std::uint64_t tp = arg_u64(a, "tp-size").value_or(1);
-    if (tp == 0) throw_usage("--tp-size must be >= 1");
+    const std::uint64_t tp = tp_size_arg(a);
     p.gpu_count = tp;
     const std::uint64_t chunk = arg_u64(a, "chunked-prefill-size").value_or(d_.u64("chunked_prefill_size"));
     const std::uint64_t graph_bs = arg_switch(a, "disable-cuda-graph") ? 0 : arg_u64(a, "cuda-graph-max-bs").value_or(d_.u64("cuda_graph_max_bs"));
@@ -56,14 +49,11 @@ class SglangEngine final : public Engine {
                          .value_or((total - static_cast<double>((act_reserve + graph_reserve).count())) / total);
     if (!(f > 0 && f < 1)) throw_usage("--mem-fraction-static must be in (0, 1)");
 
-    const ResolvedWeights rw = resolve_weights(in.model, in.quant, {arg_string(a, "dtype"), arg_string(a, "quantization"), in.weights});
-    p.weights_precision = rw.weights_precision;
-    p.compute_precision = rw.compute_precision;
-    p.weights = shard_weights(in.model, rw, {tp, 1, 0, d_.u64("vocab_pad"), false});
+    const ResolvedWeights rw = place_weights(p, in, {arg_string(a, "dtype"), arg_string(a, "quantization"), in.weights},
+                                             {tp, 1, 0, d_.u64("vocab_pad"), false});
     const Bytes weights = p.weights_bytes();
-    const KvDtype kvd = resolve_kv_dtype(arg_string(a, "kv-cache-dtype").value_or("auto"), rw.compute_precision, in.quant);
     // SGLang's cell_size: every layer in full (its SWA pools are engine-specific; not modelled).
-    const KvLayout kv = kv_layout(arch, kvd, tp);
+    const KvLayout kv = place_kv_layout(p, in, rw, tp);
     const Bytes ctx = in.measured_context.value_or(Bytes::from_gib(d_.number("context_gib")));
     const std::string ctx_source = in.measured_context ? in.measured_context_source : d_.source("context_gib");
     const double pool_d = total * f - static_cast<double>((weights + ctx).count());
@@ -75,8 +65,6 @@ class SglangEngine final : public Engine {
     p.activation.push_back({"activation.reserve", act_reserve, "chunked_prefill_size " + std::to_string(chunk) + " x 1.5 MB (server_args.py reserve)"});
     p.overhead.push_back({"overhead.cuda_graphs", graph_reserve, "cuda_graph_max_bs " + std::to_string(graph_bs) + " x 2 MB"});
     p.overhead.push_back({"overhead.context", ctx, "CUDA context + libraries (" + ctx_source + ")"});
-    p.kv.bytes_per_token = kv.bytes_per_token;
-    p.kv.explain = kv.explain;
     p.kv.capacity_tokens = tokens;
     const std::uint64_t ctx_len = arg_u64(a, "context-length").value_or(in.workload.context.value_or(arch.max_position_embeddings));
     p.kv.max_concurrency = ctx_len ? static_cast<double>(tokens) / static_cast<double>(ctx_len) : 0.0;

@@ -7,8 +7,7 @@
 #include "vramplan/memory/engine.hpp"
 #include "vramplan/memory/engine_data.hpp"
 #include "vramplan/memory/engine_profiles.hpp"
-#include "vramplan/memory/kv_cache.hpp"
-#include "vramplan/memory/weights.hpp"
+#include "vramplan/memory/engine_setup.hpp"
 
 namespace vramplan::memory {
 
@@ -32,16 +31,10 @@ class TrtllmEngine final : public Engine {
   }
 
   MemoryPlan plan(const PlanInput& in) const override {
-    check_known_args(in.args, options(), "trtllm");
+    MemoryPlan p = start_plan(*this, d_, in);
     const auto& a = in.args;
     const auto& arch = in.model.arch;
-    MemoryPlan p;
-    p.engine = "trtllm";
-    p.engine_version = d_.version();
-    p.engine_profile_note = d_.note();
-    p.gpu_total = in.gpu.total;
-    const std::uint64_t tp = arg_u64(a, "tp-size").value_or(1);
-    if (tp == 0) throw_usage("--tp-size must be >= 1");
+    const std::uint64_t tp = tp_size_arg(a);
     p.gpu_count = tp;
     const double frac = arg_double(a, "free-gpu-memory-fraction").value_or(d_.number("free_gpu_memory_fraction"));
     if (!(frac > 0 && frac <= 1)) throw_usage("--free-gpu-memory-fraction must be in (0, 1]");
@@ -49,10 +42,8 @@ class TrtllmEngine final : public Engine {
     const std::uint64_t B = arg_u64(a, "max-batch-size").value_or(d_.u64("max_batch_size"));
     const std::uint64_t block = arg_u64(a, "tokens-per-block").value_or(d_.u64("tokens_per_block"));
     if (block == 0) throw_usage("--tokens-per-block must be >= 1");
-    const ResolvedWeights rw = resolve_weights(in.model, in.quant, {arg_string(a, "dtype"), arg_string(a, "quantization"), in.weights});
-    p.weights_precision = rw.weights_precision;
-    p.compute_precision = rw.compute_precision;
-    p.weights = shard_weights(in.model, rw, {tp, 1, 0, tp, false});
+    const ResolvedWeights rw = place_weights(p, in, {arg_string(a, "dtype"), arg_string(a, "quantization"), in.weights},
+                                             {tp, 1, 0, tp, false});
     const std::uint64_t ab = rw.compute_bytes;
     // Activation buffers: one layer's live set for max_num_tokens (memory.md: "activation size is
     // max_num_tokens x constant", blocks reused across layers) + fp32 logits of the batch.
@@ -67,15 +58,12 @@ class TrtllmEngine final : public Engine {
     const Bytes used = p.weights_bytes() + p.activation_bytes() + runtime;
     const std::uint64_t free = used < in.gpu.total ? (in.gpu.total - used).count() : 0;
     const std::uint64_t pool = static_cast<std::uint64_t>(std::floor(static_cast<double>(free) * frac));
-    const KvDtype kvd = resolve_kv_dtype(arg_string(a, "kv-cache-dtype").value_or("auto"), rw.compute_precision, in.quant);
-    const KvLayout kv = kv_layout(arch, kvd, tp);
+    const KvLayout kv = place_kv_layout(p, in, rw, tp);
     const std::uint64_t block_bytes = kv.bytes_per_token * block;
     const std::uint64_t blocks = block_bytes ? pool / block_bytes : 0;
     p.kv_cache.push_back({"kv_cache", Bytes(blocks * block_bytes),
                           std::to_string(blocks) + " blocks x " + std::to_string(block) + " tokens = free " +
                               format_gib(Bytes(free)) + " x " + std::to_string(frac).substr(0, 4)});
-    p.kv.bytes_per_token = kv.bytes_per_token;
-    p.kv.explain = kv.explain;
     p.kv.capacity_tokens = blocks * block;
     const std::uint64_t len = arg_u64(a, "max-seq-len").value_or(in.workload.context.value_or(arch.max_position_embeddings));
     p.kv.max_concurrency = len ? static_cast<double>(blocks) / static_cast<double>(ceil_div(len, block)) : 0.0;

@@ -125,9 +125,17 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
   if (max_num_seqs == 0 || batched == 0) throw_usage("--max-num-seqs / --max-num-batched-tokens must be >= 1");
   std::uint64_t max_model_len = arg_u64(args, "max-model-len").value_or(in.workload.context.value_or(arch.max_position_embeddings));
   if (max_model_len == 0) throw_usage("--max-model-len must be >= 1 (the model gives no max_position_embeddings)");
-  if (arch.max_position_embeddings != 0 && max_model_len > arch.max_position_embeddings)
+  // vLLM derives the longest allowed length from max_position_embeddings, scaled by most rope-scaling
+  // types (config/model.py _get_and_verify_max_len). Without rope scaling the derived length is
+  // max_position_embeddings itself and a longer --max-model-len is refused at start-up (llm-d-planner
+  // microsoft-phi-2 8192 .FAILED.log); with scaling only a note is given, the scaled limit not being modelled.
+  const bool rope_scaled = std::any_of(arch.rope_tables.begin(), arch.rope_tables.end(),
+                                       [](const RopeTable& t) { return !t.scaling_type.empty(); });
+  const bool too_long = arch.max_position_embeddings != 0 && max_model_len > arch.max_position_embeddings;
+  if (too_long && rope_scaled)
     p.notes.push_back("max_model_len " + std::to_string(max_model_len) + " exceeds max_position_embeddings " +
-                      std::to_string(arch.max_position_embeddings) + ": vLLM refuses this unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1");
+                      std::to_string(arch.max_position_embeddings) +
+                      ": vLLM refuses this unless rope scaling extends the limit or VLLM_ALLOW_LONG_MAX_MODEL_LEN=1");
   const std::uint64_t block_size = arg_u64(args, "block-size").value_or(d_.u64("block_size"));
   const bool eager = arg_switch(args, "enforce-eager");
   const bool hybrid = !arg_switch(args, "disable-hybrid-kv-cache-manager");
@@ -263,6 +271,13 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
   if (p.total_bytes() > p.gpu_total && p.fits) {
     p.fits = false;
     p.reason = "weights + KV pool + activation reserve + overheads exceed the GPU's memory";
+  }
+  if (too_long && !rope_scaled) {  // refused before any memory is profiled, so this reason comes first
+    p.fits = false;
+    p.reason = "User-specified max_model_len (" + std::to_string(max_model_len) +
+               ") is greater than the derived max_model_len (max_position_embeddings=" +
+               std::to_string(arch.max_position_embeddings) +
+               " in model's config.json). To allow overriding this maximum, set the env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1";
   }
   p.notes.push_back("KV pool = total x gpu_memory_utilization (" + std::to_string(util).substr(0, 4) +
                     ") - weights - activation peak - non-torch" +

@@ -87,6 +87,13 @@ PerfHardware perf_hardware_from(const DatasheetFigures& sheet,
   basis += "; step overhead: default " + fmt(d.step_overhead_s.expected * 1e3) + " ms [" +
            fmt(d.step_overhead_s.min * 1e3) + "-" + fmt(d.step_overhead_s.max * 1e3) + "]";
 
+  // Overlap: the slow end hides the least (the larger of the two bounds' sum), the fast end the most.
+  exp.memory_compute_overlap = d.memory_compute_overlap.expected;
+  slow.memory_compute_overlap = d.memory_compute_overlap.min;
+  fast.memory_compute_overlap = d.memory_compute_overlap.max;
+  basis += "; memory/math overlap: default " + fmt(d.memory_compute_overlap.expected) + " [" +
+           fmt(d.memory_compute_overlap.min) + "-" + fmt(d.memory_compute_overlap.max) + "]";
+
   if (sheet.link_gbps) {
     const double link = *sheet.link_gbps * 1e9;
     exp.link_bytes_per_s = link * d.link_efficiency.expected;

@@ -20,6 +20,16 @@ DefaultRange read_range(const JsonView& root, std::string_view key, double scale
   return out;
 }
 
+// A fraction that may be zero (read_range demands positive figures).
+DefaultRange read_unit_interval(const JsonView& root, std::string_view key) {
+  const JsonView r = root.at(key);
+  DefaultRange out{r.req_number("min"), r.req_number("expected"), r.req_number("max")};
+  if (!(0 <= out.min && out.min <= out.expected && out.expected <= out.max && out.max <= 1))
+    r.fail("expected 0 <= min <= expected <= max <= 1");
+  if (!r.get("sources")) r.fail("every default needs its sources");
+  return out;
+}
+
 }  // namespace
 
 PerfDefaults load_perf_defaults(const std::filesystem::path& file) {
@@ -34,6 +44,7 @@ PerfDefaults load_perf_defaults(const std::filesystem::path& file) {
   d.step_overhead_s = read_range(root, "step_overhead_ms", 1e-3, false);
   d.link_efficiency = read_range(root, "link_efficiency", 1, true);
   d.link_latency_s = read_range(root, "link_latency_us", 1e-6, false);
+  d.memory_compute_overlap = read_unit_interval(root, "memory_compute_overlap");
   for (const auto& [gen, value] : root.at("pcie_gbps_per_direction").members()) {
     if (gen == "unit" || gen == "sources") continue;
     int g = 0;

@@ -32,6 +32,8 @@ void check_rates(const HardwareRates& r, const PerfModelShape& shape) {
     throw_usage("performance model: bandwidth and tensor throughput must be positive");
   if (!(r.step_overhead_s >= 0) || !(r.link_latency_s >= 0))
     throw_usage("performance model: overheads must not be negative");
+  if (!(r.memory_compute_overlap >= 0 && r.memory_compute_overlap <= 1))
+    throw_usage("performance model: memory_compute_overlap must be in 0..1");
   if (shape.tp > 1 && !(r.link_bytes_per_s > 0))
     throw_usage("performance model: tensor parallelism " + std::to_string(shape.tp) +
                 " needs a GPU-to-GPU link bandwidth, and none is known for this GPU");
@@ -45,17 +47,30 @@ void check_shape(const PerfModelShape& shape) {
     throw_usage("performance model: experts_per_token must be in 1..num_experts");
 }
 
-// The time of one forward on one stage from its totals.
+// One kernel class's time from its memory and math times: the roofline max() plus the part of the
+// shorter one the kernel does not hide (docs/performance.md §1, "overlap").
+double kernel_time(double memory_s, double compute_s, double overlap) {
+  return std::max(memory_s, compute_s) + (1 - overlap) * std::min(memory_s, compute_s);
+}
+
+// The time of one forward on one stage from its totals. The GEMMs (weights, GEMM FLOPs) and the
+// attention kernels (KV, attention FLOPs) are separate kernels that run one after the other, so
+// each gets its own roofline: the KV reads of attention never hide behind GEMM math.
 StepBreakdown finish_step(const PerfModelShape& shape, const HardwareRates& r, double tokens,
-                          double weight_bytes, double kv_bytes, double flops, double experts) {
+                          double weight_bytes, double kv_bytes, double gemm_flops,
+                          double attention_flops, double experts) {
   StepBreakdown s;
   s.weight_bytes = weight_bytes;
   s.kv_bytes = kv_bytes;
-  s.flops = flops;
+  s.flops = gemm_flops + attention_flops;
+  s.attention_flops = attention_flops;
   s.experts_touched = experts;
   s.memory_s = (weight_bytes + kv_bytes) / r.bandwidth_bytes_per_s;
-  s.compute_s = flops / r.tensor_flops_per_s;
+  s.compute_s = s.flops / r.tensor_flops_per_s;
   s.memory_bound = s.memory_s >= s.compute_s;
+  const double o = r.memory_compute_overlap;
+  s.kernels_s = kernel_time(weight_bytes / r.bandwidth_bytes_per_s, gemm_flops / r.tensor_flops_per_s, o) +
+                kernel_time(kv_bytes / r.bandwidth_bytes_per_s, attention_flops / r.tensor_flops_per_s, o);
   if (shape.tp > 1) {
     // Two all-reduces per layer (after attention, after the MLP) of tokens x hidden elements;
     // a ring moves 2 (tp-1)/tp of the payload through each GPU's link.
@@ -68,9 +83,7 @@ StepBreakdown finish_step(const PerfModelShape& shape, const HardwareRates& r, d
   return s;
 }
 
-double step_time(const StepBreakdown& s) {
-  return std::max(s.memory_s, s.compute_s) + s.comm_s + s.overhead_s;
-}
+double step_time(const StepBreakdown& s) { return s.kernels_s + s.comm_s + s.overhead_s; }
 
 // Weights streamed by a forward of `tokens` tokens and the experts it touches.
 std::pair<double, double> weights_read(const PerfModelShape& shape, double tokens) {
@@ -85,14 +98,14 @@ std::pair<double, double> weights_read(const PerfModelShape& shape, double token
 StepBreakdown decode_step_sums(const PerfModelShape& shape, const HardwareRates& r, double b,
                                const double* attended_tokens) {
   auto [weights, touched] = weights_read(shape, b);
-  double kv = 0, flops = 2 * shape.active_params * b;
+  double kv = 0, attention = 0;
   for (std::size_t g = 0; g < shape.attention.size(); ++g) {
     const AttentionGroup& a = shape.attention[g];
     kv += a.layers * a.kv_bytes_per_token * a.decode_kv_reads * attended_tokens[g];
     // QK^T and PV: 2 FLOPs per multiply-add, per head, per attended token.
-    flops += a.layers * 2 * a.q_heads * (a.qk_dim + a.v_dim) * attended_tokens[g];
+    attention += a.layers * 2 * a.q_heads * (a.qk_dim + a.v_dim) * attended_tokens[g];
   }
-  return finish_step(shape, r, b, weights, kv, flops, touched);
+  return finish_step(shape, r, b, weights, kv, 2 * shape.active_params * b, attention, touched);
 }
 
 struct Round {
@@ -165,7 +178,7 @@ PrefillTimes prefill_times(const PerfModelShape& shape, const HardwareRates& r,
     const std::uint64_t end = std::min(total, start + chunk);
     const double tokens = static_cast<double>(end - start);
     auto [weights, touched] = weights_read(shape, tokens);
-    double kv = 0, flops = 2 * shape.active_params * tokens;
+    double kv = 0, attention = 0;
     // Walk the sequences this chunk covers: positions [a, b) of sequence s.
     for (std::uint64_t g = start; g < end;) {
       const std::uint64_t pos = g % prompt;
@@ -176,11 +189,12 @@ PrefillTimes prefill_times(const PerfModelShape& shape, const HardwareRates& r,
         // The prefix and the chunk's own keys/values are read once (flash attention), the new
         // ones written once.
         kv += grp.layers * grp.kv_bytes_per_token * (attended(b, grp.window) + (b - a));
-        flops += grp.layers * 2 * grp.q_heads * (grp.qk_dim + grp.v_dim) * attended_sum(a, b, w);
+        attention += grp.layers * 2 * grp.q_heads * (grp.qk_dim + grp.v_dim) * attended_sum(a, b, w);
       }
       g += take;
     }
-    const StepBreakdown s = finish_step(shape, r, tokens, weights, kv, flops, touched);
+    const StepBreakdown s = finish_step(shape, r, tokens, weights, kv,
+                                        2 * shape.active_params * tokens, attention, touched);
     const double t = step_time(s);
     out.seconds += t;
     ++out.forwards;

@@ -6,6 +6,7 @@
 #include "vramplan/core/error.hpp"
 #include "vramplan/core/text.hpp"
 #include "vramplan/io/json_file.hpp"
+#include "vramplan/io/json_skim.hpp"
 
 namespace vramplan {
 namespace {
@@ -58,17 +59,28 @@ const T* by_name(const std::vector<T>& rows, std::string_view name) {
 
 }  // namespace
 
+// One top-level section of the file, parsed, with a view that knows its place in the file.
+struct Section {
+  nlohmann::json doc;
+  JsonView view;
+  Section(const SkimmedFile& file, std::string_view key)
+      : doc(file.parse(file.required(key))), view(doc, file.file(), "/" + std::string(key)) {}
+  Section(const Section&) = delete;  // `view` points into `doc`
+  Section& operator=(const Section&) = delete;
+};
+
 SchemeTable SchemeTable::load(const std::filesystem::path& file, const QuantCatalog& formats) {
-  const auto doc = read_json_file(file);
-  const JsonView root(doc, file.string());
   SchemeTable t;
-  for (const auto& [name, v] : root.at("keep_rules").members()) t.rule_sets_.push_back(parse_rule_set(name, v));
+  t.file_ = SkimmedFile::read(file, "an object with \"keep_rules\" and \"schemes\"");
+  t.rule_texts_ = skim_object(t.file_.required("keep_rules"), t.file_.source());
+  t.rule_sets_.resize(t.rule_texts_.size());
   auto check_rules = [&](const JsonView& row, const std::string& rules) {
-    for (const auto& r : t.rule_sets_)
-      if (r.name == rules) return;
+    for (const auto& [name, text] : t.rule_texts_)
+      if (name == rules) return;
     row.fail_at("rules", "unknown rule set '" + rules + "'");
   };
-  for (const auto& row : root.at("schemes").items()) {
+  const Section schemes(t.file_, "schemes");
+  for (const auto& row : schemes.view.items()) {
     SchemeDef s;
     s.name = row.req_string("name");
     s.aliases = strings(row, "aliases");
@@ -81,7 +93,8 @@ SchemeTable SchemeTable::load(const std::filesystem::path& file, const QuantCata
     s.source = row.req_string("source");
     t.schemes_.push_back(std::move(s));
   }
-  for (const auto& row : root.at("scheme_templates").items()) {
+  const Section scheme_templates(t.file_, "scheme_templates");
+  for (const auto& row : scheme_templates.view.items()) {
     SchemeTemplate s;
     s.prefix = to_lower(row.req_string("prefix"));
     s.rules = row.req_string("rules");
@@ -94,7 +107,8 @@ SchemeTable SchemeTable::load(const std::filesystem::path& file, const QuantCata
     if (!known) row.fail_at("prefix", "no format template with prefix '" + s.prefix + "'");
     t.templates_.push_back(std::move(s));
   }
-  for (const auto& row : root.at("vllm_methods").items()) {
+  const Section vllm_methods(t.file_, "vllm_methods");
+  for (const auto& row : vllm_methods.view.items()) {
     VllmMethod m;
     m.name = row.req_string("name");
     m.scheme = row.req_string("scheme");
@@ -103,7 +117,8 @@ SchemeTable SchemeTable::load(const std::filesystem::path& file, const QuantCata
     m.source = row.req_string("source");
     t.vllm_methods_.push_back(std::move(m));
   }
-  for (const auto& row : root.at("gguf_file_types").items()) {
+  const Section gguf_file_types(t.file_, "gguf_file_types");
+  for (const auto& row : gguf_file_types.view.items()) {
     GgufFileType g;
     g.name = row.req_string("name");
     g.ftype = static_cast<std::uint32_t>(row.req_u64("ftype"));
@@ -112,9 +127,11 @@ SchemeTable SchemeTable::load(const std::filesystem::path& file, const QuantCata
     if (!base || (!base->gguf_type_id)) row.fail_at("base", "'" + g.base + "' is not a GGUF type row");
     t.gguf_file_types_.push_back(std::move(g));
   }
-  for (const auto& [engine, v] : root.at("engine_support").members())
+  const Section engine_support(t.file_, "engine_support");
+  for (const auto& [engine, v] : engine_support.view.members())
     t.engines_.push_back({engine, strings(v, "families"), v.req_string("source")});
-  for (const auto& [feature, v] : root.at("hardware").members())
+  const Section hardware(t.file_, "hardware");
+  for (const auto& [feature, v] : hardware.view.members())
     t.hardware_.push_back({feature, v.req_number("min_compute_capability"), v.req_string("message"),
                            v.req_string("source")});
   // vLLM defaults must parse (checked after everything else is loaded).
@@ -122,15 +139,28 @@ SchemeTable SchemeTable::load(const std::filesystem::path& file, const QuantCata
     const auto& m = t.vllm_methods_[i];
     if (m.scheme.empty()) continue;
     const bool ok = by_name(t.schemes_, m.scheme) != nullptr || formats.find(m.scheme) != nullptr;
-    if (!ok) root.at("vllm_methods").at(i).fail_at("scheme", "unknown scheme '" + m.scheme + "'");
+    if (!ok) vllm_methods.view.at(i).fail_at("scheme", "unknown scheme '" + m.scheme + "'");
   }
   return t;
 }
 
 const RuleSet& SchemeTable::rules(std::string_view name) const {
-  for (const auto& r : rule_sets_)
-    if (r.name == name) return r;
+  for (std::size_t k = 0; k < rule_texts_.size(); ++k) {
+    const auto& [set_name, text] = rule_texts_[k];
+    if (set_name != name) continue;
+    if (!rule_sets_[k]) {
+      const auto doc = file_.parse(text);
+      rule_sets_[k] = parse_rule_set(set_name, JsonView(doc, file_.file(), "/keep_rules/" + set_name));
+    }
+    return *rule_sets_[k];
+  }
   throw_internal("unknown precision rule set '" + std::string(name) + "'");
+}
+
+std::vector<std::string> SchemeTable::rule_set_names() const {
+  std::vector<std::string> names;
+  for (const auto& [name, text] : rule_texts_) names.push_back(name);
+  return names;
 }
 
 const SchemeDef* SchemeTable::find_scheme(std::string_view name) const {

@@ -12,11 +12,12 @@
 namespace vramplan {
 namespace {
 
-// Loads a fixture that must fail; returns the message after checking kind and file name.
+// Loads a fixture that must fail — when loaded or, for a fault inside an entry, when every entry
+// is parsed (all()) — and returns the message after checking kind and file name.
 std::string load_error(const std::string& name) {
   const auto path = test::fixture("gpus/" + name);
   try {
-    GpuCatalog::load(path);
+    GpuCatalog::load(path).all();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::InputFile) << e.what();
     const std::string message = e.what();
@@ -86,6 +87,27 @@ TEST(GpuCatalogErrors, SliceLargerThanParent) {
 TEST(GpuCatalogErrors, AliasToUnknownGpu) {
   const auto m = load_error("alias_unknown_target.json");
   expect_contains(m, "/aliases/h100: alias 'h100' points to unknown GPU 'nope'");
+}
+
+// Entries are parsed when first used: a fault in one card does not stop a lookup of another,
+// and all() (as `vramplan gpus` uses) reports it with the entry's pointer.
+TEST(GpuCatalogErrors, FaultInAnUnusedEntryShowsWhenItIsParsed) {
+  const std::string good = test::read_text(test::fixture("gpus/valid_minimal.json"));
+  // A second card, a copy of test-80 named test-81 with its bandwidth as a string.
+  const auto card_begin = good.find("    {\n      \"id\": \"test-80\"");
+  const auto card_end = good.find("\n    }\n  ],", card_begin) + 6;
+  ASSERT_NE(card_begin, std::string::npos);
+  std::string second = good.substr(card_begin, card_end - card_begin);
+  second.replace(second.find("test-80"), 7, "test-81");
+  second.replace(second.find("3350"), 4, "\"fast\"");
+  std::string text = good;
+  text.insert(card_end, ",\n" + second);
+  test::ScratchDir dir;
+  const auto cat = GpuCatalog::load(dir.write("two.json", text));
+  EXPECT_EQ(cat.find("test-80").reported_total, Bytes::from_gib(79.19));
+  const auto m = test::error_message([&] { cat.all(); }, ErrorKind::InputFile);
+  expect_contains(m, "/gpus/1/memory_bandwidth_gbps: expected a number, got string");
+  expect_contains(m, "(gpu 'test-81')");
 }
 
 TEST(GpuCatalogErrors, MissingFileIsIo) {

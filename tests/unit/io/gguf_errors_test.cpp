@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "support/gguf_writer.hpp"
+#include "support/catalogs.hpp"
 #include "support/test_support.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/io/gguf.hpp"
@@ -12,17 +13,13 @@ namespace {
 
 using namespace test::ggml_type;
 
-const QuantCatalog& catalog() {
-  static const QuantCatalog c = QuantCatalog::load(test::source_dir() / "data" / "quant_formats.json");
-  return c;
-}
 
 // Writes `bytes` as bad.gguf and expects an InputFile error naming the file and saying `expected`.
 void expect_refused(const std::string& bytes, const std::string& expected) {
   test::ScratchDir dir;
   const auto path = dir.write("bad.gguf", bytes);
   try {
-    read_gguf_header(path, catalog());
+    read_gguf_header(path, test::quant_formats());
     ADD_FAILURE() << "accepted a file that should fail with: " << expected;
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::InputFile) << e.what();
@@ -45,7 +42,7 @@ test::GgufDesc one_tensor() {
 
 TEST(GgufErrors, MinimalFileIsValid) {
   test::ScratchDir dir;
-  EXPECT_NO_THROW(read_gguf_header(dir.write("ok.gguf", test::build_gguf(one_tensor()).bytes), catalog()));
+  EXPECT_NO_THROW(read_gguf_header(dir.write("ok.gguf", test::build_gguf(one_tensor()).bytes), test::quant_formats()));
 }
 
 TEST(GgufErrors, BadMagic) {
@@ -243,7 +240,7 @@ TEST(GgufErrors, TensorNameTooLong) {
 TEST(GgufErrors, NotAFileIsAnIoError) {
   test::ScratchDir dir;
   try {
-    read_gguf_header(dir.path() / "missing.gguf", catalog());
+    read_gguf_header(dir.path() / "missing.gguf", test::quant_formats());
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Io);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "support/gguf_writer.hpp"
+#include "support/catalogs.hpp"
 #include "support/test_support.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/io/gguf.hpp"
@@ -15,10 +16,6 @@ namespace {
 
 using namespace test::ggml_type;
 
-const QuantCatalog& catalog() {
-  static const QuantCatalog c = QuantCatalog::load(test::source_dir() / "data" / "quant_formats.json");
-  return c;
-}
 
 // Small but covering every value kind: scalars, strings, arrays of numbers, strings and bools,
 // a nested array, and tensors of block and plain types.
@@ -40,8 +37,8 @@ test::GgufBytes fuzz_seed() {
 // Returns true when the file loaded; fails the test on anything but a vramplan Error.
 bool load_or_refuse(const std::filesystem::path& path) {
   try {
-    const GgufFile f = read_gguf_header(path, catalog());
-    if (f.find("general.architecture")) (void)model_from_gguf(f, catalog());
+    const GgufFile f = read_gguf_header(path, test::quant_formats());
+    if (f.find("general.architecture")) (void)model_from_gguf(f, test::quant_formats());
     return true;
   } catch (const Error& e) {
     EXPECT_TRUE(e.kind() == ErrorKind::InputFile || e.kind() == ErrorKind::Io) << e.what();

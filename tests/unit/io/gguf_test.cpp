@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "support/gguf_writer.hpp"
+#include "support/catalogs.hpp"
 #include "support/test_support.hpp"
 #include "vramplan/core/error.hpp"
 
@@ -12,10 +13,6 @@ namespace {
 
 using namespace test::ggml_type;
 
-const QuantCatalog& catalog() {
-  static const QuantCatalog c = QuantCatalog::load(test::source_dir() / "data" / "quant_formats.json");
-  return c;
-}
 
 std::filesystem::path write(const test::ScratchDir& dir, const test::GgufDesc& d, const std::string& name = "m.gguf") {
   return dir.write(name, test::build_gguf(d).bytes);
@@ -37,7 +34,7 @@ TEST(GgufHeader, LlamaLikeV3HasExactSizesAndMetadata) {
   test::ScratchDir dir;
   const auto built = test::build_gguf(test::llama_like_gguf());
   const auto path = dir.write("m.gguf", built.bytes);
-  const GgufFile f = read_gguf_header(path, catalog());
+  const GgufFile f = read_gguf_header(path, test::quant_formats());
 
   EXPECT_EQ(f.version, 3u);
   EXPECT_EQ(f.alignment, 32u);
@@ -77,7 +74,7 @@ TEST(GgufHeader, LlamaLikeV3HasExactSizesAndMetadata) {
 
 TEST(GgufHeader, LlamaLikeMapsToModelSpec) {
   test::ScratchDir dir;
-  const ModelSpec s = model_from_gguf_file(write(dir, test::llama_like_gguf()), catalog());
+  const ModelSpec s = model_from_gguf_file(write(dir, test::llama_like_gguf()), test::quant_formats());
   EXPECT_EQ(s.id, "tiny-llama");
   EXPECT_EQ(s.source.kind, "gguf");
   const ModelArch& a = s.arch;
@@ -117,7 +114,7 @@ TEST(GgufHeader, LlamaLikeMapsToModelSpec) {
 
 TEST(GgufHeader, NoOutputTensorMeansTiedEmbeddings) {
   test::ScratchDir dir;
-  const ModelSpec s = model_from_gguf_file(write(dir, test::llama_like_gguf(false)), catalog());
+  const ModelSpec s = model_from_gguf_file(write(dir, test::llama_like_gguf(false)), test::quant_formats());
   EXPECT_TRUE(s.arch.tied_embeddings);
   EXPECT_EQ(s.tensors.size(), 20u);
 }
@@ -126,7 +123,7 @@ TEST(GgufHeader, Version2IsRead) {
   test::ScratchDir dir;
   auto d = test::llama_like_gguf();
   d.version = 2;  // same layout as v3 (v3 only added big-endian files)
-  const GgufFile f = read_gguf_header(write(dir, d), catalog());
+  const GgufFile f = read_gguf_header(write(dir, d), test::quant_formats());
   EXPECT_EQ(f.version, 2u);
   EXPECT_EQ(f.tensor_data_bytes(), 964224u);
 }
@@ -138,7 +135,7 @@ TEST(GgufHeader, PaddingBetweenTensorsFollowsAlignment) {
   d.kvs = {test::kv_u32("general.alignment", 64)};
   // 10 F32 = 40 B, padded to 64, so the second tensor starts at 64.
   d.tensors = {{"a.weight", {10}, F32, 40}, {"b.weight", {32}, Q8_0, 34}};  // Q8_0: 32 elems = 34 B
-  const GgufFile f = read_gguf_header(write(dir, d), catalog());
+  const GgufFile f = read_gguf_header(write(dir, d), test::quant_formats());
   EXPECT_EQ(f.alignment, 64u);
   EXPECT_EQ(f.tensors[1].offset, 64u);
   EXPECT_EQ(f.tensors[1].bytes, 34u);
@@ -152,7 +149,7 @@ TEST(GgufHeader, LongArraysKeepOnlyTheirLeadingItems) {
   tokens[4999] = "last";
   std::vector<std::int32_t> types(5000, 1);
   d.kvs = {test::kv_arr_str("tokenizer.ggml.tokens", tokens), test::kv_arr_i32("tokenizer.ggml.token_type", types)};
-  const GgufFile f = read_gguf_header(write(dir, d), catalog());
+  const GgufFile f = read_gguf_header(write(dir, d), test::quant_formats());
   EXPECT_EQ(f.find("tokenizer.ggml.tokens")->count, 5000u);
   EXPECT_EQ(f.find("tokenizer.ggml.tokens")->items.size(), kKeptArrayItems);
   EXPECT_EQ(f.find("tokenizer.ggml.token_type")->count, 5000u);
@@ -182,7 +179,7 @@ TEST(GgufModel, SlidingWindowPeriodAndPerLayerHeads) {
            test::kv_u32("gemma3.attention.sliding_window", 512),
            test::kv_u32("gemma3.attention.sliding_window_pattern", 6)};
   d.tensors = {{"token_embd.weight", {64, 10}, F32, 640 * 4}};
-  const ModelSpec s = model_from_gguf_file(write(dir, d), catalog());
+  const ModelSpec s = model_from_gguf_file(write(dir, d), test::quant_formats());
   EXPECT_EQ(s.arch.num_kv_heads, 2u);  // the maximum of the per-layer array
   ASSERT_EQ(s.warnings.size(), 1u);
   EXPECT_NE(s.warnings[0].find("gemma3.attention.head_count_kv varies per layer (1..2)"), std::string::npos);
@@ -204,7 +201,7 @@ TEST(GgufModel, SlidingWindowBoolArrayPattern) {
            test::kv_u32("gemma4.embedding_length", 64), test::kv_u32("gemma4.attention.head_count", 2),
            test::kv_u32("gemma4.attention.sliding_window", 1024),
            test::kv_arr_bool("gemma4.attention.sliding_window_pattern", {true, false, true})};
-  const ModelSpec s = model_from_gguf_file(write(dir, d), catalog());
+  const ModelSpec s = model_from_gguf_file(write(dir, d), test::quant_formats());
   EXPECT_EQ(s.arch.layer_attention,
             (std::vector<LayerAttention>{LayerAttention::Sliding, LayerAttention::Full, LayerAttention::Sliding}));
 }
@@ -241,7 +238,7 @@ TEST(GgufModel, DeepseekLikeMoeAndMla) {
       {"blk.1.attn_v_b.weight", {64, 48, 4}, F16, 64 * 48 * 4 * 2},
       {"blk.2.nextn.eh_proj.weight", {512, 256}, Q8_0, 256 * 16 * 34},
   };
-  const ModelSpec s = model_from_gguf_file(write(dir, d), catalog());
+  const ModelSpec s = model_from_gguf_file(write(dir, d), test::quant_formats());
   const ModelArch& a = s.arch;
   EXPECT_EQ(a.num_layers, 2u);  // block_count 3 minus 1 MTP layer
   EXPECT_EQ(a.mtp_layers, 1u);
@@ -270,7 +267,7 @@ TEST(GgufModel, MissingArchitectureKeyIsNamed) {
   test::GgufDesc d;
   d.kvs = {test::kv_u32("llama.block_count", 2)};
   try {
-    model_from_gguf_file(write(dir, d), catalog());
+    model_from_gguf_file(write(dir, d), test::quant_formats());
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::InputFile);
@@ -284,7 +281,7 @@ TEST(GgufModel, PerLayerArrayOfWrongLengthIsRefused) {
   d.kvs = {test::kv_str("general.architecture", "llama"), test::kv_u32("llama.block_count", 3),
            test::kv_u32("llama.embedding_length", 64), test::kv_arr_u32("llama.attention.head_count", {4, 4})};
   try {
-    model_from_gguf_file(write(dir, d), catalog());
+    model_from_gguf_file(write(dir, d), test::quant_formats());
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::InputFile);

@@ -3,16 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "support/safetensors_writer.hpp"
+#include "support/catalogs.hpp"
 #include "support/test_support.hpp"
 #include "vramplan/core/error.hpp"
 
 namespace vramplan {
 namespace {
-
-const QuantCatalog& catalog() {
-  static const QuantCatalog c = QuantCatalog::load(test::source_dir() / "data" / "quant_formats.json");
-  return c;
-}
 
 // {vocab 16, hidden 8} embedding in BF16: 128 x 2 = 256 B; an F32 norm: 8 x 4 = 32 B; an
 // MXFP4 block tensor as raw U8 {2, 8, 1, 16}: 256 B; a GPTQ qweight as I32 {1, 8}: 32 B.
@@ -25,8 +21,8 @@ std::vector<test::SafetensorsEntry> small_model() {
 
 void expect_refused(const std::filesystem::path& path, const std::string& expected, bool dir = false) {
   try {
-    if (dir) read_safetensors_dir(path, catalog());
-    else read_safetensors_file(path, catalog());
+    if (dir) read_safetensors_dir(path, test::quant_formats());
+    else read_safetensors_file(path, test::quant_formats());
     ADD_FAILURE() << "accepted; expected: " << expected;
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::InputFile) << e.what();
@@ -38,7 +34,7 @@ void expect_refused(const std::filesystem::path& path, const std::string& expect
 TEST(Safetensors, SingleFileTensorsAndSizes) {
   test::ScratchDir dir;
   const auto path = dir.write("model.safetensors", test::build_safetensors(small_model()));
-  const auto tensors = read_safetensors_file(path, catalog());
+  const auto tensors = read_safetensors_file(path, test::quant_formats());
   ASSERT_EQ(tensors.size(), 4u);  // __metadata__ is not a tensor
   // Sorted by name.
   EXPECT_EQ(tensors[0].name, "model.embed_tokens.weight");
@@ -56,7 +52,7 @@ TEST(Safetensors, SingleFileTensorsAndSizes) {
 TEST(Safetensors, DirectoryWithSingleFile) {
   test::ScratchDir dir;
   dir.write("model.safetensors", test::build_safetensors(small_model()));
-  EXPECT_EQ(read_safetensors_dir(dir.path(), catalog()).size(), 4u);
+  EXPECT_EQ(read_safetensors_dir(dir.path(), test::quant_formats()).size(), 4u);
 }
 
 TEST(Safetensors, ShardedDirectoryWithIndex) {
@@ -69,7 +65,7 @@ TEST(Safetensors, ShardedDirectoryWithIndex) {
     "model.norm.weight": "model-00001-of-00002.safetensors",
     "model.layers.0.self_attn.q_proj.qweight": "model-00002-of-00002.safetensors",
     "model.layers.0.mlp.experts.down_proj_blocks": "model-00002-of-00002.safetensors"}})");
-  const auto tensors = read_safetensors_dir(dir.path(), catalog());
+  const auto tensors = read_safetensors_dir(dir.path(), test::quant_formats());
   ASSERT_EQ(tensors.size(), 4u);
   std::uint64_t total = 0;
   for (const auto& t : tensors) total += t.data_bytes;
@@ -167,7 +163,7 @@ TEST(Safetensors, IndexShardOutsideTheDirectory) {
 TEST(Safetensors, EmptyDirectoryIsAnIoError) {
   test::ScratchDir dir;
   try {
-    read_safetensors_dir(dir.path(), catalog());
+    read_safetensors_dir(dir.path(), test::quant_formats());
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Io);

@@ -1,6 +1,7 @@
 // Hand-computed llama.cpp context, KV, offload and buffer figures.
 #include <gtest/gtest.h>
 
+#include "support/catalogs.hpp"
 #include "support/test_support.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/memory/llamacpp.hpp"
@@ -11,10 +12,6 @@ namespace {
 
 namespace lc = llamacpp;
 
-const QuantCatalog& quant() {
-  static const QuantCatalog q = QuantCatalog::load(test::source_dir() / "data" / "quant_formats.json");
-  return q;
-}
 const lc::LlamacppProfile& profile() {
   static const lc::LlamacppProfile p =
       lc::load_profile(test::source_dir() / "data" / "engines" / "llamacpp.json");
@@ -39,7 +36,7 @@ std::uint64_t kv_total(const ModelArch& a, const lc::Settings& s) {
   const auto ctx = lc::make_context(a, s, profile());
   EXPECT_TRUE(ctx.context) << ctx.refusal;
   std::uint64_t total = 0;
-  for (const auto& kv : lc::kv_caches(a, *ctx.context, s, quant())) total += kv.bytes();
+  for (const auto& kv : lc::kv_caches(a, *ctx.context, s, test::quant_formats())) total += kv.bytes();
   return total;
 }
 
@@ -97,7 +94,7 @@ TEST(LlamacppKv, SlidingWindowCacheHoldsWindowPlusUbatch) {
   s.n_ctx = 32768;
   s.n_ubatch = 128;
   const auto ctx = lc::make_context(gemma3_1b(), s, profile());
-  const auto caches = lc::kv_caches(gemma3_1b(), *ctx.context, s, quant());
+  const auto caches = lc::kv_caches(gemma3_1b(), *ctx.context, s, test::quant_formats());
   ASSERT_EQ(caches.size(), 2u);
   EXPECT_EQ(caches[0].layers.size(), 4u);  // layers 5, 11, 17, 23
   EXPECT_EQ(caches[0].cells, 32768u);
@@ -106,7 +103,7 @@ TEST(LlamacppKv, SlidingWindowCacheHoldsWindowPlusUbatch) {
   // SWA: 22 x 768 x 256 x 2 B = 8,650,752 B per K (8.25 MiB)
   EXPECT_EQ(caches[1].k_bytes, 8650752u);
   s.swa_full = true;
-  EXPECT_EQ(lc::kv_caches(gemma3_1b(), *ctx.context, s, quant())[1].cells, 32768u);
+  EXPECT_EQ(lc::kv_caches(gemma3_1b(), *ctx.context, s, test::quant_formats())[1].cells, 32768u);
 }
 
 // deepseek-ai/DeepSeek-V2-Lite reduced to 3 layers: kv_lora_rank 512, rope 64.
@@ -127,7 +124,7 @@ ModelArch deepseek_lite3() {
 TEST(LlamacppKv, MlaStores576KValuesAndNoV) {
   lc::Settings s;
   const auto ctx = lc::make_context(deepseek_lite3(), s, profile());
-  const auto caches = lc::kv_caches(deepseek_lite3(), *ctx.context, s, quant());
+  const auto caches = lc::kv_caches(deepseek_lite3(), *ctx.context, s, test::quant_formats());
   // 3 layers x 4096 cells x 576 x 2 B = 14,155,776 B = 13.5 MiB; V = 0
   EXPECT_EQ(caches.at(0).k_bytes, 14155776u);
   EXPECT_EQ(caches.at(0).v_bytes, 0u);
@@ -183,7 +180,7 @@ TEST(LlamacppModelBuffers, CudaKeepsTokenEmbeddingOnHost) {
   lc::Settings s;
   s.device = lc::Device::Cuda;
   s.n_gpu_layers = 1;  // only layer 1 offloaded; output stays on the host
-  const auto b = lc::model_buffers(m, s, profile(), quant());
+  const auto b = lc::model_buffers(m, s, profile(), test::quant_formats());
   ASSERT_EQ(b.size(), 2u);
   // host span: token_embd at 0 (1000 B, padded to 1024) ... output ends at 1024+64+64+640
   EXPECT_EQ(b[0].name, "CPU_Mapped");
@@ -202,7 +199,7 @@ TEST(LlamacppCompute, LogitsDominateWithFlashAttention) {
   lc::Settings s;
   s.flash_attn = lc::FlashAttn::On;
   const auto ctx = lc::make_context(llama_1b(), s, profile());
-  const auto caches = lc::kv_caches(llama_1b(), *ctx.context, s, quant());
+  const auto caches = lc::kv_caches(llama_1b(), *ctx.context, s, test::quant_formats());
   const auto e = lc::compute_buffer(llama_1b(), *ctx.context, caches, lc::Device::Cpu);
   // ggml-alloc's layout when the logits are allocated last: inp_tokens' freed 2,048 B hole at 0
   // (512 x 4 B), inp_embd 4,194,304 B (2048 x 512 x 4; an input with no consumer, never freed),

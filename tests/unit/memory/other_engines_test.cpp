@@ -1,23 +1,16 @@
 // First-order SGLang, TensorRT-LLM and HF profiles: hand-computed figures.
 #include <gtest/gtest.h>
 
-#include "support/test_support.hpp"
-#include "unit/memory/memory_test_models.hpp"
+#include "support/engine_plans.hpp"
+#include "support/test_models.hpp"
 #include "vramplan/memory/engine.hpp"
 #include "vramplan/quant/format.hpp"
 
 namespace vramplan::memory {
 namespace {
 
-const QuantCatalog& quant() {
-  static const QuantCatalog q = QuantCatalog::load(test::source_dir() / "data" / "quant_formats.json",
-                                                   test::source_dir() / "data" / "quant_schemes.json");
-  return q;
-}
-
 MemoryPlan plan(const std::string& engine, const ModelSpec& m, Bytes total, EngineArgs args, Workload w = {}) {
-  GpuTarget gpu{"test", "NVIDIA H100 80GB HBM3", total, 1, "9.0"};
-  return make_engine(engine, test::source_dir() / "data")->plan(PlanInput{m, quant(), gpu, w, std::move(args), std::nullopt, std::nullopt, ""});
+  return test::plan_engine(engine, m, test::gpu_target(total), std::move(args), w);
 }
 
 // Llama-3.1-8B shape without the rope cache (these engines do not count it): 16,060,522,496 B.

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "support/test_support.hpp"
-#include "unit/memory/memory_test_models.hpp"
+#include "support/engine_plans.hpp"
+#include "support/test_models.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/memory/engine.hpp"
 #include "vramplan/quant/format.hpp"
@@ -9,21 +9,8 @@
 namespace vramplan::memory {
 namespace {
 
-const QuantCatalog& quant() {
-  static const QuantCatalog q = QuantCatalog::load(test::source_dir() / "data" / "quant_formats.json",
-                                                   test::source_dir() / "data" / "quant_schemes.json");
-  return q;
-}
-
-MemoryPlan plan(const ModelSpec& m, Bytes total, EngineArgs args, const std::string& gpu_name = "NVIDIA H100 80GB HBM3") {
-  const auto engine = make_engine("vllm@0.19", test::source_dir() / "data");
-  GpuTarget gpu{"test", gpu_name, total, 1, "9.0"};
-  return engine->plan(PlanInput{m, quant(), gpu, {}, std::move(args), std::nullopt, std::nullopt, ""});
-}
-
-const Component& part(const std::vector<Component>& v, const std::string& name) {
-  for (const auto& c : v) if (c.name == name) return c;
-  throw std::runtime_error("no component " + name);
+MemoryPlan plan(const ModelSpec& m, Bytes total, EngineArgs args, const std::string& gpu_name = test::kH100Name) {
+  return test::plan_engine("vllm@0.19", m, test::gpu_target(total, gpu_name), std::move(args));
 }
 
 TEST(VllmEngine, Llama8bWeightsAreTheLoggedModelWeights) {
@@ -31,8 +18,8 @@ TEST(VllmEngine, Llama8bWeightsAreTheLoggedModelWeights) {
   // 32 layers x 218,112,000 params x 2 B = 13,959,168,000 B; embedding and lm_head
   // 128,256 x 4,096 x 2 B = 1,050,673,152 B each; final norm 8,192 B; rope cache
   // 131,072 x 128 x 2 B = 33,554,432 B. Sum 16,094,076,928 B = 14.99 GiB, vLLM 0.19 logs 14.99.
-  EXPECT_EQ(part(p.weights, "weights.layers").bytes.count(), 13959168000u);
-  EXPECT_EQ(part(p.weights, "weights.rope_cache").bytes.count(), 33554432u);
+  EXPECT_EQ(test::component(p.weights, "weights.layers").bytes.count(), 13959168000u);
+  EXPECT_EQ(test::component(p.weights, "weights.rope_cache").bytes.count(), 33554432u);
   EXPECT_EQ(p.weights_bytes().count(), 16094076928u);
   EXPECT_EQ(p.kv.bytes_per_token, 131072u);
   EXPECT_TRUE(p.fits);
@@ -67,7 +54,7 @@ TEST(VllmEngine, LoraSlotsAreAddedToTheWeights) {
                       {{"max-model-len", "8192"}, {"enable-lora", "true"}, {"max-loras", "4"}, {"max-lora-rank", "16"}});
   // Per layer rank 16 x (qkv 4096 + 6144, o 4096 + 4096, gate_up 4096 + 28672, down 14336 + 4096)
   // = 1,114,112 values x 4 slots x 2 B = 8,912,896 B; x 32 layers = 285,212,672 B.
-  EXPECT_EQ(part(p.weights, "weights.lora_slots").bytes.count(), 285212672u);
+  EXPECT_EQ(test::component(p.weights, "weights.lora_slots").bytes.count(), 285212672u);
 }
 
 TEST(VllmEngine, TensorParallelShardsWeightsAndAddsAllReduceMemory) {
@@ -78,13 +65,13 @@ TEST(VllmEngine, TensorParallelShardsWeightsAndAddsAllReduceMemory) {
   // (16,094,076,928 - 33,554,432 - 532,480) / 2 + 532,480 + 33,554,432 = 8,064,081,920 B.
   EXPECT_EQ(tp2.weights_bytes().count(), 8064081920u);
   EXPECT_EQ(tp2.kv.bytes_per_token, 65536u);
-  EXPECT_GT(part(tp2.overhead, "overhead.non_torch").bytes, part(tp1.overhead, "overhead.non_torch").bytes);
+  EXPECT_GT(test::component(tp2.overhead, "overhead.non_torch").bytes, test::component(tp1.overhead, "overhead.non_torch").bytes);
   EXPECT_EQ(tp2.gpu_count, 2u);
 }
 
 TEST(VllmEngine, EnforceEagerHasNoCudaGraphs) {
   const auto p = plan(test::dense_model({}), Bytes::from_gib(79.19), {{"max-model-len", "8192"}, {"enforce-eager", "true"}});
-  EXPECT_EQ(part(p.overhead, "overhead.cuda_graphs").bytes.count(), 0u);
+  EXPECT_EQ(test::component(p.overhead, "overhead.cuda_graphs").bytes.count(), 0u);
 }
 
 TEST(VllmEngine, CudaGraphPoolGrowsWithCapturedSizesAndLayers) {
@@ -93,13 +80,13 @@ TEST(VllmEngine, CudaGraphPoolGrowsWithCapturedSizesAndLayers) {
   // 359,242.1376 B per piece; 352,187,318.272 + 51 x 32 x 359,242.1376 = 938,470,486.84 B
   // (0.87 GiB; vLLM 0.19 logged 0.91 GiB for Llama-3.1-8B).
   const auto p = plan(m, Bytes::from_gib(79.19), {{"max-model-len", "8192"}});
-  EXPECT_EQ(part(p.overhead, "overhead.cuda_graphs").bytes.count(), 938470487u);
+  EXPECT_EQ(test::component(p.overhead, "overhead.cuda_graphs").bytes.count(), 938470487u);
   // PP 2: 16 layers on the first stage -> 352,187,318.272 + 51 x 16 x 359,242.1376 = 645,328,902.55 B.
   const auto pp = plan(m, Bytes::from_gib(79.19), {{"max-model-len", "8192"}, {"pipeline-parallel-size", "2"}});
   EXPECT_NEAR(pp.engine_view.at("cuda_graph_gib").get<double>(), 645328902.55 / 1073741824.0, 1e-4);
   // max_num_seqs 16: 7 sizes -> 352,187,318.272 + 7 x 32 x 359,242.1376 = 432,657,557.09 B.
   const auto small = plan(m, Bytes::from_gib(79.19), {{"max-model-len", "8192"}, {"max-num-seqs", "16"}});
-  EXPECT_EQ(part(small.overhead, "overhead.cuda_graphs").bytes.count(), 432657557u);
+  EXPECT_EQ(test::component(small.overhead, "overhead.cuda_graphs").bytes.count(), 432657557u);
 }
 
 TEST(VllmEngine, UnknownFlagsAndBadValuesAreUsageErrors) {

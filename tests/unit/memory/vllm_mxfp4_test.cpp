@@ -5,6 +5,8 @@
 // bf16 as in the checkpoint (2 B per element), so each bias term below is "as held - E x n x 2".
 #include <gtest/gtest.h>
 
+#include "support/catalogs.hpp"
+#include "support/engine_plans.hpp"
 #include "support/test_support.hpp"
 #include "vramplan/io/data_root.hpp"
 #include "vramplan/memory/engine.hpp"
@@ -14,25 +16,13 @@
 namespace vramplan::memory {
 namespace {
 
-const QuantCatalog& quant() {
-  static const QuantCatalog q = QuantCatalog::load(test::source_dir() / "data" / "quant_formats.json",
-                                                   test::source_dir() / "data" / "quant_schemes.json");
-  return q;
-}
-
 MemoryPlan plan(const std::string& model, const std::string& cc, std::uint64_t tp, const std::string& version = "0.19") {
-  const ModelSpec m = load_model(model, DataRoot{test::source_dir()}, quant());
-  const auto engine = make_engine("vllm@" + version, test::source_dir() / "data");
-  GpuTarget gpu{"test", "NVIDIA H100 80GB HBM3", Bytes::from_gib(79.19), tp, cc};
-  return engine->plan(PlanInput{m, quant(), gpu, {}, {{"tensor-parallel-size", std::to_string(tp)}},
-                                std::nullopt, std::nullopt, ""});
+  const ModelSpec m = load_model(model, DataRoot{test::source_dir()}, test::quant_catalog());
+  return test::plan_engine("vllm@" + version, m, test::gpu_target(Bytes::from_gib(79.19), test::kH100Name, tp, cc),
+                           {{"tensor-parallel-size", std::to_string(tp)}});
 }
 
-const Component& layers(const MemoryPlan& p) {
-  for (const auto& c : p.weights)
-    if (c.name == "weights.layers") return c;
-  throw std::runtime_error("no weights.layers");
-}
+const Component& layers(const MemoryPlan& p) { return test::component(p.weights, "weights.layers"); }
 
 std::uint64_t padding(const std::string& model, const std::string& cc, std::uint64_t tp) {
   return layers(plan(model, cc, tp)).bytes.count() - layers(plan(model, "", tp)).bytes.count();

@@ -18,6 +18,9 @@ TEST(PerfDefaults, ShippedFileLoads) {
   EXPECT_DOUBLE_EQ(d.bandwidth_efficiency.expected, 0.8);
   EXPECT_DOUBLE_EQ(d.step_overhead_s.expected, 0.5e-3);  // 0.5 ms in the file
   EXPECT_DOUBLE_EQ(d.link_latency_s.expected, 10e-6);    // 10 us in the file
+  // Fitted at the bound 0 (PerfAccuracy.MemoryComputeOverlapIsTheFittedValue); range 0..1.
+  EXPECT_DOUBLE_EQ(d.memory_compute_overlap.expected, 0.0);
+  EXPECT_DOUBLE_EQ(d.memory_compute_overlap.max, 1.0);
   EXPECT_DOUBLE_EQ(d.pcie_gbps_per_direction.at(5), 63.0);
 }
 

@@ -47,6 +47,24 @@ TEST(PerfModel, DenseDecodeStepHandComputed) {
   EXPECT_EQ(r.basis, "test rates");
 }
 
+TEST(PerfModel, GemmAndAttentionAreSequentialKernelsWithOverlap) {
+  // Batch 512 at context 1024: the GEMMs are compute-bound, attention memory-bound.
+  // GEMM: weights 15e9 / 4e12 = 3.75 ms; 2 x 7.5e9 x 512 = 7.68e12 FLOP / 1e15 = 7.68 ms
+  // attention: KV 32 x 4096 x 512 x 1024 = 68,719,476,736 B / 4e12 = 17.179869184 ms;
+  //            32 x 2 x 32 x 256 x 512 x 1024 = 2.74877906944e11 FLOP = 0.274877906944 ms
+  // overlap 1: 7.68 + 17.179869184 + 0.1 = 24.959869184 ms (one max() over both would give
+  //            max(20.929869184, 7.955) + 0.1 = 21.03 ms: KV reads hidden behind GEMM math)
+  // overlap 0: (3.75 + 7.68) + (17.179869184 + 0.274877906944) + 0.1 = 28.984747090944 ms
+  PerfHardware hw = exact_hw();
+  const DecodeResult full = estimate_decode(dense_shape(), hw, DecodeBatch{512, 1024});
+  EXPECT_NEAR(full.step_s.expected, 24.959869184e-3, 1e-12);
+  hw.expected.memory_compute_overlap = 0;
+  const DecodeResult none = estimate_decode(dense_shape(), hw, DecodeBatch{512, 1024});
+  EXPECT_NEAR(none.step_s.expected, 28.984747090944e-3, 1e-12);
+  hw.expected.memory_compute_overlap = 1.5;
+  EXPECT_THROW(estimate_decode(dense_shape(), hw, DecodeBatch{1, 1}), Error);
+}
+
 TEST(PerfModel, MixedContextsEqualUniformWhenEqual) {
   const std::vector<std::uint64_t> contexts(16, 8192);
   const DecodeResult mixed = estimate_decode(dense_shape(), exact_hw(), contexts);

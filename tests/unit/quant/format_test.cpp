@@ -2,36 +2,32 @@
 
 #include <gtest/gtest.h>
 
+#include "support/catalogs.hpp"
 #include "support/test_support.hpp"
 #include "vramplan/core/error.hpp"
 
 namespace vramplan {
 namespace {
 
-const QuantCatalog& catalog() {
-  static const QuantCatalog c = QuantCatalog::load(test::source_dir() / "data" / "quant_formats.json");
-  return c;
-}
-
 std::uint64_t bytes(std::string_view fmt, std::vector<std::uint64_t> shape) {
-  return tensor_bytes(catalog().get(fmt), shape, "t");
+  return tensor_bytes(test::quant_formats().get(fmt), shape, "t");
 }
 
 TEST(QuantFormat, GgufBlockSizesGiveExactBitsPerWeight) {
   // ggml-common.h block structs: bpw = 8 * block_bytes / block_elems.
-  EXPECT_DOUBLE_EQ(catalog().get("Q4_K").bits_per_weight(), 4.5);      // 144 * 8 / 256
-  EXPECT_DOUBLE_EQ(catalog().get("Q6_K").bits_per_weight(), 6.5625);   // 210 * 8 / 256
-  EXPECT_DOUBLE_EQ(catalog().get("Q8_0").bits_per_weight(), 8.5);      // 34 * 8 / 32
-  EXPECT_DOUBLE_EQ(catalog().get("Q2_K").bits_per_weight(), 2.625);    // 84 * 8 / 256
-  EXPECT_DOUBLE_EQ(catalog().get("IQ4_XS").bits_per_weight(), 4.25);   // 136 * 8 / 256
-  EXPECT_DOUBLE_EQ(catalog().get("MXFP4").bits_per_weight(), 4.25);    // 17 * 8 / 32
+  EXPECT_DOUBLE_EQ(test::quant_formats().get("Q4_K").bits_per_weight(), 4.5);      // 144 * 8 / 256
+  EXPECT_DOUBLE_EQ(test::quant_formats().get("Q6_K").bits_per_weight(), 6.5625);   // 210 * 8 / 256
+  EXPECT_DOUBLE_EQ(test::quant_formats().get("Q8_0").bits_per_weight(), 8.5);      // 34 * 8 / 32
+  EXPECT_DOUBLE_EQ(test::quant_formats().get("Q2_K").bits_per_weight(), 2.625);    // 84 * 8 / 256
+  EXPECT_DOUBLE_EQ(test::quant_formats().get("IQ4_XS").bits_per_weight(), 4.25);   // 136 * 8 / 256
+  EXPECT_DOUBLE_EQ(test::quant_formats().get("MXFP4").bits_per_weight(), 4.25);    // 17 * 8 / 32
 }
 
 TEST(QuantFormat, NewGgufTypesAndFp4Layouts) {
-  EXPECT_DOUBLE_EQ(catalog().get("Q1_0").bits_per_weight(), 1.125);  // 18 * 8 / 128
-  EXPECT_DOUBLE_EQ(catalog().get("Q2_0").bits_per_weight(), 2.25);   // 18 * 8 / 64
+  EXPECT_DOUBLE_EQ(test::quant_formats().get("Q1_0").bits_per_weight(), 1.125);  // 18 * 8 / 128
+  EXPECT_DOUBLE_EQ(test::quant_formats().get("Q2_0").bits_per_weight(), 2.25);   // 18 * 8 / 64
   // MXFP4 is one row, whichever spelling: 4096 x 4096 / 32 blocks x 17 B = 8,912,896 B.
-  EXPECT_EQ(&catalog().get("mxfp4"), &catalog().get("MXFP4"));
+  EXPECT_EQ(&test::quant_formats().get("mxfp4"), &test::quant_formats().get("MXFP4"));
   EXPECT_EQ(bytes("mxfp4", {4096, 4096}), 8'912'896u);
   // ModelOpt NVFP4: 16,777,216 / 16 x 9 B = 9,437,184 + fp32 weight_scale_2 + input_scale = 9,437,192.
   EXPECT_EQ(bytes("nvfp4-b16", {4096, 4096}), 9'437'192u);
@@ -46,7 +42,7 @@ TEST(QuantFormat, GptqAwqMarlinOn4096Square) {
   // x 2 B = 262,144; qzeros 32 x 4096*4/8 = 65,536; g_idx 4096 x 4 = 16,384 -> 8,732,672 B
   // = 4.1640625 bpw (memory-model.md §2.3: 4.164).
   EXPECT_EQ(bytes("gptq-4bit-g128", {4096, 4096}), 8'732'672u);
-  EXPECT_DOUBLE_EQ(catalog().get("gptq-4bit-g128").bits_per_weight(), 4.1640625);
+  EXPECT_DOUBLE_EQ(test::quant_formats().get("gptq-4bit-g128").bits_per_weight(), 4.1640625);
   // act-order does not change the checkpoint layout (g_idx is always stored).
   EXPECT_EQ(bytes("gptq-4bit-g128-actorder", {4096, 4096}), 8'732'672u);
   // AWQ: no g_idx -> 8,716,288 B = 4.15625 bpw.
@@ -70,7 +66,7 @@ TEST(QuantFormat, BitsandbytesAndHqq) {
   // = 4.126953125 bpw (QLoRA: 0.127 bits of constants).
   EXPECT_EQ(bytes("nf4", {4096, 4096}), 9'437'184u);
   EXPECT_EQ(bytes("nf4-dq", {4096, 4096}), 8'654'848u);
-  EXPECT_DOUBLE_EQ(catalog().get("nf4-dq").bits_per_weight(), 4.126953125);
+  EXPECT_DOUBLE_EQ(test::quant_formats().get("nf4-dq").bits_per_weight(), 4.126953125);
   EXPECT_EQ(bytes("fp4", {4096, 4096}), bytes("nf4", {4096, 4096}));
   // LLM.int8(): 16,777,216 int8 + 4096 fp32 SCB = 16,793,600.
   EXPECT_EQ(bytes("llm.int8", {4096, 4096}), 16'793'600u);
@@ -94,11 +90,11 @@ TEST(QuantFormat, Fp8ScalesOnDeepSeekV3Matrices) {
 }
 
 TEST(QuantFormat, TemplateNamesOutsideTheFamilyAreUnknown) {
-  EXPECT_EQ(catalog().find("gptq-5bit-g128"), nullptr);  // GPTQ bits are 2, 3, 4, 8
-  EXPECT_EQ(catalog().find("awq-4bit-g128-actorder"), nullptr);
-  EXPECT_EQ(catalog().find("gptq-4bit-g0"), nullptr);
-  EXPECT_EQ(catalog().find("gptq-4bit-g128-fast"), nullptr);
-  EXPECT_EQ(catalog().get("GPTQ-4bit-G32").name, "gptq-4bit-g32");
+  EXPECT_EQ(test::quant_formats().find("gptq-5bit-g128"), nullptr);  // GPTQ bits are 2, 3, 4, 8
+  EXPECT_EQ(test::quant_formats().find("awq-4bit-g128-actorder"), nullptr);
+  EXPECT_EQ(test::quant_formats().find("gptq-4bit-g0"), nullptr);
+  EXPECT_EQ(test::quant_formats().find("gptq-4bit-g128-fast"), nullptr);
+  EXPECT_EQ(test::quant_formats().get("GPTQ-4bit-G32").name, "gptq-4bit-g32");
 }
 
 TEST(QuantFormat, TensorBytesFollowRows) {
@@ -113,21 +109,21 @@ TEST(QuantFormat, TensorBytesFollowRows) {
 
 TEST(QuantFormat, RowNotMultipleOfBlockIsRefused) {
   // Qwen2.5-0.5B hidden 896 = 3.5 x 256: K-quants cannot store its rows.
-  EXPECT_FALSE(row_fits(catalog().get("Q4_K"), 896));
-  EXPECT_TRUE(row_fits(catalog().get("Q5_0"), 896));  // 896 = 28 x 32
+  EXPECT_FALSE(row_fits(test::quant_formats().get("Q4_K"), 896));
+  EXPECT_TRUE(row_fits(test::quant_formats().get("Q5_0"), 896));  // 896 = 28 x 32
   EXPECT_THROW(bytes("Q4_K", {4864, 896}), Error);
 }
 
 TEST(QuantFormat, LookupByAliasGgufIdAndSafetensorsDtype) {
-  EXPECT_EQ(catalog().get("bfloat16").name, "bf16");
-  EXPECT_EQ(catalog().get("gguf:q4_k").name, "Q4_K");
-  ASSERT_NE(catalog().find_gguf(14), nullptr);
-  EXPECT_EQ(catalog().find_gguf(14)->name, "Q6_K");  // GGML_TYPE_Q6_K = 14
-  EXPECT_EQ(catalog().find_gguf(31), nullptr);        // removed Q4_0_4_4
-  ASSERT_NE(catalog().find_safetensors("F8_E4M3"), nullptr);
-  EXPECT_EQ(catalog().find_safetensors("F8_E4M3")->name, "fp8-e4m3");
+  EXPECT_EQ(test::quant_formats().get("bfloat16").name, "bf16");
+  EXPECT_EQ(test::quant_formats().get("gguf:q4_k").name, "Q4_K");
+  ASSERT_NE(test::quant_formats().find_gguf(14), nullptr);
+  EXPECT_EQ(test::quant_formats().find_gguf(14)->name, "Q6_K");  // GGML_TYPE_Q6_K = 14
+  EXPECT_EQ(test::quant_formats().find_gguf(31), nullptr);        // removed Q4_0_4_4
+  ASSERT_NE(test::quant_formats().find_safetensors("F8_E4M3"), nullptr);
+  EXPECT_EQ(test::quant_formats().find_safetensors("F8_E4M3")->name, "fp8-e4m3");
   try {
-    catalog().get("q9_z");
+    test::quant_formats().get("q9_z");
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::UnknownName);

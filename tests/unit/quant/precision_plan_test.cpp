@@ -2,58 +2,17 @@
 
 #include <gtest/gtest.h>
 
-#include "support/test_support.hpp"
+#include "support/catalogs.hpp"
+#include "support/test_models.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/quant/compatibility.hpp"
 
 namespace vramplan {
 namespace {
 
-const QuantCatalog& catalog() {
-  static const QuantCatalog c = QuantCatalog::load(test::source_dir() / "data" / "quant_formats.json",
-                                                   test::source_dir() / "data" / "quant_schemes.json");
-  return c;
-}
-
-// A two-layer Llama-like model built by hand: hidden 256, 4 heads x 64, 2 KV heads,
+// A two-layer Llama-like model (test::dense_model): hidden 256, 4 heads x 64, 2 KV heads,
 // intermediate 512, vocab 1000, untied head, bf16.
-ModelSpec tiny_llama() {
-  ModelSpec m;
-  m.id = "tiny-llama";
-  m.arch.model_type = "llama";
-  m.arch.hidden_size = 256;
-  m.arch.num_layers = 2;
-  m.arch.num_heads = 4;
-  m.arch.num_kv_heads = 2;
-  m.arch.head_dim = 64;
-  m.arch.intermediate_size = 512;
-  m.arch.vocab_size = 1000;
-  m.arch.torch_dtype = "bfloat16";
-  auto add = [&](std::string name, TensorRole role, std::vector<std::uint64_t> shape, std::optional<int> layer) {
-    TensorInfo t;
-    t.name = std::move(name);
-    t.role = role;
-    t.shape = std::move(shape);
-    t.layer = layer;
-    m.tensors.push_back(std::move(t));
-  };
-  add("model.embed_tokens.weight", TensorRole::TokenEmbedding, {1000, 256}, std::nullopt);
-  for (int l = 0; l < 2; ++l) {
-    const std::string p = "model.layers." + std::to_string(l) + ".";
-    add(p + "input_layernorm.weight", TensorRole::AttnNorm, {256}, l);
-    add(p + "self_attn.q_proj.weight", TensorRole::AttnQ, {256, 256}, l);
-    add(p + "self_attn.k_proj.weight", TensorRole::AttnK, {128, 256}, l);
-    add(p + "self_attn.v_proj.weight", TensorRole::AttnV, {128, 256}, l);
-    add(p + "self_attn.o_proj.weight", TensorRole::AttnOutput, {256, 256}, l);
-    add(p + "post_attention_layernorm.weight", TensorRole::FfnNorm, {256}, l);
-    add(p + "mlp.gate_proj.weight", TensorRole::FfnGate, {512, 256}, l);
-    add(p + "mlp.up_proj.weight", TensorRole::FfnUp, {512, 256}, l);
-    add(p + "mlp.down_proj.weight", TensorRole::FfnDown, {256, 512}, l);
-  }
-  add("model.norm.weight", TensorRole::OutputNorm, {256}, std::nullopt);
-  add("lm_head.weight", TensorRole::Output, {1000, 256}, std::nullopt);
-  return m;
-}
+ModelSpec tiny_llama() { return test::dense_model({2, 256, 4, 2, 64, 512, 1000, 4096}, "tiny-llama"); }
 
 const TensorPrecision& find(const PrecisionPlan& plan, const ModelSpec& m, std::string_view name) {
   for (const auto& p : plan.tensors)
@@ -63,7 +22,7 @@ const TensorPrecision& find(const PrecisionPlan& plan, const ModelSpec& m, std::
 
 TEST(PrecisionPlan, DefaultIsTheConfigDtype) {
   const ModelSpec m = tiny_llama();
-  const PrecisionPlan plan = plan_precision(m, catalog(), {});
+  const PrecisionPlan plan = plan_precision(m, test::quant_catalog(), {});
   // 2 x 256,000 (embed, head) + 2 x (65,536 + 2 x 32,768 + 65,536 + 3 x 131,072) + 5 x 256
   // = 512,000 + 2 x 589,824 + 1,280 = 1,692,928 params x 2 B.
   EXPECT_EQ(plan.total_params, 1'692'928u);
@@ -75,7 +34,7 @@ TEST(PrecisionPlan, DefaultIsTheConfigDtype) {
 
 TEST(PrecisionPlan, GptqKeepsEmbeddingsHeadAndNormsInFp16) {
   const ModelSpec m = tiny_llama();
-  const PrecisionPlan plan = plan_precision(m, catalog(), {"gptq-4bit-g128", ""});
+  const PrecisionPlan plan = plan_precision(m, test::quant_catalog(), {"gptq-4bit-g128", ""});
   // Kept (fp16, vLLM's gptq kernel casts the bf16 model): embed + head 2 x 512,000 B, norms
   // 5 x 256 x 2 = 2,560 B.
   EXPECT_EQ(plan.kept_bytes, 1'026'560u);
@@ -99,11 +58,11 @@ TEST(PrecisionPlan, GptqKeepsEmbeddingsHeadAndNormsInFp16) {
 TEST(PrecisionPlan, CheckpointQuantizationConfigWithVllmMarlinRuntimeLayout) {
   ModelSpec m = tiny_llama();
   m.quantization_config_json = R"({"quant_method": "gptq", "bits": 4, "group_size": 128, "desc_act": false, "sym": true})";
-  const PrecisionPlan from_config = plan_precision(m, catalog(), {});
+  const PrecisionPlan from_config = plan_precision(m, test::quant_catalog(), {});
   EXPECT_EQ(from_config.scheme.format, "gptq-4bit-g128");
   // --weights gptq_marlin loads the same checkpoint and repacks it: q_proj keeps qweight +
   // scales only = 32,768 + 1,024.
-  const PrecisionPlan marlin = plan_precision(m, catalog(), {"gptq_marlin", ""});
+  const PrecisionPlan marlin = plan_precision(m, test::quant_catalog(), {"gptq_marlin", ""});
   EXPECT_EQ(marlin.scheme.format, "gptq-marlin-4bit-g128");
   EXPECT_EQ(find(marlin, m, "model.layers.0.self_attn.q_proj.weight").bytes, 33'792u);
   EXPECT_EQ(marlin.compute_precision, "bf16");
@@ -114,7 +73,7 @@ TEST(PrecisionPlan, Fp8BlockFromConfigAndIgnoreList) {
   m.quantization_config_json =
       R"({"quant_method": "fp8", "weight_block_size": [128, 128], "activation_scheme": "dynamic",
           "modules_to_not_convert": ["model.layers.0.mlp.down_proj"]})";
-  const PrecisionPlan plan = plan_precision(m, catalog(), {});
+  const PrecisionPlan plan = plan_precision(m, test::quant_catalog(), {});
   // q_proj {256,256}: 65,536 fp8 + 2 x 2 tiles x 4 B = 65,552.
   EXPECT_EQ(find(plan, m, "model.layers.1.self_attn.q_proj.weight").bytes, 65'552u);
   const auto& ignored = find(plan, m, "model.layers.0.mlp.down_proj.weight");
@@ -128,7 +87,7 @@ TEST(PrecisionPlan, Fp8BlockFromConfigAndIgnoreList) {
 TEST(PrecisionPlan, StoredFormatsWinWhenTheInventoryCameFromAFile) {
   ModelSpec m = tiny_llama();
   for (auto& t : m.tensors) t.stored_format = t.shape.size() == 1 ? "F32" : "Q8_0";
-  const PrecisionPlan plan = plan_precision(m, catalog(), {});
+  const PrecisionPlan plan = plan_precision(m, test::quant_catalog(), {});
   EXPECT_EQ(plan.scheme.kind, SchemeKind::Checkpoint);
   // lm_head {1000, 256}: 1000 x 8 blocks x 34 B = 272,000.
   EXPECT_EQ(find(plan, m, "lm_head.weight").bytes, 272'000u);
@@ -137,7 +96,7 @@ TEST(PrecisionPlan, StoredFormatsWinWhenTheInventoryCameFromAFile) {
 
 TEST(PrecisionPlan, GgufFileTypeFollowsLlamaCppMixture) {
   const ModelSpec m = tiny_llama();
-  const PrecisionPlan plan = plan_precision(m, catalog(), {"gguf:Q4_K_M", ""});
+  const PrecisionPlan plan = plan_precision(m, test::quant_catalog(), {"gguf:Q4_K_M", ""});
   // Untied output -> Q6_K; attn_v / ffn_down on use_more_bits layers (n = 2: both) -> Q6_K;
   // token_embd keeps Q4_K; norms F32.
   EXPECT_EQ(find(plan, m, "lm_head.weight").format, "Q6_K");
@@ -151,7 +110,7 @@ TEST(PrecisionPlan, UnknownQuantMethodIsRefused) {
   ModelSpec m = tiny_llama();
   m.quantization_config_json = R"({"quant_method": "quip"})";
   try {
-    plan_precision(m, catalog(), {});
+    plan_precision(m, test::quant_catalog(), {});
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::UnknownName);
@@ -160,14 +119,14 @@ TEST(PrecisionPlan, UnknownQuantMethodIsRefused) {
 
 TEST(QuantCompatibility, Fp8NeedsAdaOrHopperAndEnginesAreChecked) {
   const ModelSpec m = tiny_llama();
-  const PrecisionPlan fp8 = plan_precision(m, catalog(), {"fp8", ""});
-  EXPECT_EQ(compatibility_warnings(fp8, catalog(), {8.0, false, false}, "vllm").size(), 1u);  // A100
-  EXPECT_TRUE(compatibility_warnings(fp8, catalog(), {9.0, true, false}, "vllm").empty());   // H100
-  const PrecisionPlan nvfp4 = plan_precision(m, catalog(), {"nvfp4", ""});
-  EXPECT_EQ(compatibility_warnings(nvfp4, catalog(), {9.0, true, false}, "vllm").size(), 1u);
-  EXPECT_TRUE(compatibility_warnings(nvfp4, catalog(), {10.0, true, true}, "vllm").empty());
-  const PrecisionPlan gptq = plan_precision(m, catalog(), {"gptq-4bit-g128", ""});
-  const auto w = compatibility_warnings(gptq, catalog(), {9.0, true, false}, "llama.cpp");
+  const PrecisionPlan fp8 = plan_precision(m, test::quant_catalog(), {"fp8", ""});
+  EXPECT_EQ(compatibility_warnings(fp8, test::quant_catalog(), {8.0, false, false}, "vllm").size(), 1u);  // A100
+  EXPECT_TRUE(compatibility_warnings(fp8, test::quant_catalog(), {9.0, true, false}, "vllm").empty());   // H100
+  const PrecisionPlan nvfp4 = plan_precision(m, test::quant_catalog(), {"nvfp4", ""});
+  EXPECT_EQ(compatibility_warnings(nvfp4, test::quant_catalog(), {9.0, true, false}, "vllm").size(), 1u);
+  EXPECT_TRUE(compatibility_warnings(nvfp4, test::quant_catalog(), {10.0, true, true}, "vllm").empty());
+  const PrecisionPlan gptq = plan_precision(m, test::quant_catalog(), {"gptq-4bit-g128", ""});
+  const auto w = compatibility_warnings(gptq, test::quant_catalog(), {9.0, true, false}, "llama.cpp");
   ASSERT_EQ(w.size(), 1u);
   EXPECT_NE(w[0].find("gptq"), std::string::npos);
 }

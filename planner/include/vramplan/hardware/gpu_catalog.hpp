@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "vramplan/core/bytes.hpp"
+#include "vramplan/io/json_skim.hpp"
 
 namespace vramplan {
 
@@ -114,10 +115,15 @@ Bytes estimation_base(Bytes physical, bool ecc_carveout);
 //! One-line description of the rule, for outputs that show an estimated figure.
 std::string_view estimation_rule_text();
 
+// The catalogue is read lazily: load() checks the file's structure, the ids, parents and aliases,
+// and each entry is parsed and validated the first time it is looked up (all() parses every
+// entry). A command that plans one GPU thus parses one entry out of dozens. Lookups are const but
+// fill a cache: a GpuCatalog is not for concurrent use from several threads.
 class GpuCatalog {
  public:
-  //! Loads and validates data/gpus.json. Every fault is Error(InputFile) naming the file, the
-  //! JSON pointer and the entry id; unreadable file -> Error(Io).
+  //! Reads data/gpus.json. Every fault is Error(InputFile) naming the file, the JSON pointer and
+  //! the entry id — a fault inside an entry when that entry is first used; unreadable file ->
+  //! Error(Io).
   static GpuCatalog load(const std::filesystem::path& gpus_json);
   //! Adds the indicative price quotes of data/prices.json to the cards (GpuSpec::prices). Kept
   //! out of load() so that commands that never price anything (check, plan) do not parse them.
@@ -132,14 +138,28 @@ class GpuCatalog {
   //! A comma-separated list "h100-sxm-80,h200,custom:46068MiB" in the given order. Empty -> Usage.
   std::vector<GpuSpec> resolve(std::string_view list) const;
 
-  //! Cards first (file order), then MIG slices (file order).
-  const std::vector<GpuSpec>& all() const { return specs_; }
+  //! Cards first (file order), then MIG slices (file order); parses every entry.
+  const std::vector<GpuSpec>& all() const;
   const std::map<std::string, std::string>& aliases() const { return aliases_; }
 
  private:
-  std::vector<GpuSpec> specs_;
-  std::map<std::string, std::size_t> index_;  //!< id -> position in specs_
+  //! One catalogue entry as found in the file: its text, not yet parsed.
+  struct Entry {
+    std::string id;
+    GpuKind kind = GpuKind::Card;
+    std::size_t position = 0;  //!< index in the file's "gpus" / "mig_profiles" array
+    std::string_view text;     //!< into file_text_
+    std::size_t parent = 0;    //!< MIG slices: the card's index in entries_
+  };
+  const GpuSpec& spec(std::size_t index) const;  //!< parses entries_[index] on first use
+
+  std::string file_;
+  SkimmedFile file_text_;  //!< the file's text (entries point into it)
+  std::vector<Entry> entries_;
+  std::map<std::string, std::size_t> index_;  //!< id -> position in entries_ / specs_
   std::map<std::string, std::string> aliases_;
+  mutable std::vector<GpuSpec> specs_;  //!< specs_[k] is entries_[k] once parsed_[k]
+  mutable std::vector<bool> parsed_;
   friend struct GpuCatalogLoader;
 };
 

@@ -20,6 +20,9 @@ struct PerfDefaults {
   DefaultRange step_overhead_s;       //!< seconds per forward step (file: milliseconds)
   DefaultRange link_efficiency;       //!< fraction of one-direction link bandwidth
   DefaultRange link_latency_s;        //!< seconds per all-reduce (file: microseconds)
+  //! Share of the shorter of a kernel's memory and math times hidden behind the longer (0..1;
+  //! the fitted expected value may be 0, so this range may include zero).
+  DefaultRange memory_compute_overlap;
   std::map<int, double> pcie_gbps_per_direction;  //!< PCIe generation -> GB/s of a x16 link
 };
 

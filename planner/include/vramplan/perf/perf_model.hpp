@@ -1,9 +1,9 @@
 // vramplan/perf/perf_model.hpp — the first-order performance model (docs/performance.md):
 // decode step time, prefill / TTFT, and the throughput-vs-batch curve with its knee.
 //
-// A roofline per forward step, per GPU (docs/memory-model.md §7):
-//   t_step = max(bytes read / achieved bandwidth, FLOPs / achieved tensor throughput)
-//            + TP all-reduces + fixed per-step overhead
+// A roofline per kernel class and forward step, per GPU (docs/memory-model.md §7):
+//   t_step = R(weights / BW, GEMM FLOPs / F) + R(KV / BW, attention FLOPs / F)
+//            + TP all-reduces + fixed per-step overhead,   R(m, c) = max(m, c) + (1 - o) min(m, c)
 // Bytes = weights streamed once per step (MoE: only the experts the batch touches) + the KV cache
 // of every sequence; FLOPs = 2 x active params x tokens + attention. Pipeline parallelism turns
 // stage times into rounds with bubbles.
@@ -28,6 +28,9 @@ struct HardwareRates {
   double step_overhead_s = 0;        //!< fixed time per forward step (launches, scheduling, sampling)
   double link_bytes_per_s = 0;       //!< all-reduce bus bandwidth per GPU (one direction); 0 = none
   double link_latency_s = 0;         //!< fixed time per all-reduce call
+  //! Share of the shorter of (memory time, math time) a kernel hides behind the longer one:
+  //! 1 = the classic roofline max(), 0 = no overlap (their sum). docs/performance.md §1.
+  double memory_compute_overlap = 1;
 };
 
 //! The hardware a model runs on: expected rates, and where they are not measured, the rates at
@@ -84,9 +87,13 @@ struct DecodeBatch {
 struct StepBreakdown {
   double weight_bytes = 0;   //!< weights read
   double kv_bytes = 0;       //!< KV cache read
-  double flops = 0;
+  double flops = 0;          //!< GEMM + attention FLOPs
+  double attention_flops = 0;  //!< the attention part of `flops` (QK^T and PV)
   double memory_s = 0;       //!< (weight + kv bytes) / bandwidth
   double compute_s = 0;      //!< flops / tensor throughput
+  //! GEMM kernels (weights, GEMM FLOPs) then attention kernels (KV, attention FLOPs), each
+  //! combined with the rates' memory_compute_overlap; they run one after the other.
+  double kernels_s = 0;
   double comm_s = 0;         //!< TP all-reduces
   double overhead_s = 0;
   double experts_touched = 0;  //!< expected distinct local experts per MoE layer (0 when dense)

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "vramplan/io/json_skim.hpp"
 #include "vramplan/model/spec.hpp"
 #include "vramplan/quant/format.hpp"
 
@@ -80,10 +81,16 @@ struct HardwareNeed {
 class SchemeTable {
  public:
   //! Loads and validates data/quant_schemes.json against the format catalogue (every scheme's
-  //! format must exist, every rule set and role name must be known).
+  //! format must exist, every rule set and role name must be known). The keep-rule sets, two
+  //! thirds of the file, are parsed and validated the first time rules() asks for one: most
+  //! plans (plain dtypes) never use them. Not for concurrent first use from several threads.
   static SchemeTable load(const std::filesystem::path& file, const QuantCatalog& formats);
 
+  //! A rule set named by a scheme (the loader checked the name exists); a fault inside it is
+  //! Error(InputFile) naming the file and field.
   const RuleSet& rules(std::string_view name) const;
+  //! Every rule set's name, in file order.
+  std::vector<std::string> rule_set_names() const;
   const SchemeDef* find_scheme(std::string_view name) const;
   const SchemeTemplate* find_template(std::string_view prefix) const;
   const VllmMethod* find_vllm_method(std::string_view name) const;
@@ -96,7 +103,9 @@ class SchemeTable {
   const std::vector<GgufFileType>& gguf_file_types() const { return gguf_file_types_; }
 
  private:
-  std::vector<RuleSet> rule_sets_;
+  SkimmedFile file_;  //!< keeps the rule sets' texts alive
+  std::vector<std::pair<std::string, std::string_view>> rule_texts_;  //!< name -> text, file order
+  mutable std::vector<std::optional<RuleSet>> rule_sets_;            //!< parsed on first use
   std::vector<SchemeDef> schemes_;
   std::vector<SchemeTemplate> templates_;
   std::vector<VllmMethod> vllm_methods_;

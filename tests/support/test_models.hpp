@@ -1,5 +1,6 @@
-// Hand-built model specs for the memory tests (no loader involved): a Llama-style dense decoder
-// whose tensor shapes follow the HF modules (q/k/v/o, gate/up/down, two norms per layer).
+// test_models.hpp — hand-built model specs for the tests (no loader involved): a Llama-style
+// dense decoder whose tensor shapes follow the HF modules (q/k/v/o, gate/up/down, two norms per
+// layer).
 #pragma once
 
 #include <string>

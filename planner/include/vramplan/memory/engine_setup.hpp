@@ -1,0 +1,33 @@
+// vramplan/memory/engine_setup.hpp — the steps the first-order engine profiles (sglang, trtllm,
+// hf) all take before their own memory rules: validate the flags, name the plan, read --tp-size,
+// place the weights of one rank and lay out its KV per token. Kept in one place so that the
+// profiles differ only where the engines do.
+#pragma once
+
+#include <cstdint>
+
+#include "vramplan/memory/engine.hpp"
+#include "vramplan/memory/engine_data.hpp"
+#include "vramplan/memory/kv_cache.hpp"
+#include "vramplan/memory/weights.hpp"
+
+namespace vramplan::memory {
+
+//! Checks in.args against engine.options() (Error(Usage) naming an unknown flag) and returns an
+//! empty plan carrying the engine's name, its version profile and the GPU's capacity.
+MemoryPlan start_plan(const Engine& engine, const EngineProfileData& data, const PlanInput& in);
+
+//! --tp-size (default 1). Throws Error(Usage) for 0.
+std::uint64_t tp_size_arg(const EngineArgs& args);
+
+//! Resolves `request`, records the weight and compute precisions in `plan` and adds the weight
+//! components of one rank sharded by `shard`. Returns the resolution (compute bytes, ...).
+ResolvedWeights place_weights(MemoryPlan& plan, const PlanInput& in, const WeightRequest& request,
+                              const ShardOptions& shard);
+
+//! KV per token on one of `tp` ranks for --kv-cache-dtype (default "auto": the compute dtype);
+//! records bytes per token and its derivation in plan.kv.
+KvLayout place_kv_layout(MemoryPlan& plan, const PlanInput& in, const ResolvedWeights& weights,
+                         std::uint64_t tp);
+
+}  // namespace vramplan::memory

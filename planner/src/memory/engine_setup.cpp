@@ -1,0 +1,42 @@
+#include "vramplan/memory/engine_setup.hpp"
+
+#include "vramplan/core/error.hpp"
+
+namespace vramplan::memory {
+
+MemoryPlan start_plan(const Engine& engine, const EngineProfileData& data, const PlanInput& in) {
+  check_known_args(in.args, engine.options(), engine.name());
+  MemoryPlan p;
+  p.engine = std::string(engine.name());
+  p.engine_version = data.version();
+  p.engine_profile_note = data.note();
+  p.gpu_total = in.gpu.total;
+  return p;
+}
+
+std::uint64_t tp_size_arg(const EngineArgs& args) {
+  const std::uint64_t tp = arg_u64(args, "tp-size").value_or(1);
+  if (tp == 0) throw_usage("--tp-size must be >= 1");
+  return tp;
+}
+
+ResolvedWeights place_weights(MemoryPlan& plan, const PlanInput& in, const WeightRequest& request,
+                              const ShardOptions& shard) {
+  ResolvedWeights rw = resolve_weights(in.model, in.quant, request);
+  plan.weights_precision = rw.weights_precision;
+  plan.compute_precision = rw.compute_precision;
+  plan.weights = shard_weights(in.model, rw, shard);
+  return rw;
+}
+
+KvLayout place_kv_layout(MemoryPlan& plan, const PlanInput& in, const ResolvedWeights& weights,
+                         std::uint64_t tp) {
+  const KvDtype dtype =
+      resolve_kv_dtype(arg_string(in.args, "kv-cache-dtype").value_or("auto"), weights.compute_precision, in.quant);
+  KvLayout kv = kv_layout(in.model.arch, dtype, tp);
+  plan.kv.bytes_per_token = kv.bytes_per_token;
+  plan.kv.explain = kv.explain;
+  return kv;
+}
+
+}  // namespace vramplan::memory

@@ -29,12 +29,14 @@ TEST(PlanPerfCli, BatchOneDecodeTtftAndKnee) {
   EXPECT_EQ(p.at("decode_context"), 1024);
   EXPECT_FALSE(p.at("calibrated").get<bool>());
   EXPECT_NE(p.at("basis").get<std::string>().find("datasheet 4800 GB/s x 0.8"), std::string::npos);
-  // Batch 1 is memory-bound: TPOT ~ streamed weights / (4800 GB/s x 0.8) + 0.5 ms. The streamed
-  // weights are the per-GPU weights less the embedding gather (~15 GB of bf16): about 4.4 ms.
+  // Batch 1 is memory-bound: TPOT ~ streamed weights / (4800 GB/s x 0.8) + the step overhead. The
+  // streamed weights are the per-GPU weights less the embedding gather (~15 GB of bf16): ~3.9 ms;
+  // the overhead (data/perf_defaults.json step_overhead) for 32 layers is 0.65 ms + 32 x 55.7 us
+  // = 2.43 ms (vllm), or 0.5 ms + 32 x 55 us = 2.26 ms ("default"): 6.2-6.4 ms.
   const auto& d = p.at("decode");
   const double tpot = d.at("tpot_s").at("expected").get<double>();
-  EXPECT_GT(tpot, 0.0039);
-  EXPECT_LT(tpot, 0.0050);
+  EXPECT_GT(tpot, 0.0060);
+  EXPECT_LT(tpot, 0.0066);
   EXPECT_NEAR(d.at("tokens_per_s").at("expected").get<double>(), 1 / tpot, 1e-6 / tpot);
   const auto& t = p.at("ttft_s");
   EXPECT_LE(t.at("low").get<double>(), t.at("expected").get<double>());

@@ -14,9 +14,10 @@ MemoryPlan start_plan(const Engine& engine, const EngineProfileData& data, const
   return p;
 }
 
-std::uint64_t tp_size_arg(const EngineArgs& args) {
+std::uint64_t place_tp_size(MemoryPlan& plan, const EngineArgs& args) {
   const std::uint64_t tp = arg_u64(args, "tp-size").value_or(1);
   if (tp == 0) throw_usage("--tp-size must be >= 1");
+  plan.gpu_count = tp;
   return tp;
 }
 

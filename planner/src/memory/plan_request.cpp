@@ -85,7 +85,7 @@ PlanPerformance plan_performance(const PlanRequest& r, const PlanOutcome& out, c
     perf.tensor_dtype = tensor_dtype(p, gpu, cal);
     perf::PerfDefaults defaults = perf::load_perf_defaults(root.data_file("perf_defaults.json"));
     defaults.source = "data/perf_defaults.json";  // the basis names the catalogue file, not this install's path
-    const perf::PerfHardware hw = perf::perf_hardware_from(gpu, cal, perf.tensor_dtype, defaults);
+    const perf::PerfHardware hw = perf::perf_hardware_from(gpu, cal, perf.tensor_dtype, defaults, p.engine);
     perf.calibrated = hw.calibrated;
     perf.estimate = perf::estimate_serving(shape, hw, perf.query);
   } catch (const Error& e) {

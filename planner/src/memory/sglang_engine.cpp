@@ -37,8 +37,7 @@ class SglangEngine final : public Engine {
     MemoryPlan p = start_plan(*this, d_, in);
     const auto& a = in.args;
     const auto& arch = in.model.arch;
-    const std::uint64_t tp = tp_size_arg(a);
-    p.gpu_count = tp;
+    const std::uint64_t tp = place_tp_size(p, a);
     const std::uint64_t chunk = arg_u64(a, "chunked-prefill-size").value_or(d_.u64("chunked_prefill_size"));
     const std::uint64_t graph_bs = arg_switch(a, "disable-cuda-graph") ? 0 : arg_u64(a, "cuda-graph-max-bs").value_or(d_.u64("cuda_graph_max_bs"));
     // reserved_mem (MB) = chunked_prefill_size x 1.5 + cuda_graph_max_bs x 2 (server_args.py).

@@ -34,8 +34,7 @@ class TrtllmEngine final : public Engine {
     MemoryPlan p = start_plan(*this, d_, in);
     const auto& a = in.args;
     const auto& arch = in.model.arch;
-    const std::uint64_t tp = tp_size_arg(a);
-    p.gpu_count = tp;
+    const std::uint64_t tp = place_tp_size(p, a);
     const double frac = arg_double(a, "free-gpu-memory-fraction").value_or(d_.number("free_gpu_memory_fraction"));
     if (!(frac > 0 && frac <= 1)) throw_usage("--free-gpu-memory-fraction must be in (0, 1]");
     const std::uint64_t T = arg_u64(a, "max-num-tokens").value_or(d_.u64("max_num_tokens"));

@@ -14,6 +14,7 @@
 #include "vramplan/memory/vllm_activation.hpp"
 #include "vramplan/memory/vllm_cuda_graphs.hpp"
 #include "vramplan/memory/vllm_kv_groups.hpp"
+#include "vramplan/memory/vllm_weight_allocation.hpp"
 #include "vramplan/memory/weights.hpp"
 #include "vramplan/quant/precision_plan.hpp"
 
@@ -187,6 +188,8 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
     ShardOptions so{tp, pp, s, d_.u64("vocab_pad"), d_.flag("rope_cache_in_weights")};
     r.weights = shard_weights(in.model, rw, so);
     if (!moe_padding.empty()) r.weights.front().explain += "; " + moe_padding;
+    // "Model loading took" is torch's allocated-bytes difference: allocator blocks, not tensor bytes.
+    if (d_.flag("allocator_rounding")) r.weights.push_back(vllm_allocator_rounding(in.model, rw, so));
     const auto [first, end] = pp_layer_range(arch.num_layers, pp, s);
     if (lora_per_layer)
       r.weights.push_back({"weights.lora_slots", Bytes(lora_per_layer * (end - first)),

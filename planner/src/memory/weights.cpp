@@ -171,6 +171,34 @@ std::string pad_moe_experts(const ModelSpec& model, ResolvedWeights& weights, st
          std::to_string(pad.bias_bytes) + " B per element";
 }
 
+std::uint64_t tensor_rank_bytes(const ModelSpec& model, const TensorInfo& t, std::uint64_t bytes, std::uint64_t tp,
+                                std::uint64_t vocab_pad) {
+  const auto& a = model.arch;
+  const std::uint64_t vocab_rows = ceil_div(round_up(a.vocab_size, vocab_pad), tp);
+  const std::uint64_t kv_rank = a.num_kv_heads == 0 ? 0 : std::max<std::uint64_t>(1, a.num_kv_heads / tp);
+  switch (split_of(t.role)) {
+    case Split::Vocab: {
+      // Rows padded to vocab_pad and split; bytes are linear in rows.
+      const std::uint64_t rows = t.shape.empty() ? 1 : t.shape.front();
+      return rows == 0 ? 0 : ceil_div(checked_mul(bytes, vocab_rows), rows);
+    }
+    case Split::KvProjection:
+      return a.num_kv_heads == 0 ? ceil_div(bytes, tp)
+                                 : ceil_div(checked_mul(bytes, kv_rank), a.num_kv_heads);
+    case Split::FusedQkv: {
+      const std::uint64_t q = a.num_heads * a.head_dim;
+      const std::uint64_t kv = 2 * a.num_kv_heads * a.head_dim;
+      const std::uint64_t rank = q / tp + 2 * kv_rank * a.head_dim;
+      return q + kv == 0 ? ceil_div(bytes, tp) : ceil_div(checked_mul(bytes, rank), q + kv);
+    }
+    case Split::Column: return ceil_div(bytes, tp);
+    case Split::Row: return t.is_bias ? bytes : ceil_div(bytes, tp);
+    case Split::Replicated: return bytes;
+    case Split::NotResident: return 0;
+  }
+  return bytes;
+}
+
 std::vector<Component> shard_weights(const ModelSpec& model, const ResolvedWeights& weights,
                                      const ShardOptions& o) {
   if (weights.tensor_bytes.size() != model.tensors.size())
@@ -182,30 +210,8 @@ std::vector<Component> shard_weights(const ModelSpec& model, const ResolvedWeigh
 
   const std::uint64_t vocab_padded = round_up(a.vocab_size, o.vocab_pad);
   const std::uint64_t vocab_rows = ceil_div(vocab_padded, tp);
-  const std::uint64_t kv_rank = a.num_kv_heads == 0 ? 0 : std::max<std::uint64_t>(1, a.num_kv_heads / tp);
-
-  auto share = [&](const TensorInfo& t, std::uint64_t bytes) -> std::uint64_t {
-    switch (split_of(t.role)) {
-      case Split::Vocab: {
-        // Rows padded to vocab_pad and split; bytes are linear in rows.
-        const std::uint64_t rows = t.shape.empty() ? 1 : t.shape.front();
-        return rows == 0 ? 0 : ceil_div(checked_mul(bytes, vocab_rows), rows);
-      }
-      case Split::KvProjection:
-        return a.num_kv_heads == 0 ? ceil_div(bytes, tp)
-                                   : ceil_div(checked_mul(bytes, kv_rank), a.num_kv_heads);
-      case Split::FusedQkv: {
-        const std::uint64_t q = a.num_heads * a.head_dim;
-        const std::uint64_t kv = 2 * a.num_kv_heads * a.head_dim;
-        const std::uint64_t rank = q / tp + 2 * kv_rank * a.head_dim;
-        return q + kv == 0 ? ceil_div(bytes, tp) : ceil_div(checked_mul(bytes, rank), q + kv);
-      }
-      case Split::Column: return ceil_div(bytes, tp);
-      case Split::Row: return t.is_bias ? bytes : ceil_div(bytes, tp);
-      case Split::Replicated: return bytes;
-      case Split::NotResident: return 0;
-    }
-    return bytes;
+  auto share = [&](const TensorInfo& t, std::uint64_t bytes) {
+    return tensor_rank_bytes(model, t, bytes, tp, o.vocab_pad);
   };
 
   std::uint64_t layers = 0, embed = 0, head = 0, other = 0, embed_full = 0;

@@ -111,6 +111,12 @@ nlohmann::json gemma3_text_defaults() {
           {"max_position_embeddings", 131072}, {"sliding_window_pattern", 6}};
 }
 
+// transformers FalconConfig defaults: the original RefinedWeb/RefinedWebModel configs (Falcon-7B,
+// Falcon-40B) carry no max_position_embeddings; transformers (and vLLM, which loads them as
+// FalconConfig) fill it from the class default, 2048:
+// https://github.com/huggingface/transformers/blob/main/src/transformers/models/falcon/configuration_falcon.py
+nlohmann::json falcon_defaults() { return {{"max_position_embeddings", 2048}}; }
+
 std::vector<Family> make_families() {
   std::vector<Family> f;
   f.reserve(32);  // `add` hands out pointers into f
@@ -158,7 +164,8 @@ std::vector<Family> make_families() {
   add("llama4", {"Llama4ForConditionalGeneration", "Llama4ForCausalLM"}, false,
       multimodal_text(DecoderLayout{}), build_llama4);
   add("gpt_oss", {"GptOssForCausalLM"}, false, llama_layout(), build_gpt_oss);
-  add("falcon", {"FalconForCausalLM", "RWForCausalLM"}, true, DecoderLayout{}, build_falcon);
+  add("falcon", {"FalconForCausalLM", "RWForCausalLM"}, true, DecoderLayout{}, build_falcon)
+      ->class_defaults = falcon_defaults();
   return f;
 }
 

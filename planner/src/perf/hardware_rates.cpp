@@ -41,7 +41,7 @@ const DtypeRow& dtype_row(std::string_view dtype) {
 
 PerfHardware perf_hardware_from(const DatasheetFigures& sheet,
                                 const std::optional<MeasuredFigures>& measured,
-                                const PerfDefaults& d) {
+                                const PerfDefaults& d, std::string_view engine) {
   PerfHardware hw;
   HardwareRates exp, slow, fast;
   std::string basis;
@@ -81,11 +81,20 @@ PerfHardware perf_hardware_from(const DatasheetFigures& sheet,
                 sheet.gpu + " (not in the GPU catalogue and no calibration)");
   }
 
-  exp.step_overhead_s = d.step_overhead_s.expected;
-  slow.step_overhead_s = d.step_overhead_s.max;
-  fast.step_overhead_s = d.step_overhead_s.min;
-  basis += "; step overhead: default " + fmt(d.step_overhead_s.expected * 1e3) + " ms [" +
-           fmt(d.step_overhead_s.min * 1e3) + "-" + fmt(d.step_overhead_s.max * 1e3) + "]";
+  // The probe does not measure the engine's step overhead: always the defaults, as a range.
+  const bool own_entry = !engine.empty() && d.step_overhead.contains(engine);
+  const StepOverheadDefaults& o = d.step_overhead_for(engine);
+  exp.step_overhead_s = o.per_step_s.expected;
+  slow.step_overhead_s = o.per_step_s.max;
+  fast.step_overhead_s = o.per_step_s.min;
+  exp.layer_overhead_s = o.per_layer_s.expected;
+  slow.layer_overhead_s = o.per_layer_s.max;
+  fast.layer_overhead_s = o.per_layer_s.min;
+  basis += "; step overhead (" + (own_entry ? std::string(engine) : std::string("default")) + ", " +
+           (o.fitted ? "fitted" : "not fitted") + "): " + fmt(o.per_step_s.expected * 1e3) + " ms [" +
+           fmt(o.per_step_s.min * 1e3) + "-" + fmt(o.per_step_s.max * 1e3) + "] + " +
+           fmt(o.per_layer_s.expected * 1e6) + " us [" + fmt(o.per_layer_s.min * 1e6) + "-" +
+           fmt(o.per_layer_s.max * 1e6) + "] per layer";
 
   // Overlap: the slow end hides the least (the larger of the two bounds' sum), the fast end the most.
   exp.memory_compute_overlap = d.memory_compute_overlap.expected;
@@ -153,10 +162,11 @@ std::optional<MeasuredFigures> measured_figures(const calib::Calibration& cal,
 }
 
 PerfHardware perf_hardware_from(const GpuSpec& gpu, const calib::Calibration* calibration,
-                                std::string_view compute_dtype, const PerfDefaults& defaults) {
+                                std::string_view compute_dtype, const PerfDefaults& defaults,
+                                std::string_view engine) {
   std::optional<MeasuredFigures> measured;
   if (calibration) measured = measured_figures(*calibration, compute_dtype);
-  return perf_hardware_from(datasheet_figures(gpu, compute_dtype, defaults), measured, defaults);
+  return perf_hardware_from(datasheet_figures(gpu, compute_dtype, defaults), measured, defaults, engine);
 }
 
 }  // namespace vramplan::perf

@@ -1,5 +1,6 @@
 #include "vramplan/perf/perf_defaults.hpp"
 
+#include <limits>
 #include <string>
 
 #include "vramplan/io/json_file.hpp"
@@ -20,14 +21,29 @@ DefaultRange read_range(const JsonView& root, std::string_view key, double scale
   return out;
 }
 
-// A fraction that may be zero (read_range demands positive figures).
+// A figure that may be zero (read_range demands positive ones): the overlap fraction (upper bound
+// 1), an engine's per-layer overhead (no upper bound).
+DefaultRange read_nonnegative(const JsonView& r, double scale, double upper) {
+  DefaultRange out{r.req_number("min") * scale, r.req_number("expected") * scale, r.req_number("max") * scale};
+  if (!(0 <= out.min && out.min <= out.expected && out.expected <= out.max && out.max <= upper))
+    r.fail(upper == 1 ? "expected 0 <= min <= expected <= max <= 1" : "expected 0 <= min <= expected <= max");
+  return out;
+}
+
 DefaultRange read_unit_interval(const JsonView& root, std::string_view key) {
   const JsonView r = root.at(key);
-  DefaultRange out{r.req_number("min"), r.req_number("expected"), r.req_number("max")};
-  if (!(0 <= out.min && out.min <= out.expected && out.expected <= out.max && out.max <= 1))
-    r.fail("expected 0 <= min <= expected <= max <= 1");
+  const DefaultRange out = read_nonnegative(r, 1, 1);
   if (!r.get("sources")) r.fail("every default needs its sources");
   return out;
+}
+
+StepOverheadDefaults read_step_overhead(const JsonView& engine) {
+  StepOverheadDefaults s;
+  s.per_step_s = read_nonnegative(engine.at("step_ms"), 1e-3, std::numeric_limits<double>::infinity());
+  s.per_layer_s = read_nonnegative(engine.at("layer_us"), 1e-6, std::numeric_limits<double>::infinity());
+  s.fitted = engine.opt_bool("fitted").value_or(false);
+  if (!engine.get("sources")) engine.fail("every default needs its sources");
+  return s;
 }
 
 }  // namespace
@@ -41,7 +57,11 @@ PerfDefaults load_perf_defaults(const std::filesystem::path& file) {
   d.source = file.string();
   d.bandwidth_efficiency = read_range(root, "bandwidth_efficiency", 1, true);
   d.tensor_efficiency = read_range(root, "tensor_efficiency", 1, true);
-  d.step_overhead_s = read_range(root, "step_overhead_ms", 1e-3, false);
+  const JsonView overhead = root.at("step_overhead");
+  for (const auto& [engine, entry] : overhead.at("engines").members())
+    d.step_overhead.emplace(engine, read_step_overhead(entry));
+  if (!d.step_overhead.contains("default"))
+    overhead.at("engines").fail("expected a \"default\" entry (engines without their own)");
   d.link_efficiency = read_range(root, "link_efficiency", 1, true);
   d.link_latency_s = read_range(root, "link_latency_us", 1e-6, false);
   d.memory_compute_overlap = read_unit_interval(root, "memory_compute_overlap");
@@ -58,6 +78,11 @@ PerfDefaults load_perf_defaults(const std::filesystem::path& file) {
     d.pcie_gbps_per_direction[g] = gbps;
   }
   return d;
+}
+
+const StepOverheadDefaults& PerfDefaults::step_overhead_for(std::string_view engine) const {
+  if (auto it = step_overhead.find(engine); it != step_overhead.end()) return it->second;
+  return step_overhead.at("default");  // the loader guarantees it
 }
 
 }  // namespace vramplan::perf

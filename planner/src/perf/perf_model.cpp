@@ -30,7 +30,7 @@ double attended(double context, std::uint64_t window) {
 void check_rates(const HardwareRates& r, const PerfModelShape& shape) {
   if (!(r.bandwidth_bytes_per_s > 0) || !(r.tensor_flops_per_s > 0))
     throw_usage("performance model: bandwidth and tensor throughput must be positive");
-  if (!(r.step_overhead_s >= 0) || !(r.link_latency_s >= 0))
+  if (!(r.step_overhead_s >= 0) || !(r.layer_overhead_s >= 0) || !(r.link_latency_s >= 0))
     throw_usage("performance model: overheads must not be negative");
   if (!(r.memory_compute_overlap >= 0 && r.memory_compute_overlap <= 1))
     throw_usage("performance model: memory_compute_overlap must be in 0..1");
@@ -79,7 +79,8 @@ StepBreakdown finish_step(const PerfModelShape& shape, const HardwareRates& r, d
     const double one = r.link_latency_s + 2 * (tp - 1) / tp * payload / r.link_bytes_per_s;
     s.comm_s = 2 * shape.layers * one;
   }
-  s.overhead_s = r.step_overhead_s;
+  // Launches scale with the layers this GPU runs; scheduling and sampling happen once per step.
+  s.overhead_s = r.step_overhead_s + shape.layers * r.layer_overhead_s;
   return s;
 }
 

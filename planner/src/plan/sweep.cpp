@@ -121,7 +121,8 @@ SweepResult run_sweep(const SweepRequest& r, const DataRoot& root,
           for (const auto& gpu : gpus) {
             GpuFixed f = fixed_for(session, gpu, args, weights, longest);
             try {
-              f.rates = perf::perf_hardware_from(gpu, nullptr, tm.compute_dtype, defaults).expected;
+              f.rates = perf::perf_hardware_from(gpu, nullptr, tm.compute_dtype, defaults,
+                                                 session.engine().name()).expected;
             } catch (const Error& e) {
               if (e.kind() != ErrorKind::Usage) throw;
             }

@@ -27,7 +27,8 @@ ThroughputModel throughput_model(const PlanSession& session, const GpuSpec& gpu,
   options.activation_bytes = static_cast<double>(resolved.compute_bytes);
   m.shape = perf::shape_from_model(session.model(), resolved.tensor_bytes, options);
   try {
-    m.hardware = perf::perf_hardware_from(gpu, nullptr, resolved.compute_precision, defaults);
+    m.hardware = perf::perf_hardware_from(gpu, nullptr, resolved.compute_precision, defaults,
+                                          session.engine().name());
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::Usage) throw;
     m.unavailable = e.what();

@@ -62,8 +62,12 @@ TEST(VllmEngine, TensorParallelShardsWeightsAndAddsAllReduceMemory) {
   const auto tp1 = plan(m, Bytes::from_gib(79.19), {{"max-model-len", "8192"}});
   const auto tp2 = plan(m, Bytes::from_gib(79.19), {{"max-model-len", "8192"}, {"tensor-parallel-size", "2"}});
   // Everything but the rope cache and the norms (65 x 8,192 B = 532,480 B, replicated) halves:
-  // (16,094,076,928 - 33,554,432 - 532,480) / 2 + 532,480 + 33,554,432 = 8,064,081,920 B.
-  EXPECT_EQ(tp2.weights_bytes().count(), 8064081920u);
+  // (16,094,076,928 - 33,554,432 - 532,480) / 2 + 532,480 + 33,554,432 = 8,064,081,920 B. Plus
+  // PyTorch's allocator rounding: embedding and lm_head (64,128 rows x 8 KiB = 501 MiB each) get
+  // 502 MiB segments whose 1 MiB tails are not split off: +2,097,152 B (every other tensor is a
+  // multiple of 2 MiB).
+  EXPECT_EQ(test::component(tp2.weights, "weights.allocator_rounding").bytes.count(), 2097152u);
+  EXPECT_EQ(tp2.weights_bytes().count(), 8064081920u + 2097152u);
   EXPECT_EQ(tp2.kv.bytes_per_token, 65536u);
   EXPECT_GT(test::component(tp2.overhead, "overhead.non_torch").bytes, test::component(tp1.overhead, "overhead.non_torch").bytes);
   EXPECT_EQ(tp2.gpu_count, 2u);

@@ -55,6 +55,16 @@ TEST(Families, Falcon7bStyleMultiQuery) {
   EXPECT_EQ(count_params(spec).total, 16384u + (96 * 64 + 4096 + 2 * 64 * 256 + 128) + 128);
 }
 
+TEST(Families, FalconContextFromTheConfigClassDefault) {
+  // The original RW configs (Falcon-7B/40B) have no max_position_embeddings; transformers'
+  // FalconConfig fills 2048. An explicit value wins.
+  nlohmann::json c = {{"architectures", {"RWForCausalLM"}}, {"hidden_size", 64},
+                      {"n_layer", 1}, {"n_head", 4}, {"multi_query", true}, {"vocab_size", 256}};
+  EXPECT_EQ(model_from_hf_config(c, "tiny.json").arch.max_position_embeddings, 2048u);
+  c["max_position_embeddings"] = 4096;
+  EXPECT_EQ(model_from_hf_config(c, "tiny.json").arch.max_position_embeddings, 4096u);
+}
+
 TEST(Families, Mistral3TextCountedVisionExcluded) {
   nlohmann::json c = {{"architectures", {"Mistral3ForConditionalGeneration"}},
                       {"text_config", tiny("MistralForCausalLM")},

@@ -31,10 +31,19 @@ const Exact kExact[] = {
     {"mistral-7b-v0.1", 7'241'732'096ull, "mistral.ai/news/announcing-mistral-7b: 7.3B"},
     {"mixtral-8x7b", 46'702'792'704ull, "mistral.ai/news/mixtral-of-experts: 46.7B"},
     {"deepseek-v3", 671'026'419'200ull, "github.com/deepseek-ai/DeepSeek-V3 README_WEIGHTS.md: 671B main model"},
+    {"qwen2.5-0.5b", 494'032'768ull, "huggingface.co/Qwen/Qwen2.5-0.5B: 0.49B (memory-model.md §1.1)"},
 };
 
 TEST(ParamCounts, ExactPublishedTotals) {
   for (const auto& e : kExact) EXPECT_EQ(counts_of(e.id).total, e.total) << e.id << " (" << e.source << ")";
+}
+
+TEST(ParamCounts, Falcon7bMatchesItsCheckpointIndex) {
+  // tiiuae/falcon-7b pytorch_model.bin.index.json (vendored next to the catalogue's config copy,
+  // github.com/tenstorrent/tt-buda/blob/97caab79/pybuda/test/falcon/models/falcon7b/):
+  // total_size 14,434,379,520 B in bf16 = 7,217,189,760 parameters, which include lm_head.weight
+  // stored on disk although tied to the embedding: 7,217,189,760 - 65024 x 4544 = 6,921,720,704.
+  EXPECT_EQ(counts_of("falcon-7b").total, 14'434'379'520ull / 2 - 65'024ull * 4'544ull);
 }
 
 TEST(ParamCounts, MixtralActivePerToken) {
@@ -88,6 +97,10 @@ const Rounded kRounded[] = {
     {"gemma-3-4b", 4.3, 0.1, "google/gemma-3-4b-it: 4.3B (vision tower included)"},
     {"phi-3-mini", 3.8, 0.1, "Phi-3-mini-4k-instruct model card: 3.8B"},
     {"phi-2", 2.7, 0.1, "microsoft/phi-2 model card: 2.7 billion"},
+    {"phi-3.5-mini", 3.8, 0.1, "Phi-3.5-mini-instruct model card: 3.8B"},
+    {"qwen3-1.7b", 1.7, 0.1, "Qwen3-1.7B model card: 1.7B"},
+    {"gemma-3-1b", 1.0, 0.1, "google/gemma-3-1b-it model card: 1B"},
+    {"falcon-7b", 7, 1.0, "tiiuae/falcon-7b model card: 7B"},
 };
 
 TEST(ParamCounts, RoundedPublishedTotals) {

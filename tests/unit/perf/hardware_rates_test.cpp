@@ -5,6 +5,7 @@
 
 #include "support/test_support.hpp"
 #include "vramplan/core/error.hpp"
+#include "vramplan/io/json_file.hpp"
 
 namespace vramplan::perf {
 namespace {
@@ -16,10 +17,15 @@ PerfDefaults shipped_defaults() {
 TEST(PerfDefaults, ShippedFileLoads) {
   const PerfDefaults d = shipped_defaults();
   EXPECT_DOUBLE_EQ(d.bandwidth_efficiency.expected, 0.8);
-  EXPECT_DOUBLE_EQ(d.step_overhead_s.expected, 0.5e-3);  // 0.5 ms in the file
+  // Engines without a fitted entry (sglang, hf, ...) get "default": 0.5 ms per step.
+  EXPECT_DOUBLE_EQ(d.step_overhead_for("sglang").per_step_s.expected, 0.5e-3);
+  EXPECT_EQ(&d.step_overhead_for(""), &d.step_overhead.at("default"));
+  EXPECT_TRUE(d.step_overhead_for("trtllm").fitted);
   EXPECT_DOUBLE_EQ(d.link_latency_s.expected, 10e-6);    // 10 us in the file
-  // Fitted at the bound 0 (PerfAccuracy.MemoryComputeOverlapIsTheFittedValue); range 0..1.
-  EXPECT_DOUBLE_EQ(d.memory_compute_overlap.expected, 0.0);
+  // Fitted jointly with the trtllm step overhead (PerfAccuracy.MemoryComputeOverlapIsTheFittedValue,
+  // PerfAccuracy.StepOverheadIsTheFittedValuePerEngine); range 0..1.
+  EXPECT_DOUBLE_EQ(d.memory_compute_overlap.expected, 0.4);
+  EXPECT_DOUBLE_EQ(d.step_overhead_for("trtllm").per_layer_s.expected, 38.7e-6);  // 38.7 us in the file
   EXPECT_DOUBLE_EQ(d.memory_compute_overlap.max, 1.0);
   EXPECT_DOUBLE_EQ(d.pcie_gbps_per_direction.at(5), 63.0);
 }
@@ -38,6 +44,26 @@ TEST(PerfDefaults, BadRangeNamesFileAndField) {
   }
 }
 
+TEST(PerfDefaults, StepOverheadNeedsADefaultEntryAndNonNegativeFigures) {
+  nlohmann::json doc = read_json_file(test::source_dir() / "data" / "perf_defaults.json");
+  test::ScratchDir dir;
+  auto expect_error = [&](const nlohmann::json& j, const std::string& pointer) {
+    const auto path = dir.write("perf.json", j.dump());
+    try {
+      load_perf_defaults(path);
+      FAIL() << "expected an error naming " << pointer;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::InputFile);
+      EXPECT_NE(std::string(e.what()).find(pointer), std::string::npos) << e.what();
+    }
+  };
+  nlohmann::json negative = doc;
+  negative["step_overhead"]["engines"]["vllm"]["layer_us"]["min"] = -1;
+  expect_error(negative, "/step_overhead/engines/vllm/layer_us");
+  doc["step_overhead"]["engines"].erase("default");
+  expect_error(doc, "/step_overhead/engines");
+}
+
 DatasheetFigures h100_sheet() {
   // data/gpus.json h100-sxm-80: 3350 GB/s, bf16 989.4 dense TFLOPS, NVLink 900 GB/s total.
   return DatasheetFigures{"h100-sxm-80", 3350, 989.4, "bf16", 450, "NVLink 900 GB/s total / 2"};
@@ -53,8 +79,22 @@ TEST(PerfHardware, DatasheetTimesDefaultEfficiencyIsARange) {
   ASSERT_TRUE(hw.slow && hw.fast);
   EXPECT_DOUBLE_EQ(hw.slow->bandwidth_bytes_per_s, 3350e9 * 0.6);
   EXPECT_DOUBLE_EQ(hw.fast->bandwidth_bytes_per_s, 3350e9 * 0.9);
-  EXPECT_DOUBLE_EQ(hw.slow->step_overhead_s, 2e-3);
+  EXPECT_DOUBLE_EQ(hw.slow->step_overhead_s, 2e-3);  // no engine named: "default", max 2 ms
   EXPECT_NE(hw.basis.find("datasheet 3350 GB/s"), std::string::npos) << hw.basis;
+}
+
+TEST(PerfHardware, EngineSelectsItsStepOverhead) {
+  const PerfDefaults d = shipped_defaults();
+  const PerfHardware vllm = perf_hardware_from(h100_sheet(), std::nullopt, d, "vllm");
+  EXPECT_DOUBLE_EQ(vllm.expected.step_overhead_s, d.step_overhead.at("vllm").per_step_s.expected);
+  EXPECT_DOUBLE_EQ(vllm.expected.layer_overhead_s, d.step_overhead.at("vllm").per_layer_s.expected);
+  EXPECT_DOUBLE_EQ(vllm.slow->layer_overhead_s, d.step_overhead.at("vllm").per_layer_s.max);
+  EXPECT_DOUBLE_EQ(vllm.fast->layer_overhead_s, d.step_overhead.at("vllm").per_layer_s.min);
+  EXPECT_NE(vllm.basis.find("step overhead (vllm, fitted)"), std::string::npos) << vllm.basis;
+  // An engine without its own entry gets "default" and says so.
+  const PerfHardware sglang = perf_hardware_from(h100_sheet(), std::nullopt, d, "sglang");
+  EXPECT_DOUBLE_EQ(sglang.expected.layer_overhead_s, d.step_overhead.at("default").per_layer_s.expected);
+  EXPECT_NE(sglang.basis.find("step overhead (default, not fitted)"), std::string::npos) << sglang.basis;
 }
 
 TEST(PerfHardware, CalibrationWinsAndCollapsesTheRange) {

@@ -47,6 +47,22 @@ TEST(PerfModel, DenseDecodeStepHandComputed) {
   EXPECT_EQ(r.basis, "test rates");
 }
 
+TEST(PerfModel, OverheadIsPerStepPlusPerLayerOnTheGpu) {
+  HardwareRates r = exact_hw().expected;
+  r.layer_overhead_s = 50e-6;
+  // 0.1 ms per step + 32 layers x 50 us = 1.7 ms, whatever the batch.
+  EXPECT_NEAR(decode_step(dense_shape(), r, 1, 0).overhead_s, 1.7e-3, 1e-15);
+  EXPECT_NEAR(decode_step(dense_shape(), r, 64, 4096).overhead_s, 1.7e-3, 1e-15);
+  // A pipeline stage holding 16 of the layers launches half of them: 0.1 + 16 x 0.05 = 0.9 ms.
+  PerfModelShape stage = dense_shape();
+  stage.layers = 16;
+  EXPECT_NEAR(decode_step(stage, r, 1, 0).overhead_s, 0.9e-3, 1e-15);
+  // Batch 1 at context 0: weights 15e9 / 4e12 = 3.75 ms (memory-bound) + 1.7 ms = 5.45 ms.
+  PerfHardware hw = exact_hw();
+  hw.expected = r;
+  EXPECT_NEAR(estimate_decode(dense_shape(), hw, DecodeBatch{1, 0}).step_s.expected, 5.45e-3, 1e-12);
+}
+
 TEST(PerfModel, GemmAndAttentionAreSequentialKernelsWithOverlap) {
   // Batch 512 at context 1024: the GEMMs are compute-bound, attention memory-bound.
   // GEMM: weights 15e9 / 4e12 = 3.75 ms; 2 x 7.5e9 x 512 = 7.68e12 FLOP / 1e15 = 7.68 ms

@@ -17,8 +17,9 @@ namespace vramplan::memory {
 //! empty plan carrying the engine's name, its version profile and the GPU's capacity.
 MemoryPlan start_plan(const Engine& engine, const EngineProfileData& data, const PlanInput& in);
 
-//! --tp-size (default 1). Throws Error(Usage) for 0.
-std::uint64_t tp_size_arg(const EngineArgs& args);
+//! --tp-size (default 1), recorded as the plan's GPU count: one rank per GPU. Throws
+//! Error(Usage) for 0.
+std::uint64_t place_tp_size(MemoryPlan& plan, const EngineArgs& args);
 
 //! Resolves `request`, records the weight and compute precisions in `plan` and adds the weight
 //! components of one rank sharded by `shard`. Returns the resolution (compute bytes, ...).

@@ -77,6 +77,12 @@ struct MoePadding {
 std::string pad_moe_experts(const ModelSpec& model, ResolvedWeights& weights, std::uint64_t tp,
                             const MoePadding& padding);
 
+//! The bytes of tensor `t` (whole tensor: `bytes`) that one of `tp` ranks holds, by the split
+//! rules of shard_weights (column/row/vocab/KV/fused-QKV; 0 for tensors not resident, e.g. MTP).
+//! Which PP stage holds the tensor is not decided here.
+std::uint64_t tensor_rank_bytes(const ModelSpec& model, const TensorInfo& t, std::uint64_t bytes, std::uint64_t tp,
+                                std::uint64_t vocab_pad);
+
 //! Weight components of one rank of one stage: decoder layers, embedding, lm_head, other
 //! (final norm, vision tower, ...), rope caches.
 std::vector<Component> shard_weights(const ModelSpec& model, const ResolvedWeights& weights,

@@ -32,11 +32,12 @@ struct MeasuredFigures {
 };
 
 //! Measured figures win; the rest are datasheet x default efficiency (expected, and slow/fast
-//! from the min/max efficiencies). Throws Error(Usage) when neither gives a bandwidth or a
-//! tensor throughput (e.g. a custom GPU of which only the memory is known).
+//! from the min/max efficiencies). The step overhead is the `engine`'s entry of the defaults
+//! ("vllm", "trtllm", ...; empty or unknown: "default"). Throws Error(Usage) when neither gives a
+//! bandwidth or a tensor throughput (e.g. a custom GPU of which only the memory is known).
 PerfHardware perf_hardware_from(const DatasheetFigures& sheet,
                                 const std::optional<MeasuredFigures>& measured,
-                                const PerfDefaults& defaults);
+                                const PerfDefaults& defaults, std::string_view engine = {});
 
 //! The datasheet figures of a catalogue GPU for `compute_dtype` ("bf16", "fp16", "fp8", "int8",
 //! "fp4", "tf32", "fp32"). bf16 falls back to the fp16 figure (same tensor-core rate on NVIDIA
@@ -53,6 +54,7 @@ std::optional<MeasuredFigures> measured_figures(const calib::Calibration& cal,
 
 //! Convenience: catalogue GPU + optional calibration.
 PerfHardware perf_hardware_from(const GpuSpec& gpu, const calib::Calibration* calibration,
-                                std::string_view compute_dtype, const PerfDefaults& defaults);
+                                std::string_view compute_dtype, const PerfDefaults& defaults,
+                                std::string_view engine = {});
 
 }  // namespace vramplan::perf

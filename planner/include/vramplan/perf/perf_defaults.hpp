@@ -3,8 +3,10 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 
 namespace vramplan::perf {
 
@@ -13,17 +15,30 @@ struct DefaultRange {
   double min = 0, expected = 0, max = 0;
 };
 
+//! Fixed time of one forward step on one GPU, outside GEMMs, attention and all-reduces: kernel
+//! launches, scheduling, input preparation, sampling, host synchronisation. Modelled as
+//! `per_step + layers_on_the_gpu x per_layer` (docs/performance.md §1, "step overhead").
+struct StepOverheadDefaults {
+  DefaultRange per_step_s;   //!< seconds per forward (file: step_ms)
+  DefaultRange per_layer_s;  //!< seconds per decoder layer on the GPU per forward (file: layer_us)
+  bool fitted = false;       //!< least-squares values (file: "fitted": true), else a judgement
+};
+
 struct PerfDefaults {
   std::string source;              //!< the file read
   DefaultRange bandwidth_efficiency;  //!< fraction of datasheet memory bandwidth
   DefaultRange tensor_efficiency;     //!< fraction of dense datasheet TFLOPS
-  DefaultRange step_overhead_s;       //!< seconds per forward step (file: milliseconds)
+  //! Per engine ("vllm", "trtllm", ...); "default" serves every engine without its own entry.
+  std::map<std::string, StepOverheadDefaults, std::less<>> step_overhead;
   DefaultRange link_efficiency;       //!< fraction of one-direction link bandwidth
   DefaultRange link_latency_s;        //!< seconds per all-reduce (file: microseconds)
   //! Share of the shorter of a kernel's memory and math times hidden behind the longer (0..1;
   //! the fitted expected value may be 0, so this range may include zero).
   DefaultRange memory_compute_overlap;
   std::map<int, double> pcie_gbps_per_direction;  //!< PCIe generation -> GB/s of a x16 link
+
+  //! The engine's entry, else "default" (an empty name also gives "default").
+  const StepOverheadDefaults& step_overhead_for(std::string_view engine) const;
 };
 
 //! Reads and validates the file: every range positive and ordered, fractions <= 1. Errors are

@@ -3,7 +3,7 @@
 //
 // A roofline per kernel class and forward step, per GPU (docs/memory-model.md §7):
 //   t_step = R(weights / BW, GEMM FLOPs / F) + R(KV / BW, attention FLOPs / F)
-//            + TP all-reduces + fixed per-step overhead,   R(m, c) = max(m, c) + (1 - o) min(m, c)
+//            + TP all-reduces + engine overhead (per step + per layer),   R(m, c) = max(m, c) + (1 - o) min(m, c)
 // Bytes = weights streamed once per step (MoE: only the experts the batch touches) + the KV cache
 // of every sequence; FLOPs = 2 x active params x tokens + attention. Pipeline parallelism turns
 // stage times into rounds with bubbles.
@@ -25,12 +25,18 @@ namespace vramplan::perf {
 struct HardwareRates {
   double bandwidth_bytes_per_s = 0;  //!< memory read bandwidth
   double tensor_flops_per_s = 0;     //!< dense tensor throughput in the compute dtype
-  double step_overhead_s = 0;        //!< fixed time per forward step (launches, scheduling, sampling)
+  //! Fixed time per forward step (scheduling, input preparation, sampling, host sync); with
+  //! layer_overhead_s below: overhead = step + layers x layer, both per engine
+  //! (data/perf_defaults.json step_overhead).
+  double step_overhead_s = 0;
   double link_bytes_per_s = 0;       //!< all-reduce bus bandwidth per GPU (one direction); 0 = none
   double link_latency_s = 0;         //!< fixed time per all-reduce call
   //! Share of the shorter of (memory time, math time) a kernel hides behind the longer one:
   //! 1 = the classic roofline max(), 0 = no overlap (their sum). docs/performance.md §1.
   double memory_compute_overlap = 1;
+  //! Fixed time per decoder layer on this GPU per forward step (kernel launches, small per-layer
+  //! kernels). Last, so positional initialisers of the fields above keep their meaning.
+  double layer_overhead_s = 0;
 };
 
 //! The hardware a model runs on: expected rates, and where they are not measured, the rates at
@@ -95,7 +101,7 @@ struct StepBreakdown {
   //! combined with the rates' memory_compute_overlap; they run one after the other.
   double kernels_s = 0;
   double comm_s = 0;         //!< TP all-reduces
-  double overhead_s = 0;
+  double overhead_s = 0;     //!< step_overhead_s + layers x layer_overhead_s
   double experts_touched = 0;  //!< expected distinct local experts per MoE layer (0 when dense)
   bool memory_bound = true;
 };

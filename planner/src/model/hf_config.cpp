@@ -82,7 +82,7 @@ ModelSpec model_from_hf_config(const nlohmann::json& config, std::string origin,
   if (auto q = view.root().get("quantization_config")) spec.quantization_config_json = q->raw().dump();
   spec.arch.multimodal = view.root().has("vision_config") || view.root().has("audio_config");
   if (view.root().has("vision_config")) {
-    if (family->counts_vision_tower) hf::add_siglip_vision_tower(view, spec);
+    if (family->vision_tower) family->vision_tower(view, spec);
     else
       spec.exclusions.push_back("vision tower not counted: vramplan has no builder for the " +
                                 JsonView(config, origin).at("vision_config").opt_string("model_type").value_or("?") +

@@ -153,7 +153,7 @@ std::vector<Family> make_families() {
                         gemma_layout(Pattern::Gemma3Interleave, true, "language_model.model.",
                                      "language_model.lm_head"));
   gemma3_mm->class_defaults = gemma3_text_defaults();
-  gemma3_mm->counts_vision_tower = true;
+  gemma3_mm->vision_tower = add_siglip_vision_tower;
   add("phi", {"PhiForCausalLM"}, false, phi2_layout());
   add("phi3", {"Phi3ForCausalLM"}, false, phi3_layout());
   add("cohere", {"CohereForCausalLM"}, true, cohere_layout());
@@ -162,7 +162,8 @@ std::vector<Family> make_families() {
   add("deepseek", {"DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM"}, false, DecoderLayout{},
       build_deepseek);
   add("llama4", {"Llama4ForConditionalGeneration", "Llama4ForCausalLM"}, false,
-      multimodal_text(DecoderLayout{}), build_llama4);
+      multimodal_text(DecoderLayout{}), build_llama4)
+      ->vision_tower = add_llama4_vision_tower;
   add("gpt_oss", {"GptOssForCausalLM"}, false, llama_layout(), build_gpt_oss);
   add("falcon", {"FalconForCausalLM", "RWForCausalLM"}, true, DecoderLayout{}, build_falcon)
       ->class_defaults = falcon_defaults();

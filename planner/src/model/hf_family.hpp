@@ -73,8 +73,9 @@ struct Family {
   //! transformers config-class defaults for keys that published checkpoints omit (applied to
   //! the text config before reading); each family that has them cites the class.
   nlohmann::json class_defaults = nlohmann::json::object();
-  //! A vision tower this family's config describes fully enough to count (multimodal classes).
-  bool counts_vision_tower = false;
+  //! Adds the vision tower this family's vision_config describes (multimodal classes);
+  //! nullptr: not counted, listed as an exclusion.
+  void (*vision_tower)(const ConfigView& config, ModelSpec& spec) = nullptr;
 };
 
 const std::vector<Family>& families();
@@ -102,5 +103,7 @@ bool bias_enabled(const ConfigView& config, Bias rule);
 std::string stored_format_of(const ConfigView& config);
 //! Adds the Gemma-3 SigLIP vision tower + projector (the config describes every dimension).
 void add_siglip_vision_tower(const ConfigView& config, ModelSpec& spec);
+//! Adds the Llama-4 vision encoder, pixel-shuffle adapter and projector (vision_llama4.cpp).
+void add_llama4_vision_tower(const ConfigView& config, ModelSpec& spec);
 
 }  // namespace vramplan::hf

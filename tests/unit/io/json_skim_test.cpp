@@ -1,10 +1,12 @@
 // The JSON skimmer: member and element texts without a full parse, faults located in the file.
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 
 #include "support/test_support.hpp"
 #include "vramplan/core/error.hpp"
+#include "vramplan/hardware/gpu_catalog.hpp"
 #include "vramplan/io/json_file.hpp"
 #include "vramplan/io/json_skim.hpp"
 
@@ -82,6 +84,51 @@ TEST(JsonSkim, SkimmedFileRequiredMembers) {
   EXPECT_NE(test::error_message([&] { SkimmedFile::read(array, "an object with \"gpus\""); }, ErrorKind::InputFile)
                 .find("expected an object with \"gpus\""),
             std::string::npos);
+}
+
+}  // namespace
+}  // namespace vramplan
+
+namespace vramplan {
+namespace {
+
+// Truncations and random byte changes of the shipped GPU catalogue: the lazy loader (skimmer,
+// then each entry parsed on use) must load or refuse with a vramplan Error — never crash or hang.
+// Structural bytes ('"', '{', '}', '[', ']', ',', ':', '\\') are chosen half the time, as they
+// are what the skimmer tracks.
+TEST(JsonSkim, MutatedCatalogueLoadsOrIsRefused) {
+  const std::string seed = test::read_text(test::source_dir() / "data" / "gpus.json");
+  ASSERT_GT(seed.size(), 1000u);
+  test::ScratchDir dir;
+  std::mt19937 rng(20261130);
+  const std::string structural = "\"{}[],:\\";
+  int loaded = 0, refused = 0;
+  for (int k = 0; k < 300; ++k) {
+    std::string text = seed;
+    if (k % 3 == 0) {
+      text.resize(std::uniform_int_distribution<std::size_t>(0, seed.size() - 1)(rng));
+    } else {
+      for (int flips = 0; flips < 1 + k % 4; ++flips) {
+        const std::size_t at = std::uniform_int_distribution<std::size_t>(0, text.size() - 1)(rng);
+        text[at] = rng() % 2 ? structural[rng() % structural.size()] : static_cast<char>(rng() % 256);
+      }
+    }
+    const auto path = dir.write("g" + std::to_string(k) + ".json", text);
+    try {
+      const auto cat = GpuCatalog::load(path);
+      cat.find("h100-sxm-80");
+      cat.all();
+      ++loaded;
+    } catch (const Error& e) {
+      // A broken file is refused naming it; a mangled id is an unknown GPU (no file to name).
+      if (e.kind() != ErrorKind::UnknownName) {
+        EXPECT_NE(std::string(e.what()).find(path.string()), std::string::npos) << e.what();
+      }
+      ++refused;
+    }
+  }
+  EXPECT_EQ(loaded + refused, 300);
+  EXPECT_GT(refused, 100);  // every truncation at least is refused
 }
 
 }  // namespace

@@ -1,0 +1,55 @@
+// The Llama-4 vision encoder + pixel-shuffle adapter + multimodal projector, counted from
+// vision_config. Modules as vLLM builds them (vllm/model_executor/models/mllama4.py:
+// Llama4VisionModel, Llama4UnfoldConvolution, Llama4VisionEncoderLayer, Llama4VisionPixelShuffleMLP,
+// Llama4MultiModalProjector) with HF's checkpoint names (transformers models/llama4/modeling_llama4.py).
+// Not counted: the vision rotary table (complex64, (image_size/patch_size)^2 positions x
+// head_dim/4 entries: under 1 MiB).
+#include "model/hf_family.hpp"
+#include "model/inventory_builder.hpp"
+
+namespace vramplan::hf {
+
+void add_llama4_vision_tower(const ConfigView& c, ModelSpec& spec) {
+  const auto vision = c.root().at("vision_config");
+  auto positive = [&](std::string_view key) {
+    const auto v = vision.req_u64(key);
+    if (v == 0) vision.fail_at(key, "must be greater than zero");
+    return v;
+  };
+  const auto H = positive("hidden_size"), I = positive("intermediate_size");
+  const auto L = positive("num_hidden_layers"), patch = positive("patch_size");
+  const auto image = positive("image_size");
+  const auto channels = vision.opt_u64("num_channels").value_or(3);
+  const auto projector_in = positive("projector_input_dim"), projector_out = positive("projector_output_dim");
+  const auto vision_out = positive("vision_output_dim");
+  const bool projector_bias = vision.opt_bool("multi_modal_projector_bias").value_or(false);
+  if (image % patch != 0) vision.fail_at("image_size", "is not a multiple of patch_size");
+  const auto positions = (image / patch) * (image / patch) + 1;  // patches + the class token
+
+  using R = TensorRole;
+  InventoryBuilder b(spec, stored_format_of(c));
+  b.override_role(R::Vision);
+  const std::string v = "vision_model.";
+  // Llama4UnfoldConvolution: a bias-free linear over channels x patch x patch pixels.
+  b.tensor(v + "patch_embedding.linear.weight", R::Vision, {H, channels * patch * patch});
+  b.tensor(v + "class_embedding", R::Vision, {H});
+  b.tensor(v + "positional_embedding_vlm", R::Vision, {positions, H});
+  b.norm(v + "layernorm_pre", R::Vision, H, true);
+  b.norm(v + "layernorm_post", R::Vision, H, true);
+  for (std::uint64_t i = 0; i < L; ++i) {
+    const auto p = v + "model.layers." + std::to_string(i) + ".";
+    b.norm(p + "input_layernorm", R::Vision, H, true);
+    b.norm(p + "post_attention_layernorm", R::Vision, H, true);
+    for (const char* proj : {"q_proj", "k_proj", "v_proj", "o_proj"})
+      b.linear(p + "self_attn." + proj, R::Vision, H, H, true);
+    b.linear(p + "mlp.fc1", R::Vision, I, H, true);
+    b.linear(p + "mlp.fc2", R::Vision, H, I, true);
+  }
+  // Llama4VisionPixelShuffleMLP: vLLM sizes fc1's input as vision intermediate_size (the
+  // pixel-shuffled width, hidden_size / ratio^2, for the published configs).
+  b.linear(v + "vision_adapter.mlp.fc1", R::Vision, projector_in, I, projector_bias);
+  b.linear(v + "vision_adapter.mlp.fc2", R::Vision, projector_out, projector_in, projector_bias);
+  b.linear("multi_modal_projector.linear_1", R::Vision, spec.arch.hidden_size, vision_out);
+}
+
+}  // namespace vramplan::hf

@@ -8,26 +8,12 @@
 
 #include <gtest/gtest.h>
 
+#include "accuracy/accuracy_doc.hpp"
 #include "accuracy/vllm_records.hpp"
 
 namespace vramplan::test {
 namespace {
 
-std::string f2(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.2f", v);
-  return b;
-}
-std::string signed_pct(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%+.2f %%", v);
-  return b;
-}
-std::string signed_gib(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%+.2f", v);
-  return b;
-}
 
 //! One row per record (same columns for the shared and the extra set) and the summary line.
 void render_table(std::ostringstream& md, const VllmRecordSet& set) {
@@ -193,9 +179,7 @@ TEST(AccuracyDoc, RendersOneRowPerRecord) {
   const std::string md = render();
   for (const auto& c : load_vllm_records().cases) EXPECT_NE(md.find("| " + c.id + " |"), std::string::npos) << c.id;
   for (const auto& c : load_vllm_extra_records().cases) EXPECT_NE(md.find("| " + c.id + " |"), std::string::npos) << c.id;
-  if (const char* w = std::getenv("VRAMPLAN_WRITE_ACCURACY_DOC"); w && std::string(w) == "1") {
-    std::ofstream(source_dir() / "docs" / "accuracy.md") << md;
-  }
+  write_accuracy_doc_if_asked("accuracy.md", md);
 }
 
 }  // namespace

@@ -131,4 +131,8 @@ std::string EngineProfileData::source(const std::string& p) const {
   return v.is_string() ? v.get<std::string>() : std::string();
 }
 
+JsonView EngineProfileData::table(const std::string& p) const {
+  return JsonView(param(p).at("value"), file_, "/profiles/" + std::to_string(profile_index_) + "/params/" + p + "/value");
+}
+
 }  // namespace vramplan::memory

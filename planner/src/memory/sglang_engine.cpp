@@ -1,7 +1,17 @@
-// SGLang profile (first order): the static pool (weights + KV token pool) is mem_fraction_static
-// of total memory; the rest is left for activations and CUDA graphs
-// (python/sglang/srt/model_executor/model_runner.py profile_max_num_token;
-//  python/sglang/srt/server_args.py _handle_gpu_memory_settings).
+// SGLang profile. How SGLang sizes its token pool (python/sglang/srt/model_executor/model_runner.py,
+// profile_max_num_token / init_memory_pool; model_runner_kv_cache_mixin.py in 0.5.x):
+//   total_gpu_memory     = memory free before loading (get_available_gpu_memory after torch
+//                          distributed init: the card's total less the CUDA context, NCCL, ...)
+//   available_gpu_memory = memory free after loading the weights (min over the TP ranks)
+//   rest_memory          = available_gpu_memory - total_gpu_memory x (1 - mem_fraction_static)
+//                        = total_gpu_memory x mem_fraction_static - weights
+//   max_total_num_tokens = rest_memory // cell_size, rounded down to a multiple of page_size
+// where cell_size is the KV bytes of one token on one rank (MLA: kv_lora_rank + qk_rope_head_dim
+// per layer). The GiB in its log lines are 2^30 bytes (get_available_gpu_memory divides by 1 << 30).
+// The (1 - mem_fraction_static) share of the free memory is left for activations and CUDA graphs;
+// unset, mem_fraction_static follows the version's rule in data/engines/sglang.json
+// (server_args.py). Not modelled: hybrid SWA / linear-attention pools, DP attention, speculative
+// decoding buffers, multimodal (adjust_mem_fraction_for_vlm).
 #include <algorithm>
 #include <cmath>
 
@@ -10,10 +20,59 @@
 #include "vramplan/memory/engine_data.hpp"
 #include "vramplan/memory/engine_profiles.hpp"
 #include "vramplan/memory/engine_setup.hpp"
+#include "vramplan/memory/sglang_weights.hpp"
 
 namespace vramplan::memory {
 
 namespace {
+
+//! The defaults server_args.py picks for a GPU of `gpu_mib` and a TP size (size_defaults rows:
+//! [below MiB or null, chunked_prefill_size, cuda_graph_max_bs at TP < 4, at TP >= 4]).
+struct SizeDefaults {
+  std::uint64_t chunked_prefill_size = 0;
+  std::uint64_t cuda_graph_max_bs = 0;
+};
+
+//! The first row whose bound (column 0) exceeds gpu_mib; a null bound matches every size.
+JsonView bucket(const JsonView& rows, double gpu_mib) {
+  for (const auto& row : rows.items()) {
+    const auto bound = row.at(0);
+    if (bound.raw().is_null() || gpu_mib < bound.as_number()) return row;
+  }
+  rows.fail("no row covers a GPU of " + std::to_string(static_cast<std::uint64_t>(gpu_mib)) + " MiB (end with a null bound)");
+}
+
+SizeDefaults size_defaults(const EngineProfileData& d, double gpu_mib, std::uint64_t tp) {
+  const JsonView row = bucket(d.table("size_defaults"), gpu_mib);
+  return {row.at(1).as_u64(), row.at(tp < 4 ? 2 : 3).as_u64()};
+}
+
+double round3(double x) { return std::round(x * 1000.0) / 1000.0; }
+
+//! mem_fraction_static when the user leaves it unset, by the profile's rule (see sglang.json).
+double default_fraction(const EngineProfileData& d, double gpu_mib, std::uint64_t tp, const SizeDefaults& s) {
+  const JsonView rule = d.table("default_mem_fraction");
+  const std::string kind = rule.req_string("rule");
+  if (kind == "tp_table") {  // rows [min TP, fraction], largest TP first
+    for (const auto& row : rule.at("rows").items())
+      if (static_cast<double>(tp) >= row.at(0).as_number()) return row.at(1).as_number();
+    rule.fail_at("rows", "no row for TP " + std::to_string(tp) + " (end with a row for TP 1)");
+  }
+  if (kind == "gpu_buckets") {  // rows [below MiB or null, reserve GiB, reserve GiB per rank]
+    const JsonView row = bucket(rule.at("rows"), gpu_mib);
+    const double reserved = (row.at(1).as_number() + static_cast<double>(tp) * row.at(2).as_number()) * 1024.0;
+    return round3((gpu_mib - reserved) / gpu_mib);
+  }
+  if (kind == "reserve_sum") {
+    const double prefill = std::max(static_cast<double>(s.chunked_prefill_size), rule.req_number("min_prefill_tokens"));
+    double reserved = rule.req_number("base_mib") + prefill * rule.req_number("mib_per_prefill_token") +
+                      static_cast<double>(s.cuda_graph_max_bs) * rule.req_number("mib_per_graph_bs") +
+                      static_cast<double>(tp) * rule.req_number("mib_per_rank");
+    if (gpu_mib > rule.req_number("floor_above_mib")) reserved = std::max(reserved, rule.req_number("floor_mib"));
+    return round3((gpu_mib - reserved) / gpu_mib);
+  }
+  rule.fail_at("rule", "unknown rule '" + kind + "' (known: tp_table, gpu_buckets, reserve_sum)");
+}
 
 class SglangEngine final : public Engine {
  public:
@@ -21,11 +80,13 @@ class SglangEngine final : public Engine {
   std::string_view name() const override { return "sglang"; }
   std::string_view version() const override { return d_.version(); }
   std::vector<EngineOption> options() const override {
-    return {{"mem-fraction-static", "fraction of total memory for weights + KV pool (default derived)", false, {}},
+    return {{"mem-fraction-static", "fraction of the memory free at start for weights + KV pool (default: the version's rule)", false, {}},
             {"max-running-requests", "max concurrent requests", false, {}},
+            {"max-total-tokens", "cap on the token pool", false, {}},
             {"context-length", "max context length (default: the model's)", false, {}},
             {"chunked-prefill-size", "tokens per prefill chunk", false, {}},
             {"cuda-graph-max-bs", "largest CUDA-graph batch", false, {}},
+            {"page-size", "tokens per KV page", false, {}},
             {"kv-cache-dtype", "auto, fp8_e4m3, fp8_e5m2", false, {}},
             {"tp-size", "tensor parallel size", false, {"tp"}},
             {"dtype", "auto, bfloat16, float16, float32", false, {}},
@@ -38,46 +99,72 @@ class SglangEngine final : public Engine {
     const auto& a = in.args;
     const auto& arch = in.model.arch;
     const std::uint64_t tp = place_tp_size(p, a);
-    const std::uint64_t chunk = arg_u64(a, "chunked-prefill-size").value_or(d_.u64("chunked_prefill_size"));
-    const std::uint64_t graph_bs = arg_switch(a, "disable-cuda-graph") ? 0 : arg_u64(a, "cuda-graph-max-bs").value_or(d_.u64("cuda_graph_max_bs"));
-    // reserved_mem (MB) = chunked_prefill_size x 1.5 + cuda_graph_max_bs x 2 (server_args.py).
-    const Bytes act_reserve = Bytes(static_cast<std::uint64_t>(static_cast<double>(chunk) * 1.5 * static_cast<double>(kMB)));
-    const Bytes graph_reserve = Bytes(graph_bs * 2 * kMB);
+    // server_args.py reads the card's size in MiB (nvidia-smi memory.total); the runtime total is
+    // the closest figure a plan has (0.6 % lower on an H100: it moves the default by <= 0.001).
     const double total = static_cast<double>(in.gpu.total.count());
-    const double f = arg_double(a, "mem-fraction-static")
-                         .value_or((total - static_cast<double>((act_reserve + graph_reserve).count())) / total);
+    const double gpu_mib = total / static_cast<double>(kMiB);
+    const SizeDefaults sized = size_defaults(d_, gpu_mib, tp);
+    const std::uint64_t chunk = arg_u64(a, "chunked-prefill-size").value_or(sized.chunked_prefill_size);
+    const std::uint64_t graph_bs =
+        arg_switch(a, "disable-cuda-graph") ? 0 : arg_u64(a, "cuda-graph-max-bs").value_or(sized.cuda_graph_max_bs);
+    const SizeDefaults used{chunk, graph_bs};
+    const std::optional<double> user_f = arg_double(a, "mem-fraction-static");
+    const double f = user_f.value_or(default_fraction(d_, gpu_mib, tp, used));
     if (!(f > 0 && f < 1)) throw_usage("--mem-fraction-static must be in (0, 1)");
+    const std::uint64_t page = arg_u64(a, "page-size").value_or(d_.u64("page_size"));
+    if (page == 0) throw_usage("--page-size must be >= 1");
 
-    const ResolvedWeights rw = place_weights(p, in, {arg_string(a, "dtype"), arg_string(a, "quantization"), in.weights},
-                                             {tp, 1, 0, d_.u64("vocab_pad"), false});
+    const ShardOptions shard{tp, 1, 0, d_.u64("vocab_pad"), false};
+    const ResolvedWeights rw =
+        place_weights(p, in, {arg_string(a, "dtype"), arg_string(a, "quantization"), in.weights}, shard);
+    for (auto& c : sglang_load_extras(in.model, rw, shard,
+                                      {d_.u64("rope_cache_bytes"), Bytes::from_gib(d_.number("load_non_torch_gib")),
+                                       "engine data load_non_torch_gib"}))
+      p.weights.push_back(std::move(c));
     const Bytes weights = p.weights_bytes();
-    // SGLang's cell_size: every layer in full (its SWA pools are engine-specific; not modelled).
+    // cell_size: every layer in full (SGLang's hybrid SWA pools are not modelled).
     const KvLayout kv = place_kv_layout(p, in, rw, tp);
+
     const Bytes ctx = in.measured_context.value_or(Bytes::from_gib(d_.number("context_gib")));
-    const std::string ctx_source = in.measured_context ? in.measured_context_source : d_.source("context_gib");
-    const double pool_d = total * f - static_cast<double>((weights + ctx).count());
-    const std::uint64_t pool = pool_d > 0 ? static_cast<std::uint64_t>(pool_d) : 0;
-    const std::uint64_t tokens = kv.bytes_per_token ? pool / kv.bytes_per_token : 0;
-    p.kv_cache.push_back({"kv_cache", Bytes(tokens * kv.bytes_per_token),
-                          "token pool = total x mem_fraction_static - weights - context = " + grouped(tokens) +
-                              " tokens x " + grouped(kv.bytes_per_token) + " B (page size 1)"});
-    p.activation.push_back({"activation.reserve", act_reserve, "chunked_prefill_size " + std::to_string(chunk) + " x 1.5 MB (server_args.py reserve)"});
+    const std::string ctx_source = in.measured_context ? in.measured_context_source : "engine data context_gib";
+    const double free_before = total - static_cast<double>(ctx.count());
+    const double rest = free_before * f - static_cast<double>(weights.count());
+    const std::uint64_t pool = rest > 0 ? static_cast<std::uint64_t>(rest) : 0;
+    std::uint64_t tokens = kv.bytes_per_token ? pool / kv.bytes_per_token : 0;
+    if (const auto cap = arg_u64(a, "max-total-tokens")) tokens = std::min(tokens, *cap);
+    tokens = tokens / page * page;
+    p.kv_cache.push_back({"kv_cache", Bytes(checked_mul(tokens, kv.bytes_per_token)),
+                          "token pool = (total " + format_gib(in.gpu.total) + " - context " + format_gib(ctx) +
+                              ") x mem_fraction_static " + std::to_string(f).substr(0, 5) + " - weights " +
+                              format_gib(weights) + " = " + grouped(pool) + " B -> " + grouped(tokens) + " tokens x " +
+                              grouped(kv.bytes_per_token) + " B (page size " + std::to_string(page) + ")"});
+    // What SGLang's own reserve heuristic sets aside for the (1 - f) share (server_args.py).
+    const Bytes act_reserve(static_cast<std::uint64_t>(static_cast<double>(chunk) * 1.5 * static_cast<double>(kMB)));
+    const Bytes graph_reserve(graph_bs * 2 * kMB);
+    p.activation.push_back({"activation.reserve", act_reserve,
+                            "chunked_prefill_size " + std::to_string(chunk) + " x 1.5 MB (server_args.py reserve)"});
     p.overhead.push_back({"overhead.cuda_graphs", graph_reserve, "cuda_graph_max_bs " + std::to_string(graph_bs) + " x 2 MB"});
-    p.overhead.push_back({"overhead.context", ctx, "CUDA context + libraries (" + ctx_source + ")"});
+    p.overhead.push_back({"overhead.context", ctx, "CUDA context + libraries before loading (" + ctx_source + ")"});
     p.kv.capacity_tokens = tokens;
     const std::uint64_t ctx_len = arg_u64(a, "context-length").value_or(in.workload.context.value_or(arch.max_position_embeddings));
     p.kv.max_concurrency = ctx_len ? static_cast<double>(tokens) / static_cast<double>(ctx_len) : 0.0;
-    if (pool == 0) {
+    if (tokens == 0) {
       p.fits = false;
       p.reason = "Not enough memory. Please try to increase --mem-fraction-static (weights need " + format_gib(weights) +
-                 " of the " + format_gib(Bytes(static_cast<std::uint64_t>(total * f))) + " static budget)";
+                 " of the " + format_gib(Bytes(static_cast<std::uint64_t>(std::max(0.0, free_before * f)))) +
+                 " static budget)";
     } else if (in.workload.batch && *p.kv.max_concurrency < static_cast<double>(*in.workload.batch)) {
       p.fits = false;
       p.reason = "the token pool holds " + std::to_string(tokens) + " tokens, fewer than --batch x context";
     }
-    p.notes.push_back("first-order SGLang profile: pool from mem_fraction_static " + std::to_string(f).substr(0, 5) +
-                      "; sliding-window pools, DP attention and speculative buffers not modelled");
-    p.engine_view = {{"mem_fraction_static", f}, {"max_total_num_tokens", tokens},
+    p.notes.push_back("SGLang pool from mem_fraction_static " + std::to_string(f).substr(0, 5) +
+                      (user_f ? "" : " (the version's default rule)") +
+                      "; hybrid SWA pools, DP attention and speculative buffers not modelled");
+    p.engine_view = {{"mem_fraction_static", f},
+                     {"max_total_num_tokens", tokens},
+                     {"chunked_prefill_size", chunk},
+                     {"cuda_graph_max_bs", graph_bs},
+                     {"free_before_load_gib", free_before / static_cast<double>(kGiB)},
                      {"kv_pool_gib", static_cast<double>(pool) / static_cast<double>(kGiB)},
                      {"weights_gib", weights.gib()}};
     return p;

@@ -1,7 +1,10 @@
-// TensorRT-LLM profile (first order, LLM API / PyTorch backend): the KV pool is
-// free_gpu_memory_fraction of the memory still free after weights, activation buffers and the
-// runtime are in place (KvCacheConfig; https://nvidia.github.io/TensorRT-LLM/reference/memory.html).
+// TensorRT-LLM profile (first order): the KV budget is free_gpu_memory_fraction of the memory
+// still free after weights, activation buffers and the runtime are in place (KvCacheConfig;
+// https://nvidia.github.io/TensorRT-LLM/reference/memory.html). The budget becomes blocks the way
+// TensorRT-LLM does it (trtllm_kv_blocks below); docs/accuracy-trtllm.md checks it against logs.
+#include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "vramplan/core/error.hpp"
 #include "vramplan/memory/engine.hpp"
@@ -12,6 +15,28 @@
 namespace vramplan::memory {
 
 namespace {
+
+//! Budget bytes -> blocks as TensorRT-LLM sizes its pool. Both backends turn the budget into a
+//! token count first, rounding down (PyTorch: _util.py KvCacheCreator, `max_tokens =
+//! int(kv_cache_max_memory // kv_size_per_token)`; C++: kvCacheManager.cpp calculateMaxNumBlocks,
+//! `maxTokens = freeMemFraction * freeMem / cacheSizeBytesPerToken`), and the block count is that
+//! token count rounded UP to whole blocks ("rounded up to the next multiple of block size during
+//! allocation", NVIDIA/TensorRT-LLM#224). Logged: 860308 -> 860320 tokens (#6294), 40,347 tokens
+//! -> 631 blocks of 64 (#2268). An explicit max_tokens / max_gpu_total_bytes caps the budget: "The
+//! smaller value will be used" (KvCacheConfig).
+struct KvBlocks {
+  std::uint64_t tokens_budget = 0;  //!< before rounding to blocks
+  std::uint64_t blocks = 0;
+};
+KvBlocks trtllm_kv_blocks(std::uint64_t budget_bytes, std::uint64_t bytes_per_token, std::uint64_t block,
+                          std::optional<std::uint64_t> max_tokens) {
+  KvBlocks k;
+  if (bytes_per_token == 0) return k;
+  k.tokens_budget = budget_bytes / bytes_per_token;
+  if (max_tokens) k.tokens_budget = std::min(k.tokens_budget, *max_tokens);
+  k.blocks = ceil_div(k.tokens_budget, block);
+  return k;
+}
 
 class TrtllmEngine final : public Engine {
  public:
@@ -24,6 +49,8 @@ class TrtllmEngine final : public Engine {
             {"max-num-tokens", "max tokens per step (activation buffers)", false, {}},
             {"max-seq-len", "max sequence length", false, {}},
             {"tokens-per-block", "KV block size", false, {}},
+            {"max-tokens", "KvCacheConfig.max_tokens: cap on KV tokens (the smaller budget wins)", false, {}},
+            {"max-gpu-total-bytes", "KvCacheConfig.max_gpu_total_bytes: cap on KV bytes (the smaller budget wins)", false, {}},
             {"kv-cache-dtype", "auto, fp8, int8", false, {}},
             {"tp-size", "tensor parallel size", false, {"tp"}},
             {"dtype", "auto, bfloat16, float16", false, {}},
@@ -56,19 +83,28 @@ class TrtllmEngine final : public Engine {
                               (in.measured_context ? in.measured_context_source : d_.source("runtime_gib")) + ")"});
     const Bytes used = p.weights_bytes() + p.activation_bytes() + runtime;
     const std::uint64_t free = used < in.gpu.total ? (in.gpu.total - used).count() : 0;
-    const std::uint64_t pool = static_cast<std::uint64_t>(std::floor(static_cast<double>(free) * frac));
+    const std::uint64_t from_fraction = static_cast<std::uint64_t>(std::floor(static_cast<double>(free) * frac));
+    const auto byte_cap = arg_u64(a, "max-gpu-total-bytes");
+    const auto token_cap = arg_u64(a, "max-tokens");
+    const std::uint64_t budget = byte_cap ? std::min(from_fraction, *byte_cap) : from_fraction;
     const KvLayout kv = place_kv_layout(p, in, rw, tp);
     const std::uint64_t block_bytes = kv.bytes_per_token * block;
-    const std::uint64_t blocks = block_bytes ? pool / block_bytes : 0;
-    p.kv_cache.push_back({"kv_cache", Bytes(blocks * block_bytes),
-                          std::to_string(blocks) + " blocks x " + std::to_string(block) + " tokens = free " +
-                              format_gib(Bytes(free)) + " x " + std::to_string(frac).substr(0, 4)});
+    const KvBlocks kb = trtllm_kv_blocks(budget, kv.bytes_per_token, block, token_cap);
+    const std::uint64_t blocks = kb.blocks;
+    const std::uint64_t pool = checked_mul(blocks, block_bytes);  // "[MemUsageChange] Allocated X GiB ..."
+    const bool capped = budget < from_fraction || (token_cap && kb.tokens_budget == *token_cap);
+    p.kv_cache.push_back({"kv_cache", Bytes(pool),
+                          std::to_string(kb.tokens_budget) + " tokens (" +
+                              (capped ? std::string("--max-tokens / --max-gpu-total-bytes, smaller than ") : "") +
+                              "free " + format_gib(Bytes(free)) + " x " + std::to_string(frac).substr(0, 4) + " / " +
+                              std::to_string(kv.bytes_per_token) + " B) rounded up to " + std::to_string(blocks) +
+                              " blocks x " + std::to_string(block) + " tokens"});
     p.kv.capacity_tokens = blocks * block;
     const std::uint64_t len = arg_u64(a, "max-seq-len").value_or(in.workload.context.value_or(arch.max_position_embeddings));
     p.kv.max_concurrency = len ? static_cast<double>(blocks) / static_cast<double>(ceil_div(len, block)) : 0.0;
     if (blocks == 0 || (len && blocks < ceil_div(len, block))) {
       p.fits = false;
-      p.reason = "the KV pool (" + format_gib(Bytes(pool)) + ") cannot hold one sequence of max_seq_len " + std::to_string(len);
+      p.reason = "the KV pool (" + format_gib(Bytes(budget)) + ") cannot hold one sequence of max_seq_len " + std::to_string(len);
     } else if (in.workload.batch && *p.kv.max_concurrency < static_cast<double>(*in.workload.batch)) {
       p.fits = false;
       p.reason = "the KV pool holds fewer than --batch sequences of the planned length";

@@ -16,29 +16,18 @@ MemoryPlan plan(const std::string& engine, const ModelSpec& m, Bytes total, Engi
 // Llama-3.1-8B shape without the rope cache (these engines do not count it): 16,060,522,496 B.
 constexpr std::uint64_t kLlamaWeights = 16060522496u;
 
-TEST(SglangEngine, PoolIsTheStaticFractionMinusWeights) {
-  const Bytes total(80000000000u);
-  const auto p = plan("sglang", test::dense_model({}), total, {{"mem-fraction-static", "0.8"}});
-  EXPECT_EQ(p.weights_bytes().count(), kLlamaWeights);
-  // 80e9 x 0.8 - 16,060,522,496 - 0.5 GiB context = 47,402,606,592 B -> / 131,072 B per token.
-  EXPECT_EQ(*p.kv.capacity_tokens, 47402606592u / 131072u);
-}
-
-TEST(SglangEngine, DefaultFractionReservesPrefillAndGraphMemory) {
-  const Bytes total(80000000000u);
-  const auto p = plan("sglang", test::dense_model({}), total, {});
-  // reserve = 8192 x 1.5 MB + 256 x 2 MB = 12,800,000,000 B: activation + CUDA graph components.
-  EXPECT_EQ(p.activation_bytes().count() + p.overhead_bytes().count() - (Bytes::from_gib(0.5)).count(), 12800000000u);
-}
+// SGLang: tests/unit/memory/sglang_engine_test.cpp.
 
 TEST(TrtllmEngine, KvIsAFractionOfWhatIsLeft) {
   const Bytes total(80000000000u);
   const auto p = plan("trtllm", test::dense_model({}), total, {{"max-num-tokens", "8192"}, {"max-batch-size", "256"}});
   // activation = 8192 x 2 x (3 x 4096 + 3 x 14336) = 905,969,664 B; logits 256 x 128,256 x 4 = 131,334,144 B;
-  // runtime 0.75 GiB = 805,306,368 B; free = 80e9 - weights - those = 62,096,867,328 B; x 0.9 -> blocks of 32 x 131,072 B.
+  // runtime 0.75 GiB = 805,306,368 B; free = 80e9 - weights - those = 62,096,867,328 B; x 0.9 = the budget;
+  // tokens = budget // 131,072 B, rounded UP to whole blocks of 32 (TensorRT-LLM allocates the partial block).
   const std::uint64_t free = 80000000000u - kLlamaWeights - 905969664u - 131334144u - 805306368u;
-  const std::uint64_t pool = static_cast<std::uint64_t>(static_cast<double>(free) * 0.9);
-  EXPECT_EQ(*p.kv.capacity_tokens, pool / (32u * 131072u) * 32u);
+  const std::uint64_t budget = static_cast<std::uint64_t>(static_cast<double>(free) * 0.9);
+  EXPECT_EQ(*p.kv.capacity_tokens, (budget / 131072u + 31u) / 32u * 32u);
+  EXPECT_EQ(p.kv_cache_bytes().count(), *p.kv.capacity_tokens * 131072u);
 }
 
 TEST(HfEngine, DynamicCacheGrowsWithBatchAndLength) {

@@ -16,6 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "vramplan/io/json_file.hpp"
+
 namespace vramplan::memory {
 
 class EngineProfileData {
@@ -38,6 +40,9 @@ class EngineProfileData {
   bool flag(const std::string& param) const;
   std::string string(const std::string& param) const;
   std::string source(const std::string& param) const;
+  //! A table-valued parameter (array or object) as a JsonView whose errors name this file and
+  //! the value's JSON pointer; the engine validates its rows.
+  JsonView table(const std::string& param) const;
 
  private:
   const nlohmann::json& param(const std::string& name) const;

@@ -1,0 +1,201 @@
+// SGLang accuracy: every record of tests/accuracy/data/sglang_startup_logs.jsonl planned through
+// run_plan() (the code path of `vramplan plan --engine sglang@<version>`) and compared with what
+// SGLang printed. Targets (issue 8): weights ("mem usage" at Load weight end) within 0.5 %; KV
+// tokens (#tokens / max_total_num_tokens) median |error| <= 1 %, each <= 3 % unless the record
+// carries the reason it cannot (sglang_records.hpp sglang_kv_exception).
+// Also renders docs/accuracy-sglang.md; regenerate it with
+//   VRAMPLAN_WRITE_ACCURACY_DOC=1 vramplan_tests --gtest_filter='SglangAccuracy.*'
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "accuracy/accuracy_doc.hpp"
+#include "accuracy/sglang_records.hpp"
+
+namespace vramplan::test {
+namespace {
+
+const std::vector<SglangComparison>& comparisons() {
+  static const std::vector<SglangComparison> all = compare_sglang_all();
+  return all;
+}
+
+// SGLang prints GiB with two decimals: a figure is known to +-0.005 GiB.
+constexpr double kPrintGib = 0.005;
+
+TEST(SglangAccuracy, RecordsNameTheirSourceAndCarryTheLinesVerbatim) {
+  const auto records = load_sglang_records();
+  ASSERT_EQ(records.size(), 5u);
+  for (const auto& r : records) {
+    EXPECT_FALSE(r.j.at("source").get<std::string>().empty()) << r.id;
+    EXPECT_FALSE(r.j.at("gpu_basis").get<std::string>().empty()) << r.id;
+    EXPECT_FALSE(r.j.at("version_basis").get<std::string>().empty()) << r.id;
+    bool kv_line = false;
+    for (const auto& l : r.j.at("lines")) {
+      const std::string s = l.get<std::string>();
+      if (s.find("KV Cache is allocated") != std::string::npos || s.find("max_total_num_tokens=") != std::string::npos)
+        kv_line = kv_line || s.find(std::to_string(r.j.at("kv_tokens").get<std::uint64_t>())) != std::string::npos;
+    }
+    EXPECT_TRUE(kv_line) << r.id << ": kv_tokens must appear in a quoted line";
+  }
+}
+
+// K size = tokens x cell / 2 (K and V halves), printed in GiB: the planner's cell size must give
+// the printed K size for the printed token count, to the print rounding.
+TEST(SglangAccuracy, KvCellSizeGivesThePrintedKSize) {
+  const auto records = load_sglang_records();
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const auto& x = comparisons()[i];
+    const double k_gib = records[i].j.at("k_size_gib");
+    const double implied = static_cast<double>(x.tokens_rep) * static_cast<double>(x.cell) / 2.0 / static_cast<double>(kGiB);
+    EXPECT_NEAR(implied, k_gib, kPrintGib) << x.id << " cell " << x.cell;
+  }
+}
+
+// The defaults a record did not set come out of the version's rule (data/engines/sglang.json).
+TEST(SglangAccuracy, UnsetFlagsFollowTheVersionDefaults) {
+  for (const auto& x : comparisons()) {
+    EXPECT_DOUBLE_EQ(x.f_pred, x.f_rep) << x.id;
+    if (x.chunk_rep) {
+      EXPECT_EQ(x.chunk_pred, *x.chunk_rep) << x.id;
+    }
+    if (x.graph_rep) {
+      EXPECT_EQ(x.graph_pred, *x.graph_rep) << x.id;
+    }
+  }
+}
+
+// SGLang's formula with the log's own free memory and weights reproduces the printed pool: the
+// mechanism (rest = free before loading x f - weights, tokens = rest / cell) is exact; what the
+// planner misses comes from estimating those two inputs.
+TEST(SglangAccuracy, PoolFormulaReproducesThePrintedTokens) {
+  int checked = 0;
+  for (const auto& x : comparisons()) {
+    const auto t = x.tokens_from_log();
+    if (!t) continue;
+    // Free and weights are each known to +-0.005 GiB (derived weights: begin - end, +-0.01).
+    const double slack_gib = kPrintGib * x.f_rep + (x.weights_derived ? 2 : 1) * kPrintGib;
+    EXPECT_NEAR(*t, static_cast<double>(x.tokens_rep), slack_gib * static_cast<double>(kGiB) / static_cast<double>(x.cell))
+        << x.id;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 4);
+}
+
+TEST(SglangAccuracy, WeightsWithinTargets) {
+  int checked = 0;
+  for (const auto& x : comparisons()) {
+    if (!x.weights_rep) continue;
+    // A derived figure (begin - end avail) carries twice the print rounding.
+    const double limit = 0.5 + (x.weights_derived ? 100.0 * 2 * kPrintGib / *x.weights_rep : 0.0);
+    EXPECT_LE(std::fabs(pct(x.weights_pred, *x.weights_rep)), limit)
+        << x.id << ": predicted " << x.weights_pred << " GiB, logged " << *x.weights_rep;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 4);
+}
+
+// Records with a stated reason (their input differs from what the planner can know) are out of both.
+TEST(SglangAccuracy, KvTokensWithinTargets) {
+  std::vector<double> errs;
+  for (const auto& x : comparisons()) {
+    if (!x.kv_exception.empty()) continue;
+    errs.push_back(x.tokens_err());
+    EXPECT_LE(std::fabs(x.tokens_err()), 3.0) << x.id << ": " << x.tokens_pred << " vs " << x.tokens_rep;
+  }
+  EXPECT_EQ(errs.size(), 3u);
+  EXPECT_LE(median_abs(errs), 1.0);
+}
+
+
+std::string render() {
+  std::ostringstream md;
+  md << "# Accuracy against published SGLang start-up logs\n\n"
+     << "Generated by `tests/accuracy/sglang_accuracy_test.cpp` (run it with "
+        "`VRAMPLAN_WRITE_ACCURACY_DOC=1 build/bin/vramplan_tests --gtest_filter='SglangAccuracy.*'`). Every record is "
+        "planned through `run_plan()`, the code path of `vramplan plan --engine sglang@<version>`, with the record's "
+        "GPU (catalogue runtime total), TP size and the flags its user set; a default the log prints "
+        "(mem_fraction_static, chunked_prefill_size, cuda_graph_max_bs) must come out of the version's rule. "
+        "Records, with their source, version basis and the printed lines verbatim: "
+        "`tests/accuracy/data/sglang_startup_logs.jsonl`. GiB = 2^30 bytes: SGLang's \"GB\" divides by 1 << 30 "
+        "(get_available_gpu_memory).\n\n"
+     << "Targets: weights (\"mem usage\" at Load weight end) within 0.5 %; KV tokens (#tokens / max_total_num_tokens) "
+        "median |error| <= 1 %, every record <= 3 % unless its reason is stated below.\n\n"
+     << "| record | SGLang | GPU x TP | f pred / log | weights pred / log (GiB) | err | free before load pred / log "
+        "(GiB) | tokens pred / log | err | tokens from the log's free + weights |\n"
+     << "|---|---|---|---|---|---|---|---|---|---|\n";
+  std::vector<double> w_errs, t_errs, t_errs_all;
+  for (const auto& x : comparisons()) {
+    md << "| " << x.id << " | " << x.version << " | " << x.gpu << " x " << x.tp << " | " << fmt("%.3f", x.f_pred)
+       << " / " << fmt("%.3f", x.f_rep) << (x.f_flag ? " (flag)" : "") << " | " << fmt("%.2f", x.weights_pred) << " / ";
+    if (x.weights_rep) {
+      w_errs.push_back(pct(x.weights_pred, *x.weights_rep));
+      md << fmt("%.2f", *x.weights_rep) << (x.weights_derived ? " (begin - end)" : "") << " | "
+         << fmt("%+.2f %%", w_errs.back());
+    } else {
+      md << "- | -";
+    }
+    md << " | " << fmt("%.2f", x.free_pred) << " / " << (x.free_rep ? fmt("%.2f", *x.free_rep) : "-") << " | "
+       << x.tokens_pred << " / " << x.tokens_rep << " | " << fmt("%+.2f %%", x.tokens_err()) << " | ";
+    t_errs_all.push_back(x.tokens_err());
+    if (x.kv_exception.empty()) t_errs.push_back(x.tokens_err());
+    if (const auto t = x.tokens_from_log()) md << fmt("%.0f", *t);
+    else md << "-";
+    md << " |\n";
+  }
+  md << "\nSummary: KV tokens median |error| " << fmt("%.2f", median_abs(t_errs)) << " % over the " << t_errs.size()
+     << " records without a stated reason (" << fmt("%.2f", median_abs(t_errs_all)) << " % over all "
+     << t_errs_all.size() << "); weights median |error| " << fmt("%.2f", median_abs(w_errs)) << " % ("
+     << w_errs.size() << " records with a weights figure).\n\n";
+  md << "## Records outside a target, and why\n\n";
+  for (const auto& x : comparisons())
+    if (!x.kv_exception.empty()) md << "- " << x.id << " (KV tokens " << fmt("%+.2f %%", x.tokens_err()) << "): " << x.kv_exception << ".\n";
+  md << "\n## What decides the numbers (model_runner.py profile_max_num_token)\n\n"
+     << "- `rest_memory = available_gpu_memory - total_gpu_memory x (1 - mem_fraction_static)` where "
+        "`total_gpu_memory` is the memory free **before** loading (\"Load weight begin. avail mem\", after torch "
+        "distributed init) and `available_gpu_memory` the memory free after it (min over TP ranks); so the pool is "
+        "`free before loading x f - weights`, not `card total x f - weights`. vramplan takes the free memory as the "
+        "runtime total less the CUDA context (0.5 GiB, data/engines/sglang.json context_gib; the records show "
+        "0.38-0.60 GiB on Linux, 0.82 GiB on the Windows desktop card). The last column applies the formula to the "
+        "log's own free memory and weights: it lands on the printed pool to the print rounding "
+        "(`PoolFormulaReproducesThePrintedTokens`).\n"
+     << "- `max_total_num_tokens = rest_memory x 2^30 // cell_size`, rounded down to a multiple of page_size (1 by "
+        "default); cell_size = layers x kv_heads per rank x head_dim x 2 (K, V) x dtype bytes, or (kv_lora_rank + "
+        "qk_rope_head_dim) x layers x dtype bytes for MLA. The printed K size checks it "
+        "(`KvCellSizeGivesThePrintedKSize`).\n"
+     << "- Weights are a `mem_get_info` difference around loading: parameters in PyTorch allocator blocks (the "
+        "vLLM construction-order replay applies, SGLang's model files build the same modules), the rotary cos/sin "
+        "caches **in fp32** (SGLang keeps them fp32 on CUDA: +64 MiB for a 131072 x 128 table, where vLLM casts to "
+        "bf16), and memory outside PyTorch that loading leaves (lazily loaded CUDA modules): load_non_torch_gib = "
+        "0.09 GiB, the median of the records' residuals (0.07-0.12 GiB after the replay), so the weights errors "
+        "above are in-sample for that one constant. Without it the records sit 0.5-1.8 % under the log.\n"
+     << "- Defaults (server_args.py) by version: 0.4.0-0.4.6 mem_fraction_static from the TP size (0.88 / 0.87 / "
+        "0.85 / 0.81 / 0.79 for TP 1 / 2 / 4 / 8 / 16); 0.4.7-0.5.2 a per-GPU-memory reserve (PR #7054); 0.5.3+ "
+        "`(gpu_mem - reserve) / gpu_mem` with reserve = 512 MiB + max(chunked_prefill_size, 2048) x 1.5 MiB + "
+        "cuda_graph_max_bs x 2 MiB + TP x PP x 128 MiB, at least 10 GiB on cards over 60 GiB, rounded to 3 decimals "
+        "(PRs #10975, #11076). vramplan evaluates the rules with the runtime total where SGLang reads nvidia-smi's "
+        "(0.6 % higher on an H100).\n"
+     << "- Not modelled: hybrid SWA / linear-attention pools (gemma-2/3, gpt-oss, Qwen3.5 / Qwen3-Next), DP "
+        "attention, speculative decoding (draft weights and pools), multimodal models "
+        "(adjust_mem_fraction_for_vlm).\n\n"
+     << "## Before this profile\n\n"
+     << "The first-order profile (before issue 8) planned `runtime total x f - tensor bytes - 0.5 GiB` with one "
+        "default rule for every version (reserve = chunked_prefill_size x 1.5 MB + cuda_graph_max_bs x 2 MB, 8192 / "
+        "256 on every card). The same commands on these records gave: docs-llama31-8b-h100-tp1 f 0.850 (log 0.88), "
+        "KV -4.51 %; pr4760-llama31-8b-h100-fa3-tp1 -4.14 %; llms-in-clouds-qwq32b-4xl4-tp4 f 0.459: 'does not fit' "
+        "(log 46,611 tokens); my-deepseek-r1-distill-qwen7b-rtx3090-tp1 f 0.494: 'does not fit' (log 105,531); "
+        "vllm21348-qwen3-235b-fp8-4xh100-tp4 +9.45 %. Weights (tensor "
+        "bytes only) were -0.88 %, -1.01 %, -1.82 %, and -1.42 % against the four logged figures.\n";
+  return md.str();
+}
+
+TEST(SglangAccuracy, RendersTheAccuracyDocument) {
+  const std::string md = render();
+  for (const auto& x : comparisons()) EXPECT_NE(md.find("| " + x.id + " |"), std::string::npos) << x.id;
+  write_accuracy_doc_if_asked("accuracy-sglang.md", md);
+}
+
+}  // namespace
+}  // namespace vramplan::test

@@ -1,0 +1,103 @@
+// SGLang profile (planner/src/memory/sglang_engine.cpp): hand-computed pools and defaults.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "support/catalogs.hpp"
+#include "support/engine_plans.hpp"
+#include "support/test_models.hpp"
+#include "support/test_support.hpp"
+#include "vramplan/core/error.hpp"
+#include "vramplan/memory/engine.hpp"
+#include "vramplan/memory/engine_profiles.hpp"
+
+namespace vramplan::memory {
+namespace {
+
+MemoryPlan plan(const std::string& engine, Bytes total, EngineArgs args) {
+  return test::plan_engine(engine, test::dense_model({}), test::gpu_target(total), std::move(args));
+}
+
+// Llama-3.1-8B shape: tensors 16,060,522,496 B; rope cache 131072 x 128 x 4 B (fp32) = 67,108,864 B;
+// every parameter a whole 2 MiB multiple (no allocator rounding); load non-torch 0.09 GiB = 96,636,764 B.
+constexpr std::uint64_t kWeights = 16060522496u + 67108864u + 96636764u;
+
+TEST(SglangEngine, PoolIsTheFreeMemoryBeforeLoadingTimesTheFractionMinusWeights) {
+  const auto p = plan("sglang", Bytes(80000000000u), {{"mem-fraction-static", "0.8"}});
+  EXPECT_EQ(test::component(p.weights, "weights.rope_cache").bytes.count(), 67108864u);
+  EXPECT_EQ(test::component(p.weights, "weights.allocator_rounding").bytes.count(), 0u);
+  EXPECT_EQ(p.weights_bytes().count(), kWeights);
+  // free before loading = 80e9 - 0.5 GiB = 79,463,129,088 B; x 0.8 = 63,570,503,270.4;
+  // - 16,224,268,124 B weights = 47,346,235,146 B; / 131,072 B per token = 361,223 tokens.
+  EXPECT_EQ(*p.kv.capacity_tokens, 361223u);
+  EXPECT_EQ(p.kv_cache_bytes().count(), 361223ull * 131072ull);
+}
+
+TEST(SglangEngine, PageSizeAndMaxTotalTokensCapThePool) {
+  const auto paged = plan("sglang", Bytes(80000000000u), {{"mem-fraction-static", "0.8"}, {"page-size", "64"}});
+  EXPECT_EQ(*paged.kv.capacity_tokens, 361223ull / 64u * 64u);  // 361,216
+  const auto capped = plan("sglang", Bytes(80000000000u), {{"mem-fraction-static", "0.8"}, {"max-total-tokens", "1000"}});
+  EXPECT_EQ(*capped.kv.capacity_tokens, 1000u);
+}
+
+TEST(SglangEngine, DefaultFractionReservesPrefillGraphsAndRanks) {
+  // 0.5.3+: 80e9 B = 76,293.9 MiB -> chunked_prefill_size 8192, cuda_graph_max_bs 256 (TP < 4);
+  // reserve = 512 + 8192 x 1.5 + 256 x 2 + 1 x 128 = 13,440 MiB (over the 10 GiB floor);
+  // f = round((76,293.9 - 13,440) / 76,293.9, 3) = round(0.82384, 3) = 0.824.
+  const auto p = plan("sglang", Bytes(80000000000u), {});
+  EXPECT_DOUBLE_EQ(p.engine_view.at("mem_fraction_static").get<double>(), 0.824);
+  // The (1 - f) share shows SGLang's own reserve estimates: 8192 x 1.5 MB + 256 x 2 MB.
+  EXPECT_EQ(test::component(p.activation, "activation.reserve").bytes.count(), 12288000000u);
+  EXPECT_EQ(test::component(p.overhead, "overhead.cuda_graphs").bytes.count(), 512000000u);
+}
+
+TEST(SglangEngine, OlderVersionsTakeTheirOwnDefaultRule) {
+  // 0.4.0-0.4.6: by TP size alone.
+  EXPECT_DOUBLE_EQ(plan("sglang@0.4.3", Bytes(80000000000u), {}).engine_view.at("mem_fraction_static").get<double>(), 0.88);
+  EXPECT_DOUBLE_EQ(plan("sglang@0.4.3", Bytes(80000000000u), {{"tp-size", "4"}}).engine_view.at("mem_fraction_static").get<double>(),
+                   0.85);
+  // ... with 2048 / 80 on a card under 25,000 MiB at TP4 (24e9 B = 22,888 MiB).
+  const auto small = plan("sglang@0.4.3", Bytes(24000000000u), {{"tp-size", "4"}});
+  EXPECT_EQ(small.engine_view.at("chunked_prefill_size").get<std::uint64_t>(), 2048u);
+  EXPECT_EQ(small.engine_view.at("cuda_graph_max_bs").get<std::uint64_t>(), 80u);
+  // 0.4.7-0.5.2: reserve (9.5 + TP / 2) GiB under 90 GiB: 10,240 MiB of 76,293.9 -> round(0.86578, 3).
+  EXPECT_DOUBLE_EQ(plan("sglang@0.5.1", Bytes(80000000000u), {}).engine_view.at("mem_fraction_static").get<double>(), 0.866);
+}
+
+TEST(SglangEngine, WeightsOverTheStaticBudgetDoNotFit) {
+  const auto p = plan("sglang", Bytes(16000000000u), {{"mem-fraction-static", "0.9"}});
+  EXPECT_FALSE(p.fits);
+  EXPECT_EQ(*p.kv.capacity_tokens, 0u);
+  EXPECT_NE(p.reason.find("Not enough memory. Please try to increase --mem-fraction-static"), std::string::npos) << p.reason;
+}
+
+TEST(SglangEngine, BadFlagsAreUsageErrors) {
+  EXPECT_THROW(plan("sglang", Bytes(80000000000u), {{"mem-fraction-static", "1.5"}}), Error);
+  EXPECT_THROW(plan("sglang", Bytes(80000000000u), {{"page-size", "0"}}), Error);
+}
+
+TEST(SglangEngine, AMalformedDefaultsTableNamesTheFileAndPointer) {
+  test::ScratchDir dir;
+  const std::string p = R"({"value": 1, "source": "s"})";
+  dir.write("engines/sglang.json",
+            R"({"engine": "sglang", "default_profile": "0.5", "profiles": [{"version": "0.5", "min_version": "0.5",
+               "max_version": null, "description": "d", "params": {
+               "default_mem_fraction": {"value": {"rule": "guess"}, "source": "s"},
+               "size_defaults": {"value": [[null, 8192, 256, 512]], "source": "s"},
+               "rope_cache_bytes": )" + p + R"(, "load_non_torch_gib": {"value": 0.09, "source": "s"},
+               "page_size": )" + p + R"(, "vocab_pad": {"value": 64, "source": "s"},
+               "context_gib": {"value": 0.5, "source": "s"}}}]})");
+  const auto engine = make_sglang_engine(dir.path(), "");
+  const ModelSpec m = test::dense_model({});
+  try {
+    engine->plan(PlanInput{m, test::quant_catalog(), test::gpu_target(Bytes(80000000000u)), {}, {}, std::nullopt,
+                           std::nullopt, ""});
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InputFile);
+    EXPECT_NE(std::string(e.what()).find("/profiles/0/params/default_mem_fraction/value/rule"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace vramplan::memory

@@ -55,8 +55,17 @@ constexpr const char* kExtraNotes =
     "- Gemma-3 (4b, 27b): vLLM warns \"Add 1 padding layers\" / \"Add 8 padding layers\" (v1/core/kv_cache_utils.py). "
     "The KV group size is the smallest layer-type count (5 and 10 full-attention layers), so 29 sliding layers "
     "take 6 groups of 5 and 52 take 6 groups of 10 (memory/vllm_kv_groups.cpp); the token check above holds on both. "
-    "Their activation is under (vLLM's profile run also encodes dummy images through the SigLIP tower, which the "
-    "text-only law does not describe, as for gemma-3-12b in the shared set): that is most of their KV error.\n"
+    "Multimodal profiling (memory/vllm_encoder_profile.hpp): before the text forward, vLLM's profile_run batches "
+    "N dummy images onto the GPU, encodes them and stores the embeddings in the encoder cache; both stay alive "
+    "through the text forward and the sampler (gpu_model_runner.py profile_run; encoder_cache.clear() comes after "
+    "_dummy_sampler_run). N = min(encoder budget // tokens per image, max_num_seqs x images per prompt) = "
+    "8192 // 256 = 32 (v1/core/encoder_cache_manager.py compute_mm_encoder_budget, "
+    "multimodal/encoder_budget.py _get_max_items), each image 3 x 896 x 896 bf16 pixel values (0.144 GiB for 32) "
+    "plus mm_tokens_per_image 256 x h embeddings, all from config.json. This adds 0.18 / 0.20 / 0.23 GiB "
+    "(4b / 12b / 27b) to the text law: activation 3.69 -> 3.87 (logged 3.89), 3.71 -> 3.91 (3.94), "
+    "3.73 -> 3.95 (3.99) GiB; KV +0.31 -> +0.02 %, +0.49 -> +0.07 %, +1.40 -> +0.24 %. The remaining 0.02-0.04 GiB "
+    "is within the text law's residuals. The encoder's own transient peak is not modelled (it is below the "
+    "text-phase peak here).\n"
     "- Weights: these records check the caching-allocator replay of \"Model loading took\" "
     "(memory/vllm_weight_allocation.hpp, `allocator_rounding` in data/engines/vllm.json) out of sample. Planned as "
     "checkpoint tensor bytes alone, gemma-2-2b-it was -0.54 % (4.8735 GiB vs 4.9) and gpt-oss-20b TP2 -1.15 % "
@@ -73,8 +82,9 @@ constexpr const char* kExtraNotes =
     "allocator puts the 12 global NoPE layers in one group and the 36 chunked-local (8192) layers in 3 groups of "
     "12; 91,495 blocks // 4 groups x 16 = 365,968 tokens, as logged, and the 196,608 B block divides the logged "
     "pool into the logged block count to within its 0.005 GiB print rounding. The remaining +1.45 % KV error is the activation peak (3.02 vs 3.19 GiB: the profile run also "
-    "encodes dummy images through the vision encoder and keeps their embeddings in the encoder cache during the "
-    "text forward, which the text-only law does not describe) and non-torch memory (2.10 vs 2.17 GiB). "
+    "encodes dummy images through the vision encoder and keeps them and their embeddings during the text "
+    "forward, as for Gemma-3; Llama-4's tokens per image depend on the preprocessor's max_patches tiles, which "
+    "config.json lacks, so it is not modelled) and non-torch memory (2.10 vs 2.17 GiB). "
     "FULL_AND_PIECEWISE falls back to PIECEWISE for the chunked-local attention backend; 51 piecewise captures "
     "give 1.15 vs 1.13 GiB.\n"
     "- Llama-3.3-70B FP8-dynamic TP4: the TP4 twin of the shared TP2 record; weights within 0.01 %, KV GiB and tokens within "
@@ -170,8 +180,9 @@ std::string render() {
         "--gtest_filter='VllmActivationFit.*'` (tests/accuracy/vllm_activation_fit_test.cpp), which also checks "
         "that data/engines/vllm.json holds them. Residuals per record are printed there; all are under 0.1 GiB "
         "for 0.17-0.19 and under 0.02 GiB for 0.11-0.16. Multimodal records (gemma-3-12b) are planned but left out "
-        "of the fit: vLLM's profile run also encodes dummy images, which the text-only law does not describe "
-        "(gemma-3-12b: predicted 3.71 GiB, logged 3.94).\n";
+        "of the fit: vLLM's profile run also encodes dummy images, a derived term added on top of the text law "
+        "(memory/vllm_encoder_profile.hpp; gemma-3-12b: 3.71 GiB text law + 0.20 GiB images and embeddings = "
+        "3.91 GiB, logged 3.94).\n";
   return md.str();
 }
 

@@ -25,7 +25,7 @@ TEST(VllmExtraAccuracy, EveryRecordIsMappedOrExcludedWithAReason) {
 TEST(VllmExtraAccuracy, WeightsWithinTargets) { expect_weights_within_targets(comparisons()); }
 
 // These records carry tokens but no block count: the check goes through the planner's
-// tokens-per-block ratio (reported_blocks), so it still pins KV bytes per token.
+// KV groups and block size (reported_blocks), so it still pins KV bytes per token.
 TEST(VllmExtraAccuracy, KvBytesPerTokenExact) { EXPECT_GE(expect_kv_bytes_per_token_exact(comparisons()), 11); }
 
 TEST(VllmExtraAccuracy, KvCapacityWithinTargets) { expect_kv_capacity_within_targets(comparisons()); }

@@ -108,8 +108,8 @@ inline memory::VllmActivationPoint activation_point(const VllmCase& c, const Dat
   return {c.id, memory::vllm_activation_features(m.arch, s), r.at("activation_peak_gib").get<double>() * static_cast<double>(kGiB)};
 }
 
-//! Multimodal checkpoints: vLLM's profile run also runs the vision encoder on dummy images, which
-//! the text-only activation law does not describe, so they stay out of the activation fit.
+//! Multimodal checkpoints: vLLM's profile run also runs the vision encoder on dummy images (a derived
+//! term, memory/vllm_encoder_profile.hpp), so they stay out of the fit of the text-only law.
 inline bool has_vision_tower(const VllmCase& c, const DataRoot& root) {
   const ModelSpec m = load_model(c.config, root);
   return std::any_of(m.tensors.begin(), m.tensors.end(), [](const TensorInfo& t) { return t.role == TensorRole::Vision; });
@@ -142,7 +142,7 @@ struct VllmComparison {
   double weights_pred = 0, kv_pred = 0, act_pred = 0, nt_pred = 0, graph_pred = 0;
   std::optional<double> weights_rep, kv_rep, act_rep, nt_rep, graph_rep;
   bool mla = false;  //!< kv_lora_rank > 0
-  std::uint64_t tokens_pred = 0, blocks_pred = 0, block_bytes = 0;
+  std::uint64_t tokens_pred = 0, blocks_pred = 0, block_bytes = 0, block_size = 0, kv_groups = 0;
   std::optional<std::uint64_t> tokens_rep, blocks_rep;
   double conc_pred = 0;
   std::optional<double> conc_rep;
@@ -174,6 +174,8 @@ inline VllmComparison compare_vllm(const VllmCase& c) {
   x.tokens_pred = v.at("kv_cache_tokens");
   x.blocks_pred = v.at("gpu_blocks");
   x.block_bytes = v.at("kv_block_bytes");
+  x.block_size = v.at("block_size");
+  x.kv_groups = v.at("kv_cache_groups");
   x.conc_pred = v.at("max_concurrency");
   x.fits = outcome.plan.fits;
   x.weights_rep = opt_d(r.at("weights_gib"));

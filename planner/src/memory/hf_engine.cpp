@@ -1,7 +1,9 @@
-// Hugging Face transformers generate() / PyTorch eager profile (first order): weights + a
-// DynamicCache that grows to batch x (prompt + new tokens) for EVERY layer (sliding layers are
-// not trimmed by DynamicCache) + the prefill peak of one layer + fp32 logits of the last
-// position (generate() passes logits_to_keep=1) + the CUDA context.
+// Hugging Face transformers generate() / PyTorch eager profile: weights + a DynamicCache that grows
+// to batch x (prompt + new tokens) for EVERY layer (sliding layers are not trimmed by DynamicCache)
+// + the activation peak of generate() + the CUDA context. The activation peak is the larger of two
+// moments that are never live together (docs/accuracy-hf.md): one layer's prefill live set (plus
+// eager attention scores) and the logits after the last layer — fp32 logits of the last position
+// where generate() passes logits_to_keep=1, of every prompt position before that.
 #include "vramplan/core/error.hpp"
 #include "vramplan/memory/engine.hpp"
 #include "vramplan/memory/engine_data.hpp"
@@ -20,7 +22,8 @@ class HfEngine final : public Engine {
   std::vector<EngineOption> options() const override {
     return {{"dtype", "torch_dtype: auto, bfloat16, float16, float32", false, {}},
             {"attn-implementation", "sdpa (default), flash_attention_2, eager", false, {}},
-            {"kv-cache-dtype", "cache dtype (default: the model dtype)", false, {}}};
+            {"kv-cache-dtype", "cache dtype (default: the model dtype)", false, {}},
+            {"max-new-tokens", "generate(max_new_tokens): the prompt is --context minus this (default 0)", false, {}}};
   }
 
   MemoryPlan plan(const PlanInput& in) const override {
@@ -35,19 +38,52 @@ class HfEngine final : public Engine {
       throw_usage("--attn-implementation: expected sdpa, flash_attention_2 or eager, got '" + attn + "'");
     const ResolvedWeights rw = place_weights(p, in, {arg_string(a, "dtype"), std::nullopt, in.weights, false}, {1, 1, 0, 1, false});
     const KvLayout kv = place_kv_layout(p, in, rw, 1);
-    const std::uint64_t kv_bytes_total = checked_mul(checked_mul(kv.bytes_per_token, B), S, "KV cache");
-    p.kv_cache.push_back({"kv_cache", Bytes(kv_bytes_total),
-                          "DynamicCache: batch " + std::to_string(B) + " x " + std::to_string(S) + " tokens x " +
-                              grouped(kv.bytes_per_token) + " B/token (all layers, no window trimming)"});
-    const std::uint64_t ab = rw.compute_bytes, T = B * S;
-    const std::uint64_t fwd = checked_mul(T * ab, 3 * arch.hidden_size + 3 * arch.intermediate_size, "activation");
-    p.activation.push_back({"activation.prefill", Bytes(fwd), "prefill live set B·S·a·(3h + 3I) for one layer"});
+    const std::uint64_t new_tokens = arg_u64(a, "max-new-tokens").value_or(0);
+    if (new_tokens >= S) throw_usage("--max-new-tokens must be below --context (the prompt is context - new tokens)");
+    const std::uint64_t P = S - new_tokens, ab = rw.compute_bytes, T = checked_mul(B, P, "prompt tokens");
+    add_causal_mask_buffers(p, arch);
+    std::vector<Component> layer, logits;
+    layer.push_back({"activation.prefill", Bytes(checked_mul(T * ab, 3 * arch.hidden_size + 3 * arch.intermediate_size, "activation")),
+                     "prefill live set B·P·a·(3h + 3I) for one layer"});
     if (attn == "eager") {
       // Scores in the model dtype plus the fp32 softmax copy, one layer at a time.
-      const std::uint64_t scores = checked_mul(checked_mul(checked_mul(B, arch.num_heads), S), S * (ab + 4), "attention scores");
-      p.activation.push_back({"activation.attention_scores", Bytes(scores), "eager attention: B·heads·S²·(a + 4 B fp32 softmax)"});
+      const std::uint64_t scores = checked_mul(checked_mul(checked_mul(B, arch.num_heads), P), P * (ab + 4), "attention scores");
+      layer.push_back({"activation.attention_scores", Bytes(scores), "eager attention: B·heads·P²·(a + 4 B fp32 softmax)"});
     }
-    p.activation.push_back({"activation.logits", Bytes(B * arch.vocab_size * 4), "fp32 logits of the last position: B x vocab x 4 B"});
+    if (d_.flag("logits_over_prompt")) {
+      logits.push_back({"activation.logits", Bytes(checked_mul(checked_mul(T, arch.vocab_size, "logits"), ab + 4, "logits")),
+                        "logits of every prompt position in the model dtype + their fp32 copy: B·P·vocab·(a + 4)"});
+    } else {
+      logits.push_back({"activation.logits", Bytes(checked_mul(B * arch.vocab_size, 4, "logits")), "fp32 logits of the last position: B x vocab x 4 B"});
+    }
+    const bool logits_peak = sum_bytes(logits) > sum_bytes(layer);
+    // Two candidate moments: the prefill (the cache holds the prompt's B·P tokens while the
+    // activations above are live) and the last decode step (B·S tokens cached, one token's
+    // activations and fp32 logits, B·V·4, live). The plan shows the larger.
+    const Bytes prefill_act = logits_peak ? sum_bytes(logits) : sum_bytes(layer);
+    const Bytes decode_logits(checked_mul(B * arch.vocab_size, 4, "logits"));
+    const auto kv_of = [&](std::uint64_t tokens) { return Bytes(checked_mul(checked_mul(kv.bytes_per_token, B), tokens, "KV cache")); };
+    const bool prefill_peak = kv_of(P) + prefill_act >= kv_of(S) + decode_logits;
+    const std::uint64_t kv_tokens = prefill_peak ? P : S;
+    p.kv_cache.push_back({"kv_cache", kv_of(kv_tokens),
+                          "DynamicCache: batch " + std::to_string(B) + " x " + std::to_string(kv_tokens) + " tokens x " +
+                              grouped(kv.bytes_per_token) + " B/token (all layers, no window trimming)" +
+                              (prefill_peak && P < S ? "; at the prefill peak, before the " + std::to_string(new_tokens) + " new tokens" : "")});
+    if (prefill_peak) {
+      for (const auto& c : logits_peak ? logits : layer) p.activation.push_back(c);
+    } else {
+      p.activation.push_back({"activation.logits", decode_logits, "last decode step: fp32 logits of one position, B x vocab x 4 B"});
+    }
+    if (!prefill_peak) {
+      p.notes.push_back("peak at the last decode step: the cache of " + std::to_string(S) + " tokens outweighs the prefill (" +
+                        std::to_string(P) + " cached tokens + its activation peak)");
+    } else if (logits_peak) {
+      p.notes.push_back("activation peak: the logits (" + format_gib(sum_bytes(logits)) + ") exceed one layer's prefill live set (" +
+                        format_gib(sum_bytes(layer)) + "), which is freed before them");
+    } else {
+      p.notes.push_back("activation peak: one layer's prefill live set (" + format_gib(sum_bytes(layer)) + ") exceeds the logits (" +
+                        format_gib(sum_bytes(logits)) + "), computed after it");
+    }
     p.overhead.push_back({"overhead.cuda_context", in.measured_context.value_or(Bytes::from_gib(d_.number("cuda_context_gib"))),
                           in.measured_context ? in.measured_context_source : d_.source("cuda_context_gib")});
     const Bytes fixed = p.weights_bytes() + p.activation_bytes() + p.overhead_bytes();
@@ -59,11 +95,29 @@ class HfEngine final : public Engine {
                  " of " + format_gib(in.gpu.total);
     }
     p.notes.push_back("first-order HF generate() profile on one GPU; the caching allocator's fragmentation is not included");
-    p.engine_view = {{"batch", B}, {"sequence_length", S}, {"attn_implementation", attn}};
+    p.engine_view = {{"batch", B}, {"sequence_length", S}, {"prompt_tokens", P}, {"attn_implementation", attn}, {"activation_peak", prefill_peak ? (logits_peak ? "prefill logits" : "prefill layer") : "decode"}};
     return p;
   }
 
  private:
+  // Causal-mask buffers some modeling files register at load time (bool, max_positions²): counted by
+  // torch.cuda.max_memory_allocated like a weight. Profiles whose transformers builds the mask per
+  // forward set causal_mask_buffers = 0.
+  void add_causal_mask_buffers(MemoryPlan& p, const ModelArch& arch) const {
+    struct MaskBuffer { std::string_view model_type; bool per_layer; std::string_view source; };
+    static constexpr MaskBuffer kBuffers[] = {
+        {"gpt_bigcode", false, "GPTBigCodeModel: register_buffer(\"bias\", torch.tril(torch.ones((max_positions, max_positions), dtype=torch.bool)), persistent=False)"},
+        {"gpt_neox", true, "GPTNeoXAttention (before the 4.48 attention refactor): register_buffer(\"bias\", torch.tril(torch.ones((max_positions, max_positions), dtype=torch.bool)).view(1, 1, max_positions, max_positions), persistent=False) in every layer"},
+    };
+    if (!d_.flag("causal_mask_buffers")) return;
+    for (const auto& b : kBuffers) {
+      if (b.model_type != arch.model_type) continue;
+      const std::uint64_t one = checked_mul(arch.max_position_embeddings, arch.max_position_embeddings, "causal mask");
+      p.weights.push_back({"buffers.causal_mask", Bytes(checked_mul(one, b.per_layer ? arch.num_layers : 1, "causal mask")),
+                           std::string(b.source) + " (modeling_" + std::string(b.model_type) + ".py)"});
+    }
+  }
+
   EngineProfileData d_;
 };
 

@@ -7,6 +7,7 @@
 #include <Eigen/Dense>
 
 #include "vramplan/core/error.hpp"
+#include "vramplan/memory/vllm_encoder_profile.hpp"
 
 namespace vramplan::memory {
 
@@ -49,6 +50,10 @@ VllmActivationFeatures vllm_activation_features(const ModelArch& a, const VllmSt
     f.moe_workspace = T * static_cast<double>(a.experts_per_token) * (std::max(n, h) + n / 2) * ab;
   }
   if (!s.first_stage) f.pp_buffers = 2 * T * h * ab;
+  // profile_run has no PP-rank check around the encoder profiling: every stage holds it.
+  const auto mm = vllm_encoder_profile(a, s.max_num_batched_tokens, s.max_num_seqs, s.max_model_len, s.compute_bytes);
+  f.mm_encoder = mm.held_bytes;
+  f.mm_explain = mm.explain;
   f.explain = "T=" + std::to_string(s.max_num_batched_tokens) + " tokens, S=" +
               std::to_string(std::min(s.max_num_seqs, s.max_num_batched_tokens)) + " seqs, V=" +
               std::to_string(a.vocab_size) + ", h=" + std::to_string(a.hidden_size) + ", a=" +
@@ -76,6 +81,7 @@ std::vector<Component> vllm_activation(const VllmActivationFeatures& f,
   if (f.moe_workspace > 0)
     parts.push_back({"activation.moe_workspace", bytes(f.moe_workspace),
                      "fused-MoE workspace T·top_k·(max(2·I_e/TP, h) + I_e/TP)·a = " + gib(f.moe_workspace)});
+  if (f.mm_encoder > 0) parts.push_back({"activation.mm_encoder_profile", bytes(f.mm_encoder), f.mm_explain});
   const double sampler = sampler_term(f, c);
   if (forward_dominates(f, c)) {
     parts.push_back({"activation.forward", bytes(f.forward),
@@ -110,7 +116,7 @@ VllmActivationFit fit_vllm_activation(const std::vector<VllmActivationPoint>& po
     for (std::size_t i = 0; i < points.size(); ++i) {
       const auto& f = points[i].features;
       const auto r = static_cast<Eigen::Index>(i);
-      double known = f.pp_buffers + f.moe_workspace;
+      double known = f.pp_buffers + f.moe_workspace + f.mm_encoder;
       double k32 = 0;
       if (branch[i]) known += f.forward;
       else { known += c.sampler_model_copies * f.sampler_model; k32 = f.sampler_fp32; }

@@ -195,7 +195,7 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
       r.weights.push_back({"weights.lora_slots", Bytes(lora_per_layer * (end - first)),
                            lora_explain + " x " + std::to_string(end - first) + " layers"});
     r.weights_bytes = sum_bytes(r.weights).count();
-    VllmStageShape shape{batched, max_num_seqs, tp, rw.compute_bytes, s == 0, s + 1 == pp};
+    VllmStageShape shape{batched, max_num_seqs, tp, rw.compute_bytes, s == 0, s + 1 == pp, max_model_len};
     r.activation = vllm_activation(vllm_activation_features(arch, shape), coef);
     r.activation_bytes = sum_bytes(r.activation).count();
     r.non_torch = non_torch_bytes.count();

@@ -167,6 +167,8 @@ std::vector<Family> make_families() {
   add("gpt_oss", {"GptOssForCausalLM"}, false, llama_layout(), build_gpt_oss);
   add("falcon", {"FalconForCausalLM", "RWForCausalLM"}, true, DecoderLayout{}, build_falcon)
       ->class_defaults = falcon_defaults();
+  add("gpt_bigcode", {"GPTBigCodeForCausalLM"}, true, DecoderLayout{}, build_gpt_bigcode);
+  add("gpt_neox", {"GPTNeoXForCausalLM"}, false, DecoderLayout{}, build_gpt_neox);
   return f;
 }
 

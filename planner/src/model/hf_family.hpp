@@ -88,6 +88,8 @@ void build_deepseek(const ConfigView& config, const Family& family, ModelSpec& s
 void build_llama4(const ConfigView& config, const Family& family, ModelSpec& spec);
 void build_gpt_oss(const ConfigView& config, const Family& family, ModelSpec& spec);
 void build_falcon(const ConfigView& config, const Family& family, ModelSpec& spec);
+void build_gpt_bigcode(const ConfigView& config, const Family& family, ModelSpec& spec);
+void build_gpt_neox(const ConfigView& config, const Family& family, ModelSpec& spec);
 
 // Shared pieces (hf_common.cpp).
 //! Reads the dimensions every decoder has into spec.arch (hidden, layers, heads, head_dim, ...).

@@ -4,6 +4,7 @@
 // and Gemma3MultiModalProjector (models/gemma3/modeling_gemma3.py).
 #include "model/hf_family.hpp"
 #include "model/inventory_builder.hpp"
+#include "vramplan/core/bytes.hpp"
 
 namespace vramplan::hf {
 
@@ -43,6 +44,15 @@ void add_siglip_vision_tower(const ConfigView& c, ModelSpec& spec) {
   b.tensor("multi_modal_projector.mm_input_projection_weight", R::Vision,
            {H, spec.arch.hidden_size});
   b.norm("multi_modal_projector.mm_soft_emb_norm", R::Vision, H);
+
+  // The image vLLM's encoder profiling feeds the tower (memory/vllm_encoder_profile.hpp): one
+  // image_size x image_size crop (pan-and-scan is off by default, so no extra crops), pooled by
+  // the projector to mm_tokens_per_image embeddings (Gemma3Config default 256,
+  // transformers models/gemma3/configuration_gemma3.py).
+  const auto tokens = c.root().opt_u64("mm_tokens_per_image").value_or(256);
+  if (tokens == 0) c.root().fail_at("mm_tokens_per_image", "must be greater than zero");
+  spec.arch.mm_tokens_per_item = tokens;
+  spec.arch.mm_pixel_values_per_item = checked_mul(checked_mul(channels, image), image);
 }
 
 }  // namespace vramplan::hf

@@ -40,5 +40,19 @@ TEST(HfEngine, DynamicCacheGrowsWithBatchAndLength) {
   EXPECT_EQ(eager.activation_bytes().count() - p.activation_bytes().count(), 12884901888u);
 }
 
+// --max-new-tokens 4096 of --context 8192, batch 8: the prefill holds 8 x 4096 x 131,072 B = 4 GiB of cache
+// + 8 x 4096 x 2 x (3 x 4096 + 3 x 14336) = 3,623,878,656 B of layer activations (7.375 GiB); the last
+// decode step holds 8 x 8192 x 131,072 B = 8 GiB + fp32 logits 8 x vocab x 4 B: the decode step is the peak.
+TEST(HfEngine, PeakIsTheLargerOfPrefillAndLastDecodeStep) {
+  const auto m = test::dense_model({});
+  const auto p = plan("hf", m, Bytes(80000000000u), {{"max-new-tokens", "4096"}}, {8, 8192});
+  EXPECT_EQ(p.kv_cache_bytes().count(), 8589934592u);
+  EXPECT_EQ(p.activation_bytes().count(), 8u * m.arch.vocab_size * 4u);
+  // All 8192 tokens prompt: the prefill (8 GiB cache + 7,247,757,312 B of activations) is the peak.
+  const auto q = plan("hf", m, Bytes(80000000000u), {}, {8, 8192});
+  EXPECT_EQ(q.kv_cache_bytes().count(), 8589934592u);
+  EXPECT_EQ(q.activation_bytes().count(), 7247757312u);
+}
+
 }  // namespace
 }  // namespace vramplan::memory

@@ -12,6 +12,9 @@
 //                                                       cache13 + cache2), stays allocated
 //        + max( T·a·(3h + 3·I/TP),                  dense forward live set at the MLP (§4.1)
 //               [last stage] k32·S·V·4 + 1·S·V·a )  sampler: fp32 copies + model-dtype logits
+//        + [multimodal] N x (pixels + P·h)·a        encoder-profiling inputs and cached embeddings,
+//                                                   alive under the text forward and the sampler
+//                                                   (vllm_encoder_profile.hpp)
 //
 // k32, c_h and c0 are fitted per version family by least squares (fit_vllm_activation) on the
 // published start-up logs; everything else is derived. No per-model constants.
@@ -33,6 +36,8 @@ struct VllmActivationFeatures {
   double forward = 0;        //!< T·a·(3h + 3·I/TP), dense layers only
   double moe_workspace = 0;  //!< fused-MoE buffers
   double pp_buffers = 0;     //!< 2·T·h·a on stages after the first
+  double mm_encoder = 0;     //!< encoder-profiling bytes held (multimodal models, derived)
+  std::string mm_explain;    //!< its formula, filled in
   std::string explain;       //!< the inputs, filled in
 };
 
@@ -50,6 +55,7 @@ struct VllmStageShape {
   std::uint64_t compute_bytes = 2;           //!< a
   bool first_stage = true;
   bool last_stage = true;
+  std::uint64_t max_model_len = 0;           //!< bounds the dummy multimodal items per prompt
 };
 
 VllmActivationFeatures vllm_activation_features(const ModelArch& arch, const VllmStageShape& shape);

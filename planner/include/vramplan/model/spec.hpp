@@ -155,6 +155,10 @@ struct ModelArch {
   //! The config describes a vision / audio tower (counted as role Vision/Audio, or listed in
   //! ModelSpec::exclusions when vramplan cannot count it).
   bool multimodal = false;
+  //! One dummy image as vLLM's encoder profiling builds it, from config.json (0 when the config
+  //! does not fix it, e.g. Llama-4 whose tiles per image are a preprocessor setting).
+  std::uint64_t mm_tokens_per_item = 0;        //!< embeddings one image yields (Gemma-3 mm_tokens_per_image)
+  std::uint64_t mm_pixel_values_per_item = 0;  //!< pixel values of one image: channels x image_size^2
 };
 
 //! Where a ModelSpec came from, for every output that shows it.

@@ -277,7 +277,7 @@ GpuSpec read_mig(const JsonView& v, const GpuSpec& parent) {
 struct GpuCatalogLoader {
   using Entry = GpuCatalog::Entry;
 
-  static nlohmann::json parse_entry(const GpuCatalog& cat, const Entry& e) { return cat.file_text_.parse(e.text); }
+  static nlohmann::json parse_entry(const GpuCatalog& cat, const Entry& e) { return cat.file_.parse(e.text); }
   static std::string pointer_of(const Entry& e) {
     return std::string(e.kind == GpuKind::Card ? "/gpus/" : "/mig_profiles/") + std::to_string(e.position);
   }
@@ -286,7 +286,7 @@ struct GpuCatalogLoader {
     const auto [it, inserted] = cat.index_.emplace(entry.id, cat.entries_.size());
     if (!inserted) {
       const auto doc = parse_entry(cat, entry);
-      JsonView(doc, cat.file_, pointer_of(entry))
+      JsonView(doc, cat.file_.file(), pointer_of(entry))
           .fail_at(entry.kind == GpuKind::Card ? "id" : "profile",
                    "duplicate id '" + entry.id + "' (already defined by entry " + std::to_string(it->second) +
                        " of the catalogue)");
@@ -299,7 +299,7 @@ struct GpuCatalogLoader {
     std::string id = skim_string_member(e.text, key, src);
     if (!is_id_text(id)) {
       const auto doc = parse_entry(cat, e);
-      const JsonView v(doc, cat.file_, pointer_of(e));
+      const JsonView v(doc, cat.file_.file(), pointer_of(e));
       if (!v.is_object()) v.fail("expected an object");
       id = read_id(v, key);  // throws with the field's own message
     }
@@ -325,7 +325,7 @@ struct GpuCatalogLoader {
       if (it == cat.index_.end() || cat.entries_[it->second].kind != GpuKind::Card) {
         const auto doc = parse_entry(cat, e);
         within_entry("MIG profile", e.id, [&] {
-          JsonView(doc, cat.file_, pointer_of(e)).fail_at("parent", "unknown parent GPU '" + parent + "'");
+          JsonView(doc, cat.file_.file(), pointer_of(e)).fail_at("parent", "unknown parent GPU '" + parent + "'");
         });
       }
       e.parent = it->second;
@@ -334,8 +334,8 @@ struct GpuCatalogLoader {
   }
 
   static void add_aliases(GpuCatalog& cat, std::string_view text) {
-    const auto doc = cat.file_text_.parse(text);
-    const JsonView aliases(doc, cat.file_, "/aliases");
+    const auto doc = cat.file_.parse(text);
+    const JsonView aliases(doc, cat.file_.file(), "/aliases");
     for (const auto& [alias, target] : aliases.members()) {
       const std::string to = target.as_string();
       if (!is_id_text(alias)) aliases.fail_at(alias, "alias must be a lower-case id");
@@ -346,15 +346,14 @@ struct GpuCatalogLoader {
   }
 
   static GpuCatalog load(const std::filesystem::path& path) {
-    const SkimmedFile file = SkimmedFile::read(path, "an object with \"gpus\" and \"mig_profiles\"");
     GpuCatalog cat;
-    cat.file_ = file.file();
-    cat.file_text_ = file;
+    cat.file_ = SkimmedFile::read(path, "an object with \"gpus\" and \"mig_profiles\"");
+    const SkimmedFile& file = cat.file_;
     const SkimSource src = file.source();
     add_cards(cat, file.required("gpus"), src);
     if (const auto migs = file.member("mig_profiles")) add_slices(cat, *migs, src);
     if (const auto aliases = file.member("aliases")) add_aliases(cat, *aliases);
-    if (cat.entries_.empty()) throw_input(cat.file_, "/", "the catalogue lists no GPU");
+    if (cat.entries_.empty()) throw_input(cat.file_.file(), "/", "the catalogue lists no GPU");
     cat.specs_.resize(cat.entries_.size());
     cat.parsed_.assign(cat.entries_.size(), false);
     return cat;
@@ -363,7 +362,7 @@ struct GpuCatalogLoader {
   static void parse(const GpuCatalog& cat, std::size_t k) {
     const Entry& e = cat.entries_[k];
     const auto doc = parse_entry(cat, e);
-    const JsonView v(doc, cat.file_, pointer_of(e));
+    const JsonView v(doc, cat.file_.file(), pointer_of(e));
     if (!v.is_object()) v.fail("expected an object");
     cat.specs_[k] = e.kind == GpuKind::Card ? read_card(v) : read_mig(v, cat.spec(e.parent));
     cat.parsed_[k] = true;

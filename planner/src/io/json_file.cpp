@@ -247,6 +247,12 @@ std::optional<bool> JsonView::opt_bool(std::string_view key) const {
   return v ? std::optional(v->as_bool()) : std::nullopt;
 }
 
+std::uint64_t JsonView::req_count(std::string_view key) const {
+  const std::uint64_t n = req_u64(key);
+  if (n == 0) fail_at(key, "must be greater than zero");
+  return n;
+}
+
 double JsonView::req_positive(std::string_view key) const {
   const double v = req_number(key);
   if (!(v > 0)) fail_at(key, "must be positive, got " + at(key).raw().dump());

@@ -103,6 +103,13 @@ std::uint64_t rotary_dim_of(const ConfigView& config, const ModelArch& arch);
 bool bias_enabled(const ConfigView& config, Bias rule);
 //! The stored format name for the checkpoint's torch_dtype ("bf16", ...), "" when absent.
 std::string stored_format_of(const ConfigView& config);
+//! The ViT dimensions every vision_config gives (SigLIP, Llama-4), each > 0, image_size a
+//! multiple of patch_size; errors name the field under /vision_config.
+struct VisionDims {
+  std::uint64_t hidden = 0, intermediate = 0, layers = 0, patch = 0, image = 0, channels = 3;
+  std::uint64_t patches() const { return (image / patch) * (image / patch); }
+};
+VisionDims read_vision_dims(const JsonView& vision_config);
 //! Adds the Gemma-3 SigLIP vision tower + projector (the config describes every dimension).
 void add_siglip_vision_tower(const ConfigView& config, ModelSpec& spec);
 //! Adds the Llama-4 vision encoder, pixel-shuffle adapter and projector (vision_llama4.cpp).

@@ -11,20 +11,13 @@ namespace vramplan::hf {
 
 void add_llama4_vision_tower(const ConfigView& c, ModelSpec& spec) {
   const auto vision = c.root().at("vision_config");
-  auto positive = [&](std::string_view key) {
-    const auto v = vision.req_u64(key);
-    if (v == 0) vision.fail_at(key, "must be greater than zero");
-    return v;
-  };
-  const auto H = positive("hidden_size"), I = positive("intermediate_size");
-  const auto L = positive("num_hidden_layers"), patch = positive("patch_size");
-  const auto image = positive("image_size");
-  const auto channels = vision.opt_u64("num_channels").value_or(3);
-  const auto projector_in = positive("projector_input_dim"), projector_out = positive("projector_output_dim");
-  const auto vision_out = positive("vision_output_dim");
+  const VisionDims d = read_vision_dims(vision);
+  const auto H = d.hidden, I = d.intermediate, L = d.layers, patch = d.patch, channels = d.channels;
+  const auto projector_in = vision.req_count("projector_input_dim");
+  const auto projector_out = vision.req_count("projector_output_dim");
+  const auto vision_out = vision.req_count("vision_output_dim");
   const bool projector_bias = vision.opt_bool("multi_modal_projector_bias").value_or(false);
-  if (image % patch != 0) vision.fail_at("image_size", "is not a multiple of patch_size");
-  const auto positions = (image / patch) * (image / patch) + 1;  // patches + the class token
+  const auto positions = d.patches() + 1;  // patches + the class token
 
   using R = TensorRole;
   InventoryBuilder b(spec, stored_format_of(c));

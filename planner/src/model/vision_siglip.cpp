@@ -10,17 +10,9 @@ namespace vramplan::hf {
 
 void add_siglip_vision_tower(const ConfigView& c, ModelSpec& spec) {
   const auto vision = c.root().at("vision_config");
-  auto positive = [&](std::string_view key) {
-    const auto v = vision.req_u64(key);
-    if (v == 0) vision.fail_at(key, "must be greater than zero");
-    return v;
-  };
-  const auto H = positive("hidden_size"), I = positive("intermediate_size");
-  const auto L = positive("num_hidden_layers"), patch = positive("patch_size");
-  const auto image = positive("image_size");
-  const auto channels = vision.opt_u64("num_channels").value_or(3);
-  if (image % patch != 0) vision.fail_at("image_size", "is not a multiple of patch_size");
-  const auto patches = (image / patch) * (image / patch);
+  const VisionDims d = read_vision_dims(vision);
+  const auto H = d.hidden, I = d.intermediate, L = d.layers, patch = d.patch, image = d.image;
+  const auto channels = d.channels, patches = d.patches();
 
   using R = TensorRole;
   InventoryBuilder b(spec, stored_format_of(c));

@@ -41,6 +41,9 @@ TEST(JsonView, NumbersAndIntegers) {
   EXPECT_EQ(JsonView(doc, "f").req_u64("a"), 3u);
   EXPECT_THROW(JsonView(doc, "f").req_u64("b"), Error);
   EXPECT_THROW(JsonView(doc, "f").req_positive("c"), Error);
+  EXPECT_EQ(JsonView(doc, "f").req_count("a"), 3u);
+  EXPECT_EQ(test::error_message([&] { JsonView(doc, "f").req_count("c"); }, ErrorKind::InputFile),
+            "f: /c: must be greater than zero");
 }
 
 TEST(JsonFile, OutOfRangeNumberIsAnInputError) {

@@ -148,13 +148,12 @@ class GpuCatalog {
     std::string id;
     GpuKind kind = GpuKind::Card;
     std::size_t position = 0;  //!< index in the file's "gpus" / "mig_profiles" array
-    std::string_view text;     //!< into file_text_
+    std::string_view text;     //!< into file_
     std::size_t parent = 0;    //!< MIG slices: the card's index in entries_
   };
   const GpuSpec& spec(std::size_t index) const;  //!< parses entries_[index] on first use
 
-  std::string file_;
-  SkimmedFile file_text_;  //!< the file's text (entries point into it)
+  SkimmedFile file_;  //!< data/gpus.json's name and text (entries point into it)
   std::vector<Entry> entries_;
   std::map<std::string, std::size_t> index_;  //!< id -> position in entries_ / specs_
   std::map<std::string, std::string> aliases_;

@@ -78,6 +78,8 @@ class JsonView {
 
   //! A positive number (> 0) — for sizes, bandwidths, counts that cannot be zero.
   double req_positive(std::string_view key) const;
+  //! A required integer count > 0 ("must be greater than zero" otherwise).
+  std::uint64_t req_count(std::string_view key) const;
   //! Throws an InputFile error located at this value.
   [[noreturn]] void fail(std::string_view message) const;
   //! Throws an InputFile error located at member `key` of this value.

@@ -1,0 +1,79 @@
+// vramplan/sim/workload_spec.hpp — a serving workload as the user states it on the command line
+// (`vramplan simulate --rate 5 --arrivals gamma:2 --input-len sharegpt ...`), parsed into plain
+// values, and the RequestSource that produces its requests (workload.hpp).
+//
+// Parsing is separate from generation so that the CLI can reject a bad flag before loading a
+// model, and so that tests can build specs without strings.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vramplan/io/data_root.hpp"
+#include "vramplan/sim/workload.hpp"
+
+namespace vramplan::sim {
+
+//! How requests arrive in an open-loop run.
+enum class ArrivalProcess {
+  Poisson,   //!< exponential gaps, mean 1/rate (benchmark_serving's default, burstiness 1)
+  Gamma,     //!< gamma gaps with mean 1/rate and coefficient of variation `cv` (bursty when cv > 1)
+  Constant,  //!< gaps of exactly 1/rate
+};
+
+struct ArrivalSpec {
+  ArrivalProcess process = ArrivalProcess::Poisson;
+  //! Requests per second; +infinity = every request queued at t = 0 (an offline batch job).
+  double rate_per_s = std::numeric_limits<double>::infinity();
+  double cv = 1;  //!< Gamma only: standard deviation / mean of the gaps (> 0)
+};
+
+//! A distribution of token counts (prompt or output). Samples are integers >= 1.
+struct LengthSpec {
+  enum class Kind { Fixed, Uniform, Lognormal, Histogram };
+  Kind kind = Kind::Fixed;
+  std::uint32_t fixed = 0;         //!< Fixed
+  std::uint32_t low = 0, high = 0; //!< Uniform: integers in [low, high]
+  double mean = 0, sigma = 0;      //!< Lognormal: mean of the samples (tokens) and sigma of log
+  //! Histogram: bin upper edges (tokens, increasing) and weights; a sample is uniform inside
+  //! its bin (lower edge = previous upper edge + 1, the first starts at 1).
+  std::vector<std::uint32_t> upper_edges;
+  std::vector<double> weights;
+  std::string source;              //!< "512", "uniform:128..2048", "sharegpt (data/...)" — for output
+  double expected() const;         //!< mean of the distribution in tokens (for reports)
+};
+
+//! A whole workload.
+struct WorkloadSpec {
+  ArrivalSpec arrivals;
+  std::optional<std::uint64_t> requests;   //!< stop generating after this many
+  std::optional<double> duration_s;        //!< stop generating arrivals after this time
+  //! Closed loop: this many users, each sending its next request when its last one completes;
+  //! the source's arrival times are then ignored (the simulator sets them).
+  std::optional<std::uint64_t> concurrency;
+  LengthSpec input, output;
+  //! Requests from a trace file instead of the generators (arrivals and lengths both).
+  std::optional<std::filesystem::path> trace;
+  std::uint64_t seed = 0;
+};
+
+//! "5", "0.5", "inf" -> requests / s; Error(Usage) naming `flag` for 0, negatives, NaN, garbage.
+double parse_rate(std::string_view text, std::string_view flag);
+//! "poisson", "gamma:CV", "constant" -> the process (cv in the returned spec; rate not set).
+ArrivalSpec parse_arrivals(std::string_view text, std::string_view flag);
+//! "512", "uniform:128..2048", "lognormal:MEAN,SIGMA", "hist:FILE", "sharegpt" (data/workloads/).
+LengthSpec parse_length(std::string_view text, std::string_view flag, const DataRoot& root);
+//! "600", "600s", "10m", "2h", "1.5d" -> seconds; Error(Usage) naming `flag` otherwise.
+double parse_duration(std::string_view text, std::string_view flag);
+
+//! The requests of `spec`, in arrival order, lazily. Same spec and seed -> same requests.
+//! A trace is opened here (Error(Io) when it cannot be) and read line by line as next() is called.
+std::unique_ptr<RequestSource> make_request_source(const WorkloadSpec& spec);
+
+}  // namespace vramplan::sim

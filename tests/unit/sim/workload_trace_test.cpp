@@ -33,7 +33,7 @@ TEST(WorkloadTrace, JsonlRecords) {
                               "\n"
                               "{\"arrival_s\": 0.5, \"input_tokens\": 300, \"output_tokens\": 1, \"prefix_id\": 7, "
                               "\"prefix_tokens\": 256, \"request_id\": \"ignored\"}\r\n"
-                              "{\"arrival_s\": 0.5, \"input_tokens\": 512.0, \"output_tokens\": 5}");
+                              "{ \"arrival_s\" : 0.5 , \"input_tokens\": 512.0 , \"output_tokens\": 5 , \"prefix_id\": null }");
   const auto rs = read_all(path);
   ASSERT_EQ(rs.size(), 3u);
   EXPECT_EQ(rs[0].id, 0u);
@@ -97,6 +97,12 @@ TEST(WorkloadTrace, JsonlFaults) {
             "t.jsonl:1: input_tokens: must be at most 2147483648, got 4294967296");
   EXPECT_EQ(fault("t.jsonl", ok + "garbage\n"), "t.jsonl:2: expected one JSON object per line, got 'garbage'");
   EXPECT_EQ(fault("t.jsonl", "[1, 2, 3]\n"), "t.jsonl:1: expected one JSON object per line, got '[1, 2, 3]'");
+  EXPECT_EQ(fault("t.jsonl", "{\"arrival_s\": 1, \"input_tokens\": 10, \"output_tokens\": 3\n"),
+            "t.jsonl:1: expected one JSON object per line, got '{\"arrival_s\": 1, \"input_tokens\": 10, \"ou...'");
+  EXPECT_EQ(fault("t.jsonl", "{\"arrival_s\": 1, \"input_tokens\": true, \"output_tokens\": 3}\n"),
+            "t.jsonl:1: input_tokens: expected a number, got boolean");
+  EXPECT_EQ(fault("t.jsonl", "{\"arrival_s\": 1x, \"input_tokens\": 2, \"output_tokens\": 3}\n"),
+            "t.jsonl:1: arrival_s: expected seconds as a finite number, got '1x'");
 }
 
 TEST(WorkloadTrace, CsvFaults) {

@@ -1,0 +1,119 @@
+// sim::scheduler_rules: how each engine schedules, read off its plan. One row per engine in
+// kEngineRules; each builder turns the engine_view its memory profile filled (the engine's own
+// figures, with the user's flags and the version's defaults already resolved there) into
+// SchedulerRules. docs/simulator.md "Engine rules" lists every rule with the engine source read.
+#include <algorithm>
+#include <string>
+#include <string_view>
+
+#include "vramplan/core/error.hpp"
+#include "vramplan/sim/scheduler_rules.hpp"
+
+namespace vramplan::sim {
+
+namespace {
+
+// ---- engine_view access: a missing figure is a planner bug, not a user error ------------------
+
+const nlohmann::json& figure(const memory::PlanOutcome& o, const std::string& key) {
+  const auto& view = o.plan.engine_view;
+  const auto it = view.find(key);
+  if (it == view.end() || it->is_null())
+    throw_internal(o.plan.engine + " plan: engine_view has no '" + key + "', which the simulator needs");
+  return *it;
+}
+
+std::uint64_t view_u64(const memory::PlanOutcome& o, const std::string& key) {
+  const auto& v = figure(o, key);
+  if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<std::int64_t>() >= 0))
+    throw_internal(o.plan.engine + " plan: engine_view '" + key + "' is not a non-negative integer");
+  return v.get<std::uint64_t>();
+}
+
+bool view_flag(const memory::PlanOutcome& o, const std::string& key) {
+  const auto& v = figure(o, key);
+  if (!v.is_boolean()) throw_internal(o.plan.engine + " plan: engine_view '" + key + "' is not true/false");
+  return v.get<bool>();
+}
+
+std::string on_off(bool b) { return b ? "on" : "off"; }
+
+// ---- one builder per engine -------------------------------------------------------------------
+
+// vLLM V1: vllm/v1/core/sched/scheduler.py Scheduler.schedule, kv_cache_manager.py,
+// config/scheduler.py; figures from memory/vllm_engine.cpp.
+void vllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
+  const std::uint64_t blocks = view_u64(o, "gpu_blocks");
+  // A hybrid model's KV groups (full attention, sliding window) take one block each per
+  // block_size tokens from the one shared pool (kv_cache_utils.py get_kv_cache_configs): the
+  // simulator's block is one block of every group.
+  const std::uint64_t groups = std::max<std::uint64_t>(1, view_u64(o, "kv_cache_groups"));
+  r.kv_blocks = blocks / groups;
+  r.block_tokens = static_cast<std::uint32_t>(view_u64(o, "block_size"));
+  r.kv_block_bytes = blocks ? o.plan.kv_cache_bytes().count() / blocks * groups : 0;
+  r.max_seqs = view_u64(o, "max_num_seqs");
+  r.step_tokens = view_u64(o, "max_num_batched_tokens");
+  r.chunked_prefill = view_flag(o, "enable_chunked_prefill");
+  r.mix_prefill_decode = true;
+  r.admission = Admission::OnDemand;
+  r.out_of_blocks = OutOfBlocks::PreemptNewest;
+  r.prefix_caching = view_flag(o, "enable_prefix_caching");
+  r.max_model_len = view_u64(o, "max_model_len");
+  r.basis = {
+      "KV pool " + std::to_string(r.kv_blocks) + " blocks of " + std::to_string(r.block_tokens) + " tokens (gpu_blocks " +
+          std::to_string(blocks) + " / " + std::to_string(groups) +
+          " KV group(s); vllm/v1/core/kv_cache_utils.py get_kv_cache_configs)",
+      "max_num_seqs " + std::to_string(r.max_seqs) + ", max_num_batched_tokens " + std::to_string(r.step_tokens) +
+          " per step, running requests first, then waiting ones FCFS (vllm/v1/core/sched/scheduler.py Scheduler.schedule)",
+      "chunked prefill " + on_off(r.chunked_prefill) +
+          " (vllm/config/scheduler.py SchedulerConfig.enable_chunked_prefill; Scheduler.schedule caps a prompt at the token budget)",
+      "blocks allocated as tokens are scheduled, a waiting request admitted only when its blocks are free "
+      "(vllm/v1/core/kv_cache_manager.py KVCacheManager.allocate_slots)",
+      "out of blocks: preempt the last running request (running.pop()), free its blocks, prepend it to the waiting "
+      "queue, recompute on readmission; no waiting request admitted in that step (scheduler.py Scheduler.schedule, _preempt_request)",
+      "prefix caching " + on_off(r.prefix_caching) +
+          ": full prompt blocks hashed and shared, freed cached blocks reused LRU, the last prompt token always "
+          "recomputed (kv_cache_manager.py get_computed_blocks; block_pool.py)",
+      "max_model_len " + std::to_string(r.max_model_len) +
+          ": a longer prompt + max_tokens is rejected (vllm/entrypoints/openai/serving_engine.py _validate_input; "
+          "vllm/v1/engine/processor.py _validate_model_input)",
+  };
+}
+
+using RulesBuilder = void (*)(const memory::PlanOutcome&, SchedulerRules&);
+
+struct EngineRulesRow {
+  std::string_view engine;
+  RulesBuilder build;
+};
+
+constexpr EngineRulesRow kEngineRules[] = {
+    {"vllm", vllm_rules},
+};
+
+}  // namespace
+
+// The engine flags were resolved by the engine's plan (engine_view holds the settings they
+// produced), so the builders read the plan alone.
+SchedulerRules scheduler_rules(const memory::PlanOutcome& outcome, const memory::EngineArgs& /*args*/) {
+  const auto& plan = outcome.plan;
+  const auto row = std::find_if(std::begin(kEngineRules), std::end(kEngineRules),
+                                [&](const EngineRulesRow& e) { return e.engine == plan.engine; });
+  if (row == std::end(kEngineRules)) {
+    std::string known;
+    for (const auto& e : kEngineRules) known += (known.empty() ? "" : ", ") + std::string(e.engine);
+    throw_usage("the simulator does not model engine '" + plan.engine + "' (it models " + known + ")");
+  }
+  if (!plan.fits) throw_usage("nothing to simulate: the " + plan.engine + " plan does not fit: " + plan.reason);
+  SchedulerRules r;
+  r.engine = plan.engine;
+  r.non_kv_bytes = (plan.weights_bytes() + plan.activation_bytes() + plan.overhead_bytes()).count();
+  r.gpu_total_bytes = plan.gpu_total.count();
+  row->build(outcome, r);
+  r.basis.push_back("memory per GPU: weights + activation peak + overheads = " + std::to_string(r.non_kv_bytes) +
+                    " B, then " + std::to_string(r.kv_block_bytes) + " B per KV block in use (planner/src/memory/" +
+                    plan.engine + "_engine.cpp)");
+  return r;
+}
+
+}  // namespace vramplan::sim

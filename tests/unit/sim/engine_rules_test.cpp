@@ -1,0 +1,125 @@
+// sim::scheduler_rules: each engine's rules, hand-derived from its plan's engine_view and the
+// engine defaults in data/engines/<engine>.json (docs/simulator.md "Engine rules").
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "support/engine_plans.hpp"
+#include "support/test_models.hpp"
+#include "support/test_support.hpp"
+#include "vramplan/sim/scheduler_rules.hpp"
+
+namespace vramplan::sim {
+namespace {
+
+// Llama-3.1-8B shape (test::dense_model): 32 layers x 8 KV heads x 128 x (K + V) x 2 B (bf16)
+// = 131,072 B of KV per token.
+constexpr std::uint64_t kKvPerToken = 131072;
+const Bytes kH100(80000000000u);  // 74.5 GiB: vLLM's large-GPU class (>= 70 GiB, not A100)
+
+memory::PlanOutcome outcome_of(memory::MemoryPlan plan, const ModelSpec& model, const memory::GpuTarget& gpu) {
+  memory::PlanOutcome o;
+  o.model = model;
+  o.gpu = gpu;
+  o.plan = std::move(plan);
+  return o;
+}
+
+memory::PlanOutcome plan(const std::string& engine, memory::EngineArgs args, memory::Workload w = {},
+                         Bytes total = kH100, const std::string& gpu_name = test::kH100Name) {
+  const ModelSpec m = test::dense_model({});
+  const auto gpu = test::gpu_target(total, gpu_name);
+  return outcome_of(test::plan_engine(engine, m, gpu, std::move(args), w), m, gpu);
+}
+
+SchedulerRules rules(const memory::PlanOutcome& o) { return scheduler_rules(o, {}); }
+
+std::uint64_t non_kv(const memory::MemoryPlan& p) { return (p.total_bytes() - p.kv_cache_bytes()).count(); }
+
+// Every rule names the engine source it comes from.
+void expect_sourced_basis(const SchedulerRules& r) {
+  ASSERT_FALSE(r.basis.empty());
+  const std::regex source(R"([A-Za-z_/]+\.(py|cpp|h)\b)");
+  for (const auto& line : r.basis) EXPECT_TRUE(std::regex_search(line, source)) << line;
+}
+
+// ---- vLLM ---------------------------------------------------------------------------------------
+
+TEST(EngineRulesVllm, LargeGpuDefaults) {
+  const auto o = plan("vllm", {{"max-model-len", "8192"}});
+  const auto r = rules(o);
+  EXPECT_EQ(r.engine, "vllm");
+  // One KV group: the simulator's blocks are vLLM's gpu_blocks of block_size 16 tokens,
+  // 16 x 131,072 B = 2,097,152 B each.
+  EXPECT_EQ(r.kv_blocks, o.plan.engine_view["gpu_blocks"].get<std::uint64_t>());
+  EXPECT_GT(r.kv_blocks, 0u);
+  EXPECT_EQ(r.block_tokens, 16u);
+  EXPECT_EQ(r.kv_block_bytes, 2097152u);
+  // arg_utils.py get_batch_defaults, >= 70 GiB GPU: max_num_seqs 1024, max_num_batched_tokens 8192.
+  EXPECT_EQ(r.max_seqs, 1024u);
+  EXPECT_EQ(r.step_tokens, 8192u);
+  EXPECT_TRUE(r.chunked_prefill);
+  EXPECT_TRUE(r.mix_prefill_decode);
+  EXPECT_EQ(r.admission, Admission::OnDemand);
+  EXPECT_EQ(r.out_of_blocks, OutOfBlocks::PreemptNewest);
+  EXPECT_TRUE(r.prefix_caching);
+  EXPECT_EQ(r.max_model_len, 8192u);
+  EXPECT_EQ(r.slot_tokens, 0u);
+  EXPECT_EQ(r.static_batch, 0u);
+  EXPECT_EQ(r.non_kv_bytes, non_kv(o.plan));
+  EXPECT_EQ(r.gpu_total_bytes, 80000000000u);
+  // The pool the rules describe is the plan's KV cache, byte for byte.
+  EXPECT_EQ(r.kv_blocks * r.kv_block_bytes, o.plan.kv_cache_bytes().count());
+  expect_sourced_basis(r);
+}
+
+TEST(EngineRulesVllm, SmallGpuDefaults) {
+  // 48e9 B = 44.7 GiB < 70 GiB: max_num_seqs 256, max_num_batched_tokens 2048.
+  const auto r = rules(plan("vllm", {{"max-model-len", "8192"}}, {}, Bytes(48000000000u), "NVIDIA L40S"));
+  EXPECT_EQ(r.max_seqs, 256u);
+  EXPECT_EQ(r.step_tokens, 2048u);
+}
+
+TEST(EngineRulesVllm, PrefixCachingAndChunkedPrefillSwitches) {
+  const auto off = rules(plan("vllm", {{"max-model-len", "8192"}, {"no-enable-prefix-caching", "true"}}));
+  EXPECT_FALSE(off.prefix_caching);
+  const auto on = rules(plan("vllm", {{"max-model-len", "8192"}, {"enable-prefix-caching", "true"}}));
+  EXPECT_TRUE(on.prefix_caching);
+  test::error_message([] { plan("vllm", {{"enable-prefix-caching", "true"}, {"no-enable-prefix-caching", "true"}}); },
+                      ErrorKind::Usage);
+  // Without chunked prefill the default budget rises to max_model_len (arg_utils.py
+  // _set_default_max_num_seqs_and_batched_tokens_args): max(16384, 8192) = 16384.
+  const auto whole = rules(plan("vllm", {{"max-model-len", "16384"}, {"no-enable-chunked-prefill", "true"}}));
+  EXPECT_FALSE(whole.chunked_prefill);
+  EXPECT_EQ(whole.step_tokens, 16384u);
+}
+
+TEST(EngineRulesVllm, UnchunkedBudgetBelowMaxModelLenIsRefused) {
+  // config/scheduler.py verify_max_model_len: vLLM refuses to start, so there is nothing to simulate.
+  const auto o = plan("vllm", {{"max-model-len", "8192"},
+                               {"max-num-batched-tokens", "4096"},
+                               {"no-enable-chunked-prefill", "true"}});
+  EXPECT_FALSE(o.plan.fits);
+  const std::string msg = test::error_message([&] { rules(o); }, ErrorKind::Usage);
+  EXPECT_NE(msg.find("max_num_batched_tokens (4096) is smaller than max_model_len (8192)"), std::string::npos) << msg;
+}
+
+// ---- refusals -----------------------------------------------------------------------------------
+
+TEST(EngineRules, PlanThatDoesNotFitIsRefused) {
+  // 10e9 B cannot hold 16 GB of weights.
+  const auto o = plan("vllm", {{"max-model-len", "8192"}}, {}, Bytes(10000000000u), "NVIDIA L4");
+  ASSERT_FALSE(o.plan.fits);
+  const std::string msg = test::error_message([&] { rules(o); }, ErrorKind::Usage);
+  EXPECT_EQ(msg.rfind("nothing to simulate: the vllm plan does not fit: ", 0), 0u) << msg;
+}
+
+TEST(EngineRules, EngineNotModelledIsRefused) {
+  auto o = plan("vllm", {{"max-model-len", "8192"}});
+  o.plan.engine = "exllama";
+  EXPECT_EQ(test::error_message([&] { rules(o); }, ErrorKind::Usage),
+            "the simulator does not model engine 'exllama' (it models vllm)");
+}
+
+}  // namespace
+}  // namespace vramplan::sim

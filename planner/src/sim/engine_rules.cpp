@@ -30,6 +30,12 @@ std::uint64_t view_u64(const memory::PlanOutcome& o, const std::string& key) {
   return v.get<std::uint64_t>();
 }
 
+double view_number(const memory::PlanOutcome& o, const std::string& key) {
+  const auto& v = figure(o, key);
+  if (!v.is_number()) throw_internal(o.plan.engine + " plan: engine_view '" + key + "' is not a number");
+  return v.get<double>();
+}
+
 bool view_flag(const memory::PlanOutcome& o, const std::string& key) {
   const auto& v = figure(o, key);
   if (!v.is_boolean()) throw_internal(o.plan.engine + " plan: engine_view '" + key + "' is not true/false");
@@ -80,6 +86,59 @@ void vllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
   };
 }
 
+// SGLang: python/sglang/srt/managers/scheduler.py get_new_batch_prefill, schedule_policy.py
+// PrefillAdder, schedule_batch.py retract_decode; figures from memory/sglang_engine.cpp.
+void sglang_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
+  const std::uint64_t tokens = view_u64(o, "max_total_num_tokens");
+  const std::uint64_t page = view_u64(o, "page_size");
+  r.block_tokens = static_cast<std::uint32_t>(page);
+  r.kv_blocks = tokens / page;
+  r.kv_block_bytes = o.plan.kv.bytes_per_token * page;
+  r.max_seqs = view_u64(o, "max_running_requests");
+  const std::uint64_t chunk = view_u64(o, "chunked_prefill_size");
+  const std::uint64_t max_prefill = view_u64(o, "max_prefill_tokens");
+  r.chunked_prefill = chunk > 0;
+  // A prefill batch takes at most max_prefill_tokens (rem_input_tokens) and, chunked, at most
+  // chunked_prefill_size (rem_chunk_tokens) new tokens.
+  r.step_tokens = r.chunked_prefill ? std::min(chunk, max_prefill) : max_prefill;
+  r.mix_prefill_decode = view_flag(o, "enable_mixed_chunk");
+  r.admission = Admission::ExpectedOutput;
+  r.reserve_ratio = view_number(o, "init_new_token_ratio");
+  r.reserve_ratio_min = view_number(o, "min_new_token_ratio");
+  r.reserve_ratio_decay = view_number(o, "new_token_ratio_decay");
+  r.reserve_clip_tokens = view_u64(o, "clip_max_new_tokens");
+  r.retract_decode_steps = view_u64(o, "retract_decode_steps");
+  r.out_of_blocks = OutOfBlocks::Retract;
+  r.prefix_caching = view_flag(o, "radix_cache");
+  // tokenizer_manager.py _validate_one_request: prompt + max_new_tokens >= context_len is refused.
+  const std::uint64_t context_len = view_u64(o, "context_length");
+  r.max_model_len = context_len ? context_len - 1 : 0;
+  r.basis = {
+      "token pool " + std::to_string(tokens) + " tokens in pages of " + std::to_string(page) +
+          " (model_runner.py init_memory_pool max_total_num_tokens)",
+      "max_running_requests " + std::to_string(r.max_seqs) +
+          " (model_runner.py _resolve_max_num_reqs: min(request pool, max_total_num_tokens / 2))",
+      "prefill batch at most " + std::to_string(r.step_tokens) + " new tokens: max_prefill_tokens " +
+          std::to_string(max_prefill) + ", chunked_prefill_size " + std::to_string(chunk) +
+          " (schedule_policy.py PrefillAdder rem_input_tokens / rem_chunk_tokens)",
+      std::string("prefill and decode ") + (r.mix_prefill_decode ? "mixed in one step (--enable-mixed-chunk)" : "in separate steps, a prefill batch first when one can be formed") +
+          " (scheduler.py get_next_batch_to_run)",
+      "admission: prompt + reserve_ratio x min(remaining max_new_tokens, " + std::to_string(r.reserve_clip_tokens) +
+          ") of every running and admitted request must fit the free + evictable tokens "
+          "(schedule_policy.py PrefillAdder.add_one_req, rem_total_tokens)",
+      "reserve ratio " + std::to_string(r.reserve_ratio) + " falling by " + std::to_string(r.reserve_ratio_decay) +
+          " per decode step to " + std::to_string(r.reserve_ratio_min) +
+          " (scheduler.py init_new_token_ratio / min_new_token_ratio / new_token_ratio_decay)",
+      "out of tokens in decode: retract the requests with the fewest output tokens (then the longest prompt) until " +
+          std::to_string(r.retract_decode_steps) +
+          " more decode steps fit; they re-enter the waiting queue and the ratio is raised (schedule_batch.py retract_decode)",
+      "radix-tree prefix reuse " + on_off(r.prefix_caching) +
+          " at token granularity, unused nodes evicted LRU (mem_cache/radix_cache.py match_prefix / evict)",
+      "prompt + output >= context_length " + std::to_string(r.max_model_len + 1) +
+          " rejected (tokenizer_manager.py _validate_one_request)",
+  };
+}
+
 using RulesBuilder = void (*)(const memory::PlanOutcome&, SchedulerRules&);
 
 struct EngineRulesRow {
@@ -88,7 +147,7 @@ struct EngineRulesRow {
 };
 
 constexpr EngineRulesRow kEngineRules[] = {
-    {"vllm", vllm_rules},
+    {"vllm", vllm_rules}, {"sglang", sglang_rules},
 };
 
 }  // namespace

@@ -104,6 +104,57 @@ TEST(EngineRulesVllm, UnchunkedBudgetBelowMaxModelLenIsRefused) {
   EXPECT_NE(msg.find("max_num_batched_tokens (4096) is smaller than max_model_len (8192)"), std::string::npos) << msg;
 }
 
+// ---- SGLang -------------------------------------------------------------------------------------
+
+TEST(EngineRulesSglang, TokenPoolAndAdmissionRatio) {
+  const auto o = plan("sglang", {{"context-length", "8192"}, {"chunked-prefill-size", "4096"}});
+  const auto r = rules(o);
+  const auto tokens = o.plan.engine_view["max_total_num_tokens"].get<std::uint64_t>();
+  // Page size 1 (server_args.py): one token per block, 131,072 B each.
+  EXPECT_EQ(r.block_tokens, 1u);
+  EXPECT_EQ(r.kv_blocks, tokens);
+  EXPECT_EQ(r.kv_block_bytes, kKvPerToken);
+  // max_running_requests unset: min(clamp(tokens / 8192 x 512, 2048, 4096), tokens / 2) = 4096 once
+  // tokens >= 8192 x 4096 / 512 = 65,536 (the pool here holds some 400 k tokens).
+  ASSERT_GE(tokens, 65536u);
+  EXPECT_EQ(r.max_seqs, 4096u);
+  // min(chunked_prefill_size 4096, max_prefill_tokens 16384).
+  EXPECT_TRUE(r.chunked_prefill);
+  EXPECT_EQ(r.step_tokens, 4096u);
+  EXPECT_FALSE(r.mix_prefill_decode);
+  EXPECT_EQ(r.admission, Admission::ExpectedOutput);
+  // init 0.7; min 0.7 x 0.14 = 0.098; decay (0.7 - 0.098) / 600 = 0.0010033 per decode step.
+  EXPECT_DOUBLE_EQ(r.reserve_ratio, 0.7);
+  EXPECT_DOUBLE_EQ(r.reserve_ratio_min, 0.7 * 0.14);
+  EXPECT_DOUBLE_EQ(r.reserve_ratio_decay, (0.7 - 0.7 * 0.14) / 600.0);
+  EXPECT_EQ(r.reserve_clip_tokens, 4096u);
+  EXPECT_EQ(r.retract_decode_steps, 20u);
+  EXPECT_EQ(r.out_of_blocks, OutOfBlocks::Retract);
+  EXPECT_TRUE(r.prefix_caching);
+  // prompt + max_new_tokens >= context_len is refused: the longest served is 8191.
+  EXPECT_EQ(r.max_model_len, 8191u);
+  EXPECT_EQ(r.non_kv_bytes, non_kv(o.plan));
+  EXPECT_EQ(r.kv_blocks * r.kv_block_bytes, o.plan.kv_cache_bytes().count());
+  expect_sourced_basis(r);
+}
+
+TEST(EngineRulesSglang, Flags) {
+  const auto r = rules(plan("sglang", {{"context-length", "8192"},
+                                       {"max-running-requests", "100"},
+                                       {"max-prefill-tokens", "2048"},
+                                       {"schedule-conservativeness", "2"},
+                                       {"disable-radix-cache", "true"},
+                                       {"enable-mixed-chunk", "true"}}));
+  EXPECT_EQ(r.max_seqs, 100u);     // min(100, tokens / 2)
+  EXPECT_EQ(r.step_tokens, 2048u);  // min(chunked_prefill_size (8192 on an H100), 2048)
+  // 0.7 x 2 = 1.4, capped at 1; min 1 x 0.14; decay (1 - 0.14) / 600.
+  EXPECT_DOUBLE_EQ(r.reserve_ratio, 1.0);
+  EXPECT_DOUBLE_EQ(r.reserve_ratio_min, 0.14);
+  EXPECT_DOUBLE_EQ(r.reserve_ratio_decay, (1.0 - 0.14) / 600.0);
+  EXPECT_FALSE(r.prefix_caching);
+  EXPECT_TRUE(r.mix_prefill_decode);
+}
+
 // ---- refusals -----------------------------------------------------------------------------------
 
 TEST(EngineRules, PlanThatDoesNotFitIsRefused) {
@@ -118,7 +169,7 @@ TEST(EngineRules, EngineNotModelledIsRefused) {
   auto o = plan("vllm", {{"max-model-len", "8192"}});
   o.plan.engine = "exllama";
   EXPECT_EQ(test::error_message([&] { rules(o); }, ErrorKind::Usage),
-            "the simulator does not model engine 'exllama' (it models vllm)");
+            "the simulator does not model engine 'exllama' (it models vllm, sglang)");
 }
 
 }  // namespace

@@ -42,6 +42,12 @@ bool view_flag(const memory::PlanOutcome& o, const std::string& key) {
   return v.get<bool>();
 }
 
+std::string view_string(const memory::PlanOutcome& o, const std::string& key) {
+  const auto& v = figure(o, key);
+  if (!v.is_string()) throw_internal(o.plan.engine + " plan: engine_view '" + key + "' is not a string");
+  return v.get<std::string>();
+}
+
 std::string on_off(bool b) { return b ? "on" : "off"; }
 
 // ---- one builder per engine -------------------------------------------------------------------
@@ -139,6 +145,51 @@ void sglang_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
   };
 }
 
+// TensorRT-LLM: cpp/tensorrt_llm/batch_manager/capacityScheduler.cpp, microBatchScheduler.cpp;
+// figures from memory/trtllm_engine.cpp.
+void trtllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
+  const std::uint64_t block = view_u64(o, "tokens_per_block");
+  r.block_tokens = static_cast<std::uint32_t>(block);
+  r.kv_blocks = view_u64(o, "max_tokens") / block;
+  r.kv_block_bytes = o.plan.kv.bytes_per_token * block;
+  r.max_seqs = view_u64(o, "max_batch_size");
+  r.step_tokens = view_u64(o, "max_num_tokens");
+  r.chunked_prefill = view_flag(o, "enable_chunked_prefill");
+  r.mix_prefill_decode = true;
+  r.prefix_caching = view_flag(o, "enable_block_reuse");
+  r.max_model_len = view_u64(o, "max_seq_len");
+  const std::string policy = view_string(o, "capacity_scheduler_policy");
+  std::string policy_rule;
+  if (policy == "GUARANTEED_NO_EVICT") {
+    r.admission = Admission::FullLength;
+    r.out_of_blocks = OutOfBlocks::Fail;
+    policy_rule = "GUARANTEED_NO_EVICT: in-progress requests keep the blocks to run to completion; a new request "
+                  "is admitted only when the blocks of its whole length (prompt + max_tokens) are free, in arrival "
+                  "order, stopping at the first that does not fit (capacityScheduler.cpp GuaranteedNoEvictScheduler::impl)";
+  } else if (policy == "MAX_UTILIZATION") {
+    r.admission = Admission::OnDemand;
+    r.out_of_blocks = OutOfBlocks::PreemptNewest;
+    policy_rule = "MAX_UTILIZATION: requests scheduled in order with the blocks of their next step; when one does "
+                  "not fit, the last started request is paused, its blocks freed, its context recomputed later "
+                  "(capacityScheduler.cpp MaxUtilizationScheduler::operator())";
+  } else {
+    throw_usage("the simulator does not model TensorRT-LLM capacity_scheduler_policy " + policy +
+                " (it models GUARANTEED_NO_EVICT and MAX_UTILIZATION)");
+  }
+  r.basis = {
+      "KV pool " + std::to_string(r.kv_blocks) + " blocks of " + std::to_string(block) +
+          " tokens (kvCacheManager.cpp calculateMaxNumBlocks)",
+      "max_batch_size " + std::to_string(r.max_seqs) + ", max_num_tokens " + std::to_string(r.step_tokens) +
+          " per step, context and generation requests in one step (microBatchScheduler.cpp MicroBatchScheduler::operator())",
+      "chunked context " + on_off(r.chunked_prefill) +
+          (r.chunked_prefill ? "" : ": a context longer than max_num_tokens cannot be scheduled") +
+          " (llm_args.py enable_chunked_prefill; microBatchScheduler.cpp)",
+      policy_rule,
+      "KV block reuse " + on_off(r.prefix_caching) + " (kvCacheManager.cpp BlockManager, KvCacheConfig.enable_block_reuse)",
+      "max_seq_len " + std::to_string(r.max_model_len) + ": a longer prompt + output is rejected (llm_args.py max_seq_len)",
+  };
+}
+
 using RulesBuilder = void (*)(const memory::PlanOutcome&, SchedulerRules&);
 
 struct EngineRulesRow {
@@ -147,7 +198,7 @@ struct EngineRulesRow {
 };
 
 constexpr EngineRulesRow kEngineRules[] = {
-    {"vllm", vllm_rules}, {"sglang", sglang_rules},
+    {"vllm", vllm_rules}, {"sglang", sglang_rules}, {"trtllm", trtllm_rules},
 };
 
 }  // namespace

@@ -155,6 +155,51 @@ TEST(EngineRulesSglang, Flags) {
   EXPECT_TRUE(r.mix_prefill_decode);
 }
 
+// ---- TensorRT-LLM -------------------------------------------------------------------------------
+
+TEST(EngineRulesTrtllm, GuaranteedNoEvictByDefault) {
+  const auto o = plan("trtllm", {{"max-seq-len", "8192"}});
+  const auto r = rules(o);
+  // Blocks of 32 tokens (KvCacheConfig default): 32 x 131,072 B = 4,194,304 B each.
+  EXPECT_EQ(r.block_tokens, 32u);
+  EXPECT_EQ(r.kv_blocks, *o.plan.kv.capacity_tokens / 32u);
+  EXPECT_EQ(r.kv_block_bytes, 4194304u);
+  EXPECT_EQ(r.kv_blocks * r.kv_block_bytes, o.plan.kv_cache_bytes().count());
+  EXPECT_EQ(r.max_seqs, 2048u);     // LLM API max_batch_size
+  EXPECT_EQ(r.step_tokens, 8192u);  // max_num_tokens
+  EXPECT_FALSE(r.chunked_prefill);
+  EXPECT_TRUE(r.mix_prefill_decode);
+  EXPECT_EQ(r.admission, Admission::FullLength);
+  EXPECT_EQ(r.out_of_blocks, OutOfBlocks::Fail);
+  EXPECT_TRUE(r.prefix_caching);  // 1.0: enable_block_reuse default True
+  EXPECT_EQ(r.max_model_len, 8192u);
+  EXPECT_EQ(r.non_kv_bytes, non_kv(o.plan));
+  expect_sourced_basis(r);
+}
+
+TEST(EngineRulesTrtllm, MaxUtilizationPausesTheNewest) {
+  const auto r = rules(plan("trtllm", {{"max-seq-len", "8192"},
+                                       {"capacity-scheduler-policy", "MAX_UTILIZATION"},
+                                       {"enable-chunked-prefill", "true"},
+                                       {"enable-block-reuse", "false"}}));
+  EXPECT_EQ(r.admission, Admission::OnDemand);
+  EXPECT_EQ(r.out_of_blocks, OutOfBlocks::PreemptNewest);
+  EXPECT_TRUE(r.chunked_prefill);
+  EXPECT_FALSE(r.prefix_caching);
+}
+
+TEST(EngineRulesTrtllm, PolicyNotModelledIsRefused) {
+  const auto o = plan("trtllm", {{"max-seq-len", "8192"}, {"capacity-scheduler-policy", "STATIC_BATCH"}});
+  const std::string msg = test::error_message([&] { rules(o); }, ErrorKind::Usage);
+  EXPECT_NE(msg.find("STATIC_BATCH"), std::string::npos) << msg;
+  test::error_message([] { plan("trtllm", {{"capacity-scheduler-policy", "FIFO"}}); }, ErrorKind::Usage);
+}
+
+TEST(EngineRulesTrtllm, OlderExecutorProfileHasNoBlockReuse) {
+  // trtllm@0.13: executor.h KvCacheConfig(enableBlockReuse = false).
+  EXPECT_FALSE(rules(plan("trtllm@0.13", {{"max-seq-len", "8192"}})).prefix_caching);
+}
+
 // ---- refusals -----------------------------------------------------------------------------------
 
 TEST(EngineRules, PlanThatDoesNotFitIsRefused) {
@@ -169,7 +214,7 @@ TEST(EngineRules, EngineNotModelledIsRefused) {
   auto o = plan("vllm", {{"max-model-len", "8192"}});
   o.plan.engine = "exllama";
   EXPECT_EQ(test::error_message([&] { rules(o); }, ErrorKind::Usage),
-            "the simulator does not model engine 'exllama' (it models vllm, sglang)");
+            "the simulator does not model engine 'exllama' (it models vllm, sglang, trtllm)");
 }
 
 }  // namespace

@@ -51,7 +51,9 @@ struct SchedulerRules {
   //! Tokens one step may process, prompts and decodes together (max_num_batched_tokens,
   //! chunked_prefill_size, max_num_tokens, n_batch); 0 = no limit.
   std::uint64_t step_tokens = 0;
-  bool chunked_prefill = true;       //!< a prompt may be split over several steps
+  //! A prompt may be split over several steps; false = a prompt runs whole in one step, and one
+  //! longer than step_tokens can never be scheduled (TensorRT-LLM without chunked context).
+  bool chunked_prefill = true;
   bool mix_prefill_decode = true;    //!< one step may hold prompt and decode tokens together
   Admission admission = Admission::OnDemand;
   double reserve_ratio = 0;          //!< ExpectedOutput: share of future output tokens reserved

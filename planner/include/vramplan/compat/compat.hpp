@@ -1,0 +1,133 @@
+// vramplan/compat/compat.hpp — will this engine (at this version) run this model, weight format
+// and feature set on this GPU? One data-driven model (data/compat/*.json, docs/compatibility.md)
+// consulted by every decision before any memory is sized.
+//
+// Layer: compat sits between quant / hardware (which it reads) and memory (which may ask it which
+// kernel path an engine takes). Every rule names the engine source file / function it comes
+// from and the engine versions it holds for.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vramplan/compat/version_range.hpp"
+
+namespace vramplan {
+struct GpuSpec;
+struct WeightScheme;
+class QuantCatalog;
+}  // namespace vramplan
+
+namespace vramplan::compat {
+
+//! Ordered by severity: a verdict is the worst of its findings.
+enum class Support { Supported, Fallback, Unsupported };
+//! "supported" / "fallback" / "unsupported" (JSON values).
+std::string_view support_name(Support s);
+
+//! What a rule asks of the query; every condition given must hold (absent = any).
+struct Condition {
+  std::string vendor;  //!< "nvidia" / "amd"
+  std::optional<double> cc_at_least, cc_below;  //!< NVIDIA compute capability; needs a known one
+  std::vector<std::string> gfx_in, gfx_not_in;  //!< AMD gfx target; needs a known one
+  std::vector<std::string> families;            //!< any weight format family of the query
+  std::vector<std::string> gpu_ids;             //!< the card (a MIG slice: its parent card)
+  std::vector<std::string> architectures;       //!< any of the model's architectures
+  std::string dtype;                            //!< the model's float dtype ("bf16")
+  std::string kv;                               //!< KV cache storage ("fp8")
+  std::optional<std::uint64_t> tp_above;        //!< tensor parallel size greater than this
+  std::optional<bool> mig;                      //!< the GPU is (not) a MIG slice
+};
+
+struct Rule {
+  std::string id;
+  std::string group;  //!< the data file: "platforms", "quantization", "features"
+  std::vector<std::string> engines;
+  VersionRange versions;
+  Condition when;
+  Support verdict = Support::Unsupported;
+  std::string kernel;  //!< the path the engine takes instead ("marlin", "TRITON_ATTN"); may be ""
+  std::string message, instead, source;
+};
+
+//! Which weight format families an engine loads at all (data/compat/formats.json).
+struct EngineFormats {
+  std::vector<std::string> families;
+  std::string instead, source;
+};
+
+//! An engine's model registry: architecture -> the releases that have it.
+struct EngineRegistry {
+  std::map<std::string, VersionRange> architectures;
+  std::string instead, source;
+};
+
+//! The facts a verdict depends on. Build it with gpu_facts() / weight_families() or by hand.
+struct Query {
+  std::string engine;          //!< registry name: "vllm", "sglang", "trtllm", "llamacpp", "hf"
+  std::string engine_version;  //!< "0.19"; "" = the newest release
+  std::string gpu_id;          //!< catalogue card id (a MIG slice: its parent)
+  std::string vendor;          //!< "nvidia" / "amd" / "unknown"
+  std::optional<double> compute_capability;
+  std::string gfx_target;
+  bool mig = false;
+  std::vector<std::string> weight_families;  //!< quant_formats.json families of the weights
+  std::string dtype;                         //!< model float dtype ("bf16", "fp16", "fp32")
+  std::string kv;                            //!< "fp8" when the KV cache is stored in fp8, else ""
+  std::uint64_t tensor_parallel = 1;
+  std::vector<std::string> architectures;    //!< config.json `architectures`
+};
+
+//! One rule that holds for the query.
+struct Finding {
+  std::string rule;
+  Support support = Support::Unsupported;
+  std::string message, instead, kernel, source;
+};
+
+struct Verdict {
+  Support support = Support::Supported;  //!< the worst finding
+  std::vector<Finding> findings;         //!< unsupported first, then fallbacks, in rule order
+  std::vector<std::string> unchecked;    //!< facts the data has no answer for (unknown architecture)
+};
+
+class CompatRules {
+ public:
+  //! Reads data/compat/{platforms,quantization,features,formats,architectures}.json. Faults are
+  //! Error(InputFile) naming the file and field; a rule naming a family outside /families or an
+  //! unknown verdict is a fault.
+  static CompatRules load(const std::filesystem::path& compat_dir);
+
+  //! Every rule that holds for `q`. Throws Error(UnknownName) for an engine the data does not
+  //! cover and for a weight family outside formats.json /families: nothing passes unchecked.
+  Verdict evaluate(const Query& q) const;
+
+  const std::vector<Rule>& rules() const { return rules_; }
+  const std::vector<std::string>& families() const { return families_; }
+  const std::map<std::string, EngineFormats>& engine_formats() const { return formats_; }
+  const std::map<std::string, EngineRegistry>& registries() const { return registries_; }
+
+ private:
+  std::vector<Rule> rules_;
+  std::vector<std::string> families_;
+  std::map<std::string, EngineFormats> formats_;
+  std::map<std::string, EngineRegistry> registries_;
+};
+
+//! Vendor, compute capability, gfx target, MIG and card id of a catalogue GPU.
+void set_gpu_facts(Query& q, const GpuSpec& gpu);
+
+//! The format families a --weights scheme stores its quantized tensors in, plus "float" for the
+//! tensors it keeps in the model dtype. A checkpoint scheme ("keep what the checkpoint stores")
+//! returns {}: the caller adds the checkpoint's own families.
+std::vector<std::string> weight_families(const WeightScheme& scheme, const QuantCatalog& catalog);
+
+//! One line per finding: "UNSUPPORTED: <message> [<rule>; <source>]; instead: <instead>".
+std::string finding_line(const Finding& f);
+
+}  // namespace vramplan::compat

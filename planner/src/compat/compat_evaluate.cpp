@@ -1,0 +1,111 @@
+// Evaluates the compatibility rules for one query: the engine's loaders and model registry,
+// then every platform / quantization / feature rule that holds.
+#include <algorithm>
+
+#include "vramplan/compat/compat.hpp"
+#include "vramplan/core/error.hpp"
+
+namespace vramplan::compat {
+namespace {
+
+bool contains(const std::vector<std::string>& list, std::string_view value) {
+  return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+bool any_of(const std::vector<std::string>& wanted, const std::vector<std::string>& have) {
+  return std::any_of(have.begin(), have.end(), [&](const std::string& h) { return contains(wanted, h); });
+}
+
+bool holds(const Condition& c, const Query& q) {
+  if (!c.vendor.empty() && c.vendor != q.vendor) return false;
+  if (c.cc_at_least || c.cc_below) {
+    if (!q.compute_capability) return false;  // not an NVIDIA card we know: the rule cannot apply
+    // Capabilities are tenths (8.9): compare with a margin well below 0.1.
+    if (c.cc_at_least && *q.compute_capability + 1e-6 < *c.cc_at_least) return false;
+    if (c.cc_below && *q.compute_capability + 1e-6 >= *c.cc_below) return false;
+  }
+  if (!c.gfx_in.empty() || !c.gfx_not_in.empty()) {
+    if (q.gfx_target.empty()) return false;
+    if (!c.gfx_in.empty() && !contains(c.gfx_in, q.gfx_target)) return false;
+    if (!c.gfx_not_in.empty() && contains(c.gfx_not_in, q.gfx_target)) return false;
+  }
+  if (!c.families.empty() && !any_of(c.families, q.weight_families)) return false;
+  if (!c.gpu_ids.empty() && !contains(c.gpu_ids, q.gpu_id)) return false;
+  if (!c.architectures.empty() && !any_of(c.architectures, q.architectures)) return false;
+  if (!c.dtype.empty() && c.dtype != q.dtype) return false;
+  if (!c.kv.empty() && c.kv != q.kv) return false;
+  if (c.tp_above && q.tensor_parallel <= *c.tp_above) return false;
+  if (c.mig && *c.mig != q.mig) return false;
+  return true;
+}
+
+std::string engine_label(const Query& q) {
+  return q.engine_version.empty() ? q.engine : q.engine + " " + q.engine_version;
+}
+
+}  // namespace
+
+std::string_view support_name(Support s) {
+  switch (s) {
+    case Support::Supported: return "supported";
+    case Support::Fallback: return "fallback";
+    case Support::Unsupported: return "unsupported";
+  }
+  return "unsupported";
+}
+
+Verdict CompatRules::evaluate(const Query& q) const {
+  const auto formats = formats_.find(q.engine);
+  const auto registry = registries_.find(q.engine);
+  if (formats == formats_.end() || registry == registries_.end())
+    throw_unknown("engine '" + q.engine + "' is not in data/compat/formats.json: its compatibility is unknown");
+  Verdict v;
+  if (q.vendor != "nvidia" && q.vendor != "amd")
+    v.unchecked.push_back("GPU vendor and compute capability unknown: platform, kernel and feature rules not checked");
+  std::vector<Finding> found;
+  for (const auto& family : q.weight_families) {
+    if (!contains(families_, family))
+      throw_unknown("weight format family '" + family + "' is not in data/compat/formats.json /families");
+    if (!contains(formats->second.families, family))
+      found.push_back({q.engine + "-loads-" + family, Support::Unsupported,
+                       engine_label(q) + " does not load " + family + " weights", formats->second.instead, "",
+                       formats->second.source});
+  }
+  for (const auto& arch : q.architectures) {
+    const auto it = registry->second.architectures.find(arch);
+    if (it == registry->second.architectures.end()) {
+      const bool known_elsewhere = std::any_of(registries_.begin(), registries_.end(), [&](const auto& r) {
+        return r.second.architectures.count(arch) > 0;
+      });
+      if (!known_elsewhere) {
+        v.unchecked.push_back("architecture " + arch + " is not in data/compat/architectures.json: not checked");
+        continue;
+      }
+      found.push_back({q.engine + "-registry", Support::Unsupported,
+                       engine_label(q) + " has no " + arch + " in its model registry", registry->second.instead, "",
+                       registry->second.source});
+    } else if (!it->second.contains(q.engine_version)) {
+      found.push_back({q.engine + "-registry", Support::Unsupported,
+                       engine_label(q) + " predates " + arch + " (needs " + q.engine + " " + it->second.text() + ")",
+                       registry->second.instead, "", registry->second.source});
+    }
+  }
+  for (const auto& r : rules_) {
+    if (!contains(r.engines, q.engine) || !r.versions.contains(q.engine_version) || !holds(r.when, q)) continue;
+    found.push_back({r.id, r.verdict, r.message, r.instead, r.kernel, r.source});
+  }
+  std::stable_sort(found.begin(), found.end(),
+                   [](const Finding& a, const Finding& b) { return a.support > b.support; });
+  for (const auto& f : found) v.support = std::max(v.support, f.support);
+  v.findings = std::move(found);
+  return v;
+}
+
+std::string finding_line(const Finding& f) {
+  std::string line = f.support == Support::Unsupported ? "UNSUPPORTED: " : "fallback: ";
+  line += f.message + " [" + f.rule + "; " + f.source + "]";
+  if (!f.instead.empty()) line += (f.support == Support::Unsupported ? "; instead: " : "; to avoid it: ") + f.instead;
+  return line;
+}
+
+}  // namespace vramplan::compat

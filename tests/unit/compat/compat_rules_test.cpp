@@ -1,0 +1,377 @@
+// One test per rule of data/compat/*.json: each builds the smallest query the rule is about,
+// from the shipped GPU catalogue, and checks the verdict, the rule id and that the finding names
+// the engine source the rule was read from (quoted in the comment above each test).
+#include <gtest/gtest.h>
+
+#include "support/catalogs.hpp"
+#include "support/test_support.hpp"
+#include "vramplan/compat/compat.hpp"
+#include "vramplan/core/error.hpp"
+#include "vramplan/hardware/gpu_catalog.hpp"
+#include "vramplan/quant/scheme.hpp"
+
+namespace vramplan::compat {
+namespace {
+
+const CompatRules& rules() {
+  static const CompatRules r = CompatRules::load(test::source_dir() / "data" / "compat");
+  return r;
+}
+
+const GpuCatalog& gpus() {
+  static const GpuCatalog c = GpuCatalog::load(test::source_dir() / "data" / "gpus.json");
+  return c;
+}
+
+Query query(std::string engine, std::string version, std::string_view gpu, std::vector<std::string> families = {"float"},
+            std::string dtype = "fp16") {
+  Query q;
+  q.engine = std::move(engine);
+  q.engine_version = std::move(version);
+  set_gpu_facts(q, gpus().resolve_one(gpu));
+  q.weight_families = std::move(families);
+  q.dtype = std::move(dtype);
+  return q;
+}
+
+// The finding of `rule` in `v`, or nullptr.
+const Finding* find(const Verdict& v, std::string_view rule) {
+  for (const auto& f : v.findings)
+    if (f.rule == rule) return &f;
+  return nullptr;
+}
+
+void expect_rule(const Query& q, std::string_view rule, Support support, std::string_view source_part) {
+  const Verdict v = rules().evaluate(q);
+  const Finding* f = find(v, rule);
+  ASSERT_NE(f, nullptr) << "rule " << rule << " did not fire for " << q.engine << " on " << q.gpu_id;
+  EXPECT_EQ(f->support, support);
+  EXPECT_NE(f->source.find(source_part), std::string::npos) << f->source;
+  EXPECT_GE(v.support, support);
+}
+
+void expect_no_rule(const Query& q, std::string_view rule) {
+  EXPECT_EQ(find(rules().evaluate(q), rule), nullptr) << rule << " fired for " << q.engine << " on " << q.gpu_id;
+}
+
+// --- engine x version x platform -------------------------------------------------------------
+
+// vllm/platforms/cuda.py get_attn_backend_cls; vllm-project/vllm#18571: no V1 backend for V100.
+TEST(CompatPlatform, VllmRejectsVolta) {
+  expect_rule(query("vllm", "0.19", "v100-32"), "vllm-cuda-min-capability", Support::Unsupported, "platforms/cuda.py");
+  expect_no_rule(query("vllm", "0.19", "t4"), "vllm-cuda-min-capability");
+}
+
+// vllm/attention/utils/fa_utils.py get_flash_attn_version: no FlashAttention below SM 8.0 (T4 = 7.5).
+TEST(CompatPlatform, VllmTuringUsesTritonAttention) {
+  expect_rule(query("vllm", "0.19", "t4"), "vllm-turing-triton-attention", Support::Fallback, "fa_utils.py");
+  expect_no_rule(query("vllm", "0.19", "a100"), "vllm-turing-triton-attention");
+}
+
+// docs/getting_started/installation/gpu/rocm.inc.md: gfx90a / gfx942 / gfx950 / RDNA3-4 only.
+TEST(CompatPlatform, VllmRocmTargets) {
+  expect_no_rule(query("vllm", "0.19", "mi300x"), "vllm-rocm-gfx-targets");
+  Query mi50 = query("vllm", "0.19", "mi300x");
+  mi50.gfx_target = "gfx906";  // MI50 / MI60: not in the catalogue
+  expect_rule(mi50, "vllm-rocm-gfx-targets", Support::Unsupported, "rocm.inc.md");
+}
+
+// sgl-kernel/CMakeLists.txt: kernels start at compute_75.
+TEST(CompatPlatform, SglangNeedsTuring) {
+  expect_rule(query("sglang", "0.5", "v100-16"), "sglang-cuda-min-capability", Support::Unsupported, "sgl-kernel");
+  expect_no_rule(query("sglang", "0.5", "t4"), "sglang-cuda-min-capability");
+}
+
+// docs/platforms/amd_gpu.md: MI300X / MI325X / MI355X.
+TEST(CompatPlatform, SglangRocmTargets) {
+  expect_no_rule(query("sglang", "0.5", "mi325x"), "sglang-rocm-gfx-targets");
+  Query mi250 = query("sglang", "0.5", "mi300x");
+  mi250.gfx_target = "gfx90a";
+  expect_rule(mi250, "sglang-rocm-gfx-targets", Support::Unsupported, "amd_gpu.md");
+}
+
+// docs/source/reference/support-matrix.md: Ampere and newer (from 1.0).
+TEST(CompatPlatform, TrtllmNeedsAmpere) {
+  expect_rule(query("trtllm", "1.0", "t4"), "trtllm-cuda-min-capability", Support::Unsupported, "support-matrix.md");
+  expect_no_rule(query("trtllm", "1.0", "a10"), "trtllm-cuda-min-capability");
+  expect_no_rule(query("trtllm", "0.13", "t4"), "trtllm-cuda-min-capability");  // rule holds from 1.0
+}
+
+// docs/source/reference/support-matrix.md: NVIDIA only.
+TEST(CompatPlatform, TrtllmIsCudaOnly) {
+  expect_rule(query("trtllm", "1.0", "mi300x"), "trtllm-cuda-only", Support::Unsupported, "support-matrix.md");
+}
+
+// ggml/src/ggml-cuda/CMakeLists.txt: CUDA archs from 50-virtual; a Kepler card (3.7) is below.
+TEST(CompatPlatform, LlamacppCudaFloor) {
+  expect_no_rule(query("llamacpp", "", "v100-32"), "llamacpp-cuda-min-capability");
+  Query k80 = query("llamacpp", "", "v100-32");
+  k80.compute_capability = 3.7;
+  expect_rule(k80, "llamacpp-cuda-min-capability", Support::Unsupported, "ggml-cuda/CMakeLists.txt");
+}
+
+// docs/build.md AMDGPU_TARGETS: gfx906 builds, an unlisted target does not.
+TEST(CompatPlatform, LlamacppRocmTargets) {
+  Query q = query("llamacpp", "", "mi300x");
+  q.gfx_target = "gfx906";
+  expect_no_rule(q, "llamacpp-rocm-gfx-targets");
+  q.gfx_target = "gfx1031";
+  expect_rule(q, "llamacpp-rocm-gfx-targets", Support::Unsupported, "docs/build.md");
+}
+
+// vllm/platforms/cuda.py check_if_supports_dtype: bf16 needs 8.0; V100 / T4 run it as fp16.
+TEST(CompatPlatform, Bf16FallsBackToFp16BeforeAmpere) {
+  expect_rule(query("vllm", "0.19", "t4", {"float"}, "bf16"), "bf16-needs-ampere", Support::Fallback,
+              "check_if_supports_dtype");
+  expect_no_rule(query("vllm", "0.19", "t4", {"float"}, "fp16"), "bf16-needs-ampere");
+  expect_no_rule(query("vllm", "0.19", "a10", {"float"}, "bf16"), "bf16-needs-ampere");
+}
+
+// --- quantization method x GPU --------------------------------------------------------------
+
+// fp8.py Fp8Config.get_min_capability = 75.
+TEST(CompatQuant, VllmFp8Floor) {
+  expect_rule(query("vllm", "0.11", "v100-32", {"fp8"}), "vllm-fp8-min-capability", Support::Unsupported,
+              "Fp8Config.get_min_capability");
+}
+
+// fp8.py Fp8LinearMethod: FP8 Marlin below 8.9 (A100 = 8.0), native on L40S (8.9).
+TEST(CompatQuant, VllmFp8MarlinOnAmpere) {
+  const Verdict v = rules().evaluate(query("vllm", "0.19", "a100", {"fp8", "float"}));
+  ASSERT_NE(find(v, "vllm-fp8-marlin"), nullptr);
+  EXPECT_EQ(find(v, "vllm-fp8-marlin")->kernel, "marlin");
+  EXPECT_EQ(v.support, Support::Fallback);
+  expect_no_rule(query("vllm", "0.19", "l40s", {"fp8"}), "vllm-fp8-marlin");
+}
+
+// vllm/platforms/rocm.py supports_fp8: gfx94x / gfx95x / gfx12.
+TEST(CompatQuant, VllmFp8RocmTargets) {
+  expect_no_rule(query("vllm", "0.19", "mi300x", {"fp8"}), "vllm-fp8-rocm-targets");
+  Query mi250 = query("vllm", "0.19", "mi300x", {"fp8"});
+  mi250.gfx_target = "gfx90a";
+  expect_rule(mi250, "vllm-fp8-rocm-targets", Support::Unsupported, "supports_fp8");
+}
+
+// compressed_tensors_w8a8_int8.py get_min_capability = 75.
+TEST(CompatQuant, VllmInt8Floor) {
+  expect_rule(query("vllm", "0.19", "v100-32", {"int8"}), "vllm-int8-min-capability", Support::Unsupported,
+              "compressed_tensors_w8a8_int8.py");
+}
+
+// gptq_marlin.py / awq_marlin.py get_min_capability = 75.
+TEST(CompatQuant, VllmMarlinFloor) {
+  expect_rule(query("vllm", "0.19", "v100-32", {"gptq-marlin"}), "vllm-marlin-min-capability", Support::Unsupported,
+              "GPTQMarlinConfig.get_min_capability");
+  expect_no_rule(query("vllm", "0.19", "t4", {"awq-marlin"}), "vllm-marlin-min-capability");
+}
+
+// awq.py AWQConfig.get_min_capability = 75.
+TEST(CompatQuant, VllmAwqFloor) {
+  expect_rule(query("vllm", "0.19", "v100-32", {"awq"}), "vllm-awq-min-capability", Support::Unsupported,
+              "AWQConfig.get_min_capability");
+}
+
+// gptq.py GPTQConfig.get_min_capability = 60: V100 passes, a Maxwell card (5.2) does not.
+TEST(CompatQuant, VllmGptqFloor) {
+  Query q = query("vllm", "0.19", "v100-32", {"gptq"});
+  expect_no_rule(q, "vllm-gptq-min-capability");
+  q.compute_capability = 5.2;
+  expect_rule(q, "vllm-gptq-min-capability", Support::Unsupported, "GPTQConfig.get_min_capability");
+}
+
+// bitsandbytes.py BitsAndBytesConfig.get_min_capability = 70.
+TEST(CompatQuant, VllmBitsandbytesFloor) {
+  Query q = query("vllm", "0.19", "v100-32", {"bitsandbytes"});
+  expect_no_rule(q, "vllm-bitsandbytes-min-capability");
+  q.compute_capability = 6.1;
+  expect_rule(q, "vllm-bitsandbytes-min-capability", Support::Unsupported, "BitsAndBytesConfig");
+}
+
+// vllm/platforms/rocm.py supported_quantization: no Marlin, no bitsandbytes.
+TEST(CompatQuant, VllmRocmHasNoMarlin) {
+  expect_rule(query("vllm", "0.19", "mi300x", {"gptq-marlin"}), "vllm-rocm-cuda-only-methods", Support::Unsupported,
+              "supported_quantization");
+  expect_no_rule(query("vllm", "0.19", "mi300x", {"gptq"}), "vllm-rocm-cuda-only-methods");
+}
+
+// mxfp4.py Mxfp4Config.get_min_capability = 80.
+TEST(CompatQuant, VllmMxfp4Floor) {
+  expect_rule(query("vllm", "0.19", "t4", {"mxfp4"}), "vllm-mxfp4-min-capability", Support::Unsupported,
+              "Mxfp4Config.get_min_capability");
+}
+
+// mxfp4.py get_mxfp4_backend: Marlin on SM 8.x, Triton on SM 9.0, FlashInfer on SM 10.0, Marlin on 12.x.
+TEST(CompatQuant, VllmMxfp4KernelPath) {
+  expect_rule(query("vllm", "0.19", "a100", {"mxfp4"}), "vllm-mxfp4-marlin-ampere", Support::Fallback, "get_mxfp4_backend");
+  expect_rule(query("vllm", "0.19", "rtx-5090", {"mxfp4"}), "vllm-mxfp4-marlin-sm12x", Support::Fallback,
+              "get_mxfp4_backend");
+  EXPECT_EQ(rules().evaluate(query("vllm", "0.19", "h100", {"mxfp4"})).support, Support::Supported);
+  EXPECT_EQ(rules().evaluate(query("vllm", "0.19", "b200", {"mxfp4"})).support, Support::Supported);
+}
+
+// mxfp4.py get_mxfp4_backend (ROCm): dequantizing Triton kernels before gfx950.
+TEST(CompatQuant, VllmMxfp4OnMi300) {
+  expect_rule(query("vllm", "0.19", "mi300x", {"mxfp4"}), "vllm-mxfp4-rocm-no-fp4", Support::Fallback, "mxfp4.py");
+}
+
+// modelopt.py ModelOptNvFp4Config.get_min_capability = 75.
+TEST(CompatQuant, VllmNvfp4Floor) {
+  expect_rule(query("vllm", "0.19", "v100-32", {"nvfp4"}), "vllm-nvfp4-min-capability", Support::Unsupported,
+              "ModelOptNvFp4Config.get_min_capability");
+}
+
+// modelopt.py ModelOptNvFp4LinearMethod: FP4 Marlin below SM 10.0, CUTLASS FP4 from 10.0 (B200, RTX 5090).
+TEST(CompatQuant, VllmNvfp4MarlinBeforeBlackwell) {
+  expect_rule(query("vllm", "0.19", "h100", {"nvfp4"}), "vllm-nvfp4-marlin", Support::Fallback, "modelopt.py");
+  EXPECT_EQ(rules().evaluate(query("vllm", "0.19", "b200", {"nvfp4"})).support, Support::Supported);
+  EXPECT_EQ(rules().evaluate(query("vllm", "0.19", "rtx-5090", {"nvfp4"})).support, Support::Supported);
+}
+
+// vllm/platforms/rocm.py supported_quantization: no modelopt_fp4 — the MI300X example.
+TEST(CompatQuant, VllmNvfp4OnMi300x) {
+  const Verdict v = rules().evaluate(query("vllm", "0.19", "mi300x", {"nvfp4", "float"}));
+  EXPECT_EQ(v.support, Support::Unsupported);
+  const Finding* f = find(v, "vllm-nvfp4-rocm");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->instead.find("fp8 or mxfp4"), std::string::npos);
+}
+
+// sglang fp8.py Fp8LinearMethod: FP8 Marlin below 8.9.
+TEST(CompatQuant, SglangFp8Marlin) {
+  expect_rule(query("sglang", "0.5", "a10g", {"fp8"}), "sglang-fp8-marlin", Support::Fallback, "sglang/srt/layers");
+}
+
+// sglang modelopt_quant.py ModelOptFp4Config.get_min_capability = 100.
+TEST(CompatQuant, SglangNvfp4NeedsBlackwell) {
+  expect_rule(query("sglang", "0.5", "h200", {"nvfp4"}), "sglang-nvfp4-blackwell", Support::Unsupported,
+              "ModelOptFp4Config");
+  expect_rule(query("sglang", "0.5", "mi300x", {"nvfp4"}), "sglang-nvfp4-rocm", Support::Unsupported, "modelopt_quant.py");
+}
+
+// SGLang on ROCm: Marlin / bitsandbytes are CUDA kernels.
+TEST(CompatQuant, SglangRocmHasNoMarlin) {
+  expect_rule(query("sglang", "0.5", "mi300x", {"awq-marlin"}), "sglang-rocm-cuda-only-methods", Support::Unsupported,
+              "quantization/__init__.py");
+}
+
+// TensorRT-LLM docs/source/reference/precision.md: FP8 on Ada+, NVFP4 on Blackwell, MXFP4 on Hopper+.
+TEST(CompatQuant, TrtllmPrecisionMatrix) {
+  expect_rule(query("trtllm", "1.0", "a100", {"fp8"}), "trtllm-fp8-ada", Support::Unsupported, "precision.md");
+  expect_rule(query("trtllm", "1.0", "h100", {"nvfp4"}), "trtllm-nvfp4-blackwell", Support::Unsupported, "precision.md");
+  expect_rule(query("trtllm", "1.0", "a100", {"mxfp4"}), "trtllm-mxfp4-hopper", Support::Unsupported, "fused_moe");
+}
+
+// transformers quantizer_finegrained_fp8.py validate_environment: compute capability >= 8.9.
+TEST(CompatQuant, HfFp8NeedsAda) {
+  expect_rule(query("hf", "4", "a100", {"fp8"}), "hf-fp8-ada", Support::Unsupported, "quantizer_finegrained_fp8.py");
+}
+
+// transformers quantizer_mxfp4.py: dequantizes to bf16 below compute capability 7.5.
+TEST(CompatQuant, HfMxfp4Dequantizes) {
+  expect_rule(query("hf", "4", "v100-32", {"mxfp4"}), "hf-mxfp4-dequantize", Support::Fallback, "quantizer_mxfp4.py");
+}
+
+// formats.json: llama.cpp loads GGUF only.
+TEST(CompatQuant, EngineLoaders) {
+  const Verdict v = rules().evaluate(query("llamacpp", "", "h100", {"gptq", "float"}));
+  EXPECT_EQ(v.support, Support::Unsupported);
+  EXPECT_NE(find(v, "llamacpp-loads-gptq"), nullptr);
+  EXPECT_EQ(rules().evaluate(query("llamacpp", "", "h100", {"gguf"})).support, Support::Supported);
+}
+
+// --- features x GPU --------------------------------------------------------------------------
+
+// vllm/platforms/cuda.py: FP8 KV on Ampere is stored fp8, attended in 16-bit.
+TEST(CompatFeature, VllmFp8KvOnAmpere) {
+  Query q = query("vllm", "0.19", "a100");
+  q.kv = "fp8";
+  expect_rule(q, "vllm-fp8-kv-no-fp8-cores", Support::Fallback, "platforms/cuda.py");
+  Query h = query("vllm", "0.19", "h100");
+  h.kv = "fp8";
+  expect_no_rule(h, "vllm-fp8-kv-no-fp8-cores");
+}
+
+// vllm/attention/ops/flashmla.py is_flashmla_supported: SM 9.0.
+TEST(CompatFeature, VllmMlaBackend) {
+  Query q = query("vllm", "0.19", "a100");
+  q.architectures = {"DeepseekV3ForCausalLM"};
+  expect_rule(q, "vllm-mla-triton", Support::Fallback, "flashmla.py");
+  q.architectures = {"LlamaForCausalLM"};
+  expect_no_rule(q, "vllm-mla-triton");
+}
+
+// NVIDIA MIG user guide: no communication between instances, so no TP across slices.
+TEST(CompatFeature, NoTensorParallelAcrossMig) {
+  Query q = query("vllm", "0.19", "a100-sxm-80/3g.40gb");
+  EXPECT_TRUE(q.mig);
+  EXPECT_EQ(q.gpu_id, "a100-sxm-80");
+  q.tensor_parallel = 2;
+  expect_rule(q, "tp-across-mig-slices", Support::Unsupported, "MIG user guide");
+  q.tensor_parallel = 1;
+  expect_no_rule(q, "tp-across-mig-slices");
+}
+
+// vllm custom_all_reduce.py: GeForce cards fail the P2P check.
+TEST(CompatFeature, TensorParallelOverPcieWithoutP2p) {
+  Query q = query("vllm", "0.19", "rtx-4090");
+  q.tensor_parallel = 2;
+  expect_rule(q, "tp-over-pcie-no-p2p", Support::Fallback, "custom_all_reduce.py");
+  Query l40s = query("vllm", "0.19", "l40s");
+  l40s.tensor_parallel = 2;
+  expect_no_rule(l40s, "tp-over-pcie-no-p2p");
+}
+
+// --- architecture x engine x version ---------------------------------------------------------
+
+// architectures.json: vLLM registers GptOssForCausalLM from 0.10.1; transformers Qwen2 from 4.37.
+TEST(CompatArchitecture, RegistryByVersion) {
+  Query q = query("hf", "4.30", "h100");
+  q.architectures = {"Qwen2ForCausalLM"};
+  const Verdict old = rules().evaluate(q);
+  EXPECT_EQ(old.support, Support::Unsupported);
+  ASSERT_NE(find(old, "hf-registry"), nullptr);
+  EXPECT_NE(find(old, "hf-registry")->message.find(">=4.37"), std::string::npos);
+  q.engine_version = "4";  // the 4.x series: its latest release
+  EXPECT_EQ(rules().evaluate(q).support, Support::Supported);
+}
+
+// sglang/srt/models: no Falcon (RWForCausalLM).
+TEST(CompatArchitecture, MissingFromRegistry) {
+  Query q = query("sglang", "0.5", "h100");
+  q.architectures = {"RWForCausalLM"};
+  EXPECT_NE(find(rules().evaluate(q), "sglang-registry"), nullptr);
+  q.architectures = {"SomeNewForCausalLM"};  // in no registry of the data: said, not guessed
+  const Verdict v = rules().evaluate(q);
+  EXPECT_EQ(v.support, Support::Supported);
+  EXPECT_EQ(v.unchecked.size(), 1u);
+}
+
+// --- the model's guarantees ------------------------------------------------------------------
+
+TEST(CompatModel, UnknownFamilyOrEngineIsAnError) {
+  EXPECT_THROW(rules().evaluate(query("vllm", "0.19", "h100", {"fp12"})), Error);
+  EXPECT_THROW(rules().evaluate(query("exllama", "", "h100")), Error);
+}
+
+TEST(CompatModel, VersionRanges) {
+  const auto r = VersionRange::parse(">=0.4.10 <0.5");
+  EXPECT_TRUE(r.contains("0.4.10"));
+  EXPECT_TRUE(r.contains("0.4"));   // the 0.4 series' latest release
+  EXPECT_FALSE(r.contains("0.4.9"));
+  EXPECT_FALSE(r.contains("0.5.1"));
+  EXPECT_FALSE(r.contains(""));      // newest release: above the upper bound
+  EXPECT_FALSE(r.contains("3f545bec"));
+  EXPECT_TRUE(VersionRange::parse("*").contains("3f545bec"));
+  EXPECT_THROW(VersionRange::parse(">=0.x"), Error);
+  EXPECT_THROW(VersionRange::parse(""), Error);
+}
+
+// Every rule in the data has a test above that names it (a rule added without one fails here).
+TEST(CompatModel, EveryRuleIsTested) {
+  const std::string self = test::read_text(test::source_dir() / "tests" / "unit" / "compat" / "compat_rules_test.cpp");
+  for (const auto& r : rules().rules())
+    EXPECT_NE(self.find("\"" + r.id + "\""), std::string::npos) << "no test names rule " << r.id;
+}
+
+}  // namespace
+}  // namespace vramplan::compat

@@ -1,0 +1,93 @@
+// Every (engine, catalogue GPU, catalogue weight scheme) gets a defined answer — supported,
+// fallback or unsupported — with nothing passing through unchecked: every weight family the
+// catalogue can produce is known to data/compat, every engine of the registry is covered, and
+// every non-supported answer names its rule, source and (for unsupported) what would work.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "support/catalogs.hpp"
+#include "support/test_support.hpp"
+#include "vramplan/compat/compat.hpp"
+#include "vramplan/hardware/gpu_catalog.hpp"
+#include "vramplan/memory/engine.hpp"
+#include "vramplan/quant/scheme.hpp"
+
+namespace vramplan::compat {
+namespace {
+
+std::vector<std::string> catalogue_schemes(const QuantCatalog& catalog) {
+  std::vector<std::string> out;
+  const SchemeTable& table = catalog.schemes();
+  for (const auto& s : table.schemes()) out.push_back(s.name);
+  for (const auto& t : catalog.templates()) out.push_back(t.prefix + "-" + std::to_string(t.bits.front()) + "bit-g128");
+  for (const auto& g : table.gguf_file_types()) out.push_back("gguf:" + g.name);
+  for (const auto& m : table.vllm_methods()) out.push_back("vllm:" + m.name);
+  return out;
+}
+
+TEST(CompatTable, EveryEngineGpuAndFormatHasAnAnswer) {
+  const CompatRules rules = CompatRules::load(test::source_dir() / "data" / "compat");
+  const GpuCatalog gpus = GpuCatalog::load(test::source_dir() / "data" / "gpus.json");
+  const QuantCatalog& catalog = test::quant_catalog();
+  const auto schemes = catalogue_schemes(catalog);
+  ASSERT_GT(schemes.size(), 30u);
+  std::map<Support, std::size_t> count;
+  std::size_t cells = 0;
+  for (const auto& engine : memory::engine_registry()) {
+    for (const auto& gpu : gpus.all()) {
+      for (const auto& name : schemes) {
+        Query q;
+        q.engine = std::string(engine.name);
+        set_gpu_facts(q, gpu);
+        q.weight_families = weight_families(parse_weight_scheme(name, catalog), catalog);
+        q.dtype = "bf16";
+        Verdict v;
+        ASSERT_NO_THROW(v = rules.evaluate(q)) << engine.name << " / " << gpu.id << " / " << name;
+        EXPECT_TRUE(v.unchecked.empty()) << engine.name << " / " << gpu.id << " / " << name;
+        ASSERT_EQ(v.support == Support::Supported, v.findings.empty());
+        for (const auto& f : v.findings) {
+          EXPECT_FALSE(f.rule.empty());
+          EXPECT_FALSE(f.source.empty()) << f.rule;
+          if (f.support == Support::Unsupported) {
+            EXPECT_FALSE(f.instead.empty()) << f.rule;
+          }
+        }
+        ++count[v.support];
+        ++cells;
+      }
+    }
+  }
+  // Each answer occurs: the table is neither all-pass nor all-fail.
+  EXPECT_GT(count[Support::Supported], 0u);
+  EXPECT_GT(count[Support::Fallback], 0u);
+  EXPECT_GT(count[Support::Unsupported], 0u);
+  EXPECT_EQ(count[Support::Supported] + count[Support::Fallback] + count[Support::Unsupported], cells);
+}
+
+// A few cells of the table, by hand from the rules they come from.
+TEST(CompatTable, KnownCells) {
+  const CompatRules rules = CompatRules::load(test::source_dir() / "data" / "compat");
+  const GpuCatalog gpus = GpuCatalog::load(test::source_dir() / "data" / "gpus.json");
+  const QuantCatalog& catalog = test::quant_catalog();
+  const auto answer = [&](std::string engine, std::string_view gpu, std::string_view scheme) {
+    Query q;
+    q.engine = std::move(engine);
+    set_gpu_facts(q, gpus.find(gpu));
+    q.weight_families = weight_families(parse_weight_scheme(scheme, catalog), catalog);
+    q.dtype = "fp16";
+    return rules.evaluate(q).support;
+  };
+  EXPECT_EQ(answer("vllm", "mi300x", "nvfp4"), Support::Unsupported);     // vllm-nvfp4-rocm
+  EXPECT_EQ(answer("vllm", "h100", "nvfp4"), Support::Fallback);          // vllm-nvfp4-marlin
+  EXPECT_EQ(answer("vllm", "b200", "nvfp4"), Support::Supported);
+  EXPECT_EQ(answer("vllm", "v100-32", "fp16"), Support::Unsupported);     // vllm-cuda-min-capability
+  EXPECT_EQ(answer("llamacpp", "v100-32", "gguf:Q4_K_M"), Support::Supported);
+  EXPECT_EQ(answer("llamacpp", "h100", "awq-4bit-g128"), Support::Unsupported);  // llamacpp-loads-awq
+  EXPECT_EQ(answer("vllm", "a100", "vllm:gptq_marlin"), Support::Supported);
+  EXPECT_EQ(answer("hf", "h100", "hqq-4bit-g128"), Support::Supported);
+  EXPECT_EQ(answer("vllm", "h100", "hqq-4bit-g128"), Support::Unsupported);      // vllm-loads-hqq
+}
+
+}  // namespace
+}  // namespace vramplan::compat

@@ -44,7 +44,6 @@ QuantFormat parse_row(const JsonView& row) {
   f.source = row.req_string("source");
   f.is_float = row.opt_bool("is_float").value_or(false);
   f.quantized = row.opt_bool("quantized").value_or(false);
-  f.min_hardware = row.opt_string("min_hardware").value_or("");
   f.family = row.opt_string("family").value_or("");
   f.tensor_scale_bytes = row.opt_u64("tensor_scale_bytes").value_or(0);
   if (auto id = row.opt_u64("gguf_type_id")) {

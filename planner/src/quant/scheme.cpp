@@ -127,13 +127,6 @@ SchemeTable SchemeTable::load(const std::filesystem::path& file, const QuantCata
     if (!base || (!base->gguf_type_id)) row.fail_at("base", "'" + g.base + "' is not a GGUF type row");
     t.gguf_file_types_.push_back(std::move(g));
   }
-  const Section engine_support(t.file_, "engine_support");
-  for (const auto& [engine, v] : engine_support.view.members())
-    t.engines_.push_back({engine, strings(v, "families"), v.req_string("source")});
-  const Section hardware(t.file_, "hardware");
-  for (const auto& [feature, v] : hardware.view.members())
-    t.hardware_.push_back({feature, v.req_number("min_compute_capability"), v.req_string("message"),
-                           v.req_string("source")});
   // vLLM defaults must parse (checked after everything else is loaded).
   for (std::size_t i = 0; i < t.vllm_methods_.size(); ++i) {
     const auto& m = t.vllm_methods_[i];
@@ -188,19 +181,6 @@ const GgufFileType* SchemeTable::find_gguf_file_type(std::string_view name) cons
 const GgufFileType* SchemeTable::find_gguf_file_type(std::uint32_t ftype) const {
   for (const auto& g : gguf_file_types_)
     if (g.ftype == ftype) return &g;
-  return nullptr;
-}
-
-const EngineSupport* SchemeTable::find_engine(std::string_view engine) const {
-  const std::string key = to_lower(engine);
-  for (const auto& e : engines_)
-    if (to_lower(e.engine) == key) return &e;
-  return nullptr;
-}
-
-const HardwareNeed* SchemeTable::find_hardware(std::string_view feature) const {
-  for (const auto& h : hardware_)
-    if (h.feature == feature) return &h;
   return nullptr;
 }
 

@@ -373,5 +373,14 @@ TEST(CompatModel, EveryRuleIsTested) {
     EXPECT_NE(self.find("\"" + r.id + "\""), std::string::npos) << "no test names rule " << r.id;
 }
 
+// docs/compatibility.md lists every rule (tools/make_compat_doc.py writes its tables).
+TEST(CompatModel, EveryRuleIsDocumented) {
+  const std::string doc = test::read_text(test::source_dir() / "docs" / "compatibility.md");
+  for (const auto& r : rules().rules())
+    EXPECT_NE(doc.find("`" + r.id + "`"), std::string::npos) << "docs/compatibility.md lacks rule " << r.id;
+  for (const auto& [engine, f] : rules().engine_formats())
+    EXPECT_NE(doc.find("| " + engine + " |"), std::string::npos) << engine;
+}
+
 }  // namespace
 }  // namespace vramplan::compat

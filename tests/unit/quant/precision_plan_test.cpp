@@ -5,7 +5,6 @@
 #include "support/catalogs.hpp"
 #include "support/test_models.hpp"
 #include "vramplan/core/error.hpp"
-#include "vramplan/quant/compatibility.hpp"
 
 namespace vramplan {
 namespace {
@@ -115,20 +114,6 @@ TEST(PrecisionPlan, UnknownQuantMethodIsRefused) {
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::UnknownName);
   }
-}
-
-TEST(QuantCompatibility, Fp8NeedsAdaOrHopperAndEnginesAreChecked) {
-  const ModelSpec m = tiny_llama();
-  const PrecisionPlan fp8 = plan_precision(m, test::quant_catalog(), {"fp8", ""});
-  EXPECT_EQ(compatibility_warnings(fp8, test::quant_catalog(), {8.0, false, false}, "vllm").size(), 1u);  // A100
-  EXPECT_TRUE(compatibility_warnings(fp8, test::quant_catalog(), {9.0, true, false}, "vllm").empty());   // H100
-  const PrecisionPlan nvfp4 = plan_precision(m, test::quant_catalog(), {"nvfp4", ""});
-  EXPECT_EQ(compatibility_warnings(nvfp4, test::quant_catalog(), {9.0, true, false}, "vllm").size(), 1u);
-  EXPECT_TRUE(compatibility_warnings(nvfp4, test::quant_catalog(), {10.0, true, true}, "vllm").empty());
-  const PrecisionPlan gptq = plan_precision(m, test::quant_catalog(), {"gptq-4bit-g128", ""});
-  const auto w = compatibility_warnings(gptq, test::quant_catalog(), {9.0, true, false}, "llama.cpp");
-  ASSERT_EQ(w.size(), 1u);
-  EXPECT_NE(w[0].find("gptq"), std::string::npos);
 }
 
 }  // namespace

@@ -71,8 +71,7 @@ struct QuantFormat {
   std::optional<std::string> safetensors_dtype;    //!< safetensors header dtype ("BF16", "F8_E4M3")
   bool is_float = false;   //!< a plain floating-point type (usable as compute precision)
   bool quantized = false;  //!< carries scales / needs dequantization
-  std::string min_hardware;  //!< "" or a feature the GPU must have ("fp8", "fp4")
-  //! Format family for the engine-support table (data/quant_schemes.json /engine_support):
+  //! Format family, the unit of the compatibility rules (data/compat/formats.json /families):
   //! "float", "int", "fp8", "gguf", "gptq", "gptq-marlin", "awq", "awq-marlin",
   //! "compressed-tensors", "bitsandbytes", "hqq", "mxfp4", "nvfp4".
   std::string family;

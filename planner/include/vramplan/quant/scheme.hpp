@@ -1,7 +1,7 @@
 // vramplan/quant/scheme.hpp — weight schemes (--weights names) and the per-scheme precision rules
 // (data/quant_schemes.json): which tensors each ecosystem keeps in higher precision, vLLM's
-// --quantization names with their defaults, llama.cpp file types, engine x format support and
-// the hardware each format family needs.
+// --quantization names with their defaults and llama.cpp file types. Which engine loads which
+// format on which GPU is the compatibility model's (compat/compat.hpp, data/compat/).
 #pragma once
 
 #include <cstdint>
@@ -65,19 +65,6 @@ struct GgufFileType {
   std::string base;    //!< llama_ftype_get_default_type, a GGUF type row name
 };
 
-struct EngineSupport {
-  std::string engine;
-  std::vector<std::string> families;
-  std::string source;
-};
-
-struct HardwareNeed {
-  std::string feature;  //!< QuantFormat::min_hardware value ("fp8", "fp4")
-  double min_compute_capability = 0;
-  std::string message;
-  std::string source;
-};
-
 class SchemeTable {
  public:
   //! Loads and validates data/quant_schemes.json against the format catalogue (every scheme's
@@ -96,8 +83,6 @@ class SchemeTable {
   const VllmMethod* find_vllm_method(std::string_view name) const;
   const GgufFileType* find_gguf_file_type(std::string_view name) const;
   const GgufFileType* find_gguf_file_type(std::uint32_t ftype) const;
-  const EngineSupport* find_engine(std::string_view engine) const;
-  const HardwareNeed* find_hardware(std::string_view feature) const;
   const std::vector<SchemeDef>& schemes() const { return schemes_; }
   const std::vector<VllmMethod>& vllm_methods() const { return vllm_methods_; }
   const std::vector<GgufFileType>& gguf_file_types() const { return gguf_file_types_; }
@@ -110,8 +95,6 @@ class SchemeTable {
   std::vector<SchemeTemplate> templates_;
   std::vector<VllmMethod> vllm_methods_;
   std::vector<GgufFileType> gguf_file_types_;
-  std::vector<EngineSupport> engines_;
-  std::vector<HardwareNeed> hardware_;
 };
 
 enum class SchemeKind {

@@ -238,7 +238,10 @@ TEST(BadInput, DocsErrorsListsEveryRow) {
     ASSERT_NE(at, std::string::npos) << "docs/errors.md has no row " << cell;
     const std::string line = doc.substr(at, doc.find('\n', at) - at);
     EXPECT_NE(line.find("| " + std::to_string(row.exit_code) + " |"), std::string::npos) << line;
-    EXPECT_NE(line.find("`" + row.message + "`"), std::string::npos) << line;
+    // A message holding backticks is fenced with two.
+    const bool listed_message = line.find("`" + row.message + "`") != std::string::npos ||
+                                line.find("`` " + row.message + " ``") != std::string::npos;
+    EXPECT_TRUE(listed_message) << line;
     ++listed;
   }
   EXPECT_GE(listed, 40u);

@@ -7,7 +7,9 @@
 #include <cstdio>
 
 #include "vramplan/core/error.hpp"
+#include "vramplan/core/limits.hpp"
 #include "vramplan/memory/engine.hpp"
+#include "vramplan/memory/engine_setup.hpp"
 #include "vramplan/memory/engine_data.hpp"
 #include "vramplan/memory/engine_profiles.hpp"
 #include "vramplan/memory/kv_cache.hpp"
@@ -105,6 +107,7 @@ std::string VllmEngine::pad_mxfp4_moe(const PlanInput& in, const WeightRequest& 
 }
 
 MemoryPlan VllmEngine::plan(const PlanInput& in) const {
+  check_workload(in.workload);
   check_known_args(in.args, options(), "vllm");
   const auto& arch = in.model.arch;
   const auto& args = in.args;
@@ -130,7 +133,10 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
   std::uint64_t max_num_seqs = user_seqs.value_or(d_.u64(size_class + "_max_num_seqs"));
   std::uint64_t batched = user_batched.value_or(d_.u64(size_class + "_max_num_batched_tokens"));
   if (max_num_seqs == 0 || batched == 0) throw_usage("--max-num-seqs / --max-num-batched-tokens must be >= 1");
-  std::uint64_t max_model_len = arg_u64(args, "max-model-len").value_or(in.workload.context.value_or(arch.max_position_embeddings));
+  const auto flag_len = arg_u64(args, "max-model-len");
+  if (flag_len && (*flag_len == 0 || *flag_len > kMaxContextTokens))
+    throw_usage("--max-model-len: must be in 1.." + std::to_string(kMaxContextTokens) + ", got " + std::to_string(*flag_len));
+  std::uint64_t max_model_len = flag_len.value_or(in.workload.context.value_or(arch.max_position_embeddings));
   if (max_model_len == 0) throw_usage("--max-model-len must be >= 1 (the model gives no max_position_embeddings)");
   const bool prefix_caching = arg_on_off(args, "enable-prefix-caching", d_.flag("enable_prefix_caching"));
   const bool chunked_prefill = arg_on_off(args, "enable-chunked-prefill", d_.flag("enable_chunked_prefill"));

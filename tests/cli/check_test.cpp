@@ -43,9 +43,16 @@ const Models& models() {
 TEST(CheckCli, FitsExitsZeroWithOneLine) {
   const auto r = run_cli({"check", "--model", models().llama70b, "--gpu", "h200", "-tp", "2", "--max-model-len", "8192"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out.rfind("FITS h200 x2 tp2: ", 0), 0u) << r.out;
-  EXPECT_NE(r.out.find(" GiB per GPU, headroom "), std::string::npos);
-  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1);
+  // The verdict names both quantities: what the workload needs and what vLLM holds (its pool).
+  EXPECT_EQ(r.out.rfind("FITS h200 x2 tp2: needs ", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find(" GiB per GPU, vLLM holds "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" of 138.9 GiB; KV pool "), std::string::npos) << r.out;
+  // The verdict, then what it was decided on (the default --headroom said).
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 2);
+  EXPECT_NE(r.out.find("\ndecided on the expected values and on the upper bounds of data/accuracy_bounds.json (FITS); "
+                       "--headroom 0.0% extra on needed memory (default)\n"),
+            std::string::npos)
+      << r.out;
 }
 
 TEST(CheckCli, DoesNotFitExitsOneAndNamesWhatBreaks) {
@@ -82,15 +89,20 @@ TEST(CheckCli, JsonCarriesTheDecision) {
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["schema"], "vramplan.check/1");
   EXPECT_TRUE(j["fits"].get<bool>());
-  EXPECT_EQ(j["decided_on"], "expected");
+  EXPECT_EQ(j["verdict"], "FITS");
   // 16 sequences x 8192 tokens x 131,072 B = 16 GiB (512 blocks of 16 tokens each, no rounding).
   EXPECT_EQ(j["per_gpu"]["expected"]["kv_needed_bytes"].get<std::uint64_t>(), 16ull << 30);
   EXPECT_EQ(j["workload"]["per_sequence_kv_bytes"].get<std::uint64_t>(), 8192ull * 131072);
   const auto& e = j["per_gpu"]["expected"];
-  EXPECT_EQ(e["used_bytes"].get<std::uint64_t>(),
-            e["weights_bytes"].get<std::uint64_t>() + e["activation_bytes"].get<std::uint64_t>() +
-                e["overhead_bytes"].get<std::uint64_t>() + e["kv_needed_bytes"].get<std::uint64_t>());
-  EXPECT_GE(j["per_gpu"]["upper_bound"]["used_bytes"].get<std::uint64_t>(), e["used_bytes"].get<std::uint64_t>());
+  const std::uint64_t non_kv = e["weights_bytes"].get<std::uint64_t>() + e["activation_bytes"].get<std::uint64_t>() +
+                               e["overhead_bytes"].get<std::uint64_t>();
+  EXPECT_EQ(e["needed_bytes"].get<std::uint64_t>(), non_kv + e["kv_needed_bytes"].get<std::uint64_t>());
+  // vLLM holds its whole pool: more than the 16 sequences need.
+  EXPECT_GE(e["held_bytes"].get<std::uint64_t>(), non_kv + e["kv_pool_bytes"].get<std::uint64_t>() - (1u << 20));
+  EXPECT_GT(e["held_bytes"].get<std::uint64_t>(), e["needed_bytes"].get<std::uint64_t>());
+  EXPECT_GE(j["per_gpu"]["upper_bound"]["needed_bytes"].get<std::uint64_t>(), e["needed_bytes"].get<std::uint64_t>());
+  EXPECT_TRUE(j["marginal"].is_null());
+  EXPECT_TRUE(j["warnings"].is_array());
 }
 
 TEST(CheckCli, BlockRoundingOfTheContext) {
@@ -124,9 +136,10 @@ TEST(CheckCli, LimitsAreConsistentWithCheck) {
   const auto j = nlohmann::json::parse(r.out);
   const auto max_batch = j["limits"]["max_batch"]["value"].get<std::uint64_t>();
   ASSERT_GT(max_batch, 1u);
-  // The search's answer fits; one more sequence does not.
+  // The search's answer fits on the expected values (as vLLM's own max concurrency; it may be
+  // MARGINAL on the upper bounds, hence --accept-marginal); one more sequence does not.
   const auto at = run_cli({"check", "--model", models().llama8b, "--gpu", "h100-sxm-80", "--max-model-len", "8192",
-                           "--batch", std::to_string(max_batch)});
+                           "--batch", std::to_string(max_batch), "--accept-marginal"});
   const auto over = run_cli({"check", "--model", models().llama8b, "--gpu", "h100-sxm-80", "--max-model-len", "8192",
                              "--batch", std::to_string(max_batch + 1)});
   EXPECT_EQ(at.exit_code, 0) << at.out;
@@ -140,7 +153,7 @@ TEST(CheckCli, CpuOnlyLlamaCppRun) {
                     "32GiB", "--weights", "gguf:Q4_K_M", "--limits"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.rfind("FITS cpu x1: ", 0), 0u) << r.out;
-  EXPECT_NE(r.out.find("/32.0 GiB per GPU"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("llama.cpp holds 23.9 of 32.0 GiB"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("smallest card: not searched (host memory)"), std::string::npos) << r.out;
   r = run_cli({"check", "--model", models().llama8b, "--gpu", "cpu", "--engine", "llamacpp", "--weights", "gguf:Q4_K_M"});
   EXPECT_EQ(r.exit_code, 2);

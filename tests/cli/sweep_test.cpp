@@ -1,5 +1,6 @@
 // `vramplan sweep`: the fast path agrees with `check` point for point; customer prices with lots;
 // the multi-GPU comparison is one command.
+#include <map>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -16,6 +17,15 @@ const char* kLlama8b = R"({"architectures":["LlamaForCausalLM"],"hidden_size":40
 "num_key_value_heads":8,"rms_norm_eps":1e-05,"rope_theta":500000.0,"tie_word_embeddings":false,
 "torch_dtype":"bfloat16","vocab_size":128256})";
 
+// check's verdict from its exit code (README: 0 FITS, 6 MARGINAL, 1 DOES NOT FIT).
+std::string verdict_of_exit(int code) { return code == 0 ? "FITS" : code == 6 ? "MARGINAL" : code == 1 ? "DOES NOT FIT" : "error"; }
+
+// The sweep's verdict of a point: its row's, or DOES NOT FIT when it has no row.
+std::string verdict_in(const std::map<std::string, std::string>& rows, const std::string& point) {
+  const auto it = rows.find(point);
+  return it == rows.end() ? "DOES NOT FIT" : it->second;
+}
+
 TEST(SweepCli, AgreesWithCheckOnEveryPoint) {
   ScratchDir dir;
   const auto model = dir.write("llama-3.1-8b.json", kLlama8b).string();
@@ -25,16 +35,16 @@ TEST(SweepCli, AgreesWithCheckOnEveryPoint) {
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["schema"], "vramplan.sweep/1");
   EXPECT_EQ(j["evaluations"], 3 * 2 * 4);
-  std::set<std::string> fitting;
+  std::map<std::string, std::string> fitting;  // point -> FITS / MARGINAL
   for (const auto& row : j["rows"])
-    fitting.insert(row["gpu"].get<std::string>() + "/" + std::to_string(row["context"].get<int>()) + "/" +
-                   std::to_string(row["batch"].get<int>()));
+    fitting[row["gpu"].get<std::string>() + "/" + std::to_string(row["context"].get<int>()) + "/" +
+            std::to_string(row["batch"].get<int>())] = row["verdict"];
   for (const std::string gpu : {"l4", "h100-sxm-80/3g.40gb", "h100-sxm-80"})
     for (const std::string ctx : {"4096", "8193"})
       for (const std::string batch : {"1", "16", "64", "200"}) {
         const auto c = run_cli({"check", "--model", model, "--gpu", gpu, "--max-model-len", ctx, "--batch", batch});
-        ASSERT_TRUE(c.exit_code == 0 || c.exit_code == 1) << c.err;
-        EXPECT_EQ(c.exit_code == 0, fitting.count(gpu + "/" + ctx + "/" + batch) == 1) << gpu << " " << ctx << " " << batch << ": " << c.out;
+        EXPECT_EQ(verdict_of_exit(c.exit_code), verdict_in(fitting, gpu + "/" + ctx + "/" + batch))
+            << gpu << " " << ctx << " " << batch << ": " << c.out << c.err;
       }
 }
 
@@ -51,7 +61,7 @@ TEST(SweepCli, PipelineStagesAndReplicasAgreeWithCheck) {
   for (const auto& m : j["not_fitting"])
     pp33_listed |= m["pp"] == 33 && m["why"].get<std::string>().find("exceeds the 32 decoder layers") != std::string::npos;
   EXPECT_TRUE(pp33_listed) << j["not_fitting"].dump();
-  std::set<std::string> fitting;
+  std::map<std::string, std::string> fitting;
   for (const auto& row : j["rows"]) {
     // GPUs = TP x PP x replicas; tokens/s = batch / TPOT of the busiest replica.
     EXPECT_EQ(row["gpus"], row["tp"].get<int>() * row["pp"].get<int>() * row["replicas"].get<int>());
@@ -60,8 +70,8 @@ TEST(SweepCli, PipelineStagesAndReplicasAgreeWithCheck) {
     if (row["pp"] == 2 && row["batch"] == 1) {
       EXPECT_DOUBLE_EQ(row["pipeline_bubble"].get<double>(), 0.5);
     }
-    fitting.insert(row["gpu"].get<std::string>() + "/" + std::to_string(row["pp"].get<int>()) + "/" +
-                   std::to_string(row["replicas"].get<int>()) + "/" + std::to_string(row["batch"].get<int>()));
+    fitting[row["gpu"].get<std::string>() + "/" + std::to_string(row["pp"].get<int>()) + "/" +
+            std::to_string(row["replicas"].get<int>()) + "/" + std::to_string(row["batch"].get<int>())] = row["verdict"];
   }
   for (const std::string gpu : {"l4", "h100-sxm-80"})
     for (const std::string pp : {"1", "2"})
@@ -69,8 +79,7 @@ TEST(SweepCli, PipelineStagesAndReplicasAgreeWithCheck) {
         for (const std::string batch : {"1", "40", "120"}) {
           const auto c = run_cli({"check", "--model", model, "--gpu", gpu, "--max-model-len", "8192", "-pp", pp,
                                   "--replicas", reps, "--batch", batch});
-          ASSERT_TRUE(c.exit_code == 0 || c.exit_code == 1) << c.err;
-          EXPECT_EQ(c.exit_code == 0, fitting.count(gpu + "/" + pp + "/" + reps + "/" + batch) == 1)
+          EXPECT_EQ(verdict_of_exit(c.exit_code), verdict_in(fitting, gpu + "/" + pp + "/" + reps + "/" + batch))
               << gpu << " pp" << pp << " dp" << reps << " batch " << batch << ": " << c.out;
         }
 }

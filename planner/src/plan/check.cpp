@@ -22,7 +22,7 @@ CheckOutcome run_check(const CheckRequest& req, const DataRoot& root, std::uniqu
   out.request = req;
   out.model_id = session.model().id;
   out.gpu = session.device(req.gpu, req.gpu_memory);
-  out.bounds = ErrorBounds::load(root.data_file("accuracy_bounds.json"));
+  out.bounds = ErrorBounds::load(root.data_file("accuracy_bounds.json")).for_engine(std::string(session.engine().name()));
   out.bounds_source = root.data_file("accuracy_bounds.json").filename().string();
   const ErrorBounds& bounds = out.bounds;
 
@@ -37,9 +37,10 @@ CheckOutcome run_check(const CheckRequest& req, const DataRoot& root, std::uniqu
   if (req.limits) {
     CheckLimits l;
     l.max_batch = max_batch(session, s, req.policy, bounds);
-    Scenario one = s;
-    one.batch = std::nullopt;
-    l.max_context = max_context(session, one, req.policy, bounds);
+    l.batch_context = out.eval.fit.context;
+    // At the check's own batch, so the limit agrees with the verdict above it.
+    l.context_batch = req.batch.value_or(req.replicas);
+    l.max_context = max_context(session, s, req.policy, bounds);
     Scenario at_len = s;
     at_len.context = std::nullopt;
     l.engine_length = session.planned_context(s.args, {std::nullopt, std::nullopt});

@@ -32,6 +32,7 @@ CheckOutcome run_check(const CheckRequest& req, const DataRoot& root, std::uniqu
     throw_usage("TP " + std::to_string(p.tp) + " is invalid for " + out.model_id + ": " + tc.why);
   if (const std::string why = check_pp(session.model().arch, p.pp); !why.empty()) throw_usage(why);
   out.eval = evaluate(session, s, req.policy, bounds);
+  if (!out.eval.capped_context.empty()) out.warnings.push_back(out.eval.capped_context);
   out.line = fit_line(out.eval.fit, out.gpu.id, out.eval.gpus_total(), p.tp, p.pp, req.replicas);
 
   if (req.limits) {

@@ -108,7 +108,9 @@ FitResult assess_fit(const memory::MemoryPlan& plan, const std::string& engine_r
   r.engine = engine_display_name(plan.engine);
   const memory::MemoryPlan& kvp = kv_plan ? *kv_plan : plan;
   r.per_sequence_kv = per_sequence_kv(kvp, context);
-  r.start_kv = per_sequence_kv(plan, context);
+  // One sequence of the engine's max length must fit its pool for it to start (vLLM's
+  // check_enough_kv_cache_memory), unless it caps requests at the pool (SGLang's max_req_len).
+  r.start_kv = plan.kv_fixed || plan.engine_view.contains("max_req_len") ? 0 : per_sequence_kv(plan, context);
   r.engine_max_concurrency = kvp.kv.max_concurrency;
   const Bytes kv_needed(checked_mul(batch, r.per_sequence_kv));
   const Bytes pool = kv_pool(plan);
@@ -136,7 +138,7 @@ FitResult assess_fit(const memory::MemoryPlan& plan, const std::string& engine_r
     r.limit = Limit::KvCache;
     r.reason = "KV cache for " + of_seqs + " needs " + format_binary(e.kv_needed) + "; the " + r.engine + " KV pool is " +
                format_binary(e.kv_pool) + " (" + sequences_text(r.expected_sequences, context) + ")";
-  } else if (e.held > e.capacity) {
+  } else if (plan.kv_fixed && e.held > e.capacity) {  // a pool sized from a budget fits it by construction
     r.limit = Limit::Card;
     r.reason = r.engine + " holds " + format_binary(e.held) + ", more than the " + format_binary(e.capacity) + " of the GPU";
   } else if (e.spare_bytes < margin) {
@@ -153,9 +155,11 @@ FitResult assess_fit(const memory::MemoryPlan& plan, const std::string& engine_r
   // Expected values fit: the same checks on the upper bounds decide between FITS and MARGINAL.
   const FitFigures& u = r.upper;
   const std::int64_t kv_short = static_cast<std::int64_t>(kv_needed.count()) + margin - static_cast<std::int64_t>(u.kv_pool.count());
-  const std::int64_t start_short =
-      plan.kv_fixed ? 0 : static_cast<std::int64_t>(r.start_kv) - static_cast<std::int64_t>(u.kv_pool.count());
-  const std::int64_t card_short = static_cast<std::int64_t>(u.held.count()) - static_cast<std::int64_t>(u.capacity.count());
+  const std::int64_t start_short = static_cast<std::int64_t>(r.start_kv) - static_cast<std::int64_t>(u.kv_pool.count());
+  // What is held on top of a budget-sized pool can exceed the card (vLLM's graphs); a budget-sized
+  // pool itself cannot (SGLang's held figure includes its activation reserve, which is free memory).
+  const std::int64_t card_short =
+      plan.kv_fixed || x.on_top > 0 ? static_cast<std::int64_t>(u.held.count()) - static_cast<std::int64_t>(u.capacity.count()) : 0;
   r.margin_short_bytes = std::max({kv_short, start_short, card_short, std::int64_t{0}});
   if (r.margin_short_bytes == 0) {
     r.verdict = Verdict::Fits;

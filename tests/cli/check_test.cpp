@@ -163,6 +163,62 @@ TEST(CheckCli, CpuOnlyLlamaCppRun) {
   EXPECT_NE(r.err.find("--gpu cpu is a CPU-only llama.cpp run; vllm runs on GPUs"), std::string::npos) << r.err;
 }
 
+TEST(CheckCli, Llama70bOnTwoH100sAt8kIsMarginalNotRefused) {
+  // vLLM starts this (the llm-d 70-72B-on-H100-SXM5 case: its pool holds ~9.7k tokens); it used to be
+  // DOES NOT FIT for a default 10 % headroom on top of vLLM's own 90 %. One 8192-token sequence
+  // (1.25 GiB at 163,840 B/token) fits the expected 1.5 GiB pool, not the pool left on the upper
+  // bounds of the non-KV components (weights +0.13, activation +0.17, non-torch +0.11 GiB).
+  const std::vector<std::string> base = {"check", "--model", models().llama70b, "--gpu", "h100-sxm-80", "-tp", "2",
+                                         "--max-model-len", "8192"};
+  const auto r = run_cli(base);
+  EXPECT_EQ(r.exit_code, 6) << r.out << r.err;
+  EXPECT_EQ(r.out.rfind("MARGINAL h100-sxm-80 x2 tp2: needs ", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("= 1 sequence of 8192; on the upper bounds the KV pool is "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" = 0 sequences of 8192 ("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" short)"), std::string::npos) << r.out;
+  auto with = [&](const std::string& flag) {
+    auto a = base;
+    a.push_back(flag);
+    return run_cli(a);
+  };
+  EXPECT_EQ(with("--accept-marginal").exit_code, 0);
+  EXPECT_EQ(with("--conservative").exit_code, 1);
+  auto both = base;
+  both.insert(both.end(), {"--conservative", "--accept-marginal"});
+  EXPECT_EQ(run_cli(both).exit_code, 2);
+  const auto j = nlohmann::json::parse(with("--json").out);
+  EXPECT_EQ(j["verdict"], "MARGINAL");
+  EXPECT_GT(j["marginal"]["short_bytes"].get<std::int64_t>(), 0);
+  EXPECT_EQ(j["marginal"]["sequences_expected"], 1);
+  EXPECT_EQ(j["marginal"]["sequences_upper_bound"], 0);
+}
+
+TEST(CheckCli, MaxModelLenBeyondThePositionsIsRefusedAsVllmDoes) {
+  // Llama-3.1 uses rope_type llama3, which vLLM does not scale (config/model.py
+  // _get_and_verify_max_len): 131072 positions is the limit; check said FITS before.
+  const auto r = run_cli({"check", "--model", models().llama8b, "--gpu", "h200", "--max-model-len", "200000"});
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("User-specified max_model_len (200000) is greater than the derived max_model_len "
+                       "(max_position_embeddings=131072"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(CheckCli, ConflictingOrStrayArgumentsAreRefused) {
+  // --tp and --tensor-parallel-size are one flag: different values used to let the first win.
+  auto r = run_cli({"check", "--model", models().llama70b, "--gpu", "h200", "--tp", "2", "--tensor-parallel-size", "4"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--tensor-parallel-size is given twice with different values"), std::string::npos) << r.err;
+  EXPECT_EQ(run_cli({"check", "--model", models().llama70b, "--gpu", "h200", "--tp", "2", "--tensor-parallel-size", "2",
+                     "--max-model-len", "8192"})
+                .exit_code,
+            0);
+  // "--tp 2 4": the 4 used to be dropped silently.
+  r = run_cli({"check", "--model", models().llama70b, "--gpu", "h200", "--tp", "2", "4"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unexpected argument '4'"), std::string::npos) << r.err;
+}
+
 TEST(CheckCli, MarkdownGolden) {
   const auto r = run_cli({"check", "--model", models().llama70b, "--gpu", "h200", "-tp", "2", "--max-model-len",
                           "8192", "--batch", "16", "--batch-range", "--format", "markdown"});

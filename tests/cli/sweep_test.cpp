@@ -116,3 +116,24 @@ TEST(SweepCli, GpuComparisonInOneCommand) {
 
 }  // namespace
 }  // namespace vramplan::test
+
+namespace vramplan::test {
+namespace {
+
+TEST(SweepCli, EngineTensorParallelFlagSetsTheTpList) {
+  // The sweep used to ignore --tensor-parallel-size (its own --tp list won).
+  ScratchDir dir;
+  const auto model = dir.write("llama-3.1-8b.json", kLlama8b).string();
+  const auto r = run_cli({"sweep", "--model", model, "--gpu", "h100-sxm-80", "--tensor-parallel-size", "2", "--context",
+                          "8192", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_FALSE(j["rows"].empty());
+  for (const auto& row : j["rows"]) EXPECT_EQ(row["tp"], 2);
+  const auto both = run_cli({"sweep", "--model", model, "--gpu", "h100-sxm-80", "--tensor-parallel-size", "2", "--tp", "4"});
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.err.find("--tensor-parallel-size 2 and --tp disagree"), std::string::npos) << both.err;
+}
+
+}  // namespace
+}  // namespace vramplan::test

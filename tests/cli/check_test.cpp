@@ -219,6 +219,32 @@ TEST(CheckCli, ConflictingOrStrayArgumentsAreRefused) {
   EXPECT_NE(r.err.find("unexpected argument '4'"), std::string::npos) << r.err;
 }
 
+TEST(CheckCli, ReasonsArePhrasedForPlanning) {
+  // Weights 6x the card: the engine's advice ("Try increasing gpu_memory_utilization") is no plan;
+  // the reason names the weights per GPU and the smallest layout of that card that fits.
+  const auto r = run_cli({"check", "--model", models().llama70b, "--gpu", "l4", "--max-model-len", "8192"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out.rfind("DOES NOT FIT l4 x1: weights alone need 131.", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find(" per GPU at TP 1 (the GPU has 22.03 GiB); the smallest layout that fits is tp8 (8 x l4)"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(CheckCli, AmdFiguresAreMarkedUnvalidated) {
+  const auto r = run_cli({"check", "--model", models().llama8b, "--gpu", "mi300x", "--max-model-len", "8192", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["warnings"].size(), 1u);
+  EXPECT_NE(j["warnings"][0].get<std::string>().find("fitted on NVIDIA H100 logs: unvalidated on AMD GPUs"),
+            std::string::npos);
+}
+
+TEST(CheckCli, NanLatencyTargetIsRefused) {
+  const auto r = run_cli({"check", "--model", models().llama8b, "--gpu", "h100-sxm-80", "--batch-range", "--max-tpot", "nan"});
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.err.find("--max-tpot / --max-ttft must be a positive number of ms"), std::string::npos) << r.err;
+}
+
 TEST(CheckCli, MarkdownGolden) {
   const auto r = run_cli({"check", "--model", models().llama70b, "--gpu", "h200", "-tp", "2", "--max-model-len",
                           "8192", "--batch", "16", "--batch-range", "--format", "markdown"});

@@ -137,3 +137,31 @@ TEST(SweepCli, EngineTensorParallelFlagSetsTheTpList) {
 
 }  // namespace
 }  // namespace vramplan::test
+
+namespace vramplan::test {
+namespace {
+
+TEST(SweepCli, MigSlicesAreReplicasOnly) {
+  // TP across MIG slices used to be planned; a slice is a separate device without P2P for NCCL.
+  ScratchDir dir;
+  const auto model = dir.write("llama-3.1-8b.json", kLlama8b).string();
+  const auto r = run_cli({"sweep", "--model", model, "--gpu", "h100-sxm-80/3g.40gb", "--tp", "1,2", "--replicas", "1,2",
+                          "--context", "4096", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  bool replicas_fit = false;
+  for (const auto& row : j["rows"]) {
+    EXPECT_EQ(row["tp"], 1);
+    replicas_fit |= row["replicas"] == 2;
+  }
+  EXPECT_TRUE(replicas_fit);
+  bool tp2_refused = false;
+  for (const auto& m : j["not_fitting"])
+    tp2_refused |= m["tp"] == 2 && m["why"].get<std::string>().find("no peer-to-peer path") != std::string::npos;
+  EXPECT_TRUE(tp2_refused) << j["not_fitting"].dump();
+  const auto c = run_cli({"check", "--model", model, "--gpu", "h100-sxm-80/3g.40gb", "-tp", "2"});
+  EXPECT_EQ(c.exit_code, 2);
+}
+
+}  // namespace
+}  // namespace vramplan::test

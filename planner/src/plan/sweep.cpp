@@ -170,6 +170,11 @@ SweepResult run_sweep(const SweepRequest& r, const DataRoot& root,
             per_seq.push_back(per_sequence_kv(session.plan(*reference, args, weights, {1, c}), c));
           const ThroughputModel tm = throughput_model(session, *reference, args, weights, defaults, 0);
           for (const auto& gpu : gpus) {
+            // MIG instances have no peer-to-peer path between them: slices are replicas only.
+            if (gpu.kind == GpuKind::Mig && tp * pp > 1) {
+              miss(gpu.id, "MIG slices have no peer-to-peer path between them: no TP / PP across slices (replicas only)");
+              continue;
+            }
             GpuFixed f = fixed_for(session, gpu, args, weights, longest, bounds);
             try {
               f.rates = perf::perf_hardware_from(gpu, nullptr, tm.compute_dtype, defaults,

@@ -184,6 +184,9 @@ class SglangEngine final : public Engine {
                       "; hybrid SWA pools, DP attention and speculative buffers not modelled");
     p.engine_view = {{"mem_fraction_static", f},
                      {"max_total_num_tokens", tokens},
+                     // The longest request it runs: its context length, capped by the pool
+                     // (managers/tp_worker.py: min(context_len - 1, max_total_num_tokens - 1)).
+                     {"max_req_len", std::min(ctx_len, tokens) > 0 ? std::min(ctx_len, tokens) - 1 : 0},
                      {"chunked_prefill_size", chunk},
                      {"cuda_graph_max_bs", graph_bs},
                      {"free_before_load_gib", free_before / static_cast<double>(kGiB)},

@@ -149,17 +149,24 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
     batched = std::min(batched, checked_mul(max_num_seqs, max_model_len));
   }
   if (!user_seqs) max_num_seqs = std::min(max_num_seqs, batched);
-  // vLLM derives the longest allowed length from max_position_embeddings, scaled by most rope-scaling
-  // types (config/model.py _get_and_verify_max_len). Without rope scaling the derived length is
-  // max_position_embeddings itself and a longer --max-model-len is refused at start-up (llm-d-planner
-  // microsoft-phi-2 8192 .FAILED.log); with scaling only a note is given, the scaled limit not being modelled.
-  const bool rope_scaled = std::any_of(arch.rope_tables.begin(), arch.rope_tables.end(),
-                                       [](const RopeTable& t) { return !t.scaling_type.empty(); });
-  const bool too_long = arch.max_position_embeddings != 0 && max_model_len > arch.max_position_embeddings;
-  if (too_long && rope_scaled)
+  // vLLM derives the longest allowed length from max_position_embeddings (config/model.py
+  // _get_and_verify_max_len): rope types "su", "longrope" and "llama3" keep it as it is, other
+  // types multiply it by their factor, yarn multiplies original_max_position_embeddings (not kept
+  // in the spec: only a note then). A longer --max-model-len is refused at start-up (llm-d-planner
+  // microsoft-phi-2 8192 .FAILED.log).
+  std::uint64_t derived_max = arch.max_position_embeddings;
+  bool derived_known = true;
+  for (const RopeTable& t : arch.rope_tables) {
+    if (t.scaling_type.empty() || t.scaling_type == "su" || t.scaling_type == "longrope" || t.scaling_type == "llama3") continue;
+    if (t.scaling_type == "yarn") derived_known = false;
+    else derived_max = static_cast<std::uint64_t>(static_cast<double>(arch.max_position_embeddings) * t.scaling_factor);
+  }
+  const bool too_long = derived_max != 0 && max_model_len > derived_max;
+  if (too_long && !derived_known)
     p.notes.push_back("max_model_len " + std::to_string(max_model_len) + " exceeds max_position_embeddings " +
                       std::to_string(arch.max_position_embeddings) +
-                      ": vLLM refuses this unless rope scaling extends the limit or VLLM_ALLOW_LONG_MAX_MODEL_LEN=1");
+                      ": vLLM refuses this unless yarn rope scaling extends the limit (original_max_position_embeddings x "
+                      "factor, not modelled) or VLLM_ALLOW_LONG_MAX_MODEL_LEN=1");
   const std::uint64_t block_size = arg_u64(args, "block-size").value_or(d_.u64("block_size"));
   const bool eager = arg_switch(args, "enforce-eager");
   const bool hybrid = !arg_switch(args, "disable-hybrid-kv-cache-manager");
@@ -228,6 +235,7 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
                               " (" + non_torch_src + ")"});
     r.overhead.push_back(eager ? Component{"overhead.cuda_graphs", Bytes(), "--enforce-eager: no CUDA graphs"}
                                : vllm_cuda_graphs(end - first, max_num_seqs, batched, graph_coef));
+    r.overhead.back().outside_kv_budget = !graphs_in_budget;
     r.graphs = r.overhead.back().bytes.count();
     const double budget = static_cast<double>(in.gpu.total.count()) * util;
     const std::uint64_t non_kv = r.weights_bytes + r.activation_bytes + r.non_torch + (graphs_in_budget ? r.graphs : 0);
@@ -249,6 +257,7 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
       worst = &r;
   const StageResult& first = stages.front();
 
+  p.kv_fixed = fixed_kv != 0;  // --kv-cache-memory: the pool no longer absorbs other errors
   p.weights = worst->weights;
   p.activation = worst->activation;
   p.overhead = worst->overhead;
@@ -305,11 +314,11 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
                "). This effectively limits the maximum sequence length to max_num_batched_tokens and makes vLLM "
                "reject longer sequences. Please increase max_num_batched_tokens or decrease max_model_len.";
   }
-  if (too_long && !rope_scaled) {  // refused before any memory is profiled, so this reason comes first
+  if (too_long && derived_known) {  // refused before any memory is profiled, so this reason comes first
     p.fits = false;
     p.reason = "User-specified max_model_len (" + std::to_string(max_model_len) +
                ") is greater than the derived max_model_len (max_position_embeddings=" +
-               std::to_string(arch.max_position_embeddings) +
+               std::to_string(derived_max) +
                " in model's config.json). To allow overriding this maximum, set the env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1";
   }
   p.notes.push_back("KV pool = total x gpu_memory_utilization (" + std::to_string(util).substr(0, 4) +

@@ -4,6 +4,7 @@
 
 #include <regex>
 
+#include "support/catalogs.hpp"
 #include "support/engine_plans.hpp"
 #include "support/test_models.hpp"
 #include "support/test_support.hpp"
@@ -200,6 +201,46 @@ TEST(EngineRulesTrtllm, OlderExecutorProfileHasNoBlockReuse) {
   EXPECT_FALSE(rules(plan("trtllm@0.13", {{"max-seq-len", "8192"}})).prefix_caching);
 }
 
+// ---- llama.cpp ----------------------------------------------------------------------------------
+
+memory::PlanOutcome llamacpp_plan(memory::EngineArgs args) {
+  const ModelSpec m = test::dense_model({});
+  const auto gpu = test::gpu_target(kH100);
+  const auto engine = memory::make_engine("llamacpp", test::source_dir() / "data");
+  auto p = engine->plan(memory::PlanInput{m, test::quant_catalog(), gpu, {}, std::move(args), "gguf:Q8_0",
+                                          std::nullopt, ""});
+  return outcome_of(std::move(p), m, gpu);
+}
+
+TEST(EngineRulesLlamacpp, SlotsOfNctxOverNp) {
+  const auto o = llamacpp_plan({{"ctx-size", "8192"}, {"parallel", "4"}});
+  const auto r = rules(o);
+  // -c 8192 -np 4: 4 streams of n_ctx_seq 8192 / 4 = 2048 cells; an f16 cell holds
+  // 32 layers x 1024 x (K + V) x 2 B = 131,072 B.
+  EXPECT_EQ(r.max_seqs, 4u);
+  EXPECT_EQ(r.slot_tokens, 2048u);
+  EXPECT_EQ(r.kv_blocks, 8192u);
+  EXPECT_EQ(r.block_tokens, 1u);
+  EXPECT_EQ(r.kv_block_bytes, kKvPerToken);
+  EXPECT_EQ(r.step_tokens, 2048u);  // -b default 2048
+  EXPECT_TRUE(r.truncate_at_slot);
+  EXPECT_TRUE(r.chunked_prefill);
+  EXPECT_TRUE(r.mix_prefill_decode);
+  EXPECT_EQ(r.admission, Admission::OnDemand);
+  EXPECT_EQ(r.out_of_blocks, OutOfBlocks::Fail);
+  EXPECT_FALSE(r.prefix_caching);
+  EXPECT_EQ(r.max_model_len, 0u);
+  EXPECT_EQ(r.non_kv_bytes, non_kv(o.plan));
+  expect_sourced_basis(r);
+}
+
+TEST(EngineRulesLlamacpp, UnifiedCacheGivesEverySlotTheWholeContext) {
+  // -kvu: one stream of 8192 cells shared by the 4 slots, each of which may fill it.
+  const auto r = rules(llamacpp_plan({{"ctx-size", "8192"}, {"parallel", "4"}, {"kv-unified", "true"}}));
+  EXPECT_EQ(r.slot_tokens, 8192u);
+  EXPECT_EQ(r.kv_blocks, 8192u);
+}
+
 // ---- refusals -----------------------------------------------------------------------------------
 
 TEST(EngineRules, PlanThatDoesNotFitIsRefused) {
@@ -214,7 +255,7 @@ TEST(EngineRules, EngineNotModelledIsRefused) {
   auto o = plan("vllm", {{"max-model-len", "8192"}});
   o.plan.engine = "exllama";
   EXPECT_EQ(test::error_message([&] { rules(o); }, ErrorKind::Usage),
-            "the simulator does not model engine 'exllama' (it models vllm, sglang, trtllm)");
+            "the simulator does not model engine 'exllama' (it models vllm, sglang, trtllm, llamacpp)");
 }
 
 }  // namespace

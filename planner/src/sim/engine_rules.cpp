@@ -226,6 +226,34 @@ void llamacpp_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
   };
 }
 
+// Hugging Face transformers generate(): static batches (GenerationMixin.generate, DynamicCache);
+// figures from memory/hf_engine.cpp.
+void hf_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
+  const std::uint64_t batch = view_u64(o, "batch");
+  r.block_tokens = 1;
+  r.kv_blocks = o.plan.kv.capacity_tokens.value_or(0);
+  r.kv_block_bytes = o.plan.kv.bytes_per_token;
+  r.max_seqs = batch;
+  r.static_batch = batch;
+  r.step_tokens = 0;
+  r.chunked_prefill = false;
+  r.mix_prefill_decode = false;
+  r.admission = Admission::FullLength;
+  r.out_of_blocks = OutOfBlocks::Fail;
+  r.prefix_caching = false;
+  r.max_model_len = o.model.arch.max_position_embeddings;
+  r.basis = {
+      "static batches of --batch " + std::to_string(batch) +
+          ": prompts left-padded to the longest, every sequence decoded until the longest output ends, none joining "
+          "before (generation/utils.py GenerationMixin.generate)",
+      "KV cache grows by one token per sequence per step in a DynamicCache, " + std::to_string(r.kv_blocks) +
+          " tokens fit beside weights and activations; more is a CUDA out-of-memory error (cache_utils.py DynamicCache)",
+      "no prefix sharing between sequences, no preemption (generation/utils.py GenerationMixin.generate)",
+      "max_position_embeddings " + std::to_string(r.max_model_len) +
+          ": longer sequences are not served (configuration_utils.py PretrainedConfig)",
+  };
+}
+
 using RulesBuilder = void (*)(const memory::PlanOutcome&, SchedulerRules&);
 
 struct EngineRulesRow {
@@ -234,7 +262,8 @@ struct EngineRulesRow {
 };
 
 constexpr EngineRulesRow kEngineRules[] = {
-    {"vllm", vllm_rules}, {"sglang", sglang_rules}, {"trtllm", trtllm_rules}, {"llamacpp", llamacpp_rules},
+    {"vllm", vllm_rules}, {"sglang", sglang_rules}, {"trtllm", trtllm_rules},
+    {"llamacpp", llamacpp_rules}, {"hf", hf_rules},
 };
 
 }  // namespace

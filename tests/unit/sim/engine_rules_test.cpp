@@ -241,6 +241,29 @@ TEST(EngineRulesLlamacpp, UnifiedCacheGivesEverySlotTheWholeContext) {
   EXPECT_EQ(r.kv_blocks, 8192u);
 }
 
+// ---- HF transformers ----------------------------------------------------------------------------
+
+TEST(EngineRulesHf, StaticBatches) {
+  const auto o = plan("hf", {}, {4, 4096});
+  const auto r = rules(o);
+  EXPECT_EQ(r.static_batch, 4u);
+  EXPECT_EQ(r.max_seqs, 4u);
+  // The DynamicCache grows into whatever weights and activations leave: capacity_tokens of
+  // 131,072 B each.
+  EXPECT_EQ(r.kv_blocks, *o.plan.kv.capacity_tokens);
+  EXPECT_EQ(r.block_tokens, 1u);
+  EXPECT_EQ(r.kv_block_bytes, kKvPerToken);
+  EXPECT_EQ(r.step_tokens, 0u);
+  EXPECT_FALSE(r.chunked_prefill);
+  EXPECT_FALSE(r.mix_prefill_decode);
+  EXPECT_EQ(r.admission, Admission::FullLength);
+  EXPECT_EQ(r.out_of_blocks, OutOfBlocks::Fail);
+  EXPECT_FALSE(r.prefix_caching);
+  EXPECT_EQ(r.max_model_len, 131072u);  // max_position_embeddings
+  EXPECT_EQ(r.non_kv_bytes, non_kv(o.plan));
+  expect_sourced_basis(r);
+}
+
 // ---- refusals -----------------------------------------------------------------------------------
 
 TEST(EngineRules, PlanThatDoesNotFitIsRefused) {
@@ -255,7 +278,7 @@ TEST(EngineRules, EngineNotModelledIsRefused) {
   auto o = plan("vllm", {{"max-model-len", "8192"}});
   o.plan.engine = "exllama";
   EXPECT_EQ(test::error_message([&] { rules(o); }, ErrorKind::Usage),
-            "the simulator does not model engine 'exllama' (it models vllm, sglang, trtllm, llamacpp)");
+            "the simulator does not model engine 'exllama' (it models vllm, sglang, trtllm, llamacpp, hf)");
 }
 
 }  // namespace

@@ -8,6 +8,8 @@
 #include "support/engine_plans.hpp"
 #include "support/test_models.hpp"
 #include "support/test_support.hpp"
+#include "vramplan/io/data_root.hpp"
+#include "vramplan/model/catalogue.hpp"
 #include "vramplan/sim/scheduler_rules.hpp"
 
 namespace vramplan::sim {
@@ -72,6 +74,20 @@ TEST(EngineRulesVllm, LargeGpuDefaults) {
   // The pool the rules describe is the plan's KV cache, byte for byte.
   EXPECT_EQ(r.kv_blocks * r.kv_block_bytes, o.plan.kv_cache_bytes().count());
   expect_sourced_basis(r);
+}
+
+TEST(EngineRulesVllm, HybridModelBlockHoldsOneBlockOfEveryGroup) {
+  // Gemma-2-9B: 42 layers alternating sliding-window and full attention, so vLLM forms two KV
+  // groups of 21 layers sharing one pool. A group block holds 16 tokens of 21 layers x 8 KV
+  // heads x 256 x (K + V) x 2 B = 2,752,512 B; the simulator's block is one block of each group:
+  // gpu_blocks / 2 blocks of 5,505,024 B (= 42 layers x 16 tokens x 8,192 B).
+  const ModelSpec m = load_catalogue_model(DataRoot{test::source_dir()}, "gemma-2-9b");
+  const auto gpu = test::gpu_target(kH100);
+  const auto o = outcome_of(test::plan_engine("vllm", m, gpu, {{"max-model-len", "8192"}}), m, gpu);
+  ASSERT_EQ(o.plan.engine_view["kv_cache_groups"].get<std::uint64_t>(), 2u);
+  const auto r = rules(o);
+  EXPECT_EQ(r.kv_blocks, o.plan.engine_view["gpu_blocks"].get<std::uint64_t>() / 2u);
+  EXPECT_EQ(r.kv_block_bytes, 5505024u);
 }
 
 TEST(EngineRulesVllm, SmallGpuDefaults) {

@@ -172,6 +172,13 @@ TEST(EngineRulesSglang, Flags) {
   EXPECT_TRUE(r.mix_prefill_decode);
 }
 
+TEST(EngineRulesSglang, ChunkingOffLeavesTheMaxPrefillTokensBudget) {
+  // --chunked-prefill-size -1: a prompt is prefilled whole, in batches of max_prefill_tokens 16384.
+  const auto r = rules(plan("sglang", {{"context-length", "8192"}, {"chunked-prefill-size", "-1"}}));
+  EXPECT_FALSE(r.chunked_prefill);
+  EXPECT_EQ(r.step_tokens, 16384u);
+}
+
 // ---- TensorRT-LLM -------------------------------------------------------------------------------
 
 TEST(EngineRulesTrtllm, GuaranteedNoEvictByDefault) {

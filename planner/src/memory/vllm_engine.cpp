@@ -61,6 +61,10 @@ class VllmEngine final : public Engine {
         {"max-loras", "LoRA slots (default 1)", false, {}},
         {"max-lora-rank", "LoRA rank (default 16)", false, {}},
         {"disable-hybrid-kv-cache-manager", "allocate sliding-window layers like full attention", true, {}},
+        {"enable-prefix-caching", "share the KV blocks of a common prompt prefix (V1 default: on)", true, {}},
+        {"no-enable-prefix-caching", "no automatic prefix caching", true, {}},
+        {"enable-chunked-prefill", "split prompts at the per-step token budget (V1 default: on)", true, {}},
+        {"no-enable-chunked-prefill", "a prompt runs in one step: max_num_batched_tokens must cover max_model_len", true, {}},
     };
   }
 
@@ -121,11 +125,24 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
   const bool large_gpu = in.gpu.total.gib() >= d_.number("large_gpu_min_gib") &&
                          in.gpu.name.find("A100") == std::string::npos;
   const std::string size_class = large_gpu ? "large_gpu" : "small_gpu";
-  std::uint64_t max_num_seqs = arg_u64(args, "max-num-seqs").value_or(d_.u64(size_class + "_max_num_seqs"));
-  std::uint64_t batched = arg_u64(args, "max-num-batched-tokens").value_or(d_.u64(size_class + "_max_num_batched_tokens"));
+  const auto user_seqs = arg_u64(args, "max-num-seqs");
+  const auto user_batched = arg_u64(args, "max-num-batched-tokens");
+  std::uint64_t max_num_seqs = user_seqs.value_or(d_.u64(size_class + "_max_num_seqs"));
+  std::uint64_t batched = user_batched.value_or(d_.u64(size_class + "_max_num_batched_tokens"));
   if (max_num_seqs == 0 || batched == 0) throw_usage("--max-num-seqs / --max-num-batched-tokens must be >= 1");
   std::uint64_t max_model_len = arg_u64(args, "max-model-len").value_or(in.workload.context.value_or(arch.max_position_embeddings));
   if (max_model_len == 0) throw_usage("--max-model-len must be >= 1 (the model gives no max_position_embeddings)");
+  const bool prefix_caching = arg_on_off(args, "enable-prefix-caching", d_.flag("enable_prefix_caching"));
+  const bool chunked_prefill = arg_on_off(args, "enable-chunked-prefill", d_.flag("enable_chunked_prefill"));
+  // Defaults left unset follow the chunked-prefill setting and the length limit
+  // (vllm/engine/arg_utils.py _set_default_max_num_seqs_and_batched_tokens_args): without chunked
+  // prefill the token budget is raised to max_model_len; never above max_num_seqs x max_model_len;
+  // max_num_seqs never above the token budget.
+  if (!user_batched) {
+    if (!chunked_prefill) batched = std::max(batched, max_model_len);
+    batched = std::min(batched, checked_mul(max_num_seqs, max_model_len));
+  }
+  if (!user_seqs) max_num_seqs = std::min(max_num_seqs, batched);
   // vLLM derives the longest allowed length from max_position_embeddings, scaled by most rope-scaling
   // types (config/model.py _get_and_verify_max_len). Without rope scaling the derived length is
   // max_position_embeddings itself and a longer --max-model-len is refused at start-up (llm-d-planner
@@ -275,6 +292,13 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
     p.fits = false;
     p.reason = "weights + KV pool + activation reserve + overheads exceed the GPU's memory";
   }
+  if (!chunked_prefill && batched < max_model_len) {  // vllm/config/scheduler.py verify_max_model_len
+    p.fits = false;
+    p.reason = "max_num_batched_tokens (" + std::to_string(batched) + ") is smaller than max_model_len (" +
+               std::to_string(max_model_len) +
+               "). This effectively limits the maximum sequence length to max_num_batched_tokens and makes vLLM "
+               "reject longer sequences. Please increase max_num_batched_tokens or decrease max_model_len.";
+  }
   if (too_long && !rope_scaled) {  // refused before any memory is profiled, so this reason comes first
     p.fits = false;
     p.reason = "User-specified max_model_len (" + std::to_string(max_model_len) +
@@ -314,6 +338,8 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
       {"kv_cache_dtype", kvd.name},
       {"kv_cache_groups", first.groups.num_groups},
       {"kv_block_bytes", first.groups.block_bytes},
+      {"enable_prefix_caching", prefix_caching},
+      {"enable_chunked_prefill", chunked_prefill},
   };
   if (pp > 1) {
     nlohmann::json st = nlohmann::json::array();

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "vramplan/plan/capacity.hpp"
 #include "vramplan/plan/sweep.hpp"
 
@@ -49,5 +51,10 @@ struct SloSweepResult {
 //! `progress(done, total)` between layouts (may be empty).
 SloSweepResult run_slo_sweep(const SloSweepRequest& request, const DataRoot& root,
                              const std::function<void(std::size_t, std::size_t)>& progress = {});
+
+//! The vramplan.sweep-slo/1 document (docs/schemas/sweep-slo.schema.json) and the table; `top`
+//! rows at most.
+nlohmann::json slo_sweep_json(const SloSweepRequest& request, const SloSweepResult& result, std::size_t top);
+std::string slo_sweep_text(const SloSweepRequest& request, const SloSweepResult& result, std::size_t top);
 
 }  // namespace vramplan::plan

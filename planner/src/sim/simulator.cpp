@@ -103,9 +103,6 @@ class Simulation {
     if (r_.kv_blocks == 0) throw_usage("simulate: the engine's KV pool has no blocks");
     if (r_.block_tokens == 0) throw_usage("simulate: block size must be at least one token");
     if (r_.max_seqs == 0) throw_usage("simulate: the engine admits no request (max running requests 0)");
-    if (r_.step_tokens != 0 && r_.mix_prefill_decode && r_.step_tokens < r_.max_seqs)
-      throw_usage("simulate: the per-step token budget (" + std::to_string(r_.step_tokens) +
-                  ") must be at least the running-request limit (" + std::to_string(r_.max_seqs) + ")");
     if (opt_.concurrency && *opt_.concurrency == 0) throw_usage("--concurrency must be at least 1");
     budget_full_ = r_.step_tokens == 0 ? std::numeric_limits<std::uint64_t>::max() : r_.step_tokens;
     clip_ = r_.reserve_clip_tokens ? r_.reserve_clip_tokens : std::numeric_limits<std::uint64_t>::max();
@@ -163,7 +160,11 @@ class Simulation {
     if (r_.slot_tokens) {
       if (q.input_tokens >= r_.slot_tokens)
         return reject("prompt does not fit the slot's " + std::to_string(r_.slot_tokens) + " tokens", sent);
-      if (total > r_.slot_tokens) target = static_cast<std::uint32_t>(r_.slot_tokens - q.input_tokens);
+      if (total > r_.slot_tokens) {
+        if (!r_.truncate_at_slot)
+          return reject("prompt + output outgrow the slot's " + std::to_string(r_.slot_tokens) + " tokens", sent);
+        target = static_cast<std::uint32_t>(r_.slot_tokens - q.input_tokens);  // stops with finish_reason "length"
+      }
     }
     if (ceil_div(static_cast<std::uint64_t>(q.input_tokens) + target, bs_) > r_.kv_blocks)
       return reject("needs more KV blocks than the whole pool holds", sent);
@@ -346,7 +347,9 @@ class Simulation {
     } else {
       if (decode_now) {
         allocate_decode_blocks();
-        budget -= decoding_;
+        // Every decode runs; prompts get what is left (vLLM keeps max_num_batched_tokens >=
+        // max_num_seqs; SGLang's mixed chunk may not).
+        budget = decoding_ >= budget ? 0 : budget - decoding_;
       }
       schedule_prompts(budget);
     }

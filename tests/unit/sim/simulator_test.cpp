@@ -264,8 +264,31 @@ TEST(Simulator, RefusesRulesThatCannotRun) {
   SchedulerRules r = vllm_like(0);
   EXPECT_THROW(simulate(r, linear_clock, src, {}), Error);
   r = vllm_like(100);
-  r.step_tokens = 16;  // fewer tokens per step than running requests
+  r.max_seqs = 0;
   EXPECT_THROW(simulate(r, linear_clock, src, {}), Error);
+}
+
+TEST(Simulator, LlamaCppSlotsTruncateOrFail) {
+  // 4 slots of 1024 cells: a 1000-token prompt asking for 100 tokens stops at 24 (prompt +
+  // output reaches the slot), a 1100-token prompt does not fit at all.
+  SchedulerRules r = vllm_like(256);  // 4 x 1024 tokens
+  r.engine = "llamacpp";
+  r.max_seqs = 4;
+  r.slot_tokens = 1024;
+  r.truncate_at_slot = true;
+  r.prefix_caching = false;
+  r.max_model_len = 0;
+  ListSource src({{0, 0, 1000, 100, 0, 0}, {1, 0, 1100, 10, 0, 0}, {2, 0, 100, 10, 0, 0}});
+  const SimResult res = simulate(r, linear_clock, src, {});
+  EXPECT_EQ(res.completed, 2u);
+  EXPECT_EQ(res.truncated, 1u);
+  EXPECT_DOUBLE_EQ(res.output_tokens, 24.0 + 10.0);
+  ASSERT_EQ(res.rejections.size(), 1u);
+  EXPECT_EQ(res.rejections[0].reason, "prompt does not fit the slot's 1024 tokens");
+  // Without truncation the server fails the long request as a whole.
+  r.truncate_at_slot = false;
+  ListSource again({{0, 0, 1000, 100, 0, 0}});
+  EXPECT_EQ(simulate(r, linear_clock, again, {}).rejected, 1u);
 }
 
 }  // namespace

@@ -100,6 +100,8 @@ int run_check(const std::vector<std::string>& args) {
   const auto outcome = plan::run_check(req, data_root(), std::move(engine));
   if (opts.format == OutputFormat::Markdown) emit(opts, {}, plan::check_markdown(outcome));
   else emit(opts, plan::check_json(outcome), plan::check_text(outcome));
+  // UNSUPPORTED (it would not run) exits as DOES NOT FIT does.
+  if (outcome.compat.support == compat::Support::Unsupported) return kExitDoesNotFit;
   return check_exit_code(outcome.eval.fit, req.policy.accept_marginal);
 }
 

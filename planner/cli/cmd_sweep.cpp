@@ -61,10 +61,11 @@ nlohmann::json sweep_json(const plan::SweepResult& r, std::size_t top) {
                     {"tokens_per_s", x.tokens_per_s > 0 ? nlohmann::json(x.tokens_per_s) : nlohmann::json(nullptr)},
                     {"tpot_s", x.tpot_s > 0 ? nlohmann::json(x.tpot_s) : nlohmann::json(nullptr)},
                     {"cost_usd", x.cost_usd.empty() ? nlohmann::json(nullptr) : nlohmann::json(x.cost_usd)},
-                    {"price_basis", x.price_basis}});
+                    {"price_basis", x.price_basis}, {"compatibility_fallbacks", x.fallbacks}});
   }
   for (const auto& m : r.misses)
-    misses.push_back({{"model", m.model}, {"weights", m.weights}, {"gpu", m.gpu}, {"tp", m.tp}, {"pp", m.pp}, {"why", m.why}});
+    misses.push_back({{"model", m.model}, {"weights", m.weights}, {"gpu", m.gpu}, {"tp", m.tp}, {"pp", m.pp}, {"why", m.why},
+                      {"verdict", m.unsupported ? "UNSUPPORTED" : "DOES NOT FIT"}});
   return {{"schema", "vramplan.sweep/1"}, {"evaluations", r.evaluations}, {"fitting", r.rows.size()},
           {"periods", periods}, {"rows", rows}, {"not_fitting", misses}};
 }

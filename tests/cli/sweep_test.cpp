@@ -159,8 +159,10 @@ TEST(SweepCli, MigSlicesAreReplicasOnly) {
   for (const auto& m : j["not_fitting"])
     tp2_refused |= m["tp"] == 2 && m["why"].get<std::string>().find("no peer-to-peer path") != std::string::npos;
   EXPECT_TRUE(tp2_refused) << j["not_fitting"].dump();
+  // check says the same, as a compatibility verdict (data/compat rule tp-across-mig-slices).
   const auto c = run_cli({"check", "--model", model, "--gpu", "h100-sxm-80/3g.40gb", "-tp", "2"});
-  EXPECT_EQ(c.exit_code, 2);
+  EXPECT_EQ(c.exit_code, 1);
+  EXPECT_EQ(c.out.rfind("UNSUPPORTED: MIG slices have no peer-to-peer path", 0), 0u) << c.out;
 }
 
 }  // namespace

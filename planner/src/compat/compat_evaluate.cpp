@@ -35,6 +35,7 @@ bool holds(const Condition& c, const Query& q) {
   if (!c.dtype.empty() && c.dtype != q.dtype) return false;
   if (!c.kv.empty() && c.kv != q.kv) return false;
   if (c.tp_above && q.tensor_parallel <= *c.tp_above) return false;
+  if (c.instance_gpus_above && q.tensor_parallel * q.pipeline_parallel <= *c.instance_gpus_above) return false;
   if (c.mig && *c.mig != q.mig) return false;
   return true;
 }
@@ -106,6 +107,16 @@ std::string finding_line(const Finding& f) {
   line += f.message + " [" + f.rule + "; " + f.source + "]";
   if (!f.instead.empty()) line += (f.support == Support::Unsupported ? "; instead: " : "; to avoid it: ") + f.instead;
   return line;
+}
+
+nlohmann::json verdict_json(const Verdict& v) {
+  nlohmann::json findings = nlohmann::json::array();
+  for (const auto& f : v.findings)
+    findings.push_back({{"rule", f.rule}, {"verdict", std::string(support_name(f.support))}, {"message", f.message},
+                        {"instead", f.instead},
+                        {"kernel", f.kernel.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.kernel)},
+                        {"source", f.source}});
+  return {{"verdict", std::string(support_name(v.support))}, {"findings", findings}, {"unchecked", v.unchecked}};
 }
 
 }  // namespace vramplan::compat

@@ -33,7 +33,7 @@ Support verdict_at(const JsonView& v) {
 Condition read_condition(const JsonView& w) {
   static const std::vector<std::string> known = {"vendor", "cc_at_least", "cc_below", "gfx_in", "gfx_not_in",
                                                  "families", "gpu_ids", "architectures", "dtype", "kv",
-                                                 "tp_above", "mig"};
+                                                 "tp_above", "instance_gpus_above", "mig"};
   for (const auto& [key, value] : w.members())
     if (std::find(known.begin(), known.end(), key) == known.end()) w.fail_at(key, "unknown condition");
   Condition c;
@@ -48,6 +48,7 @@ Condition read_condition(const JsonView& w) {
   c.dtype = w.opt_string("dtype").value_or("");
   c.kv = w.opt_string("kv").value_or("");
   c.tp_above = w.opt_u64("tp_above");
+  c.instance_gpus_above = w.opt_u64("instance_gpus_above");
   c.mig = w.opt_bool("mig");
   return c;
 }

@@ -3,7 +3,9 @@
 
 #include "vramplan/compat/compat.hpp"
 #include "vramplan/hardware/gpu_catalog.hpp"
+#include "vramplan/model/spec.hpp"
 #include "vramplan/quant/format.hpp"
+#include "vramplan/quant/precision_plan.hpp"
 #include "vramplan/quant/scheme.hpp"
 
 namespace vramplan::compat {
@@ -38,6 +40,29 @@ std::vector<std::string> weight_families(const WeightScheme& scheme, const Quant
   // Quantized schemes keep norms / embeddings in the model dtype (keep rules).
   if (out.front() != "float") out.push_back("float");
   return out;
+}
+
+std::vector<std::string> model_weight_families(const ModelSpec& model, const QuantCatalog& catalog,
+                                               const std::optional<std::string>& weights) {
+  if (weights) {
+    const WeightScheme scheme = parse_weight_scheme(*weights, catalog);
+    if (scheme.kind != SchemeKind::Checkpoint) return weight_families(scheme, catalog);
+  }
+  if (const auto cq = checkpoint_quantization(model, catalog)) return weight_families(cq->scheme, catalog);
+  std::vector<std::string> out;
+  for (const auto& t : model.tensors) {
+    const QuantFormat* f = catalog.find(t.stored_format);
+    if (f && !f->family.empty() && std::find(out.begin(), out.end(), f->family) == out.end()) out.push_back(f->family);
+  }
+  if (out.empty()) out.push_back("float");
+  return out;
+}
+
+std::string float_dtype(std::string_view dtype) {
+  if (dtype == "bfloat16") return "bf16";
+  if (dtype == "float16" || dtype == "half") return "fp16";
+  if (dtype == "float32" || dtype == "float") return "fp32";
+  return std::string(dtype);
 }
 
 }  // namespace vramplan::compat

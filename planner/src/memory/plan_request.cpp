@@ -107,7 +107,7 @@ PlanOutcome run_plan(const PlanRequest& r, const DataRoot& root) {
   const GpuCatalog gpus = GpuCatalog::load(root.data_file("gpus.json"));
   GpuSpec spec = r.gpu == "cpu" ? cpu_host() : gpus.resolve_one(r.gpu);
   if (r.gpu_memory) spec = with_reported_total(spec, *r.gpu_memory);
-  PlanOutcome out{load_model(r.model, root), {}, {}, {}, {}, {}, 1, 1};
+  PlanOutcome out{load_model(r.model, root), {}, {}, {}, {}, {}, 1, 1, {}};
   out.gpu.id = spec.id;
   out.gpu.name = spec.name;
   out.gpu.total = spec.reported_total;
@@ -132,6 +132,23 @@ PlanOutcome run_plan(const PlanRequest& r, const DataRoot& root) {
   out.gpu.count = out.plan.gpu_count;
   out.tp = parallel_degree(*engine, r.args, "tp");
   out.pp = parallel_degree(*engine, r.args, "pp");
+  if (r.gpu == "cpu") {
+    out.compat.unchecked.push_back("a CPU plan: the compatibility rules cover GPUs");
+  } else {
+    compat::Query q;
+    q.engine = std::string(engine->name());
+    q.engine_version = std::string(engine->version());
+    compat::set_gpu_facts(q, spec);
+    q.weight_families = compat::model_weight_families(out.model, quant, r.weights);
+    const auto dtype = arg_string(r.args, "dtype");
+    q.dtype = compat::float_dtype(dtype && *dtype != "auto" ? *dtype : out.model.arch.torch_dtype);
+    const auto kv = arg_string(r.args, "kv-cache-dtype");
+    if (kv && kv->starts_with("fp8")) q.kv = "fp8";
+    q.tensor_parallel = out.tp;
+    q.pipeline_parallel = out.pp;
+    if (!out.model.arch.architecture.empty()) q.architectures = {out.model.arch.architecture};
+    out.compat = compat::CompatRules::load(root.data() / "compat").evaluate(q);
+  }
   out.performance = plan_performance(r, out, *engine, quant, spec, cal ? &*cal : nullptr, root);
   // Every plan's parts must add up (a bug otherwise).
   std::vector<Component> all = out.plan.weights;
@@ -222,6 +239,7 @@ nlohmann::json plan_json(const PlanOutcome& o) {
   const auto& p = o.plan;
   return {
       {"schema", "vramplan.plan/1"},
+      {"compatibility", compat::verdict_json(o.compat)},
       {"engine", p.engine},
       {"engine_version", p.engine_version},
       {"engine_profile", p.engine_profile_note},
@@ -259,6 +277,9 @@ std::string plan_text(const PlanOutcome& o) {
   const auto& p = o.plan;
   std::string s = "model " + o.model.id + " on " + std::to_string(p.gpu_count) + " x " + o.gpu.name + " (" +
                   format_gib(o.gpu.total) + " each), engine " + p.engine_profile_note + "\n";
+  // Will it run? Said before the memory table (data/compat, docs/compatibility.md).
+  for (const auto& f : o.compat.findings) s += compat::finding_line(f) + "\n";
+  for (const auto& u : o.compat.unchecked) s += "compatibility: " + u + "\n";
   s += "weights " + p.weights_precision + ", compute " + p.compute_precision + "\n\n";
   Table t({{"component (per GPU)", Align::Left}, {"GiB", Align::Right}, {"how", Align::Left}});
   for (const auto* v : {&p.weights, &p.kv_cache, &p.activation, &p.overhead})

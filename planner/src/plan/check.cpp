@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "vramplan/core/error.hpp"
+#include "vramplan/plan/compatibility.hpp"
 #include "vramplan/perf/perf_defaults.hpp"
 
 namespace vramplan::plan {
@@ -47,11 +48,13 @@ CheckOutcome run_check(const CheckRequest& req, const DataRoot& root, std::uniqu
 
   Scenario s{out.gpu, req.args, req.weights, req.replicas, req.batch, req.context};
   const Parallel p = session.parallel_of(req.args);
-  // MIG instances have no peer-to-peer path between them (NCCL sees each slice as a separate
-  // device without NVLink / P2P): slices serve as independent replicas only.
-  if (out.gpu.kind == GpuKind::Mig && p.tp * p.pp > 1)
-    throw_usage("a MIG slice (" + out.gpu.id + ") runs one instance on its own: TP / PP across slices is not possible "
-                "(no peer-to-peer path between MIG instances); use --replicas for several slices");
+  // Will it run at all? Asked before any memory is sized: an unsupported combination is the answer.
+  out.compat = scenario_compatibility(session, out.gpu, req.args, req.weights);
+  for (auto& w : compatibility_warnings(out.compat)) out.warnings.push_back(std::move(w));
+  if (out.compat.support == compat::Support::Unsupported) {
+    out.line = unsupported_line(out.compat);
+    return out;
+  }
   for (const auto* t : {&req.targets.max_tpot_s, &req.targets.max_ttft_s})
     if (*t && !(**t > 0 && std::isfinite(**t))) throw_usage("--max-tpot / --max-ttft must be a positive number of ms");
   if (const TpCheck tc = check_tp(session.model().arch, p.tp); !tc.valid)

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "vramplan/plan/check.hpp"
+#include "vramplan/plan/compatibility.hpp"
 #include "vramplan/report/table.hpp"
 
 namespace vramplan::plan {
@@ -124,6 +125,26 @@ std::string decision_basis(const CheckOutcome& o) {
 }  // namespace
 
 nlohmann::json check_json(const CheckOutcome& o) {
+  if (o.compat.support == compat::Support::Unsupported)
+    return {{"schema", "vramplan.check/1"},
+            {"verdict", "UNSUPPORTED"},
+            {"fits", false},
+            {"line", o.line},
+            {"limit", "compatibility"},
+            {"reason", o.line},
+            {"marginal", nullptr},
+            {"conservative", o.request.policy.conservative},
+            {"required_headroom", o.request.policy.headroom},
+            {"warnings", o.warnings},
+            {"model", o.model_id},
+            {"engine", o.request.engine},
+            {"gpu", {{"id", o.gpu.id}, {"name", o.gpu.name}, {"reported_total_bytes", o.gpu.reported_total.count()},
+                     {"reported_basis", std::string(memory_basis_name(o.gpu.reported_basis))}}},
+            {"layout", nullptr},
+            {"workload", nullptr},
+            {"per_gpu", nullptr},
+            {"bounds_source", "data/" + o.bounds_source},
+            {"compatibility", compat::verdict_json(o.compat)}};
   const auto& fit = o.eval.fit;
   nlohmann::json j = {
       {"schema", "vramplan.check/1"},
@@ -180,12 +201,14 @@ nlohmann::json check_json(const CheckOutcome& o) {
     };
   }
   if (o.range) j["batch_range"] = range_json(*o.range);
+  j["compatibility"] = compat::verdict_json(o.compat);
   return j;
 }
 
 std::string check_text(const CheckOutcome& o) {
   std::string s = o.line + "\n";
   for (const auto& w : o.warnings) s += "warning: " + w + "\n";
+  if (o.compat.support == compat::Support::Unsupported) return s;
   s += decision_basis(o) + "\n";
   if (o.limits) s += limits_text(*o.limits);
   if (o.range) s += "\n" + range_table(*o.range).render_text() + "\n" + range_summary(*o.range);
@@ -193,6 +216,11 @@ std::string check_text(const CheckOutcome& o) {
 }
 
 std::string check_markdown(const CheckOutcome& o) {
+  if (o.compat.support == compat::Support::Unsupported) {
+    std::string s = "## " + o.model_id + " on " + o.gpu.name + "\n\n**" + o.line + "**\n\n";
+    for (const auto& w : o.warnings) s += "Warning: " + w + "\n\n";
+    return s;
+  }
   const auto& fit = o.eval.fit;
   const auto& plan = o.eval.plan;
   std::string s = "## " + o.model_id + " on " + std::to_string(o.eval.gpus_total()) + " x " + o.gpu.name + "\n\n";

@@ -51,6 +51,7 @@ PlanSession::PlanSession(const DataRoot& root, const std::string& model, std::un
                            : QuantCatalog::load(root.data_file("quant_formats.json"), root.data_file("quant_schemes.json"))),
       model_(load_model(model, root, quant_)),
       gpus_(GpuCatalog::load(root.data_file("gpus.json"))),
+      compat_(compat::CompatRules::load(root.data() / "compat")),
       engine_(engine ? std::move(engine) : throw Error(ErrorKind::Internal, "PlanSession: no engine")) {
   const auto options = engine_->options();
   tp_flag_ = flag_with_alias(options, "tp");

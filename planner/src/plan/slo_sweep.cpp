@@ -51,7 +51,7 @@ SloSweepResult run_slo_sweep(const SloSweepRequest& r, const DataRoot& root,
     layouts.emplace(l.key(), l);
   }
   for (const SweepMiss& m : pruned.misses)
-    out.misses.push_back({m.model, m.weights, m.gpu, m.tp, m.pp, "memory: " + m.why});
+    out.misses.push_back({m.model, m.weights, m.gpu, m.tp, m.pp, (m.unsupported ? "" : "memory: ") + m.why});
 
   GpuCatalog gpus = GpuCatalog::load(root.data_file("gpus.json"));
   gpus.attach_prices(root.data_file("prices.json"));

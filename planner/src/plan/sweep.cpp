@@ -7,6 +7,7 @@
 #include "vramplan/core/error.hpp"
 #include "vramplan/perf/hardware_rates.hpp"
 #include "vramplan/perf/perf_defaults.hpp"
+#include "vramplan/plan/compatibility.hpp"
 #include "vramplan/plan/throughput.hpp"
 #include "vramplan/plan/tp_validity.hpp"
 
@@ -144,8 +145,8 @@ SweepResult run_sweep(const SweepRequest& r, const DataRoot& root,
         for (const std::uint64_t pp : pps) {
           if (progress) progress(done++, total);
           const std::string wname = weights.value_or("checkpoint");
-          const auto miss = [&](const std::string& gpu, const std::string& why) {
-            out.misses.push_back({session.model().id, wname, gpu, tp, pp, why});
+          const auto miss = [&](const std::string& gpu, const std::string& why, bool unsupported = false) {
+            out.misses.push_back({session.model().id, wname, gpu, tp, pp, why, unsupported});
           };
           if (const TpCheck tc = check_tp(session.model().arch, tp); !tc.valid) {
             miss("*", "invalid TP: " + tc.why);
@@ -170,11 +171,14 @@ SweepResult run_sweep(const SweepRequest& r, const DataRoot& root,
             per_seq.push_back(per_sequence_kv(session.plan(*reference, args, weights, {1, c}), c));
           const ThroughputModel tm = throughput_model(session, *reference, args, weights, defaults, 0);
           for (const auto& gpu : gpus) {
-            // MIG instances have no peer-to-peer path between them: slices are replicas only.
-            if (gpu.kind == GpuKind::Mig && tp * pp > 1) {
-              miss(gpu.id, "MIG slices have no peer-to-peer path between them: no TP / PP across slices (replicas only)");
+            // Compatibility first: a GPU the engine cannot run this on is a miss, whatever its memory.
+            const compat::Verdict cv = scenario_compatibility(session, gpu, args, weights);
+            if (cv.support == compat::Support::Unsupported) {
+              miss(gpu.id, unsupported_line(cv), true);
               continue;
             }
+            std::vector<std::string> fallbacks;
+            for (const auto& finding : cv.findings) fallbacks.push_back(finding.rule);
             GpuFixed f = fixed_for(session, gpu, args, weights, longest, bounds);
             try {
               f.rates = perf::perf_hardware_from(gpu, nullptr, tm.compute_dtype, defaults,
@@ -213,6 +217,7 @@ SweepResult run_sweep(const SweepRequest& r, const DataRoot& root,
                   row.tpot_s = p.tpot_s;
                   row.tokens_per_s = p.tpot_s > 0 ? static_cast<double>(b) / p.tpot_s : 0;
                   row.pipeline_bubble = p.pipeline_bubble;
+                  row.fallbacks = fallbacks;
                   if (price) {
                     for (const auto& period : r.periods)
                       row.cost_usd.push_back(static_cast<double>(row.billed_gpus) * price->usd_per_gpu_hour * period.hours);

@@ -309,6 +309,8 @@ TEST(CompatFeature, NoTensorParallelAcrossMig) {
   expect_rule(q, "tp-across-mig-slices", Support::Unsupported, "MIG user guide");
   q.tensor_parallel = 1;
   expect_no_rule(q, "tp-across-mig-slices");
+  q.pipeline_parallel = 2;  // PP across slices: the same missing path
+  expect_rule(q, "tp-across-mig-slices", Support::Unsupported, "MIG user guide");
 }
 
 // vllm custom_all_reduce.py: GeForce cards fail the P2P check.

@@ -15,10 +15,13 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "vramplan/compat/version_range.hpp"
 
 namespace vramplan {
 struct GpuSpec;
+struct ModelSpec;
 struct WeightScheme;
 class QuantCatalog;
 }  // namespace vramplan
@@ -41,6 +44,7 @@ struct Condition {
   std::string dtype;                            //!< the model's float dtype ("bf16")
   std::string kv;                               //!< KV cache storage ("fp8")
   std::optional<std::uint64_t> tp_above;        //!< tensor parallel size greater than this
+  std::optional<std::uint64_t> instance_gpus_above;  //!< TP x PP (GPUs of one instance) greater than this
   std::optional<bool> mig;                      //!< the GPU is (not) a MIG slice
 };
 
@@ -80,6 +84,7 @@ struct Query {
   std::string dtype;                         //!< model float dtype ("bf16", "fp16", "fp32")
   std::string kv;                            //!< "fp8" when the KV cache is stored in fp8, else ""
   std::uint64_t tensor_parallel = 1;
+  std::uint64_t pipeline_parallel = 1;
   std::vector<std::string> architectures;    //!< config.json `architectures`
 };
 
@@ -126,6 +131,18 @@ void set_gpu_facts(Query& q, const GpuSpec& gpu);
 //! tensors it keeps in the model dtype. A checkpoint scheme ("keep what the checkpoint stores")
 //! returns {}: the caller adds the checkpoint's own families.
 std::vector<std::string> weight_families(const WeightScheme& scheme, const QuantCatalog& catalog);
+
+//! The families a model's weights are held in: the --weights scheme's (`weights`), else the
+//! checkpoint's quantization_config, else the formats its tensors are stored in (GGUF types, bf16).
+std::vector<std::string> model_weight_families(const ModelSpec& model, const QuantCatalog& catalog,
+                                               const std::optional<std::string>& weights);
+
+//! "bf16" / "fp16" / "fp32" for a config's torch_dtype or an engine's --dtype ("bfloat16", "half").
+std::string float_dtype(std::string_view dtype);
+
+//! {"verdict": "supported"|"fallback"|"unsupported", "findings": [{rule, verdict, message,
+//! instead, kernel, source}], "unchecked": [...]} — the `compatibility` member of check / plan JSON.
+nlohmann::json verdict_json(const Verdict& v);
 
 //! One line per finding: "UNSUPPORTED: <message> [<rule>; <source>]; instead: <instead>".
 std::string finding_line(const Finding& f);

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "vramplan/compat/compat.hpp"
 #include "vramplan/calib/rehearsal.hpp"
 #include "vramplan/io/data_root.hpp"
 #include "vramplan/memory/engine.hpp"
@@ -61,6 +62,7 @@ struct PlanOutcome {
   CalibrationUse calibration;
   PlanPerformance performance;
   std::uint64_t tp = 1, pp = 1;  //!< tensor / pipeline parallel degrees the engine used
+  compat::Verdict compat;        //!< data/compat: unsupported / fallback findings, shown first
 };
 
 PlanOutcome run_plan(const PlanRequest& request, const DataRoot& root);

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "vramplan/compat/compat.hpp"
 #include "vramplan/plan/batch_range.hpp"
 #include "vramplan/plan/limits.hpp"
 
@@ -44,6 +45,8 @@ struct CheckOutcome {
   CheckRequest request;
   std::string model_id;
   GpuSpec gpu;
+  //! Asked first: when unsupported, `line` says so and no memory was sized (`eval` is empty).
+  compat::Verdict compat;
   Evaluation eval;
   std::string line;  //!< the one-line verdict
   std::vector<std::string> warnings;  //!< what the figures rest on that is not validated (text and JSON)

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "vramplan/compat/compat.hpp"
 #include "vramplan/hardware/gpu_catalog.hpp"
 #include "vramplan/io/data_root.hpp"
 #include "vramplan/memory/engine.hpp"
@@ -38,6 +39,8 @@ class PlanSession {
   const memory::Engine& engine() const { return *engine_; }
   const GpuCatalog& gpus() const { return gpus_; }
   const QuantCatalog& quant() const { return quant_; }
+  //! data/compat: asked before any memory is sized (plan/compatibility.hpp).
+  const compat::CompatRules& compat() const { return compat_; }
   const DataRoot& root() const { return root_; }
 
   //! The engine's flag for TP / PP / max context ("tensor-parallel-size", "tp-size", ...);
@@ -72,6 +75,7 @@ class PlanSession {
   QuantCatalog quant_;  // before model_: load_model reuses it for GGUF files and checkpoints
   ModelSpec model_;
   GpuCatalog gpus_;
+  compat::CompatRules compat_;
   std::unique_ptr<memory::Engine> engine_;
   std::string tp_flag_, pp_flag_, context_flag_;
 };

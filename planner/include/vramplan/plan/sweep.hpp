@@ -58,12 +58,14 @@ struct SweepRow {
   double pipeline_bubble = 0;  //!< idle share of each stage (PP > 1 with fewer micro-batches than stages)
   std::vector<double> cost_usd;  //!< per period; empty = no price
   std::string price_basis;
+  std::vector<std::string> fallbacks;  //!< compatibility fallback rules that hold (data/compat)
 };
 
 struct SweepMiss {
   std::string model, weights, gpu;
   std::uint64_t tp = 1, pp = 1;
-  std::string why;  //!< invalid TP, engine refusal, or the smallest point's reason
+  std::string why;  //!< invalid TP, engine refusal, unsupported, or the smallest point's reason
+  bool unsupported = false;  //!< a compatibility rule says it does not run (why: the rule)
 };
 
 struct SweepResult {

@@ -1,0 +1,74 @@
+// Compatibility in the decisions (issue 20): `check`, `sweep` and `plan` ask data/compat before
+// memory. UNSUPPORTED comes first with the rule, its source and what would work; fallbacks are
+// warnings. The rules themselves are tested in tests/unit/compat.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/test_support.hpp"
+
+namespace vramplan::test {
+namespace {
+
+// The issue's first example: NVFP4 is a Blackwell / CUDA format; vLLM on ROCm has no modelopt_fp4
+// (vllm/platforms/rocm.py supported_quantization).
+TEST(CompatCli, Nvfp4OnMi300xIsUnsupported) {
+  const auto r = run_cli({"check", "--model", "llama-3.1-8b", "--gpu", "mi300x", "--weights", "nvfp4", "--engine",
+                          "vllm", "--json"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["verdict"], "UNSUPPORTED");
+  EXPECT_EQ(j["limit"], "compatibility");
+  EXPECT_EQ(j["compatibility"]["verdict"], "unsupported");
+  EXPECT_EQ(j["compatibility"]["findings"][0]["rule"], "vllm-nvfp4-rocm");
+  EXPECT_NE(j["line"].get<std::string>().find("instead: fp8 or mxfp4"), std::string::npos) << j["line"];
+  EXPECT_TRUE(j["per_gpu"].is_null());
+}
+
+// The issue's second example: V100 with current vLLM is not a KV shortfall but no attention
+// backend at all (vllm-project/vllm#18571).
+TEST(CompatCli, VllmOnV100IsUnsupportedBeforeMemory) {
+  const auto r = run_cli({"check", "--model", "llama-3.1-8b", "--gpu", "v100-32"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.out.rfind("UNSUPPORTED: vLLM V1", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("[vllm-cuda-min-capability; "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("KV"), std::string::npos) << r.out;  // no memory verdict
+}
+
+// A fallback runs: the memory verdict stands, the kernel change is a warning (FP8 Marlin on A100).
+TEST(CompatCli, FallbackIsAWarning) {
+  const auto r = run_cli({"check", "--model", "llama-3.1-8b", "--gpu", "a100", "--weights", "fp8", "--max-model-len",
+                          "8192", "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["verdict"], "FITS");
+  EXPECT_EQ(j["compatibility"]["verdict"], "fallback");
+  bool warned = false;
+  for (const auto& w : j["warnings"]) warned |= w.get<std::string>().find("[vllm-fp8-marlin; ") != std::string::npos;
+  EXPECT_TRUE(warned) << j["warnings"].dump();
+}
+
+// sweep: an unsupported GPU is a miss marked UNSUPPORTED; the supported one still ranks.
+TEST(CompatCli, SweepMarksUnsupportedGpus) {
+  const auto r = run_cli({"sweep", "--model", "llama-3.1-8b", "--gpu", "v100-32,h100-sxm-80", "--tp", "1", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  bool v100_unsupported = false;
+  for (const auto& m : j["not_fitting"])
+    v100_unsupported |= m["gpu"] == "v100-32" && m["verdict"] == "UNSUPPORTED";
+  EXPECT_TRUE(v100_unsupported) << j["not_fitting"].dump();
+  ASSERT_FALSE(j["rows"].empty());
+  EXPECT_EQ(j["rows"][0]["gpu"], "h100-sxm-80");
+}
+
+// plan keeps its memory table and says first that the engine would not run it.
+TEST(CompatCli, PlanJsonCarriesTheVerdict) {
+  const auto r = run_cli({"plan", "--model", "llama-3.1-8b", "--gpu", "mi300x", "--weights", "nvfp4", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["compatibility"]["verdict"], "unsupported");
+  const auto t = run_cli({"plan", "--model", "llama-3.1-8b", "--gpu", "mi300x", "--weights", "nvfp4"});
+  EXPECT_NE(t.out.find("\nUNSUPPORTED: NVFP4 (modelopt_fp4) is a CUDA / Blackwell format"), std::string::npos) << t.out;
+}
+
+}  // namespace
+}  // namespace vramplan::test

@@ -7,7 +7,7 @@
 #   bash tools/fuzz.sh                 every target, FUZZ_SECONDS (default 20) each
 #   FUZZ_SECONDS=3600 bash tools/fuzz.sh gguf hf_config     named targets, one hour each
 #
-# Bounds: FUZZ_SECONDS per target (11 targets x 20 s = under 4 minutes of fuzzing), 10 s per input
+# Bounds: FUZZ_SECONDS per target (12 targets x 20 s = 4 minutes of fuzzing), 10 s per input
 # (linear-time parsers take milliseconds; a quadratic path on a large input shows up here), 2 GiB
 # of RSS per process.
 set -euo pipefail
@@ -25,7 +25,7 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_CO
 # Seeds: the real files of the repository each reader is meant for, plus tests/fuzz/seeds/<target>.
 seeds_of() {
   case "$1" in
-    gguf | safetensors | safetensors_index | tenants) ls tests/fuzz/seeds/"$1"/* ;;
+    gguf | safetensors | safetensors_index | tenants | trace) ls tests/fuzz/seeds/"$1"/* ;;
     hf_config) ls models/*.json tests/fixtures/hf/*.json tests/fixtures/hf/*/config.json ;;
     gpu_catalog) ls data/gpus.json tests/fixtures/gpus/*.json ;;
     prices) ls data/prices.json ;;

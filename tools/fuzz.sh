@@ -51,12 +51,12 @@ failed=()
 for t in "${targets[@]}"; do
   corpus="$build/corpus/$t"
   mkdir -p "$corpus"
-  cp $(seeds_of "$t") "$corpus/"
+  for seed in $(seeds_of "$t"); do cp "$seed" "$corpus/$(echo "$seed" | tr / _)"; done  # paths as names: no clashes
   log="$build/fuzz_$t.log"
   # -max_len: big enough for the largest seed (data/gpus.json), so mutations can grow catalogues.
   if "$build/bin/fuzz_$t" "$corpus" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
       -max_len=262144 -print_final_stats=1 -artifact_prefix="$build/findings/$t-" >"$log" 2>&1; then
-    runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
+    runs=$(grep -ao 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
     echo "fuzz_$t: ok, $runs executions in ${seconds} s"
   else
     echo "fuzz_$t: FAILED (log: $log)"

@@ -16,6 +16,7 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <memory>
 #include <queue>
 #include <string>
 #include <vector>
@@ -124,6 +125,25 @@ class Simulation {
       }
       step();
     }
+    finish_run();
+    return std::move(res_);
+  }
+
+  // ---- lockstep driving: several replicas behind one router (simulate_replicas) ----------------
+  //! Runs the steps that start before `t`; an idle engine waits until `t`.
+  void advance_to(double t) {
+    while ((running() > 0 || !waiting_.empty()) && now_ < t) step();
+    now_ = std::max(now_, t);
+  }
+  //! A request routed here at its arrival time.
+  void offer(const Request& q) {
+    if (res_.arrived == 0) res_.first_arrival_s = q.arrival_s;
+    last_source_arrival_s_ = q.arrival_s;
+    arrive(q, q.arrival_s);
+  }
+  std::uint64_t in_flight() const { return outstanding(); }
+  SimResult drain() {
+    while (running() > 0 || !waiting_.empty()) step();
     finish_run();
     return std::move(res_);
   }
@@ -824,6 +844,36 @@ class Simulation {
 SimResult simulate(const SchedulerRules& rules, const StepClock& clock, RequestSource& source,
                    const SimOptions& options) {
   return Simulation(rules, clock, source, options).run();
+}
+
+std::vector<SimResult> simulate_replicas(const SchedulerRules& rules, const StepClock& clock, RequestSource& source,
+                                         std::uint64_t replicas, Router router, const SimOptions& options) {
+  if (replicas == 0) throw_usage("simulate: at least one replica");
+  if (options.concurrency) throw_usage("simulate: a concurrency limit applies to one replica, not behind a router");
+  class Nothing : public RequestSource {
+   public:
+    std::optional<Request> next() override { return std::nullopt; }
+  } nothing;
+  std::vector<std::unique_ptr<Simulation>> engines;
+  for (std::uint64_t i = 0; i < replicas; ++i)
+    engines.push_back(std::make_unique<Simulation>(rules, clock, nothing, options));
+  std::uint64_t n = 0;
+  while (const std::optional<Request> q = source.next()) {
+    if (!(q->arrival_s < std::numeric_limits<double>::infinity())) throw_internal("simulate: a request arrived at t = inf");
+    // Every replica catches up to the arrival, so the router sees its state at that moment.
+    for (auto& e : engines) e->advance_to(q->arrival_s);
+    std::size_t pick = n % replicas;
+    if (router == Router::LeastOutstanding) {
+      pick = 0;
+      for (std::size_t i = 1; i < engines.size(); ++i)
+        if (engines[i]->in_flight() < engines[pick]->in_flight()) pick = i;
+    }
+    engines[pick]->offer(*q);
+    ++n;
+  }
+  std::vector<SimResult> out;
+  for (auto& e : engines) out.push_back(e->drain());
+  return out;
 }
 
 }  // namespace vramplan::sim

@@ -277,7 +277,8 @@ TEST(Simulator, ReplicasBehindARouter) {
   EXPECT_EQ(robin[0].completed, 20000u);  // alternating: exactly half each
   EXPECT_EQ(robin[1].completed, 20000u);
   const double md1 = 0.1223;
-  const double wait_least = (least[0].queue.mean * least[0].completed + least[1].queue.mean * least[1].completed) / 40000;
+  const double wait_least = (least[0].queue.mean * static_cast<double>(least[0].completed) +
+                             least[1].queue.mean * static_cast<double>(least[1].completed)) / 40000;
   const double wait_robin = (robin[0].queue.mean + robin[1].queue.mean) / 2;
   EXPECT_LT(wait_least, 0.6 * md1);
   EXPECT_LT(wait_robin, 0.6 * md1);

@@ -120,16 +120,20 @@ Activations activations(const ActivationInput& in) {
   const std::uint64_t first_bytes = checked_mul(checked_mul(stage0, tokens), pp);
   const std::uint64_t last_bytes = checked_mul(last_stage, tokens);
 
-  // Logits and loss on the last stage: bf16 logits (returned, so alive) + per chunk the fp32
-  // upcast, the log-softmax output cross_entropy saves and its gradient in backward.
+  // Logits and loss on the last stage. The logits (returned by the model, so alive) and the
+  // log-softmax output cross_entropy saves for backward are kept for every token, chunked or not;
+  // chunking (torchtune CEWithChunkedOutputLoss, LitGPT chunked_cross_entropy) only bounds the
+  // transient: one chunk's fp32 upcast in forward, its gradient in backward.
   const std::uint64_t vocab = ceil_div(in.arch.vocab_size, tp);  // vocabulary-parallel output
   const std::uint64_t chunk_tokens = ceil_div(tokens, in.loss_chunks);
-  const std::uint64_t logits = checked_add(checked_mul(checked_mul(tokens, vocab), in.act_bytes),
-                                           checked_mul(checked_mul(chunk_tokens, vocab), 12));
+  const std::uint64_t loss_b = in.loss_in_fp32 ? 4 : in.act_bytes;
+  const std::uint64_t logits = checked_add(checked_mul(checked_mul(tokens, vocab), in.act_bytes + loss_b),
+                                           checked_mul(checked_mul(chunk_tokens, vocab), loss_b));
   const std::string logits_explain =
-      grouped(tokens) + " tokens x " + grouped(vocab) + " vocab x " + std::to_string(in.act_bytes) + " B (logits) + " +
-      grouped(chunk_tokens) + " tokens" + (in.loss_chunks > 1 ? " per chunk" : "") +
-      " x vocab x 12 B (fp32 upcast, log-softmax, its gradient)";
+      grouped(tokens) + " tokens x " + grouped(vocab) + " vocab x (" + std::to_string(in.act_bytes) + " B logits + " +
+      std::to_string(loss_b) + " B log-softmax) + " + grouped(chunk_tokens) + " tokens" +
+      (in.loss_chunks > 1 ? " (one chunk)" : "") + " x vocab x " + std::to_string(loss_b) +
+      " B (upcast / gradient)";
   const bool show_first = pp > 1 && first_bytes > checked_add(last_bytes, logits);
 
   const std::string per_layer_kept = in.recompute == Recompute::Full ? "block input only (full recomputation)"

@@ -62,6 +62,9 @@ struct ActivationInput {
   bool sequence_parallel = false;
   //! Cross-entropy in this many chunks (torchtune CEWithChunkedOutputLoss: 8); 1 = whole logits.
   std::uint64_t loss_chunks = 1;
+  //! The loss upcasts the logits to fp32 (HF ForCausalLMLoss logits.float(), torchtune); LitGPT's
+  //! bf16-true runs cross_entropy on the bf16 logits.
+  bool loss_in_fp32 = true;
 };
 
 struct Activations {

@@ -31,7 +31,7 @@ struct AdapterSetup {
   Method method = Method::Lora;
   std::uint64_t rank = 8;
   //! Comma-separated module names: q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj
-  //! (PEFT), w1 / w2 / w3 / output_proj (torchtune), query / key / value / projection / mlp (LitGPT),
+  //! (PEFT), w1 / w2 / w3 / output_proj (torchtune), query / key / value / projection / mlp / head (LitGPT lora_*),
   //! c_attn / query_key_value / qkv_proj (fused), lm_head / output, or "all-linear".
   std::string targets = "q_proj,v_proj";
   //! Stored format of the frozen base's linear layers: "bf16", "bnb-int8", "nf4", "nf4-dq" (any

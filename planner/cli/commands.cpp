@@ -13,6 +13,7 @@ const std::vector<Command>& commands() {
       {"sweep", "models x precisions x GPUs x TP x context x batch -> fitting configurations ranked by rental cost", run_sweep},
       {"train", "memory per GPU for training / fine-tuning (full, LoRA, QLoRA; optimizers, ZeRO / FSDP, recomputation)", run_train},
       {"explain", "every number of a check with its formula and inputs (expected value and upper bound)", run_explain},
+      {"simulate", "replay a serving workload over time: latency percentiles, throughput, KV usage, stable or overloaded", run_simulate},
   };
   return table;
 }

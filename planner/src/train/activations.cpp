@@ -88,6 +88,16 @@ std::string_view recompute_name(Recompute r) {
 }
 std::string_view attention_name(AttentionImpl a) { return a == AttentionImpl::Flash ? "flash" : "eager"; }
 
+LossImpl loss_from_name(std::string_view name) {
+  if (name == "fp32") return LossImpl::Fp32;
+  if (name == "bf16") return LossImpl::Bf16;
+  if (name == "hf-legacy") return LossImpl::HfLegacy;
+  throw Error(ErrorKind::Usage, "unknown loss '" + std::string(name) + "' (known: fp32, bf16, hf-legacy)");
+}
+std::string_view loss_name(LossImpl l) {
+  return l == LossImpl::Fp32 ? "fp32" : l == LossImpl::Bf16 ? "bf16" : "hf-legacy";
+}
+
 bool has_gated_mlp(const ModelSpec& spec) {
   return std::any_of(spec.tensors.begin(), spec.tensors.end(), [](const TensorInfo& t) {
     return t.role == TensorRole::FfnGate || t.role == TensorRole::FfnGateUp || t.role == TensorRole::FfnGateExps ||
@@ -126,12 +136,15 @@ Activations activations(const ActivationInput& in) {
   // transient: one chunk's fp32 upcast in forward, its gradient in backward.
   const std::uint64_t vocab = ceil_div(in.arch.vocab_size, tp);  // vocabulary-parallel output
   const std::uint64_t chunk_tokens = ceil_div(tokens, in.loss_chunks);
-  const std::uint64_t loss_b = in.loss_in_fp32 ? 4 : in.act_bytes;
-  const std::uint64_t logits = checked_add(checked_mul(checked_mul(tokens, vocab), in.act_bytes + loss_b),
+  const std::uint64_t loss_b = in.loss == LossImpl::Bf16 ? in.act_bytes : 4;
+  const std::uint64_t kept = in.loss == LossImpl::HfLegacy ? 12 : in.act_bytes + loss_b;
+  const std::uint64_t logits = checked_add(checked_mul(checked_mul(tokens, vocab), kept),
                                            checked_mul(checked_mul(chunk_tokens, vocab), loss_b));
+  const std::string kept_text = in.loss == LossImpl::HfLegacy
+                                    ? "12 B: fp32 logits, shifted fp32 copy, log-softmax"
+                                    : std::to_string(in.act_bytes) + " B logits + " + std::to_string(loss_b) + " B log-softmax";
   const std::string logits_explain =
-      grouped(tokens) + " tokens x " + grouped(vocab) + " vocab x (" + std::to_string(in.act_bytes) + " B logits + " +
-      std::to_string(loss_b) + " B log-softmax) + " + grouped(chunk_tokens) + " tokens" +
+      grouped(tokens) + " tokens x " + grouped(vocab) + " vocab x (" + kept_text + ") + " + grouped(chunk_tokens) + " tokens" +
       (in.loss_chunks > 1 ? " (one chunk)" : "") + " x vocab x " + std::to_string(loss_b) +
       " B (upcast / gradient)";
   const bool show_first = pp > 1 && first_bytes > checked_add(last_bytes, logits);

@@ -125,7 +125,8 @@ AdapterPlan adapter_plan(const ModelSpec& spec, const AdapterSetup& setup, const
     frozen.layer = pos;
     frozen.trainable = false;
     frozen.tp_split = linear || t.role == R::TokenEmbedding;
-    frozen.frozen_bytes = quantize ? tensor_bytes(*base, t.shape, t.name) : checked_mul(t.elements(), setup.base_bytes);
+    const std::uint64_t plain_bytes = quantized_base && setup.upcast_unquantized ? 4 : setup.base_bytes;
+    frozen.frozen_bytes = quantize ? tensor_bytes(*base, t.shape, t.name) : checked_mul(t.elements(), plain_bytes);
     if (quantize) plan.dequant_buffer = std::max(plan.dequant_buffer, checked_mul(t.elements(), act_bytes));
     // bitsandbytes' MatMul4Bit / MatMul8bitLt keep the input of every quantized linear for
     // backward, frozen or not (bnb/autograd/_functions.py: ctx.tensors = (A, B) whenever an input

@@ -63,8 +63,16 @@ TEST(TrainActivations, ChunkedLossBoundsOnlyTheTransient) {
   auto in = llama8b(1, 2048);
   in.loss_chunks = 8;  // torchtune CEWithChunkedOutputLoss: 256 tokens at a time in fp32
   EXPECT_EQ(bytes_of(activations(in), "logits_and_loss"), 2048ull * 128256 * 6 + 256ull * 128256 * 4);
-  in.loss_in_fp32 = false;  // LitGPT bf16-true: log-softmax in bf16
+  in.loss = LossImpl::Bf16;  // LitGPT bf16-true: log-softmax in bf16
   EXPECT_EQ(bytes_of(activations(in), "logits_and_loss"), 2048ull * 128256 * 4 + 256ull * 128256 * 2);
+}
+
+TEST(TrainActivations, LegacyHfLossKeepsThreeFp32Copies) {
+  // fp32 logits (returned), the shifted .contiguous() copy, the log-softmax: 12 B kept + 4 B transient.
+  auto in = llama8b(1, 2048);
+  in.loss = LossImpl::HfLegacy;
+  EXPECT_EQ(bytes_of(activations(in), "logits_and_loss"), 2048ull * 128256 * 16);
+  EXPECT_THROW(loss_from_name("fp16"), Error);
 }
 
 TEST(TrainActivations, TensorAndSequenceParallelSplit) {

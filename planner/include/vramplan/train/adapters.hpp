@@ -42,6 +42,9 @@ struct AdapterSetup {
   //! transformers quantizes every linear in the decoder blocks.
   bool quantize_targets_only = false;
   bool dropout = false;  //!< lora_dropout > 0 (LitGPT 0.05; PEFT and torchtune default 0)
+  //! PEFT prepare_model_for_kbit_training casts every fp16 / bf16 parameter that is not quantized
+  //! (embedding, norms, lm_head) to fp32 (peft/utils/other.py); applies with a quantized base.
+  bool upcast_unquantized = false;
 };
 
 //! The roles a target list names; Error(Usage) for a name vramplan does not know.

@@ -33,6 +33,10 @@ struct ServingMetric {
 
 struct ServingComparison {
   std::string id, engine, model, gpu, workload, notes;
+  //! Why this record's figures stay out of the medians (shown beside it in the document); empty
+  //! for most.
+  std::string median_exclusion;
+  std::string verdict;  //!< the simulator's: stable, overloaded, closed-loop, offline
   nlohmann::json record;  //!< verbatim
   std::uint64_t completed = 0, rejected = 0, preemptions = 0;
   std::vector<ServingMetric> metrics;
@@ -203,6 +207,7 @@ inline ServingComparison simulate_record(const nlohmann::json& record, const nlo
   c.model = setup.at("model");
   c.gpu = setup.at("gpu");
   c.notes = setup.value("notes", "");
+  c.median_exclusion = setup.value("exclude_from_medians", "");
   const auto& w = setup.at("workload");
   c.workload = workload_text(w);
   sim::SimulateRequest q;
@@ -215,6 +220,7 @@ inline ServingComparison simulate_record(const nlohmann::json& record, const nlo
   c.completed = out.result.completed;
   c.rejected = out.result.rejected;
   c.preemptions = out.result.preemptions;
+  c.verdict = out.result.verdict.state;
   add_metrics(c, out.result, setup.at("tpot"));
   return c;
 }

@@ -43,11 +43,13 @@ const std::vector<Family>& families() {
   return f;
 }
 
-std::vector<double> errors(const Family& f) {
+//! |error| inputs of one family over the records in the medians (of one source set when given).
+std::vector<double> errors(const Family& f, const std::string& source_set = "") {
   std::vector<double> e;
   for (const auto& c : serving_comparisons())
-    for (const auto& n : f.names)
-      if (const auto* m = c.find(n)) e.push_back(m->err());
+    if (c.median_exclusion.empty() && (source_set.empty() || c.record.at("source_set") == source_set))
+      for (const auto& n : f.names)
+        if (const auto* m = c.find(n)) e.push_back(m->err());
   return e;
 }
 
@@ -163,14 +165,36 @@ TEST(SimAccuracy, EveryRecordRunsToCompletion) {
   }
 }
 
+// The runs that failed most of their requests (kept out of the medians) must at least come out
+// overloaded: arrivals outpace what the engine serves.
+TEST(SimAccuracy, OverloadedRunsArePredictedOverloaded) {
+  int checked = 0;
+  for (const auto& c : serving_comparisons()) {
+    if (c.median_exclusion.empty()) continue;
+    EXPECT_EQ(c.verdict, "overloaded") << c.id;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 2);
+}
+
 // Medians of |error| per family. Met targets are asserted at the target; a missed one at the
 // median this simulator achieved when the test was written, plus 2 points (kGuard), so that a
 // regression shows while the miss stays reported in docs/accuracy-sim.md.
+// Achieved when the test was written (main at 2b6a029 + this branch, 2026-12-01), in the order
+// of families(): request and output throughput, median TTFT, median TPOT / ITL, p99 TTFT, p99
+// TPOT / ITL. Every target is missed; see docs/accuracy-sim.md for where and why.
+constexpr double kAchievedMedianPct[] = {38.18, 31.42, 66.36, 28.12, 71.00, 35.20};
+constexpr double kGuardPct = 2.0;
+
 TEST(SimAccuracy, MedianErrorsMeetTheTargetsOrTheirRegressionGuards) {
+  std::size_t i = 0;
   for (const auto& f : families()) {
     const auto e = errors(f);
     ASSERT_FALSE(e.empty()) << f.label;
-    EXPECT_LE(median_abs(e), f.target_pct) << f.label << " over " << e.size() << " figures";
+    const double achieved = kAchievedMedianPct[i++];
+    const double bound = achieved <= f.target_pct ? f.target_pct : achieved + kGuardPct;
+    EXPECT_LE(median_abs(e), bound) << f.label << " over " << e.size() << " figures (target " << f.target_pct
+                                    << " %, achieved when written " << achieved << " %)";
   }
 }
 
@@ -229,14 +253,35 @@ std::string render() {
   md << "| saturation within one step | " << evaluated << " sweeps | " << within << " of " << evaluated
      << " within one step | every sweep | " << (within == evaluated ? "yes" : "**no**") << " |\n\n";
 
+  std::set<std::string> sets;
+  for (const auto& c : all) sets.insert(c.record.at("source_set").get<std::string>());
+  md << "Median |error| per source set (the record's `source_set`):\n\n| source set |";
+  for (const auto& f : families()) md << " " << f.label << " |";
+  md << "\n|---|";
+  for (std::size_t k = 0; k < families().size(); ++k) md << "---|";
+  md << "\n";
+  for (const auto& set : sets) {
+    md << "| " << set << " |";
+    for (const auto& f : families()) {
+      const auto e = errors(f, set);
+      md << " " << (e.empty() ? "-" : fmt("%.1f %%", median_abs(e)) + " (" + std::to_string(e.size()) + ")") << " |";
+    }
+    md << "\n";
+  }
+  md << "\n";
+
   md << "## Record by record\n\n"
      << "| record | engine | model / GPU | workload | req/s | out tok/s | TTFT p50 | TPOT p50 | TTFT p99 | TPOT p99 | "
-        "preempted |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+        "preempted | verdict |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& c : all)
     md << "| " << c.id << " | " << c.engine << " | " << c.model << " / " << c.gpu << " | " << c.workload << " | "
        << cell(c, {"req/s"}) << " | " << cell(c, {"out tok/s"}) << " | " << cell(c, {"TTFT p50"}) << " | "
        << cell(c, {"TPOT p50", "TPOT (means)", "ITL p50"}) << " | " << cell(c, {"TTFT p99"}) << " | "
-       << cell(c, {"TPOT p99", "ITL p99"}) << " | " << c.preemptions << " |\n";
+       << cell(c, {"TPOT p99", "ITL p99"}) << " | " << c.preemptions << " | " << c.verdict
+       << (c.median_exclusion.empty() ? "" : " (out of the medians)") << " |\n";
+  md << "\nKept out of the medians:\n\n";
+  for (const auto& c : all)
+    if (!c.median_exclusion.empty()) md << "- " << c.id << ": " << c.median_exclusion << ".\n";
 
   md << "\n## Saturation per sweep\n\n"
      << "Throughput stops growing at the first load point whose next point raises it by less than "

@@ -60,6 +60,7 @@ struct SweepPoint {
   std::string id;
   double load = 0;  //!< requests / s (open loop) or users (closed loop); +inf = everything at t=0
   double measured = 0, predicted = 0;
+  bool open_loop = false;  //!< a finite rate: throughput in requests / s, compared with the rate
 };
 
 struct SweepResult {
@@ -68,15 +69,20 @@ struct SweepResult {
   std::size_t measured_step = 0, predicted_step = 0;
 };
 
-// Throughput "stops growing" at the first point whose next (higher) load point raises it by less
-// than 10 %: the definition used on both sides. A sweep that still grows at its last point
-// saturates "beyond" it (index = number of points - 1).
-constexpr double kGrowth = 0.10;
+// Where throughput stops growing, the same rule on both sides:
+//  * open loop (finite rates): at the first rate whose completed requests per second fall below
+//    90 % of the offered rate — from there on, throughput no longer follows the load;
+//  * closed loop (users): at the first point whose next (higher) point raises throughput by less
+//    than 10 %.
+// A sweep that still grows at its last point saturates "beyond" it (index = number of points).
+constexpr double kFollows = 0.90, kGrowth = 0.10;
 
-std::size_t saturation_step(const std::vector<double>& t) {
-  for (std::size_t i = 0; i + 1 < t.size(); ++i)
-    if (t[i + 1] < t[i] * (1 + kGrowth)) return i;
-  return t.size() - 1;
+std::size_t saturation_step(const std::vector<SweepPoint>& p, bool predicted) {
+  const auto t = [&](std::size_t i) { return predicted ? p[i].predicted : p[i].measured; };
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (p[i].open_loop ? t(i) < kFollows * p[i].load : i + 1 < p.size() && t(i + 1) < t(i) * (1 + kGrowth)) return i;
+  }
+  return p.size();
 }
 
 std::vector<SweepResult> sweeps() {
@@ -107,7 +113,8 @@ std::vector<SweepResult> sweeps() {
       const auto& rate = rec.at("request_rate");
       p.load = closed ? rec.at("max_concurrency").get<double>()
                       : (rate.is_string() ? std::numeric_limits<double>::infinity() : rate.get<double>());
-      const auto* m = c.find("out tok/s");
+      p.open_loop = !closed && !std::isinf(p.load);
+      const auto* m = p.open_loop ? c.find("req/s") : c.find("out tok/s");
       if (!m) m = c.find("req/s");
       if (!m) {
         r.skipped = "no throughput printed for " + id + " (medians of latencies only)";
@@ -120,13 +127,8 @@ std::vector<SweepResult> sweeps() {
     }
     if (r.skipped.empty()) {
       std::sort(r.points.begin(), r.points.end(), [](const auto& a, const auto& b) { return a.load < b.load; });
-      std::vector<double> mt, pt;
-      for (const auto& p : r.points) {
-        mt.push_back(p.measured);
-        pt.push_back(p.predicted);
-      }
-      r.measured_step = saturation_step(mt);
-      r.predicted_step = saturation_step(pt);
+      r.measured_step = saturation_step(r.points, false);
+      r.predicted_step = saturation_step(r.points, true);
     }
     out.push_back(std::move(r));
   }
@@ -284,9 +286,12 @@ std::string render() {
     if (!c.median_exclusion.empty()) md << "- " << c.id << ": " << c.median_exclusion << ".\n";
 
   md << "\n## Saturation per sweep\n\n"
-     << "Throughput stops growing at the first load point whose next point raises it by less than "
-     << fmt("%.0f %%", kGrowth * 100) << " (the same rule on both sides); \"beyond\" = still growing at the last point. "
-        "Output-token throughput where printed, else request throughput.\n\n"
+     << "Where throughput stops growing, the same rule on both sides: for a sweep of request rates, the first rate "
+        "whose completed requests per second fall below " << fmt("%.0f %%", kFollows * 100) << " of the offered rate "
+        "(throughput no longer follows the load; request throughput shown); for a sweep of concurrencies, the first "
+        "point whose next one raises output-token throughput by less than " << fmt("%.0f %%", kGrowth * 100) << ". "
+        "\"beyond\" = still growing at the last point. Most sweeps here have two or three points, so within one step "
+        "is a weak check on them.\n\n"
      << "| sweep | loads (req/s or users) | measured throughput | predicted | stops growing at: measured / predicted | "
         "within one step |\n|---|---|---|---|---|---|\n";
   for (const auto& s : sw) {
@@ -298,7 +303,7 @@ std::string render() {
       pred += (pred.empty() ? "" : ", ") + fmt("%.1f", p.predicted);
     }
     const auto at = [&](std::size_t i) {
-      return i + 1 == s.points.size() ? "beyond " + load_text(s.points[i].load) : load_text(s.points[i].load);
+      return i == s.points.size() ? "beyond " + load_text(s.points.back().load) : load_text(s.points[i].load);
     };
     md << "| " << s.label << " | " << loads << " | " << meas << " | " << pred << " | " << at(s.measured_step) << " / "
        << at(s.predicted_step) << " | " << (step_distance(s) <= 1 ? "yes" : "**no**") << " |\n";

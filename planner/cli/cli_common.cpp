@@ -28,7 +28,14 @@ bool parse_args(const std::string& command, const std::string& synopsis,
                                 po::command_line_style::allow_long_disguise) &
                                ~po::command_line_style::allow_guessing);
     if (positional != nullptr) parser.positional(*positional);
-    po::store(parser.run(), vm);
+    const po::parsed_options parsed = parser.run();
+    // Without a positional description Boost keeps stray words (the 4 of "--tp 2 4") as nameless
+    // options and store() drops them: refuse them instead of planning something else.
+    for (const auto& o : parsed.options)
+      if (positional == nullptr && o.string_key.empty() && !o.original_tokens.empty())
+        throw Error(ErrorKind::Usage, "vramplan " + command + ": unexpected argument '" + o.original_tokens.front() +
+                                          "' (each option takes one value; lists are comma-separated)");
+    po::store(parsed, vm);
     po::notify(vm);
   } catch (const po::error& e) {
     throw Error(ErrorKind::Usage, "vramplan " + command + ": " + e.what() +

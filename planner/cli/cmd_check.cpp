@@ -1,5 +1,5 @@
 // `vramplan check` — a pre-flight check for scripts: does this configuration fit, with the
-// requested headroom? One line (or JSON / Markdown); exit 0 fits, 1 does not fit, 2-5 bad input
+// requested headroom? One line (or JSON / Markdown); exit 0 FITS, 6 MARGINAL, 1 DOES NOT FIT, 2-5 bad input
 // (exit_codes.hpp). --limits and --batch-range add the limits and the recommended batch range.
 #include <set>
 
@@ -47,6 +47,22 @@ int run_cotenancy_check(const po::variables_map& vm, const CommonOptions& opts, 
 
 }  // namespace
 
+namespace {
+
+// 0 FITS, 6 MARGINAL (0 with --accept-marginal, 1 with --conservative), 1 DOES NOT FIT.
+int check_exit_code(const plan::FitResult& fit, bool accept_marginal) {
+  switch (fit.verdict) {
+    case plan::Verdict::Fits: return kExitOk;
+    case plan::Verdict::DoesNotFit: return kExitDoesNotFit;
+    case plan::Verdict::Marginal:
+      if (fit.conservative) return kExitDoesNotFit;
+      return accept_marginal ? kExitOk : kExitMarginal;
+  }
+  return kExitInternal;
+}
+
+}  // namespace
+
 int run_check(const std::vector<std::string>& args) {
   const std::string spec = engine_spec_of(args);
   auto engine = memory::make_engine(spec, data_root().data());
@@ -67,7 +83,7 @@ int run_check(const std::vector<std::string>& args) {
   add_engine_options(desc, *engine, declared);
   add_common_options(desc, true);
   po::variables_map vm;
-  if (!parse_args("check", "--model M --gpu G [--engine E] [engine flags] [--headroom 10%] [--json]", desc, args, vm))
+  if (!parse_args("check", "--model M --gpu G [--engine E] [engine flags] [--headroom 0%] [--accept-marginal] [--json]", desc, args, vm))
     return kExitOk;
   const auto opts = read_common_options(vm);
   if (vm.count("tenant") || vm.count("tenants") || vm.count("mig-layout")) return run_cotenancy_check(vm, opts, *engine);
@@ -84,7 +100,7 @@ int run_check(const std::vector<std::string>& args) {
   const auto outcome = plan::run_check(req, data_root(), std::move(engine));
   if (opts.format == OutputFormat::Markdown) emit(opts, {}, plan::check_markdown(outcome));
   else emit(opts, plan::check_json(outcome), plan::check_text(outcome));
-  return outcome.eval.fit.fits ? kExitOk : kExitDoesNotFit;
+  return check_exit_code(outcome.eval.fit, req.policy.accept_marginal);
 }
 
 }  // namespace vramplan::cli

@@ -1,6 +1,6 @@
 // `vramplan explain` — every number of a check with its formula and inputs: the engine's
 // components (each carries its explain string), the KV per token and per sequence, and the fit
-// arithmetic (used, headroom, the decision), expected and upper bound.
+// arithmetic (needed, held, spare, the verdict), expected and upper bound.
 #include <set>
 
 #include "cli_common.hpp"

@@ -54,8 +54,9 @@ nlohmann::json sweep_json(const plan::SweepResult& r, std::size_t top) {
     rows.push_back({{"model", x.model}, {"weights", x.weights}, {"gpu", x.gpu}, {"tp", x.tp}, {"pp", x.pp},
                     {"replicas", x.replicas}, {"gpus", x.gpus}, {"pipeline_bubble", x.pipeline_bubble},
                     {"billed_gpus", x.billed_gpus}, {"context", x.context}, {"batch", x.batch},
-                    {"used_bytes_per_gpu", x.used_per_gpu.count()}, {"capacity_bytes", x.capacity.count()},
-                    {"headroom_fraction", x.headroom_fraction},
+                    {"verdict", std::string(plan::verdict_name(x.verdict))},
+                    {"needed_bytes_per_gpu", x.needed_per_gpu.count()}, {"held_bytes_per_gpu", x.held_per_gpu.count()},
+                    {"capacity_bytes", x.capacity.count()}, {"spare_fraction", x.spare_fraction},
                     {"tokens_per_s", x.tokens_per_s > 0 ? nlohmann::json(x.tokens_per_s) : nlohmann::json(nullptr)},
                     {"tpot_s", x.tpot_s > 0 ? nlohmann::json(x.tpot_s) : nlohmann::json(nullptr)},
                     {"cost_usd", x.cost_usd.empty() ? nlohmann::json(nullptr) : nlohmann::json(x.cost_usd)},
@@ -70,7 +71,8 @@ nlohmann::json sweep_json(const plan::SweepResult& r, std::size_t top) {
 std::string sweep_text(const plan::SweepResult& r, std::size_t top, bool markdown) {
   std::vector<Table::Column> cols = {{"model", Align::Left}, {"weights", Align::Left}, {"gpu", Align::Left},
                                      {"GPUs", Align::Right}, {"ctx", Align::Right}, {"batch", Align::Right},
-                                     {"GiB/GPU", Align::Right}, {"headroom", Align::Right}, {"est. tok/s", Align::Right}};
+                                     {"verdict", Align::Left}, {"needs GiB/GPU", Align::Right},
+                                     {"held/total GiB", Align::Right}, {"est. tok/s", Align::Right}};
   for (const auto& p : r.periods) cols.push_back({"$ " + p.label, Align::Right});
   Table t(cols);
   std::set<std::string> bases;
@@ -84,8 +86,8 @@ std::string sweep_text(const plan::SweepResult& r, std::size_t top, bool markdow
                                       std::to_string(x.gpus) + (layout.empty() ? "" : " (" + layout.substr(1) + ")") +
                                           (x.billed_gpus != x.gpus ? ", billed " + std::to_string(x.billed_gpus) : ""),
                                       std::to_string(x.context), std::to_string(x.batch),
-                                      fixed(x.used_per_gpu.gib(), 1) + "/" + fixed(x.capacity.gib(), 1),
-                                      fixed(x.headroom_fraction * 100, 1) + "%",
+                                      std::string(plan::verdict_name(x.verdict)), fixed(x.needed_per_gpu.gib(), 1),
+                                      fixed(x.held_per_gpu.gib(), 1) + "/" + fixed(x.capacity.gib(), 1),
                                       x.tokens_per_s > 0 ? fixed(x.tokens_per_s, 0) : "-"};
     for (std::size_t k = 0; k < r.periods.size(); ++k)
       cells.push_back(x.cost_usd.empty() ? "-" : fixed(x.cost_usd[k], 0));
@@ -111,6 +113,9 @@ std::string sweep_text(const plan::SweepResult& r, std::size_t top, bool markdow
     s += "prices (USD per GPU-hour, indicative):\n";
     for (const auto& b : bases) s += "  " + b + "\n";
   }
+  s += "needs: non-KV memory + the KV of the point's sequences; held: what the engine allocates (vLLM, SGLang, "
+       "TensorRT-LLM: the whole KV pool); MARGINAL: fits on the expected values, not on the upper bounds of "
+       "data/accuracy_bounds.json\n";
   s += "est. tok/s: decode roofline at the full context, all replicas (datasheet x data/perf_defaults.json "
        "efficiencies; PP with its pipeline bubble)\n";
   return s;
@@ -134,12 +139,14 @@ int run_sweep(const std::vector<std::string>& args) {
       ("context", po::value<std::string>(), "tokens per sequence, comma-separated (default: the engine's length)")
       ("batch", po::value<std::string>()->default_value("1"), "concurrent sequences, comma-separated")
       ("engine", po::value<std::string>()->default_value("vllm"), "engine, optionally @version")
-      ("headroom", po::value<std::string>()->default_value("10%"), "free share of each GPU required")
+      ("headroom", po::value<std::string>()->default_value("0%"), "extra spare share of each GPU's KV pool required (default 0%)")
+      ("conservative", po::bool_switch(), "leave out MARGINAL points (fit on the expected values only)")
       ("periods", po::value<std::string>()->default_value("3d,7d,30d"), "rental periods (h, d, w)")
       ("prices", po::value<std::string>(), "your own prices (vramplan.prices/1 JSON) instead of the catalogue's")
       ("top", po::value<std::size_t>()->default_value(20), "rows shown");
   std::set<std::string> declared = {"model", "weights", "gpu", "mig", "min-memory", "tp", "pp", "replicas", "context", "batch",
-                                    "engine", "headroom", "periods", "prices", "top"};
+                                    "engine", "headroom", "conservative", "periods", "prices", "top"};
+  const std::set<std::string> own = declared;  // --tp / --pp here are the sweep's lists, not engine flags
   add_engine_options(desc, *engine, declared);
   add_common_options(desc, true);
   po::variables_map vm;
@@ -159,13 +166,16 @@ int run_sweep(const std::vector<std::string>& args) {
   if (vm.count("min-memory")) req.min_memory = parse_bytes(vm["min-memory"].as<std::string>(), "--min-memory");
   req.tps = split_u64(vm["tp"].as<std::string>(), "--tp");
   req.pps = split_u64(vm["pp"].as<std::string>(), "--pp");
+  req.tps_given = !vm["tp"].defaulted();
+  req.pps_given = !vm["pp"].defaulted();
   req.replicas = split_u64(vm["replicas"].as<std::string>(), "--replicas");
   if (vm.count("context")) req.contexts = split_u64(vm["context"].as<std::string>(), "--context");
   req.batches = split_u64(vm["batch"].as<std::string>(), "--batch");
   req.policy.headroom = parse_fraction(vm["headroom"].as<std::string>(), "--headroom");
+  req.policy.conservative = vm["conservative"].as<bool>();
   req.periods = plan::parse_periods(vm["periods"].as<std::string>());
   if (vm.count("prices")) req.prices_file = vm["prices"].as<std::string>();
-  req.args = read_engine_args(vm, *engine);
+  req.args = read_engine_args(vm, *engine, own);
   const std::size_t top = vm["top"].as<std::size_t>();
 
   const bool progress = show_progress(opts);

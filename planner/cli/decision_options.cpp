@@ -28,17 +28,23 @@ void add_engine_options(po::options_description& desc, const memory::Engine& eng
   desc.add(section);
 }
 
-memory::EngineArgs read_engine_args(const po::variables_map& vm, const memory::Engine& engine) {
+memory::EngineArgs read_engine_args(const po::variables_map& vm, const memory::Engine& engine,
+                                    const std::set<std::string>& command_own) {
   memory::EngineArgs args;
   for (const auto& o : engine.options()) {
     std::vector<std::string> names = {o.name};
     names.insert(names.end(), o.aliases.begin(), o.aliases.end());
     for (const auto& n : names) {
-      if (!vm.count(n) || vm[n].defaulted()) continue;
+      if (!vm.count(n) || vm[n].defaulted() || command_own.count(n)) continue;
       if (o.is_switch) {
         if (vm[n].as<bool>()) args[o.name] = "true";
       } else {
-        args[o.name] = vm[n].as<std::string>();
+        // Two spellings of one flag (--tp 2 --tensor-parallel-size 4) must agree.
+        const std::string& value = vm[n].as<std::string>();
+        if (const auto it = args.find(o.name); it != args.end() && it->second != value)
+          throw_usage("--" + o.name + " is given twice with different values (" + it->second + " and " + value +
+                      " as --" + n + "): give it once");
+        args[o.name] = value;
       }
     }
   }
@@ -55,10 +61,12 @@ void add_check_options(po::options_description& desc, std::set<std::string>& dec
       ("batch", po::value<std::uint64_t>(), "concurrent sequences over all replicas (default 1 per replica)")
       ("context", po::value<std::uint64_t>(), "tokens per sequence (default: the engine's max length)")
       ("replicas", po::value<std::uint64_t>()->default_value(1), "data-parallel engine instances (model copies)")
-      ("headroom", po::value<std::string>()->default_value("10%"), "free share of each GPU required to call it a fit")
-      ("conservative", po::bool_switch(), "decide on the upper bounds of the components, not the expected values");
+      ("headroom", po::value<std::string>()->default_value("0%"),
+       "extra margin on needed memory: spare share of each GPU's KV pool required (default 0%)")
+      ("conservative", po::bool_switch(), "MARGINAL (fits on the expected values only) counts as DOES NOT FIT")
+      ("accept-marginal", po::bool_switch(), "MARGINAL counts as FITS: exit 0 instead of 6");
   declared.insert({"model", "gpu", "gpu-memory", "engine", "weights", "batch", "context", "replicas", "headroom",
-                   "conservative"});
+                   "conservative", "accept-marginal"});
 }
 
 plan::CheckRequest read_check_request(const po::variables_map& vm, const std::string& engine_spec,
@@ -74,6 +82,9 @@ plan::CheckRequest read_check_request(const po::variables_map& vm, const std::st
   req.replicas = vm["replicas"].as<std::uint64_t>();
   req.policy.headroom = parse_fraction(vm["headroom"].as<std::string>(), "--headroom");
   req.policy.conservative = vm["conservative"].as<bool>();
+  req.policy.accept_marginal = vm["accept-marginal"].as<bool>();
+  if (req.policy.conservative && req.policy.accept_marginal)
+    throw_usage("--conservative and --accept-marginal contradict each other: give one");
   req.args = read_engine_args(vm, engine);
   return req;
 }

@@ -20,8 +20,10 @@ std::string engine_spec_of(const std::vector<std::string>& args);
 //! Adds the section "Engine flags (<engine>)" to `desc`: every option of `engine` not yet in
 //! `declared` (aliases included).
 void add_engine_options(po::options_description& desc, const memory::Engine& engine, std::set<std::string>& declared);
-//! The engine flags the user set, under their canonical names.
-memory::EngineArgs read_engine_args(const po::variables_map& vm, const memory::Engine& engine);
+//! The engine flags the user set, under their canonical names. `command_own`: spellings the
+//! command declared itself before the engine section (sweep's --tp / --pp lists), not read here.
+memory::EngineArgs read_engine_args(const po::variables_map& vm, const memory::Engine& engine,
+                                    const std::set<std::string>& command_own = {});
 
 //! The options `check` and `explain` share (model, GPU, engine, weights, workload, --replicas,
 //! --headroom, --conservative), added to `desc` and their names to `declared`.

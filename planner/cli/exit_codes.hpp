@@ -11,6 +11,7 @@ inline constexpr int kExitUsage = 2;
 inline constexpr int kExitInputFile = 3;
 inline constexpr int kExitUnknownName = 4;
 inline constexpr int kExitIo = 5;
+inline constexpr int kExitMarginal = 6;  // check: fits on the expected values, not on the upper bounds
 inline constexpr int kExitInternal = 70;  // EX_SOFTWARE (sysexits.h)
 
 int exit_code_for(ErrorKind kind);

@@ -43,9 +43,16 @@ const Models& models() {
 TEST(CheckCli, FitsExitsZeroWithOneLine) {
   const auto r = run_cli({"check", "--model", models().llama70b, "--gpu", "h200", "-tp", "2", "--max-model-len", "8192"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out.rfind("FITS h200 x2 tp2: ", 0), 0u) << r.out;
-  EXPECT_NE(r.out.find(" GiB per GPU, headroom "), std::string::npos);
-  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1);
+  // The verdict names both quantities: what the workload needs and what vLLM holds (its pool).
+  EXPECT_EQ(r.out.rfind("FITS h200 x2 tp2: needs ", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find(" GiB per GPU, vLLM holds "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" of 138.9 GiB; KV pool "), std::string::npos) << r.out;
+  // The verdict, then what it was decided on (the default --headroom said).
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 2);
+  EXPECT_NE(r.out.find("\ndecided on the expected values and on the upper bounds of data/accuracy_bounds.json (FITS); "
+                       "--headroom 0.0% extra on needed memory (default)\n"),
+            std::string::npos)
+      << r.out;
 }
 
 TEST(CheckCli, DoesNotFitExitsOneAndNamesWhatBreaks) {
@@ -82,15 +89,20 @@ TEST(CheckCli, JsonCarriesTheDecision) {
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["schema"], "vramplan.check/1");
   EXPECT_TRUE(j["fits"].get<bool>());
-  EXPECT_EQ(j["decided_on"], "expected");
+  EXPECT_EQ(j["verdict"], "FITS");
   // 16 sequences x 8192 tokens x 131,072 B = 16 GiB (512 blocks of 16 tokens each, no rounding).
   EXPECT_EQ(j["per_gpu"]["expected"]["kv_needed_bytes"].get<std::uint64_t>(), 16ull << 30);
   EXPECT_EQ(j["workload"]["per_sequence_kv_bytes"].get<std::uint64_t>(), 8192ull * 131072);
   const auto& e = j["per_gpu"]["expected"];
-  EXPECT_EQ(e["used_bytes"].get<std::uint64_t>(),
-            e["weights_bytes"].get<std::uint64_t>() + e["activation_bytes"].get<std::uint64_t>() +
-                e["overhead_bytes"].get<std::uint64_t>() + e["kv_needed_bytes"].get<std::uint64_t>());
-  EXPECT_GE(j["per_gpu"]["upper_bound"]["used_bytes"].get<std::uint64_t>(), e["used_bytes"].get<std::uint64_t>());
+  const std::uint64_t non_kv = e["weights_bytes"].get<std::uint64_t>() + e["activation_bytes"].get<std::uint64_t>() +
+                               e["overhead_bytes"].get<std::uint64_t>();
+  EXPECT_EQ(e["needed_bytes"].get<std::uint64_t>(), non_kv + e["kv_needed_bytes"].get<std::uint64_t>());
+  // vLLM holds its whole pool: more than the 16 sequences need.
+  EXPECT_GE(e["held_bytes"].get<std::uint64_t>(), non_kv + e["kv_pool_bytes"].get<std::uint64_t>() - (1u << 20));
+  EXPECT_GT(e["held_bytes"].get<std::uint64_t>(), e["needed_bytes"].get<std::uint64_t>());
+  EXPECT_GE(j["per_gpu"]["upper_bound"]["needed_bytes"].get<std::uint64_t>(), e["needed_bytes"].get<std::uint64_t>());
+  EXPECT_TRUE(j["marginal"].is_null());
+  EXPECT_TRUE(j["warnings"].is_array());
 }
 
 TEST(CheckCli, BlockRoundingOfTheContext) {
@@ -124,9 +136,10 @@ TEST(CheckCli, LimitsAreConsistentWithCheck) {
   const auto j = nlohmann::json::parse(r.out);
   const auto max_batch = j["limits"]["max_batch"]["value"].get<std::uint64_t>();
   ASSERT_GT(max_batch, 1u);
-  // The search's answer fits; one more sequence does not.
+  // The search's answer fits on the expected values (as vLLM's own max concurrency; it may be
+  // MARGINAL on the upper bounds, hence --accept-marginal); one more sequence does not.
   const auto at = run_cli({"check", "--model", models().llama8b, "--gpu", "h100-sxm-80", "--max-model-len", "8192",
-                           "--batch", std::to_string(max_batch)});
+                           "--batch", std::to_string(max_batch), "--accept-marginal"});
   const auto over = run_cli({"check", "--model", models().llama8b, "--gpu", "h100-sxm-80", "--max-model-len", "8192",
                              "--batch", std::to_string(max_batch + 1)});
   EXPECT_EQ(at.exit_code, 0) << at.out;
@@ -140,7 +153,7 @@ TEST(CheckCli, CpuOnlyLlamaCppRun) {
                     "32GiB", "--weights", "gguf:Q4_K_M", "--limits"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.rfind("FITS cpu x1: ", 0), 0u) << r.out;
-  EXPECT_NE(r.out.find("/32.0 GiB per GPU"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("llama.cpp holds 23.9 of 32.0 GiB"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("smallest card: not searched (host memory)"), std::string::npos) << r.out;
   r = run_cli({"check", "--model", models().llama8b, "--gpu", "cpu", "--engine", "llamacpp", "--weights", "gguf:Q4_K_M"});
   EXPECT_EQ(r.exit_code, 2);
@@ -148,6 +161,88 @@ TEST(CheckCli, CpuOnlyLlamaCppRun) {
   r = run_cli({"check", "--model", models().llama8b, "--gpu", "cpu", "--gpu-memory", "32GiB"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--gpu cpu is a CPU-only llama.cpp run; vllm runs on GPUs"), std::string::npos) << r.err;
+}
+
+TEST(CheckCli, Llama70bOnTwoH100sAt8kIsMarginalNotRefused) {
+  // vLLM starts this (the llm-d 70-72B-on-H100-SXM5 case: its pool holds ~9.7k tokens); it used to be
+  // DOES NOT FIT for a default 10 % headroom on top of vLLM's own 90 %. One 8192-token sequence
+  // (1.25 GiB at 163,840 B/token) fits the expected 1.5 GiB pool, not the pool left on the upper
+  // bounds of the non-KV components (weights +0.13, activation +0.17, non-torch +0.11 GiB).
+  const std::vector<std::string> base = {"check", "--model", models().llama70b, "--gpu", "h100-sxm-80", "-tp", "2",
+                                         "--max-model-len", "8192"};
+  const auto r = run_cli(base);
+  EXPECT_EQ(r.exit_code, 6) << r.out << r.err;
+  EXPECT_EQ(r.out.rfind("MARGINAL h100-sxm-80 x2 tp2: needs ", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("= 1 sequence of 8192; on the upper bounds the KV pool is "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" = 0 sequences of 8192 ("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" short)"), std::string::npos) << r.out;
+  auto with = [&](const std::string& flag) {
+    auto a = base;
+    a.push_back(flag);
+    return run_cli(a);
+  };
+  EXPECT_EQ(with("--accept-marginal").exit_code, 0);
+  EXPECT_EQ(with("--conservative").exit_code, 1);
+  auto both = base;
+  both.insert(both.end(), {"--conservative", "--accept-marginal"});
+  EXPECT_EQ(run_cli(both).exit_code, 2);
+  const auto j = nlohmann::json::parse(with("--json").out);
+  EXPECT_EQ(j["verdict"], "MARGINAL");
+  EXPECT_GT(j["marginal"]["short_bytes"].get<std::int64_t>(), 0);
+  EXPECT_EQ(j["marginal"]["sequences_expected"], 1);
+  EXPECT_EQ(j["marginal"]["sequences_upper_bound"], 0);
+}
+
+TEST(CheckCli, MaxModelLenBeyondThePositionsIsRefusedAsVllmDoes) {
+  // Llama-3.1 uses rope_type llama3, which vLLM does not scale (config/model.py
+  // _get_and_verify_max_len): 131072 positions is the limit; check said FITS before.
+  const auto r = run_cli({"check", "--model", models().llama8b, "--gpu", "h200", "--max-model-len", "200000"});
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("User-specified max_model_len (200000) is greater than the derived max_model_len "
+                       "(max_position_embeddings=131072"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(CheckCli, ConflictingOrStrayArgumentsAreRefused) {
+  // --tp and --tensor-parallel-size are one flag: different values used to let the first win.
+  auto r = run_cli({"check", "--model", models().llama70b, "--gpu", "h200", "--tp", "2", "--tensor-parallel-size", "4"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--tensor-parallel-size is given twice with different values"), std::string::npos) << r.err;
+  EXPECT_EQ(run_cli({"check", "--model", models().llama70b, "--gpu", "h200", "--tp", "2", "--tensor-parallel-size", "2",
+                     "--max-model-len", "8192"})
+                .exit_code,
+            0);
+  // "--tp 2 4": the 4 used to be dropped silently.
+  r = run_cli({"check", "--model", models().llama70b, "--gpu", "h200", "--tp", "2", "4"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unexpected argument '4'"), std::string::npos) << r.err;
+}
+
+TEST(CheckCli, ReasonsArePhrasedForPlanning) {
+  // Weights 6x the card: the engine's advice ("Try increasing gpu_memory_utilization") is no plan;
+  // the reason names the weights per GPU and the smallest layout of that card that fits.
+  const auto r = run_cli({"check", "--model", models().llama70b, "--gpu", "l4", "--max-model-len", "8192"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out.rfind("DOES NOT FIT l4 x1: weights alone need 131.", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find(" per GPU at TP 1 (the GPU has 22.03 GiB); the smallest layout that fits is tp8 (8 x l4)"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(CheckCli, AmdFiguresAreMarkedUnvalidated) {
+  const auto r = run_cli({"check", "--model", models().llama8b, "--gpu", "mi300x", "--max-model-len", "8192", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["warnings"].size(), 1u);
+  EXPECT_NE(j["warnings"][0].get<std::string>().find("fitted on NVIDIA H100 logs: unvalidated on AMD GPUs"),
+            std::string::npos);
+}
+
+TEST(CheckCli, NanLatencyTargetIsRefused) {
+  const auto r = run_cli({"check", "--model", models().llama8b, "--gpu", "h100-sxm-80", "--batch-range", "--max-tpot", "nan"});
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.err.find("--max-tpot / --max-ttft must be a positive number of ms"), std::string::npos) << r.err;
 }
 
 TEST(CheckCli, MarkdownGolden) {

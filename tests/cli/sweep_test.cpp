@@ -1,5 +1,6 @@
 // `vramplan sweep`: the fast path agrees with `check` point for point; customer prices with lots;
 // the multi-GPU comparison is one command.
+#include <map>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -16,6 +17,15 @@ const char* kLlama8b = R"({"architectures":["LlamaForCausalLM"],"hidden_size":40
 "num_key_value_heads":8,"rms_norm_eps":1e-05,"rope_theta":500000.0,"tie_word_embeddings":false,
 "torch_dtype":"bfloat16","vocab_size":128256})";
 
+// check's verdict from its exit code (README: 0 FITS, 6 MARGINAL, 1 DOES NOT FIT).
+std::string verdict_of_exit(int code) { return code == 0 ? "FITS" : code == 6 ? "MARGINAL" : code == 1 ? "DOES NOT FIT" : "error"; }
+
+// The sweep's verdict of a point: its row's, or DOES NOT FIT when it has no row.
+std::string verdict_in(const std::map<std::string, std::string>& rows, const std::string& point) {
+  const auto it = rows.find(point);
+  return it == rows.end() ? "DOES NOT FIT" : it->second;
+}
+
 TEST(SweepCli, AgreesWithCheckOnEveryPoint) {
   ScratchDir dir;
   const auto model = dir.write("llama-3.1-8b.json", kLlama8b).string();
@@ -25,16 +35,16 @@ TEST(SweepCli, AgreesWithCheckOnEveryPoint) {
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["schema"], "vramplan.sweep/1");
   EXPECT_EQ(j["evaluations"], 3 * 2 * 4);
-  std::set<std::string> fitting;
+  std::map<std::string, std::string> fitting;  // point -> FITS / MARGINAL
   for (const auto& row : j["rows"])
-    fitting.insert(row["gpu"].get<std::string>() + "/" + std::to_string(row["context"].get<int>()) + "/" +
-                   std::to_string(row["batch"].get<int>()));
+    fitting[row["gpu"].get<std::string>() + "/" + std::to_string(row["context"].get<int>()) + "/" +
+            std::to_string(row["batch"].get<int>())] = row["verdict"];
   for (const std::string gpu : {"l4", "h100-sxm-80/3g.40gb", "h100-sxm-80"})
     for (const std::string ctx : {"4096", "8193"})
       for (const std::string batch : {"1", "16", "64", "200"}) {
         const auto c = run_cli({"check", "--model", model, "--gpu", gpu, "--max-model-len", ctx, "--batch", batch});
-        ASSERT_TRUE(c.exit_code == 0 || c.exit_code == 1) << c.err;
-        EXPECT_EQ(c.exit_code == 0, fitting.count(gpu + "/" + ctx + "/" + batch) == 1) << gpu << " " << ctx << " " << batch << ": " << c.out;
+        EXPECT_EQ(verdict_of_exit(c.exit_code), verdict_in(fitting, gpu + "/" + ctx + "/" + batch))
+            << gpu << " " << ctx << " " << batch << ": " << c.out << c.err;
       }
 }
 
@@ -51,7 +61,7 @@ TEST(SweepCli, PipelineStagesAndReplicasAgreeWithCheck) {
   for (const auto& m : j["not_fitting"])
     pp33_listed |= m["pp"] == 33 && m["why"].get<std::string>().find("exceeds the 32 decoder layers") != std::string::npos;
   EXPECT_TRUE(pp33_listed) << j["not_fitting"].dump();
-  std::set<std::string> fitting;
+  std::map<std::string, std::string> fitting;
   for (const auto& row : j["rows"]) {
     // GPUs = TP x PP x replicas; tokens/s = batch / TPOT of the busiest replica.
     EXPECT_EQ(row["gpus"], row["tp"].get<int>() * row["pp"].get<int>() * row["replicas"].get<int>());
@@ -60,8 +70,8 @@ TEST(SweepCli, PipelineStagesAndReplicasAgreeWithCheck) {
     if (row["pp"] == 2 && row["batch"] == 1) {
       EXPECT_DOUBLE_EQ(row["pipeline_bubble"].get<double>(), 0.5);
     }
-    fitting.insert(row["gpu"].get<std::string>() + "/" + std::to_string(row["pp"].get<int>()) + "/" +
-                   std::to_string(row["replicas"].get<int>()) + "/" + std::to_string(row["batch"].get<int>()));
+    fitting[row["gpu"].get<std::string>() + "/" + std::to_string(row["pp"].get<int>()) + "/" +
+            std::to_string(row["replicas"].get<int>()) + "/" + std::to_string(row["batch"].get<int>())] = row["verdict"];
   }
   for (const std::string gpu : {"l4", "h100-sxm-80"})
     for (const std::string pp : {"1", "2"})
@@ -69,8 +79,7 @@ TEST(SweepCli, PipelineStagesAndReplicasAgreeWithCheck) {
         for (const std::string batch : {"1", "40", "120"}) {
           const auto c = run_cli({"check", "--model", model, "--gpu", gpu, "--max-model-len", "8192", "-pp", pp,
                                   "--replicas", reps, "--batch", batch});
-          ASSERT_TRUE(c.exit_code == 0 || c.exit_code == 1) << c.err;
-          EXPECT_EQ(c.exit_code == 0, fitting.count(gpu + "/" + pp + "/" + reps + "/" + batch) == 1)
+          EXPECT_EQ(verdict_of_exit(c.exit_code), verdict_in(fitting, gpu + "/" + pp + "/" + reps + "/" + batch))
               << gpu << " pp" << pp << " dp" << reps << " batch " << batch << ": " << c.out;
         }
 }
@@ -103,6 +112,55 @@ TEST(SweepCli, GpuComparisonInOneCommand) {
   for (const std::string gpu : {"h100-pcie-80", "h100-sxm-80", "h200", "l40s", "b200", "h100-sxm-80/3g.40gb"})
     EXPECT_NE(r.out.find(gpu), std::string::npos) << gpu;
   EXPECT_NE(r.out.find("6 fitting of 6 points evaluated"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace vramplan::test
+
+namespace vramplan::test {
+namespace {
+
+TEST(SweepCli, EngineTensorParallelFlagSetsTheTpList) {
+  // The sweep used to ignore --tensor-parallel-size (its own --tp list won).
+  ScratchDir dir;
+  const auto model = dir.write("llama-3.1-8b.json", kLlama8b).string();
+  const auto r = run_cli({"sweep", "--model", model, "--gpu", "h100-sxm-80", "--tensor-parallel-size", "2", "--context",
+                          "8192", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_FALSE(j["rows"].empty());
+  for (const auto& row : j["rows"]) EXPECT_EQ(row["tp"], 2);
+  const auto both = run_cli({"sweep", "--model", model, "--gpu", "h100-sxm-80", "--tensor-parallel-size", "2", "--tp", "4"});
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.err.find("--tensor-parallel-size 2 and --tp disagree"), std::string::npos) << both.err;
+}
+
+}  // namespace
+}  // namespace vramplan::test
+
+namespace vramplan::test {
+namespace {
+
+TEST(SweepCli, MigSlicesAreReplicasOnly) {
+  // TP across MIG slices used to be planned; a slice is a separate device without P2P for NCCL.
+  ScratchDir dir;
+  const auto model = dir.write("llama-3.1-8b.json", kLlama8b).string();
+  const auto r = run_cli({"sweep", "--model", model, "--gpu", "h100-sxm-80/3g.40gb", "--tp", "1,2", "--replicas", "1,2",
+                          "--context", "4096", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  bool replicas_fit = false;
+  for (const auto& row : j["rows"]) {
+    EXPECT_EQ(row["tp"], 1);
+    replicas_fit |= row["replicas"] == 2;
+  }
+  EXPECT_TRUE(replicas_fit);
+  bool tp2_refused = false;
+  for (const auto& m : j["not_fitting"])
+    tp2_refused |= m["tp"] == 2 && m["why"].get<std::string>().find("no peer-to-peer path") != std::string::npos;
+  EXPECT_TRUE(tp2_refused) << j["not_fitting"].dump();
+  const auto c = run_cli({"check", "--model", model, "--gpu", "h100-sxm-80/3g.40gb", "-tp", "2"});
+  EXPECT_EQ(c.exit_code, 2);
 }
 
 }  // namespace

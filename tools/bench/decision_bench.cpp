@@ -53,6 +53,7 @@ void BM_SweepPoint(benchmark::State& state) {
   plan::GpuFixed g;
   g.capacity = Bytes(139ull << 30);
   g.kv_pool = Bytes(55ull << 30);
+  g.kv_pool_upper = 55ull << 30;
   g.non_kv_1 = 70ull << 30;
   g.rates = perf::HardwareRates{3.84e12, 6.4e14, 5e-4, 3.15e11, 1e-5};
   perf::PerfModelShape shape;
@@ -64,7 +65,7 @@ void BM_SweepPoint(benchmark::State& state) {
   shape.attention = {perf::AttentionGroup{80, 32, 128, 128, 2048, 0}};
   std::uint64_t b = 1;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(plan::evaluate_point(g, shape, 1342177280, 8192, b, 0.1));
+    benchmark::DoNotOptimize(plan::evaluate_point(g, shape, 1342177280, 8192, b, plan::FitPolicy{0.1}));
     b = b % 64 + 1;
   }
   state.SetItemsProcessed(state.iterations());

@@ -7,6 +7,7 @@
 
 #include "vramplan/core/error.hpp"
 #include "vramplan/memory/engine.hpp"
+#include "vramplan/memory/engine_setup.hpp"
 #include "vramplan/memory/engine_profiles.hpp"
 #include "vramplan/memory/llamacpp.hpp"
 #include "vramplan/quant/format.hpp"
@@ -127,6 +128,7 @@ ModelSpec LlamacppEngine::gguf_spec(const PlanInput& in, std::string& precision,
 }
 
 MemoryPlan LlamacppEngine::plan(const PlanInput& in) const {
+  check_workload(in.workload);
   check_known_args(in.args, options(), "llamacpp");
   MemoryPlan p;
   p.engine = "llamacpp";
@@ -198,6 +200,7 @@ MemoryPlan LlamacppEngine::plan(const PlanInput& in) const {
   p.kv_cache.push_back({"kv_cache", Bytes(kv_device), kv_explain});
   p.kv.bytes_per_token = per_cell;
   p.kv.capacity_tokens = c.n_ctx;
+  p.kv_fixed = true;  // -c cells, allocated whatever the other buffers take
   p.kv.max_concurrency = static_cast<double>(c.n_seq_max);
   p.kv.explain = "llama.cpp reserves the whole context up front: n_ctx " + std::to_string(c.n_ctx) + " = " +
                  std::to_string(c.n_streams) + " stream(s) x " + std::to_string(c.n_ctx_seq) + " cells; " +

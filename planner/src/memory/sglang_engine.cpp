@@ -95,7 +95,7 @@ class SglangEngine final : public Engine {
             {"max-running-requests", "max concurrent requests", false, {}},
             {"max-total-tokens", "cap on the token pool", false, {}},
             {"context-length", "max context length (default: the model's)", false, {}},
-            {"chunked-prefill-size", "tokens per prefill chunk", false, {}},
+            {"chunked-prefill-size", "tokens per prefill chunk (-1: no chunking)", false, {}},
             {"cuda-graph-max-bs", "largest CUDA-graph batch", false, {}},
             {"page-size", "tokens per KV page", false, {}},
             {"kv-cache-dtype", "auto, fp8_e4m3, fp8_e5m2", false, {}},
@@ -119,7 +119,9 @@ class SglangEngine final : public Engine {
     const double total = static_cast<double>(in.gpu.total.count());
     const double gpu_mib = total / static_cast<double>(kMiB);
     const SizeDefaults sized = size_defaults(d_, gpu_mib, tp);
-    const std::uint64_t chunk = arg_u64(a, "chunked-prefill-size").value_or(sized.chunked_prefill_size);
+    // server_args.py: chunked_prefill_size -1 (or 0) turns chunked prefill off; 0 stands for it here.
+    const bool unchunked = arg_string(a, "chunked-prefill-size") == std::optional<std::string>("-1");
+    const std::uint64_t chunk = unchunked ? 0 : arg_u64(a, "chunked-prefill-size").value_or(sized.chunked_prefill_size);
     const std::uint64_t graph_bs =
         arg_switch(a, "disable-cuda-graph") ? 0 : arg_u64(a, "cuda-graph-max-bs").value_or(sized.cuda_graph_max_bs);
     const SizeDefaults used{chunk, graph_bs};
@@ -184,6 +186,9 @@ class SglangEngine final : public Engine {
                       "; hybrid SWA pools, DP attention and speculative buffers not modelled");
     p.engine_view = {{"mem_fraction_static", f},
                      {"max_total_num_tokens", tokens},
+                     // The longest request it runs: its context length, capped by the pool
+                     // (managers/tp_worker.py: min(context_len - 1, max_total_num_tokens - 1)).
+                     {"max_req_len", std::min(ctx_len, tokens) > 0 ? std::min(ctx_len, tokens) - 1 : 0},
                      {"chunked_prefill_size", chunk},
                      {"cuda_graph_max_bs", graph_bs},
                      {"free_before_load_gib", free_before / static_cast<double>(kGiB)},

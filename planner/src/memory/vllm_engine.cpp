@@ -7,7 +7,9 @@
 #include <cstdio>
 
 #include "vramplan/core/error.hpp"
+#include "vramplan/core/limits.hpp"
 #include "vramplan/memory/engine.hpp"
+#include "vramplan/memory/engine_setup.hpp"
 #include "vramplan/memory/engine_data.hpp"
 #include "vramplan/memory/engine_profiles.hpp"
 #include "vramplan/memory/kv_cache.hpp"
@@ -105,6 +107,7 @@ std::string VllmEngine::pad_mxfp4_moe(const PlanInput& in, const WeightRequest& 
 }
 
 MemoryPlan VllmEngine::plan(const PlanInput& in) const {
+  check_workload(in.workload);
   check_known_args(in.args, options(), "vllm");
   const auto& arch = in.model.arch;
   const auto& args = in.args;
@@ -130,7 +133,10 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
   std::uint64_t max_num_seqs = user_seqs.value_or(d_.u64(size_class + "_max_num_seqs"));
   std::uint64_t batched = user_batched.value_or(d_.u64(size_class + "_max_num_batched_tokens"));
   if (max_num_seqs == 0 || batched == 0) throw_usage("--max-num-seqs / --max-num-batched-tokens must be >= 1");
-  std::uint64_t max_model_len = arg_u64(args, "max-model-len").value_or(in.workload.context.value_or(arch.max_position_embeddings));
+  const auto flag_len = arg_u64(args, "max-model-len");
+  if (flag_len && (*flag_len == 0 || *flag_len > kMaxContextTokens))
+    throw_usage("--max-model-len: must be in 1.." + std::to_string(kMaxContextTokens) + ", got " + std::to_string(*flag_len));
+  std::uint64_t max_model_len = flag_len.value_or(in.workload.context.value_or(arch.max_position_embeddings));
   if (max_model_len == 0) throw_usage("--max-model-len must be >= 1 (the model gives no max_position_embeddings)");
   const bool prefix_caching = arg_on_off(args, "enable-prefix-caching", d_.flag("enable_prefix_caching"));
   const bool chunked_prefill = arg_on_off(args, "enable-chunked-prefill", d_.flag("enable_chunked_prefill"));
@@ -143,17 +149,24 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
     batched = std::min(batched, checked_mul(max_num_seqs, max_model_len));
   }
   if (!user_seqs) max_num_seqs = std::min(max_num_seqs, batched);
-  // vLLM derives the longest allowed length from max_position_embeddings, scaled by most rope-scaling
-  // types (config/model.py _get_and_verify_max_len). Without rope scaling the derived length is
-  // max_position_embeddings itself and a longer --max-model-len is refused at start-up (llm-d-planner
-  // microsoft-phi-2 8192 .FAILED.log); with scaling only a note is given, the scaled limit not being modelled.
-  const bool rope_scaled = std::any_of(arch.rope_tables.begin(), arch.rope_tables.end(),
-                                       [](const RopeTable& t) { return !t.scaling_type.empty(); });
-  const bool too_long = arch.max_position_embeddings != 0 && max_model_len > arch.max_position_embeddings;
-  if (too_long && rope_scaled)
+  // vLLM derives the longest allowed length from max_position_embeddings (config/model.py
+  // _get_and_verify_max_len): rope types "su", "longrope" and "llama3" keep it as it is, other
+  // types multiply it by their factor, yarn multiplies original_max_position_embeddings (not kept
+  // in the spec: only a note then). A longer --max-model-len is refused at start-up (llm-d-planner
+  // microsoft-phi-2 8192 .FAILED.log).
+  std::uint64_t derived_max = arch.max_position_embeddings;
+  bool derived_known = true;
+  for (const RopeTable& t : arch.rope_tables) {
+    if (t.scaling_type.empty() || t.scaling_type == "su" || t.scaling_type == "longrope" || t.scaling_type == "llama3") continue;
+    if (t.scaling_type == "yarn") derived_known = false;
+    else derived_max = static_cast<std::uint64_t>(static_cast<double>(arch.max_position_embeddings) * t.scaling_factor);
+  }
+  const bool too_long = derived_max != 0 && max_model_len > derived_max;
+  if (too_long && !derived_known)
     p.notes.push_back("max_model_len " + std::to_string(max_model_len) + " exceeds max_position_embeddings " +
                       std::to_string(arch.max_position_embeddings) +
-                      ": vLLM refuses this unless rope scaling extends the limit or VLLM_ALLOW_LONG_MAX_MODEL_LEN=1");
+                      ": vLLM refuses this unless yarn rope scaling extends the limit (original_max_position_embeddings x "
+                      "factor, not modelled) or VLLM_ALLOW_LONG_MAX_MODEL_LEN=1");
   const std::uint64_t block_size = arg_u64(args, "block-size").value_or(d_.u64("block_size"));
   const bool eager = arg_switch(args, "enforce-eager");
   const bool hybrid = !arg_switch(args, "disable-hybrid-kv-cache-manager");
@@ -222,6 +235,7 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
                               " (" + non_torch_src + ")"});
     r.overhead.push_back(eager ? Component{"overhead.cuda_graphs", Bytes(), "--enforce-eager: no CUDA graphs"}
                                : vllm_cuda_graphs(end - first, max_num_seqs, batched, graph_coef));
+    r.overhead.back().outside_kv_budget = !graphs_in_budget;
     r.graphs = r.overhead.back().bytes.count();
     const double budget = static_cast<double>(in.gpu.total.count()) * util;
     const std::uint64_t non_kv = r.weights_bytes + r.activation_bytes + r.non_torch + (graphs_in_budget ? r.graphs : 0);
@@ -243,6 +257,7 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
       worst = &r;
   const StageResult& first = stages.front();
 
+  p.kv_fixed = fixed_kv != 0;  // --kv-cache-memory: the pool no longer absorbs other errors
   p.weights = worst->weights;
   p.activation = worst->activation;
   p.overhead = worst->overhead;
@@ -299,11 +314,11 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
                "). This effectively limits the maximum sequence length to max_num_batched_tokens and makes vLLM "
                "reject longer sequences. Please increase max_num_batched_tokens or decrease max_model_len.";
   }
-  if (too_long && !rope_scaled) {  // refused before any memory is profiled, so this reason comes first
+  if (too_long && derived_known) {  // refused before any memory is profiled, so this reason comes first
     p.fits = false;
     p.reason = "User-specified max_model_len (" + std::to_string(max_model_len) +
                ") is greater than the derived max_model_len (max_position_embeddings=" +
-               std::to_string(arch.max_position_embeddings) +
+               std::to_string(derived_max) +
                " in model's config.json). To allow overriding this maximum, set the env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1";
   }
   p.notes.push_back("KV pool = total x gpu_memory_utilization (" + std::to_string(util).substr(0, 4) +

@@ -54,8 +54,10 @@ BatchRange batch_range(const PlanSession& session, const Scenario& scenario, con
 
   // High end: the memory limit, lowered to meet the latency targets (both grow with batch).
   r.high = r.memory_max;
-  r.high_reason = r.memory_max ? "largest batch that fits with " + std::to_string(static_cast<int>(policy.headroom * 100 + 0.5)) +
-                                     "% headroom" + (mem.capped ? " (" + mem.cap_reason + ")" : "")
+  r.high_reason = r.memory_max ? std::string("largest batch that fits") +
+                                     (policy.conservative ? " on the upper bounds" : "") +
+                                     (policy.headroom > 0 ? " with " + std::to_string(static_cast<int>(policy.headroom * 100 + 0.5)) + "% headroom" : "") +
+                                     (mem.capped ? " (" + mem.cap_reason + ")" : "")
                                : "nothing fits: " + mem.breaks;
   if (has_perf && r.high > 0 && (targets.max_tpot_s || targets.max_ttft_s)) {
     std::uint64_t probes = 0;
@@ -103,9 +105,9 @@ BatchRange batch_range(const PlanSession& session, const Scenario& scenario, con
     row.batch = b;
     base.batch = b;
     const Evaluation e = evaluate(session, base, policy, bounds);
-    const FitFigures& f = e.fit.decided();
-    row.used_per_gpu = f.used;
-    row.headroom_fraction = f.headroom_fraction;
+    row.needed_per_gpu = e.fit.expected.needed;
+    row.spare_fraction = e.fit.expected.spare_fraction;
+    row.verdict = e.fit.verdict;
     row.fits = e.fit.fits;
     row.breaks = e.fit.reason;
     if (has_perf) {

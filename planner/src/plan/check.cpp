@@ -1,5 +1,7 @@
 #include "vramplan/plan/check.hpp"
 
+#include <cmath>
+
 #include "vramplan/core/error.hpp"
 #include "vramplan/perf/perf_defaults.hpp"
 
@@ -9,6 +11,23 @@ namespace {
 std::uint64_t engine_token_budget(const memory::MemoryPlan& plan) {
   const auto it = plan.engine_view.find("max_num_batched_tokens");
   return it != plan.engine_view.end() && it->is_number_unsigned() ? it->get<std::uint64_t>() : 0;
+}
+
+// When the engine has no room for KV at all, the useful answer is the layout that fits, not the
+// engine's own advice (vLLM: "Try increasing gpu_memory_utilization"): "weights alone need 131.4
+// GiB per GPU at TP 1; the smallest layout that fits is tp8 (8 x h100-sxm-80)".
+std::string planning_reason(const PlanSession& session, const Scenario& s, const CheckRequest& req,
+                            const CheckOutcome& out) {
+  const Parallel p = out.eval.parallel;
+  std::string r = "weights alone need " + format_binary(out.eval.fit.expected.weights) + " per GPU at TP " +
+                  std::to_string(p.tp) + (p.pp > 1 ? " PP " + std::to_string(p.pp) : "") + " (the GPU has " +
+                  format_binary(out.gpu.reported_total) + ")";
+  const MinGpusResult m = min_gpus(session, s, req.policy, out.bounds, req.max_gpus);
+  if (m.best)
+    return r + "; the smallest layout that fits is tp" + std::to_string(m.best->tp) +
+           (m.best->pp > 1 ? " pp" + std::to_string(m.best->pp) : "") + " (" + std::to_string(m.best->gpus()) + " x " +
+           out.gpu.id + ")";
+  return r + "; no layout of up to " + std::to_string(req.max_gpus) + " x " + out.gpu.id + " fits (--max-gpus)";
 }
 
 }  // namespace
@@ -22,24 +41,38 @@ CheckOutcome run_check(const CheckRequest& req, const DataRoot& root, std::uniqu
   out.request = req;
   out.model_id = session.model().id;
   out.gpu = session.device(req.gpu, req.gpu_memory);
-  out.bounds = ErrorBounds::load(root.data_file("accuracy_bounds.json"));
+  out.bounds = ErrorBounds::load(root.data_file("accuracy_bounds.json")).for_engine(std::string(session.engine().name()));
   out.bounds_source = root.data_file("accuracy_bounds.json").filename().string();
   const ErrorBounds& bounds = out.bounds;
 
   Scenario s{out.gpu, req.args, req.weights, req.replicas, req.batch, req.context};
   const Parallel p = session.parallel_of(req.args);
+  // MIG instances have no peer-to-peer path between them (NCCL sees each slice as a separate
+  // device without NVLink / P2P): slices serve as independent replicas only.
+  if (out.gpu.kind == GpuKind::Mig && p.tp * p.pp > 1)
+    throw_usage("a MIG slice (" + out.gpu.id + ") runs one instance on its own: TP / PP across slices is not possible "
+                "(no peer-to-peer path between MIG instances); use --replicas for several slices");
+  for (const auto* t : {&req.targets.max_tpot_s, &req.targets.max_ttft_s})
+    if (*t && !(**t > 0 && std::isfinite(**t))) throw_usage("--max-tpot / --max-ttft must be a positive number of ms");
   if (const TpCheck tc = check_tp(session.model().arch, p.tp); !tc.valid)
     throw_usage("TP " + std::to_string(p.tp) + " is invalid for " + out.model_id + ": " + tc.why);
   if (const std::string why = check_pp(session.model().arch, p.pp); !why.empty()) throw_usage(why);
   out.eval = evaluate(session, s, req.policy, bounds);
+  if (!out.eval.capped_context.empty()) out.warnings.push_back(out.eval.capped_context);
+  if (out.eval.fit.limit == Limit::Engine && out.eval.fit.expected.kv_pool.count() == 0)
+    out.eval.fit.reason = planning_reason(session, s, req, out) + " (" + out.eval.fit.engine + ": " + out.eval.fit.reason + ")";
+  if (out.gpu.vendor == "amd")
+    out.warnings.push_back("the activation and non-torch figures of " + out.eval.fit.engine +
+                           " were fitted on NVIDIA H100 logs: unvalidated on AMD GPUs");
   out.line = fit_line(out.eval.fit, out.gpu.id, out.eval.gpus_total(), p.tp, p.pp, req.replicas);
 
   if (req.limits) {
     CheckLimits l;
     l.max_batch = max_batch(session, s, req.policy, bounds);
-    Scenario one = s;
-    one.batch = std::nullopt;
-    l.max_context = max_context(session, one, req.policy, bounds);
+    l.batch_context = out.eval.fit.context;
+    // At the check's own batch, so the limit agrees with the verdict above it.
+    l.context_batch = req.batch.value_or(req.replicas);
+    l.max_context = max_context(session, s, req.policy, bounds);
     Scenario at_len = s;
     at_len.context = std::nullopt;
     l.engine_length = session.planned_context(s.args, {std::nullopt, std::nullopt});

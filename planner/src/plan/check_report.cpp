@@ -24,11 +24,11 @@ std::string signed_gib(std::int64_t bytes) {
 }
 
 nlohmann::json figures_json(const FitFigures& f) {
-  return {{"capacity_bytes", f.capacity.count()},   {"weights_bytes", f.weights.count()},
+  return {{"capacity_bytes", f.capacity.count()},     {"weights_bytes", f.weights.count()},
           {"activation_bytes", f.activation.count()}, {"overhead_bytes", f.overhead.count()},
-          {"kv_pool_bytes", f.kv_pool.count()},     {"kv_needed_bytes", f.kv_needed.count()},
-          {"used_bytes", f.used.count()},           {"headroom_bytes", f.headroom_bytes},
-          {"headroom_fraction", f.headroom_fraction}};
+          {"kv_pool_bytes", f.kv_pool.count()},       {"kv_needed_bytes", f.kv_needed.count()},
+          {"needed_bytes", f.needed.count()},         {"held_bytes", f.held.count()},
+          {"spare_bytes", f.spare_bytes},             {"spare_fraction", f.spare_fraction}};
 }
 
 nlohmann::json limit_json(const LimitResult& l) {
@@ -48,8 +48,8 @@ nlohmann::json range_json(const BatchRange& r) {
   };
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& row : r.rows)
-    rows.push_back({{"batch", row.batch}, {"used_bytes_per_gpu", row.used_per_gpu.count()},
-                    {"headroom_fraction", row.headroom_fraction}, {"tokens_per_s", range(row.tokens_per_s)},
+    rows.push_back({{"batch", row.batch}, {"needed_bytes_per_gpu", row.needed_per_gpu.count()},
+                    {"spare_fraction", row.spare_fraction}, {"verdict", std::string(verdict_name(row.verdict))}, {"tokens_per_s", range(row.tokens_per_s)},
                     {"tpot_s", range(row.tpot_s)}, {"ttft_s", range(row.ttft_s)}, {"fits", row.fits},
                     {"breaks", row.breaks.empty() ? nlohmann::json(nullptr) : nlohmann::json(row.breaks)}});
   return {{"low", r.low}, {"high", r.high}, {"high_reason", r.high_reason}, {"memory_max", r.memory_max},
@@ -59,13 +59,14 @@ nlohmann::json range_json(const BatchRange& r) {
 }
 
 Table range_table(const BatchRange& r) {
-  Table t({{"batch", Align::Right}, {"GiB/GPU", Align::Right}, {"headroom", Align::Right},
-           {"est. tok/s", Align::Right}, {"TPOT ms", Align::Right}, {"TTFT ms", Align::Right}, {"", Align::Left}});
+  Table t({{"batch", Align::Right}, {"needs GiB/GPU", Align::Right}, {"spare", Align::Right}, {"verdict", Align::Left},
+           {"est. tok/s", Align::Right}, {"TPOT ms", Align::Right}, {"burst TTFT ms", Align::Right}, {"", Align::Left}});
   for (const auto& row : r.rows) {
     std::string mark = row.fits ? "" : "x " + row.breaks;
     if (row.fits && row.batch == r.low) mark = "<- low end";
     if (row.fits && row.batch == r.high) mark = row.batch == r.low ? "<- low = high end" : "<- high end";
-    t.add_row({std::to_string(row.batch), fixed(row.used_per_gpu.gib(), 2), pct(row.headroom_fraction),
+    t.add_row({std::to_string(row.batch), fixed(row.needed_per_gpu.gib(), 2), pct(row.spare_fraction),
+               std::string(verdict_name(row.verdict)),
                row.tokens_per_s ? fixed(row.tokens_per_s->expected, 0) : "-",
                row.tpot_s ? fixed(row.tpot_s->expected * 1e3, 1) : "-",
                row.ttft_s ? fixed(row.ttft_s->expected * 1e3, 0) : "-", mark});
@@ -86,13 +87,14 @@ std::string range_summary(const BatchRange& r) {
 
 std::string limits_text(const CheckLimits& l) {
   std::string s;
-  const auto line = [&](const std::string& what, const LimitResult& r, const std::string& unit) {
-    s += what + ": " + std::to_string(r.value) + unit;
+  const auto line = [&](const std::string& what, const LimitResult& r, const std::string& unit, const std::string& at) {
+    s += what + ": " + std::to_string(r.value) + (r.value == 1 && unit == " sequences" ? " sequence" : unit) + " " + at;
     s += r.capped ? " (capped: " + r.cap_reason + ")\n" : (r.breaks.empty() ? "\n" : "; above it: " + r.breaks + "\n");
   };
-  line("max batch", l.max_batch, " sequences");
-  line("max context", l.max_context, " tokens");
-  line("max concurrency at the engine's max length " + std::to_string(l.engine_length), l.max_concurrency, " sequences");
+  line("max batch", l.max_batch, " sequences", "of " + std::to_string(l.batch_context) + " tokens");
+  line("max context", l.max_context, " tokens", "at batch " + std::to_string(l.context_batch));
+  line("max concurrency", l.max_concurrency, " sequences",
+       "of the engine's max length " + std::to_string(l.engine_length));
   if (l.min_gpus.best) s += "min GPUs: " + std::to_string(l.min_gpus.best->gpus()) + " (" + layout(*l.min_gpus.best) + ")\n";
   else s += "min GPUs: none within the layouts tried\n";
   for (const auto& o : l.min_gpus.tried)
@@ -106,16 +108,38 @@ std::string limits_text(const CheckLimits& l) {
 
 }  // namespace
 
+namespace {
+
+// What the verdict was decided on, said next to it: both sides and the user's extra margin.
+std::string decision_basis(const CheckOutcome& o) {
+  const auto& fit = o.eval.fit;
+  std::string s = "decided on the expected values and on the upper bounds of data/" + o.bounds_source + " (" +
+                  std::string(verdict_name(fit.verdict)) + (fit.verdict == Verdict::Marginal ? ": fits on the expected values only" : "") +
+                  "); --headroom " + pct(fit.required_headroom) + " extra on needed memory";
+  if (fit.required_headroom == 0) s += " (default)";
+  if (fit.conservative) s += "; --conservative: MARGINAL counts as DOES NOT FIT";
+  return s;
+}
+
+}  // namespace
+
 nlohmann::json check_json(const CheckOutcome& o) {
   const auto& fit = o.eval.fit;
   nlohmann::json j = {
       {"schema", "vramplan.check/1"},
+      {"verdict", std::string(verdict_name(fit.verdict))},
       {"fits", fit.fits},
       {"line", o.line},
       {"limit", std::string(limit_name(fit.limit))},
-      {"reason", fit.fits ? nlohmann::json(nullptr) : nlohmann::json(fit.reason)},
-      {"decided_on", fit.conservative ? "upper_bound" : "expected"},
+      {"reason", fit.verdict == Verdict::Fits ? nlohmann::json(nullptr) : nlohmann::json(fit.reason)},
+      {"marginal", fit.verdict == Verdict::Marginal
+                       ? nlohmann::json{{"short_bytes", fit.margin_short_bytes},
+                                        {"sequences_expected", fit.expected_sequences},
+                                        {"sequences_upper_bound", fit.upper_sequences}}
+                       : nlohmann::json(nullptr)},
+      {"conservative", fit.conservative},
       {"required_headroom", fit.required_headroom},
+      {"warnings", o.warnings},
       {"model", o.model_id},
       {"engine", o.eval.plan.engine},
       {"engine_version", o.eval.plan.engine_version},
@@ -125,6 +149,7 @@ nlohmann::json check_json(const CheckOutcome& o) {
                   {"gpus", o.eval.gpus_total()}}},
       {"workload", {{"batch_per_replica", fit.batch}, {"context", fit.context},
                     {"per_sequence_kv_bytes", fit.per_sequence_kv},
+                    {"sequences_in_pool", fit.expected_sequences},
                     {"engine_max_concurrency", fit.engine_max_concurrency ? nlohmann::json(*fit.engine_max_concurrency)
                                                                           : nlohmann::json(nullptr)}}},
       {"per_gpu", {{"expected", figures_json(fit.expected)}, {"upper_bound", figures_json(fit.upper)}}},
@@ -160,6 +185,8 @@ nlohmann::json check_json(const CheckOutcome& o) {
 
 std::string check_text(const CheckOutcome& o) {
   std::string s = o.line + "\n";
+  for (const auto& w : o.warnings) s += "warning: " + w + "\n";
+  s += decision_basis(o) + "\n";
   if (o.limits) s += limits_text(*o.limits);
   if (o.range) s += "\n" + range_table(*o.range).render_text() + "\n" + range_summary(*o.range);
   return s;
@@ -177,19 +204,22 @@ std::string check_markdown(const CheckOutcome& o) {
   cfg.add_row({"engine", plan.engine_profile_note});
   cfg.add_row({"weights / compute", plan.weights_precision + " / " + plan.compute_precision});
   cfg.add_row({"workload", std::to_string(fit.batch) + " sequences x " + std::to_string(fit.context) + " tokens per replica"});
-  cfg.add_row({"required headroom", pct(fit.required_headroom)});
+  cfg.add_row({"extra headroom (--headroom)", pct(fit.required_headroom)});
   s += cfg.render_markdown() + "\n";
-  s += "**" + o.line + "** (decided on the " + (fit.conservative ? "upper bound" : "expected value") + ")\n\n";
+  s += "**" + o.line + "**\n\n" + decision_basis(o) + "\n\n";
+  for (const auto& w : o.warnings) s += "Warning: " + w + "\n\n";
   Table mem({{"per GPU", Align::Left}, {"expected", Align::Right}, {"upper bound", Align::Right}});
   const auto row = [&](const std::string& name, Bytes e, Bytes u) { mem.add_row({name, format_gib(e), format_gib(u)}); };
   row("weights", fit.expected.weights, fit.upper.weights);
   row("activation peak", fit.expected.activation, fit.upper.activation);
   row("runtime overhead", fit.expected.overhead, fit.upper.overhead);
   row("KV cache for the workload", fit.expected.kv_needed, fit.upper.kv_needed);
-  row("used", fit.expected.used, fit.upper.used);
+  row("needed", fit.expected.needed, fit.upper.needed);
+  row("KV pool", fit.expected.kv_pool, fit.upper.kv_pool);
+  row("held by " + fit.engine, fit.expected.held, fit.upper.held);
   row("capacity", fit.expected.capacity, fit.upper.capacity);
-  mem.add_row({"headroom", signed_gib(fit.expected.headroom_bytes) + " (" + pct(fit.expected.headroom_fraction) + ")",
-               signed_gib(fit.upper.headroom_bytes) + " (" + pct(fit.upper.headroom_fraction) + ")"});
+  mem.add_row({"spare in the KV pool", signed_gib(fit.expected.spare_bytes) + " (" + pct(fit.expected.spare_fraction) + ")",
+               signed_gib(fit.upper.spare_bytes) + " (" + pct(fit.upper.spare_fraction) + ")"});
   s += mem.render_markdown() + "\n";
   if (o.limits) s += "### Limits\n\n" + limits_text(*o.limits) + "\n";
   if (o.range) s += "### Batch range\n\n" + range_table(*o.range).render_markdown() + "\n" + range_summary(*o.range) + "\n";

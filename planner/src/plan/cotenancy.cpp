@@ -115,7 +115,7 @@ void run_device(std::vector<Tenant>& tenants, const std::vector<std::size_t>& or
     o.sized_from = sized.reported_total;
     const Scenario s{sized, t.args, t.spec->weights, 1, t.spec->batch, t.spec->context};
     try {
-      o.eval = evaluate(*t.session, s, own, bounds);
+      o.eval = evaluate(*t.session, s, own, bounds.for_engine(std::string(t.session->engine().name())));
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::Usage) throw;
       throw_usage(t.who + ": " + e.what());

@@ -30,7 +30,7 @@ std::string device_name(const CotenancyOutcome& o, std::size_t d) {
 nlohmann::json cotenancy_json(const CotenancyOutcome& o) {
   nlohmann::json tenants = nlohmann::json::array(), devices = nlohmann::json::array();
   for (const auto& t : o.tenants) {
-    const auto& f = t.eval.fit.decided();
+    const auto& f = t.eval.fit.expected;
     nlohmann::json j = {{"index", t.index},
                         {"model", t.model_id},
                         {"engine", t.engine},
@@ -47,7 +47,7 @@ nlohmann::json cotenancy_json(const CotenancyOutcome& o) {
       j["own"] = {{"batch", t.eval.fit.batch},          {"context", t.eval.fit.context},
                   {"limit", std::string(limit_name(t.eval.fit.limit))},
                   {"kv_needed_bytes", f.kv_needed.count()}, {"kv_pool_bytes", f.kv_pool.count()},
-                  {"used_bytes", f.used.count()}};
+                  {"needed_bytes", f.needed.count()}, {"verdict", std::string(verdict_name(t.eval.fit.verdict))}};
     tenants.push_back(std::move(j));
   }
   for (const auto& d : o.devices)
@@ -65,7 +65,7 @@ nlohmann::json cotenancy_json(const CotenancyOutcome& o) {
           {"gpu", o.card.id},
           {"mig_layout", o.mig_layout},
           {"required_headroom", o.required_headroom},
-          {"decided_on", o.conservative ? "upper_bound" : "expected"},
+          {"conservative", o.conservative},
           {"tenants", tenants},
           {"devices", devices}};
 }
@@ -75,7 +75,7 @@ std::string cotenancy_text(const CotenancyOutcome& o, bool markdown) {
            {"free at start GiB", Align::Right}, {"sized from GiB", Align::Right}, {"held GiB", Align::Right},
            {"KV needed/pool GiB", Align::Right}, {"result", Align::Left}});
   for (const auto& x : o.tenants) {
-    const auto& f = x.eval.fit.decided();
+    const auto& f = x.eval.fit.expected;
     t.add_row({std::to_string(x.index), x.model_id, x.engine, device_name(o, x.device), gib2(x.free_at_start),
                x.started ? gib2(x.sized_from) : "-", x.started ? gib2(x.held) : "-",
                x.started ? gib2(f.kv_needed) + "/" + gib2(f.kv_pool) : "-", x.fits ? "fits" : x.reason});

@@ -18,11 +18,21 @@ Evaluation evaluate(const PlanSession& session, const Scenario& s, const FitPoli
   const std::uint64_t batch = batch_per_replica(s);
   const memory::Workload config_only{std::nullopt, s.context};
   const std::uint64_t engine_length = session.planned_context(s.args, config_only);
-  const std::uint64_t context = s.context.value_or(engine_length);
+  std::uint64_t context = s.context.value_or(engine_length);
   if (context > engine_length)
     throw_usage("--context " + std::to_string(context) + " exceeds the engine's maximum length " +
                 std::to_string(engine_length) + " (--" + session.context_flag() + ")");
   e.plan = session.plan(s.gpu, s.args, s.weights, memory::Workload{batch, context});
+  // An engine that caps requests at its pool (SGLang's max_req_len) starts with a pool shorter
+  // than its context length: without --context, the longest request it runs is the workload.
+  if (!s.context)
+    if (const auto it = e.plan.engine_view.find("max_req_len");
+        it != e.plan.engine_view.end() && it->is_number_unsigned() && it->get<std::uint64_t>() > 0 &&
+        it->get<std::uint64_t>() < context) {
+      context = it->get<std::uint64_t>();
+      e.capped_context = "without --context, one request of " + std::to_string(context) +
+                         " tokens: the engine caps requests at its pool (max_req_len)";
+    }
   // The configuration alone is planned only when the workload does not fit: a batch only adds
   // checks to the engine's (pool, one max-length request), so an accepted workload implies an
   // accepted configuration — and this halves the plans of a fitting `check`.

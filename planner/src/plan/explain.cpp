@@ -24,12 +24,13 @@ std::vector<ExplainLine> explain_lines(const CheckOutcome& o) {
   const auto& plan = o.eval.plan;
   const auto& fit = o.eval.fit;
   const auto add_parts = [&](const std::string& section, const std::vector<memory::Component>& parts) {
-    for (const auto& c : parts) {
-      ExplainLine l{section, c.name, c.bytes.count(), o.bounds.upper(c).count(), c.explain};
-      if (const ComponentMargin* m = o.bounds.margin_for(c.name); m && l.upper != l.bytes)
-        l.formula += "; upper bound +" + b(l.upper - l.bytes) + " (" + m->source + ")";
-      out.push_back(std::move(l));
-    }
+    for (const auto& c : parts) out.push_back({section, c.name, c.bytes.count(), c.bytes.count(), c.explain});
+    // The margins apply once to the sum of the components they match (bounds.hpp).
+    for (const auto& u : o.bounds.uses(parts))
+      out.push_back({section, "margin " + u.margin->prefix + "*", u.extra.count(), u.extra.count(),
+                     "upper bound: " + b(u.expected.count()) + " + " + b(u.extra.count()) +
+                         (u.outside_kv_budget ? " (on top of the KV budget)" : " (out of the KV pool)") + "; " +
+                         u.margin->source});
   };
   add_parts("weights", plan.weights);
   add_parts("activation", plan.activation);
@@ -50,19 +51,23 @@ std::vector<ExplainLine> explain_lines(const CheckOutcome& o) {
   out.push_back({"fit", "kv_pool", e.kv_pool.count(), u.kv_pool.count(),
                  "the engine's KV capacity: capacity_tokens x KV/token = " + b(e.kv_pool.count()) +
                      " (upper bound: less the non-KV margins = " + b(u.kv_pool.count()) + ")"});
-  out.push_back({"fit", "used", e.used.count(), u.used.count(),
+  out.push_back({"fit", "needed", e.needed.count(), u.needed.count(),
                  "weights " + b(e.weights.count()) + " + activation " + b(e.activation.count()) + " + overhead " +
-                     b(e.overhead.count()) + " + KV needed " + b(e.kv_needed.count()) + " = " + b(e.used.count())});
+                     b(e.overhead.count()) + " + KV needed " + b(e.kv_needed.count()) + " = " + b(e.needed.count())});
+  out.push_back({"fit", "held", e.held.count(), u.held.count(),
+                 "what " + fit.engine + " allocates: weights + activation + overhead + its KV allocation " +
+                     b(plan.kv_cache_bytes().count()) + " = " + b(e.held.count()) +
+                     " (upper bound: + what is allocated on top of the KV budget = " + b(u.held.count()) + ")"});
   out.push_back({"fit", "capacity", e.capacity.count(), u.capacity.count(),
                  o.gpu.id + " runtime-reported total (" + std::string(memory_basis_name(o.gpu.reported_basis)) + ")"});
-  out.push_back({"fit", "headroom", static_cast<std::uint64_t>(std::max<std::int64_t>(0, e.headroom_bytes)),
-                 static_cast<std::uint64_t>(std::max<std::int64_t>(0, u.headroom_bytes)),
-                 "capacity - used = " + std::to_string(e.headroom_bytes) + " B = " + pct(e.headroom_fraction) +
-                     " of capacity (upper bound: " + pct(u.headroom_fraction) + "); required " +
+  out.push_back({"fit", "spare", static_cast<std::uint64_t>(std::max<std::int64_t>(0, e.spare_bytes)),
+                 static_cast<std::uint64_t>(std::max<std::int64_t>(0, u.spare_bytes)),
+                 "KV pool - KV needed = " + std::to_string(e.spare_bytes) + " B = " + pct(e.spare_fraction) +
+                     " of capacity (upper bound: " + pct(u.spare_fraction) + "); --headroom asks " +
                      pct(fit.required_headroom)});
   out.push_back({"fit", "decision", 0, 0,
-                 std::string(fit.fits ? "fits" : "does not fit: " + fit.reason) + " (decided on the " +
-                     (fit.conservative ? "upper bound" : "expected value") + ")"});
+                 std::string(verdict_name(fit.verdict)) + (fit.reason.empty() ? "" : ": " + fit.reason) +
+                     " (FITS: on the upper bounds; MARGINAL: on the expected values only)"});
   return out;
 }
 
@@ -71,7 +76,8 @@ nlohmann::json explain_json(const CheckOutcome& o, const std::vector<ExplainLine
   for (const auto& l : lines)
     items.push_back({{"section", l.section}, {"name", l.name}, {"bytes", l.bytes}, {"upper_bytes", l.upper},
                      {"formula", l.formula}});
-  return {{"schema", "vramplan.explain/1"}, {"line", o.line}, {"fits", o.eval.fit.fits}, {"items", items}};
+  return {{"schema", "vramplan.explain/1"}, {"line", o.line}, {"verdict", std::string(verdict_name(o.eval.fit.verdict))},
+          {"fits", o.eval.fit.fits}, {"warnings", o.warnings}, {"items", items}};
 }
 
 std::string explain_text(const std::vector<ExplainLine>& lines, bool markdown) {

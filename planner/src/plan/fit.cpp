@@ -9,17 +9,20 @@
 namespace vramplan::plan {
 namespace {
 
-FitFigures figures(Bytes capacity, Bytes weights, Bytes activation, Bytes overhead, Bytes pool, Bytes kv_needed) {
+FitFigures figures(const memory::MemoryPlan& plan, Bytes weights, Bytes activation, Bytes overhead, Bytes pool,
+                   Bytes kv_needed, Bytes held) {
   FitFigures f;
-  f.capacity = capacity;
+  f.capacity = plan.gpu_total;
   f.weights = weights;
   f.activation = activation;
   f.overhead = overhead;
   f.kv_pool = pool;
   f.kv_needed = kv_needed;
-  f.used = weights + activation + overhead + kv_needed;
-  f.headroom_bytes = static_cast<std::int64_t>(capacity.count()) - static_cast<std::int64_t>(f.used.count());
-  f.headroom_fraction = capacity.count() ? static_cast<double>(f.headroom_bytes) / static_cast<double>(capacity.count()) : 0.0;
+  f.needed = weights + activation + overhead + kv_needed;
+  f.held = held;
+  f.spare_bytes = static_cast<std::int64_t>(pool.count()) - static_cast<std::int64_t>(kv_needed.count());
+  f.spare_fraction =
+      f.capacity.count() ? static_cast<double>(f.spare_bytes) / static_cast<double>(f.capacity.count()) : 0.0;
   return f;
 }
 
@@ -31,16 +34,57 @@ Bytes kv_pool(const memory::MemoryPlan& plan) {
   return plan.kv_cache_bytes();
 }
 
+// What the non-KV components may take beyond their expected values, split by whether the
+// engine's pool absorbs it (sized from what is left) or the engine holds it on top.
+struct Excess {
+  std::uint64_t in_budget = 0, on_top = 0;
+};
+
+Excess excess(const memory::MemoryPlan& plan, const ErrorBounds& bounds) {
+  Excess e;
+  for (const auto* parts : {&plan.weights, &plan.activation, &plan.overhead})
+    for (const auto& u : bounds.uses(*parts))
+      (plan.kv_fixed || u.outside_kv_budget ? e.on_top : e.in_budget) += u.extra.count();
+  return e;
+}
+
+std::uint64_t sequences_in(std::int64_t bytes, std::uint64_t per_sequence) {
+  return bytes > 0 && per_sequence ? static_cast<std::uint64_t>(bytes) / per_sequence : 0;
+}
+
+std::string sequences_text(std::uint64_t n, std::uint64_t context) {
+  return std::to_string(n) + (n == 1 ? " sequence" : " sequences") + " of " + std::to_string(context);
+}
+
 }  // namespace
+
+std::string_view verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::Fits: return "FITS";
+    case Verdict::Marginal: return "MARGINAL";
+    case Verdict::DoesNotFit: return "DOES NOT FIT";
+  }
+  return "DOES NOT FIT";
+}
 
 std::string_view limit_name(Limit limit) {
   switch (limit) {
     case Limit::None: return "none";
     case Limit::Engine: return "engine";
     case Limit::KvCache: return "kv_cache";
+    case Limit::Card: return "card";
     case Limit::Headroom: return "headroom";
   }
   return "none";
+}
+
+std::string engine_display_name(const std::string& engine) {
+  if (engine == "vllm") return "vLLM";
+  if (engine == "sglang") return "SGLang";
+  if (engine == "trtllm") return "TensorRT-LLM";
+  if (engine == "llamacpp") return "llama.cpp";
+  if (engine == "hf") return "HF transformers";
+  return engine;
 }
 
 std::uint64_t per_sequence_kv(const memory::MemoryPlan& plan, std::uint64_t context) {
@@ -61,37 +105,81 @@ FitResult assess_fit(const memory::MemoryPlan& plan, const std::string& engine_r
   r.context = context;
   r.conservative = policy.conservative;
   r.required_headroom = policy.headroom;
+  r.engine = engine_display_name(plan.engine);
   const memory::MemoryPlan& kvp = kv_plan ? *kv_plan : plan;
   r.per_sequence_kv = per_sequence_kv(kvp, context);
+  // One sequence of the engine's max length must fit its pool for it to start (vLLM's
+  // check_enough_kv_cache_memory), unless it caps requests at the pool (SGLang's max_req_len).
+  r.start_kv = plan.kv_fixed || plan.engine_view.contains("max_req_len") ? 0 : per_sequence_kv(plan, context);
   r.engine_max_concurrency = kvp.kv.max_concurrency;
   const Bytes kv_needed(checked_mul(batch, r.per_sequence_kv));
   const Bytes pool = kv_pool(plan);
-  r.expected = figures(plan.gpu_total, plan.weights_bytes(), plan.activation_bytes(), plan.overhead_bytes(), pool,
-                       kv_needed);
-  // Upper bound: every non-KV component at its bound; whatever they take beyond the expected
-  // value comes out of the KV pool (every engine sizes the pool from what is left).
-  const Bytes w = bounds.upper_sum(plan.weights), a = bounds.upper_sum(plan.activation),
-              o = bounds.upper_sum(plan.overhead);
-  const std::uint64_t extra = (w + a + o).count() - r.expected.non_kv().count();
-  const Bytes pool_upper(pool.count() > extra ? pool.count() - extra : 0);
-  r.upper = figures(plan.gpu_total, w, a, o, pool_upper, kv_needed);
+  const Bytes held = plan.total_bytes();
+  r.expected = figures(plan, plan.weights_bytes(), plan.activation_bytes(), plan.overhead_bytes(), pool, kv_needed,
+                       held);
+  const Excess x = excess(plan, bounds);
+  const Bytes pool_upper(pool.count() > x.in_budget ? pool.count() - x.in_budget : 0);
+  r.upper = figures(plan, bounds.upper_sum(plan.weights), bounds.upper_sum(plan.activation),
+                    bounds.upper_sum(plan.overhead), pool_upper, kv_needed, held + Bytes(x.on_top));
 
-  const FitFigures& d = r.decided();
-  const std::string side = policy.conservative ? " (upper bound)" : "";
+  // --headroom: spare KV room the user wants on top of the requested sequences.
+  const auto margin = static_cast<std::int64_t>(std::ceil(policy.headroom * static_cast<double>(plan.gpu_total.count())));
+  r.expected_sequences = sequences_in(r.expected.spare_bytes + static_cast<std::int64_t>(kv_needed.count()) - margin,
+                                      r.per_sequence_kv);
+  r.upper_sequences = sequences_in(r.upper.spare_bytes + static_cast<std::int64_t>(kv_needed.count()) - margin,
+                                   r.per_sequence_kv);
+  const FitFigures& e = r.expected;
+  const std::string of_seqs = std::to_string(batch) + (batch == 1 ? " sequence" : " sequences") + " of " +
+                              std::to_string(context) + " tokens";
   if (!engine_refusal.empty()) {
     r.limit = Limit::Engine;
     r.reason = engine_refusal;
-  } else if (d.kv_needed > d.kv_pool) {
+  } else if (e.kv_needed > e.kv_pool) {
     r.limit = Limit::KvCache;
-    r.reason = "KV cache for " + std::to_string(batch) + (batch == 1 ? " sequence" : " sequences") + " of " +
-               std::to_string(context) + " tokens needs " + format_gib(d.kv_needed) + "; " + format_gib(d.kv_pool) +
-               " is left after weights, activations and overheads" + side;
-  } else if (d.headroom_fraction < policy.headroom) {
+    r.reason = "KV cache for " + of_seqs + " needs " + format_binary(e.kv_needed) + "; the " + r.engine + " KV pool is " +
+               format_binary(e.kv_pool) + " (" + sequences_text(r.expected_sequences, context) + ")";
+  } else if (plan.kv_fixed && e.held > e.capacity) {  // a pool sized from a budget fits it by construction
+    r.limit = Limit::Card;
+    r.reason = r.engine + " holds " + format_binary(e.held) + ", more than the " + format_binary(e.capacity) + " of the GPU";
+  } else if (e.spare_bytes < margin) {
     r.limit = Limit::Headroom;
-    r.reason = "headroom " + percent(d.headroom_fraction) + " is below the required " + percent(policy.headroom) +
-               " (" + format_gib(d.used) + " used of " + format_gib(d.capacity) + " per GPU" + side + ")";
+    r.reason = "--headroom " + percent(policy.headroom) + " asks " + format_binary(Bytes(static_cast<std::uint64_t>(margin))) +
+               " spare in the KV pool; " + of_seqs + " leave " +
+               format_binary(Bytes(static_cast<std::uint64_t>(std::max<std::int64_t>(0, e.spare_bytes))));
   }
-  r.fits = r.limit == Limit::None;
+  if (r.limit != Limit::None) {
+    r.verdict = Verdict::DoesNotFit;
+    r.fits = false;
+    return r;
+  }
+  // Expected values fit: the same checks on the upper bounds decide between FITS and MARGINAL.
+  const FitFigures& u = r.upper;
+  const std::int64_t kv_short = static_cast<std::int64_t>(kv_needed.count()) + margin - static_cast<std::int64_t>(u.kv_pool.count());
+  const std::int64_t start_short = static_cast<std::int64_t>(r.start_kv) - static_cast<std::int64_t>(u.kv_pool.count());
+  // What is held on top of a budget-sized pool can exceed the card (vLLM's graphs); a budget-sized
+  // pool itself cannot (SGLang's held figure includes its activation reserve, which is free memory).
+  const std::int64_t card_short =
+      plan.kv_fixed || x.on_top > 0 ? static_cast<std::int64_t>(u.held.count()) - static_cast<std::int64_t>(u.capacity.count()) : 0;
+  r.margin_short_bytes = std::max({kv_short, start_short, card_short, std::int64_t{0}});
+  if (r.margin_short_bytes == 0) {
+    r.verdict = Verdict::Fits;
+  } else {
+    r.verdict = Verdict::Marginal;
+    const std::string short_text = format_binary(Bytes(static_cast<std::uint64_t>(r.margin_short_bytes))) + " short";
+    if (card_short == r.margin_short_bytes) {
+      r.limit = Limit::Card;
+      r.reason = "on the upper bounds " + r.engine + " holds " + format_binary(u.held) + " of " + format_binary(u.capacity) +
+                 " (" + short_text + ")";
+    } else {
+      r.limit = kv_short == r.margin_short_bytes && policy.headroom > 0 && kv_short <= margin ? Limit::Headroom : Limit::KvCache;
+      r.reason = "on the upper bounds the KV pool is " + format_binary(u.kv_pool) + " = " +
+                 sequences_text(r.upper_sequences, context) + " (" + short_text;
+      if (start_short == r.margin_short_bytes && start_short > kv_short)
+        r.reason += "; one sequence of the engine's max length needs " + format_binary(Bytes(r.start_kv));
+      r.reason += ")";
+    }
+  }
+  r.fits = r.verdict == Verdict::Fits || !policy.conservative;
   return r;
 }
 
@@ -101,12 +189,13 @@ std::string fit_line(const FitResult& fit, const std::string& gpu_id, std::uint6
   if (tp > 1) layout += " tp" + std::to_string(tp);
   if (pp > 1) layout += " pp" + std::to_string(pp);
   if (replicas > 1) layout += " dp" + std::to_string(replicas);
-  const FitFigures& d = fit.decided();
-  if (!fit.fits && fit.limit != Limit::Headroom) return "DOES NOT FIT " + layout + ": " + fit.reason;
-  std::string line = (fit.fits ? "FITS " : "DOES NOT FIT ") + layout + ": " + gib1(d.used) + "/" + gib1(d.capacity) +
-                     " GiB per GPU, headroom " + percent(d.headroom_fraction);
-  if (fit.conservative) line += " (upper bound)";
-  if (!fit.fits) line += " < required " + percent(fit.required_headroom);
+  std::string line = std::string(verdict_name(fit.verdict)) + " " + layout + ": ";
+  if (fit.verdict == Verdict::DoesNotFit) return line + fit.reason;
+  const FitFigures& e = fit.expected;
+  line += "needs " + gib1(e.needed) + " GiB" + (gpus > 1 ? " per GPU" : "") + ", " + fit.engine + " holds " +
+          gib1(e.held) + " of " + gib1(e.capacity) + " GiB; KV pool " + format_binary(e.kv_pool, 1) + " = " +
+          sequences_text(fit.expected_sequences, fit.context);
+  if (fit.verdict == Verdict::Marginal) line += "; " + fit.reason;
   return line;
 }
 

@@ -1,6 +1,7 @@
 #include "vramplan/plan/sweep.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 
 #include "vramplan/core/error.hpp"
@@ -26,7 +27,7 @@ std::vector<GpuSpec> sweep_gpus(const SweepRequest& r, const GpuCatalog& catalog
 }
 
 GpuFixed fixed_for(const PlanSession& session, const GpuSpec& gpu, const memory::EngineArgs& args,
-                   const std::optional<std::string>& weights, std::uint64_t context) {
+                   const std::optional<std::string>& weights, std::uint64_t context, const ErrorBounds& bounds) {
   GpuFixed f;
   f.gpu = gpu.id;
   f.capacity = gpu.reported_total;
@@ -35,25 +36,70 @@ GpuFixed fixed_for(const PlanSession& session, const GpuSpec& gpu, const memory:
   const memory::MemoryPlan two = session.plan(gpu, args, weights, {2, context});
   f.non_kv_1 = non_kv(one);
   f.non_kv_slope = static_cast<std::int64_t>(non_kv(two)) - static_cast<std::int64_t>(f.non_kv_1);
-  f.kv_pool = one.kv.capacity_tokens ? Bytes(checked_mul(*one.kv.capacity_tokens, one.kv.bytes_per_token))
-                                     : one.kv_cache_bytes();
+  // The same figures assess_fit takes from a plan: pool, held, and both on the upper bounds.
+  const FitResult fit = assess_fit(one, "", 1, context, FitPolicy{}, bounds);
+  f.kv_pool = fit.expected.kv_pool;
+  f.kv_pool_upper = fit.upper.kv_pool.count();
+  f.held_1 = fit.expected.held.count();
+  f.held_excess = fit.upper.held.count() - fit.expected.held.count();
+  f.start_kv = one.kv_fixed ? 0 : fit.start_kv;
   // A refusal at the longest length may only concern that length (one request must fit the
   // pool); the per-point KV check covers it. An empty pool refuses every length.
   if (!config.fits && f.kv_pool.count() == 0) f.refusal = config.reason;
   return f;
 }
 
+// Why the smallest point of a GPU does not fit, with its numbers (the sweep's misses).
+std::string point_reason(const GpuFixed& g, std::uint64_t per_seq, std::uint64_t context, std::uint64_t batch,
+                         const FitPolicy& policy, const std::string& engine) {
+  const PointResult p = evaluate_point(g, perf::PerfModelShape{}, per_seq, context, batch, policy);
+  const std::string seqs = std::to_string(batch) + (batch == 1 ? " sequence" : " sequences") + " of " + std::to_string(context);
+  if (p.held > g.capacity.count())
+    return engine + " holds " + format_binary(Bytes(p.held)) + ", more than the GPU's " + format_binary(g.capacity);
+  if (batch * per_seq > g.kv_pool.count())
+    return "KV cache for " + seqs + " tokens needs " + format_binary(Bytes(batch * per_seq)) + "; the " + engine +
+           " KV pool is " + format_binary(g.kv_pool) + " (" + std::to_string(per_seq ? g.kv_pool.count() / per_seq : 0) +
+           " sequences)";
+  if (p.verdict == Verdict::Marginal) return "MARGINAL only (--conservative): " + seqs + " fit on the expected values, not on the upper bounds";
+  return "--headroom " + std::to_string(policy.headroom * 100).substr(0, 4) + "% is more than the KV pool leaves for " + seqs;
+}
+
+// The engine's TP / PP flag (--tensor-parallel-size, -tp, ...) names one size; the sweep's
+// --tp / --pp lists are the sizes it tries. Either sets the list; both must agree.
+std::vector<std::uint64_t> sizes_from_flag(memory::EngineArgs& args, const std::string& flag,
+                                           std::vector<std::uint64_t> sizes, bool given, const char* option) {
+  const auto it = args.find(flag);
+  if (flag.empty() || it == args.end()) return sizes;
+  const auto n = memory::arg_u64(args, flag);
+  args.erase(it);
+  if (given && sizes != std::vector<std::uint64_t>{*n})
+    throw_usage("--" + flag + " " + std::to_string(*n) + " and " + option + " disagree: give one of them");
+  return {*n};
+}
+
 }  // namespace
 
 PointResult evaluate_point(const GpuFixed& g, const perf::PerfModelShape& shape, std::uint64_t per_sequence_kv,
-                           std::uint64_t context, std::uint64_t batch, double headroom) {
+                           std::uint64_t context, std::uint64_t batch, const FitPolicy& policy) {
   PointResult p;
   const std::uint64_t kv = batch * per_sequence_kv;
   const std::int64_t non_kv_b = static_cast<std::int64_t>(g.non_kv_1) + g.non_kv_slope * static_cast<std::int64_t>(batch - 1);
-  p.used = static_cast<std::uint64_t>(non_kv_b) + kv;
+  p.needed = static_cast<std::uint64_t>(non_kv_b) + kv;
+  p.held = std::max(g.held_1 + static_cast<std::uint64_t>(std::max<std::int64_t>(0, non_kv_b - static_cast<std::int64_t>(g.non_kv_1))),
+                    p.needed);
   const double cap = static_cast<double>(g.capacity.count());
-  p.headroom_fraction = (cap - static_cast<double>(p.used)) / cap;
-  p.fits = g.refusal.empty() && kv <= g.kv_pool.count() && p.headroom_fraction >= headroom;
+  const std::uint64_t pool = g.kv_pool.count();
+  p.spare_fraction = (static_cast<double>(pool) - static_cast<double>(kv)) / cap;
+  const auto margin = static_cast<std::uint64_t>(std::ceil(policy.headroom * cap));
+  if (!g.refusal.empty() || kv + margin > pool || p.held > g.capacity.count()) {
+    p.verdict = Verdict::DoesNotFit;
+  } else if (kv + margin > g.kv_pool_upper || g.start_kv > g.kv_pool_upper ||
+             p.held + g.held_excess > g.capacity.count()) {
+    p.verdict = Verdict::Marginal;
+  } else {
+    p.verdict = Verdict::Fits;
+  }
+  p.fits = p.verdict == Verdict::Fits || (p.verdict == Verdict::Marginal && !policy.conservative);
   if (p.fits && g.rates) {
     const std::uint64_t stages = std::max<std::uint32_t>(shape.pp, 1);
     const std::uint64_t micro = std::min(stages, batch);
@@ -88,9 +134,14 @@ SweepResult run_sweep(const SweepRequest& r, const DataRoot& root,
     for (const auto& g : gpus)
       if (!reference || g.reported_total > reference->reported_total) reference = &g;
     if (!reference) throw_usage("no GPU matches the sweep's GPU selection");
+    memory::EngineArgs base_args = r.args;
+    const std::vector<std::uint64_t> tps = sizes_from_flag(base_args, session.tp_flag(), r.tps, r.tps_given, "--tp");
+    const std::vector<std::uint64_t> pps = sizes_from_flag(base_args, session.pp_flag(), r.pps, r.pps_given, "--pp");
+    const ErrorBounds bounds =
+        ErrorBounds::load(root.data_file("accuracy_bounds.json")).for_engine(std::string(session.engine().name()));
     for (const auto& weights : r.weights) {
-      for (const std::uint64_t tp : r.tps) {
-        for (const std::uint64_t pp : r.pps) {
+      for (const std::uint64_t tp : tps) {
+        for (const std::uint64_t pp : pps) {
           if (progress) progress(done++, total);
           const std::string wname = weights.value_or("checkpoint");
           const auto miss = [&](const std::string& gpu, const std::string& why) {
@@ -109,9 +160,9 @@ SweepResult run_sweep(const SweepRequest& r, const DataRoot& root,
                           "-parallel option");
             continue;
           }
-          const memory::EngineArgs args = session.with_parallel(session.without_context(r.args), {tp, pp});
+          const memory::EngineArgs args = session.with_parallel(session.without_context(base_args), {tp, pp});
           std::vector<std::uint64_t> contexts = r.contexts;
-          if (contexts.empty()) contexts.push_back(session.planned_context(r.args, {}));
+          if (contexts.empty()) contexts.push_back(session.planned_context(base_args, {}));
           const std::uint64_t longest = *std::max_element(contexts.begin(), contexts.end());
           // Per context: KV of one sequence (engine's allocation unit), on the reference GPU.
           std::vector<std::uint64_t> per_seq;
@@ -119,7 +170,12 @@ SweepResult run_sweep(const SweepRequest& r, const DataRoot& root,
             per_seq.push_back(per_sequence_kv(session.plan(*reference, args, weights, {1, c}), c));
           const ThroughputModel tm = throughput_model(session, *reference, args, weights, defaults, 0);
           for (const auto& gpu : gpus) {
-            GpuFixed f = fixed_for(session, gpu, args, weights, longest);
+            // MIG instances have no peer-to-peer path between them: slices are replicas only.
+            if (gpu.kind == GpuKind::Mig && tp * pp > 1) {
+              miss(gpu.id, "MIG slices have no peer-to-peer path between them: no TP / PP across slices (replicas only)");
+              continue;
+            }
+            GpuFixed f = fixed_for(session, gpu, args, weights, longest, bounds);
             try {
               f.rates = perf::perf_hardware_from(gpu, nullptr, tm.compute_dtype, defaults,
                                                  session.engine().name()).expected;
@@ -135,7 +191,7 @@ SweepResult run_sweep(const SweepRequest& r, const DataRoot& root,
                   ++out.evaluations;
                   // Every replica carries at most ceil(b / R) sequences; the busiest one sets the pace.
                   const std::uint64_t per_replica = ceil_div(b, replicas);
-                  const PointResult p = evaluate_point(f, tm.shape, per_seq[ci], contexts[ci], per_replica, r.policy.headroom);
+                  const PointResult p = evaluate_point(f, tm.shape, per_seq[ci], contexts[ci], per_replica, r.policy);
                   if (!p.fits) continue;
                   any = true;
                   SweepRow row;
@@ -149,9 +205,11 @@ SweepResult run_sweep(const SweepRequest& r, const DataRoot& root,
                   row.batch = b;
                   row.gpus = gpus_used;
                   row.billed_gpus = price ? billed_gpus(gpus_used, price->lot_sizes) : gpus_used;
-                  row.used_per_gpu = Bytes(p.used);
+                  row.needed_per_gpu = Bytes(p.needed);
+                  row.held_per_gpu = Bytes(p.held);
                   row.capacity = gpu.reported_total;
-                  row.headroom_fraction = p.headroom_fraction;
+                  row.spare_fraction = p.spare_fraction;
+                  row.verdict = p.verdict;
                   row.tpot_s = p.tpot_s;
                   row.tokens_per_s = p.tpot_s > 0 ? static_cast<double>(b) / p.tpot_s : 0;
                   row.pipeline_bubble = p.pipeline_bubble;
@@ -164,20 +222,28 @@ SweepResult run_sweep(const SweepRequest& r, const DataRoot& root,
                 }
               }
             }
-            if (!any) miss(gpu.id, f.refusal.empty() ? "no (context, batch) point fits with the headroom" : f.refusal);
+            if (!any) {
+              const std::size_t ci = static_cast<std::size_t>(std::min_element(contexts.begin(), contexts.end()) - contexts.begin());
+              const std::uint64_t b = ceil_div(*std::min_element(r.batches.begin(), r.batches.end()),
+                                                *std::max_element(r.replicas.begin(), r.replicas.end()));
+              miss(gpu.id, f.refusal.empty() ? point_reason(f, per_seq[ci], contexts[ci], b, r.policy,
+                                                            engine_display_name(std::string(session.engine().name())))
+                                             : f.refusal);
+            }
           }
         }
       }
     }
   }
   if (progress) progress(total, total);
-  // Cheapest first (unpriced last), then fewer GPUs, then more headroom.
+  // Cheapest first (unpriced last), then fewer GPUs, then FITS before MARGINAL, then more spare.
   std::stable_sort(out.rows.begin(), out.rows.end(), [](const SweepRow& a, const SweepRow& b) {
     const bool pa = !a.cost_usd.empty(), pb = !b.cost_usd.empty();
     if (pa != pb) return pa;
     if (pa && a.cost_usd.front() != b.cost_usd.front()) return a.cost_usd.front() < b.cost_usd.front();
     if (a.gpus != b.gpus) return a.gpus < b.gpus;
-    return a.headroom_fraction > b.headroom_fraction;
+    if (a.verdict != b.verdict) return a.verdict == Verdict::Fits;
+    return a.spare_fraction > b.spare_fraction;
   });
   return out;
 }

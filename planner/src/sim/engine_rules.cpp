@@ -190,6 +190,70 @@ void trtllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
   };
 }
 
+// llama.cpp server: tools/server/server-context.cpp (slots, update_slots, process_token);
+// figures from memory/llamacpp_engine.cpp.
+void llamacpp_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
+  // Cells of the full-attention cache: one stream of n_ctx_seq cells per sequence, or one shared
+  // stream with -kvu (llama-kv-cache.cpp). Sliding-window caches are extra bytes per cell.
+  std::uint64_t cells = 0;
+  for (const auto& kv : figure(o, "kv_caches"))
+    if (kv.value("role", "") != "SWA") cells = kv.at("cells").get<std::uint64_t>() * kv.at("streams").get<std::uint64_t>();
+  if (cells == 0) throw_internal("llamacpp plan: engine_view kv_caches has no full-attention cache");
+  r.block_tokens = 1;
+  r.kv_blocks = cells;
+  r.kv_block_bytes = o.plan.kv_cache_bytes().count() / cells;
+  r.max_seqs = view_u64(o, "n_seq_max");
+  r.step_tokens = view_u64(o, "n_batch");
+  r.chunked_prefill = true;
+  r.mix_prefill_decode = true;
+  r.admission = Admission::OnDemand;
+  r.out_of_blocks = OutOfBlocks::Fail;
+  r.prefix_caching = false;
+  r.max_model_len = 0;
+  r.slot_tokens = view_u64(o, "n_ctx_seq");
+  r.truncate_at_slot = true;
+  r.basis = {
+      std::to_string(r.max_seqs) + " slots (-np) of n_ctx_seq " + std::to_string(r.slot_tokens) + " cells, " +
+          std::to_string(cells) + " cells reserved at start (server-context.cpp load_model; llama-context.cpp n_ctx_seq)",
+      "continuous batching: each step decodes one token of every generating slot, then fills the batch with prompt "
+      "tokens up to n_batch " + std::to_string(r.step_tokens) + " (server-context.cpp update_slots)",
+      "a free slot takes the next queued task in arrival order (server-queue.cpp, server-context.cpp get_available_slot)",
+      "a prompt of n_ctx_seq tokens or more is rejected ('exceeds the available context size'); generation stops "
+      "truncated when the slot is full, context shift being off by default (server-context.cpp process_token; "
+      "common/common.h ctx_shift = false)",
+      "prefix sharing across requests not modelled: cache_prompt reuses only a slot's own previous prompt "
+      "(server-context.cpp get_available_slot / update_slots)",
+  };
+}
+
+// Hugging Face transformers generate(): static batches (GenerationMixin.generate, DynamicCache);
+// figures from memory/hf_engine.cpp.
+void hf_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
+  const std::uint64_t batch = view_u64(o, "batch");
+  r.block_tokens = 1;
+  r.kv_blocks = o.plan.kv.capacity_tokens.value_or(0);
+  r.kv_block_bytes = o.plan.kv.bytes_per_token;
+  r.max_seqs = batch;
+  r.static_batch = batch;
+  r.step_tokens = 0;
+  r.chunked_prefill = false;
+  r.mix_prefill_decode = false;
+  r.admission = Admission::FullLength;
+  r.out_of_blocks = OutOfBlocks::Fail;
+  r.prefix_caching = false;
+  r.max_model_len = o.model.arch.max_position_embeddings;
+  r.basis = {
+      "static batches of --batch " + std::to_string(batch) +
+          ": prompts left-padded to the longest, every sequence decoded until the longest output ends, none joining "
+          "before (generation/utils.py GenerationMixin.generate)",
+      "KV cache grows by one token per sequence per step in a DynamicCache, " + std::to_string(r.kv_blocks) +
+          " tokens fit beside weights and activations; more is a CUDA out-of-memory error (cache_utils.py DynamicCache)",
+      "no prefix sharing between sequences, no preemption (generation/utils.py GenerationMixin.generate)",
+      "max_position_embeddings " + std::to_string(r.max_model_len) +
+          ": longer sequences are not served (configuration_utils.py PretrainedConfig)",
+  };
+}
+
 using RulesBuilder = void (*)(const memory::PlanOutcome&, SchedulerRules&);
 
 struct EngineRulesRow {
@@ -199,6 +263,7 @@ struct EngineRulesRow {
 
 constexpr EngineRulesRow kEngineRules[] = {
     {"vllm", vllm_rules}, {"sglang", sglang_rules}, {"trtllm", trtllm_rules},
+    {"llamacpp", llamacpp_rules}, {"hf", hf_rules},
 };
 
 }  // namespace

@@ -44,6 +44,8 @@ struct Slot {
   // a live one.
   std::uint64_t admit_seq = 0;
   std::uint64_t reserved = 0;    // FullLength: blocks reserved for the whole request
+  std::uint64_t reserve_now = 0; // ExpectedOutput, prompt phase: its min(remaining output, clip)
+  bool clipped = false;          // ExpectedOutput, decoding: remaining output still above the clip
   double sent_s = 0;             // when the client sent it (latencies start here)
   double admitted_s = -1;        // first admission (queue wait ends)
   double first_token_s = -1;
@@ -106,6 +108,8 @@ class Simulation {
                   ") must be at least the running-request limit (" + std::to_string(r_.max_seqs) + ")");
     if (opt_.concurrency && *opt_.concurrency == 0) throw_usage("--concurrency must be at least 1");
     budget_full_ = r_.step_tokens == 0 ? std::numeric_limits<std::uint64_t>::max() : r_.step_tokens;
+    clip_ = r_.reserve_clip_tokens ? r_.reserve_clip_tokens : std::numeric_limits<std::uint64_t>::max();
+    ratio_ = r_.reserve_ratio;
   }
 
   SimResult run() {
@@ -205,6 +209,11 @@ class Simulation {
   std::uint64_t private_blocks(const Slot& s) const { return ceil_div(computed_now(s), bs_) - s.shared; }
   std::uint64_t residue(const Slot& s) const { return ((s.computed % bs_) + bs_ - (s.g0 % bs_)) % bs_; }
   std::uint64_t running() const { return decoding_ + prefill_.size(); }
+  // ExpectedOutput: sum over running requests of min(output still to come, clip).
+  std::uint64_t reserved_output() const {
+    const std::uint64_t clipped_part = clipped_ == 0 ? 0 : clipped_ * clip_;
+    return clipped_part + unclipped_rem_ + prompt_reserve_;
+  }
 
   // ---- decode set ------------------------------------------------------------------------------
   void enter_decode(std::uint32_t id) {
@@ -216,11 +225,31 @@ class Simulation {
     cached_sum_ += s.computed;
     decode_order_.push_back({id, s.admit_seq});
     completions_.push({g_ + (s.target - s.generated), s.admit_seq, id});
+    if (r_.admission == Admission::ExpectedOutput) {
+      prompt_reserve_ -= s.reserve_now;
+      s.reserve_now = 0;
+      const std::uint64_t rem = s.target - s.generated;
+      s.clipped = rem > clip_;
+      if (s.clipped) {
+        ++clipped_;
+        crossings_.push({g_ + (rem - clip_), s.admit_seq, id});
+      } else {
+        ++unclipped_;
+        unclipped_rem_ += rem;
+      }
+    }
   }
   // Brings a decoding request's counters up to date and takes it out of the decode set.
   void leave_decode(Slot& s) {
     --class_count_[residue(s)];
     --decoding_;
+    if (r_.admission == Admission::ExpectedOutput) {
+      if (s.clipped) --clipped_;
+      else {
+        --unclipped_;
+        unclipped_rem_ -= s.target - generated_now(s);
+      }
+    }
     const std::uint64_t k = computed_now(s);
     cached_sum_ -= k;
     s.generated = static_cast<std::uint32_t>(generated_now(s));
@@ -243,7 +272,10 @@ class Simulation {
     if (r_.admission == Admission::FullLength) reserved_ -= s.reserved;
     s.shared = 0;
     s.reserved = 0;
-    if (r_.admission == Admission::ExpectedOutput) target_sum_ -= s.target;
+    if (r_.admission == Admission::ExpectedOutput) {
+      prompt_reserve_ -= s.reserve_now;
+      s.reserve_now = 0;
+    }
   }
 
   // The newest running request (vLLM V1: self.running.pop(), FCFS policy).
@@ -259,21 +291,19 @@ class Simulation {
   // Preemption by recompute: free every block, back to the head of the waiting queue with the
   // tokens generated so far (vLLM V1 Scheduler._preempt_request: num_computed_tokens = 0,
   // waiting.prepend_request).
-  void preempt(std::uint32_t id) {
+  void preempt(std::uint32_t id, bool to_front = true) {
     Slot& s = slots_[id];
     if (s.phase == Phase::Decode) {
       const std::uint64_t held = private_blocks(s);
       leave_decode(s);
-      generated_sum_ -= s.generated;
       release_kv(s, held);
     } else {
       prefill_.erase(std::find(prefill_.begin(), prefill_.end(), id));
       release_kv(s, private_blocks(s));
-      generated_sum_ -= s.generated;
     }
     s.computed = 0;
     s.phase = Phase::Waiting;
-    waiting_.push_front(id);
+    if (to_front) waiting_.push_front(id);
     ++res_.preemptions;
     preempted_this_step_ = true;
   }
@@ -303,6 +333,7 @@ class Simulation {
     // Finished and preempted requests leave tombstones in the decode order; sweep them when they
     // are half of it, so that memory stays O(requests running) at O(1) amortised per step.
     if (dead_in_order_ > 64 && 2 * dead_in_order_ > decode_order_.size()) compact_decode_order();
+    if (running() == 0) ratio_ = r_.reserve_ratio;  // SGLang resets new_token_ratio when idle
 
     // SGLang runs a prompt batch when it can form one and decodes otherwise; vLLM, TensorRT-LLM
     // and llama.cpp put prompt chunks and decode tokens in one step.
@@ -366,6 +397,7 @@ class Simulation {
       pool_.take_private(need);
       return;
     }
+    if (r_.out_of_blocks == OutOfBlocks::Retract) return retract(need);
     // Not enough for all: go through the running list in order as the engine does, preempting
     // from the newest end (vLLM V1 Scheduler.schedule, the RUNNING loop). Rare: materialise.
     compact_decode_order();
@@ -375,6 +407,52 @@ class Simulation {
       if (computed_now(slots_[id]) % bs_ != 0) continue;
       if (!allocate_or_preempt(id, 1)) break;  // it preempted itself: nothing newer is left
     }
+  }
+
+  // SGLang retract_decode: decoding requests sorted by (output tokens, -prompt tokens) are
+  // retracted from the end — fewest outputs, then longest prompt, first — until the free blocks
+  // cover retract_decode_steps more decode steps of every request left; then the reservation
+  // ratio is set from what the survivors have decoded. Rare: materialises the decoders.
+  void retract(std::uint64_t need_now) {
+    compact_decode_order();
+    std::vector<OrderEntry> order = decode_order_;
+    std::sort(order.begin(), order.end(), [&](const OrderEntry& a, const OrderEntry& b) {
+      const Slot &x = slots_[a.slot], &y = slots_[b.slot];
+      const std::uint64_t gx = generated_now(x), gy = generated_now(y);
+      if (gx != gy) return gx > gy;  // the end of the order holds the fewest outputs
+      return x.req.input_tokens < y.req.input_tokens;
+    });
+    auto enough = [&] {
+      const std::uint64_t steps = std::max<std::uint64_t>(1, r_.retract_decode_steps);
+      const std::uint64_t want = std::max(need_now, ceil_div(steps * decoding_, bs_));
+      return decoding_ == 0 || pool_.make_free(want);
+    };
+    std::vector<std::uint32_t> retracted;
+    while (!order.empty() && !enough()) {
+      const std::uint32_t id = order.back().slot;
+      order.pop_back();
+      preempt(id, /*to_front=*/false);
+      retracted.push_back(id);
+    }
+    // Back to the waiting queue in arrival order, ahead of requests that never ran.
+    std::sort(retracted.begin(), retracted.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return slots_[a].req.id > slots_[b].req.id;
+    });
+    for (std::uint32_t id : retracted) waiting_.push_front(id);
+    if (decoding_ == 0) return;
+    std::uint64_t decoded = 0, max_new = 0;
+    for (const OrderEntry& e : order) {
+      decoded += generated_now(slots_[e.slot]);
+      max_new += slots_[e.slot].target;
+    }
+    const double steps = static_cast<double>(r_.retract_decode_steps);
+    ratio_ = std::min(1.0, (static_cast<double>(decoded) + steps * static_cast<double>(decoding_)) /
+                               static_cast<double>(max_new + 1));
+    // The survivors' blocks for this step.
+    const std::uint64_t cls = (bs_ - g_ % bs_) % bs_;
+    const std::uint64_t need = class_count_[cls];
+    if (!pool_.make_free(need)) throw_internal("simulate: retraction left too few blocks for one decode step");
+    pool_.take_private(need);
   }
 
   void compact_decode_order() {
@@ -436,13 +514,14 @@ class Simulation {
         break;
       }
       case Admission::ExpectedOutput: {
-        // The prompt plus reserve_ratio of every running request's output still to come.
-        const double future = r_.reserve_ratio * static_cast<double>(target_sum_ + s.target - generated_sum_ - s.generated);
-        // With nothing running the request is admitted on its prompt alone.
-        const std::uint64_t reserve =
-            running() == 0 ? 0 : static_cast<std::uint64_t>(std::ceil(future / static_cast<double>(bs_)));
+        // The prompt plus ratio x min(output still to come, clip) of every running request and
+        // of this one must fit the free and evictable tokens (SGLang PrefillAdder).
+        const std::uint64_t own = std::min<std::uint64_t>(s.target - s.generated, clip_);
+        const double future = ratio_ * static_cast<double>(reserved_output() + own);
+        const std::uint64_t reserve = static_cast<std::uint64_t>(std::ceil(future / static_cast<double>(bs_)));
         if (!pool_.make_free(need + reserve, keep)) return false;
-        target_sum_ += s.target;
+        s.reserve_now = own;
+        prompt_reserve_ += own;
         break;
       }
     }
@@ -455,7 +534,6 @@ class Simulation {
     s.computed = start;
     s.phase = Phase::Prefill;
     s.admit_seq = ++admit_seq_;
-    generated_sum_ += s.generated;
     if (s.admitted_s < 0) {
       s.admitted_s = now_;
       queue_h_.add(now_ - s.sent_s);
@@ -480,9 +558,22 @@ class Simulation {
     if (advanced) itl_h_.add(gap, static_cast<double>(advanced));
     last_decode_end_ = now_;
     cached_sum_ += advanced;
-    generated_sum_ += advanced;
     padding_cached_ += padding_seqs_;
     ++g_;
+    if (r_.admission == Admission::ExpectedOutput) {
+      unclipped_rem_ -= unclipped_;
+      ratio_ = std::max(r_.reserve_ratio_min, ratio_ - r_.reserve_ratio_decay);
+      while (!crossings_.empty() && crossings_.top().g_done <= g_) {
+        const Completion c = crossings_.top();
+        crossings_.pop();
+        Slot& s = slots_[c.slot];
+        if (s.phase != Phase::Decode || s.admit_seq != c.admit_seq || !s.clipped) continue;
+        s.clipped = false;
+        --clipped_;
+        ++unclipped_;
+        unclipped_rem_ += clip_;
+      }
+    }
     while (!completions_.empty() && completions_.top().g_done <= g_) {
       const Completion c = completions_.top();
       completions_.pop();
@@ -512,7 +603,6 @@ class Simulation {
         ttft_h_.add(now_ - s.sent_s);
       }
       ++s.generated;
-      ++generated_sum_;
       publish_prefix(s);
       prefill_.erase(std::find(prefill_.begin(), prefill_.end(), id));
       if (s.generated >= s.target) {
@@ -532,7 +622,6 @@ class Simulation {
 
   void complete(std::uint32_t id, std::uint64_t held) {
     Slot& s = slots_[id];
-    generated_sum_ -= s.generated;
     release_kv(s, held);
     const double e2e = now_ - s.sent_s;
     e2e_h_.add(e2e);
@@ -695,8 +784,14 @@ class Simulation {
   std::vector<std::uint64_t> class_count_;
   std::uint64_t decoding_ = 0;
   std::uint64_t cached_sum_ = 0;     // tokens cached by decoding requests
-  std::uint64_t generated_sum_ = 0;  // output tokens so far of running requests
-  std::uint64_t target_sum_ = 0;     // ExpectedOutput: output targets of running requests
+  // ExpectedOutput (SGLang): the reservation ratio and sum over running requests of
+  // min(output to come, clip), kept lazily: decoding requests above the clip count `clip_` each
+  // until a heap entry says they crossed it; those below count their exact remainder, which
+  // falls by one per decode step each.
+  double ratio_ = 0;
+  std::uint64_t clip_ = 0;
+  std::uint64_t clipped_ = 0, unclipped_ = 0, unclipped_rem_ = 0, prompt_reserve_ = 0;
+  std::priority_queue<Completion, std::vector<Completion>, std::greater<>> crossings_;
   std::uint64_t reserved_ = 0;       // FullLength: blocks reserved by running requests
   std::uint64_t padding_seqs_ = 0, padding_cached_ = 0;  // static batch: finished sequences still computed
   std::uint64_t g_ = 0;              // decode steps so far

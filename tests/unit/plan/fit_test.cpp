@@ -17,6 +17,7 @@ constexpr std::uint64_t GiB = 1ull << 30;
 // 6250 / ceil(L / 16).
 memory::MemoryPlan pool_plan(std::uint64_t max_len) {
   memory::MemoryPlan p;
+  p.engine = "vllm";
   p.gpu_total = Bytes(80 * GiB);
   p.weights = {{"weights.layers", Bytes(40 * GiB), ""}};
   p.activation = {{"activation.sampler", Bytes(2 * GiB), ""}};
@@ -28,18 +29,23 @@ memory::MemoryPlan pool_plan(std::uint64_t max_len) {
   return p;
 }
 
-TEST(DecisionFit, HeadroomHandComputed) {
+TEST(DecisionFit, NeededAndHeldHandComputed) {
   // 12 sequences of 8192 tokens: 512 blocks each = 8192 x 163,840 = 1,342,177,280 B (1.25 GiB);
-  // x 12 = 15 GiB. used = 40 + 2 + 1 + 15 = 58 GiB; headroom 22 GiB = 27.5 % of 80 GiB.
+  // x 12 = 15 GiB. needed = 40 + 2 + 1 + 15 = 58 GiB; held = 40 + 2 + 1 + the whole pool
+  // (6250 x 16 x 163,840 = 16,384,000,000 B) = 46,170,898,432 + 16,384,000,000 = 62,554,898,432 B
+  // (58.26 GiB). The pool holds floor(16,384,000,000 / 1,342,177,280) = 12 sequences; spare =
+  // 16,384,000,000 - 16,106,127,360 = 277,872,640 B.
   const FitResult r = assess_fit(pool_plan(8192), "", 12, 8192, FitPolicy{}, ErrorBounds{});
   EXPECT_EQ(r.per_sequence_kv, 1342177280u);
   EXPECT_EQ(r.expected.kv_needed.count(), 15 * GiB);
-  EXPECT_EQ(r.expected.used.count(), 58 * GiB);
-  EXPECT_EQ(r.expected.headroom_bytes, static_cast<std::int64_t>(22 * GiB));
-  EXPECT_DOUBLE_EQ(r.expected.headroom_fraction, 0.275);
+  EXPECT_EQ(r.expected.needed.count(), 58 * GiB);
+  EXPECT_EQ(r.expected.held.count(), 43 * GiB + 16384000000u);
+  EXPECT_EQ(r.expected.spare_bytes, 277872640);
+  EXPECT_EQ(r.expected_sequences, 12u);
+  EXPECT_EQ(r.verdict, Verdict::Fits);  // no margins: the upper bounds are the expected values
   EXPECT_TRUE(r.fits);
-  EXPECT_EQ(r.limit, Limit::None);
-  EXPECT_EQ(fit_line(r, "gpu-x", 2, 2, 1, 1), "FITS gpu-x x2 tp2: 58.0/80.0 GiB per GPU, headroom 27.5%");
+  EXPECT_EQ(fit_line(r, "gpu-x", 2, 2, 1, 1),
+            "FITS gpu-x x2 tp2: needs 58.0 GiB per GPU, vLLM holds 58.3 of 80.0 GiB; KV pool 15.3 GiB = 12 sequences of 8192");
 }
 
 TEST(DecisionFit, BlockRoundingAtTheBoundary) {
@@ -54,45 +60,74 @@ TEST(DecisionFit, BlockRoundingAtTheBoundary) {
 }
 
 TEST(DecisionFit, KvCacheIsTheFirstThingThatBreaks) {
-  // 13 x 1.25 GiB = 16.25 GiB > pool 16,384,000,000 B = 15.26 GiB.
+  // 13 x 1.25 GiB = 16.25 GiB > pool 16,384,000,000 B = 15.26 GiB (12 sequences).
   const FitResult r = assess_fit(pool_plan(8192), "", 13, 8192, FitPolicy{}, ErrorBounds{});
   EXPECT_FALSE(r.fits);
+  EXPECT_EQ(r.verdict, Verdict::DoesNotFit);
   EXPECT_EQ(r.limit, Limit::KvCache);
-  EXPECT_EQ(r.reason, "KV cache for 13 sequences of 8192 tokens needs 16.25 GiB; 15.26 GiB is left after weights, "
-                      "activations and overheads");
+  EXPECT_EQ(r.reason, "KV cache for 13 sequences of 8192 tokens needs 16.25 GiB; the vLLM KV pool is 15.26 GiB "
+                      "(12 sequences of 8192)");
   EXPECT_EQ(fit_line(r, "gpu-x", 1, 1, 1, 1), "DOES NOT FIT gpu-x x1: " + r.reason);
 }
 
-TEST(DecisionFit, HeadroomBelowTheRequestedShare) {
-  // 27.5 % headroom against a required 30 %.
-  const FitResult r = assess_fit(pool_plan(8192), "", 12, 8192, FitPolicy{0.30, false}, ErrorBounds{});
+TEST(DecisionFit, HeadroomIsAnExtraMarginOnNeededMemory) {
+  // --headroom 1 % of 80 GiB = 858,993,460 B (rounded up) more than the 277,872,640 B the 12
+  // sequences leave in the pool.
+  const FitResult r = assess_fit(pool_plan(8192), "", 12, 8192, FitPolicy{0.01}, ErrorBounds{});
   EXPECT_FALSE(r.fits);
   EXPECT_EQ(r.limit, Limit::Headroom);
-  EXPECT_EQ(fit_line(r, "gpu-x", 1, 1, 1, 1),
-            "DOES NOT FIT gpu-x x1: 58.0/80.0 GiB per GPU, headroom 27.5% < required 30.0%");
+  EXPECT_EQ(r.reason, "--headroom 1.0% asks 819.20 MiB spare in the KV pool; 12 sequences of 8192 tokens leave 265.00 MiB");
+  // The default asks nothing extra.
+  EXPECT_EQ(FitPolicy{}.headroom, 0.0);
 }
 
 TEST(DecisionFit, EngineRefusalComesFirst) {
   const FitResult r = assess_fit(pool_plan(8192), "No available memory for the cache blocks", 1, 8192, FitPolicy{},
                                  ErrorBounds{});
   EXPECT_EQ(r.limit, Limit::Engine);
+  EXPECT_EQ(r.verdict, Verdict::DoesNotFit);
   EXPECT_EQ(r.reason, "No available memory for the cache blocks");
 }
 
-TEST(DecisionFit, ConservativeDecidesOnTheUpperBound) {
-  // Bounds: weights +1 %, activation +0.5 GiB. Upper non-KV = 40.4 + 2.5 + 1 = 43.9 GiB (0.9 GiB
-  // more than expected), taken out of the pool: 16,384,000,000 - 966,367,642 (0.9 GiB, rounded
-  // up) = 15,417,632,358 B. 12 sequences need 16,106,127,360 B: fits on the expected value, not
-  // on the bound.
-  const ErrorBounds bounds({{"weights", 0.01, 0, "test"}, {"activation", 0, GiB / 2, "test"}});
-  const FitResult expected = assess_fit(pool_plan(8192), "", 12, 8192, FitPolicy{0.10, false}, bounds);
-  const FitResult upper = assess_fit(pool_plan(8192), "", 12, 8192, FitPolicy{0.10, true}, bounds);
-  EXPECT_TRUE(expected.fits);
-  EXPECT_EQ(upper.upper.weights.count(), 40 * GiB + static_cast<std::uint64_t>(0.4 * static_cast<double>(GiB)) + 1);
-  EXPECT_EQ(upper.upper.activation.count(), 2 * GiB + GiB / 2);
-  EXPECT_FALSE(upper.fits);
-  EXPECT_EQ(upper.limit, Limit::KvCache);
-  EXPECT_NE(upper.reason.find("(upper bound)"), std::string::npos);
+TEST(DecisionFit, MarginalWhenOnlyTheExpectedValuesFit) {
+  // Margins: weights +1 %, activation +0.5 GiB, once each. Upper non-KV excess = 0.4 GiB
+  // (429,496,730 B, rounded up) + 0.5 GiB = 966,367,642 B, taken out of the pool:
+  // 16,384,000,000 - 966,367,642 = 15,417,632,358 B = 11 sequences of 1,342,177,280 B. 12
+  // sequences need 16,106,127,360 B: 688,495,002 B (656.6 MiB) short on the bounds.
+  const ErrorBounds bounds({{"weights", "", 0.01, 0, "test"}, {"activation", "", 0, GiB / 2, "test"}});
+  const FitResult r = assess_fit(pool_plan(8192), "", 12, 8192, FitPolicy{}, bounds);
+  EXPECT_EQ(r.verdict, Verdict::Marginal);
+  EXPECT_TRUE(r.fits);
+  EXPECT_EQ(r.upper.weights.count(), 40 * GiB + 429496730u);
+  EXPECT_EQ(r.upper.activation.count(), 2 * GiB + GiB / 2);
+  EXPECT_EQ(r.upper.kv_pool.count(), 15417632358u);
+  EXPECT_EQ(r.margin_short_bytes, 688495002);
+  EXPECT_EQ(r.upper_sequences, 11u);
+  EXPECT_EQ(fit_line(r, "gpu-x", 1, 1, 1, 1),
+            "MARGINAL gpu-x x1: needs 58.0 GiB, vLLM holds 58.3 of 80.0 GiB; KV pool 15.3 GiB = 12 sequences of 8192; "
+            "on the upper bounds the KV pool is 14.36 GiB = 11 sequences of 8192 (656.60 MiB short)");
+  // --conservative turns it into a refusal; 11 sequences fit on the bounds too.
+  EXPECT_FALSE(assess_fit(pool_plan(8192), "", 12, 8192, FitPolicy{0, true}, bounds).fits);
+  EXPECT_EQ(assess_fit(pool_plan(8192), "", 11, 8192, FitPolicy{}, bounds).verdict, Verdict::Fits);
+}
+
+TEST(DecisionFit, ExcessOnTopOfTheBudgetAddsToWhatIsHeld) {
+  // A component captured after the pool is sized (vLLM 0.19 CUDA graphs) does not shrink the
+  // pool: its margin (1 GiB) adds to what the engine holds, 62,554,898,432 + 1 GiB.
+  memory::MemoryPlan p = pool_plan(8192);
+  p.overhead.push_back({"overhead.cuda_graphs", Bytes(GiB), "", true});
+  const ErrorBounds bounds({{"overhead.cuda_graphs", "", 0, GiB, "test"}});
+  const FitResult r = assess_fit(p, "", 12, 8192, FitPolicy{}, bounds);
+  EXPECT_EQ(r.upper.kv_pool, r.expected.kv_pool);
+  EXPECT_EQ(r.upper.held.count(), r.expected.held.count() + GiB);
+  EXPECT_EQ(r.verdict, Verdict::Fits);  // 60.26 GiB of 80
+  // A fixed KV allocation (llama.cpp -c) holds every excess on top.
+  memory::MemoryPlan fixed = pool_plan(8192);
+  fixed.kv_fixed = true;
+  const FitResult f = assess_fit(fixed, "", 12, 8192, FitPolicy{}, ErrorBounds({{"weights", "", 0, 30 * GiB, "test"}}));
+  EXPECT_EQ(f.upper.kv_pool, f.expected.kv_pool);
+  EXPECT_EQ(f.verdict, Verdict::Marginal);  // 58.26 + 30 = 88.26 GiB held > 80 GiB
+  EXPECT_EQ(f.limit, Limit::Card);
 }
 
 TEST(DecisionLimits, LargestFittingSearch) {

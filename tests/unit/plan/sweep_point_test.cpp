@@ -11,6 +11,7 @@ TEST(SweepPoint, PipelineRoundMatchesThePerfModel) {
   GpuFixed g;
   g.capacity = Bytes(80ull << 30);
   g.kv_pool = Bytes(40ull << 30);
+  g.kv_pool_upper = 40ull << 30;
   g.non_kv_1 = 20ull << 30;
   g.rates = perf::HardwareRates{2.68e12, 6.4e14, 5e-4, 3.15e11, 1e-5};
   perf::PerfModelShape shape;  // Llama-3.1-70B-like, one of 4 stages at TP 1: 20 layers
@@ -24,14 +25,14 @@ TEST(SweepPoint, PipelineRoundMatchesThePerfModel) {
   shape.attention = {perf::AttentionGroup{20, 64, 128, 128, 327680.0 / 80, 0, 1}};
   const perf::PerfHardware hw{*g.rates, std::nullopt, std::nullopt, "", false};
   for (const std::uint64_t batch : {1u, 3u, 4u, 9u, 64u}) {
-    const PointResult p = evaluate_point(g, shape, 1 << 20, 4096, batch, 0.1);
+    const PointResult p = evaluate_point(g, shape, 1 << 20, 4096, batch, FitPolicy{0.1});
     ASSERT_TRUE(p.fits);
     const perf::DecodeResult d = perf::estimate_decode(shape, hw, perf::DecodeBatch{batch, 4096});
     EXPECT_NEAR(p.tpot_s, d.step_s.expected, 1e-12 * d.step_s.expected) << batch;
     EXPECT_NEAR(p.pipeline_bubble, d.pipeline_bubble, 1e-12) << batch;
   }
   // Batch 1 on 4 stages: 1 micro-batch, rounds of 4 stage steps, 3/4 idle.
-  EXPECT_DOUBLE_EQ(evaluate_point(g, shape, 1 << 20, 4096, 1, 0.1).pipeline_bubble, 0.75);
+  EXPECT_DOUBLE_EQ(evaluate_point(g, shape, 1 << 20, 4096, 1, FitPolicy{0.1}).pipeline_bubble, 0.75);
 }
 
 }  // namespace

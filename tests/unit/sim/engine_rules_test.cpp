@@ -4,9 +4,12 @@
 
 #include <regex>
 
+#include "support/catalogs.hpp"
 #include "support/engine_plans.hpp"
 #include "support/test_models.hpp"
 #include "support/test_support.hpp"
+#include "vramplan/io/data_root.hpp"
+#include "vramplan/model/catalogue.hpp"
 #include "vramplan/sim/scheduler_rules.hpp"
 
 namespace vramplan::sim {
@@ -71,6 +74,20 @@ TEST(EngineRulesVllm, LargeGpuDefaults) {
   // The pool the rules describe is the plan's KV cache, byte for byte.
   EXPECT_EQ(r.kv_blocks * r.kv_block_bytes, o.plan.kv_cache_bytes().count());
   expect_sourced_basis(r);
+}
+
+TEST(EngineRulesVllm, HybridModelBlockHoldsOneBlockOfEveryGroup) {
+  // Gemma-2-9B: 42 layers alternating sliding-window and full attention, so vLLM forms two KV
+  // groups of 21 layers sharing one pool. A group block holds 16 tokens of 21 layers x 8 KV
+  // heads x 256 x (K + V) x 2 B = 2,752,512 B; the simulator's block is one block of each group:
+  // gpu_blocks / 2 blocks of 5,505,024 B (= 42 layers x 16 tokens x 8,192 B).
+  const ModelSpec m = load_catalogue_model(DataRoot{test::source_dir()}, "gemma-2-9b");
+  const auto gpu = test::gpu_target(kH100);
+  const auto o = outcome_of(test::plan_engine("vllm", m, gpu, {{"max-model-len", "8192"}}), m, gpu);
+  ASSERT_EQ(o.plan.engine_view["kv_cache_groups"].get<std::uint64_t>(), 2u);
+  const auto r = rules(o);
+  EXPECT_EQ(r.kv_blocks, o.plan.engine_view["gpu_blocks"].get<std::uint64_t>() / 2u);
+  EXPECT_EQ(r.kv_block_bytes, 5505024u);
 }
 
 TEST(EngineRulesVllm, SmallGpuDefaults) {
@@ -155,6 +172,13 @@ TEST(EngineRulesSglang, Flags) {
   EXPECT_TRUE(r.mix_prefill_decode);
 }
 
+TEST(EngineRulesSglang, ChunkingOffLeavesTheMaxPrefillTokensBudget) {
+  // --chunked-prefill-size -1: a prompt is prefilled whole, in batches of max_prefill_tokens 16384.
+  const auto r = rules(plan("sglang", {{"context-length", "8192"}, {"chunked-prefill-size", "-1"}}));
+  EXPECT_FALSE(r.chunked_prefill);
+  EXPECT_EQ(r.step_tokens, 16384u);
+}
+
 // ---- TensorRT-LLM -------------------------------------------------------------------------------
 
 TEST(EngineRulesTrtllm, GuaranteedNoEvictByDefault) {
@@ -200,6 +224,69 @@ TEST(EngineRulesTrtllm, OlderExecutorProfileHasNoBlockReuse) {
   EXPECT_FALSE(rules(plan("trtllm@0.13", {{"max-seq-len", "8192"}})).prefix_caching);
 }
 
+// ---- llama.cpp ----------------------------------------------------------------------------------
+
+memory::PlanOutcome llamacpp_plan(memory::EngineArgs args) {
+  const ModelSpec m = test::dense_model({});
+  const auto gpu = test::gpu_target(kH100);
+  const auto engine = memory::make_engine("llamacpp", test::source_dir() / "data");
+  auto p = engine->plan(memory::PlanInput{m, test::quant_catalog(), gpu, {}, std::move(args), "gguf:Q8_0",
+                                          std::nullopt, ""});
+  return outcome_of(std::move(p), m, gpu);
+}
+
+TEST(EngineRulesLlamacpp, SlotsOfNctxOverNp) {
+  const auto o = llamacpp_plan({{"ctx-size", "8192"}, {"parallel", "4"}});
+  const auto r = rules(o);
+  // -c 8192 -np 4: 4 streams of n_ctx_seq 8192 / 4 = 2048 cells; an f16 cell holds
+  // 32 layers x 1024 x (K + V) x 2 B = 131,072 B.
+  EXPECT_EQ(r.max_seqs, 4u);
+  EXPECT_EQ(r.slot_tokens, 2048u);
+  EXPECT_EQ(r.kv_blocks, 8192u);
+  EXPECT_EQ(r.block_tokens, 1u);
+  EXPECT_EQ(r.kv_block_bytes, kKvPerToken);
+  EXPECT_EQ(r.step_tokens, 2048u);  // -b default 2048
+  EXPECT_TRUE(r.truncate_at_slot);
+  EXPECT_TRUE(r.chunked_prefill);
+  EXPECT_TRUE(r.mix_prefill_decode);
+  EXPECT_EQ(r.admission, Admission::OnDemand);
+  EXPECT_EQ(r.out_of_blocks, OutOfBlocks::Fail);
+  EXPECT_FALSE(r.prefix_caching);
+  EXPECT_EQ(r.max_model_len, 0u);
+  EXPECT_EQ(r.non_kv_bytes, non_kv(o.plan));
+  expect_sourced_basis(r);
+}
+
+TEST(EngineRulesLlamacpp, UnifiedCacheGivesEverySlotTheWholeContext) {
+  // -kvu: one stream of 8192 cells shared by the 4 slots, each of which may fill it.
+  const auto r = rules(llamacpp_plan({{"ctx-size", "8192"}, {"parallel", "4"}, {"kv-unified", "true"}}));
+  EXPECT_EQ(r.slot_tokens, 8192u);
+  EXPECT_EQ(r.kv_blocks, 8192u);
+}
+
+// ---- HF transformers ----------------------------------------------------------------------------
+
+TEST(EngineRulesHf, StaticBatches) {
+  const auto o = plan("hf", {}, {4, 4096});
+  const auto r = rules(o);
+  EXPECT_EQ(r.static_batch, 4u);
+  EXPECT_EQ(r.max_seqs, 4u);
+  // The DynamicCache grows into whatever weights and activations leave: capacity_tokens of
+  // 131,072 B each.
+  EXPECT_EQ(r.kv_blocks, *o.plan.kv.capacity_tokens);
+  EXPECT_EQ(r.block_tokens, 1u);
+  EXPECT_EQ(r.kv_block_bytes, kKvPerToken);
+  EXPECT_EQ(r.step_tokens, 0u);
+  EXPECT_FALSE(r.chunked_prefill);
+  EXPECT_FALSE(r.mix_prefill_decode);
+  EXPECT_EQ(r.admission, Admission::FullLength);
+  EXPECT_EQ(r.out_of_blocks, OutOfBlocks::Fail);
+  EXPECT_FALSE(r.prefix_caching);
+  EXPECT_EQ(r.max_model_len, 131072u);  // max_position_embeddings
+  EXPECT_EQ(r.non_kv_bytes, non_kv(o.plan));
+  expect_sourced_basis(r);
+}
+
 // ---- refusals -----------------------------------------------------------------------------------
 
 TEST(EngineRules, PlanThatDoesNotFitIsRefused) {
@@ -214,7 +301,7 @@ TEST(EngineRules, EngineNotModelledIsRefused) {
   auto o = plan("vllm", {{"max-model-len", "8192"}});
   o.plan.engine = "exllama";
   EXPECT_EQ(test::error_message([&] { rules(o); }, ErrorKind::Usage),
-            "the simulator does not model engine 'exllama' (it models vllm, sglang, trtllm)");
+            "the simulator does not model engine 'exllama' (it models vllm, sglang, trtllm, llamacpp, hf)");
 }
 
 }  // namespace

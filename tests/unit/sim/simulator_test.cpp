@@ -148,6 +148,51 @@ TEST(Simulator, FullLengthAdmissionNeverPreempts) {
   EXPECT_LE(r.running.max, 1.0);
 }
 
+TEST(Simulator, SglangStyleReservationAndRetraction) {
+  // A token-granular pool of 3000 tokens, prompt batches apart from decode batches, admission
+  // reserving ratio x outstanding output, and retraction when decode runs out: requests of 200
+  // prompt tokens growing to 1000 at 30/s overload it. Every token is recounted after every step.
+  SchedulerRules r = vllm_like(3000);
+  r.engine = "sglang";
+  r.block_tokens = 1;
+  r.mix_prefill_decode = false;
+  r.admission = Admission::ExpectedOutput;
+  r.reserve_ratio = 0.7;
+  r.reserve_ratio_min = 0.098;
+  r.reserve_ratio_decay = (0.7 - 0.098) / 600;
+  r.reserve_clip_tokens = 4096;
+  r.out_of_blocks = OutOfBlocks::Retract;
+  r.retract_decode_steps = 20;
+  PoissonSource src(30.0, 300, 200, 800, 9);
+  SimOptions o;
+  o.check_invariants = true;
+  const SimResult res = simulate(r, linear_clock, src, o);
+  EXPECT_EQ(res.completed, 300u);
+  EXPECT_DOUBLE_EQ(res.output_tokens, 300.0 * 800);
+  EXPECT_GT(res.preemptions, 0u);  // retractions
+  EXPECT_LE(res.kv_blocks_peak, 3000u);
+}
+
+TEST(Simulator, ReservationKeepsAdmissionsWithinTheExpectedGrowth) {
+  // With ratio 1 and no decay the reservation is every running request's whole remaining
+  // output: admitted requests can always finish, so nothing is ever retracted.
+  SchedulerRules r = vllm_like(3000);
+  r.block_tokens = 1;
+  r.admission = Admission::ExpectedOutput;
+  r.reserve_ratio = 1;
+  r.reserve_ratio_min = 1;
+  r.out_of_blocks = OutOfBlocks::Retract;
+  r.retract_decode_steps = 20;
+  PoissonSource src(30.0, 300, 200, 800, 9);
+  SimOptions o;
+  o.check_invariants = true;
+  const SimResult res = simulate(r, linear_clock, src, o);
+  EXPECT_EQ(res.completed, 300u);
+  EXPECT_EQ(res.preemptions, 0u);
+  // Each request needs 1000 tokens by its end: at most 3 of them fit the 3000-token pool.
+  EXPECT_LE(res.running.max, 3.0);
+}
+
 TEST(Simulator, RejectsRequestsLongerThanMaxModelLen) {
   ListSource src({{0, 0, 8000, 300, 0, 0}, {1, 0.1, 100, 100, 0, 0}, {2, 0.2, 8100, 92, 0, 0}});
   const SimResult r = simulate(vllm_like(1000), linear_clock, src, {});

@@ -16,6 +16,9 @@ struct Component {
   std::string name;     //!< stable key ("weights", "kv_cache", "non_torch", "cuda_graphs", ...)
   Bytes bytes;
   std::string explain;  //!< the formula with its numbers
+  //! Allocated after the engine sizes its KV pool, on top of the pool's budget (vLLM 0.19's CUDA
+  //! graphs): an error in it adds to what the engine holds instead of shrinking the pool.
+  bool outside_kv_budget = false;
 };
 
 //! Sum of the parts (checked).

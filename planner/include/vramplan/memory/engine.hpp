@@ -96,6 +96,10 @@ struct MemoryPlan {
   std::vector<Component> overhead;    //!< per GPU (non-torch, CUDA graphs, context, ...)
 
   KvFigures kv;
+  //! The KV allocation is fixed by a flag (llama.cpp -c), not sized from what a budget leaves
+  //! (vLLM, SGLang, TensorRT-LLM, HF's free memory): an error in another component then adds to
+  //! what the engine holds instead of shrinking its pool (plan/fit.hpp).
+  bool kv_fixed = false;
   bool fits = true;
   std::string reason;          //!< when !fits: what breaks, in the engine's words
   std::string weights_precision;

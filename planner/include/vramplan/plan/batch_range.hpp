@@ -29,8 +29,9 @@ struct LatencyTargets {
 
 struct BatchRow {
   std::uint64_t batch = 0;  //!< over all replicas
-  Bytes used_per_gpu;
-  double headroom_fraction = 0;
+  Bytes needed_per_gpu;          //!< non-KV + the KV of the row's sequences (fit.hpp)
+  double spare_fraction = 0;     //!< unused KV pool / capacity
+  Verdict verdict = Verdict::DoesNotFit;
   std::optional<perf::Range> tokens_per_s;  //!< deployment output tokens/s
   std::optional<perf::Range> tpot_s;
   std::optional<perf::Range> ttft_s;

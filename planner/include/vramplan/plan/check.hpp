@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -32,6 +33,8 @@ struct CheckRequest {
 
 struct CheckLimits {
   LimitResult max_batch, max_context, max_concurrency;
+  std::uint64_t batch_context = 0;  //!< tokens per sequence max_batch holds at
+  std::uint64_t context_batch = 1;  //!< sequences max_context holds at (the check's batch)
   std::uint64_t engine_length = 0;  //!< context max_concurrency is at
   MinGpusResult min_gpus;
   SmallestCardResult smallest_card;
@@ -43,6 +46,7 @@ struct CheckOutcome {
   GpuSpec gpu;
   Evaluation eval;
   std::string line;  //!< the one-line verdict
+  std::vector<std::string> warnings;  //!< what the figures rest on that is not validated (text and JSON)
   std::string bounds_source;
   ErrorBounds bounds;
   std::optional<CheckLimits> limits;

@@ -28,6 +28,7 @@ struct Evaluation {
   FitResult fit;
   Parallel parallel;
   std::uint64_t replicas = 1;
+  std::string capped_context;  //!< why the default context is shorter than the engine's length ("" = not)
   std::uint64_t gpus_total() const { return parallel.gpus() * replicas; }
 };
 

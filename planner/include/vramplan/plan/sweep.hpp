@@ -35,6 +35,7 @@ struct SweepRequest {
   std::optional<Bytes> min_memory;  //!< with gpus == "": only GPUs with at least this reported total
   std::vector<std::uint64_t> tps = {1, 2, 4, 8};
   std::vector<std::uint64_t> pps = {1};       //!< pipeline stages per instance
+  bool tps_given = false, pps_given = false;  //!< --tp / --pp given (else the engine's TP / PP flag may set them)
   std::vector<std::uint64_t> replicas = {1};  //!< data-parallel instances
   std::vector<std::uint64_t> contexts;  //!< empty = the engine's default length
   std::vector<std::uint64_t> batches = {1};
@@ -49,8 +50,9 @@ struct SweepRow {
   std::string model, weights, gpu;
   std::uint64_t tp = 1, pp = 1, replicas = 1, context = 0, batch = 0;  //!< batch over all replicas
   std::uint64_t gpus = 1, billed_gpus = 1;
-  Bytes used_per_gpu, capacity;
-  double headroom_fraction = 0;
+  Bytes needed_per_gpu, held_per_gpu, capacity;  //!< fit.hpp's two quantities
+  double spare_fraction = 0;  //!< unused KV pool / capacity
+  Verdict verdict = Verdict::Fits;  //!< FITS or MARGINAL (rows that do not fit are misses)
   double tokens_per_s = 0;  //!< expected decode output tokens/s of all replicas; 0 = no rates for this GPU
   double tpot_s = 0;        //!< of the busiest replica
   double pipeline_bubble = 0;  //!< idle share of each stage (PP > 1 with fewer micro-batches than stages)
@@ -80,6 +82,10 @@ SweepResult run_sweep(const SweepRequest& request, const DataRoot& root,
 struct GpuFixed {  //!< one (model, precision, TP, GPU)
   std::string gpu;
   Bytes capacity, kv_pool;
+  std::uint64_t kv_pool_upper = 0;  //!< the pool on the upper bounds (fit.hpp)
+  std::uint64_t held_1 = 0;         //!< what the engine holds at batch 1
+  std::uint64_t held_excess = 0;    //!< what the upper bounds add to what it holds
+  std::uint64_t start_kv = 0;       //!< one sequence of the engine's max length (0: a fixed KV allocation)
   std::uint64_t non_kv_1 = 0;       //!< weights + activation + overhead at batch 1
   std::int64_t non_kv_slope = 0;    //!< growth per extra sequence (0 for pool engines)
   std::string refusal;              //!< engine refuses at every length ("" = accepts)
@@ -87,9 +93,10 @@ struct GpuFixed {  //!< one (model, precision, TP, GPU)
 };
 
 struct PointResult {
-  bool fits = false;
-  std::uint64_t used = 0;
-  double headroom_fraction = 0;
+  Verdict verdict = Verdict::DoesNotFit;
+  bool fits = false;               //!< FITS, or MARGINAL unless the policy is conservative
+  std::uint64_t needed = 0, held = 0;
+  double spare_fraction = 0;
   double tokens_per_s = 0, tpot_s = 0;  //!< one instance serving `batch` sequences
   double pipeline_bubble = 0;
 };
@@ -98,6 +105,6 @@ struct PointResult {
 //! (shape.pp > 1) the decode round is perf::estimate_decode's: m = min(PP, batch) micro-batches of
 //! ceil(batch / m) sequences, max(m, PP) stage steps per round plus PP stage hand-offs.
 PointResult evaluate_point(const GpuFixed& g, const perf::PerfModelShape& shape, std::uint64_t per_sequence_kv,
-                           std::uint64_t context, std::uint64_t batch, double headroom);
+                           std::uint64_t context, std::uint64_t batch, const FitPolicy& policy);
 
 }  // namespace vramplan::plan

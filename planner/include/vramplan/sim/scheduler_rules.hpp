@@ -75,6 +75,11 @@ struct SchedulerRules {
   //! llama.cpp: tokens each slot holds (n_ctx / np); a request whose prompt + output outgrows
   //! it fails as the server fails it. 0 = no per-request slot.
   std::uint64_t slot_tokens = 0;
+  //! With slot_tokens: a prompt of slot_tokens or more is rejected, and generation stops
+  //! (finish_reason "length", the response truncated) once prompt + output reaches slot_tokens
+  //! (llama.cpp server without --context-shift, server-context.cpp process_token: the slot's
+  //! cached tokens + 1 >= n_ctx); false = a request that outgrows its slot fails as a whole.
+  bool truncate_at_slot = false;
   //! HF transformers: static batches of this many requests, none joining until the batch is
   //! done (generate() with padding). 0 = continuous batching.
   std::uint64_t static_batch = 0;

@@ -9,7 +9,9 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <random>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -61,9 +63,14 @@ inline std::vector<nlohmann::json> serving_records() {
   return out;
 }
 
-//! A directory of its own under the system temp dir for the traces the tests write.
+//! A directory of this process's own under the system temp dir for the traces the tests write:
+//! ctest runs every test in its own process, in parallel, and each simulates the records.
 inline std::filesystem::path serving_trace_dir() {
-  const auto dir = std::filesystem::temp_directory_path() / "vramplan_sim_accuracy";
+  static const std::filesystem::path dir = [] {
+    std::random_device rd;
+    return std::filesystem::temp_directory_path() /
+           ("vramplan_sim_accuracy_" + std::to_string(rd()) + "_" + std::to_string(rd()));
+  }();
   std::filesystem::create_directories(dir);
   return dir;
 }
@@ -217,6 +224,11 @@ inline ServingComparison simulate_record(const nlohmann::json& record, const nlo
   for (const auto& [k, v] : setup.at("args").items()) q.plan.args[k] = v.get<std::string>();
   q.workload = serving_workload(c.id, w, root);
   const sim::SimulateOutcome out = sim::run_simulation(q, root);
+  if (q.workload.trace) {  // the trace and, once empty, its directory
+    std::error_code ec;
+    std::filesystem::remove(*q.workload.trace, ec);
+    std::filesystem::remove(q.workload.trace->parent_path(), ec);
+  }
   c.completed = out.result.completed;
   c.rejected = out.result.rejected;
   c.preemptions = out.result.preemptions;

@@ -23,7 +23,8 @@
 namespace vramplan::test {
 
 //! The metric families the issue sets targets for (issue 12, "Against real runs").
-enum class MetricKind { Throughput, MedianLatency, P99Latency };
+//! Timeline: the engine's periodic log (running, waiting, KV usage), no target.
+enum class MetricKind { Throughput, MedianLatency, P99Latency, Timeline };
 
 //! One figure: what the simulator predicts against what the run printed.
 struct ServingMetric {
@@ -205,6 +206,24 @@ inline void add_metrics(ServingComparison& c, const sim::SimResult& r, const std
   add("TTFT p99", MetricKind::P99Latency, r.ttft.p99 * 1e3, printed(res, "p99_ttft_ms"));
 }
 
+//! A timeline record (the engine's 1 s log lines): peaks and sample means of running / waiting
+//! requests and KV usage against the simulated run's maxima and time-weighted means.
+inline void add_timeline_metrics(ServingComparison& c, const sim::SimResult& r) {
+  const auto& res = c.record.at("results");
+  double running = 0, waiting = 0;
+  const auto& samples = res.at("timeline");
+  for (const auto& x : samples) {
+    running += x.at("running").get<double>();
+    waiting += x.at("waiting").get<double>();
+  }
+  const double n = static_cast<double>(samples.size());
+  c.metrics.push_back({"max running", MetricKind::Timeline, r.running.max, res.at("max_running")});
+  c.metrics.push_back({"max waiting", MetricKind::Timeline, r.waiting.max, res.at("max_waiting")});
+  c.metrics.push_back({"max KV usage %", MetricKind::Timeline, r.kv_usage.max * 100, res.at("max_kv_usage_pct")});
+  c.metrics.push_back({"mean running", MetricKind::Timeline, r.running.mean, running / n});
+  c.metrics.push_back({"mean waiting", MetricKind::Timeline, r.waiting.mean, waiting / n});
+}
+
 inline ServingComparison simulate_record(const nlohmann::json& record, const nlohmann::json& setup) {
   const DataRoot root{source_dir()};
   ServingComparison c;
@@ -233,7 +252,8 @@ inline ServingComparison simulate_record(const nlohmann::json& record, const nlo
   c.rejected = out.result.rejected;
   c.preemptions = out.result.preemptions;
   c.verdict = out.result.verdict.state;
-  add_metrics(c, out.result, setup.at("tpot"));
+  if (record.at("record_type") == "timeline") add_timeline_metrics(c, out.result);
+  else add_metrics(c, out.result, setup.at("tpot"));
   return c;
 }
 

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+
 #include "support/test_support.hpp"
 
 namespace vramplan::test {
@@ -67,6 +69,48 @@ TEST(SimulateCli, TimelineIsWrittenAsCsv) {
   EXPECT_GT(std::count(csv.begin(), csv.end(), '\n'), 10);
 }
 
+TEST(SimulateCli, FindMaxRateThenReplicasForATargetLoad) {
+  const auto j = simulate_json({"--input-len", "512", "--output-len", "128", "--slo", "p99_ttft<=1s,p99_tpot<=50ms",
+                                "--find-max-rate", "--target-rate", "30", "--probe-requests", "300"});
+  const auto& m = j.at("capacity").at("max_rate");
+  ASSERT_TRUE(m.at("found").get<bool>()) << m.dump();
+  const double rate = m.at("rate_per_s").get<double>();
+  // The answer never exceeds what the engine completes with everything queued at once.
+  EXPECT_LE(rate, m.at("offline_capacity_per_s").get<double>());
+  EXPECT_GE(m.at("probes").size(), 3u);
+  const auto& r = j.at("capacity").at("replicas");
+  // At least ceil(30 / rate) replicas, each serving its share within the targets.
+  EXPECT_GE(r.at("replicas").get<double>(), std::ceil(30 / rate - 1e-9));
+  EXPECT_TRUE(r.at("met").get<bool>());
+  EXPECT_TRUE(j.at("slo").at("met").get<bool>());
+}
+
+TEST(SimulateCli, OfflineJobOnWorkers) {
+  const auto j = simulate_json({"--rate", "inf", "--requests", "2000", "--input-len", "512", "--output-len", "128",
+                                "--workers", "2", "--margin", "24h"});
+  const auto& o = j.at("capacity").at("offline");
+  EXPECT_EQ(o.at("workers"), 2);
+  EXPECT_EQ(o.at("period"), "3d");  // minutes of work + 24 h margin: the shortest default period
+  // Two workers on half the requests each finish faster than one worker on all of them.
+  EXPECT_LT(o.at("makespan_s").get<double>(), j.at("duration_s").get<double>());
+  EXPECT_EQ(j.at("verdict").at("state"), "offline");
+}
+
+TEST(SweepSloCli, RanksLayoutsByTheCostOfServingTheLoad) {
+  const CliResult r = run_cli({"sweep", "--model", "llama-3.1-8b", "--gpu", "l40s,h100-sxm-80", "--tp", "1", "--context", "8192",
+                               "--rate", "10", "--slo", "p99_ttft<=2s", "--input-len", "512", "--output-len", "128",
+                               "--probe-requests", "300", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("schema"), "vramplan.sweep-slo/1");
+  ASSERT_EQ(j.at("rows").size(), 2u) << j.dump();
+  EXPECT_EQ(j.at("simulated_layouts"), 2);
+  // Cheapest first.
+  const auto& rows = j.at("rows");
+  EXPECT_LE(rows[0].at("cost_usd")[0].get<double>(), rows[1].at("cost_usd")[0].get<double>());
+  for (const auto& row : rows) EXPECT_GE(row.at("replicas").get<int>(), 1);
+}
+
 TEST(SimulateCli, BadInputGetsOneLineAndADistinctExitCode) {
   const CliResult no_rate = simulate({"--requests", "10"});
   EXPECT_EQ(no_rate.exit_code, 2) << no_rate.err;
@@ -79,6 +123,11 @@ TEST(SimulateCli, BadInputGetsOneLineAndADistinctExitCode) {
   // A configuration the engine would not start: exit 1 with the plan's reason.
   const CliResult no_fit = run_cli({"simulate", "--model", "llama-3.1-70b", "--gpu", "l40s", "--rate", "1", "--requests", "10"});
   EXPECT_EQ(no_fit.exit_code, 1) << no_fit.err;
+  const CliResult no_slo = simulate({"--find-max-rate"});
+  EXPECT_EQ(no_slo.exit_code, 2) << no_slo.err;
+  EXPECT_NE(no_slo.err.find("--slo"), std::string::npos);
+  const CliResult bad_slo = simulate({"--find-max-rate", "--slo", "p99_ttft<2s"});
+  EXPECT_EQ(bad_slo.exit_code, 2) << bad_slo.err;
 }
 
 }  // namespace

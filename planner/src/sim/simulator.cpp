@@ -16,6 +16,7 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <memory>
 #include <queue>
 #include <string>
 #include <vector>
@@ -103,9 +104,6 @@ class Simulation {
     if (r_.kv_blocks == 0) throw_usage("simulate: the engine's KV pool has no blocks");
     if (r_.block_tokens == 0) throw_usage("simulate: block size must be at least one token");
     if (r_.max_seqs == 0) throw_usage("simulate: the engine admits no request (max running requests 0)");
-    if (r_.step_tokens != 0 && r_.mix_prefill_decode && r_.step_tokens < r_.max_seqs)
-      throw_usage("simulate: the per-step token budget (" + std::to_string(r_.step_tokens) +
-                  ") must be at least the running-request limit (" + std::to_string(r_.max_seqs) + ")");
     if (opt_.concurrency && *opt_.concurrency == 0) throw_usage("--concurrency must be at least 1");
     budget_full_ = r_.step_tokens == 0 ? std::numeric_limits<std::uint64_t>::max() : r_.step_tokens;
     clip_ = r_.reserve_clip_tokens ? r_.reserve_clip_tokens : std::numeric_limits<std::uint64_t>::max();
@@ -127,6 +125,25 @@ class Simulation {
       }
       step();
     }
+    finish_run();
+    return std::move(res_);
+  }
+
+  // ---- lockstep driving: several replicas behind one router (simulate_replicas) ----------------
+  //! Runs the steps that start before `t`; an idle engine waits until `t`.
+  void advance_to(double t) {
+    while ((running() > 0 || !waiting_.empty()) && now_ < t) step();
+    now_ = std::max(now_, t);
+  }
+  //! A request routed here at its arrival time.
+  void offer(const Request& q) {
+    if (res_.arrived == 0) res_.first_arrival_s = q.arrival_s;
+    last_source_arrival_s_ = q.arrival_s;
+    arrive(q, q.arrival_s);
+  }
+  std::uint64_t in_flight() const { return outstanding(); }
+  SimResult drain() {
+    while (running() > 0 || !waiting_.empty()) step();
     finish_run();
     return std::move(res_);
   }
@@ -163,7 +180,11 @@ class Simulation {
     if (r_.slot_tokens) {
       if (q.input_tokens >= r_.slot_tokens)
         return reject("prompt does not fit the slot's " + std::to_string(r_.slot_tokens) + " tokens", sent);
-      if (total > r_.slot_tokens) target = static_cast<std::uint32_t>(r_.slot_tokens - q.input_tokens);
+      if (total > r_.slot_tokens) {
+        if (!r_.truncate_at_slot)
+          return reject("prompt + output outgrow the slot's " + std::to_string(r_.slot_tokens) + " tokens", sent);
+        target = static_cast<std::uint32_t>(r_.slot_tokens - q.input_tokens);  // stops with finish_reason "length"
+      }
     }
     if (ceil_div(static_cast<std::uint64_t>(q.input_tokens) + target, bs_) > r_.kv_blocks)
       return reject("needs more KV blocks than the whole pool holds", sent);
@@ -346,7 +367,9 @@ class Simulation {
     } else {
       if (decode_now) {
         allocate_decode_blocks();
-        budget -= decoding_;
+        // Every decode runs; prompts get what is left (vLLM keeps max_num_batched_tokens >=
+        // max_num_seqs; SGLang's mixed chunk may not).
+        budget = decoding_ >= budget ? 0 : budget - decoding_;
       }
       schedule_prompts(budget);
     }
@@ -821,6 +844,36 @@ class Simulation {
 SimResult simulate(const SchedulerRules& rules, const StepClock& clock, RequestSource& source,
                    const SimOptions& options) {
   return Simulation(rules, clock, source, options).run();
+}
+
+std::vector<SimResult> simulate_replicas(const SchedulerRules& rules, const StepClock& clock, RequestSource& source,
+                                         std::uint64_t replicas, Router router, const SimOptions& options) {
+  if (replicas == 0) throw_usage("simulate: at least one replica");
+  if (options.concurrency) throw_usage("simulate: a concurrency limit applies to one replica, not behind a router");
+  class Nothing : public RequestSource {
+   public:
+    std::optional<Request> next() override { return std::nullopt; }
+  } nothing;
+  std::vector<std::unique_ptr<Simulation>> engines;
+  for (std::uint64_t i = 0; i < replicas; ++i)
+    engines.push_back(std::make_unique<Simulation>(rules, clock, nothing, options));
+  std::uint64_t n = 0;
+  while (const std::optional<Request> q = source.next()) {
+    if (!(q->arrival_s < std::numeric_limits<double>::infinity())) throw_internal("simulate: a request arrived at t = inf");
+    // Every replica catches up to the arrival, so the router sees its state at that moment.
+    for (auto& e : engines) e->advance_to(q->arrival_s);
+    std::size_t pick = n % replicas;
+    if (router == Router::LeastOutstanding) {
+      pick = 0;
+      for (std::size_t i = 1; i < engines.size(); ++i)
+        if (engines[i]->in_flight() < engines[pick]->in_flight()) pick = i;
+    }
+    engines[pick]->offer(*q);
+    ++n;
+  }
+  std::vector<SimResult> out;
+  for (auto& e : engines) out.push_back(e->drain());
+  return out;
 }
 
 }  // namespace vramplan::sim

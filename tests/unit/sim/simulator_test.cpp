@@ -259,13 +259,63 @@ TEST(Simulator, OfflineBatchIsJudgedByItsMakespan) {
   EXPECT_GT(r.duration_s, 0.0);
 }
 
+TEST(Simulator, ReplicasBehindARouter) {
+  // Two one-at-a-time replicas (service 0.10109 s each, as in the M/D/1 test) at 14 requests/s:
+  // 70.8 % load each. Split at random (Poisson, 7/s each) each would be the M/D/1 queue of that
+  // test, mean wait 0.1223 s. Both routers see the stream instead: round-robin hands each
+  // replica every other arrival (Erlang-2 gaps, less variable) and least-outstanding sends each
+  // request where fewer wait — both must wait less than the random split, and every request is
+  // served by exactly one replica.
+  auto run = [](Router router) {
+    PoissonSource src(14.0, 40000, 100, 10, 21);
+    return simulate_replicas(vllm_like(1000, 1), linear_clock, src, 2, router, {});
+  };
+  const auto least = run(Router::LeastOutstanding), robin = run(Router::RoundRobin);
+  ASSERT_EQ(least.size(), 2u);
+  EXPECT_EQ(least[0].completed + least[1].completed, 40000u);
+  EXPECT_GE(least[0].completed, least[1].completed);  // ties (both idle) go to the first replica
+  EXPECT_EQ(robin[0].completed, 20000u);  // alternating: exactly half each
+  EXPECT_EQ(robin[1].completed, 20000u);
+  const double md1 = 0.1223;
+  const double wait_least = (least[0].queue.mean * static_cast<double>(least[0].completed) +
+                             least[1].queue.mean * static_cast<double>(least[1].completed)) / 40000;
+  const double wait_robin = (robin[0].queue.mean + robin[1].queue.mean) / 2;
+  EXPECT_LT(wait_least, 0.6 * md1);
+  EXPECT_LT(wait_robin, 0.6 * md1);
+  EXPECT_GT(wait_least, 0.0);
+  EXPECT_EQ(least[0].verdict.state, "stable");
+}
+
 TEST(Simulator, RefusesRulesThatCannotRun) {
   ListSource src({});
   SchedulerRules r = vllm_like(0);
   EXPECT_THROW(simulate(r, linear_clock, src, {}), Error);
   r = vllm_like(100);
-  r.step_tokens = 16;  // fewer tokens per step than running requests
+  r.max_seqs = 0;
   EXPECT_THROW(simulate(r, linear_clock, src, {}), Error);
+}
+
+TEST(Simulator, LlamaCppSlotsTruncateOrFail) {
+  // 4 slots of 1024 cells: a 1000-token prompt asking for 100 tokens stops at 24 (prompt +
+  // output reaches the slot), a 1100-token prompt does not fit at all.
+  SchedulerRules r = vllm_like(256);  // 4 x 1024 tokens
+  r.engine = "llamacpp";
+  r.max_seqs = 4;
+  r.slot_tokens = 1024;
+  r.truncate_at_slot = true;
+  r.prefix_caching = false;
+  r.max_model_len = 0;
+  ListSource src({{0, 0, 1000, 100, 0, 0}, {1, 0, 1100, 10, 0, 0}, {2, 0, 100, 10, 0, 0}});
+  const SimResult res = simulate(r, linear_clock, src, {});
+  EXPECT_EQ(res.completed, 2u);
+  EXPECT_EQ(res.truncated, 1u);
+  EXPECT_DOUBLE_EQ(res.output_tokens, 24.0 + 10.0);
+  ASSERT_EQ(res.rejections.size(), 1u);
+  EXPECT_EQ(res.rejections[0].reason, "prompt does not fit the slot's 1024 tokens");
+  // Without truncation the server fails the long request as a whole.
+  r.truncate_at_slot = false;
+  ListSource again({{0, 0, 1000, 100, 0, 0}});
+  EXPECT_EQ(simulate(r, linear_clock, again, {}).rejected, 1u);
 }
 
 }  // namespace

@@ -4,10 +4,8 @@
 // GPU, engine flags, workload), and set against what the load generator printed.
 #pragma once
 
-#include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <optional>
 #include <random>
 #include <string>

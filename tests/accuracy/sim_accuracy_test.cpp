@@ -10,6 +10,9 @@
 // Regenerate the document with:
 //   VRAMPLAN_WRITE_ACCURACY_DOC=1 build/bin/vramplan_tests --gtest_filter='SimAccuracy.*'
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
 #include <set>
 #include <sstream>
 

@@ -246,13 +246,11 @@ constexpr const char* kFindings =
     "- **issues** (gpt-oss-20b on Modal H100): the measured TTFT of 2.1-2.5 s for 512-token prompts at 4-32 "
     "users is deployment overhead no engine model covers.\n\n"
     "TTFT, TPOT, throughput and duration follow benchmark_serving's definitions on both sides; what is missed is "
-    "step time (calibration) and per-request overhead. One definition differs, for ITL only: the token a preempted "
-    "request produces when its recompute finishes (planner/src/sim/simulator.cpp, finish_prompt_chunks) adds no "
-    "inter-token gap, where benchmark_serving counts the whole stall as one; and in engines that do not mix prompts "
-    "and decodes, a request's first decode gap is taken from the previous decode step (finish_decode_step), not from "
-    "its own first token, so it also counts the prompt step that produced that token. The first does not touch the "
-    "figures here (the ITL records do not preempt); the second adds one over-long gap per request, about 1 % of the "
-    "ITL samples at the kvcached runs' 82 output tokens: likely part of why their p99 ITL comes out 78-95 % high at 8 and 16 req/s.\\n\\n";
+    "step time (calibration) and per-request overhead. This comparison found two ITL definition differences, "
+    "since fixed in planner/src/sim/simulator.cpp: the token a preempted request produces when its recompute "
+    "finishes now counts the whole stall as one gap, as benchmark_serving does; and in engines that do not mix "
+    "prompts and decodes a request's first decode gap now starts at its own first token, not at the previous "
+    "decode step. The second took the kvcached runs' p99 ITL from +78 / +95 % to +37 / +73 % at 8 and 16 req/s.\n\n";
 
 std::string load_text(double load) { return std::isinf(load) ? "inf" : fmt("%g", load); }
 

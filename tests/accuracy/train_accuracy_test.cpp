@@ -315,8 +315,12 @@ TEST(TrainAccuracy, CapacityBoundariesOnTheRightSide) {
   std::size_t right = 0;
   for (const auto& r : evaluate_boundaries()) {
     if (r.evaluated && r.right_side) ++right;
-    if (r.evaluated && !r.right_side) EXPECT_TRUE(r.note.rfind("wrong side: ", 0) == 0) << r.id;
-    if (r.id.rfind("lg-oom-", 0) == 0 && r.evaluated) EXPECT_TRUE(r.right_side) << r.id << ": " << r.predicted;
+    if (r.evaluated && !r.right_side) {
+      EXPECT_TRUE(r.note.rfind("wrong side: ", 0) == 0) << r.id;
+    }
+    if (r.id.rfind("lg-oom-", 0) == 0 && r.evaluated) {
+      EXPECT_TRUE(r.right_side) << r.id << ": " << r.predicted;
+    }
   }
   EXPECT_EQ(right, 3u);
 }

@@ -193,6 +193,25 @@ TEST(Simulator, ReservationKeepsAdmissionsWithinTheExpectedGrowth) {
   EXPECT_LE(res.running.max, 3.0);
 }
 
+TEST(Simulator, InterTokenGapsWhenPromptsRunInTheirOwnSteps) {
+  // Prompt steps apart from decode steps (SGLang's default). A (100 + 5 tokens) arrives at 0,
+  // B (100 + 5) at 0.015 s, during A's first decode step:
+  //   [0, 0.011]        A's prompt           A's first token
+  //   [0.011, 0.02101]  decode A             A: gap 0.01001
+  //   [0.02101, 0.03201] B's prompt          B's first token
+  //   [0.03201, 0.04203] decode A, B         A: 0.02102 (since its last token), B: 0.01002 (since its first)
+  //   [0.04203, 0.05205], [0.05205, 0.06207] decode A, B: 0.01002 each; A done
+  //   [0.06207, 0.07208] decode B            B: 0.01001; B done
+  // 8 gaps: 0.01001 + 0.02102 + 5 x 0.01002 + 0.01001 = 0.09114 s, mean 0.0113925 s.
+  SchedulerRules r = vllm_like(1000);
+  r.mix_prefill_decode = false;
+  ListSource src({{0, 0, 100, 5, 0, 0}, {1, 0.015, 100, 5, 0, 0}});
+  const SimResult res = simulate(r, linear_clock, src, {});
+  EXPECT_EQ(res.itl.count, 8u);
+  EXPECT_NEAR(res.itl.mean, 0.0113925, 1e-9);
+  EXPECT_NEAR(res.itl.max, 0.02102, 1e-9);
+}
+
 TEST(Simulator, RejectsRequestsLongerThanMaxModelLen) {
   ListSource src({{0, 0, 8000, 300, 0, 0}, {1, 0.1, 100, 100, 0, 0}, {2, 0.2, 8100, 92, 0, 0}});
   const SimResult r = simulate(vllm_like(1000), linear_clock, src, {});

@@ -8,6 +8,7 @@
 #include "decision_options.hpp"
 #include "exit_codes.hpp"
 #include "vramplan/core/error.hpp"
+#include "vramplan/hardware/gpu_catalog.hpp"
 #include "vramplan/plan/check.hpp"
 #include "vramplan/plan/cotenancy.hpp"
 
@@ -25,7 +26,7 @@ int run_cotenancy_check(const po::variables_map& vm, const CommonOptions& opts, 
   if (vm["replicas"].as<std::uint64_t>() != 1) throw_usage("--replicas applies to one instance; list each tenant");
   plan::CotenancyRequest req;
   if (vm.count("gpu")) req.gpu = vm["gpu"].as<std::string>();
-  if (vm.count("gpu-memory")) req.gpu_memory = parse_bytes(vm["gpu-memory"].as<std::string>(), "--gpu-memory");
+  if (vm.count("gpu-memory")) req.gpu_memory = parse_gpu_memory(vm["gpu-memory"].as<std::string>(), "--gpu-memory");
   if (vm.count("tenant"))
     for (const auto& t : vm["tenant"].as<std::vector<std::string>>()) req.tenants.push_back(plan::parse_tenant(t));
   if (vm.count("tenants"))

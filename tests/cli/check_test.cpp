@@ -267,6 +267,24 @@ TEST(CheckCli, SizesAndLengthsThatWereSilentlyAccepted) {
   EXPECT_NE(r.err.find("--context must be >= 1"), std::string::npos) << r.err;
 }
 
+TEST(CheckCli, BatchRangeIsAboutTheWorkloadNotTheMaxLength) {
+  // Llama-3.1-8B on an H100 used to recommend "batch 2-3": every row held 131072-token sequences
+  // (the model's max length). The engine keeps that length for memory; the rows now hold the
+  // workload's 1024 + 256 tokens: 80 blocks of 16 x 131,072 B = 160 MiB each, a few hundred of
+  // them in the ~54 GiB pool.
+  const auto r = run_cli({"check", "--model", models().llama8b, "--gpu", "h100-sxm-80", "--batch-range", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto range = nlohmann::json::parse(r.out)["batch_range"];
+  EXPECT_GT(range["high"].get<std::uint64_t>(), 100u);
+  EXPECT_NE(range["workload"].get<std::string>().find("1024 prompt + 256 output tokens per sequence (--input-len / "
+                                                       "--output-len, defaults); the engine keeps its max length 131072"),
+            std::string::npos)
+      << range["workload"];
+  const auto both = run_cli({"check", "--model", models().llama8b, "--gpu", "h100-sxm-80", "--batch-range", "--context",
+                             "4096", "--input-len", "512"});
+  EXPECT_EQ(both.exit_code, 2);
+}
+
 TEST(CheckCli, MarkdownGolden) {
   const auto r = run_cli({"check", "--model", models().llama70b, "--gpu", "h200", "-tp", "2", "--max-model-len",
                           "8192", "--batch", "16", "--batch-range", "--format", "markdown"});

@@ -1,4 +1,4 @@
-#include "vramplan/memory/plan_request.hpp"
+#include "vramplan/plan/plan_request.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -14,7 +14,9 @@
 #include "vramplan/quant/format.hpp"
 #include "vramplan/report/table.hpp"
 
-namespace vramplan::memory {
+namespace vramplan::plan {
+
+using namespace vramplan::memory;  // the engine interface this command drives
 
 namespace {
 
@@ -280,10 +282,6 @@ std::string plan_text(const PlanOutcome& o) {
   return s;
 }
 
-}  // namespace vramplan::memory
-
-namespace vramplan::memory {
-
 namespace {
 
 // The rehearsal's GEMM element type for the tensor rate the performance side used.
@@ -347,4 +345,4 @@ calib::RehearsalInput rehearsal_input(const PlanOutcome& o) {
   return in;
 }
 
-}  // namespace vramplan::memory
+}  // namespace vramplan::plan

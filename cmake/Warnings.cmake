@@ -14,6 +14,17 @@ if(VRAMPLAN_SANITIZE)
   target_link_options(vramplan_flags INTERFACE -fsanitize=address,undefined)
 endif()
 
+if(VRAMPLAN_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "vramplan: VRAMPLAN_FUZZ needs clang (libFuzzer): -DCMAKE_CXX_COMPILER=clang++")
+  endif()
+  # Coverage for libFuzzer in every object; the fuzz executables add -fsanitize=fuzzer (main).
+  # -Wno-unknown-warning-option: the GCC-only -Wno-* above.
+  target_compile_options(vramplan_flags INTERFACE -fsanitize=fuzzer-no-link,address,undefined
+    -fno-sanitize-recover=all -fno-omit-frame-pointer -O1 -g -Wno-unknown-warning-option)
+  target_link_options(vramplan_flags INTERFACE -fsanitize=address,undefined)
+endif()
+
 # Precompiled headers: nlohmann/json.hpp and the standard headers almost every file includes cost
 # ~0.75 s of parsing per translation unit; compiling them once keeps CI (two full builds on two
 # cores) well inside its budget. VRAMPLAN_PCH=OFF turns it off.

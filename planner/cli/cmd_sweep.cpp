@@ -10,6 +10,7 @@
 #include "decision_options.hpp"
 #include "exit_codes.hpp"
 #include "vramplan/core/error.hpp"
+#include "vramplan/plan/slo_sweep.hpp"
 #include "vramplan/plan/sweep.hpp"
 #include "vramplan/report/table.hpp"
 
@@ -143,9 +144,17 @@ int run_sweep(const std::vector<std::string>& args) {
       ("conservative", po::bool_switch(), "leave out MARGINAL points (fit on the expected values only)")
       ("periods", po::value<std::string>()->default_value("3d,7d,30d"), "rental periods (h, d, w)")
       ("prices", po::value<std::string>(), "your own prices (vramplan.prices/1 JSON) instead of the catalogue's")
-      ("top", po::value<std::size_t>()->default_value(20), "rows shown");
+      ("top", po::value<std::size_t>()->default_value(20), "rows shown")
+      ("rate", po::value<std::string>(), "serve this many requests/s within --slo: layouts ranked by cost (each simulated)")
+      ("slo", po::value<std::string>(), "latency targets for --rate, e.g. \"p99_ttft<=2s,p99_tpot<=60ms\"")
+      ("arrivals", po::value<std::string>()->default_value("poisson"), "with --rate: poisson, gamma:CV, constant")
+      ("input-len", po::value<std::string>()->default_value("sharegpt"), "with --rate: prompt tokens (512, uniform:A..B, lognormal:M,S, hist:FILE, sharegpt)")
+      ("output-len", po::value<std::string>()->default_value("sharegpt"), "with --rate: output tokens (same forms)")
+      ("seed", po::value<std::uint64_t>()->default_value(0), "with --rate: random seed")
+      ("probe-requests", po::value<std::uint64_t>()->default_value(3000), "with --rate: requests simulated per probe");
   std::set<std::string> declared = {"model", "weights", "gpu", "mig", "min-memory", "tp", "pp", "replicas", "context", "batch",
-                                    "engine", "headroom", "conservative", "periods", "prices", "top"};
+                                    "engine", "headroom", "conservative", "periods", "prices", "top", "rate", "slo",
+                                    "arrivals", "input-len", "output-len", "seed", "probe-requests"};
   const std::set<std::string> own = declared;  // --tp / --pp here are the sweep's lists, not engine flags
   add_engine_options(desc, *engine, declared);
   add_common_options(desc, true);
@@ -179,6 +188,25 @@ int run_sweep(const std::vector<std::string>& args) {
   const std::size_t top = vm["top"].as<std::size_t>();
 
   const bool progress = show_progress(opts);
+  if (vm.count("rate") || vm.count("slo")) {
+    if (!vm.count("rate") || !vm.count("slo")) throw_usage("sweep: --rate and --slo go together (serve R requests/s within the targets)");
+    plan::SloSweepRequest sr;
+    sr.sweep = req;
+    sr.rate_per_s = sim::parse_rate(vm["rate"].as<std::string>(), "--rate");
+    sr.slo = plan::parse_slo(vm["slo"].as<std::string>());
+    sr.workload.arrivals = sim::parse_arrivals(vm["arrivals"].as<std::string>(), "--arrivals");
+    sr.workload.input = sim::parse_length(vm["input-len"].as<std::string>(), "--input-len", data_root());
+    sr.workload.output = sim::parse_length(vm["output-len"].as<std::string>(), "--output-len", data_root());
+    sr.workload.seed = vm["seed"].as<std::uint64_t>();
+    sr.options.requests_per_probe = vm["probe-requests"].as<std::uint64_t>();
+    if (sr.options.requests_per_probe < 100) throw_usage("--probe-requests: at least 100, or the p99 means nothing");
+    const auto slo_result = plan::run_slo_sweep(sr, data_root(), [&](std::size_t done, std::size_t total) {
+      if (progress) std::cerr << "\rsweep: layout " << done + 1 << "/" << total << std::flush;
+    });
+    if (progress) std::cerr << "\r\033[K" << std::flush;
+    emit(opts, plan::slo_sweep_json(sr, slo_result, top), plan::slo_sweep_text(sr, slo_result, top));
+    return kExitOk;
+  }
   const auto result = plan::run_sweep(req, data_root(), [&](std::size_t done, std::size_t total) {
     if (!progress) return;
     std::cerr << "\rsweep: " << done << "/" << total << " (model, precision, TP, PP) groups" << (done == total ? "\n" : "")

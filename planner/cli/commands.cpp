@@ -11,7 +11,9 @@ const std::vector<Command>& commands() {
       {"plan", "memory per GPU for a model, GPU and inference engine (weights, KV, activations, overheads)", run_plan},
       {"check", "does a configuration fit, with headroom? one line + exit code (0 fits, 1 not); limits, batch range", run_check},
       {"sweep", "models x precisions x GPUs x TP x context x batch -> fitting configurations ranked by rental cost", run_sweep},
+      {"train", "memory per GPU for training / fine-tuning (full, LoRA, QLoRA; optimizers, ZeRO / FSDP, recomputation)", run_train},
       {"explain", "every number of a check with its formula and inputs (expected value and upper bound)", run_explain},
+      {"simulate", "replay a serving workload over time: latency percentiles, throughput, KV usage, stable or overloaded", run_simulate},
   };
   return table;
 }

@@ -1,5 +1,7 @@
 #include "vramplan/core/error.hpp"
 
+#include "vramplan/core/text.hpp"
+
 namespace vramplan {
 
 std::string_view error_kind_name(ErrorKind kind) {
@@ -13,6 +15,9 @@ std::string_view error_kind_name(ErrorKind kind) {
   }
   return "internal";
 }
+
+Error::Error(ErrorKind kind, std::string_view message)
+    : std::runtime_error(escape_control(message)), kind_(kind) {}
 
 std::string located(std::string_view file, std::string_view field, std::string_view message) {
   std::string out;

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "vramplan/core/error.hpp"
+#include "vramplan/io/input_file.hpp"
 
 namespace vramplan {
 namespace {
@@ -28,9 +29,8 @@ T from_le(const unsigned char* p) {
 
 BinaryReader::BinaryReader(const std::filesystem::path& path, std::string display_name)
     : file_(display_name.empty() ? path.string() : std::move(display_name)) {
+  require_regular_file(path, file_);  // before fopen(), which blocks forever on a FIFO
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw Error(ErrorKind::Io, file_ + ": is a directory, expected a file");
   fp_.reset(std::fopen(path.c_str(), "rb"));
   if (!fp_) throw Error(ErrorKind::Io, file_ + ": cannot open: " + std::strerror(errno));
   const auto size = std::filesystem::file_size(path, ec);

@@ -5,12 +5,11 @@
 #include <charconv>
 
 #include "vramplan/core/error.hpp"
+#include "vramplan/core/limits.hpp"
 #include "vramplan/io/gguf.hpp"
 
 namespace vramplan {
 namespace {
-
-constexpr std::uint64_t kMaxLayers = 4096;
 
 // Sliding-window layouts llama.cpp hard-codes per architecture when the GGUF carries no
 // `<arch>.attention.sliding_window_pattern` (llama_hparams::set_swa_pattern(period): layer il
@@ -49,8 +48,18 @@ class Meta {
     throw_input(f_.path, "key '" + std::string(full_key) + "'", message);
   }
 
+  //! The value of integer key `full_key`, within the plausibility limit of its suffix
+  //! (core/limits.hpp: "block_count", "attention.head_count", ...).
   std::uint64_t to_u64(const GgufValue& v, std::string_view full_key) const {
-    if (const auto u = v.as_u64()) return *u;
+    if (const auto u = v.as_u64()) {
+      const bool ours = full_key.size() > arch_.size() && full_key.starts_with(arch_) && full_key[arch_.size()] == '.';
+      const auto& limit = config_field_limit(ours ? full_key.substr(arch_.size() + 1) : full_key);
+      if (*u > limit.max)
+        fail(full_key, std::to_string(*u) + " is above the plausibility limit " + std::to_string(limit.max) +
+                           " for " + std::string(limit.kind) + " (largest public model: " +
+                           std::string(limit.largest) + ")");
+      return *u;
+    }
     fail(full_key, "expected a non-negative integer, got " +
                        (v.is_integer() ? std::to_string(v.int_value) : std::string(gguf_type_name(v.type))));
   }
@@ -274,9 +283,8 @@ ModelSpec model_from_gguf(const GgufFile& f, const QuantCatalog& catalog) {
   a.family = "gguf";
   a.hidden_size = m.req_u64("embedding_length");
   const std::uint64_t block_count = m.req_u64("block_count");
-  // Bounded before any per-layer vector is sized from it (llama.cpp caps at 512 layers).
-  if (block_count == 0 || block_count > kMaxLayers)
-    m.fail(m.key("block_count"), std::to_string(block_count) + " is outside 1.." + std::to_string(kMaxLayers));
+  // Bounded (req_u64: the layer limit) before any per-layer vector is sized from it.
+  if (block_count == 0) m.fail(m.key("block_count"), "must be greater than zero");
   a.mtp_layers = m.opt_u64("nextn_predict_layers").value_or(0);
   if (a.mtp_layers > block_count)
     m.fail(m.key("nextn_predict_layers"), std::to_string(a.mtp_layers) + " exceeds block_count " +
@@ -339,6 +347,9 @@ ModelSpec model_from_gguf(const GgufFile& f, const QuantCatalog& catalog) {
   rope.scaling_type = scaling == "none" ? "" : scaling;
   rope.scaling_factor = m.opt_number("rope.scaling.factor").value_or(1.0);
   if (rope.scaling_factor == 0.0) rope.scaling_factor = 1.0;  // llama.cpp writes 0 for "none"
+  if (!(rope.scaling_factor > 0.0 && rope.scaling_factor <= kMaxRopeScalingFactor))
+    m.fail(m.key("rope.scaling.factor"), "must be in (0, " + std::to_string(static_cast<int>(kMaxRopeScalingFactor)) +
+                                             "] (real files stretch the context 2 to 40 times)");
   if (rope.rotary_dim > 0 && rope.max_positions > 0) a.rope_tables.push_back(rope);
   return spec;
 }

@@ -7,6 +7,7 @@
 
 #include "vramplan/core/bytes.hpp"
 #include "vramplan/core/error.hpp"
+#include "vramplan/core/limits.hpp"
 #include "vramplan/io/binary_reader.hpp"
 #include "vramplan/io/gguf.hpp"
 
@@ -151,6 +152,11 @@ class HeaderParser {
       in_.fail("header", std::to_string(n_kv_) + " key/values and " + std::to_string(n_tensors_) +
                              " tensor infos cannot fit in the " + std::to_string(left) +
                              " bytes that follow");
+    // A file large enough for them still has to be plausible: one tensor info costs a few hundred
+    // bytes of memory here, and real GGUF files hold at most a few thousand tensors.
+    if (n_tensors_ > kMaxTensors)
+      in_.fail("tensor count", std::to_string(n_tensors_) + " tensors is above the plausibility limit of " +
+                                   std::to_string(kMaxTensors) + " (llama.cpp's largest files hold a few thousand)");
   }
 
   // A length-prefixed string. `cap` bounds it before anything is allocated.

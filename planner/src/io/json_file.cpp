@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "vramplan/core/error.hpp"
+#include "vramplan/io/input_file.hpp"
 
 namespace vramplan {
 namespace {
@@ -47,12 +48,8 @@ nlohmann::json read_json_file(const std::filesystem::path& path, std::uintmax_t 
 }
 
 std::string read_json_text(const std::filesystem::path& path, std::uintmax_t max_bytes) {
+  require_regular_file(path);  // before opening: a FIFO would block forever
   std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (ec || !std::filesystem::exists(status))
-    throw Error(ErrorKind::Io, path.string() + ": no such file");
-  if (std::filesystem::is_directory(status))
-    throw Error(ErrorKind::Io, path.string() + ": is a directory, expected a JSON file");
   const auto size = std::filesystem::file_size(path, ec);
   if (ec) throw Error(ErrorKind::Io, path.string() + ": cannot read file size: " + ec.message());
   if (size > max_bytes)
@@ -66,6 +63,26 @@ std::string read_json_text(const std::filesystem::path& path, std::uintmax_t max
   return text;
 }
 
+void check_json_depth(std::string_view text, std::string_view origin) {
+  std::size_t depth = 0;
+  bool in_string = false;
+  for (std::size_t k = 0; k < text.size(); ++k) {
+    const char c = text[k];
+    if (in_string) {
+      if (c == '\\') ++k;  // the escaped character cannot end the string
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > kMaxJsonDepth)
+        throw_input(origin, "", "objects and arrays nested deeper than " + std::to_string(kMaxJsonDepth) +
+                                    " levels (at byte " + std::to_string(k) + ")");
+    } else if ((c == '}' || c == ']') && depth > 0) {
+      --depth;
+    }
+  }
+}
+
 nlohmann::json parse_json_text(std::string_view text, std::string_view origin) {
   return parse_json_text(text, origin, text);
 }
@@ -77,6 +94,7 @@ nlohmann::json parse_json_text(std::string_view text, std::string_view origin, s
     base = static_cast<std::size_t>(text.data() - document.data());
   else
     document = text;
+  check_json_depth(text, origin);
   try {
     return nlohmann::json::parse(text.begin(), text.end());
   } catch (const nlohmann::json::parse_error& e) {

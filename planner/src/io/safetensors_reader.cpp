@@ -1,11 +1,15 @@
 // safetensors headers: one bounded read of the JSON header per file, every tensor's dtype,
 // shape and byte range checked against the data section. Tensor data is never read.
 #include <algorithm>
+#include <cctype>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
+#include <unordered_set>
 
 #include "vramplan/core/error.hpp"
+#include "vramplan/core/limits.hpp"
 #include "vramplan/io/binary_reader.hpp"
 #include "vramplan/io/json_file.hpp"
 #include "vramplan/io/safetensors.hpp"
@@ -15,25 +19,49 @@ namespace {
 
 constexpr std::string_view kMetadataKey = "__metadata__";
 
-// Parses the header, refusing duplicate tensor names (nlohmann keeps only the last silently).
+// The first member name of the top-level object in `text` (valid JSON) that appears twice, or
+// nullopt. One linear scan: each name at depth 1 (a string followed by ':') is decoded by the
+// JSON parser, so "a" and "\u0061" are the same name. nlohmann keeps only the last of duplicates
+// silently, and its callback parser, which would see them, rescans the parent object at the end
+// of every member: quadratic (a 30,000-tensor header took 9.6 s, 100,000 tensors minutes).
+std::optional<std::string> first_duplicate_name(std::string_view text) {
+  std::unordered_set<std::string> names;
+  std::size_t depth = 0;
+  for (std::size_t k = 0; k < text.size(); ++k) {
+    const char c = text[k];
+    if (c == '{' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      --depth;
+    } else if (c == '"') {
+      const std::size_t begin = k;
+      for (++k; text[k] != '"'; ++k)
+        if (text[k] == '\\') ++k;  // the escaped character cannot end the string
+      if (depth != 1) continue;
+      std::size_t next = k + 1;
+      while (next < text.size() && std::isspace(static_cast<unsigned char>(text[next]))) ++next;
+      if (next == text.size() || text[next] != ':') continue;  // a value, not a name
+      auto name = nlohmann::json::parse(text.substr(begin, k + 1 - begin)).get<std::string>();
+      if (!names.insert(name).second) return name;
+    }
+  }
+  return std::nullopt;
+}
+
+// Parses the header, refusing duplicate tensor names.
 nlohmann::json parse_header(const std::string& text, const std::string& file) {
-  std::set<std::string> names;
-  std::string duplicate;
-  const auto on_event = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-    if (depth == 1 && event == nlohmann::json::parse_event_t::key && !names.insert(parsed.get<std::string>()).second)
-      duplicate = parsed.get<std::string>();
-    return true;
-  };
+  check_json_depth(text, file + ": header");
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(text, on_event);
+    doc = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception&) {
     parse_json_text(text, file + ": header");  // throws the located message
     throw_input(file, "header", "invalid JSON");
   }
-  if (!duplicate.empty()) throw_input(file, "header", "tensor '" + duplicate + "' is listed twice");
   if (!doc.is_object())
     throw_input(file, "header", "expected a JSON object, got " + std::string(json_type_name(doc)));
+  if (const auto duplicate = first_duplicate_name(text))
+    throw_input(file, "header", "tensor '" + *duplicate + "' is listed twice");
   return doc;
 }
 
@@ -115,6 +143,9 @@ std::vector<SafetensorsTensor> read_safetensors_file(const std::filesystem::path
   const JsonView root(doc, file);
   std::vector<SafetensorsTensor> tensors;
   std::vector<Range> ranges;
+  if (doc.size() > kMaxTensors)
+    throw_input(file, "header", std::to_string(doc.size()) + " tensors is above the plausibility limit of " +
+                                    std::to_string(kMaxTensors) + " per checkpoint");
   for (const auto& [name, entry] : root.members()) {
     if (name == kMetadataKey) continue;
     tensors.push_back(read_entry(entry, name, data_size, catalog, path, ranges));
@@ -140,7 +171,11 @@ std::vector<SafetensorsTensor> read_safetensors_dir(const std::filesystem::path&
   const JsonView index(index_doc, index_path.string());
   const JsonView weight_map = index.at("weight_map");
   if (!weight_map.is_object()) weight_map.fail("expected an object {tensor: shard file}");
+  if (weight_map.raw().size() > kMaxTensors)
+    weight_map.fail(std::to_string(weight_map.raw().size()) + " tensors is above the plausibility limit of " +
+                    std::to_string(kMaxTensors) + " per checkpoint");
   std::vector<std::string> shards;             // first-listed order
+  std::set<std::string> shard_set;             // the same names, for a logarithmic "seen before"
   std::map<std::string, std::string> listed;   // tensor -> shard
   for (const auto& [tensor, shard_view] : weight_map.members()) {
     const std::string shard = shard_view.as_string();
@@ -148,7 +183,7 @@ std::vector<SafetensorsTensor> read_safetensors_dir(const std::filesystem::path&
     if (shard.empty() || shard.find('/') != std::string::npos || shard.find('\\') != std::string::npos ||
         shard == "." || shard == "..")
       shard_view.fail("'" + shard + "' is not a file name in the checkpoint directory");
-    if (std::find(shards.begin(), shards.end(), shard) == shards.end()) shards.push_back(shard);
+    if (shard_set.insert(shard).second) shards.push_back(shard);
     listed.emplace(tensor, shard);
   }
 
@@ -163,6 +198,10 @@ std::vector<SafetensorsTensor> read_safetensors_dir(const std::filesystem::path&
         throw_input(shard_path.string(), "tensor '" + t.name + "'", "also stored in shard '" + it->second + "'");
       all.push_back(std::move(t));
     }
+    if (all.size() > kMaxTensors)
+      throw_input(index_path.string(), "weight_map", "shards hold " + std::to_string(all.size()) +
+                                                         " tensors, above the plausibility limit of " +
+                                                         std::to_string(kMaxTensors) + " per checkpoint");
   }
   for (const auto& [tensor, shard] : listed) {
     const auto it = found.find(tensor);

@@ -50,6 +50,12 @@ bool arg_switch(const EngineArgs& args, const std::string& name) {
   throw_usage("--" + name + ": expected true or false, got '" + *text + "'");
 }
 
+bool arg_on_off(const EngineArgs& args, const std::string& name, bool fallback) {
+  const bool on = arg_switch(args, name), off = arg_switch(args, "no-" + name);
+  if (on && off) throw_usage("--" + name + " and --no-" + name + " contradict each other: give one");
+  return on ? true : off ? false : fallback;
+}
+
 void check_known_args(const EngineArgs& args, const std::vector<EngineOption>& options,
                       std::string_view engine) {
   for (const auto& [key, value] : args) {

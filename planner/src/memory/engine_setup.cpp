@@ -1,10 +1,31 @@
 #include "vramplan/memory/engine_setup.hpp"
 
+#include <cstdint>
+
 #include "vramplan/core/error.hpp"
+#include "vramplan/core/limits.hpp"
 
 namespace vramplan::memory {
 
+namespace {
+
+void check_count(std::optional<std::uint64_t> value, std::string_view option, std::uint64_t max) {
+  if (!value || (*value >= 1 && *value <= max)) return;
+  // The option parser reads "-3" into an unsigned count as 2^64 - 3.
+  const bool negative = *value > static_cast<std::uint64_t>(INT64_MAX);
+  throw_usage(std::string(option) + ": must be in 1.." + std::to_string(max) + ", got " +
+              (negative ? std::string("a negative number") : std::to_string(*value)));
+}
+
+}  // namespace
+
+void check_workload(const Workload& workload) {
+  check_count(workload.batch, "--batch", kMaxBatch);
+  check_count(workload.context, "--context", kMaxContextTokens);
+}
+
 MemoryPlan start_plan(const Engine& engine, const EngineProfileData& data, const PlanInput& in) {
+  check_workload(in.workload);
   check_known_args(in.args, engine.options(), engine.name());
   MemoryPlan p;
   p.engine = std::string(engine.name());

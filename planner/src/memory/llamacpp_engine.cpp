@@ -7,6 +7,7 @@
 
 #include "vramplan/core/error.hpp"
 #include "vramplan/memory/engine.hpp"
+#include "vramplan/memory/engine_setup.hpp"
 #include "vramplan/memory/engine_profiles.hpp"
 #include "vramplan/memory/llamacpp.hpp"
 #include "vramplan/quant/format.hpp"
@@ -127,6 +128,7 @@ ModelSpec LlamacppEngine::gguf_spec(const PlanInput& in, std::string& precision,
 }
 
 MemoryPlan LlamacppEngine::plan(const PlanInput& in) const {
+  check_workload(in.workload);
   check_known_args(in.args, options(), "llamacpp");
   MemoryPlan p;
   p.engine = "llamacpp";

@@ -14,6 +14,7 @@
 // decoding buffers, multimodal (adjust_mem_fraction_for_vlm).
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "vramplan/core/error.hpp"
 #include "vramplan/memory/engine.hpp"
@@ -48,6 +49,16 @@ SizeDefaults size_defaults(const EngineProfileData& d, double gpu_mib, std::uint
 }
 
 double round3(double x) { return std::round(x * 1000.0) / 1000.0; }
+
+//! Concurrent requests at most (model_runner.py _resolve_max_num_reqs; 0.4: init_memory_pool and
+//! tp_worker.py): unset, the request pool's size clamp(tokens / context_len x 512, 2048, 4096),
+//! never above half the token pool; set, the user's figure, never above half the token pool.
+std::uint64_t max_running_requests(std::optional<std::uint64_t> user, std::uint64_t tokens, std::uint64_t context_len) {
+  if (user) return std::min(*user, tokens / 2);
+  const double per_context = context_len ? static_cast<double>(tokens) / static_cast<double>(context_len) * 512.0 : 4096.0;
+  const std::uint64_t pool = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(per_context), 2048, 4096);
+  return std::min(pool, tokens / 2);
+}
 
 //! mem_fraction_static when the user leaves it unset, by the profile's rule (see sglang.json).
 double default_fraction(const EngineProfileData& d, double gpu_mib, std::uint64_t tp, const SizeDefaults& s) {
@@ -84,14 +95,18 @@ class SglangEngine final : public Engine {
             {"max-running-requests", "max concurrent requests", false, {}},
             {"max-total-tokens", "cap on the token pool", false, {}},
             {"context-length", "max context length (default: the model's)", false, {}},
-            {"chunked-prefill-size", "tokens per prefill chunk", false, {}},
+            {"chunked-prefill-size", "tokens per prefill chunk (-1: no chunking)", false, {}},
             {"cuda-graph-max-bs", "largest CUDA-graph batch", false, {}},
             {"page-size", "tokens per KV page", false, {}},
             {"kv-cache-dtype", "auto, fp8_e4m3, fp8_e5m2", false, {}},
             {"tp-size", "tensor parallel size", false, {"tp"}},
             {"dtype", "auto, bfloat16, float16, float32", false, {}},
             {"quantization", "fp8 (online) or the checkpoint's method", false, {}},
-            {"disable-cuda-graph", "no CUDA graphs", true, {}}};
+            {"disable-cuda-graph", "no CUDA graphs", true, {}},
+            {"max-prefill-tokens", "token budget of one prefill batch (default 16384)", false, {}},
+            {"disable-radix-cache", "no prefix reuse through the radix tree", true, {}},
+            {"enable-mixed-chunk", "run a prefill chunk and the decode batch in one step", true, {}},
+            {"schedule-conservativeness", "scales the share of future output tokens reserved at admission (default 1.0)", false, {}}};
   }
 
   MemoryPlan plan(const PlanInput& in) const override {
@@ -104,7 +119,9 @@ class SglangEngine final : public Engine {
     const double total = static_cast<double>(in.gpu.total.count());
     const double gpu_mib = total / static_cast<double>(kMiB);
     const SizeDefaults sized = size_defaults(d_, gpu_mib, tp);
-    const std::uint64_t chunk = arg_u64(a, "chunked-prefill-size").value_or(sized.chunked_prefill_size);
+    // server_args.py: chunked_prefill_size -1 (or 0) turns chunked prefill off; 0 stands for it here.
+    const bool unchunked = arg_string(a, "chunked-prefill-size") == std::optional<std::string>("-1");
+    const std::uint64_t chunk = unchunked ? 0 : arg_u64(a, "chunked-prefill-size").value_or(sized.chunked_prefill_size);
     const std::uint64_t graph_bs =
         arg_switch(a, "disable-cuda-graph") ? 0 : arg_u64(a, "cuda-graph-max-bs").value_or(sized.cuda_graph_max_bs);
     const SizeDefaults used{chunk, graph_bs};
@@ -148,6 +165,13 @@ class SglangEngine final : public Engine {
     p.kv.capacity_tokens = tokens;
     const std::uint64_t ctx_len = arg_u64(a, "context-length").value_or(in.workload.context.value_or(arch.max_position_embeddings));
     p.kv.max_concurrency = ctx_len ? static_cast<double>(tokens) / static_cast<double>(ctx_len) : 0.0;
+    const std::uint64_t max_running = max_running_requests(arg_u64(a, "max-running-requests"), tokens, ctx_len);
+    const std::uint64_t max_prefill = arg_u64(a, "max-prefill-tokens").value_or(d_.u64("max_prefill_tokens"));
+    const double conservativeness = arg_double(a, "schedule-conservativeness").value_or(1.0);
+    if (!(conservativeness > 0)) throw_usage("--schedule-conservativeness must be > 0");
+    // scheduler.py Scheduler.__init__ (NewTokenRatioTracker in 0.5.x).
+    const double init_ratio = std::min(d_.number("init_new_token_ratio") * conservativeness, 1.0);
+    const double min_ratio = std::min(init_ratio * d_.number("min_new_token_ratio_factor"), 1.0);
     if (tokens == 0) {
       p.fits = false;
       p.reason = "Not enough memory. Please try to increase --mem-fraction-static (weights need " + format_gib(weights) +
@@ -169,7 +193,18 @@ class SglangEngine final : public Engine {
                      {"cuda_graph_max_bs", graph_bs},
                      {"free_before_load_gib", free_before / static_cast<double>(kGiB)},
                      {"kv_pool_gib", static_cast<double>(pool) / static_cast<double>(kGiB)},
-                     {"weights_gib", weights.gib()}};
+                     {"weights_gib", weights.gib()},
+                     {"page_size", page},
+                     {"context_length", ctx_len},
+                     {"max_running_requests", max_running},
+                     {"max_prefill_tokens", max_prefill},
+                     {"enable_mixed_chunk", arg_switch(a, "enable-mixed-chunk")},
+                     {"radix_cache", !arg_switch(a, "disable-radix-cache")},
+                     {"init_new_token_ratio", init_ratio},
+                     {"min_new_token_ratio", min_ratio},
+                     {"new_token_ratio_decay", (init_ratio - min_ratio) / d_.number("new_token_ratio_decay_steps")},
+                     {"clip_max_new_tokens", d_.u64("clip_max_new_tokens")},
+                     {"retract_decode_steps", d_.u64("retract_decode_steps")}};
     return p;
   }
 

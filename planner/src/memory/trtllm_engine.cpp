@@ -54,7 +54,10 @@ class TrtllmEngine final : public Engine {
             {"kv-cache-dtype", "auto, fp8, int8", false, {}},
             {"tp-size", "tensor parallel size", false, {"tp"}},
             {"dtype", "auto, bfloat16, float16", false, {}},
-            {"quantization", "fp8 or the checkpoint's method", false, {}}};
+            {"quantization", "fp8 or the checkpoint's method", false, {}},
+            {"capacity-scheduler-policy", "scheduler_config.capacity_scheduler_policy: GUARANTEED_NO_EVICT (default), MAX_UTILIZATION or STATIC_BATCH", false, {}},
+            {"enable-block-reuse", "kv_cache_config.enable_block_reuse: true or false (reuse the KV blocks of a shared prompt prefix)", false, {}},
+            {"enable-chunked-prefill", "enable_chunked_prefill: true or false (split a context over several steps)", false, {}}};
   }
 
   MemoryPlan plan(const PlanInput& in) const override {
@@ -110,8 +113,19 @@ class TrtllmEngine final : public Engine {
       p.reason = "the KV pool holds fewer than --batch sequences of the planned length";
     }
     p.notes.push_back("first-order TensorRT-LLM profile: activation buffers estimated from max_num_tokens, not read from an engine");
+    const std::string policy = arg_string(a, "capacity-scheduler-policy").value_or(d_.string("capacity_scheduler_policy"));
+    if (policy != "GUARANTEED_NO_EVICT" && policy != "MAX_UTILIZATION" && policy != "STATIC_BATCH")
+      throw_usage("--capacity-scheduler-policy: expected GUARANTEED_NO_EVICT, MAX_UTILIZATION or STATIC_BATCH, got '" +
+                  policy + "'");
+    const auto setting = [&](const std::string& flag, const std::string& param) {
+      return arg_string(a, flag) ? arg_switch(a, flag) : d_.flag(param);
+    };
     p.engine_view = {{"free_gpu_memory_fraction", frac}, {"kv_pool_gib", static_cast<double>(pool) / static_cast<double>(kGiB)},
-                     {"max_tokens", blocks * block}, {"tokens_per_block", block}};
+                     {"max_tokens", blocks * block}, {"tokens_per_block", block},
+                     {"max_batch_size", B}, {"max_num_tokens", T}, {"max_seq_len", len},
+                     {"capacity_scheduler_policy", policy},
+                     {"enable_block_reuse", setting("enable-block-reuse", "enable_block_reuse")},
+                     {"enable_chunked_prefill", setting("enable-chunked-prefill", "enable_chunked_prefill")}};
     return p;
   }
 

@@ -7,7 +7,9 @@
 #include <cstdio>
 
 #include "vramplan/core/error.hpp"
+#include "vramplan/core/limits.hpp"
 #include "vramplan/memory/engine.hpp"
+#include "vramplan/memory/engine_setup.hpp"
 #include "vramplan/memory/engine_data.hpp"
 #include "vramplan/memory/engine_profiles.hpp"
 #include "vramplan/memory/kv_cache.hpp"
@@ -61,6 +63,10 @@ class VllmEngine final : public Engine {
         {"max-loras", "LoRA slots (default 1)", false, {}},
         {"max-lora-rank", "LoRA rank (default 16)", false, {}},
         {"disable-hybrid-kv-cache-manager", "allocate sliding-window layers like full attention", true, {}},
+        {"enable-prefix-caching", "share the KV blocks of a common prompt prefix (V1 default: on)", true, {}},
+        {"no-enable-prefix-caching", "no automatic prefix caching", true, {}},
+        {"enable-chunked-prefill", "split prompts at the per-step token budget (V1 default: on)", true, {}},
+        {"no-enable-chunked-prefill", "a prompt runs in one step: max_num_batched_tokens must cover max_model_len", true, {}},
     };
   }
 
@@ -101,6 +107,7 @@ std::string VllmEngine::pad_mxfp4_moe(const PlanInput& in, const WeightRequest& 
 }
 
 MemoryPlan VllmEngine::plan(const PlanInput& in) const {
+  check_workload(in.workload);
   check_known_args(in.args, options(), "vllm");
   const auto& arch = in.model.arch;
   const auto& args = in.args;
@@ -121,11 +128,27 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
   const bool large_gpu = in.gpu.total.gib() >= d_.number("large_gpu_min_gib") &&
                          in.gpu.name.find("A100") == std::string::npos;
   const std::string size_class = large_gpu ? "large_gpu" : "small_gpu";
-  std::uint64_t max_num_seqs = arg_u64(args, "max-num-seqs").value_or(d_.u64(size_class + "_max_num_seqs"));
-  std::uint64_t batched = arg_u64(args, "max-num-batched-tokens").value_or(d_.u64(size_class + "_max_num_batched_tokens"));
+  const auto user_seqs = arg_u64(args, "max-num-seqs");
+  const auto user_batched = arg_u64(args, "max-num-batched-tokens");
+  std::uint64_t max_num_seqs = user_seqs.value_or(d_.u64(size_class + "_max_num_seqs"));
+  std::uint64_t batched = user_batched.value_or(d_.u64(size_class + "_max_num_batched_tokens"));
   if (max_num_seqs == 0 || batched == 0) throw_usage("--max-num-seqs / --max-num-batched-tokens must be >= 1");
-  std::uint64_t max_model_len = arg_u64(args, "max-model-len").value_or(in.workload.context.value_or(arch.max_position_embeddings));
+  const auto flag_len = arg_u64(args, "max-model-len");
+  if (flag_len && (*flag_len == 0 || *flag_len > kMaxContextTokens))
+    throw_usage("--max-model-len: must be in 1.." + std::to_string(kMaxContextTokens) + ", got " + std::to_string(*flag_len));
+  std::uint64_t max_model_len = flag_len.value_or(in.workload.context.value_or(arch.max_position_embeddings));
   if (max_model_len == 0) throw_usage("--max-model-len must be >= 1 (the model gives no max_position_embeddings)");
+  const bool prefix_caching = arg_on_off(args, "enable-prefix-caching", d_.flag("enable_prefix_caching"));
+  const bool chunked_prefill = arg_on_off(args, "enable-chunked-prefill", d_.flag("enable_chunked_prefill"));
+  // Defaults left unset follow the chunked-prefill setting and the length limit
+  // (vllm/engine/arg_utils.py _set_default_max_num_seqs_and_batched_tokens_args): without chunked
+  // prefill the token budget is raised to max_model_len; never above max_num_seqs x max_model_len;
+  // max_num_seqs never above the token budget.
+  if (!user_batched) {
+    if (!chunked_prefill) batched = std::max(batched, max_model_len);
+    batched = std::min(batched, checked_mul(max_num_seqs, max_model_len));
+  }
+  if (!user_seqs) max_num_seqs = std::min(max_num_seqs, batched);
   // vLLM derives the longest allowed length from max_position_embeddings (config/model.py
   // _get_and_verify_max_len): rope types "su", "longrope" and "llama3" keep it as it is, other
   // types multiply it by their factor, yarn multiplies original_max_position_embeddings (not kept
@@ -284,6 +307,13 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
     p.fits = false;
     p.reason = "weights + KV pool + activation reserve + overheads exceed the GPU's memory";
   }
+  if (!chunked_prefill && batched < max_model_len) {  // vllm/config/scheduler.py verify_max_model_len
+    p.fits = false;
+    p.reason = "max_num_batched_tokens (" + std::to_string(batched) + ") is smaller than max_model_len (" +
+               std::to_string(max_model_len) +
+               "). This effectively limits the maximum sequence length to max_num_batched_tokens and makes vLLM "
+               "reject longer sequences. Please increase max_num_batched_tokens or decrease max_model_len.";
+  }
   if (too_long && derived_known) {  // refused before any memory is profiled, so this reason comes first
     p.fits = false;
     p.reason = "User-specified max_model_len (" + std::to_string(max_model_len) +
@@ -323,6 +353,8 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
       {"kv_cache_dtype", kvd.name},
       {"kv_cache_groups", first.groups.num_groups},
       {"kv_block_bytes", first.groups.block_bytes},
+      {"enable_prefix_caching", prefix_caching},
+      {"enable_chunked_prefill", chunked_prefill},
   };
   if (pp > 1) {
     nlohmann::json st = nlohmann::json::array();

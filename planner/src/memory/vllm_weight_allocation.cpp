@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <tuple>
+#include <unordered_map>
 
 #include "vramplan/core/bytes.hpp"
 #include "vramplan/core/error.hpp"
@@ -132,14 +134,16 @@ std::vector<VllmAllocationStep> vllm_allocation_plan(const ModelSpec& model, con
       std::uint64_t bytes;
     };
     std::vector<Param> params;
+    std::unordered_map<std::string, std::size_t> param_index;  // name -> params[k]: linear in the layer's tensors
     for (const auto i : by_layer[l]) {
       const auto& t = model.tensors[i];
       const Slot s = slot_of(t.role, a);
-      const std::string name = s.module ? "layers." + std::to_string(l) + "." + s.module + "." + last_component(t.name)
-                                        : t.name;
-      const auto same = std::find_if(params.begin(), params.end(), [&](const Param& p) { return p.name == name; });
-      if (same != params.end()) same->bytes = checked_add(same->bytes, rank_bytes(i));
-      else params.push_back({s.rank, name, rank_bytes(i)});
+      std::string name = s.module ? "layers." + std::to_string(l) + "." + s.module + "." + last_component(t.name)
+                                  : t.name;
+      if (const auto [it, fresh] = param_index.emplace(name, params.size()); !fresh)
+        params[it->second].bytes = checked_add(params[it->second].bytes, rank_bytes(i));
+      else
+        params.push_back({s.rank, std::move(name), rank_bytes(i)});
     }
     std::stable_sort(params.begin(), params.end(), [](const Param& x, const Param& y) { return x.rank < y.rank; });
     bool rope_done = l != first || !o.count_rope_tables;
@@ -180,23 +184,30 @@ namespace {
 
 void build_rope_cache(TorchCachingAllocator& alloc, const VllmRopeBuild& r) {
   constexpr std::uint64_t fp32 = 4;
+  // An empty tensor (rotary_dim 1 leaves rotary_dim / 2 = 0 frequencies) gets no block in
+  // PyTorch: only non-empty ones are allocated and freed.
+  using Handle = TorchCachingAllocator::Handle;
+  auto take = [&](std::uint64_t bytes) { return bytes > 0 ? std::optional<Handle>(alloc.malloc(bytes)) : std::nullopt; };
+  auto release = [&](std::optional<Handle> h) {
+    if (h) alloc.free(*h);
+  };
   const std::uint64_t half = checked_mul(checked_mul(r.positions, r.rotary_dim / 2), fp32);
-  const auto t = alloc.malloc(checked_mul(r.positions, fp32));
-  const auto freqs = alloc.malloc(half);
+  const auto t = take(checked_mul(r.positions, fp32));
+  const auto freqs = take(half);
   auto trig = [&] {  // freqs.cos() (or .sin()), times mscale on YaRN tables
-    const auto raw = alloc.malloc(half);
+    const auto raw = take(half);
     if (!r.mscale) return raw;
-    const auto scaled = alloc.malloc(half);
-    alloc.free(raw);
+    const auto scaled = take(half);
+    release(raw);
     return scaled;
   };
   const auto cos = trig();
   const auto sin = trig();
-  const auto cache = alloc.malloc(checked_mul(checked_mul(r.positions, r.rotary_dim), fp32));
-  for (const auto h : {t, freqs, cos, sin}) alloc.free(h);
+  const auto cache = take(checked_mul(checked_mul(r.positions, r.rotary_dim), fp32));
+  for (const auto h : {t, freqs, cos, sin}) release(h);
   if (r.dtype_bytes == fp32) return;  // .to(torch.float32) returns the same tensor
-  alloc.malloc(checked_mul(checked_mul(r.positions, r.rotary_dim), r.dtype_bytes));
-  alloc.free(cache);
+  take(checked_mul(checked_mul(r.positions, r.rotary_dim), r.dtype_bytes));
+  release(cache);
 }
 
 }  // namespace

@@ -26,7 +26,8 @@ std::vector<std::string> closest_ids(std::string_view what, const std::vector<st
 
 ModelSpec load_catalogue_model(const DataRoot& root, std::string_view id, const HfLoadOptions& options) {
   const auto file = root.models() / (std::string(id) + ".json");
-  if (id.empty() || id.find('/') != std::string_view::npos || !std::filesystem::is_regular_file(file)) {
+  std::error_code ec;  // a name too long for the file system is simply not in the catalogue
+  if (id.empty() || id.find('/') != std::string_view::npos || !std::filesystem::is_regular_file(file, ec)) {
     const auto ids = catalogue_ids(root);
     const auto near = closest_ids(id, ids);
     std::string msg = "unknown model '" + std::string(id) + "'";

@@ -3,6 +3,7 @@
 
 #include "model/hf_family.hpp"
 #include "vramplan/core/error.hpp"
+#include "vramplan/core/limits.hpp"
 
 namespace vramplan::hf {
 
@@ -104,12 +105,16 @@ void read_rope_tables(const ConfigView& c, std::uint64_t rotary_dim, ModelArch& 
   if (auto scaling = c.find({"rope_scaling", "rope_parameters"}); scaling && scaling->is_object()) {
     t.scaling_type = scaling->opt_string("rope_type").value_or(scaling->opt_string("type").value_or(""));
     t.scaling_factor = scaling->opt_number("factor").value_or(1.0);
+    if (!(t.scaling_factor > 0.0 && t.scaling_factor <= kMaxRopeScalingFactor))
+      scaling->fail_at("factor", "must be in (0, " + std::to_string(static_cast<int>(kMaxRopeScalingFactor)) +
+                                     "] (real configs stretch the context 2 to 40 times)");
     if (t.scaling_type == "default") t.scaling_type.clear();
     // Rows of vLLM's cos/sin cache (vllm/model_executor/layers/rotary_embedding/):
     // linear scaling stretches the table by the factor; YaRN builds original_max x factor rows;
     // Phi-3 LongRoPE keeps a short (original) and a long (max) cache side by side.
-    const auto original = scaling->opt_u64("original_max_position_embeddings")
-                              .value_or(c.u64({"original_max_position_embeddings"}).value_or(0));
+    const auto inner = scaling->get("original_max_position_embeddings");
+    const auto original = inner ? checked_dimension(*inner, "original_max_position_embeddings")
+                                : c.u64({"original_max_position_embeddings"}).value_or(0);
     if (t.scaling_type == "linear") {
       t.max_positions = static_cast<std::uint64_t>(
           std::llround(static_cast<double>(a.max_position_embeddings) * t.scaling_factor));

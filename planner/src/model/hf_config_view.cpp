@@ -1,6 +1,7 @@
 #include "model/hf_config_view.hpp"
 
 #include "vramplan/core/error.hpp"
+#include "vramplan/core/limits.hpp"
 
 namespace vramplan::hf {
 namespace {
@@ -14,6 +15,15 @@ const nlohmann::json& text_part(const nlohmann::json& root) {
 }
 
 }  // namespace
+
+std::uint64_t checked_dimension(const JsonView& value, std::string_view key) {
+  const std::uint64_t n = value.as_u64();  // rejects negative and fractional values, naming the field
+  const auto& limit = config_field_limit(key);
+  if (n > limit.max)
+    value.fail(std::to_string(n) + " is above the plausibility limit " + std::to_string(limit.max) + " for " +
+               std::string(limit.kind) + " (largest public model: " + std::string(limit.largest) + ")");
+  return n;
+}
 
 ConfigView::ConfigView(const nlohmann::json& root, std::string origin)
     : origin_(std::move(origin)),
@@ -34,7 +44,7 @@ std::optional<JsonView> ConfigView::find(std::initializer_list<std::string_view>
 
 std::optional<std::uint64_t> ConfigView::u64(std::initializer_list<std::string_view> keys) const {
   auto v = find(keys);
-  return v ? std::optional(v->as_u64()) : std::nullopt;
+  return v ? std::optional(checked_dimension(*v, *keys.begin())) : std::nullopt;
 }
 
 std::optional<double> ConfigView::number(std::initializer_list<std::string_view> keys) const {
@@ -55,7 +65,7 @@ std::optional<std::string> ConfigView::string(std::initializer_list<std::string_
 std::uint64_t ConfigView::positive(std::initializer_list<std::string_view> keys) const {
   auto v = find(keys);
   if (!v) fail(*keys.begin(), "required field is missing");
-  const auto n = v->as_u64();  // rejects negative and fractional values, naming the field
+  const auto n = checked_dimension(*v, *keys.begin());
   if (n == 0) v->fail("must be greater than zero");
   return n;
 }
@@ -64,7 +74,7 @@ std::optional<std::uint64_t> ConfigView::positive_opt(
     std::initializer_list<std::string_view> keys) const {
   auto v = find(keys);
   if (!v) return std::nullopt;
-  const auto n = v->as_u64();
+  const auto n = checked_dimension(*v, *keys.begin());
   if (n == 0) v->fail("must be greater than zero");
   return n;
 }

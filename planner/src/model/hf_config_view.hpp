@@ -17,6 +17,10 @@
 
 namespace vramplan::hf {
 
+//! `value` as a non-negative integer within the plausibility limit of field `key`
+//! (core/limits.hpp); Error(InputFile) located at `value` otherwise.
+std::uint64_t checked_dimension(const JsonView& value, std::string_view key);
+
 class ConfigView {
  public:
   ConfigView(const nlohmann::json& root, std::string origin);
@@ -29,6 +33,7 @@ class ConfigView {
   //! The first of `keys` present (not null) in text_config, then in the root.
   std::optional<JsonView> find(std::initializer_list<std::string_view> keys) const;
 
+  //! Integer reads (u64, positive, positive_opt) apply the plausibility limit of the first key.
   std::optional<std::uint64_t> u64(std::initializer_list<std::string_view> keys) const;
   std::optional<double> number(std::initializer_list<std::string_view> keys) const;
   std::optional<bool> boolean(std::initializer_list<std::string_view> keys) const;

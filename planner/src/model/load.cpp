@@ -2,6 +2,7 @@
 
 #include "vramplan/core/error.hpp"
 #include "vramplan/io/gguf.hpp"
+#include "vramplan/io/input_file.hpp"
 #include "vramplan/model/catalogue.hpp"
 #include "vramplan/model/checkpoint.hpp"
 #include "vramplan/quant/format.hpp"
@@ -19,27 +20,45 @@ bool looks_like_path(std::string_view what) {
          p.extension() == ".gguf" || what.starts_with(".");
 }
 
-}  // namespace
+// Longest path Linux accepts (PATH_MAX); a longer argument is neither a path nor a catalogue id.
+constexpr std::size_t kMaxModelArgument = 4096;
 
-namespace {
+template <class QuantFn>
+ModelSpec load_file(const std::filesystem::path& path, const HfLoadOptions& hf, QuantFn&& quant) {
+  require_regular_file(path);  // a FIFO named *.gguf would block open() forever
+  // The format is what the first bytes say; the extension only picks the error for an unknown one.
+  switch (sniff_magic(path)) {
+    case FileMagic::Gguf: return model_from_gguf_file(path, quant());
+    case FileMagic::Safetensors:
+      throw Error(ErrorKind::InputFile, path.string() +
+                                            ": is a safetensors file; pass the checkpoint directory that holds it "
+                                            "and its config.json");
+    case FileMagic::Other: break;
+  }
+  if (path.extension() == ".gguf") return model_from_gguf_file(path, quant());  // reports the bad magic
+  if (path.filename() == "config.json" && has_safetensors(path.parent_path()))
+    return model_from_checkpoint_dir(path.parent_path(), quant(), hf);
+  return model_from_hf_config_file(path, hf);
+}
 
 // `quant` is called only for the inputs that need the catalogue (GGUF, safetensors checkpoints).
 template <class QuantFn>
 ModelSpec load_with(std::string_view what, const DataRoot& root, const LoadOptions& options, QuantFn&& quant) {
+  if (what.size() > kMaxModelArgument)
+    throw_usage("--model: " + std::to_string(what.size()) + " characters, longer than any path (" +
+                std::to_string(kMaxModelArgument) + ")");
   const std::filesystem::path path(what);
   std::error_code ec;
-  if (std::filesystem::exists(path, ec)) {
-    if (std::filesystem::is_directory(path)) {
-      if (!std::filesystem::is_regular_file(path / "config.json"))
-        throw Error(ErrorKind::InputFile,
-                    path.string() + ": directory has no config.json (a model needs one)");
-      return model_from_checkpoint_dir(path, quant(), options.hf);
-    }
-    if (path.extension() == ".gguf") return model_from_gguf_file(path, quant());
-    if (path.filename() == "config.json" && has_safetensors(path.parent_path()))
-      return model_from_checkpoint_dir(path.parent_path(), quant(), options.hf);
-    return model_from_hf_config_file(path, options.hf);
+  const auto status = std::filesystem::status(path, ec);
+  if (std::filesystem::is_directory(status)) {
+    const auto config = path / "config.json";
+    const auto config_status = std::filesystem::status(config, ec);
+    if (!std::filesystem::exists(config_status))
+      throw Error(ErrorKind::InputFile, path.string() + ": directory has no config.json (a model needs one)");
+    require_regular_file(config);  // a directory or FIFO named config.json is named as such
+    return model_from_checkpoint_dir(path, quant(), options.hf);
   }
+  if (std::filesystem::exists(status)) return load_file(path, options.hf, quant);
   if (looks_like_path(what))
     throw Error(ErrorKind::Io, std::string(what) + ": no such file or directory");
   return load_catalogue_model(root, what, options.hf);

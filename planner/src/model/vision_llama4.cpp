@@ -13,9 +13,9 @@ void add_llama4_vision_tower(const ConfigView& c, ModelSpec& spec) {
   const auto vision = c.root().at("vision_config");
   const VisionDims d = read_vision_dims(vision);
   const auto H = d.hidden, I = d.intermediate, L = d.layers, patch = d.patch, channels = d.channels;
-  const auto projector_in = vision.req_count("projector_input_dim");
-  const auto projector_out = vision.req_count("projector_output_dim");
-  const auto vision_out = vision.req_count("vision_output_dim");
+  const auto projector_in = checked_dimension(vision.at("projector_input_dim"), "projector_input_dim");
+  const auto projector_out = checked_dimension(vision.at("projector_output_dim"), "projector_output_dim");
+  const auto vision_out = checked_dimension(vision.at("vision_output_dim"), "vision_output_dim");
   const bool projector_bias = vision.opt_bool("multi_modal_projector_bias").value_or(false);
   const auto positions = d.patches() + 1;  // patches + the class token
 

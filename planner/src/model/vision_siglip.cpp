@@ -41,7 +41,8 @@ void add_siglip_vision_tower(const ConfigView& c, ModelSpec& spec) {
   // image_size x image_size crop (pan-and-scan is off by default, so no extra crops), pooled by
   // the projector to mm_tokens_per_image embeddings (Gemma3Config default 256,
   // transformers models/gemma3/configuration_gemma3.py).
-  const auto tokens = c.root().opt_u64("mm_tokens_per_image").value_or(256);
+  const auto tokens_field = c.root().get("mm_tokens_per_image");
+  const auto tokens = tokens_field ? checked_dimension(*tokens_field, "mm_tokens_per_image") : 256;
   if (tokens == 0) c.root().fail_at("mm_tokens_per_image", "must be greater than zero");
   spec.arch.mm_tokens_per_item = tokens;
   spec.arch.mm_pixel_values_per_item = checked_mul(checked_mul(channels, image), image);

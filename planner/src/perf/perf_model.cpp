@@ -162,6 +162,17 @@ DecodeResult decode_result(const PerfModelShape& shape, const PerfHardware& hw,
   return out;
 }
 
+// KV bytes and attention FLOPs of computing positions [a, b) of one prompt in one forward.
+void add_prompt_positions(const PerfModelShape& shape, double a, double b, double& kv, double& attention) {
+  for (const AttentionGroup& grp : shape.attention) {
+    const double w = static_cast<double>(grp.window);
+    // The prefix and the chunk's own keys/values are read once (flash attention), the new ones
+    // written once.
+    kv += grp.layers * grp.kv_bytes_per_token * (attended(b, grp.window) + (b - a));
+    attention += grp.layers * 2 * grp.q_heads * (grp.qk_dim + grp.v_dim) * attended_sum(a, b, w);
+  }
+}
+
 // Prefill of `sequences` x `prompt` tokens packed into forwards of at most `budget` tokens.
 struct PrefillTimes {
   double seconds = 0;
@@ -184,14 +195,7 @@ PrefillTimes prefill_times(const PerfModelShape& shape, const HardwareRates& r,
     for (std::uint64_t g = start; g < end;) {
       const std::uint64_t pos = g % prompt;
       const std::uint64_t take = std::min(end - g, prompt - pos);
-      const double a = static_cast<double>(pos), b = static_cast<double>(pos + take);
-      for (const AttentionGroup& grp : shape.attention) {
-        const double w = static_cast<double>(grp.window);
-        // The prefix and the chunk's own keys/values are read once (flash attention), the new
-        // ones written once.
-        kv += grp.layers * grp.kv_bytes_per_token * (attended(b, grp.window) + (b - a));
-        attention += grp.layers * 2 * grp.q_heads * (grp.qk_dim + grp.v_dim) * attended_sum(a, b, w);
-      }
+      add_prompt_positions(shape, static_cast<double>(pos), static_cast<double>(pos + take), kv, attention);
       g += take;
     }
     const StepBreakdown s = finish_step(shape, r, tokens, weights, kv,
@@ -332,6 +336,39 @@ ThroughputCurve throughput_vs_batch(const PerfModelShape& shape, const PerfHardw
     if (tps >= kKneeFraction * curve.plateau_tokens_per_s) curve.knee_batch = b;
   }
   return curve;
+}
+
+double mixed_step_seconds(const PerfModelShape& shape, const HardwareRates& r, const MixedStep& step) {
+  double prompt_tokens = 0;
+  for (const PrefillChunk& c : step.chunks) prompt_tokens += static_cast<double>(c.end - c.start);
+  const double b = static_cast<double>(step.decode_sequences);
+  auto decode_sums = [&](double fraction, double* sums) {
+    for (std::size_t g = 0; g < shape.attention.size(); ++g) {
+      const double w = static_cast<double>(shape.attention[g].window);
+      sums[g] = fraction * (w > 0 ? std::min(step.decode_attended, b * w) : step.decode_attended);
+    }
+  };
+  if (prompt_tokens == 0) {
+    if (step.decode_sequences == 0) return 0;
+    // Exactly estimate_decode's round: micro-batches through the pipeline stages.
+    return decode_round(shape, r, step.decode_sequences, decode_sums).seconds;
+  }
+  // A step with prompt tokens runs as one forward over all its tokens; under pipeline
+  // parallelism it crosses every stage once (the first chunk of estimate_prefill's fill).
+  double sums[kMaxAttentionGroups] = {};
+  decode_sums(1.0, sums);
+  const double tokens = b + prompt_tokens;
+  auto [weights, touched] = weights_read(shape, tokens);
+  double kv = 0, attention = 0;
+  for (std::size_t g = 0; g < shape.attention.size(); ++g) {
+    const AttentionGroup& a = shape.attention[g];
+    kv += a.layers * a.kv_bytes_per_token * a.decode_kv_reads * sums[g];
+    attention += a.layers * 2 * a.q_heads * (a.qk_dim + a.v_dim) * sums[g];
+  }
+  for (const PrefillChunk& c : step.chunks)
+    add_prompt_positions(shape, static_cast<double>(c.start), static_cast<double>(c.end), kv, attention);
+  const StepBreakdown s = finish_step(shape, r, tokens, weights, kv, 2 * shape.active_params * tokens, attention, touched);
+  return shape.pp * step_time(s) + shape.pp * shape.pp_link_latency_s;
 }
 
 }  // namespace vramplan::perf

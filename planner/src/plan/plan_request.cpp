@@ -90,6 +90,8 @@ PlanPerformance plan_performance(const PlanRequest& r, const PlanOutcome& out, c
     const perf::PerfHardware hw = perf::perf_hardware_from(gpu, cal, perf.tensor_dtype, defaults, p.engine);
     perf.calibrated = hw.calibrated;
     perf.estimate = perf::estimate_serving(shape, hw, perf.query);
+    perf.shape = shape;
+    perf.hardware = hw;
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::Usage) throw;
     perf.unavailable = e.what();

@@ -24,9 +24,12 @@ enum class ErrorKind {
 //! Short stable name of a kind ("usage", "input-file", ...), used in JSON error output.
 std::string_view error_kind_name(ErrorKind kind);
 
+//! The message is stored with control characters escaped (core/text.hpp escape_control): names
+//! and strings quoted from files or arguments may hold NUL (which would cut what()), newlines or
+//! terminal escapes, and every error must print as one harmless line.
 class Error : public std::runtime_error {
  public:
-  Error(ErrorKind kind, std::string message) : std::runtime_error(std::move(message)), kind_(kind) {}
+  Error(ErrorKind kind, std::string_view message);
   ErrorKind kind() const noexcept { return kind_; }
 
  private:

@@ -18,5 +18,9 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 //! max(3, |wanted| / 3)). Ties keep the order of `names`.
 std::vector<std::string> closest_names(std::string_view wanted, const std::vector<std::string>& names,
                                        std::size_t max = 5);
+//! `s` with every ASCII control character (0x00-0x1F, 0x7F) written as "\xHH", so text taken from
+//! a file or a user's argument prints as one line and cannot drive the terminal. A backslash
+//! stays as it is; bytes >= 0x80 (UTF-8) are kept.
+std::string escape_control(std::string_view s);
 
 }  // namespace vramplan

@@ -25,7 +25,14 @@ nlohmann::json read_json_file(const std::filesystem::path& path,
                               std::uintmax_t max_bytes = 64ull << 20);
 //! Reads a JSON file's text with read_json_file's checks (Error(Io) / size limit), unparsed.
 std::string read_json_text(const std::filesystem::path& path, std::uintmax_t max_bytes = 64ull << 20);
-//! Parses JSON text; `origin` names where it came from in error messages.
+//! Deepest nesting of objects and arrays accepted. Real documents stay under 8 levels (an HF
+//! quantization_config is the deepest seen: 5); the cap keeps recursive copies, destructors and
+//! error-path searches of a hostile document within the stack.
+inline constexpr std::size_t kMaxJsonDepth = 64;
+//! Throws Error(InputFile) naming `origin` when `text` nests objects / arrays deeper than
+//! kMaxJsonDepth (a linear scan; strings and their escapes are skipped).
+void check_json_depth(std::string_view text, std::string_view origin);
+//! Parses JSON text (after check_json_depth); `origin` names where it came from in error messages.
 nlohmann::json parse_json_text(std::string_view text, std::string_view origin);
 //! As parse_json_text for `text` that is a part of `document` (a member's text found by the
 //! skimmer): an error's line and column are those in the whole document.

@@ -147,6 +147,9 @@ std::optional<double> arg_double(const EngineArgs& args, const std::string& name
 std::optional<std::uint64_t> arg_u64(const EngineArgs& args, const std::string& name);
 std::optional<std::string> arg_string(const EngineArgs& args, const std::string& name);
 bool arg_switch(const EngineArgs& args, const std::string& name);
+//! A feature with a --NAME / --no-NAME pair of switches (vLLM's argparse BooleanOptionalAction):
+//! true for --NAME, false for --no-NAME, `fallback` for neither; both is Error(Usage).
+bool arg_on_off(const EngineArgs& args, const std::string& name, bool fallback);
 //! Throws Error(Usage) for a key of `args` that `options` does not declare.
 void check_known_args(const EngineArgs& args, const std::vector<EngineOption>& options,
                       std::string_view engine);

@@ -13,7 +13,13 @@
 
 namespace vramplan::memory {
 
-//! Checks in.args against engine.options() (Error(Usage) naming an unknown flag) and returns an
+//! --batch and --context within plausibility limits (core/limits.hpp: kMaxBatch sequences,
+//! kMaxContextTokens tokens, each at least 1); Error(Usage) naming the option otherwise. Every
+//! engine's plan() starts with it: a wrapped-around negative count or 10^15 tokens is refused
+//! here instead of overflowing a byte count later or planning for it.
+void check_workload(const Workload& workload);
+
+//! Checks the workload (check_workload) and in.args against engine.options() (Error(Usage) naming an unknown flag) and returns an
 //! empty plan carrying the engine's name, its version profile and the GPU's capacity.
 MemoryPlan start_plan(const Engine& engine, const EngineProfileData& data, const PlanInput& in);
 

@@ -183,6 +183,29 @@ DecodeResult estimate_decode(const PerfModelShape& shape, const PerfHardware& hw
 StepBreakdown decode_step(const PerfModelShape& shape, const HardwareRates& rates,
                           std::uint64_t sequences, std::uint64_t uniform_context);
 
+//! Positions [start, end) of one prompt computed in a step (start = tokens already cached).
+struct PrefillChunk {
+  std::uint64_t start = 0;
+  std::uint64_t end = 0;
+};
+
+//! One continuous-batching step: `decode_sequences` sequences generating one token each, whose
+//! attended tokens (cached + the new one) sum to `decode_attended`, together with prompt chunks.
+struct MixedStep {
+  std::uint64_t decode_sequences = 0;
+  double decode_attended = 0;
+  std::span<const PrefillChunk> chunks;
+};
+
+//! Seconds of one mixed step with `rates` (the serving simulator's step clock,
+//! docs/simulator.md#step-time). GEMMs run over every token of the step once, attention per
+//! sequence over its own context, TP all-reduces over every token. A decode-only step equals
+//! estimate_decode's round for the same batch (pipeline micro-batches included); a prompt-only
+//! step equals that chunk's share of estimate_prefill. Sliding-window groups attend
+//! min(decode_attended, sequences x window): exact when every context is on the same side of the
+//! window, an upper bound otherwise.
+double mixed_step_seconds(const PerfModelShape& shape, const HardwareRates& rates, const MixedStep& step);
+
 PrefillResult estimate_prefill(const PerfModelShape& shape, const PerfHardware& hw,
                                const PrefillBatch& batch);
 //! Time to first token of one prompt alone on an idle replica.

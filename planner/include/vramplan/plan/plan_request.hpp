@@ -49,6 +49,10 @@ struct PlanPerformance {
   bool calibrated = false;   //!< bandwidth and tensor throughput both measured on the card
   std::string tensor_dtype;  //!< the tensor-core rate used ("bf16", "fp8")
   std::string unavailable;
+  //! The step model's inputs behind `estimate` (set whenever it is): the serving simulator
+  //! times its steps with them.
+  std::optional<perf::PerfModelShape> shape;
+  std::optional<perf::PerfHardware> hardware;
 };
 
 struct PlanOutcome {

@@ -6,6 +6,7 @@
 // model, and so that tests can build specs without strings.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <limits>
@@ -67,8 +68,22 @@ struct WorkloadSpec {
 double parse_rate(std::string_view text, std::string_view flag);
 //! "poisson", "gamma:CV", "constant" -> the process (cv in the returned spec; rate not set).
 ArrivalSpec parse_arrivals(std::string_view text, std::string_view flag);
+//! Caps that keep the work bounded by the input (Error when exceeded).
+inline constexpr std::uint32_t kMaxTokens = std::uint32_t{1} << 31;  //!< a length or a bin edge
+inline constexpr std::size_t kMaxHistogramBins = 100000;
+
+//! Which half of a two-sided built-in distribution ("sharegpt") a length flag means.
+enum class LengthRole { Input, Output };
+
 //! "512", "uniform:128..2048", "lognormal:MEAN,SIGMA", "hist:FILE", "sharegpt" (data/workloads/).
+//! "sharegpt" is the prompt-length half for LengthRole::Input, the output half for Output;
+//! "sharegpt:input" / "sharegpt:output" name a half explicitly.
+LengthSpec parse_length(std::string_view text, std::string_view flag, const DataRoot& root, LengthRole role);
+//! As above, the role taken from the flag's name: Output when it contains "output", else Input.
 LengthSpec parse_length(std::string_view text, std::string_view flag, const DataRoot& root);
+//! A histogram file (JSON {"upper_edges": [...], "weights": [...]} or CSV "upper_edge,weight"
+//! rows; docs/simulator.md). Error(Io) when unreadable, Error(InputFile) naming file + field.
+LengthSpec read_length_histogram(const std::filesystem::path& path);
 //! "600", "600s", "10m", "2h", "1.5d" -> seconds; Error(Usage) naming `flag` otherwise.
 double parse_duration(std::string_view text, std::string_view flag);
 

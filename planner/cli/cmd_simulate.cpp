@@ -1,0 +1,164 @@
+// `vramplan simulate` — a serving workload replayed over time on one engine replica: arrivals,
+// continuous batching, paged KV, preemption and queueing (docs/simulator.md). Prints latency
+// percentiles, throughput, KV usage, memory and a verdict (stable / overloaded); --timeline
+// writes the state over time. Exit 0 whenever the inputs are valid, overloaded or not; 1 when
+// the engine would not start at all (the plan's reason).
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <string>
+#include <unistd.h>
+
+#include "cli_common.hpp"
+#include "commands.hpp"
+#include "decision_options.hpp"
+#include "vramplan/core/error.hpp"
+#include "vramplan/plan/capacity_report.hpp"
+#include "vramplan/sim/simulate.hpp"
+
+namespace vramplan::cli {
+namespace {
+
+// Timeline samples streamed to FILE as they are produced: memory stays O(1) in the run length.
+// .json -> one JSON array; anything else -> CSV with a header row.
+class TimelineWriter {
+ public:
+  explicit TimelineWriter(const std::string& path) : path_(path), out_(path), json_(path.ends_with(".json")) {
+    if (!out_) throw Error(ErrorKind::Io, "--timeline: cannot write " + path);
+    out_ << (json_ ? "[\n" : "t_s,running,waiting,completed,preemptions,kv_blocks_used,kv_blocks_cached,kv_usage,memory_gib\n");
+  }
+  void write(const sim::TimelineSample& t) {
+    char b[320];
+    const double gib = t.memory_bytes / 1073741824.0;
+    if (json_)
+      std::snprintf(b, sizeof b,
+                    "%s{\"t_s\": %.6f, \"running\": %llu, \"waiting\": %llu, \"completed\": %llu, \"preemptions\": %llu, "
+                    "\"kv_blocks_used\": %llu, \"kv_blocks_cached\": %llu, \"kv_usage\": %.6f, \"memory_gib\": %.6f}",
+                    first_ ? "  " : ",\n  ", t.t_s, ull(t.running), ull(t.waiting), ull(t.completed), ull(t.preemptions),
+                    ull(t.kv_blocks_used), ull(t.kv_blocks_cached), t.kv_usage, gib);
+    else
+      std::snprintf(b, sizeof b, "%.6f,%llu,%llu,%llu,%llu,%llu,%llu,%.6f,%.6f\n", t.t_s, ull(t.running), ull(t.waiting),
+                    ull(t.completed), ull(t.preemptions), ull(t.kv_blocks_used), ull(t.kv_blocks_cached), t.kv_usage, gib);
+    out_ << b;
+    first_ = false;
+  }
+  void close() {
+    if (json_) out_ << "\n]\n";
+    out_.close();
+    if (!out_) throw Error(ErrorKind::Io, "--timeline: cannot write " + path_);
+  }
+
+ private:
+  static unsigned long long ull(std::uint64_t v) { return static_cast<unsigned long long>(v); }
+  std::string path_;
+  std::ofstream out_;
+  bool json_;
+  bool first_ = true;
+};
+
+}  // namespace
+
+int run_simulate(const std::vector<std::string>& args) {
+  const std::string spec = engine_spec_of(args);
+  const auto engine = memory::make_engine(spec, data_root().data());
+  po::options_description desc("Options");
+  desc.add_options()
+      ("model", po::value<std::string>(), "model: catalogue id, config.json, directory or .gguf")
+      ("gpu", po::value<std::string>(), "GPU catalogue id or custom:<size>")
+      ("gpu-memory", po::value<std::string>(), "runtime-reported total per GPU (e.g. 79.18GiB)")
+      ("engine", po::value<std::string>()->default_value("vllm"), "engine, optionally @version")
+      ("weights", po::value<std::string>(), "weight format for the linear layers (bf16, fp8, ...)")
+      ("calibration", po::value<std::string>(), "calibration file for the step times (default: matching file in data/calibration)")
+      ("rate", po::value<std::string>(), "requests per second (open loop), or inf: everything queued at t = 0")
+      ("arrivals", po::value<std::string>()->default_value("poisson"), "arrival process: poisson, gamma:CV, constant")
+      ("requests", po::value<std::uint64_t>(), "number of requests")
+      ("duration", po::value<std::string>(), "stop arrivals after this long: 600, 600s, 10m, 2h")
+      ("concurrency", po::value<std::uint64_t>(), "closed loop: at most C requests outstanding (benchmark_serving --max-concurrency)")
+      ("input-len", po::value<std::string>()->default_value("sharegpt"), "prompt tokens: 512, uniform:A..B, lognormal:MEAN,SIGMA, hist:FILE, sharegpt")
+      ("output-len", po::value<std::string>()->default_value("sharegpt"), "output tokens (same forms)")
+      ("trace", po::value<std::string>(), "replay a trace: JSONL or CSV of arrival_s, input_tokens, output_tokens[, prefix_id, prefix_tokens]")
+      ("seed", po::value<std::uint64_t>()->default_value(0), "random seed (same seed, same output)")
+      ("timeout", po::value<std::string>(), "a request unfinished this long after it was sent times out: 30, 30s, 2m")
+      ("timeline", po::value<std::string>(), "write running / waiting / KV usage / memory over time to FILE (.csv or .json)")
+      ("sample-every", po::value<double>()->default_value(1.0), "timeline sample spacing, simulated seconds")
+      ("slo", po::value<std::string>(), "latency targets, e.g. \"p99_ttft<=2s,p99_tpot<=60ms\" (p50|p90|p99|mean of ttft|tpot|itl|e2e|queue)")
+      ("find-max-rate", po::bool_switch(), "search the highest arrival rate one replica serves within --slo")
+      ("target-rate", po::value<std::string>(), "replicas (round-robin router) needed to serve this many requests/s within --slo, with cost")
+      ("workers", po::value<std::uint64_t>(), "offline job (--rate inf): split the requests over K replicas; makespan, GPU-hours, rental period")
+      ("margin", po::value<std::string>()->default_value("24h"), "time added to an offline job for installation, checks and export")
+      ("periods", po::value<std::string>()->default_value("3d,7d,30d"), "rental periods to price")
+      ("prices", po::value<std::string>(), "your own GPU prices (vramplan.prices/1) instead of data/prices.json")
+      ("probe-requests", po::value<std::uint64_t>()->default_value(3000), "requests simulated per capacity probe");
+  std::set<std::string> declared = {"model", "gpu", "gpu-memory", "engine", "weights", "calibration", "rate", "arrivals",
+                                    "requests", "duration", "concurrency", "input-len", "output-len", "trace", "seed",
+                                    "timeout", "timeline", "sample-every", "slo", "find-max-rate", "target-rate", "workers",
+                                    "margin", "periods", "prices", "probe-requests"};
+  add_engine_options(desc, *engine, declared);
+  add_common_options(desc);
+  po::variables_map vm;
+  if (!parse_args("simulate", "--model M --gpu G [--engine E] (--rate R | --concurrency C) (--requests N | --duration D) [engine flags]",
+                  desc, args, vm))
+    return 0;
+  const auto opts = read_common_options(vm);
+
+  plan::SimulateQuestions q;
+  sim::SimulateRequest& req = q.request;
+  req.plan.engine = spec;
+  if (vm.count("model")) req.plan.model = vm["model"].as<std::string>();
+  if (vm.count("gpu")) req.plan.gpu = vm["gpu"].as<std::string>();
+  if (vm.count("gpu-memory")) req.plan.gpu_memory = parse_bytes(vm["gpu-memory"].as<std::string>(), "--gpu-memory");
+  if (vm.count("weights")) req.plan.weights = vm["weights"].as<std::string>();
+  if (vm.count("calibration")) req.plan.calibration = vm["calibration"].as<std::string>();
+  req.plan.args = read_engine_args(vm, *engine);
+
+  sim::WorkloadSpec& w = req.workload;
+  w.arrivals = sim::parse_arrivals(vm["arrivals"].as<std::string>(), "--arrivals");
+  if (vm.count("rate")) w.arrivals.rate_per_s = sim::parse_rate(vm["rate"].as<std::string>(), "--rate");
+  else if (!vm.count("concurrency") && !vm.count("trace") && !vm["find-max-rate"].as<bool>() && !vm.count("target-rate"))
+    throw_usage("simulate: give --rate R (requests per second, or inf) or --concurrency C (a closed loop)");
+  if (vm.count("requests")) w.requests = vm["requests"].as<std::uint64_t>();
+  if (vm.count("duration")) w.duration_s = sim::parse_duration(vm["duration"].as<std::string>(), "--duration");
+  if (vm.count("concurrency")) w.concurrency = vm["concurrency"].as<std::uint64_t>();
+  if (vm.count("trace")) w.trace = vm["trace"].as<std::string>();
+  else {
+    w.input = sim::parse_length(vm["input-len"].as<std::string>(), "--input-len", data_root());
+    w.output = sim::parse_length(vm["output-len"].as<std::string>(), "--output-len", data_root());
+  }
+  w.seed = vm["seed"].as<std::uint64_t>();
+  if (vm.count("timeout")) req.options.timeout_s = sim::parse_duration(vm["timeout"].as<std::string>(), "--timeout");
+
+  if (vm.count("slo")) q.slo = plan::parse_slo(vm["slo"].as<std::string>());
+  q.find_max_rate = vm["find-max-rate"].as<bool>();
+  if (vm.count("target-rate")) q.target_rate = sim::parse_rate(vm["target-rate"].as<std::string>(), "--target-rate");
+  if (vm.count("workers")) q.workers = vm["workers"].as<std::uint64_t>();
+  q.margin_hours = sim::parse_duration(vm["margin"].as<std::string>(), "--margin") / 3600;
+  q.periods = plan::parse_periods(vm["periods"].as<std::string>());
+  if (vm.count("prices")) q.prices_file = vm["prices"].as<std::string>();
+  q.options.requests_per_probe = vm["probe-requests"].as<std::uint64_t>();
+  if (q.options.requests_per_probe < 100) throw_usage("--probe-requests: at least 100, or the p99 means nothing");
+  if ((q.find_max_rate || q.target_rate) && (vm.count("timeline") || vm.count("concurrency")))
+    throw_usage("--find-max-rate / --target-rate run many probes: --timeline and --concurrency do not apply");
+
+  std::optional<TimelineWriter> timeline;
+  if (vm.count("timeline")) {
+    const double every = vm["sample-every"].as<double>();
+    if (!(every > 0)) throw_usage("--sample-every: must be a positive number of seconds");
+    timeline.emplace(vm["timeline"].as<std::string>());
+    req.options.sample_every_s = every;
+    req.options.on_sample = [&timeline](const sim::TimelineSample& t) { timeline->write(t); };
+  }
+  const bool progress = show_progress(opts);
+  if (progress) {
+    const std::string total = w.requests ? " / " + std::to_string(*w.requests) : std::string();
+    req.options.on_progress = [total](std::uint64_t done) {
+      std::fprintf(stderr, "\rsimulate: %llu%s requests finished", static_cast<unsigned long long>(done), total.c_str());
+    };
+  }
+  const plan::SimulateAnswers answers = plan::answer_simulate(q, data_root());
+  if (progress) std::fprintf(stderr, "\r\033[K");
+  if (timeline) timeline->close();
+  emit(opts, plan::simulate_answers_json(answers), plan::simulate_answers_text(answers));
+  return 0;
+}
+
+}  // namespace vramplan::cli

@@ -1,0 +1,116 @@
+// `vramplan train` — peak GPU memory of one training / fine-tuning step per GPU: model states
+// (weights, master weights, gradients, optimizer states) after ZeRO / FSDP sharding, TP / PP / CP
+// and offload; activations with recomputation; logits and loss; LoRA / DoRA / QLoRA adapters
+// (docs/training.md). Exit 0 whenever the inputs are valid, also when it does not fit.
+#include <string>
+#include <vector>
+
+#include "cli_common.hpp"
+#include "commands.hpp"
+#include "vramplan/core/error.hpp"
+#include "vramplan/report/table.hpp"
+#include "vramplan/train/train_plan.hpp"
+
+namespace vramplan::cli {
+namespace {
+
+std::string train_text(const train::TrainPlan& p) {
+  const auto& r = p.request;
+  std::string s = "Training memory per GPU: " + p.model_id + " on " + p.gpu_id + " x" + std::to_string(r.parallel.gpus) +
+                  " (" + std::string(train::method_name(r.method)) + ", " + std::string(train::optimizer_name(r.optimizer)) +
+                  ", " + std::string(train::precision_name(r.precision)) + ", sharding " +
+                  std::string(train::sharding_name(r.sharding)) + ", micro-batch " + std::to_string(r.micro_batch) + " x " +
+                  std::to_string(r.seq_len) + " tokens, recompute " + std::string(train::recompute_name(r.recompute)) + ")\n";
+  s += "Parameters: " + memory::grouped(p.total_params) + " total, " + memory::grouped(p.trainable_params) + " trainable\n\n";
+  Table t({{"component"}, {"phase"}, {"GiB", Align::Right}, {"formula"}});
+  for (const auto& c : p.gpu) t.add_row({c.part.name, c.phase, format_gib(c.part.bytes).substr(0, format_gib(c.part.bytes).find(' ')), c.part.explain});
+  s += t.render_text();
+  s += "\nresident " + format_gib(p.resident) + " + max(forward/backward " + format_gib(p.forward_backward) +
+       ", optimizer step " + format_gib(p.optimizer_step) + ")\n";
+  s += "Peak allocated: " + format_gib(p.peak_allocated) + " (" + p.peak_phase + ") of " + format_gib(p.capacity) + " -> " +
+       (p.fits ? "FITS" : "DOES NOT FIT") + ", headroom " +
+       (p.headroom < 0 ? "-" + format_gib(Bytes(static_cast<std::uint64_t>(-p.headroom))) : format_gib(Bytes(static_cast<std::uint64_t>(p.headroom)))) + "\n";
+  for (const auto& c : p.unified) s += "Unified memory (paged): " + c.name + " " + format_gib(c.bytes) + " — " + c.explain + "\n";
+  for (const auto& c : p.cpu) s += "CPU per rank (offload): " + c.name + " " + format_gib(c.bytes) + " — " + c.explain + "\n";
+  for (const auto& n : p.notes) s += "note: " + n + "\n";
+  return s;
+}
+
+}  // namespace
+
+int run_train(const std::vector<std::string>& args) {
+  po::options_description desc("Options");
+  desc.add_options()
+      ("model", po::value<std::string>(), "model: catalogue id, config.json or directory")
+      ("gpu", po::value<std::string>(), "GPU catalogue id or custom:<size>")
+      ("gpu-memory", po::value<std::string>(), "runtime-reported total per GPU (e.g. 79.18GiB)")
+      ("method", po::value<std::string>()->default_value("full"), "full | lora | dora | qlora (pretraining = full)")
+      ("precision", po::value<std::string>()->default_value("bf16"),
+       "bf16 (pure bf16, torchtune/torchtitan) | amp (fp32 params + autocast, HF Trainer) | mixed (bf16 + fp32 master, DeepSpeed) | fp32")
+      ("optimizer", po::value<std::string>()->default_value("adamw"),
+       "adamw | adamw-8bit | paged-adamw | paged-adamw-8bit | adafactor | sgd | lion")
+      ("fused-optimizer", "torch's fused optimizer step (no foreach temporaries)")
+      ("sharding", po::value<std::string>()->default_value("none"), "none | ddp | zero1 | zero2 | zero3 | fsdp | fsdp2 | fsdp-grad-op | hsdp")
+      ("offload", po::value<std::string>()->default_value("none"), "none | optimizer | params | all (CPU offload)")
+      ("gpus", po::value<std::uint64_t>()->default_value(1), "GPUs in the run")
+      ("gpus-per-node", po::value<std::uint64_t>()->default_value(8), "GPUs per node (hybrid sharding)")
+      ("tp", po::value<std::uint64_t>()->default_value(1), "tensor-parallel size")
+      ("pp", po::value<std::uint64_t>()->default_value(1), "pipeline-parallel size")
+      ("cp", po::value<std::uint64_t>()->default_value(1), "context-parallel size")
+      ("sequence-parallel", "sequence parallelism with TP (norm / residual activations split too)")
+      ("micro-batch", po::value<std::uint64_t>()->default_value(1), "sequences per micro-batch")
+      ("seq-len", po::value<std::uint64_t>()->default_value(2048), "tokens per sequence (padded / packed length)")
+      ("grad-accum", po::value<std::uint64_t>()->default_value(1), "gradient-accumulation steps (> 1 keeps gradients resident)")
+      ("grad-checkpointing", po::value<std::string>()->default_value("none"), "none | selective | full activation recomputation")
+      ("attention", po::value<std::string>()->default_value("flash"), "flash | sdpa | eager (eager keeps the s x s scores)")
+      ("loss-chunks", po::value<std::uint64_t>()->default_value(1), "cross-entropy chunks (torchtune: 8)")
+      ("lora-rank", po::value<std::uint64_t>()->default_value(8), "LoRA rank")
+      ("lora-targets", po::value<std::string>()->default_value("q_proj,v_proj"), "target modules (PEFT / torchtune / LitGPT names, or all-linear)")
+      ("lora-dropout", "LoRA dropout > 0 (keeps a dropped copy of each adapted input)")
+      ("base-format", po::value<std::string>(), "frozen base: bf16 | bnb-int8 | nf4 | nf4-dq (QLoRA default nf4-dq)")
+      ("quantize-targets-only", "quantize only the adapted linears (torchtune QLoRA)");
+  add_common_options(desc);
+  po::variables_map vm;
+  if (!parse_args("train", "--model M --gpu G [--method full|lora|qlora] [--optimizer O] [--format json]", desc, args, vm))
+    return 0;
+  const auto opts = read_common_options(vm);
+
+  train::TrainRequest r;
+  if (vm.count("model")) r.model = vm["model"].as<std::string>();
+  if (vm.count("gpu")) r.gpu = vm["gpu"].as<std::string>();
+  if (vm.count("gpu-memory")) r.gpu_memory = parse_bytes(vm["gpu-memory"].as<std::string>(), "--gpu-memory");
+  r.method = train::method_from_name(vm["method"].as<std::string>());
+  r.precision = train::precision_from_name(vm["precision"].as<std::string>());
+  r.optimizer = train::optimizer_from_name(vm["optimizer"].as<std::string>());
+  r.foreach_step = !vm.count("fused-optimizer");
+  r.sharding = train::sharding_from_name(vm["sharding"].as<std::string>());
+  const auto offload = vm["offload"].as<std::string>();
+  if (offload != "none" && offload != "optimizer" && offload != "params" && offload != "all")
+    throw Error(ErrorKind::Usage, "--offload must be none, optimizer, params or all");
+  r.offload.optimizer = offload == "optimizer" || offload == "all";
+  r.offload.params = offload == "params" || offload == "all";
+  r.parallel.gpus = vm["gpus"].as<std::uint64_t>();
+  r.parallel.gpus_per_node = vm["gpus-per-node"].as<std::uint64_t>();
+  r.parallel.tp = vm["tp"].as<std::uint64_t>();
+  r.parallel.pp = vm["pp"].as<std::uint64_t>();
+  r.parallel.cp = vm["cp"].as<std::uint64_t>();
+  r.sequence_parallel = vm.count("sequence-parallel") > 0;
+  r.micro_batch = vm["micro-batch"].as<std::uint64_t>();
+  r.seq_len = vm["seq-len"].as<std::uint64_t>();
+  r.grad_accum = vm["grad-accum"].as<std::uint64_t>();
+  r.recompute = train::recompute_from_name(vm["grad-checkpointing"].as<std::string>());
+  r.attention = train::attention_from_name(vm["attention"].as<std::string>());
+  r.loss_chunks = vm["loss-chunks"].as<std::uint64_t>();
+  if (r.loss_chunks == 0) throw Error(ErrorKind::Usage, "--loss-chunks must be > 0");
+  r.adapter.rank = vm["lora-rank"].as<std::uint64_t>();
+  r.adapter.targets = vm["lora-targets"].as<std::string>();
+  r.adapter.dropout = vm.count("lora-dropout") > 0;
+  r.adapter.quantize_targets_only = vm.count("quantize-targets-only") > 0;
+  r.adapter.base_format = vm.count("base-format") ? vm["base-format"].as<std::string>()
+                                                  : (r.method == train::Method::Qlora ? "nf4-dq" : "bf16");
+  const auto plan = train::plan_training(r, data_root());
+  emit(opts, train::train_json(plan), train_text(plan));
+  return 0;
+}
+
+}  // namespace vramplan::cli

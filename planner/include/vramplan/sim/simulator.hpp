@@ -1,0 +1,99 @@
+// vramplan/sim/simulator.hpp — the serving simulator: requests arrive (workload.hpp), an engine
+// schedules them step by step under its rules (scheduler_rules.hpp) over a paged KV pool, and
+// the performance model times every step (perf::mixed_step_seconds). Out come latency
+// percentiles, throughput, KV usage and memory over time, preemptions, rejections and a verdict
+// on whether the queue is stable (docs/simulator.md).
+//
+// Built for long runs: work per step is O(1) plus O(1) per event (an admission, a completion, a
+// prompt chunk, a preemption), never O(running requests), so a million requests take about a
+// second; memory is O(requests in the system) and the statistics are fixed-size histograms.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vramplan/perf/perf_model.hpp"
+#include "vramplan/sim/scheduler_rules.hpp"
+#include "vramplan/sim/stats.hpp"
+#include "vramplan/sim/workload.hpp"
+
+namespace vramplan::sim {
+
+//! Seconds one step takes; normally perf::mixed_step_seconds with the GPU's expected rates.
+using StepClock = std::function<double(const perf::MixedStep&)>;
+
+//! The engine's state at one moment of simulated time.
+struct TimelineSample {
+  double t_s = 0;
+  std::uint64_t running = 0;       //!< requests holding KV (prefilling or decoding)
+  std::uint64_t waiting = 0;       //!< arrived, not admitted (including preempted ones)
+  std::uint64_t completed = 0;     //!< so far
+  std::uint64_t preemptions = 0;   //!< so far
+  std::uint64_t kv_blocks_used = 0;    //!< referenced by requests
+  std::uint64_t kv_blocks_cached = 0;  //!< prefix blocks no request references, kept for reuse
+  double kv_usage = 0;             //!< used / pool: vLLM's "GPU KV cache usage"
+  double memory_bytes = 0;         //!< per GPU: non-KV memory + used and cached KV blocks
+};
+
+struct SimOptions {
+  //! At most this many requests outstanding (sent, not finished): benchmark_serving's
+  //! --max-concurrency; with an infinite rate, a closed loop of this many users.
+  std::optional<std::uint64_t> concurrency;
+  //! A request still unfinished this long after it was sent counts as timed out (0 = none).
+  double timeout_s = 0;
+  //! Timeline: a sample every this many simulated seconds to `on_sample` (0 = none).
+  double sample_every_s = 0;
+  std::function<void(const TimelineSample&)> on_sample;
+  //! Called every few thousand steps with requests finished (completed + rejected) so far.
+  std::function<void(std::uint64_t finished)> on_progress;
+  //! Tests: recount every block from the requests after every step and throw Error(Internal)
+  //! on any mismatch (O(requests in system) per step). Debug builds check every 4096 steps.
+  bool check_invariants = false;
+};
+
+struct RejectionCount {
+  std::string reason;
+  std::uint64_t count = 0;
+};
+
+struct Verdict {
+  //! "stable", "overloaded" (arrivals outpace service: the queue grows), "offline" (every
+  //! request queued at t = 0: a batch job, judged by its makespan), "closed-loop" (a fixed
+  //! number of users: the queue cannot grow).
+  std::string state;
+  double queue_growth_per_s = 0;       //!< requests in the system per second, second half of the arrivals
+  double served_per_s = 0;             //!< completions per second over the same window
+  std::optional<double> first_timeout_s;  //!< simulated time the first request exceeded timeout_s
+  std::string explanation;             //!< one sentence: how the state was decided
+};
+
+struct SimResult {
+  std::uint64_t arrived = 0, completed = 0, rejected = 0, in_system = 0;
+  std::uint64_t truncated = 0;   //!< finished early: outgrew a llama.cpp slot
+  std::uint64_t preemptions = 0;
+  std::uint64_t prefix_hits = 0;  //!< admissions that reused cached prefix blocks
+  std::uint64_t steps = 0;
+  double first_arrival_s = 0, last_completion_s = 0;
+  double duration_s = 0;          //!< first arrival .. last completion (benchmark_serving's duration)
+  double end_s = 0;               //!< simulated time when the run stopped
+  double input_tokens = 0, output_tokens = 0;  //!< of completed requests
+  Summary ttft, tpot, itl, e2e, queue;  //!< seconds; tpot over requests with >= 2 output tokens
+  Summary kv_usage;                     //!< fraction of the pool, time-weighted over steps
+  Summary running, waiting;             //!< requests, time-weighted over steps
+  double mean_in_system = 0;            //!< time average over [first arrival, end]
+  std::uint64_t kv_blocks_peak = 0;     //!< used + cached
+  double memory_peak_bytes = 0;         //!< per GPU
+  std::vector<RejectionCount> rejections;
+  Verdict verdict;
+};
+
+//! Runs `source` to exhaustion (or until every request has finished) under `rules`, timing each
+//! step with `clock`. Throws Error(Usage) for rules that cannot run (an empty pool, a zero
+//! limit) and whatever the source throws.
+SimResult simulate(const SchedulerRules& rules, const StepClock& clock, RequestSource& source,
+                   const SimOptions& options);
+
+}  // namespace vramplan::sim

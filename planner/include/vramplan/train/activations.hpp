@@ -1,0 +1,78 @@
+// vramplan/train/activations.hpp — the tensors autograd keeps between forward and backward, per
+// GPU: per decoder layer (Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
+// Transformer Models", §4, adapted to RMSNorm computed in fp32, GQA, SwiGLU and MoE), times the
+// layers and micro-batches a GPU holds, plus the logits and the loss.
+//
+// Per token and layer, activation dtype b (2 for bf16), what PyTorch saves (HF / torchtune /
+// LitGPT Llama-style blocks; a linear layer saves its input only when its weight trains —
+// autograd's generated code guards every saved tensor by the gradients it feeds):
+//   each RMSNorm      4h (fp32 input, x.to(float32)) + 4 (rstd) + b h (normalised, for x weight)
+//   q/k/v input       b h           (when any of q, k, v trains or carries an adapter)
+//   attention, flash  b (2 q + 2 kv) (q, k, v, out) + 4 a (logsumexp)          q = a d, kv = a_kv d
+//   attention, eager  b (q + 2 kv) + a s (4 + b) (fp32 softmax output + its bf16 cast) + b q
+//   o_proj input      b q           (when it trains / carries an adapter)
+//   gate/up input     b h           (when gate or up trains / carries an adapter)
+//   SwiGLU            3 b I (gate out for SiLU, SiLU out and up out for the product)
+//   GELU MLP          b I (fc1 out for the GELU)
+//   down input        b I           (when down trains / carries an adapter)
+//   MoE               the MLP terms with I = moe_intermediate x experts_per_token, plus the
+//                     dispatched copies of the input, b h k, and the shared experts' MLP terms
+// Recomputation (activation checkpointing per block): selective drops the s-proportional eager
+// attention terms (Korthikanti §4.2); full keeps only the block input, b h, and rematerialises one
+// block during backward.
+// Parallelism: TP divides the terms inside attention and MLP; the h-sized terms (norms, block
+// input) only with sequence parallelism; CP divides the tokens; the first pipeline stage holds
+// PP micro-batches in flight under 1F1B (Korthikanti §4.2.3).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "vramplan/memory/component.hpp"
+#include "vramplan/model/spec.hpp"
+#include "vramplan/train/train_setup.hpp"
+
+namespace vramplan::train {
+
+enum class Recompute { None, Selective, Full };
+enum class AttentionImpl { Flash, Eager };  //!< Flash covers SDPA's flash / memory-efficient kernels
+
+Recompute recompute_from_name(std::string_view name);       //!< none, selective, full
+AttentionImpl attention_from_name(std::string_view name);   //!< flash (sdpa), eager
+std::string_view recompute_name(Recompute r);
+std::string_view attention_name(AttentionImpl a);
+
+//! Which linear layers save their input (their weight or an adapter on them trains).
+struct SavedLinearInputs {
+  bool qkv = true, o = true, gate_up = true, down = true;
+};
+
+struct ActivationInput {
+  ModelArch arch;
+  bool gated_mlp = true;  //!< SwiGLU / GeGLU (gate, up, down) rather than fc1 / fc2
+  std::uint64_t micro_batch = 1, seq_len = 2048;
+  Recompute recompute = Recompute::None;
+  AttentionImpl attention = AttentionImpl::Flash;
+  std::uint64_t act_bytes = 2;  //!< bf16 / fp16 activations
+  SavedLinearInputs saved;
+  //! Adapter side branch per token and layer (LoRA dropout copies, rank-sized outputs), bytes.
+  std::uint64_t adapter_bytes_per_token_layer = 0;
+  Parallelism parallel;
+  bool sequence_parallel = false;
+  //! Cross-entropy in this many chunks (torchtune CEWithChunkedOutputLoss: 8); 1 = whole logits.
+  std::uint64_t loss_chunks = 1;
+};
+
+struct Activations {
+  std::vector<memory::Component> parts;     //!< on the GPU shown
+  std::uint64_t per_token_layer = 0;        //!< saved bytes per token per layer, no recompute, before splits
+};
+
+//! Throws Error(Usage) for a zero batch or length, or a sequence CP does not divide.
+Activations activations(const ActivationInput& in);
+
+//! True when the inventory has separate gate projections (SwiGLU / GeGLU).
+bool has_gated_mlp(const ModelSpec& spec);
+
+}  // namespace vramplan::train

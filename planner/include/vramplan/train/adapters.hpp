@@ -1,0 +1,63 @@
+// vramplan/train/adapters.hpp — LoRA / DoRA / QLoRA: which linear layers get an adapter (target
+// names as PEFT, torchtune and LitGPT spell them), the adapter tensors, the frozen base in its
+// stored format (bf16, LLM.int8, NF4 with or without double quantization — sizes from
+// data/quant_formats.json), the dequantization buffer and the adapters' extra activations.
+//
+//   LoRA on a linear {out, in}: A {r, in} and B {out, r}          (PEFT tuners/lora/layer.py update_layer)
+//   DoRA adds the magnitude vector {out}                          (PEFT lora/dora.py DoraLinearLayer)
+//   activations per token and target: lora_A's output r x b (saved by lora_B); with dropout > 0,
+//   dropout(x) in x b and its mask in x 1; DoRA also keeps the base output out x b (it rescales it).
+//   4-bit / 8-bit bases: bitsandbytes dequantizes one linear's weight to the compute dtype for each
+//   forward and backward matmul (bnb/autograd/_functions.py MatMul4Bit): the largest such weight
+//   in bf16 is the transient buffer.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vramplan/model/spec.hpp"
+#include "vramplan/train/activations.hpp"
+#include "vramplan/train/model_states.hpp"
+
+namespace vramplan {
+class QuantCatalog;
+}
+
+namespace vramplan::train {
+
+struct AdapterSetup {
+  Method method = Method::Lora;
+  std::uint64_t rank = 8;
+  //! Comma-separated module names: q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj
+  //! (PEFT), w1 / w2 / w3 / output_proj (torchtune), query / key / value / projection / mlp (LitGPT),
+  //! c_attn / query_key_value / qkv_proj (fused), lm_head / output, or "all-linear".
+  std::string targets = "q_proj,v_proj";
+  //! Stored format of the frozen base's linear layers: "bf16", "bnb-int8", "nf4", "nf4-dq" (any
+  //! data/quant_formats.json name). QLoRA defaults to nf4-dq.
+  std::string base_format = "bf16";
+  std::uint64_t base_bytes = 2;  //!< dtype of the frozen tensors that stay unquantized
+  //! torchtune quantizes only the adapted linears (lora_*_qlora builders); bitsandbytes via
+  //! transformers quantizes every linear in the decoder blocks.
+  bool quantize_targets_only = false;
+  bool dropout = false;  //!< lora_dropout > 0 (LitGPT 0.05; PEFT and torchtune default 0)
+};
+
+//! The roles a target list names; Error(Usage) for a name vramplan does not know.
+std::vector<TensorRole> lora_target_roles(std::string_view targets);
+
+struct AdapterPlan {
+  std::vector<ParamTensor> tensors;  //!< frozen base + trainable adapters
+  SavedLinearInputs saved;
+  std::uint64_t adapter_params = 0;
+  std::uint64_t adapter_bytes_per_token_layer = 0;  //!< activations of the adapter branch, first layer
+  std::uint64_t dequant_buffer = 0;                 //!< bytes, 0 for a bf16 base
+  std::uint64_t targeted_modules = 0;
+};
+
+//! `adapter_bytes` is the adapters' dtype width (the recipe's weight bytes).
+AdapterPlan adapter_plan(const ModelSpec& spec, const AdapterSetup& setup, const QuantCatalog& formats,
+                         std::uint64_t act_bytes);
+
+}  // namespace vramplan::train

@@ -1,0 +1,76 @@
+// vramplan/train/train_plan.hpp — `vramplan train`: peak GPU memory of one training step per GPU,
+// put together from model states (model_states.hpp), adapters (adapters.hpp) and activations
+// (activations.hpp), in three phases:
+//   resident          weights, frozen base, master weights, optimizer states (and the gradients
+//                     when they outlive a step: gradient accumulation > 1)
+//   forward/backward  saved activations, logits and loss, the rematerialised block, dequant buffer
+//   optimizer step    gradients + the step's temporaries
+// Peak allocated = resident + max(forward/backward, optimizer step). Gradients are created during
+// backward as activations are freed and dropped by zero_grad(set_to_none=True) (the torch >= 2.0
+// default), so the two phases do not add up. The figure is PyTorch's max_memory_allocated();
+// reserved memory and the CUDA context (what nvidia-smi adds) are not modelled here yet.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "vramplan/core/bytes.hpp"
+#include "vramplan/io/data_root.hpp"
+#include "vramplan/memory/component.hpp"
+#include "vramplan/train/activations.hpp"
+#include "vramplan/train/adapters.hpp"
+#include "vramplan/train/model_states.hpp"
+
+namespace vramplan::train {
+
+struct TrainRequest {
+  std::string model;  //!< catalogue id, config.json, directory (as for `plan`)
+  std::string gpu;    //!< GPU catalogue id or custom:<size>
+  std::optional<Bytes> gpu_memory;
+  Method method = Method::Full;
+  PrecisionRecipe precision = PrecisionRecipe::PureBf16;
+  Optimizer optimizer = Optimizer::AdamW;
+  bool foreach_step = true;  //!< torch's default multi-tensor (foreach) step; false = fused
+  Sharding sharding = Sharding::None;
+  Offload offload;
+  Parallelism parallel;
+  bool sequence_parallel = false;
+  std::uint64_t micro_batch = 1, seq_len = 2048, grad_accum = 1;
+  Recompute recompute = Recompute::None;
+  AttentionImpl attention = AttentionImpl::Flash;
+  std::uint64_t loss_chunks = 1;
+  AdapterSetup adapter;  //!< used for LoRA / DoRA / QLoRA
+};
+
+struct PhasedComponent {
+  memory::Component part;
+  std::string phase;  //!< "resident", "forward_backward", "optimizer_step"
+};
+
+struct TrainPlan {
+  TrainRequest request;
+  std::string model_id;
+  std::string gpu_id, gpu_name;
+  Bytes capacity;  //!< the GPU's usable total
+  std::uint64_t total_params = 0, trainable_params = 0, frozen_params = 0;
+  std::uint64_t pp_stage = 0, shard_degree = 1, dp = 1;
+  std::vector<PhasedComponent> gpu;
+  std::vector<memory::Component> cpu, unified;
+  Bytes resident, forward_backward, optimizer_step, peak_allocated;
+  std::string peak_phase;
+  std::int64_t headroom = 0;
+  bool fits = false;
+  std::vector<std::string> notes;
+};
+
+//! Throws Error(Usage) for missing --model / --gpu and impossible settings.
+TrainPlan plan_training(const TrainRequest& request, const DataRoot& root);
+
+//! The vramplan.train/1 document (docs/schemas/train.schema.json).
+nlohmann::json train_json(const TrainPlan& plan);
+
+}  // namespace vramplan::train

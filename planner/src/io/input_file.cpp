@@ -1,0 +1,33 @@
+#include "vramplan/io/input_file.hpp"
+
+#include <array>
+#include <fstream>
+
+#include "vramplan/core/error.hpp"
+
+namespace vramplan {
+
+void require_regular_file(const std::filesystem::path& path, std::string_view display) {
+  const std::string name = display.empty() ? path.string() : std::string(display);
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);  // follows symlinks, never opens
+  if (ec || !std::filesystem::exists(status)) throw Error(ErrorKind::Io, name + ": no such file");
+  if (std::filesystem::is_directory(status))
+    throw Error(ErrorKind::Io, name + ": is a directory, expected a file");
+  if (!std::filesystem::is_regular_file(status))
+    throw Error(ErrorKind::Io, name + ": is not a regular file (a FIFO, socket or device), refused");
+}
+
+FileMagic sniff_magic(const std::filesystem::path& path) {
+  std::array<char, 9> head{};
+  std::ifstream in(path, std::ios::binary);
+  in.read(head.data(), head.size());
+  const auto got = static_cast<std::size_t>(in.gcount());
+  if (got >= 4 && std::string_view(head.data(), 4) == "GGUF") return FileMagic::Gguf;
+  // safetensors: u64 header length (a header is far below 2^56 bytes, so the top byte is 0),
+  // then the JSON header's opening brace.
+  if (got == 9 && head[7] == 0 && head[8] == '{') return FileMagic::Safetensors;
+  return FileMagic::Other;
+}
+
+}  // namespace vramplan

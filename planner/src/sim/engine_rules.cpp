@@ -1,0 +1,294 @@
+// sim::scheduler_rules: how each engine schedules, read off its plan. One row per engine in
+// kEngineRules; each builder turns the engine_view its memory profile filled (the engine's own
+// figures, with the user's flags and the version's defaults already resolved there) into
+// SchedulerRules. docs/simulator.md "Engine rules" lists every rule with the engine source read.
+#include <algorithm>
+#include <string>
+#include <string_view>
+
+#include "vramplan/core/error.hpp"
+#include "vramplan/sim/scheduler_rules.hpp"
+
+namespace vramplan::sim {
+
+namespace {
+
+// ---- engine_view access: a missing figure is a planner bug, not a user error ------------------
+
+const nlohmann::json& figure(const memory::PlanOutcome& o, const std::string& key) {
+  const auto& view = o.plan.engine_view;
+  const auto it = view.find(key);
+  if (it == view.end() || it->is_null())
+    throw_internal(o.plan.engine + " plan: engine_view has no '" + key + "', which the simulator needs");
+  return *it;
+}
+
+std::uint64_t view_u64(const memory::PlanOutcome& o, const std::string& key) {
+  const auto& v = figure(o, key);
+  if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<std::int64_t>() >= 0))
+    throw_internal(o.plan.engine + " plan: engine_view '" + key + "' is not a non-negative integer");
+  return v.get<std::uint64_t>();
+}
+
+double view_number(const memory::PlanOutcome& o, const std::string& key) {
+  const auto& v = figure(o, key);
+  if (!v.is_number()) throw_internal(o.plan.engine + " plan: engine_view '" + key + "' is not a number");
+  return v.get<double>();
+}
+
+bool view_flag(const memory::PlanOutcome& o, const std::string& key) {
+  const auto& v = figure(o, key);
+  if (!v.is_boolean()) throw_internal(o.plan.engine + " plan: engine_view '" + key + "' is not true/false");
+  return v.get<bool>();
+}
+
+std::string view_string(const memory::PlanOutcome& o, const std::string& key) {
+  const auto& v = figure(o, key);
+  if (!v.is_string()) throw_internal(o.plan.engine + " plan: engine_view '" + key + "' is not a string");
+  return v.get<std::string>();
+}
+
+std::string on_off(bool b) { return b ? "on" : "off"; }
+
+// ---- one builder per engine -------------------------------------------------------------------
+
+// vLLM V1: vllm/v1/core/sched/scheduler.py Scheduler.schedule, kv_cache_manager.py,
+// config/scheduler.py; figures from memory/vllm_engine.cpp.
+void vllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
+  const std::uint64_t blocks = view_u64(o, "gpu_blocks");
+  // A hybrid model's KV groups (full attention, sliding window) take one block each per
+  // block_size tokens from the one shared pool (kv_cache_utils.py get_kv_cache_configs): the
+  // simulator's block is one block of every group.
+  const std::uint64_t groups = std::max<std::uint64_t>(1, view_u64(o, "kv_cache_groups"));
+  r.kv_blocks = blocks / groups;
+  r.block_tokens = static_cast<std::uint32_t>(view_u64(o, "block_size"));
+  r.kv_block_bytes = blocks ? o.plan.kv_cache_bytes().count() / blocks * groups : 0;
+  r.max_seqs = view_u64(o, "max_num_seqs");
+  r.step_tokens = view_u64(o, "max_num_batched_tokens");
+  r.chunked_prefill = view_flag(o, "enable_chunked_prefill");
+  r.mix_prefill_decode = true;
+  r.admission = Admission::OnDemand;
+  r.out_of_blocks = OutOfBlocks::PreemptNewest;
+  r.prefix_caching = view_flag(o, "enable_prefix_caching");
+  r.max_model_len = view_u64(o, "max_model_len");
+  r.basis = {
+      "KV pool " + std::to_string(r.kv_blocks) + " blocks of " + std::to_string(r.block_tokens) + " tokens (gpu_blocks " +
+          std::to_string(blocks) + " / " + std::to_string(groups) +
+          " KV group(s); vllm/v1/core/kv_cache_utils.py get_kv_cache_configs)",
+      "max_num_seqs " + std::to_string(r.max_seqs) + ", max_num_batched_tokens " + std::to_string(r.step_tokens) +
+          " per step, running requests first, then waiting ones FCFS (vllm/v1/core/sched/scheduler.py Scheduler.schedule)",
+      "chunked prefill " + on_off(r.chunked_prefill) +
+          " (vllm/config/scheduler.py SchedulerConfig.enable_chunked_prefill; Scheduler.schedule caps a prompt at the token budget)",
+      "blocks allocated as tokens are scheduled, a waiting request admitted only when its blocks are free "
+      "(vllm/v1/core/kv_cache_manager.py KVCacheManager.allocate_slots)",
+      "out of blocks: preempt the last running request (running.pop()), free its blocks, prepend it to the waiting "
+      "queue, recompute on readmission; no waiting request admitted in that step (scheduler.py Scheduler.schedule, _preempt_request)",
+      "prefix caching " + on_off(r.prefix_caching) +
+          ": full prompt blocks hashed and shared, freed cached blocks reused LRU, the last prompt token always "
+          "recomputed (kv_cache_manager.py get_computed_blocks; block_pool.py)",
+      "max_model_len " + std::to_string(r.max_model_len) +
+          ": a longer prompt + max_tokens is rejected (vllm/entrypoints/openai/serving_engine.py _validate_input; "
+          "vllm/v1/engine/processor.py _validate_model_input)",
+  };
+}
+
+// SGLang: python/sglang/srt/managers/scheduler.py get_new_batch_prefill, schedule_policy.py
+// PrefillAdder, schedule_batch.py retract_decode; figures from memory/sglang_engine.cpp.
+void sglang_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
+  const std::uint64_t tokens = view_u64(o, "max_total_num_tokens");
+  const std::uint64_t page = view_u64(o, "page_size");
+  r.block_tokens = static_cast<std::uint32_t>(page);
+  r.kv_blocks = tokens / page;
+  r.kv_block_bytes = o.plan.kv.bytes_per_token * page;
+  r.max_seqs = view_u64(o, "max_running_requests");
+  const std::uint64_t chunk = view_u64(o, "chunked_prefill_size");
+  const std::uint64_t max_prefill = view_u64(o, "max_prefill_tokens");
+  r.chunked_prefill = chunk > 0;
+  // A prefill batch takes at most max_prefill_tokens (rem_input_tokens) and, chunked, at most
+  // chunked_prefill_size (rem_chunk_tokens) new tokens.
+  r.step_tokens = r.chunked_prefill ? std::min(chunk, max_prefill) : max_prefill;
+  r.mix_prefill_decode = view_flag(o, "enable_mixed_chunk");
+  r.admission = Admission::ExpectedOutput;
+  r.reserve_ratio = view_number(o, "init_new_token_ratio");
+  r.reserve_ratio_min = view_number(o, "min_new_token_ratio");
+  r.reserve_ratio_decay = view_number(o, "new_token_ratio_decay");
+  r.reserve_clip_tokens = view_u64(o, "clip_max_new_tokens");
+  r.retract_decode_steps = view_u64(o, "retract_decode_steps");
+  r.out_of_blocks = OutOfBlocks::Retract;
+  r.prefix_caching = view_flag(o, "radix_cache");
+  // tokenizer_manager.py _validate_one_request: prompt + max_new_tokens >= context_len is refused.
+  const std::uint64_t context_len = view_u64(o, "context_length");
+  r.max_model_len = context_len ? context_len - 1 : 0;
+  r.basis = {
+      "token pool " + std::to_string(tokens) + " tokens in pages of " + std::to_string(page) +
+          " (model_runner.py init_memory_pool max_total_num_tokens)",
+      "max_running_requests " + std::to_string(r.max_seqs) +
+          " (model_runner.py _resolve_max_num_reqs: min(request pool, max_total_num_tokens / 2))",
+      "prefill batch at most " + std::to_string(r.step_tokens) + " new tokens: max_prefill_tokens " +
+          std::to_string(max_prefill) + ", chunked_prefill_size " + std::to_string(chunk) +
+          " (schedule_policy.py PrefillAdder rem_input_tokens / rem_chunk_tokens)",
+      std::string("prefill and decode ") + (r.mix_prefill_decode ? "mixed in one step (--enable-mixed-chunk)" : "in separate steps, a prefill batch first when one can be formed") +
+          " (scheduler.py get_next_batch_to_run)",
+      "admission: prompt + reserve_ratio x min(remaining max_new_tokens, " + std::to_string(r.reserve_clip_tokens) +
+          ") of every running and admitted request must fit the free + evictable tokens "
+          "(schedule_policy.py PrefillAdder.add_one_req, rem_total_tokens)",
+      "reserve ratio " + std::to_string(r.reserve_ratio) + " falling by " + std::to_string(r.reserve_ratio_decay) +
+          " per decode step to " + std::to_string(r.reserve_ratio_min) +
+          " (scheduler.py init_new_token_ratio / min_new_token_ratio / new_token_ratio_decay)",
+      "out of tokens in decode: retract the requests with the fewest output tokens (then the longest prompt) until " +
+          std::to_string(r.retract_decode_steps) +
+          " more decode steps fit; they re-enter the waiting queue and the ratio is raised (schedule_batch.py retract_decode)",
+      "radix-tree prefix reuse " + on_off(r.prefix_caching) +
+          " at token granularity, unused nodes evicted LRU (mem_cache/radix_cache.py match_prefix / evict)",
+      "prompt + output >= context_length " + std::to_string(r.max_model_len + 1) +
+          " rejected (tokenizer_manager.py _validate_one_request)",
+  };
+}
+
+// TensorRT-LLM: cpp/tensorrt_llm/batch_manager/capacityScheduler.cpp, microBatchScheduler.cpp;
+// figures from memory/trtllm_engine.cpp.
+void trtllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
+  const std::uint64_t block = view_u64(o, "tokens_per_block");
+  r.block_tokens = static_cast<std::uint32_t>(block);
+  r.kv_blocks = view_u64(o, "max_tokens") / block;
+  r.kv_block_bytes = o.plan.kv.bytes_per_token * block;
+  r.max_seqs = view_u64(o, "max_batch_size");
+  r.step_tokens = view_u64(o, "max_num_tokens");
+  r.chunked_prefill = view_flag(o, "enable_chunked_prefill");
+  r.mix_prefill_decode = true;
+  r.prefix_caching = view_flag(o, "enable_block_reuse");
+  r.max_model_len = view_u64(o, "max_seq_len");
+  const std::string policy = view_string(o, "capacity_scheduler_policy");
+  std::string policy_rule;
+  if (policy == "GUARANTEED_NO_EVICT") {
+    r.admission = Admission::FullLength;
+    r.out_of_blocks = OutOfBlocks::Fail;
+    policy_rule = "GUARANTEED_NO_EVICT: in-progress requests keep the blocks to run to completion; a new request "
+                  "is admitted only when the blocks of its whole length (prompt + max_tokens) are free, in arrival "
+                  "order, stopping at the first that does not fit (capacityScheduler.cpp GuaranteedNoEvictScheduler::impl)";
+  } else if (policy == "MAX_UTILIZATION") {
+    r.admission = Admission::OnDemand;
+    r.out_of_blocks = OutOfBlocks::PreemptNewest;
+    policy_rule = "MAX_UTILIZATION: requests scheduled in order with the blocks of their next step; when one does "
+                  "not fit, the last started request is paused, its blocks freed, its context recomputed later "
+                  "(capacityScheduler.cpp MaxUtilizationScheduler::operator())";
+  } else {
+    throw_usage("the simulator does not model TensorRT-LLM capacity_scheduler_policy " + policy +
+                " (it models GUARANTEED_NO_EVICT and MAX_UTILIZATION)");
+  }
+  r.basis = {
+      "KV pool " + std::to_string(r.kv_blocks) + " blocks of " + std::to_string(block) +
+          " tokens (kvCacheManager.cpp calculateMaxNumBlocks)",
+      "max_batch_size " + std::to_string(r.max_seqs) + ", max_num_tokens " + std::to_string(r.step_tokens) +
+          " per step, context and generation requests in one step (microBatchScheduler.cpp MicroBatchScheduler::operator())",
+      "chunked context " + on_off(r.chunked_prefill) +
+          (r.chunked_prefill ? "" : ": a context longer than max_num_tokens cannot be scheduled") +
+          " (llm_args.py enable_chunked_prefill; microBatchScheduler.cpp)",
+      policy_rule,
+      "KV block reuse " + on_off(r.prefix_caching) + " (kvCacheManager.cpp BlockManager, KvCacheConfig.enable_block_reuse)",
+      "max_seq_len " + std::to_string(r.max_model_len) + ": a longer prompt + output is rejected (llm_args.py max_seq_len)",
+  };
+}
+
+// llama.cpp server: tools/server/server-context.cpp (slots, update_slots, process_token);
+// figures from memory/llamacpp_engine.cpp.
+void llamacpp_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
+  // Cells of the full-attention cache: one stream of n_ctx_seq cells per sequence, or one shared
+  // stream with -kvu (llama-kv-cache.cpp). Sliding-window caches are extra bytes per cell.
+  std::uint64_t cells = 0;
+  for (const auto& kv : figure(o, "kv_caches"))
+    if (kv.value("role", "") != "SWA") cells = kv.at("cells").get<std::uint64_t>() * kv.at("streams").get<std::uint64_t>();
+  if (cells == 0) throw_internal("llamacpp plan: engine_view kv_caches has no full-attention cache");
+  r.block_tokens = 1;
+  r.kv_blocks = cells;
+  r.kv_block_bytes = o.plan.kv_cache_bytes().count() / cells;
+  r.max_seqs = view_u64(o, "n_seq_max");
+  r.step_tokens = view_u64(o, "n_batch");
+  r.chunked_prefill = true;
+  r.mix_prefill_decode = true;
+  r.admission = Admission::OnDemand;
+  r.out_of_blocks = OutOfBlocks::Fail;
+  r.prefix_caching = false;
+  r.max_model_len = 0;
+  r.slot_tokens = view_u64(o, "n_ctx_seq");
+  r.truncate_at_slot = true;
+  r.basis = {
+      std::to_string(r.max_seqs) + " slots (-np) of n_ctx_seq " + std::to_string(r.slot_tokens) + " cells, " +
+          std::to_string(cells) + " cells reserved at start (server-context.cpp load_model; llama-context.cpp n_ctx_seq)",
+      "continuous batching: each step decodes one token of every generating slot, then fills the batch with prompt "
+      "tokens up to n_batch " + std::to_string(r.step_tokens) + " (server-context.cpp update_slots)",
+      "a free slot takes the next queued task in arrival order (server-queue.cpp, server-context.cpp get_available_slot)",
+      "a prompt of n_ctx_seq tokens or more is rejected ('exceeds the available context size'); generation stops "
+      "truncated when the slot is full, context shift being off by default (server-context.cpp process_token; "
+      "common/common.h ctx_shift = false)",
+      "prefix sharing across requests not modelled: cache_prompt reuses only a slot's own previous prompt "
+      "(server-context.cpp get_available_slot / update_slots)",
+  };
+}
+
+// Hugging Face transformers generate(): static batches (GenerationMixin.generate, DynamicCache);
+// figures from memory/hf_engine.cpp.
+void hf_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
+  const std::uint64_t batch = view_u64(o, "batch");
+  r.block_tokens = 1;
+  r.kv_blocks = o.plan.kv.capacity_tokens.value_or(0);
+  r.kv_block_bytes = o.plan.kv.bytes_per_token;
+  r.max_seqs = batch;
+  r.static_batch = batch;
+  r.step_tokens = 0;
+  r.chunked_prefill = false;
+  r.mix_prefill_decode = false;
+  r.admission = Admission::FullLength;
+  r.out_of_blocks = OutOfBlocks::Fail;
+  r.prefix_caching = false;
+  r.max_model_len = o.model.arch.max_position_embeddings;
+  r.basis = {
+      "static batches of --batch " + std::to_string(batch) +
+          ": prompts left-padded to the longest, every sequence decoded until the longest output ends, none joining "
+          "before (generation/utils.py GenerationMixin.generate)",
+      "KV cache grows by one token per sequence per step in a DynamicCache, " + std::to_string(r.kv_blocks) +
+          " tokens fit beside weights and activations; more is a CUDA out-of-memory error (cache_utils.py DynamicCache)",
+      "no prefix sharing between sequences, no preemption (generation/utils.py GenerationMixin.generate)",
+      "max_position_embeddings " + std::to_string(r.max_model_len) +
+          ": longer sequences are not served (configuration_utils.py PretrainedConfig)",
+  };
+}
+
+using RulesBuilder = void (*)(const memory::PlanOutcome&, SchedulerRules&);
+
+struct EngineRulesRow {
+  std::string_view engine;
+  RulesBuilder build;
+};
+
+constexpr EngineRulesRow kEngineRules[] = {
+    {"vllm", vllm_rules}, {"sglang", sglang_rules}, {"trtllm", trtllm_rules},
+    {"llamacpp", llamacpp_rules}, {"hf", hf_rules},
+};
+
+}  // namespace
+
+// The engine flags were resolved by the engine's plan (engine_view holds the settings they
+// produced), so the builders read the plan alone.
+SchedulerRules scheduler_rules(const memory::PlanOutcome& outcome, const memory::EngineArgs& /*args*/) {
+  const auto& plan = outcome.plan;
+  const auto row = std::find_if(std::begin(kEngineRules), std::end(kEngineRules),
+                                [&](const EngineRulesRow& e) { return e.engine == plan.engine; });
+  if (row == std::end(kEngineRules)) {
+    std::string known;
+    for (const auto& e : kEngineRules) known += (known.empty() ? "" : ", ") + std::string(e.engine);
+    throw_usage("the simulator does not model engine '" + plan.engine + "' (it models " + known + ")");
+  }
+  if (!plan.fits) throw_usage("nothing to simulate: the " + plan.engine + " plan does not fit: " + plan.reason);
+  SchedulerRules r;
+  r.engine = plan.engine;
+  r.non_kv_bytes = (plan.weights_bytes() + plan.activation_bytes() + plan.overhead_bytes()).count();
+  r.gpu_total_bytes = plan.gpu_total.count();
+  row->build(outcome, r);
+  r.basis.push_back("memory per GPU: weights + activation peak + overheads = " + std::to_string(r.non_kv_bytes) +
+                    " B, then " + std::to_string(r.kv_block_bytes) + " B per KV block in use (planner/src/memory/" +
+                    plan.engine + "_engine.cpp)");
+  return r;
+}
+
+}  // namespace vramplan::sim

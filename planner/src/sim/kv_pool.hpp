@@ -1,0 +1,97 @@
+// The paged KV pool as the simulator counts it: blocks held privately by requests, blocks of
+// shared prompt prefixes (referenced, or cached for reuse after their last reference is gone),
+// and free blocks. Counts only — no per-block objects — so that a step costs O(1).
+//
+// Prefix caching follows vLLM V1's block pool (vllm/v1/core/block_pool.py, kv_cache_manager.py
+// get_computed_blocks): only full blocks are shared; a block whose last reference is dropped
+// stays cached and is evicted least-recently-freed first when a new block is needed. Here a
+// shared prefix is one unit (all its blocks cached or evicted together): requests only share
+// the prefix their workload declares (prefix_id), never an accidental match.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <unordered_map>
+#include <utility>
+
+namespace vramplan::sim::detail {
+
+class KvPool {
+ public:
+  explicit KvPool(std::uint64_t blocks) : total_(blocks) {}
+
+  std::uint64_t total() const { return total_; }
+  std::uint64_t used() const { return private_ + shared_; }  //!< referenced by requests
+  std::uint64_t cached() const { return cached_; }
+  std::uint64_t free_now() const { return total_ - private_ - shared_ - cached_; }
+
+  //! Makes `n` blocks free, evicting cached prefixes oldest-first but never prefix `keep` (the
+  //! one the request being admitted is about to reuse; 0 = none); false when even that would
+  //! not give `n`.
+  bool make_free(std::uint64_t n, std::uint64_t keep = 0) {
+    const std::uint64_t kept = keep && prefixes_.count(keep) && prefixes_.at(keep).refs == 0 ? prefixes_.at(keep).blocks : 0;
+    if (n > total_ - private_ - shared_ - kept) return false;
+    while (free_now() < n) evict_oldest(keep);
+    return true;
+  }
+  void take_private(std::uint64_t n) { private_ += n; }
+  void drop_private(std::uint64_t n) { private_ -= n; }
+  std::uint64_t private_blocks() const { return private_; }
+
+  //! Blocks of prefix `id` ready for reuse (referenced or cached); 0 when absent.
+  std::uint64_t cached_prefix(std::uint64_t id) const {
+    auto it = prefixes_.find(id);
+    return it == prefixes_.end() ? 0 : it->second.blocks;
+  }
+  //! A request starts using prefix `id`'s blocks (present: cached_prefix(id) > 0).
+  void acquire(std::uint64_t id) {
+    Prefix& p = prefixes_.at(id);
+    if (p.refs++ == 0) {
+      lru_.erase(p.lru_key);
+      cached_ -= p.blocks;
+      shared_ += p.blocks;
+    }
+  }
+  //! A request that computed `blocks` full blocks of prefix `id` itself publishes them: they
+  //! move from its private blocks to the shared prefix, with the request as first reference.
+  //! Returns false (nothing moves) when the prefix is already present.
+  bool publish(std::uint64_t id, std::uint64_t blocks) {
+    if (blocks == 0 || prefixes_.count(id)) return false;
+    prefixes_.emplace(id, Prefix{blocks, 1, {}});
+    private_ -= blocks;
+    shared_ += blocks;
+    return true;
+  }
+  //! A request stops using prefix `id`; at zero references its blocks become cached.
+  void release(std::uint64_t id, double now) {
+    Prefix& p = prefixes_.at(id);
+    if (--p.refs > 0) return;
+    shared_ -= p.blocks;
+    cached_ += p.blocks;
+    p.lru_key = {now, ++lru_seq_};
+    lru_.emplace(p.lru_key, id);
+  }
+
+ private:
+  struct Prefix {
+    std::uint64_t blocks = 0;
+    std::uint64_t refs = 0;
+    std::pair<double, std::uint64_t> lru_key;  // (time freed, sequence) while cached
+  };
+  void evict_oldest(std::uint64_t keep) {
+    auto it = lru_.begin();
+    if (it->second == keep) ++it;
+    const std::uint64_t id = it->second;
+    cached_ -= prefixes_.at(id).blocks;
+    prefixes_.erase(id);
+    lru_.erase(it);
+  }
+
+  std::uint64_t total_;
+  std::uint64_t private_ = 0, shared_ = 0, cached_ = 0;
+  std::unordered_map<std::uint64_t, Prefix> prefixes_;
+  std::map<std::pair<double, std::uint64_t>, std::uint64_t> lru_;  // oldest first
+  std::uint64_t lru_seq_ = 0;
+};
+
+}  // namespace vramplan::sim::detail

@@ -1,0 +1,223 @@
+#include "vramplan/sim/simulate.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "vramplan/core/bytes.hpp"
+#include "vramplan/core/error.hpp"
+#include "vramplan/perf/perf_model.hpp"
+
+namespace vramplan::sim {
+namespace {
+
+constexpr double kGiBd = 1073741824.0;
+
+std::string fmt(const char* spec, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, spec, v);
+  return b;
+}
+
+double round6(double v) { return std::round(v * 1e6) / 1e6; }
+
+nlohmann::json summary_ms(const Summary& s) {
+  return {{"mean", round6(s.mean * 1e3)}, {"p50", round6(s.p50 * 1e3)}, {"p90", round6(s.p90 * 1e3)},
+          {"p99", round6(s.p99 * 1e3)}, {"max", round6(s.max * 1e3)}, {"count", s.count}};
+}
+
+const char* process_name(ArrivalProcess p) {
+  switch (p) {
+    case ArrivalProcess::Poisson: return "poisson";
+    case ArrivalProcess::Gamma: return "gamma";
+    case ArrivalProcess::Constant: return "constant";
+  }
+  return "poisson";
+}
+
+const char* admission_name(Admission a) {
+  switch (a) {
+    case Admission::OnDemand: return "on-demand";
+    case Admission::FullLength: return "full-length";
+    case Admission::ExpectedOutput: return "expected-output";
+  }
+  return "on-demand";
+}
+
+const char* out_of_blocks_name(OutOfBlocks o) {
+  switch (o) {
+    case OutOfBlocks::PreemptNewest: return "preempt-newest";
+    case OutOfBlocks::Retract: return "retract";
+    case OutOfBlocks::Fail: return "fail";
+  }
+  return "preempt-newest";
+}
+
+nlohmann::json rate_json(double r) { return std::isinf(r) ? nlohmann::json("inf") : nlohmann::json(r); }
+
+nlohmann::json length_json(const LengthSpec& l) { return {{"source", l.source}, {"mean_tokens", round6(l.expected())}}; }
+
+double per_s(double n, double seconds) { return seconds > 0 ? n / seconds : 0.0; }
+
+}  // namespace
+
+StepClock PreparedEngine::clock() const {
+  return [this](const perf::MixedStep& step) { return perf::mixed_step_seconds(shape, rates, step); };
+}
+
+PreparedEngine prepare_engine(const memory::PlanRequest& request, const DataRoot& root) {
+  PreparedEngine e;
+  e.plan = memory::run_plan(request, root);
+  if (!e.plan.plan.fits)
+    throw Error(ErrorKind::DoesNotFit, "simulate: the engine would not start on " + e.plan.gpu.name + ": " +
+                                           e.plan.plan.reason);
+  e.rules = scheduler_rules(e.plan, request.args);
+  const memory::PlanPerformance& perf = e.plan.performance;
+  if (!perf.shape || !perf.hardware)
+    throw_usage("simulate: no step-time model for this configuration: " + perf.unavailable);
+  e.shape = *perf.shape;
+  e.rates = perf.hardware->expected;
+  e.step_basis = perf.hardware->basis;
+  e.calibrated = perf.hardware->calibrated;
+  return e;
+}
+
+SimulateOutcome run_simulation(const SimulateRequest& request, const DataRoot& root) {
+  SimulateOutcome out;
+  out.engine = prepare_engine(request.plan, root);
+  out.workload = request.workload;
+  out.timeout_s = request.options.timeout_s;
+  SimOptions options = request.options;
+  if (request.workload.concurrency) options.concurrency = request.workload.concurrency;
+  const std::unique_ptr<RequestSource> source = make_request_source(request.workload);
+  out.result = simulate(out.engine.rules, out.engine.clock(), *source, options);
+  return out;
+}
+
+nlohmann::json simulate_json(const SimulateOutcome& o) {
+  const SimResult& r = o.result;
+  const SchedulerRules& ru = o.engine.rules;
+  const memory::PlanOutcome& plan = o.engine.plan;
+  const WorkloadSpec& w = o.workload;
+  const double d = r.duration_s;
+  nlohmann::json workload = {
+      {"arrivals", {{"process", process_name(w.arrivals.process)}, {"rate_per_s", rate_json(w.arrivals.rate_per_s)},
+                    {"cv", w.arrivals.cv}}},
+      {"requests", w.requests ? nlohmann::json(*w.requests) : nlohmann::json(nullptr)},
+      {"duration_s", w.duration_s ? nlohmann::json(*w.duration_s) : nlohmann::json(nullptr)},
+      {"concurrency", w.concurrency ? nlohmann::json(*w.concurrency) : nlohmann::json(nullptr)},
+      {"trace", w.trace ? nlohmann::json(w.trace->string()) : nlohmann::json(nullptr)},
+      {"seed", w.seed}};
+  if (!w.trace) {
+    workload["input_len"] = length_json(w.input);
+    workload["output_len"] = length_json(w.output);
+  }
+  nlohmann::json rejections = nlohmann::json::array();
+  for (const auto& x : r.rejections) rejections.push_back({{"reason", x.reason}, {"count", x.count}});
+  const double non_kv = static_cast<double>(ru.non_kv_bytes);
+  const double pool = static_cast<double>(ru.kv_blocks) * static_cast<double>(ru.kv_block_bytes);
+  const double held = static_cast<double>(plan.plan.total_bytes().count());
+  nlohmann::json basis = nlohmann::json::array();
+  for (const auto& b : ru.basis) basis.push_back(b);
+  return {
+      {"schema", "vramplan.simulate/1"},
+      {"model", plan.model.id},
+      {"gpu", plan.gpu.id},
+      {"engine", plan.plan.engine},
+      {"engine_version", plan.plan.engine_version},
+      {"tp", plan.tp},
+      {"pp", plan.pp},
+      {"workload", workload},
+      {"engine_rules",
+       {{"kv_blocks", ru.kv_blocks}, {"block_tokens", ru.block_tokens}, {"kv_tokens", ru.kv_blocks * ru.block_tokens},
+        {"max_seqs", ru.max_seqs}, {"step_tokens", ru.step_tokens}, {"chunked_prefill", ru.chunked_prefill},
+        {"mix_prefill_decode", ru.mix_prefill_decode}, {"admission", admission_name(ru.admission)},
+        {"out_of_blocks", out_of_blocks_name(ru.out_of_blocks)}, {"prefix_caching", ru.prefix_caching},
+        {"max_model_len", ru.max_model_len}, {"slot_tokens", ru.slot_tokens}, {"static_batch", ru.static_batch},
+        {"basis", basis}}},
+      {"requests",
+       {{"arrived", r.arrived}, {"completed", r.completed}, {"rejected", r.rejected}, {"in_system", r.in_system},
+        {"truncated", r.truncated}}},
+      {"throughput",
+       {{"requests_per_s", round6(per_s(static_cast<double>(r.completed), d))},
+        {"output_tokens_per_s", round6(per_s(r.output_tokens, d))},
+        {"total_tokens_per_s", round6(per_s(r.output_tokens + r.input_tokens, d))}}},
+      {"latency_ms",
+       {{"ttft", summary_ms(r.ttft)}, {"tpot", summary_ms(r.tpot)}, {"itl", summary_ms(r.itl)},
+        {"e2e", summary_ms(r.e2e)}, {"queue", summary_ms(r.queue)}}},
+      {"kv_usage",
+       {{"mean", round6(r.kv_usage.mean)}, {"p50", round6(r.kv_usage.p50)}, {"p99", round6(r.kv_usage.p99)},
+        {"max", round6(r.kv_usage.max)}}},
+      {"running", {{"mean", round6(r.running.mean)}, {"p99", round6(r.running.p99)}, {"max", r.running.max}}},
+      {"waiting", {{"mean", round6(r.waiting.mean)}, {"p99", round6(r.waiting.p99)}, {"max", r.waiting.max}}},
+      {"memory",
+       {{"unit", "GiB per GPU"}, {"gpu_total_gib", round6(static_cast<double>(ru.gpu_total_bytes) / kGiBd)},
+        {"held_gib", round6(held / kGiBd)}, {"non_kv_gib", round6(non_kv / kGiBd)},
+        {"kv_pool_gib", round6(pool / kGiBd)},
+        {"kv_peak_gib", round6(static_cast<double>(r.kv_blocks_peak) * static_cast<double>(ru.kv_block_bytes) / kGiBd)},
+        {"peak_gib", round6(r.memory_peak_bytes / kGiBd)}}},
+      {"preemptions", r.preemptions},
+      {"prefix_hits", r.prefix_hits},
+      {"rejections", rejections},
+      {"duration_s", round6(d)},
+      {"simulated_steps", r.steps},
+      {"verdict",
+       {{"state", r.verdict.state}, {"queue_growth_per_s", round6(r.verdict.queue_growth_per_s)},
+        {"served_per_s", round6(r.verdict.served_per_s)},
+        {"timeout_s", o.timeout_s > 0 ? nlohmann::json(o.timeout_s) : nlohmann::json(nullptr)},
+        {"first_timeout_s", r.verdict.first_timeout_s ? nlohmann::json(round6(*r.verdict.first_timeout_s))
+                                                      : nlohmann::json(nullptr)},
+        {"explanation", r.verdict.explanation}}},
+      {"step_time", {{"basis", o.engine.step_basis}, {"calibrated", o.engine.calibrated}}},
+  };
+}
+
+std::string simulate_text(const SimulateOutcome& o) {
+  const SimResult& r = o.result;
+  const SchedulerRules& ru = o.engine.rules;
+  const memory::PlanOutcome& plan = o.engine.plan;
+  const double d = r.duration_s;
+  std::string s;
+  s += "simulate: " + plan.model.id + " on " + plan.gpu.name + (plan.tp * plan.pp > 1 ? " x" + std::to_string(plan.tp * plan.pp) : "") +
+       ", " + plan.plan.engine + " " + plan.plan.engine_version + "\n";
+  s += "engine: KV pool " + std::to_string(ru.kv_blocks) + " blocks x " + std::to_string(ru.block_tokens) + " tokens = " +
+       std::to_string(ru.kv_blocks * ru.block_tokens) + " tokens, max " + std::to_string(ru.max_seqs) + " running, " +
+       (ru.step_tokens ? std::to_string(ru.step_tokens) + " tokens/step" : std::string("no token limit per step")) +
+       (ru.prefix_caching ? ", prefix caching" : "") + "\n";
+  s += "requests: " + std::to_string(r.arrived) + " arrived, " + std::to_string(r.completed) + " completed, " +
+       std::to_string(r.rejected) + " rejected, " + std::to_string(r.in_system) + " left in the system; " +
+       std::to_string(r.preemptions) + " preemptions\n";
+  for (const auto& x : r.rejections) s += "  rejected " + std::to_string(x.count) + ": " + x.reason + "\n";
+  s += "throughput: " + fmt("%.3f", per_s(static_cast<double>(r.completed), d)) + " req/s, " +
+       fmt("%.1f", per_s(r.output_tokens, d)) + " output tok/s, " + fmt("%.1f", per_s(r.output_tokens + r.input_tokens, d)) +
+       " total tok/s over " + fmt("%.2f", d) + " s\n";
+  s += "latency (ms)        mean       p50       p90       p99\n";
+  auto row = [&](const char* name, const Summary& x) {
+    char b[160];
+    std::snprintf(b, sizeof b, "  %-12s %9.2f %9.2f %9.2f %9.2f\n", name, x.mean * 1e3, x.p50 * 1e3, x.p90 * 1e3, x.p99 * 1e3);
+    s += b;
+  };
+  row("TTFT", r.ttft);
+  row("TPOT", r.tpot);
+  row("ITL", r.itl);
+  row("end-to-end", r.e2e);
+  row("queue wait", r.queue);
+  s += "KV cache usage (share of the pool, over time): mean " + fmt("%.1f", r.kv_usage.mean * 100) + " %, p50 " +
+       fmt("%.1f", r.kv_usage.p50 * 100) + " %, p99 " + fmt("%.1f", r.kv_usage.p99 * 100) + " %, max " +
+       fmt("%.1f", r.kv_usage.max * 100) + " %\n";
+  s += "running: mean " + fmt("%.1f", r.running.mean) + ", max " + fmt("%.0f", r.running.max) + "; waiting: mean " +
+       fmt("%.1f", r.waiting.mean) + ", max " + fmt("%.0f", r.waiting.max) + "\n";
+  s += "memory per GPU: engine holds " + format_gib(plan.plan.total_bytes()) + " of " + format_gib(Bytes(ru.gpu_total_bytes)) +
+       "; in use at the peak " + fmt("%.2f", r.memory_peak_bytes / kGiBd) + " GiB (non-KV " +
+       fmt("%.2f", static_cast<double>(ru.non_kv_bytes) / kGiBd) + " GiB + KV " +
+       fmt("%.2f", static_cast<double>(r.kv_blocks_peak) * static_cast<double>(ru.kv_block_bytes) / kGiBd) + " GiB)\n";
+  s += "verdict: " + r.verdict.explanation + "\n";
+  if (o.timeout_s > 0)
+    s += r.verdict.first_timeout_s ? "  first request past the " + fmt("%.4g", o.timeout_s) + " s timeout at t = " +
+                                         fmt("%.2f", *r.verdict.first_timeout_s) + " s\n"
+                                   : "  no request exceeded the " + fmt("%.4g", o.timeout_s) + " s timeout\n";
+  s += "step times: " + std::string(o.engine.calibrated ? "calibrated" : "uncalibrated (datasheet x default efficiency)") + "\n";
+  return s;
+}
+
+}  // namespace vramplan::sim

@@ -1,0 +1,829 @@
+// The serving simulator's step loop. How each engine rule maps to code, with the engine source
+// it comes from, is in docs/simulator.md; the comments here say how the loop stays O(1) per step.
+//
+// Decoding requests are never visited one by one in a step. Every decoding request advances by
+// one token per decode step, so a request's cached tokens are k0 + (g - g0), where g counts decode
+// steps; it needs a new KV block exactly when that count is a multiple of the block size, i.e.
+// when (k0 - g0 + g) mod block = 0. Requests are therefore counted per residue class
+// (k0 - g0) mod block, and the blocks a decode step needs are one class's count. Completions come
+// from a heap keyed by the decode step at which a request has produced its last token. A request
+// is materialised (its counters brought up to date) only at an event: completion, preemption.
+#include "vramplan/sim/simulator.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <deque>
+#include <limits>
+#include <map>
+#include <queue>
+#include <string>
+#include <vector>
+
+#include "kv_pool.hpp"
+#include "vramplan/core/error.hpp"
+
+namespace vramplan::sim {
+namespace {
+
+constexpr std::uint32_t kNoSlot = std::numeric_limits<std::uint32_t>::max();
+constexpr std::uint64_t kProgressEvery = 4096;  // steps between progress calls / debug checks
+
+enum class Phase : std::uint8_t { Free, Waiting, Prefill, Decode };
+
+struct Slot {
+  Request req;
+  Phase phase = Phase::Free;
+  std::uint32_t target = 0;      // output tokens this request will produce (<= req.output_tokens)
+  std::uint32_t generated = 0;   // output tokens so far (Decode: at anchor g0)
+  std::uint64_t computed = 0;    // tokens in the KV cache (Decode: at anchor g0)
+  std::uint64_t g0 = 0;          // decode-step counter the Decode counters are anchored at
+  std::uint64_t shared = 0;      // prefix blocks referenced through the pool (not private)
+  // Order in the running list (vLLM: self.running); unique per admission, so it also tells a
+  // stale completion or decode-order entry (the request was preempted, or the slot reused) from
+  // a live one.
+  std::uint64_t admit_seq = 0;
+  std::uint64_t reserved = 0;    // FullLength: blocks reserved for the whole request
+  std::uint64_t reserve_now = 0; // ExpectedOutput, prompt phase: its min(remaining output, clip)
+  bool clipped = false;          // ExpectedOutput, decoding: remaining output still above the clip
+  double sent_s = 0;             // when the client sent it (latencies start here)
+  double admitted_s = -1;        // first admission (queue wait ends)
+  double first_token_s = -1;
+};
+
+struct Completion {
+  std::uint64_t g_done;
+  std::uint64_t admit_seq;
+  std::uint32_t slot;
+  bool operator>(const Completion& o) const {
+    return g_done != o.g_done ? g_done > o.g_done : admit_seq > o.admit_seq;
+  }
+};
+
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+
+// Requests in the system and completions over time, at most kCapacity points: when full, every
+// other point goes and the spacing doubles, so a run of any length keeps a fixed-size record at a
+// resolution of 1/kCapacity of its length (the verdict reads it).
+class QueueTrace {
+ public:
+  struct Point {
+    double t = 0;
+    std::uint64_t in_system = 0, completed = 0;
+    double last_drained = 0;  // last time the waiting queue was empty after a step, up to t
+  };
+  void record(double t, std::uint64_t in_system, std::uint64_t completed, double last_drained) {
+    if (!points_.empty() && t < points_.back().t + spacing_) return;
+    if (points_.size() == kCapacity) {
+      for (std::size_t i = 0; i < kCapacity / 2; ++i) points_[i] = points_[2 * i];
+      points_.resize(kCapacity / 2);
+      spacing_ *= 2;
+    }
+    points_.push_back({t, in_system, completed, last_drained});
+  }
+  //! The last point at or before t (the first point when none is).
+  Point at(double t) const {
+    if (points_.empty()) return {};
+    auto it = std::upper_bound(points_.begin(), points_.end(), t, [](double x, const Point& p) { return x < p.t; });
+    return it == points_.begin() ? points_.front() : *std::prev(it);
+  }
+
+ private:
+  static constexpr std::size_t kCapacity = 4096;
+  double spacing_ = 1e-3;
+  std::vector<Point> points_;
+};
+
+class Simulation {
+ public:
+  Simulation(const SchedulerRules& rules, const StepClock& clock, RequestSource& source, const SimOptions& options)
+      : r_(rules), clock_(clock), source_(source), opt_(options), pool_(rules.kv_blocks),
+        bs_(rules.block_tokens), class_count_(rules.block_tokens, 0), kv_usage_(1e-6), running_h_(0.5),
+        waiting_h_(0.5) {
+    if (r_.kv_blocks == 0) throw_usage("simulate: the engine's KV pool has no blocks");
+    if (r_.block_tokens == 0) throw_usage("simulate: block size must be at least one token");
+    if (r_.max_seqs == 0) throw_usage("simulate: the engine admits no request (max running requests 0)");
+    if (opt_.concurrency && *opt_.concurrency == 0) throw_usage("--concurrency must be at least 1");
+    budget_full_ = r_.step_tokens == 0 ? std::numeric_limits<std::uint64_t>::max() : r_.step_tokens;
+    clip_ = r_.reserve_clip_tokens ? r_.reserve_clip_tokens : std::numeric_limits<std::uint64_t>::max();
+    ratio_ = r_.reserve_ratio;
+  }
+
+  SimResult run() {
+    pull_next();
+    res_.first_arrival_s = next_ ? next_->arrival_s : 0;
+    if (next_ && std::isinf(next_->arrival_s)) throw_internal("simulate: a request arrived at t = inf");
+    while (true) {
+      admit_arrivals();
+      if (running() == 0 && waiting_.empty()) {
+        if (!next_) break;
+        // Idle: jump to the next arrival (or the next free user slot, which needs a completion:
+        // with nothing running that cannot be, so the next arrival decides).
+        now_ = std::max(now_, next_->arrival_s);
+        continue;
+      }
+      step();
+    }
+    finish_run();
+    return std::move(res_);
+  }
+
+ private:
+  // ---- arrivals ------------------------------------------------------------------------------
+  void pull_next() {
+    next_ = source_.next();
+    if (next_ && next_->output_tokens == 0) throw_usage("simulate: request " + std::to_string(next_->id) + " asks for 0 output tokens");
+  }
+
+  std::uint64_t outstanding() const { return running() + waiting_.size(); }
+
+  // Requests sent by now enter the waiting queue (vLLM adds them between steps: a request that
+  // arrives during a step is scheduled from the next step on).
+  void admit_arrivals() {
+    while (next_ && next_->arrival_s <= now_ && (!opt_.concurrency || outstanding() < *opt_.concurrency)) {
+      Request q = *next_;
+      pull_next();
+      last_source_arrival_s_ = q.arrival_s;
+      // With a concurrency limit the client sends when a user is free: latency starts then
+      // (benchmark_serving takes its semaphore before it starts the request's clock).
+      arrive(q, std::max(q.arrival_s, user_free_since_));
+    }
+  }
+
+  void arrive(const Request& q, double sent) {
+    ++res_.arrived;
+    track_in_system(sent, +1);
+    const std::uint64_t total = static_cast<std::uint64_t>(q.input_tokens) + q.output_tokens;
+    if (r_.max_model_len && total > r_.max_model_len)
+      return reject("prompt + output tokens exceed max_model_len " + std::to_string(r_.max_model_len), sent);
+    std::uint32_t target = q.output_tokens;
+    if (r_.slot_tokens) {
+      if (q.input_tokens >= r_.slot_tokens)
+        return reject("prompt does not fit the slot's " + std::to_string(r_.slot_tokens) + " tokens", sent);
+      if (total > r_.slot_tokens) {
+        if (!r_.truncate_at_slot)
+          return reject("prompt + output outgrow the slot's " + std::to_string(r_.slot_tokens) + " tokens", sent);
+        target = static_cast<std::uint32_t>(r_.slot_tokens - q.input_tokens);  // stops with finish_reason "length"
+      }
+    }
+    if (ceil_div(static_cast<std::uint64_t>(q.input_tokens) + target, bs_) > r_.kv_blocks)
+      return reject("needs more KV blocks than the whole pool holds", sent);
+    const std::uint32_t s = alloc_slot();
+    Slot& slot = slots_[s];
+    slot = Slot{};
+    slot.req = q;
+    slot.phase = Phase::Waiting;
+    slot.target = target;
+    slot.sent_s = sent;
+    if (target < q.output_tokens) ++res_.truncated;
+    waiting_.push_back(s);
+  }
+
+  void reject(const std::string& reason, double when) {
+    ++res_.rejected;
+    ++rejections_[reason];
+    leave_system(when);
+  }
+
+  // A request leaves (completed or rejected): a user of a full closed loop becomes free.
+  void leave_system(double when) {
+    if (opt_.concurrency && outstanding() + 1 >= *opt_.concurrency) user_free_since_ = when;
+    track_in_system(when, -1);
+  }
+
+  std::uint32_t alloc_slot() {
+    if (!free_slots_.empty()) {
+      const std::uint32_t s = free_slots_.back();
+      free_slots_.pop_back();
+      return s;
+    }
+    slots_.emplace_back();
+    return static_cast<std::uint32_t>(slots_.size() - 1);
+  }
+
+  // ---- counters of one request ---------------------------------------------------------------
+  std::uint64_t tokens_total(const Slot& s) const { return s.req.input_tokens + static_cast<std::uint64_t>(s.generated); }
+  std::uint64_t computed_now(const Slot& s) const { return s.phase == Phase::Decode ? s.computed + (g_ - s.g0) : s.computed; }
+  std::uint64_t generated_now(const Slot& s) const {
+    return s.phase == Phase::Decode ? s.generated + (g_ - s.g0) : s.generated;
+  }
+  std::uint64_t private_blocks(const Slot& s) const { return ceil_div(computed_now(s), bs_) - s.shared; }
+  std::uint64_t residue(const Slot& s) const { return ((s.computed % bs_) + bs_ - (s.g0 % bs_)) % bs_; }
+  std::uint64_t running() const { return decoding_ + prefill_.size(); }
+  // ExpectedOutput: sum over running requests of min(output still to come, clip).
+  std::uint64_t reserved_output() const {
+    const std::uint64_t clipped_part = clipped_ == 0 ? 0 : clipped_ * clip_;
+    return clipped_part + unclipped_rem_ + prompt_reserve_;
+  }
+
+  // ---- decode set ------------------------------------------------------------------------------
+  void enter_decode(std::uint32_t id) {
+    Slot& s = slots_[id];
+    s.phase = Phase::Decode;
+    s.g0 = g_;
+    ++class_count_[residue(s)];
+    ++decoding_;
+    cached_sum_ += s.computed;
+    decode_order_.push_back({id, s.admit_seq});
+    completions_.push({g_ + (s.target - s.generated), s.admit_seq, id});
+    if (r_.admission == Admission::ExpectedOutput) {
+      prompt_reserve_ -= s.reserve_now;
+      s.reserve_now = 0;
+      const std::uint64_t rem = s.target - s.generated;
+      s.clipped = rem > clip_;
+      if (s.clipped) {
+        ++clipped_;
+        crossings_.push({g_ + (rem - clip_), s.admit_seq, id});
+      } else {
+        ++unclipped_;
+        unclipped_rem_ += rem;
+      }
+    }
+  }
+  // Brings a decoding request's counters up to date and takes it out of the decode set.
+  void leave_decode(Slot& s) {
+    --class_count_[residue(s)];
+    --decoding_;
+    if (r_.admission == Admission::ExpectedOutput) {
+      if (s.clipped) --clipped_;
+      else {
+        --unclipped_;
+        unclipped_rem_ -= s.target - generated_now(s);
+      }
+    }
+    const std::uint64_t k = computed_now(s);
+    cached_sum_ -= k;
+    s.generated = static_cast<std::uint32_t>(generated_now(s));
+    s.computed = k;
+    s.phase = Phase::Waiting;  // caller sets the real phase
+    ++dead_in_order_;
+  }
+  struct OrderEntry {
+    std::uint32_t slot;
+    std::uint64_t admit_seq;
+  };
+  bool alive(const OrderEntry& e) const {
+    return slots_[e.slot].phase == Phase::Decode && slots_[e.slot].admit_seq == e.admit_seq;
+  }
+
+  // ---- releasing memory --------------------------------------------------------------------
+  void release_kv(Slot& s, std::uint64_t private_blocks_held) {
+    pool_.drop_private(private_blocks_held);
+    if (s.shared) pool_.release(s.req.prefix_id, now_);
+    if (r_.admission == Admission::FullLength) reserved_ -= s.reserved;
+    s.shared = 0;
+    s.reserved = 0;
+    if (r_.admission == Admission::ExpectedOutput) {
+      prompt_reserve_ -= s.reserve_now;
+      s.reserve_now = 0;
+    }
+  }
+
+  // The newest running request (vLLM V1: self.running.pop(), FCFS policy).
+  std::uint32_t newest_running() {
+    if (!prefill_.empty()) return prefill_.back();
+    while (!decode_order_.empty() && !alive(decode_order_.back())) {
+      decode_order_.pop_back();
+      --dead_in_order_;
+    }
+    return decode_order_.empty() ? kNoSlot : decode_order_.back().slot;
+  }
+
+  // Preemption by recompute: free every block, back to the head of the waiting queue with the
+  // tokens generated so far (vLLM V1 Scheduler._preempt_request: num_computed_tokens = 0,
+  // waiting.prepend_request).
+  void preempt(std::uint32_t id, bool to_front = true) {
+    Slot& s = slots_[id];
+    if (s.phase == Phase::Decode) {
+      const std::uint64_t held = private_blocks(s);
+      leave_decode(s);
+      release_kv(s, held);
+    } else {
+      prefill_.erase(std::find(prefill_.begin(), prefill_.end(), id));
+      release_kv(s, private_blocks(s));
+    }
+    s.computed = 0;
+    s.phase = Phase::Waiting;
+    if (to_front) waiting_.push_front(id);
+    ++res_.preemptions;
+    preempted_this_step_ = true;
+  }
+
+  // Frees blocks for `need` more of request `id`'s tokens, preempting newer requests as the
+  // engine does; false when `id` itself had to go.
+  bool allocate_or_preempt(std::uint32_t id, std::uint64_t need) {
+    while (!pool_.make_free(need)) {
+      const std::uint32_t victim = newest_running();
+      if (victim == kNoSlot) return false;
+      if (r_.out_of_blocks == OutOfBlocks::Fail)
+        throw_internal("simulate: the KV pool ran out under an engine that reserves every request's blocks");
+      preempt(victim);
+      if (victim == id) return false;
+    }
+    pool_.take_private(need);
+    return true;
+  }
+
+  // ---- one step --------------------------------------------------------------------------------
+  void step() {
+    const double start = now_;
+    chunks_.clear();
+    chunk_slots_.clear();
+    preempted_this_step_ = false;
+    std::uint64_t budget = budget_full_;
+    // Finished and preempted requests leave tombstones in the decode order; sweep them when they
+    // are half of it, so that memory stays O(requests running) at O(1) amortised per step.
+    if (dead_in_order_ > 64 && 2 * dead_in_order_ > decode_order_.size()) compact_decode_order();
+    if (running() == 0) ratio_ = r_.reserve_ratio;  // SGLang resets new_token_ratio when idle
+
+    // SGLang runs a prompt batch when it can form one and decodes otherwise; vLLM, TensorRT-LLM
+    // and llama.cpp put prompt chunks and decode tokens in one step.
+    bool decode_now = decoding_ > 0;
+    if (!r_.mix_prefill_decode) {
+      schedule_prompts(budget);
+      decode_now = chunks_.empty() && decoding_ > 0;
+      if (decode_now) allocate_decode_blocks();
+      decode_now = decode_now && decoding_ > 0;
+    } else {
+      if (decode_now) {
+        allocate_decode_blocks();
+        // Every decode runs; prompts get what is left (vLLM keeps max_num_batched_tokens >=
+        // max_num_seqs; SGLang's mixed chunk may not).
+        budget = decoding_ >= budget ? 0 : budget - decoding_;
+      }
+      schedule_prompts(budget);
+    }
+    // Every request that had arrived was admitted: the engine is keeping up at this moment.
+    if (waiting_.empty()) last_drained_s_ = now_;
+    const std::uint64_t decoders = decode_now ? decoding_ : 0;
+    // Static batches (HF generate) keep computing finished sequences as padding.
+    const std::uint64_t seqs = decoders + (decode_now ? padding_seqs_ : 0);
+    const double attended = decode_now ? static_cast<double>(cached_sum_ + decoding_ + padding_cached_ + padding_seqs_) : 0.0;
+    if (seqs == 0 && chunks_.empty()) {
+      // Everything running was preempted to make room: the next step readmits from the queue.
+      if (preempted_this_step_) return;
+      // Nothing could run and nothing holds memory: arrive() rejects what can never fit, so
+      // only a simulator bug gets here.
+      throw_internal("simulate: no request can be scheduled and none is running");
+    }
+    const double dt = clock_(perf::MixedStep{seqs, attended, chunks_});
+    if (!(dt > 0) || !std::isfinite(dt)) throw_internal("simulate: a step took " + std::to_string(dt) + " s");
+
+    // Time-weighted state over the step.
+    kv_usage_.add(static_cast<double>(pool_.used()) / static_cast<double>(pool_.total()), dt);
+    running_h_.add(static_cast<double>(running()), dt);
+    waiting_h_.add(static_cast<double>(waiting_.size()), dt);
+    observe_peak();
+    now_ += dt;
+    ++res_.steps;
+    if (decode_now) finish_decode_step(start);
+    finish_prompt_chunks();
+    if (r_.static_batch && running() == 0) padding_seqs_ = padding_cached_ = 0;
+    sample_timeline();
+    trace_.record(now_, outstanding(), res_.completed, last_drained_s_);
+    if (res_.steps % kProgressEvery == 0) {
+      if (opt_.on_progress) opt_.on_progress(res_.completed + res_.rejected);
+#ifndef NDEBUG
+      check_invariants();
+#endif
+    }
+    if (opt_.check_invariants) check_invariants();
+    if (opt_.timeout_s > 0 && !res_.verdict.first_timeout_s) watch_timeouts();
+  }
+
+  // Blocks for one more token of every decoding request: one residue class needs a block each.
+  void allocate_decode_blocks() {
+    const std::uint64_t cls = (bs_ - g_ % bs_) % bs_;
+    const std::uint64_t need = class_count_[cls];
+    if (need == 0) return;
+    if (pool_.make_free(need)) {
+      pool_.take_private(need);
+      return;
+    }
+    if (r_.out_of_blocks == OutOfBlocks::Retract) return retract(need);
+    // Not enough for all: go through the running list in order as the engine does, preempting
+    // from the newest end (vLLM V1 Scheduler.schedule, the RUNNING loop). Rare: materialise.
+    compact_decode_order();
+    for (std::size_t i = 0; i < decode_order_.size(); ++i) {
+      if (!alive(decode_order_[i])) continue;
+      const std::uint32_t id = decode_order_[i].slot;
+      if (computed_now(slots_[id]) % bs_ != 0) continue;
+      if (!allocate_or_preempt(id, 1)) break;  // it preempted itself: nothing newer is left
+    }
+  }
+
+  // SGLang retract_decode: decoding requests sorted by (output tokens, -prompt tokens) are
+  // retracted from the end — fewest outputs, then longest prompt, first — until the free blocks
+  // cover retract_decode_steps more decode steps of every request left; then the reservation
+  // ratio is set from what the survivors have decoded. Rare: materialises the decoders.
+  void retract(std::uint64_t need_now) {
+    compact_decode_order();
+    std::vector<OrderEntry> order = decode_order_;
+    std::sort(order.begin(), order.end(), [&](const OrderEntry& a, const OrderEntry& b) {
+      const Slot &x = slots_[a.slot], &y = slots_[b.slot];
+      const std::uint64_t gx = generated_now(x), gy = generated_now(y);
+      if (gx != gy) return gx > gy;  // the end of the order holds the fewest outputs
+      return x.req.input_tokens < y.req.input_tokens;
+    });
+    auto enough = [&] {
+      const std::uint64_t steps = std::max<std::uint64_t>(1, r_.retract_decode_steps);
+      const std::uint64_t want = std::max(need_now, ceil_div(steps * decoding_, bs_));
+      return decoding_ == 0 || pool_.make_free(want);
+    };
+    std::vector<std::uint32_t> retracted;
+    while (!order.empty() && !enough()) {
+      const std::uint32_t id = order.back().slot;
+      order.pop_back();
+      preempt(id, /*to_front=*/false);
+      retracted.push_back(id);
+    }
+    // Back to the waiting queue in arrival order, ahead of requests that never ran.
+    std::sort(retracted.begin(), retracted.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return slots_[a].req.id > slots_[b].req.id;
+    });
+    for (std::uint32_t id : retracted) waiting_.push_front(id);
+    if (decoding_ == 0) return;
+    std::uint64_t decoded = 0, max_new = 0;
+    for (const OrderEntry& e : order) {
+      decoded += generated_now(slots_[e.slot]);
+      max_new += slots_[e.slot].target;
+    }
+    const double steps = static_cast<double>(r_.retract_decode_steps);
+    ratio_ = std::min(1.0, (static_cast<double>(decoded) + steps * static_cast<double>(decoding_)) /
+                               static_cast<double>(max_new + 1));
+    // The survivors' blocks for this step.
+    const std::uint64_t cls = (bs_ - g_ % bs_) % bs_;
+    const std::uint64_t need = class_count_[cls];
+    if (!pool_.make_free(need)) throw_internal("simulate: retraction left too few blocks for one decode step");
+    pool_.take_private(need);
+  }
+
+  void compact_decode_order() {
+    if (dead_in_order_ == 0) return;
+    std::erase_if(decode_order_, [&](const OrderEntry& e) { return !alive(e); });
+    dead_in_order_ = 0;
+  }
+
+  // Prompt chunks of requests already running, then admissions from the waiting queue (vLLM V1
+  // Scheduler.schedule: RUNNING first, WAITING only when nothing was preempted).
+  void schedule_prompts(std::uint64_t& budget) {
+    for (std::size_t i = 0; i < prefill_.size() && budget > 0; ++i) {
+      const std::uint32_t id = prefill_[i];
+      Slot& s = slots_[id];
+      const std::uint64_t chunk = std::min(tokens_total(s) - s.computed, budget);
+      const std::uint64_t need = ceil_div(s.computed + chunk, bs_) - ceil_div(s.computed, bs_);
+      if (!allocate_or_preempt(id, need)) break;
+      add_chunk(id, chunk);
+      budget -= chunk;
+    }
+    if (preempted_this_step_) return;
+    if (r_.static_batch && running() > 0) return;  // a static batch runs to its end
+    const std::uint64_t limit = r_.static_batch ? std::min(r_.static_batch, r_.max_seqs) : r_.max_seqs;
+    while (!waiting_.empty() && budget > 0 && running() < limit) {
+      if (!try_admit(waiting_.front(), budget)) break;
+      waiting_.pop_front();
+    }
+  }
+
+  bool try_admit(std::uint32_t id, std::uint64_t& budget) {
+    Slot& s = slots_[id];
+    const std::uint64_t total = tokens_total(s);
+    // Prefix-cache hit: full blocks only, and at least the last token is computed
+    // (kv_cache_manager.get_computed_blocks: max_cache_hit_length = num_tokens - 1).
+    std::uint64_t hit = 0;
+    if (r_.prefix_caching && s.req.prefix_id) {
+      hit = std::min(pool_.cached_prefix(s.req.prefix_id), (total - 1) / bs_);
+      hit = std::min<std::uint64_t>(hit, s.req.prefix_tokens / bs_);
+    }
+    const std::uint64_t keep = hit ? s.req.prefix_id : 0;  // the prefix it reuses is not evicted for it
+    const std::uint64_t start = hit * bs_;
+    const std::uint64_t remaining = total - start;
+    if (!r_.chunked_prefill && remaining > budget) return false;
+    const std::uint64_t chunk = std::min(remaining, budget);
+    const std::uint64_t need = ceil_div(start + chunk, bs_) - hit;
+    switch (r_.admission) {
+      case Admission::OnDemand:
+        if (!pool_.make_free(need, keep)) return false;
+        break;
+      case Admission::FullLength: {
+        // GUARANTEED_NO_EVICT: the request's whole length must fit beside what running requests
+        // will still grow into.
+        const std::uint64_t whole = ceil_div(static_cast<std::uint64_t>(s.req.input_tokens) + s.target, bs_) - hit;
+        const std::uint64_t held = pool_.private_blocks();
+        const std::uint64_t growth = reserved_ > held ? reserved_ - held : 0;
+        if (!pool_.make_free(growth + whole, keep)) return false;
+        s.reserved = whole;
+        reserved_ += whole;
+        break;
+      }
+      case Admission::ExpectedOutput: {
+        // The prompt plus ratio x min(output still to come, clip) of every running request and
+        // of this one must fit the free and evictable tokens (SGLang PrefillAdder).
+        const std::uint64_t own = std::min<std::uint64_t>(s.target - s.generated, clip_);
+        const double future = ratio_ * static_cast<double>(reserved_output() + own);
+        const std::uint64_t reserve = static_cast<std::uint64_t>(std::ceil(future / static_cast<double>(bs_)));
+        if (!pool_.make_free(need + reserve, keep)) return false;
+        s.reserve_now = own;
+        prompt_reserve_ += own;
+        break;
+      }
+    }
+    pool_.take_private(need);
+    if (hit) {
+      pool_.acquire(s.req.prefix_id);
+      s.shared = hit;
+      ++res_.prefix_hits;
+    }
+    s.computed = start;
+    s.phase = Phase::Prefill;
+    s.admit_seq = ++admit_seq_;
+    if (s.admitted_s < 0) {
+      s.admitted_s = now_;
+      queue_h_.add(now_ - s.sent_s);
+    }
+    prefill_.push_back(id);
+    add_chunk(id, chunk);
+    budget -= chunk;
+    return true;
+  }
+
+  void add_chunk(std::uint32_t id, std::uint64_t chunk) {
+    chunks_.push_back({slots_[id].computed, slots_[id].computed + chunk});
+    chunk_slots_.push_back(id);
+  }
+
+  // ---- after the step ---------------------------------------------------------------------------
+  void finish_decode_step(double step_start) {
+    const std::uint64_t advanced = decoding_;
+    // Every decoding request produced one token; the gap since its previous token is this step
+    // when prompts and decodes share steps, else everything since the last decode step.
+    const double gap = r_.mix_prefill_decode || last_decode_end_ <= 0 ? now_ - step_start : now_ - last_decode_end_;
+    if (advanced) itl_h_.add(gap, static_cast<double>(advanced));
+    last_decode_end_ = now_;
+    cached_sum_ += advanced;
+    padding_cached_ += padding_seqs_;
+    ++g_;
+    if (r_.admission == Admission::ExpectedOutput) {
+      unclipped_rem_ -= unclipped_;
+      ratio_ = std::max(r_.reserve_ratio_min, ratio_ - r_.reserve_ratio_decay);
+      while (!crossings_.empty() && crossings_.top().g_done <= g_) {
+        const Completion c = crossings_.top();
+        crossings_.pop();
+        Slot& s = slots_[c.slot];
+        if (s.phase != Phase::Decode || s.admit_seq != c.admit_seq || !s.clipped) continue;
+        s.clipped = false;
+        --clipped_;
+        ++unclipped_;
+        unclipped_rem_ += clip_;
+      }
+    }
+    while (!completions_.empty() && completions_.top().g_done <= g_) {
+      const Completion c = completions_.top();
+      completions_.pop();
+      Slot& s = slots_[c.slot];
+      if (s.phase != Phase::Decode || s.admit_seq != c.admit_seq) continue;  // preempted since
+      const std::uint64_t held = private_blocks(s);
+      leave_decode(s);
+      if (r_.static_batch) {
+        ++padding_seqs_;
+        padding_cached_ += s.computed;
+      }
+      complete(c.slot, held);
+    }
+  }
+
+  void finish_prompt_chunks() {
+    for (std::size_t i = 0; i < chunk_slots_.size(); ++i) {
+      const std::uint32_t id = chunk_slots_[i];
+      Slot& s = slots_[id];
+      if (s.phase != Phase::Prefill) continue;  // preempted later in the same step
+      s.computed = chunks_[i].end;
+      if (s.computed < tokens_total(s)) continue;  // more chunks to come
+      // The prompt (or the recomputed prompt + output) is in the cache: this forward samples
+      // the next token.
+      if (s.first_token_s < 0) {
+        s.first_token_s = now_;
+        ttft_h_.add(now_ - s.sent_s);
+      }
+      ++s.generated;
+      publish_prefix(s);
+      prefill_.erase(std::find(prefill_.begin(), prefill_.end(), id));
+      if (s.generated >= s.target) {
+        complete(id, private_blocks(s));
+      } else {
+        enter_decode(id);
+      }
+    }
+  }
+
+  // The first request to compute a declared prefix makes its full blocks reusable.
+  void publish_prefix(Slot& s) {
+    if (!r_.prefix_caching || !s.req.prefix_id || s.shared) return;
+    const std::uint64_t blocks = std::min<std::uint64_t>(s.req.prefix_tokens / bs_, (tokens_total(s) - 1) / bs_);
+    if (pool_.publish(s.req.prefix_id, blocks)) s.shared = blocks;
+  }
+
+  void complete(std::uint32_t id, std::uint64_t held) {
+    Slot& s = slots_[id];
+    release_kv(s, held);
+    const double e2e = now_ - s.sent_s;
+    e2e_h_.add(e2e);
+    if (s.target >= 2) tpot_h_.add((now_ - s.first_token_s) / (s.target - 1));
+    if (opt_.timeout_s > 0 && e2e > opt_.timeout_s) note_timeout(s.sent_s + opt_.timeout_s);
+    ++res_.completed;
+    res_.input_tokens += s.req.input_tokens;
+    res_.output_tokens += s.target;
+    res_.last_completion_s = now_;
+    s.phase = Phase::Free;
+    free_slots_.push_back(id);
+    leave_system(now_);
+  }
+
+  // ---- statistics ---------------------------------------------------------------------------------
+  // The number in the system changes at arrivals and completions; its integral is kept exactly.
+  // An arrival during a step is noted at the step's end, after `t`: its share of the area from
+  // t on is added directly.
+  void track_in_system(double t, int delta) {
+    if (t >= in_system_t_) {
+      in_system_area_ += static_cast<double>(in_system_) * (t - in_system_t_);
+      in_system_t_ = t;
+    } else {
+      in_system_area_ += static_cast<double>(delta) * (in_system_t_ - t);
+    }
+    in_system_ = static_cast<std::uint64_t>(static_cast<std::int64_t>(in_system_) + delta);
+  }
+
+  void observe_peak() {
+    const std::uint64_t blocks = pool_.used() + pool_.cached();
+    res_.kv_blocks_peak = std::max(res_.kv_blocks_peak, blocks);
+  }
+
+  TimelineSample sample() const {
+    TimelineSample t;
+    t.t_s = now_;
+    t.running = running();
+    t.waiting = waiting_.size();
+    t.completed = res_.completed;
+    t.preemptions = res_.preemptions;
+    t.kv_blocks_used = pool_.used();
+    t.kv_blocks_cached = pool_.cached();
+    t.kv_usage = static_cast<double>(pool_.used()) / static_cast<double>(pool_.total());
+    t.memory_bytes = static_cast<double>(r_.non_kv_bytes) +
+                     static_cast<double>((pool_.used() + pool_.cached()) * r_.kv_block_bytes);
+    return t;
+  }
+
+  void sample_timeline() {
+    if (!(opt_.sample_every_s > 0) || !opt_.on_sample) return;
+    while (next_sample_s_ <= now_) {
+      TimelineSample t = sample();
+      t.t_s = next_sample_s_;
+      opt_.on_sample(t);
+      next_sample_s_ += opt_.sample_every_s;
+    }
+  }
+
+  void note_timeout(double t) {
+    if (!res_.verdict.first_timeout_s || t < *res_.verdict.first_timeout_s) res_.verdict.first_timeout_s = t;
+  }
+  // The oldest request in the system (head of the waiting queue, or any running one) decides.
+  void watch_timeouts() {
+    if (!waiting_.empty() && now_ - slots_[waiting_.front()].sent_s > opt_.timeout_s)
+      note_timeout(slots_[waiting_.front()].sent_s + opt_.timeout_s);
+  }
+
+  void check_invariants() const {
+    std::uint64_t priv = 0, decoders = 0, cached = 0;
+    std::vector<std::uint64_t> classes(bs_, 0);
+    for (const Slot& s : slots_) {
+      if (s.phase == Phase::Decode || s.phase == Phase::Prefill) priv += private_blocks(s);
+      if (s.phase == Phase::Decode) {
+        ++decoders;
+        cached += computed_now(s);
+        ++classes[residue(s)];
+      }
+    }
+    if (priv != pool_.private_blocks() || decoders != decoding_ || cached != cached_sum_ || classes != class_count_)
+      throw_internal("simulate: block accounting broke (private " + std::to_string(priv) + " vs " +
+                     std::to_string(pool_.private_blocks()) + ", decoders " + std::to_string(decoders) + " vs " +
+                     std::to_string(decoding_) + ")");
+    if (pool_.used() + pool_.cached() > pool_.total()) throw_internal("simulate: more KV blocks in use than the pool has");
+    if (res_.arrived != res_.completed + res_.rejected + outstanding())
+      throw_internal("simulate: a request was lost (arrived " + std::to_string(res_.arrived) + ")");
+  }
+
+  void finish_run() {
+    track_in_system(now_, 0);
+    res_.end_s = now_;
+    res_.in_system = outstanding();
+    res_.duration_s = std::max(0.0, res_.last_completion_s - res_.first_arrival_s);
+    res_.ttft = ttft_h_.summary();
+    res_.tpot = tpot_h_.summary();
+    res_.itl = itl_h_.summary();
+    res_.e2e = e2e_h_.summary();
+    res_.queue = queue_h_.summary();
+    res_.kv_usage = kv_usage_.summary();
+    res_.running = running_h_.summary();
+    res_.waiting = waiting_h_.summary();
+    const double span = now_ - res_.first_arrival_s;
+    res_.mean_in_system = span > 0 ? in_system_area_ / span : 0;
+    res_.memory_peak_bytes = static_cast<double>(r_.non_kv_bytes) + static_cast<double>(res_.kv_blocks_peak * r_.kv_block_bytes);
+    for (const auto& [reason, n] : rejections_) res_.rejections.push_back({reason, n});
+    res_.verdict = verdict();
+    check_invariants();
+  }
+
+  // Stable or overloaded, from the second half of the arrival window: overloaded when the
+  // engine never once admitted everything that had arrived over that half (the waiting queue
+  // never drained: a stable queue, even at 95 % load, empties between busy periods) and the
+  // number in the system grew. The growth rate is what the queue gains per second.
+  Verdict verdict() const {
+    Verdict v = res_.verdict;  // keeps first_timeout_s
+    const double first = res_.first_arrival_s, last = last_source_arrival_s_;
+    if (res_.arrived <= 1 || !(last > first)) {
+      v.state = opt_.concurrency ? "closed-loop" : "offline";
+      v.explanation = opt_.concurrency
+                          ? "every request was ready at t = 0 and at most " + std::to_string(*opt_.concurrency) +
+                                " were outstanding: a closed loop, whose queue cannot grow"
+                          : "every request was queued at t = 0: an offline batch, judged by its makespan";
+      return v;
+    }
+    const auto a = trace_.at((first + last) / 2), b = trace_.at(last);
+    const double span = b.t - a.t;
+    const double rate = static_cast<double>(res_.arrived) / (last - first);
+    if (span > 0) {
+      v.queue_growth_per_s = (static_cast<double>(b.in_system) - static_cast<double>(a.in_system)) / span;
+      v.served_per_s = static_cast<double>(b.completed - a.completed) / span;
+    }
+    const bool backlogged = b.last_drained < a.t;
+    const bool overloaded = backlogged && v.queue_growth_per_s > 0;
+    v.state = overloaded ? "overloaded" : "stable";
+    char line[320];
+    std::snprintf(line, sizeof line,
+                  "%s: over the second half of the arrivals (%.4g s) requests arrived at %.4g/s and completed at %.4g/s; "
+                  "the number in the system changed by %+.4g/s and the waiting queue %s",
+                  v.state.c_str(), span, rate, v.served_per_s, v.queue_growth_per_s,
+                  backlogged ? "never drained" : "drained at times");
+    v.explanation = line;
+    return v;
+  }
+
+  const SchedulerRules& r_;
+  const StepClock& clock_;
+  RequestSource& source_;
+  const SimOptions& opt_;
+  detail::KvPool pool_;
+  const std::uint64_t bs_;
+  std::uint64_t budget_full_ = 0;
+
+  std::optional<Request> next_;
+  std::vector<Slot> slots_;
+  std::vector<std::uint32_t> free_slots_;
+  std::deque<std::uint32_t> waiting_;
+  std::deque<std::uint32_t> prefill_;        // running, prompt not done, in admission order
+  std::vector<OrderEntry> decode_order_;  // running, decoding, in admission order (tombstones)
+  std::uint64_t dead_in_order_ = 0;
+  std::priority_queue<Completion, std::vector<Completion>, std::greater<>> completions_;
+  std::vector<std::uint64_t> class_count_;
+  std::uint64_t decoding_ = 0;
+  std::uint64_t cached_sum_ = 0;     // tokens cached by decoding requests
+  // ExpectedOutput (SGLang): the reservation ratio and sum over running requests of
+  // min(output to come, clip), kept lazily: decoding requests above the clip count `clip_` each
+  // until a heap entry says they crossed it; those below count their exact remainder, which
+  // falls by one per decode step each.
+  double ratio_ = 0;
+  std::uint64_t clip_ = 0;
+  std::uint64_t clipped_ = 0, unclipped_ = 0, unclipped_rem_ = 0, prompt_reserve_ = 0;
+  std::priority_queue<Completion, std::vector<Completion>, std::greater<>> crossings_;
+  std::uint64_t reserved_ = 0;       // FullLength: blocks reserved by running requests
+  std::uint64_t padding_seqs_ = 0, padding_cached_ = 0;  // static batch: finished sequences still computed
+  std::uint64_t g_ = 0;              // decode steps so far
+  std::uint64_t admit_seq_ = 0;
+  double now_ = 0;
+  double last_decode_end_ = 0;
+  double next_sample_s_ = 0;
+  bool preempted_this_step_ = false;
+  std::vector<perf::PrefillChunk> chunks_;
+  std::vector<std::uint32_t> chunk_slots_;
+
+  std::uint64_t in_system_ = 0;
+  double in_system_t_ = 0, in_system_area_ = 0;
+  double user_free_since_ = 0;      // closed loop: when a user last became free
+  double last_drained_s_ = 0;       // last step after which no admitted-able request waited
+  double last_source_arrival_s_ = 0;
+  QueueTrace trace_;
+
+  LogHistogram ttft_h_, tpot_h_, itl_h_, e2e_h_, queue_h_;
+  LogHistogram kv_usage_, running_h_, waiting_h_;
+  std::map<std::string, std::uint64_t> rejections_;
+  SimResult res_;
+};
+
+}  // namespace
+
+SimResult simulate(const SchedulerRules& rules, const StepClock& clock, RequestSource& source,
+                   const SimOptions& options) {
+  return Simulation(rules, clock, source, options).run();
+}
+
+}  // namespace vramplan::sim

@@ -1,0 +1,59 @@
+#include "vramplan/sim/stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace vramplan::sim {
+namespace {
+
+// Bucket i holds values in (floor x r^(i-1), floor x r^i]; r = 1.005. 1e-9 .. 1e9 s is ~8300
+// buckets (67 kB), reached only by a run that spans that range.
+constexpr double kRatio = 1.005;
+const double kLogRatio = std::log(kRatio);
+constexpr std::size_t kMaxBuckets = 20000;  // values beyond floor x r^20000 (~1e43 x floor) clamp
+
+}  // namespace
+
+LogHistogram::LogHistogram(double floor) : floor_(floor) {}
+
+void LogHistogram::add(double value, double weight) {
+  if (!(weight > 0) || !(value >= 0)) return;
+  std::size_t i = 0;
+  if (value > floor_)
+    i = std::min(kMaxBuckets - 1, static_cast<std::size_t>(std::ceil(std::log(value / floor_) / kLogRatio)));
+  if (i >= buckets_.size()) buckets_.resize(i + 1, 0.0);
+  buckets_[i] += weight;
+  weight_ += weight;
+  weighted_sum_ += weight * value;
+  max_ = std::max(max_, value);
+  ++count_;
+}
+
+double LogHistogram::quantile(double q) const {
+  if (weight_ <= 0) return 0;
+  const double target = q * weight_;
+  double seen = 0;
+  for (std::size_t i = 0; i < buckets_.size(); ++i) {
+    seen += buckets_[i];
+    if (seen >= target * (1 - 1e-12)) {
+      // The bucket's geometric middle, never above the largest sample.
+      const double upper = floor_ * std::pow(kRatio, static_cast<double>(i));
+      return std::min(max_, i == 0 ? floor_ : upper / std::sqrt(kRatio));
+    }
+  }
+  return max_;
+}
+
+Summary LogHistogram::summary() const {
+  Summary s;
+  s.count = count_;
+  if (weight_ <= 0) return s;
+  s.mean = weighted_sum_ / weight_;
+  s.p50 = quantile(0.5);
+  s.p90 = quantile(0.9);
+  s.p99 = quantile(0.99);
+  s.max = max_;
+  return s;
+}
+
+}  // namespace vramplan::sim

@@ -1,0 +1,155 @@
+// Saved activations per GPU (train/activations.hpp has the per-token accounting and its sources).
+#include "vramplan/train/activations.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include "vramplan/core/bytes.hpp"
+#include "vramplan/core/error.hpp"
+
+namespace vramplan::train {
+namespace {
+
+using memory::Component;
+using memory::grouped;
+
+// One layer's saved bytes per token, split by what parallelism divides them.
+struct LayerTerms {
+  std::uint64_t sequence_sized = 0;  //!< norms, linear inputs of h width: divided by TP only with SP
+  std::uint64_t tp_sized = 0;        //!< inside attention / MLP: divided by TP
+  std::uint64_t quadratic = 0;       //!< eager attention's s-proportional terms (inside tp_sized)
+  std::uint64_t adapter = 0;
+};
+
+LayerTerms layer_terms(const ActivationInput& in, std::size_t layer) {
+  const auto& a = in.arch;
+  const std::uint64_t b = in.act_bytes, h = a.hidden_size;
+  const std::uint64_t q = a.num_heads * a.head_dim, kv = a.num_kv_heads * a.head_dim;
+  LayerTerms t;
+  const std::uint64_t norm = 4 * h + 4 + b * h;
+  t.sequence_sized = 2 * norm + (in.saved.qkv ? b * h : 0) + (in.saved.gate_up ? b * h : 0);
+  if (in.attention == AttentionImpl::Flash) {
+    t.tp_sized = b * (2 * q + 2 * kv) + 4 * a.num_heads;
+  } else {
+    t.quadratic = checked_mul(a.num_heads * in.seq_len / in.parallel.cp, 4 + b, "eager attention scores");
+    t.tp_sized = b * (q + 2 * kv) + b * q + t.quadratic;
+  }
+  if (in.saved.o) t.tp_sized += b * q;
+
+  const bool moe = a.num_experts > 0 && (a.layer_is_moe.empty() || (layer < a.layer_is_moe.size() && a.layer_is_moe[layer]));
+  auto mlp = [&](std::uint64_t inter) {
+    return (in.gated_mlp ? 3 * b * inter : b * inter) + (in.saved.down ? b * inter : 0);
+  };
+  if (moe) {
+    const std::uint64_t k = a.experts_per_token;
+    t.tp_sized += mlp(a.moe_intermediate_size * k) + b * h * k + 4 * a.num_experts;  // + fp32 router logits
+    if (a.num_shared_experts > 0) {
+      const auto shared = a.shared_expert_intermediate_size ? a.shared_expert_intermediate_size
+                                                            : a.moe_intermediate_size * a.num_shared_experts;
+      t.tp_sized += mlp(shared);
+    }
+  } else {
+    t.tp_sized += mlp(a.intermediate_size);
+  }
+  t.adapter = in.adapter_bytes_per_token_layer;
+  return t;
+}
+
+std::uint64_t saved_per_token(const LayerTerms& t, Recompute r, std::uint64_t tp, std::uint64_t sp) {
+  const std::uint64_t inner = r == Recompute::Selective ? t.tp_sized - t.quadratic : t.tp_sized;
+  return ceil_div(t.sequence_sized, sp) + ceil_div(inner, tp) + t.adapter;
+}
+
+Component part(std::string name, std::uint64_t bytes, std::string explain) {
+  return {std::move(name), Bytes(bytes), std::move(explain)};
+}
+
+constexpr std::array<std::pair<std::string_view, Recompute>, 5> kRecompute{{
+    {"none", Recompute::None}, {"selective", Recompute::Selective}, {"full", Recompute::Full},
+    {"off", Recompute::None}, {"on", Recompute::Full}}};
+constexpr std::array<std::pair<std::string_view, AttentionImpl>, 4> kAttention{{
+    {"flash", AttentionImpl::Flash}, {"eager", AttentionImpl::Eager}, {"sdpa", AttentionImpl::Flash},
+    {"flash-attention-2", AttentionImpl::Flash}}};
+
+}  // namespace
+
+Recompute recompute_from_name(std::string_view name) {
+  for (const auto& [n, r] : kRecompute)
+    if (n == name) return r;
+  throw Error(ErrorKind::Usage, "unknown recomputation '" + std::string(name) + "' (known: none, selective, full)");
+}
+AttentionImpl attention_from_name(std::string_view name) {
+  for (const auto& [n, a] : kAttention)
+    if (n == name) return a;
+  throw Error(ErrorKind::Usage, "unknown attention implementation '" + std::string(name) + "' (known: flash, sdpa, eager)");
+}
+std::string_view recompute_name(Recompute r) {
+  return r == Recompute::None ? "none" : r == Recompute::Selective ? "selective" : "full";
+}
+std::string_view attention_name(AttentionImpl a) { return a == AttentionImpl::Flash ? "flash" : "eager"; }
+
+bool has_gated_mlp(const ModelSpec& spec) {
+  return std::any_of(spec.tensors.begin(), spec.tensors.end(), [](const TensorInfo& t) {
+    return t.role == TensorRole::FfnGate || t.role == TensorRole::FfnGateUp || t.role == TensorRole::FfnGateExps ||
+           t.role == TensorRole::FfnGateUpExps;
+  });
+}
+
+Activations activations(const ActivationInput& in) {
+  const auto& par = in.parallel;
+  if (in.micro_batch == 0 || in.seq_len == 0) throw Error(ErrorKind::Usage, "micro-batch and sequence length must be > 0");
+  if (in.seq_len % par.cp != 0)
+    throw Error(ErrorKind::Usage, "sequence length " + std::to_string(in.seq_len) + " is not divisible by CP " + std::to_string(par.cp));
+  const std::uint64_t L = in.arch.num_layers, tp = par.tp, pp = par.pp;
+  const std::uint64_t sp = in.sequence_parallel ? tp : 1;
+  const std::uint64_t tokens = checked_mul(in.micro_batch, in.seq_len / par.cp, "tokens");
+  const std::uint64_t stage_layers = ceil_div(L, pp);
+
+  Activations out;
+  std::uint64_t stage0 = 0, last_stage = 0, widest_layer = 0;
+  for (std::size_t l = 0; l < L; ++l) {
+    const auto t = layer_terms(in, l);
+    if (l == 0) out.per_token_layer = t.sequence_sized + t.tp_sized + t.adapter;
+    const std::uint64_t kept = in.recompute == Recompute::Full ? ceil_div(in.act_bytes * in.arch.hidden_size, sp)
+                                                               : saved_per_token(t, in.recompute, tp, sp);
+    widest_layer = std::max(widest_layer, saved_per_token(t, Recompute::None, tp, sp));
+    if (l < stage_layers) stage0 = checked_add(stage0, kept);
+    if (l >= L - stage_layers) last_stage = checked_add(last_stage, kept);
+  }
+  // 1F1B: the first stage holds PP micro-batches' activations, the last one.
+  const std::uint64_t first_bytes = checked_mul(checked_mul(stage0, tokens), pp);
+  const std::uint64_t last_bytes = checked_mul(last_stage, tokens);
+
+  // Logits and loss on the last stage: bf16 logits (returned, so alive) + per chunk the fp32
+  // upcast, the log-softmax output cross_entropy saves and its gradient in backward.
+  const std::uint64_t vocab = ceil_div(in.arch.vocab_size, tp);  // vocabulary-parallel output
+  const std::uint64_t chunk_tokens = ceil_div(tokens, in.loss_chunks);
+  const std::uint64_t logits = checked_add(checked_mul(checked_mul(tokens, vocab), in.act_bytes),
+                                           checked_mul(checked_mul(chunk_tokens, vocab), 12));
+  const std::string logits_explain =
+      grouped(tokens) + " tokens x " + grouped(vocab) + " vocab x " + std::to_string(in.act_bytes) + " B (logits) + " +
+      grouped(chunk_tokens) + " tokens" + (in.loss_chunks > 1 ? " per chunk" : "") +
+      " x vocab x 12 B (fp32 upcast, log-softmax, its gradient)";
+  const bool show_first = pp > 1 && first_bytes > checked_add(last_bytes, logits);
+
+  const std::string per_layer_kept = in.recompute == Recompute::Full ? "block input only (full recomputation)"
+                                                                     : std::string(recompute_name(in.recompute)) + " recomputation";
+  if (show_first) {
+    out.parts.push_back(part("activations", first_bytes,
+                             std::to_string(stage_layers) + " layers x " + grouped(tokens) + " tokens x " +
+                                 std::to_string(pp) + " micro-batches in flight (1F1B, first stage), " + per_layer_kept +
+                                 " = " + grouped(stage0) + " B per token over the stage"));
+  } else {
+    out.parts.push_back(part("activations", last_bytes,
+                             std::to_string(pp > 1 ? stage_layers : L) + " layers x " + grouped(tokens) + " tokens, " +
+                                 per_layer_kept + " = " + grouped(last_stage) + " B per token over the layers"));
+    out.parts.push_back(part("logits_and_loss", logits, logits_explain));
+  }
+  if (in.recompute == Recompute::Full)
+    out.parts.push_back(part("recomputed_block", checked_mul(widest_layer, tokens),
+                             "one block rematerialised in backward: " + grouped(widest_layer) + " B per token x " +
+                                 grouped(tokens) + " tokens"));
+  return out;
+}
+
+}  // namespace vramplan::train

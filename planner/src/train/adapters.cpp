@@ -1,0 +1,150 @@
+// LoRA / DoRA / QLoRA adapters and the frozen base (train/adapters.hpp).
+#include "vramplan/train/adapters.hpp"
+
+#include <algorithm>
+#include <array>
+#include <set>
+
+#include "vramplan/core/bytes.hpp"
+#include "vramplan/core/error.hpp"
+#include "vramplan/core/text.hpp"
+#include "vramplan/quant/format.hpp"
+
+namespace vramplan::train {
+namespace {
+
+using R = TensorRole;
+
+struct TargetName {
+  std::string_view name;
+  std::vector<R> roles;
+};
+
+const std::vector<TargetName>& target_names() {
+  static const std::vector<TargetName> names = {
+      {"q_proj", {R::AttnQ, R::AttnQB}}, {"wq", {R::AttnQ}}, {"query", {R::AttnQ}},
+      {"k_proj", {R::AttnK}}, {"wk", {R::AttnK}}, {"key", {R::AttnK}},
+      {"v_proj", {R::AttnV}}, {"wv", {R::AttnV}}, {"value", {R::AttnV}},
+      {"o_proj", {R::AttnOutput}}, {"output_proj", {R::AttnOutput}}, {"wo", {R::AttnOutput}},
+      {"projection", {R::AttnOutput}}, {"dense", {R::AttnOutput}}, {"out_proj", {R::AttnOutput}},
+      {"c_attn", {R::AttnQKV}}, {"query_key_value", {R::AttnQKV}}, {"qkv_proj", {R::AttnQKV}}, {"wqkv", {R::AttnQKV}},
+      {"gate_proj", {R::FfnGate}}, {"w1", {R::FfnGate}}, {"up_proj", {R::FfnUp}}, {"w3", {R::FfnUp}},
+      {"down_proj", {R::FfnDown}}, {"w2", {R::FfnDown}}, {"gate_up_proj", {R::FfnGateUp}},
+      {"mlp", {R::FfnGate, R::FfnUp, R::FfnDown, R::FfnGateUp}},
+      {"lm_head", {R::Output}}, {"output", {R::Output}},
+  };
+  return names;
+}
+
+// PEFT's "all-linear": every nn.Linear in the blocks except the output layer
+// (peft/tuners/tuners_utils.py _maybe_include_all_linear_layers excludes the lm_head).
+const std::vector<R>& block_linear_roles() {
+  static const std::vector<R> roles = {R::AttnQ, R::AttnK, R::AttnV, R::AttnQKV, R::AttnOutput, R::AttnQA, R::AttnQB,
+                                       R::AttnKVAMqa, R::AttnKVB, R::FfnGate, R::FfnUp, R::FfnDown, R::FfnGateUp,
+                                       R::FfnGateShexp, R::FfnUpShexp, R::FfnDownShexp, R::FfnGateExps, R::FfnUpExps,
+                                       R::FfnDownExps, R::FfnGateUpExps};
+  return roles;
+}
+
+bool contains(const std::vector<R>& v, R r) { return std::find(v.begin(), v.end(), r) != v.end(); }
+
+int position(const TensorInfo& t, std::uint64_t num_layers) {
+  if (t.layer) return *t.layer;
+  return t.role == R::Output || t.role == R::OutputNorm ? static_cast<int>(num_layers) : -1;
+}
+
+}  // namespace
+
+std::vector<TensorRole> lora_target_roles(std::string_view targets) {
+  std::vector<R> roles;
+  std::string list(targets);
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const auto comma = list.find(',', start);
+    std::string name = to_lower(list.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    name.erase(std::remove(name.begin(), name.end(), ' '), name.end());
+    if (!name.empty()) {
+      if (name == "all-linear" || name == "all_linear" || name == "all") {
+        roles.insert(roles.end(), block_linear_roles().begin(), block_linear_roles().end());
+      } else {
+        const auto& names = target_names();
+        const auto it = std::find_if(names.begin(), names.end(), [&](const TargetName& n) { return n.name == name; });
+        if (it == names.end()) {
+          std::string known = "all-linear";
+          for (const auto& n : names) known += ", " + std::string(n.name);
+          throw Error(ErrorKind::Usage, "unknown LoRA target module '" + name + "' (known: " + known + ")");
+        }
+        roles.insert(roles.end(), it->roles.begin(), it->roles.end());
+      }
+    }
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (roles.empty()) throw Error(ErrorKind::Usage, "--lora-targets names no module");
+  return roles;
+}
+
+AdapterPlan adapter_plan(const ModelSpec& spec, const AdapterSetup& setup, const QuantCatalog& formats,
+                         std::uint64_t act_bytes) {
+  if (setup.method == Method::Full) throw Error(ErrorKind::Internal, "adapter_plan called for full training");
+  if (setup.rank == 0) throw Error(ErrorKind::Usage, "--lora-rank must be > 0");
+  const QuantFormat* base = &formats.get(setup.base_format);
+  const bool quantized_base = setup.base_format != "bf16" && setup.base_format != "fp16";
+  const auto targets = lora_target_roles(setup.targets);
+  const std::uint64_t L = spec.arch.num_layers, r = setup.rank;
+
+  AdapterPlan plan;
+  plan.saved = {false, false, false, false};
+  for (const auto& t : spec.tensors) {
+    if (t.role == R::Mtp) continue;
+    const int pos = position(t, L);
+    const bool linear = t.shape.size() >= 2 && !t.is_bias;
+    const bool targeted = linear && contains(targets, t.role);
+    const bool block_linear = linear && contains(block_linear_roles(), t.role);
+    const bool quantize = quantized_base && block_linear && (!setup.quantize_targets_only || targeted);
+
+    ParamTensor frozen;
+    frozen.name = t.name;
+    frozen.shape = t.shape;
+    frozen.layer = pos;
+    frozen.trainable = false;
+    frozen.tp_split = linear || t.role == R::TokenEmbedding;
+    frozen.frozen_bytes = quantize ? tensor_bytes(*base, t.shape, t.name) : checked_mul(t.elements(), setup.base_bytes);
+    if (quantize) plan.dequant_buffer = std::max(plan.dequant_buffer, checked_mul(t.elements(), act_bytes));
+    plan.tensors.push_back(std::move(frozen));
+    if (!targeted) continue;
+
+    // {.., out, in}: experts (stacked {E, out, in}) get one adapter per expert.
+    const std::uint64_t in = t.shape.back(), out = t.shape[t.shape.size() - 2];
+    const std::uint64_t copies = t.shape.size() == 3 ? t.shape[0] : 1;
+    ++plan.targeted_modules;
+    ParamTensor a{t.name + ".lora_A", {copies * r, in}, pos, false, true, 0};
+    ParamTensor b{t.name + ".lora_B", {copies * out, r}, pos, true, true, 0};
+    plan.adapter_params = checked_add(plan.adapter_params, checked_add(a.elements(), b.elements()));
+    plan.tensors.push_back(std::move(a));
+    plan.tensors.push_back(std::move(b));
+    if (setup.method == Method::Dora) {
+      ParamTensor m{t.name + ".lora_magnitude", {copies * out}, pos, true, true, 0};
+      plan.adapter_params = checked_add(plan.adapter_params, m.elements());
+      plan.tensors.push_back(std::move(m));
+    }
+    if (t.layer && *t.layer == 0) {
+      std::uint64_t extra = r * act_bytes;
+      if (setup.dropout) extra += in * (act_bytes + 1);
+      if (setup.method == Method::Dora) extra += out * act_bytes;
+      plan.adapter_bytes_per_token_layer += copies == 1 ? extra : extra * spec.arch.experts_per_token;
+    }
+    switch (t.role) {
+      case R::AttnQ: case R::AttnK: case R::AttnV: case R::AttnQKV: plan.saved.qkv = true; break;
+      case R::AttnOutput: plan.saved.o = true; break;
+      case R::FfnGate: case R::FfnUp: case R::FfnGateUp: plan.saved.gate_up = true; break;
+      case R::FfnDown: plan.saved.down = true; break;
+      default: break;
+    }
+  }
+  if (plan.targeted_modules == 0)
+    throw Error(ErrorKind::Usage, "--lora-targets '" + setup.targets + "' matches no layer of " + spec.id);
+  return plan;
+}
+
+}  // namespace vramplan::train

@@ -1,0 +1,196 @@
+// `vramplan train`: the phases of one training step on one GPU (train/train_plan.hpp).
+#include "vramplan/train/train_plan.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "vramplan/core/error.hpp"
+#include "vramplan/hardware/gpu_catalog.hpp"
+#include "vramplan/model/inventory.hpp"
+#include "vramplan/model/load.hpp"
+#include "vramplan/quant/format.hpp"
+
+namespace vramplan::train {
+namespace {
+
+using memory::Component;
+using memory::grouped;
+
+bool is_adapter(Method m) { return m != Method::Full; }
+
+// Temporaries of the optimizer step on the GPU. torch's foreach AdamW computes
+// exp_avg_sq.sqrt() out of place for every tensor at once (torch/optim/adamw.py
+// _multi_tensor_adamw: torch._foreach_sqrt) — one state's size; the fused kernel and the
+// bitsandbytes kernels update in place. transformers' Adafactor squares the gradient out of
+// place in fp32 (Adafactor.step: update = grad**2 + eps) — one fp32 gradient-sized tensor.
+std::optional<Component> step_temporaries(const TrainRequest& r, const std::vector<Component>& gpu_states) {
+  if (r.offload.optimizer) return std::nullopt;
+  std::uint64_t states = 0, grads = 0;
+  for (const auto& c : gpu_states) {
+    if (c.name == "optimizer_states") states = c.bytes.count();
+    if (c.name == "gradients") grads = c.bytes.count();
+  }
+  if (r.optimizer == Optimizer::AdamW && r.foreach_step && states > 0)
+    return Component{"step_temporaries", Bytes(states / 2), "foreach AdamW: sqrt(exp_avg_sq) for all tensors = half the states"};
+  if (r.optimizer == Optimizer::Adafactor && grads > 0) {
+    const std::uint64_t grad_bytes = recipe_bytes(r.precision).grad;
+    return Component{"step_temporaries", Bytes(grads / grad_bytes * 4), "Adafactor: grad**2 in fp32, one gradient's size"};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+TrainPlan plan_training(const TrainRequest& r, const DataRoot& root) {
+  if (r.model.empty()) throw Error(ErrorKind::Usage, "--model is required");
+  if (r.gpu.empty()) throw Error(ErrorKind::Usage, "--gpu is required");
+  if (r.grad_accum == 0) throw Error(ErrorKind::Usage, "--grad-accum must be > 0");
+  if (r.method == Method::Qlora && r.adapter.base_format == "bf16")
+    throw Error(ErrorKind::Usage, "QLoRA needs a quantized base (--base-format nf4 / nf4-dq)");
+  const QuantCatalog quant = QuantCatalog::load(root.data_file("quant_formats.json"));
+  const GpuCatalog gpus = GpuCatalog::load(root.data_file("gpus.json"));
+  GpuSpec gpu = gpus.resolve_one(r.gpu);
+  if (r.gpu_memory) gpu = with_reported_total(gpu, *r.gpu_memory);
+  const ModelSpec spec = load_model(r.model, root, quant);
+  if (spec.arch.num_layers == 0 || spec.arch.hidden_size == 0)
+    throw Error(ErrorKind::Usage, "model " + spec.id + " has no decoder layers vramplan can size for training");
+
+  TrainPlan plan;
+  plan.request = r;
+  plan.model_id = spec.id;
+  plan.gpu_id = gpu.id;
+  plan.gpu_name = gpu.name;
+  plan.capacity = gpu.reported_total;
+  plan.total_params = count_params(spec).total;
+  plan.dp = r.parallel.dp();
+
+  const RecipeBytes rb = recipe_bytes(r.precision);
+  const std::uint64_t act_bytes = r.precision == PrecisionRecipe::Fp32 ? 4 : 2;
+  ModelStatesInput states_in;
+  states_in.num_layers = spec.arch.num_layers;
+  states_in.precision = r.precision;
+  states_in.optimizer = r.optimizer;
+  states_in.sharding = r.sharding;
+  states_in.offload = r.offload;
+  states_in.parallel = r.parallel;
+  ActivationInput act_in;
+  act_in.arch = spec.arch;
+  act_in.gated_mlp = has_gated_mlp(spec);
+  act_in.micro_batch = r.micro_batch;
+  act_in.seq_len = r.seq_len;
+  act_in.recompute = r.recompute;
+  act_in.attention = r.attention;
+  act_in.act_bytes = act_bytes;
+  act_in.parallel = r.parallel;
+  act_in.sequence_parallel = r.sequence_parallel;
+  act_in.loss_chunks = r.loss_chunks;
+
+  std::uint64_t dequant_buffer = 0;
+  if (is_adapter(r.method)) {
+    AdapterSetup setup = r.adapter;
+    setup.method = r.method;
+    setup.base_bytes = rb.weight;
+    const auto adapters = adapter_plan(spec, setup, quant, act_bytes);
+    states_in.tensors = adapters.tensors;
+    act_in.saved = adapters.saved;
+    act_in.adapter_bytes_per_token_layer = adapters.adapter_bytes_per_token_layer;
+    dequant_buffer = adapters.dequant_buffer;
+  } else {
+    states_in.tensors = full_model_tensors(spec);
+  }
+  const ModelStates states = model_states(states_in);
+  const Activations acts = activations(act_in);
+  plan.trainable_params = states.trainable_params;
+  plan.frozen_params = states.frozen_params;
+  plan.pp_stage = states.pp_stage;
+  plan.shard_degree = states.shard_degree;
+  plan.cpu = states.cpu;
+  plan.unified = states.unified;
+
+  for (const auto& c : states.gpu) {
+    const bool grads_transient = c.name == "gradients" && r.grad_accum == 1;
+    const bool gathered = c.name == "gathered_units";
+    plan.gpu.push_back({c, grads_transient ? "optimizer_step" : gathered ? "forward_backward" : "resident"});
+  }
+  for (const auto& c : acts.parts) plan.gpu.push_back({c, "forward_backward"});
+  if (dequant_buffer > 0)
+    plan.gpu.push_back({{"dequant_buffer", Bytes(dequant_buffer),
+                         "largest quantized linear dequantized to " + std::to_string(act_bytes) + " B: " + grouped(dequant_buffer) + " B"},
+                        "forward_backward"});
+  if (auto t = step_temporaries(r, states.gpu)) plan.gpu.push_back({*t, "optimizer_step"});
+
+  for (const auto& p : plan.gpu) {
+    Bytes& phase = p.phase == "resident" ? plan.resident : p.phase == "forward_backward" ? plan.forward_backward : plan.optimizer_step;
+    phase += p.part.bytes;
+  }
+  const bool step_peak = plan.optimizer_step > plan.forward_backward;
+  plan.peak_phase = step_peak ? "optimizer_step" : "forward_backward";
+  plan.peak_allocated = plan.resident + (step_peak ? plan.optimizer_step : plan.forward_backward);
+  plan.headroom = signed_difference(plan.capacity, plan.peak_allocated);
+  plan.fits = plan.headroom >= 0;
+
+  plan.notes.push_back("peak is PyTorch max_memory_allocated(): the caching allocator's reserved memory and the CUDA "
+                       "context (in nvidia-smi) come on top");
+  if (!states.unified.empty())
+    plan.notes.push_back("paged optimizer states live in CUDA unified memory, outside PyTorch's allocator: they use GPU "
+                         "memory while it is free and page to the host under pressure");
+  if (r.parallel.pp > 1)
+    plan.notes.push_back("pipeline stage " + std::to_string(states.pp_stage) + " has the most model states; activations are "
+                         "the larger of the first stage (PP micro-batches in flight) and the last (one, plus the logits)");
+  return plan;
+}
+
+nlohmann::json train_json(const TrainPlan& p) {
+  using nlohmann::json;
+  auto gib = [](Bytes b) { return std::round(b.gib() * 1e4) / 1e4; };
+  auto parts = [&](const std::vector<Component>& cs) {
+    json a = json::array();
+    for (const auto& c : cs) a.push_back({{"name", c.name}, {"bytes", c.bytes.count()}, {"gib", gib(c.bytes)}, {"explain", c.explain}});
+    return a;
+  };
+  const auto& r = p.request;
+  json gpu_parts = json::array();
+  for (const auto& c : p.gpu)
+    gpu_parts.push_back({{"name", c.part.name}, {"phase", c.phase}, {"bytes", c.part.bytes.count()},
+                         {"gib", gib(c.part.bytes)}, {"explain", c.part.explain}});
+  json setup = {{"method", method_name(r.method)},
+                {"precision", precision_name(r.precision)},
+                {"optimizer", optimizer_name(r.optimizer)},
+                {"sharding", sharding_name(r.sharding)},
+                {"offload", {{"optimizer", r.offload.optimizer}, {"params", r.offload.params}}},
+                {"gpus", r.parallel.gpus},
+                {"tp", r.parallel.tp},
+                {"pp", r.parallel.pp},
+                {"cp", r.parallel.cp},
+                {"dp", p.dp},
+                {"shard_degree", p.shard_degree},
+                {"sequence_parallel", r.sequence_parallel},
+                {"micro_batch", r.micro_batch},
+                {"seq_len", r.seq_len},
+                {"grad_accum", r.grad_accum},
+                {"recompute", recompute_name(r.recompute)},
+                {"attention", attention_name(r.attention)},
+                {"loss_chunks", r.loss_chunks}};
+  if (r.method != Method::Full)
+    setup["adapter"] = {{"rank", r.adapter.rank}, {"targets", r.adapter.targets}, {"base_format", r.adapter.base_format},
+                        {"dropout", r.adapter.dropout}, {"quantize_targets_only", r.adapter.quantize_targets_only}};
+  return {{"schema", "vramplan.train/1"},
+          {"model", p.model_id},
+          {"gpu", {{"id", p.gpu_id}, {"name", p.gpu_name}, {"capacity_gib", gib(p.capacity)}}},
+          {"setup", setup},
+          {"params", {{"total", p.total_params}, {"trainable", p.trainable_params}, {"frozen", p.frozen_params}}},
+          {"pp_stage", p.pp_stage},
+          {"per_gpu", gpu_parts},
+          {"phases_gib", {{"resident", gib(p.resident)}, {"forward_backward", gib(p.forward_backward)}, {"optimizer_step", gib(p.optimizer_step)}}},
+          {"peak_allocated_gib", gib(p.peak_allocated)},
+          {"peak_allocated_bytes", p.peak_allocated.count()},
+          {"peak_phase", p.peak_phase},
+          {"measured_quantity", "allocated"},
+          {"headroom_gib", std::round(static_cast<double>(p.headroom) / static_cast<double>(kGiB) * 1e4) / 1e4},
+          {"fits", p.fits},
+          {"cpu_per_rank", parts(p.cpu)},
+          {"unified_memory", parts(p.unified)},
+          {"notes", p.notes}};
+}
+
+}  // namespace vramplan::train

@@ -1,0 +1,233 @@
+// serving_records.hpp — the measured serving runs (tests/accuracy/data/serving_records.jsonl, copied
+// verbatim from the ground truth) re-simulated through sim::run_simulation, the code path of
+// `vramplan simulate`, each from the setup serving_sim_setup.json states for it (catalogue model,
+// GPU, engine flags, workload), and set against what the load generator printed.
+#pragma once
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "accuracy/accuracy_doc.hpp"   // fmt()
+#include "accuracy/vllm_records.hpp"  // accuracy_data(), pct(), median_abs()
+#include "vramplan/sim/simulate.hpp"
+
+namespace vramplan::test {
+
+//! The metric families the issue sets targets for (issue 12, "Against real runs").
+enum class MetricKind { Throughput, MedianLatency, P99Latency };
+
+//! One figure: what the simulator predicts against what the run printed.
+struct ServingMetric {
+  std::string name;   //!< "req/s", "out tok/s", "TTFT p50", "TPOT p50", "ITL p50", "TPOT (means)", ...
+  MetricKind kind = MetricKind::Throughput;
+  double predicted = 0, measured = 0;
+  double err() const { return pct(predicted, measured); }
+};
+
+struct ServingComparison {
+  std::string id, engine, model, gpu, workload, notes;
+  nlohmann::json record;  //!< verbatim
+  std::uint64_t completed = 0, rejected = 0, preemptions = 0;
+  std::vector<ServingMetric> metrics;
+  const ServingMetric* find(const std::string& name) const {
+    for (const auto& m : metrics)
+      if (m.name == name) return &m;
+    return nullptr;
+  }
+};
+
+inline nlohmann::json serving_setup() {
+  std::ifstream in(accuracy_data() / "serving_sim_setup.json");
+  return nlohmann::json::parse(in);
+}
+
+inline std::vector<nlohmann::json> serving_records() {
+  std::vector<nlohmann::json> out;
+  std::ifstream in(accuracy_data() / "serving_records.jsonl");
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty()) out.push_back(nlohmann::json::parse(line));
+  return out;
+}
+
+//! A directory of its own under the system temp dir for the traces the tests write.
+inline std::filesystem::path serving_trace_dir() {
+  const auto dir = std::filesystem::temp_directory_path() / "vramplan_sim_accuracy";
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+//! inference-perf shared_prefix as a trace: constant arrivals at `rate`, every request with the
+//! printed mean lengths, the system prompt of group (i mod groups) as its shared prefix.
+inline std::filesystem::path shared_prefix_trace(const std::string& id, const nlohmann::json& w) {
+  const auto path = serving_trace_dir() / (id + ".jsonl");
+  std::ofstream out(path);
+  const double rate = w.at("rate");
+  const std::uint64_t n = w.at("num_prompts"), groups = w.at("prefix_groups");
+  for (std::uint64_t i = 0; i < n; ++i)
+    out << nlohmann::json{{"arrival_s", static_cast<double>(i) / rate},
+                          {"input_tokens", w.at("input_tokens")},
+                          {"output_tokens", w.at("output_tokens")},
+                          {"prefix_id", i % groups + 1},
+                          {"prefix_tokens", w.at("prefix_tokens")}}
+                .dump()
+        << "\n";
+  return path;
+}
+
+//! The run's own requests.jsonl (arrival_time in epoch seconds, input_toks, output_toks) as a
+//! trace with arrivals relative to the first request.
+inline std::filesystem::path replay_trace(const std::string& id, const std::string& file) {
+  const auto path = serving_trace_dir() / (id + ".jsonl");
+  std::ifstream in(accuracy_data() / file);
+  std::ofstream out(path);
+  std::string line;
+  std::optional<double> t0;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    const auto r = nlohmann::json::parse(line);
+    const double t = r.at("arrival_time");
+    if (!t0) t0 = t;
+    out << nlohmann::json{{"arrival_s", t - *t0}, {"input_tokens", r.at("input_toks")}, {"output_tokens", r.at("output_toks")}}
+               .dump()
+        << "\n";
+  }
+  return path;
+}
+
+//! The workload a setup states, as `vramplan simulate` flags would give it. Seed 1 for every
+//! record (a fixed choice, not tuned).
+inline sim::WorkloadSpec serving_workload(const std::string& id, const nlohmann::json& w, const DataRoot& root) {
+  sim::WorkloadSpec s;
+  s.seed = 1;
+  s.requests = w.at("num_prompts").get<std::uint64_t>();
+  const std::string kind = w.at("kind");
+  if (w.contains("concurrency")) s.concurrency = w.at("concurrency").get<std::uint64_t>();
+  if (w.contains("rate")) {
+    const auto& r = w.at("rate");
+    s.arrivals.rate_per_s = r.is_string() ? sim::parse_rate(r.get<std::string>(), "--rate") : r.get<double>();
+  }
+  const std::string arrivals = w.value("arrivals", "poisson");
+  if (arrivals == "constant") s.arrivals.process = sim::ArrivalProcess::Constant;
+  if (kind == "shared_prefix") {
+    s.trace = shared_prefix_trace(id, w);
+  } else if (kind == "trace") {
+    s.trace = replay_trace(id, w.at("trace"));
+  } else if (kind == "sharegpt") {
+    s.input = sim::parse_length("sharegpt", "--input-len", root);
+    s.output = sim::parse_length("sharegpt", "--output-len", root);
+  } else if (kind == "uniform") {
+    const auto range = [](const nlohmann::json& lo, const nlohmann::json& hi) {
+      return "uniform:" + std::to_string(lo.get<std::uint64_t>()) + ".." + std::to_string(hi.get<std::uint64_t>());
+    };
+    s.input = sim::parse_length(range(w.at("input_low"), w.at("input_high")), "--input-len", root);
+    s.output = sim::parse_length(range(w.at("output_low"), w.at("output_high")), "--output-len", root);
+  } else {  // fixed
+    s.input = sim::parse_length(std::to_string(w.at("input_tokens").get<std::uint64_t>()), "--input-len", root);
+    s.output = sim::parse_length(std::to_string(w.at("output_tokens").get<std::uint64_t>()), "--output-len", root);
+  }
+  return s;
+}
+
+//! One line saying what was replayed ("poisson 4 req/s, sharegpt, 1200 requests").
+inline std::string workload_text(const nlohmann::json& w) {
+  std::string s;
+  if (w.contains("concurrency")) s = "closed loop C=" + std::to_string(w.at("concurrency").get<std::uint64_t>());
+  else if (w.contains("rate")) {
+    const auto& r = w.at("rate");
+    s = r.is_string() ? "all at t=0" : w.value("arrivals", "poisson") + " " + fmt("%g", r.get<double>()) + " req/s";
+  } else {
+    s = "trace arrivals";
+  }
+  const std::string kind = w.at("kind");
+  if (kind == "uniform")
+    s += ", uniform 1.." + std::to_string(w.at("input_high").get<int>()) + " / 1.." + std::to_string(w.at("output_high").get<int>());
+  else if (kind == "fixed" || kind == "shared_prefix")
+    s += ", " + std::to_string(w.at("input_tokens").get<int>()) + " / " + std::to_string(w.at("output_tokens").get<int>()) +
+         (kind == "shared_prefix" ? " (" + std::to_string(w.at("prefix_groups").get<int>()) + " shared prefixes of " +
+                                        std::to_string(w.at("prefix_tokens").get<int>()) + ")"
+                                  : "");
+  else if (kind == "sharegpt")
+    s += ", sharegpt";
+  else
+    s += ", replayed trace";
+  return s + ", " + std::to_string(w.at("num_prompts").get<std::uint64_t>()) + " requests";
+}
+
+inline std::optional<double> printed(const nlohmann::json& results, const char* key) {
+  if (!results.contains(key) || results.at(key).is_null()) return std::nullopt;
+  return results.at(key).get<double>();
+}
+
+//! Predicted vs printed for every figure the record has. TPOT as the setup says: "field" (the
+//! printed median TPOT, benchmark_serving's (e2e - TTFT) / (output - 1)), "derived" (the blis
+//! records, whose TPOT field is not that figure: (mean E2E - mean TTFT) / (mean output - 1) on
+//! both sides, README of the ground truth), "itl" (no TPOT printed: median ITL), "none".
+inline void add_metrics(ServingComparison& c, const sim::SimResult& r, const std::string& tpot) {
+  const auto& res = c.record.at("results");
+  const double d = r.duration_s;
+  auto add = [&](const char* name, MetricKind kind, double pred, std::optional<double> meas) {
+    if (meas && *meas > 0) c.metrics.push_back({name, kind, pred, *meas});
+  };
+  add("req/s", MetricKind::Throughput, static_cast<double>(r.completed) / d, printed(res, "request_throughput"));
+  add("out tok/s", MetricKind::Throughput, r.output_tokens / d, printed(res, "output_throughput"));
+  add("TTFT p50", MetricKind::MedianLatency, r.ttft.p50 * 1e3, printed(res, "median_ttft_ms"));
+  if (tpot == "field") {
+    add("TPOT p50", MetricKind::MedianLatency, r.tpot.p50 * 1e3, printed(res, "median_tpot_ms"));
+    add("TPOT p99", MetricKind::P99Latency, r.tpot.p99 * 1e3, printed(res, "p99_tpot_ms"));
+  } else if (tpot == "derived") {
+    const auto e2e = printed(res, "mean_e2e_ms"), ttft = printed(res, "mean_ttft_ms"), out = printed(res, "mean_output_len");
+    const double sim_out = r.output_tokens / static_cast<double>(r.completed);
+    add("TPOT (means)", MetricKind::MedianLatency, (r.e2e.mean - r.ttft.mean) * 1e3 / (sim_out - 1),
+        e2e && ttft && out ? std::optional((*e2e - *ttft) / (*out - 1)) : std::nullopt);
+  } else if (tpot == "itl") {
+    add("ITL p50", MetricKind::MedianLatency, r.itl.p50 * 1e3, printed(res, "median_itl_ms"));
+    add("ITL p99", MetricKind::P99Latency, r.itl.p99 * 1e3, printed(res, "p99_itl_ms"));
+  }
+  add("TTFT p99", MetricKind::P99Latency, r.ttft.p99 * 1e3, printed(res, "p99_ttft_ms"));
+}
+
+inline ServingComparison simulate_record(const nlohmann::json& record, const nlohmann::json& setup) {
+  const DataRoot root{source_dir()};
+  ServingComparison c;
+  c.record = record;
+  c.id = record.at("id");
+  c.engine = setup.at("engine");
+  c.model = setup.at("model");
+  c.gpu = setup.at("gpu");
+  c.notes = setup.value("notes", "");
+  const auto& w = setup.at("workload");
+  c.workload = workload_text(w);
+  sim::SimulateRequest q;
+  q.plan.model = c.model;
+  q.plan.gpu = c.gpu;
+  q.plan.engine = c.engine;
+  for (const auto& [k, v] : setup.at("args").items()) q.plan.args[k] = v.get<std::string>();
+  q.workload = serving_workload(c.id, w, root);
+  const sim::SimulateOutcome out = sim::run_simulation(q, root);
+  c.completed = out.result.completed;
+  c.rejected = out.result.rejected;
+  c.preemptions = out.result.preemptions;
+  add_metrics(c, out.result, setup.at("tpot"));
+  return c;
+}
+
+//! Every record of serving_records.jsonl, simulated once per test run.
+inline const std::vector<ServingComparison>& serving_comparisons() {
+  static const std::vector<ServingComparison> all = [] {
+    const auto setup = serving_setup();
+    std::vector<ServingComparison> v;
+    for (const auto& r : serving_records()) v.push_back(simulate_record(r, setup.at("simulated").at(r.at("id").get<std::string>())));
+    return v;
+  }();
+  return all;
+}
+
+}  // namespace vramplan::test

@@ -1,0 +1,291 @@
+// Serving-simulator accuracy against real runs (issue 12, "How it is checked: Against real runs").
+// Every record of tests/accuracy/data/serving_records.jsonl (benchmark_serving / bench_serving /
+// inference-perf summaries copied verbatim from the ground truth) is re-simulated from its
+// configuration through sim::run_simulation, the code path of `vramplan simulate`, and set against
+// what the run printed; every rate / concurrency sweep of serving_sweeps.json is checked for where
+// throughput stops growing. Targets (uncalibrated): request / output-token throughput median
+// |error| <= 10 %; median TTFT and median TPOT (or ITL) <= 20 %; p99 TTFT / TPOT <= 35 %; saturation
+// within one step. What is met is asserted; what is not is asserted as a regression guard at the
+// achieved median (plus a small margin) and reported as missed in docs/accuracy-sim.md.
+// Regenerate the document with:
+//   VRAMPLAN_WRITE_ACCURACY_DOC=1 build/bin/vramplan_tests --gtest_filter='SimAccuracy.*'
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "accuracy/accuracy_doc.hpp"
+#include "accuracy/serving_records.hpp"
+
+namespace vramplan::test {
+namespace {
+
+// The ground truth README: "169 records: 163 benchmark results and 6 timelines".
+constexpr std::size_t kGroundTruthRecords = 169;
+
+//! The metric names of one family, in the order the document shows them.
+struct Family {
+  const char* label;
+  std::vector<std::string> names;
+  double target_pct;  //!< issue 12's target for the median |error|
+};
+
+const std::vector<Family>& families() {
+  static const std::vector<Family> f = {
+      {"request throughput", {"req/s"}, 10},
+      {"output-token throughput", {"out tok/s"}, 10},
+      {"median TTFT", {"TTFT p50"}, 20},
+      {"median TPOT (or ITL)", {"TPOT p50", "TPOT (means)", "ITL p50"}, 20},
+      {"p99 TTFT", {"TTFT p99"}, 35},
+      {"p99 TPOT (or ITL)", {"TPOT p99", "ITL p99"}, 35},
+  };
+  return f;
+}
+
+std::vector<double> errors(const Family& f) {
+  std::vector<double> e;
+  for (const auto& c : serving_comparisons())
+    for (const auto& n : f.names)
+      if (const auto* m = c.find(n)) e.push_back(m->err());
+  return e;
+}
+
+// ---- saturation ---------------------------------------------------------------------------
+
+//! One sweep point: the offered load and the throughput measured and predicted there.
+struct SweepPoint {
+  std::string id;
+  double load = 0;  //!< requests / s (open loop) or users (closed loop); +inf = everything at t=0
+  double measured = 0, predicted = 0;
+};
+
+struct SweepResult {
+  std::string label, metric, skipped;  //!< skipped: why the sweep is not evaluated
+  std::vector<SweepPoint> points;
+  std::size_t measured_step = 0, predicted_step = 0;
+};
+
+// Throughput "stops growing" at the first point whose next (higher) load point raises it by less
+// than 10 %: the definition used on both sides. A sweep that still grows at its last point
+// saturates "beyond" it (index = number of points - 1).
+constexpr double kGrowth = 0.10;
+
+std::size_t saturation_step(const std::vector<double>& t) {
+  for (std::size_t i = 0; i + 1 < t.size(); ++i)
+    if (t[i + 1] < t[i] * (1 + kGrowth)) return i;
+  return t.size() - 1;
+}
+
+std::vector<SweepResult> sweeps() {
+  std::ifstream in(accuracy_data() / "serving_sweeps.json");
+  const auto all = nlohmann::json::parse(in);
+  std::map<std::string, const ServingComparison*> by_id;
+  for (const auto& c : serving_comparisons()) by_id[c.id] = &c;
+  std::vector<SweepResult> out;
+  for (const auto& s : all) {
+    SweepResult r;
+    const auto& setup = s.at("setup");
+    r.label = setup.at("engine").get<std::string>() + " " + setup.at("model").get<std::string>() + " on " +
+              setup.at("gpu_class").get<std::string>() +
+              (setup.at("tp").is_null() ? "" : " TP" + std::to_string(setup.at("tp").get<int>())) + " (" +
+              s.at("ids").at(0).get<std::string>() + ", ...)";
+    for (const auto& idj : s.at("ids")) {
+      const std::string id = idj;
+      const auto it = by_id.find(id);
+      if (it == by_id.end()) {
+        r.skipped = "not simulated (" + id + ": see the list below)";
+        break;
+      }
+      const auto& c = *it->second;
+      const auto& rec = c.record;
+      SweepPoint p;
+      p.id = id;
+      const bool closed = !rec.at("max_concurrency").is_null();
+      const auto& rate = rec.at("request_rate");
+      p.load = closed ? rec.at("max_concurrency").get<double>()
+                      : (rate.is_string() ? std::numeric_limits<double>::infinity() : rate.get<double>());
+      const auto* m = c.find("out tok/s");
+      if (!m) m = c.find("req/s");
+      if (!m) {
+        r.skipped = "no throughput printed for " + id + " (medians of latencies only)";
+        break;
+      }
+      r.metric = m->name;
+      p.measured = m->measured;
+      p.predicted = m->predicted;
+      r.points.push_back(p);
+    }
+    if (r.skipped.empty()) {
+      std::sort(r.points.begin(), r.points.end(), [](const auto& a, const auto& b) { return a.load < b.load; });
+      std::vector<double> mt, pt;
+      for (const auto& p : r.points) {
+        mt.push_back(p.measured);
+        pt.push_back(p.predicted);
+      }
+      r.measured_step = saturation_step(mt);
+      r.predicted_step = saturation_step(pt);
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::size_t step_distance(const SweepResult& s) {
+  return s.measured_step > s.predicted_step ? s.measured_step - s.predicted_step : s.predicted_step - s.measured_step;
+}
+
+// ---- tests --------------------------------------------------------------------------------
+
+TEST(SimAccuracy, EveryGroundTruthRecordIsSimulatedOrListedWithItsReason) {
+  const auto setup = serving_setup();
+  const auto records = serving_records();
+  std::set<std::string> ids;
+  for (const auto& r : records) {
+    const std::string id = r.at("id");
+    EXPECT_TRUE(setup.at("simulated").contains(id)) << id;
+    EXPECT_FALSE(r.at("source").get<std::string>().empty()) << id;
+    EXPECT_TRUE(ids.insert(id).second) << id;
+  }
+  EXPECT_EQ(setup.at("simulated").size(), records.size());
+  for (const auto& x : setup.at("not_simulated")) {
+    EXPECT_FALSE(x.at("reason").get<std::string>().empty()) << x.at("id");
+    EXPECT_TRUE(ids.insert(x.at("id").get<std::string>()).second) << x.at("id");
+  }
+  EXPECT_EQ(ids.size(), kGroundTruthRecords);
+}
+
+TEST(SimAccuracy, EveryRecordRunsToCompletion) {
+  for (const auto& c : serving_comparisons()) {
+    EXPECT_EQ(c.rejected, 0u) << c.id;
+    EXPECT_EQ(c.completed, c.record.at("num_prompts").get<std::uint64_t>()) << c.id;
+    EXPECT_FALSE(c.metrics.empty()) << c.id;
+  }
+}
+
+// Medians of |error| per family. Met targets are asserted at the target; a missed one at the
+// median this simulator achieved when the test was written, plus 2 points (kGuard), so that a
+// regression shows while the miss stays reported in docs/accuracy-sim.md.
+TEST(SimAccuracy, MedianErrorsMeetTheTargetsOrTheirRegressionGuards) {
+  for (const auto& f : families()) {
+    const auto e = errors(f);
+    ASSERT_FALSE(e.empty()) << f.label;
+    EXPECT_LE(median_abs(e), f.target_pct) << f.label << " over " << e.size() << " figures";
+  }
+}
+
+TEST(SimAccuracy, SaturationWithinOneStep) {
+  for (const auto& s : sweeps()) {
+    if (!s.skipped.empty()) continue;
+    EXPECT_LE(step_distance(s), 1u) << s.label;
+  }
+}
+
+// ---- the document -------------------------------------------------------------------------
+
+std::string cell(const ServingComparison& c, const std::vector<std::string>& names) {
+  for (const auto& n : names)
+    if (const auto* m = c.find(n)) {
+      const char* f = m->measured >= 100 ? "%.0f" : m->measured >= 10 ? "%.1f" : "%.2f";
+      return fmt(f, m->predicted) + " / " + fmt(f, m->measured) + " (" + fmt("%+.0f %%", m->err()) +
+             (n == "TPOT (means)" || n.rfind("ITL", 0) == 0 ? ", " + n : "") + ")";
+    }
+  return "-";
+}
+
+std::string load_text(double load) { return std::isinf(load) ? "inf" : fmt("%g", load); }
+
+std::string render() {
+  std::ostringstream md;
+  const auto setup = serving_setup();
+  const auto& all = serving_comparisons();
+  md << "# Serving simulator accuracy against real runs\n\n"
+     << "Generated by `tests/accuracy/sim_accuracy_test.cpp` (run it with "
+        "`VRAMPLAN_WRITE_ACCURACY_DOC=1 build/bin/vramplan_tests --gtest_filter='SimAccuracy.*'`). Each record of "
+        "`tests/accuracy/data/serving_records.jsonl` (copied verbatim from the project's ground truth, each naming its "
+        "public `source`) is re-simulated from its configuration through `sim::run_simulation`, the code path of "
+        "`vramplan simulate`: the catalogue model and GPU, the engine and the flags the run set, and the workload "
+        "the record states (`serving_sim_setup.json` says, per record, how). Nothing is calibrated: step times come "
+        "from the performance model's datasheet rates (docs/performance.md). Seed 1 for every generated workload.\n\n"
+     << "Cells are predicted / measured (error). TTFT, TPOT and ITL in ms, throughput in requests/s and output "
+        "tokens/s as the load generator computes them (completed over first arrival to last completion). "
+        "\"TPOT (means)\" is (mean E2E - mean TTFT) / (mean output - 1) on both sides: the blis records' TPOT field "
+        "is not that figure (ground-truth README). \"ITL\" stands in where no TPOT was printed.\n\n"
+     << "## Targets (issue 12, uncalibrated)\n\n"
+     << "| figure | records | median \\|error\\| | target | met |\n|---|---|---|---|---|\n";
+  for (const auto& f : families()) {
+    const auto e = errors(f);
+    const double m = median_abs(e);
+    md << "| " << f.label << " | " << e.size() << " | " << fmt("%.1f %%", m) << " | <= " << fmt("%.0f %%", f.target_pct)
+       << " | " << (m <= f.target_pct ? "yes" : "**no**") << " |\n";
+  }
+  const auto sw = sweeps();
+  std::size_t evaluated = 0, within = 0;
+  for (const auto& s : sw)
+    if (s.skipped.empty()) {
+      ++evaluated;
+      within += step_distance(s) <= 1;
+    }
+  md << "| saturation within one step | " << evaluated << " sweeps | " << within << " of " << evaluated
+     << " within one step | every sweep | " << (within == evaluated ? "yes" : "**no**") << " |\n\n";
+
+  md << "## Record by record\n\n"
+     << "| record | engine | model / GPU | workload | req/s | out tok/s | TTFT p50 | TPOT p50 | TTFT p99 | TPOT p99 | "
+        "preempted |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& c : all)
+    md << "| " << c.id << " | " << c.engine << " | " << c.model << " / " << c.gpu << " | " << c.workload << " | "
+       << cell(c, {"req/s"}) << " | " << cell(c, {"out tok/s"}) << " | " << cell(c, {"TTFT p50"}) << " | "
+       << cell(c, {"TPOT p50", "TPOT (means)", "ITL p50"}) << " | " << cell(c, {"TTFT p99"}) << " | "
+       << cell(c, {"TPOT p99", "ITL p99"}) << " | " << c.preemptions << " |\n";
+
+  md << "\n## Saturation per sweep\n\n"
+     << "Throughput stops growing at the first load point whose next point raises it by less than "
+     << fmt("%.0f %%", kGrowth * 100) << " (the same rule on both sides); \"beyond\" = still growing at the last point. "
+        "Output-token throughput where printed, else request throughput.\n\n"
+     << "| sweep | loads (req/s or users) | measured throughput | predicted | stops growing at: measured / predicted | "
+        "within one step |\n|---|---|---|---|---|---|\n";
+  for (const auto& s : sw) {
+    if (!s.skipped.empty()) continue;
+    std::string loads, meas, pred;
+    for (const auto& p : s.points) {
+      loads += (loads.empty() ? "" : ", ") + load_text(p.load);
+      meas += (meas.empty() ? "" : ", ") + fmt("%.1f", p.measured);
+      pred += (pred.empty() ? "" : ", ") + fmt("%.1f", p.predicted);
+    }
+    const auto at = [&](std::size_t i) {
+      return i + 1 == s.points.size() ? "beyond " + load_text(s.points[i].load) : load_text(s.points[i].load);
+    };
+    md << "| " << s.label << " | " << loads << " | " << meas << " | " << pred << " | " << at(s.measured_step) << " / "
+       << at(s.predicted_step) << " | " << (step_distance(s) <= 1 ? "yes" : "**no**") << " |\n";
+  }
+  md << "\nSweeps not evaluated:\n\n";
+  for (const auto& s : sw)
+    if (!s.skipped.empty()) md << "- " << s.label << ": " << s.skipped << "\n";
+
+  md << "\n## How each record is set up\n\n";
+  std::map<std::string, std::vector<std::string>> by_note;
+  for (const auto& c : all) {
+    const auto& st = setup.at("simulated").at(c.id);
+    by_note[st.at("model_basis").get<std::string>() + "; GPU " + c.gpu + " for \"" +
+            st.at("gpu_basis").get<std::string>() + "\". " + c.notes]
+        .push_back(c.id);
+  }
+  for (const auto& [note, ids] : by_note) {
+    md << "- ";
+    for (std::size_t i = 0; i < ids.size(); ++i) md << (i ? ", " : "") << ids[i];
+    md << ": " << note << "\n";
+  }
+  md << "\n## Records not simulated, and why\n\n";
+  for (const auto& x : setup.at("not_simulated"))
+    md << "- " << x.at("id").get<std::string>() << ": " << x.at("reason").get<std::string>() << "\n";
+  return md.str();
+}
+
+TEST(SimAccuracy, RendersTheAccuracyDocument) {
+  const std::string md = render();
+  for (const auto& c : serving_comparisons()) EXPECT_NE(md.find("| " + c.id + " |"), std::string::npos) << c.id;
+  write_accuracy_doc_if_asked("accuracy-sim.md", md);
+}
+
+}  // namespace
+}  // namespace vramplan::test

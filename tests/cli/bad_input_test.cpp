@@ -1,0 +1,251 @@
+// The bad-input table (docs/errors.md): every row run through the real executable, checking the
+// exact one-line message and the exit code, and every row present in the document verbatim.
+// Paths in messages are written "<dir>/..." for the test's scratch folder.
+#include <sys/stat.h>
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "support/gguf_writer.hpp"
+#include "support/safetensors_writer.hpp"
+#include "support/test_support.hpp"
+
+namespace vramplan {
+namespace {
+
+// A file to create in the scratch folder before the run: its bytes, or a FIFO / directory.
+struct File {
+  std::string name;
+  std::string bytes;
+  enum Kind { Regular, Fifo, Directory } kind = Regular;
+};
+
+struct Row {
+  std::string input;               //!< the "input" column of docs/errors.md
+  std::vector<std::string> args;   //!< after `vramplan`; "<dir>" is the scratch folder
+  std::vector<File> files;
+  int exit_code;
+  std::string message;  //!< after "vramplan: error: " ("does not fit": the stdout line); "<dir>" as in args
+};
+
+std::string tiny_with(const std::function<void(nlohmann::json&)>& edit) {
+  auto c = nlohmann::json::parse(test::read_text(test::fixture("hf/tiny-llama/config.json")));
+  edit(c);
+  return c.dump();
+}
+std::string tiny_set(const std::string& key, const nlohmann::json& value) {
+  return tiny_with([&](nlohmann::json& c) { c[key] = value; });
+}
+std::string tiny_raw(const std::string& key, const std::string& literal) {  // values JSON cannot hold
+  std::string text = tiny_set(key, 0);
+  const auto at = text.find("\"" + key + "\":0");
+  return text.replace(at, key.size() + 4, "\"" + key + "\":" + literal);
+}
+std::string gguf_bytes(const std::function<void(test::GgufDesc&)>& edit) {
+  auto d = test::llama_like_gguf();
+  edit(d);
+  return test::build_gguf(d).bytes;
+}
+
+const std::vector<std::string> kPlan = {"plan", "--gpu", "h100-sxm-80", "--model"};
+std::vector<std::string> plan_model(const std::string& model, std::vector<std::string> extra = {}) {
+  auto a = kPlan;
+  a.push_back(model);
+  a.insert(a.end(), extra.begin(), extra.end());
+  return a;
+}
+std::vector<std::string> plan_8b(std::vector<std::string> extra) { return plan_model("llama-3.1-8b", std::move(extra)); }
+
+std::vector<Row> rows() {
+  using namespace std::string_literals;
+  const std::string cfg = "<dir>/config.json";
+  const auto config_row = [&](std::string input, std::string bytes, int code, std::string message) {
+    return Row{std::move(input), plan_model(cfg), {{"config.json", std::move(bytes)}}, code, std::move(message)};
+  };
+  const auto gguf_row = [&](std::string input, std::string bytes, int code, std::string message) {
+    return Row{std::move(input), plan_model("<dir>/m.gguf"), {{"m.gguf", std::move(bytes)}}, code, std::move(message)};
+  };
+  const auto st_row = [&](std::string input, std::string bytes, int code, std::string message) {
+    return Row{std::move(input), plan_model("<dir>"),
+               {{"config.json", tiny_set("num_hidden_layers", 2)}, {"model.safetensors", std::move(bytes)}},
+               code, std::move(message)};
+  };
+  const std::string limits = " is above the plausibility limit ";
+  return {
+      // --- config.json values
+      config_row("num_hidden_layers: 10000000", tiny_set("num_hidden_layers", 10'000'000), 3,
+                 cfg + ": /num_hidden_layers: 10000000" + limits + "1024 for layers (largest public model: 126 (Llama-3.1-405B))"),
+      config_row("hidden_size: 2^62", tiny_set("hidden_size", 1ull << 62), 3,
+                 cfg + ": /hidden_size: 4611686018427387904" + limits + "131072 for hidden size (largest public model: 16384 (Llama-3.1-405B))"),
+      config_row("vocab_size: 2^40", tiny_set("vocab_size", 1ull << 40), 3,
+                 cfg + ": /vocab_size: 1099511627776" + limits + "4194304 for vocabulary (largest public model: 262208 (Gemma 3))"),
+      config_row("intermediate_size: 10^7", tiny_set("intermediate_size", 10'000'000), 3,
+                 cfg + ": /intermediate_size: 10000000" + limits + "1048576 for intermediate size (largest public model: 53248 (Llama-3.1-405B))"),
+      config_row("num_attention_heads: 10^6", tiny_set("num_attention_heads", 1'000'000), 3,
+                 cfg + ": /num_attention_heads: 1000000" + limits + "4096 for attention heads (largest public model: 128 (Llama-3.1-405B, DeepSeek-V3))"),
+      config_row("max_position_embeddings: 10^12", tiny_set("max_position_embeddings", 1'000'000'000'000ull), 3,
+                 cfg + ": /max_position_embeddings: 1000000000000" + limits + "134217728 for positions (largest public model: 10485760 (Llama 4 Scout))"),
+      config_row("rope_scaling.factor: 1e300", tiny_set("rope_scaling", {{"rope_type", "linear"}, {"factor", 1e300}}), 3,
+                 cfg + ": /rope_scaling/factor: must be in (0, 1024] (real configs stretch the context 2 to 40 times)"),
+      config_row("rope_scaling.factor: -2", tiny_set("rope_scaling", {{"rope_type", "linear"}, {"factor", -2}}), 3,
+                 cfg + ": /rope_scaling/factor: must be in (0, 1024] (real configs stretch the context 2 to 40 times)"),
+      config_row("no num_hidden_layers", tiny_with([](nlohmann::json& c) { c.erase("num_hidden_layers"); }), 3,
+                 cfg + ": /num_hidden_layers: required field is missing"),
+      config_row("num_hidden_layers: 0", tiny_set("num_hidden_layers", 0), 3, cfg + ": /num_hidden_layers: must be greater than zero"),
+      config_row("num_hidden_layers: -1", tiny_set("num_hidden_layers", -1), 3,
+                 cfg + ": /num_hidden_layers: expected a non-negative integer, got -1"),
+      config_row("num_hidden_layers: 2.5", tiny_set("num_hidden_layers", 2.5), 3,
+                 cfg + ": /num_hidden_layers: expected a non-negative integer, got 2.5"),
+      config_row("hidden_size: \"64\" (a string)", tiny_set("hidden_size", "64"), 3,
+                 cfg + ": /hidden_size: expected a non-negative integer, got string"),
+      config_row("num_key_value_heads: 3 with 4 heads", tiny_set("num_key_value_heads", 3), 3,
+                 cfg + ": /num_key_value_heads: 3 does not divide num_attention_heads 4"),
+      config_row("hidden_size: 1e400", tiny_raw("hidden_size", "1e400"), 3,
+                 cfg + ": invalid JSON: [json.exception.out_of_range.406] number overflow parsing '1e400'"),
+      config_row("hidden_size: NaN", tiny_raw("hidden_size", "NaN"), 3, cfg + ": invalid JSON at line 1, column 53"),
+      config_row("object nested 100,000 deep", "{\"a\":" + std::string(100'000, '[') + std::string(100'000, ']') + "}", 3,
+                 cfg + ": objects and arrays nested deeper than 64 levels (at byte 68)"),
+      config_row("a JSON array, not an object", "[1, 2]", 3, cfg + ": /: expected a JSON object (an HF config.json)"),
+      config_row("unknown architecture", tiny_set("architectures", {"FrobForCausalLM"}), 4,
+                 cfg + ": architecture 'FrobForCausalLM' is not supported (supported: CohereForCausalLM, DeepseekV2ForCausalLM, "
+                       "DeepseekV3ForCausalLM, FalconForCausalLM, GPTBigCodeForCausalLM, GPTNeoXForCausalLM, Gemma2ForCausalLM, "
+                       "Gemma3ForCausalLM, Gemma3ForConditionalGeneration, GemmaForCausalLM, Glm4ForCausalLM, GlmForCausalLM, "
+                       "GptOssForCausalLM, GraniteForCausalLM, Llama4ForCausalLM, Llama4ForConditionalGeneration, LlamaForCausalLM, "
+                       "Mistral3ForConditionalGeneration, MistralForCausalLM, MixtralForCausalLM, Phi3ForCausalLM, PhiForCausalLM, "
+                       "Qwen2ForCausalLM, Qwen2MoeForCausalLM, Qwen3ForCausalLM, Qwen3MoeForCausalLM, RWForCausalLM); "
+                       "--assume-llama-like builds it as a Llama-style decoder"),
+      // --- the path itself
+      Row{"FIFO named *.gguf", plan_model("<dir>/m.gguf"), {{"m.gguf", "", File::Fifo}}, 5,
+          "<dir>/m.gguf: is not a regular file (a FIFO, socket or device), refused"},
+      Row{"directory whose config.json is a directory", plan_model("<dir>"), {{"config.json", "", File::Directory}}, 5,
+          "<dir>/config.json: is a directory, expected a file"},
+      Row{"directory without config.json", plan_model("<dir>"), {}, 3, "<dir>: directory has no config.json (a model needs one)"},
+      Row{"missing file", plan_model("<dir>/absent.json"), {}, 5, "<dir>/absent.json: no such file or directory"},
+      Row{"100,000-character model name", plan_model(std::string(100'000, 'x')), {}, 2,
+          "--model: 100000 characters, longer than any path (4096)"},
+      Row{"model name with terminal escapes", plan_model("\x1b[31mred\x1b[0m"), {}, 4,
+          "unknown model '\\x1b[31mred\\x1b[0m'; 'vramplan models' lists the catalogue, or pass a config.json / checkpoint dir / .gguf"},
+      // --- GGUF
+      gguf_row("*.gguf without the GGUF magic", "{\"not\": \"gguf\"}", 3, "<dir>/m.gguf: magic: '{\"no' is not 'GGUF': not a GGUF file"),
+      gguf_row("GGUF claiming 2^40 tensors", gguf_bytes([](test::GgufDesc& d) { d.n_tensors = 1ull << 40; }), 3,
+               "<dir>/m.gguf: tensor count: 1099511627776 tensor infos need at least 33 bytes each, but only 966824 bytes follow (offset 24)"),
+      gguf_row("GGUF version 1", gguf_bytes([](test::GgufDesc& d) { d.version = 1; }), 3,
+               "<dir>/m.gguf: version: GGUF version 1 is not supported (it used 32-bit counts; re-convert the model with a current llama.cpp)"),
+      gguf_row("GGUF cut inside its header", gguf_bytes([](test::GgufDesc&) {}).substr(0, 200), 3,
+               "<dir>/m.gguf: metadata key/value count: 14 key/values need at least 14 bytes each, but only 176 bytes follow (offset 24)"),
+      gguf_row("GGUF string holding NUL", gguf_bytes([](test::GgufDesc& d) { d.kvs[0] = test::kv_str("general.architecture", "lla\0ma"s); }), 3,
+               "<dir>/m.gguf: key 'lla\\x00ma.embedding_length': missing (required to describe the model)"),
+      gguf_row("GGUF block_count 10^6", gguf_bytes([](test::GgufDesc& d) { d.kvs[4] = test::kv_u32("llama.block_count", 1'000'000); }), 3,
+               "<dir>/m.gguf: key 'llama.block_count': 1000000" + limits + "1024 for layers (largest public model: 126 (Llama-3.1-405B))"),
+      // --- safetensors
+      st_row("safetensors header longer than the file", test::build_safetensors_raw("{}", 0, 1000), 3,
+             "<dir>/model.safetensors: header length: 1000 bytes but only 2 bytes follow (file size 10)"),
+      st_row("safetensors header length 2^40", test::build_safetensors_raw("{}", 0, 1ull << 40), 3,
+             "<dir>/model.safetensors: header length: 1099511627776 bytes exceeds the limit of 104857600 bytes"),
+      st_row("safetensors tensor listed twice",
+             test::build_safetensors_raw(R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"w":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", 8),
+             3, "<dir>/model.safetensors: header: tensor 'w' is listed twice"),
+      st_row("safetensors unknown dtype",
+             test::build_safetensors_raw(R"({"w":{"dtype":"F99","shape":[1],"data_offsets":[0,4]}})", 4), 3,
+             "<dir>/model.safetensors: /w/dtype: unknown dtype 'F99' (not in data/quant_formats.json)"),
+      st_row("safetensors tensors overlapping",
+             test::build_safetensors_raw(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", 8),
+             3, "<dir>/model.safetensors: tensor 'b': bytes [4, 8) overlap tensor 'a' [0, 8)"),
+      Row{"bare .safetensors file as --model", plan_model("<dir>/x.safetensors"),
+          {{"x.safetensors", test::build_safetensors({{"a", "BF16", {2}, 4}})}}, 3,
+          "<dir>/x.safetensors: is a safetensors file; pass the checkpoint directory that holds it and its config.json"},
+      // --- options
+      Row{"--context 10^15", plan_8b({"--context", "1000000000000000"}), {}, 2, "--context: must be in 1..134217728, got 1000000000000000"},
+      Row{"--context -1", plan_8b({"--context", "-1"}), {}, 2, "--context: must be in 1..134217728, got a negative number"},
+      Row{"--context 0", plan_8b({"--context", "0"}), {}, 2, "--context: must be in 1..134217728, got 0"},
+      Row{"--context 1e400", plan_8b({"--context", "1e400"}), {}, 2,
+          "vramplan plan: the argument ('1e400') for option '--context' is invalid (see 'vramplan plan --help')"},
+      Row{"--context NaN", plan_8b({"--context", "NaN"}), {}, 2,
+          "vramplan plan: the argument ('NaN') for option '--context' is invalid (see 'vramplan plan --help')"},
+      Row{"--batch 0", plan_8b({"--batch", "0"}), {}, 2, "--batch: must be in 1..1048576, got 0"},
+      Row{"--batch -3", plan_8b({"--batch", "-3"}), {}, 2, "--batch: must be in 1..1048576, got a negative number"},
+      Row{"--gpu-memory-utilization 0", plan_8b({"--gpu-memory-utilization", "0"}), {}, 2, "--gpu-memory-utilization must be in (0, 1]"},
+      Row{"--gpu-memory-utilization -0.5", plan_8b({"--gpu-memory-utilization", "-0.5"}), {}, 2, "--gpu-memory-utilization must be in (0, 1]"},
+      Row{"--gpu-memory-utilization NaN", plan_8b({"--gpu-memory-utilization", "nan"}), {}, 2,
+          "--gpu-memory-utilization: expected a number, got 'nan'"},
+      Row{"--gpu-memory-utilization 1e400", plan_8b({"--gpu-memory-utilization", "1e400"}), {}, 2,
+          "--gpu-memory-utilization: expected a number, got '1e400'"},
+      Row{"--max-model-len 0", plan_8b({"--max-model-len", "0"}), {}, 2, "--max-model-len: must be in 1..134217728, got 0"},
+      Row{"--max-model-len 10^15", plan_8b({"--max-model-len", "1000000000000000"}), {}, 2,
+          "--max-model-len: must be in 1..134217728, got 1000000000000000"},
+      Row{"--gpu-memory -5GB", plan_8b({"--gpu-memory", "-5GB"}), {}, 2,
+          "--gpu-memory: cannot read size '-5GB': no number (examples: 80GB, 79.22GiB, 81559MiB, 48e9)"},
+      Row{"--gpu-memory 1e400GB", plan_8b({"--gpu-memory", "1e400GB"}), {}, 2, "--gpu-memory: size must be a finite, non-negative number"},
+      Row{"TP not dividing the KV heads", plan_8b({"-tp", "3"}), {}, 2,
+          "tensor parallel size 3 cannot split 8 KV heads (vLLM requires one to divide the other)"},
+      Row{"GPU smaller than the weights and one KV block (check)", {"check", "--model", "llama-3.1-8b", "--gpu", "custom:1GiB"}, {}, 1,
+          "DOES NOT FIT custom:1GiB x1: No available memory for the cache blocks (weights + activation peak + non-torch = "
+          "15.79 GiB exceed 0.90 GiB = total x gpu_memory_utilization). Try increasing `gpu_memory_utilization` when "
+          "initializing the engine."},
+      Row{"--headroom 150%", {"check", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--headroom", "150%"}, {}, 2,
+          "--headroom must be in [0%, 100%)"},
+      // --- other input files
+      Row{"calibration file with the wrong schema", plan_8b({"--calibration", "<dir>/cal.json"}),
+          {{"cal.json", R"({"schema": "vramplan.tenants/1"})"}}, 3,
+          "<dir>/cal.json: /schema: expected \"vramplan.calibration/1\", got \"vramplan.tenants/1\""},
+      Row{"tenants file with the wrong schema", {"check", "--gpu", "h100-sxm-80", "--tenants", "<dir>/t.json"},
+          {{"t.json", R"({"schema": "vramplan.calibration/1", "tenants": []})"}}, 3, "<dir>/t.json: /schema: expected \"vramplan.tenants/1\""},
+      Row{"tenants file: tenant without a model", {"check", "--gpu", "h100-sxm-80", "--tenants", "<dir>/t.json"},
+          {{"t.json", R"({"schema": "vramplan.tenants/1", "tenants": [{"engine": "vllm"}]})"}}, 3,
+          "<dir>/t.json: /tenants/0/model: required field is missing"},
+  };
+}
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+  return s;
+}
+
+TEST(BadInput, EveryRowGivesItsMessageAndExitCode) {
+  for (const Row& row : rows()) {
+    test::ScratchDir dir;
+    const std::string d = dir.path().string();
+    for (const File& f : row.files) {
+      const auto path = dir.path() / f.name;
+      if (f.kind == File::Fifo) ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+      else if (f.kind == File::Directory) std::filesystem::create_directory(path);
+      else dir.write(f.name, f.bytes);
+    }
+    std::vector<std::string> args;
+    for (const auto& a : row.args) args.push_back(replace_all(a, "<dir>", d));
+    const auto r = test::run_cli(args);
+    EXPECT_EQ(r.exit_code, row.exit_code) << row.input << "\n" << r.err;
+    const std::string expected = replace_all(row.message, "<dir>", d);
+    if (row.exit_code == 1)  // "does not fit" is a result: its line is on stdout
+      EXPECT_EQ(r.out.substr(0, r.out.find('\n')), expected) << row.input;
+    else
+      EXPECT_EQ(r.err, "vramplan: error: " + expected + "\n") << row.input;
+    // One line, whatever the input held.
+    EXPECT_LE(std::count(r.err.begin(), r.err.end(), '\n'), 1) << row.input;
+  }
+}
+
+TEST(BadInput, DocsErrorsListsEveryRow) {
+  const std::string doc = test::read_text(test::source_dir() / "docs" / "errors.md");
+  std::size_t listed = 0;
+  for (const Row& row : rows()) {
+    const std::string cell = "| " + row.input + " |";
+    const auto at = doc.find(cell);
+    ASSERT_NE(at, std::string::npos) << "docs/errors.md has no row " << cell;
+    const std::string line = doc.substr(at, doc.find('\n', at) - at);
+    EXPECT_NE(line.find("| " + std::to_string(row.exit_code) + " |"), std::string::npos) << line;
+    // A message holding backticks is fenced with two.
+    const bool listed_message = line.find("`" + row.message + "`") != std::string::npos ||
+                                line.find("`` " + row.message + " ``") != std::string::npos;
+    EXPECT_TRUE(listed_message) << line;
+    ++listed;
+  }
+  EXPECT_GE(listed, 40u);
+}
+
+}  // namespace
+}  // namespace vramplan

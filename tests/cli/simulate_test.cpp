@@ -1,0 +1,134 @@
+// `vramplan simulate` end to end through the real executable: flags, JSON schema fields, the
+// timeline file, determinism, and one-line errors with distinct exit codes.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+#include "support/test_support.hpp"
+
+namespace vramplan::test {
+namespace {
+
+CliResult simulate(std::vector<std::string> extra) {
+  std::vector<std::string> args = {"simulate", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--max-model-len", "8192"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return run_cli(args);
+}
+
+nlohmann::json simulate_json(std::vector<std::string> extra) {
+  extra.push_back("--json");
+  const CliResult r = simulate(extra);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return nlohmann::json::parse(r.out);
+}
+
+TEST(SimulateCli, ReportsTheContractFields) {
+  const auto j = simulate_json({"--rate", "5", "--requests", "2000", "--input-len", "512", "--output-len", "128", "--seed", "7"});
+  EXPECT_EQ(j.at("schema"), "vramplan.simulate/1");
+  EXPECT_EQ(j.at("requests").at("arrived"), 2000);
+  EXPECT_EQ(j.at("requests").at("completed"), 2000);
+  EXPECT_EQ(j.at("requests").at("rejected"), 0);
+  for (const char* k : {"ttft", "tpot", "itl", "e2e", "queue"})
+    for (const char* q : {"mean", "p50", "p90", "p99"}) EXPECT_TRUE(j.at("latency_ms").at(k).contains(q)) << k << q;
+  // 5 req/s x 128 output tokens: the engine keeps up, so output throughput ~ 640 tok/s.
+  EXPECT_NEAR(j.at("throughput").at("output_tokens_per_s").get<double>(), 640.0, 40.0);
+  EXPECT_EQ(j.at("verdict").at("state"), "stable");
+  // The pool and limits are the plan's: vLLM on H100 with 8k context.
+  EXPECT_EQ(j.at("engine_rules").at("block_tokens"), 16);
+  EXPECT_GT(j.at("engine_rules").at("kv_blocks").get<std::uint64_t>(), 20000u);
+  const double held = j.at("memory").at("held_gib").get<double>(), peak = j.at("memory").at("peak_gib").get<double>();
+  EXPECT_LE(peak, held);  // vLLM holds its whole pool; what is in use at the peak is less
+  EXPECT_GT(peak, j.at("memory").at("non_kv_gib").get<double>());
+}
+
+TEST(SimulateCli, SameSeedSameOutputDifferentSeedDifferent) {
+  const std::vector<std::string> a = {"--rate", "8", "--requests", "500", "--json"};
+  const CliResult r1 = simulate({"--rate", "8", "--requests", "500", "--seed", "3", "--json"});
+  const CliResult r2 = simulate({"--rate", "8", "--requests", "500", "--seed", "3", "--json"});
+  const CliResult r3 = simulate({"--rate", "8", "--requests", "500", "--seed", "4", "--json"});
+  ASSERT_EQ(r1.exit_code, 0) << r1.err;
+  EXPECT_EQ(r1.out, r2.out);
+  EXPECT_NE(r1.out, r3.out);
+}
+
+TEST(SimulateCli, OverloadIsReported) {
+  // An offered load far beyond one H100's capacity for 2k-token prompts: the queue grows.
+  const auto j = simulate_json({"--rate", "200", "--requests", "6000", "--input-len", "2048", "--output-len", "256"});
+  EXPECT_EQ(j.at("verdict").at("state"), "overloaded");
+  EXPECT_GT(j.at("verdict").at("queue_growth_per_s").get<double>(), 10.0);
+}
+
+TEST(SimulateCli, TimelineIsWrittenAsCsv) {
+  ScratchDir dir;
+  const auto path = (dir.path() / "t.csv").string();
+  const CliResult r = simulate({"--rate", "5", "--requests", "200", "--timeline", path, "--sample-every", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string csv = read_text(path);
+  EXPECT_EQ(csv.rfind("t_s,running,waiting,completed,preemptions,kv_blocks_used,kv_blocks_cached,kv_usage,memory_gib\n", 0), 0u);
+  EXPECT_GT(std::count(csv.begin(), csv.end(), '\n'), 10);
+}
+
+TEST(SimulateCli, FindMaxRateThenReplicasForATargetLoad) {
+  const auto j = simulate_json({"--input-len", "512", "--output-len", "128", "--slo", "p99_ttft<=1s,p99_tpot<=50ms",
+                                "--find-max-rate", "--target-rate", "30", "--probe-requests", "300"});
+  const auto& m = j.at("capacity").at("max_rate");
+  ASSERT_TRUE(m.at("found").get<bool>()) << m.dump();
+  const double rate = m.at("rate_per_s").get<double>();
+  // The answer never exceeds what the engine completes with everything queued at once.
+  EXPECT_LE(rate, m.at("offline_capacity_per_s").get<double>());
+  EXPECT_GE(m.at("probes").size(), 3u);
+  const auto& r = j.at("capacity").at("replicas");
+  // At least ceil(30 / rate) replicas, each serving its share within the targets.
+  EXPECT_GE(r.at("replicas").get<double>(), std::ceil(30 / rate - 1e-9));
+  EXPECT_TRUE(r.at("met").get<bool>());
+  EXPECT_TRUE(j.at("slo").at("met").get<bool>());
+}
+
+TEST(SimulateCli, OfflineJobOnWorkers) {
+  const auto j = simulate_json({"--rate", "inf", "--requests", "2000", "--input-len", "512", "--output-len", "128",
+                                "--workers", "2", "--margin", "24h"});
+  const auto& o = j.at("capacity").at("offline");
+  EXPECT_EQ(o.at("workers"), 2);
+  EXPECT_EQ(o.at("period"), "3d");  // minutes of work + 24 h margin: the shortest default period
+  // Two workers on half the requests each finish faster than one worker on all of them.
+  EXPECT_LT(o.at("makespan_s").get<double>(), j.at("duration_s").get<double>());
+  EXPECT_EQ(j.at("verdict").at("state"), "offline");
+}
+
+TEST(SweepSloCli, RanksLayoutsByTheCostOfServingTheLoad) {
+  const CliResult r = run_cli({"sweep", "--model", "llama-3.1-8b", "--gpu", "l40s,h100-sxm-80", "--tp", "1", "--context", "8192",
+                               "--rate", "10", "--slo", "p99_ttft<=2s", "--input-len", "512", "--output-len", "128",
+                               "--probe-requests", "300", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("schema"), "vramplan.sweep-slo/1");
+  ASSERT_EQ(j.at("rows").size(), 2u) << j.dump();
+  EXPECT_EQ(j.at("simulated_layouts"), 2);
+  // Cheapest first.
+  const auto& rows = j.at("rows");
+  EXPECT_LE(rows[0].at("cost_usd")[0].get<double>(), rows[1].at("cost_usd")[0].get<double>());
+  for (const auto& row : rows) EXPECT_GE(row.at("replicas").get<int>(), 1);
+}
+
+TEST(SimulateCli, BadInputGetsOneLineAndADistinctExitCode) {
+  const CliResult no_rate = simulate({"--requests", "10"});
+  EXPECT_EQ(no_rate.exit_code, 2) << no_rate.err;
+  EXPECT_NE(no_rate.err.find("--rate"), std::string::npos);
+  const CliResult zero = simulate({"--rate", "0", "--requests", "10"});
+  EXPECT_EQ(zero.exit_code, 2) << zero.err;
+  const CliResult bad_len = simulate({"--rate", "1", "--requests", "10", "--input-len", "uniform:5..2"});
+  EXPECT_EQ(bad_len.exit_code, 2) << bad_len.err;
+  EXPECT_NE(bad_len.err.find("--input-len"), std::string::npos);
+  // A configuration the engine would not start: exit 1 with the plan's reason.
+  const CliResult no_fit = run_cli({"simulate", "--model", "llama-3.1-70b", "--gpu", "l40s", "--rate", "1", "--requests", "10"});
+  EXPECT_EQ(no_fit.exit_code, 1) << no_fit.err;
+  const CliResult no_slo = simulate({"--find-max-rate"});
+  EXPECT_EQ(no_slo.exit_code, 2) << no_slo.err;
+  EXPECT_NE(no_slo.err.find("--slo"), std::string::npos);
+  const CliResult bad_slo = simulate({"--find-max-rate", "--slo", "p99_ttft<2s"});
+  EXPECT_EQ(bad_slo.exit_code, 2) << bad_slo.err;
+}
+
+}  // namespace
+}  // namespace vramplan::test

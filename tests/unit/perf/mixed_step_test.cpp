@@ -1,0 +1,95 @@
+// The simulator's step clock against the planner's own estimates: a decode-only step is
+// estimate_decode's round, a prompt-only step is estimate_prefill's chunk (issue 12 item 3).
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "vramplan/perf/perf_model.hpp"
+
+namespace vramplan::perf {
+namespace {
+
+// The round-number Llama-3.1-8B-like shape of perf_model_test.cpp, with a sliding-window group
+// added where a test needs one.
+PerfModelShape dense_shape() {
+  PerfModelShape s;
+  s.dense_weight_bytes = 15e9;
+  s.active_params = 7.5e9;
+  s.layers = 32;
+  s.hidden = 4096;
+  s.attention = {AttentionGroup{32, 32, 128, 128, 4096, 0}};
+  return s;
+}
+
+PerfHardware exact_hw() {
+  PerfHardware hw;
+  hw.expected = HardwareRates{4e12, 1e15, 1e-4, 0, 0};
+  hw.expected.layer_overhead_s = 2e-6;
+  return hw;
+}
+
+TEST(MixedStep, DecodeOnlyEqualsDecodeEstimate) {
+  const PerfModelShape shape = dense_shape();
+  const PerfHardware hw = exact_hw();
+  // 16 sequences with 8192 cached tokens each attend 8193 tokens each (the new one included),
+  // which is what estimate_decode calls context 8193.
+  const double step = mixed_step_seconds(shape, hw.expected, MixedStep{16, 16.0 * 8193, {}});
+  EXPECT_DOUBLE_EQ(step, estimate_decode(shape, hw, DecodeBatch{16, 8193}).step_s.expected);
+}
+
+TEST(MixedStep, DecodeOnlyUnderPipelineParallelismEqualsTheRound) {
+  PerfModelShape shape = dense_shape();
+  shape.pp = 4;
+  shape.layers = 8;
+  shape.attention[0].layers = 8;
+  const PerfHardware hw = exact_hw();
+  for (std::uint64_t b : {1u, 3u, 4u, 10u}) {
+    const double step = mixed_step_seconds(shape, hw.expected, MixedStep{b, static_cast<double>(b) * 1000, {}});
+    EXPECT_DOUBLE_EQ(step, estimate_decode(shape, hw, DecodeBatch{b, 1000}).step_s.expected) << "batch " << b;
+  }
+}
+
+TEST(MixedStep, PromptChunksSumToThePrefillEstimate) {
+  const PerfModelShape shape = dense_shape();
+  const PerfHardware hw = exact_hw();
+  // A 5000-token prompt in chunks of 2048: [0,2048) [2048,4096) [4096,5000), one step each.
+  double total = 0;
+  for (std::uint64_t a = 0; a < 5000; a += 2048) {
+    const std::vector<PrefillChunk> chunk = {{a, std::min<std::uint64_t>(a + 2048, 5000)}};
+    total += mixed_step_seconds(shape, hw.expected, MixedStep{0, 0, chunk});
+  }
+  EXPECT_NEAR(total, estimate_ttft(shape, hw, 5000, 2048).expected, 1e-15);
+  // Whole prompt in one step.
+  const std::vector<PrefillChunk> whole = {{0, 5000}};
+  EXPECT_NEAR(mixed_step_seconds(shape, hw.expected, MixedStep{0, 0, whole}), estimate_ttft(shape, hw, 5000, 0).expected,
+              1e-15);
+}
+
+TEST(MixedStep, MixingCostsLessThanSeparateSteps) {
+  // Decode tokens ride on the prompt chunk's weight reads: one mixed step of 64 decodes + a
+  // 512-token chunk is cheaper than the two steps apart, and dearer than either alone.
+  const PerfModelShape shape = dense_shape();
+  const HardwareRates r = exact_hw().expected;
+  const std::vector<PrefillChunk> chunk = {{0, 512}};
+  const double mixed = mixed_step_seconds(shape, r, MixedStep{64, 64.0 * 2000, chunk});
+  const double decode = mixed_step_seconds(shape, r, MixedStep{64, 64.0 * 2000, {}});
+  const double prompt = mixed_step_seconds(shape, r, MixedStep{0, 0, chunk});
+  EXPECT_LT(mixed, decode + prompt);
+  EXPECT_GT(mixed, std::max(decode, prompt));
+}
+
+TEST(MixedStep, SlidingWindowCapsDecodeAttention) {
+  PerfModelShape shape = dense_shape();
+  shape.attention[0].window = 1024;
+  const PerfHardware hw = exact_hw();
+  // Every sequence is past the window, so each attends exactly 1024 tokens: the uniform estimate.
+  const double step = mixed_step_seconds(shape, hw.expected, MixedStep{8, 8.0 * 5000, {}});
+  EXPECT_DOUBLE_EQ(step, estimate_decode(shape, hw, DecodeBatch{8, 5000}).step_s.expected);
+}
+
+TEST(MixedStep, EmptyStepTakesNoTime) {
+  EXPECT_EQ(mixed_step_seconds(dense_shape(), exact_hw().expected, MixedStep{}), 0.0);
+}
+
+}  // namespace
+}  // namespace vramplan::perf

@@ -1,0 +1,308 @@
+// sim::scheduler_rules: each engine's rules, hand-derived from its plan's engine_view and the
+// engine defaults in data/engines/<engine>.json (docs/simulator.md "Engine rules").
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "support/catalogs.hpp"
+#include "support/engine_plans.hpp"
+#include "support/test_models.hpp"
+#include "support/test_support.hpp"
+#include "vramplan/io/data_root.hpp"
+#include "vramplan/model/catalogue.hpp"
+#include "vramplan/sim/scheduler_rules.hpp"
+
+namespace vramplan::sim {
+namespace {
+
+// Llama-3.1-8B shape (test::dense_model): 32 layers x 8 KV heads x 128 x (K + V) x 2 B (bf16)
+// = 131,072 B of KV per token.
+constexpr std::uint64_t kKvPerToken = 131072;
+const Bytes kH100(80000000000u);  // 74.5 GiB: vLLM's large-GPU class (>= 70 GiB, not A100)
+
+memory::PlanOutcome outcome_of(memory::MemoryPlan plan, const ModelSpec& model, const memory::GpuTarget& gpu) {
+  memory::PlanOutcome o;
+  o.model = model;
+  o.gpu = gpu;
+  o.plan = std::move(plan);
+  return o;
+}
+
+memory::PlanOutcome plan(const std::string& engine, memory::EngineArgs args, memory::Workload w = {},
+                         Bytes total = kH100, const std::string& gpu_name = test::kH100Name) {
+  const ModelSpec m = test::dense_model({});
+  const auto gpu = test::gpu_target(total, gpu_name);
+  return outcome_of(test::plan_engine(engine, m, gpu, std::move(args), w), m, gpu);
+}
+
+SchedulerRules rules(const memory::PlanOutcome& o) { return scheduler_rules(o, {}); }
+
+std::uint64_t non_kv(const memory::MemoryPlan& p) { return (p.total_bytes() - p.kv_cache_bytes()).count(); }
+
+// Every rule names the engine source it comes from.
+void expect_sourced_basis(const SchedulerRules& r) {
+  ASSERT_FALSE(r.basis.empty());
+  const std::regex source(R"([A-Za-z_/]+\.(py|cpp|h)\b)");
+  for (const auto& line : r.basis) EXPECT_TRUE(std::regex_search(line, source)) << line;
+}
+
+// ---- vLLM ---------------------------------------------------------------------------------------
+
+TEST(EngineRulesVllm, LargeGpuDefaults) {
+  const auto o = plan("vllm", {{"max-model-len", "8192"}});
+  const auto r = rules(o);
+  EXPECT_EQ(r.engine, "vllm");
+  // One KV group: the simulator's blocks are vLLM's gpu_blocks of block_size 16 tokens,
+  // 16 x 131,072 B = 2,097,152 B each.
+  EXPECT_EQ(r.kv_blocks, o.plan.engine_view["gpu_blocks"].get<std::uint64_t>());
+  EXPECT_GT(r.kv_blocks, 0u);
+  EXPECT_EQ(r.block_tokens, 16u);
+  EXPECT_EQ(r.kv_block_bytes, 2097152u);
+  // arg_utils.py get_batch_defaults, >= 70 GiB GPU: max_num_seqs 1024, max_num_batched_tokens 8192.
+  EXPECT_EQ(r.max_seqs, 1024u);
+  EXPECT_EQ(r.step_tokens, 8192u);
+  EXPECT_TRUE(r.chunked_prefill);
+  EXPECT_TRUE(r.mix_prefill_decode);
+  EXPECT_EQ(r.admission, Admission::OnDemand);
+  EXPECT_EQ(r.out_of_blocks, OutOfBlocks::PreemptNewest);
+  EXPECT_TRUE(r.prefix_caching);
+  EXPECT_EQ(r.max_model_len, 8192u);
+  EXPECT_EQ(r.slot_tokens, 0u);
+  EXPECT_EQ(r.static_batch, 0u);
+  EXPECT_EQ(r.non_kv_bytes, non_kv(o.plan));
+  EXPECT_EQ(r.gpu_total_bytes, 80000000000u);
+  // The pool the rules describe is the plan's KV cache, byte for byte.
+  EXPECT_EQ(r.kv_blocks * r.kv_block_bytes, o.plan.kv_cache_bytes().count());
+  expect_sourced_basis(r);
+}
+
+TEST(EngineRulesVllm, HybridModelBlockHoldsOneBlockOfEveryGroup) {
+  // Gemma-2-9B: 42 layers alternating sliding-window and full attention, so vLLM forms two KV
+  // groups of 21 layers sharing one pool. A group block holds 16 tokens of 21 layers x 8 KV
+  // heads x 256 x (K + V) x 2 B = 2,752,512 B; the simulator's block is one block of each group:
+  // gpu_blocks / 2 blocks of 5,505,024 B (= 42 layers x 16 tokens x 8,192 B).
+  const ModelSpec m = load_catalogue_model(DataRoot{test::source_dir()}, "gemma-2-9b");
+  const auto gpu = test::gpu_target(kH100);
+  const auto o = outcome_of(test::plan_engine("vllm", m, gpu, {{"max-model-len", "8192"}}), m, gpu);
+  ASSERT_EQ(o.plan.engine_view["kv_cache_groups"].get<std::uint64_t>(), 2u);
+  const auto r = rules(o);
+  EXPECT_EQ(r.kv_blocks, o.plan.engine_view["gpu_blocks"].get<std::uint64_t>() / 2u);
+  EXPECT_EQ(r.kv_block_bytes, 5505024u);
+}
+
+TEST(EngineRulesVllm, SmallGpuDefaults) {
+  // 48e9 B = 44.7 GiB < 70 GiB: max_num_seqs 256, max_num_batched_tokens 2048.
+  const auto r = rules(plan("vllm", {{"max-model-len", "8192"}}, {}, Bytes(48000000000u), "NVIDIA L40S"));
+  EXPECT_EQ(r.max_seqs, 256u);
+  EXPECT_EQ(r.step_tokens, 2048u);
+}
+
+TEST(EngineRulesVllm, PrefixCachingAndChunkedPrefillSwitches) {
+  const auto off = rules(plan("vllm", {{"max-model-len", "8192"}, {"no-enable-prefix-caching", "true"}}));
+  EXPECT_FALSE(off.prefix_caching);
+  const auto on = rules(plan("vllm", {{"max-model-len", "8192"}, {"enable-prefix-caching", "true"}}));
+  EXPECT_TRUE(on.prefix_caching);
+  test::error_message([] { plan("vllm", {{"enable-prefix-caching", "true"}, {"no-enable-prefix-caching", "true"}}); },
+                      ErrorKind::Usage);
+  // Without chunked prefill the default budget rises to max_model_len (arg_utils.py
+  // _set_default_max_num_seqs_and_batched_tokens_args): max(16384, 8192) = 16384.
+  const auto whole = rules(plan("vllm", {{"max-model-len", "16384"}, {"no-enable-chunked-prefill", "true"}}));
+  EXPECT_FALSE(whole.chunked_prefill);
+  EXPECT_EQ(whole.step_tokens, 16384u);
+}
+
+TEST(EngineRulesVllm, UnchunkedBudgetBelowMaxModelLenIsRefused) {
+  // config/scheduler.py verify_max_model_len: vLLM refuses to start, so there is nothing to simulate.
+  const auto o = plan("vllm", {{"max-model-len", "8192"},
+                               {"max-num-batched-tokens", "4096"},
+                               {"no-enable-chunked-prefill", "true"}});
+  EXPECT_FALSE(o.plan.fits);
+  const std::string msg = test::error_message([&] { rules(o); }, ErrorKind::Usage);
+  EXPECT_NE(msg.find("max_num_batched_tokens (4096) is smaller than max_model_len (8192)"), std::string::npos) << msg;
+}
+
+// ---- SGLang -------------------------------------------------------------------------------------
+
+TEST(EngineRulesSglang, TokenPoolAndAdmissionRatio) {
+  const auto o = plan("sglang", {{"context-length", "8192"}, {"chunked-prefill-size", "4096"}});
+  const auto r = rules(o);
+  const auto tokens = o.plan.engine_view["max_total_num_tokens"].get<std::uint64_t>();
+  // Page size 1 (server_args.py): one token per block, 131,072 B each.
+  EXPECT_EQ(r.block_tokens, 1u);
+  EXPECT_EQ(r.kv_blocks, tokens);
+  EXPECT_EQ(r.kv_block_bytes, kKvPerToken);
+  // max_running_requests unset: min(clamp(tokens / 8192 x 512, 2048, 4096), tokens / 2) = 4096 once
+  // tokens >= 8192 x 4096 / 512 = 65,536 (the pool here holds some 400 k tokens).
+  ASSERT_GE(tokens, 65536u);
+  EXPECT_EQ(r.max_seqs, 4096u);
+  // min(chunked_prefill_size 4096, max_prefill_tokens 16384).
+  EXPECT_TRUE(r.chunked_prefill);
+  EXPECT_EQ(r.step_tokens, 4096u);
+  EXPECT_FALSE(r.mix_prefill_decode);
+  EXPECT_EQ(r.admission, Admission::ExpectedOutput);
+  // init 0.7; min 0.7 x 0.14 = 0.098; decay (0.7 - 0.098) / 600 = 0.0010033 per decode step.
+  EXPECT_DOUBLE_EQ(r.reserve_ratio, 0.7);
+  EXPECT_DOUBLE_EQ(r.reserve_ratio_min, 0.7 * 0.14);
+  EXPECT_DOUBLE_EQ(r.reserve_ratio_decay, (0.7 - 0.7 * 0.14) / 600.0);
+  EXPECT_EQ(r.reserve_clip_tokens, 4096u);
+  EXPECT_EQ(r.retract_decode_steps, 20u);
+  EXPECT_EQ(r.out_of_blocks, OutOfBlocks::Retract);
+  EXPECT_TRUE(r.prefix_caching);
+  // prompt + max_new_tokens >= context_len is refused: the longest served is 8191.
+  EXPECT_EQ(r.max_model_len, 8191u);
+  EXPECT_EQ(r.non_kv_bytes, non_kv(o.plan));
+  EXPECT_EQ(r.kv_blocks * r.kv_block_bytes, o.plan.kv_cache_bytes().count());
+  expect_sourced_basis(r);
+}
+
+TEST(EngineRulesSglang, Flags) {
+  const auto r = rules(plan("sglang", {{"context-length", "8192"},
+                                       {"max-running-requests", "100"},
+                                       {"max-prefill-tokens", "2048"},
+                                       {"schedule-conservativeness", "2"},
+                                       {"disable-radix-cache", "true"},
+                                       {"enable-mixed-chunk", "true"}}));
+  EXPECT_EQ(r.max_seqs, 100u);     // min(100, tokens / 2)
+  EXPECT_EQ(r.step_tokens, 2048u);  // min(chunked_prefill_size (8192 on an H100), 2048)
+  // 0.7 x 2 = 1.4, capped at 1; min 1 x 0.14; decay (1 - 0.14) / 600.
+  EXPECT_DOUBLE_EQ(r.reserve_ratio, 1.0);
+  EXPECT_DOUBLE_EQ(r.reserve_ratio_min, 0.14);
+  EXPECT_DOUBLE_EQ(r.reserve_ratio_decay, (1.0 - 0.14) / 600.0);
+  EXPECT_FALSE(r.prefix_caching);
+  EXPECT_TRUE(r.mix_prefill_decode);
+}
+
+TEST(EngineRulesSglang, ChunkingOffLeavesTheMaxPrefillTokensBudget) {
+  // --chunked-prefill-size -1: a prompt is prefilled whole, in batches of max_prefill_tokens 16384.
+  const auto r = rules(plan("sglang", {{"context-length", "8192"}, {"chunked-prefill-size", "-1"}}));
+  EXPECT_FALSE(r.chunked_prefill);
+  EXPECT_EQ(r.step_tokens, 16384u);
+}
+
+// ---- TensorRT-LLM -------------------------------------------------------------------------------
+
+TEST(EngineRulesTrtllm, GuaranteedNoEvictByDefault) {
+  const auto o = plan("trtllm", {{"max-seq-len", "8192"}});
+  const auto r = rules(o);
+  // Blocks of 32 tokens (KvCacheConfig default): 32 x 131,072 B = 4,194,304 B each.
+  EXPECT_EQ(r.block_tokens, 32u);
+  EXPECT_EQ(r.kv_blocks, *o.plan.kv.capacity_tokens / 32u);
+  EXPECT_EQ(r.kv_block_bytes, 4194304u);
+  EXPECT_EQ(r.kv_blocks * r.kv_block_bytes, o.plan.kv_cache_bytes().count());
+  EXPECT_EQ(r.max_seqs, 2048u);     // LLM API max_batch_size
+  EXPECT_EQ(r.step_tokens, 8192u);  // max_num_tokens
+  EXPECT_FALSE(r.chunked_prefill);
+  EXPECT_TRUE(r.mix_prefill_decode);
+  EXPECT_EQ(r.admission, Admission::FullLength);
+  EXPECT_EQ(r.out_of_blocks, OutOfBlocks::Fail);
+  EXPECT_TRUE(r.prefix_caching);  // 1.0: enable_block_reuse default True
+  EXPECT_EQ(r.max_model_len, 8192u);
+  EXPECT_EQ(r.non_kv_bytes, non_kv(o.plan));
+  expect_sourced_basis(r);
+}
+
+TEST(EngineRulesTrtllm, MaxUtilizationPausesTheNewest) {
+  const auto r = rules(plan("trtllm", {{"max-seq-len", "8192"},
+                                       {"capacity-scheduler-policy", "MAX_UTILIZATION"},
+                                       {"enable-chunked-prefill", "true"},
+                                       {"enable-block-reuse", "false"}}));
+  EXPECT_EQ(r.admission, Admission::OnDemand);
+  EXPECT_EQ(r.out_of_blocks, OutOfBlocks::PreemptNewest);
+  EXPECT_TRUE(r.chunked_prefill);
+  EXPECT_FALSE(r.prefix_caching);
+}
+
+TEST(EngineRulesTrtllm, PolicyNotModelledIsRefused) {
+  const auto o = plan("trtllm", {{"max-seq-len", "8192"}, {"capacity-scheduler-policy", "STATIC_BATCH"}});
+  const std::string msg = test::error_message([&] { rules(o); }, ErrorKind::Usage);
+  EXPECT_NE(msg.find("STATIC_BATCH"), std::string::npos) << msg;
+  test::error_message([] { plan("trtllm", {{"capacity-scheduler-policy", "FIFO"}}); }, ErrorKind::Usage);
+}
+
+TEST(EngineRulesTrtllm, OlderExecutorProfileHasNoBlockReuse) {
+  // trtllm@0.13: executor.h KvCacheConfig(enableBlockReuse = false).
+  EXPECT_FALSE(rules(plan("trtllm@0.13", {{"max-seq-len", "8192"}})).prefix_caching);
+}
+
+// ---- llama.cpp ----------------------------------------------------------------------------------
+
+memory::PlanOutcome llamacpp_plan(memory::EngineArgs args) {
+  const ModelSpec m = test::dense_model({});
+  const auto gpu = test::gpu_target(kH100);
+  const auto engine = memory::make_engine("llamacpp", test::source_dir() / "data");
+  auto p = engine->plan(memory::PlanInput{m, test::quant_catalog(), gpu, {}, std::move(args), "gguf:Q8_0",
+                                          std::nullopt, ""});
+  return outcome_of(std::move(p), m, gpu);
+}
+
+TEST(EngineRulesLlamacpp, SlotsOfNctxOverNp) {
+  const auto o = llamacpp_plan({{"ctx-size", "8192"}, {"parallel", "4"}});
+  const auto r = rules(o);
+  // -c 8192 -np 4: 4 streams of n_ctx_seq 8192 / 4 = 2048 cells; an f16 cell holds
+  // 32 layers x 1024 x (K + V) x 2 B = 131,072 B.
+  EXPECT_EQ(r.max_seqs, 4u);
+  EXPECT_EQ(r.slot_tokens, 2048u);
+  EXPECT_EQ(r.kv_blocks, 8192u);
+  EXPECT_EQ(r.block_tokens, 1u);
+  EXPECT_EQ(r.kv_block_bytes, kKvPerToken);
+  EXPECT_EQ(r.step_tokens, 2048u);  // -b default 2048
+  EXPECT_TRUE(r.truncate_at_slot);
+  EXPECT_TRUE(r.chunked_prefill);
+  EXPECT_TRUE(r.mix_prefill_decode);
+  EXPECT_EQ(r.admission, Admission::OnDemand);
+  EXPECT_EQ(r.out_of_blocks, OutOfBlocks::Fail);
+  EXPECT_FALSE(r.prefix_caching);
+  EXPECT_EQ(r.max_model_len, 0u);
+  EXPECT_EQ(r.non_kv_bytes, non_kv(o.plan));
+  expect_sourced_basis(r);
+}
+
+TEST(EngineRulesLlamacpp, UnifiedCacheGivesEverySlotTheWholeContext) {
+  // -kvu: one stream of 8192 cells shared by the 4 slots, each of which may fill it.
+  const auto r = rules(llamacpp_plan({{"ctx-size", "8192"}, {"parallel", "4"}, {"kv-unified", "true"}}));
+  EXPECT_EQ(r.slot_tokens, 8192u);
+  EXPECT_EQ(r.kv_blocks, 8192u);
+}
+
+// ---- HF transformers ----------------------------------------------------------------------------
+
+TEST(EngineRulesHf, StaticBatches) {
+  const auto o = plan("hf", {}, {4, 4096});
+  const auto r = rules(o);
+  EXPECT_EQ(r.static_batch, 4u);
+  EXPECT_EQ(r.max_seqs, 4u);
+  // The DynamicCache grows into whatever weights and activations leave: capacity_tokens of
+  // 131,072 B each.
+  EXPECT_EQ(r.kv_blocks, *o.plan.kv.capacity_tokens);
+  EXPECT_EQ(r.block_tokens, 1u);
+  EXPECT_EQ(r.kv_block_bytes, kKvPerToken);
+  EXPECT_EQ(r.step_tokens, 0u);
+  EXPECT_FALSE(r.chunked_prefill);
+  EXPECT_FALSE(r.mix_prefill_decode);
+  EXPECT_EQ(r.admission, Admission::FullLength);
+  EXPECT_EQ(r.out_of_blocks, OutOfBlocks::Fail);
+  EXPECT_FALSE(r.prefix_caching);
+  EXPECT_EQ(r.max_model_len, 131072u);  // max_position_embeddings
+  EXPECT_EQ(r.non_kv_bytes, non_kv(o.plan));
+  expect_sourced_basis(r);
+}
+
+// ---- refusals -----------------------------------------------------------------------------------
+
+TEST(EngineRules, PlanThatDoesNotFitIsRefused) {
+  // 10e9 B cannot hold 16 GB of weights.
+  const auto o = plan("vllm", {{"max-model-len", "8192"}}, {}, Bytes(10000000000u), "NVIDIA L4");
+  ASSERT_FALSE(o.plan.fits);
+  const std::string msg = test::error_message([&] { rules(o); }, ErrorKind::Usage);
+  EXPECT_EQ(msg.rfind("nothing to simulate: the vllm plan does not fit: ", 0), 0u) << msg;
+}
+
+TEST(EngineRules, EngineNotModelledIsRefused) {
+  auto o = plan("vllm", {{"max-model-len", "8192"}});
+  o.plan.engine = "exllama";
+  EXPECT_EQ(test::error_message([&] { rules(o); }, ErrorKind::Usage),
+            "the simulator does not model engine 'exllama' (it models vllm, sglang, trtllm, llamacpp, hf)");
+}
+
+}  // namespace
+}  // namespace vramplan::sim

@@ -1,0 +1,295 @@
+// The simulator core against theory (M/D/1 queue wait, Little's law), against the planner's own
+// estimates (one request alone), and its invariants (issue 12, "How it is checked").
+#include "vramplan/sim/simulator.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "vramplan/core/error.hpp"
+
+namespace vramplan::sim {
+namespace {
+
+// Requests from a list.
+class ListSource : public RequestSource {
+ public:
+  explicit ListSource(std::vector<Request> r) : r_(std::move(r)) {}
+  std::optional<Request> next() override {
+    if (i_ == r_.size()) return std::nullopt;
+    return r_[i_++];
+  }
+
+ private:
+  std::vector<Request> r_;
+  std::size_t i_ = 0;
+};
+
+// Poisson arrivals at `rate`, fixed lengths, `n` requests; prefix ids cycle over `prefixes`
+// groups when set. The exponential gap is -ln(1 - u) / rate from a 53-bit uniform u.
+class PoissonSource : public RequestSource {
+ public:
+  PoissonSource(double rate, std::uint64_t n, std::uint32_t in, std::uint32_t out, std::uint64_t seed,
+                std::uint32_t prefixes = 0, std::uint32_t prefix_tokens = 0)
+      : rate_(rate), n_(n), in_(in), out_(out), rng_(seed), prefixes_(prefixes), prefix_tokens_(prefix_tokens) {}
+  std::optional<Request> next() override {
+    if (i_ == n_) return std::nullopt;
+    const double u = static_cast<double>(rng_() >> 11) * 0x1.0p-53;
+    t_ += -std::log1p(-u) / rate_;
+    Request q{i_, t_, in_, out_, 0, 0};
+    if (prefixes_) {
+      q.prefix_id = 1 + i_ % prefixes_;
+      q.prefix_tokens = prefix_tokens_;
+    }
+    ++i_;
+    return q;
+  }
+
+ private:
+  double rate_;
+  std::uint64_t n_, i_ = 0;
+  std::uint32_t in_, out_;
+  std::mt19937_64 rng_;
+  double t_ = 0;
+  std::uint32_t prefixes_, prefix_tokens_;
+};
+
+// A clock with round numbers: 10 ms per step + 10 us per token in it.
+double linear_clock(const perf::MixedStep& s) {
+  double tokens = static_cast<double>(s.decode_sequences);
+  for (const auto& c : s.chunks) tokens += static_cast<double>(c.end - c.start);
+  return 0.01 + 1e-5 * tokens;
+}
+
+SchedulerRules vllm_like(std::uint64_t blocks, std::uint64_t max_seqs = 256) {
+  SchedulerRules r;
+  r.engine = "vllm";
+  r.kv_blocks = blocks;
+  r.block_tokens = 16;
+  r.kv_block_bytes = 2 << 20;
+  r.max_seqs = max_seqs;
+  r.step_tokens = 2048;
+  r.max_model_len = 8192;
+  r.non_kv_bytes = 20ull << 30;
+  return r;
+}
+
+TEST(Simulator, OneRequestAloneTakesPrefillThenDecodeSteps) {
+  ListSource src({{0, 0.5, 3000, 4, 0, 0}});
+  const SimResult r = simulate(vllm_like(1000), linear_clock, src, {});
+  // Prompt 3000 in chunks of 2048 + 952: steps of 0.01 + 0.02048 and 0.01 + 0.00952 s
+  // -> TTFT 0.05 s; then 3 decode steps of 0.01001 s -> e2e 0.08003 s.
+  EXPECT_NEAR(r.ttft.mean, 0.05, 1e-12);
+  EXPECT_NEAR(r.e2e.mean, 0.08003, 1e-12);
+  EXPECT_NEAR(r.tpot.mean, 0.01001, 1e-12);  // (e2e - ttft) / (4 - 1)
+  EXPECT_EQ(r.steps, 5u);
+  EXPECT_EQ(r.completed, 1u);
+  EXPECT_NEAR(r.queue.mean, 0.0, 1e-12);
+  // The last decode step computes token 3002 (0-based): ceil(3003 / 16) = 188 blocks at the peak.
+  EXPECT_EQ(r.kv_blocks_peak, 188u);
+  EXPECT_NEAR(r.duration_s, 0.08003, 1e-12);  // first arrival .. last completion
+}
+
+TEST(Simulator, MD1QueueWaitMatchesPollaczekKhinchine) {
+  // One request at a time (max_seqs 1), fixed lengths: service S = prefill 0.01 + 100 x 1e-5
+  // = 0.011 s + 9 decode steps x 0.01001 s = 0.10109 s. Poisson arrivals at 7/s: rho = 0.70763.
+  // M/D/1 mean wait W_q = rho S / (2 (1 - rho)) = 0.70763 x 0.10109 / (2 x 0.29237) = 0.122338 s.
+  PoissonSource src(7.0, 200000, 100, 10, 42);
+  const SimResult r = simulate(vllm_like(1000, 1), linear_clock, src, {});
+  const double S = 0.011 + 9 * 0.01001, rho = 7.0 * S, wq = rho * S / (2 * (1 - rho));
+  ASSERT_EQ(r.completed, 200000u);
+  EXPECT_NEAR(r.queue.mean / wq, 1.0, 0.03) << "simulated " << r.queue.mean << " s, M/D/1 " << wq << " s";
+  EXPECT_NEAR(r.e2e.mean - r.queue.mean, S, 1e-9);  // every service takes exactly S
+  EXPECT_EQ(r.verdict.state, "stable");
+}
+
+TEST(Simulator, LittlesLawHolds) {
+  // Mean number in the system (time average of the engine's own count) = arrival rate x mean
+  // time in the system, continuous batching with prefix sharing and chunked prompts.
+  PoissonSource src(20.0, 50000, 700, 60, 7, 8, 256);
+  const SimResult r = simulate(vllm_like(4000), linear_clock, src, {});
+  ASSERT_EQ(r.completed, 50000u);
+  const double span = r.end_s - r.first_arrival_s;
+  const double lambda = static_cast<double>(r.arrived) / span;
+  EXPECT_NEAR(r.mean_in_system / (lambda * r.e2e.mean), 1.0, 0.01);
+  EXPECT_GT(r.prefix_hits, 40000u);  // 8 shared prefixes of 256 tokens, cached after first use
+}
+
+TEST(Simulator, PreemptionKeepsEveryBlockAccountedFor) {
+  // A 60-block pool (960 tokens) for requests that start at 200 tokens (13 blocks) and grow to
+  // 500 (32 blocks): admitted on their prompts, the decodes run out of blocks and the newest
+  // requests are preempted and recomputed. check_invariants recounts every block after every step.
+  PoissonSource src(30.0, 400, 200, 300, 3, 4, 64);
+  SimOptions o;
+  o.check_invariants = true;
+  const SimResult r = simulate(vllm_like(60), linear_clock, src, o);
+  EXPECT_GT(r.preemptions, 0u);
+  EXPECT_EQ(r.completed, 400u);
+  // A preempted or prefix-hit request still produces exactly its output tokens.
+  EXPECT_DOUBLE_EQ(r.output_tokens, 400.0 * 300);
+  EXPECT_GT(r.prefix_hits, 0u);
+  EXPECT_LE(r.kv_blocks_peak, 60u);
+  EXPECT_EQ(r.in_system, 0u);
+}
+
+TEST(Simulator, FullLengthAdmissionNeverPreempts) {
+  PoissonSource src(30.0, 300, 200, 100, 3);
+  SchedulerRules rules = vllm_like(25);
+  rules.admission = Admission::FullLength;
+  rules.out_of_blocks = OutOfBlocks::Fail;  // would throw if the pool ever ran out
+  SimOptions o;
+  o.check_invariants = true;
+  const SimResult r = simulate(rules, linear_clock, src, o);
+  EXPECT_EQ(r.preemptions, 0u);
+  EXPECT_EQ(r.completed, 300u);
+  // 300 tokens = 19 blocks reserved each: at most one request of a 25-block pool runs at a time.
+  EXPECT_LE(r.running.max, 1.0);
+}
+
+TEST(Simulator, SglangStyleReservationAndRetraction) {
+  // A token-granular pool of 3000 tokens, prompt batches apart from decode batches, admission
+  // reserving ratio x outstanding output, and retraction when decode runs out: requests of 200
+  // prompt tokens growing to 1000 at 30/s overload it. Every token is recounted after every step.
+  SchedulerRules r = vllm_like(3000);
+  r.engine = "sglang";
+  r.block_tokens = 1;
+  r.mix_prefill_decode = false;
+  r.admission = Admission::ExpectedOutput;
+  r.reserve_ratio = 0.7;
+  r.reserve_ratio_min = 0.098;
+  r.reserve_ratio_decay = (0.7 - 0.098) / 600;
+  r.reserve_clip_tokens = 4096;
+  r.out_of_blocks = OutOfBlocks::Retract;
+  r.retract_decode_steps = 20;
+  PoissonSource src(30.0, 300, 200, 800, 9);
+  SimOptions o;
+  o.check_invariants = true;
+  const SimResult res = simulate(r, linear_clock, src, o);
+  EXPECT_EQ(res.completed, 300u);
+  EXPECT_DOUBLE_EQ(res.output_tokens, 300.0 * 800);
+  EXPECT_GT(res.preemptions, 0u);  // retractions
+  EXPECT_LE(res.kv_blocks_peak, 3000u);
+}
+
+TEST(Simulator, ReservationKeepsAdmissionsWithinTheExpectedGrowth) {
+  // With ratio 1 and no decay the reservation is every running request's whole remaining
+  // output: admitted requests can always finish, so nothing is ever retracted.
+  SchedulerRules r = vllm_like(3000);
+  r.block_tokens = 1;
+  r.admission = Admission::ExpectedOutput;
+  r.reserve_ratio = 1;
+  r.reserve_ratio_min = 1;
+  r.out_of_blocks = OutOfBlocks::Retract;
+  r.retract_decode_steps = 20;
+  PoissonSource src(30.0, 300, 200, 800, 9);
+  SimOptions o;
+  o.check_invariants = true;
+  const SimResult res = simulate(r, linear_clock, src, o);
+  EXPECT_EQ(res.completed, 300u);
+  EXPECT_EQ(res.preemptions, 0u);
+  // Each request needs 1000 tokens by its end: at most 3 of them fit the 3000-token pool.
+  EXPECT_LE(res.running.max, 3.0);
+}
+
+TEST(Simulator, RejectsRequestsLongerThanMaxModelLen) {
+  ListSource src({{0, 0, 8000, 300, 0, 0}, {1, 0.1, 100, 100, 0, 0}, {2, 0.2, 8100, 92, 0, 0}});
+  const SimResult r = simulate(vllm_like(1000), linear_clock, src, {});
+  EXPECT_EQ(r.completed, 2u);  // 8100 + 92 = 8192 is exactly max_model_len: accepted
+  EXPECT_EQ(r.rejected, 1u);
+  ASSERT_EQ(r.rejections.size(), 1u);
+  EXPECT_EQ(r.rejections[0].reason, "prompt + output tokens exceed max_model_len 8192");
+}
+
+TEST(Simulator, OverloadIsDetectedWithTheQueueGrowthRate) {
+  // Capacity with max_seqs 1: 1 / 0.10109 s = 9.89 requests/s. At 20/s the system grows at
+  // about 20 - 9.89 = 10.1 requests/s.
+  PoissonSource src(20.0, 20000, 100, 10, 5);
+  SimOptions o;
+  o.timeout_s = 30;
+  const SimResult r = simulate(vllm_like(1000, 1), linear_clock, src, o);
+  EXPECT_EQ(r.verdict.state, "overloaded");
+  EXPECT_NEAR(r.verdict.served_per_s, 1 / 0.10109, 0.05);
+  EXPECT_NEAR(r.verdict.queue_growth_per_s, 20 - 1 / 0.10109, 1.0);
+  // Request n arrives at n / 20 s and starts at about n x 0.10109 s, so it waits
+  // n x 0.05109 s: 30 s for n ~ 587, which arrived at ~29.4 s and times out at ~59.4 s.
+  ASSERT_TRUE(r.verdict.first_timeout_s.has_value());
+  EXPECT_NEAR(*r.verdict.first_timeout_s, 59.0, 6.0);
+}
+
+TEST(Simulator, SameInputsGiveIdenticalResults) {
+  auto run = [] {
+    PoissonSource src(25.0, 5000, 300, 80, 11, 3, 128);
+    SimOptions o;
+    o.check_invariants = true;
+    return simulate(vllm_like(400), linear_clock, src, o);
+  };
+  const SimResult a = run(), b = run();
+  EXPECT_EQ(a.steps, b.steps);
+  EXPECT_EQ(a.preemptions, b.preemptions);
+  EXPECT_EQ(a.ttft.p99, b.ttft.p99);
+  EXPECT_EQ(a.e2e.mean, b.e2e.mean);
+}
+
+TEST(Simulator, ClosedLoopKeepsConcurrencyOutstanding) {
+  std::vector<Request> all;
+  for (std::uint64_t i = 0; i < 400; ++i) all.push_back({i, 0, 500, 50, 0, 0});
+  ListSource src(all);
+  SimOptions o;
+  o.concurrency = 8;
+  const SimResult r = simulate(vllm_like(2000), linear_clock, src, o);
+  EXPECT_EQ(r.completed, 400u);
+  EXPECT_EQ(r.verdict.state, "closed-loop");
+  // Never more than 8 sent, and a user sends again as soon as its request completes: the
+  // engine holds 8 the whole time except the last few requests' tail.
+  EXPECT_LE(r.running.max + r.waiting.max, 16.0);
+  EXPECT_LE(r.running.max, 8.0);
+  EXPECT_GT(r.mean_in_system, 7.5);
+  EXPECT_LE(r.mean_in_system, 8.0);
+}
+
+TEST(Simulator, OfflineBatchIsJudgedByItsMakespan) {
+  std::vector<Request> all;
+  for (std::uint64_t i = 0; i < 300; ++i) all.push_back({i, 0, 200, 20, 0, 0});
+  ListSource src(all);
+  const SimResult r = simulate(vllm_like(4000), linear_clock, src, {});
+  EXPECT_EQ(r.verdict.state, "offline");
+  EXPECT_EQ(r.completed, 300u);
+  EXPECT_GT(r.duration_s, 0.0);
+}
+
+TEST(Simulator, RefusesRulesThatCannotRun) {
+  ListSource src({});
+  SchedulerRules r = vllm_like(0);
+  EXPECT_THROW(simulate(r, linear_clock, src, {}), Error);
+  r = vllm_like(100);
+  r.max_seqs = 0;
+  EXPECT_THROW(simulate(r, linear_clock, src, {}), Error);
+}
+
+TEST(Simulator, LlamaCppSlotsTruncateOrFail) {
+  // 4 slots of 1024 cells: a 1000-token prompt asking for 100 tokens stops at 24 (prompt +
+  // output reaches the slot), a 1100-token prompt does not fit at all.
+  SchedulerRules r = vllm_like(256);  // 4 x 1024 tokens
+  r.engine = "llamacpp";
+  r.max_seqs = 4;
+  r.slot_tokens = 1024;
+  r.truncate_at_slot = true;
+  r.prefix_caching = false;
+  r.max_model_len = 0;
+  ListSource src({{0, 0, 1000, 100, 0, 0}, {1, 0, 1100, 10, 0, 0}, {2, 0, 100, 10, 0, 0}});
+  const SimResult res = simulate(r, linear_clock, src, {});
+  EXPECT_EQ(res.completed, 2u);
+  EXPECT_EQ(res.truncated, 1u);
+  EXPECT_DOUBLE_EQ(res.output_tokens, 24.0 + 10.0);
+  ASSERT_EQ(res.rejections.size(), 1u);
+  EXPECT_EQ(res.rejections[0].reason, "prompt does not fit the slot's 1024 tokens");
+  // Without truncation the server fails the long request as a whole.
+  r.truncate_at_slot = false;
+  ListSource again({{0, 0, 1000, 100, 0, 0}});
+  EXPECT_EQ(simulate(r, linear_clock, again, {}).rejected, 1u);
+}
+
+}  // namespace
+}  // namespace vramplan::sim

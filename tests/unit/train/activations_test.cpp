@@ -1,0 +1,95 @@
+// Saved activations (train/activations.hpp), hand-computed for Llama-3.1-8B: h 4096, 32 heads x
+// 128 (q = 4096), 8 KV heads (kv = 1024), SwiGLU I = 14336, vocab 128256, bf16 (b = 2).
+//   each RMSNorm 4h + 4 + 2h = 24,580; two of them 49,160; q/k/v input and gate/up input 2h each
+//     -> sequence-sized 49,160 + 8,192 + 8,192 = 65,544
+//   flash attention 2 (2 x 4096 + 2 x 1024) + 4 x 32 = 20,608; o_proj input 2 x 4096 = 8,192
+//   SwiGLU 3 x 2 x 14336 = 86,016; down input 2 x 14336 = 28,672  -> TP-sized 143,488
+//   per token per layer 209,032 B
+#include <gtest/gtest.h>
+
+#include "support/test_support.hpp"
+#include "vramplan/core/error.hpp"
+#include "vramplan/model/catalogue.hpp"
+#include "vramplan/train/activations.hpp"
+
+namespace vramplan::train {
+namespace {
+
+ActivationInput llama8b(std::uint64_t batch, std::uint64_t seq) {
+  static const ModelSpec spec = load_catalogue_model(DataRoot{test::source_dir()}, "llama-3.1-8b");
+  ActivationInput in;
+  in.arch = spec.arch;
+  in.gated_mlp = has_gated_mlp(spec);
+  in.micro_batch = batch;
+  in.seq_len = seq;
+  return in;
+}
+
+std::uint64_t bytes_of(const Activations& a, const std::string& name) {
+  for (const auto& c : a.parts)
+    if (c.name == name) return c.bytes.count();
+  return 0;
+}
+
+TEST(TrainActivations, LlamaLayerWithoutRecomputation) {
+  const auto a = activations(llama8b(1, 2048));
+  EXPECT_EQ(a.per_token_layer, 209'032u);
+  EXPECT_EQ(bytes_of(a, "activations"), 209'032ull * 32 * 2048);  // 13,699,047,424 B
+  // logits 2048 x 128256 x 2 B + 2048 x 128256 x 12 B (fp32 upcast, log-softmax, its gradient)
+  EXPECT_EQ(bytes_of(a, "logits_and_loss"), 2048ull * 128256 * 14);
+  EXPECT_EQ(bytes_of(a, "recomputed_block"), 0u);
+}
+
+TEST(TrainActivations, FullRecomputationKeepsBlockInputsAndRebuildsOneBlock) {
+  auto in = llama8b(2, 2048);
+  in.recompute = Recompute::Full;
+  const auto a = activations(in);
+  EXPECT_EQ(bytes_of(a, "activations"), 2ull * 4096 * 32 * 4096);      // b h x 32 layers x 4096 tokens
+  EXPECT_EQ(bytes_of(a, "recomputed_block"), 209'032ull * 4096);       // one block, no recompute
+}
+
+TEST(TrainActivations, EagerAttentionKeepsTheScoresUnlessSelectivelyRecomputed) {
+  // eager: q, k, v 2 (4096 + 2048) + probabilities 32 x 2048 x (4 fp32 softmax + 2 bf16) = 393,216
+  // + output 2 x 4096 -> attention 413,696 vs flash 20,608: + 393,088 per token per layer.
+  auto in = llama8b(1, 2048);
+  in.attention = AttentionImpl::Eager;
+  EXPECT_EQ(activations(in).per_token_layer, 209'032u + 393'088u);
+  in.recompute = Recompute::Selective;  // drops the 393,216 s-proportional bytes
+  EXPECT_EQ(bytes_of(activations(in), "activations"), (209'032ull + 393'088 - 393'216) * 32 * 2048);
+}
+
+TEST(TrainActivations, ChunkedLossKeepsOneChunkInFp32) {
+  auto in = llama8b(1, 2048);
+  in.loss_chunks = 8;  // torchtune CEWithChunkedOutputLoss: 256 tokens at a time in fp32
+  EXPECT_EQ(bytes_of(activations(in), "logits_and_loss"), 2048ull * 128256 * 2 + 256ull * 128256 * 12);
+}
+
+TEST(TrainActivations, TensorAndSequenceParallelSplit) {
+  // TP 2 without SP: sequence-sized 65,544 stays, TP-sized 143,488 halves -> 137,288;
+  // with SP both halve -> 104,516.
+  auto in = llama8b(1, 2048);
+  in.parallel.gpus = 2;
+  in.parallel.tp = 2;
+  EXPECT_EQ(bytes_of(activations(in), "activations"), 137'288ull * 32 * 2048);
+  in.sequence_parallel = true;
+  EXPECT_EQ(bytes_of(activations(in), "activations"), 104'516ull * 32 * 2048);
+}
+
+TEST(TrainActivations, FrozenLinearsDoNotSaveTheirInputs) {
+  // LoRA on q, v only: o_proj, gate/up and down keep no input: 209,032 - 8,192 (o) - 8,192
+  // (gate/up) - 28,672 (down) = 163,976.
+  auto in = llama8b(1, 2048);
+  in.saved = {true, false, false, false};
+  EXPECT_EQ(bytes_of(activations(in), "activations"), 163'976ull * 32 * 2048);
+}
+
+TEST(TrainActivations, ContextParallelMustDivideTheSequence) {
+  auto in = llama8b(1, 2049);
+  in.parallel.gpus = 2;
+  in.parallel.cp = 2;
+  EXPECT_THROW(activations(in), Error);
+  EXPECT_THROW(recompute_from_name("partial"), Error);
+}
+
+}  // namespace
+}  // namespace vramplan::train

@@ -1,0 +1,95 @@
+// LoRA / DoRA / QLoRA adapters (train/adapters.hpp). Counts checked against the figures PEFT's
+// print_trainable_parameters() shows for these models (widely reproduced): Llama-2-7B r 8 on
+// q_proj, v_proj -> 4,194,304; Llama-3.1-8B r 16 all-linear -> 41,943,040.
+#include <gtest/gtest.h>
+
+#include "support/catalogs.hpp"
+#include "support/test_support.hpp"
+#include "vramplan/core/error.hpp"
+#include "vramplan/model/catalogue.hpp"
+#include "vramplan/train/adapters.hpp"
+
+namespace vramplan::train {
+namespace {
+
+const ModelSpec& model(const std::string& id) {
+  static std::map<std::string, ModelSpec> cache;
+  auto it = cache.find(id);
+  if (it == cache.end()) it = cache.emplace(id, load_catalogue_model(DataRoot{test::source_dir()}, id)).first;
+  return it->second;
+}
+
+AdapterPlan plan(const std::string& id, AdapterSetup s) { return adapter_plan(model(id), s, test::quant_formats(), 2); }
+
+TEST(TrainAdapters, LoraOnQueryAndValue) {
+  // 32 layers x (8 x (4096 + 4096) for q + the same for v) = 4,194,304.
+  AdapterSetup s;
+  s.rank = 8;
+  s.targets = "q_proj,v_proj";
+  const auto p = plan("llama-2-7b", s);
+  EXPECT_EQ(p.adapter_params, 4'194'304u);
+  EXPECT_EQ(p.targeted_modules, 64u);
+  EXPECT_TRUE(p.saved.qkv);
+  EXPECT_FALSE(p.saved.o);
+  EXPECT_FALSE(p.saved.down);
+  // The same modules in torchtune's and LitGPT's spelling.
+  s.targets = "query,value";
+  EXPECT_EQ(plan("llama-2-7b", s).adapter_params, 4'194'304u);
+}
+
+TEST(TrainAdapters, AllLinearOnGqaModel) {
+  // per layer 16 x (2 x (4096 + 4096) + 2 x (4096 + 1024) + 3 x (4096 + 14336)) = 1,310,720; x 32.
+  AdapterSetup s;
+  s.rank = 16;
+  s.targets = "all-linear";
+  EXPECT_EQ(plan("llama-3.1-8b", s).adapter_params, 41'943'040u);
+  s.targets = "q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj";
+  EXPECT_EQ(plan("llama-3.1-8b", s).adapter_params, 41'943'040u);
+}
+
+TEST(TrainAdapters, DoraAddsOneMagnitudePerOutputFeature) {
+  // q and v outputs: 32 x (4096 + 4096) = 262,144 more than LoRA.
+  AdapterSetup s;
+  s.method = Method::Dora;
+  EXPECT_EQ(plan("llama-2-7b", s).adapter_params, 4'194'304u + 262'144u);
+}
+
+TEST(TrainAdapters, QloraDoubleQuantizedBase) {
+  // Llama-3.1-8B: block linears 32 x 218,103,808 = 6,979,321,856 values in NF4 with double quant:
+  // n/2 + n/64 (uint8 absmax) + 4 n / 16384 (fp32 per 256 blocks) = 3,600,416,768 B; the rest
+  // (embedding, lm_head, norms: 1,050,939,392 values) bf16 = 2,101,878,784 B.
+  AdapterSetup s;
+  s.method = Method::Qlora;
+  s.base_format = "nf4-dq";
+  s.targets = "all-linear";
+  const auto p = plan("llama-3.1-8b", s);
+  std::uint64_t frozen = 0;
+  for (const auto& t : p.tensors)
+    if (!t.trainable) frozen += t.frozen_bytes;
+  EXPECT_EQ(frozen, 3'600'416'768ull + 2'101'878'784ull);
+  EXPECT_EQ(p.dequant_buffer, 14336ull * 4096 * 2);  // the largest linear (gate/up/down) in bf16
+}
+
+TEST(TrainAdapters, TorchtuneQuantizesOnlyTheTargets) {
+  AdapterSetup s;
+  s.method = Method::Qlora;
+  s.base_format = "nf4-dq";
+  s.targets = "q_proj,v_proj";
+  s.quantize_targets_only = true;
+  EXPECT_EQ(plan("llama-3.1-8b", s).dequant_buffer, 4096ull * 4096 * 2);  // q_proj is the largest target
+}
+
+TEST(TrainAdapters, DropoutKeepsACopyOfEachAdaptedInput) {
+  // per token, layer 0: q and v: 2 x (rank 8 x 2 B + 4096 x (2 B copy + 1 B mask)) = 24,608.
+  AdapterSetup s;
+  s.dropout = true;
+  EXPECT_EQ(plan("llama-2-7b", s).adapter_bytes_per_token_layer, 24'608u);
+}
+
+TEST(TrainAdapters, UnknownTargetsAreRefusedWithTheKnownNames) {
+  const auto msg = test::error_message([] { lora_target_roles("qproj"); }, ErrorKind::Usage);
+  EXPECT_NE(msg.find("all-linear"), std::string::npos) << msg;
+}
+
+}  // namespace
+}  // namespace vramplan::train

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (tests/fuzz/, clang, ASan + UBSan) and runs each for a bounded time
+# on its seed corpus. Any crash, sanitizer report, uncaught non-vramplan exception, input slower
+# than -timeout or run above -rss_limit_mb fails the script; the input is kept under
+# build-fuzz/findings/ and must become a regression test.
+#
+#   bash tools/fuzz.sh                 every target, FUZZ_SECONDS (default 20) each
+#   FUZZ_SECONDS=3600 bash tools/fuzz.sh gguf hf_config     named targets, one hour each
+#
+# Bounds: FUZZ_SECONDS per target (11 targets x 20 s = under 4 minutes of fuzzing), 10 s per input
+# (linear-time parsers take milliseconds; a quadratic path on a large input shows up here), 2 GiB
+# of RSS per process.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${FUZZ_SECONDS:-20}
+build=${FUZZ_BUILD_DIR:-build-fuzz}
+if ! command -v clang++ >/dev/null; then
+  echo "tools/fuzz.sh: clang++ not found (apt-get install clang)" >&2
+  exit 1
+fi
+
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+  -DVRAMPLAN_FUZZ=ON -DVRAMPLAN_BUILD_TESTS=OFF -DVRAMPLAN_BUILD_BENCH=OFF -DVRAMPLAN_BUILD_PROBES=OFF >/dev/null
+
+# Seeds: the real files of the repository each reader is meant for, plus tests/fuzz/seeds/<target>.
+seeds_of() {
+  case "$1" in
+    gguf | safetensors | safetensors_index | tenants) ls tests/fuzz/seeds/"$1"/* ;;
+    hf_config) ls models/*.json tests/fixtures/hf/*.json tests/fixtures/hf/*/config.json ;;
+    gpu_catalog) ls data/gpus.json tests/fixtures/gpus/*.json ;;
+    prices) ls data/prices.json ;;
+    quant_formats) ls data/quant_formats.json ;;
+    quant_schemes) ls data/quant_schemes.json ;;
+    engine_profile) ls data/engines/*.json ;;
+    calibration) ls tests/fixtures/calib/*.json ;;
+    *) echo "tools/fuzz.sh: no seeds for target '$1'" >&2; return 1 ;;
+  esac
+}
+
+targets=("$@")
+if ((${#targets[@]} == 0)); then
+  for f in tests/fuzz/*_fuzz.cpp; do
+    name=$(basename "$f" _fuzz.cpp)
+    targets+=("$name")
+  done
+fi
+cmake --build "$build" -j2 --target "${targets[@]/#/fuzz_}"
+
+mkdir -p "$build/findings"
+failed=()
+for t in "${targets[@]}"; do
+  corpus="$build/corpus/$t"
+  mkdir -p "$corpus"
+  cp $(seeds_of "$t") "$corpus/"
+  log="$build/fuzz_$t.log"
+  # -max_len: big enough for the largest seed (data/gpus.json), so mutations can grow catalogues.
+  if "$build/bin/fuzz_$t" "$corpus" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+      -max_len=262144 -print_final_stats=1 -artifact_prefix="$build/findings/$t-" >"$log" 2>&1; then
+    runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
+    echo "fuzz_$t: ok, $runs executions in ${seconds} s"
+  else
+    echo "fuzz_$t: FAILED (log: $log)"
+    grep -m3 -E 'ERROR|SUMMARY|uncaught|timeout|rss' "$log" || true
+    failed+=("$t")
+  fi
+done
+if ((${#failed[@]})); then
+  echo "tools/fuzz.sh: findings in ${failed[*]} (inputs under $build/findings/)" >&2
+  exit 1
+fi

@@ -13,7 +13,7 @@
 #include "vramplan/core/error.hpp"
 #include "vramplan/hardware/gpu_catalog.hpp"
 #include "vramplan/memory/engine.hpp"
-#include "vramplan/plan/plan_request.hpp"
+#include "vramplan/memory/plan_request.hpp"
 
 namespace vramplan::cli {
 
@@ -45,7 +45,7 @@ int run_plan(const std::vector<std::string>& args) {
   if (!parse_args("plan", "--model M --gpu G [--engine E] [engine flags] [--format json]", desc, args, vm)) return 0;
   const auto opts = read_common_options(vm);
 
-  plan::PlanRequest req;
+  memory::PlanRequest req;
   req.engine = spec;
   if (vm.count("model")) req.model = vm["model"].as<std::string>();
   if (vm.count("gpu")) req.gpu = vm["gpu"].as<std::string>();
@@ -56,10 +56,10 @@ int run_plan(const std::vector<std::string>& args) {
   if (vm.count("calibration")) req.calibration = vm["calibration"].as<std::string>();
   if (vm.count("prompt-len")) req.prompt_tokens = vm["prompt-len"].as<std::uint64_t>();
   req.args = read_engine_args(vm, *engine);
-  const auto outcome = plan::run_plan(req, data_root());
+  const auto outcome = memory::run_plan(req, data_root());
   if (vm.count("emit-rehearsal"))
-    calib::write_rehearsal(plan::rehearsal_input(outcome), vm["emit-rehearsal"].as<std::string>());
-  emit(opts, plan::plan_json(outcome), plan::plan_text(outcome));
+    calib::write_rehearsal(memory::rehearsal_input(outcome), vm["emit-rehearsal"].as<std::string>());
+  emit(opts, memory::plan_json(outcome), memory::plan_text(outcome));
   return 0;
 }
 

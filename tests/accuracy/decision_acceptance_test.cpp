@@ -28,7 +28,7 @@
 namespace vramplan::test {
 namespace {
 
-plan::CheckRequest check_of(const plan::PlanRequest& q) {
+plan::CheckRequest check_of(const memory::PlanRequest& q) {
   plan::CheckRequest c;
   c.model = q.model;
   c.gpu = q.gpu;

@@ -1,6 +1,6 @@
 // hf_records.hpp — published peak-memory measurements of HF transformers generate()
 // (tests/accuracy/data/hf_measurements.jsonl) turned into the request `vramplan plan --engine hf@4.30`
-// builds, planned through plan::run_plan, and set against torch.cuda.max_memory_allocated.
+// builds, planned through memory::run_plan, and set against torch.cuda.max_memory_allocated.
 #pragma once
 
 #include <fstream>
@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "accuracy/vllm_records.hpp"  // accuracy_data(), pct(), median_abs(), num()
-#include "vramplan/plan/plan_request.hpp"
+#include "vramplan/memory/plan_request.hpp"
 
 namespace vramplan::test {
 
@@ -48,8 +48,8 @@ inline std::vector<HfRecord> load_hf_records() {
 inline bool plannable(const HfRecord& r) { return !r.j.at("prompt_tokens").is_null(); }
 
 //! The command a user would type for the record.
-inline plan::PlanRequest hf_request(const HfRecord& r) {
-  plan::PlanRequest q;
+inline memory::PlanRequest hf_request(const HfRecord& r) {
+  memory::PlanRequest q;
   q.model = (accuracy_data() / "models" / r.j.at("config").get<std::string>()).string();
   q.gpu = r.j.at("gpu");
   q.engine = kHfRecordEngine;
@@ -71,7 +71,7 @@ struct HfComparison {
 
 //! max_memory_allocated counts PyTorch tensors only: the plan less its CUDA context.
 inline HfComparison compare_hf(const HfRecord& r) {
-  const auto out = plan::run_plan(hf_request(r), DataRoot{source_dir()});
+  const auto out = memory::run_plan(hf_request(r), DataRoot{source_dir()});
   const auto& p = out.plan;
   HfComparison x;
   x.id = r.id;

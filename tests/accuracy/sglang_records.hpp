@@ -1,6 +1,6 @@
 // sglang_records.hpp — the SGLang start-up records (tests/accuracy/data/sglang_startup_logs.jsonl)
 // turned into the request `vramplan plan --engine sglang@<version>` builds, planned through
-// plan::run_plan, and set against what SGLang printed.
+// memory::run_plan, and set against what SGLang printed.
 #pragma once
 
 #include <cmath>
@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "accuracy/vllm_records.hpp"  // accuracy_data(), pct(), median_abs(), num()
-#include "vramplan/plan/plan_request.hpp"
+#include "vramplan/memory/plan_request.hpp"
 
 namespace vramplan::test {
 
@@ -54,8 +54,8 @@ inline std::vector<SglangRecord> load_sglang_records() {
 
 //! The command a user would type for this record: version, GPU, TP, and the flags they set
 //! (mem_fraction_static only when it was a flag: a printed default must come out of the rule).
-inline plan::PlanRequest sglang_request(const SglangRecord& r) {
-  plan::PlanRequest q;
+inline memory::PlanRequest sglang_request(const SglangRecord& r) {
+  memory::PlanRequest q;
   q.model = r.j.at("config");
   q.gpu = r.j.at("gpu");
   q.engine = "sglang@" + r.j.at("sglang_version").get<std::string>();
@@ -92,7 +92,7 @@ struct SglangComparison {
 };
 
 inline SglangComparison compare_sglang(const SglangRecord& r) {
-  const auto out = plan::run_plan(sglang_request(r), DataRoot{source_dir()});
+  const auto out = memory::run_plan(sglang_request(r), DataRoot{source_dir()});
   const auto& v = out.plan.engine_view;
   const auto& j = r.j;
   SglangComparison x;

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "accuracy/vllm_records.hpp"
-#include "vramplan/plan/plan_request.hpp"
+#include "vramplan/memory/plan_request.hpp"
 
 namespace vramplan::test {
 
@@ -43,9 +43,9 @@ enum class Budget {
   FromLog,
 };
 
-inline plan::PlanRequest trtllm_request(const TrtllmCase& c, Budget budget) {
+inline memory::PlanRequest trtllm_request(const TrtllmCase& c, Budget budget) {
   const auto& r = c.record;
-  plan::PlanRequest q;
+  memory::PlanRequest q;
   const std::string config = r.at("config");
   q.model = config.rfind("models/", 0) == 0 ? (accuracy_data() / config).string() : config;
   const std::string gpu = r.at("gpu");
@@ -103,8 +103,8 @@ struct TrtllmComparison {
 inline TrtllmComparison compare_trtllm(const TrtllmCase& c) {
   const DataRoot root{source_dir()};
   const auto& r = c.record;
-  const auto logged = plan::run_plan(trtllm_request(c, Budget::FromLog), root);
-  const auto predicted = plan::run_plan(trtllm_request(c, Budget::Predicted), root);
+  const auto logged = memory::run_plan(trtllm_request(c, Budget::FromLog), root);
+  const auto predicted = memory::run_plan(trtllm_request(c, Budget::Predicted), root);
   TrtllmComparison x;
   x.id = c.id;
   x.version = r.at("trtllm_version").is_null() ? "-" : r.at("trtllm_version").get<std::string>();

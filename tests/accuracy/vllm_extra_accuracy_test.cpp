@@ -41,9 +41,9 @@ TEST(VllmExtraAccuracy, Phi2BeyondItsPositionsIsRefusedAsVllmDid) {
   const auto it = std::find_if(set.cases.begin(), set.cases.end(), [](const VllmCase& c) { return c.id == "llmd-v019-phi2-2048"; });
   ASSERT_NE(it, set.cases.end());
   auto q = vllm_request(*it);
-  EXPECT_TRUE(plan::run_plan(q, DataRoot{source_dir()}).plan.fits);
+  EXPECT_TRUE(memory::run_plan(q, DataRoot{source_dir()}).plan.fits);
   q.args["max-model-len"] = "8192";
-  const auto refused = plan::run_plan(q, DataRoot{source_dir()}).plan;
+  const auto refused = memory::run_plan(q, DataRoot{source_dir()}).plan;
   EXPECT_FALSE(refused.fits);
   EXPECT_NE(refused.reason.find("User-specified max_model_len (8192) is greater than the derived max_model_len "
                                 "(max_position_embeddings=2048"),

@@ -15,7 +15,7 @@
 #include "vramplan/core/text.hpp"
 #include "vramplan/io/json_file.hpp"
 #include "vramplan/memory/engine_data.hpp"
-#include "vramplan/plan/plan_request.hpp"
+#include "vramplan/memory/plan_request.hpp"
 #include "vramplan/memory/vllm_activation.hpp"
 #include "vramplan/model/load.hpp"
 
@@ -69,9 +69,9 @@ inline std::string num(const nlohmann::json& v) {
 }
 
 //! The request a user would type for this record: the same engine version, GPU and flags.
-inline plan::PlanRequest vllm_request(const VllmCase& c) {
+inline memory::PlanRequest vllm_request(const VllmCase& c) {
   const auto& r = c.record;
-  plan::PlanRequest q;
+  memory::PlanRequest q;
   q.model = c.config;
   q.gpu = "h100-sxm-80";  // every mapped record ran on an H100 80GB
   if (!r.at("total_gpu_memory_gib").is_null())
@@ -155,7 +155,7 @@ inline std::optional<std::uint64_t> opt_u(const nlohmann::json& v) {
 }
 
 inline VllmComparison compare_vllm(const VllmCase& c) {
-  const auto outcome = plan::run_plan(vllm_request(c), DataRoot{source_dir()});
+  const auto outcome = memory::run_plan(vllm_request(c), DataRoot{source_dir()});
   const auto& v = outcome.plan.engine_view;
   const auto& r = c.record;
   VllmComparison x;

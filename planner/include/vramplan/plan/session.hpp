@@ -1,7 +1,7 @@
 // vramplan/plan/session.hpp — everything a decision needs, loaded ONCE: the model, the quant and
 // GPU catalogues and the engine profile. Decisions (fit, limits, batch range, sweep) call the
 // engine's plan() many times with different GPUs, parallel sizes and workloads; going through
-// plan::run_plan() would re-read every file per call, so the session holds them instead.
+// memory::run_plan() would re-read every file per call, so the session holds them instead.
 //
 // Engine-neutral flag names: the tensor- / pipeline-parallel flags are the engine options whose
 // name or alias is "tp" / "pp"; the context flag comes from the table in session.cpp.

@@ -1,4 +1,4 @@
-#include "vramplan/plan/plan_request.hpp"
+#include "vramplan/memory/plan_request.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -14,9 +14,7 @@
 #include "vramplan/quant/format.hpp"
 #include "vramplan/report/table.hpp"
 
-namespace vramplan::plan {
-
-using namespace vramplan::memory;  // the engine interface this command drives
+namespace vramplan::memory {
 
 namespace {
 
@@ -284,6 +282,10 @@ std::string plan_text(const PlanOutcome& o) {
   return s;
 }
 
+}  // namespace vramplan::memory
+
+namespace vramplan::memory {
+
 namespace {
 
 // The rehearsal's GEMM element type for the tensor rate the performance side used.
@@ -347,4 +349,4 @@ calib::RehearsalInput rehearsal_input(const PlanOutcome& o) {
   return in;
 }
 
-}  // namespace vramplan::plan
+}  // namespace vramplan::memory

@@ -1,8 +1,6 @@
-// vramplan/plan/plan_request.hpp — `vramplan plan` as a library call: resolve the model, the
+// vramplan/memory/plan_request.hpp — `vramplan plan` as a library call: resolve the model, the
 // GPU and the engine, run the engine's plan, and render the vramplan.plan/1 JSON. The CLI and
-// the accuracy tests both go through run_plan(). It assembles a whole command (model, GPU,
-// calibration, the engine's memory plan, the performance estimate, the rendering), so it lives in
-// the plan layer: memory/ plans memory and includes nothing of perf/.
+// the accuracy tests both go through run_plan().
 #pragma once
 
 #include <filesystem>
@@ -16,16 +14,16 @@
 #include "vramplan/memory/engine.hpp"
 #include "vramplan/perf/serving.hpp"
 
-namespace vramplan::plan {
+namespace vramplan::memory {
 
 struct PlanRequest {
   std::string model;                //!< catalogue id or path (load_model)
   std::string gpu;                  //!< GPU catalogue id or custom:<size>
   std::optional<Bytes> gpu_memory;  //!< --gpu-memory: runtime-reported total per GPU
   std::string engine = "vllm";      //!< "vllm", "vllm@0.17", ...
-  memory::EngineArgs args;
+  EngineArgs args;
   std::optional<std::string> weights;
-  memory::Workload workload;
+  Workload workload;
   //! --calibration FILE; without it a calibration for the GPU under data/calibration/ is used
   //! when one exists (calib::find_calibration).
   std::optional<std::filesystem::path> calibration;
@@ -57,9 +55,9 @@ struct PlanPerformance {
 
 struct PlanOutcome {
   ModelSpec model;
-  memory::GpuTarget gpu;
+  GpuTarget gpu;
   std::string gpu_memory_note;  //!< where the GPU total comes from
-  memory::MemoryPlan plan;
+  MemoryPlan plan;
   CalibrationUse calibration;
   PlanPerformance performance;
   std::uint64_t tp = 1, pp = 1;  //!< tensor / pipeline parallel degrees the engine used
@@ -79,4 +77,4 @@ std::string plan_text(const PlanOutcome& outcome);
 //! Throws Error(Usage) when the plan has nothing to rehearse (no KV cache, a CPU plan).
 calib::RehearsalInput rehearsal_input(const PlanOutcome& outcome);
 
-}  // namespace vramplan::plan
+}  // namespace vramplan::memory

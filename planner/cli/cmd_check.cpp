@@ -8,6 +8,7 @@
 #include "decision_options.hpp"
 #include "exit_codes.hpp"
 #include "vramplan/core/error.hpp"
+#include "vramplan/hardware/gpu_catalog.hpp"
 #include "vramplan/plan/check.hpp"
 #include "vramplan/plan/cotenancy.hpp"
 
@@ -19,13 +20,14 @@ namespace {
 int run_cotenancy_check(const po::variables_map& vm, const CommonOptions& opts, const memory::Engine& engine) {
   if (!read_engine_args(vm, engine).empty() || !vm["engine"].defaulted())
     throw_usage("engine and engine flags apply to one instance: give them inside each --tenant (engine=E,flag=value)");
-  for (const char* single : {"model", "weights", "batch", "context", "limits", "batch-range", "max-tpot", "max-ttft"})
+  for (const char* single : {"model", "weights", "batch", "context", "limits", "batch-range", "max-tpot", "max-ttft",
+                             "input-len", "output-len"})
     if (vm.count(single) && !vm[single].defaulted() && !(vm[single].value().type() == typeid(bool) && !vm[single].as<bool>()))
       throw_usage(std::string("--") + single + " applies to one instance: give it inside each --tenant instead");
   if (vm["replicas"].as<std::uint64_t>() != 1) throw_usage("--replicas applies to one instance; list each tenant");
   plan::CotenancyRequest req;
   if (vm.count("gpu")) req.gpu = vm["gpu"].as<std::string>();
-  if (vm.count("gpu-memory")) req.gpu_memory = parse_bytes(vm["gpu-memory"].as<std::string>(), "--gpu-memory");
+  if (vm.count("gpu-memory")) req.gpu_memory = parse_gpu_memory(vm["gpu-memory"].as<std::string>(), "--gpu-memory");
   if (vm.count("tenant"))
     for (const auto& t : vm["tenant"].as<std::vector<std::string>>()) req.tenants.push_back(plan::parse_tenant(t));
   if (vm.count("tenants"))
@@ -74,12 +76,14 @@ int run_check(const std::vector<std::string>& args) {
       ("batch-range", po::bool_switch(), "also report the batch table and the recommended batch range")
       ("max-tpot", po::value<double>(), "latency target for the batch range: time per output token, ms")
       ("max-ttft", po::value<double>(), "latency target for the batch range: time to first token, ms")
+      ("input-len", po::value<std::uint64_t>(), "batch range without --context: prompt tokens per sequence (default 1024)")
+      ("output-len", po::value<std::uint64_t>(), "batch range without --context: output tokens per sequence (default 256)")
       ("max-gpus", po::value<std::uint64_t>()->default_value(8), "largest GPU count --limits tries for min GPUs")
       ("tenant", po::value<std::vector<std::string>>(),
        "co-tenancy: one engine instance on the GPU, \"model=M,engine=E,flag=value,batch=B,context=C\" (repeat)")
       ("tenants", po::value<std::string>(), "co-tenancy: the instances from a vramplan.tenants/1 JSON file")
       ("mig-layout", po::value<std::string>(), "co-tenancy: MIG profiles of the card, one tenant per slice (3g.40gb,3g.40gb)");
-  declared.insert({"limits", "batch-range", "max-tpot", "max-ttft", "max-gpus", "tenant", "tenants", "mig-layout"});
+  declared.insert({"limits", "batch-range", "max-tpot", "max-ttft", "input-len", "output-len", "max-gpus", "tenant", "tenants", "mig-layout"});
   add_engine_options(desc, *engine, declared);
   add_common_options(desc, true);
   po::variables_map vm;
@@ -95,6 +99,13 @@ int run_check(const std::vector<std::string>& args) {
   if (vm.count("max-ttft")) req.targets.max_ttft_s = vm["max-ttft"].as<double>() / 1e3;
   if ((req.targets.max_tpot_s || req.targets.max_ttft_s) && !req.batch_range)
     throw_usage("--max-tpot / --max-ttft apply to the batch range: add --batch-range");
+  if (vm.count("input-len") || vm.count("output-len")) {
+    if (!req.batch_range) throw_usage("--input-len / --output-len apply to the batch range: add --batch-range");
+    if (req.context) throw_usage("--input-len / --output-len describe the sequences when --context is not given: give one or the other");
+    if (vm.count("input-len")) req.range_workload.input_len = vm["input-len"].as<std::uint64_t>();
+    if (vm.count("output-len")) req.range_workload.output_len = vm["output-len"].as<std::uint64_t>();
+    req.range_workload.defaulted = false;
+  }
   req.max_gpus = vm["max-gpus"].as<std::uint64_t>();
 
   const auto outcome = plan::run_check(req, data_root(), std::move(engine));

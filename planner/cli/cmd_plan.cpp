@@ -11,6 +11,7 @@
 #include "commands.hpp"
 #include "decision_options.hpp"
 #include "vramplan/core/error.hpp"
+#include "vramplan/hardware/gpu_catalog.hpp"
 #include "vramplan/memory/engine.hpp"
 #include "vramplan/memory/plan_request.hpp"
 
@@ -48,7 +49,7 @@ int run_plan(const std::vector<std::string>& args) {
   req.engine = spec;
   if (vm.count("model")) req.model = vm["model"].as<std::string>();
   if (vm.count("gpu")) req.gpu = vm["gpu"].as<std::string>();
-  if (vm.count("gpu-memory")) req.gpu_memory = parse_bytes(vm["gpu-memory"].as<std::string>(), "--gpu-memory");
+  if (vm.count("gpu-memory")) req.gpu_memory = parse_gpu_memory(vm["gpu-memory"].as<std::string>(), "--gpu-memory");
   if (vm.count("weights")) req.weights = vm["weights"].as<std::string>();
   if (vm.count("batch")) req.workload.batch = vm["batch"].as<std::uint64_t>();
   if (vm.count("context")) req.workload.context = vm["context"].as<std::uint64_t>();

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "vramplan/core/error.hpp"
+#include "vramplan/hardware/gpu_catalog.hpp"
 
 namespace vramplan::cli {
 
@@ -75,7 +76,7 @@ plan::CheckRequest read_check_request(const po::variables_map& vm, const std::st
   req.engine = engine_spec;
   if (vm.count("model")) req.model = vm["model"].as<std::string>();
   if (vm.count("gpu")) req.gpu = vm["gpu"].as<std::string>();
-  if (vm.count("gpu-memory")) req.gpu_memory = parse_bytes(vm["gpu-memory"].as<std::string>(), "--gpu-memory");
+  if (vm.count("gpu-memory")) req.gpu_memory = parse_gpu_memory(vm["gpu-memory"].as<std::string>(), "--gpu-memory");
   if (vm.count("weights")) req.weights = vm["weights"].as<std::string>();
   if (vm.count("batch")) req.batch = vm["batch"].as<std::uint64_t>();
   if (vm.count("context")) req.context = vm["context"].as<std::uint64_t>();

@@ -245,6 +245,46 @@ TEST(CheckCli, NanLatencyTargetIsRefused) {
   EXPECT_NE(r.err.find("--max-tpot / --max-ttft must be a positive number of ms"), std::string::npos) << r.err;
 }
 
+TEST(CheckCli, SizesAndLengthsThatWereSilentlyAccepted) {
+  // custom:80 was 80 bytes; a bare number below 1 GiB now asks for a unit.
+  auto r = run_cli({"check", "--model", models().llama8b, "--gpu", "custom:80"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("custom GPU memory '80' is 80 bytes: give a unit, e.g. 80GB or 79.19GiB"), std::string::npos) << r.err;
+  EXPECT_EQ(run_cli({"check", "--model", models().llama8b, "--gpu", "custom:80GB", "--max-model-len", "8192"}).exit_code, 0);
+  // 200 GiB on an 80 GB card was accepted; it has 80 GiB of HBM at most.
+  r = run_cli({"check", "--model", models().llama8b, "--gpu", "h100-sxm-80", "--gpu-memory", "200GiB"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("GPU memory 200.00 GiB is more than h100-sxm-80 has (80 GB marketed, at most 80.00 GiB)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(run_cli({"check", "--model", models().llama8b, "--gpu", "h100-sxm-80", "--gpu-memory", "79.22GiB",
+                     "--max-model-len", "8192"})
+                .exit_code,
+            0);
+  // --context 0 blamed --max-model-len.
+  r = run_cli({"check", "--model", models().llama8b, "--gpu", "h100-sxm-80", "--context", "0"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--context must be >= 1"), std::string::npos) << r.err;
+}
+
+TEST(CheckCli, BatchRangeIsAboutTheWorkloadNotTheMaxLength) {
+  // Llama-3.1-8B on an H100 used to recommend "batch 2-3": every row held 131072-token sequences
+  // (the model's max length). The engine keeps that length for memory; the rows now hold the
+  // workload's 1024 + 256 tokens: 80 blocks of 16 x 131,072 B = 160 MiB each, a few hundred of
+  // them in the ~54 GiB pool.
+  const auto r = run_cli({"check", "--model", models().llama8b, "--gpu", "h100-sxm-80", "--batch-range", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto range = nlohmann::json::parse(r.out)["batch_range"];
+  EXPECT_GT(range["high"].get<std::uint64_t>(), 100u);
+  EXPECT_NE(range["workload"].get<std::string>().find("1024 prompt + 256 output tokens per sequence (--input-len / "
+                                                       "--output-len, defaults); the engine keeps its max length 131072"),
+            std::string::npos)
+      << range["workload"];
+  const auto both = run_cli({"check", "--model", models().llama8b, "--gpu", "h100-sxm-80", "--batch-range", "--context",
+                             "4096", "--input-len", "512"});
+  EXPECT_EQ(both.exit_code, 2);
+}
+
 TEST(CheckCli, MarkdownGolden) {
   const auto r = run_cli({"check", "--model", models().llama70b, "--gpu", "h200", "-tp", "2", "--max-model-len",
                           "8192", "--batch", "16", "--batch-range", "--format", "markdown"});

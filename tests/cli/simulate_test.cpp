@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "support/json_schema.hpp"
 #include "support/test_support.hpp"
 
 namespace vramplan::test {
@@ -42,8 +43,28 @@ TEST(SimulateCli, ReportsTheContractFields) {
   EXPECT_GT(peak, j.at("memory").at("non_kv_gib").get<double>());
 }
 
+// Every document the command writes is valid against its published schema.
+void expect_valid(const nlohmann::json& doc, const std::string& schema_file) {
+  const auto schema = nlohmann::json::parse(read_text(source_dir() / "docs" / "schemas" / schema_file));
+  const auto violations = schema_violations(doc, schema);
+  EXPECT_TRUE(violations.empty()) << schema_file << ": " << (violations.empty() ? "" : violations.front());
+}
+
+TEST(SimulateCli, DocumentsMatchTheirSchemas) {
+  expect_valid(simulate_json({"--rate", "5", "--requests", "300", "--input-len", "512", "--output-len", "64",
+                              "--slo", "p99_ttft<=1s", "--timeout", "30s"}),
+               "simulate.schema.json");
+  expect_valid(simulate_json({"--input-len", "512", "--output-len", "64", "--slo", "p99_ttft<=1s", "--find-max-rate",
+                              "--target-rate", "20", "--probe-requests", "200"}),
+               "simulate.schema.json");
+  expect_valid(simulate_json({"--rate", "inf", "--requests", "200", "--input-len", "512", "--output-len", "64", "--workers", "2"}),
+               "simulate.schema.json");
+  const CliResult t = run_cli({"trial", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--lengths", "short", "--batches", "1,2", "--json"});
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  expect_valid(nlohmann::json::parse(t.out), "trial.schema.json");
+}
+
 TEST(SimulateCli, SameSeedSameOutputDifferentSeedDifferent) {
-  const std::vector<std::string> a = {"--rate", "8", "--requests", "500", "--json"};
   const CliResult r1 = simulate({"--rate", "8", "--requests", "500", "--seed", "3", "--json"});
   const CliResult r2 = simulate({"--rate", "8", "--requests", "500", "--seed", "3", "--json"});
   const CliResult r3 = simulate({"--rate", "8", "--requests", "500", "--seed", "4", "--json"});
@@ -103,6 +124,7 @@ TEST(SweepSloCli, RanksLayoutsByTheCostOfServingTheLoad) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j.at("schema"), "vramplan.sweep-slo/1");
+  expect_valid(j, "sweep-slo.schema.json");
   ASSERT_EQ(j.at("rows").size(), 2u) << j.dump();
   EXPECT_EQ(j.at("simulated_layouts"), 2);
   // Cheapest first.

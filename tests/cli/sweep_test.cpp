@@ -97,10 +97,25 @@ TEST(SweepCli, CustomerPricesAndLots) {
   EXPECT_EQ(row["billed_gpus"], 2);
   EXPECT_DOUBLE_EQ(row["cost_usd"][0].get<double>(), 720.0);
   // A malformed price file is an input-file error naming the field.
-  const auto bad = dir.write("bad.json", R"({"prices":[{"gpu":"b200","usd_per_gpu_hour":"five"}]})");
+  const auto bad = dir.write("bad.json", R"({"schema":"vramplan.prices/1","prices":[{"gpu":"b200","usd_per_gpu_hour":"five"}]})");
   const auto e = run_cli({"sweep", "--model", model, "--gpu", "b200", "--prices", bad.string()});
   EXPECT_EQ(e.exit_code, 3);
   EXPECT_NE(e.err.find("usd_per_gpu_hour"), std::string::npos) << e.err;
+  // Silently accepted before: no schema id, two prices for one card (the last won), a price whose
+  // cost overflows to inf.
+  const auto no_schema = dir.write("s.json", R"({"schema":"vramplan.gpus/1","prices":[{"gpu":"b200","usd_per_gpu_hour":5}]})");
+  const auto s = run_cli({"sweep", "--model", model, "--gpu", "b200", "--prices", no_schema.string()});
+  EXPECT_EQ(s.exit_code, 3);
+  EXPECT_NE(s.err.find("expected \"vramplan.prices/1\""), std::string::npos) << s.err;
+  const auto twice = dir.write("d.json", R"({"schema":"vramplan.prices/1","prices":[{"gpu":"b200","usd_per_gpu_hour":5},
+    {"gpu":"b200","usd_per_gpu_hour":1}]})");
+  const auto d = run_cli({"sweep", "--model", model, "--gpu", "b200", "--prices", twice.string()});
+  EXPECT_EQ(d.exit_code, 3);
+  EXPECT_NE(d.err.find("a second price for b200"), std::string::npos) << d.err;
+  const auto huge = dir.write("h.json", R"({"schema":"vramplan.prices/1","prices":[{"gpu":"b200","usd_per_gpu_hour":1e308}]})");
+  const auto h = run_cli({"sweep", "--model", model, "--gpu", "b200", "--tp", "1", "--context", "8192", "--prices", huge.string()});
+  EXPECT_EQ(h.exit_code, 2);
+  EXPECT_NE(h.err.find("overflows"), std::string::npos) << h.err;
 }
 
 TEST(SweepCli, GpuComparisonInOneCommand) {

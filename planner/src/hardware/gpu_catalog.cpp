@@ -1,8 +1,12 @@
 // Looking GPUs up in the catalogue: ids, aliases, MIG "<card>/<profile>", custom:SIZE, and the
 // user's override of the reported total.
+#include "vramplan/hardware/gpu_catalog.hpp"
+
+#include <algorithm>
+#include <cctype>
+
 #include "vramplan/core/error.hpp"
 #include "vramplan/core/text.hpp"
-#include "vramplan/hardware/gpu_catalog.hpp"
 
 namespace vramplan {
 namespace {
@@ -60,7 +64,7 @@ GpuSpec custom_gpu(std::string_view text) {
   if (key.rfind(kCustomPrefix, 0) != 0)
     throw_usage("'" + std::string(text) + "' is not a custom GPU (expected custom:<size>, e.g. custom:46068MiB)");
   const std::string size_text(trim(text.substr(text.find(':') + 1)));
-  const Bytes total = parse_bytes(size_text, "custom GPU memory");
+  const Bytes total = parse_gpu_memory(size_text, "custom GPU memory");
   if (total.count() == 0) throw_usage("custom GPU memory must be more than 0, got '" + size_text + "'");
   GpuSpec g;
   g.id = "custom:" + size_text;
@@ -72,8 +76,22 @@ GpuSpec custom_gpu(std::string_view text) {
   return g;
 }
 
+Bytes parse_gpu_memory(std::string_view text, const std::string& what) {
+  const Bytes b = parse_bytes(text, what);
+  const bool bare = std::none_of(text.begin(), text.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) && c != 'e' && c != 'E'; });
+  if (bare && b.count() < kGiB)
+    throw_usage(what + " '" + std::string(text) + "' is " + std::to_string(b.count()) +
+                " bytes: give a unit, e.g. 80GB or 79.19GiB");
+  return b;
+}
+
 GpuSpec with_reported_total(GpuSpec spec, Bytes total) {
   if (total.count() == 0) throw_usage("GPU memory for '" + spec.id + "' must be more than 0");
+  const double physical = spec.marketed_gb * static_cast<double>(kGiB);
+  if (spec.marketed_gb > 0 && static_cast<double>(total.count()) > physical)
+    throw_usage("GPU memory " + format_binary(total) + " is more than " + spec.id + " has (" +
+                std::to_string(static_cast<int>(spec.marketed_gb)) + " GB marketed, at most " +
+                format_binary(Bytes(static_cast<std::uint64_t>(physical))) + ")");
   spec.reported_total = total;
   spec.reported_basis = MemoryBasis::UserSupplied;
   spec.reported_note = "given on the command line (catalogue figure replaced)";

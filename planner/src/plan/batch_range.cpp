@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "vramplan/core/error.hpp"
+
 namespace vramplan::plan {
 namespace {
 
@@ -16,11 +18,17 @@ struct Perf {
   perf::Range tokens_per_s, tpot_s, ttft_s;
 };
 
-Perf estimate(const ThroughputModel& m, std::uint64_t batch, std::uint64_t replicas, std::uint64_t context) {
+// The sequences of a row: their prompt (prefilled at once: the burst TTFT) and the tokens each
+// holds while decoding (at the end of its answer, the slowest step).
+struct Sequences {
+  std::uint64_t prompt = 0, decode_context = 0;
+};
+
+Perf estimate(const ThroughputModel& m, std::uint64_t batch, std::uint64_t replicas, const Sequences& q) {
   const std::uint64_t per_replica = std::max<std::uint64_t>(1, ceil_div(batch, replicas));
-  const perf::DecodeResult d = perf::estimate_decode(m.shape, *m.hardware, perf::DecodeBatch{per_replica, context});
+  const perf::DecodeResult d = perf::estimate_decode(m.shape, *m.hardware, perf::DecodeBatch{per_replica, q.decode_context});
   const perf::PrefillResult p =
-      perf::estimate_prefill(m.shape, *m.hardware, perf::PrefillBatch{per_replica, context, m.token_budget});
+      perf::estimate_prefill(m.shape, *m.hardware, perf::PrefillBatch{per_replica, q.prompt, m.token_budget});
   const double r = static_cast<double>(replicas);
   return {{d.tokens_per_s.low * r, d.tokens_per_s.expected * r, d.tokens_per_s.high * r}, d.step_s, p.time_s};
 }
@@ -36,9 +44,29 @@ std::string latency_miss(const Perf& p, const LatencyTargets& t) {
 
 }  // namespace
 
-BatchRange batch_range(const PlanSession& session, const Scenario& scenario, const FitPolicy& policy,
-                       const ErrorBounds& bounds, const ThroughputModel& model, const LatencyTargets& targets) {
+BatchRange batch_range(const PlanSession& session, const Scenario& given, const FitPolicy& policy,
+                       const ErrorBounds& bounds, const ThroughputModel& model, const LatencyTargets& targets,
+                       const RangeWorkload& workload) {
+  // Memory for the engine's max length, speed and KV for the workload's sequences.
+  Scenario scenario = given;
+  Sequences seq;
+  const std::uint64_t engine_length = session.planned_context(given.args, {std::nullopt, given.context});
+  std::string workload_text;
+  if (given.context) {
+    seq = {*given.context, *given.context};
+    workload_text = "sequences of " + std::to_string(*given.context) + " tokens (--context): prefill and decode at that length";
+  } else {
+    if (workload.input_len == 0 || workload.output_len == 0) throw_usage("--input-len / --output-len must be >= 1");
+    seq.decode_context = std::min(workload.input_len + workload.output_len, engine_length);
+    seq.prompt = std::min(workload.input_len, seq.decode_context);
+    scenario.context = seq.decode_context;
+    workload_text = std::to_string(workload.input_len) + " prompt + " + std::to_string(workload.output_len) +
+                    " output tokens per sequence (--input-len / --output-len" +
+                    (workload.defaulted ? ", defaults" : "") + "); the engine keeps its max length " +
+                    std::to_string(engine_length) + " for memory";
+  }
   BatchRange r;
+  r.workload = workload_text;
   const bool has_perf = model.hardware.has_value();
   if (has_perf) r.basis = model.hardware->basis;
   else r.unavailable = model.unavailable;
@@ -49,8 +77,6 @@ BatchRange batch_range(const PlanSession& session, const Scenario& scenario, con
   r.memory_max = mem.value;
   r.memory_breaks = mem.capped ? "capped: " + mem.cap_reason : mem.breaks;
   Scenario base = scenario;
-  const std::uint64_t context = session.planned_context(scenario.args, {std::nullopt, scenario.context});
-  const std::uint64_t fit_context = scenario.context.value_or(context);
 
   // High end: the memory limit, lowered to meet the latency targets (both grow with batch).
   r.high = r.memory_max;
@@ -63,24 +89,24 @@ BatchRange batch_range(const PlanSession& session, const Scenario& scenario, con
     std::uint64_t probes = 0;
     const std::uint64_t latency_max = largest_fitting(
         r.high,
-        [&](std::uint64_t b) { return latency_miss(estimate(model, b, scenario.replicas, fit_context), targets).empty(); },
+        [&](std::uint64_t b) { return latency_miss(estimate(model, b, scenario.replicas, seq), targets).empty(); },
         probes);
     if (latency_max < r.high) {
       r.high = latency_max;
       r.high_reason = latency_max ? "largest batch meeting the latency targets"
                                   : "no batch meets the latency targets: " +
-                                        latency_miss(estimate(model, 1, scenario.replicas, fit_context), targets);
+                                        latency_miss(estimate(model, 1, scenario.replicas, seq), targets);
     }
   }
   // Low end: the knee of the throughput curve below the high end.
   if (r.high > 0) {
     r.low = r.high;
     if (has_perf) {
-      r.plateau_tokens_per_s = estimate(model, r.high, scenario.replicas, fit_context).tokens_per_s.expected;
+      r.plateau_tokens_per_s = estimate(model, r.high, scenario.replicas, seq).tokens_per_s.expected;
       std::uint64_t lo = 1, hi = r.high;  // smallest b with tps(b) >= knee x plateau
       while (lo < hi) {
         const std::uint64_t mid = lo + (hi - lo) / 2;
-        if (estimate(model, mid, scenario.replicas, fit_context).tokens_per_s.expected >=
+        if (estimate(model, mid, scenario.replicas, seq).tokens_per_s.expected >=
             perf::kKneeFraction * r.plateau_tokens_per_s)
           hi = mid;
         else
@@ -111,7 +137,7 @@ BatchRange batch_range(const PlanSession& session, const Scenario& scenario, con
     row.fits = e.fit.fits;
     row.breaks = e.fit.reason;
     if (has_perf) {
-      const Perf p = estimate(model, b, scenario.replicas, fit_context);
+      const Perf p = estimate(model, b, scenario.replicas, seq);
       row.tokens_per_s = p.tokens_per_s;
       row.tpot_s = p.tpot_s;
       row.ttft_s = p.ttft_s;

@@ -89,7 +89,7 @@ CheckOutcome run_check(const CheckRequest& req, const DataRoot& root, std::uniqu
     const auto defaults = perf::load_perf_defaults(root.data_file("perf_defaults.json"));
     const ThroughputModel model =
         throughput_model(session, out.gpu, req.args, req.weights, defaults, engine_token_budget(out.eval.plan));
-    out.range = batch_range(session, s, req.policy, bounds, model, req.targets);
+    out.range = batch_range(session, s, req.policy, bounds, model, req.targets, req.range_workload);
     // Name data files relative to the data root, as everywhere else in the output (and so the
     // text does not depend on where vramplan is installed).
     const std::string prefix = root.root.string() + "/";

@@ -55,7 +55,7 @@ nlohmann::json range_json(const BatchRange& r) {
                     {"breaks", row.breaks.empty() ? nlohmann::json(nullptr) : nlohmann::json(row.breaks)}});
   return {{"low", r.low}, {"high", r.high}, {"high_reason", r.high_reason}, {"memory_max", r.memory_max},
           {"memory_breaks", r.memory_breaks}, {"plateau_tokens_per_s", r.plateau_tokens_per_s},
-          {"basis", r.basis}, {"unavailable", r.unavailable.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.unavailable)},
+          {"basis", r.basis}, {"workload", r.workload}, {"unavailable", r.unavailable.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.unavailable)},
           {"rows", rows}};
 }
 
@@ -76,14 +76,15 @@ Table range_table(const BatchRange& r) {
 }
 
 std::string range_summary(const BatchRange& r) {
-  if (r.high == 0) return "recommended batch: none (" + r.high_reason + ")\n";
+  const std::string workload = "workload: " + r.workload + "\n";
+  if (r.high == 0) return "recommended batch: none (" + r.high_reason + ")\n" + workload;
   const std::string low = r.unavailable.empty() ? "low: >= 80% of the " + fixed(r.plateau_tokens_per_s, 0) + " tok/s plateau"
                                                  : "low = high: no throughput estimate";
   std::string s = "recommended batch " + std::to_string(r.low) + "-" + std::to_string(r.high) + " (" + low +
                   "; high: " + r.high_reason + ")\n";
   if (!r.unavailable.empty()) s += "throughput: not estimated (" + r.unavailable + ")\n";
   else s += "throughput basis: " + r.basis + "\n";
-  return s;
+  return s + workload + "burst TTFT: the prefill of every prompt of the row at once (all requests arriving together)\n";
 }
 
 std::string limits_text(const CheckLimits& l) {

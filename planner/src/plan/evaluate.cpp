@@ -7,6 +7,7 @@ namespace vramplan::plan {
 std::uint64_t batch_per_replica(const Scenario& s) {
   if (s.replicas == 0) throw_usage("--replicas must be >= 1");
   if (s.batch && *s.batch == 0) throw_usage("--batch must be >= 1");
+  if (s.context && *s.context == 0) throw_usage("--context must be >= 1 (tokens per sequence)");
   return s.batch ? ceil_div(*s.batch, s.replicas) : 1;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 
 #include "vramplan/core/error.hpp"
 #include "vramplan/io/json_file.hpp"
@@ -71,6 +72,9 @@ PriceBook PriceBook::from_catalogue(const GpuCatalog& catalog) {
 void PriceBook::apply_file(const std::filesystem::path& file, const GpuCatalog& catalog) {
   const auto json = read_json_file(file);
   const JsonView root(json, file.string(), "");
+  if (const std::string schema = root.req_string("schema"); schema != "vramplan.prices/1")
+    root.fail_at("schema", "expected \"vramplan.prices/1\", got \"" + schema + "\"");
+  std::map<std::string, std::string> seen;  // catalogue id -> the spelling that priced it first
   for (const auto& item : root.at("prices").items()) {
     const std::string id = item.req_string("gpu");
     GpuPrice p;
@@ -83,11 +87,16 @@ void PriceBook::apply_file(const std::filesystem::path& file, const GpuCatalog& 
       }
     p.basis = file.filename().string() + (item.opt_string("as_of") ? " as of " + *item.opt_string("as_of") : "") +
               (item.opt_string("source") ? " (" + *item.opt_string("source") + ")" : "");
+    std::string canonical;
     try {
-      prices_[catalog.find(id).id] = p;
+      canonical = catalog.find(id).id;
     } catch (const Error& e) {
       item.fail_at("gpu", e.what());
     }
+    // Two entries for one card used to let the last win silently.
+    if (const auto [it, fresh] = seen.emplace(canonical, id); !fresh)
+      item.fail_at("gpu", "a second price for " + canonical + " (first given as '" + it->second + "'): give one");
+    prices_[canonical] = p;
   }
 }
 

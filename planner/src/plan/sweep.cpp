@@ -219,8 +219,13 @@ SweepResult run_sweep(const SweepRequest& r, const DataRoot& root,
                   row.pipeline_bubble = p.pipeline_bubble;
                   row.fallbacks = fallbacks;
                   if (price) {
-                    for (const auto& period : r.periods)
+                    for (const auto& period : r.periods) {
                       row.cost_usd.push_back(static_cast<double>(row.billed_gpus) * price->usd_per_gpu_hour * period.hours);
+                      if (!std::isfinite(row.cost_usd.back()))
+                        throw_usage("the cost of " + std::to_string(row.billed_gpus) + " x " + gpu.id + " over " +
+                                    period.label + " overflows at " + std::to_string(price->usd_per_gpu_hour) +
+                                    " USD per GPU-hour (" + price->basis + ")");
+                    }
                     row.price_basis = price->basis;
                   }
                   out.rows.push_back(std::move(row));

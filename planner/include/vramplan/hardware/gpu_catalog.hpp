@@ -166,7 +166,11 @@ class GpuCatalog {
 //! figure is unset. Throws Error(Usage) on a malformed or zero size.
 GpuSpec custom_gpu(std::string_view text);
 //! The same card with a user-given reported total (--gpu-memory 79.22GiB); other figures kept.
-//! Throws Error(Usage) when total is zero.
+//! Throws Error(Usage) when total is zero or more than the card physically has (its marketed
+//! size read as GiB, the larger reading: an "80GB" H100 has 80 GiB of HBM).
 GpuSpec with_reported_total(GpuSpec spec, Bytes total);
+//! A GPU memory size as typed (--gpu-memory, custom:SIZE): parse_bytes, but a bare number below
+//! 1 GiB ("custom:80" = 80 bytes) is refused, asking for a unit.
+Bytes parse_gpu_memory(std::string_view text, const std::string& what);
 
 }  // namespace vramplan

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "vramplan/perf/serving.hpp"
 #include "vramplan/plan/limits.hpp"
 #include "vramplan/plan/throughput.hpp"
 
@@ -25,6 +26,19 @@ namespace vramplan::plan {
 struct LatencyTargets {
   std::optional<double> max_tpot_s;
   std::optional<double> max_ttft_s;
+};
+
+//! An answer length for the batch range when none is given: a chat-length reply. Only the default
+//! of --output-len, stated in the output next to the range.
+inline constexpr std::uint64_t kDefaultOutputTokens = 256;
+
+//! The sequences the batch range is about when --context is not given: --input-len prompt tokens
+//! plus --output-len generated ones. The engine keeps its max length (its pool is sized for it);
+//! these shorter sequences take fewer KV blocks, and the speed is theirs.
+struct RangeWorkload {
+  std::uint64_t input_len = perf::kDefaultPromptTokens;  //!< as `vramplan plan`'s TTFT prompt
+  std::uint64_t output_len = kDefaultOutputTokens;
+  bool defaulted = true;  //!< neither length was given
 };
 
 struct BatchRow {
@@ -49,9 +63,13 @@ struct BatchRange {
   std::string high_reason;       //!< what sets the high end
   std::string basis;             //!< where the throughput rates come from
   std::string unavailable;       //!< why there is no throughput estimate ("" when there is)
+  std::string workload;          //!< the sequences the range is about, and where their lengths come from
 };
 
+//! Without scenario.context, the rows hold sequences of `workload` (input + output tokens, at
+//! most the engine's length); with it, sequences of that many tokens (prefill and decode at it).
 BatchRange batch_range(const PlanSession& session, const Scenario& scenario, const FitPolicy& policy,
-                       const ErrorBounds& bounds, const ThroughputModel& model, const LatencyTargets& targets);
+                       const ErrorBounds& bounds, const ThroughputModel& model, const LatencyTargets& targets,
+                       const RangeWorkload& workload = {});
 
 }  // namespace vramplan::plan

@@ -29,6 +29,7 @@ struct CheckRequest {
   bool limits = false;       //!< max batch / context / concurrency, min GPUs, smallest card
   bool batch_range = false;  //!< the batch table and recommended range
   LatencyTargets targets;
+  RangeWorkload range_workload;  //!< the batch range's sequences when --context is not given
   std::uint64_t max_gpus = 8;
 };
 

@@ -77,9 +77,10 @@ std::string sweep_text(const plan::SweepResult& r, std::size_t top, bool markdow
                                      {"held/total GiB", Align::Right}, {"est. tok/s", Align::Right}};
   for (const auto& p : r.periods) cols.push_back({"$ " + p.label, Align::Right});
   Table t(cols);
-  std::set<std::string> bases;
+  std::set<std::string> bases, fallbacks;
   for (std::size_t i = 0; i < r.rows.size() && i < top; ++i) {
     const auto& x = r.rows[i];
+    for (const auto& rule : x.fallbacks) fallbacks.insert(x.gpu + ": " + rule);
     std::string layout;
     if (x.tp > 1) layout += " tp" + std::to_string(x.tp);
     if (x.pp > 1) layout += " pp" + std::to_string(x.pp);
@@ -105,6 +106,10 @@ std::string sweep_text(const plan::SweepResult& r, std::size_t top, bool markdow
   s += " points evaluated";
   if (r.rows.size() > top) s += "; first " + std::to_string(top) + " shown (--top)";
   s += "\n";
+  if (!fallbacks.empty()) {
+    s += "runs through a fallback (data/compat rule; docs/compatibility.md):\n";
+    for (const auto& f : fallbacks) s += "  " + f + "\n";
+  }
   if (!r.misses.empty()) {
     s += "not fitting:\n";
     for (const auto& m : r.misses)

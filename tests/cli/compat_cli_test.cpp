@@ -60,6 +60,14 @@ TEST(CompatCli, SweepMarksUnsupportedGpus) {
   EXPECT_EQ(j["rows"][0]["gpu"], "h100-sxm-80");
 }
 
+// sweep text names the fallback a ranked row runs through (FP8 Marlin on an A100).
+TEST(CompatCli, SweepTextNamesFallbacks) {
+  const auto r = run_cli({"sweep", "--model", "llama-3.1-8b", "--gpu", "a100", "--weights", "fp8", "--tp", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("runs through a fallback"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  a100-sxm-80: vllm-fp8-marlin\n"), std::string::npos) << r.out;
+}
+
 // plan keeps its memory table and says first that the engine would not run it.
 TEST(CompatCli, PlanJsonCarriesTheVerdict) {
   const auto r = run_cli({"plan", "--model", "llama-3.1-8b", "--gpu", "mi300x", "--weights", "nvfp4", "--json"});

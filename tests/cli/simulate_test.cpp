@@ -166,6 +166,16 @@ TEST(SimulateCli, BadInputGetsOneLineAndADistinctExitCode) {
   // A configuration the engine would not start: exit 1 with the plan's reason.
   const CliResult no_fit = run_cli({"simulate", "--model", "llama-3.1-70b", "--gpu", "l40s", "--rate", "1", "--requests", "10"});
   EXPECT_EQ(no_fit.exit_code, 1) << no_fit.err;
+  // A trace row the engine can never serve is bad input, named by file and line.
+  ScratchDir dir;
+  const auto trace = dir.write("t.jsonl",
+                               "{\"arrival_s\": 0, \"input_tokens\": 100, \"output_tokens\": 10}\n"
+                               "{\"arrival_s\": 1, \"input_tokens\": 8100, \"output_tokens\": 100}\n");
+  const CliResult long_row = simulate({"--trace", trace.string()});
+  EXPECT_EQ(long_row.exit_code, 3) << long_row.err;
+  EXPECT_NE(long_row.err.find("t.jsonl:2"), std::string::npos) << long_row.err;
+  EXPECT_NE(long_row.err.find("input_tokens + output_tokens: 8200 exceeds the engine's max_model_len 8192"),
+            std::string::npos) << long_row.err;
   const CliResult no_slo = simulate({"--find-max-rate"});
   EXPECT_EQ(no_slo.exit_code, 2) << no_slo.err;
   EXPECT_NE(no_slo.err.find("--slo"), std::string::npos);

@@ -133,6 +133,27 @@ TEST(SweepSloCli, RanksLayoutsByTheCostOfServingTheLoad) {
   for (const auto& row : rows) EXPECT_GE(row.at("replicas").get<int>(), 1);
 }
 
+TEST(SimulateCli, LlamaCppSlotsWithEveryLayerOnTheGpu) {
+  // -c 8192 -np 4: four slots of 2048 cells. A 1900-token prompt asking for 256 tokens stops at
+  // 148 (prompt + output reaches the slot, finish_reason "length"); 3000 tokens do not fit a slot.
+  const CliResult r = run_cli({"simulate", "--model", "llama-3.1-8b", "--gpu", "rtx-4090", "--engine", "llamacpp",
+                               "--weights", "gguf:Q4_K_M", "-c", "8192", "-np", "4", "-ngl", "99", "-fa", "on",
+                               "--rate", "0.5", "--requests", "200", "--input-len", "uniform:1000..3000",
+                               "--output-len", "256", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("engine_rules").at("slot_tokens"), 2048);
+  EXPECT_EQ(j.at("engine_rules").at("max_seqs"), 4);
+  EXPECT_GT(j.at("requests").at("truncated").get<int>(), 0);
+  EXPECT_GT(j.at("requests").at("rejected").get<int>(), 0);
+  EXPECT_EQ(j.at("requests").at("arrived"), 200);
+  // With layers left on the CPU there is no one-GPU step time: refused with the reason.
+  const CliResult partial = run_cli({"simulate", "--model", "llama-3.1-8b", "--gpu", "rtx-4090", "--engine", "llamacpp",
+                                     "--weights", "gguf:Q4_K_M", "-c", "8192", "-ngl", "10", "--rate", "1", "--requests", "10"});
+  EXPECT_EQ(partial.exit_code, 2) << partial.err;
+  EXPECT_NE(partial.err.find("partial offload"), std::string::npos) << partial.err;
+}
+
 TEST(SimulateCli, BadInputGetsOneLineAndADistinctExitCode) {
   const CliResult no_rate = simulate({"--requests", "10"});
   EXPECT_EQ(no_rate.exit_code, 2) << no_rate.err;
@@ -145,6 +166,16 @@ TEST(SimulateCli, BadInputGetsOneLineAndADistinctExitCode) {
   // A configuration the engine would not start: exit 1 with the plan's reason.
   const CliResult no_fit = run_cli({"simulate", "--model", "llama-3.1-70b", "--gpu", "l40s", "--rate", "1", "--requests", "10"});
   EXPECT_EQ(no_fit.exit_code, 1) << no_fit.err;
+  // A trace row the engine can never serve is bad input, named by file and line.
+  ScratchDir dir;
+  const auto trace = dir.write("t.jsonl",
+                               "{\"arrival_s\": 0, \"input_tokens\": 100, \"output_tokens\": 10}\n"
+                               "{\"arrival_s\": 1, \"input_tokens\": 8100, \"output_tokens\": 100}\n");
+  const CliResult long_row = simulate({"--trace", trace.string()});
+  EXPECT_EQ(long_row.exit_code, 3) << long_row.err;
+  EXPECT_NE(long_row.err.find("t.jsonl:2"), std::string::npos) << long_row.err;
+  EXPECT_NE(long_row.err.find("input_tokens + output_tokens: 8200 exceeds the engine's max_model_len 8192"),
+            std::string::npos) << long_row.err;
   const CliResult no_slo = simulate({"--find-max-rate"});
   EXPECT_EQ(no_slo.exit_code, 2) << no_slo.err;
   EXPECT_NE(no_slo.err.find("--slo"), std::string::npos);

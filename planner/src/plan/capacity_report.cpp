@@ -45,6 +45,7 @@ SimulateAnswers answer_simulate(const SimulateQuestions& q, const DataRoot& root
   a.periods = q.periods;
   a.run.engine = sim::prepare_engine(q.request.plan, root);
   a.run.workload = q.request.workload;
+  a.run.workload.trace_max_total_tokens = a.run.engine.rules.max_model_len;
   a.run.timeout_s = q.request.options.timeout_s;
   const sim::PreparedEngine& engine = a.run.engine;
   if (q.find_max_rate || q.target_rate) {
@@ -63,7 +64,7 @@ SimulateAnswers answer_simulate(const SimulateQuestions& q, const DataRoot& root
   } else {
     sim::SimOptions options = q.request.options;
     if (q.request.workload.concurrency) options.concurrency = q.request.workload.concurrency;
-    const auto source = sim::make_request_source(q.request.workload);
+    const auto source = sim::make_request_source(a.run.workload);
     a.run.result = sim::simulate(engine.rules, engine.clock(), *source, options);
   }
   if (!q.slo.empty()) a.slo_report = check_slo(a.run.result, q.slo);

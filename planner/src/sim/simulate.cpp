@@ -86,10 +86,11 @@ SimulateOutcome run_simulation(const SimulateRequest& request, const DataRoot& r
   SimulateOutcome out;
   out.engine = prepare_engine(request.plan, root);
   out.workload = request.workload;
+  out.workload.trace_max_total_tokens = out.engine.rules.max_model_len;
   out.timeout_s = request.options.timeout_s;
   SimOptions options = request.options;
   if (request.workload.concurrency) options.concurrency = request.workload.concurrency;
-  const std::unique_ptr<RequestSource> source = make_request_source(request.workload);
+  const std::unique_ptr<RequestSource> source = make_request_source(out.workload);
   out.result = simulate(out.engine.rules, out.engine.clock(), *source, options);
   return out;
 }

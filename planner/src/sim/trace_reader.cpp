@@ -32,7 +32,8 @@ std::string shown(std::string_view text) {
 
 class TraceSource final : public RequestSource {
  public:
-  explicit TraceSource(const std::filesystem::path& path) : file_(path.string()), in_(path, std::ios::binary) {
+  TraceSource(const std::filesystem::path& path, std::uint64_t max_total)
+      : file_(path.string()), in_(path, std::ios::binary), max_total_(max_total) {
     if (!in_) throw Error(ErrorKind::Io, "cannot read trace " + file_);
     csv_ = detect_csv(path);
     if (csv_) read_header();
@@ -151,6 +152,10 @@ class TraceSource final : public RequestSource {
     r.arrival_s = previous_arrival_ = *t;
     r.input_tokens = tokens(required(raw, InputTokens), InputTokens, 1);
     r.output_tokens = tokens(required(raw, OutputTokens), OutputTokens, 1);
+    const std::uint64_t total = static_cast<std::uint64_t>(r.input_tokens) + r.output_tokens;
+    if (max_total_ && total > max_total_)
+      throw_input(where_, "input_tokens + output_tokens",
+                  std::to_string(total) + " exceeds the engine's max_model_len " + std::to_string(max_total_));
     if (raw[PrefixId]) {
       const auto id = parse_unsigned(*raw[PrefixId]);
       if (!id) throw_input(where_, "prefix_id", "expected an integer >= 0, got " + shown(*raw[PrefixId]));
@@ -178,12 +183,13 @@ class TraceSource final : public RequestSource {
   std::string where_;
   double previous_arrival_ = 0;
   std::uint64_t next_id_ = 0;
+  std::uint64_t max_total_ = 0;
 };
 
 }  // namespace
 
-std::unique_ptr<RequestSource> open_trace(const std::filesystem::path& path) {
-  return std::make_unique<TraceSource>(path);
+std::unique_ptr<RequestSource> open_trace(const std::filesystem::path& path, std::uint64_t max_total_tokens) {
+  return std::make_unique<TraceSource>(path, max_total_tokens);
 }
 
 }  // namespace vramplan::sim

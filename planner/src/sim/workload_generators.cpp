@@ -204,7 +204,7 @@ double LengthSpec::expected() const {
 std::unique_ptr<RequestSource> make_request_source(const WorkloadSpec& spec) {
   check_bounds(spec);
   if (spec.trace) {
-    auto trace = open_trace(*spec.trace);
+    auto trace = open_trace(*spec.trace, spec.trace_max_total_tokens);
     if (!spec.requests && !spec.duration_s) return trace;
     return std::make_unique<LimitedSource>(std::move(trace), spec.requests, spec.duration_s);
   }

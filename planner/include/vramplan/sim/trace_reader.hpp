@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 
@@ -17,7 +18,10 @@ namespace vramplan::sim {
 
 inline constexpr std::size_t kMaxTraceLineBytes = std::size_t{1} << 20;
 
-//! Opens `path` (Error(Io) when it cannot be read) and returns its requests in file order.
-std::unique_ptr<RequestSource> open_trace(const std::filesystem::path& path);
+//! Opens `path` (Error(Io) when it cannot be read) and returns its requests in file order. With
+//! `max_total_tokens` > 0 a line whose input + output exceeds it is an error naming the line
+//! (the engine's max_model_len: a trace is the user's own data, so a row the engine can never
+//! serve is bad input, not a rejection to count).
+std::unique_ptr<RequestSource> open_trace(const std::filesystem::path& path, std::uint64_t max_total_tokens = 0);
 
 }  // namespace vramplan::sim

@@ -61,6 +61,9 @@ struct WorkloadSpec {
   LengthSpec input, output;
   //! Requests from a trace file instead of the generators (arrivals and lengths both).
   std::optional<std::filesystem::path> trace;
+  //! A trace row with more input + output tokens is bad input (the engine's max_model_len,
+  //! set by the simulator from the engine's rules); 0 = no limit.
+  std::uint64_t trace_max_total_tokens = 0;
   std::uint64_t seed = 0;
 };
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "support/json_schema.hpp"
 #include "support/test_support.hpp"
 
 namespace vramplan::test {
@@ -22,6 +23,9 @@ TEST(CompatCli, Nvfp4OnMi300xIsUnsupported) {
   EXPECT_EQ(j["compatibility"]["findings"][0]["rule"], "vllm-nvfp4-rocm");
   EXPECT_NE(j["line"].get<std::string>().find("instead: fp8 or mxfp4"), std::string::npos) << j["line"];
   EXPECT_TRUE(j["per_gpu"].is_null());
+  // Valid against vramplan.check/1, as the memory verdicts are.
+  const auto schema = nlohmann::json::parse(read_text(source_dir() / "docs" / "schemas" / "check.schema.json"));
+  EXPECT_EQ(schema_violations(j, schema), std::vector<std::string>{});
 }
 
 // The second example: V100 with current vLLM is not a KV shortfall but no attention
@@ -42,6 +46,8 @@ TEST(CompatCli, FallbackIsAWarning) {
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["verdict"], "FITS");
   EXPECT_EQ(j["compatibility"]["verdict"], "fallback");
+  const auto schema = nlohmann::json::parse(read_text(source_dir() / "docs" / "schemas" / "check.schema.json"));
+  EXPECT_EQ(schema_violations(j, schema), std::vector<std::string>{});
   bool warned = false;
   for (const auto& w : j["warnings"]) warned |= w.get<std::string>().find("[vllm-fp8-marlin; ") != std::string::npos;
   EXPECT_TRUE(warned) << j["warnings"].dump();
@@ -74,6 +80,8 @@ TEST(CompatCli, PlanJsonCarriesTheVerdict) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["compatibility"]["verdict"], "unsupported");
+  const auto schema = nlohmann::json::parse(read_text(source_dir() / "docs" / "schemas" / "plan.schema.json"));
+  EXPECT_EQ(schema_violations(j, schema), std::vector<std::string>{});
   const auto t = run_cli({"plan", "--model", "llama-3.1-8b", "--gpu", "mi300x", "--weights", "nvfp4"});
   EXPECT_NE(t.out.find("\nUNSUPPORTED: NVFP4 (modelopt_fp4) is a CUDA / Blackwell format"), std::string::npos) << t.out;
 }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "vramplan/compat/compat.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/core/limits.hpp"
 #include "vramplan/memory/engine.hpp"
@@ -41,7 +42,7 @@ struct StageResult {
 
 class VllmEngine final : public Engine {
  public:
-  explicit VllmEngine(EngineProfileData data) : d_(std::move(data)) {}
+  VllmEngine(EngineProfileData data, compat::CompatRules compat) : d_(std::move(data)), compat_(std::move(compat)) {}
   std::string_view name() const override { return "vllm"; }
   std::string_view version() const override { return d_.version(); }
 
@@ -75,11 +76,13 @@ class VllmEngine final : public Engine {
  private:
   std::string pad_mxfp4_moe(const PlanInput& in, const WeightRequest& wr, std::uint64_t tp, ResolvedWeights& rw) const;
   EngineProfileData d_;
+  compat::CompatRules compat_;  //!< data/compat: which MXFP4 kernel path vLLM takes on a GPU
 };
 
 // MXFP4 MoE checkpoints (gpt-oss): the kernel backend vLLM picks from the compute capability
 // (quantization/mxfp4.py get_mxfp4_backend, default env: FlashInfer BF16 on SM100, the OpenAI
 // Triton kernels on SM90, Marlin elsewhere) pads the experts (engine-mechanisms.md item 8).
+// Where Marlin runs is the compatibility model's answer (data/compat rules vllm-mxfp4-marlin-*).
 std::string VllmEngine::pad_mxfp4_moe(const PlanInput& in, const WeightRequest& wr, std::uint64_t tp,
                                       ResolvedWeights& rw) const {
   const auto cq = checkpoint_quantization(in.model, in.quant);
@@ -87,13 +90,29 @@ std::string VllmEngine::pad_mxfp4_moe(const PlanInput& in, const WeightRequest& 
                      (!wr.quantization || wr.quantization->empty() || *wr.quantization == "mxfp4");
   if (!mxfp4) return {};
   const std::string& cc = in.gpu.compute_capability;
-  int major = 0;
+  int major = 0, minor = 0;
   const auto parsed = std::from_chars(cc.data(), cc.data() + cc.size(), major);
   if (cc.empty() || parsed.ec != std::errc()) {
     rw.notes.push_back("MXFP4 MoE padding not modelled: the GPU's compute capability is unknown");
     return {};
   }
-  const std::string backend = major == 10 ? "sm100" : major == 9 ? "triton" : "marlin";
+  if (parsed.ptr != cc.data() + cc.size() && *parsed.ptr == '.')
+    std::from_chars(parsed.ptr + 1, cc.data() + cc.size(), minor);
+  compat::Query q;
+  q.engine = "vllm";
+  q.engine_version = d_.version();
+  q.vendor = "nvidia";
+  q.compute_capability = major + minor / 10.0;
+  q.weight_families = {"mxfp4"};
+  const compat::Verdict v = compat_.evaluate(q);
+  if (v.support == compat::Support::Unsupported) {
+    rw.notes.push_back("MXFP4 MoE padding not modelled: vLLM does not run MXFP4 on compute capability " + cc + " (" +
+                       v.findings.front().rule + ")");
+    return {};
+  }
+  const bool marlin = std::any_of(v.findings.begin(), v.findings.end(),
+                                  [](const compat::Finding& f) { return f.kernel == "marlin"; });
+  const std::string backend = marlin ? "marlin" : major == 10 ? "sm100" : "triton";
   const auto param = [&](const std::string& name) { return d_.u64("mxfp4_" + backend + "_" + name); };
   const MoePadding pad{backend,
                        param("intermediate_multiple"),
@@ -372,7 +391,8 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
 }  // namespace
 
 std::unique_ptr<Engine> make_vllm_engine(const std::filesystem::path& data_dir, std::string_view version) {
-  return std::make_unique<VllmEngine>(EngineProfileData::load(data_dir, "vllm", version));
+  return std::make_unique<VllmEngine>(EngineProfileData::load(data_dir, "vllm", version),
+                                      compat::CompatRules::load(data_dir / "compat"));
 }
 
 }  // namespace vramplan::memory

@@ -68,6 +68,13 @@ TEST(VllmMxfp4, Gpt20bAmpereMarlinPadsBothDims) {
   EXPECT_EQ(padding("gpt-oss-20b", "8.0", 1), 917962752u);
 }
 
+// The kernel path is data/compat's: rule vllm-mxfp4-marlin-sm12x sends an RTX 5090 (12.0) to the
+// same Marlin layout as an A100, and below 8.0 (vllm-mxfp4-min-capability) nothing is padded.
+TEST(VllmMxfp4, KernelPathFromTheCompatibilityRules) {
+  EXPECT_EQ(padding("gpt-oss-20b", "12.0", 1), 917962752u);
+  EXPECT_EQ(padding("gpt-oss-20b", "7.5", 1), 0u);
+}
+
 TEST(VllmMxfp4, ExplainShowsThePaddedShapes) {
   const auto p = plan("gpt-oss-120b", "9.0", 2);
   EXPECT_NE(layers(p).explain.find("w13 [128, 3072, 2944], w2 [128, 3072, 1536]"), std::string::npos)

@@ -64,6 +64,8 @@ TEST(CompatCli, SweepMarksUnsupportedGpus) {
   EXPECT_TRUE(v100_unsupported) << j["not_fitting"].dump();
   ASSERT_FALSE(j["rows"].empty());
   EXPECT_EQ(j["rows"][0]["gpu"], "h100-sxm-80");
+  const auto schema = nlohmann::json::parse(read_text(source_dir() / "docs" / "schemas" / "sweep.schema.json"));
+  EXPECT_EQ(schema_violations(j, schema), std::vector<std::string>{});
 }
 
 // sweep text names the fallback a ranked row runs through (FP8 Marlin on an A100).

@@ -7,7 +7,7 @@
 #   bash tools/fuzz.sh                 every target, FUZZ_SECONDS (default 20) each
 #   FUZZ_SECONDS=3600 bash tools/fuzz.sh gguf hf_config     named targets, one hour each
 #
-# Bounds: FUZZ_SECONDS per target (11 targets x 20 s = under 4 minutes of fuzzing), 10 s per input
+# Bounds: FUZZ_SECONDS per target (12 targets x 20 s = 4 minutes of fuzzing), 10 s per input
 # (linear-time parsers take milliseconds; a quadratic path on a large input shows up here), 2 GiB
 # of RSS per process.
 set -euo pipefail
@@ -25,7 +25,7 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_CO
 # Seeds: the real files of the repository each reader is meant for, plus tests/fuzz/seeds/<target>.
 seeds_of() {
   case "$1" in
-    gguf | safetensors | safetensors_index | tenants) ls tests/fuzz/seeds/"$1"/* ;;
+    gguf | safetensors | safetensors_index | tenants | trace) ls tests/fuzz/seeds/"$1"/* ;;
     hf_config) ls models/*.json tests/fixtures/hf/*.json tests/fixtures/hf/*/config.json ;;
     gpu_catalog) ls data/gpus.json tests/fixtures/gpus/*.json ;;
     prices) ls data/prices.json ;;
@@ -51,12 +51,12 @@ failed=()
 for t in "${targets[@]}"; do
   corpus="$build/corpus/$t"
   mkdir -p "$corpus"
-  cp $(seeds_of "$t") "$corpus/"
+  for seed in $(seeds_of "$t"); do cp "$seed" "$corpus/$(echo "$seed" | tr / _)"; done  # paths as names: no clashes
   log="$build/fuzz_$t.log"
   # -max_len: big enough for the largest seed (data/gpus.json), so mutations can grow catalogues.
   if "$build/bin/fuzz_$t" "$corpus" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
       -max_len=262144 -print_final_stats=1 -artifact_prefix="$build/findings/$t-" >"$log" 2>&1; then
-    runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
+    runs=$(grep -ao 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
     echo "fuzz_$t: ok, $runs executions in ${seconds} s"
   else
     echo "fuzz_$t: FAILED (log: $log)"

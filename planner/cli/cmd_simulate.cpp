@@ -88,11 +88,12 @@ int run_simulate(const std::vector<std::string>& args) {
       ("margin", po::value<std::string>()->default_value("24h"), "time added to an offline job for installation, checks and export")
       ("periods", po::value<std::string>()->default_value("3d,7d,30d"), "rental periods to price")
       ("prices", po::value<std::string>(), "your own GPU prices (vramplan.prices/1) instead of data/prices.json")
-      ("probe-requests", po::value<std::uint64_t>()->default_value(3000), "requests simulated per capacity probe");
+      ("probe-requests", po::value<std::uint64_t>()->default_value(3000), "requests simulated per capacity probe")
+      ("router", po::value<std::string>()->default_value("least-outstanding"), "with --target-rate: least-outstanding or round-robin");
   std::set<std::string> declared = {"model", "gpu", "gpu-memory", "engine", "weights", "calibration", "rate", "arrivals",
                                     "requests", "duration", "concurrency", "input-len", "output-len", "trace", "seed",
                                     "timeout", "timeline", "sample-every", "slo", "find-max-rate", "target-rate", "workers",
-                                    "margin", "periods", "prices", "probe-requests"};
+                                    "margin", "periods", "prices", "probe-requests", "router"};
   add_engine_options(desc, *engine, declared);
   add_common_options(desc);
   po::variables_map vm;
@@ -135,6 +136,7 @@ int run_simulate(const std::vector<std::string>& args) {
   q.periods = plan::parse_periods(vm["periods"].as<std::string>());
   if (vm.count("prices")) q.prices_file = vm["prices"].as<std::string>();
   q.options.requests_per_probe = vm["probe-requests"].as<std::uint64_t>();
+  q.options.router = plan::parse_router(vm["router"].as<std::string>());
   if (q.options.requests_per_probe < 100) throw_usage("--probe-requests: at least 100, or the p99 means nothing");
   if ((q.find_max_rate || q.target_rate) && (vm.count("timeline") || vm.count("concurrency")))
     throw_usage("--find-max-rate / --target-rate run many probes: --timeline and --concurrency do not apply");

@@ -151,10 +151,11 @@ int run_sweep(const std::vector<std::string>& args) {
       ("input-len", po::value<std::string>()->default_value("sharegpt"), "with --rate: prompt tokens (512, uniform:A..B, lognormal:M,S, hist:FILE, sharegpt)")
       ("output-len", po::value<std::string>()->default_value("sharegpt"), "with --rate: output tokens (same forms)")
       ("seed", po::value<std::uint64_t>()->default_value(0), "with --rate: random seed")
-      ("probe-requests", po::value<std::uint64_t>()->default_value(3000), "with --rate: requests simulated per probe");
+      ("probe-requests", po::value<std::uint64_t>()->default_value(3000), "with --rate: requests simulated per probe")
+      ("router", po::value<std::string>()->default_value("least-outstanding"), "with --rate: least-outstanding or round-robin");
   std::set<std::string> declared = {"model", "weights", "gpu", "mig", "min-memory", "tp", "pp", "replicas", "context", "batch",
                                     "engine", "headroom", "conservative", "periods", "prices", "top", "rate", "slo",
-                                    "arrivals", "input-len", "output-len", "seed", "probe-requests"};
+                                    "arrivals", "input-len", "output-len", "seed", "probe-requests", "router"};
   const std::set<std::string> own = declared;  // --tp / --pp here are the sweep's lists, not engine flags
   add_engine_options(desc, *engine, declared);
   add_common_options(desc, true);
@@ -199,6 +200,7 @@ int run_sweep(const std::vector<std::string>& args) {
     sr.workload.output = sim::parse_length(vm["output-len"].as<std::string>(), "--output-len", data_root());
     sr.workload.seed = vm["seed"].as<std::uint64_t>();
     sr.options.requests_per_probe = vm["probe-requests"].as<std::uint64_t>();
+    sr.options.router = plan::parse_router(vm["router"].as<std::string>());
     if (sr.options.requests_per_probe < 100) throw_usage("--probe-requests: at least 100, or the p99 means nothing");
     const auto slo_result = plan::run_slo_sweep(sr, data_root(), [&](std::size_t done, std::size_t total) {
       if (progress) std::cerr << "\rsweep: layout " << done + 1 << "/" << total << std::flush;

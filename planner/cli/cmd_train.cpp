@@ -64,6 +64,9 @@ int run_train(const std::vector<std::string>& args) {
       ("grad-checkpointing", po::value<std::string>()->default_value("none"), "none | selective | full activation recomputation")
       ("attention", po::value<std::string>()->default_value("flash"), "flash | sdpa | eager (eager keeps the s x s scores)")
       ("loss-chunks", po::value<std::uint64_t>()->default_value(1), "cross-entropy chunks (torchtune: 8)")
+      ("loss", po::value<std::string>()->default_value("fp32"),
+       "fp32 (transformers >= 4.46, torchtune) | bf16 (LitGPT bf16-true) | hf-legacy (transformers <= 4.45: fp32 logits + shifted copy)")
+      ("upcast-unquantized", "PEFT prepare_model_for_kbit_training: the unquantized frozen parameters in fp32")
       ("lora-rank", po::value<std::uint64_t>()->default_value(8), "LoRA rank")
       ("lora-targets", po::value<std::string>()->default_value("q_proj,v_proj"), "target modules (PEFT / torchtune / LitGPT names, or all-linear)")
       ("lora-dropout", "LoRA dropout > 0 (keeps a dropped copy of each adapted input)")
@@ -102,6 +105,8 @@ int run_train(const std::vector<std::string>& args) {
   r.attention = train::attention_from_name(vm["attention"].as<std::string>());
   r.loss_chunks = vm["loss-chunks"].as<std::uint64_t>();
   if (r.loss_chunks == 0) throw Error(ErrorKind::Usage, "--loss-chunks must be > 0");
+  r.loss = train::loss_from_name(vm["loss"].as<std::string>());
+  r.adapter.upcast_unquantized = vm.count("upcast-unquantized") > 0;
   r.adapter.rank = vm["lora-rank"].as<std::uint64_t>();
   r.adapter.targets = vm["lora-targets"].as<std::string>();
   r.adapter.dropout = vm.count("lora-dropout") > 0;

@@ -14,6 +14,7 @@ const std::vector<Command>& commands() {
       {"train", "memory per GPU for training / fine-tuning (full, LoRA, QLoRA; optimizers, ZeRO / FSDP, recomputation)", run_train},
       {"explain", "every number of a check with its formula and inputs (expected value and upper bound)", run_explain},
       {"simulate", "replay a serving workload over time: latency percentiles, throughput, KV usage, stable or overloaded", run_simulate},
+      {"trial", "the batch trial ladder: per length group and batch, predicted completions, time, peak memory, first limit", run_trial},
   };
   return table;
 }

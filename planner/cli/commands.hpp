@@ -30,6 +30,7 @@ int run_check(const std::vector<std::string>& args);
 int run_sweep(const std::vector<std::string>& args);
 int run_explain(const std::vector<std::string>& args);
 int run_simulate(const std::vector<std::string>& args);
+int run_trial(const std::vector<std::string>& args);
 int run_train(const std::vector<std::string>& args);
 
 }  // namespace vramplan::cli

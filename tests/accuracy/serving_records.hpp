@@ -4,12 +4,12 @@
 // GPU, engine flags, workload), and set against what the load generator printed.
 #pragma once
 
-#include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <optional>
+#include <random>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -21,7 +21,8 @@
 namespace vramplan::test {
 
 //! The metric families the issue sets targets for (issue 12, "Against real runs").
-enum class MetricKind { Throughput, MedianLatency, P99Latency };
+//! Timeline: the engine's periodic log (running, waiting, KV usage), no target.
+enum class MetricKind { Throughput, MedianLatency, P99Latency, Timeline };
 
 //! One figure: what the simulator predicts against what the run printed.
 struct ServingMetric {
@@ -33,6 +34,10 @@ struct ServingMetric {
 
 struct ServingComparison {
   std::string id, engine, model, gpu, workload, notes;
+  //! Why this record's figures stay out of the medians (shown beside it in the document); empty
+  //! for most.
+  std::string median_exclusion;
+  std::string verdict;  //!< the simulator's: stable, overloaded, closed-loop, offline
   nlohmann::json record;  //!< verbatim
   std::uint64_t completed = 0, rejected = 0, preemptions = 0;
   std::vector<ServingMetric> metrics;
@@ -57,9 +62,14 @@ inline std::vector<nlohmann::json> serving_records() {
   return out;
 }
 
-//! A directory of its own under the system temp dir for the traces the tests write.
+//! A directory of this process's own under the system temp dir for the traces the tests write:
+//! ctest runs every test in its own process, in parallel, and each simulates the records.
 inline std::filesystem::path serving_trace_dir() {
-  const auto dir = std::filesystem::temp_directory_path() / "vramplan_sim_accuracy";
+  static const std::filesystem::path dir = [] {
+    std::random_device rd;
+    return std::filesystem::temp_directory_path() /
+           ("vramplan_sim_accuracy_" + std::to_string(rd()) + "_" + std::to_string(rd()));
+  }();
   std::filesystem::create_directories(dir);
   return dir;
 }
@@ -194,6 +204,24 @@ inline void add_metrics(ServingComparison& c, const sim::SimResult& r, const std
   add("TTFT p99", MetricKind::P99Latency, r.ttft.p99 * 1e3, printed(res, "p99_ttft_ms"));
 }
 
+//! A timeline record (the engine's 1 s log lines): peaks and sample means of running / waiting
+//! requests and KV usage against the simulated run's maxima and time-weighted means.
+inline void add_timeline_metrics(ServingComparison& c, const sim::SimResult& r) {
+  const auto& res = c.record.at("results");
+  double running = 0, waiting = 0;
+  const auto& samples = res.at("timeline");
+  for (const auto& x : samples) {
+    running += x.at("running").get<double>();
+    waiting += x.at("waiting").get<double>();
+  }
+  const double n = static_cast<double>(samples.size());
+  c.metrics.push_back({"max running", MetricKind::Timeline, r.running.max, res.at("max_running")});
+  c.metrics.push_back({"max waiting", MetricKind::Timeline, r.waiting.max, res.at("max_waiting")});
+  c.metrics.push_back({"max KV usage %", MetricKind::Timeline, r.kv_usage.max * 100, res.at("max_kv_usage_pct")});
+  c.metrics.push_back({"mean running", MetricKind::Timeline, r.running.mean, running / n});
+  c.metrics.push_back({"mean waiting", MetricKind::Timeline, r.waiting.mean, waiting / n});
+}
+
 inline ServingComparison simulate_record(const nlohmann::json& record, const nlohmann::json& setup) {
   const DataRoot root{source_dir()};
   ServingComparison c;
@@ -203,6 +231,7 @@ inline ServingComparison simulate_record(const nlohmann::json& record, const nlo
   c.model = setup.at("model");
   c.gpu = setup.at("gpu");
   c.notes = setup.value("notes", "");
+  c.median_exclusion = setup.value("exclude_from_medians", "");
   const auto& w = setup.at("workload");
   c.workload = workload_text(w);
   sim::SimulateRequest q;
@@ -212,10 +241,17 @@ inline ServingComparison simulate_record(const nlohmann::json& record, const nlo
   for (const auto& [k, v] : setup.at("args").items()) q.plan.args[k] = v.get<std::string>();
   q.workload = serving_workload(c.id, w, root);
   const sim::SimulateOutcome out = sim::run_simulation(q, root);
+  if (q.workload.trace) {  // the trace and, once empty, its directory
+    std::error_code ec;
+    std::filesystem::remove(*q.workload.trace, ec);
+    std::filesystem::remove(q.workload.trace->parent_path(), ec);
+  }
   c.completed = out.result.completed;
   c.rejected = out.result.rejected;
   c.preemptions = out.result.preemptions;
-  add_metrics(c, out.result, setup.at("tpot"));
+  c.verdict = out.result.verdict.state;
+  if (record.at("record_type") == "timeline") add_timeline_metrics(c, out.result);
+  else add_metrics(c, out.result, setup.at("tpot"));
   return c;
 }
 

@@ -10,6 +10,9 @@
 // Regenerate the document with:
 //   VRAMPLAN_WRITE_ACCURACY_DOC=1 build/bin/vramplan_tests --gtest_filter='SimAccuracy.*'
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -43,11 +46,13 @@ const std::vector<Family>& families() {
   return f;
 }
 
-std::vector<double> errors(const Family& f) {
+//! |error| inputs of one family over the records in the medians (of one source set when given).
+std::vector<double> errors(const Family& f, const std::string& source_set = "") {
   std::vector<double> e;
   for (const auto& c : serving_comparisons())
-    for (const auto& n : f.names)
-      if (const auto* m = c.find(n)) e.push_back(m->err());
+    if (c.median_exclusion.empty() && (source_set.empty() || c.record.at("source_set") == source_set))
+      for (const auto& n : f.names)
+        if (const auto* m = c.find(n)) e.push_back(m->err());
   return e;
 }
 
@@ -58,6 +63,7 @@ struct SweepPoint {
   std::string id;
   double load = 0;  //!< requests / s (open loop) or users (closed loop); +inf = everything at t=0
   double measured = 0, predicted = 0;
+  bool open_loop = false;  //!< a finite rate: throughput in requests / s, compared with the rate
 };
 
 struct SweepResult {
@@ -66,15 +72,20 @@ struct SweepResult {
   std::size_t measured_step = 0, predicted_step = 0;
 };
 
-// Throughput "stops growing" at the first point whose next (higher) load point raises it by less
-// than 10 %: the definition used on both sides. A sweep that still grows at its last point
-// saturates "beyond" it (index = number of points - 1).
-constexpr double kGrowth = 0.10;
+// Where throughput stops growing, the same rule on both sides:
+//  * open loop (finite rates): at the first rate whose completed requests per second fall below
+//    90 % of the offered rate — from there on, throughput no longer follows the load;
+//  * closed loop (users): at the first point whose next (higher) point raises throughput by less
+//    than 10 %.
+// A sweep that still grows at its last point saturates "beyond" it (index = number of points).
+constexpr double kFollows = 0.90, kGrowth = 0.10;
 
-std::size_t saturation_step(const std::vector<double>& t) {
-  for (std::size_t i = 0; i + 1 < t.size(); ++i)
-    if (t[i + 1] < t[i] * (1 + kGrowth)) return i;
-  return t.size() - 1;
+std::size_t saturation_step(const std::vector<SweepPoint>& p, bool predicted) {
+  const auto t = [&](std::size_t i) { return predicted ? p[i].predicted : p[i].measured; };
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (p[i].open_loop ? t(i) < kFollows * p[i].load : i + 1 < p.size() && t(i + 1) < t(i) * (1 + kGrowth)) return i;
+  }
+  return p.size();
 }
 
 std::vector<SweepResult> sweeps() {
@@ -105,7 +116,8 @@ std::vector<SweepResult> sweeps() {
       const auto& rate = rec.at("request_rate");
       p.load = closed ? rec.at("max_concurrency").get<double>()
                       : (rate.is_string() ? std::numeric_limits<double>::infinity() : rate.get<double>());
-      const auto* m = c.find("out tok/s");
+      p.open_loop = !closed && !std::isinf(p.load);
+      const auto* m = p.open_loop ? c.find("req/s") : c.find("out tok/s");
       if (!m) m = c.find("req/s");
       if (!m) {
         r.skipped = "no throughput printed for " + id + " (medians of latencies only)";
@@ -118,13 +130,8 @@ std::vector<SweepResult> sweeps() {
     }
     if (r.skipped.empty()) {
       std::sort(r.points.begin(), r.points.end(), [](const auto& a, const auto& b) { return a.load < b.load; });
-      std::vector<double> mt, pt;
-      for (const auto& p : r.points) {
-        mt.push_back(p.measured);
-        pt.push_back(p.predicted);
-      }
-      r.measured_step = saturation_step(mt);
-      r.predicted_step = saturation_step(pt);
+      r.measured_step = saturation_step(r.points, false);
+      r.predicted_step = saturation_step(r.points, true);
     }
     out.push_back(std::move(r));
   }
@@ -163,14 +170,36 @@ TEST(SimAccuracy, EveryRecordRunsToCompletion) {
   }
 }
 
+// The runs that failed most of their requests (kept out of the medians) must at least come out
+// overloaded: arrivals outpace what the engine serves.
+TEST(SimAccuracy, OverloadedRunsArePredictedOverloaded) {
+  int checked = 0;
+  for (const auto& c : serving_comparisons()) {
+    if (c.median_exclusion.empty()) continue;
+    EXPECT_EQ(c.verdict, "overloaded") << c.id;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 2);
+}
+
 // Medians of |error| per family. Met targets are asserted at the target; a missed one at the
 // median this simulator achieved when the test was written, plus 2 points (kGuard), so that a
 // regression shows while the miss stays reported in docs/accuracy-sim.md.
+// Achieved when the test was written (main at 2b6a029 + this branch, 2026-12-01), in the order
+// of families(): request and output throughput, median TTFT, median TPOT / ITL, p99 TTFT, p99
+// TPOT / ITL. Every target is missed; see docs/accuracy-sim.md for where and why.
+constexpr double kAchievedMedianPct[] = {38.18, 31.42, 66.36, 28.12, 71.00, 35.20};
+constexpr double kGuardPct = 2.0;
+
 TEST(SimAccuracy, MedianErrorsMeetTheTargetsOrTheirRegressionGuards) {
+  std::size_t i = 0;
   for (const auto& f : families()) {
     const auto e = errors(f);
     ASSERT_FALSE(e.empty()) << f.label;
-    EXPECT_LE(median_abs(e), f.target_pct) << f.label << " over " << e.size() << " figures";
+    const double achieved = kAchievedMedianPct[i++];
+    const double bound = achieved <= f.target_pct ? f.target_pct : achieved + kGuardPct;
+    EXPECT_LE(median_abs(e), bound) << f.label << " over " << e.size() << " figures (target " << f.target_pct
+                                    << " %, achieved when written " << achieved << " %)";
   }
 }
 
@@ -192,6 +221,36 @@ std::string cell(const ServingComparison& c, const std::vector<std::string>& nam
     }
   return "-";
 }
+
+// What the table shows, by source set (figures as of when this test was written).
+constexpr const char* kFindings =
+    "What the comparison shows (uncalibrated: datasheet bandwidth and tensor rates x the perf defaults):\n\n"
+    "- **blis_training** (vLLM, H100, Llama-2-7B and Mixtral-8x7B TP2, constant-rate open loop): below capacity the "
+    "throughput is the arrival rate on both sides (a weak check). Median TTFT is predicted 12-29 % low, the TPOT from "
+    "means within 10 % for Llama-2-7B and 19-23 % high for Mixtral. At 20 req/s the predicted capacity (19.3 and "
+    "18.7 req/s) is a few per cent under the offered rate, so the simulated queue grows (TTFT of seconds against "
+    "51 / 64 ms measured): one small capacity error flips the regime near saturation.\n"
+    "- **sgl_cookbook** (SGLang, B200 / MI300X TP8, DeepSeek-R1 / V3.1, Qwen3-235B, Llama-4, closed loops of 1-100 "
+    "users): the simulator is too fast. At one user the measured TTFT of a <= 1000-token prompt is 57-214 ms where "
+    "the step model gives 21-77 ms: per-request costs outside the engine step (HTTP, tokenization, scheduling, "
+    "MoE expert dispatch) are not modelled, and MI300X is furthest (DeepSeek-V3.1 TPOT 6.3 ms against 24 ms): "
+    "datasheet rates are not reached there. The 10-request runs are noisy on both sides: the simulator draws its "
+    "own 10 lengths (the printed totals differ from its sample) and the measured p99 TTFT holds cold starts "
+    "(48 s and 39 s for the Llama-4 runs).\n"
+    "- **kvcached** (SGLang 0.4, A100, Llama-3.2-3B, Poisson 8 / 16 / 32 req/s): throughput and median TTFT / ITL "
+    "within about 10-22 %, and the overload at 32 req/s is found (23.9 req/s predicted against 26.8 measured); the "
+    "p99 ITL is not (the client's ITL counts chunk gaps the step model does not have).\n"
+    "- **llmservingsim** (vLLM 0.19, RTX 4090, replayed trace in the KV-saturated, preempting regime): 42-49 % slow "
+    "on every latency, while the engine's own log of the run is matched closely (KV usage reaches 100 %, peak and "
+    "mean running / waiting within 3-15 %, table below the records).\n"
+    "- **issues** (gpt-oss-20b on Modal H100): the measured TTFT of 2.1-2.5 s for 512-token prompts at 4-32 "
+    "users is deployment overhead no engine model covers.\n\n"
+    "TTFT, TPOT, throughput and duration follow benchmark_serving's definitions on both sides; what is missed is "
+    "step time (calibration) and per-request overhead. This comparison found two ITL definition differences, "
+    "since fixed in planner/src/sim/simulator.cpp: the token a preempted request produces when its recompute "
+    "finishes now counts the whole stall as one gap, as benchmark_serving does; and in engines that do not mix "
+    "prompts and decodes a request's first decode gap now starts at its own first token, not at the previous "
+    "decode step. The second took the kvcached runs' p99 ITL from +78 / +95 % to +37 / +73 % at 8 and 16 req/s.\n\n";
 
 std::string load_text(double load) { return std::isinf(load) ? "inf" : fmt("%g", load); }
 
@@ -229,19 +288,53 @@ std::string render() {
   md << "| saturation within one step | " << evaluated << " sweeps | " << within << " of " << evaluated
      << " within one step | every sweep | " << (within == evaluated ? "yes" : "**no**") << " |\n\n";
 
+  std::set<std::string> sets;
+  for (const auto& c : all) sets.insert(c.record.at("source_set").get<std::string>());
+  md << "Median |error| per source set (the record's `source_set`):\n\n| source set |";
+  for (const auto& f : families()) md << " " << f.label << " |";
+  md << "\n|---|";
+  for (std::size_t k = 0; k < families().size(); ++k) md << "---|";
+  md << "\n";
+  for (const auto& set : sets) {
+    md << "| " << set << " |";
+    for (const auto& f : families()) {
+      const auto e = errors(f, set);
+      md << " " << (e.empty() ? "-" : fmt("%.1f %%", median_abs(e)) + " (" + std::to_string(e.size()) + ")") << " |";
+    }
+    md << "\n";
+  }
+  md << "\n";
+
+  md << kFindings;
+
   md << "## Record by record\n\n"
      << "| record | engine | model / GPU | workload | req/s | out tok/s | TTFT p50 | TPOT p50 | TTFT p99 | TPOT p99 | "
-        "preempted |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+        "preempted | verdict |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& c : all)
     md << "| " << c.id << " | " << c.engine << " | " << c.model << " / " << c.gpu << " | " << c.workload << " | "
        << cell(c, {"req/s"}) << " | " << cell(c, {"out tok/s"}) << " | " << cell(c, {"TTFT p50"}) << " | "
        << cell(c, {"TPOT p50", "TPOT (means)", "ITL p50"}) << " | " << cell(c, {"TTFT p99"}) << " | "
-       << cell(c, {"TPOT p99", "ITL p99"}) << " | " << c.preemptions << " |\n";
+       << cell(c, {"TPOT p99", "ITL p99"}) << " | " << c.preemptions << " | " << c.verdict
+       << (c.median_exclusion.empty() ? "" : " (out of the medians)") << " |\n";
+  md << "\nTimelines (the engine's periodic log of the same run; no target): predicted / logged.\n\n"
+     << "| record | max running | max waiting | max KV usage % | mean running | mean waiting |\n|---|---|---|---|---|---|\n";
+  for (const auto& c : all) {
+    if (c.record.at("record_type") != "timeline") continue;
+    md << "| " << c.id << " |";
+    for (const auto& m : c.metrics) md << " " << fmt("%.1f", m.predicted) << " / " << fmt("%.1f", m.measured) << " |";
+    md << "\n";
+  }
+  md << "\nKept out of the medians:\n\n";
+  for (const auto& c : all)
+    if (!c.median_exclusion.empty()) md << "- " << c.id << ": " << c.median_exclusion << ".\n";
 
   md << "\n## Saturation per sweep\n\n"
-     << "Throughput stops growing at the first load point whose next point raises it by less than "
-     << fmt("%.0f %%", kGrowth * 100) << " (the same rule on both sides); \"beyond\" = still growing at the last point. "
-        "Output-token throughput where printed, else request throughput.\n\n"
+     << "Where throughput stops growing, the same rule on both sides: for a sweep of request rates, the first rate "
+        "whose completed requests per second fall below " << fmt("%.0f %%", kFollows * 100) << " of the offered rate "
+        "(throughput no longer follows the load; request throughput shown); for a sweep of concurrencies, the first "
+        "point whose next one raises output-token throughput by less than " << fmt("%.0f %%", kGrowth * 100) << ". "
+        "\"beyond\" = still growing at the last point. Most sweeps here have two or three points, so within one step "
+        "is a weak check on them.\n\n"
      << "| sweep | loads (req/s or users) | measured throughput | predicted | stops growing at: measured / predicted | "
         "within one step |\n|---|---|---|---|---|---|\n";
   for (const auto& s : sw) {
@@ -253,7 +346,7 @@ std::string render() {
       pred += (pred.empty() ? "" : ", ") + fmt("%.1f", p.predicted);
     }
     const auto at = [&](std::size_t i) {
-      return i + 1 == s.points.size() ? "beyond " + load_text(s.points[i].load) : load_text(s.points[i].load);
+      return i == s.points.size() ? "beyond " + load_text(s.points.back().load) : load_text(s.points[i].load);
     };
     md << "| " << s.label << " | " << loads << " | " << meas << " | " << pred << " | " << at(s.measured_step) << " / "
        << at(s.predicted_step) << " | " << (step_distance(s) <= 1 ? "yes" : "**no**") << " |\n";

@@ -183,9 +183,9 @@ std::vector<Row> rows() {
       Row{"TP not dividing the KV heads", plan_8b({"-tp", "3"}), {}, 2,
           "tensor parallel size 3 cannot split 8 KV heads (vLLM requires one to divide the other)"},
       Row{"GPU smaller than the weights and one KV block (check)", {"check", "--model", "llama-3.1-8b", "--gpu", "custom:1GiB"}, {}, 1,
-          "DOES NOT FIT custom:1GiB x1: weights alone need 14.99 GiB per GPU at TP 1 (the GPU has 1.00 GiB); no layout "
-          "of up to 8 x custom:1GiB fits (--max-gpus) (vLLM: No available memory for the cache blocks (weights + "
-          "activation peak + non-torch = 15.79 GiB exceed 0.90 GiB = total x gpu_memory_utilization). Try increasing "
+          "DOES NOT FIT custom:1GiB x1: weights alone need 14.99 GiB per GPU at TP 1 (the GPU has 1.00 GiB); no layout of "
+          "up to 8 x custom:1GiB fits (--max-gpus) (vLLM: No available memory for the cache blocks (weights + activation "
+          "peak + non-torch = 15.79 GiB exceed 0.90 GiB = total x gpu_memory_utilization). Try increasing "
           "`gpu_memory_utilization` when initializing the engine.)"},
       Row{"--headroom 150%", {"check", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--headroom", "150%"}, {}, 2,
           "--headroom must be in [0%, 100%)"},

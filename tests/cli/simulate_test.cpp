@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "support/json_schema.hpp"
 #include "support/test_support.hpp"
 
 namespace vramplan::test {
@@ -42,8 +43,28 @@ TEST(SimulateCli, ReportsTheContractFields) {
   EXPECT_GT(peak, j.at("memory").at("non_kv_gib").get<double>());
 }
 
+// Every document the command writes is valid against its published schema.
+void expect_valid(const nlohmann::json& doc, const std::string& schema_file) {
+  const auto schema = nlohmann::json::parse(read_text(source_dir() / "docs" / "schemas" / schema_file));
+  const auto violations = schema_violations(doc, schema);
+  EXPECT_TRUE(violations.empty()) << schema_file << ": " << (violations.empty() ? "" : violations.front());
+}
+
+TEST(SimulateCli, DocumentsMatchTheirSchemas) {
+  expect_valid(simulate_json({"--rate", "5", "--requests", "300", "--input-len", "512", "--output-len", "64",
+                              "--slo", "p99_ttft<=1s", "--timeout", "30s"}),
+               "simulate.schema.json");
+  expect_valid(simulate_json({"--input-len", "512", "--output-len", "64", "--slo", "p99_ttft<=1s", "--find-max-rate",
+                              "--target-rate", "20", "--probe-requests", "200"}),
+               "simulate.schema.json");
+  expect_valid(simulate_json({"--rate", "inf", "--requests", "200", "--input-len", "512", "--output-len", "64", "--workers", "2"}),
+               "simulate.schema.json");
+  const CliResult t = run_cli({"trial", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--lengths", "short", "--batches", "1,2", "--json"});
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  expect_valid(nlohmann::json::parse(t.out), "trial.schema.json");
+}
+
 TEST(SimulateCli, SameSeedSameOutputDifferentSeedDifferent) {
-  const std::vector<std::string> a = {"--rate", "8", "--requests", "500", "--json"};
   const CliResult r1 = simulate({"--rate", "8", "--requests", "500", "--seed", "3", "--json"});
   const CliResult r2 = simulate({"--rate", "8", "--requests", "500", "--seed", "3", "--json"});
   const CliResult r3 = simulate({"--rate", "8", "--requests", "500", "--seed", "4", "--json"});
@@ -103,12 +124,34 @@ TEST(SweepSloCli, RanksLayoutsByTheCostOfServingTheLoad) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j.at("schema"), "vramplan.sweep-slo/1");
+  expect_valid(j, "sweep-slo.schema.json");
   ASSERT_EQ(j.at("rows").size(), 2u) << j.dump();
   EXPECT_EQ(j.at("simulated_layouts"), 2);
   // Cheapest first.
   const auto& rows = j.at("rows");
   EXPECT_LE(rows[0].at("cost_usd")[0].get<double>(), rows[1].at("cost_usd")[0].get<double>());
   for (const auto& row : rows) EXPECT_GE(row.at("replicas").get<int>(), 1);
+}
+
+TEST(SimulateCli, LlamaCppSlotsWithEveryLayerOnTheGpu) {
+  // -c 8192 -np 4: four slots of 2048 cells. A 1900-token prompt asking for 256 tokens stops at
+  // 148 (prompt + output reaches the slot, finish_reason "length"); 3000 tokens do not fit a slot.
+  const CliResult r = run_cli({"simulate", "--model", "llama-3.1-8b", "--gpu", "rtx-4090", "--engine", "llamacpp",
+                               "--weights", "gguf:Q4_K_M", "-c", "8192", "-np", "4", "-ngl", "99", "-fa", "on",
+                               "--rate", "0.5", "--requests", "200", "--input-len", "uniform:1000..3000",
+                               "--output-len", "256", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("engine_rules").at("slot_tokens"), 2048);
+  EXPECT_EQ(j.at("engine_rules").at("max_seqs"), 4);
+  EXPECT_GT(j.at("requests").at("truncated").get<int>(), 0);
+  EXPECT_GT(j.at("requests").at("rejected").get<int>(), 0);
+  EXPECT_EQ(j.at("requests").at("arrived"), 200);
+  // With layers left on the CPU there is no one-GPU step time: refused with the reason.
+  const CliResult partial = run_cli({"simulate", "--model", "llama-3.1-8b", "--gpu", "rtx-4090", "--engine", "llamacpp",
+                                     "--weights", "gguf:Q4_K_M", "-c", "8192", "-ngl", "10", "--rate", "1", "--requests", "10"});
+  EXPECT_EQ(partial.exit_code, 2) << partial.err;
+  EXPECT_NE(partial.err.find("partial offload"), std::string::npos) << partial.err;
 }
 
 TEST(SimulateCli, BadInputGetsOneLineAndADistinctExitCode) {

@@ -164,6 +164,7 @@ void note_varying(ModelSpec& spec, const std::string& key, const std::vector<std
 }
 
 void map_tensors(const GgufFile& f, ModelSpec& spec, std::uint64_t block_count, std::uint64_t main_layers) {
+  spec.tensors.reserve(spec.tensors.size() + f.tensors.size());
   for (const auto& t : f.tensors) {
     const NameParts parts = split_name(t.name);
     TensorInfo info;

@@ -109,6 +109,9 @@ class HeaderParser {
   GgufFile parse() {
     read_preamble();
     for (std::uint64_t k = 0; k < n_kv_; ++k) read_kv(k);
+    // Sized once: a million tensor infos must not rehash and reallocate their way in.
+    out_.tensors.reserve(static_cast<std::size_t>(n_tensors_));
+    tensor_names_.reserve(static_cast<std::size_t>(n_tensors_));
     for (std::uint64_t k = 0; k < n_tensors_; ++k) read_tensor_info(k);
     check_data_layout();
     return std::move(out_);
@@ -316,51 +319,60 @@ class HeaderParser {
     out_.file_type_name = name ? std::string(*name) : "unknown ftype " + std::to_string(*id);
   }
 
+  // Linear in the tensors with a handful of allocations each: the labels naming a field in an
+  // error are only built when there is an error.
   void read_tensor_info(std::uint64_t index) {
     GgufTensor t;
     t.name = read_name("tensor", index, kMaxTensorName);
-    const std::string field = "tensor '" + t.name + "'";
-    if (!tensor_names_.insert(t.name).second) in_.fail(field, "duplicate tensor name");
+    const auto field = [&](std::string_view part = {}) { return "tensor '" + t.name + "'" + std::string(part); };
 
     const std::uint64_t dims_at = in_.offset();
-    const std::uint32_t n_dims = in_.u32(field + " n_dims");
+    if (in_.remaining() < 4) in_.require(4, field(" n_dims"));
+    const std::uint32_t n_dims = in_.u32("n_dims");
     if (n_dims == 0 || n_dims > kMaxDims)
-      in_.fail(field, "n_dims " + std::to_string(n_dims) + " at offset " + std::to_string(dims_at) +
-                          " is outside 1.." + std::to_string(kMaxDims));
+      in_.fail(field(), "n_dims " + std::to_string(n_dims) + " at offset " + std::to_string(dims_at) +
+                            " is outside 1.." + std::to_string(kMaxDims));
+    // ne[n_dims], type, offset: one check for the fixed-size rest.
+    const std::uint64_t rest = 8ull * n_dims + 4 + 8;
+    if (in_.remaining() < rest) in_.require(rest, field(" ne, type and offset"));
     t.elements = 1;
+    t.ne.reserve(n_dims);
     for (std::uint32_t d = 0; d < n_dims; ++d) {
-      const std::string dim_field = field + " ne[" + std::to_string(d) + "]";
-      const std::int64_t ne = in_.i64(dim_field);
-      if (ne <= 0) in_.fail(dim_field, "dimension " + std::to_string(ne) + " is not positive");
+      const std::int64_t ne = in_.i64("ne");
+      if (ne <= 0) in_.fail(field(" ne[" + std::to_string(d) + "]"), "dimension " + std::to_string(ne) + " is not positive");
       const auto une = static_cast<std::uint64_t>(ne);
       // Checked by division before multiplying (as gguf.cpp): the product stays <= INT64_MAX.
       if (une > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) / t.elements)
-        in_.fail(field, "element count overflows: dimensions multiply past 2^63-1");
+        in_.fail(field(), "element count overflows: dimensions multiply past 2^63-1");
       t.elements *= une;
       t.ne.push_back(une);
     }
-    t.type_id = in_.u32(field + " type");
-    t.offset = in_.u64(field + " offset");
-    set_format_and_size(t, field);
+    t.type_id = in_.u32("type");
+    t.offset = in_.u64("offset");
+    set_format_and_size(t);
     out_.tensors.push_back(std::move(t));
+    // A view of the stored name: out_.tensors was reserved, so it never moves.
+    const std::string& name = out_.tensors.back().name;
+    if (!tensor_names_.insert(name).second) in_.fail("tensor '" + name + "'", "duplicate tensor name");
   }
 
-  void set_format_and_size(GgufTensor& t, const std::string& field) {
+  void set_format_and_size(GgufTensor& t) {
+    const auto field = [&] { return "tensor '" + t.name + "'"; };
     const QuantFormat* f = catalog_.find_gguf(t.type_id);
     if (!f)
-      in_.fail(field, "unknown ggml type id " + std::to_string(t.type_id) +
+      in_.fail(field(), "unknown ggml type id " + std::to_string(t.type_id) +
                           " (not in data/quant_formats.json: a removed or newer ggml type)");
     if (f->layout != QuantLayout::Block)
       throw_internal("GGUF type " + f->name + " is not a block layout in quant_formats.json");
     if (t.ne[0] % f->block_elems != 0)
-      in_.fail(field, "ne[0] = " + std::to_string(t.ne[0]) + " is not a multiple of " + f->name +
+      in_.fail(field(), "ne[0] = " + std::to_string(t.ne[0]) + " is not a multiple of " + f->name +
                           "'s block of " + std::to_string(f->block_elems) + " elements");
     const std::vector<std::uint64_t> shape(t.ne.rbegin(), t.ne.rend());
     t.format = f->name;
     try {
       t.bytes = tensor_bytes(*f, shape, t.name);  // the one size formula (ggml_nbytes)
     } catch (const Error& e) {
-      in_.fail(field, e.what());  // only overflow remains possible here: the row fits
+      in_.fail(field(), e.what());  // only overflow remains possible here: the row fits
     }
   }
 
@@ -372,26 +384,26 @@ class HeaderParser {
     out_.data_offset = header_end + (align - header_end % align) % align;
     std::uint64_t expected = 0;
     for (const auto& t : out_.tensors) {
-      const std::string field = "tensor '" + t.name + "'";
+      const auto field = [&] { return "tensor '" + t.name + "'"; };
       if (t.offset % align != 0)
-        in_.fail(field, "offset " + std::to_string(t.offset) + " is not a multiple of the alignment " +
+        in_.fail(field(), "offset " + std::to_string(t.offset) + " is not a multiple of the alignment " +
                             std::to_string(align));
       if (t.offset != expected)
-        in_.fail(field, "offset " + std::to_string(t.offset) + ", expected " + std::to_string(expected) +
+        in_.fail(field(), "offset " + std::to_string(t.offset) + ", expected " + std::to_string(expected) +
                             " (tensor data must follow in table order, each padded to " +
                             std::to_string(align) + " bytes)");
       const std::uint64_t room = std::numeric_limits<std::uint64_t>::max() - expected;
-      if (t.bytes > room - (room % align)) in_.fail(field, "data section size overflows 64 bits");
+      if (t.bytes > room - (room % align)) in_.fail(field(), "data section size overflows 64 bits");
       expected += t.bytes + (align - t.bytes % align) % align;
 
       const std::uint64_t size = out_.file_size;
       if (out_.data_offset > size || t.offset > size - out_.data_offset)
-        in_.fail(field, "offset " + std::to_string(t.offset) + " (absolute " +
+        in_.fail(field(), "offset " + std::to_string(t.offset) + " (absolute " +
                             std::to_string(out_.data_offset) + " + " + std::to_string(t.offset) +
                             ") is past the end of the file (size " + std::to_string(size) + ")");
       const std::uint64_t begin = out_.data_offset + t.offset;
       if (t.bytes > size - begin)
-        in_.fail(field, std::to_string(t.bytes) + " bytes of data from offset " + std::to_string(begin) +
+        in_.fail(field(), std::to_string(t.bytes) + " bytes of data from offset " + std::to_string(begin) +
                             " run past the end of the file (size " + std::to_string(size) + ")");
     }
   }
@@ -401,7 +413,7 @@ class HeaderParser {
   GgufFile out_;
   std::uint64_t n_tensors_ = 0, n_kv_ = 0;
   std::unordered_map<std::string, std::uint64_t> key_index_;
-  std::unordered_set<std::string> tensor_names_;
+  std::unordered_set<std::string_view> tensor_names_;  //!< views of out_.tensors[k].name
   std::uint64_t kept_text_ = 0;
 };
 

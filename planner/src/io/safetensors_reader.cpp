@@ -27,16 +27,19 @@ constexpr std::string_view kMetadataKey = "__metadata__";
 std::optional<std::string> first_duplicate_name(std::string_view text) {
   std::unordered_set<std::string> names;
   std::size_t depth = 0;
+  // Stops where the top-level object closes: nlohmann's parser ends its input at a NUL byte, so
+  // bytes after the object (NUL padding, garbage) were never checked to be JSON (fuzz finding).
   for (std::size_t k = 0; k < text.size(); ++k) {
     const char c = text[k];
     if (c == '{' || c == '[') {
       ++depth;
     } else if (c == '}' || c == ']') {
-      --depth;
+      if (--depth == 0) break;
     } else if (c == '"') {
       const std::size_t begin = k;
-      for (++k; text[k] != '"'; ++k)
+      for (++k; k < text.size() && text[k] != '"'; ++k)
         if (text[k] == '\\') ++k;  // the escaped character cannot end the string
+      if (k >= text.size()) break;
       if (depth != 1) continue;
       std::size_t next = k + 1;
       while (next < text.size() && std::isspace(static_cast<unsigned char>(text[next]))) ++next;

@@ -59,8 +59,9 @@ bool arg_on_off(const EngineArgs& args, const std::string& name, bool fallback) 
 void check_known_args(const EngineArgs& args, const std::vector<EngineOption>& options,
                       std::string_view engine) {
   for (const auto& [key, value] : args) {
+    // An init-capture: clang before 16 (the fuzz build) cannot capture a structured binding.
     const bool known = std::any_of(options.begin(), options.end(),
-                                   [&](const EngineOption& o) { return o.name == key; });
+                                   [&flag = key](const EngineOption& o) { return o.name == flag; });
     if (!known) {
       std::string names;
       for (const auto& o : options) names += (names.empty() ? "--" : ", --") + o.name;

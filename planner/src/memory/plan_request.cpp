@@ -47,6 +47,10 @@ bool declares(const Engine& engine, std::string_view flag) { return !flag_with_a
 // The tensor-core rate a step runs at: fp8 GEMMs when the linear weights are fp8 and the card has
 // an fp8 rate (vLLM / SGLang / TensorRT-LLM run W8A8 on Hopper and newer), else the activation dtype.
 std::string tensor_dtype(const MemoryPlan& plan, const GpuSpec& gpu, const calib::Calibration* cal) {
+  // llama.cpp's CUDA backend multiplies GGUF block-quantized weights in fp16 (cuBLAS on
+  // dequantized weights for large batches; its MMQ kernels for small ones are not faster in peak):
+  // ggml/src/ggml-cuda/ggml-cuda.cu ggml_cuda_mul_mat.
+  if (plan.engine == "llamacpp") return "fp16";
   const bool fp8_weights = plan.weights_precision.rfind("fp8", 0) == 0;
   const bool fp8_rate = gpu.tflops.fp8 || (cal && cal->figures.achieved_tflops.count("fp8_e4m3"));
   return fp8_weights && fp8_rate ? "fp8" : plan.compute_precision;
@@ -67,9 +71,17 @@ PlanPerformance plan_performance(const PlanRequest& r, const PlanOutcome& out, c
     perf.query.token_budget = p.engine_view.at("max_num_batched_tokens").get<std::uint64_t>();
   if (p.fits && p.kv.capacity_tokens && perf.query.decode_context > 0)
     perf.query.max_batch = *p.kv.capacity_tokens / perf.query.decode_context;
+  // llama.cpp: only with every layer on the GPU does one GPU roofline describe a step (CPU and
+  // partial offload run layers on the host). engine_view "offloaded_layers" is "k/n" with n =
+  // layers + the output layer.
   if (p.engine == "llamacpp") {
-    perf.unavailable = "performance model: llama.cpp (GGUF block formats, CPU and partial offload) is not modelled";
-    return perf;
+    const auto it = p.engine_view.find("offloaded_layers");
+    const std::string layers = it != p.engine_view.end() && it->is_string() ? it->get<std::string>() : "";
+    const std::size_t slash = layers.find('/');
+    if (slash == std::string::npos || layers.substr(0, slash) != layers.substr(slash + 1)) {
+      perf.unavailable = "performance model: llama.cpp with layers on the CPU (CPU-only or partial offload) is not modelled";
+      return perf;
+    }
   }
   const WeightRequest wr{arg_string(r.args, "dtype"),
                          declares(engine, "quantization") ? arg_string(r.args, "quantization") : std::nullopt,

@@ -105,6 +105,16 @@ MaxRateAnswer find_max_rate(const sim::PreparedEngine& engine, const sim::Worklo
   return a;
 }
 
+sim::Router parse_router(const std::string& text) {
+  if (text == "least-outstanding") return sim::Router::LeastOutstanding;
+  if (text == "round-robin") return sim::Router::RoundRobin;
+  throw_usage("--router: '" + text + "' is not least-outstanding or round-robin");
+}
+
+std::string router_name(sim::Router router) {
+  return router == sim::Router::LeastOutstanding ? "least-outstanding" : "round-robin";
+}
+
 ReplicaAnswer replicas_for(const sim::PreparedEngine& engine, const sim::WorkloadSpec& base,
                            const std::vector<SloTarget>& targets, double target_rate, const MaxRateAnswer& max_rate,
                            const PriceBook& prices, const std::vector<RentalPeriod>& periods,
@@ -112,16 +122,23 @@ ReplicaAnswer replicas_for(const sim::PreparedEngine& engine, const sim::Workloa
   if (!(target_rate > 0) || std::isinf(target_rate)) throw_usage("--target-rate: must be a positive number of requests/s");
   ReplicaAnswer a;
   a.target_rate_per_s = target_rate;
+  a.router = router_name(options.router);
   if (!max_rate.found) return a;
   const std::uint64_t start = static_cast<std::uint64_t>(std::ceil(target_rate / max_rate.rate_per_s - 1e-9));
   for (std::uint64_t k = std::max<std::uint64_t>(1, start); k <= std::max<std::uint64_t>(1, start) + 4; ++k) {
-    // Replica 0's share of a stream long enough to give it requests_per_probe requests.
-    a.per_replica = run(engine, at_rate(base, target_rate, options.requests_per_probe * k), k, 0);
+    const auto source = sim::make_request_source(at_rate(base, target_rate, options.requests_per_probe * k));
+    const std::vector<sim::SimResult> runs =
+        sim::simulate_replicas(engine.rules, engine.clock(), *source, k, options.router, {});
     a.replicas = k;
-    if (check_slo(a.per_replica, targets).met) {
-      a.met = true;
-      break;
+    a.met = true;
+    double worst = -1;
+    for (const sim::SimResult& run : runs) {
+      const SloReport rep = check_slo(run, targets);
+      a.met = a.met && rep.met;
+      const double ratio = rep.overloaded ? 1e300 : rep.binding ? rep.ratios[*rep.binding] : 0;
+      if (ratio > worst) worst = ratio, a.per_replica = run;
     }
+    if (a.met) break;
   }
   a.gpus = a.replicas * gpus_per_replica(engine);
   if (const auto price = prices.price(engine.plan.gpu.id)) {

@@ -46,7 +46,7 @@ nlohmann::json slo_sweep_json(const SloSweepRequest& req, const SloSweepResult& 
   return {{"schema", "vramplan.sweep-slo/1"},
           {"rate_per_s", req.rate_per_s},
           {"slo", targets},
-          {"router", "round-robin"},
+          {"router", router_name(req.options.router)},
           {"requests_per_probe", req.options.requests_per_probe},
           {"periods", periods},
           {"simulated_layouts", r.simulated_layouts},
@@ -58,7 +58,7 @@ std::string slo_sweep_text(const SloSweepRequest& req, const SloSweepResult& r, 
   std::string targets;
   for (const auto& t : req.slo) targets += (targets.empty() ? "" : ", ") + t.text;
   std::string s = "serving " + fmt("%.4g", req.rate_per_s) + " req/s within " + targets +
-                  " (round-robin replicas; each layout simulated, " + std::to_string(req.options.requests_per_probe) +
+                  " (replicas behind a " + router_name(req.options.router) + " router; each layout simulated, " + std::to_string(req.options.requests_per_probe) +
                   " requests per probe)\n";
   std::string head = "  layout                         replicas  GPUs  max req/s/replica  p99 TTFT ms  p99 TPOT ms";
   for (const auto& p : r.periods) head += "  " + p.label + " USD";

@@ -16,6 +16,7 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <memory>
 #include <queue>
 #include <string>
 #include <vector>
@@ -49,6 +50,7 @@ struct Slot {
   double sent_s = 0;             // when the client sent it (latencies start here)
   double admitted_s = -1;        // first admission (queue wait ends)
   double first_token_s = -1;
+  double last_token_s = -1;      // its latest output token (not kept up to date while decoding)
 };
 
 struct Completion {
@@ -124,6 +126,25 @@ class Simulation {
       }
       step();
     }
+    finish_run();
+    return std::move(res_);
+  }
+
+  // ---- lockstep driving: several replicas behind one router (simulate_replicas) ----------------
+  //! Runs the steps that start before `t`; an idle engine waits until `t`.
+  void advance_to(double t) {
+    while ((running() > 0 || !waiting_.empty()) && now_ < t) step();
+    now_ = std::max(now_, t);
+  }
+  //! A request routed here at its arrival time.
+  void offer(const Request& q) {
+    if (res_.arrived == 0) res_.first_arrival_s = q.arrival_s;
+    last_source_arrival_s_ = q.arrival_s;
+    arrive(q, q.arrival_s);
+  }
+  std::uint64_t in_flight() const { return outstanding(); }
+  SimResult drain() {
+    while (running() > 0 || !waiting_.empty()) step();
     finish_run();
     return std::move(res_);
   }
@@ -226,6 +247,10 @@ class Simulation {
     cached_sum_ += s.computed;
     decode_order_.push_back({id, s.admit_seq});
     completions_.push({g_ + (s.target - s.generated), s.admit_seq, id});
+    if (!r_.mix_prefill_decode) {
+      if (!fresh_.empty() && fresh_.back().first == now_) ++fresh_.back().second;
+      else fresh_.push_back({now_, 1});
+    }
     if (r_.admission == Admission::ExpectedOutput) {
       prompt_reserve_ -= s.reserve_now;
       s.reserve_now = 0;
@@ -296,6 +321,7 @@ class Simulation {
     Slot& s = slots_[id];
     if (s.phase == Phase::Decode) {
       const std::uint64_t held = private_blocks(s);
+      if (g_ > s.g0) s.last_token_s = std::max(s.last_token_s, last_decode_end_);  // it decoded since its prompt
       leave_decode(s);
       release_kv(s, held);
     } else {
@@ -555,10 +581,21 @@ class Simulation {
   // ---- after the step ---------------------------------------------------------------------------
   void finish_decode_step(double step_start) {
     const std::uint64_t advanced = decoding_;
-    // Every decoding request produced one token; the gap since its previous token is this step
-    // when prompts and decodes share steps, else everything since the last decode step.
+    // Every decoding request produced one token. The gap since its previous token is this step
+    // when prompts and decodes share steps. Otherwise it is everything since the last decode
+    // step, except for requests whose previous token came from a prompt step after it: theirs
+    // is counted from that token.
+    std::uint64_t counted = 0;
+    if (!r_.mix_prefill_decode) {
+      for (const auto& [t, n] : fresh_) {
+        const std::uint64_t k = std::min(n, advanced - counted);
+        itl_h_.add_samples(now_ - t, k);
+        counted += k;
+      }
+    }
+    fresh_.clear();
     const double gap = r_.mix_prefill_decode || last_decode_end_ <= 0 ? now_ - step_start : now_ - last_decode_end_;
-    if (advanced) itl_h_.add(gap, static_cast<double>(advanced));
+    itl_h_.add_samples(gap, advanced - counted);
     last_decode_end_ = now_;
     cached_sum_ += advanced;
     padding_cached_ += padding_seqs_;
@@ -604,7 +641,12 @@ class Simulation {
       if (s.first_token_s < 0) {
         s.first_token_s = now_;
         ttft_h_.add(now_ - s.sent_s);
+      } else {
+        // A preempted request's next token after its recompute: the whole stall is one gap, as
+        // a streaming client sees it.
+        itl_h_.add(now_ - s.last_token_s);
       }
+      s.last_token_s = now_;
       ++s.generated;
       publish_prefix(s);
       prefill_.erase(std::find(prefill_.begin(), prefill_.end(), id));
@@ -801,6 +843,9 @@ class Simulation {
   std::uint64_t admit_seq_ = 0;
   double now_ = 0;
   double last_decode_end_ = 0;
+  // Prompt-only steps (no mixing): when requests got their first token since the last decode
+  // step, and how many, so that their first decode gap starts there.
+  std::vector<std::pair<double, std::uint64_t>> fresh_;
   double next_sample_s_ = 0;
   bool preempted_this_step_ = false;
   std::vector<perf::PrefillChunk> chunks_;
@@ -824,6 +869,36 @@ class Simulation {
 SimResult simulate(const SchedulerRules& rules, const StepClock& clock, RequestSource& source,
                    const SimOptions& options) {
   return Simulation(rules, clock, source, options).run();
+}
+
+std::vector<SimResult> simulate_replicas(const SchedulerRules& rules, const StepClock& clock, RequestSource& source,
+                                         std::uint64_t replicas, Router router, const SimOptions& options) {
+  if (replicas == 0) throw_usage("simulate: at least one replica");
+  if (options.concurrency) throw_usage("simulate: a concurrency limit applies to one replica, not behind a router");
+  class Nothing : public RequestSource {
+   public:
+    std::optional<Request> next() override { return std::nullopt; }
+  } nothing;
+  std::vector<std::unique_ptr<Simulation>> engines;
+  for (std::uint64_t i = 0; i < replicas; ++i)
+    engines.push_back(std::make_unique<Simulation>(rules, clock, nothing, options));
+  std::uint64_t n = 0;
+  while (const std::optional<Request> q = source.next()) {
+    if (!(q->arrival_s < std::numeric_limits<double>::infinity())) throw_internal("simulate: a request arrived at t = inf");
+    // Every replica catches up to the arrival, so the router sees its state at that moment.
+    for (auto& e : engines) e->advance_to(q->arrival_s);
+    std::size_t pick = n % replicas;
+    if (router == Router::LeastOutstanding) {
+      pick = 0;
+      for (std::size_t i = 1; i < engines.size(); ++i)
+        if (engines[i]->in_flight() < engines[pick]->in_flight()) pick = i;
+    }
+    engines[pick]->offer(*q);
+    ++n;
+  }
+  std::vector<SimResult> out;
+  for (auto& e : engines) out.push_back(e->drain());
+  return out;
 }
 
 }  // namespace vramplan::sim

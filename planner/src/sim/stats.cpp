@@ -29,6 +29,12 @@ void LogHistogram::add(double value, double weight) {
   ++count_;
 }
 
+void LogHistogram::add_samples(double value, std::uint64_t n) {
+  if (n == 0) return;
+  add(value, static_cast<double>(n));
+  count_ += n - 1;
+}
+
 double LogHistogram::quantile(double q) const {
   if (weight_ <= 0) return 0;
   const double target = q * weight_;

@@ -88,6 +88,16 @@ std::string_view recompute_name(Recompute r) {
 }
 std::string_view attention_name(AttentionImpl a) { return a == AttentionImpl::Flash ? "flash" : "eager"; }
 
+LossImpl loss_from_name(std::string_view name) {
+  if (name == "fp32") return LossImpl::Fp32;
+  if (name == "bf16") return LossImpl::Bf16;
+  if (name == "hf-legacy") return LossImpl::HfLegacy;
+  throw Error(ErrorKind::Usage, "unknown loss '" + std::string(name) + "' (known: fp32, bf16, hf-legacy)");
+}
+std::string_view loss_name(LossImpl l) {
+  return l == LossImpl::Fp32 ? "fp32" : l == LossImpl::Bf16 ? "bf16" : "hf-legacy";
+}
+
 bool has_gated_mlp(const ModelSpec& spec) {
   return std::any_of(spec.tensors.begin(), spec.tensors.end(), [](const TensorInfo& t) {
     return t.role == TensorRole::FfnGate || t.role == TensorRole::FfnGateUp || t.role == TensorRole::FfnGateExps ||
@@ -120,16 +130,23 @@ Activations activations(const ActivationInput& in) {
   const std::uint64_t first_bytes = checked_mul(checked_mul(stage0, tokens), pp);
   const std::uint64_t last_bytes = checked_mul(last_stage, tokens);
 
-  // Logits and loss on the last stage: bf16 logits (returned, so alive) + per chunk the fp32
-  // upcast, the log-softmax output cross_entropy saves and its gradient in backward.
+  // Logits and loss on the last stage. The logits (returned by the model, so alive) and the
+  // log-softmax output cross_entropy saves for backward are kept for every token, chunked or not;
+  // chunking (torchtune CEWithChunkedOutputLoss, LitGPT chunked_cross_entropy) only bounds the
+  // transient: one chunk's fp32 upcast in forward, its gradient in backward.
   const std::uint64_t vocab = ceil_div(in.arch.vocab_size, tp);  // vocabulary-parallel output
   const std::uint64_t chunk_tokens = ceil_div(tokens, in.loss_chunks);
-  const std::uint64_t logits = checked_add(checked_mul(checked_mul(tokens, vocab), in.act_bytes),
-                                           checked_mul(checked_mul(chunk_tokens, vocab), 12));
+  const std::uint64_t loss_b = in.loss == LossImpl::Bf16 ? in.act_bytes : 4;
+  const std::uint64_t kept = in.loss == LossImpl::HfLegacy ? 12 : in.act_bytes + loss_b;
+  const std::uint64_t logits = checked_add(checked_mul(checked_mul(tokens, vocab), kept),
+                                           checked_mul(checked_mul(chunk_tokens, vocab), loss_b));
+  const std::string kept_text = in.loss == LossImpl::HfLegacy
+                                    ? "12 B: fp32 logits, shifted fp32 copy, log-softmax"
+                                    : std::to_string(in.act_bytes) + " B logits + " + std::to_string(loss_b) + " B log-softmax";
   const std::string logits_explain =
-      grouped(tokens) + " tokens x " + grouped(vocab) + " vocab x " + std::to_string(in.act_bytes) + " B (logits) + " +
-      grouped(chunk_tokens) + " tokens" + (in.loss_chunks > 1 ? " per chunk" : "") +
-      " x vocab x 12 B (fp32 upcast, log-softmax, its gradient)";
+      grouped(tokens) + " tokens x " + grouped(vocab) + " vocab x (" + kept_text + ") + " + grouped(chunk_tokens) + " tokens" +
+      (in.loss_chunks > 1 ? " (one chunk)" : "") + " x vocab x " + std::to_string(loss_b) +
+      " B (upcast / gradient)";
   const bool show_first = pp > 1 && first_bytes > checked_add(last_bytes, logits);
 
   const std::string per_layer_kept = in.recompute == Recompute::Full ? "block input only (full recomputation)"

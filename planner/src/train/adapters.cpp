@@ -31,7 +31,7 @@ const std::vector<TargetName>& target_names() {
       {"gate_proj", {R::FfnGate}}, {"w1", {R::FfnGate}}, {"up_proj", {R::FfnUp}}, {"w3", {R::FfnUp}},
       {"down_proj", {R::FfnDown}}, {"w2", {R::FfnDown}}, {"gate_up_proj", {R::FfnGateUp}},
       {"mlp", {R::FfnGate, R::FfnUp, R::FfnDown, R::FfnGateUp}},
-      {"lm_head", {R::Output}}, {"output", {R::Output}},
+      {"lm_head", {R::Output}}, {"output", {R::Output}}, {"head", {R::Output}},
   };
   return names;
 }
@@ -47,6 +47,17 @@ const std::vector<R>& block_linear_roles() {
 }
 
 bool contains(const std::vector<R>& v, R r) { return std::find(v.begin(), v.end(), r) != v.end(); }
+
+// A linear layer whose input autograd keeps (an adapter on it, or a bitsandbytes base).
+void mark_saved(R role, SavedLinearInputs& saved) {
+  switch (role) {
+    case R::AttnQ: case R::AttnK: case R::AttnV: case R::AttnQKV: saved.qkv = true; break;
+    case R::AttnOutput: saved.o = true; break;
+    case R::FfnGate: case R::FfnUp: case R::FfnGateUp: saved.gate_up = true; break;
+    case R::FfnDown: saved.down = true; break;
+    default: break;
+  }
+}
 
 int position(const TensorInfo& t, std::uint64_t num_layers) {
   if (t.layer) return *t.layer;
@@ -92,6 +103,7 @@ AdapterPlan adapter_plan(const ModelSpec& spec, const AdapterSetup& setup, const
   const bool quantized_base = setup.base_format != "bf16" && setup.base_format != "fp16";
   const auto targets = lora_target_roles(setup.targets);
   const std::uint64_t L = spec.arch.num_layers, r = setup.rank;
+  const bool want_q = contains(targets, R::AttnQ), want_k = contains(targets, R::AttnK), want_v = contains(targets, R::AttnV);
 
   AdapterPlan plan;
   plan.saved = {false, false, false, false};
@@ -99,7 +111,11 @@ AdapterPlan adapter_plan(const ModelSpec& spec, const AdapterSetup& setup, const
     if (t.role == R::Mtp) continue;
     const int pos = position(t, L);
     const bool linear = t.shape.size() >= 2 && !t.is_bias;
-    const bool targeted = linear && contains(targets, t.role);
+    // q / k / v named on a fused qkv projection (Falcon, Phi-3 in LitGPT: LoRAQKVLinear with
+    // enable_q / enable_k / enable_v): one A per enabled part, B over the enabled outputs.
+    const bool fused_parts = t.role == R::AttnQKV && !contains(targets, R::AttnQKV) &&
+                             (want_q || want_k || want_v);
+    const bool targeted = linear && (contains(targets, t.role) || fused_parts);
     const bool block_linear = linear && contains(block_linear_roles(), t.role);
     const bool quantize = quantized_base && block_linear && (!setup.quantize_targets_only || targeted);
 
@@ -109,16 +125,27 @@ AdapterPlan adapter_plan(const ModelSpec& spec, const AdapterSetup& setup, const
     frozen.layer = pos;
     frozen.trainable = false;
     frozen.tp_split = linear || t.role == R::TokenEmbedding;
-    frozen.frozen_bytes = quantize ? tensor_bytes(*base, t.shape, t.name) : checked_mul(t.elements(), setup.base_bytes);
+    const std::uint64_t plain_bytes = quantized_base && setup.upcast_unquantized ? 4 : setup.base_bytes;
+    frozen.frozen_bytes = quantize ? tensor_bytes(*base, t.shape, t.name) : checked_mul(t.elements(), plain_bytes);
     if (quantize) plan.dequant_buffer = std::max(plan.dequant_buffer, checked_mul(t.elements(), act_bytes));
+    // bitsandbytes' MatMul4Bit / MatMul8bitLt keep the input of every quantized linear for
+    // backward, frozen or not (bnb/autograd/_functions.py: ctx.tensors = (A, B) whenever an input
+    // needs a gradient); torchao's NF4 linear (torchtune) keeps only the weight.
+    if (quantize && base->family == "bitsandbytes") mark_saved(t.role, plan.saved);
     plan.tensors.push_back(std::move(frozen));
     if (!targeted) continue;
 
     // {.., out, in}: experts (stacked {E, out, in}) get one adapter per expert.
-    const std::uint64_t in = t.shape.back(), out = t.shape[t.shape.size() - 2];
+    const std::uint64_t in = t.shape.back();
+    std::uint64_t out = t.shape[t.shape.size() - 2], parts = 1;
+    if (fused_parts) {
+      const std::uint64_t q = spec.arch.num_heads * spec.arch.head_dim, kv = spec.arch.num_kv_heads * spec.arch.head_dim;
+      out = (want_q ? q : 0) + (want_k ? kv : 0) + (want_v ? kv : 0);
+      parts = (want_q ? 1 : 0) + (want_k ? 1 : 0) + (want_v ? 1 : 0);
+    }
     const std::uint64_t copies = t.shape.size() == 3 ? t.shape[0] : 1;
     ++plan.targeted_modules;
-    ParamTensor a{t.name + ".lora_A", {copies * r, in}, pos, false, true, 0};
+    ParamTensor a{t.name + ".lora_A", {copies * r * parts, in}, pos, false, true, 0};
     ParamTensor b{t.name + ".lora_B", {copies * out, r}, pos, true, true, 0};
     plan.adapter_params = checked_add(plan.adapter_params, checked_add(a.elements(), b.elements()));
     plan.tensors.push_back(std::move(a));
@@ -129,18 +156,12 @@ AdapterPlan adapter_plan(const ModelSpec& spec, const AdapterSetup& setup, const
       plan.tensors.push_back(std::move(m));
     }
     if (t.layer && *t.layer == 0) {
-      std::uint64_t extra = r * act_bytes;
+      std::uint64_t extra = r * parts * act_bytes;
       if (setup.dropout) extra += in * (act_bytes + 1);
       if (setup.method == Method::Dora) extra += out * act_bytes;
       plan.adapter_bytes_per_token_layer += copies == 1 ? extra : extra * spec.arch.experts_per_token;
     }
-    switch (t.role) {
-      case R::AttnQ: case R::AttnK: case R::AttnV: case R::AttnQKV: plan.saved.qkv = true; break;
-      case R::AttnOutput: plan.saved.o = true; break;
-      case R::FfnGate: case R::FfnUp: case R::FfnGateUp: plan.saved.gate_up = true; break;
-      case R::FfnDown: plan.saved.down = true; break;
-      default: break;
-    }
+    mark_saved(t.role, plan.saved);
   }
   if (plan.targeted_modules == 0)
     throw Error(ErrorKind::Usage, "--lora-targets '" + setup.targets + "' matches no layer of " + spec.id);

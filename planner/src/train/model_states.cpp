@@ -184,9 +184,12 @@ ModelStates model_states(const ModelStatesInput& in) {
     place(in.offload.optimizer || in.offload.params,
           part("gradients", ceil_div(checked_mul(st.trainable, rb.grad), d_grad),
                "gradients " + per_param(st.trainable, rb.grad, d_grad)));
+    const bool eight_bit = in.optimizer == Optimizer::AdamW8bit || in.optimizer == Optimizer::PagedAdamW8bit;
+    const std::string dtype = eight_bit ? "uint8 states + fp32 absmax per 256 values"
+                                        : std::to_string(state_b) + " B state dtype";
     Component opt = part("optimizer_states", ceil_div(st.optimizer, d_opt),
                          divided(std::string(optimizer_name(in.optimizer)) + " states over " + grouped(st.trainable) +
-                                     " params (" + std::to_string(state_b) + " B state dtype) = " + grouped(st.optimizer) + " B",
+                                     " params (" + dtype + ") = " + grouped(st.optimizer) + " B",
                                  d_opt));
     if (in.offload.optimizer)
       cpu.push_back(std::move(opt));

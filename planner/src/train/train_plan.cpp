@@ -84,6 +84,7 @@ TrainPlan plan_training(const TrainRequest& r, const DataRoot& root) {
   act_in.parallel = r.parallel;
   act_in.sequence_parallel = r.sequence_parallel;
   act_in.loss_chunks = r.loss_chunks;
+  act_in.loss = r.loss;
 
   std::uint64_t dequant_buffer = 0;
   if (is_adapter(r.method)) {
@@ -170,10 +171,12 @@ nlohmann::json train_json(const TrainPlan& p) {
                 {"grad_accum", r.grad_accum},
                 {"recompute", recompute_name(r.recompute)},
                 {"attention", attention_name(r.attention)},
-                {"loss_chunks", r.loss_chunks}};
+                {"loss_chunks", r.loss_chunks},
+                {"loss", loss_name(r.loss)}};
   if (r.method != Method::Full)
     setup["adapter"] = {{"rank", r.adapter.rank}, {"targets", r.adapter.targets}, {"base_format", r.adapter.base_format},
-                        {"dropout", r.adapter.dropout}, {"quantize_targets_only", r.adapter.quantize_targets_only}};
+                        {"dropout", r.adapter.dropout}, {"quantize_targets_only", r.adapter.quantize_targets_only},
+                        {"upcast_unquantized", r.adapter.upcast_unquantized}};
   return {{"schema", "vramplan.train/1"},
           {"model", p.model_id},
           {"gpu", {{"id", p.gpu_id}, {"name", p.gpu_name}, {"capacity_gib", gib(p.capacity)}}},

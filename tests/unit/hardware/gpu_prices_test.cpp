@@ -48,5 +48,14 @@ TEST(GpuPrices, UnknownIdAndMigIdAreInputErrors) {
   EXPECT_NE(msg.find("/quotes/l4/0"), std::string::npos) << msg;
 }
 
+TEST(GpuPrices, WrongSchemaNamesFileAndField) {
+  // docs/errors.md § Catalogue files: quotes must be an object of card id -> list of quotes.
+  test::ScratchDir dir;
+  GpuCatalog cat = loaded();
+  const auto path = dir.write("prices.json", R"({"quotes": []})");
+  EXPECT_EQ(test::error_message([&] { cat.attach_prices(path); }, ErrorKind::InputFile),
+            path.string() + ": /quotes: expected an object, got array");
+}
+
 }  // namespace
 }  // namespace vramplan

@@ -136,6 +136,28 @@ TEST(Safetensors, DuplicateTensorName) {
   expect_refused(dir.write("a.safetensors", test::build_safetensors_raw(header, 2)), "tensor 'w' is listed twice");
 }
 
+TEST(Safetensors, DuplicateFoundThroughEscapesAndOnlyAtTheTopLevel) {
+  // The duplicate scan decodes names (the escape u0077 is "w") and ignores keys nested in values
+  // (__metadata__ may repeat a tensor's name; "dtype" appears in every entry).
+  test::ScratchDir dir;
+  const std::string escaped = R"({"w": {"dtype": "U8", "shape": [1], "data_offsets": [0, 1]},)"
+                              R"( "\u0077": {"dtype": "U8", "shape": [1], "data_offsets": [1, 2]}})";
+  expect_refused(dir.write("a.safetensors", test::build_safetensors_raw(escaped, 2)), "tensor 'w' is listed twice");
+  const std::string nested = R"({"__metadata__": {"w": "x", "v": "w"}, "w": {"dtype": "U8", "shape": [1], "data_offsets": [0, 1]},)"
+                             R"( "v": {"dtype": "U8", "shape": [1], "data_offsets": [1, 2]}})";
+  EXPECT_EQ(read_safetensors_file(dir.write("b.safetensors", test::build_safetensors_raw(nested, 2)), test::quant_formats()).size(), 2u);
+}
+
+TEST(Safetensors, BytesAfterANulEndingTheHeaderAreNotScanned) {
+  // Fuzz finding (tools/fuzz.sh, safetensors): nlohmann's parser ends its input at a NUL byte,
+  // and the duplicate scan then ran on past the object into an unterminated string, reading
+  // beyond the header (ASan heap-buffer-overflow). The scan now stops where the object closes.
+  test::ScratchDir dir;
+  const std::string header = std::string(R"({"w": {"dtype": "U8", "shape": [1], "data_offsets": [0, 1]}})") +
+                             std::string(3, '\0') + "\"open";
+  EXPECT_EQ(read_safetensors_file(dir.write("a.safetensors", test::build_safetensors_raw(header, 1)), test::quant_formats()).size(), 1u);
+}
+
 TEST(Safetensors, IndexListingAMissingShard) {
   test::ScratchDir dir;
   dir.write("model-00001-of-00002.safetensors", test::build_safetensors({small_model()[0]}));

@@ -193,6 +193,25 @@ TEST(Simulator, ReservationKeepsAdmissionsWithinTheExpectedGrowth) {
   EXPECT_LE(res.running.max, 3.0);
 }
 
+TEST(Simulator, InterTokenGapsWhenPromptsRunInTheirOwnSteps) {
+  // Prompt steps apart from decode steps (SGLang's default). A (100 + 5 tokens) arrives at 0,
+  // B (100 + 5) at 0.015 s, during A's first decode step:
+  //   [0, 0.011]        A's prompt           A's first token
+  //   [0.011, 0.02101]  decode A             A: gap 0.01001
+  //   [0.02101, 0.03201] B's prompt          B's first token
+  //   [0.03201, 0.04203] decode A, B         A: 0.02102 (since its last token), B: 0.01002 (since its first)
+  //   [0.04203, 0.05205], [0.05205, 0.06207] decode A, B: 0.01002 each; A done
+  //   [0.06207, 0.07208] decode B            B: 0.01001; B done
+  // 8 gaps: 0.01001 + 0.02102 + 5 x 0.01002 + 0.01001 = 0.09114 s, mean 0.0113925 s.
+  SchedulerRules r = vllm_like(1000);
+  r.mix_prefill_decode = false;
+  ListSource src({{0, 0, 100, 5, 0, 0}, {1, 0.015, 100, 5, 0, 0}});
+  const SimResult res = simulate(r, linear_clock, src, {});
+  EXPECT_EQ(res.itl.count, 8u);
+  EXPECT_NEAR(res.itl.mean, 0.0113925, 1e-9);
+  EXPECT_NEAR(res.itl.max, 0.02102, 1e-9);
+}
+
 TEST(Simulator, RejectsRequestsLongerThanMaxModelLen) {
   ListSource src({{0, 0, 8000, 300, 0, 0}, {1, 0.1, 100, 100, 0, 0}, {2, 0.2, 8100, 92, 0, 0}});
   const SimResult r = simulate(vllm_like(1000), linear_clock, src, {});
@@ -257,6 +276,33 @@ TEST(Simulator, OfflineBatchIsJudgedByItsMakespan) {
   EXPECT_EQ(r.verdict.state, "offline");
   EXPECT_EQ(r.completed, 300u);
   EXPECT_GT(r.duration_s, 0.0);
+}
+
+TEST(Simulator, ReplicasBehindARouter) {
+  // Two one-at-a-time replicas (service 0.10109 s each, as in the M/D/1 test) at 14 requests/s:
+  // 70.8 % load each. Split at random (Poisson, 7/s each) each would be the M/D/1 queue of that
+  // test, mean wait 0.1223 s. Both routers see the stream instead: round-robin hands each
+  // replica every other arrival (Erlang-2 gaps, less variable) and least-outstanding sends each
+  // request where fewer wait — both must wait less than the random split, and every request is
+  // served by exactly one replica.
+  auto run = [](Router router) {
+    PoissonSource src(14.0, 40000, 100, 10, 21);
+    return simulate_replicas(vllm_like(1000, 1), linear_clock, src, 2, router, {});
+  };
+  const auto least = run(Router::LeastOutstanding), robin = run(Router::RoundRobin);
+  ASSERT_EQ(least.size(), 2u);
+  EXPECT_EQ(least[0].completed + least[1].completed, 40000u);
+  EXPECT_GE(least[0].completed, least[1].completed);  // ties (both idle) go to the first replica
+  EXPECT_EQ(robin[0].completed, 20000u);  // alternating: exactly half each
+  EXPECT_EQ(robin[1].completed, 20000u);
+  const double md1 = 0.1223;
+  const double wait_least = (least[0].queue.mean * static_cast<double>(least[0].completed) +
+                             least[1].queue.mean * static_cast<double>(least[1].completed)) / 40000;
+  const double wait_robin = (robin[0].queue.mean + robin[1].queue.mean) / 2;
+  EXPECT_LT(wait_least, 0.6 * md1);
+  EXPECT_LT(wait_robin, 0.6 * md1);
+  EXPECT_GT(wait_least, 0.0);
+  EXPECT_EQ(least[0].verdict.state, "stable");
 }
 
 TEST(Simulator, RefusesRulesThatCannotRun) {

@@ -35,8 +35,9 @@ TEST(TrainActivations, LlamaLayerWithoutRecomputation) {
   const auto a = activations(llama8b(1, 2048));
   EXPECT_EQ(a.per_token_layer, 209'032u);
   EXPECT_EQ(bytes_of(a, "activations"), 209'032ull * 32 * 2048);  // 13,699,047,424 B
-  // logits 2048 x 128256 x 2 B + 2048 x 128256 x 12 B (fp32 upcast, log-softmax, its gradient)
-  EXPECT_EQ(bytes_of(a, "logits_and_loss"), 2048ull * 128256 * 14);
+  // logits 2048 x 128256 x (2 B bf16 logits + 4 B fp32 log-softmax) + 2048 x 128256 x 4 B (the
+  // fp32 upcast in forward / the gradient in backward, one at a time)
+  EXPECT_EQ(bytes_of(a, "logits_and_loss"), 2048ull * 128256 * 10);
   EXPECT_EQ(bytes_of(a, "recomputed_block"), 0u);
 }
 
@@ -58,10 +59,20 @@ TEST(TrainActivations, EagerAttentionKeepsTheScoresUnlessSelectivelyRecomputed) 
   EXPECT_EQ(bytes_of(activations(in), "activations"), (209'032ull + 393'088 - 393'216) * 32 * 2048);
 }
 
-TEST(TrainActivations, ChunkedLossKeepsOneChunkInFp32) {
+TEST(TrainActivations, ChunkedLossBoundsOnlyTheTransient) {
   auto in = llama8b(1, 2048);
   in.loss_chunks = 8;  // torchtune CEWithChunkedOutputLoss: 256 tokens at a time in fp32
-  EXPECT_EQ(bytes_of(activations(in), "logits_and_loss"), 2048ull * 128256 * 2 + 256ull * 128256 * 12);
+  EXPECT_EQ(bytes_of(activations(in), "logits_and_loss"), 2048ull * 128256 * 6 + 256ull * 128256 * 4);
+  in.loss = LossImpl::Bf16;  // LitGPT bf16-true: log-softmax in bf16
+  EXPECT_EQ(bytes_of(activations(in), "logits_and_loss"), 2048ull * 128256 * 4 + 256ull * 128256 * 2);
+}
+
+TEST(TrainActivations, LegacyHfLossKeepsThreeFp32Copies) {
+  // fp32 logits (returned), the shifted .contiguous() copy, the log-softmax: 12 B kept + 4 B transient.
+  auto in = llama8b(1, 2048);
+  in.loss = LossImpl::HfLegacy;
+  EXPECT_EQ(bytes_of(activations(in), "logits_and_loss"), 2048ull * 128256 * 16);
+  EXPECT_THROW(loss_from_name("fp16"), Error);
 }
 
 TEST(TrainActivations, TensorAndSequenceParallelSplit) {

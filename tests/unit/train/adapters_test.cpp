@@ -70,6 +70,20 @@ TEST(TrainAdapters, QloraDoubleQuantizedBase) {
   EXPECT_EQ(p.dequant_buffer, 14336ull * 4096 * 2);  // the largest linear (gate/up/down) in bf16
 }
 
+TEST(TrainAdapters, PeftKbitPreparationUpcastsTheUnquantizedParameters) {
+  // prepare_model_for_kbit_training: embedding, lm_head and norms (1,050,939,392 values) in fp32
+  // = 4,203,757,568 B, next to the same 3,600,416,768 B of NF4 linears.
+  AdapterSetup s;
+  s.method = Method::Qlora;
+  s.base_format = "nf4-dq";
+  s.targets = "all-linear";
+  s.upcast_unquantized = true;
+  std::uint64_t frozen = 0;
+  for (const auto& t : plan("llama-3.1-8b", s).tensors)
+    if (!t.trainable) frozen += t.frozen_bytes;
+  EXPECT_EQ(frozen, 3'600'416'768ull + 4'203'757'568ull);
+}
+
 TEST(TrainAdapters, TorchtuneQuantizesOnlyTheTargets) {
   AdapterSetup s;
   s.method = Method::Qlora;
@@ -84,6 +98,36 @@ TEST(TrainAdapters, DropoutKeepsACopyOfEachAdaptedInput) {
   AdapterSetup s;
   s.dropout = true;
   EXPECT_EQ(plan("llama-2-7b", s).adapter_bytes_per_token_layer, 24'608u);
+}
+
+TEST(TrainAdapters, QueryAndValueOnAFusedQkvProjection) {
+  // Falcon-7B fuses q (71 heads x 64 = 4544) with one KV head (64 + 64). LitGPT's LoRAQKVLinear
+  // with enable_q, enable_v: A {2 x 32, 4544}, B {4544 + 64, 32} = 290,816 + 147,456 per layer, x 32.
+  AdapterSetup s;
+  s.rank = 32;
+  s.targets = "query,value";
+  const auto p = plan("falcon-7b", s);
+  EXPECT_EQ(p.adapter_params, 32u * (290'816u + 147'456u));
+  EXPECT_TRUE(p.saved.qkv);
+  EXPECT_FALSE(p.saved.down);
+}
+
+TEST(TrainAdapters, FalconFortyBMatchesLitgptsPrintedCount) {
+  // LitGPT tutorials/resource-tables.md (Lightning-AI/litgpt@26857050): Falcon 40B, bnb.nf4,
+  // "12,042,240" trainable. 60 layers x (A {2 x 8, 8192} + B {8192 + 512, 8}) = 60 x 200,704.
+  AdapterSetup s;
+  s.targets = "query,value";
+  EXPECT_EQ(plan("falcon-40b", s).adapter_params, 12'042'240u);
+}
+
+TEST(TrainAdapters, BitsandbytesBaseKeepsEveryQuantizedLinearsInput) {
+  // MatMul4Bit saves its input whenever it needs an input gradient: with a bnb NF4 base every
+  // block linear's input is kept, though only q and v carry adapters.
+  AdapterSetup s;
+  s.method = Method::Qlora;
+  s.base_format = "nf4";
+  const auto p = plan("llama-2-7b", s);
+  EXPECT_TRUE(p.saved.qkv && p.saved.o && p.saved.gate_up && p.saved.down);
 }
 
 TEST(TrainAdapters, UnknownTargetsAreRefusedWithTheKnownNames) {

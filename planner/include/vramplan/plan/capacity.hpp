@@ -19,7 +19,12 @@ struct CapacityOptions {
   //! (the first requests see an empty engine) under a few percent of the run.
   std::uint64_t requests_per_probe = 3000;
   double precision = 0.02;  //!< stop when the bracket is narrower than this share of the rate
+  sim::Router router = sim::Router::LeastOutstanding;  //!< in front of the replicas (--router)
 };
+
+//! "least-outstanding" / "round-robin" (--router); Error(Usage) otherwise.
+sim::Router parse_router(const std::string& text);
+std::string router_name(sim::Router router);
 
 struct RateProbe {
   double rate_per_s = 0;
@@ -57,18 +62,19 @@ struct ReplicaAnswer {
   double target_rate_per_s = 0;
   std::uint64_t replicas = 0;
   std::uint64_t gpus = 0;                //!< replicas x GPUs per replica (tp x pp)
-  std::string router = "round-robin";    //!< request i goes to replica i mod K
+  std::string router;                    //!< "least-outstanding" or "round-robin"
   bool met = false;                      //!< false: even the largest count tried fails
-  sim::SimResult per_replica;            //!< the run of one replica's share at the answer
+  //! The replica furthest from (or past) the targets at the answer; every replica is simulated.
+  sim::SimResult per_replica;
   std::optional<double> usd_per_hour;    //!< nullopt when the GPU has no price
   std::vector<PeriodCost> periods;
   std::optional<double> usd_per_million_output_tokens;
   std::string price_basis;
 };
 
-//! The fewest replicas whose round-robin shares of `target_rate` each meet the targets,
-//! starting from ceil(target / max rate) and adding one until they do (at most 4 more). Each
-//! replica's share at K replicas is every K-th request of the whole stream.
+//! The fewest replicas that, behind options.router, all meet the targets at `target_rate`:
+//! starting from ceil(target / max rate) and adding one until they do (at most 4 more). The K
+//! replicas are simulated together (sim::simulate_replicas) on K x requests_per_probe requests.
 ReplicaAnswer replicas_for(const sim::PreparedEngine& engine, const sim::WorkloadSpec& base,
                            const std::vector<SloTarget>& targets, double target_rate, const MaxRateAnswer& max_rate,
                            const PriceBook& prices, const std::vector<RentalPeriod>& periods,

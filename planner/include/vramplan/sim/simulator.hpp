@@ -96,4 +96,17 @@ struct SimResult {
 SimResult simulate(const SchedulerRules& rules, const StepClock& clock, RequestSource& source,
                    const SimOptions& options);
 
+//! How a router in front of several replicas picks one for each request.
+enum class Router {
+  LeastOutstanding,  //!< the replica with the fewest requests sent and not finished (lowest index on ties)
+  RoundRobin,        //!< request i to replica i mod K
+};
+
+//! `replicas` identical engines behind one router, simulated in lockstep: before each request is
+//! routed every replica runs the steps that start before its arrival, so the router sees their
+//! state at that moment. One result per replica. Throws Error(Usage) for 0 replicas or a
+//! concurrency limit (which belongs to one replica's client).
+std::vector<SimResult> simulate_replicas(const SchedulerRules& rules, const StepClock& clock, RequestSource& source,
+                                         std::uint64_t replicas, Router router, const SimOptions& options);
+
 }  // namespace vramplan::sim

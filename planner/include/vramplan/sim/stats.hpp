@@ -19,7 +19,10 @@ class LogHistogram {
  public:
   //! Samples below `floor` share the first bucket (reported as `floor`); 1 ns for latencies.
   explicit LogHistogram(double floor = 1e-9);
+  //! One sample with a weight (a time-weighted state: count grows by one).
   void add(double value, double weight = 1);
+  //! `n` equal samples (every sequence of a step had the same gap: count grows by n).
+  void add_samples(double value, std::uint64_t n);
   //! The smallest bucket value v with weight(samples <= v) >= q x total weight, 0 < q <= 1.
   double quantile(double q) const;
   Summary summary() const;

@@ -38,6 +38,17 @@ namespace vramplan::train {
 enum class Recompute { None, Selective, Full };
 enum class AttentionImpl { Flash, Eager };  //!< Flash covers SDPA's flash / memory-efficient kernels
 
+//! How the loss treats the logits, per token and vocabulary entry V (b = activation width):
+//!   Fp32      the loss upcasts (transformers >= 4.46 ForCausalLMLoss logits.float(), torchtune):
+//!             logits b + fp32 log-softmax 4 kept, + 4 for one chunk's upcast / gradient
+//!   Bf16      cross_entropy on the bf16 logits (LitGPT bf16-true): b + b kept, + b transient
+//!   HfLegacy  transformers <= 4.45: logits.float() in the model's forward (the fp32 logits are
+//!             returned, the bf16 ones freed), loss on shift_logits.contiguous() (another fp32
+//!             copy): 4 + 4 + 4 kept, + 4 transient
+enum class LossImpl { Fp32, Bf16, HfLegacy };
+LossImpl loss_from_name(std::string_view name);  //!< fp32, bf16, hf-legacy
+std::string_view loss_name(LossImpl l);
+
 Recompute recompute_from_name(std::string_view name);       //!< none, selective, full
 AttentionImpl attention_from_name(std::string_view name);   //!< flash (sdpa), eager
 std::string_view recompute_name(Recompute r);
@@ -62,6 +73,7 @@ struct ActivationInput {
   bool sequence_parallel = false;
   //! Cross-entropy in this many chunks (torchtune CEWithChunkedOutputLoss: 8); 1 = whole logits.
   std::uint64_t loss_chunks = 1;
+  LossImpl loss = LossImpl::Fp32;
 };
 
 struct Activations {

@@ -31,7 +31,7 @@ struct AdapterSetup {
   Method method = Method::Lora;
   std::uint64_t rank = 8;
   //! Comma-separated module names: q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj
-  //! (PEFT), w1 / w2 / w3 / output_proj (torchtune), query / key / value / projection / mlp (LitGPT),
+  //! (PEFT), w1 / w2 / w3 / output_proj (torchtune), query / key / value / projection / mlp / head (LitGPT lora_*),
   //! c_attn / query_key_value / qkv_proj (fused), lm_head / output, or "all-linear".
   std::string targets = "q_proj,v_proj";
   //! Stored format of the frozen base's linear layers: "bf16", "bnb-int8", "nf4", "nf4-dq" (any
@@ -42,6 +42,9 @@ struct AdapterSetup {
   //! transformers quantizes every linear in the decoder blocks.
   bool quantize_targets_only = false;
   bool dropout = false;  //!< lora_dropout > 0 (LitGPT 0.05; PEFT and torchtune default 0)
+  //! PEFT prepare_model_for_kbit_training casts every fp16 / bf16 parameter that is not quantized
+  //! (embedding, norms, lm_head) to fp32 (peft/utils/other.py); applies with a quantized base.
+  bool upcast_unquantized = false;
 };
 
 //! The roles a target list names; Error(Usage) for a name vramplan does not know.

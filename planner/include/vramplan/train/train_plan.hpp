@@ -43,6 +43,7 @@ struct TrainRequest {
   Recompute recompute = Recompute::None;
   AttentionImpl attention = AttentionImpl::Flash;
   std::uint64_t loss_chunks = 1;
+  LossImpl loss = LossImpl::Fp32;
   AdapterSetup adapter;  //!< used for LoRA / DoRA / QLoRA
 };
 

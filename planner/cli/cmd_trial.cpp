@@ -1,0 +1,105 @@
+// `vramplan trial` — the batch trial ladder (plan/trial.hpp): for each length group, batch 1, 2,
+// 4, ... until the first limit, the predicted inputs completed, total time, peak memory and
+// error. `--format csv` writes the table with empty measured columns to fill on the rented card;
+// `--compare FILE` reads that file back and prints predicted against measured.
+#include <iostream>
+#include <set>
+#include <sstream>
+
+#include "cli_common.hpp"
+#include "commands.hpp"
+#include "decision_options.hpp"
+#include "exit_codes.hpp"
+#include "vramplan/core/error.hpp"
+#include "vramplan/plan/trial.hpp"
+#include "vramplan/sim/workload_spec.hpp"
+
+namespace vramplan::cli {
+namespace {
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string part; std::getline(in, part, ',');) out.push_back(part);
+  return out;
+}
+
+}  // namespace
+
+int run_trial(const std::vector<std::string>& args) {
+  const std::string spec = engine_spec_of(args);
+  const auto engine = memory::make_engine(spec, data_root().data());
+  po::options_description desc("Options");
+  desc.add_options()
+      ("model", po::value<std::string>(), "model: catalogue id, config.json, directory or .gguf")
+      ("gpu", po::value<std::string>(), "GPU catalogue id or custom:<size>")
+      ("gpu-memory", po::value<std::string>(), "runtime-reported total per GPU")
+      ("engine", po::value<std::string>()->default_value("vllm"), "engine, optionally @version")
+      ("weights", po::value<std::string>(), "weight format for the linear layers")
+      ("lengths", po::value<std::string>()->default_value("short,typical,limit"),
+       "length groups: short, typical, limit, or prompt token counts (comma-separated)")
+      ("input-len", po::value<std::string>()->default_value("1024"), "the typical prompt: tokens, or a distribution whose mean is used")
+      ("output-len", po::value<std::uint64_t>()->default_value(256), "output tokens per input")
+      ("batches", po::value<std::string>()->default_value("1,2,4,8,16,32,64"), "batch sizes, in order")
+      ("max-latency", po::value<std::string>(), "a batch whose slowest input takes longer is a limit: 60s, 2m")
+      ("compare", po::value<std::string>(), "read a filled-in trial CSV and print predicted vs measured");
+  std::set<std::string> declared = {"model", "gpu", "gpu-memory", "engine", "weights", "lengths", "input-len", "output-len",
+                                    "batches", "max-latency", "compare"};
+  add_engine_options(desc, *engine, declared);
+  // --format csv (the table with empty measured columns) is this command's own: taken out before
+  // the common parser, which knows table | json | markdown.
+  std::vector<std::string> rest;
+  bool csv = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--format" && i + 1 < args.size() && args[i + 1] == "csv") {
+      csv = true;
+      ++i;
+    } else if (args[i] == "--format=csv") {
+      csv = true;
+    } else {
+      rest.push_back(args[i]);
+    }
+  }
+  add_common_options(desc);
+  po::variables_map vm;
+  if (!parse_args("trial", "--model M --gpu G [--engine E] [--lengths short,typical,limit] [--batches 1,2,4] [--format csv] | --compare FILE",
+                  desc, rest, vm))
+    return kExitOk;
+  const auto opts = read_common_options(vm);
+  if (vm.count("compare")) {
+    const auto rows = plan::read_trial_csv(vm["compare"].as<std::string>());
+    emit(opts, plan::trial_comparison_json(rows), plan::trial_comparison_text(rows));
+    return kExitOk;
+  }
+  plan::TrialRequest req;
+  req.plan.engine = spec;
+  if (vm.count("model")) req.plan.model = vm["model"].as<std::string>();
+  if (vm.count("gpu")) req.plan.gpu = vm["gpu"].as<std::string>();
+  if (vm.count("gpu-memory")) req.plan.gpu_memory = parse_bytes(vm["gpu-memory"].as<std::string>(), "--gpu-memory");
+  if (vm.count("weights")) req.plan.weights = vm["weights"].as<std::string>();
+  req.plan.args = read_engine_args(vm, *engine);
+  req.groups = split_list(vm["lengths"].as<std::string>());
+  const sim::LengthSpec typical = sim::parse_length(vm["input-len"].as<std::string>(), "--input-len", data_root());
+  req.typical_input = static_cast<std::uint64_t>(std::llround(typical.expected()));
+  req.output_tokens = vm["output-len"].as<std::uint64_t>();
+  req.batches.clear();
+  for (const auto& b : split_list(vm["batches"].as<std::string>())) {
+    std::uint64_t v = 0;
+    try {
+      v = std::stoull(b);
+    } catch (...) {
+    }
+    if (v == 0) throw_usage("--batches: '" + b + "' is not a positive batch size");
+    req.batches.push_back(v);
+  }
+  if (vm.count("max-latency")) req.max_latency_s = sim::parse_duration(vm["max-latency"].as<std::string>(), "--max-latency");
+  const auto result = plan::run_trial(req, data_root());
+  if (csv) {
+    std::cout << plan::trial_csv(result);
+    return kExitOk;
+  }
+  emit(opts, plan::trial_json(result), plan::trial_text(result));
+  return kExitOk;
+}
+
+}  // namespace vramplan::cli

@@ -1,0 +1,329 @@
+// `vramplan train` against measured peaks: the LitGPT records of
+// ../shared/groundtruth/train_measured.jsonl (copied with their sources to
+// tests/accuracy/data/train_measured_litgpt.jsonl). Every one of them is torch.cuda.max_memory_allocated()
+// (LitGPT finetune scripts print it / 1e9; peak_gib is converted), so they compare with vramplan's
+// allocated peak. Generates docs/accuracy-train.md:
+//   VRAMPLAN_WRITE_ACCURACY_DOC=1 vramplan_tests --gtest_filter='TrainAccuracy.*'
+//
+// How a LitGPT record becomes a request (LitGPT's own settings, not fitted):
+//   precision bf16-true -> bf16 params, grads and torch optimizer states; the loss takes the bf16
+//     logits in chunks of 128 tokens (litgpt/utils.py chunked_cross_entropy, chunk_size=128);
+//   LoRA: lora_dropout 0.05 in every config_hub/finetune/*/lora.yaml -> --lora-dropout; targets as
+//     the record names them (query,value / query,key,value,projection,mlp);
+//   QLoRA: quantize bnb.nf4 (nf4-dq where the record says double quant), bnb PagedAdamW (32-bit);
+//   single device: no activation checkpointing (strategy auto); several devices: FSDPStrategy with
+//     activation_checkpointing_policy={Block}, FULL_SHARD;
+//   attention: SDPA (flash / memory-efficient kernels).
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "accuracy/accuracy_doc.hpp"
+#include "accuracy/vllm_records.hpp"
+#include "vramplan/core/error.hpp"
+#include "vramplan/train/train_plan.hpp"
+
+namespace vramplan::test {
+namespace {
+
+// HF id -> catalogue id, for the models the catalogue has.
+const std::map<std::string, std::string> kCatalogue = {
+    {"meta-llama/Llama-3.2-1B", "llama-3.2-1b"}, {"meta-llama/Llama-3.2-3B", "llama-3.2-3b"},
+    {"meta-llama/Llama-3.1-8B", "llama-3.1-8b"}, {"meta-llama/Llama-2-7b-hf", "llama-2-7b"},
+    {"meta-llama/Llama-2-13b-hf", "llama-2-13b"}, {"mistralai/Mistral-7B-v0.1", "mistral-7b-v0.1"},
+    {"microsoft/phi-2", "phi-2"}, {"microsoft/Phi-3-mini-4k-instruct", "phi-3-mini"},
+    {"google/gemma-2-9b", "gemma-2-9b"}, {"tiiuae/falcon-7b", "falcon-7b"},
+};
+const std::map<std::string, std::string> kGpus = {{"A10G 24GB", "a10g"}, {"A100-SXM4-40GB", "a100-sxm-40"}};
+
+// Records kept in the table but left out of the summary, each with its reason.
+const std::map<std::string, std::string> kExcluded = {
+    {"lg-llama32-1b-full",
+     "physically inconsistent with one GPU: bf16 AdamW full fine-tuning keeps 4 x 2 B x 1.236 B params = 9.21 GiB of "
+     "model states (weights, gradients, exp_avg, exp_avg_sq), more than the 8.10 GiB measured peak; the run's device "
+     "count is not in the record (LitGPT's full.py switches to FSDP when devices > 1)"},
+    {"lg-llama32-3b-full", "the same: 4 x 2 B x 3.213 B = 23.94 GiB of model states > 15.38 GiB measured"},
+    {"lg-phi3-full", "the same: 4 x 2 B x 3.821 B = 28.47 GiB of model states > 15.84 GiB measured"},
+    {"lg-rt-llama2-7b-lora-mb1-2gpu",
+     "per-GPU peak on 2 GPUs with FSDP (20.66 GiB) is above the 1-GPU run of the same configuration (19.84 GiB, "
+     "lg-rt-llama2-7b-lora-mb1): what FSDP kept unsharded in this LitGPT version is not established"},
+    {"lg-rt-llama2-7b-lora-mb4-2gpu", "FSDP multi-GPU LoRA run, as lg-rt-llama2-7b-lora-mb1-2gpu"},
+    {"lg-rt-llama2-13b-lora-mb1-4gpu",
+     "per-GPU peak on 4 GPUs (33.13 GiB) close to the 1-GPU run (35.50 GiB): as lg-rt-llama2-7b-lora-mb1-2gpu"},
+};
+
+struct Row {
+  std::string id, trust, excluded;
+  double measured = 0, predicted = 0;
+  std::string setup;
+  double err() const { return pct(predicted, measured); }
+};
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+std::vector<Row> predict_all() {
+  std::vector<Row> rows;
+  std::ifstream in(accuracy_data() / "train_measured_litgpt.jsonl");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    const auto r = nlohmann::json::parse(line);
+    Row row{r.at("id"), r.at("trust"), "", r.at("peak_gib").get<double>(), 0, ""};
+    const auto model = kCatalogue.find(r.at("model").get<std::string>());
+    if (model == kCatalogue.end()) {
+      row.excluded = "model not in the catalogue (" + r.at("model").get<std::string>() + ")";
+      rows.push_back(row);
+      continue;
+    }
+    train::TrainRequest q;
+    q.model = model->second;
+    q.gpu = kGpus.at(r.at("gpu").get<std::string>());
+    const std::string method = lower(r.at("method"));
+    q.method = method == "full" ? train::Method::Full : method == "qlora" ? train::Method::Qlora : train::Method::Lora;
+    q.precision = train::PrecisionRecipe::PureBf16;
+    q.loss = train::LossImpl::Bf16;
+    q.micro_batch = r.at("micro_batch");
+    q.seq_len = r.at("seq_len");
+    q.loss_chunks = (q.micro_batch * q.seq_len + 127) / 128;
+    q.optimizer = lower(r.at("optimizer")).find("paged") != std::string::npos ? train::Optimizer::PagedAdamW
+                                                                                : train::Optimizer::AdamW;
+    const std::uint64_t gpus = r.at("n_gpus");
+    q.parallel.gpus = gpus;
+    if (gpus > 1) {
+      q.sharding = train::Sharding::Zero3;
+      q.recompute = train::Recompute::Full;
+    }
+    if (q.method != train::Method::Full) {
+      q.adapter.rank = r.at("lora_rank");
+      // "query,key,value,projection,mlp,head (all)": LitGPT's lora_* switches, all on.
+      std::string targets = r.at("lora_targets");
+      if (const auto all = targets.find(" (all)"); all != std::string::npos) targets.erase(all);
+      q.adapter.targets = targets;
+      q.adapter.dropout = true;
+      if (q.method == train::Method::Qlora)
+        q.adapter.base_format = lower(r.at("base_precision")).find("double quant") != std::string::npos ? "nf4-dq" : "nf4";
+    }
+    row.setup = q.model + " " + std::string(train::method_name(q.method)) + " mb " + std::to_string(q.micro_batch) +
+                " x " + std::to_string(q.seq_len) + (gpus > 1 ? " fsdp x" + std::to_string(gpus) : "");
+    const auto plan = train::plan_training(q, DataRoot{source_dir()});
+    row.predicted = plan.peak_allocated.gib();
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+constexpr const char* kFindings =
+    "What the records show:\n\n"
+    "- LoRA on a bf16 base is predicted within a few per cent: frozen weights, adapters with their AdamW states, "
+    "and the activations of the adapted linears (a frozen linear keeps no input) with LoRA dropout's copies.\n"
+    "- QLoRA (bitsandbytes NF4): bnb's MatMul4Bit keeps the input of every quantized linear for backward, so the "
+    "activations are those of full training. The LitGPT resource-table runs (fixed longest sequence) are within "
+    "4 %; the config_hub table runs are 15-35 % above the prediction, a gap of 2-3 GiB (6.7 GiB for Gemma-2-9B) that "
+    "vramplan does not explain yet: the run's longest batch, LitGPT's quantization at load time and Gemma-2's "
+    "softcapping / eager attention are candidates, none established.\n"
+    "- The FSDP multi-GPU and the single-GPU full fine-tuning records of these tables are excluded below, with the "
+    "arithmetic that makes them inconsistent with the stated setup.\n";
+
+// Capacity boundaries (tests/accuracy/data/train_capacity_boundaries.jsonl, copied from
+// ../shared/groundtruth with their sources): an OOM must be predicted not to fit; a "max context
+// that fit = N" must not be predicted above N (a planner that promises more context than the run
+// had fails on the user's GPU).
+struct Boundary {
+  std::string id;
+  std::optional<train::TrainRequest> request;  //!< nullopt: excluded (reason in `note`)
+  std::optional<std::uint64_t> max_context;     //!< the measured max context; nullopt for an OOM
+  std::string note;
+};
+
+train::TrainRequest litgpt(std::string model, std::string gpu, train::Method method, std::uint64_t batch,
+                           std::uint64_t seq, std::string targets = "query,value") {
+  train::TrainRequest q;
+  q.model = std::move(model);
+  q.gpu = std::move(gpu);
+  q.method = method;
+  q.micro_batch = batch;
+  q.seq_len = seq;
+  q.loss = train::LossImpl::Bf16;
+  q.loss_chunks = (batch * seq + 127) / 128;
+  q.adapter.rank = 8;
+  q.adapter.targets = std::move(targets);
+  q.adapter.dropout = true;
+  if (method == train::Method::Qlora) {
+    q.adapter.base_format = "nf4";
+    q.optimizer = train::Optimizer::PagedAdamW;
+  }
+  return q;
+}
+
+// HF transformers + PEFT + bitsandbytes with flash-attention-2, QLoRA r 32 on all linear layers,
+// batch 1 (Unsloth's baseline column). "12 GB VRAM" is taken as 12 GiB usable — more than any card
+// of that size reports, so the predicted max context is if anything too long (the strict side).
+// Gradient checkpointing is not stated; without it not even
+// the 12 GB row's 932 tokens fit in vramplan's model, so it is taken as on.
+train::TrainRequest unsloth_hf(std::string model, std::string gpu) {
+  train::TrainRequest q;
+  q.model = std::move(model);
+  q.gpu = std::move(gpu);
+  q.method = train::Method::Qlora;
+  q.adapter.rank = 32;
+  q.adapter.targets = "all-linear";
+  q.adapter.base_format = "nf4-dq";
+  q.recompute = train::Recompute::Full;
+  // The table came with Llama 3.1 (July 2024): transformers <= 4.45 (fp32 logits from the model,
+  // shifted copy in the loss) and the standard QLoRA recipe's prepare_model_for_kbit_training.
+  q.loss = train::LossImpl::HfLegacy;
+  q.adapter.upcast_unquantized = true;
+  return q;
+}
+
+std::vector<Boundary> boundaries() {
+  using M = train::Method;
+  const std::string kUnslothGap =
+      "wrong side: the predicted max context is 8-47 % above the measured one. Unsloth's 'fits' is decided by what "
+      "the GPU really holds: the caching allocator's reserved-but-unused segments and the CUDA context, neither "
+      "modelled yet (vramplan predicts max_memory_allocated)";
+  const std::string kLitgptFsdp =
+      "not evaluated: LitGPT's FSDP runs of these tables use more per GPU than its single-GPU runs (see the excluded "
+      "FSDP records above) and vramplan's FSDP model would call this one a fit; what LitGPT keeps unsharded is not "
+      "established";
+  std::vector<Boundary> b = {
+      {"lg-oom-llama2-7b-lora-mb4", litgpt("llama-2-7b", "a100-sxm-40", M::Lora, 4, 1304), std::nullopt, ""},
+      {"lg-oom-llama2-13b-lora-mb2", litgpt("llama-2-13b", "a100-sxm-40", M::Lora, 2, 1304), std::nullopt, ""},
+      {"lg-oom-falcon40b-qlora-mb1", litgpt("falcon-40b", "a100-sxm-40", M::Qlora, 1, 1304), std::nullopt,
+       "length: the table's Alpaca longest sample, 1304 tokens"},
+      {"lg-oom-llama2-13b-lora-2gpu", std::nullopt, std::nullopt, kLitgptFsdp},
+      {"lg-oom-llama2-7b-full-4xa10g", std::nullopt, std::nullopt, kLitgptFsdp},
+      {"lg-oom-llama3-8b-full-4xa10g", std::nullopt, std::nullopt, kLitgptFsdp},
+      {"lg-oom-gemma-7b-lora-1xa10g", std::nullopt, std::nullopt, "excluded: google/gemma-7b is not in the catalogue"},
+      {"swift-qwen72b-lora-4096-oom", std::nullopt, std::nullopt,
+       "excluded: Qwen-72B-Chat is not in the catalogue, and device_map layer splitting is not modelled"},
+  };
+  const std::vector<std::pair<std::string, std::uint64_t>> unsloth = {
+      {"12gb", 932}, {"16gb", 2551}, {"24gb", 5789}, {"40gb", 12264}, {"48gb", 15502}, {"80gb", 28454}};
+  for (const auto& [size, ctx] : unsloth)
+    b.push_back({"unsloth-hf-fa2-llama31-8b-qlora-" + size,
+                 unsloth_hf("llama-3.1-8b-instruct", "custom:" + size.substr(0, size.size() - 2) + "GiB"), ctx, kUnslothGap});
+  b.push_back({"unsloth-hf-fa2-llama33-70b-qlora-80gb", unsloth_hf("llama-3.3-70b", "a100-sxm-80"), 6916, kUnslothGap});
+  return b;
+}
+
+//! The longest sequence (micro-batch as requested) whose predicted peak fits, by bisection.
+std::uint64_t predicted_max_context(train::TrainRequest q) {
+  std::uint64_t lo = 0, hi = 1u << 20;
+  while (hi - lo > 1) {
+    q.seq_len = (lo + hi) / 2;
+    (train::plan_training(q, DataRoot{source_dir()}).fits ? lo : hi) = q.seq_len;
+  }
+  return lo;
+}
+
+struct BoundaryResult {
+  std::string id, observed, predicted;
+  bool right_side = false, evaluated = false;
+  std::string note;
+};
+
+std::vector<BoundaryResult> evaluate_boundaries() {
+  std::vector<BoundaryResult> out;
+  for (const auto& b : boundaries()) {
+    BoundaryResult r{b.id, b.max_context ? "max context " + std::to_string(*b.max_context) : "OOM", "-", false, false, b.note};
+    if (b.request) {
+      r.evaluated = true;
+      if (b.max_context) {
+        const auto ctx = predicted_max_context(*b.request);
+        r.predicted = "max context " + std::to_string(ctx);
+        r.right_side = ctx <= *b.max_context;
+      } else {
+        const auto plan = train::plan_training(*b.request, DataRoot{source_dir()});
+        r.predicted = (plan.fits ? "fits, " : "OOM, ") + f2(plan.peak_allocated.gib()) + " of " + f2(plan.capacity.gib()) + " GiB";
+        r.right_side = !plan.fits;
+      }
+    }
+    out.push_back(r);
+  }
+  return out;
+}
+
+void render_boundaries(std::ostringstream& md, const std::vector<BoundaryResult>& rows) {
+  md << "\n## Capacity boundaries\n\n"
+        "An OOM must be predicted not to fit; a measured max context must not be exceeded by the predicted one.\n\n"
+        "| record | observed | predicted | right side | note |\n|---|---|---|---|---|\n";
+  for (const auto& r : rows)
+    md << "| " << r.id << " | " << r.observed << " | " << r.predicted << " | "
+       << (!r.evaluated ? "excluded" : r.right_side ? "yes" : "no") << " | " << r.note << " |\n";
+}
+
+double percentile_abs(std::vector<double> v, double p) {
+  for (auto& x : v) x = std::fabs(x);
+  std::sort(v.begin(), v.end());
+  if (v.empty()) return 0;
+  return v[static_cast<std::size_t>(std::ceil(p * static_cast<double>(v.size()))) - 1];
+}
+
+TEST(TrainAccuracy, LitgptAllocatedPeaks) {
+  const auto rows = predict_all();
+  ASSERT_EQ(rows.size(), 45u);
+  std::vector<double> errs;
+  std::ostringstream md, excluded;
+  md << "# Accuracy: `vramplan train` against measured training peaks\n\n"
+        "Generated by tests/accuracy/train_accuracy_test.cpp from tests/accuracy/data/train_measured_litgpt.jsonl "
+        "(LitGPT `config_hub/finetune` tables: `torch.cuda.max_memory_allocated()`, converted to GiB). Predicted: "
+        "vramplan's peak allocated with LitGPT's own settings (see the test's header). Error = (predicted - "
+        "measured) / measured.\n\n"
+        "| record | trust | setup | measured GiB | predicted GiB | error |\n|---|---|---|---|---|---|\n";
+  std::vector<double> lora_errs;
+  for (const auto& r : rows) {
+    if (!r.excluded.empty()) {
+      excluded << "- " << r.id << ": " << r.excluded << "\n";
+      continue;
+    }
+    const auto why = kExcluded.find(r.id);
+    md << "| " << r.id << " | " << r.trust << " | " << r.setup << " | " << f2(r.measured) << " | " << f2(r.predicted)
+       << " | " << signed_pct(r.err()) << (why != kExcluded.end() ? " (excluded)" : "") << " |\n";
+    if (why != kExcluded.end()) {
+      excluded << "- " << r.id << " (in the table, not in the summary): " << why->second << "\n";
+      continue;
+    }
+    errs.push_back(r.err());
+    if (r.setup.find(" lora ") != std::string::npos) lora_errs.push_back(r.err());
+  }
+  const double median = median_abs(errs), p90 = percentile_abs(errs, 0.9);
+  md << "\nSummary over " << errs.size() << " records: median |error| " << f2(median) << " %, 90th percentile "
+     << f2(p90) << " %; bf16-base LoRA alone (" << lora_errs.size() << " records): median |error| "
+     << f2(median_abs(lora_errs)) << " %.\n\n" << kFindings << "\nExcluded:\n\n" << excluded.str();
+  render_boundaries(md, evaluate_boundaries());
+  write_accuracy_doc_if_asked("accuracy-train.md", md.str());
+  // Regression guards: the achieved figures (this commit: 5.07 % median, 1.10 % for the bf16-base LoRA records); a
+  // change that makes them worse must say why.
+  EXPECT_EQ(errs.size(), 24u);
+  EXPECT_LE(median, 5.1) << md.str();
+  EXPECT_LE(median_abs(lora_errs), 1.15) << md.str();
+}
+
+TEST(TrainAccuracy, CapacityBoundariesOnTheRightSide) {
+  // Regression guard: the records on the right side today stay there; the wrong-side ones carry
+  // their mechanism in the note (and in docs/accuracy-train.md).
+  std::size_t right = 0;
+  for (const auto& r : evaluate_boundaries()) {
+    if (r.evaluated && r.right_side) ++right;
+    if (r.evaluated && !r.right_side) {
+      EXPECT_TRUE(r.note.rfind("wrong side: ", 0) == 0) << r.id;
+    }
+    if (r.id.rfind("lg-oom-", 0) == 0 && r.evaluated) {
+      EXPECT_TRUE(r.right_side) << r.id << ": " << r.predicted;
+    }
+  }
+  EXPECT_EQ(right, 3u);
+}
+
+}  // namespace
+}  // namespace vramplan::test

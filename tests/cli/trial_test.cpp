@@ -1,0 +1,69 @@
+// `vramplan trial`: the batch trial ladder end to end, its CSV round trip and the comparison.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <map>
+
+#include "support/test_support.hpp"
+
+namespace vramplan::test {
+namespace {
+
+TEST(TrialCli, EachGroupStopsAtItsFirstLimit) {
+  // HF transformers holds every sequence's KV and activations itself: Llama-3.1-8B in bf16 on a
+  // 24 GB card runs a short prompt at a few sequences and runs out of memory as the batch grows.
+  const CliResult r = run_cli({"trial", "--model", "llama-3.1-8b", "--gpu", "rtx-4090", "--engine", "hf", "--lengths",
+                               "256,4096", "--output-len", "128", "--batches", "1,2,4,8,16,32,64,128", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("schema"), "vramplan.trial/1");
+  std::map<std::string, std::vector<nlohmann::json>> groups;
+  for (const auto& c : j.at("cells")) groups[c.at("group")].push_back(c);
+  ASSERT_EQ(groups.size(), 2u);
+  for (const auto& [name, cells] : groups) {
+    // Every cell before the last completed its whole batch without an error; the last is the limit.
+    for (std::size_t i = 0; i + 1 < cells.size(); ++i) {
+      EXPECT_TRUE(cells[i].at("error").is_null()) << name << cells[i].dump();
+      EXPECT_EQ(cells[i].at("completed"), cells[i].at("batch"));
+    }
+    EXPECT_NE(cells.back().at("error").get<std::string>().find("out of memory"), std::string::npos) << name;
+    // Longer inputs hit the limit at a smaller batch.
+  }
+  EXPECT_LE(groups["4096"].size(), groups["256"].size());
+  // Time and memory grow with the batch.
+  const auto& shorts = groups["256"];
+  for (std::size_t i = 1; i + 1 < shorts.size(); ++i)
+    EXPECT_GE(shorts[i].at("held_gib").get<double>(), shorts[i - 1].at("held_gib").get<double>());
+}
+
+TEST(TrialCli, CsvRoundTripComparesPredictedWithMeasured) {
+  const CliResult r = run_cli({"trial", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--lengths", "typical",
+                               "--batches", "1,2", "--format", "csv"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("group,input_tokens,output_tokens,batch,completed,total_s,held_gib,in_use_gib,error,"
+                        "measured_completed,measured_total_s,measured_peak_gib,measured_error\n", 0), 0u);
+  // Fill the measured columns of the first row: 1 completed in 4.0 s at 70 GiB.
+  std::string csv = r.out;
+  const std::size_t row1 = csv.find('\n') + 1;
+  const std::size_t end1 = csv.find('\n', row1);
+  csv.replace(end1 - 4, 4, ",1,4.0,70,");
+  ScratchDir dir;
+  const auto path = dir.write("trial.csv", csv);
+  const CliResult c = run_cli({"trial", "--compare", path.string(), "--json"});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  const auto j = nlohmann::json::parse(c.out);
+  ASSERT_EQ(j.at("rows").size(), 2u);
+  EXPECT_EQ(j.at("rows")[0].at("measured").at("completed"), 1);
+  EXPECT_DOUBLE_EQ(j.at("rows")[0].at("measured").at("total_s").get<double>(), 4.0);
+  EXPECT_TRUE(j.at("rows")[1].at("measured").at("total_s").is_null());
+  // A damaged file names the file, the line and the column.
+  const auto bad = dir.write("bad.csv", csv.substr(0, row1) + "typical,1024,256,1,1,x,1,1,,,,,\n");
+  const CliResult e = run_cli({"trial", "--compare", bad.string()});
+  EXPECT_EQ(e.exit_code, 3) << e.err;
+  EXPECT_NE(e.err.find("bad.csv"), std::string::npos);
+  EXPECT_NE(e.err.find("line 2"), std::string::npos);
+  EXPECT_NE(e.err.find("total_s"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace vramplan::test

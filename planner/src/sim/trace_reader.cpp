@@ -34,6 +34,7 @@ class TraceSource final : public RequestSource {
  public:
   explicit TraceSource(const std::filesystem::path& path) : file_(path.string()), in_(path, std::ios::binary) {
     if (!in_) throw Error(ErrorKind::Io, "cannot read trace " + file_);
+    skip_utf8_bom(in_);
     csv_ = detect_csv(path);
     if (csv_) read_header();
   }
@@ -57,11 +58,12 @@ class TraceSource final : public RequestSource {
     if (ext == ".csv") return true;
     if (ext == ".jsonl" || ext == ".json" || ext == ".ndjson") return false;
     // Any other name: JSON objects start with '{'; anything else is taken as a CSV header.
+    const auto start = in_.tellg();
     int c = 0;
     while ((c = in_.rdbuf()->sbumpc()) != std::char_traits<char>::eof() && std::isspace(c)) {
     }
     in_.clear();
-    in_.seekg(0);
+    in_.seekg(start);
     return c != '{';
   }
 

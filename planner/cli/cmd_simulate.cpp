@@ -13,6 +13,7 @@
 #include "commands.hpp"
 #include "decision_options.hpp"
 #include "vramplan/core/error.hpp"
+#include "vramplan/plan/capacity_report.hpp"
 #include "vramplan/sim/simulate.hpp"
 
 namespace vramplan::cli {
@@ -79,10 +80,19 @@ int run_simulate(const std::vector<std::string>& args) {
       ("seed", po::value<std::uint64_t>()->default_value(0), "random seed (same seed, same output)")
       ("timeout", po::value<std::string>(), "a request unfinished this long after it was sent times out: 30, 30s, 2m")
       ("timeline", po::value<std::string>(), "write running / waiting / KV usage / memory over time to FILE (.csv or .json)")
-      ("sample-every", po::value<double>()->default_value(1.0), "timeline sample spacing, simulated seconds");
+      ("sample-every", po::value<double>()->default_value(1.0), "timeline sample spacing, simulated seconds")
+      ("slo", po::value<std::string>(), "latency targets, e.g. \"p99_ttft<=2s,p99_tpot<=60ms\" (p50|p90|p99|mean of ttft|tpot|itl|e2e|queue)")
+      ("find-max-rate", po::bool_switch(), "search the highest arrival rate one replica serves within --slo")
+      ("target-rate", po::value<std::string>(), "replicas (round-robin router) needed to serve this many requests/s within --slo, with cost")
+      ("workers", po::value<std::uint64_t>(), "offline job (--rate inf): split the requests over K replicas; makespan, GPU-hours, rental period")
+      ("margin", po::value<std::string>()->default_value("24h"), "time added to an offline job for installation, checks and export")
+      ("periods", po::value<std::string>()->default_value("3d,7d,30d"), "rental periods to price")
+      ("prices", po::value<std::string>(), "your own GPU prices (vramplan.prices/1) instead of data/prices.json")
+      ("probe-requests", po::value<std::uint64_t>()->default_value(3000), "requests simulated per capacity probe");
   std::set<std::string> declared = {"model", "gpu", "gpu-memory", "engine", "weights", "calibration", "rate", "arrivals",
                                     "requests", "duration", "concurrency", "input-len", "output-len", "trace", "seed",
-                                    "timeout", "timeline", "sample-every"};
+                                    "timeout", "timeline", "sample-every", "slo", "find-max-rate", "target-rate", "workers",
+                                    "margin", "periods", "prices", "probe-requests"};
   add_engine_options(desc, *engine, declared);
   add_common_options(desc);
   po::variables_map vm;
@@ -91,7 +101,8 @@ int run_simulate(const std::vector<std::string>& args) {
     return 0;
   const auto opts = read_common_options(vm);
 
-  sim::SimulateRequest req;
+  plan::SimulateQuestions q;
+  sim::SimulateRequest& req = q.request;
   req.plan.engine = spec;
   if (vm.count("model")) req.plan.model = vm["model"].as<std::string>();
   if (vm.count("gpu")) req.plan.gpu = vm["gpu"].as<std::string>();
@@ -103,7 +114,7 @@ int run_simulate(const std::vector<std::string>& args) {
   sim::WorkloadSpec& w = req.workload;
   w.arrivals = sim::parse_arrivals(vm["arrivals"].as<std::string>(), "--arrivals");
   if (vm.count("rate")) w.arrivals.rate_per_s = sim::parse_rate(vm["rate"].as<std::string>(), "--rate");
-  else if (!vm.count("concurrency") && !vm.count("trace"))
+  else if (!vm.count("concurrency") && !vm.count("trace") && !vm["find-max-rate"].as<bool>() && !vm.count("target-rate"))
     throw_usage("simulate: give --rate R (requests per second, or inf) or --concurrency C (a closed loop)");
   if (vm.count("requests")) w.requests = vm["requests"].as<std::uint64_t>();
   if (vm.count("duration")) w.duration_s = sim::parse_duration(vm["duration"].as<std::string>(), "--duration");
@@ -115,6 +126,18 @@ int run_simulate(const std::vector<std::string>& args) {
   }
   w.seed = vm["seed"].as<std::uint64_t>();
   if (vm.count("timeout")) req.options.timeout_s = sim::parse_duration(vm["timeout"].as<std::string>(), "--timeout");
+
+  if (vm.count("slo")) q.slo = plan::parse_slo(vm["slo"].as<std::string>());
+  q.find_max_rate = vm["find-max-rate"].as<bool>();
+  if (vm.count("target-rate")) q.target_rate = sim::parse_rate(vm["target-rate"].as<std::string>(), "--target-rate");
+  if (vm.count("workers")) q.workers = vm["workers"].as<std::uint64_t>();
+  q.margin_hours = sim::parse_duration(vm["margin"].as<std::string>(), "--margin") / 3600;
+  q.periods = plan::parse_periods(vm["periods"].as<std::string>());
+  if (vm.count("prices")) q.prices_file = vm["prices"].as<std::string>();
+  q.options.requests_per_probe = vm["probe-requests"].as<std::uint64_t>();
+  if (q.options.requests_per_probe < 100) throw_usage("--probe-requests: at least 100, or the p99 means nothing");
+  if ((q.find_max_rate || q.target_rate) && (vm.count("timeline") || vm.count("concurrency")))
+    throw_usage("--find-max-rate / --target-rate run many probes: --timeline and --concurrency do not apply");
 
   std::optional<TimelineWriter> timeline;
   if (vm.count("timeline")) {
@@ -131,10 +154,10 @@ int run_simulate(const std::vector<std::string>& args) {
       std::fprintf(stderr, "\rsimulate: %llu%s requests finished", static_cast<unsigned long long>(done), total.c_str());
     };
   }
-  const sim::SimulateOutcome outcome = sim::run_simulation(req, data_root());
+  const plan::SimulateAnswers answers = plan::answer_simulate(q, data_root());
   if (progress) std::fprintf(stderr, "\r\033[K");
   if (timeline) timeline->close();
-  emit(opts, sim::simulate_json(outcome), sim::simulate_text(outcome));
+  emit(opts, plan::simulate_answers_json(answers), plan::simulate_answers_text(answers));
   return 0;
 }
 

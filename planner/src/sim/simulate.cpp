@@ -61,35 +61,43 @@ double per_s(double n, double seconds) { return seconds > 0 ? n / seconds : 0.0;
 
 }  // namespace
 
-SimulateOutcome run_simulation(const SimulateRequest& request, const DataRoot& root) {
-  SimulateOutcome out;
-  out.plan = memory::run_plan(request.plan, root);
-  if (!out.plan.plan.fits)
-    throw Error(ErrorKind::DoesNotFit, "simulate: the engine would not start on " + out.plan.gpu.name + ": " +
-                                           out.plan.plan.reason);
-  out.rules = scheduler_rules(out.plan, request.plan.args);
-  const memory::PlanPerformance& perf = out.plan.performance;
+StepClock PreparedEngine::clock() const {
+  return [this](const perf::MixedStep& step) { return perf::mixed_step_seconds(shape, rates, step); };
+}
+
+PreparedEngine prepare_engine(const memory::PlanRequest& request, const DataRoot& root) {
+  PreparedEngine e;
+  e.plan = memory::run_plan(request, root);
+  if (!e.plan.plan.fits)
+    throw Error(ErrorKind::DoesNotFit, "simulate: the engine would not start on " + e.plan.gpu.name + ": " +
+                                           e.plan.plan.reason);
+  e.rules = scheduler_rules(e.plan, request.args);
+  const memory::PlanPerformance& perf = e.plan.performance;
   if (!perf.shape || !perf.hardware)
     throw_usage("simulate: no step-time model for this configuration: " + perf.unavailable);
-  out.step_basis = perf.hardware->basis;
-  out.calibrated = perf.hardware->calibrated;
+  e.shape = *perf.shape;
+  e.rates = perf.hardware->expected;
+  e.step_basis = perf.hardware->basis;
+  e.calibrated = perf.hardware->calibrated;
+  return e;
+}
+
+SimulateOutcome run_simulation(const SimulateRequest& request, const DataRoot& root) {
+  SimulateOutcome out;
+  out.engine = prepare_engine(request.plan, root);
   out.workload = request.workload;
   out.timeout_s = request.options.timeout_s;
-  const perf::PerfModelShape& shape = *perf.shape;
-  const perf::HardwareRates rates = perf.hardware->expected;
-  const StepClock clock = [&shape, rates](const perf::MixedStep& step) {
-    return perf::mixed_step_seconds(shape, rates, step);
-  };
   SimOptions options = request.options;
   if (request.workload.concurrency) options.concurrency = request.workload.concurrency;
   const std::unique_ptr<RequestSource> source = make_request_source(request.workload);
-  out.result = simulate(out.rules, clock, *source, options);
+  out.result = simulate(out.engine.rules, out.engine.clock(), *source, options);
   return out;
 }
 
 nlohmann::json simulate_json(const SimulateOutcome& o) {
   const SimResult& r = o.result;
-  const SchedulerRules& ru = o.rules;
+  const SchedulerRules& ru = o.engine.rules;
+  const memory::PlanOutcome& plan = o.engine.plan;
   const WorkloadSpec& w = o.workload;
   const double d = r.duration_s;
   nlohmann::json workload = {
@@ -108,17 +116,17 @@ nlohmann::json simulate_json(const SimulateOutcome& o) {
   for (const auto& x : r.rejections) rejections.push_back({{"reason", x.reason}, {"count", x.count}});
   const double non_kv = static_cast<double>(ru.non_kv_bytes);
   const double pool = static_cast<double>(ru.kv_blocks) * static_cast<double>(ru.kv_block_bytes);
-  const double held = static_cast<double>(o.plan.plan.total_bytes().count());
+  const double held = static_cast<double>(plan.plan.total_bytes().count());
   nlohmann::json basis = nlohmann::json::array();
   for (const auto& b : ru.basis) basis.push_back(b);
   return {
       {"schema", "vramplan.simulate/1"},
-      {"model", o.plan.model.id},
-      {"gpu", o.plan.gpu.id},
-      {"engine", o.plan.plan.engine},
-      {"engine_version", o.plan.plan.engine_version},
-      {"tp", o.plan.tp},
-      {"pp", o.plan.pp},
+      {"model", plan.model.id},
+      {"gpu", plan.gpu.id},
+      {"engine", plan.plan.engine},
+      {"engine_version", plan.plan.engine_version},
+      {"tp", plan.tp},
+      {"pp", plan.pp},
       {"workload", workload},
       {"engine_rules",
        {{"kv_blocks", ru.kv_blocks}, {"block_tokens", ru.block_tokens}, {"kv_tokens", ru.kv_blocks * ru.block_tokens},
@@ -160,17 +168,18 @@ nlohmann::json simulate_json(const SimulateOutcome& o) {
         {"first_timeout_s", r.verdict.first_timeout_s ? nlohmann::json(round6(*r.verdict.first_timeout_s))
                                                       : nlohmann::json(nullptr)},
         {"explanation", r.verdict.explanation}}},
-      {"step_time", {{"basis", o.step_basis}, {"calibrated", o.calibrated}}},
+      {"step_time", {{"basis", o.engine.step_basis}, {"calibrated", o.engine.calibrated}}},
   };
 }
 
 std::string simulate_text(const SimulateOutcome& o) {
   const SimResult& r = o.result;
-  const SchedulerRules& ru = o.rules;
+  const SchedulerRules& ru = o.engine.rules;
+  const memory::PlanOutcome& plan = o.engine.plan;
   const double d = r.duration_s;
   std::string s;
-  s += "simulate: " + o.plan.model.id + " on " + o.plan.gpu.name + (o.plan.tp * o.plan.pp > 1 ? " x" + std::to_string(o.plan.tp * o.plan.pp) : "") +
-       ", " + o.plan.plan.engine + " " + o.plan.plan.engine_version + "\n";
+  s += "simulate: " + plan.model.id + " on " + plan.gpu.name + (plan.tp * plan.pp > 1 ? " x" + std::to_string(plan.tp * plan.pp) : "") +
+       ", " + plan.plan.engine + " " + plan.plan.engine_version + "\n";
   s += "engine: KV pool " + std::to_string(ru.kv_blocks) + " blocks x " + std::to_string(ru.block_tokens) + " tokens = " +
        std::to_string(ru.kv_blocks * ru.block_tokens) + " tokens, max " + std::to_string(ru.max_seqs) + " running, " +
        (ru.step_tokens ? std::to_string(ru.step_tokens) + " tokens/step" : std::string("no token limit per step")) +
@@ -198,7 +207,7 @@ std::string simulate_text(const SimulateOutcome& o) {
        fmt("%.1f", r.kv_usage.max * 100) + " %\n";
   s += "running: mean " + fmt("%.1f", r.running.mean) + ", max " + fmt("%.0f", r.running.max) + "; waiting: mean " +
        fmt("%.1f", r.waiting.mean) + ", max " + fmt("%.0f", r.waiting.max) + "\n";
-  s += "memory per GPU: engine holds " + format_gib(o.plan.plan.total_bytes()) + " of " + format_gib(Bytes(ru.gpu_total_bytes)) +
+  s += "memory per GPU: engine holds " + format_gib(plan.plan.total_bytes()) + " of " + format_gib(Bytes(ru.gpu_total_bytes)) +
        "; in use at the peak " + fmt("%.2f", r.memory_peak_bytes / kGiBd) + " GiB (non-KV " +
        fmt("%.2f", static_cast<double>(ru.non_kv_bytes) / kGiBd) + " GiB + KV " +
        fmt("%.2f", static_cast<double>(r.kv_blocks_peak) * static_cast<double>(ru.kv_block_bytes) / kGiBd) + " GiB)\n";
@@ -207,7 +216,7 @@ std::string simulate_text(const SimulateOutcome& o) {
     s += r.verdict.first_timeout_s ? "  first request past the " + fmt("%.4g", o.timeout_s) + " s timeout at t = " +
                                          fmt("%.2f", *r.verdict.first_timeout_s) + " s\n"
                                    : "  no request exceeded the " + fmt("%.4g", o.timeout_s) + " s timeout\n";
-  s += "step times: " + std::string(o.calibrated ? "calibrated" : "uncalibrated (datasheet x default efficiency)") + "\n";
+  s += "step times: " + std::string(o.engine.calibrated ? "calibrated" : "uncalibrated (datasheet x default efficiency)") + "\n";
   return s;
 }
 

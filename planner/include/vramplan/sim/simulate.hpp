@@ -24,18 +24,32 @@ struct SimulateRequest {
   SimOptions options;        //!< timeout, timeline sink, progress
 };
 
-struct SimulateOutcome {
+//! One engine replica ready to replay workloads: its plan, scheduler rules and step clock.
+//! Capacity searches prepare once and run many workloads on it.
+struct PreparedEngine {
   memory::PlanOutcome plan;
   SchedulerRules rules;
+  perf::PerfModelShape shape;
+  perf::HardwareRates rates;  //!< the expected rates (calibrated when a calibration applies)
+  std::string step_basis;     //!< where the step times come from
+  bool calibrated = false;
+  //! perf::mixed_step_seconds over `shape` and `rates`; valid while this object lives.
+  StepClock clock() const;
+};
+
+//! Throws Error(DoesNotFit) when the engine would not start (the plan's reason) and
+//! Error(Usage) when the engine or GPU has no step-time model.
+PreparedEngine prepare_engine(const memory::PlanRequest& plan, const DataRoot& root);
+
+struct SimulateOutcome {
+  PreparedEngine engine;
   WorkloadSpec workload;
   double timeout_s = 0;
-  std::string step_basis;    //!< where the step times come from (rates, calibration)
-  bool calibrated = false;
   SimResult result;
 };
 
-//! Throws Error(DoesNotFit) when the engine would not start (the plan's reason), Error(Usage)
-//! when the engine or GPU has no step-time model, and what the workload source throws.
+//! prepare_engine, then the workload through simulate(); throws what either throws and what
+//! the workload source throws.
 SimulateOutcome run_simulation(const SimulateRequest& request, const DataRoot& root);
 
 nlohmann::json simulate_json(const SimulateOutcome& outcome);

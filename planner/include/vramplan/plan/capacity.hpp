@@ -1,0 +1,93 @@
+// vramplan/plan/capacity.hpp — capacity answers on the serving simulator (docs/simulator.md,
+// "Capacity answers"): the highest arrival rate one replica serves within latency targets, the
+// replicas a target load needs and what they cost, and how long an offline batch job takes on
+// K workers and which rental period covers it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vramplan/plan/prices.hpp"
+#include "vramplan/plan/slo.hpp"
+#include "vramplan/sim/simulate.hpp"
+
+namespace vramplan::plan {
+
+struct CapacityOptions {
+  //! Requests simulated per probe. 3000 gives ~30 samples above the p99 and keeps the warm-up
+  //! (the first requests see an empty engine) under a few percent of the run.
+  std::uint64_t requests_per_probe = 3000;
+  double precision = 0.02;  //!< stop when the bracket is narrower than this share of the rate
+};
+
+struct RateProbe {
+  double rate_per_s = 0;
+  bool met = false;
+  bool overloaded = false;
+  std::string binding;       //!< target nearest to / furthest past its limit
+  double binding_ratio = 0;  //!< its value / limit
+  double kv_usage_p99 = 0;
+  double running_mean = 0;
+};
+
+struct MaxRateAnswer {
+  bool found = false;           //!< some rate meets every target
+  double rate_per_s = 0;        //!< the highest probed rate that met every target
+  double capacity_per_s = 0;    //!< completions per second of an offline run: the upper bound
+  std::string binding;          //!< what fails first above rate_per_s ("overloaded" or a target)
+  std::vector<RateProbe> probes;  //!< in the order run
+  sim::SimResult at_rate;       //!< the run at rate_per_s (or the lowest probe when none met)
+  std::uint64_t requests_per_probe = 0;
+};
+
+//! Bisection on the arrival rate between 0 and the offline capacity; a probe passes when the
+//! run is not overloaded and meets every target. `base` gives the arrival process, lengths and
+//! seed (its rate and request count are replaced). Throws Error(Usage) for a trace workload or
+//! no targets.
+MaxRateAnswer find_max_rate(const sim::PreparedEngine& engine, const sim::WorkloadSpec& base,
+                            const std::vector<SloTarget>& targets, const CapacityOptions& options);
+
+struct PeriodCost {
+  std::string label;  //!< "7d"
+  double usd = 0;
+};
+
+struct ReplicaAnswer {
+  double target_rate_per_s = 0;
+  std::uint64_t replicas = 0;
+  std::uint64_t gpus = 0;                //!< replicas x GPUs per replica (tp x pp)
+  std::string router = "round-robin";    //!< request i goes to replica i mod K
+  bool met = false;                      //!< false: even the largest count tried fails
+  sim::SimResult per_replica;            //!< the run of one replica's share at the answer
+  std::optional<double> usd_per_hour;    //!< nullopt when the GPU has no price
+  std::vector<PeriodCost> periods;
+  std::optional<double> usd_per_million_output_tokens;
+  std::string price_basis;
+};
+
+//! The fewest replicas whose round-robin shares of `target_rate` each meet the targets,
+//! starting from ceil(target / max rate) and adding one until they do (at most 4 more). Each
+//! replica's share at K replicas is every K-th request of the whole stream.
+ReplicaAnswer replicas_for(const sim::PreparedEngine& engine, const sim::WorkloadSpec& base,
+                           const std::vector<SloTarget>& targets, double target_rate, const MaxRateAnswer& max_rate,
+                           const PriceBook& prices, const std::vector<RentalPeriod>& periods,
+                           const CapacityOptions& options);
+
+struct OfflineAnswer {
+  std::uint64_t requests = 0, workers = 0;
+  double makespan_s = 0;        //!< the slowest worker's time to finish its share
+  double gpu_hours = 0;         //!< workers x GPUs per worker x makespan
+  double output_tokens_per_s = 0;  //!< all workers together
+  double margin_hours = 0;      //!< installation, checks and export on top of the makespan
+  std::string period;           //!< the shortest rental period covering makespan + margin; "" if none
+  std::optional<double> period_usd;
+  std::string price_basis;
+};
+
+//! `base.requests` requests, all queued at t = 0, split round-robin over `workers` replicas;
+//! each worker is simulated. Throws Error(Usage) without a request count.
+OfflineAnswer offline_job(const sim::PreparedEngine& engine, const sim::WorkloadSpec& base, std::uint64_t workers,
+                          double margin_hours, const PriceBook& prices, const std::vector<RentalPeriod>& periods);
+
+}  // namespace vramplan::plan

@@ -1,0 +1,174 @@
+#include "vramplan/plan/capacity.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "vramplan/core/error.hpp"
+#include "vramplan/plan/prices.hpp"
+
+namespace vramplan::plan {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Every `k`-th request of a stream, starting at `first`: one replica's share under a
+// round-robin router, or one worker's partition of an offline job.
+class RoundRobinShare : public sim::RequestSource {
+ public:
+  RoundRobinShare(std::unique_ptr<sim::RequestSource> all, std::uint64_t k, std::uint64_t first)
+      : all_(std::move(all)), k_(k), first_(first) {}
+  std::optional<sim::Request> next() override {
+    while (auto r = all_->next())
+      if (index_++ % k_ == first_) return r;
+    return std::nullopt;
+  }
+
+ private:
+  std::unique_ptr<sim::RequestSource> all_;
+  std::uint64_t k_, first_, index_ = 0;
+};
+
+sim::SimResult run(const sim::PreparedEngine& engine, const sim::WorkloadSpec& spec, std::uint64_t k = 1,
+                   std::uint64_t first = 0) {
+  RoundRobinShare share(sim::make_request_source(spec), k, first);
+  return sim::simulate(engine.rules, engine.clock(), share, {});
+}
+
+sim::WorkloadSpec at_rate(const sim::WorkloadSpec& base, double rate, std::uint64_t requests) {
+  sim::WorkloadSpec w = base;
+  w.arrivals.rate_per_s = rate;
+  w.requests = requests;
+  w.duration_s.reset();
+  w.concurrency.reset();
+  return w;
+}
+
+RateProbe probe_of(double rate, const sim::SimResult& r, const std::vector<SloTarget>& targets) {
+  const SloReport rep = check_slo(r, targets);
+  RateProbe p;
+  p.rate_per_s = rate;
+  p.met = rep.met;
+  p.overloaded = rep.overloaded;
+  if (rep.binding) {
+    p.binding = targets[*rep.binding].text;
+    p.binding_ratio = rep.ratios[*rep.binding];
+  }
+  if (rep.overloaded) p.binding = "overloaded";
+  p.kv_usage_p99 = r.kv_usage.p99;
+  p.running_mean = r.running.mean;
+  return p;
+}
+
+std::uint64_t gpus_per_replica(const sim::PreparedEngine& e) { return e.plan.tp * e.plan.pp; }
+
+}  // namespace
+
+MaxRateAnswer find_max_rate(const sim::PreparedEngine& engine, const sim::WorkloadSpec& base,
+                            const std::vector<SloTarget>& targets, const CapacityOptions& options) {
+  if (base.trace) throw_usage("--find-max-rate: a trace fixes its own arrival times; use generated arrivals");
+  if (targets.empty()) throw_usage("--find-max-rate: give the latency targets with --slo");
+  MaxRateAnswer a;
+  a.requests_per_probe = options.requests_per_probe;
+  // Upper bound: what the engine completes per second when everything is queued at once.
+  const sim::SimResult offline = run(engine, at_rate(base, kInf, options.requests_per_probe));
+  a.capacity_per_s = offline.duration_s > 0 ? static_cast<double>(offline.completed) / offline.duration_s : 0;
+  if (!(a.capacity_per_s > 0)) throw_internal("find_max_rate: an offline run completed nothing");
+  auto probe = [&](double rate) {
+    sim::SimResult r = run(engine, at_rate(base, rate, options.requests_per_probe));
+    a.probes.push_back(probe_of(rate, r, targets));
+    return std::pair{a.probes.back(), std::move(r)};
+  };
+  // A light load first: if even that misses a target, no rate meets them.
+  double lo = 0.05 * a.capacity_per_s, hi = a.capacity_per_s;
+  auto [low, low_run] = probe(lo);
+  a.at_rate = low_run;
+  if (!low.met) {
+    a.binding = low.binding;
+    return a;
+  }
+  a.found = true;
+  a.rate_per_s = lo;
+  a.binding = "overloaded";
+  while ((hi - lo) > options.precision * hi) {
+    const double mid = (lo + hi) / 2;
+    auto [p, r] = probe(mid);
+    if (p.met) {
+      lo = mid;
+      a.rate_per_s = mid;
+      a.at_rate = std::move(r);
+    } else {
+      hi = mid;
+      a.binding = p.binding;
+    }
+  }
+  return a;
+}
+
+ReplicaAnswer replicas_for(const sim::PreparedEngine& engine, const sim::WorkloadSpec& base,
+                           const std::vector<SloTarget>& targets, double target_rate, const MaxRateAnswer& max_rate,
+                           const PriceBook& prices, const std::vector<RentalPeriod>& periods,
+                           const CapacityOptions& options) {
+  if (!(target_rate > 0) || std::isinf(target_rate)) throw_usage("--target-rate: must be a positive number of requests/s");
+  ReplicaAnswer a;
+  a.target_rate_per_s = target_rate;
+  if (!max_rate.found) return a;
+  const std::uint64_t start = static_cast<std::uint64_t>(std::ceil(target_rate / max_rate.rate_per_s - 1e-9));
+  for (std::uint64_t k = std::max<std::uint64_t>(1, start); k <= std::max<std::uint64_t>(1, start) + 4; ++k) {
+    // Replica 0's share of a stream long enough to give it requests_per_probe requests.
+    a.per_replica = run(engine, at_rate(base, target_rate, options.requests_per_probe * k), k, 0);
+    a.replicas = k;
+    if (check_slo(a.per_replica, targets).met) {
+      a.met = true;
+      break;
+    }
+  }
+  a.gpus = a.replicas * gpus_per_replica(engine);
+  if (const auto price = prices.price(engine.plan.gpu.id)) {
+    const double billed = static_cast<double>(billed_gpus(a.gpus, price->lot_sizes));
+    a.usd_per_hour = billed * price->usd_per_gpu_hour;
+    a.price_basis = price->basis;
+    for (const auto& p : periods) a.periods.push_back({p.label, *a.usd_per_hour * p.hours});
+    const double tokens_per_s = a.per_replica.duration_s > 0
+                                    ? a.per_replica.output_tokens / a.per_replica.duration_s * static_cast<double>(a.replicas)
+                                    : 0;
+    if (tokens_per_s > 0) a.usd_per_million_output_tokens = *a.usd_per_hour / (tokens_per_s * 3600) * 1e6;
+  }
+  return a;
+}
+
+OfflineAnswer offline_job(const sim::PreparedEngine& engine, const sim::WorkloadSpec& base, std::uint64_t workers,
+                          double margin_hours, const PriceBook& prices, const std::vector<RentalPeriod>& periods) {
+  if (!base.requests) throw_usage("--workers: an offline job needs --requests N");
+  if (workers == 0) throw_usage("--workers: must be at least 1");
+  if (!(margin_hours >= 0)) throw_usage("--margin: must not be negative");
+  OfflineAnswer a;
+  a.requests = *base.requests;
+  a.workers = workers;
+  a.margin_hours = margin_hours;
+  double output_tokens = 0;
+  for (std::uint64_t i = 0; i < workers; ++i) {
+    const sim::SimResult r = run(engine, at_rate(base, kInf, *base.requests), workers, i);
+    a.makespan_s = std::max(a.makespan_s, r.end_s - r.first_arrival_s);
+    output_tokens += r.output_tokens;
+  }
+  const double gpus = static_cast<double>(workers * gpus_per_replica(engine));
+  a.gpu_hours = gpus * a.makespan_s / 3600;
+  a.output_tokens_per_s = a.makespan_s > 0 ? output_tokens / a.makespan_s : 0;
+  const double needed_h = a.makespan_s / 3600 + margin_hours;
+  std::vector<RentalPeriod> shortest_first = periods;
+  std::sort(shortest_first.begin(), shortest_first.end(), [](const auto& x, const auto& y) { return x.hours < y.hours; });
+  for (const auto& p : shortest_first)
+    if (p.hours >= needed_h) {
+      a.period = p.label;
+      if (const auto price = prices.price(engine.plan.gpu.id)) {
+        a.period_usd = static_cast<double>(billed_gpus(workers * gpus_per_replica(engine), price->lot_sizes)) *
+                       price->usd_per_gpu_hour * p.hours;
+        a.price_basis = price->basis;
+      }
+      break;
+    }
+  return a;
+}
+
+}  // namespace vramplan::plan

@@ -47,6 +47,14 @@ bool read_line(std::istream& in, std::string& line, std::size_t max_bytes, bool&
   return any;
 }
 
+void skip_utf8_bom(std::istream& in) {
+  char head[3] = {};
+  in.read(head, 3);
+  if (in.gcount() == 3 && head[0] == '\xEF' && head[1] == '\xBB' && head[2] == '\xBF') return;
+  in.clear();
+  in.seekg(0);
+}
+
 std::vector<std::string_view> split_csv(std::string_view line) {
   std::vector<std::string_view> cells;
   std::size_t start = 0;

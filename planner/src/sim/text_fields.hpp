@@ -23,6 +23,9 @@ std::optional<std::uint64_t> parse_unsigned(std::string_view text);
 //! that memory stays bounded whatever the file holds.
 bool read_line(std::istream& in, std::string& line, std::size_t max_bytes, bool& too_long);
 
+//! Consumes a UTF-8 byte-order mark at the start of `in` (spreadsheets write one before CSV).
+void skip_utf8_bom(std::istream& in);
+
 //! `line` split at commas, each cell trimmed of spaces (CSV without quoting: the trace and
 //! histogram files hold numbers only).
 std::vector<std::string_view> split_csv(std::string_view line);

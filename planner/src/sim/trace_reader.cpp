@@ -35,6 +35,7 @@ class TraceSource final : public RequestSource {
   TraceSource(const std::filesystem::path& path, std::uint64_t max_total)
       : file_(path.string()), in_(path, std::ios::binary), max_total_(max_total) {
     if (!in_) throw Error(ErrorKind::Io, "cannot read trace " + file_);
+    skip_utf8_bom(in_);
     csv_ = detect_csv(path);
     if (csv_) read_header();
   }
@@ -43,8 +44,7 @@ class TraceSource final : public RequestSource {
     bool too_long = false;
     while (read_line(in_, line_, kMaxTraceLineBytes, too_long)) {
       ++line_number_;
-      where_ = file_line(file_, line_number_);
-      if (too_long) throw_input(where_, "", "line longer than " + std::to_string(kMaxTraceLineBytes) + " bytes");
+      if (too_long) throw_input(where(), "", "line longer than " + std::to_string(kMaxTraceLineBytes) + " bytes");
       const std::string_view text = trim(line_);
       if (text.empty() || (csv_ && text.front() == '#')) continue;
       return to_request(csv_ ? csv_record(line_) : json_record(text));
@@ -53,16 +53,20 @@ class TraceSource final : public RequestSource {
   }
 
  private:
+  //! "FILE:LINE" of the line being read, for errors.
+  std::string where() const { return file_line(file_, line_number_); }
+
   bool detect_csv(const std::filesystem::path& path) {
     const std::string ext = to_lower(path.extension().string());
     if (ext == ".csv") return true;
     if (ext == ".jsonl" || ext == ".json" || ext == ".ndjson") return false;
     // Any other name: JSON objects start with '{'; anything else is taken as a CSV header.
+    const auto start = in_.tellg();
     int c = 0;
     while ((c = in_.rdbuf()->sbumpc()) != std::char_traits<char>::eof() && std::isspace(c)) {
     }
     in_.clear();
-    in_.seekg(0);
+    in_.seekg(start);
     return c != '{';
   }
 
@@ -70,8 +74,7 @@ class TraceSource final : public RequestSource {
     bool too_long = false;
     while (read_line(in_, line_, kMaxTraceLineBytes, too_long)) {
       ++line_number_;
-      where_ = file_line(file_, line_number_);
-      if (too_long) throw_input(where_, "", "line longer than " + std::to_string(kMaxTraceLineBytes) + " bytes");
+      if (too_long) throw_input(where(), "", "line longer than " + std::to_string(kMaxTraceLineBytes) + " bytes");
       if (trim(line_).empty() || trim(line_).front() == '#') continue;
       const auto cells = split_csv(line_);
       column_of_.fill(-1);
@@ -81,7 +84,7 @@ class TraceSource final : public RequestSource {
       columns_ = cells.size();
       for (const Field f : {ArrivalS, InputTokens, OutputTokens})
         if (column_of_[f] < 0)
-          throw_input(where_, kFieldNames[f], "missing column in the header row (CSV traces start with a header naming "
+          throw_input(where(), kFieldNames[f], "missing column in the header row (CSV traces start with a header naming "
                                               "arrival_s, input_tokens, output_tokens)");
       return;
     }
@@ -91,7 +94,7 @@ class TraceSource final : public RequestSource {
   RawRecord csv_record(std::string_view line) const {
     const auto cells = split_csv(line);
     if (cells.size() != columns_)
-      throw_input(where_, "", std::to_string(cells.size()) + " cells, the header has " + std::to_string(columns_));
+      throw_input(where(), "", std::to_string(cells.size()) + " cells, the header has " + std::to_string(columns_));
     RawRecord raw;
     for (std::size_t f = 0; f < kFieldCount; ++f)
       if (column_of_[f] >= 0 && !cells[static_cast<std::size_t>(column_of_[f])].empty())
@@ -105,9 +108,9 @@ class TraceSource final : public RequestSource {
   RawRecord json_record(std::string_view text) const {
     std::vector<std::pair<std::string, std::string_view>> members;
     try {
-      members = skim_object(text, SkimSource{where_, text});
+      members = skim_object(text, SkimSource{where(), text});
     } catch (const Error&) {
-      throw_input(where_, "", "expected one JSON object per line, got " + shown(text));
+      throw_input(where(), "", "expected one JSON object per line, got " + shown(text));
     }
     RawRecord raw;
     for (const auto& [key, value] : members) {
@@ -115,7 +118,7 @@ class TraceSource final : public RequestSource {
         if (key != kFieldNames[f] || value == "null") continue;
         const char c = value.front();
         if (c == '"' || c == '{' || c == '[' || c == 't' || c == 'f')
-          throw_input(where_, kFieldNames[f],
+          throw_input(where(), kFieldNames[f],
                       std::string("expected a number, got ") +
                           (c == '"' ? "string" : c == '{' ? "object" : c == '[' ? "array" : "boolean"));
         raw[f] = std::string(value);
@@ -125,18 +128,18 @@ class TraceSource final : public RequestSource {
   }
 
   const std::string& required(const RawRecord& raw, Field f) const {
-    if (!raw[f]) throw_input(where_, kFieldNames[f], "missing");
+    if (!raw[f]) throw_input(where(), kFieldNames[f], "missing");
     return *raw[f];
   }
 
   // A token count: a whole number in [minimum, kMaxTokens] ("512" or "512.0").
   std::uint32_t tokens(const std::string& text, Field f, std::uint32_t minimum) const {
     const auto value = parse_number(text);
-    if (!value) throw_input(where_, kFieldNames[f], "expected a whole number of tokens, got " + shown(text));
-    if (*value != std::floor(*value)) throw_input(where_, kFieldNames[f], "not a whole number of tokens: " + text);
+    if (!value) throw_input(where(), kFieldNames[f], "expected a whole number of tokens, got " + shown(text));
+    if (*value != std::floor(*value)) throw_input(where(), kFieldNames[f], "not a whole number of tokens: " + text);
     if (*value < minimum)
-      throw_input(where_, kFieldNames[f], "must be at least " + std::to_string(minimum) + ", got " + text);
-    if (*value > kMaxTokens) throw_input(where_, kFieldNames[f], "must be at most " + std::to_string(kMaxTokens) + ", got " + text);
+      throw_input(where(), kFieldNames[f], "must be at least " + std::to_string(minimum) + ", got " + text);
+    if (*value > kMaxTokens) throw_input(where(), kFieldNames[f], "must be at most " + std::to_string(kMaxTokens) + ", got " + text);
     return static_cast<std::uint32_t>(*value);
   }
 
@@ -144,10 +147,10 @@ class TraceSource final : public RequestSource {
     Request r;
     const std::string& arrival = required(raw, ArrivalS);
     const auto t = parse_number(arrival);
-    if (!t) throw_input(where_, "arrival_s", "expected seconds as a finite number, got " + shown(arrival));
-    if (*t < 0) throw_input(where_, "arrival_s", "must be >= 0, got " + arrival);
+    if (!t) throw_input(where(), "arrival_s", "expected seconds as a finite number, got " + shown(arrival));
+    if (*t < 0) throw_input(where(), "arrival_s", "must be >= 0, got " + arrival);
     if (*t < previous_arrival_)
-      throw_input(where_, "arrival_s",
+      throw_input(where(), "arrival_s",
                   arrival + " is earlier than the previous request's; a trace must be in arrival order");
     r.arrival_s = previous_arrival_ = *t;
     r.input_tokens = tokens(required(raw, InputTokens), InputTokens, 1);
@@ -158,16 +161,16 @@ class TraceSource final : public RequestSource {
                   std::to_string(total) + " exceeds the engine's max_model_len " + std::to_string(max_total_));
     if (raw[PrefixId]) {
       const auto id = parse_unsigned(*raw[PrefixId]);
-      if (!id) throw_input(where_, "prefix_id", "expected an integer >= 0, got " + shown(*raw[PrefixId]));
+      if (!id) throw_input(where(), "prefix_id", "expected an integer >= 0, got " + shown(*raw[PrefixId]));
       r.prefix_id = *id;
     }
     if (r.prefix_id != 0) {
       r.prefix_tokens = tokens(required(raw, PrefixTokens), PrefixTokens, 1);
       if (r.prefix_tokens > r.input_tokens)
-        throw_input(where_, "prefix_tokens",
+        throw_input(where(), "prefix_tokens",
                     std::to_string(r.prefix_tokens) + " is more than input_tokens " + std::to_string(r.input_tokens));
     } else if (raw[PrefixTokens] && tokens(*raw[PrefixTokens], PrefixTokens, 0) != 0) {
-      throw_input(where_, "prefix_id", "missing (prefix_tokens is given; requests share a prefix through its id)");
+      throw_input(where(), "prefix_id", "missing (prefix_tokens is given; requests share a prefix through its id)");
     }
     r.id = next_id_++;
     return r;
@@ -180,7 +183,6 @@ class TraceSource final : public RequestSource {
   std::size_t columns_ = 0;
   std::string line_;
   std::uint64_t line_number_ = 0;
-  std::string where_;
   double previous_arrival_ = 0;
   std::uint64_t next_id_ = 0;
   std::uint64_t max_total_ = 0;

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <utility>
 
 #include "vramplan/core/error.hpp"
 #include "vramplan/sim/sampling.hpp"

@@ -81,6 +81,7 @@ LengthSpec histogram_from_json(const JsonView& view) {
 LengthSpec histogram_from_csv(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(ErrorKind::Io, "cannot read " + path.string());
+  skip_utf8_bom(in);
   const std::string file = path.string();
   LengthSpec spec;
   spec.kind = LengthSpec::Kind::Histogram;

@@ -68,6 +68,9 @@ TEST(WorkloadTrace, FormatFromFirstCharacterWhenTheNameSaysNothing) {
   test::ScratchDir dir;
   EXPECT_EQ(read_all(dir.write("a.log", "  {\"arrival_s\": 1, \"input_tokens\": 3, \"output_tokens\": 4}\n")).size(), 1u);
   EXPECT_EQ(read_all(dir.write("b.txt", "arrival_s,input_tokens,output_tokens\n1,3,4\n2,3,4\n")).size(), 2u);
+  // A spreadsheet's byte-order mark is not part of the first column's name.
+  EXPECT_EQ(read_all(dir.write("c.csv", "\xEF\xBB\xBF" "arrival_s,input_tokens,output_tokens\n1,3,4\n")).size(), 1u);
+  EXPECT_EQ(read_all(dir.write("d.trace", "\xEF\xBB\xBF{\"arrival_s\": 1, \"input_tokens\": 3, \"output_tokens\": 4}\n")).size(), 1u);
 }
 
 TEST(WorkloadTrace, JsonlFaults) {

@@ -157,7 +157,7 @@ class TraceSource final : public RequestSource {
     r.output_tokens = tokens(required(raw, OutputTokens), OutputTokens, 1);
     const std::uint64_t total = static_cast<std::uint64_t>(r.input_tokens) + r.output_tokens;
     if (max_total_ && total > max_total_)
-      throw_input(where_, "input_tokens + output_tokens",
+      throw_input(where(), "input_tokens + output_tokens",
                   std::to_string(total) + " exceeds the engine's max_model_len " + std::to_string(max_total_));
     if (raw[PrefixId]) {
       const auto id = parse_unsigned(*raw[PrefixId]);

@@ -47,6 +47,7 @@ SimulateAnswers answer_simulate(const SimulateQuestions& q, const DataRoot& root
   a.run.workload = q.request.workload;
   a.run.workload.trace_max_total_tokens = a.run.engine.rules.max_model_len;
   a.run.timeout_s = q.request.options.timeout_s;
+  a.launch = launch_command(a.run.engine.plan, q.request.plan.args, q.request.plan.model);
   const sim::PreparedEngine& engine = a.run.engine;
   if (q.find_max_rate || q.target_rate) {
     a.max_rate = find_max_rate(engine, q.request.workload, q.slo, q.options);
@@ -75,6 +76,7 @@ SimulateAnswers answer_simulate(const SimulateQuestions& q, const DataRoot& root
 
 nlohmann::json simulate_answers_json(const SimulateAnswers& a) {
   nlohmann::json j = sim::simulate_json(a.run);
+  j["launch"] = launch_json(a.launch);
   if (a.slo_report) j["slo"] = slo_json(a.slo, *a.slo_report);
   nlohmann::json cap = nlohmann::json::object();
   if (a.max_rate) {
@@ -111,6 +113,8 @@ nlohmann::json simulate_answers_json(const SimulateAnswers& a) {
 
 std::string simulate_answers_text(const SimulateAnswers& a) {
   std::string s = sim::simulate_text(a.run);
+  if (!a.launch.argv.empty()) s += "launch: " + a.launch.line() + "\n";
+  if (!a.launch.note.empty()) s += "  (" + a.launch.note + ")\n";
   if (a.slo_report) {
     s += "latency targets: " + std::string(a.slo_report->met ? "met" : "NOT met") +
          (a.slo_report->overloaded ? " (overloaded)" : "") + "\n";

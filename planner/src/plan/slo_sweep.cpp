@@ -65,8 +65,9 @@ SloSweepResult run_slo_sweep(const SloSweepRequest& r, const DataRoot& root,
     auto& session = sessions[l.model];
     if (!session) session = std::make_unique<PlanSession>(root, l.model, r.sweep.engine);
     sim::PreparedEngine engine;
+    const memory::PlanRequest request = plan_request(r, *session, l);
     try {
-      engine = sim::prepare_engine(plan_request(r, *session, l), root);
+      engine = sim::prepare_engine(request, root);
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::DoesNotFit && e.kind() != ErrorKind::Usage) throw;
       out.misses.push_back({l.model, l.weights_label, l.gpu, l.tp, l.pp, std::string("simulator: ") + e.what()});
@@ -87,7 +88,8 @@ SloSweepResult run_slo_sweep(const SloSweepRequest& r, const DataRoot& root,
     }
     SloSweepRow row{l.model, l.weights_label, l.gpu, l.tp, l.pp, rep.replicas, rep.gpus, max_rate.rate_per_s,
                     max_rate.binding, rep.per_replica.ttft.p99, rep.per_replica.tpot.p99, rep.per_replica.kv_usage.p99,
-                    {}, rep.usd_per_million_output_tokens, rep.price_basis};
+                    {}, rep.usd_per_million_output_tokens, rep.price_basis,
+                    launch_command(engine.plan, request.args, l.model)};
     for (const auto& p : rep.periods) row.cost_usd.push_back(p.usd);
     out.rows.push_back(std::move(row));
   }

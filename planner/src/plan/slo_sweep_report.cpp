@@ -38,7 +38,8 @@ nlohmann::json slo_sweep_json(const SloSweepRequest& req, const SloSweepResult& 
                     {"usd_per_million_output_tokens", x.usd_per_million_output_tokens
                                                           ? nlohmann::json(round6(*x.usd_per_million_output_tokens))
                                                           : nlohmann::json(nullptr)},
-                    {"price_basis", x.price_basis}});
+                    {"price_basis", x.price_basis},
+                    {"launch", launch_json(x.launch)}});
   }
   nlohmann::json misses = nlohmann::json::array();
   for (const auto& m : r.misses)

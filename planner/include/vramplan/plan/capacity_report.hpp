@@ -13,6 +13,7 @@
 
 #include "vramplan/io/data_root.hpp"
 #include "vramplan/plan/capacity.hpp"
+#include "vramplan/plan/launch_command.hpp"
 #include "vramplan/plan/slo.hpp"
 
 namespace vramplan::plan {
@@ -37,6 +38,7 @@ struct SimulateAnswers {
   std::optional<ReplicaAnswer> replicas;
   std::optional<OfflineAnswer> offline;
   std::vector<RentalPeriod> periods;
+  LaunchCommand launch;  //!< the command that starts the engine as simulated
 };
 
 //! With --find-max-rate / --target-rate the main run is the one at the answer (the max-rate

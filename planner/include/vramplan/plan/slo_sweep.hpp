@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "vramplan/plan/capacity.hpp"
+#include "vramplan/plan/launch_command.hpp"
 #include "vramplan/plan/sweep.hpp"
 
 namespace vramplan::plan {
@@ -33,6 +34,7 @@ struct SloSweepRow {
   std::vector<double> cost_usd;       //!< per period; empty = no price
   std::optional<double> usd_per_million_output_tokens;
   std::string price_basis;
+  LaunchCommand launch;  //!< one replica's engine, as simulated
 };
 
 struct SloSweepMiss {

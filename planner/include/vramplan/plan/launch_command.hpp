@@ -1,0 +1,28 @@
+// vramplan/plan/launch_command.hpp — the command that starts the engine exactly as it was planned
+// (issue 15, "what is rented is what was planned"): every flag the plan resolved — parallel sizes,
+// max length, memory fraction, batch and token limits, KV dtype, quantization — from the plan's
+// engine_view and the user's flags. One table row per engine.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "vramplan/memory/plan_request.hpp"
+
+namespace vramplan::plan {
+
+struct LaunchCommand {
+  std::vector<std::string> argv;  //!< empty when the engine has no server command (HF transformers)
+  std::string note;               //!< what the user must fill in or know ("" when nothing)
+  std::string line() const;       //!< argv joined for a shell (arguments with spaces quoted)
+};
+
+//! `model` is the --model the user gave (a catalogue id has no checkpoint path: the note says so).
+LaunchCommand launch_command(const memory::PlanOutcome& outcome, const memory::EngineArgs& args,
+                             const std::string& model);
+
+nlohmann::json launch_json(const LaunchCommand& command);
+
+}  // namespace vramplan::plan

@@ -1,0 +1,157 @@
+#include "vramplan/plan/launch_command.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string_view>
+
+namespace vramplan::plan {
+namespace {
+
+std::string text(const nlohmann::json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  if (v.is_number_integer() || v.is_number_unsigned()) return v.dump();
+  char b[32];
+  std::snprintf(b, sizeof b, "%.4g", v.get<double>());
+  return b;
+}
+
+// Appends `flag value` when the plan's engine_view has `key`.
+void from_view(std::vector<std::string>& argv, const nlohmann::json& view, const char* key, const char* flag) {
+  const auto it = view.find(key);
+  if (it == view.end() || it->is_null()) return;
+  argv.push_back(flag);
+  argv.push_back(text(*it));
+}
+
+// Appends `flag value` for a user flag that the view does not carry.
+void from_args(std::vector<std::string>& argv, const memory::EngineArgs& args, const char* name, const char* flag) {
+  const auto it = args.find(name);
+  if (it == args.end()) return;
+  argv.push_back(flag);
+  if (it->second != "true") argv.push_back(it->second);
+}
+
+bool view_flag(const nlohmann::json& view, const char* key) {
+  const auto it = view.find(key);
+  return it != view.end() && it->is_boolean() && it->get<bool>();
+}
+
+using Builder = void (*)(const memory::PlanOutcome&, const memory::EngineArgs&, const std::string&, LaunchCommand&);
+
+// vLLM (vllm/entrypoints/cli/serve.py; flags of vllm/engine/arg_utils.py EngineArgs).
+void vllm(const memory::PlanOutcome& o, const memory::EngineArgs& a, const std::string& model, LaunchCommand& c) {
+  const auto& v = o.plan.engine_view;
+  c.argv = {"vllm", "serve", model, "--tensor-parallel-size", std::to_string(o.tp)};
+  if (o.pp > 1) c.argv.insert(c.argv.end(), {"--pipeline-parallel-size", std::to_string(o.pp)});
+  from_view(c.argv, v, "max_model_len", "--max-model-len");
+  from_view(c.argv, v, "gpu_memory_utilization", "--gpu-memory-utilization");
+  from_view(c.argv, v, "max_num_seqs", "--max-num-seqs");
+  from_view(c.argv, v, "max_num_batched_tokens", "--max-num-batched-tokens");
+  from_view(c.argv, v, "block_size", "--block-size");
+  from_args(c.argv, a, "kv-cache-dtype", "--kv-cache-dtype");
+  from_args(c.argv, a, "quantization", "--quantization");
+  from_args(c.argv, a, "dtype", "--dtype");
+  from_args(c.argv, a, "kv-cache-memory", "--kv-cache-memory");
+  from_args(c.argv, a, "enforce-eager", "--enforce-eager");
+  c.argv.push_back(view_flag(v, "enable_prefix_caching") ? "--enable-prefix-caching" : "--no-enable-prefix-caching");
+  c.argv.push_back(view_flag(v, "enable_chunked_prefill") ? "--enable-chunked-prefill" : "--no-enable-chunked-prefill");
+}
+
+// SGLang (python/sglang/srt/server_args.py ServerArgs).
+void sglang(const memory::PlanOutcome& o, const memory::EngineArgs& a, const std::string& model, LaunchCommand& c) {
+  const auto& v = o.plan.engine_view;
+  c.argv = {"python", "-m", "sglang.launch_server", "--model-path", model, "--tp", std::to_string(o.tp)};
+  from_view(c.argv, v, "context_length", "--context-length");
+  from_view(c.argv, v, "mem_fraction_static", "--mem-fraction-static");
+  from_view(c.argv, v, "max_running_requests", "--max-running-requests");
+  from_view(c.argv, v, "chunked_prefill_size", "--chunked-prefill-size");
+  from_view(c.argv, v, "max_prefill_tokens", "--max-prefill-tokens");
+  from_view(c.argv, v, "page_size", "--page-size");
+  from_args(c.argv, a, "kv-cache-dtype", "--kv-cache-dtype");
+  from_args(c.argv, a, "quantization", "--quantization");
+  from_args(c.argv, a, "dtype", "--dtype");
+  if (view_flag(v, "enable_mixed_chunk")) c.argv.push_back("--enable-mixed-chunk");
+  if (!view_flag(v, "radix_cache")) c.argv.push_back("--disable-radix-cache");
+}
+
+// TensorRT-LLM (tensorrt_llm/commands/serve.py); the capacity policy and KV options go in the
+// --extra_llm_api_options YAML, which the note spells out.
+void trtllm(const memory::PlanOutcome& o, const memory::EngineArgs&, const std::string& model, LaunchCommand& c) {
+  const auto& v = o.plan.engine_view;
+  c.argv = {"trtllm-serve", model, "--tp_size", std::to_string(o.tp), "--pp_size", std::to_string(o.pp)};
+  from_view(c.argv, v, "max_batch_size", "--max_batch_size");
+  from_view(c.argv, v, "max_num_tokens", "--max_num_tokens");
+  from_view(c.argv, v, "max_seq_len", "--max_seq_len");
+  from_view(c.argv, v, "free_gpu_memory_fraction", "--kv_cache_free_gpu_memory_fraction");
+  const auto policy = v.find("capacity_scheduler_policy");
+  c.note = "put in the --extra_llm_api_options YAML: scheduler_config.capacity_scheduler_policy " +
+           (policy != v.end() ? text(*policy) : std::string("GUARANTEED_NO_EVICT")) +
+           ", kv_cache_config.enable_block_reuse " + (view_flag(v, "enable_block_reuse") ? "true" : "false") +
+           ", enable_chunked_prefill " + (view_flag(v, "enable_chunked_prefill") ? "true" : "false");
+}
+
+// llama.cpp server (tools/server/server.cpp; common/arg.cpp).
+void llamacpp(const memory::PlanOutcome& o, const memory::EngineArgs& a, const std::string& model, LaunchCommand& c) {
+  const auto& v = o.plan.engine_view;
+  c.argv = {"llama-server", "-m", model};
+  from_view(c.argv, v, "n_ctx", "-c");
+  from_view(c.argv, v, "n_seq_max", "-np");
+  if (a.count("n-gpu-layers")) from_args(c.argv, a, "n-gpu-layers", "-ngl");
+  else c.argv.insert(c.argv.end(), {"-ngl", "999"});
+  from_view(c.argv, v, "n_batch", "-b");
+  from_view(c.argv, v, "n_ubatch", "-ub");
+  c.argv.insert(c.argv.end(), {"-fa", view_flag(v, "flash_attn") ? "on" : "off"});
+  from_args(c.argv, a, "cache-type-k", "-ctk");
+  from_args(c.argv, a, "cache-type-v", "-ctv");
+}
+
+void hf(const memory::PlanOutcome& o, const memory::EngineArgs&, const std::string&, LaunchCommand& c) {
+  const auto it = o.plan.engine_view.find("batch");
+  c.note = "HF transformers has no server: the plan is model.generate() on batches of " +
+           (it != o.plan.engine_view.end() ? text(*it) : std::string("1")) + " prompts";
+}
+
+struct Row {
+  std::string_view engine;
+  Builder build;
+};
+constexpr Row kLaunchers[] = {{"vllm", vllm}, {"sglang", sglang}, {"trtllm", trtllm}, {"llamacpp", llamacpp}, {"hf", hf}};
+
+bool is_path(const std::string& model) {
+  return model.find('/') != std::string::npos || model.ends_with(".gguf") || model.ends_with(".json");
+}
+
+}  // namespace
+
+std::string LaunchCommand::line() const {
+  std::string s;
+  for (const auto& a : argv) {
+    if (!s.empty()) s += ' ';
+    s += a.find_first_of(" \"'$") == std::string::npos ? a : "'" + a + "'";
+  }
+  return s;
+}
+
+LaunchCommand launch_command(const memory::PlanOutcome& outcome, const memory::EngineArgs& args, const std::string& model) {
+  LaunchCommand c;
+  const auto row = std::find_if(std::begin(kLaunchers), std::end(kLaunchers),
+                                [&](const Row& r) { return r.engine == outcome.plan.engine; });
+  if (row == std::end(kLaunchers)) {
+    c.note = "no launch command known for engine " + outcome.plan.engine;
+    return c;
+  }
+  row->build(outcome, args, model, c);
+  if (!c.argv.empty() && !is_path(model)) {
+    const std::string fill = "'" + model + "' is the catalogue id: put the checkpoint's HF repo or path in its place";
+    c.note = c.note.empty() ? fill : fill + "; " + c.note;
+  }
+  return c;
+}
+
+nlohmann::json launch_json(const LaunchCommand& c) {
+  return {{"argv", c.argv}, {"note", c.note.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.note)}};
+}
+
+}  // namespace vramplan::plan

@@ -1,0 +1,54 @@
+// The launch command carries every flag the plan resolved (issue 15 item 7), per engine.
+#include "vramplan/plan/launch_command.hpp"
+
+#include <gtest/gtest.h>
+
+#include "support/test_support.hpp"
+
+namespace vramplan::plan {
+namespace {
+
+memory::PlanOutcome plan_of(const std::string& engine, memory::EngineArgs args, const std::string& gpu = "h100-sxm-80",
+                            std::optional<std::string> weights = std::nullopt) {
+  memory::PlanRequest r;
+  r.model = "llama-3.1-8b";
+  r.gpu = gpu;
+  r.engine = engine;
+  r.args = std::move(args);
+  r.weights = std::move(weights);
+  return memory::run_plan(r, DataRoot{test::source_dir()});
+}
+
+TEST(LaunchCommand, VllmCarriesTheResolvedLimits) {
+  const memory::EngineArgs args = {{"max-model-len", "8192"}, {"tensor-parallel-size", "2"}, {"kv-cache-dtype", "fp8"}};
+  const auto c = launch_command(plan_of("vllm", args), args, "meta-llama/Llama-3.1-8B");
+  // vLLM's defaults on an H100 (data/engines/vllm.json, large GPU class): 1024 sequences, 8192 tokens per step.
+  EXPECT_EQ(c.line(),
+            "vllm serve meta-llama/Llama-3.1-8B --tensor-parallel-size 2 --max-model-len 8192 --gpu-memory-utilization 0.9 "
+            "--max-num-seqs 1024 --max-num-batched-tokens 8192 --block-size 16 --kv-cache-dtype fp8 "
+            "--enable-prefix-caching --enable-chunked-prefill");
+  EXPECT_TRUE(c.note.empty());  // a repo id was given
+}
+
+TEST(LaunchCommand, CatalogueIdsSayWhatToFillIn) {
+  const auto c = launch_command(plan_of("sglang", {{"context-length", "8192"}}), {{"context-length", "8192"}}, "llama-3.1-8b");
+  ASSERT_GE(c.argv.size(), 5u);
+  EXPECT_EQ(c.argv[0], "python");
+  EXPECT_EQ(c.argv[4], "llama-3.1-8b");
+  EXPECT_NE(c.line().find("--context-length 8192"), std::string::npos) << c.line();
+  EXPECT_NE(c.line().find("--mem-fraction-static"), std::string::npos) << c.line();
+  EXPECT_NE(c.note.find("catalogue id"), std::string::npos);
+}
+
+TEST(LaunchCommand, LlamaCppAndHf) {
+  const memory::EngineArgs args = {{"ctx-size", "16384"}, {"parallel", "4"}, {"flash-attn", "on"}};
+  const auto l = launch_command(plan_of("llamacpp", args, "rtx-4090", "gguf:Q4_K_M"), args, "models/llama-8b-q4_k_m.gguf");
+  EXPECT_EQ(l.line().rfind("llama-server -m models/llama-8b-q4_k_m.gguf -c 16384 -np 4 -ngl 999 ", 0), 0u) << l.line();
+  EXPECT_NE(l.line().find("-fa on"), std::string::npos);
+  const auto h = launch_command(plan_of("hf", {}), {}, "llama-3.1-8b");
+  EXPECT_TRUE(h.argv.empty());
+  EXPECT_NE(h.note.find("no server"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace vramplan::plan

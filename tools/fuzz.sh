@@ -7,7 +7,7 @@
 #   bash tools/fuzz.sh                 every target, FUZZ_SECONDS (default 20) each
 #   FUZZ_SECONDS=3600 bash tools/fuzz.sh gguf hf_config     named targets, one hour each
 #
-# Bounds: FUZZ_SECONDS per target (12 targets x 20 s = 4 minutes of fuzzing), 10 s per input
+# Bounds: FUZZ_SECONDS per target, FUZZ_JOBS targets at a time (default one per core), 10 s per input
 # (linear-time parsers take milliseconds; a quadratic path on a large input shows up here), 2 GiB
 # of RSS per process.
 set -euo pipefail
@@ -46,24 +46,30 @@ if ((${#targets[@]} == 0)); then
 fi
 cmake --build "$build" -j2 --target "${targets[@]/#/fuzz_}"
 
-mkdir -p "$build/findings"
-failed=()
-for t in "${targets[@]}"; do
-  corpus="$build/corpus/$t"
+mkdir -p "$build/findings" "$build/results"
+# One target: copy its seeds, fuzz for the bounded time, record ok / FAILED in results/<target>.
+run_one() {
+  local t=$1 corpus="$build/corpus/$1" log="$build/fuzz_$1.log"
   mkdir -p "$corpus"
   for seed in $(seeds_of "$t"); do cp "$seed" "$corpus/$(echo "$seed" | tr / _)"; done  # paths as names: no clashes
-  log="$build/fuzz_$t.log"
   # -max_len: big enough for the largest seed (data/gpus.json), so mutations can grow catalogues.
   if "$build/bin/fuzz_$t" "$corpus" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
       -max_len=262144 -print_final_stats=1 -artifact_prefix="$build/findings/$t-" >"$log" 2>&1; then
     runs=$(grep -ao 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
-    echo "fuzz_$t: ok, $runs executions in ${seconds} s"
+    echo "fuzz_$t: ok, $runs executions in ${seconds} s" | tee "$build/results/$t"
   else
-    echo "fuzz_$t: FAILED (log: $log)"
-    grep -m3 -E 'ERROR|SUMMARY|uncaught|timeout|rss' "$log" || true
-    failed+=("$t")
+    { echo "fuzz_$t: FAILED (log: $log)"; grep -m3 -E 'ERROR|SUMMARY|uncaught|timeout|rss' "$log" || true; } | tee "$build/results/$t"
   fi
+}
+# FUZZ_JOBS targets at a time (default: one per core), each a single fuzzing process.
+jobs=${FUZZ_JOBS:-$(nproc)}
+for t in "${targets[@]}"; do
+  while (($(jobs -rp | wc -l) >= jobs)); do wait -n || true; done
+  run_one "$t" &
 done
+wait
+failed=()
+for t in "${targets[@]}"; do grep -q ': ok,' "$build/results/$t" || failed+=("$t"); done
 if ((${#failed[@]})); then
   echo "tools/fuzz.sh: findings in ${failed[*]} (inputs under $build/findings/)" >&2
   exit 1

@@ -62,13 +62,9 @@ int run_simulate(const std::vector<std::string>& args) {
   const std::string spec = engine_spec_of(args);
   const auto engine = memory::make_engine(spec, data_root().data());
   po::options_description desc("Options");
+  std::set<std::string> declared;
+  add_plan_target_options(desc, declared);
   desc.add_options()
-      ("model", po::value<std::string>(), "model: catalogue id, config.json, directory or .gguf")
-      ("gpu", po::value<std::string>(), "GPU catalogue id or custom:<size>")
-      ("gpu-memory", po::value<std::string>(), "runtime-reported total per GPU (e.g. 79.18GiB)")
-      ("engine", po::value<std::string>()->default_value("vllm"), "engine, optionally @version")
-      ("weights", po::value<std::string>(), "weight format for the linear layers (bf16, fp8, ...)")
-      ("calibration", po::value<std::string>(), "calibration file for the step times (default: matching file in data/calibration)")
       ("rate", po::value<std::string>(), "requests per second (open loop), or inf: everything queued at t = 0")
       ("arrivals", po::value<std::string>()->default_value("poisson"), "arrival process: poisson, gamma:CV, constant")
       ("requests", po::value<std::uint64_t>(), "number of requests")
@@ -90,10 +86,9 @@ int run_simulate(const std::vector<std::string>& args) {
       ("prices", po::value<std::string>(), "your own GPU prices (vramplan.prices/1) instead of data/prices.json")
       ("probe-requests", po::value<std::uint64_t>()->default_value(3000), "requests simulated per capacity probe")
       ("router", po::value<std::string>()->default_value("least-outstanding"), "with --target-rate: least-outstanding or round-robin");
-  std::set<std::string> declared = {"model", "gpu", "gpu-memory", "engine", "weights", "calibration", "rate", "arrivals",
-                                    "requests", "duration", "concurrency", "input-len", "output-len", "trace", "seed",
-                                    "timeout", "timeline", "sample-every", "slo", "find-max-rate", "target-rate", "workers",
-                                    "margin", "periods", "prices", "probe-requests", "router"};
+  declared.insert({"rate", "arrivals", "requests", "duration", "concurrency", "input-len", "output-len", "trace", "seed",
+                   "timeout", "timeline", "sample-every", "slo", "find-max-rate", "target-rate", "workers", "margin",
+                   "periods", "prices", "probe-requests", "router"});
   add_engine_options(desc, *engine, declared);
   add_common_options(desc);
   po::variables_map vm;
@@ -104,13 +99,7 @@ int run_simulate(const std::vector<std::string>& args) {
 
   plan::SimulateQuestions q;
   sim::SimulateRequest& req = q.request;
-  req.plan.engine = spec;
-  if (vm.count("model")) req.plan.model = vm["model"].as<std::string>();
-  if (vm.count("gpu")) req.plan.gpu = vm["gpu"].as<std::string>();
-  if (vm.count("gpu-memory")) req.plan.gpu_memory = parse_bytes(vm["gpu-memory"].as<std::string>(), "--gpu-memory");
-  if (vm.count("weights")) req.plan.weights = vm["weights"].as<std::string>();
-  if (vm.count("calibration")) req.plan.calibration = vm["calibration"].as<std::string>();
-  req.plan.args = read_engine_args(vm, *engine);
+  req.plan = read_plan_target(vm, spec, *engine);
 
   sim::WorkloadSpec& w = req.workload;
   w.arrivals = sim::parse_arrivals(vm["arrivals"].as<std::string>(), "--arrivals");

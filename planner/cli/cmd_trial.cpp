@@ -30,12 +30,9 @@ int run_trial(const std::vector<std::string>& args) {
   const std::string spec = engine_spec_of(args);
   const auto engine = memory::make_engine(spec, data_root().data());
   po::options_description desc("Options");
+  std::set<std::string> declared;
+  add_plan_target_options(desc, declared);
   desc.add_options()
-      ("model", po::value<std::string>(), "model: catalogue id, config.json, directory or .gguf")
-      ("gpu", po::value<std::string>(), "GPU catalogue id or custom:<size>")
-      ("gpu-memory", po::value<std::string>(), "runtime-reported total per GPU")
-      ("engine", po::value<std::string>()->default_value("vllm"), "engine, optionally @version")
-      ("weights", po::value<std::string>(), "weight format for the linear layers")
       ("lengths", po::value<std::string>()->default_value("short,typical,limit"),
        "length groups: short, typical, limit, or prompt token counts (comma-separated)")
       ("input-len", po::value<std::string>()->default_value("1024"), "the typical prompt: tokens, or a distribution whose mean is used")
@@ -43,8 +40,7 @@ int run_trial(const std::vector<std::string>& args) {
       ("batches", po::value<std::string>()->default_value("1,2,4,8,16,32,64"), "batch sizes, in order")
       ("max-latency", po::value<std::string>(), "a batch whose slowest input takes longer is a limit: 60s, 2m")
       ("compare", po::value<std::string>(), "read a filled-in trial CSV and print predicted vs measured");
-  std::set<std::string> declared = {"model", "gpu", "gpu-memory", "engine", "weights", "lengths", "input-len", "output-len",
-                                    "batches", "max-latency", "compare"};
+  declared.insert({"lengths", "input-len", "output-len", "batches", "max-latency", "compare"});
   add_engine_options(desc, *engine, declared);
   // --format csv (the table with empty measured columns) is this command's own: taken out before
   // the common parser, which knows table | json | markdown.
@@ -72,12 +68,7 @@ int run_trial(const std::vector<std::string>& args) {
     return kExitOk;
   }
   plan::TrialRequest req;
-  req.plan.engine = spec;
-  if (vm.count("model")) req.plan.model = vm["model"].as<std::string>();
-  if (vm.count("gpu")) req.plan.gpu = vm["gpu"].as<std::string>();
-  if (vm.count("gpu-memory")) req.plan.gpu_memory = parse_bytes(vm["gpu-memory"].as<std::string>(), "--gpu-memory");
-  if (vm.count("weights")) req.plan.weights = vm["weights"].as<std::string>();
-  req.plan.args = read_engine_args(vm, *engine);
+  req.plan = read_plan_target(vm, spec, *engine);
   req.groups = split_list(vm["lengths"].as<std::string>());
   const sim::LengthSpec typical = sim::parse_length(vm["input-len"].as<std::string>(), "--input-len", data_root());
   req.typical_input = static_cast<std::uint64_t>(std::llround(typical.expected()));

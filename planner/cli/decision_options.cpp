@@ -103,4 +103,28 @@ double parse_fraction(const std::string& text, const std::string& option) {
   return percent ? v / 100.0 : v;
 }
 
+void add_plan_target_options(po::options_description& desc, std::set<std::string>& declared) {
+  desc.add_options()
+      ("model", po::value<std::string>(), "model: catalogue id, config.json, directory or .gguf")
+      ("gpu", po::value<std::string>(), "GPU catalogue id or custom:<size>")
+      ("gpu-memory", po::value<std::string>(), "runtime-reported total per GPU (e.g. 79.18GiB)")
+      ("engine", po::value<std::string>()->default_value("vllm"), "engine, optionally @version")
+      ("weights", po::value<std::string>(), "weight format for the linear layers (bf16, fp8, ...)")
+      ("calibration", po::value<std::string>(), "calibration file for the step times (default: matching file in data/calibration)");
+  declared.insert({"model", "gpu", "gpu-memory", "engine", "weights", "calibration"});
+}
+
+memory::PlanRequest read_plan_target(const po::variables_map& vm, const std::string& engine_spec,
+                                     const memory::Engine& engine) {
+  memory::PlanRequest r;
+  r.engine = engine_spec;
+  if (vm.count("model")) r.model = vm["model"].as<std::string>();
+  if (vm.count("gpu")) r.gpu = vm["gpu"].as<std::string>();
+  if (vm.count("gpu-memory")) r.gpu_memory = parse_bytes(vm["gpu-memory"].as<std::string>(), "--gpu-memory");
+  if (vm.count("weights")) r.weights = vm["weights"].as<std::string>();
+  if (vm.count("calibration")) r.calibration = vm["calibration"].as<std::string>();
+  r.args = read_engine_args(vm, engine);
+  return r;
+}
+
 }  // namespace vramplan::cli

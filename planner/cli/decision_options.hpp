@@ -9,6 +9,7 @@
 
 #include "cli_common.hpp"
 #include "vramplan/memory/engine.hpp"
+#include "vramplan/memory/plan_request.hpp"
 #include "vramplan/plan/check.hpp"
 
 namespace vramplan::cli {
@@ -31,6 +32,13 @@ void add_check_options(po::options_description& desc, std::set<std::string>& dec
 //! The check those options describe under engine `engine_spec`, with the engine flags the user set.
 plan::CheckRequest read_check_request(const po::variables_map& vm, const std::string& engine_spec,
                                       const memory::Engine& engine);
+
+//! The engine instance `simulate` and `trial` plan (model, GPU, --gpu-memory, engine, weights),
+//! added to `desc` and their names to `declared`; read_plan_target fills a PlanRequest from them
+//! and the engine flags the user set.
+void add_plan_target_options(po::options_description& desc, std::set<std::string>& declared);
+memory::PlanRequest read_plan_target(const po::variables_map& vm, const std::string& engine_spec,
+                                     const memory::Engine& engine);
 
 //! "10%", "10 %" or "0.1" -> 0.1. Throws Error(Usage) naming `option`.
 double parse_fraction(const std::string& text, const std::string& option);

@@ -1,5 +1,8 @@
 #include "vramplan/core/text.hpp"
 
+#include <cmath>
+#include <cstdio>
+
 #include <algorithm>
 #include <cctype>
 #include <utility>
@@ -68,6 +71,17 @@ std::string escape_control(std::string_view s) {
     }
   }
   return out;
+}
+
+std::string format_number(const char* spec, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, spec, v);
+  return buf;
+}
+
+double rounded(double v, int decimals) {
+  const double scale = std::pow(10.0, decimals);
+  return std::round(v * scale) / scale;
 }
 
 }  // namespace vramplan

@@ -1,3 +1,4 @@
+#include "vramplan/core/text.hpp"
 #include "vramplan/plan/capacity_report.hpp"
 
 #include <cmath>
@@ -9,12 +10,7 @@
 namespace vramplan::plan {
 namespace {
 
-std::string fmt(const char* spec, double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, spec, v);
-  return b;
-}
-double round6(double v) { return std::round(v * 1e6) / 1e6; }
+double round6(double v) { return rounded(v, 6); }
 nlohmann::json opt(const std::optional<double>& v) { return v ? nlohmann::json(round6(*v)) : nlohmann::json(nullptr); }
 
 PriceBook price_book(const SimulateQuestions& q, const DataRoot& root) {
@@ -119,37 +115,37 @@ std::string simulate_answers_text(const SimulateAnswers& a) {
     s += "latency targets: " + std::string(a.slo_report->met ? "met" : "NOT met") +
          (a.slo_report->overloaded ? " (overloaded)" : "") + "\n";
     for (std::size_t i = 0; i < a.slo.size(); ++i)
-      s += "  " + a.slo[i].text + ": " + fmt("%.2f", a.slo_report->values[i] * 1e3) + " ms" +
+      s += "  " + a.slo[i].text + ": " + format_number("%.2f", a.slo_report->values[i] * 1e3) + " ms" +
            (a.slo_report->ratios[i] <= 1 ? "" : "  (over)") + "\n";
   }
   if (a.max_rate) {
     const MaxRateAnswer& m = *a.max_rate;
     if (m.found)
-      s += "max rate per replica meeting every target: " + fmt("%.3g", m.rate_per_s) + " req/s (bound by " + m.binding +
-           " above it; offline capacity " + fmt("%.3g", m.capacity_per_s) + " req/s; " +
+      s += "max rate per replica meeting every target: " + format_number("%.3g", m.rate_per_s) + " req/s (bound by " + m.binding +
+           " above it; offline capacity " + format_number("%.3g", m.capacity_per_s) + " req/s; " +
            std::to_string(m.probes.size()) + " probes of " + std::to_string(m.requests_per_probe) + " requests)\n";
     else
-      s += "no rate meets the targets: at " + fmt("%.3g", m.probes.front().rate_per_s) + " req/s already " + m.binding + "\n";
+      s += "no rate meets the targets: at " + format_number("%.3g", m.probes.front().rate_per_s) + " req/s already " + m.binding + "\n";
   }
   if (a.replicas) {
     const ReplicaAnswer& r = *a.replicas;
-    s += "replicas for " + fmt("%.4g", r.target_rate_per_s) + " req/s: " + std::to_string(r.replicas) + " (" +
+    s += "replicas for " + format_number("%.4g", r.target_rate_per_s) + " req/s: " + std::to_string(r.replicas) + " (" +
          std::to_string(r.gpus) + " GPUs, " + r.router + " router)" + (r.met ? "" : " - targets still not met") + "\n";
     if (r.usd_per_hour) {
-      s += "  cost: " + fmt("%.2f", *r.usd_per_hour) + " USD/h";
-      for (const auto& p : r.periods) s += ", " + p.label + " " + fmt("%.0f", p.usd) + " USD";
-      if (r.usd_per_million_output_tokens) s += "; " + fmt("%.3f", *r.usd_per_million_output_tokens) + " USD per million output tokens";
+      s += "  cost: " + format_number("%.2f", *r.usd_per_hour) + " USD/h";
+      for (const auto& p : r.periods) s += ", " + p.label + " " + format_number("%.0f", p.usd) + " USD";
+      if (r.usd_per_million_output_tokens) s += "; " + format_number("%.3f", *r.usd_per_million_output_tokens) + " USD per million output tokens";
       s += "\n";
     }
   }
   if (a.offline) {
     const OfflineAnswer& o = *a.offline;
     s += "offline job: " + std::to_string(o.requests) + " requests on " + std::to_string(o.workers) + " worker(s): " +
-         fmt("%.2f", o.makespan_s / 3600) + " h (" + fmt("%.1f", o.gpu_hours) + " GPU-hours, " +
-         fmt("%.0f", o.output_tokens_per_s) + " output tok/s); with a " + fmt("%.4g", o.margin_hours) +
+         format_number("%.2f", o.makespan_s / 3600) + " h (" + format_number("%.1f", o.gpu_hours) + " GPU-hours, " +
+         format_number("%.0f", o.output_tokens_per_s) + " output tok/s); with a " + format_number("%.4g", o.margin_hours) +
          " h margin for installation, checks and export: " +
          (o.period.empty() ? std::string("longer than every rental period given") : "the " + o.period + " period") +
-         (o.period_usd ? " (" + fmt("%.0f", *o.period_usd) + " USD)" : std::string()) + "\n";
+         (o.period_usd ? " (" + format_number("%.0f", *o.period_usd) + " USD)" : std::string()) + "\n";
   }
   return s;
 }

@@ -2,17 +2,13 @@
 #include <cmath>
 #include <cstdio>
 
+#include "vramplan/core/text.hpp"
 #include "vramplan/plan/slo_sweep.hpp"
 
 namespace vramplan::plan {
 namespace {
 
-std::string fmt(const char* spec, double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, spec, v);
-  return b;
-}
-double round6(double v) { return std::round(v * 1e6) / 1e6; }
+double round6(double v) { return rounded(v, 6); }
 
 std::string layout(const std::string& gpu, std::uint64_t tp, std::uint64_t pp) {
   return gpu + " tp" + std::to_string(tp) + (pp > 1 ? " pp" + std::to_string(pp) : "");
@@ -58,7 +54,7 @@ nlohmann::json slo_sweep_json(const SloSweepRequest& req, const SloSweepResult& 
 std::string slo_sweep_text(const SloSweepRequest& req, const SloSweepResult& r, std::size_t top) {
   std::string targets;
   for (const auto& t : req.slo) targets += (targets.empty() ? "" : ", ") + t.text;
-  std::string s = "serving " + fmt("%.4g", req.rate_per_s) + " req/s within " + targets +
+  std::string s = "serving " + format_number("%.4g", req.rate_per_s) + " req/s within " + targets +
                   " (replicas behind a " + router_name(req.options.router) + " router; each layout simulated, " + std::to_string(req.options.requests_per_probe) +
                   " requests per probe)\n";
   std::string head = "  layout                         replicas  GPUs  max req/s/replica  p99 TTFT ms  p99 TPOT ms";
@@ -71,10 +67,10 @@ std::string slo_sweep_text(const SloSweepRequest& req, const SloSweepResult& r, 
                   static_cast<unsigned long long>(x.replicas), static_cast<unsigned long long>(x.gpus),
                   x.max_rate_per_replica, x.p99_ttft_s * 1e3, x.p99_tpot_s * 1e3);
     s += b;
-    for (double c : x.cost_usd) s += "  " + fmt("%8.0f", c);
+    for (double c : x.cost_usd) s += "  " + format_number("%8.0f", c);
     if (x.cost_usd.empty())
       for (std::size_t k = 0; k < r.periods.size(); ++k) s += "         -";
-    s += x.usd_per_million_output_tokens ? "  " + fmt("%.3f", *x.usd_per_million_output_tokens) : std::string("  -");
+    s += x.usd_per_million_output_tokens ? "  " + format_number("%.3f", *x.usd_per_million_output_tokens) : std::string("  -");
     s += "\n";
   }
   if (r.rows.empty()) s += "  no layout serves this load within the targets\n";

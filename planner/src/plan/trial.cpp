@@ -1,3 +1,4 @@
+#include "vramplan/core/text.hpp"
 #include "vramplan/plan/trial.hpp"
 
 #include <charconv>
@@ -14,12 +15,7 @@ namespace {
 
 constexpr double kGiBd = 1073741824.0;
 
-std::string fmt(const char* spec, double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, spec, v);
-  return b;
-}
-double round4(double v) { return std::round(v * 1e4) / 1e4; }
+double round4(double v) { return rounded(v, 4); }
 
 // Exactly `n` requests of one shape, all submitted at t = 0.
 class BatchSource : public sim::RequestSource {
@@ -107,8 +103,8 @@ TrialResult run_trial(const TrialRequest& r, const DataRoot& root) {
         if (!queues_beyond_pool(out.engine)) c.in_use_gib = c.held_gib;
         if (res.rejected) c.error = "refused: " + res.rejections.front().reason;
         else if (r.max_latency_s && res.e2e.max > *r.max_latency_s)
-          c.error = "over the latency target: the slowest input took " + fmt("%.2f", res.e2e.max) + " s, target " +
-                    fmt("%.4g", *r.max_latency_s) + " s";
+          c.error = "over the latency target: the slowest input took " + format_number("%.2f", res.e2e.max) + " s, target " +
+                    format_number("%.4g", *r.max_latency_s) + " s";
       } catch (const Error& e) {
         if (e.kind() != ErrorKind::DoesNotFit && e.kind() != ErrorKind::Usage) throw;
         c.error = std::string(e.kind() == ErrorKind::DoesNotFit ? "out of memory: " : "cannot simulate: ") + e.what();
@@ -180,8 +176,8 @@ std::string trial_csv(const TrialResult& t) {
   std::string s = std::string(kCsvHeader) + "\n";
   for (const auto& c : t.cells)
     s += csv_field(c.group) + "," + std::to_string(c.input_tokens) + "," + std::to_string(c.output_tokens) + "," +
-         std::to_string(c.batch) + "," + std::to_string(c.completed) + "," + fmt("%.4f", c.total_s) + "," +
-         fmt("%.4f", c.held_gib) + "," + fmt("%.4f", c.in_use_gib) + "," + csv_field(c.error) + ",,,,\n";
+         std::to_string(c.batch) + "," + std::to_string(c.completed) + "," + format_number("%.4f", c.total_s) + "," +
+         format_number("%.4f", c.held_gib) + "," + format_number("%.4f", c.in_use_gib) + "," + csv_field(c.error) + ",,,,\n";
   return s;
 }
 
@@ -223,7 +219,7 @@ std::vector<TrialComparisonRow> read_trial_csv(const std::filesystem::path& file
 namespace {
 std::string pct(double predicted, const std::optional<double>& measured) {
   if (!measured || !(*measured > 0)) return "-";
-  return fmt("%+.1f %%", (predicted - *measured) / *measured * 100);
+  return format_number("%+.1f %%", (predicted - *measured) / *measured * 100);
 }
 }  // namespace
 
@@ -235,8 +231,8 @@ std::string trial_comparison_text(const std::vector<TrialComparisonRow>& rows) {
     std::snprintf(b, sizeof b, "  %-10s %7llu %6llu %10llu/%-9s %9.2f/%-9s (%s) %9.2f/%-8s (%s)   ", p.group.c_str(),
                   static_cast<unsigned long long>(p.input_tokens), static_cast<unsigned long long>(p.batch),
                   static_cast<unsigned long long>(p.completed), r.completed ? std::to_string(*r.completed).c_str() : "-",
-                  p.total_s, r.total_s ? fmt("%.2f", *r.total_s).c_str() : "-", pct(p.total_s, r.total_s).c_str(),
-                  p.held_gib, r.peak_gib ? fmt("%.2f", *r.peak_gib).c_str() : "-", pct(p.held_gib, r.peak_gib).c_str());
+                  p.total_s, r.total_s ? format_number("%.2f", *r.total_s).c_str() : "-", pct(p.total_s, r.total_s).c_str(),
+                  p.held_gib, r.peak_gib ? format_number("%.2f", *r.peak_gib).c_str() : "-", pct(p.held_gib, r.peak_gib).c_str());
     s += b + (p.error.empty() ? std::string("-") : p.error) + " / " + (r.error.empty() ? "-" : r.error) + "\n";
   }
   return s;

@@ -1,3 +1,4 @@
+#include "vramplan/core/text.hpp"
 #include "vramplan/sim/simulate.hpp"
 
 #include <cmath>
@@ -13,13 +14,8 @@ namespace {
 
 constexpr double kGiBd = 1073741824.0;
 
-std::string fmt(const char* spec, double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, spec, v);
-  return b;
-}
 
-double round6(double v) { return std::round(v * 1e6) / 1e6; }
+double round6(double v) { return rounded(v, 6); }
 
 nlohmann::json summary_ms(const Summary& s) {
   return {{"mean", round6(s.mean * 1e3)}, {"p50", round6(s.p50 * 1e3)}, {"p90", round6(s.p90 * 1e3)},
@@ -189,9 +185,9 @@ std::string simulate_text(const SimulateOutcome& o) {
        std::to_string(r.rejected) + " rejected, " + std::to_string(r.in_system) + " left in the system; " +
        std::to_string(r.preemptions) + " preemptions\n";
   for (const auto& x : r.rejections) s += "  rejected " + std::to_string(x.count) + ": " + x.reason + "\n";
-  s += "throughput: " + fmt("%.3f", per_s(static_cast<double>(r.completed), d)) + " req/s, " +
-       fmt("%.1f", per_s(r.output_tokens, d)) + " output tok/s, " + fmt("%.1f", per_s(r.output_tokens + r.input_tokens, d)) +
-       " total tok/s over " + fmt("%.2f", d) + " s\n";
+  s += "throughput: " + format_number("%.3f", per_s(static_cast<double>(r.completed), d)) + " req/s, " +
+       format_number("%.1f", per_s(r.output_tokens, d)) + " output tok/s, " + format_number("%.1f", per_s(r.output_tokens + r.input_tokens, d)) +
+       " total tok/s over " + format_number("%.2f", d) + " s\n";
   s += "latency (ms)        mean       p50       p90       p99\n";
   auto row = [&](const char* name, const Summary& x) {
     char b[160];
@@ -203,20 +199,20 @@ std::string simulate_text(const SimulateOutcome& o) {
   row("ITL", r.itl);
   row("end-to-end", r.e2e);
   row("queue wait", r.queue);
-  s += "KV cache usage (share of the pool, over time): mean " + fmt("%.1f", r.kv_usage.mean * 100) + " %, p50 " +
-       fmt("%.1f", r.kv_usage.p50 * 100) + " %, p99 " + fmt("%.1f", r.kv_usage.p99 * 100) + " %, max " +
-       fmt("%.1f", r.kv_usage.max * 100) + " %\n";
-  s += "running: mean " + fmt("%.1f", r.running.mean) + ", max " + fmt("%.0f", r.running.max) + "; waiting: mean " +
-       fmt("%.1f", r.waiting.mean) + ", max " + fmt("%.0f", r.waiting.max) + "\n";
+  s += "KV cache usage (share of the pool, over time): mean " + format_number("%.1f", r.kv_usage.mean * 100) + " %, p50 " +
+       format_number("%.1f", r.kv_usage.p50 * 100) + " %, p99 " + format_number("%.1f", r.kv_usage.p99 * 100) + " %, max " +
+       format_number("%.1f", r.kv_usage.max * 100) + " %\n";
+  s += "running: mean " + format_number("%.1f", r.running.mean) + ", max " + format_number("%.0f", r.running.max) + "; waiting: mean " +
+       format_number("%.1f", r.waiting.mean) + ", max " + format_number("%.0f", r.waiting.max) + "\n";
   s += "memory per GPU: engine holds " + format_gib(plan.plan.total_bytes()) + " of " + format_gib(Bytes(ru.gpu_total_bytes)) +
-       "; in use at the peak " + fmt("%.2f", r.memory_peak_bytes / kGiBd) + " GiB (non-KV " +
-       fmt("%.2f", static_cast<double>(ru.non_kv_bytes) / kGiBd) + " GiB + KV " +
-       fmt("%.2f", static_cast<double>(r.kv_blocks_peak) * static_cast<double>(ru.kv_block_bytes) / kGiBd) + " GiB)\n";
+       "; in use at the peak " + format_number("%.2f", r.memory_peak_bytes / kGiBd) + " GiB (non-KV " +
+       format_number("%.2f", static_cast<double>(ru.non_kv_bytes) / kGiBd) + " GiB + KV " +
+       format_number("%.2f", static_cast<double>(r.kv_blocks_peak) * static_cast<double>(ru.kv_block_bytes) / kGiBd) + " GiB)\n";
   s += "verdict: " + r.verdict.explanation + "\n";
   if (o.timeout_s > 0)
-    s += r.verdict.first_timeout_s ? "  first request past the " + fmt("%.4g", o.timeout_s) + " s timeout at t = " +
-                                         fmt("%.2f", *r.verdict.first_timeout_s) + " s\n"
-                                   : "  no request exceeded the " + fmt("%.4g", o.timeout_s) + " s timeout\n";
+    s += r.verdict.first_timeout_s ? "  first request past the " + format_number("%.4g", o.timeout_s) + " s timeout at t = " +
+                                         format_number("%.2f", *r.verdict.first_timeout_s) + " s\n"
+                                   : "  no request exceeded the " + format_number("%.4g", o.timeout_s) + " s timeout\n";
   s += "step times: " + std::string(o.engine.calibrated ? "calibrated" : "uncalibrated (datasheet x default efficiency)") + "\n";
   return s;
 }

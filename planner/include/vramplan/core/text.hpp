@@ -22,5 +22,9 @@ std::vector<std::string> closest_names(std::string_view wanted, const std::vecto
 //! a file or a user's argument prints as one line and cannot drive the terminal. A backslash
 //! stays as it is; bytes >= 0x80 (UTF-8) are kept.
 std::string escape_control(std::string_view s);
+//! One number through a printf conversion ("%.2f", "%+.1f %%", "%.4g"), for tables and lines.
+std::string format_number(const char* spec, double v);
+//! `v` rounded to `decimals` places, for JSON figures that should not show float noise.
+double rounded(double v, int decimals);
 
 }  // namespace vramplan

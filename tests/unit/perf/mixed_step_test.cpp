@@ -4,26 +4,17 @@
 
 #include <vector>
 
+#include "support/perf_shapes.hpp"
 #include "vramplan/perf/perf_model.hpp"
 
 namespace vramplan::perf {
 namespace {
 
-// The round-number Llama-3.1-8B-like shape of perf_model_test.cpp, with a sliding-window group
-// added where a test needs one.
-PerfModelShape dense_shape() {
-  PerfModelShape s;
-  s.dense_weight_bytes = 15e9;
-  s.active_params = 7.5e9;
-  s.layers = 32;
-  s.hidden = 4096;
-  s.attention = {AttentionGroup{32, 32, 128, 128, 4096, 0}};
-  return s;
-}
+PerfModelShape dense_shape() { return test::round_dense_shape(); }
 
+// The exact rates plus 2 us per layer, so that the per-layer overhead is in every comparison.
 PerfHardware exact_hw() {
-  PerfHardware hw;
-  hw.expected = HardwareRates{4e12, 1e15, 1e-4, 0, 0};
+  PerfHardware hw = test::exact_hardware();
   hw.expected.layer_overhead_s = 2e-6;
   return hw;
 }

@@ -3,31 +3,14 @@
 
 #include <gtest/gtest.h>
 
+#include "support/perf_shapes.hpp"
 #include "vramplan/core/error.hpp"
 
 namespace vramplan::perf {
 namespace {
 
-// A Llama-3.1-8B-like dense model with round numbers: 15 GB streamed per step, 7.5e9 active
-// params, 32 layers x 32 query heads of 128, 8 KV heads -> 8 x (128 + 128) x 2 B = 4096 B per
-// token per layer (131072 B per token over 32 layers, docs/memory-model.md §8.1).
-PerfModelShape dense_shape() {
-  PerfModelShape s;
-  s.dense_weight_bytes = 15e9;
-  s.active_params = 7.5e9;
-  s.layers = 32;
-  s.hidden = 4096;
-  s.attention = {AttentionGroup{32, 32, 128, 128, 4096, 0}};
-  return s;
-}
-
-// Exact rates, no range: 4 TB/s, 1 PFLOP/s, 0.1 ms per step.
-PerfHardware exact_hw(double bandwidth = 4e12) {
-  PerfHardware hw;
-  hw.expected = HardwareRates{bandwidth, 1e15, 1e-4, 0, 0};
-  hw.basis = "test rates";
-  return hw;
-}
+PerfModelShape dense_shape() { return test::round_dense_shape(); }
+PerfHardware exact_hw(double bandwidth = 4e12) { return test::exact_hardware(bandwidth); }
 
 TEST(PerfModel, DenseDecodeStepHandComputed) {
   const DecodeResult r = estimate_decode(dense_shape(), exact_hw(), DecodeBatch{16, 8192});

@@ -96,16 +96,21 @@ std::pair<double, double> weights_read(const PerfModelShape& shape, double token
 
 // One decode step of `b` sequences; attended[g] = sum over the sequences of the tokens group g
 // reads.
+// KV bytes and attention FLOPs of decode tokens whose attended tokens per group are `attended`.
+void add_decode_attention(const PerfModelShape& shape, const double* attended, double& kv, double& attention) {
+  for (std::size_t g = 0; g < shape.attention.size(); ++g) {
+    const AttentionGroup& a = shape.attention[g];
+    kv += a.layers * a.kv_bytes_per_token * a.decode_kv_reads * attended[g];
+    // QK^T and PV: 2 FLOPs per multiply-add, per head, per attended token.
+    attention += a.layers * 2 * a.q_heads * (a.qk_dim + a.v_dim) * attended[g];
+  }
+}
+
 StepBreakdown decode_step_sums(const PerfModelShape& shape, const HardwareRates& r, double b,
                                const double* attended_tokens) {
   auto [weights, touched] = weights_read(shape, b);
   double kv = 0, attention = 0;
-  for (std::size_t g = 0; g < shape.attention.size(); ++g) {
-    const AttentionGroup& a = shape.attention[g];
-    kv += a.layers * a.kv_bytes_per_token * a.decode_kv_reads * attended_tokens[g];
-    // QK^T and PV: 2 FLOPs per multiply-add, per head, per attended token.
-    attention += a.layers * 2 * a.q_heads * (a.qk_dim + a.v_dim) * attended_tokens[g];
-  }
+  add_decode_attention(shape, attended_tokens, kv, attention);
   return finish_step(shape, r, b, weights, kv, 2 * shape.active_params * b, attention, touched);
 }
 
@@ -360,11 +365,7 @@ double mixed_step_seconds(const PerfModelShape& shape, const HardwareRates& r, c
   const double tokens = b + prompt_tokens;
   auto [weights, touched] = weights_read(shape, tokens);
   double kv = 0, attention = 0;
-  for (std::size_t g = 0; g < shape.attention.size(); ++g) {
-    const AttentionGroup& a = shape.attention[g];
-    kv += a.layers * a.kv_bytes_per_token * a.decode_kv_reads * sums[g];
-    attention += a.layers * 2 * a.q_heads * (a.qk_dim + a.v_dim) * sums[g];
-  }
+  add_decode_attention(shape, sums, kv, attention);
   for (const PrefillChunk& c : step.chunks)
     add_prompt_positions(shape, static_cast<double>(c.start), static_cast<double>(c.end), kv, attention);
   const StepBreakdown s = finish_step(shape, r, tokens, weights, kv, 2 * shape.active_params * tokens, attention, touched);

@@ -212,7 +212,8 @@ int run_sweep(const std::vector<std::string>& args) {
       if (progress) std::cerr << "\rsweep: layout " << done + 1 << "/" << total << std::flush;
     });
     if (progress) std::cerr << "\r\033[K" << std::flush;
-    emit(opts, plan::slo_sweep_json(sr, slo_result, top), plan::slo_sweep_text(sr, slo_result, top));
+    emit(opts, plan::slo_sweep_json(sr, slo_result, top),
+         plan::slo_sweep_text(sr, slo_result, top, opts.format == OutputFormat::Markdown));
     return kExitOk;
   }
   const auto result = plan::run_sweep(req, data_root(), [&](std::size_t done, std::size_t total) {

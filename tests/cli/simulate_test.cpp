@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
 
 #include "support/json_schema.hpp"
 #include "support/test_support.hpp"
@@ -152,6 +154,21 @@ TEST(SimulateCli, LlamaCppSlotsWithEveryLayerOnTheGpu) {
                                      "--weights", "gguf:Q4_K_M", "-c", "8192", "-ngl", "10", "--rate", "1", "--requests", "10"});
   EXPECT_EQ(partial.exit_code, 2) << partial.err;
   EXPECT_NE(partial.err.find("partial offload"), std::string::npos) << partial.err;
+}
+
+TEST(SweepSloCli, MarkdownQuoteGolden) {
+  // The quote a user pastes: load, targets, router, ranked layouts with replicas and costs, the
+  // command that starts the cheapest, the rejected layouts with their reasons.
+  const CliResult r = run_cli({"sweep", "--model", "llama-3.1-8b", "--gpu", "l40s,h100-sxm-80", "--tp", "1,2", "--context",
+                               "8192", "--rate", "10", "--slo", "p99_ttft<=2s,p99_tpot<=50ms", "--input-len", "512",
+                               "--output-len", "128", "--probe-requests", "300", "--format", "markdown"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto golden = source_dir() / "tests/golden/sweep_slo_quote.md";
+  if (std::getenv("VRAMPLAN_UPDATE_GOLDEN")) {
+    std::ofstream(golden, std::ios::binary) << r.out;
+    GTEST_SKIP() << "golden file rewritten: " << golden;
+  }
+  EXPECT_EQ(r.out, read_text(golden)) << golden << " (VRAMPLAN_UPDATE_GOLDEN=1 rewrites it)";
 }
 
 TEST(SimulateCli, BadInputGetsOneLineAndADistinctExitCode) {

@@ -4,6 +4,7 @@
 
 #include "vramplan/core/text.hpp"
 #include "vramplan/plan/slo_sweep.hpp"
+#include "vramplan/report/table.hpp"
 
 namespace vramplan::plan {
 namespace {
@@ -51,32 +52,45 @@ nlohmann::json slo_sweep_json(const SloSweepRequest& req, const SloSweepResult& 
           {"misses", misses}};
 }
 
-std::string slo_sweep_text(const SloSweepRequest& req, const SloSweepResult& r, std::size_t top) {
+std::string slo_sweep_text(const SloSweepRequest& req, const SloSweepResult& r, std::size_t top, bool markdown) {
   std::string targets;
   for (const auto& t : req.slo) targets += (targets.empty() ? "" : ", ") + t.text;
-  std::string s = "serving " + format_number("%.4g", req.rate_per_s) + " req/s within " + targets +
-                  " (replicas behind a " + router_name(req.options.router) + " router; each layout simulated, " + std::to_string(req.options.requests_per_probe) +
-                  " requests per probe)\n";
-  std::string head = "  layout                         replicas  GPUs  max req/s/replica  p99 TTFT ms  p99 TPOT ms";
-  for (const auto& p : r.periods) head += "  " + p.label + " USD";
-  s += head + "  USD/M out tok\n";
+  const std::string router = router_name(req.options.router);
+  std::string s = markdown ? "### Serving " + format_number("%.4g", req.rate_per_s) + " requests/s within " + targets + "\n\n" +
+                                 "Replicas behind a " + router + " router; every layout simulated (" +
+                                 std::to_string(req.options.requests_per_probe) + " requests per probe; `vramplan sweep --rate`).\n\n"
+                           : "serving " + format_number("%.4g", req.rate_per_s) + " req/s within " + targets +
+                                 " (replicas behind a " + router + " router; each layout simulated, " +
+                                 std::to_string(req.options.requests_per_probe) + " requests per probe)\n";
+  std::vector<Table::Column> cols = {{"model", Align::Left},          {"layout", Align::Left},
+                                     {"replicas", Align::Right},      {"GPUs", Align::Right},
+                                     {"max req/s/replica", Align::Right}, {"p99 TTFT ms", Align::Right},
+                                     {"p99 TPOT ms", Align::Right}};
+  for (const auto& p : r.periods) cols.push_back({"$ " + p.label, Align::Right});
+  cols.push_back({"$/M out tok", Align::Right});
+  Table t(cols);
   for (std::size_t i = 0; i < r.rows.size() && i < top; ++i) {
     const SloSweepRow& x = r.rows[i];
-    char b[200];
-    std::snprintf(b, sizeof b, "  %-30s %8llu %5llu %18.3g %12.1f %12.2f", (x.model + " " + layout(x.gpu, x.tp, x.pp)).c_str(),
-                  static_cast<unsigned long long>(x.replicas), static_cast<unsigned long long>(x.gpus),
-                  x.max_rate_per_replica, x.p99_ttft_s * 1e3, x.p99_tpot_s * 1e3);
-    s += b;
-    for (double c : x.cost_usd) s += "  " + format_number("%8.0f", c);
-    if (x.cost_usd.empty())
-      for (std::size_t k = 0; k < r.periods.size(); ++k) s += "         -";
-    s += x.usd_per_million_output_tokens ? "  " + format_number("%.3f", *x.usd_per_million_output_tokens) : std::string("  -");
-    s += "\n";
+    std::vector<std::string> cells = {x.model, (x.weights == "checkpoint" ? "" : x.weights + " ") + layout(x.gpu, x.tp, x.pp),
+                                      std::to_string(x.replicas), std::to_string(x.gpus),
+                                      format_number("%.3g", x.max_rate_per_replica), format_number("%.1f", x.p99_ttft_s * 1e3),
+                                      format_number("%.2f", x.p99_tpot_s * 1e3)};
+    for (std::size_t k = 0; k < r.periods.size(); ++k)
+      cells.push_back(x.cost_usd.empty() ? "-" : format_number("%.0f", x.cost_usd[k]));
+    cells.push_back(x.usd_per_million_output_tokens ? format_number("%.3f", *x.usd_per_million_output_tokens) : "-");
+    t.add_row(cells);
   }
-  if (r.rows.empty()) s += "  no layout serves this load within the targets\n";
+  s += r.rows.empty() ? "no layout serves this load within the targets\n" : markdown ? t.render_markdown() : t.render_text();
+  if (markdown && !r.rows.empty() && !r.rows.front().launch.argv.empty())
+  {
+    const LaunchCommand& l = r.rows.front().launch;
+    s += "\nStart the cheapest (one replica):\n\n```sh\n" + l.line() + "\n```\n";
+    if (!l.note.empty()) s += "\n" + l.note + ".\n";
+  }
   if (!r.misses.empty()) {
-    s += "rejected:\n";
-    for (const auto& m : r.misses) s += "  " + m.model + " " + m.weights + " " + layout(m.gpu, m.tp, m.pp) + ": " + m.why + "\n";
+    s += markdown ? "\nRejected layouts:\n\n" : "rejected:\n";
+    for (const auto& m : r.misses)
+      s += std::string(markdown ? "- " : "  ") + m.model + " " + m.weights + " " + layout(m.gpu, m.tp, m.pp) + ": " + m.why + "\n";
   }
   return s;
 }

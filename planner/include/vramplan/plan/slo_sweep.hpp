@@ -57,6 +57,10 @@ SloSweepResult run_slo_sweep(const SloSweepRequest& request, const DataRoot& roo
 //! The vramplan.sweep-slo/1 document (docs/schemas/sweep-slo.schema.json) and the table; `top`
 //! rows at most.
 nlohmann::json slo_sweep_json(const SloSweepRequest& request, const SloSweepResult& result, std::size_t top);
-std::string slo_sweep_text(const SloSweepRequest& request, const SloSweepResult& result, std::size_t top);
+//! The table for a terminal, or with `markdown` a quote: the load, the targets, the router, the
+//! ranked layouts with replicas and costs, the command that starts the cheapest, and why the
+//! others were rejected.
+std::string slo_sweep_text(const SloSweepRequest& request, const SloSweepResult& result, std::size_t top,
+                           bool markdown = false);
 
 }  // namespace vramplan::plan

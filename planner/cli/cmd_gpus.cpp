@@ -8,6 +8,7 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "vramplan/core/text.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/hardware/gpu_catalog.hpp"
 #include "vramplan/report/table.hpp"
@@ -79,12 +80,6 @@ nlohmann::json gpu_json(const GpuSpec& g) {
       {"confidence", g.confidence},
       {"notes", g.notes},
   };
-}
-
-std::string fixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
 }
 
 std::string number_or_dash(const std::optional<double>& v, int decimals) {

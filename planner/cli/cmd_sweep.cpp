@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "decision_options.hpp"
 #include "exit_codes.hpp"
+#include "vramplan/core/text.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/plan/slo_sweep.hpp"
 #include "vramplan/plan/sweep.hpp"
@@ -39,12 +40,6 @@ std::vector<std::uint64_t> split_u64(const std::string& text, const std::string&
     out.push_back(v);
   }
   return out;
-}
-
-std::string fixed(double v, int d) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", d, v);
-  return buf;
 }
 
 nlohmann::json sweep_json(const plan::SweepResult& r, std::size_t top) {

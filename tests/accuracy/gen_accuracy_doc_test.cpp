@@ -117,7 +117,7 @@ void render_extra(std::ostringstream& md) {
     md << "| " << log << " | " << reason.get<std::string>() << " |\n";
 }
 
-std::string render() {
+std::string planner_doc() {
   const auto set = load_vllm_records();
   std::ostringstream md;
   md << "# Accuracy against published vLLM start-up logs\n\n"
@@ -187,7 +187,7 @@ std::string render() {
 }
 
 TEST(AccuracyDoc, RendersOneRowPerRecord) {
-  const std::string md = render();
+  const std::string md = planner_doc();
   for (const auto& c : load_vllm_records().cases) EXPECT_NE(md.find("| " + c.id + " |"), std::string::npos) << c.id;
   for (const auto& c : load_vllm_extra_records().cases) EXPECT_NE(md.find("| " + c.id + " |"), std::string::npos) << c.id;
   write_accuracy_doc_if_asked("accuracy.md", md);

@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/catalogs.hpp"
 #include "support/test_support.hpp"
 #include "vramplan/model/hf_config.hpp"
 #include "vramplan/quant/gguf_mixture.hpp"
@@ -26,12 +27,6 @@ namespace vramplan {
 namespace {
 
 using nlohmann::json;
-
-const QuantCatalog& catalog() {
-  static const QuantCatalog c = QuantCatalog::load(test::source_dir() / "data" / "quant_formats.json",
-                                                   test::source_dir() / "data" / "quant_schemes.json");
-  return c;
-}
 
 std::filesystem::path data(const std::string& name) { return test::source_dir() / "tests" / "accuracy" / "data" / name; }
 
@@ -46,10 +41,10 @@ struct Prediction {
 };
 
 Prediction predict(const ModelSpec& model, const std::string& file_type) {
-  const GgufFileType* ft = catalog().schemes().find_gguf_file_type(file_type);
+  const GgufFileType* ft = test::quant_catalog().schemes().find_gguf_file_type(file_type);
   EXPECT_NE(ft, nullptr) << file_type;
   Prediction p;
-  for (const auto& plan : plan_gguf_file_type(model, *ft, catalog()))
+  for (const auto& plan : plan_gguf_file_type(model, *ft, test::quant_catalog()))
     for (const auto& part : plan.parts) {
       p.bytes += part.bytes;
       p.by_type[part.type] += part.bytes;

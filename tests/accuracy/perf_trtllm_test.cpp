@@ -20,6 +20,7 @@
 
 #include "accuracy/perf_llama_inventory.hpp"
 #include "support/test_support.hpp"
+#include "vramplan/core/text.hpp"
 #include "vramplan/hardware/gpu_catalog.hpp"
 #include "vramplan/io/json_file.hpp"
 #include "vramplan/perf/hardware_rates.hpp"
@@ -29,12 +30,6 @@
 
 namespace vramplan::perf {
 namespace {
-
-std::string fixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
 
 std::string percent(double v) { return (v >= 0 ? "+" : "") + fixed(100 * v, 1) + " %"; }
 

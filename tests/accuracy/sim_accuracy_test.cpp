@@ -223,7 +223,7 @@ std::string cell(const ServingComparison& c, const std::vector<std::string>& nam
 }
 
 // What the table shows, by source set (figures as of when this test was written).
-constexpr const char* kFindings =
+constexpr const char* kSimFindings =
     "What the comparison shows (uncalibrated: datasheet bandwidth and tensor rates x the perf defaults):\n\n"
     "- **blis_training** (vLLM, H100, Llama-2-7B and Mixtral-8x7B TP2, constant-rate open loop): below capacity the "
     "throughput is the arrival rate on both sides (a weak check). Median TTFT is predicted 12-29 % low, the TPOT from "
@@ -254,7 +254,7 @@ constexpr const char* kFindings =
 
 std::string load_text(double load) { return std::isinf(load) ? "inf" : fmt("%g", load); }
 
-std::string render() {
+std::string sim_doc() {
   std::ostringstream md;
   const auto setup = serving_setup();
   const auto& all = serving_comparisons();
@@ -305,7 +305,7 @@ std::string render() {
   }
   md << "\n";
 
-  md << kFindings;
+  md << kSimFindings;
 
   md << "## Record by record\n\n"
      << "| record | engine | model / GPU | workload | req/s | out tok/s | TTFT p50 | TPOT p50 | TTFT p99 | TPOT p99 | "
@@ -375,7 +375,7 @@ std::string render() {
 }
 
 TEST(SimAccuracy, RendersTheAccuracyDocument) {
-  const std::string md = render();
+  const std::string md = sim_doc();
   for (const auto& c : serving_comparisons()) EXPECT_NE(md.find("| " + c.id + " |"), std::string::npos) << c.id;
   write_accuracy_doc_if_asked("accuracy-sim.md", md);
 }

@@ -121,7 +121,7 @@ std::vector<Row> predict_all() {
   return rows;
 }
 
-constexpr const char* kFindings =
+constexpr const char* kTrainFindings =
     "What the records show:\n\n"
     "- LoRA on a bf16 base is predicted within a few per cent: frozen weights, adapters with their AdamW states, "
     "and the activations of the adapted linears (a frozen linear keeps no input) with LoRA dropout's copies.\n"
@@ -299,7 +299,7 @@ TEST(TrainAccuracy, LitgptAllocatedPeaks) {
   const double median = median_abs(errs), p90 = percentile_abs(errs, 0.9);
   md << "\nSummary over " << errs.size() << " records: median |error| " << f2(median) << " %, 90th percentile "
      << f2(p90) << " %; bf16-base LoRA alone (" << lora_errs.size() << " records): median |error| "
-     << f2(median_abs(lora_errs)) << " %.\n\n" << kFindings << "\nExcluded:\n\n" << excluded.str();
+     << f2(median_abs(lora_errs)) << " %.\n\n" << kTrainFindings << "\nExcluded:\n\n" << excluded.str();
   render_boundaries(md, evaluate_boundaries());
   write_accuracy_doc_if_asked("accuracy-train.md", md.str());
   // Regression guards: the achieved figures (this commit: 5.07 % median, 1.10 % for the bf16-base LoRA records); a

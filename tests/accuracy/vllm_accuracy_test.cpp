@@ -8,7 +8,7 @@
 namespace vramplan::test {
 namespace {
 
-const std::vector<VllmComparison>& comparisons() {
+const std::vector<VllmComparison>& vllm_comparisons() {
   static const std::vector<VllmComparison> all = compare_all(load_vllm_records());
   return all;
 }
@@ -19,13 +19,13 @@ TEST(VllmAccuracy, EveryRecordIsMappedOrExcludedWithAReason) {
   for (const auto& [id, reason] : set.excluded) EXPECT_GT(reason.size(), 20u) << id;
 }
 
-TEST(VllmAccuracy, WeightsWithinTargets) { expect_weights_within_targets(comparisons()); }
+TEST(VllmAccuracy, WeightsWithinTargets) { expect_weights_within_targets(vllm_comparisons()); }
 
-TEST(VllmAccuracy, KvBytesPerTokenExact) { EXPECT_GE(expect_kv_bytes_per_token_exact(comparisons()), 15); }
+TEST(VllmAccuracy, KvBytesPerTokenExact) { EXPECT_GE(expect_kv_bytes_per_token_exact(vllm_comparisons()), 15); }
 
-TEST(VllmAccuracy, KvCapacityWithinTargets) { expect_kv_capacity_within_targets(comparisons()); }
+TEST(VllmAccuracy, KvCapacityWithinTargets) { expect_kv_capacity_within_targets(vllm_comparisons()); }
 
-TEST(VllmAccuracy, ConcurrencyFollowsTheGroupRules) { expect_concurrency_follows_group_rules(comparisons()); }
+TEST(VllmAccuracy, ConcurrencyFollowsTheGroupRules) { expect_concurrency_follows_group_rules(vllm_comparisons()); }
 
 }  // namespace
 }  // namespace vramplan::test

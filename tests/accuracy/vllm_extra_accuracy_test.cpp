@@ -10,7 +10,7 @@
 namespace vramplan::test {
 namespace {
 
-const std::vector<VllmComparison>& comparisons() {
+const std::vector<VllmComparison>& vllm_extra_comparisons() {
   static const std::vector<VllmComparison> all = compare_all(load_vllm_extra_records());
   return all;
 }
@@ -22,15 +22,15 @@ TEST(VllmExtraAccuracy, EveryRecordIsMappedOrExcludedWithAReason) {
   for (const auto& [id, reason] : set.excluded) EXPECT_GT(reason.size(), 20u) << id;
 }
 
-TEST(VllmExtraAccuracy, WeightsWithinTargets) { expect_weights_within_targets(comparisons()); }
+TEST(VllmExtraAccuracy, WeightsWithinTargets) { expect_weights_within_targets(vllm_extra_comparisons()); }
 
 // These records carry tokens but no block count: the check goes through the planner's
 // KV groups and block size (reported_blocks), so it still pins KV bytes per token.
-TEST(VllmExtraAccuracy, KvBytesPerTokenExact) { EXPECT_GE(expect_kv_bytes_per_token_exact(comparisons()), 11); }
+TEST(VllmExtraAccuracy, KvBytesPerTokenExact) { EXPECT_GE(expect_kv_bytes_per_token_exact(vllm_extra_comparisons()), 11); }
 
-TEST(VllmExtraAccuracy, KvCapacityWithinTargets) { expect_kv_capacity_within_targets(comparisons()); }
+TEST(VllmExtraAccuracy, KvCapacityWithinTargets) { expect_kv_capacity_within_targets(vllm_extra_comparisons()); }
 
-TEST(VllmExtraAccuracy, ConcurrencyFollowsTheGroupRules) { expect_concurrency_follows_group_rules(comparisons()); }
+TEST(VllmExtraAccuracy, ConcurrencyFollowsTheGroupRules) { expect_concurrency_follows_group_rules(vllm_extra_comparisons()); }
 
 // llm-d-planner's microsoft-phi-2 run at --max-model-len 8192 (…--8192.FAILED.log, same commit) stopped
 // at start-up: "User-specified max_model_len (8192) is greater than the derived max_model_len

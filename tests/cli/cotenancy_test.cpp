@@ -15,13 +15,6 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-nlohmann::json run_json(std::vector<std::string> args, int expected_exit) {
-  args.push_back("--json");
-  const auto r = run_cli(args);
-  EXPECT_EQ(r.exit_code, expected_exit) << r.out << r.err;
-  return nlohmann::json::parse(r.out);
-}
-
 // held in [floor(T x u) - block + 1, floor(T x u)].
 void expect_vllm_held(const nlohmann::json& tenant, double total, double util, double block) {
   const double budget = std::floor(total * util);
@@ -33,7 +26,7 @@ void expect_vllm_held(const nlohmann::json& tenant, double total, double util, d
 TEST(CotenancyCli, TwoVllmInstancesSplitTheCardByUtilization) {
   // 0.4 + 0.4: each holds ~0.4 x 79.19 = 31.68 GiB; together 63.35 GiB, headroom 20.0 % >= 10 %.
   // Tenant 2 starts with ~79.19 - 31.68 = 47.51 GiB free >= ceil(0.4 x T) = 31.68 GiB.
-  const auto j = run_json({"check", "--gpu", "h100-sxm-80", "--tenant",
+  const auto j = run_cli_json({"check", "--gpu", "h100-sxm-80", "--tenant",
                            "model=llama-3.1-8b,engine=vllm,gpu-memory-utilization=0.4,max-model-len=8192,enforce-eager",
                            "--tenant", "model=qwen2.5-7b,engine=vllm,gpu-memory-utilization=0.4,max-model-len=8192,enforce-eager"},
                           0);
@@ -75,7 +68,7 @@ TEST(CotenancyCli, MigLayoutOneTenantPerSlice) {
       "--tenant", "model=qwen2.5-7b,max-model-len=8192,gpu-memory-utilization=0.85,enforce-eager"};
   std::vector<std::string> args = {"check", "--gpu", "h100-sxm-80", "--mig-layout", "3g.40gb,3g.40gb"};
   args.insert(args.end(), tenants.begin(), tenants.end());
-  const auto j = run_json(args, 0);
+  const auto j = run_cli_json(args, 0);
   ASSERT_EQ(j["devices"].size(), 2u);
   for (int d = 0; d < 2; ++d) {
     EXPECT_EQ(j["devices"][d]["gpu"], "h100-sxm-80/3g.40gb");

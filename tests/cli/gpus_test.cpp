@@ -13,12 +13,6 @@
 namespace vramplan {
 namespace {
 
-nlohmann::json run_json(const std::vector<std::string>& args) {
-  const auto r = test::run_cli(args);
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  return nlohmann::json::parse(r.out);
-}
-
 // Follows a local "$ref": "#/$defs/name".
 const nlohmann::json& deref(const nlohmann::json& root, const nlohmann::json& schema) {
   if (!schema.contains("$ref")) return schema;
@@ -47,14 +41,14 @@ void check_required(const nlohmann::json& root, const nlohmann::json& schema_in,
 TEST(GpusCommand, JsonHasEveryRequiredKeyOfTheSchema) {
   std::ifstream in(test::source_dir() / "docs" / "schemas" / "gpus.schema.json");
   const auto schema = nlohmann::json::parse(in);
-  const auto out = run_json({"gpus", "--all", "--json"});
+  const auto out = test::run_cli_json({"gpus", "--all", "--json"});
   EXPECT_EQ(out["schema"], "vramplan.gpus/1");
   EXPECT_GE(out["gpus"].size(), 26u + 40u);  // every card and every MIG slice of data/gpus.json
   check_required(schema, schema, out, "");
 }
 
 TEST(GpusCommand, DefaultListsCardsWithIntegerBytes) {
-  const auto out = run_json({"gpus", "--json"});
+  const auto out = test::run_cli_json({"gpus", "--json"});
   bool saw_h100 = false;
   for (const auto& g : out["gpus"]) {
     EXPECT_EQ(g["kind"], "gpu") << g["id"];
@@ -73,7 +67,7 @@ TEST(GpusCommand, DefaultListsCardsWithIntegerBytes) {
 }
 
 TEST(GpusCommand, MinMemoryFiltersOnReportedTotal) {
-  const auto out = run_json({"gpus", "--json", "--min-memory", "100GiB"});
+  const auto out = test::run_cli_json({"gpus", "--json", "--min-memory", "100GiB"});
   std::vector<std::string> ids;
   for (const auto& g : out["gpus"]) {
     EXPECT_GE(g["memory"]["reported_total_bytes"].get<std::uint64_t>(), 100ull << 30) << g["id"];
@@ -86,18 +80,18 @@ TEST(GpusCommand, MinMemoryFiltersOnReportedTotal) {
 }
 
 TEST(GpusCommand, MigAndVendorFilters) {
-  const auto mig = run_json({"gpus", "--json", "--mig"});  // keep the document alive for the loop
+  const auto mig = test::run_cli_json({"gpus", "--json", "--mig"});  // keep the document alive for the loop
   for (const auto& g : mig["gpus"]) {
     EXPECT_EQ(g["kind"], "mig");
   }
-  const auto amd = run_json({"gpus", "--json", "--vendor", "amd"})["gpus"];
+  const auto amd = test::run_cli_json({"gpus", "--json", "--vendor", "amd"})["gpus"];
   ASSERT_EQ(amd.size(), 2u);
   EXPECT_EQ(amd[0]["id"], "mi300x");
   EXPECT_EQ(amd[1]["id"], "mi325x");
 }
 
 TEST(GpusCommand, GpuListWithAliasMigAndCustom) {
-  const auto out = run_json({"gpus", "--json", "--gpu", "h100,h200/1g.18gb,custom:46068MiB"});
+  const auto out = test::run_cli_json({"gpus", "--json", "--gpu", "h100,h200/1g.18gb,custom:46068MiB"});
   ASSERT_EQ(out["gpus"].size(), 3u);
   EXPECT_EQ(out["gpus"][0]["id"], "h100-sxm-80");
   EXPECT_EQ(out["gpus"][1]["memory"]["reported_total_bytes"], 16ull << 30);  // -lgip 16.00 GiB

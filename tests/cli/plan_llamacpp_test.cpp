@@ -14,37 +14,29 @@
 namespace vramplan {
 namespace {
 
-nlohmann::json run_json(const std::vector<std::string>& args) {
-  auto full = args;
-  full.push_back("--json");
-  const auto r = test::run_cli(full);
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  return nlohmann::json::parse(r.out.empty() ? "{}" : r.out);
-}
-
 // tests/support/gguf_writer.cpp llama_like_gguf(): 2 layers, hidden 256, 4 heads, 2 KV heads
 // (head_dim 64); tensor bytes there. Every size is a multiple of 32 (no alignment padding).
-constexpr double kMiB = 1048576.0;
+constexpr double kBytesPerMiB = 1048576.0;
 constexpr std::uint64_t kFileTensorBytes = 964224;  // 23,680 global + 2 x 470,272
 constexpr std::uint64_t kTokenEmbd = 9216;          // Q4_K {256, 64}: 64 x 144
 
 TEST(PlanLlamacpp, GgufOnCudaPutsTokenEmbeddingOnTheHost) {
   test::ScratchDir dir;
   const auto path = dir.write("tiny.gguf", test::build_gguf(test::llama_like_gguf()).bytes);
-  const auto j = run_json({"plan", "--engine", "llamacpp", "--model", path.string(), "--gpu", "rtx-4090",
+  const auto j = test::run_cli_json({"plan", "--engine", "llamacpp", "--model", path.string(), "--gpu", "rtx-4090",
                            "-c", "512", "-ngl", "99", "-fa", "on"});
   EXPECT_EQ(j["schema"], "vramplan.plan/1");
   EXPECT_EQ(j["engine"], "llamacpp");
   const auto& v = j["engine_view"];
   // -ngl 99 > 2 layers: every layer and the output layer on CUDA0; token_embd stays on the host.
   EXPECT_EQ(v["offloaded_layers"], "3/3");
-  EXPECT_NEAR(v["model_buffers_mib"]["CUDA0"].get<double>(), (kFileTensorBytes - kTokenEmbd) / kMiB, 1e-4);
-  EXPECT_NEAR(v["model_buffers_mib"]["CPU_Mapped"].get<double>(), kTokenEmbd / kMiB, 1e-4);
+  EXPECT_NEAR(v["model_buffers_mib"]["CUDA0"].get<double>(), (kFileTensorBytes - kTokenEmbd) / kBytesPerMiB, 1e-4);
+  EXPECT_NEAR(v["model_buffers_mib"]["CPU_Mapped"].get<double>(), kTokenEmbd / kBytesPerMiB, 1e-4);
   // KV: 2 layers x 512 cells x (2 KV heads x 64) x 2 B (f16) x 2 (K, V) = 524,288 B = 0.5 MiB.
   EXPECT_DOUBLE_EQ(v["devices"]["CUDA0"]["kv_buffer_mib"].get<double>(), 0.5);
   EXPECT_EQ(j["per_gpu"]["kv_cache_bytes"], 524288u);
   EXPECT_EQ(j["per_gpu"]["weights_bytes"], kFileTensorBytes - kTokenEmbd);
-  EXPECT_NEAR(v["devices"]["CPU"]["model_buffer_mib"].get<double>(), kTokenEmbd / kMiB, 1e-4);
+  EXPECT_NEAR(v["devices"]["CPU"]["model_buffer_mib"].get<double>(), kTokenEmbd / kBytesPerMiB, 1e-4);
   EXPECT_EQ(v["devices"]["CPU"]["compute_buffer_name"], "CUDA_Host");
   EXPECT_EQ(v["tensor_placement"]["token_embd"].get<std::string>().rfind("host", 0), 0u);
   EXPECT_TRUE(j["fits"].get<bool>());
@@ -55,58 +47,58 @@ TEST(PlanLlamacpp, TiedOutputIsASecondCopyOnTheGpu) {
   // the output layer's context, so with -ngl > n_layer it is loaded again onto the GPU.
   test::ScratchDir dir;
   const auto path = dir.write("tied.gguf", test::build_gguf(test::llama_like_gguf(false)).bytes);
-  const auto j = run_json({"plan", "--engine", "llamacpp", "--model", path.string(), "--gpu", "rtx-4090",
+  const auto j = test::run_cli_json({"plan", "--engine", "llamacpp", "--model", path.string(), "--gpu", "rtx-4090",
                            "-c", "512", "-ngl", "99"});
   const auto& v = j["engine_view"];
   // File: 964,224 - 13,440 (no output) = 950,784 B. CUDA0: all but token_embd (941,568) + its copy
   // (9,216) = 950,784 B; the host keeps token_embd (9,216 B).
-  EXPECT_NEAR(v["model_buffers_mib"]["CUDA0"].get<double>(), 950784 / kMiB, 1e-4);
-  EXPECT_NEAR(v["model_buffers_mib"]["CPU_Mapped"].get<double>(), kTokenEmbd / kMiB, 1e-4);
+  EXPECT_NEAR(v["model_buffers_mib"]["CUDA0"].get<double>(), 950784 / kBytesPerMiB, 1e-4);
+  EXPECT_NEAR(v["model_buffers_mib"]["CPU_Mapped"].get<double>(), kTokenEmbd / kBytesPerMiB, 1e-4);
   EXPECT_NE(v["tensor_placement"]["output"].get<std::string>().find("TENSOR_DUPLICATED"), std::string::npos);
   // -ngl 2 = n_layer: the output layer (and its copy) stays on the host.
-  const auto j2 = run_json({"plan", "--engine", "llamacpp", "--model", path.string(), "--gpu", "rtx-4090",
+  const auto j2 = test::run_cli_json({"plan", "--engine", "llamacpp", "--model", path.string(), "--gpu", "rtx-4090",
                             "-c", "512", "-ngl", "2"});
   EXPECT_EQ(j2["engine_view"]["offloaded_layers"], "2/3");
-  EXPECT_NEAR(j2["engine_view"]["model_buffers_mib"]["CUDA0"].get<double>(), 2 * 470272 / kMiB, 1e-4);
+  EXPECT_NEAR(j2["engine_view"]["model_buffers_mib"]["CUDA0"].get<double>(), 2 * 470272 / kBytesPerMiB, 1e-4);
 }
 
 TEST(PlanLlamacpp, GgufOnCpuRepacksQ4KMatrices) {
   test::ScratchDir dir;
   const auto path = dir.write("tiny.gguf", test::build_gguf(test::llama_like_gguf()).bytes);
-  const auto j = run_json({"plan", "--engine", "llamacpp", "--model", path.string(), "--gpu", "cpu", "-c", "512"});
+  const auto j = test::run_cli_json({"plan", "--engine", "llamacpp", "--model", path.string(), "--gpu", "cpu", "-c", "512"});
   const auto& buf = j["engine_view"]["model_buffers_mib"];
   // Repacked (Q4_K, rows % 8 == 0): attn_q 36,864 + attn_k 18,432 + ffn_gate 73,728 + ffn_up
   // 73,728 = 202,752 per layer x 2 = 405,504 B. token_embd (GET_ROWS) is not repacked.
-  EXPECT_NEAR(buf["CPU_REPACK"].get<double>(), 405504 / kMiB, 1e-4);
+  EXPECT_NEAR(buf["CPU_REPACK"].get<double>(), 405504 / kBytesPerMiB, 1e-4);
   // The mapped span runs from token_embd to blk.1.ffn_down (neither repacked): the whole file.
-  EXPECT_NEAR(buf["CPU_Mapped"].get<double>(), kFileTensorBytes / kMiB, 1e-4);
+  EXPECT_NEAR(buf["CPU_Mapped"].get<double>(), kFileTensorBytes / kBytesPerMiB, 1e-4);
   EXPECT_EQ(j["engine_view"]["device"], "CPU");
   // Every buffer is host memory and counts in the plan: mapped + repacked weights, KV, output, compute.
   EXPECT_EQ(j["per_gpu"]["weights_bytes"], kFileTensorBytes + 405504u);
   EXPECT_TRUE(j["engine_view"]["devices"]["CPU"].contains("output_buffer_mib"));
 
-  const auto nr = run_json({"plan", "--engine", "llamacpp", "--model", path.string(), "--gpu", "cpu", "-c", "512", "-nr"});
+  const auto nr = test::run_cli_json({"plan", "--engine", "llamacpp", "--model", path.string(), "--gpu", "cpu", "-c", "512", "-nr"});
   EXPECT_FALSE(nr["engine_view"]["model_buffers_mib"].contains("CPU_REPACK"));
 }
 
 TEST(PlanLlamacpp, CatalogueModelWithFileType) {
   // meta-llama/Llama-3.1-8B at Q4_K_M, fully offloaded. KV: 32 layers x 8192 cells x (8 x 128)
   // x 2 B x 2 = 1,073,741,824 B = 1024 MiB.
-  const auto j = run_json({"plan", "--engine", "llamacpp", "--model", "llama-3.1-8b", "--weights", "gguf:Q4_K_M",
+  const auto j = test::run_cli_json({"plan", "--engine", "llamacpp", "--model", "llama-3.1-8b", "--weights", "gguf:Q4_K_M",
                            "--gpu", "rtx-4090", "-c", "8192", "-ngl", "99", "-fa", "on"});
   const auto& v = j["engine_view"];
   EXPECT_DOUBLE_EQ(v["devices"]["CUDA0"]["kv_buffer_mib"].get<double>(), 1024.0);
   EXPECT_EQ(v["n_ctx"], 8192u);
   // token_embd Q4_K {128256, 4096}: 128,256 x 16 blocks x 144 B = 295,501,824 B = 281.81 MiB,
   // the CPU_Mapped figure llama.cpp logs for this file.
-  EXPECT_NEAR(v["model_buffers_mib"]["CPU_Mapped"].get<double>(), 295501824 / kMiB, 1e-4);
+  EXPECT_NEAR(v["model_buffers_mib"]["CPU_Mapped"].get<double>(), 295501824 / kBytesPerMiB, 1e-4);
   EXPECT_GT(v["devices"]["CUDA0"]["compute_buffer_mib"].get<double>(), 250.5);  // logits: 128,256 x 512 x 4 B
 }
 
 TEST(PlanLlamacpp, RefusalIsAPlanThatDoesNotFit) {
   test::ScratchDir dir;
   const auto path = dir.write("tiny.gguf", test::build_gguf(test::llama_like_gguf()).bytes);
-  const auto j = run_json({"plan", "--engine", "llamacpp", "--model", path.string(), "--gpu", "cpu",
+  const auto j = test::run_cli_json({"plan", "--engine", "llamacpp", "--model", path.string(), "--gpu", "cpu",
                            "-fa", "off", "-ctv", "q8_0"});
   EXPECT_FALSE(j["fits"].get<bool>());
   EXPECT_EQ(j["reason"], "llama_init_from_model: quantized V cache requires flash_attn to be enabled");

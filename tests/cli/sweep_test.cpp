@@ -12,7 +12,7 @@ namespace vramplan::test {
 namespace {
 
 // Llama-3.1-8B's published config.json (meta-llama/Llama-3.1-8B).
-const char* kLlama8b = R"({"architectures":["LlamaForCausalLM"],"hidden_size":4096,"intermediate_size":14336,
+const char* kLlama8bNoRopeScaling = R"({"architectures":["LlamaForCausalLM"],"hidden_size":4096,"intermediate_size":14336,
 "max_position_embeddings":131072,"model_type":"llama","num_attention_heads":32,"num_hidden_layers":32,
 "num_key_value_heads":8,"rms_norm_eps":1e-05,"rope_theta":500000.0,"tie_word_embeddings":false,
 "torch_dtype":"bfloat16","vocab_size":128256})";
@@ -28,7 +28,7 @@ std::string verdict_in(const std::map<std::string, std::string>& rows, const std
 
 TEST(SweepCli, AgreesWithCheckOnEveryPoint) {
   ScratchDir dir;
-  const auto model = dir.write("llama-3.1-8b.json", kLlama8b).string();
+  const auto model = dir.write("llama-3.1-8b.json", kLlama8bNoRopeScaling).string();
   const auto r = run_cli({"sweep", "--model", model, "--gpu", "l4,h100-sxm-80/3g.40gb,h100-sxm-80", "--tp", "1",
                           "--context", "4096,8193", "--batch", "1,16,64,200", "--top", "1000", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -50,7 +50,7 @@ TEST(SweepCli, AgreesWithCheckOnEveryPoint) {
 
 TEST(SweepCli, PipelineStagesAndReplicasAgreeWithCheck) {
   ScratchDir dir;
-  const auto model = dir.write("llama-3.1-8b.json", kLlama8b).string();
+  const auto model = dir.write("llama-3.1-8b.json", kLlama8bNoRopeScaling).string();
   const auto r = run_cli({"sweep", "--model", model, "--gpu", "l4,h100-sxm-80", "--tp", "1", "--pp", "1,2,33",
                           "--replicas", "1,2", "--context", "8192", "--batch", "1,40,120", "--top", "1000", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -86,7 +86,7 @@ TEST(SweepCli, PipelineStagesAndReplicasAgreeWithCheck) {
 
 TEST(SweepCli, CustomerPricesAndLots) {
   ScratchDir dir;
-  const auto model = dir.write("llama-3.1-8b.json", kLlama8b).string();
+  const auto model = dir.write("llama-3.1-8b.json", kLlama8bNoRopeScaling).string();
   // B200 sold in lots of 2 or 8 at $5/GPU-hour: 1 GPU is billed as 2; 3 days = 72 h -> 2 x 5 x 72 = $720.
   const auto prices = dir.write("prices.json", R"({"schema":"vramplan.prices/1","prices":[
     {"gpu":"b200","usd_per_gpu_hour":5.0,"lot_sizes":[2,8],"as_of":"2026-11-30","source":"test quote"}]})");
@@ -120,7 +120,7 @@ TEST(SweepCli, CustomerPricesAndLots) {
 
 TEST(SweepCli, GpuComparisonInOneCommand) {
   ScratchDir dir;
-  const auto model = dir.write("llama-3.1-8b.json", kLlama8b).string();
+  const auto model = dir.write("llama-3.1-8b.json", kLlama8bNoRopeScaling).string();
   const auto r = run_cli({"sweep", "--model", model, "--gpu", "h100-pcie-80,h100-sxm-80,h200,l40s,b200,h100-sxm-80/3g.40gb",
                           "--context", "8192", "--batch", "8", "--tp", "1"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -138,7 +138,7 @@ namespace {
 TEST(SweepCli, EngineTensorParallelFlagSetsTheTpList) {
   // The sweep used to ignore --tensor-parallel-size (its own --tp list won).
   ScratchDir dir;
-  const auto model = dir.write("llama-3.1-8b.json", kLlama8b).string();
+  const auto model = dir.write("llama-3.1-8b.json", kLlama8bNoRopeScaling).string();
   const auto r = run_cli({"sweep", "--model", model, "--gpu", "h100-sxm-80", "--tensor-parallel-size", "2", "--context",
                           "8192", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -159,7 +159,7 @@ namespace {
 TEST(SweepCli, MigSlicesAreReplicasOnly) {
   // TP across MIG slices used to be planned; a slice is a separate device without P2P for NCCL.
   ScratchDir dir;
-  const auto model = dir.write("llama-3.1-8b.json", kLlama8b).string();
+  const auto model = dir.write("llama-3.1-8b.json", kLlama8bNoRopeScaling).string();
   const auto r = run_cli({"sweep", "--model", model, "--gpu", "h100-sxm-80/3g.40gb", "--tp", "1,2", "--replicas", "1,2",
                           "--context", "4096", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

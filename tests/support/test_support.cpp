@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <algorithm>
 
 namespace vramplan::test {
 std::string read_text(const std::filesystem::path& p) {
@@ -19,6 +20,7 @@ std::string read_text(const std::filesystem::path& p) {
 }
 
 std::filesystem::path source_dir() { return VRAMPLAN_SOURCE_DIR; }
+DataRoot source_root() { return DataRoot{source_dir()}; }
 std::filesystem::path fixture(const std::string& relative) {
   return source_dir() / "tests" / "fixtures" / relative;
 }
@@ -87,6 +89,13 @@ CliResult run_cli(const std::vector<std::string>& args) {
   r.out = read_text(out_path);
   r.err = read_text(err_path);
   return r;
+}
+
+nlohmann::json run_cli_json(std::vector<std::string> args, int expected_exit) {
+  if (std::find(args.begin(), args.end(), "--json") == args.end()) args.push_back("--json");
+  const auto r = run_cli(args);
+  EXPECT_EQ(r.exit_code, expected_exit) << r.out << r.err;
+  return nlohmann::json::parse(r.out.empty() ? "{}" : r.out);
 }
 
 }  // namespace vramplan::test

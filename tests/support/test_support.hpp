@@ -7,12 +7,17 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "vramplan/core/error.hpp"
+#include "vramplan/io/data_root.hpp"
 
 namespace vramplan::test {
 
 //! The source checkout (for data/, models/, tests/fixtures/).
 std::filesystem::path source_dir();
+//! The source tree as the data root (data/, models/): what the installed binary finds beside it.
+DataRoot source_root();
 std::filesystem::path fixture(const std::string& relative);  //!< tests/fixtures/<relative>
 //! A file's whole content ("" when it cannot be read).
 std::string read_text(const std::filesystem::path& path);
@@ -44,5 +49,9 @@ std::string error_message(const std::function<void()>& f, ErrorKind expected);
 
 //! Runs the built vramplan executable with `args` (no shell interpretation).
 CliResult run_cli(const std::vector<std::string>& args);
+
+//! run_cli with "--json" added (unless given), expecting `expected_exit`; the parsed stdout, or {}
+//! when it is empty (the failure is then reported by the exit-code expectation).
+nlohmann::json run_cli_json(std::vector<std::string> args, int expected_exit = 0);
 
 }  // namespace vramplan::test

@@ -19,7 +19,7 @@ namespace {
 using namespace vramplan;
 using namespace vramplan::test::ggml_type;
 
-const QuantCatalog& catalog() {
+const QuantCatalog& formats() {
   static const QuantCatalog c = QuantCatalog::load(std::filesystem::path(VRAMPLAN_SOURCE_DIR) / "data" / "quant_formats.json");
   return c;
 }
@@ -33,7 +33,7 @@ struct BigFile {
 // ne innermost first; the stored size comes from the quant table.
 void add(test::GgufDesc& d, std::string name, std::vector<std::int64_t> ne, std::uint32_t type) {
   std::vector<std::uint64_t> shape(ne.rbegin(), ne.rend());
-  const auto bytes = tensor_bytes(*catalog().find_gguf(type), shape, name);
+  const auto bytes = tensor_bytes(*formats().find_gguf(type), shape, name);
   d.tensors.push_back({std::move(name), std::move(ne), type, bytes});
 }
 
@@ -109,7 +109,7 @@ void BM_ReadGgufHeader_DeepSeekV3(benchmark::State& state) {
   const BigFile& f = deepseek_v3_file();
   std::size_t tensors = 0;
   for (auto _ : state) {
-    const GgufFile g = read_gguf_header(f.path, catalog());
+    const GgufFile g = read_gguf_header(f.path, formats());
     tensors = g.tensors.size();
     benchmark::DoNotOptimize(g.data_offset);
   }
@@ -123,7 +123,7 @@ BENCHMARK(BM_ReadGgufHeader_DeepSeekV3)->Unit(benchmark::kMillisecond);
 
 void BM_ModelFromGguf_DeepSeekV3(benchmark::State& state) {
   const BigFile& f = deepseek_v3_file();
-  for (auto _ : state) benchmark::DoNotOptimize(model_from_gguf_file(f.path, catalog()).tensors.size());
+  for (auto _ : state) benchmark::DoNotOptimize(model_from_gguf_file(f.path, formats()).tensors.size());
   state.counters["peak_rss_MiB"] = peak_rss_mib();
 }
 BENCHMARK(BM_ModelFromGguf_DeepSeekV3)->Unit(benchmark::kMillisecond);

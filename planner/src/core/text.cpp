@@ -79,6 +79,18 @@ std::string format_number(const char* spec, double v) {
   return buf;
 }
 
+std::string excerpt(std::string_view text, std::size_t max) {
+  return "'" + std::string(text.substr(0, max)) + (text.size() > max ? "...'" : "'");
+}
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+std::string percent(double fraction, int decimals) { return fixed(fraction * 100.0, decimals) + "%"; }
+
 double rounded(double v, int decimals) {
   const double scale = std::pow(10.0, decimals);
   return std::round(v * scale) / scale;

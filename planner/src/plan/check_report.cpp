@@ -2,20 +2,13 @@
 // and a Markdown section for a quote document.
 #include <cstdio>
 
+#include "vramplan/core/text.hpp"
 #include "vramplan/plan/check.hpp"
 #include "vramplan/plan/compatibility.hpp"
 #include "vramplan/report/table.hpp"
 
 namespace vramplan::plan {
 namespace {
-
-std::string fixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
-
-std::string pct(double fraction) { return fixed(fraction * 100.0, 1) + "%"; }
 
 std::string signed_gib(std::int64_t bytes) {
   // Appended piece by piece: g++ 12 gives a false -Wrestrict on literal + std::string chains.
@@ -66,7 +59,7 @@ Table range_table(const BatchRange& r) {
     std::string mark = row.fits ? "" : "x " + row.breaks;
     if (row.fits && row.batch == r.low) mark = "<- low end";
     if (row.fits && row.batch == r.high) mark = row.batch == r.low ? "<- low = high end" : "<- high end";
-    t.add_row({std::to_string(row.batch), fixed(row.needed_per_gpu.gib(), 2), pct(row.spare_fraction),
+    t.add_row({std::to_string(row.batch), fixed(row.needed_per_gpu.gib(), 2), percent(row.spare_fraction, 1),
                std::string(verdict_name(row.verdict)),
                row.tokens_per_s ? fixed(row.tokens_per_s->expected, 0) : "-",
                row.tpot_s ? fixed(row.tpot_s->expected * 1e3, 1) : "-",
@@ -117,7 +110,7 @@ std::string decision_basis(const CheckOutcome& o) {
   const auto& fit = o.eval.fit;
   std::string s = "decided on the expected values and on the upper bounds of data/" + o.bounds_source + " (" +
                   std::string(verdict_name(fit.verdict)) + (fit.verdict == Verdict::Marginal ? ": fits on the expected values only" : "") +
-                  "); --headroom " + pct(fit.required_headroom) + " extra on needed memory";
+                  "); --headroom " + percent(fit.required_headroom, 1) + " extra on needed memory";
   if (fit.required_headroom == 0) s += " (default)";
   if (fit.conservative) s += "; --conservative: MARGINAL counts as DOES NOT FIT";
   return s;
@@ -233,7 +226,7 @@ std::string check_markdown(const CheckOutcome& o) {
   cfg.add_row({"engine", plan.engine_profile_note});
   cfg.add_row({"weights / compute", plan.weights_precision + " / " + plan.compute_precision});
   cfg.add_row({"workload", std::to_string(fit.batch) + " sequences x " + std::to_string(fit.context) + " tokens per replica"});
-  cfg.add_row({"extra headroom (--headroom)", pct(fit.required_headroom)});
+  cfg.add_row({"extra headroom (--headroom)", percent(fit.required_headroom, 1)});
   s += cfg.render_markdown() + "\n";
   s += "**" + o.line + "**\n\n" + decision_basis(o) + "\n\n";
   for (const auto& w : o.warnings) s += "Warning: " + w + "\n\n";
@@ -247,8 +240,8 @@ std::string check_markdown(const CheckOutcome& o) {
   row("KV pool", fit.expected.kv_pool, fit.upper.kv_pool);
   row("held by " + fit.engine, fit.expected.held, fit.upper.held);
   row("capacity", fit.expected.capacity, fit.upper.capacity);
-  mem.add_row({"spare in the KV pool", signed_gib(fit.expected.spare_bytes) + " (" + pct(fit.expected.spare_fraction) + ")",
-               signed_gib(fit.upper.spare_bytes) + " (" + pct(fit.upper.spare_fraction) + ")"});
+  mem.add_row({"spare in the KV pool", signed_gib(fit.expected.spare_bytes) + " (" + percent(fit.expected.spare_fraction, 1) + ")",
+               signed_gib(fit.upper.spare_bytes) + " (" + percent(fit.upper.spare_fraction, 1) + ")"});
   s += mem.render_markdown() + "\n";
   if (o.limits) s += "### Limits\n\n" + limits_text(*o.limits) + "\n";
   if (o.range) s += "### Batch range\n\n" + range_table(*o.range).render_markdown() + "\n" + range_summary(*o.range) + "\n";

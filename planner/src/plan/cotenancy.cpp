@@ -144,7 +144,7 @@ void run_device(std::vector<Tenant>& tenants, const std::vector<std::size_t>& or
   if (dev.reason.empty() && dev.held > total)
     dev.reason = "the tenants hold " + format_gib(dev.held) + " of " + format_gib(total) + " (over-subscribed)";
   if (dev.reason.empty() && dev.headroom_fraction < policy.headroom)
-    dev.reason = "headroom " + percent(dev.headroom_fraction) + " is below the required " + percent(policy.headroom) +
+    dev.reason = "headroom " + percent(dev.headroom_fraction, 1) + " is below the required " + percent(policy.headroom, 1) +
                  " (" + format_gib(dev.held) + " held of " + format_gib(total) + ")";
   dev.fits = dev.reason.empty();
 }
@@ -165,12 +165,12 @@ std::string verdict_line(const CotenancyOutcome& o) {
   if (o.mig_layout.empty()) {
     const DeviceOutcome& dev = o.devices.front();
     return "FITS " + where + ": " + gib1(dev.held) + "/" + gib1(dev.gpu.reported_total) + " GiB held, headroom " +
-           percent(dev.headroom_fraction);
+           percent(dev.headroom_fraction, 1);
   }
   std::size_t least = 0;
   for (std::size_t d = 1; d < o.devices.size(); ++d)
     if (o.devices[d].headroom_fraction < o.devices[least].headroom_fraction) least = d;
-  return "FITS " + where + ": every slice fits, least headroom " + percent(o.devices[least].headroom_fraction) +
+  return "FITS " + where + ": every slice fits, least headroom " + percent(o.devices[least].headroom_fraction, 1) +
          " on " + slice(least);
 }
 

@@ -2,17 +2,12 @@
 // vramplan.check-tenants/1 JSON.
 #include <cstdio>
 
+#include "vramplan/core/text.hpp"
 #include "vramplan/plan/cotenancy.hpp"
 #include "vramplan/report/table.hpp"
 
 namespace vramplan::plan {
 namespace {
-
-std::string pct(double fraction) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f%%", fraction * 100.0);
-  return buf;
-}
 
 std::string gib2(Bytes b) {
   char buf[32];
@@ -84,7 +79,7 @@ std::string cotenancy_text(const CotenancyOutcome& o, bool markdown) {
            {"headroom", Align::Right}, {"result", Align::Left}});
   for (std::size_t i = 0; i < o.devices.size(); ++i) {
     const auto& x = o.devices[i];
-    d.add_row({device_name(o, i), gib2(x.gpu.reported_total), gib2(x.held), pct(x.headroom_fraction),
+    d.add_row({device_name(o, i), gib2(x.gpu.reported_total), gib2(x.held), percent(x.headroom_fraction, 1),
                x.fits ? "fits" : x.reason});
   }
   std::string s = (markdown ? "**" + o.line + "**\n\n" : o.line + "\n\n");

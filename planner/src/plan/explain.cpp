@@ -1,3 +1,4 @@
+#include "vramplan/core/text.hpp"
 #include "vramplan/plan/explain.hpp"
 
 #include <algorithm>
@@ -8,12 +9,6 @@
 
 namespace vramplan::plan {
 namespace {
-
-std::string pct(double f) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f%%", f * 100.0);
-  return buf;
-}
 
 std::string b(std::uint64_t n) { return memory::grouped(n) + " B"; }
 
@@ -62,9 +57,9 @@ std::vector<ExplainLine> explain_lines(const CheckOutcome& o) {
                  o.gpu.id + " runtime-reported total (" + std::string(memory_basis_name(o.gpu.reported_basis)) + ")"});
   out.push_back({"fit", "spare", static_cast<std::uint64_t>(std::max<std::int64_t>(0, e.spare_bytes)),
                  static_cast<std::uint64_t>(std::max<std::int64_t>(0, u.spare_bytes)),
-                 "KV pool - KV needed = " + std::to_string(e.spare_bytes) + " B = " + pct(e.spare_fraction) +
-                     " of capacity (upper bound: " + pct(u.spare_fraction) + "); --headroom asks " +
-                     pct(fit.required_headroom)});
+                 "KV pool - KV needed = " + std::to_string(e.spare_bytes) + " B = " + percent(e.spare_fraction, 2) +
+                     " of capacity (upper bound: " + percent(u.spare_fraction, 2) + "); --headroom asks " +
+                     percent(fit.required_headroom, 2)});
   out.push_back({"fit", "decision", 0, 0,
                  std::string(verdict_name(fit.verdict)) + (fit.reason.empty() ? "" : ": " + fit.reason) +
                      " (FITS: on the upper bounds; MARGINAL: on the expected values only)"});

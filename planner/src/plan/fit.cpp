@@ -143,7 +143,7 @@ FitResult assess_fit(const memory::MemoryPlan& plan, const std::string& engine_r
     r.reason = r.engine + " holds " + format_binary(e.held) + ", more than the " + format_binary(e.capacity) + " of the GPU";
   } else if (e.spare_bytes < margin) {
     r.limit = Limit::Headroom;
-    r.reason = "--headroom " + percent(policy.headroom) + " asks " + format_binary(Bytes(static_cast<std::uint64_t>(margin))) +
+    r.reason = "--headroom " + percent(policy.headroom, 1) + " asks " + format_binary(Bytes(static_cast<std::uint64_t>(margin))) +
                " spare in the KV pool; " + of_seqs + " leave " +
                format_binary(Bytes(static_cast<std::uint64_t>(std::max<std::int64_t>(0, e.spare_bytes))));
   }

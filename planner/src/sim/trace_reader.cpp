@@ -25,11 +25,6 @@ constexpr std::array<const char*, kFieldCount> kFieldNames = {"arrival_s", "inpu
 // The fields of one record as text; nullopt = absent (or an empty CSV cell).
 using RawRecord = std::array<std::optional<std::string>, kFieldCount>;
 
-std::string shown(std::string_view text) {
-  constexpr std::size_t kShown = 40;  // a garbage cell can be a whole megabyte line
-  return "'" + std::string(text.substr(0, kShown)) + (text.size() > kShown ? "...'" : "'");
-}
-
 class TraceSource final : public RequestSource {
  public:
   TraceSource(const std::filesystem::path& path, std::uint64_t max_total)
@@ -110,7 +105,7 @@ class TraceSource final : public RequestSource {
     try {
       members = skim_object(text, SkimSource{where(), text});
     } catch (const Error&) {
-      throw_input(where(), "", "expected one JSON object per line, got " + shown(text));
+      throw_input(where(), "", "expected one JSON object per line, got " + excerpt(text));
     }
     RawRecord raw;
     for (const auto& [key, value] : members) {
@@ -135,7 +130,7 @@ class TraceSource final : public RequestSource {
   // A token count: a whole number in [minimum, kMaxTokens] ("512" or "512.0").
   std::uint32_t tokens(const std::string& text, Field f, std::uint32_t minimum) const {
     const auto value = parse_number(text);
-    if (!value) throw_input(where(), kFieldNames[f], "expected a whole number of tokens, got " + shown(text));
+    if (!value) throw_input(where(), kFieldNames[f], "expected a whole number of tokens, got " + excerpt(text));
     if (*value != std::floor(*value)) throw_input(where(), kFieldNames[f], "not a whole number of tokens: " + text);
     if (*value < minimum)
       throw_input(where(), kFieldNames[f], "must be at least " + std::to_string(minimum) + ", got " + text);
@@ -147,7 +142,7 @@ class TraceSource final : public RequestSource {
     Request r;
     const std::string& arrival = required(raw, ArrivalS);
     const auto t = parse_number(arrival);
-    if (!t) throw_input(where(), "arrival_s", "expected seconds as a finite number, got " + shown(arrival));
+    if (!t) throw_input(where(), "arrival_s", "expected seconds as a finite number, got " + excerpt(arrival));
     if (*t < 0) throw_input(where(), "arrival_s", "must be >= 0, got " + arrival);
     if (*t < previous_arrival_)
       throw_input(where(), "arrival_s",
@@ -161,7 +156,7 @@ class TraceSource final : public RequestSource {
                   std::to_string(total) + " exceeds the engine's max_model_len " + std::to_string(max_total_));
     if (raw[PrefixId]) {
       const auto id = parse_unsigned(*raw[PrefixId]);
-      if (!id) throw_input(where(), "prefix_id", "expected an integer >= 0, got " + shown(*raw[PrefixId]));
+      if (!id) throw_input(where(), "prefix_id", "expected an integer >= 0, got " + excerpt(*raw[PrefixId]));
       r.prefix_id = *id;
     }
     if (r.prefix_id != 0) {

@@ -27,15 +27,13 @@ constexpr double kMaxSigma = 10;
   throw_usage(std::string(flag) + ": " + std::string(message));
 }
 
-std::string shown(std::string_view text) { return "'" + std::string(text) + "'"; }
-
 // A token count written on the command line: an integer in [1, kMaxTokens].
 std::uint32_t token_count(std::string_view text, std::string_view flag, std::string_view what) {
   const auto value = parse_unsigned(text);
-  if (!value) flag_error(flag, std::string(what) + " must be a whole number of tokens, got " + shown(text));
-  if (*value < 1) flag_error(flag, std::string(what) + " must be at least 1 token, got " + shown(text));
+  if (!value) flag_error(flag, std::string(what) + " must be a whole number of tokens, got " + excerpt(text));
+  if (*value < 1) flag_error(flag, std::string(what) + " must be at least 1 token, got " + excerpt(text));
   if (*value > kMaxTokens)
-    flag_error(flag, std::string(what) + " must be at most " + std::to_string(kMaxTokens) + " tokens, got " + shown(text));
+    flag_error(flag, std::string(what) + " must be at most " + std::to_string(kMaxTokens) + " tokens, got " + excerpt(text));
   return static_cast<std::uint32_t>(*value);
 }
 
@@ -96,7 +94,7 @@ LengthSpec histogram_from_csv(const std::filesystem::path& path) {
     const auto cells = split_csv(line);
     if (header) {
       if (cells.size() != 2 || to_lower(cells[0]) != "upper_edge" || to_lower(cells[1]) != "weight")
-        throw_input(where, "header", "expected the header 'upper_edge,weight', got " + shown(line));
+        throw_input(where, "header", "expected the header 'upper_edge,weight', got " + excerpt(line));
       header = false;
       continue;
     }
@@ -106,11 +104,11 @@ LengthSpec histogram_from_csv(const std::filesystem::path& path) {
     const auto edge = parse_unsigned(cells[0]);
     const std::uint64_t previous = spec.upper_edges.empty() ? 0 : spec.upper_edges.back();
     if (!edge || *edge < 1 || *edge > kMaxTokens)
-      throw_input(where, "upper_edge", "expected an integer in 1.." + std::to_string(kMaxTokens) + ", got " + shown(cells[0]));
+      throw_input(where, "upper_edge", "expected an integer in 1.." + std::to_string(kMaxTokens) + ", got " + excerpt(cells[0]));
     if (*edge <= previous)
       throw_input(where, "upper_edge", "upper edges must increase (previous " + std::to_string(previous) + ")");
     const auto weight = parse_number(cells[1]);
-    if (!weight || *weight < 0) throw_input(where, "weight", "expected a number >= 0, got " + shown(cells[1]));
+    if (!weight || *weight < 0) throw_input(where, "weight", "expected a number >= 0, got " + excerpt(cells[1]));
     spec.upper_edges.push_back(static_cast<std::uint32_t>(*edge));
     spec.weights.push_back(*weight);
   }
@@ -141,7 +139,7 @@ double parse_rate(std::string_view text, std::string_view flag) {
   if (t == "inf" || t == "infinity") return std::numeric_limits<double>::infinity();
   const auto rate = parse_number(t);
   if (!rate || !(*rate > 0))
-    flag_error(flag, "expected requests per second > 0 (e.g. 5, 0.5) or 'inf', got " + shown(text));
+    flag_error(flag, "expected requests per second > 0 (e.g. 5, 0.5) or 'inf', got " + excerpt(text));
   return *rate;
 }
 
@@ -155,11 +153,11 @@ ArrivalSpec parse_arrivals(std::string_view text, std::string_view flag) {
   } else if (t.starts_with("gamma:")) {
     const auto cv = parse_number(std::string_view(t).substr(6));
     if (!cv || !(*cv > 0) || *cv > kMaxCv)
-      flag_error(flag, "gamma:CV needs a coefficient of variation in (0, 100], got " + shown(text));
+      flag_error(flag, "gamma:CV needs a coefficient of variation in (0, 100], got " + excerpt(text));
     spec.process = ArrivalProcess::Gamma;
     spec.cv = *cv;
   } else {
-    flag_error(flag, "expected poisson, gamma:CV (e.g. gamma:2) or constant, got " + shown(text));
+    flag_error(flag, "expected poisson, gamma:CV (e.g. gamma:2) or constant, got " + excerpt(text));
   }
   return spec;
 }
@@ -171,27 +169,27 @@ LengthSpec parse_length(std::string_view text, std::string_view flag, const Data
   if (lower.starts_with("uniform:")) {
     const std::string_view range = t.substr(8);
     const std::size_t dots = range.find("..");
-    if (dots == std::string_view::npos) flag_error(flag, "expected uniform:LOW..HIGH (e.g. uniform:128..2048), got " + shown(text));
+    if (dots == std::string_view::npos) flag_error(flag, "expected uniform:LOW..HIGH (e.g. uniform:128..2048), got " + excerpt(text));
     spec.kind = LengthSpec::Kind::Uniform;
     spec.low = token_count(range.substr(0, dots), flag, "uniform LOW");
     spec.high = token_count(range.substr(dots + 2), flag, "uniform HIGH");
-    if (spec.low > spec.high) flag_error(flag, "uniform:LOW..HIGH needs LOW <= HIGH, got " + shown(text));
+    if (spec.low > spec.high) flag_error(flag, "uniform:LOW..HIGH needs LOW <= HIGH, got " + excerpt(text));
   } else if (lower.starts_with("lognormal:")) {
     const std::string_view args = t.substr(10);
     const std::size_t comma = args.find(',');
     const auto mean = comma == std::string_view::npos ? std::nullopt : parse_number(trim(args.substr(0, comma)));
     const auto sigma = comma == std::string_view::npos ? std::nullopt : parse_number(trim(args.substr(comma + 1)));
-    if (!mean || !sigma) flag_error(flag, "expected lognormal:MEAN,SIGMA (e.g. lognormal:512,0.8), got " + shown(text));
+    if (!mean || !sigma) flag_error(flag, "expected lognormal:MEAN,SIGMA (e.g. lognormal:512,0.8), got " + excerpt(text));
     if (!(*mean >= 1) || *mean > kMaxTokens)
-      flag_error(flag, "lognormal MEAN must be between 1 and " + std::to_string(kMaxTokens) + " tokens, got " + shown(text));
+      flag_error(flag, "lognormal MEAN must be between 1 and " + std::to_string(kMaxTokens) + " tokens, got " + excerpt(text));
     if (!(*sigma >= 0) || *sigma > kMaxSigma)
-      flag_error(flag, "lognormal SIGMA must be between 0 and 10, got " + shown(text));
+      flag_error(flag, "lognormal SIGMA must be between 0 and 10, got " + excerpt(text));
     spec.kind = LengthSpec::Kind::Lognormal;
     spec.mean = *mean;
     spec.sigma = *sigma;
   } else if (lower.starts_with("hist:")) {
     const std::string_view file = t.substr(5);
-    if (file.empty()) flag_error(flag, "expected hist:FILE, got " + shown(text));
+    if (file.empty()) flag_error(flag, "expected hist:FILE, got " + excerpt(text));
     spec = read_length_histogram(std::filesystem::path(std::string(file)));
   } else if (lower == "sharegpt" || lower == "sharegpt:input" || lower == "sharegpt:output") {
     const LengthRole half = lower == "sharegpt:input" ? LengthRole::Input : lower == "sharegpt:output" ? LengthRole::Output : role;
@@ -202,7 +200,7 @@ LengthSpec parse_length(std::string_view text, std::string_view flag, const Data
   } else {
     flag_error(flag,
                "expected a token count (512), uniform:LOW..HIGH, lognormal:MEAN,SIGMA, hist:FILE or sharegpt, got " +
-                   shown(text));
+                   excerpt(text));
   }
   spec.source = std::string(t);
   return spec;
@@ -233,7 +231,7 @@ double parse_duration(std::string_view text, std::string_view flag) {
   }
   const auto value = parse_number(t);
   if (!value || !(*value > 0))
-    flag_error(flag, "expected a duration > 0 such as 600, 600s, 10m, 2h or 1.5d, got " + shown(text));
+    flag_error(flag, "expected a duration > 0 such as 600, 600s, 10m, 2h or 1.5d, got " + excerpt(text));
   return *value * unit;
 }
 

@@ -6,6 +6,7 @@
 
 #include "vramplan/core/bytes.hpp"
 #include "vramplan/core/error.hpp"
+#include "train/component_part.hpp"
 
 namespace vramplan::train {
 namespace {
@@ -58,10 +59,6 @@ LayerTerms layer_terms(const ActivationInput& in, std::size_t layer) {
 std::uint64_t saved_per_token(const LayerTerms& t, Recompute r, std::uint64_t tp, std::uint64_t sp) {
   const std::uint64_t inner = r == Recompute::Selective ? t.tp_sized - t.quadratic : t.tp_sized;
   return ceil_div(t.sequence_sized, sp) + ceil_div(inner, tp) + t.adapter;
-}
-
-Component part(std::string name, std::uint64_t bytes, std::string explain) {
-  return {std::move(name), Bytes(bytes), std::move(explain)};
 }
 
 constexpr std::array<std::pair<std::string_view, Recompute>, 5> kRecompute{{

@@ -8,6 +8,7 @@
 
 #include "vramplan/core/bytes.hpp"
 #include "vramplan/core/error.hpp"
+#include "train/component_part.hpp"
 
 namespace vramplan::train {
 namespace {
@@ -45,10 +46,6 @@ bool paged(Optimizer o) { return o == Optimizer::PagedAdamW || o == Optimizer::P
 // bitsandbytes keeps fp32 states for its 32-bit optimizers; torch optimizers use the param dtype.
 std::uint64_t state_dtype_bytes(Optimizer o, const RecipeBytes& rb) {
   return o == Optimizer::PagedAdamW ? 4 : rb.state;
-}
-
-Component part(std::string name, std::uint64_t bytes, std::string explain) {
-  return {std::move(name), Bytes(bytes), std::move(explain)};
 }
 
 std::string per_param(std::uint64_t params, std::uint64_t bytes, std::uint64_t degree) {

@@ -85,7 +85,9 @@ TEST(PlanProperties, MonotonicityAndInvariantsOverRandomConfigs) {
     }
 
     // A larger card never turns FITS into DOES NOT FIT (same flags, twice the memory).
-    if (p.fits) EXPECT_TRUE(plan(*engines.vllm, m, h100 * 2, {1, len}).fits);
+    if (p.fits) {
+      EXPECT_TRUE(plan(*engines.vllm, m, h100 * 2, {1, len}).fits);
+    }
 
     // More TP never more weight bytes per GPU (TP sizes dividing the KV heads).
     Bytes previous = p.weights_bytes();
@@ -117,7 +119,7 @@ TEST(PlanProperties, PlanJsonIsSchemaValidForRandomConfigs) {
     PlanRequest r;
     r.model = path.string();
     r.gpu = k % 2 ? "h100-sxm-80" : "l40s";
-    const auto doc = plan_json(run_plan(r, DataRoot{test::source_dir()}));
+    const auto doc = plan_json(run_plan(r, test::source_root()));
     const auto violations = test::schema_violations(doc, schema);
     ASSERT_TRUE(violations.empty()) << violations.front();
   }

@@ -9,7 +9,7 @@
 namespace vramplan::memory {
 namespace {
 
-ModelArch arch(const std::string& id) { return load_catalogue_model(DataRoot{test::source_dir()}, id).arch; }
+ModelArch arch(const std::string& id) { return load_catalogue_model(test::source_root(), id).arch; }
 
 TEST(VllmEncoderProfile, Gemma3FillsTheEncoderBudgetWithFullImages) {
   const auto a = arch("gemma-3-12b");

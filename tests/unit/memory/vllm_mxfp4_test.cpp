@@ -17,7 +17,7 @@ namespace vramplan::memory {
 namespace {
 
 MemoryPlan plan(const std::string& model, const std::string& cc, std::uint64_t tp, const std::string& version = "0.19") {
-  const ModelSpec m = load_model(model, DataRoot{test::source_dir()}, test::quant_catalog());
+  const ModelSpec m = load_model(model, test::source_root(), test::quant_catalog());
   return test::plan_engine("vllm@" + version, m, test::gpu_target(Bytes::from_gib(79.19), test::kH100Name, tp, cc),
                            {{"tensor-parallel-size", std::to_string(tp)}});
 }

@@ -13,8 +13,6 @@
 namespace vramplan::memory {
 namespace {
 
-constexpr std::uint64_t MiB = 1024 * 1024;
-
 struct Qwen {
   ModelSpec model;
   ResolvedWeights weights;
@@ -22,7 +20,7 @@ struct Qwen {
 
 Qwen qwen25_7b() {
   const auto path = test::source_dir() / "tests" / "accuracy" / "data" / "models" / "Qwen__Qwen2.5-7B-Instruct.json";
-  Qwen q{load_model(path.string(), DataRoot{test::source_dir()}, test::quant_catalog()), {}};
+  Qwen q{load_model(path.string(), test::source_root(), test::quant_catalog()), {}};
   q.weights = resolve_weights(q.model, test::quant_catalog(), WeightRequest{});
   return q;
 }
@@ -65,12 +63,12 @@ TEST(VllmWeightAllocation, Qwen25_7bBlocksExceedTheBytesBy57MiB) {
   // log says 14.25 GiB for 14.193 GiB of tensors (+0.057 GiB).
   const auto q = qwen25_7b();
   const auto r = replay_vllm_allocations(vllm_allocation_plan(q.model, q.weights, ShardOptions{}));
-  EXPECT_EQ(r.allocated - r.exact_bytes, 57 * MiB);
+  EXPECT_EQ(r.allocated - r.exact_bytes, 57 * kMiB);
   EXPECT_EQ(r.parameters, 200u);
   EXPECT_GE(r.reserved, r.allocated);
   const auto c = vllm_allocator_rounding(q.model, q.weights, ShardOptions{});
   EXPECT_EQ(c.name, "weights.allocator_rounding");
-  EXPECT_EQ(c.bytes.count(), 57 * MiB);
+  EXPECT_EQ(c.bytes.count(), 57 * kMiB);
 }
 
 TEST(VllmWeightAllocation, PipelineStagesHoldTheirOwnParameters) {

@@ -10,8 +10,6 @@
 namespace vramplan {
 namespace {
 
-DataRoot root() { return DataRoot{test::source_dir()}; }
-
 struct ExactEntry {
   const char* id;
   const char* same_architecture_as;  // existing entry with identical dimensions
@@ -34,7 +32,7 @@ const ExactEntry kAdded[] = {
 TEST(CatalogueExtra, AddedEntriesLoadWithTheirSources) {
   for (const auto& e : kAdded) {
     SCOPED_TRACE(e.id);
-    const auto spec = load_catalogue_model(root(), e.id);
+    const auto spec = load_catalogue_model(test::source_root(), e.id);
     EXPECT_EQ(spec.id, e.id);
     EXPECT_TRUE(spec.source.url.starts_with("https://github.com/")) << spec.source.url;
     ASSERT_TRUE(spec.source.published_params.has_value());
@@ -44,14 +42,14 @@ TEST(CatalogueExtra, AddedEntriesLoadWithTheirSources) {
 
 TEST(CatalogueExtra, AddedEntriesMatchThePublishedExactCount) {
   for (const auto& e : kAdded)
-    EXPECT_EQ(count_params(load_catalogue_model(root(), e.id)).total, e.total) << e.id << " (" << e.source << ")";
+    EXPECT_EQ(count_params(load_catalogue_model(test::source_root(), e.id)).total, e.total) << e.id << " (" << e.source << ")";
 }
 
 TEST(CatalogueExtra, InstructEntriesShareTheBaseArchitecture) {
   for (const auto& e : kAdded) {
     SCOPED_TRACE(e.id);
-    const auto added = load_catalogue_model(root(), e.id);
-    const auto base = load_catalogue_model(root(), e.same_architecture_as);
+    const auto added = load_catalogue_model(test::source_root(), e.id);
+    const auto base = load_catalogue_model(test::source_root(), e.same_architecture_as);
     EXPECT_EQ(added.arch.num_layers, base.arch.num_layers);
     EXPECT_EQ(added.arch.hidden_size, base.arch.hidden_size);
     EXPECT_EQ(added.arch.vocab_size, base.arch.vocab_size);
@@ -65,7 +63,7 @@ TEST(CatalogueExtra, InstructEntriesShareTheBaseArchitecture) {
 //   2·131072·5120 + 40·(2·5120·4096 + 2·5120·1024 + 3·5120·32768 + 2·5120) + 5120 = 23,572,403,200,
 // 1.8 % under the model card's "24 billion parameters" (which includes the Pixtral tower).
 TEST(CatalogueExtra, MistralSmall31TextModelCount) {
-  const auto spec = load_catalogue_model(root(), "mistral-small-3.1-24b");
+  const auto spec = load_catalogue_model(test::source_root(), "mistral-small-3.1-24b");
   EXPECT_EQ(count_params(spec).total, 23'572'403'200ull);
   EXPECT_EQ(spec.arch.num_layers, 40u);
   EXPECT_FALSE(spec.exclusions.empty());  // the Pixtral vision tower is listed, not silently dropped

@@ -18,14 +18,12 @@
 namespace vramplan {
 namespace {
 
-DataRoot root() { return DataRoot{test::source_dir()}; }
-
-TEST(Catalogue, AtLeastFiftyEntries) { EXPECT_GE(catalogue_ids(root()).size(), 50u); }
+TEST(Catalogue, AtLeastFiftyEntries) { EXPECT_GE(catalogue_ids(test::source_root()).size(), 50u); }
 
 TEST(Catalogue, EveryEntryLoadsWithSourcesAndPublishedCount) {
-  for (const auto& id : catalogue_ids(root())) {
+  for (const auto& id : catalogue_ids(test::source_root())) {
     SCOPED_TRACE(id);
-    const auto spec = load_catalogue_model(root(), id);
+    const auto spec = load_catalogue_model(test::source_root(), id);
     EXPECT_EQ(spec.id, id);
     EXPECT_EQ(spec.source.kind, "catalogue");
     EXPECT_TRUE(spec.source.url.starts_with("https://")) << spec.source.url;
@@ -43,10 +41,10 @@ TEST(Catalogue, EveryEntryLoadsWithSourcesAndPublishedCount) {
 
 TEST(Catalogue, InventorySumsAreStable) {
   const auto formats = QuantCatalog::load(test::source_dir() / "data" / "quant_formats.json");
-  for (const auto& id : catalogue_ids(root())) {
+  for (const auto& id : catalogue_ids(test::source_root())) {
     SCOPED_TRACE(id);
-    const auto a = load_catalogue_model(root(), id);
-    const auto b = load_catalogue_model(root(), id);
+    const auto a = load_catalogue_model(test::source_root(), id);
+    const auto b = load_catalogue_model(test::source_root(), id);
     EXPECT_EQ(count_params(a).total, count_params(b).total);
     ASSERT_EQ(a.tensors.size(), b.tensors.size());
     std::uint64_t by_role = 0, by_layer = 0;
@@ -60,8 +58,8 @@ TEST(Catalogue, InventorySumsAreStable) {
 }
 
 TEST(Catalogue, EntryJsonReparsesIdentically) {
-  for (const auto& id : catalogue_ids(root())) {
-    const auto path = root().models() / (id + ".json");
+  for (const auto& id : catalogue_ids(test::source_root())) {
+    const auto path = test::source_root().models() / (id + ".json");
     const auto json = read_json_file(path);
     EXPECT_EQ(nlohmann::json::parse(json.dump()), json) << id;
     EXPECT_EQ(json.at("_id"), id);
@@ -72,8 +70,8 @@ TEST(Catalogue, EntryJsonReparsesIdentically) {
 TEST(Catalogue, GeneratedNamesMapBackToTheirRoles) {
   // One naming table for both directions: what the config reader emits, role_from_hf_tensor_name
   // classifies identically (the safetensors path relies on it).
-  for (const auto& id : catalogue_ids(root())) {
-    const auto spec = load_catalogue_model(root(), id);
+  for (const auto& id : catalogue_ids(test::source_root())) {
+    const auto spec = load_catalogue_model(test::source_root(), id);
     for (const auto& t : spec.tensors) {
       const auto cls = role_from_hf_tensor_name(t.name, spec.arch);
       if (t.role == TensorRole::Vision) {
@@ -89,7 +87,7 @@ TEST(Catalogue, GeneratedNamesMapBackToTheirRoles) {
 
 TEST(Catalogue, UnknownIdSuggestsCloseMatches) {
   try {
-    load_catalogue_model(root(), "llama-3.1-8");
+    load_catalogue_model(test::source_root(), "llama-3.1-8");
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::UnknownName);
@@ -100,7 +98,7 @@ TEST(Catalogue, UnknownIdSuggestsCloseMatches) {
 TEST(Catalogue, EntryWithoutSourceIsInputError) {
   test::ScratchDir dir;
   std::filesystem::create_directories(dir.path() / "models");
-  auto json = read_json_file(root().models() / "llama-3.1-8b.json");
+  auto json = read_json_file(test::source_root().models() / "llama-3.1-8b.json");
   json.erase("_source");
   std::ofstream(dir.path() / "models" / "llama-3.1-8b.json") << json.dump();
   try {
@@ -113,7 +111,7 @@ TEST(Catalogue, EntryWithoutSourceIsInputError) {
 }
 
 TEST(Catalogue, Features) {
-  const auto f = model_features(load_catalogue_model(root(), "deepseek-v3"));
+  const auto f = model_features(load_catalogue_model(test::source_root(), "deepseek-v3"));
   EXPECT_EQ(f, (std::vector<std::string>{"moe", "mla", "mtp", "quantized"}));
 }
 

@@ -14,7 +14,7 @@
 namespace vramplan {
 namespace {
 
-ModelSpec entry(const std::string& id) { return load_catalogue_model(DataRoot{test::source_dir()}, id); }
+ModelSpec entry(const std::string& id) { return load_catalogue_model(test::source_root(), id); }
 
 std::size_t count(const ModelArch& a, LayerAttention kind) {
   return static_cast<std::size_t>(std::count(a.layer_attention.begin(), a.layer_attention.end(), kind));

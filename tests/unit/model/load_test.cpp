@@ -10,13 +10,11 @@
 namespace vramplan {
 namespace {
 
-DataRoot root() { return DataRoot{test::source_dir()}; }
-
-TEST(LoadModel, CatalogueId) { EXPECT_EQ(load_model("qwen3-8b", root()).source.kind, "catalogue"); }
+TEST(LoadModel, CatalogueId) { EXPECT_EQ(load_model("qwen3-8b", test::source_root()).source.kind, "catalogue"); }
 
 TEST(LoadModel, ConfigFileAndDirectory) {
-  EXPECT_EQ(load_model(test::fixture("hf/tiny-llama/config.json").string(), root()).source.kind, "hf-config");
-  const auto spec = load_model(test::fixture("hf/tiny-llama").string(), root());
+  EXPECT_EQ(load_model(test::fixture("hf/tiny-llama/config.json").string(), test::source_root()).source.kind, "hf-config");
+  const auto spec = load_model(test::fixture("hf/tiny-llama").string(), test::source_root());
   EXPECT_EQ(spec.id, "tiny-llama");
   EXPECT_EQ(spec.source.kind, "hf-config");  // no safetensors beside it
 }
@@ -24,13 +22,13 @@ TEST(LoadModel, ConfigFileAndDirectory) {
 TEST(LoadModel, GgufFile) {
   test::ScratchDir dir;
   const auto path = dir.write("tiny.gguf", test::build_gguf(test::llama_like_gguf()).bytes);
-  EXPECT_EQ(load_model(path.string(), root()).source.kind, "gguf");
+  EXPECT_EQ(load_model(path.string(), test::source_root()).source.kind, "gguf");
 }
 
 TEST(LoadModel, DirectoryWithoutConfigIsInputError) {
   test::ScratchDir dir;
   try {
-    load_model(dir.path().string(), root());
+    load_model(dir.path().string(), test::source_root());
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::InputFile);
@@ -40,13 +38,13 @@ TEST(LoadModel, DirectoryWithoutConfigIsInputError) {
 
 TEST(LoadModel, MissingPathIsIoUnknownIdIsUnknownName) {
   try {
-    load_model("./nowhere/config.json", root());
+    load_model("./nowhere/config.json", test::source_root());
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Io);
   }
   try {
-    load_model("mixtral-8x8b", root());
+    load_model("mixtral-8x8b", test::source_root());
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::UnknownName);

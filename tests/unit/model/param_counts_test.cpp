@@ -13,7 +13,7 @@ namespace vramplan {
 namespace {
 
 ParamCounts counts_of(const std::string& id) {
-  return count_params(load_catalogue_model(DataRoot{test::source_dir()}, id));
+  return count_params(load_catalogue_model(test::source_root(), id));
 }
 
 struct Exact {

@@ -13,7 +13,7 @@
 namespace vramplan {
 namespace {
 
-nlohmann::json tiny() { return read_json_file(test::fixture("hf/tiny-llama/config.json")); }
+nlohmann::json tiny_llama_config() { return read_json_file(test::fixture("hf/tiny-llama/config.json")); }
 
 std::string refusal(const nlohmann::json& config) {
   return test::error_message([&] { model_from_hf_config(config, "cfg.json"); }, ErrorKind::InputFile);
@@ -21,7 +21,7 @@ std::string refusal(const nlohmann::json& config) {
 
 TEST(PlausibilityLimits, TenMillionLayersRefusedBeforeAnyLayerIsBuilt) {
   // Was: 10^7 layers grew to 23 GB until the kernel killed the process.
-  auto c = tiny();
+  auto c = tiny_llama_config();
   c["num_hidden_layers"] = 10'000'000;
   EXPECT_EQ(refusal(c),
             "cfg.json: /num_hidden_layers: 10000000 is above the plausibility limit 1024 for layers "
@@ -30,18 +30,18 @@ TEST(PlausibilityLimits, TenMillionLayersRefusedBeforeAnyLayerIsBuilt) {
 
 TEST(PlausibilityLimits, OverflowingSizesNameTheirField) {
   // Were: exit 2 ("usage") from a checked multiplication, naming neither file nor field.
-  auto c = tiny();
+  auto c = tiny_llama_config();
   c["hidden_size"] = 1ull << 62;
   EXPECT_NE(refusal(c).find("cfg.json: /hidden_size: 4611686018427387904 is above the plausibility limit 131072"),
             std::string::npos);
-  c = tiny();
+  c = tiny_llama_config();
   c["vocab_size"] = 1ull << 40;
   EXPECT_NE(refusal(c).find("cfg.json: /vocab_size: 1099511627776 is above the plausibility limit 4194304"),
             std::string::npos);
 }
 
 TEST(PlausibilityLimits, RopeScalingFactorBounded) {
-  auto c = tiny();
+  auto c = tiny_llama_config();
   c["rope_scaling"] = {{"rope_type", "linear"}, {"factor", 1e300}};
   EXPECT_EQ(refusal(c), "cfg.json: /rope_scaling/factor: must be in (0, 1024] (real configs stretch the context 2 to 40 times)");
   c["rope_scaling"]["factor"] = -2.0;
@@ -50,7 +50,7 @@ TEST(PlausibilityLimits, RopeScalingFactorBounded) {
 
 TEST(PlausibilityLimits, MultimodalTextConfigFieldsAreLocatedThere) {
   auto c = nlohmann::json{{"architectures", {"Gemma3ForConditionalGeneration"}}, {"model_type", "gemma3"}};
-  c["text_config"] = tiny();
+  c["text_config"] = tiny_llama_config();
   c["text_config"]["num_attention_heads"] = 100'000;
   EXPECT_NE(refusal(c).find("/text_config/num_attention_heads: 100000 is above the plausibility limit 4096"),
             std::string::npos);

@@ -10,18 +10,16 @@
 namespace vramplan::perf {
 namespace {
 
-PerfModelShape dense_shape() { return test::round_dense_shape(); }
-
 // The exact rates plus 2 us per layer, so that the per-layer overhead is in every comparison.
-PerfHardware exact_hw() {
+PerfHardware hw_with_layer_overhead() {
   PerfHardware hw = test::exact_hardware();
   hw.expected.layer_overhead_s = 2e-6;
   return hw;
 }
 
 TEST(MixedStep, DecodeOnlyEqualsDecodeEstimate) {
-  const PerfModelShape shape = dense_shape();
-  const PerfHardware hw = exact_hw();
+  const PerfModelShape shape = test::round_dense_shape();
+  const PerfHardware hw = hw_with_layer_overhead();
   // 16 sequences with 8192 cached tokens each attend 8193 tokens each (the new one included),
   // which is what estimate_decode calls context 8193.
   const double step = mixed_step_seconds(shape, hw.expected, MixedStep{16, 16.0 * 8193, {}});
@@ -29,11 +27,11 @@ TEST(MixedStep, DecodeOnlyEqualsDecodeEstimate) {
 }
 
 TEST(MixedStep, DecodeOnlyUnderPipelineParallelismEqualsTheRound) {
-  PerfModelShape shape = dense_shape();
+  PerfModelShape shape = test::round_dense_shape();
   shape.pp = 4;
   shape.layers = 8;
   shape.attention[0].layers = 8;
-  const PerfHardware hw = exact_hw();
+  const PerfHardware hw = hw_with_layer_overhead();
   for (std::uint64_t b : {1u, 3u, 4u, 10u}) {
     const double step = mixed_step_seconds(shape, hw.expected, MixedStep{b, static_cast<double>(b) * 1000, {}});
     EXPECT_DOUBLE_EQ(step, estimate_decode(shape, hw, DecodeBatch{b, 1000}).step_s.expected) << "batch " << b;
@@ -41,8 +39,8 @@ TEST(MixedStep, DecodeOnlyUnderPipelineParallelismEqualsTheRound) {
 }
 
 TEST(MixedStep, PromptChunksSumToThePrefillEstimate) {
-  const PerfModelShape shape = dense_shape();
-  const PerfHardware hw = exact_hw();
+  const PerfModelShape shape = test::round_dense_shape();
+  const PerfHardware hw = hw_with_layer_overhead();
   // A 5000-token prompt in chunks of 2048: [0,2048) [2048,4096) [4096,5000), one step each.
   double total = 0;
   for (std::uint64_t a = 0; a < 5000; a += 2048) {
@@ -59,8 +57,8 @@ TEST(MixedStep, PromptChunksSumToThePrefillEstimate) {
 TEST(MixedStep, MixingCostsLessThanSeparateSteps) {
   // Decode tokens ride on the prompt chunk's weight reads: one mixed step of 64 decodes + a
   // 512-token chunk is cheaper than the two steps apart, and dearer than either alone.
-  const PerfModelShape shape = dense_shape();
-  const HardwareRates r = exact_hw().expected;
+  const PerfModelShape shape = test::round_dense_shape();
+  const HardwareRates r = hw_with_layer_overhead().expected;
   const std::vector<PrefillChunk> chunk = {{0, 512}};
   const double mixed = mixed_step_seconds(shape, r, MixedStep{64, 64.0 * 2000, chunk});
   const double decode = mixed_step_seconds(shape, r, MixedStep{64, 64.0 * 2000, {}});
@@ -70,16 +68,16 @@ TEST(MixedStep, MixingCostsLessThanSeparateSteps) {
 }
 
 TEST(MixedStep, SlidingWindowCapsDecodeAttention) {
-  PerfModelShape shape = dense_shape();
+  PerfModelShape shape = test::round_dense_shape();
   shape.attention[0].window = 1024;
-  const PerfHardware hw = exact_hw();
+  const PerfHardware hw = hw_with_layer_overhead();
   // Every sequence is past the window, so each attends exactly 1024 tokens: the uniform estimate.
   const double step = mixed_step_seconds(shape, hw.expected, MixedStep{8, 8.0 * 5000, {}});
   EXPECT_DOUBLE_EQ(step, estimate_decode(shape, hw, DecodeBatch{8, 5000}).step_s.expected);
 }
 
 TEST(MixedStep, EmptyStepTakesNoTime) {
-  EXPECT_EQ(mixed_step_seconds(dense_shape(), exact_hw().expected, MixedStep{}), 0.0);
+  EXPECT_EQ(mixed_step_seconds(test::round_dense_shape(), hw_with_layer_overhead().expected, MixedStep{}), 0.0);
 }
 
 }  // namespace

@@ -11,18 +11,16 @@
 namespace vramplan::plan {
 namespace {
 
-constexpr std::uint64_t MiB = 1ull << 20;
-
 TEST(VllmStartup, RefusesWhenFreeIsBelowCeilTotalTimesUtilization) {
   // T = 81,088 MiB (79.1875 GiB), u = 0.5: requested = ceil(T x 0.5) = 40,544 MiB = 39.59375 GiB,
   // printed round(x, 2) = 39.59. Free 9,124 MiB = 8.91015625 GiB -> 8.91; T -> 79.19.
-  const Bytes total(81088 * MiB);
-  EXPECT_EQ(vllm_startup_refusal(Bytes(9124 * MiB), total, 0.5),
+  const Bytes total(81088 * kMiB);
+  EXPECT_EQ(vllm_startup_refusal(Bytes(9124 * kMiB), total, 0.5),
             "Free memory on device cuda:0 (8.91/79.19 GiB) on startup is less than desired GPU memory utilization "
             "(0.5, 39.59 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.");
   // Exactly the requested amount free: vLLM starts (its test is free < requested).
-  EXPECT_EQ(vllm_startup_refusal(Bytes(40544 * MiB), total, 0.5), "");
-  EXPECT_NE(vllm_startup_refusal(Bytes(40544 * MiB - 1), total, 0.5), "");
+  EXPECT_EQ(vllm_startup_refusal(Bytes(40544 * kMiB), total, 0.5), "");
+  EXPECT_NE(vllm_startup_refusal(Bytes(40544 * kMiB - 1), total, 0.5), "");
   // Python prints whole floats with ".0": utilization 1 -> "(1.0, 79.19 GiB)".
   EXPECT_NE(vllm_startup_refusal(Bytes(0), total, 1.0).find("(1.0, 79.19 GiB)"), std::string::npos);
 }

@@ -16,7 +16,7 @@ memory::PlanOutcome plan_of(const std::string& engine, memory::EngineArgs args, 
   r.engine = engine;
   r.args = std::move(args);
   r.weights = std::move(weights);
-  return memory::run_plan(r, DataRoot{test::source_dir()});
+  return memory::run_plan(r, test::source_root());
 }
 
 TEST(LaunchCommand, VllmCarriesTheResolvedLimits) {

@@ -81,7 +81,7 @@ TEST(EngineRulesVllm, HybridModelBlockHoldsOneBlockOfEveryGroup) {
   // groups of 21 layers sharing one pool. A group block holds 16 tokens of 21 layers x 8 KV
   // heads x 256 x (K + V) x 2 B = 2,752,512 B; the simulator's block is one block of each group:
   // gpu_blocks / 2 blocks of 5,505,024 B (= 42 layers x 16 tokens x 8,192 B).
-  const ModelSpec m = load_catalogue_model(DataRoot{test::source_dir()}, "gemma-2-9b");
+  const ModelSpec m = load_catalogue_model(test::source_root(), "gemma-2-9b");
   const auto gpu = test::gpu_target(kH100);
   const auto o = outcome_of(test::plan_engine("vllm", m, gpu, {{"max-model-len", "8192"}}), m, gpu);
   ASSERT_EQ(o.plan.engine_view["kv_cache_groups"].get<std::uint64_t>(), 2u);

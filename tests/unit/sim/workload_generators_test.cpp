@@ -241,7 +241,7 @@ TEST(WorkloadLengths, HistogramSamplesStayInTheirBins) {
 
 TEST(WorkloadLengths, SharegptMeansMatchTheDataFile) {
   // data/workloads/sharegpt.json states the mean of the samples its bins were made from.
-  const auto root = DataRoot{test::source_dir()};
+  const auto root = test::source_root();
   const auto doc = read_json_file(root.data_file("workloads/sharegpt.json"));
   for (const auto role : {LengthRole::Input, LengthRole::Output}) {
     const char* half = role == LengthRole::Input ? "input" : "output";

@@ -10,8 +10,6 @@
 namespace vramplan::sim {
 namespace {
 
-DataRoot root() { return DataRoot{test::source_dir()}; }
-
 std::string usage(const std::function<void()>& f) { return test::error_message(f, ErrorKind::Usage); }
 
 TEST(WorkloadParse, Rates) {
@@ -54,59 +52,59 @@ TEST(WorkloadParse, Durations) {
 }
 
 TEST(WorkloadParse, LengthForms) {
-  const auto f = parse_length("512", "--input-len", root());
+  const auto f = parse_length("512", "--input-len", test::source_root());
   EXPECT_EQ(f.kind, LengthSpec::Kind::Fixed);
   EXPECT_EQ(f.fixed, 512u);
   EXPECT_EQ(f.source, "512");
-  const auto u = parse_length("uniform:128..2048", "--input-len", root());
+  const auto u = parse_length("uniform:128..2048", "--input-len", test::source_root());
   EXPECT_EQ(u.kind, LengthSpec::Kind::Uniform);
   EXPECT_EQ(u.low, 128u);
   EXPECT_EQ(u.high, 2048u);
-  const auto l = parse_length("lognormal:512,0.8", "--output-len", root());
+  const auto l = parse_length("lognormal:512,0.8", "--output-len", test::source_root());
   EXPECT_EQ(l.kind, LengthSpec::Kind::Lognormal);
   EXPECT_EQ(l.mean, 512);
   EXPECT_EQ(l.sigma, 0.8);
-  EXPECT_EQ(parse_length("uniform:7..7", "--input-len", root()).expected(), 7);
+  EXPECT_EQ(parse_length("uniform:7..7", "--input-len", test::source_root()).expected(), 7);
 }
 
 TEST(WorkloadParse, BadLengthsNameTheFlag) {
-  EXPECT_EQ(usage([] { parse_length("uniform:5..2", "--input-len", root()); }),
+  EXPECT_EQ(usage([] { parse_length("uniform:5..2", "--input-len", test::source_root()); }),
             "--input-len: uniform:LOW..HIGH needs LOW <= HIGH, got 'uniform:5..2'");
-  EXPECT_EQ(usage([] { parse_length("lognormal:-1,0", "--output-len", root()); }),
+  EXPECT_EQ(usage([] { parse_length("lognormal:-1,0", "--output-len", test::source_root()); }),
             "--output-len: lognormal MEAN must be between 1 and 2147483648 tokens, got 'lognormal:-1,0'");
-  EXPECT_EQ(usage([] { parse_length("0", "--input-len", root()); }),
+  EXPECT_EQ(usage([] { parse_length("0", "--input-len", test::source_root()); }),
             "--input-len: a fixed length must be at least 1 token, got '0'");
-  EXPECT_EQ(usage([] { parse_length("4294967296", "--input-len", root()); }),
+  EXPECT_EQ(usage([] { parse_length("4294967296", "--input-len", test::source_root()); }),
             "--input-len: a fixed length must be at most 2147483648 tokens, got '4294967296'");
-  EXPECT_EQ(usage([] { parse_length("lots", "--input-len", root()); }),
+  EXPECT_EQ(usage([] { parse_length("lots", "--input-len", test::source_root()); }),
             "--input-len: expected a token count (512), uniform:LOW..HIGH, lognormal:MEAN,SIGMA, hist:FILE or "
             "sharegpt, got 'lots'");
   for (const char* bad : {"-5", "5.5", "uniform:0..5", "uniform:1-5", "lognormal:512", "lognormal:512,-1",
                           "lognormal:512,11", "hist:"}) {
     SCOPED_TRACE(bad);
-    EXPECT_TRUE(usage([&] { parse_length(bad, "--input-len", root()); }).starts_with("--input-len: "));
+    EXPECT_TRUE(usage([&] { parse_length(bad, "--input-len", test::source_root()); }).starts_with("--input-len: "));
   }
 }
 
 TEST(WorkloadParse, SharegptHalvesFollowTheFlag) {
-  const auto in = parse_length("sharegpt", "--input-len", root());
-  const auto out = parse_length("sharegpt", "--output-len", root());
+  const auto in = parse_length("sharegpt", "--input-len", test::source_root());
+  const auto out = parse_length("sharegpt", "--output-len", test::source_root());
   EXPECT_EQ(in.kind, LengthSpec::Kind::Histogram);
   EXPECT_EQ(in.source, "sharegpt input lengths (data/workloads/sharegpt.json)");
   EXPECT_EQ(out.source, "sharegpt output lengths (data/workloads/sharegpt.json)");
   EXPECT_NE(in.expected(), out.expected());
-  EXPECT_EQ(parse_length("sharegpt:output", "--input-len", root()).expected(), out.expected());
+  EXPECT_EQ(parse_length("sharegpt:output", "--input-len", test::source_root()).expected(), out.expected());
 }
 
 TEST(WorkloadParse, HistogramFilesJsonAndCsv) {
   test::ScratchDir dir;
   const auto json = dir.write("h.json", R"({"note": "any", "upper_edges": [10, 20], "weights": [1, 3]})");
-  const auto h = parse_length("hist:" + json.string(), "--input-len", root());
+  const auto h = parse_length("hist:" + json.string(), "--input-len", test::source_root());
   EXPECT_EQ(h.kind, LengthSpec::Kind::Histogram);
   EXPECT_EQ(h.expected(), 13);  // (1 * 5.5 + 3 * 15.5) / 4
   EXPECT_EQ(h.source, "hist:" + json.string());
   const auto csv = dir.write("h.csv", "upper_edge,weight\n10,1\n20, 3\n");
-  EXPECT_EQ(parse_length("hist:" + csv.string(), "--input-len", root()).expected(), 13);
+  EXPECT_EQ(parse_length("hist:" + csv.string(), "--input-len", test::source_root()).expected(), 13);
 }
 
 std::string input_error(const std::filesystem::path& file) {

@@ -16,7 +16,7 @@ namespace vramplan::train {
 namespace {
 
 ActivationInput llama8b(std::uint64_t batch, std::uint64_t seq) {
-  static const ModelSpec spec = load_catalogue_model(DataRoot{test::source_dir()}, "llama-3.1-8b");
+  static const ModelSpec spec = load_catalogue_model(test::source_root(), "llama-3.1-8b");
   ActivationInput in;
   in.arch = spec.arch;
   in.gated_mlp = has_gated_mlp(spec);

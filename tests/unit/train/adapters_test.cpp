@@ -15,7 +15,7 @@ namespace {
 const ModelSpec& model(const std::string& id) {
   static std::map<std::string, ModelSpec> cache;
   auto it = cache.find(id);
-  if (it == cache.end()) it = cache.emplace(id, load_catalogue_model(DataRoot{test::source_dir()}, id)).first;
+  if (it == cache.end()) it = cache.emplace(id, load_catalogue_model(test::source_root(), id)).first;
   return it->second;
 }
 

@@ -16,7 +16,7 @@ constexpr std::uint64_t P = 8'030'261'248;
 constexpr std::uint64_t kEmbed = 525'336'576, kBlock = 218'112'000;
 
 const ModelSpec& llama8b() {
-  static const ModelSpec spec = load_catalogue_model(DataRoot{test::source_dir()}, "llama-3.1-8b");
+  static const ModelSpec spec = load_catalogue_model(test::source_root(), "llama-3.1-8b");
   return spec;
 }
 

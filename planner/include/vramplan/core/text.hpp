@@ -22,8 +22,15 @@ std::vector<std::string> closest_names(std::string_view wanted, const std::vecto
 //! a file or a user's argument prints as one line and cannot drive the terminal. A backslash
 //! stays as it is; bytes >= 0x80 (UTF-8) are kept.
 std::string escape_control(std::string_view s);
+//! `text` in single quotes for an error message, cut to its first `max` characters ("...'" marks
+//! a cut): a garbage cell or flag value can be a whole megabyte line.
+std::string excerpt(std::string_view text, std::size_t max = 40);
 //! One number through a printf conversion ("%.2f", "%+.1f %%", "%.4g"), for tables and lines.
 std::string format_number(const char* spec, double v);
+//! `v` with exactly `decimals` places ("%.*f"), for table cells.
+std::string fixed(double v, int decimals);
+//! A fraction as a percentage with `decimals` places: percent(0.1234, 1) == "12.3%".
+std::string percent(double fraction, int decimals);
 //! `v` rounded to `decimals` places, for JSON figures that should not show float noise.
 double rounded(double v, int decimals);
 

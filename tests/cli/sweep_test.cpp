@@ -224,7 +224,8 @@ TEST(SweepCli, MigSliceHasAThroughputScaledFromItsCard) {
                           "--context", "4096", "--batch", "8", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   double slice = 0, card = 0;
-  for (const auto& row : nlohmann::json::parse(r.out)["rows"]) {
+  const auto j = nlohmann::json::parse(r.out);  // kept alive for the loop
+  for (const auto& row : j["rows"]) {
     ASSERT_TRUE(row["tokens_per_s"].is_number()) << row["gpu"];  // "unknown" before issue 17
     if (row["gpu"] == "h100-sxm-80/3g.40gb") {
       slice = row["tokens_per_s"].get<double>();

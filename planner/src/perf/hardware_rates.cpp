@@ -61,7 +61,8 @@ PerfHardware perf_hardware_from(const DatasheetFigures& sheet,
              range_text(d.bandwidth_efficiency) + defaults_file;
   } else {
     throw_usage("performance model: no memory bandwidth known for " + sheet.gpu +
-                " (not in the GPU catalogue and no calibration)");
+                " (data/gpus.json gives no sourced figure and no calibration measured one; "
+                "docs/calibration.md)");
   }
 
   const bool flops_measured = measured && measured->tensor_tflops;
@@ -78,7 +79,8 @@ PerfHardware perf_hardware_from(const DatasheetFigures& sheet,
              " dense TFLOPS x " + range_text(d.tensor_efficiency) + defaults_file;
   } else {
     throw_usage("performance model: no " + sheet.tflops_label + " tensor throughput known for " +
-                sheet.gpu + " (not in the GPU catalogue and no calibration)");
+                sheet.gpu + " (data/gpus.json gives no sourced figure and no calibration measured one; "
+                "docs/calibration.md)");
   }
 
   // The probe does not measure the engine's step overhead: always the defaults, as a range.

@@ -214,7 +214,7 @@ TEST(SimAccuracy, SaturationWithinOneStep) {
 // Issue 15's last check (no target set): every request-rate sweep of the records gives a max
 // rate per target, and the achieved count within one rate step of the measured crossing does not
 // regress. Achieved when written (2026-12-02): kMaxRateWithinOneStep of the checks.
-constexpr std::size_t kMaxRateChecks = 10, kMaxRateWithinOneStep = 0;
+constexpr std::size_t kMaxRateChecks = 10, kMaxRateWithinOneStep = 9;
 
 TEST(SimAccuracy, MaxRateUnderATtftTargetAgainstTheMeasuredSweeps) {
   const auto& m = max_rate_sweeps();
@@ -270,6 +270,18 @@ constexpr const char* kSimFindings =
     "prompts and decodes a request's first decode gap now starts at its own first token, not at the previous "
     "decode step. The second took the kvcached runs' p99 ITL from +78 / +95 % to +37 / +73 % at 8 and 16 req/s.\n\n";
 
+// What the max-rate table shows (figures as of when this test was written).
+constexpr const char* kMaxRateFindings =
+    "What it shows: on the SGLang A100 sweep (Poisson 8 / 16 / 32 req/s) the answers land between the same "
+    "measured rates as the measured crossings at both targets (23.8 req/s under 2 s, crossed between 16 and 32; "
+    "11.8 req/s under 200 ms, crossed between 8 and 16). On the four vLLM H100 sweeps the search is bound by "
+    "overload, not by the TTFT target: the predicted capacity (about 18-19 req/s for Llama-2-7B, 17 req/s for "
+    "Mixtral-8x7B TP2) is under the 20 req/s the runs served with a p99 TTFT of 72 and 256 ms, so the answer is "
+    "one step low there (the same few-per-cent capacity error as in the saturation table). The one miss by two "
+    "steps is Mixtral-8x7B at 5 / 10 req/s under 200 ms: the measured p99 TTFT is 482 ms at 5 req/s and 68 ms at "
+    "10, not monotone in the rate (a slow start in the lighter run), so the measured table crosses the target "
+    "below its first rate while the simulator serves both rates within it.\n";
+
 // Issue 15's last check, rendered: predicted max rate under a p99 TTFT target per rate sweep.
 std::string max_rate_section() {
   const auto& m = max_rate_sweeps();
@@ -307,7 +319,7 @@ std::string max_rate_section() {
     for (const auto& n : notes) md << "- " << n << "\n";
   }
   md << "\nRate sweeps whose records are not simulated are left out (listed, with why, under \"Sweeps not "
-        "evaluated\" above).\n";
+        "evaluated\" above).\n\n" << kMaxRateFindings;
   return md.str();
 }
 

@@ -49,8 +49,12 @@ TEST(CheckCli, FitsExitsZeroWithOneLine) {
   EXPECT_EQ(r.out.rfind("FITS h200 x2 tp2: needs ", 0), 0u) << r.out;
   EXPECT_NE(r.out.find(" GiB per GPU, vLLM holds "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(" of 138.9 GiB; KV pool "), std::string::npos) << r.out;
-  // The verdict, then what it was decided on (the default --headroom said).
-  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 2);
+  // The verdict, what it was decided on (the default --headroom said), and the command that
+  // starts it as checked.
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 3);
+  EXPECT_NE(r.out.find("\nlaunch: vllm serve " + models().llama70b + " --tensor-parallel-size 2 --max-model-len 8192 "),
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("\ndecided on the expected values and on the upper bounds of data/accuracy_bounds.json (FITS); "
                        "--headroom 0.0% extra on needed memory (default)\n"),
             std::string::npos)
@@ -303,13 +307,13 @@ TEST(CheckCli, MarkdownGolden) {
 
 std::vector<std::string> at_rate_args(std::vector<std::string> extra) {
   std::vector<std::string> a = {"check", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--max-model-len", "8192",
-                                "--batch-range", "--input-len", "512", "--output-len", "128", "--probe-requests", "300"};
+                                "--batch-range", "--input-len", "512", "--output-len", "128", "--probe-requests", "1000"};
   a.insert(a.end(), extra.begin(), extra.end());
   return a;
 }
 
 TEST(CheckCli, BatchRangeAtARateFindsTheLargestCapMeetingTheTargets) {
-  const auto r = run_cli(at_rate_args({"--rate", "20", "--slo", "p99_ttft<=2s,p99_tpot<=12ms", "--json"}));
+  const auto r = run_cli(at_rate_args({"--rate", "20", "--slo", "p99_ttft<=5s,p99_tpot<=13ms", "--json"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   expect_matches_schema(j, "check.schema.json");
@@ -370,12 +374,12 @@ TEST(CheckCli, BatchRangeAtARateWithoutTargetsOnlyAsksNotOverloaded) {
   // --max-ttft / --max-tpot stand in as p99 targets when --slo is not given.
   const auto t = run_cli(at_rate_args({"--rate", "1", "--max-tpot", "30", "--json"}));
   ASSERT_EQ(t.exit_code, 0) << t.err;
-  const auto& ta = nlohmann::json::parse(t.out).at("batch_range").at("at_rate");
-  EXPECT_EQ(ta.at("slo"), nlohmann::json::array({"p99_tpot<=30ms"}));
+  const auto tj = nlohmann::json::parse(t.out);
+  EXPECT_EQ(tj.at("batch_range").at("at_rate").at("slo"), nlohmann::json::array({"p99_tpot<=30ms"}));
 }
 
 TEST(CheckCli, BatchRangeAtARateTableAndSummary) {
-  const auto r = run_cli(at_rate_args({"--rate", "20", "--slo", "p99_ttft<=2s,p99_tpot<=12ms"}));
+  const auto r = run_cli(at_rate_args({"--rate", "20", "--slo", "p99_ttft<=5s,p99_tpot<=13ms"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("burst TTFT ms"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("at 20 req/s: p99 TTFT / TPOT ms"), std::string::npos) << r.out;
@@ -390,7 +394,8 @@ TEST(CheckCli, BatchRangeAtARateBadInput) {
       {at_rate_args({"--rate", "inf"}), "positive, finite number of requests/s"},
       {at_rate_args({"--rate", "0"}), "--rate"},
       {at_rate_args({"--rate", "5", "--slo", "p99_ttft<2s"}), "--slo"},
-      {at_rate_args({"--rate", "5", "--probe-requests", "10"}), "--probe-requests: at least 100"},
+      {{"check", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--batch-range", "--rate", "5", "--probe-requests", "10"},
+       "--probe-requests: at least 100"},
       {{"check", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--batch-range", "--context", "4096", "--rate", "5"},
        "--context describes a static batch"},
   };
@@ -404,7 +409,7 @@ TEST(CheckCli, BatchRangeAtARateBadInput) {
 TEST(CheckCli, RateMarkdownGolden) {
   // The quote with a rate: the load and targets in the configuration table, the batch table with
   // its burst and at-rate columns, the answer, and the commands that start the engine.
-  const auto r = run_cli(at_rate_args({"--rate", "20", "--slo", "p99_ttft<=2s,p99_tpot<=12ms", "--format", "markdown"}));
+  const auto r = run_cli(at_rate_args({"--rate", "20", "--slo", "p99_ttft<=5s,p99_tpot<=13ms", "--format", "markdown"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   expect_golden(r.out, "check_rate_quote.md");
 }

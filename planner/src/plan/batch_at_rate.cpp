@@ -102,6 +102,11 @@ BatchAtRate batch_at_rate(const BatchAtRateRequest& r, const DataRoot& root) {
       p.overloaded = rep.overloaded;
       if (rep.overloaded) p.binding = "overloaded";
       else if (rep.binding) p.binding = r.slo[*rep.binding].text;
+      // A request the engine refuses or cuts short (a llama.cpp slot of n_ctx / np cells) is not
+      // served, whatever the latency of the others.
+      if (res.rejected > 0) p.unserved = std::to_string(res.rejected) + " requests refused (" + res.rejections.front().reason + ")";
+      else if (res.truncated > 0) p.unserved = std::to_string(res.truncated) + " answers cut short at the slot";
+      if (!p.unserved.empty()) p.met = false;
       p.ttft_p99_s = res.ttft.p99;
       p.tpot_p99_s = res.tpot.p99;
       p.kv_usage_p99 = res.kv_usage.p99;
@@ -120,8 +125,9 @@ BatchAtRate batch_at_rate(const BatchAtRateRequest& r, const DataRoot& root) {
     const RateBatchProbe& p = above->second;
     out.above = "at " + std::to_string(p.cap) + ": " +
                 (!p.error.empty() ? "does not start (" + p.error + ")"
-                 : p.overloaded   ? std::string("overloaded")
-                                  : p.binding + " missed");
+                  : p.overloaded   ? std::string("overloaded")
+                 : !p.unserved.empty() ? p.unserved
+                                       : p.binding + " missed");
   }
   for (auto& [cap, p] : probes) out.probes.push_back(std::move(p));
   if (out.best > 0) out.launch = launches.at(out.best);

@@ -43,7 +43,8 @@ nlohmann::json rate_probe_json(const RateBatchProbe* p) {
   return {{"cap", p->cap}, {"met", p->met}, {"overloaded", p->overloaded},
           {"p99_ttft_ms", check_round6(p->ttft_p99_s * 1e3)}, {"p99_tpot_ms", check_round6(p->tpot_p99_s * 1e3)},
           {"kv_usage_p99", check_round6(p->kv_usage_p99)}, {"running_mean", check_round6(p->running_mean)},
-          {"binding", p->binding}, {"error", p->error.empty() ? nlohmann::json(nullptr) : nlohmann::json(p->error)}};
+          {"binding", p->binding}, {"error", p->error.empty() ? nlohmann::json(nullptr) : nlohmann::json(p->error)},
+          {"unserved", p->unserved.empty() ? nlohmann::json(nullptr) : nlohmann::json(p->unserved)}};
 }
 
 nlohmann::json at_rate_json(const BatchAtRate& a) {
@@ -97,6 +98,7 @@ std::string rate_cell(const RateBatchProbe* p) {
   if (!p->error.empty()) return "does not start";
   std::string s = fixed(p->ttft_p99_s * 1e3, 0) + " / " + fixed(p->tpot_p99_s * 1e3, 1);
   if (p->overloaded) s += " overloaded";
+  else if (!p->unserved.empty()) s += " x " + p->unserved;
   else if (!p->met) s += " x " + p->binding;
   return s;
 }
@@ -330,8 +332,10 @@ std::string check_markdown(const CheckOutcome& o) {
   cfg.add_row({"workload", std::to_string(fit.batch) + " sequences x " + std::to_string(fit.context) + " tokens per replica"});
   cfg.add_row({"extra headroom (--headroom)", percent(fit.required_headroom, 1)});
   if (o.eval.replicas > 1 || o.request.rate)
-    cfg.add_row({"replicas", std::to_string(o.eval.replicas) + " (each on its own " + std::to_string(o.eval.parallel.gpus()) +
-                                 (o.eval.parallel.gpus() == 1 ? " GPU)" : " GPUs)")});
+    cfg.add_row({"replicas", std::to_string(o.eval.replicas) +
+                                 (o.eval.replicas > 1 ? " (each on its own " + std::to_string(o.eval.parallel.gpus()) +
+                                                            (o.eval.parallel.gpus() == 1 ? " GPU)" : " GPUs)")
+                                                      : std::string())});
   if (o.request.rate) {
     cfg.add_row({"load (--rate)", format_number("%.4g", *o.request.rate) + " requests/s, Poisson arrivals" +
                                       (o.eval.replicas > 1 ? ", split evenly over the replicas" : "")});

@@ -39,6 +39,7 @@ struct RateBatchProbe {
   double ttft_p99_s = 0, tpot_p99_s = 0, kv_usage_p99 = 0, running_mean = 0;
   std::string binding;  //!< the target nearest to / furthest past its limit, or "overloaded"
   std::string error;    //!< the engine does not start with this cap ("" when it runs)
+  std::string unserved; //!< requests refused or cut short ("" when every request was served)
 };
 
 struct BatchAtRateRequest {

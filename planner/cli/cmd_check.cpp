@@ -1,6 +1,7 @@
 // `vramplan check` — a pre-flight check for scripts: does this configuration fit, with the
-// requested headroom? One line (or JSON / Markdown); exit 0 FITS, 6 MARGINAL, 1 DOES NOT FIT, 2-5 bad input
-// (exit_codes.hpp). --limits and --batch-range add the limits and the recommended batch range.
+// requested headroom? One line and the launch command (or JSON / Markdown); exit 0 FITS, 6 MARGINAL, 1 DOES NOT FIT, 2-5 bad input
+// (exit_codes.hpp). --limits and --batch-range add the limits and the recommended batch range;
+// --rate R (with --batch-range) adds its simulator view (plan/batch_at_rate.hpp).
 #include <set>
 
 #include "cli_common.hpp"

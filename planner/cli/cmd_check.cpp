@@ -1,6 +1,7 @@
 // `vramplan check` — a pre-flight check for scripts: does this configuration fit, with the
-// requested headroom? One line (or JSON / Markdown); exit 0 FITS, 6 MARGINAL, 1 DOES NOT FIT, 2-5 bad input
-// (exit_codes.hpp). --limits and --batch-range add the limits and the recommended batch range.
+// requested headroom? One line and the launch command (or JSON / Markdown); exit 0 FITS, 6 MARGINAL, 1 DOES NOT FIT, 2-5 bad input
+// (exit_codes.hpp). --limits and --batch-range add the limits and the recommended batch range;
+// --rate R (with --batch-range) adds its simulator view (plan/batch_at_rate.hpp).
 #include <set>
 
 #include "cli_common.hpp"
@@ -11,6 +12,7 @@
 #include "vramplan/hardware/gpu_catalog.hpp"
 #include "vramplan/plan/check.hpp"
 #include "vramplan/plan/cotenancy.hpp"
+#include "vramplan/sim/workload_spec.hpp"
 
 namespace vramplan::cli {
 namespace {
@@ -21,7 +23,7 @@ int run_cotenancy_check(const po::variables_map& vm, const CommonOptions& opts, 
   if (!read_engine_args(vm, engine).empty() || !vm["engine"].defaulted())
     throw_usage("engine and engine flags apply to one instance: give them inside each --tenant (engine=E,flag=value)");
   for (const char* single : {"model", "weights", "batch", "context", "limits", "batch-range", "max-tpot", "max-ttft",
-                             "input-len", "output-len"})
+                             "input-len", "output-len", "rate", "slo"})
     if (vm.count(single) && !vm[single].defaulted() && !(vm[single].value().type() == typeid(bool) && !vm[single].as<bool>()))
       throw_usage(std::string("--") + single + " applies to one instance: give it inside each --tenant instead");
   if (vm["replicas"].as<std::uint64_t>() != 1) throw_usage("--replicas applies to one instance; list each tenant");
@@ -78,12 +80,16 @@ int run_check(const std::vector<std::string>& args) {
       ("max-ttft", po::value<double>(), "latency target for the batch range: time to first token, ms")
       ("input-len", po::value<std::uint64_t>(), "batch range without --context: prompt tokens per sequence (default 1024)")
       ("output-len", po::value<std::uint64_t>(), "batch range without --context: output tokens per sequence (default 256)")
+      ("rate", po::value<std::string>(), "batch range at this load too: requests/s over all replicas (each batch row simulated as the engine's running-request cap)")
+      ("slo", po::value<std::string>(), "latency targets at --rate, e.g. \"p99_ttft<=2s,p99_tpot<=60ms\" (default: --max-ttft / --max-tpot as p99)")
+      ("probe-requests", po::value<std::uint64_t>()->default_value(3000), "with --rate: requests simulated per cap")
       ("max-gpus", po::value<std::uint64_t>()->default_value(8), "largest GPU count --limits tries for min GPUs")
       ("tenant", po::value<std::vector<std::string>>(),
        "co-tenancy: one engine instance on the GPU, \"model=M,engine=E,flag=value,batch=B,context=C\" (repeat)")
       ("tenants", po::value<std::string>(), "co-tenancy: the instances from a vramplan.tenants/1 JSON file")
       ("mig-layout", po::value<std::string>(), "co-tenancy: MIG profiles of the card, one tenant per slice (3g.40gb,3g.40gb)");
-  declared.insert({"limits", "batch-range", "max-tpot", "max-ttft", "input-len", "output-len", "max-gpus", "tenant", "tenants", "mig-layout"});
+  declared.insert({"limits", "batch-range", "max-tpot", "max-ttft", "input-len", "output-len", "rate", "slo", "probe-requests",
+                   "max-gpus", "tenant", "tenants", "mig-layout"});
   add_engine_options(desc, *engine, declared);
   add_common_options(desc, true);
   po::variables_map vm;
@@ -107,6 +113,9 @@ int run_check(const std::vector<std::string>& args) {
     req.range_workload.defaulted = false;
   }
   req.max_gpus = vm["max-gpus"].as<std::uint64_t>();
+  if (vm.count("rate")) req.rate = sim::parse_rate(vm["rate"].as<std::string>(), "--rate");
+  if (vm.count("slo")) req.slo = plan::parse_slo(vm["slo"].as<std::string>());
+  req.probe_requests = vm["probe-requests"].as<std::uint64_t>();
 
   const auto outcome = plan::run_check(req, data_root(), std::move(engine));
   if (opts.format == OutputFormat::Markdown) emit(opts, {}, plan::check_markdown(outcome));

@@ -90,7 +90,7 @@ int run_simulate(const std::vector<std::string>& args) {
                    "timeout", "timeline", "sample-every", "slo", "find-max-rate", "target-rate", "workers", "margin",
                    "periods", "prices", "probe-requests", "router"});
   add_engine_options(desc, *engine, declared);
-  add_common_options(desc);
+  add_common_options(desc, true);
   po::variables_map vm;
   if (!parse_args("simulate", "--model M --gpu G [--engine E] (--rate R | --concurrency C) (--requests N | --duration D) [engine flags]",
                   desc, args, vm))
@@ -148,7 +148,8 @@ int run_simulate(const std::vector<std::string>& args) {
   const plan::SimulateAnswers answers = plan::answer_simulate(q, data_root());
   if (progress) std::fprintf(stderr, "\r\033[K");
   if (timeline) timeline->close();
-  emit(opts, plan::simulate_answers_json(answers), plan::simulate_answers_text(answers));
+  if (opts.format == OutputFormat::Markdown) emit(opts, {}, plan::simulate_answers_markdown(answers));
+  else emit(opts, plan::simulate_answers_json(answers), plan::simulate_answers_text(answers));
   return 0;
 }
 

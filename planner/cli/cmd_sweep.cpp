@@ -1,6 +1,7 @@
 // `vramplan sweep` — models x precisions x GPUs x TP x context x batch: the fitting
 // configurations ranked by rental cost for --periods (catalogue prices or --prices FILE).
 // Progress on a terminal; quiet when piped, with --json or --quiet.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <set>
@@ -59,7 +60,8 @@ nlohmann::json sweep_json(const plan::SweepResult& r, std::size_t top) {
                     {"price_basis", x.price_basis},
                     {"throughput_scaled_from",
                      x.throughput_scaled_from.empty() ? nlohmann::json(nullptr) : nlohmann::json(x.throughput_scaled_from)},
-                    {"compatibility_fallbacks", x.fallbacks}});
+                    {"compatibility_fallbacks", x.fallbacks},
+                    {"launch", x.launch ? plan::launch_json(*x.launch) : nlohmann::json(nullptr)}});
   }
   for (const auto& m : r.misses)
     misses.push_back({{"model", m.model}, {"weights", m.weights}, {"gpu", m.gpu}, {"tp", m.tp}, {"pp", m.pp}, {"why", m.why},
@@ -68,8 +70,32 @@ nlohmann::json sweep_json(const plan::SweepResult& r, std::size_t top) {
           {"periods", periods}, {"rows", rows}, {"not_fitting", misses}};
 }
 
+// The commands that start the rows shown, one replica each; rows that start the same way share
+// one entry ("#1, #3").
+std::string launch_text(const plan::SweepResult& r, std::size_t top, bool markdown) {
+  std::vector<std::pair<std::string, std::string>> commands;  // (rows, line), in row order
+  std::set<std::string> notes;
+  for (std::size_t i = 0; i < r.rows.size() && i < top; ++i) {
+    const auto& l = r.rows[i].launch;
+    if (!l) continue;
+    if (!l->note.empty()) notes.insert(l->note);
+    if (l->argv.empty()) continue;
+    const std::string line = l->line(), row = "#" + std::to_string(i + 1);
+    const auto same = std::find_if(commands.begin(), commands.end(), [&](const auto& c) { return c.second == line; });
+    if (same == commands.end()) commands.emplace_back(row, line);
+    else same->first += ", " + row;
+  }
+  if (commands.empty() && notes.empty()) return "";
+  std::string s = markdown ? "\nStart each configuration (one replica; --replicas N means N of them):\n\n"
+                           : "launch (one replica each):\n";
+  for (const auto& [rows, line] : commands)
+    s += markdown ? "- " + rows + ":\n\n  ```sh\n  " + line + "\n  ```\n\n" : "  " + rows + ": " + line + "\n";
+  for (const auto& n : notes) s += markdown ? n + ".\n\n" : "  (" + n + ")\n";
+  return s;
+}
+
 std::string sweep_text(const plan::SweepResult& r, std::size_t top, bool markdown) {
-  std::vector<Table::Column> cols = {{"model", Align::Left}, {"weights", Align::Left}, {"gpu", Align::Left},
+  std::vector<Table::Column> cols = {{"#", Align::Right}, {"model", Align::Left}, {"weights", Align::Left}, {"gpu", Align::Left},
                                      {"GPUs", Align::Right}, {"ctx", Align::Right}, {"batch", Align::Right},
                                      {"verdict", Align::Left}, {"needs GiB/GPU", Align::Right},
                                      {"held/total GiB", Align::Right}, {"est. tok/s", Align::Right}};
@@ -83,7 +109,7 @@ std::string sweep_text(const plan::SweepResult& r, std::size_t top, bool markdow
     if (x.tp > 1) layout += " tp" + std::to_string(x.tp);
     if (x.pp > 1) layout += " pp" + std::to_string(x.pp);
     if (x.replicas > 1) layout += " dp" + std::to_string(x.replicas);
-    std::vector<std::string> cells = {x.model, x.weights, x.gpu,
+    std::vector<std::string> cells = {std::to_string(i + 1), x.model, x.weights, x.gpu,
                                       std::to_string(x.gpus) + (layout.empty() ? "" : " (" + layout.substr(1) + ")") +
                                           (x.billed_gpus != x.gpus ? ", billed " + std::to_string(x.billed_gpus) : ""),
                                       std::to_string(x.context), std::to_string(x.batch),
@@ -96,7 +122,7 @@ std::string sweep_text(const plan::SweepResult& r, std::size_t top, bool markdow
     if (!x.price_basis.empty()) bases.insert(x.gpu + ": " + x.price_basis);
     if (!x.throughput_scaled_from.empty()) scaled.insert(x.gpu + ": " + x.throughput_scaled_from);
   }
-  std::string s = markdown ? t.render_markdown() : t.render_text();
+  std::string s = markdown ? "### Configurations that fit, cheapest first\n\n" + t.render_markdown() : t.render_text();
   // Appended piece by piece: g++ 12 gives a false -Wrestrict on literal + std::string chains.
   s += "\n";
   s += std::to_string(r.rows.size());
@@ -105,6 +131,7 @@ std::string sweep_text(const plan::SweepResult& r, std::size_t top, bool markdow
   s += " points evaluated";
   if (r.rows.size() > top) s += "; first " + std::to_string(top) + " shown (--top)";
   s += "\n";
+  s += launch_text(r, top, markdown);
   if (!fallbacks.empty()) {
     s += "runs through a fallback (data/compat rule; docs/compatibility.md):\n";
     for (const auto& f : fallbacks) s += "  " + f + "\n";
@@ -219,11 +246,12 @@ int run_sweep(const std::vector<std::string>& args) {
          plan::slo_sweep_text(sr, slo_result, top, opts.format == OutputFormat::Markdown));
     return kExitOk;
   }
-  const auto result = plan::run_sweep(req, data_root(), [&](std::size_t done, std::size_t total) {
+  auto result = plan::run_sweep(req, data_root(), [&](std::size_t done, std::size_t total) {
     if (!progress) return;
     std::cerr << "\rsweep: " << done << "/" << total << " (model, precision, TP, PP) groups" << (done == total ? "\n" : "")
               << std::flush;
   });
+  plan::attach_launch_commands(result, req, data_root(), top);
   emit(opts, sweep_json(result, top), sweep_text(result, top, opts.format == OutputFormat::Markdown));
   return kExitOk;
 }

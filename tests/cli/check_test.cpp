@@ -1,6 +1,7 @@
 // `vramplan check`: every exit code, the one-line verdict, JSON, MIG and multi-GPU layouts, and the
 // Markdown golden file (regenerate: VRAMPLAN_UPDATE_GOLDEN=1 build/bin/vramplan_tests
 // --gtest_filter='CheckCli.*Golden*'; review the diff before committing it).
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -8,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "support/golden.hpp"
 #include "support/test_support.hpp"
 
 namespace vramplan::test {
@@ -47,8 +49,12 @@ TEST(CheckCli, FitsExitsZeroWithOneLine) {
   EXPECT_EQ(r.out.rfind("FITS h200 x2 tp2: needs ", 0), 0u) << r.out;
   EXPECT_NE(r.out.find(" GiB per GPU, vLLM holds "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(" of 138.9 GiB; KV pool "), std::string::npos) << r.out;
-  // The verdict, then what it was decided on (the default --headroom said).
-  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 2);
+  // The verdict, what it was decided on (the default --headroom said), and the command that
+  // starts it as checked.
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 3);
+  EXPECT_NE(r.out.find("\nlaunch: vllm serve " + models().llama70b + " --tensor-parallel-size 2 --max-model-len 8192 "),
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("\ndecided on the expected values and on the upper bounds of data/accuracy_bounds.json (FITS); "
                        "--headroom 0.0% extra on needed memory (default)\n"),
             std::string::npos)
@@ -289,17 +295,123 @@ TEST(CheckCli, MarkdownGolden) {
   const auto r = run_cli({"check", "--model", models().llama70b, "--gpu", "h200", "-tp", "2", "--max-model-len",
                           "8192", "--batch", "16", "--batch-range", "--format", "markdown"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  // The scratch path of the model differs per run; the model id (file stem) does not.
-  const auto golden = source_dir() / "tests/golden/check_quote.md";
-  if (std::getenv("VRAMPLAN_UPDATE_GOLDEN")) {
-    std::ofstream(golden, std::ios::binary) << r.out;
-    GTEST_SKIP() << "golden file rewritten: " << golden;
+  // The scratch path of the model differs per run (the launch command names it); the model id
+  // (file stem) does not.
+  std::string out = r.out;
+  const std::string scratch = models().dir.path().string();
+  for (std::size_t at; (at = out.find(scratch)) != std::string::npos;) out.replace(at, scratch.size(), "SCRATCH");
+  expect_golden(out, "check_quote.md");
+}
+
+// ---- the batch range at a rate (issue 15, item 6) ------------------------------------------
+
+std::vector<std::string> at_rate_args(std::vector<std::string> extra) {
+  std::vector<std::string> a = {"check", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--max-model-len", "8192",
+                                "--batch-range", "--input-len", "512", "--output-len", "128", "--probe-requests", "1000"};
+  a.insert(a.end(), extra.begin(), extra.end());
+  return a;
+}
+
+TEST(CheckCli, BatchRangeAtARateFindsTheLargestCapMeetingTheTargets) {
+  const auto r = run_cli(at_rate_args({"--rate", "20", "--slo", "p99_ttft<=5s,p99_tpot<=13ms", "--json"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  expect_matches_schema(j, "check.schema.json");
+  const auto& range = j.at("batch_range");
+  const auto& a = range.at("at_rate");
+  EXPECT_EQ(a.at("cap_flag"), "--max-num-seqs");
+  EXPECT_EQ(a.at("slo_basis"), "--slo");
+  ASSERT_TRUE(a.at("max_cap").is_number()) << a.dump();
+  const std::uint64_t best = a.at("max_cap");
+  // Every probe at the answer meets; the next one tried above it does not (the search's contract).
+  std::uint64_t previous = 0;
+  bool above_checked = false;
+  for (const auto& p : a.at("probes")) {
+    const std::uint64_t cap = p.at("cap");
+    EXPECT_GT(cap, previous);  // ascending, no cap twice
+    previous = cap;
+    if (cap == best) EXPECT_TRUE(p.at("met").get<bool>()) << p.dump();
+    if (cap > best && !above_checked) {
+      EXPECT_FALSE(p.at("met").get<bool>()) << p.dump();
+      EXPECT_EQ(cap, best + 1) << "bisection stops next to the answer";
+      above_checked = true;
+    }
   }
-  std::ifstream in(golden, std::ios::binary);
-  ASSERT_TRUE(in) << golden << " missing (VRAMPLAN_UPDATE_GOLDEN=1 writes it)";
-  std::stringstream expected;
-  expected << in.rdbuf();
-  EXPECT_EQ(r.out, expected.str());
+  // The answer is below the memory limit here (TPOT binds), and has a row of its own.
+  EXPECT_LT(best, range.at("memory_max").get<std::uint64_t>());
+  EXPECT_TRUE(above_checked);
+  bool row_at_best = false;
+  for (const auto& row : range.at("rows")) {
+    if (row.at("verdict") == "DOES NOT FIT") {
+      EXPECT_TRUE(row.at("at_rate").is_null());
+      continue;
+    }
+    ASSERT_TRUE(row.at("at_rate").is_object()) << row.dump();
+    EXPECT_EQ(row.at("at_rate").at("cap"), row.at("batch"));  // one replica: the cap is the batch
+    row_at_best |= row.at("batch") == best;
+  }
+  EXPECT_TRUE(row_at_best);
+  // The command at the answer carries it.
+  EXPECT_EQ(range.at("launch_cap"), best);
+  const auto argv = range.at("launch").at("argv").get<std::vector<std::string>>();
+  const auto flag = std::find(argv.begin(), argv.end(), "--max-num-seqs");
+  ASSERT_NE(flag, argv.end());
+  EXPECT_EQ(*(flag + 1), std::to_string(best));
+  // And the configuration as checked has its own.
+  EXPECT_EQ(j.at("launch").at("argv").at(0), "vllm");
+}
+
+TEST(CheckCli, BatchRangeAtARateWithoutTargetsOnlyAsksNotOverloaded) {
+  // 1 request/s of 512 + 128 tokens is far below what any cap serves: nothing binds, the answer
+  // is the largest cap the memory allows.
+  const auto r = run_cli(at_rate_args({"--rate", "1", "--json"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& a = j.at("batch_range").at("at_rate");
+  EXPECT_TRUE(a.at("slo").empty());
+  EXPECT_EQ(a.at("max_cap"), j.at("batch_range").at("memory_max"));
+  EXPECT_TRUE(a.at("above").is_null());
+  // --max-ttft / --max-tpot stand in as p99 targets when --slo is not given.
+  const auto t = run_cli(at_rate_args({"--rate", "1", "--max-tpot", "30", "--json"}));
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  const auto tj = nlohmann::json::parse(t.out);
+  EXPECT_EQ(tj.at("batch_range").at("at_rate").at("slo"), nlohmann::json::array({"p99_tpot<=30ms"}));
+}
+
+TEST(CheckCli, BatchRangeAtARateTableAndSummary) {
+  const auto r = run_cli(at_rate_args({"--rate", "20", "--slo", "p99_ttft<=5s,p99_tpot<=13ms"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("burst TTFT ms"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("at 20 req/s: p99 TTFT / TPOT ms"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("largest --max-num-seqs meeting the targets at this rate: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("launch at the largest cap meeting the targets at the rate"), std::string::npos) << r.out;
+}
+
+TEST(CheckCli, BatchRangeAtARateBadInput) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"check", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--rate", "5"}, "--rate applies to the batch range"},
+      {at_rate_args({"--slo", "p99_ttft<=2s"}), "--slo applies to the batch range at a rate"},
+      {at_rate_args({"--rate", "inf"}), "positive, finite number of requests/s"},
+      {at_rate_args({"--rate", "0"}), "--rate"},
+      {at_rate_args({"--rate", "5", "--slo", "p99_ttft<2s"}), "--slo"},
+      {{"check", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--batch-range", "--rate", "5", "--probe-requests", "10"},
+       "--probe-requests: at least 100"},
+      {{"check", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--batch-range", "--context", "4096", "--rate", "5"},
+       "--context describes a static batch"},
+  };
+  for (const auto& [args, message] : cases) {
+    const auto r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 2) << args.back() << ": " << r.out;
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+  }
+}
+
+TEST(CheckCli, RateMarkdownGolden) {
+  // The quote with a rate: the load and targets in the configuration table, the batch table with
+  // its burst and at-rate columns, the answer, and the commands that start the engine.
+  const auto r = run_cli(at_rate_args({"--rate", "20", "--slo", "p99_ttft<=5s,p99_tpot<=13ms", "--format", "markdown"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  expect_golden(r.out, "check_rate_quote.md");
 }
 
 }  // namespace

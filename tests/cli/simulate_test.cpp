@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "support/json_schema.hpp"
+#include "support/golden.hpp"
 #include "support/test_support.hpp"
 
 namespace vramplan::test {
@@ -198,6 +199,28 @@ TEST(SimulateCli, BadInputGetsOneLineAndADistinctExitCode) {
   EXPECT_NE(no_slo.err.find("--slo"), std::string::npos);
   const CliResult bad_slo = simulate({"--find-max-rate", "--slo", "p99_ttft<2s"});
   EXPECT_EQ(bad_slo.exit_code, 2) << bad_slo.err;
+}
+
+// Issue 15, item 8: the offline job as a quote — the job, the workers, the targets, the
+// duration with its margin and rental period, the latency, and the command that starts each worker.
+TEST(SimulateCli, OfflineJobMarkdownQuoteGolden) {
+  const CliResult r = simulate({"--rate", "inf", "--requests", "2000", "--input-len", "512", "--output-len", "128",
+                                "--workers", "2", "--margin", "24h", "--slo", "p99_e2e<=60s", "--format", "markdown"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  expect_golden(r.out, "offline_quote.md");
+}
+
+TEST(SimulateCli, MarkdownQuoteSaysOnlyWhatWasAsked) {
+  // A replica answer: the load and targets, the replicas and their cost, no offline job.
+  const CliResult r = simulate({"--input-len", "512", "--output-len", "128", "--slo", "p99_ttft<=2s,p99_tpot<=50ms",
+                                "--target-rate", "30", "--probe-requests", "300", "--format", "markdown"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("| load (--target-rate) | 30 requests/s, Poisson arrivals |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("| latency targets (--slo) | p99_ttft<=2s, p99_tpot<=50ms |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("**Max rate per replica within the targets: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("**Replicas for 30 requests/s: "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("Offline job"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("```sh\nvllm serve llama-3.1-8b --tensor-parallel-size 1 --max-model-len 8192"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -1,11 +1,13 @@
 // `vramplan sweep`: the fast path agrees with `check` point for point; customer prices with lots;
 // the multi-GPU comparison is one command.
+#include <algorithm>
 #include <map>
 #include <set>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "support/golden.hpp"
 #include "support/test_support.hpp"
 
 namespace vramplan::test {
@@ -178,6 +180,44 @@ TEST(SweepCli, MigSlicesAreReplicasOnly) {
   const auto c = run_cli({"check", "--model", model, "--gpu", "h100-sxm-80/3g.40gb", "-tp", "2"});
   EXPECT_EQ(c.exit_code, 1);
   EXPECT_EQ(c.out.rfind("UNSUPPORTED: MIG slices have no peer-to-peer path", 0), 0u) << c.out;
+}
+
+// Issue 15, item 7: every row shown starts with the command that runs it as planned (one replica):
+// its TP, the context as the max length, and the engine's resolved limits; JSON as argv.
+TEST(SweepCli, EveryRowShownCarriesItsLaunchCommand) {
+  const auto r = run_cli({"sweep", "--model", "llama-3.1-8b", "--gpu", "l40s,h100-sxm-80", "--tp", "1,2", "--context", "8192",
+                          "--batch", "8", "--replicas", "1,2", "--top", "5", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  expect_matches_schema(j, "sweep.schema.json");
+  ASSERT_EQ(j.at("rows").size(), 5u);  // 8 fitting, --top 5
+  for (const auto& row : j.at("rows")) {
+    const auto argv = row.at("launch").at("argv").get<std::vector<std::string>>();
+    ASSERT_GE(argv.size(), 3u) << row.dump();
+    EXPECT_EQ(argv[0], "vllm");
+    EXPECT_EQ(argv[2], "llama-3.1-8b");  // the model as given
+    const auto value = [&](const std::string& flag) {
+      const auto it = std::find(argv.begin(), argv.end(), flag);
+      return it == argv.end() || it + 1 == argv.end() ? std::string() : *(it + 1);
+    };
+    EXPECT_EQ(value("--tensor-parallel-size"), std::to_string(row.at("tp").get<int>())) << row.dump();
+    EXPECT_EQ(value("--max-model-len"), "8192") << row.dump();
+    EXPECT_FALSE(value("--max-num-seqs").empty()) << row.dump();
+    EXPECT_NE(row.at("launch").at("note").get<std::string>().find("catalogue id"), std::string::npos);
+  }
+  // The table lists each distinct command once, with the rows it starts.
+  const auto t = run_cli({"sweep", "--model", "llama-3.1-8b", "--gpu", "l40s,h100-sxm-80", "--tp", "1,2", "--context", "8192",
+                          "--batch", "8", "--replicas", "1,2", "--top", "5"});
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_NE(t.out.find("launch (one replica each):\n  #1"), std::string::npos) << t.out;
+}
+
+TEST(SweepCli, MarkdownQuoteGolden) {
+  // The static quote: the ranked configurations, then the command that starts each.
+  const auto r = run_cli({"sweep", "--model", "llama-3.1-8b", "--gpu", "l40s,h100-sxm-80", "--tp", "1,2", "--context", "8192",
+                          "--batch", "8", "--format", "markdown"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  expect_golden(r.out, "sweep_quote.md");
 }
 
 }  // namespace

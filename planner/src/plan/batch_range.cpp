@@ -46,7 +46,7 @@ std::string latency_miss(const Perf& p, const LatencyTargets& t) {
 
 BatchRange batch_range(const PlanSession& session, const Scenario& given, const FitPolicy& policy,
                        const ErrorBounds& bounds, const ThroughputModel& model, const LatencyTargets& targets,
-                       const RangeWorkload& workload) {
+                       const RangeWorkload& workload, const std::vector<std::uint64_t>& extra_rows) {
   // Memory for the engine's max length, speed and KV for the workload's sequences.
   Scenario scenario = given;
   Sequences seq;
@@ -118,10 +118,10 @@ BatchRange batch_range(const PlanSession& session, const Scenario& given, const 
 
   // The table: powers of two, plus the ends of the range and the memory limit, up to and
   // including the first row over a limit.
-  std::vector<std::uint64_t> batches;
-  for (std::uint64_t b = 1; b <= r.memory_max; b *= 2) batches.push_back(b);
-  for (const std::uint64_t b : {r.low, r.high, r.memory_max, r.memory_max + 1})
-    if (b > 0) batches.push_back(b);
+  std::vector<std::uint64_t> batches = range_ladder(r);
+  batches.push_back(r.memory_max + 1);
+  for (const std::uint64_t b : extra_rows)
+    if (b > 0 && b <= r.memory_max) batches.push_back(b);
   if (!mem.capped && r.memory_max == 0) batches.push_back(1);
   std::sort(batches.begin(), batches.end());
   batches.erase(std::unique(batches.begin(), batches.end()), batches.end());
@@ -153,6 +153,16 @@ BatchRange batch_range(const PlanSession& session, const Scenario& given, const 
     if (!row.fits) break;
   }
   return r;
+}
+
+std::vector<std::uint64_t> range_ladder(const BatchRange& r) {
+  std::vector<std::uint64_t> batches;
+  for (std::uint64_t b = 1; b <= r.memory_max; b *= 2) batches.push_back(b);
+  for (const std::uint64_t b : {r.low, r.high, r.memory_max})
+    if (b > 0) batches.push_back(b);
+  std::sort(batches.begin(), batches.end());
+  batches.erase(std::unique(batches.begin(), batches.end()), batches.end());
+  return batches;
 }
 
 }  // namespace vramplan::plan

@@ -1,8 +1,11 @@
 #include "vramplan/plan/check.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "vramplan/core/error.hpp"
+#include "vramplan/core/text.hpp"
 #include "vramplan/plan/compatibility.hpp"
 #include "vramplan/perf/perf_defaults.hpp"
 
@@ -31,12 +34,69 @@ std::string planning_reason(const PlanSession& session, const Scenario& s, const
   return r + "; no layout of up to " + std::to_string(req.max_gpus) + " x " + out.gpu.id + " fits (--max-gpus)";
 }
 
+// The command that starts the engine as `plan` planned it (launch_command.hpp takes a plan's
+// outcome; a check holds the plan and the layout).
+LaunchCommand launch_of(const memory::MemoryPlan& plan, const Parallel& p, const memory::EngineArgs& args,
+                        const std::string& model) {
+  memory::PlanOutcome o;
+  o.plan = plan;
+  o.tp = p.tp;
+  o.pp = p.pp;
+  return launch_command(o, args, model);
+}
+
+// The rate view's latency targets: --slo, else --max-ttft / --max-tpot read as p99 targets
+// (the distribution's tail under arrivals stands in for the batch's single value), else none:
+// the rate must only not overload the engine.
+std::pair<std::vector<SloTarget>, std::string> rate_targets(const CheckRequest& req) {
+  if (!req.slo.empty()) return {req.slo, "--slo"};
+  std::vector<SloTarget> t;
+  const auto add = [&](const std::optional<double>& limit, SloMetric metric, const char* name) {
+    if (limit) t.push_back({metric, SloStat::P99, *limit, std::string("p99_") + name + "<=" + format_number("%.4g", *limit * 1e3) + "ms"});
+  };
+  add(req.targets.max_ttft_s, SloMetric::Ttft, "ttft");
+  add(req.targets.max_tpot_s, SloMetric::Tpot, "tpot");
+  if (!t.empty()) return {t, "--max-ttft / --max-tpot, as p99 targets"};
+  return {t, "none given: only that the rate does not overload the engine"};
+}
+
+// The batch table at a rate: the same ladder of batches, each as a running-request cap per
+// replica, simulated at the rate (batch_at_rate.hpp).
+BatchAtRate range_at_rate(const PlanSession& session, const CheckRequest& req, const BatchRange& range,
+                          const DataRoot& root) {
+  BatchAtRateRequest br;
+  br.plan.model = req.model;
+  br.plan.gpu = req.gpu;
+  br.plan.gpu_memory = req.gpu_memory;
+  br.plan.engine = req.engine;
+  br.plan.args = req.args;
+  br.plan.weights = req.weights;
+  br.rate_per_s = *req.rate;
+  br.replicas = req.replicas;
+  // Requests as the batch range's sequences, within the engine's length (one output token at least).
+  const std::uint64_t length = session.planned_context(req.args, {std::nullopt, std::nullopt});
+  const std::uint64_t total = std::min(req.range_workload.input_len + req.range_workload.output_len, length);
+  if (total < 2) throw_usage("the batch range at a rate: the engine's length " + std::to_string(length) + " leaves no room for a request");
+  br.input_len = std::min(req.range_workload.input_len, total - 1);
+  br.output_len = total - br.input_len;
+  std::tie(br.slo, br.slo_basis) = rate_targets(req);
+  br.requests_per_probe = req.probe_requests;
+  for (const std::uint64_t b : range_ladder(range)) br.ladder.push_back(ceil_div(b, req.replicas));
+  br.ladder.erase(std::unique(br.ladder.begin(), br.ladder.end()), br.ladder.end());
+  return batch_at_rate(br, root);
+}
+
 }  // namespace
 
 CheckOutcome run_check(const CheckRequest& req, const DataRoot& root, std::unique_ptr<memory::Engine> engine) {
   if (req.gpu.empty()) throw_usage("--gpu is required");
   if (!(req.policy.headroom >= 0 && req.policy.headroom < 1)) throw_usage("--headroom must be in [0%, 100%)");
   if (req.model.empty()) throw_usage("--model is required");
+  if (req.rate && !req.batch_range) throw_usage("--rate applies to the batch range: add --batch-range");
+  if (!req.slo.empty() && !req.rate) throw_usage("--slo applies to the batch range at a rate: add --rate R");
+  if (req.rate && req.context)
+    throw_usage("--rate replays requests of --input-len + --output-len tokens; --context describes a static batch: give one or the other");
+  if (req.rate && req.probe_requests < 100) throw_usage("--probe-requests: at least 100, or the p99 means nothing");
   const PlanSession session(root, req.model, engine ? std::move(engine) : memory::make_engine(req.engine, root.data()));
   CheckOutcome out;
   out.request = req;
@@ -68,6 +128,7 @@ CheckOutcome run_check(const CheckRequest& req, const DataRoot& root, std::uniqu
     out.warnings.push_back("the activation and non-torch figures of " + out.eval.fit.engine +
                            " were fitted on NVIDIA H100 logs: unvalidated on AMD GPUs");
   out.line = fit_line(out.eval.fit, out.gpu.id, out.eval.gpus_total(), p.tp, p.pp, req.replicas);
+  if (out.eval.fit.verdict != Verdict::DoesNotFit) out.launch = launch_of(out.eval.plan, p, req.args, req.model);
 
   if (req.limits) {
     CheckLimits l;
@@ -90,6 +151,27 @@ CheckOutcome run_check(const CheckRequest& req, const DataRoot& root, std::uniqu
     const ThroughputModel model =
         throughput_model(session, out.gpu, req.args, req.weights, defaults, engine_token_budget(out.eval.plan));
     out.range = batch_range(session, s, req.policy, bounds, model, req.targets, req.range_workload);
+    if (req.rate && out.range->memory_max > 0) {
+      out.at_rate = range_at_rate(session, req, *out.range, root);
+      // The answer gets a row of its own in the table when no row is at it.
+      const std::uint64_t best = out.at_rate->best;
+      const bool shown = std::any_of(out.range->rows.begin(), out.range->rows.end(), [&](const BatchRow& row) {
+        return ceil_div(row.batch, req.replicas) == best;
+      });
+      if (best > 0 && !shown)
+        out.range = batch_range(session, s, req.policy, bounds, model, req.targets, req.range_workload, {best * req.replicas});
+    }
+    // The command at the recommended cap: the rate answer, else the static high end.
+    out.range_cap = out.at_rate ? out.at_rate->best : ceil_div(out.range->high, req.replicas);
+    if (out.at_rate) {
+      out.range_launch = out.at_rate->launch;
+    } else if (out.range_cap > 0) {
+      memory::EngineArgs args = req.args;
+      std::optional<std::uint64_t> batch;
+      if (const std::string flag = running_cap_flag(req.engine); flag.empty()) batch = out.range_cap;
+      else args[flag] = std::to_string(out.range_cap);
+      out.range_launch = launch_of(session.plan(out.gpu, args, req.weights, {batch, req.context}), p, args, req.model);
+    }
     // Name data files relative to the data root, as everywhere else in the output (and so the
     // text does not depend on where vramplan is installed).
     const std::string prefix = root.root.string() + "/";

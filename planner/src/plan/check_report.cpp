@@ -36,36 +36,119 @@ std::string layout(const Parallel& p) {
   return s;
 }
 
-nlohmann::json range_json(const BatchRange& r) {
+double check_round6(double v) { return rounded(v, 6); }
+
+nlohmann::json rate_probe_json(const RateBatchProbe* p) {
+  if (!p) return nullptr;
+  return {{"cap", p->cap}, {"met", p->met}, {"overloaded", p->overloaded},
+          {"p99_ttft_ms", check_round6(p->ttft_p99_s * 1e3)}, {"p99_tpot_ms", check_round6(p->tpot_p99_s * 1e3)},
+          {"kv_usage_p99", check_round6(p->kv_usage_p99)}, {"running_mean", check_round6(p->running_mean)},
+          {"binding", p->binding}, {"error", p->error.empty() ? nlohmann::json(nullptr) : nlohmann::json(p->error)},
+          {"unserved", p->unserved.empty() ? nlohmann::json(nullptr) : nlohmann::json(p->unserved)}};
+}
+
+nlohmann::json at_rate_json(const BatchAtRate& a) {
+  nlohmann::json targets = nlohmann::json::array(), probes = nlohmann::json::array();
+  for (const auto& t : a.slo) targets.push_back(t.text);
+  for (const auto& p : a.probes) probes.push_back(rate_probe_json(&p));
+  return {{"rate_per_s", a.rate_per_s},
+          {"replicas", a.replicas},
+          {"rate_per_replica", check_round6(a.rate_per_s / static_cast<double>(a.replicas))},
+          {"slo", targets},
+          {"slo_basis", a.slo_basis},
+          {"cap_flag", a.flag.empty() ? nlohmann::json(nullptr) : nlohmann::json("--" + a.flag)},
+          {"requests_per_probe", a.requests_per_probe},
+          {"workload", a.workload},
+          {"max_cap", a.best > 0 ? nlohmann::json(a.best) : nlohmann::json(nullptr)},
+          {"above", a.above.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.above)},
+          {"probes", probes}};
+}
+
+nlohmann::json range_json(const CheckOutcome& o) {
+  const BatchRange& r = *o.range;
   const auto range = [](const std::optional<perf::Range>& v) {
     return v ? nlohmann::json{{"low", v->low}, {"expected", v->expected}, {"high", v->high}} : nlohmann::json(nullptr);
   };
   nlohmann::json rows = nlohmann::json::array();
-  for (const auto& row : r.rows)
-    rows.push_back({{"batch", row.batch}, {"needed_bytes_per_gpu", row.needed_per_gpu.count()},
-                    {"spare_fraction", row.spare_fraction}, {"verdict", std::string(verdict_name(row.verdict))}, {"tokens_per_s", range(row.tokens_per_s)},
-                    {"tpot_s", range(row.tpot_s)}, {"ttft_s", range(row.ttft_s)}, {"fits", row.fits},
-                    {"breaks", row.breaks.empty() ? nlohmann::json(nullptr) : nlohmann::json(row.breaks)}});
-  return {{"low", r.low}, {"high", r.high}, {"high_reason", r.high_reason}, {"memory_max", r.memory_max},
+  for (const auto& row : r.rows) {
+    nlohmann::json j = {{"batch", row.batch}, {"needed_bytes_per_gpu", row.needed_per_gpu.count()},
+                        {"spare_fraction", row.spare_fraction}, {"verdict", std::string(verdict_name(row.verdict))}, {"tokens_per_s", range(row.tokens_per_s)},
+                        {"tpot_s", range(row.tpot_s)}, {"ttft_s", range(row.ttft_s)}, {"fits", row.fits},
+                        {"breaks", row.breaks.empty() ? nlohmann::json(nullptr) : nlohmann::json(row.breaks)}};
+    if (o.at_rate)
+      j["at_rate"] = row.verdict == Verdict::DoesNotFit
+                         ? nlohmann::json(nullptr)
+                         : rate_probe_json(o.at_rate->at(ceil_div(row.batch, o.request.replicas)));
+    rows.push_back(std::move(j));
+  }
+  nlohmann::json j = {{"low", r.low}, {"high", r.high}, {"high_reason", r.high_reason}, {"memory_max", r.memory_max},
           {"memory_breaks", r.memory_breaks}, {"plateau_tokens_per_s", r.plateau_tokens_per_s},
           {"basis", r.basis}, {"workload", r.workload}, {"unavailable", r.unavailable.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.unavailable)},
-          {"rows", rows}};
+          {"ttft_case", "burst: the prefill of every prompt of the row at once (all requests arriving together)"},
+          {"rows", rows},
+          {"launch_cap", o.range_cap > 0 ? nlohmann::json(o.range_cap) : nlohmann::json(nullptr)},
+          {"launch", o.range_cap > 0 ? launch_json(o.range_launch) : nlohmann::json(nullptr)}};
+  if (o.request.rate) j["at_rate"] = o.at_rate ? at_rate_json(*o.at_rate) : nlohmann::json(nullptr);
+  return j;
 }
 
-Table range_table(const BatchRange& r) {
-  Table t({{"batch", Align::Right}, {"needs GiB/GPU", Align::Right}, {"spare", Align::Right}, {"verdict", Align::Left},
-           {"est. tok/s", Align::Right}, {"TPOT ms", Align::Right}, {"burst TTFT ms", Align::Right}, {"", Align::Left}});
+// The "at rate" cell of a row: p99 TTFT / p99 TPOT in ms, with what fails.
+std::string rate_cell(const RateBatchProbe* p) {
+  if (!p) return "-";
+  if (!p->error.empty()) return "does not start";
+  std::string s = fixed(p->ttft_p99_s * 1e3, 0) + " / " + fixed(p->tpot_p99_s * 1e3, 1);
+  if (p->overloaded) s += " overloaded";
+  else if (!p->unserved.empty()) s += " x " + p->unserved;
+  else if (!p->met) s += " x " + p->binding;
+  return s;
+}
+
+Table range_table(const CheckOutcome& o) {
+  const BatchRange& r = *o.range;
+  const BatchAtRate* a = o.at_rate ? &*o.at_rate : nullptr;
+  std::vector<Table::Column> cols = {{"batch", Align::Right}, {"needs GiB/GPU", Align::Right}, {"spare", Align::Right},
+                                     {"verdict", Align::Left}, {"est. tok/s", Align::Right}, {"TPOT ms", Align::Right},
+                                     {"burst TTFT ms", Align::Right}};
+  if (a) cols.push_back({"at " + format_number("%.4g", a->rate_per_s) + " req/s: p99 TTFT / TPOT ms", Align::Right});
+  cols.push_back({"", Align::Left});
+  Table t(cols);
   for (const auto& row : r.rows) {
     std::string mark = row.fits ? "" : "x " + row.breaks;
     if (row.fits && row.batch == r.low) mark = "<- low end";
     if (row.fits && row.batch == r.high) mark = row.batch == r.low ? "<- low = high end" : "<- high end";
-    t.add_row({std::to_string(row.batch), fixed(row.needed_per_gpu.gib(), 2), percent(row.spare_fraction, 1),
-               std::string(verdict_name(row.verdict)),
-               row.tokens_per_s ? fixed(row.tokens_per_s->expected, 0) : "-",
-               row.tpot_s ? fixed(row.tpot_s->expected * 1e3, 1) : "-",
-               row.ttft_s ? fixed(row.ttft_s->expected * 1e3, 0) : "-", mark});
+    const std::uint64_t cap = ceil_div(row.batch, o.request.replicas);
+    if (a && a->best > 0 && cap == a->best && row.verdict != Verdict::DoesNotFit)
+      mark += std::string(mark.empty() ? "" : "; ") + "<- largest meeting the targets at the rate";
+    std::vector<std::string> cells = {std::to_string(row.batch), fixed(row.needed_per_gpu.gib(), 2), percent(row.spare_fraction, 1),
+                                      std::string(verdict_name(row.verdict)),
+                                      row.tokens_per_s ? fixed(row.tokens_per_s->expected, 0) : "-",
+                                      row.tpot_s ? fixed(row.tpot_s->expected * 1e3, 1) : "-",
+                                      row.ttft_s ? fixed(row.ttft_s->expected * 1e3, 0) : "-"};
+    if (a) cells.push_back(row.verdict == Verdict::DoesNotFit ? "-" : rate_cell(a->at(cap)));
+    cells.push_back(mark);
+    t.add_row(cells);
   }
   return t;
+}
+
+// The rate view in words: the load, the targets, the answer and what fails above it.
+std::string rate_summary(const CheckOutcome& o) {
+  const double rate = *o.request.rate;
+  if (!o.at_rate) return "at " + format_number("%.4g", rate) + " req/s: no batch fits, nothing to simulate\n";
+  const BatchAtRate& a = *o.at_rate;
+  std::string targets;
+  for (const auto& t : a.slo) targets += (targets.empty() ? "" : ", ") + t.text;
+  const std::string cap = a.flag.empty() ? "static batch" : "--" + a.flag;
+  std::string s = "at " + format_number("%.4g", rate) + " req/s (simulated: " + a.workload + "); targets: " +
+                  (targets.empty() ? "none" : targets) + " (" + a.slo_basis + ")\n";
+  if (a.best == 0) {
+    s += "largest " + cap + " meeting the targets at this rate: none";
+    if (!a.probes.empty()) s += " (at " + std::to_string(a.probes.back().cap) + ": " + (a.probes.back().error.empty() ? a.probes.back().binding : a.probes.back().error) + ")";
+    return s + "\n";
+  }
+  s += "largest " + cap + " meeting the targets at this rate: " + std::to_string(a.best) + " per replica";
+  s += a.above.empty() ? " (the largest the memory allows)" : " (" + a.above + ")";
+  return s + "\n";
 }
 
 std::string range_summary(const BatchRange& r) {
@@ -78,6 +161,24 @@ std::string range_summary(const BatchRange& r) {
   if (!r.unavailable.empty()) s += "throughput: not estimated (" + r.unavailable + ")\n";
   else s += "throughput basis: " + r.basis + "\n";
   return s + workload + "burst TTFT: the prefill of every prompt of the row at once (all requests arriving together)\n";
+}
+
+// The batch range section (text or Markdown): the table, the summary, the rate view and the
+// command at the recommended cap.
+std::string range_section(const CheckOutcome& o, bool markdown) {
+  std::string s = (markdown ? range_table(o).render_markdown() : range_table(o).render_text()) + "\n" + range_summary(*o.range);
+  if (o.request.rate) s += rate_summary(o);
+  if (o.range_cap > 0 && !o.range_launch.argv.empty()) {
+    const std::string what = o.at_rate ? "the largest cap meeting the targets at the rate" : "the high end";
+    if (markdown) {
+      s += "\nStart it at " + what + " (" + std::to_string(o.range_cap) + " per replica):\n\n```sh\n" + o.range_launch.line() + "\n```\n";
+      if (!o.range_launch.note.empty()) s += "\n" + o.range_launch.note + ".\n";
+    } else {
+      s += "launch at " + what + " (" + std::to_string(o.range_cap) + " per replica): " + o.range_launch.line() + "\n";
+      if (!o.range_launch.note.empty()) s += "  (" + o.range_launch.note + ")\n";
+    }
+  }
+  return s;
 }
 
 std::string limits_text(const CheckLimits& l) {
@@ -194,7 +295,8 @@ nlohmann::json check_json(const CheckOutcome& o) {
                            {"tried", cards}}},
     };
   }
-  if (o.range) j["batch_range"] = range_json(*o.range);
+  j["launch"] = o.launch.argv.empty() && o.launch.note.empty() ? nlohmann::json(nullptr) : launch_json(o.launch);
+  if (o.range) j["batch_range"] = range_json(o);
   j["compatibility"] = compat::verdict_json(o.compat);
   return j;
 }
@@ -204,8 +306,10 @@ std::string check_text(const CheckOutcome& o) {
   for (const auto& w : o.warnings) s += "warning: " + w + "\n";
   if (o.compat.support == compat::Support::Unsupported) return s;
   s += decision_basis(o) + "\n";
+  if (!o.launch.argv.empty()) s += "launch: " + o.launch.line() + "\n";
+  if (!o.launch.note.empty()) s += "  (" + o.launch.note + ")\n";
   if (o.limits) s += limits_text(*o.limits);
-  if (o.range) s += "\n" + range_table(*o.range).render_text() + "\n" + range_summary(*o.range);
+  if (o.range) s += "\n" + range_section(o, false);
   return s;
 }
 
@@ -227,6 +331,20 @@ std::string check_markdown(const CheckOutcome& o) {
   cfg.add_row({"weights / compute", plan.weights_precision + " / " + plan.compute_precision});
   cfg.add_row({"workload", std::to_string(fit.batch) + " sequences x " + std::to_string(fit.context) + " tokens per replica"});
   cfg.add_row({"extra headroom (--headroom)", percent(fit.required_headroom, 1)});
+  if (o.eval.replicas > 1 || o.request.rate)
+    cfg.add_row({"replicas", std::to_string(o.eval.replicas) +
+                                 (o.eval.replicas > 1 ? " (each on its own " + std::to_string(o.eval.parallel.gpus()) +
+                                                            (o.eval.parallel.gpus() == 1 ? " GPU)" : " GPUs)")
+                                                      : std::string())});
+  if (o.request.rate) {
+    cfg.add_row({"load (--rate)", format_number("%.4g", *o.request.rate) + " requests/s, Poisson arrivals" +
+                                      (o.eval.replicas > 1 ? ", split evenly over the replicas" : "")});
+    if (o.at_rate) {
+      std::string targets;
+      for (const auto& t : o.at_rate->slo) targets += (targets.empty() ? "" : ", ") + t.text;
+      cfg.add_row({"latency targets", (targets.empty() ? std::string("none") : targets) + " (" + o.at_rate->slo_basis + ")"});
+    }
+  }
   s += cfg.render_markdown() + "\n";
   s += "**" + o.line + "**\n\n" + decision_basis(o) + "\n\n";
   for (const auto& w : o.warnings) s += "Warning: " + w + "\n\n";
@@ -244,7 +362,11 @@ std::string check_markdown(const CheckOutcome& o) {
                signed_gib(fit.upper.spare_bytes) + " (" + percent(fit.upper.spare_fraction, 1) + ")"});
   s += mem.render_markdown() + "\n";
   if (o.limits) s += "### Limits\n\n" + limits_text(*o.limits) + "\n";
-  if (o.range) s += "### Batch range\n\n" + range_table(*o.range).render_markdown() + "\n" + range_summary(*o.range) + "\n";
+  if (!o.launch.argv.empty()) {
+    s += "### Launch\n\n```sh\n" + o.launch.line() + "\n```\n\n";
+    if (!o.launch.note.empty()) s += o.launch.note + ".\n\n";
+  }
+  if (o.range) s += "### Batch range\n\n" + range_section(o, true) + "\n";
   s += "Upper bounds: data/" + o.bounds_source + ". Sizes in GiB (2^30 B).\n";
   return s;
 }

@@ -68,8 +68,13 @@ struct BatchRange {
 
 //! Without scenario.context, the rows hold sequences of `workload` (input + output tokens, at
 //! most the engine's length); with it, sequences of that many tokens (prefill and decode at it).
+//! `extra_rows`: batches the table shows besides its own (the rate answer of batch_at_rate.hpp).
 BatchRange batch_range(const PlanSession& session, const Scenario& scenario, const FitPolicy& policy,
                        const ErrorBounds& bounds, const ThroughputModel& model, const LatencyTargets& targets,
-                       const RangeWorkload& workload = {});
+                       const RangeWorkload& workload = {}, const std::vector<std::uint64_t>& extra_rows = {});
+
+//! The batches (over all replicas) the table and the rate view try: powers of two up to the
+//! memory limit, the low and high ends and the memory limit itself; ascending, distinct.
+std::vector<std::uint64_t> range_ladder(const BatchRange& range);
 
 }  // namespace vramplan::plan

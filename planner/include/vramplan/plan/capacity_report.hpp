@@ -49,5 +49,9 @@ SimulateAnswers answer_simulate(const SimulateQuestions& q, const DataRoot& root
 
 nlohmann::json simulate_answers_json(const SimulateAnswers& a);
 std::string simulate_answers_text(const SimulateAnswers& a);
+//! `simulate --format markdown`: a quote section — the configuration, the workload, the latency
+//! targets, the rate, the replicas and the offline-job duration when they were asked for, the
+//! latency figures, and the command that starts the engine (golden tests/golden/offline_quote.md).
+std::string simulate_answers_markdown(const SimulateAnswers& a);
 
 }  // namespace vramplan::plan

@@ -11,7 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include "vramplan/compat/compat.hpp"
+#include "vramplan/plan/batch_at_rate.hpp"
 #include "vramplan/plan/batch_range.hpp"
+#include "vramplan/plan/launch_command.hpp"
 #include "vramplan/plan/limits.hpp"
 
 namespace vramplan::plan {
@@ -31,6 +33,10 @@ struct CheckRequest {
   LatencyTargets targets;
   RangeWorkload range_workload;  //!< the batch range's sequences when --context is not given
   std::uint64_t max_gpus = 8;
+  //! --rate: the batch range at this load too (batch_at_rate.hpp), requests/s over all replicas.
+  std::optional<double> rate;
+  std::vector<SloTarget> slo;        //!< --slo for the rate view (else --max-ttft / --max-tpot as p99)
+  std::uint64_t probe_requests = 3000;  //!< --probe-requests: requests simulated per cap
 };
 
 struct CheckLimits {
@@ -55,6 +61,16 @@ struct CheckOutcome {
   ErrorBounds bounds;
   std::optional<CheckLimits> limits;
   std::optional<BatchRange> range;
+  //! With --rate: the largest running-request cap meeting the targets at the rate, and the
+  //! p99 TTFT / TPOT of each cap tried (the batch table's "at rate" column).
+  std::optional<BatchAtRate> at_rate;
+  //! The command that starts the configuration as checked (empty argv when it does not fit or
+  //! the engine has no server).
+  LaunchCommand launch;
+  //! With --batch-range: the command at the recommended cap (the rate answer with --rate, else
+  //! the high end), and that cap per replica (0 = nothing recommended).
+  LaunchCommand range_launch;
+  std::uint64_t range_cap = 0;
 };
 
 //! `engine`: the engine already made for `request.engine` (the CLI's, for its flags); null =

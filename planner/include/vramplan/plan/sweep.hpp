@@ -22,6 +22,7 @@
 
 #include "vramplan/perf/perf_model.hpp"
 #include "vramplan/plan/fit.hpp"
+#include "vramplan/plan/launch_command.hpp"
 #include "vramplan/plan/prices.hpp"
 #include "vramplan/plan/session.hpp"
 
@@ -60,6 +61,9 @@ struct SweepRow {
   std::string price_basis;
   std::string throughput_scaled_from;  //!< MIG slice: perf::mig_scaling_note ("" for a card)
   std::vector<std::string> fallbacks;  //!< compatibility fallback rules that hold (data/compat)
+  //! The command that starts one replica as planned; set by attach_launch_commands (the sweep's
+  //! inner loop plans no engine, so only the rows shown get one).
+  std::optional<LaunchCommand> launch;
 };
 
 struct SweepMiss {
@@ -79,6 +83,10 @@ struct SweepResult {
 //! `progress(done, total)` is called between (model, precision, TP) groups (may be empty).
 SweepResult run_sweep(const SweepRequest& request, const DataRoot& root,
                       const std::function<void(std::size_t, std::size_t)>& progress = {});
+
+//! Plans the first `rows` rows of `result` in full (the model as the user gave it, the row's
+//! layout, precision, context and batch per replica) and sets their launch commands.
+void attach_launch_commands(SweepResult& result, const SweepRequest& request, const DataRoot& root, std::size_t rows);
 
 // ---- the precomputed parts and the inner loop (exposed for the benchmark and tests) -----------
 

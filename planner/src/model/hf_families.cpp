@@ -161,6 +161,8 @@ std::vector<Family> make_families() {
   add("glm4", {"Glm4ForCausalLM"}, false, glm_layout(true));
   add("deepseek", {"DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM"}, false, DecoderLayout{},
       build_deepseek);
+  add("kimi_k25", {"KimiK25ForConditionalGeneration"}, false, multimodal_text(DecoderLayout{}),
+      build_deepseek);  // text_config is DeepseekV3 (family_deepseek.cpp); MoonViT not counted
   add("llama4", {"Llama4ForConditionalGeneration", "Llama4ForCausalLM"}, false,
       multimodal_text(DecoderLayout{}), build_llama4)
       ->vision_tower = add_llama4_vision_tower;

@@ -239,6 +239,9 @@ inline ServingComparison simulate_record(const nlohmann::json& record, const nlo
   q.plan.gpu = c.gpu;
   q.plan.engine = c.engine;
   for (const auto& [k, v] : setup.at("args").items()) q.plan.args[k] = v.get<std::string>();
+  // A stored weight format the catalogue config does not carry (`vramplan simulate --weights`):
+  // a quantized checkpoint of the same dimensions whose own config.json has no copy.
+  if (setup.contains("weights")) q.plan.weights = setup.at("weights").get<std::string>();
   q.workload = serving_workload(c.id, w, root);
   const sim::SimulateOutcome out = sim::run_simulation(q, root);
   if (q.workload.trace) {  // the trace and, once empty, its directory

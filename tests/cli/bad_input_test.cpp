@@ -114,7 +114,8 @@ std::vector<Row> rows() {
                  cfg + ": architecture 'FrobForCausalLM' is not supported (supported: CohereForCausalLM, DeepseekV2ForCausalLM, "
                        "DeepseekV3ForCausalLM, FalconForCausalLM, GPTBigCodeForCausalLM, GPTNeoXForCausalLM, Gemma2ForCausalLM, "
                        "Gemma3ForCausalLM, Gemma3ForConditionalGeneration, GemmaForCausalLM, Glm4ForCausalLM, GlmForCausalLM, "
-                       "GptOssForCausalLM, GraniteForCausalLM, Llama4ForCausalLM, Llama4ForConditionalGeneration, LlamaForCausalLM, "
+                       "GptOssForCausalLM, GraniteForCausalLM, KimiK25ForConditionalGeneration, Llama4ForCausalLM, "
+                       "Llama4ForConditionalGeneration, LlamaForCausalLM, "
                        "Mistral3ForConditionalGeneration, MistralForCausalLM, MixtralForCausalLM, Phi3ForCausalLM, PhiForCausalLM, "
                        "Qwen2ForCausalLM, Qwen2MoeForCausalLM, Qwen3ForCausalLM, Qwen3MoeForCausalLM, RWForCausalLM); "
                        "--assume-llama-like builds it as a Llama-style decoder"),

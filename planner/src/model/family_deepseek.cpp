@@ -3,6 +3,11 @@
 // Layout: HF DeepseekV3Attention / DeepseekV3MoE / DeepseekV3DecoderLayer
 // (https://github.com/huggingface/transformers/blob/main/src/transformers/models/deepseek_v3/modeling_deepseek_v3.py)
 // and DeepSeek's inference/model.py (https://github.com/deepseek-ai/DeepSeek-V3/blob/main/inference/model.py).
+// Kimi-K2 is this architecture (DeepseekV3ForCausalLM, 384 experts); Kimi-K2.5 wraps it as
+// KimiK25ForConditionalGeneration: SGLang python/sglang/srt/models/kimi_k25.py,
+// KimiK25ForConditionalGeneration.__init__ builds vision_tower (MoonViT), mm_projector and
+// language_model = DeepseekV3ForCausalLM(config.text_config); the checkpoint keeps the text model
+// under "language_model." (the family row's model_prefix / lm_head).
 #include "model/hf_family.hpp"
 #include "model/inventory_builder.hpp"
 
@@ -85,11 +90,13 @@ void build_deepseek(const ConfigView& c, const Family& family, ModelSpec& spec) 
   const bool score_bias = c.string({"topk_method"}).value_or("") == "noaux_tc";
 
   const auto h = a.hidden_size, V = a.vocab_size;
+  // "model." for DeepseekV2/V3ForCausalLM; "language_model.model." for Kimi-K2.5's wrapper.
+  const std::string prefix(family.layout.model_prefix);
   InventoryBuilder b(spec, stored_format_of(c));
-  b.tensor("model.embed_tokens.weight", R::TokenEmbedding, {V, h});
+  b.tensor(prefix + "embed_tokens.weight", R::TokenEmbedding, {V, h});
   for (std::uint64_t i = 0; i < a.num_layers; ++i) {
     b.set_layer(static_cast<int>(i));
-    decoder_layer(b, layer_prefix("model.", "layers", i), a, a.layer_is_moe[i], score_bias);
+    decoder_layer(b, layer_prefix(prefix, "layers", i), a, a.layer_is_moe[i], score_bias);
   }
   // MTP module (DeepSeek-V3 README_WEIGHTS.md): a full MoE decoder layer plus enorm, hnorm,
   // eh_proj and its own copies of the embedding and output head, as layers L .. L+mtp-1.
@@ -97,7 +104,7 @@ void build_deepseek(const ConfigView& c, const Family& family, ModelSpec& spec) 
   for (std::uint64_t m = 0; m < a.mtp_layers; ++m) {
     const auto i = a.num_layers + m;
     b.set_layer(static_cast<int>(i));
-    const auto p = layer_prefix("model.", "layers", i);
+    const auto p = layer_prefix(prefix, "layers", i);
     b.tensor(p + "embed_tokens.weight", R::Mtp, {V, h});
     b.norm(p + "enorm", R::Mtp, h);
     b.norm(p + "hnorm", R::Mtp, h);
@@ -108,8 +115,8 @@ void build_deepseek(const ConfigView& c, const Family& family, ModelSpec& spec) 
   }
   b.override_role(std::nullopt);
   b.set_layer(std::nullopt);
-  b.norm("model.norm", R::OutputNorm, h);
-  if (!a.tied_embeddings) b.linear("lm_head", R::Output, V, h);
+  b.norm(prefix + "norm", R::OutputNorm, h);
+  if (!a.tied_embeddings) b.linear(std::string(family.layout.lm_head), R::Output, V, h);
 }
 
 }  // namespace vramplan::hf

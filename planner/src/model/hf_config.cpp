@@ -79,7 +79,8 @@ ModelSpec model_from_hf_config(const nlohmann::json& config, std::string origin,
   spec.arch.family = std::string(family->name);
   (family->build ? family->build : hf::build_decoder)(view, *family, spec);
 
-  if (auto q = view.root().get("quantization_config")) spec.quantization_config_json = q->raw().dump();
+  // At the root, or in text_config for wrappers that quantize only the language model (Kimi-K2.5).
+  if (auto q = view.find({"quantization_config"})) spec.quantization_config_json = q->raw().dump();
   spec.arch.multimodal = view.root().has("vision_config") || view.root().has("audio_config");
   if (view.root().has("vision_config")) {
     if (family->vision_tower) family->vision_tower(view, spec);

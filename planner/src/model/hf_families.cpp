@@ -161,6 +161,10 @@ std::vector<Family> make_families() {
   add("glm4", {"Glm4ForCausalLM"}, false, glm_layout(true));
   add("deepseek", {"DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM"}, false, DecoderLayout{},
       build_deepseek);
+  // Kimi-K2.5: its text_config is DeepseekV3 (family_deepseek.cpp) under "language_model.";
+  // MoonViT is not counted. Same family name, as the two Gemma-3 rows share theirs.
+  add("deepseek", {"KimiK25ForConditionalGeneration"}, false, multimodal_text(DecoderLayout{}),
+      build_deepseek);
   add("llama4", {"Llama4ForConditionalGeneration", "Llama4ForCausalLM"}, false,
       multimodal_text(DecoderLayout{}), build_llama4)
       ->vision_tower = add_llama4_vision_tower;

@@ -101,6 +101,8 @@ const Rounded kRounded[] = {
     {"qwen3-1.7b", 1.7, 0.1, "Qwen3-1.7B model card: 1.7B"},
     {"gemma-3-1b", 1.0, 0.1, "google/gemma-3-1b-it model card: 1B"},
     {"falcon-7b", 7, 1.0, "tiiuae/falcon-7b model card: 7B"},
+    {"qwen3-coder-480b-a35b", 480, 1.0, "Qwen3-Coder-480B-A35B-Instruct model card: 480B in total"},
+    {"kimi-k2-instruct", 1000, 100, "github.com/MoonshotAI/Kimi-K2 README: 1T total"},
 };
 
 TEST(ParamCounts, RoundedPublishedTotals) {
@@ -125,6 +127,33 @@ TEST(ParamCounts, ActivePerTokenOfMoeModels) {
   // Scout's card counts the language model per text token (17B); the vision encoder runs on image tiles only.
   const auto scout = counts_of("llama-4-scout");
   EXPECT_NEAR(static_cast<double>(scout.active - scout.vision) / 1e9, 17.0, 0.5);  // 17B
+}
+
+TEST(ParamCounts, KimiK2FromItsModuleShapes) {
+  // DeepseekV3 modules at Kimi-K2's config (h 7168, 64 heads, q_lora 1536, kv_lora 512, rope 64,
+  // nope 128, v 128, 1 dense layer of 18432, 60 MoE layers of 384 experts x 2048 + 1 shared,
+  // vocab 163840, untied head):
+  //   MLA per layer: q_a 1536x7168 + 1536 + q_b 64x192x1536 + kv_a 576x7168 + 512
+  //                  + kv_b 64x256x512 + o 7168x8192 = 101,124,096; two norms 14,336
+  //   layer 0: 101,124,096 + 14,336 + 3 x 7168 x 18432 = 497,500,160
+  //   MoE layer: 101,124,096 + 14,336 + gate 384x7168 + bias 384 + 384 x 3 x 2048 x 7168
+  //              + shared 3 x 2048 x 7168 = 17,059,365,248; x 60 = 1,023,561,914,880
+  //   + embedding and head 2 x 163840 x 7168 + final norm 7168 = 1,026,408,232,448 (README: 1T).
+  EXPECT_EQ(counts_of("kimi-k2-instruct").total, 1'026'408'232'448ull);
+  // Kimi-K2.5 keeps that text model (text_config of KimiK25ForConditionalGeneration); its MoonViT
+  // tower (README: 400M) is listed as not counted.
+  const auto k25 = load_catalogue_model(test::source_root(), "kimi-k2.5");
+  EXPECT_EQ(count_params(k25).total, 1'026'408'232'448ull);
+  EXPECT_EQ(k25.exclusions.size(), 1u);
+  // Active: 376 of 384 experts idle, 60 x 376 x 3 x 2048 x 7168 = 993,546,731,520 fewer
+  // = 32,861,500,928 (README: 32B activated).
+  EXPECT_EQ(counts_of("kimi-k2-instruct").active, 32'861'500'928ull);
+}
+
+TEST(ParamCounts, Qwen3CoderActivePerToken) {
+  // Card: 35B activated. 62 layers x 8 of 160 experts x 3 x 6144 x 2560 = 23.4B routed, plus
+  // attention, norms, routers, embedding and head: 35.5B (34.5B without the input embedding).
+  EXPECT_NEAR(static_cast<double>(counts_of("qwen3-coder-480b-a35b").active) / 1e9, 35.0, 0.6);
 }
 
 }  // namespace

@@ -255,7 +255,8 @@ nlohmann::json plan_json(const PlanOutcome& o) {
       {"engine", p.engine},
       {"engine_version", p.engine_version},
       {"engine_profile", p.engine_profile_note},
-      {"model", {{"id", o.model.id}, {"source", o.model.source.kind}, {"exclusions", o.model.exclusions}}},
+      {"model", {{"id", o.model.id}, {"source", o.model.source.kind}, {"path", o.model.source.path},
+                 {"read_from", model_source_text(o.model.source)}, {"exclusions", o.model.exclusions}}},
       {"gpu", {{"id", o.gpu.id}, {"name", o.gpu.name}, {"count", p.gpu_count}, {"total_bytes", o.gpu.total.count()},
                {"total_source", o.gpu_memory_note}}},
       {"per_gpu",
@@ -287,8 +288,9 @@ nlohmann::json plan_json(const PlanOutcome& o) {
 
 std::string plan_text(const PlanOutcome& o) {
   const auto& p = o.plan;
-  std::string s = "model " + o.model.id + " on " + std::to_string(p.gpu_count) + " x " + o.gpu.name + " (" +
-                  format_gib(o.gpu.total) + " each), engine " + p.engine_profile_note + "\n";
+  std::string s = "model " + o.model.id + " from the " + model_source_text(o.model.source) + "\non " +
+                  std::to_string(p.gpu_count) + " x " + o.gpu.name + " (" + format_gib(o.gpu.total) + " each), engine " +
+                  p.engine_profile_note + "\n";
   // Will it run? Said before the memory table (data/compat, docs/compatibility.md).
   for (const auto& f : o.compat.findings) s += compat::finding_line(f) + "\n";
   for (const auto& u : o.compat.unchecked) s += "compatibility: " + u + "\n";

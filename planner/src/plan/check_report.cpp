@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "vramplan/core/text.hpp"
+#include "vramplan/model/load.hpp"
 #include "vramplan/plan/check.hpp"
 #include "vramplan/plan/compatibility.hpp"
 #include "vramplan/report/table.hpp"
@@ -105,10 +106,15 @@ std::string limits_text(const CheckLimits& l) {
 
 namespace {
 
-// What the verdict was decided on, said next to it: both sides and the user's extra margin.
+nlohmann::json model_source_json(const ModelSource& s) {
+  return {{"kind", s.kind}, {"path", s.path}, {"read_from", model_source_text(s)}};
+}
+
+// What the verdict was decided on, said next to it: the model's source, both sides and the
+// user's extra margin.
 std::string decision_basis(const CheckOutcome& o) {
   const auto& fit = o.eval.fit;
-  std::string s = "decided on the expected values and on the upper bounds of data/" + o.bounds_source + " (" +
+  std::string s = o.model_id + " from the " + model_source_text(o.model_source) + "; decided on the expected values and on the upper bounds of data/" + o.bounds_source + " (" +
                   std::string(verdict_name(fit.verdict)) + (fit.verdict == Verdict::Marginal ? ": fits on the expected values only" : "") +
                   "); --headroom " + percent(fit.required_headroom, 1) + " extra on needed memory";
   if (fit.required_headroom == 0) s += " (default)";
@@ -131,6 +137,7 @@ nlohmann::json check_json(const CheckOutcome& o) {
             {"required_headroom", o.request.policy.headroom},
             {"warnings", o.warnings},
             {"model", o.model_id},
+            {"model_source", model_source_json(o.model_source)},
             {"engine", o.request.engine},
             {"gpu", {{"id", o.gpu.id}, {"name", o.gpu.name}, {"reported_total_bytes", o.gpu.reported_total.count()},
                      {"reported_basis", std::string(memory_basis_name(o.gpu.reported_basis))}}},
@@ -156,6 +163,7 @@ nlohmann::json check_json(const CheckOutcome& o) {
       {"required_headroom", fit.required_headroom},
       {"warnings", o.warnings},
       {"model", o.model_id},
+      {"model_source", model_source_json(o.model_source)},
       {"engine", o.eval.plan.engine},
       {"engine_version", o.eval.plan.engine_version},
       {"gpu", {{"id", o.gpu.id}, {"name", o.gpu.name}, {"reported_total_bytes", o.gpu.reported_total.count()},

@@ -12,6 +12,7 @@
 
 #include "vramplan/compat/compat.hpp"
 #include "vramplan/plan/batch_range.hpp"
+#include "vramplan/model/spec.hpp"
 #include "vramplan/plan/limits.hpp"
 
 namespace vramplan::plan {
@@ -45,6 +46,7 @@ struct CheckLimits {
 struct CheckOutcome {
   CheckRequest request;
   std::string model_id;
+  ModelSource model_source;  //!< which catalogue entry or file the model was read from
   GpuSpec gpu;
   //! Asked first: when unsupported, `line` says so and no memory was sized (`eval` is empty).
   compat::Verdict compat;

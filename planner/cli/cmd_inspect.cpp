@@ -19,6 +19,7 @@
 #include "vramplan/model/load.hpp"
 #include "vramplan/quant/format.hpp"
 #include "vramplan/quant/precision_plan.hpp"
+#include "vramplan/report/sizes.hpp"
 #include "vramplan/report/table.hpp"
 
 namespace vramplan::cli {
@@ -29,7 +30,7 @@ nlohmann::json opt_bytes(const std::optional<std::uint64_t>& b) {
 }
 
 std::string bytes_cell(const std::optional<std::uint64_t>& b) {
-  return b ? format_gib(Bytes(*b)) : "?";
+  return b ? size_cell(Bytes(*b)) : "?";
 }
 
 //! Runs of equal layer kinds: "full x10, sliding x52" in layer order, grouped by kind.

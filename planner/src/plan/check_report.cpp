@@ -55,7 +55,7 @@ nlohmann::json range_json(const BatchRange& r) {
 
 Table range_table(const BatchRange& r) {
   Table t({{"batch", Align::Right}, {"needs GiB/GPU", Align::Right}, {"spare", Align::Right}, {"verdict", Align::Left},
-           {"est. tok/s", Align::Right}, {"TPOT ms", Align::Right}, {"burst TTFT ms", Align::Right}, {"", Align::Left}});
+           {"est. tok/s", Align::Right}, {"TPOT ms", Align::Right}, {"burst TTFT ms", Align::Right}, {"", Align::Wrap}});
   for (const auto& row : r.rows) {
     std::string mark = row.fits ? "" : "x " + row.breaks;
     if (row.fits && row.batch == r.low) mark = "<- low end";

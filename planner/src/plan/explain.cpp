@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "vramplan/memory/component.hpp"
+#include "vramplan/report/sizes.hpp"
 #include "vramplan/report/table.hpp"
 
 namespace vramplan::plan {
@@ -76,10 +77,11 @@ nlohmann::json explain_json(const CheckOutcome& o, const std::vector<ExplainLine
 }
 
 std::string explain_text(const std::vector<ExplainLine>& lines, bool markdown) {
-  Table t({{"section", Align::Left}, {"name", Align::Left}, {"GiB", Align::Right}, {"upper GiB", Align::Right},
-           {"formula and inputs", Align::Left}});
+  // Text wraps the formulas to the output width; Markdown keeps each on one line (a cell).
+  Table t({{"section", Align::Left}, {"name", Align::Left}, {"size", Align::Right}, {"upper bound", Align::Right},
+           {"formula and inputs", Align::Wrap}});
   for (const auto& l : lines)
-    t.add_row({l.section, l.name, l.bytes ? format_gib(Bytes(l.bytes), 3) : "", l.upper ? format_gib(Bytes(l.upper), 3) : "",
+    t.add_row({l.section, l.name, l.bytes ? size_cell(Bytes(l.bytes), 3) : "", l.upper ? size_cell(Bytes(l.upper), 3) : "",
                l.formula});
   return markdown ? t.render_markdown() : t.render_text();
 }

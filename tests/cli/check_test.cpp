@@ -47,8 +47,9 @@ TEST(CheckCli, FitsExitsZeroWithOneLine) {
   EXPECT_EQ(r.out.rfind("FITS h200 x2 tp2: needs ", 0), 0u) << r.out;
   EXPECT_NE(r.out.find(" GiB per GPU, vLLM holds "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(" of 138.9 GiB; KV pool "), std::string::npos) << r.out;
-  // The verdict, then what it was decided on (the default --headroom said).
-  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 2);
+  // The verdict, then what it was decided on (the default --headroom said) and which model file.
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 3);
+  EXPECT_NE(r.out.find("\nmodel llama-3.1-70b from the config.json "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\ndecided on the expected values and on the upper bounds of data/accuracy_bounds.json (FITS); "
                        "--headroom 0.0% extra on needed memory (default)\n"),
             std::string::npos)

@@ -110,11 +110,10 @@ nlohmann::json model_source_json(const ModelSource& s) {
   return {{"kind", s.kind}, {"path", s.path}, {"read_from", model_source_text(s)}};
 }
 
-// What the verdict was decided on, said next to it: the model's source, both sides and the
-// user's extra margin.
+// What the verdict was decided on, said next to it: both sides and the user's extra margin.
 std::string decision_basis(const CheckOutcome& o) {
   const auto& fit = o.eval.fit;
-  std::string s = o.model_id + " from the " + model_source_text(o.model_source) + "; decided on the expected values and on the upper bounds of data/" + o.bounds_source + " (" +
+  std::string s = "decided on the expected values and on the upper bounds of data/" + o.bounds_source + " (" +
                   std::string(verdict_name(fit.verdict)) + (fit.verdict == Verdict::Marginal ? ": fits on the expected values only" : "") +
                   "); --headroom " + percent(fit.required_headroom, 1) + " extra on needed memory";
   if (fit.required_headroom == 0) s += " (default)";
@@ -212,6 +211,7 @@ std::string check_text(const CheckOutcome& o) {
   for (const auto& w : o.warnings) s += "warning: " + w + "\n";
   if (o.compat.support == compat::Support::Unsupported) return s;
   s += decision_basis(o) + "\n";
+  s += "model " + o.model_id + " from the " + model_source_text(o.model_source) + "\n";
   if (o.limits) s += limits_text(*o.limits);
   if (o.range) s += "\n" + range_table(*o.range).render_text() + "\n" + range_summary(*o.range);
   return s;

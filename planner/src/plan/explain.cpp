@@ -77,12 +77,19 @@ nlohmann::json explain_json(const CheckOutcome& o, const std::vector<ExplainLine
 }
 
 std::string explain_text(const std::vector<ExplainLine>& lines, bool markdown) {
-  // Text wraps the formulas to the output width; Markdown keeps each on one line (a cell).
-  Table t({{"section", Align::Left}, {"name", Align::Left}, {"size", Align::Right}, {"upper bound", Align::Right},
-           {"formula and inputs", Align::Wrap}});
-  for (const auto& l : lines)
-    t.add_row({l.section, l.name, l.bytes ? size_cell(Bytes(l.bytes), 3) : "", l.upper ? size_cell(Bytes(l.upper), 3) : "",
-               l.formula});
+  // Text wraps the formulas to the output width and leaves out the section, which the names
+  // already say (weights.*, kv_*, margin weights*), so 80 columns leave room for the formula;
+  // Markdown keeps every column and each formula on one line (a cell).
+  std::vector<Table::Column> columns = {{"name", Align::Left}, {"size", Align::Right}, {"upper bound", Align::Right},
+                                        {"formula and inputs", Align::Wrap}};
+  if (markdown) columns.insert(columns.begin(), {"section", Align::Left});
+  Table t(columns);
+  for (const auto& l : lines) {
+    std::vector<std::string> row = {l.name, l.bytes ? size_cell(Bytes(l.bytes), 3) : "",
+                                    l.upper ? size_cell(Bytes(l.upper), 3) : "", l.formula};
+    if (markdown) row.insert(row.begin(), l.section);
+    t.add_row(std::move(row));
+  }
   return markdown ? t.render_markdown() : t.render_text();
 }
 

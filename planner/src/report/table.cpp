@@ -32,34 +32,42 @@ std::size_t text_width() { return g_text_width; }
 
 std::vector<std::string> wrap_words(const std::string& text, std::size_t width, std::size_t indent) {
   width = std::max<std::size_t>(width, indent + 8);
-  std::vector<std::string> lines(1);
+  if (display_width(text) <= width) return {text};  // kept as written, runs of spaces included
+  // The text's own leading spaces stay on its first line; runs of spaces between words are kept
+  // within a line ("  basis    bandwidth") and dropped where a line breaks.
+  const std::size_t lead_n = std::min(text.find_first_not_of(' '), text.size());
+  std::vector<std::string> lines{text.substr(0, lead_n)};
   const std::string lead(indent, ' ');
-  std::size_t at = 0;
+  bool fresh = true;    // the current line holds no word yet
+  std::size_t gap = 0;  // spaces between the previous word and this one
+  std::size_t at = lead_n;
   while (at < text.size()) {
     const std::size_t space = text.find(' ', at);
     std::string word = text.substr(at, space == std::string::npos ? std::string::npos : space - at);
     at = space == std::string::npos ? text.size() : space + 1;
+    ++gap;
     if (word.empty()) continue;
     for (;;) {
       std::string& line = lines.back();
+      const std::size_t sep = fresh ? 0 : gap;
       const std::size_t used = display_width(line);
-      const std::size_t need = display_width(word) + (used > 0 && line != lead ? 1 : 0);
-      if (used + need <= width) {
-        line += (used > 0 && line != lead ? " " : "") + word;
+      if (used + sep + display_width(word) <= width) {
+        line += std::string(sep, ' ') + word;
+        fresh = false;
         break;
       }
-      if (used > 0 && line != lead) {  // start a new line and try again
+      if (!fresh || used >= width) {  // start a new line and try again
         lines.push_back(lead);
+        fresh = true;
         continue;
       }
       // A word longer than a whole line: cut it (bytes; the words that long are URLs and paths).
-      const std::size_t room = width - used;
-      line += word.substr(0, room);
-      word = word.substr(room);
+      line += word.substr(0, width - used);
+      word = word.substr(width - used);
       lines.push_back(lead);
     }
+    gap = 0;
   }
-  if (lines.size() > 1 && lines.back() == lead) lines.pop_back();
   return lines;
 }
 

@@ -1,6 +1,8 @@
 // Split GGUF models (llama.cpp gguf-split): every split read, as llama_model_loader reads them.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "support/catalogs.hpp"
 #include "support/gguf_split_writer.hpp"
 #include "support/test_support.hpp"

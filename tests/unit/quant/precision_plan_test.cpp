@@ -101,7 +101,7 @@ TEST(PrecisionPlan, ConfigDtypeLabelsDoNotHideTheQuantizationConfig) {
   for (auto& t : m.tensors) t.stored_format = "bf16";
   m.quantization_config_json = R"({"quant_method": "fp8", "weight_block_size": [128, 128]})";
   const PrecisionPlan plan = plan_precision(m, test::quant_catalog(), {});
-  EXPECT_EQ(plan.scheme.format, "fp8-block");
+  EXPECT_EQ(plan.scheme.format, "fp8-e4m3-block128");
   // q_proj {256,256}: 65,536 fp8 + 2 x 2 tiles x 4 B = 65,552 (as Fp8BlockFromConfigAndIgnoreList).
   EXPECT_EQ(find(plan, m, "model.layers.1.self_attn.q_proj.weight").bytes, 65'552u);
   // With the files' exact bytes the stored formats win again.

@@ -91,6 +91,12 @@ TEST(ModelInput, ABareNameIsACatalogueIdEvenBesideADirectoryOfThatName) {
             std::string::npos)
       << checked.out;
 
+  const auto explained = test::run_cli({"explain", "--gpu", "h100-sxm-80", "--model", "llama-3.1-8b", "--json"}, here);
+  const auto items = nlohmann::json::parse(explained.out)["items"];
+  ASSERT_FALSE(items.empty());
+  EXPECT_EQ(items[0]["section"], "model");
+  EXPECT_EQ(items[0]["formula"], "llama-3.1-8b from the catalogue entry models/llama-3.1-8b.json");
+
   // A bare name the catalogue lacks is not read from the directory either: the error says how.
   dir.write("my-model/config.json", tiny_llama_config_text());
   const auto unknown = test::run_cli({"inspect", "--model", "my-model"}, here);

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "vramplan/memory/component.hpp"
+#include "vramplan/model/load.hpp"
 #include "vramplan/report/sizes.hpp"
 #include "vramplan/report/table.hpp"
 
@@ -19,6 +20,8 @@ std::vector<ExplainLine> explain_lines(const CheckOutcome& o) {
   std::vector<ExplainLine> out;
   const auto& plan = o.eval.plan;
   const auto& fit = o.eval.fit;
+  // Which model every figure below is of: a bare name is a catalogue id, a path a file (model/load.hpp).
+  out.push_back({"model", "model", 0, 0, o.model_id + " from the " + model_source_text(o.model_source)});
   const auto add_parts = [&](const std::string& section, const std::vector<memory::Component>& parts) {
     for (const auto& c : parts) out.push_back({section, c.name, c.bytes.count(), c.bytes.count(), c.explain});
     // The margins apply once to the sum of the components they match (bounds.hpp).

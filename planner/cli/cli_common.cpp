@@ -2,8 +2,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <iostream>
+#include <string_view>
 
+#include "commands.hpp"
 #include "vramplan/core/error.hpp"
 
 namespace vramplan::cli {
@@ -14,8 +17,66 @@ void add_common_options(po::options_description& desc, bool markdown_allowed) {
        markdown_allowed ? "output format: table, json or markdown" : "output format: table or json")
       ("json", po::bool_switch(), "same as --format json")
       ("quiet,q", po::bool_switch(), "no progress output")
-      ("help,h", po::bool_switch(), "show this help");
+      ("help,h", po::bool_switch(), "the main options and two examples")
+      ("help-all", po::bool_switch(), "every option");
 }
+
+namespace {
+
+// Help text is at most kHelpWidth columns, so that it reads in an 80-100 column terminal.
+constexpr std::size_t kHelpWidth = 100;
+
+// `words` laid out greedily in lines of at most kHelpWidth columns: the first line starts with
+// `first`, the others with `next`; `join` ends every line but the last (" \\" for a shell
+// command, so that the wrapped example still pastes as one command).
+std::string wrapped(std::string_view words, std::string_view first, std::string_view next, std::string_view join) {
+  std::string out(first), line(first);
+  std::size_t start = 0;
+  while (start < words.size()) {
+    const std::size_t end = std::min(words.find(' ', start), words.size());
+    const std::string_view word = words.substr(start, end - start);
+    start = end + 1;
+    if (word.empty()) continue;
+    const bool line_empty = line.size() == first.size() || line.size() == next.size();
+    if (!line_empty && line.size() + 1 + word.size() + join.size() > kHelpWidth) {
+      out += std::string(join) + "\n" + std::string(next);
+      line = std::string(next);
+    } else if (!line_empty) {
+      out += ' ';
+      line += ' ';
+    }
+    out += word;
+    line += word;
+  }
+  return out + "\n";
+}
+
+// --help: the command's main options (commands.cpp lists them) on one screen, then two examples;
+// --help-all: every option. Both end with the examples, which run as written.
+void print_help(const std::string& command, const std::string& synopsis, const po::options_description& desc,
+                bool all) {
+  const Command* c = find_command(command);
+  std::cout << wrapped(synopsis, "usage: vramplan " + command + " ", "         ", "");
+  if (c != nullptr) std::cout << "\n" << wrapped(c->summary, "", "", "");
+  std::cout << "\n";
+  if (all || c == nullptr || c->main_options.empty()) {
+    std::cout << desc << "\n";
+  } else {
+    po::options_description main("Main options", kHelpWidth, kHelpWidth / 2);
+    for (const std::string_view name : c->main_options)
+      for (const auto& o : desc.options())
+        if (o->long_name() == name) main.add(o);
+    const std::size_t more = desc.options().size() - main.options().size();
+    std::cout << main << "\n"
+              << more << " more options (engine flags, output, tuning): vramplan " << command << " --help-all\n";
+  }
+  if (c != nullptr && !c->examples.empty()) {
+    std::cout << "\nexamples:\n";
+    for (const std::string_view e : c->examples) std::cout << wrapped(e, "  vramplan ", "      ", " \\");
+  }
+}
+
+}  // namespace
 
 bool parse_args(const std::string& command, const std::string& synopsis,
                 const po::options_description& desc, const std::vector<std::string>& args,
@@ -41,8 +102,9 @@ bool parse_args(const std::string& command, const std::string& synopsis,
     throw Error(ErrorKind::Usage, "vramplan " + command + ": " + e.what() +
                                       " (see 'vramplan " + command + " --help')");
   }
-  if (vm.count("help") && vm["help"].as<bool>()) {
-    std::cout << "usage: vramplan " << command << " " << synopsis << "\n\n" << desc << "\n";
+  const bool help_all = vm.count("help-all") && vm["help-all"].as<bool>();
+  if (help_all || (vm.count("help") && vm["help"].as<bool>())) {
+    print_help(command, synopsis, desc, help_all);
     return false;
   }
   return true;

@@ -20,10 +20,10 @@ struct CommonOptions {
   bool quiet = false;  //!< no progress output (implied by JSON and by a non-terminal stdout)
 };
 
-//! Adds --format, --json, --quiet and --help to a subcommand's options.
+//! Adds --format, --json, --quiet, --help (main options + examples) and --help-all to a subcommand's options.
 void add_common_options(po::options_description& desc, bool markdown_allowed = false);
 
-//! Parses `args` against `desc` (and positional options, if any). Returns false when --help was
+//! Parses `args` against `desc` (and positional options, if any). Returns false when --help or --help-all was
 //! given (help already printed to stdout). Throws Error(Usage) on unknown or malformed options.
 bool parse_args(const std::string& command, const std::string& synopsis,
                 const po::options_description& desc, const std::vector<std::string>& args,

@@ -40,7 +40,10 @@ nlohmann::json gpu_json(const GpuSpec& g) {
   for (const auto& p : g.prices)
     prices.push_back({{"provider", p.provider}, {"offering", p.offering},
                       {"usd_per_gpu_hour", p.usd_per_gpu_hour}, {"pricing", p.pricing},
-                      {"as_of", p.as_of}, {"confidence", p.confidence}, {"source", p.source}});
+                      {"as_of", p.as_of}, {"confidence", p.confidence}, {"source", p.source},
+                      {"gpus_per_lot", p.gpus_per_lot ? nlohmann::json(*p.gpus_per_lot) : nlohmann::json(nullptr)}});
+  nlohmann::json lots = nullptr;
+  if (g.lots) lots = {{"lot_sizes", g.lots->sizes}, {"note", g.lots->note}, {"source", g.lots->source}};
   return {
       {"id", g.id},
       {"name", g.name},
@@ -76,6 +79,8 @@ nlohmann::json gpu_json(const GpuSpec& g) {
       {"tdp_w", optional_number(g.tdp_w)},
       {"mig", mig},
       {"prices", prices},
+      {"lots", lots},
+      {"not_plannable", g.not_plannable.empty() ? nlohmann::json(nullptr) : nlohmann::json(g.not_plannable)},
       {"sources", g.sources},
       {"confidence", g.confidence},
       {"notes", g.notes},
@@ -122,7 +127,10 @@ std::string render_table(const std::vector<GpuSpec>& gpus) {
                {"cc", Align::Left},
                {"MIG", Align::Left}});
   bool any_estimated = false;
+  std::string unplannable;
   for (const auto& g : gpus) {
+    if (!g.not_plannable.empty() && g.kind == GpuKind::Card)
+      unplannable += "  " + g.id + ": " + g.not_plannable + "\n";
     std::string reported = fixed(g.reported_total.gib(), 2);
     if (g.reported_estimated()) {
       reported += " est.";
@@ -139,6 +147,7 @@ std::string render_table(const std::vector<GpuSpec>& gpus) {
   std::string text = table.render_text();
   text += "\nreported GiB = total the CUDA/HIP runtime reports (vLLM's total_gpu_memory); TFLOPS dense.\n";
   if (any_estimated) text += "est. = no measured total found; " + std::string(estimation_rule_text()) + ".\n";
+  if (!unplannable.empty()) text += "listed but not plannable (plan, check, sweep and train refuse them):\n" + unplannable;
   if (gpus.empty()) text += "no GPU matches these filters.\n";
   return text;
 }
@@ -157,11 +166,11 @@ int run_gpus(const std::vector<std::string>& args) {
       ("gpu", po::value<std::string>(), "only these ids, comma-separated (aliases, MIG card/profile, custom:SIZE)")
       ("mig", po::bool_switch(), "list MIG slices only")
       ("all", po::bool_switch(), "list cards and MIG slices")
-      ("vendor", po::value<std::string>(), "only this vendor: nvidia or amd")
+      ("vendor", po::value<std::string>(), "only this vendor: nvidia, amd or intel")
       ("min-memory", po::value<std::string>(), "only GPUs whose reported total is at least SIZE (e.g. 40GiB)");
   add_common_options(desc);
   po::variables_map vm;
-  if (!parse_args("gpus", "[--all | --mig] [--vendor nvidia|amd] [--min-memory SIZE] [--gpu ID[,ID]] [--json]",
+  if (!parse_args("gpus", "[--all | --mig] [--vendor nvidia|amd|intel] [--min-memory SIZE] [--gpu ID[,ID]] [--json]",
                   desc, args, vm))
     return 0;
   const auto opts = read_common_options(vm);
@@ -172,7 +181,7 @@ int run_gpus(const std::vector<std::string>& args) {
   if (vm.count("vendor")) {
     vendor = vm["vendor"].as<std::string>();
     if (vendor != "nvidia" && vendor != "amd" && vendor != "intel")
-      throw_usage("--vendor: expected nvidia or amd, got '" + vendor + "'");
+      throw_usage("--vendor: expected nvidia, amd or intel, got '" + vendor + "'");
   }
   std::optional<Bytes> min_memory;
   if (vm.count("min-memory")) min_memory = parse_bytes(vm["min-memory"].as<std::string>(), "--min-memory");

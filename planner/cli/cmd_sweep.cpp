@@ -56,7 +56,10 @@ nlohmann::json sweep_json(const plan::SweepResult& r, std::size_t top) {
                     {"tokens_per_s", x.tokens_per_s > 0 ? nlohmann::json(x.tokens_per_s) : nlohmann::json(nullptr)},
                     {"tpot_s", x.tpot_s > 0 ? nlohmann::json(x.tpot_s) : nlohmann::json(nullptr)},
                     {"cost_usd", x.cost_usd.empty() ? nlohmann::json(nullptr) : nlohmann::json(x.cost_usd)},
-                    {"price_basis", x.price_basis}, {"compatibility_fallbacks", x.fallbacks}});
+                    {"price_basis", x.price_basis},
+                    {"throughput_scaled_from",
+                     x.throughput_scaled_from.empty() ? nlohmann::json(nullptr) : nlohmann::json(x.throughput_scaled_from)},
+                    {"compatibility_fallbacks", x.fallbacks}});
   }
   for (const auto& m : r.misses)
     misses.push_back({{"model", m.model}, {"weights", m.weights}, {"gpu", m.gpu}, {"tp", m.tp}, {"pp", m.pp}, {"why", m.why},
@@ -72,7 +75,7 @@ std::string sweep_text(const plan::SweepResult& r, std::size_t top, bool markdow
                                      {"held/total GiB", Align::Right}, {"est. tok/s", Align::Right}};
   for (const auto& p : r.periods) cols.push_back({"$ " + p.label, Align::Right});
   Table t(cols);
-  std::set<std::string> bases, fallbacks;
+  std::set<std::string> bases, fallbacks, scaled;
   for (std::size_t i = 0; i < r.rows.size() && i < top; ++i) {
     const auto& x = r.rows[i];
     for (const auto& rule : x.fallbacks) fallbacks.insert(x.gpu + ": " + rule);
@@ -91,6 +94,7 @@ std::string sweep_text(const plan::SweepResult& r, std::size_t top, bool markdow
       cells.push_back(x.cost_usd.empty() ? "-" : fixed(x.cost_usd[k], 0));
     t.add_row(cells);
     if (!x.price_basis.empty()) bases.insert(x.gpu + ": " + x.price_basis);
+    if (!x.throughput_scaled_from.empty()) scaled.insert(x.gpu + ": " + x.throughput_scaled_from);
   }
   std::string s = markdown ? t.render_markdown() : t.render_text();
   // Appended piece by piece: g++ 12 gives a false -Wrestrict on literal + std::string chains.
@@ -110,6 +114,10 @@ std::string sweep_text(const plan::SweepResult& r, std::size_t top, bool markdow
     for (const auto& m : r.misses)
       s += "  " + m.model + " " + m.weights + " " + m.gpu + " tp" + std::to_string(m.tp) +
            (m.pp > 1 ? " pp" + std::to_string(m.pp) : "") + ": " + m.why + "\n";
+  }
+  if (!scaled.empty()) {
+    s += "est. tok/s of MIG slices, scaled from the full card:\n";
+    for (const auto& m : scaled) s += "  " + m + "\n";
   }
   if (!bases.empty()) {
     s += "prices (USD per GPU-hour, indicative):\n";

@@ -1,6 +1,7 @@
 // commands.hpp — the registry of `vramplan` subcommands. Adding a command: write
-// cmd_<name>.cpp with a `int run_<name>(const std::vector<std::string>& args)` and add one line to
-// the table in commands.cpp.
+// cmd_<name>.cpp with a `int run_<name>(const std::vector<std::string>& args)` and add one entry to
+// the table in commands.cpp: its summary, the options `--help` shows (the rest are listed by
+// `--help-all`) and two examples that run as written (tests/cli/help_test.cpp runs them).
 #pragma once
 
 #include <string>
@@ -15,6 +16,8 @@ struct Command {
   std::string_view name;
   std::string_view summary;
   CommandFn run;
+  std::vector<std::string_view> main_options;  //!< long names shown by --help, in this order
+  std::vector<std::string_view> examples;      //!< two command lines, without the leading "vramplan "
 };
 
 const std::vector<Command>& commands();

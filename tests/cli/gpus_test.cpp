@@ -43,7 +43,7 @@ TEST(GpusCommand, JsonHasEveryRequiredKeyOfTheSchema) {
   const auto schema = nlohmann::json::parse(in);
   const auto out = test::run_cli_json({"gpus", "--all", "--json"});
   EXPECT_EQ(out["schema"], "vramplan.gpus/1");
-  EXPECT_GE(out["gpus"].size(), 26u + 40u);  // every card and every MIG slice of data/gpus.json
+  EXPECT_EQ(out["gpus"].size(), 41u + 43u);  // every card and every MIG slice of data/gpus.json
   check_required(schema, schema, out, "");
 }
 
@@ -85,9 +85,46 @@ TEST(GpusCommand, MigAndVendorFilters) {
     EXPECT_EQ(g["kind"], "mig");
   }
   const auto amd = test::run_cli_json({"gpus", "--json", "--vendor", "amd"})["gpus"];
-  ASSERT_EQ(amd.size(), 2u);
+  ASSERT_EQ(amd.size(), 4u);  // file order
   EXPECT_EQ(amd[0]["id"], "mi300x");
   EXPECT_EQ(amd[1]["id"], "mi325x");
+  EXPECT_EQ(amd[2]["id"], "mi355x");
+  EXPECT_EQ(amd[3]["id"], "mi250x");
+  // Intel Gaudi is listed with the reason it cannot be planned.
+  const auto intel = test::run_cli_json({"gpus", "--json", "--vendor", "intel"})["gpus"];
+  ASSERT_EQ(intel.size(), 2u);
+  for (const auto& g : intel) EXPECT_TRUE(g["not_plannable"].is_string()) << g["id"];
+  EXPECT_TRUE(test::run_cli_json({"gpus", "--json", "--gpu", "h100"})["gpus"][0]["not_plannable"].is_null());
+}
+
+TEST(GpusCommand, NotPlannableCardsAreListedAndRefused) {
+  const auto table = test::run_cli({"gpus", "--vendor", "intel"});
+  EXPECT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("listed but not plannable"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("gaudi3: no vramplan engine profile serves Intel Gaudi (HPU)"), std::string::npos)
+      << table.out;
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"plan", "--model", "llama-3.1-8b", "--gpu", "gaudi3"},
+        std::vector<std::string>{"check", "--model", "llama-3.1-8b", "--gpu", "gaudi-3"},
+        std::vector<std::string>{"sweep", "--model", "llama-3.1-8b", "--gpu", "gaudi3,h100", "--tp", "1"}}) {
+    const auto r = test::run_cli(args);
+    EXPECT_EQ(r.exit_code, 2) << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find("GPU 'gaudi3' is listed in the catalogue but cannot be planned: no vramplan engine "
+                         "profile serves Intel Gaudi (HPU)"),
+              std::string::npos)
+        << args[0] << ": " << r.err;
+  }
+}
+
+TEST(GpusCommand, LotsAndOfferSizesFromPricesJson) {
+  // data/prices.json: B200 in lots of 2 or 8 (seed fact); AWS p5.48xlarge quotes are 8-GPU offers.
+  const auto out = test::run_cli_json({"gpus", "--json", "--gpu", "b200,h100"});
+  EXPECT_EQ(out["gpus"][0]["lots"]["lot_sizes"], nlohmann::json::array({2, 8}));
+  EXPECT_FALSE(out["gpus"][0]["lots"]["source"].get<std::string>().empty());
+  EXPECT_TRUE(out["gpus"][1]["lots"].is_null());
+  bool eight = false;
+  for (const auto& q : out["gpus"][1]["prices"]) eight |= q["gpus_per_lot"] == 8;
+  EXPECT_TRUE(eight);
 }
 
 TEST(GpusCommand, GpuListWithAliasMigAndCustom) {

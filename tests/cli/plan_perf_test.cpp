@@ -114,6 +114,31 @@ TEST(PlanPerfCli, EmitRehearsalWritesTheProbeInput) {
   EXPECT_EQ(r["gemms"][2]["n"], 2 * 14336);
 }
 
+TEST(PlanPerfCli, MigSliceThroughputIsScaledFromTheFullCard) {
+  // Before issue 17 a MIG slice said "performance: unknown" (no TFLOPS per profile). 3g.40gb of an
+  // H100 SXM: 3/7 of 989.4 bf16 TFLOPS, 4/8 of 3350 GB/s = 1675 GB/s. Batch 1 is memory-bound: the
+  // ~15.0 GB of streamed bf16 weights (BatchOneDecodeTtftAndKnee: ~3.9 ms at 4800 x 0.8 GB/s) take
+  // 15.0 / (1675 x 0.8) = 11.2 ms, plus the 2.43 ms vllm step overhead of 32 layers: ~13.6 ms.
+  const auto j = plan({"--batch", "1", "--max-model-len", "8192"}, "h100-sxm-80/3g.40gb");
+  const auto& p = j.at("performance");
+  ASSERT_TRUE(p.at("available").get<bool>()) << p.dump();
+  const std::string basis = p.at("basis").get<std::string>();
+  EXPECT_EQ(basis.rfind("MIG 3g.40gb scaled from the full h100-sxm-80: 3/7 of its SMs (tensor rate), 4/8 of its "
+                        "memory slices (bandwidth 3350 GB/s x 4/8)",
+                        0),
+            0u)
+      << basis;
+  EXPECT_NE(basis.find("datasheet 1675 GB/s x 0.8"), std::string::npos) << basis;
+  EXPECT_NE(basis.find("tensor bf16 (3/7 of the card's 989.4): datasheet 424 dense TFLOPS"), std::string::npos) << basis;
+  const double tpot = p.at("decode").at("tpot_s").at("expected").get<double>();
+  EXPECT_GT(tpot, 0.0132);
+  EXPECT_LT(tpot, 0.0142);
+  const auto text = run_cli({"plan", "--model", "llama-3.1-8b", "--gpu", "h100/3g.40gb", "--max-model-len", "8192"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_EQ(text.out.find("performance: unknown"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("basis    MIG 3g.40gb scaled from the full h100-sxm-80"), std::string::npos) << text.out;
+}
+
 TEST(PlanPerfCli, TableShowsPerformanceLines) {
   const auto r = run_cli({"plan", "--model", "llama-3.1-8b", "--gpu", "h200"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -182,3 +182,70 @@ TEST(SweepCli, MigSlicesAreReplicasOnly) {
 
 }  // namespace
 }  // namespace vramplan::test
+
+namespace vramplan::test {
+namespace {
+
+TEST(SweepCli, CatalogueLotsBillB200InPairs) {
+  // data/prices.json "lots": B200 is rented in lots of 2 (or 8-GPU nodes), without any --prices file.
+  ScratchDir dir;
+  const auto model = dir.write("llama-3.1-8b.json", kLlama8bNoRopeScaling).string();
+  const auto r = run_cli({"sweep", "--model", model, "--gpu", "b200", "--tp", "1", "--context", "8192",
+                          "--periods", "1d", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto row = nlohmann::json::parse(r.out)["rows"].at(0);
+  EXPECT_EQ(row["gpus"], 1);
+  EXPECT_EQ(row["billed_gpus"], 2);
+  EXPECT_NE(row["price_basis"].get<std::string>().find("rented in lots of 2 or 8 GPUs"), std::string::npos)
+      << row["price_basis"];
+  // A customer price without lot_sizes keeps the catalogue's lots: 2 x $5 x 24 h = $240.
+  const auto keep = dir.write("keep.json", R"({"schema":"vramplan.prices/1","prices":[{"gpu":"b200","usd_per_gpu_hour":5.0}]})");
+  const auto k = run_cli({"sweep", "--model", model, "--gpu", "b200", "--tp", "1", "--context", "8192",
+                          "--periods", "1d", "--prices", keep.string(), "--json"});
+  ASSERT_EQ(k.exit_code, 0) << k.err;
+  const auto krow = nlohmann::json::parse(k.out)["rows"].at(0);
+  EXPECT_EQ(krow["billed_gpus"], 2);
+  EXPECT_DOUBLE_EQ(krow["cost_usd"][0].get<double>(), 240.0);
+  // lot_sizes [] says the customer rents single GPUs: billed 1, 1 x $5 x 24 h = $120.
+  const auto single = dir.write("single.json",
+                                R"({"schema":"vramplan.prices/1","prices":[{"gpu":"b200","usd_per_gpu_hour":5.0,"lot_sizes":[]}]})");
+  const auto s = run_cli({"sweep", "--model", model, "--gpu", "b200", "--tp", "1", "--context", "8192",
+                          "--periods", "1d", "--prices", single.string(), "--json"});
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  const auto srow = nlohmann::json::parse(s.out)["rows"].at(0);
+  EXPECT_EQ(srow["billed_gpus"], 1);
+  EXPECT_DOUBLE_EQ(srow["cost_usd"][0].get<double>(), 120.0);
+}
+
+TEST(SweepCli, MigSliceHasAThroughputScaledFromItsCard) {
+  ScratchDir dir;
+  const auto model = dir.write("llama-3.1-8b.json", kLlama8bNoRopeScaling).string();
+  const auto r = run_cli({"sweep", "--model", model, "--gpu", "h100-sxm-80/3g.40gb,h100-sxm-80", "--tp", "1",
+                          "--context", "4096", "--batch", "8", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  double slice = 0, card = 0;
+  const auto j = nlohmann::json::parse(r.out);  // kept alive for the loop
+  for (const auto& row : j["rows"]) {
+    ASSERT_TRUE(row["tokens_per_s"].is_number()) << row["gpu"];  // "unknown" before issue 17
+    if (row["gpu"] == "h100-sxm-80/3g.40gb") {
+      slice = row["tokens_per_s"].get<double>();
+      EXPECT_EQ(row["throughput_scaled_from"],
+                "MIG 3g.40gb scaled from the full h100-sxm-80: 3/7 of its SMs (tensor rate), 4/8 of its memory "
+                "slices (bandwidth 3350 GB/s x 4/8)");
+    } else {
+      card = row["tokens_per_s"].get<double>();
+      EXPECT_TRUE(row["throughput_scaled_from"].is_null());
+    }
+  }
+  // Decode at batch 8 is bandwidth-bound: half the bandwidth, at most the card's rate and well
+  // above a third of it (step overheads do not scale).
+  EXPECT_GT(slice, 0.0);
+  EXPECT_LT(slice, card);
+  EXPECT_GT(slice, card / 3);
+  const auto text = run_cli({"sweep", "--model", model, "--gpu", "h100-sxm-80/3g.40gb", "--tp", "1", "--context", "4096"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("est. tok/s of MIG slices, scaled from the full card:"), std::string::npos) << text.out;
+}
+
+}  // namespace
+}  // namespace vramplan::test

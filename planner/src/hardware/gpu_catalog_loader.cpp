@@ -124,7 +124,8 @@ std::map<std::string, std::vector<std::string>> read_sources(const JsonView& ent
 }
 
 PriceQuote read_quote(const JsonView& p) {
-  reject_unknown_keys(p, {"provider", "offering", "usd_per_gpu_hour", "pricing", "as_of", "confidence", "source"});
+  reject_unknown_keys(p, {"provider", "offering", "usd_per_gpu_hour", "pricing", "as_of", "confidence", "source",
+                          "gpus_per_lot"});
   PriceQuote q;
   q.provider = p.req_string("provider");
   q.offering = p.req_string("offering");
@@ -133,7 +134,24 @@ PriceQuote read_quote(const JsonView& p) {
   q.as_of = p.req_string("as_of");
   q.confidence = opt_text(p, "confidence");
   q.source = p.req_string("source");
+  if (const auto lot = opt_count(p, "gpus_per_lot", 1024)) q.gpus_per_lot = static_cast<std::uint64_t>(*lot);
   return q;
+}
+
+// A card's rental lots: {"lot_sizes": [2, 8], "note": "...", "source": "..."}.
+RentalLots read_lots(const JsonView& v) {
+  reject_unknown_keys(v, {"lot_sizes", "note", "source"});
+  RentalLots lots;
+  for (const auto& item : v.at("lot_sizes").items()) {
+    const std::uint64_t size = item.as_u64();
+    if (size == 0 || size > 1024) item.fail("lot size must be between 1 and 1024, got " + std::to_string(size));
+    lots.sizes.push_back(size);
+  }
+  if (lots.sizes.empty()) v.fail_at("lot_sizes", "at least one lot size is required");
+  lots.note = v.req_string("note");
+  lots.source = v.req_string("source");
+  if (lots.source.empty()) v.fail_at("source", "a lot size needs its source");
+  return lots;
 }
 
 DenseTflops read_tflops(const JsonView& entry) {
@@ -161,7 +179,7 @@ GpuSpec read_card(const JsonView& v) {
     reject_unknown_keys(v, {"id", "name", "vendor", "architecture", "memory", "memory_bandwidth_gbps",
                             "tflops_dense", "fp8_support", "fp4_support", "compute_capability",
                             "gfx_target", "interconnect", "tdp_w", "mig_max_instances", "confidence",
-                            "notes", "sources"});
+                            "notes", "sources", "not_plannable"});
     GpuSpec g;
     g.id = id;
     g.kind = GpuKind::Card;
@@ -190,7 +208,7 @@ GpuSpec read_card(const JsonView& v) {
       g.reported_basis = MemoryBasis::Measured;
       g.reported_note = opt_text(mem, "runtime_total_note");
     } else {
-      g.reported_total = estimate_runtime_total(estimation_base(g.physical, g.ecc_carveout));
+      g.reported_total = estimate_card_runtime_total(g.physical, g.ecc_carveout, g.nvidia_smi_total);
       g.reported_basis = MemoryBasis::Estimated;
       g.reported_note = std::string(estimation_rule_text());
     }
@@ -212,6 +230,10 @@ GpuSpec read_card(const JsonView& v) {
     g.mig_max_instances = opt_count(v, "mig_max_instances", 7);
     g.confidence = opt_text(v, "confidence");
     g.notes = opt_text(v, "notes");
+    if (v.has("not_plannable")) {
+      g.not_plannable = v.req_string("not_plannable");
+      if (g.not_plannable.empty()) v.fail_at("not_plannable", "must give the reason");
+    }
     g.sources = read_sources(v, runtime.has_value() || g.nvidia_smi_total.has_value());
     return g;
   });
@@ -235,7 +257,7 @@ GpuSpec read_mig(const JsonView& v, const GpuSpec& parent) {
     if (max_instances == 0 || max_instances > 7)
       v.fail_at("max_instances", "must be between 1 and 7, got " + std::to_string(max_instances));
     g.mig = MigSlice{profile, read_fraction(v, "memory_fraction"), read_fraction(v, "sm_fraction"),
-                     static_cast<int>(max_instances)};
+                     static_cast<int>(max_instances), parent.tflops, parent.bandwidth_gbps};
     g.marketed_gb = v.req_positive("nominal_gb");
     const Fraction mf = g.mig->memory_fraction;
     g.physical = Bytes(checked_mul(parent.physical.count(), mf.num, "MIG memory") / mf.den);
@@ -392,6 +414,15 @@ void GpuCatalog::attach_prices(const std::filesystem::path& prices_json) {
     if (g.kind != GpuKind::Card) root.at("quotes").fail_at(id, "prices are per card; a MIG slice is priced from its card");
     g.prices.clear();
     for (const auto& q : quotes.items()) g.prices.push_back(read_quote(q));
+  }
+  if (const auto lots = root.get("lots")) {
+    for (const auto& [id, entry] : lots->members()) {
+      const auto it = index_.find(id);
+      if (it == index_.end()) lots->fail_at(id, "unknown GPU id '" + id + "' (ids of data/gpus.json)");
+      GpuSpec& g = specs_[it->second];
+      if (g.kind != GpuKind::Card) lots->fail_at(id, "lots are per card; a MIG slice is rented with its card");
+      g.lots = read_lots(entry);
+    }
   }
 }
 

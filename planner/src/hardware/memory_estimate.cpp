@@ -39,9 +39,25 @@ Bytes estimate_runtime_total(Bytes base) {
   return Bytes(estimate / kMiB * kMiB);
 }
 
+Bytes estimate_card_runtime_total(Bytes physical, bool ecc_carveout, std::optional<Bytes> nvidia_smi_total) {
+  const Bytes rule = estimate_runtime_total(estimation_base(physical, ecc_carveout));
+  // NVML's total includes the driver's reservation, so a runtime total is always below it: by
+  // 0.35 GiB (RTX 4090) to 0.90 GiB (B300) on the catalogued cards that have both. 1 GiB is the
+  // rule's own minimum reserve. Without this cap a card that exposes less than its marketed
+  // size (B300: 275040 MiB of 288 GiB) would be over-promised.
+  if (!nvidia_smi_total || nvidia_smi_total->count() <= kGiB) return rule;
+  const Bytes cap((nvidia_smi_total->count() - kGiB) / kMiB * kMiB);
+  return std::min(rule, cap);
+}
+
 std::string_view estimation_rule_text() {
   return "estimated: physical memory (less 1/16 for GDDR with ECC; MIG: its memory fraction) "
-         "minus max(1 GiB, 1.5%), rounded down to a MiB";
+         "minus max(1 GiB, 1.5%), rounded down to a MiB, and at most the nvidia-smi total minus 1 GiB";
+}
+
+void require_plannable(const GpuSpec& gpu) {
+  if (!gpu.not_plannable.empty())
+    throw_usage("GPU '" + gpu.id + "' is listed in the catalogue but cannot be planned: " + gpu.not_plannable);
 }
 
 }  // namespace vramplan

@@ -119,6 +119,7 @@ PlanOutcome run_plan(const PlanRequest& r, const DataRoot& root) {
   const QuantCatalog quant = QuantCatalog::load(root.data_file("quant_formats.json"), root.data_file("quant_schemes.json"));
   const GpuCatalog gpus = GpuCatalog::load(root.data_file("gpus.json"));
   GpuSpec spec = r.gpu == "cpu" ? cpu_host() : gpus.resolve_one(r.gpu);
+  require_plannable(spec);
   if (r.gpu_memory) spec = with_reported_total(spec, *r.gpu_memory);
   PlanOutcome out{load_model(r.model, root), {}, {}, {}, {}, {}, 1, 1, {}};
   out.gpu.id = spec.id;

@@ -61,7 +61,8 @@ PerfHardware perf_hardware_from(const DatasheetFigures& sheet,
              range_text(d.bandwidth_efficiency) + defaults_file;
   } else {
     throw_usage("performance model: no memory bandwidth known for " + sheet.gpu +
-                " (not in the GPU catalogue and no calibration)");
+                " (data/gpus.json gives no sourced figure and no calibration measured one; "
+                "docs/calibration.md)");
   }
 
   const bool flops_measured = measured && measured->tensor_tflops;
@@ -78,7 +79,8 @@ PerfHardware perf_hardware_from(const DatasheetFigures& sheet,
              " dense TFLOPS x " + range_text(d.tensor_efficiency) + defaults_file;
   } else {
     throw_usage("performance model: no " + sheet.tflops_label + " tensor throughput known for " +
-                sheet.gpu + " (not in the GPU catalogue and no calibration)");
+                sheet.gpu + " (data/gpus.json gives no sourced figure and no calibration measured one; "
+                "docs/calibration.md)");
   }
 
   // The probe does not measure the engine's step overhead: always the defaults, as a range.
@@ -115,6 +117,8 @@ PerfHardware perf_hardware_from(const DatasheetFigures& sheet,
              ", " + fmt(d.link_latency_s.expected * 1e6) + " us per all-reduce";
   }
 
+  // A MIG slice's datasheet figures are the card's, scaled: say so before the figures themselves.
+  if (!sheet.scaled_from.empty() && !(bw_measured && flops_measured)) basis = sheet.scaled_from + "; " + basis;
   hw.expected = exp;
   hw.slow = slow;
   hw.fast = fast;
@@ -128,12 +132,21 @@ DatasheetFigures datasheet_figures(const GpuSpec& gpu, std::string_view compute_
   const DtypeRow& row = dtype_row(compute_dtype);
   DatasheetFigures s;
   s.gpu = gpu.id;
-  s.bandwidth_gbps = gpu.bandwidth_gbps;
-  s.tensor_tflops = gpu.tflops.*row.field;
+  s.bandwidth_gbps = gpu.bandwidth_gbps;  // a slice's: the card's x its memory fraction (catalogue)
+  const DenseTflops& tflops = gpu.mig ? gpu.mig->card_tflops : gpu.tflops;
+  s.tensor_tflops = tflops.*row.field;
   s.tflops_label = std::string(row.dtype);
-  if (!s.tensor_tflops && row.dtype == "bf16" && gpu.tflops.fp16) {
-    s.tensor_tflops = gpu.tflops.fp16;
+  if (!s.tensor_tflops && row.dtype == "bf16" && tflops.fp16) {
+    s.tensor_tflops = tflops.fp16;
     s.tflops_label = "bf16 (fp16 figure)";
+  }
+  if (gpu.mig) {
+    // Tensor cores sit in the SMs: a slice with 3 of the card's 7 compute slices has 3/7 of its rate.
+    if (s.tensor_tflops) {
+      s.tflops_label += " (" + gpu.mig->sm_fraction.str() + " of the card's " + fmt(*s.tensor_tflops) + ")";
+      *s.tensor_tflops *= gpu.mig->sm_fraction.value();
+    }
+    s.scaled_from = mig_scaling_note(gpu);
   }
   if (gpu.interconnect.nvlink_gbps) {
     s.link_gbps = *gpu.interconnect.nvlink_gbps / 2;
@@ -146,6 +159,16 @@ DatasheetFigures datasheet_figures(const GpuSpec& gpu, std::string_view compute_
     }
   }
   return s;
+}
+
+std::string mig_scaling_note(const GpuSpec& gpu) {
+  if (!gpu.mig) return "";
+  return "MIG " + gpu.mig->profile + " scaled from the full " + gpu.parent_id + ": " + gpu.mig->sm_fraction.str() +
+         " of its SMs (tensor rate), " + gpu.mig->memory_fraction.str() + " of its memory slices (bandwidth" +
+         (gpu.mig->card_bandwidth_gbps ? " " + fmt(*gpu.mig->card_bandwidth_gbps) + " GB/s x " +
+                                             gpu.mig->memory_fraction.str()
+                                       : std::string()) +
+         ")";
 }
 
 std::optional<MeasuredFigures> measured_figures(const calib::Calibration& cal,

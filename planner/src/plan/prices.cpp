@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <set>
 
 #include "vramplan/core/error.hpp"
 #include "vramplan/io/json_file.hpp"
@@ -34,6 +35,23 @@ std::optional<GpuPrice> catalogue_price(const GpuSpec& g) {
   for (std::size_t i = 0; i < n; ++i)
     p.basis += (i ? "; " : "") + quotes[i]->provider + " $" + fixed2(quotes[i]->usd_per_gpu_hour) + " " + quotes[i]->as_of;
   p.basis += ")";
+  // Lots: the card's own (data/prices.json "lots", e.g. B200 in lots of 2) when given; else the
+  // lots its quoted offers come in (gpus_per_lot, 1 when a quote does not say). One offer that
+  // rents single GPUs means any count can be rented.
+  std::set<std::uint64_t> sizes;
+  if (g.lots) {
+    sizes.insert(g.lots->sizes.begin(), g.lots->sizes.end());
+  } else {
+    for (const PriceQuote* q : quotes) sizes.insert(q->gpus_per_lot.value_or(1));
+  }
+  if (!sizes.count(1)) {
+    p.lot_sizes.assign(sizes.begin(), sizes.end());
+    std::string list;
+    for (const std::uint64_t s : p.lot_sizes) list += (list.empty() ? "" : " or ") + std::to_string(s);
+    p.basis += "; rented in lots of " + list + " GPUs (" +
+               (g.lots ? "data/prices.json lots: " + g.lots->note + ", " + g.lots->source
+                       : std::string("the quoted offers' gpus_per_lot")) + ")";
+  }
   return p;
 }
 
@@ -62,6 +80,7 @@ PriceBook PriceBook::from_catalogue(const GpuCatalog& catalog) {
   for (const auto& g : catalog.all()) {
     if (g.kind == GpuKind::Card) {
       if (auto p = catalogue_price(g)) book.prices_[g.id] = *p;
+      if (g.lots) book.lots_[g.id] = *g.lots;
     } else if (g.mig && g.mig->max_instances > 0) {
       book.mig_[g.id] = {g.parent_id, g.mig->max_instances};
     }
@@ -79,12 +98,6 @@ void PriceBook::apply_file(const std::filesystem::path& file, const GpuCatalog& 
     const std::string id = item.req_string("gpu");
     GpuPrice p;
     p.usd_per_gpu_hour = item.req_positive("usd_per_gpu_hour");
-    if (const auto lots = item.get("lot_sizes"))
-      for (const auto& l : lots->items()) {
-        const std::uint64_t size = l.as_u64();
-        if (size == 0) l.fail("lot size must be >= 1");
-        p.lot_sizes.push_back(size);
-      }
     p.basis = file.filename().string() + (item.opt_string("as_of") ? " as of " + *item.opt_string("as_of") : "") +
               (item.opt_string("source") ? " (" + *item.opt_string("source") + ")" : "");
     std::string canonical;
@@ -92,6 +105,17 @@ void PriceBook::apply_file(const std::filesystem::path& file, const GpuCatalog& 
       canonical = catalog.find(id).id;
     } catch (const Error& e) {
       item.fail_at("gpu", e.what());
+    }
+    if (const auto lots = item.get("lot_sizes")) {
+      // Given (even [] or [1]): the customer's own lots replace the catalogue's.
+      for (const auto& l : lots->items()) {
+        const std::uint64_t size = l.as_u64();
+        if (size == 0) l.fail("lot size must be >= 1");
+        p.lot_sizes.push_back(size);
+      }
+    } else if (const auto it = lots_.find(canonical); it != lots_.end()) {
+      p.lot_sizes = it->second.sizes;
+      p.basis += "; lots from data/prices.json: " + it->second.note;
     }
     // Two entries for one card used to let the last win silently.
     if (const auto [it, fresh] = seen.emplace(canonical, id); !fresh)

@@ -61,7 +61,11 @@ PlanSession::PlanSession(const DataRoot& root, const std::string& model, std::un
 
 GpuSpec PlanSession::device(const std::string& gpu, const std::optional<Bytes>& memory) const {
   if (gpu.empty()) throw_usage("--gpu is required");
-  if (gpu != "cpu") return memory ? with_reported_total(gpus_.resolve_one(gpu), *memory) : gpus_.resolve_one(gpu);
+  if (gpu != "cpu") {
+    GpuSpec spec = gpus_.resolve_one(gpu);
+    require_plannable(spec);
+    return memory ? with_reported_total(std::move(spec), *memory) : spec;
+  }
   // As memory::run_plan: the llama.cpp engine keys its CPU device on the id "cpu".
   if (engine_->name() != "llamacpp")
     throw_usage("--gpu cpu is a CPU-only llama.cpp run; " + std::string(engine_->name()) +

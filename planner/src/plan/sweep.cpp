@@ -19,10 +19,16 @@ std::uint64_t non_kv(const memory::MemoryPlan& p) {
 }
 
 std::vector<GpuSpec> sweep_gpus(const SweepRequest& r, const GpuCatalog& catalog) {
-  if (!r.gpus.empty()) return catalog.resolve(r.gpus);
+  if (!r.gpus.empty()) {
+    std::vector<GpuSpec> named = catalog.resolve(r.gpus);
+    for (const auto& g : named) require_plannable(g);
+    return named;
+  }
+  // Cards the catalogue lists as not plannable (no engine profile serves them) are left out.
   std::vector<GpuSpec> out;
   for (const auto& g : catalog.all())
-    if ((g.kind == GpuKind::Card || r.include_mig) && (!r.min_memory || g.reported_total >= *r.min_memory))
+    if ((g.kind == GpuKind::Card || r.include_mig) && g.not_plannable.empty() &&
+        (!r.min_memory || g.reported_total >= *r.min_memory))
       out.push_back(g);
   return out;
 }
@@ -217,6 +223,7 @@ SweepResult run_sweep(const SweepRequest& r, const DataRoot& root,
                   row.tpot_s = p.tpot_s;
                   row.tokens_per_s = p.tpot_s > 0 ? static_cast<double>(b) / p.tpot_s : 0;
                   row.pipeline_bubble = p.pipeline_bubble;
+                  if (f.rates) row.throughput_scaled_from = perf::mig_scaling_note(gpu);
                   row.fallbacks = fallbacks;
                   if (price) {
                     for (const auto& period : r.periods) {

@@ -50,6 +50,7 @@ TrainPlan plan_training(const TrainRequest& r, const DataRoot& root) {
   const QuantCatalog quant = QuantCatalog::load(root.data_file("quant_formats.json"));
   const GpuCatalog gpus = GpuCatalog::load(root.data_file("gpus.json"));
   GpuSpec gpu = gpus.resolve_one(r.gpu);
+  require_plannable(gpu);
   if (r.gpu_memory) gpu = with_reported_total(gpu, *r.gpu_memory);
   const ModelSpec spec = load_model(r.model, root, quant);
   if (spec.arch.num_layers == 0 || spec.arch.hidden_size == 0)

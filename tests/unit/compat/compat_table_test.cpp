@@ -36,6 +36,8 @@ TEST(CompatTable, EveryEngineGpuAndFormatHasAnAnswer) {
   std::size_t cells = 0;
   for (const auto& engine : memory::engine_registry()) {
     for (const auto& gpu : gpus.all()) {
+      // Cards no engine profile serves (Intel Gaudi) are refused before compatibility is asked.
+      if (!gpu.not_plannable.empty()) continue;
       for (const auto& name : schemes) {
         Query q;
         q.engine = std::string(engine.name);

@@ -48,6 +48,39 @@ TEST(GpuPrices, UnknownIdAndMigIdAreInputErrors) {
   EXPECT_NE(msg.find("/quotes/l4/0"), std::string::npos) << msg;
 }
 
+TEST(GpuPrices, LotsAttachToTheirCards) {
+  GpuCatalog cat = loaded();
+  cat.attach_prices(test::source_dir() / "data" / "prices.json");
+  // The seed fact: B200 is rented in lots of two cards (or whole 8-GPU HGX nodes).
+  const auto& lots = cat.find("b200").lots;
+  ASSERT_TRUE(lots.has_value());
+  EXPECT_EQ(lots->sizes, (std::vector<std::uint64_t>{2, 8}));
+  EXPECT_FALSE(lots->source.empty());
+  EXPECT_FALSE(cat.find("h100-sxm-80").lots.has_value());
+  // 8-GPU HGX offers say so per quote (AWS p5.48xlarge = 8x H100).
+  bool node = false;
+  for (const auto& q : cat.find("h100-sxm-80").prices)
+    node |= q.offering.find("8x H100") != std::string::npos && q.gpus_per_lot == 8u;
+  EXPECT_TRUE(node);
+}
+
+TEST(GpuPrices, BadLotsNameFileAndField) {
+  test::ScratchDir dir;
+  GpuCatalog cat = loaded();
+  auto msg = test::error_message(
+      [&] { cat.attach_prices(dir.write("l1.json", R"({"quotes": {}, "lots": {"b200": {"lot_sizes": [0], "note": "n", "source": "s"}}})")); },
+      ErrorKind::InputFile);
+  EXPECT_NE(msg.find("/lots/b200/lot_sizes/0"), std::string::npos) << msg;
+  msg = test::error_message(
+      [&] { cat.attach_prices(dir.write("l2.json", R"({"quotes": {}, "lots": {"b900": {"lot_sizes": [2], "note": "n", "source": "s"}}})")); },
+      ErrorKind::InputFile);
+  EXPECT_NE(msg.find("unknown GPU id 'b900'"), std::string::npos) << msg;
+  msg = test::error_message(
+      [&] { cat.attach_prices(dir.write("l3.json", R"({"quotes": {}, "lots": {"b200": {"lot_sizes": [2], "note": "n"}}})")); },
+      ErrorKind::InputFile);
+  EXPECT_NE(msg.find("/lots/b200/source"), std::string::npos) << msg;
+}
+
 TEST(GpuPrices, WrongSchemaNamesFileAndField) {
   // docs/errors.md § Catalogue files: quotes must be an object of card id -> list of quotes.
   test::ScratchDir dir;

@@ -131,5 +131,37 @@ TEST(PerfHardware, CatalogueGpuAndCalibrationFile) {
   EXPECT_THROW(perf_hardware_from(custom_gpu("custom:80GiB"), nullptr, "bf16", d), Error);
 }
 
+TEST(PerfHardware, MigSliceIsTheCardScaledByItsFractions) {
+  // NVIDIA publishes no TFLOPS per MIG profile. h100-sxm-80/3g.40gb has 3 of the card's 7 compute
+  // slices and 4 of its 8 memory slices (MIG user guide, data/gpus.json):
+  //   tensor    = 989.4 x 3/7 = 424.028571... dense bf16 TFLOPS
+  //   bandwidth = 3350 x 4/8  = 1675 GB/s
+  // expected rates with the shipped efficiencies: 1675e9 x 0.8 = 1.34e12 B/s,
+  // 424.0286e12 x 0.65 = 275.6186e12 FLOP/s. No NVLink on a slice: PCIe gen 5, 63 GB/s.
+  const PerfDefaults d = shipped_defaults();
+  const GpuCatalog cat = GpuCatalog::load(test::source_dir() / "data" / "gpus.json");
+  const GpuSpec& slice = cat.find("h100-sxm-80/3g.40gb");
+  const DatasheetFigures sheet = datasheet_figures(slice, "bf16", d);
+  EXPECT_DOUBLE_EQ(*sheet.bandwidth_gbps, 1675.0);
+  EXPECT_DOUBLE_EQ(*sheet.tensor_tflops, 989.4 * 3.0 / 7.0);
+  EXPECT_NEAR(*sheet.tensor_tflops, 424.0286, 1e-4);
+  EXPECT_DOUBLE_EQ(*sheet.link_gbps, 63.0);
+  EXPECT_EQ(sheet.scaled_from,
+            "MIG 3g.40gb scaled from the full h100-sxm-80: 3/7 of its SMs (tensor rate), 4/8 of its memory "
+            "slices (bandwidth 3350 GB/s x 4/8)");
+  const PerfHardware hw = perf_hardware_from(slice, nullptr, "bf16", d);
+  EXPECT_DOUBLE_EQ(hw.expected.bandwidth_bytes_per_s, 1675e9 * 0.8);
+  EXPECT_DOUBLE_EQ(hw.expected.tensor_flops_per_s, 989.4e12 * 3.0 / 7.0 * 0.65);
+  EXPECT_EQ(hw.basis.rfind(sheet.scaled_from, 0), 0u) << hw.basis;  // stated first
+  // A 1g slice of the same card: 1/7 of the SMs, 1/8 of the bandwidth (3350 / 8 = 418.75 GB/s);
+  // fp8: 1978.9 x 1/7 = 282.7 TFLOPS.
+  const DatasheetFigures small = datasheet_figures(cat.find("h100-sxm-80/1g.10gb"), "fp8", d);
+  EXPECT_DOUBLE_EQ(*small.bandwidth_gbps, 418.75);
+  EXPECT_DOUBLE_EQ(*small.tensor_tflops, 1978.9 / 7.0);
+  // A card is not scaled and says nothing about MIG.
+  EXPECT_TRUE(datasheet_figures(cat.find("h100-sxm-80"), "bf16", d).scaled_from.empty());
+  EXPECT_TRUE(mig_scaling_note(cat.find("h100-sxm-80")).empty());
+}
+
 }  // namespace
 }  // namespace vramplan::perf

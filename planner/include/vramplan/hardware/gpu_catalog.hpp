@@ -60,12 +60,24 @@ struct MigSlice {
   Fraction memory_fraction;    //!< memory slices (and with them L2 and memory bandwidth)
   Fraction sm_fraction;        //!< compute slices
   int max_instances = 1;       //!< how many of this profile fit on one card
+  // The full card's datasheet figures: the performance model scales them by the fractions above
+  // (perf/hardware_rates.cpp) and says so; the slice's own TFLOPS stay unset (not published).
+  DenseTflops card_tflops;
+  std::optional<double> card_bandwidth_gbps;
 };
 
 //! An indicative rental price, as quoted by a provider on a date.
 struct PriceQuote {
   std::string provider, offering, pricing, as_of, confidence, source;
   double usd_per_gpu_hour = 0;
+  std::optional<std::uint64_t> gpus_per_lot;  //!< the offer rents this many GPUs at once (HGX node: 8)
+};
+
+//! The lots a card is rented in (data/prices.json "lots"): a sourced fact about the card, used
+//! where its quotes do not say otherwise. Empty sizes = any whole number of GPUs.
+struct RentalLots {
+  std::vector<std::uint64_t> sizes;
+  std::string note, source;
 };
 
 struct GpuSpec {
@@ -97,6 +109,10 @@ struct GpuSpec {
   std::optional<MigSlice> mig;           //!< set for MIG slices
 
   std::vector<PriceQuote> prices;
+  std::optional<RentalLots> lots;  //!< from data/prices.json "lots" (attach_prices)
+  //! Why no engine profile of vramplan can plan this card ("" = plannable): listed so that a user
+  //! sees it and the reason, refused by plan / check / sweep / train (require_plannable).
+  std::string not_plannable;
   std::map<std::string, std::vector<std::string>> sources;  //!< figure group -> URLs
   std::string confidence;
   std::string notes;
@@ -112,8 +128,15 @@ struct GpuSpec {
 Bytes estimate_runtime_total(Bytes base);
 //! The base the rule starts from for a card: physical, x 15/16 when ecc_carveout.
 Bytes estimation_base(Bytes physical, bool ecc_carveout);
+//! The rule for a card: estimate_runtime_total(estimation_base(...)), and never more than its
+//! nvidia-smi total less 1 GiB when that total is catalogued (a runtime total sits 0.3-0.9 GiB
+//! under NVML's on every card with both; B300 exposes 268.6 of its 288 GiB, so the marketed size
+//! alone would over-promise 16 GiB).
+Bytes estimate_card_runtime_total(Bytes physical, bool ecc_carveout, std::optional<Bytes> nvidia_smi_total);
 //! One-line description of the rule, for outputs that show an estimated figure.
 std::string_view estimation_rule_text();
+//! Throws Error(Usage) naming the GPU and the reason when the catalogue marks it not plannable.
+void require_plannable(const GpuSpec& gpu);
 
 // The catalogue is read lazily: load() checks the file's structure, the ids, parents and aliases,
 // and each entry is parsed and validated the first time it is looked up (all() parses every

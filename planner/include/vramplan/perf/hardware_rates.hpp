@@ -22,6 +22,7 @@ struct DatasheetFigures {
   std::string tflops_label;                 //!< "bf16", or "bf16 (fp16 figure)" when substituted
   std::optional<double> link_gbps;          //!< GPU-to-GPU, one direction, 10^9 B/s
   std::string link_label;                   //!< "NVLink 900 GB/s total / 2", "PCIe gen 5 x16"
+  std::string scaled_from{};                //!< MIG slice: how its figures derive from the card's
 };
 
 //! Figures measured on the card (a calibration file).
@@ -42,9 +43,15 @@ PerfHardware perf_hardware_from(const DatasheetFigures& sheet,
 //! The datasheet figures of a catalogue GPU for `compute_dtype` ("bf16", "fp16", "fp8", "int8",
 //! "fp4", "tf32", "fp32"). bf16 falls back to the fp16 figure (same tensor-core rate on NVIDIA
 //! since Ampere) and says so in tflops_label. Link: NVLink total / 2 when the card has NVLink,
-//! else the PCIe x16 rate of its generation.
+//! else the PCIe x16 rate of its generation. A MIG slice has no datasheet of its own: its tensor
+//! rate is the card's x its SM fraction, its bandwidth the card's x its memory fraction (the
+//! catalogue's slice bandwidth), and `scaled_from` says so (mig_scaling_note).
 DatasheetFigures datasheet_figures(const GpuSpec& gpu, std::string_view compute_dtype,
                                    const PerfDefaults& defaults);
+
+//! "" for a card; for a MIG slice: "MIG 3g.40gb scaled from the full h100-sxm-80: 3/7 of its SMs
+//! (tensor rate), 4/8 of its memory slices (bandwidth)". Shown with every throughput of a slice.
+std::string mig_scaling_note(const GpuSpec& gpu);
 
 //! The measured figures a calibration holds for `compute_dtype` (read bandwidth, else copy
 //! bandwidth; achieved TFLOPS under the dtype's calibration key, "fp8" -> "fp8_e4m3"). nullopt

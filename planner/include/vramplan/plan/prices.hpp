@@ -2,8 +2,10 @@
 //
 // Indicative prices come from data/prices.json (attached to the GPU catalogue; each quote with
 // provider, date and source): the median of a card's on-demand quotes. A customer's own prices (--prices FILE,
-// schema vramplan.prices/1) replace them per GPU. Hardware sold in lots (e.g. 8-GPU nodes) is
-// billed for the smallest combination of lot sizes that covers the GPUs needed. A MIG slice
+// schema vramplan.prices/1) replace them per GPU. Hardware sold in lots (B200 in lots of 2, an
+// HGX offer as an 8-GPU node) is billed for the smallest combination of lot sizes that covers
+// the GPUs needed: the lots come from data/prices.json ("lots" per card, "gpus_per_lot" per
+// quote), and a --prices entry without lot_sizes keeps the card's catalogue lots. A MIG slice
 // costs its card's price / the number of such slices the card holds (the card is shared).
 #pragma once
 
@@ -42,6 +44,7 @@ class PriceBook {
 
  private:
   std::map<std::string, GpuPrice> prices_;
+  std::map<std::string, RentalLots> lots_;  //!< card id -> the card's lots in data/prices.json
   std::map<std::string, std::pair<std::string, int>> mig_;  //!< slice id -> (card id, slices per card)
 };
 

@@ -58,6 +58,7 @@ struct SweepRow {
   double pipeline_bubble = 0;  //!< idle share of each stage (PP > 1 with fewer micro-batches than stages)
   std::vector<double> cost_usd;  //!< per period; empty = no price
   std::string price_basis;
+  std::string throughput_scaled_from;  //!< MIG slice: perf::mig_scaling_note ("" for a card)
   std::vector<std::string> fallbacks;  //!< compatibility fallback rules that hold (data/compat)
 };
 

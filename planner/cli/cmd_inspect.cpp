@@ -2,6 +2,7 @@
 // per-token parameters, bytes per tensor role at the stored dtype, per-layer sums (--layers).
 // X is a catalogue id, a config.json, a checkpoint directory or a .gguf file.
 // JSON schema vramplan.inspect/1 (docs/schemas/inspect.schema.json).
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -17,6 +18,8 @@
 #include "vramplan/model/inventory.hpp"
 #include "vramplan/model/load.hpp"
 #include "vramplan/quant/format.hpp"
+#include "vramplan/quant/precision_plan.hpp"
+#include "vramplan/report/sizes.hpp"
 #include "vramplan/report/table.hpp"
 
 namespace vramplan::cli {
@@ -27,7 +30,7 @@ nlohmann::json opt_bytes(const std::optional<std::uint64_t>& b) {
 }
 
 std::string bytes_cell(const std::optional<std::uint64_t>& b) {
-  return b ? format_gib(Bytes(*b)) : "?";
+  return b ? size_cell(Bytes(*b)) : "?";
 }
 
 //! Runs of equal layer kinds: "full x10, sliding x52" in layer order, grouped by kind.
@@ -66,7 +69,7 @@ nlohmann::json arch_json(const ModelArch& a) {
 
 std::string text_report(const ModelSpec& spec, const ParamCounts& c,
                         const std::vector<RoleTotals>& roles, const std::optional<std::uint64_t>& total_bytes,
-                        const std::vector<LayerTotals>* layers) {
+                        const std::string& quantized_as, const std::vector<LayerTotals>* layers) {
   const auto& a = spec.arch;
   std::string t;
   auto line = [&](const std::string& k, const std::string& v) { t += k + std::string(14 - std::min<std::size_t>(13, k.size()), ' ') + v + "\n"; };
@@ -102,8 +105,9 @@ std::string text_report(const ModelSpec& spec, const ParamCounts& c,
   if (spec.source.published_params) line("published", format_params(*spec.source.published_params));
   if (c.vision) line("vision", format_params(c.vision) + " (included in total)");
   if (c.mtp) line("mtp", format_params(c.mtp) + " in " + std::to_string(a.mtp_layers) + " layer(s), not in total");
+  const std::string stored = quantized_as.empty() ? "at the stored dtype" : "as stored: " + quantized_as + " (quantization_config)";
   line("weights", total_bytes ? format_gib(Bytes(*total_bytes)) + " (" + format_gb(Bytes(*total_bytes)) +
-                                    ") at the stored dtype, MTP excluded"
+                                    ") " + stored + ", MTP excluded"
                               : std::string("stored dtype unknown (no torch_dtype): see the precision plan"));
   t += "\n";
   Table roles_table({{"role", Align::Left}, {"tensors", Align::Right}, {"params", Align::Right},
@@ -135,6 +139,23 @@ std::string text_report(const ModelSpec& spec, const ParamCounts& c,
   return t;
 }
 
+// A config-only inventory (catalogue entry, config.json) labels every tensor with torch_dtype.
+// With a quantization_config the stored formats are the method's (DeepSeek-V3: fp8 blocks under
+// torch_dtype bfloat16), so each tensor takes the format and bytes the precision plan gives it
+// with no override, as `plan` does. Returns the scheme's name ("" when nothing changed).
+std::string apply_checkpoint_quantization(ModelSpec& spec, const QuantCatalog& formats) {
+  const bool from_file = !spec.tensors.empty() && std::all_of(spec.tensors.begin(), spec.tensors.end(),
+                                                              [](const TensorInfo& t) { return t.stored_bytes.has_value(); });
+  if (from_file || spec.quantization_config_json.empty()) return "";
+  const PrecisionPlan plan = plan_precision(spec, formats, {});
+  for (const auto& p : plan.tensors) {
+    spec.tensors[p.index].stored_format = p.format;
+    spec.tensors[p.index].stored_bytes = p.bytes;
+  }
+  for (const auto& w : plan.warnings) spec.warnings.push_back(w);
+  return plan.weights_precision;
+}
+
 }  // namespace
 
 int run_inspect(const std::vector<std::string>& args) {
@@ -154,9 +175,11 @@ int run_inspect(const std::vector<std::string>& args) {
   if (!vm.count("model")) throw_usage("vramplan inspect: --model is required (see 'vramplan models')");
   LoadOptions load;
   load.hf.assume_llama_like = vm["assume-llama-like"].as<bool>();
+  load.hf.allow_missing_tensors = true;  // inspect shows an incomplete checkpoint (with a warning); plan refuses it
   const auto& root = data_root();
-  const auto spec = load_model(vm["model"].as<std::string>(), root, load);
-  const auto formats = QuantCatalog::load(root.data_file("quant_formats.json"));
+  const auto formats = QuantCatalog::load(root.data_file("quant_formats.json"), root.data_file("quant_schemes.json"));
+  auto spec = load_model(vm["model"].as<std::string>(), root, formats, load);
+  const std::string quantized_as = apply_checkpoint_quantization(spec, formats);
   const auto counts = count_params(spec);
   const auto roles = totals_by_role(spec, formats);
   std::optional<std::uint64_t> total_bytes = std::uint64_t{0};
@@ -194,7 +217,8 @@ int run_inspect(const std::vector<std::string>& args) {
                     {"params", l.params}, {"bytes", opt_bytes(l.bytes)}});
     j["layers"] = lj;
   }
-  emit(opts, j, text_report(spec, counts, roles, total_bytes, with_layers ? &layers : nullptr));
+  j["stored_as"] = quantized_as.empty() ? nlohmann::json(nullptr) : nlohmann::json(quantized_as);
+  emit(opts, j, text_report(spec, counts, roles, total_bytes, quantized_as, with_layers ? &layers : nullptr));
   return 0;
 }
 

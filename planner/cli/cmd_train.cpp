@@ -22,7 +22,7 @@ std::string train_text(const train::TrainPlan& p) {
                   std::string(train::sharding_name(r.sharding)) + ", micro-batch " + std::to_string(r.micro_batch) + " x " +
                   std::to_string(r.seq_len) + " tokens, recompute " + std::string(train::recompute_name(r.recompute)) + ")\n";
   s += "Parameters: " + memory::grouped(p.total_params) + " total, " + memory::grouped(p.trainable_params) + " trainable\n\n";
-  Table t({{"component"}, {"phase"}, {"GiB", Align::Right}, {"formula"}});
+  Table t({{"component"}, {"phase"}, {"GiB", Align::Right}, {"formula", Align::Wrap}});
   for (const auto& c : p.gpu) t.add_row({c.part.name, c.phase, format_gib(c.part.bytes).substr(0, format_gib(c.part.bytes).find(' ')), c.part.explain});
   s += t.render_text();
   s += "\nresident " + format_gib(p.resident) + " + max(forward/backward " + format_gib(p.forward_backward) +

@@ -1,7 +1,11 @@
 // main.cpp — the `vramplan` executable: dispatches to a subcommand and maps errors to exit codes.
 // Every error leaves as one line on stderr ("vramplan: error: ...") and a distinct exit code;
 // with --json the same error is also written to stdout as a vramplan.error/1 object.
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <new>
@@ -13,6 +17,7 @@
 #include "commands.hpp"
 #include "exit_codes.hpp"
 #include "vramplan/core/error.hpp"
+#include "vramplan/report/table.hpp"
 
 namespace {
 
@@ -47,11 +52,26 @@ int report(ErrorKind kind, const std::string& message, bool json) {
   return cli::exit_code_for(kind);
 }
 
+// The width text output is fitted to (README.md § Output width): COLUMNS when it holds a
+// number, else the terminal's width when stdout is one, else 100 (piped output: files and pagers
+// read it as it prints in a terminal of that common width).
+std::size_t output_width() {
+  if (const char* env = std::getenv("COLUMNS")) {
+    char* end = nullptr;
+    const unsigned long n = std::strtoul(env, &end, 10);
+    if (end != env && *end == '\0' && n > 0) return n;
+  }
+  winsize ws{};
+  if (::isatty(STDOUT_FILENO) && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  return 100;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + std::min(argc, 2), argv + argc);
   const bool json = wants_json(args);
+  set_text_width(output_width());
   try {
     if (argc < 2) {
       print_usage(std::cerr);

@@ -10,7 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "support/gguf_writer.hpp"
+#include "support/cli_env.hpp"
+#include "support/gguf_split_writer.hpp"
 #include "support/safetensors_writer.hpp"
 #include "support/test_support.hpp"
 
@@ -30,6 +31,7 @@ struct Row {
   std::vector<File> files;
   int exit_code;
   std::string message;  //!< after "vramplan: error: " ("does not fit": the stdout line); "<dir>" as in args
+  bool in_dir = false;  //!< run with the scratch folder as the working directory
 };
 
 std::string tiny_with(const std::function<void(nlohmann::json&)>& edit) {
@@ -156,6 +158,25 @@ std::vector<Row> rows() {
       st_row("safetensors tensors overlapping",
              test::build_safetensors_raw(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", 8),
              3, "<dir>/model.safetensors: tensor 'b': bytes [4, 8) overlap tensor 'a' [0, 8)"),
+      st_row("safetensors missing a tensor the config describes",
+             test::build_safetensors({{"model.embed_tokens.weight", "BF16", {256, 64}, 32768}}), 3,
+             "<dir>: tensor 'model.layers.0.input_layernorm.weight' of config.json is in no safetensors file (20 tensors "
+             "missing); vLLM refuses such a checkpoint (\"weights were not initialized from checkpoint\"); 'vramplan "
+             "inspect' lists what the files hold"),
+      // --- split GGUF (llama.cpp gguf-split)
+      Row{"later split of a split GGUF", plan_model("<dir>/m-00002-of-00002.gguf"),
+          {{"m-00002-of-00002.gguf", test::build_gguf(test::split_gguf(test::llama_like_gguf(), {0, 10})[1]).bytes}}, 3,
+          "<dir>/m-00002-of-00002.gguf: key 'split.no': this is split 2 of 2; pass the first split "
+          "(...-00001-of-00002.gguf), as llama.cpp requires"},
+      Row{"split GGUF with a split missing", plan_model("<dir>/m-00001-of-00002.gguf"),
+          {{"m-00001-of-00002.gguf", test::build_gguf(test::split_gguf(test::llama_like_gguf(), {0, 10})[0]).bytes}}, 5,
+          "<dir>/m-00002-of-00002.gguf: no such file (split 2 of 2 of <dir>/m-00001-of-00002.gguf)"},
+      // --- a bare name is a catalogue id, even beside a directory of that name
+      Row{"bare name of a checkpoint in the working directory", plan_model("ckpt"),
+          {{"ckpt/config.json", test::read_text(test::fixture("hf/tiny-llama/config.json"))}}, 4,
+          "unknown model 'ckpt'; 'vramplan models' lists the catalogue, or pass a config.json / checkpoint dir / .gguf; "
+          "a bare name is a catalogue id: to read 'ckpt' in the working directory, pass ./ckpt",
+          true},
       Row{"bare .safetensors file as --model", plan_model("<dir>/x.safetensors"),
           {{"x.safetensors", test::build_safetensors({{"a", "BF16", {2}, 4}})}}, 3,
           "<dir>/x.safetensors: is a safetensors file; pass the checkpoint directory that holds it and its config.json"},
@@ -219,7 +240,7 @@ TEST(BadInput, EveryRowGivesItsMessageAndExitCode) {
     }
     std::vector<std::string> args;
     for (const auto& a : row.args) args.push_back(replace_all(a, "<dir>", d));
-    const auto r = test::run_cli(args);
+    const auto r = row.in_dir ? test::run_cli(args, {dir.path(), {}}) : test::run_cli(args);
     EXPECT_EQ(r.exit_code, row.exit_code) << row.input << "\n" << r.err;
     const std::string expected = replace_all(row.message, "<dir>", d);
     if (row.exit_code == 1)  // "does not fit" is a result: its line is on stdout

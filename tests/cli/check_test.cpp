@@ -49,9 +49,10 @@ TEST(CheckCli, FitsExitsZeroWithOneLine) {
   EXPECT_EQ(r.out.rfind("FITS h200 x2 tp2: needs ", 0), 0u) << r.out;
   EXPECT_NE(r.out.find(" GiB per GPU, vLLM holds "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(" of 138.9 GiB; KV pool "), std::string::npos) << r.out;
-  // The verdict, what it was decided on (the default --headroom said), and the command that
-  // starts it as checked.
-  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 3);
+  // The verdict, what it was decided on (the default --headroom said), which model file, and the
+  // command that starts it as checked.
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 4);
+  EXPECT_NE(r.out.find("\nmodel llama-3.1-70b from the config.json "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\nlaunch: vllm serve " + models().llama70b + " --tensor-parallel-size 2 --max-model-len 8192 "),
             std::string::npos)
       << r.out;

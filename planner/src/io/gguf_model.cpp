@@ -356,7 +356,7 @@ ModelSpec model_from_gguf(const GgufFile& f, const QuantCatalog& catalog) {
 }
 
 ModelSpec model_from_gguf_file(const std::filesystem::path& path, const QuantCatalog& catalog) {
-  return model_from_gguf(read_gguf_header(path, catalog), catalog);
+  return model_from_gguf(read_gguf_model(path, catalog), catalog);
 }
 
 }  // namespace vramplan

@@ -13,6 +13,7 @@
 #include "vramplan/perf/perf_defaults.hpp"
 #include "vramplan/quant/format.hpp"
 #include "vramplan/report/table.hpp"
+#include "vramplan/report/sizes.hpp"
 
 namespace vramplan::memory {
 
@@ -228,6 +229,20 @@ std::string range_text(const perf::Range& r, double scale, const char* spec) {
   return num(r.expected * scale, spec) + " [" + num(r.low * scale, spec) + "-" + num(r.high * scale, spec) + "]";
 }
 
+// Each line of `text` wrapped to the output width, continuation lines indented under the value
+// ("  basis    " is 11 characters).
+std::string wrap_performance_lines(const std::string& text) {
+  std::string out;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t end = text.find('\n', at);
+    const std::string line = text.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    out += wrap_paragraph(line, text_width(), line.starts_with("  ") ? 11 : 2) + "\n";
+    at = end == std::string::npos ? text.size() : end + 1;
+  }
+  return out;
+}
+
 std::string performance_text(const PlanPerformance& perf) {
   const auto& q = perf.query;
   if (!perf.estimate) return "performance: unknown - " + perf.unavailable + "\n";
@@ -256,7 +271,8 @@ nlohmann::json plan_json(const PlanOutcome& o) {
       {"engine", p.engine},
       {"engine_version", p.engine_version},
       {"engine_profile", p.engine_profile_note},
-      {"model", {{"id", o.model.id}, {"source", o.model.source.kind}, {"exclusions", o.model.exclusions}}},
+      {"model", {{"id", o.model.id}, {"source", o.model.source.kind}, {"path", o.model.source.path},
+                 {"read_from", model_source_text(o.model.source)}, {"exclusions", o.model.exclusions}}},
       {"gpu", {{"id", o.gpu.id}, {"name", o.gpu.name}, {"count", p.gpu_count}, {"total_bytes", o.gpu.total.count()},
                {"total_source", o.gpu_memory_note}}},
       {"per_gpu",
@@ -288,31 +304,40 @@ nlohmann::json plan_json(const PlanOutcome& o) {
 
 std::string plan_text(const PlanOutcome& o) {
   const auto& p = o.plan;
-  std::string s = "model " + o.model.id + " on " + std::to_string(p.gpu_count) + " x " + o.gpu.name + " (" +
-                  format_gib(o.gpu.total) + " each), engine " + p.engine_profile_note + "\n";
+  // Free text is wrapped to the output width (report/table.hpp text_width); tables wrap their
+  // "how" column the same way.
+  const std::size_t width = text_width();
+  std::string s = wrap_paragraph("model " + o.model.id + " from the " + model_source_text(o.model.source), width, 2) +
+                  "\n" +
+                  wrap_paragraph("on " + std::to_string(p.gpu_count) + " x " + o.gpu.name + " (" + format_gib(o.gpu.total) +
+                                     " each), engine " + p.engine_profile_note,
+                                 width, 2) +
+                  "\n";
   // Will it run? Said before the memory table (data/compat, docs/compatibility.md).
   for (const auto& f : o.compat.findings) s += compat::finding_line(f) + "\n";
   for (const auto& u : o.compat.unchecked) s += "compatibility: " + u + "\n";
   s += "weights " + p.weights_precision + ", compute " + p.compute_precision + "\n\n";
-  Table t({{"component (per GPU)", Align::Left}, {"GiB", Align::Right}, {"how", Align::Left}});
+  Table t({{"component (per GPU)", Align::Left}, {"size", Align::Right}, {"how", Align::Wrap}});
   for (const auto* v : {&p.weights, &p.kv_cache, &p.activation, &p.overhead})
-    for (const auto& c : *v) t.add_row({c.name, format_gib(c.bytes), c.explain});
+    for (const auto& c : *v) t.add_row({c.name, size_cell(c.bytes), c.explain});
   t.add_row({"total", format_gib(p.total_bytes()), ""});
   t.add_row({"capacity", format_gib(p.gpu_total), o.gpu_memory_note});
   const std::int64_t head = p.headroom_bytes();
   t.add_row({"headroom", (head < 0 ? "-" : "") + format_gib(Bytes(static_cast<std::uint64_t>(std::llabs(head)))), ""});
   s += t.render_text() + "\n";
-  s += p.kv.explain + "\n";
+  s += wrap_paragraph(p.kv.explain, width, 2) + "\n";
   char buf[128];
   std::snprintf(buf, sizeof buf, "KV capacity %s tokens, max concurrency %.2f\n",
                 p.kv.capacity_tokens ? std::to_string(*p.kv.capacity_tokens).c_str() : "unknown",
                 p.kv.max_concurrency.value_or(0.0));
   s += buf;
-  s += p.fits ? "fits: yes\n" : "fits: NO - " + p.reason + "\n";
-  for (const auto& n : p.notes) s += "note: " + n + "\n";
-  s += "\n" + performance_text(o.performance);
-  s += "calibration: " + (o.calibration.file ? *o.calibration.file + " (" + o.calibration.selected + ")" : std::string("none")) +
-       "; memory: " + o.calibration.memory + "\n";
+  s += p.fits ? "fits: yes\n" : wrap_paragraph("fits: NO - " + p.reason, width, 6) + "\n";
+  for (const auto& n : p.notes) s += wrap_paragraph("note: " + n, width, 6) + "\n";
+  s += "\n" + wrap_performance_lines(performance_text(o.performance));
+  s += wrap_paragraph("calibration: " + (o.calibration.file ? *o.calibration.file + " (" + o.calibration.selected + ")" : std::string("none")) +
+                          "; memory: " + o.calibration.memory,
+                      width, 2) +
+       "\n";
   return s;
 }
 

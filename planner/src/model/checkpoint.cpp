@@ -4,6 +4,7 @@
 #include <set>
 
 #include "vramplan/core/bytes.hpp"
+#include "vramplan/core/error.hpp"
 #include "vramplan/io/safetensors.hpp"
 #include "vramplan/model/hf_names.hpp"
 
@@ -76,10 +77,22 @@ ModelSpec model_from_checkpoint_dir(const std::filesystem::path& dir, const Quan
       spec.warnings.push_back("tensor '" + t.name + "' is stored in several dtypes; format left open");
     kept.push_back(std::move(t));
   }
+  // vLLM allocates every parameter the model code creates from the config, then refuses to start
+  // when a checkpoint left one unfilled: DefaultModelLoader.track_weights_loading
+  // (vllm/model_executor/model_loader/default_loader.py) raises "Following weights were not
+  // initialized from checkpoint". A plan for such a checkpoint would describe a server that never
+  // starts, so planning refuses it; `inspect` reads it with a warning to show what is there.
+  if (missing > 0 && !options.allow_missing_tensors)
+    throw Error(ErrorKind::InputFile,
+                dir.string() + ": tensor '" + first_missing + "' of config.json is in no safetensors file" +
+                    (missing > 1 ? " (" + std::to_string(missing) + " tensors missing)" : std::string()) +
+                    "; vLLM refuses such a checkpoint (\"weights were not initialized from checkpoint\"); "
+                    "'vramplan inspect' lists what the files hold");
   if (missing > 0)
     spec.warnings.push_back(std::to_string(missing) +
                             " tensor(s) the config describes are not in the safetensors files "
-                            "(first: " + first_missing + "); counted from the files only");
+                            "(first: " + first_missing + "); counted from the files only, and vLLM refuses "
+                            "to load such a checkpoint");
   for (auto& t : extra) kept.push_back(std::move(t));
   spec.tensors = std::move(kept);
   spec.source.kind = "safetensors";

@@ -14,10 +14,15 @@ QuantCatalog quant_formats(const DataRoot& root) {
   return QuantCatalog::load(root.data_file("quant_formats.json"));
 }
 
+// A bare name is a catalogue id; a path says so with a '/', a leading '.' ("./m", "..") or a
+// model file's extension. Catalogue ids hold dots ("qwen2.5-7b", "llama-3.1-8b"), so only the
+// extensions of model files count. Without this rule a file or directory in the working
+// directory named like a catalogue id would silently replace the catalogue model.
 bool looks_like_path(std::string_view what) {
   const std::filesystem::path p(what);
-  return what.find('/') != std::string_view::npos || p.extension() == ".json" ||
-         p.extension() == ".gguf" || what.starts_with(".");
+  const auto ext = p.extension();
+  return what.find('/') != std::string_view::npos || ext == ".json" || ext == ".gguf" ||
+         ext == ".safetensors" || what.starts_with(".");
 }
 
 // Longest path Linux accepts (PATH_MAX); a longer argument is neither a path nor a catalogue id.
@@ -49,6 +54,15 @@ ModelSpec load_with(std::string_view what, const DataRoot& root, const LoadOptio
                 std::to_string(kMaxModelArgument) + ")");
   const std::filesystem::path path(what);
   std::error_code ec;
+  if (!looks_like_path(what)) {
+    try {
+      return load_catalogue_model(root, what, options.hf);
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::UnknownName || !std::filesystem::exists(path, ec)) throw;
+      throw_unknown(std::string(e.what()) + "; a bare name is a catalogue id: to read '" + std::string(what) +
+                    "' in the working directory, pass ./" + std::string(what));
+    }
+  }
   const auto status = std::filesystem::status(path, ec);
   if (std::filesystem::is_directory(status)) {
     const auto config = path / "config.json";
@@ -59,12 +73,18 @@ ModelSpec load_with(std::string_view what, const DataRoot& root, const LoadOptio
     return model_from_checkpoint_dir(path, quant(), options.hf);
   }
   if (std::filesystem::exists(status)) return load_file(path, options.hf, quant);
-  if (looks_like_path(what))
-    throw Error(ErrorKind::Io, std::string(what) + ": no such file or directory");
-  return load_catalogue_model(root, what, options.hf);
+  throw Error(ErrorKind::Io, std::string(what) + ": no such file or directory");
 }
 
 }  // namespace
+
+std::string model_source_text(const ModelSource& s) {
+  if (s.kind == "catalogue") return "catalogue entry models/" + s.path + ".json";
+  if (s.kind == "safetensors") return "checkpoint " + s.path + " (config.json + safetensors headers)";
+  if (s.kind == "gguf") return "GGUF file " + s.path;
+  if (s.kind == "hf-config") return "config.json " + s.path + " (no safetensors read)";
+  return s.kind + " " + s.path;
+}
 
 ModelSpec load_model(std::string_view what, const DataRoot& root, const LoadOptions& options) {
   return load_with(what, root, options, [&] { return quant_formats(root); });

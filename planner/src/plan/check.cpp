@@ -8,6 +8,7 @@
 #include "vramplan/core/text.hpp"
 #include "vramplan/plan/compatibility.hpp"
 #include "vramplan/perf/perf_defaults.hpp"
+#include "vramplan/quant/precision_plan.hpp"
 
 namespace vramplan::plan {
 namespace {
@@ -101,6 +102,7 @@ CheckOutcome run_check(const CheckRequest& req, const DataRoot& root, std::uniqu
   CheckOutcome out;
   out.request = req;
   out.model_id = session.model().id;
+  out.model_source = session.model().source;
   out.gpu = session.device(req.gpu, req.gpu_memory);
   out.bounds = ErrorBounds::load(root.data_file("accuracy_bounds.json")).for_engine(std::string(session.engine().name()));
   out.bounds_source = root.data_file("accuracy_bounds.json").filename().string();
@@ -121,6 +123,12 @@ CheckOutcome run_check(const CheckRequest& req, const DataRoot& root, std::uniqu
     throw_usage("TP " + std::to_string(p.tp) + " is invalid for " + out.model_id + ": " + tc.why);
   if (const std::string why = check_pp(session.model().arch, p.pp); !why.empty()) throw_usage(why);
   out.eval = evaluate(session, s, req.policy, bounds);
+  // A quantization that finds nothing to quantize (mxfp4 on a dense model) is served unquantized:
+  // the verdict stands on the dtype's size, and says so instead of labelling it with the scheme.
+  if (req.weights) {
+    const PrecisionPlan weights = plan_precision(session.model(), session.quant(), {*req.weights, ""});
+    if (!weights.nothing_quantized.empty()) out.warnings.push_back(weights.nothing_quantized);
+  }
   if (!out.eval.capped_context.empty()) out.warnings.push_back(out.eval.capped_context);
   if (out.eval.fit.limit == Limit::Engine && out.eval.fit.expected.kv_pool.count() == 0)
     out.eval.fit.reason = planning_reason(session, s, req, out) + " (" + out.eval.fit.engine + ": " + out.eval.fit.reason + ")";

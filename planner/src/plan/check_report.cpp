@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "vramplan/core/text.hpp"
+#include "vramplan/model/load.hpp"
 #include "vramplan/plan/check.hpp"
 #include "vramplan/plan/compatibility.hpp"
 #include "vramplan/report/table.hpp"
@@ -110,7 +111,7 @@ Table range_table(const CheckOutcome& o) {
                                      {"verdict", Align::Left}, {"est. tok/s", Align::Right}, {"TPOT ms", Align::Right},
                                      {"burst TTFT ms", Align::Right}};
   if (a) cols.push_back({"at " + format_number("%.4g", a->rate_per_s) + " req/s: p99 TTFT / TPOT ms", Align::Right});
-  cols.push_back({"", Align::Left});
+  cols.push_back({"", Align::Wrap});
   Table t(cols);
   for (const auto& row : r.rows) {
     std::string mark = row.fits ? "" : "x " + row.breaks;
@@ -206,6 +207,10 @@ std::string limits_text(const CheckLimits& l) {
 
 namespace {
 
+nlohmann::json model_source_json(const ModelSource& s) {
+  return {{"kind", s.kind}, {"path", s.path}, {"read_from", model_source_text(s)}};
+}
+
 // What the verdict was decided on, said next to it: both sides and the user's extra margin.
 std::string decision_basis(const CheckOutcome& o) {
   const auto& fit = o.eval.fit;
@@ -232,6 +237,7 @@ nlohmann::json check_json(const CheckOutcome& o) {
             {"required_headroom", o.request.policy.headroom},
             {"warnings", o.warnings},
             {"model", o.model_id},
+            {"model_source", model_source_json(o.model_source)},
             {"engine", o.request.engine},
             {"gpu", {{"id", o.gpu.id}, {"name", o.gpu.name}, {"reported_total_bytes", o.gpu.reported_total.count()},
                      {"reported_basis", std::string(memory_basis_name(o.gpu.reported_basis))}}},
@@ -257,6 +263,7 @@ nlohmann::json check_json(const CheckOutcome& o) {
       {"required_headroom", fit.required_headroom},
       {"warnings", o.warnings},
       {"model", o.model_id},
+      {"model_source", model_source_json(o.model_source)},
       {"engine", o.eval.plan.engine},
       {"engine_version", o.eval.plan.engine_version},
       {"gpu", {{"id", o.gpu.id}, {"name", o.gpu.name}, {"reported_total_bytes", o.gpu.reported_total.count()},
@@ -306,6 +313,7 @@ std::string check_text(const CheckOutcome& o) {
   for (const auto& w : o.warnings) s += "warning: " + w + "\n";
   if (o.compat.support == compat::Support::Unsupported) return s;
   s += decision_basis(o) + "\n";
+  s += "model " + o.model_id + " from the " + model_source_text(o.model_source) + "\n";
   if (!o.launch.argv.empty()) s += "launch: " + o.launch.line() + "\n";
   if (!o.launch.note.empty()) s += "  (" + o.launch.note + ")\n";
   if (o.limits) s += limits_text(*o.limits);

@@ -5,6 +5,8 @@
 #include <cstdio>
 
 #include "vramplan/memory/component.hpp"
+#include "vramplan/model/load.hpp"
+#include "vramplan/report/sizes.hpp"
 #include "vramplan/report/table.hpp"
 
 namespace vramplan::plan {
@@ -18,6 +20,8 @@ std::vector<ExplainLine> explain_lines(const CheckOutcome& o) {
   std::vector<ExplainLine> out;
   const auto& plan = o.eval.plan;
   const auto& fit = o.eval.fit;
+  // Which model every figure below is of: a bare name is a catalogue id, a path a file (model/load.hpp).
+  out.push_back({"model", "model", 0, 0, o.model_id + " from the " + model_source_text(o.model_source)});
   const auto add_parts = [&](const std::string& section, const std::vector<memory::Component>& parts) {
     for (const auto& c : parts) out.push_back({section, c.name, c.bytes.count(), c.bytes.count(), c.explain});
     // The margins apply once to the sum of the components they match (bounds.hpp).
@@ -76,11 +80,19 @@ nlohmann::json explain_json(const CheckOutcome& o, const std::vector<ExplainLine
 }
 
 std::string explain_text(const std::vector<ExplainLine>& lines, bool markdown) {
-  Table t({{"section", Align::Left}, {"name", Align::Left}, {"GiB", Align::Right}, {"upper GiB", Align::Right},
-           {"formula and inputs", Align::Left}});
-  for (const auto& l : lines)
-    t.add_row({l.section, l.name, l.bytes ? format_gib(Bytes(l.bytes), 3) : "", l.upper ? format_gib(Bytes(l.upper), 3) : "",
-               l.formula});
+  // Text wraps the formulas to the output width and leaves out the section, which the names
+  // already say (weights.*, kv_*, margin weights*), so 80 columns leave room for the formula;
+  // Markdown keeps every column and each formula on one line (a cell).
+  std::vector<Table::Column> columns = {{"name", Align::Left}, {"size", Align::Right}, {"upper bound", Align::Right},
+                                        {"formula and inputs", Align::Wrap}};
+  if (markdown) columns.insert(columns.begin(), {"section", Align::Left});
+  Table t(columns);
+  for (const auto& l : lines) {
+    std::vector<std::string> row = {l.name, l.bytes ? size_cell(Bytes(l.bytes), 3) : "",
+                                    l.upper ? size_cell(Bytes(l.upper), 3) : "", l.formula};
+    if (markdown) row.insert(row.begin(), l.section);
+    t.add_row(std::move(row));
+  }
   return markdown ? t.render_markdown() : t.render_text();
 }
 

@@ -130,9 +130,13 @@ PrecisionPlan plan_precision(const ModelSpec& model, const QuantCatalog& catalog
   PrecisionPlan plan;
   plan.model_dtype = model_dtype_of(model, catalog, request, plan.warnings);
   const std::optional<CheckpointQuant> cq = checkpoint_quantization(model, catalog);
-  const bool from_file = !model.tensors.empty() &&
-                         std::all_of(model.tensors.begin(), model.tensors.end(),
-                                     [](const TensorInfo& t) { return !t.stored_format.empty(); });
+  // Stored formats are the checkpoint's when a file gave them. A config-only inventory labels
+  // every tensor with torch_dtype, the dtype of the unquantized tensors: when the config also has
+  // a quantization_config, the method's formats are the stored ones (DeepSeek-V3 stores fp8
+  // blocks under torch_dtype bfloat16), so the file formats win only with their exact bytes.
+  const auto has = [&](auto pred) { return !model.tensors.empty() && std::all_of(model.tensors.begin(), model.tensors.end(), pred); };
+  const bool all_bytes = has([](const TensorInfo& t) { return t.stored_bytes.has_value(); });
+  const bool from_file = has([](const TensorInfo& t) { return !t.stored_format.empty(); }) && (all_bytes || !cq);
   WeightScheme& s = plan.scheme;
   if (!request.weights.empty()) {
     s = parse_weight_scheme(request.weights, catalog);
@@ -195,6 +199,17 @@ PrecisionPlan plan_precision(const ModelSpec& model, const QuantCatalog& catalog
 
   const bool any_quantized = std::any_of(plan.tensors.begin(), plan.tensors.end(), [](const auto& p) { return p.quantized; });
   plan.weights_precision = s.name;
+  if (fmt && fmt->quantized && s.rules != "dtype" && !any_quantized && !plan.tensors.empty()) {
+    // As vLLM serves it: a method with nothing to quantize leaves the layers unquantized (e.g.
+    // Mxfp4Config.get_quant_method returns UnquantizedLinearMethod for every Linear layer,
+    // vllm/model_executor/layers/quantization/mxfp4.py). The size is the dtype's, and says so.
+    const std::string why = rules->quantize_only.empty() ? "no tensor has a row its block divides" : rules->only_reason;
+    plan.nothing_quantized = s.name + " quantizes no tensor of this model (" + why + "): the weights stay " + kept +
+                             ", as the engine serves them";
+    plan.warnings.push_back(plan.nothing_quantized);
+    plan.weights_precision = kept + " (" + s.name + " quantized no tensor)";
+    return plan;
+  }
   if (s.kind == SchemeKind::GgufFileType && plan.total_params > 0) {
     const double bpw = static_cast<double>(plan.total_bytes) * 8.0 / static_cast<double>(plan.total_params);
     plan.weights_precision += " (mixed: " + std::to_string(bpw).substr(0, 4) + " bits/weight)";

@@ -20,10 +20,62 @@ std::string pad(const std::string& s, std::size_t width, Align align) {
   const std::size_t w = display_width(s);
   if (w >= width) return s;
   const std::string fill(width - w, ' ');
-  return align == Align::Left ? s + fill : fill + s;
+  return align == Align::Right ? fill + s : s + fill;
 }
 
+std::size_t g_text_width = 100;  // set once by the CLI before any output
+
 }  // namespace
+
+void set_text_width(std::size_t columns) { g_text_width = std::max<std::size_t>(columns, 40); }
+std::size_t text_width() { return g_text_width; }
+
+std::vector<std::string> wrap_words(const std::string& text, std::size_t width, std::size_t indent) {
+  width = std::max<std::size_t>(width, indent + 8);
+  if (display_width(text) <= width) return {text};  // kept as written, runs of spaces included
+  // The text's own leading spaces stay on its first line; runs of spaces between words are kept
+  // within a line ("  basis    bandwidth") and dropped where a line breaks.
+  const std::size_t lead_n = std::min(text.find_first_not_of(' '), text.size());
+  std::vector<std::string> lines{text.substr(0, lead_n)};
+  const std::string lead(indent, ' ');
+  bool fresh = true;    // the current line holds no word yet
+  std::size_t gap = 0;  // spaces between the previous word and this one
+  std::size_t at = lead_n;
+  while (at < text.size()) {
+    const std::size_t space = text.find(' ', at);
+    std::string word = text.substr(at, space == std::string::npos ? std::string::npos : space - at);
+    at = space == std::string::npos ? text.size() : space + 1;
+    ++gap;
+    if (word.empty()) continue;
+    for (;;) {
+      std::string& line = lines.back();
+      const std::size_t sep = fresh ? 0 : gap;
+      const std::size_t used = display_width(line);
+      if (used + sep + display_width(word) <= width) {
+        line += std::string(sep, ' ') + word;
+        fresh = false;
+        break;
+      }
+      if (!fresh || used >= width) {  // start a new line and try again
+        lines.push_back(lead);
+        fresh = true;
+        continue;
+      }
+      // A word longer than a whole line: cut it (bytes; the words that long are URLs and paths).
+      line += word.substr(0, width - used);
+      word = word.substr(width - used);
+      lines.push_back(lead);
+    }
+    gap = 0;
+  }
+  return lines;
+}
+
+std::string wrap_paragraph(const std::string& text, std::size_t width, std::size_t indent) {
+  std::string out;
+  for (const auto& l : wrap_words(text, width, indent)) out += (out.empty() ? "" : "\n") + l;
+  return out;
+}
 
 void Table::add_row(std::vector<std::string> cells) {
   if (cells.size() != columns_.size())
@@ -38,15 +90,36 @@ std::string Table::render_text() const {
     width[c] = display_width(columns_[c].header);
     for (const auto& row : rows_) width[c] = std::max(width[c], display_width(row[c]));
   }
+  // Wrapped columns share what the others leave of text_width() (at least 24 characters each).
+  std::size_t fixed = 0, wrapped = 0;
+  for (std::size_t c = 0; c < columns_.size(); ++c) {
+    if (c) fixed += 2;
+    if (columns_[c].align == Align::Wrap) ++wrapped;
+    else fixed += width[c];
+  }
+  if (wrapped > 0) {
+    const std::size_t share = std::max<std::size_t>(24, (text_width() > fixed ? text_width() - fixed : 0) / wrapped);
+    for (std::size_t c = 0; c < columns_.size(); ++c)
+      if (columns_[c].align == Align::Wrap) width[c] = std::min(width[c], share);
+  }
   std::string out;
   auto line = [&](const std::vector<std::string>& cells) {
-    std::string text;
+    // Each wrapped cell becomes several lines; the other cells sit on the first.
+    std::vector<std::vector<std::string>> parts(cells.size());
+    std::size_t height = 1;
     for (std::size_t c = 0; c < cells.size(); ++c) {
-      if (c) text += "  ";
-      text += pad(cells[c], width[c], columns_[c].align);
+      parts[c] = columns_[c].align == Align::Wrap ? wrap_words(cells[c], width[c]) : std::vector<std::string>{cells[c]};
+      height = std::max(height, parts[c].size());
     }
-    while (!text.empty() && text.back() == ' ') text.pop_back();
-    out += text + "\n";
+    for (std::size_t k = 0; k < height; ++k) {
+      std::string text;
+      for (std::size_t c = 0; c < cells.size(); ++c) {
+        if (c) text += "  ";
+        text += pad(k < parts[c].size() ? parts[c][k] : "", width[c], columns_[c].align);
+      }
+      while (!text.empty() && text.back() == ' ') text.pop_back();
+      out += text + "\n";
+    }
   };
   std::vector<std::string> header;
   for (const auto& col : columns_) header.push_back(col.header);

@@ -108,7 +108,15 @@ TEST(Checkpoint, ExactBytesExtraAndMissingTensors) {
   files.push_back({"model.rotary_emb.inv_freq", "F32", {8}, 32});                   // not in config
   dir.write("model.safetensors", safetensors_bytes(files));
 
-  const auto spec = model_from_checkpoint_dir(dir.path(), formats);
+  // Planning refuses the checkpoint (vLLM would not load it), naming the first missing tensor.
+  EXPECT_EQ(test::error_message([&] { model_from_checkpoint_dir(dir.path(), formats); }, ErrorKind::InputFile),
+            dir.path().string() + ": tensor 'lm_head.weight' of config.json is in no safetensors file; vLLM refuses "
+                                  "such a checkpoint (\"weights were not initialized from checkpoint\"); 'vramplan "
+                                  "inspect' lists what the files hold");
+  // `inspect` reads it with a warning.
+  HfLoadOptions lenient;
+  lenient.allow_missing_tensors = true;
+  const auto spec = model_from_checkpoint_dir(dir.path(), formats, lenient);
   EXPECT_EQ(spec.source.kind, "safetensors");
   ASSERT_EQ(spec.warnings.size(), 1u);
   EXPECT_NE(spec.warnings[0].find("lm_head.weight"), std::string::npos);

@@ -93,6 +93,38 @@ TEST(PrecisionPlan, StoredFormatsWinWhenTheInventoryCameFromAFile) {
   EXPECT_EQ(find(plan, m, "model.norm.weight").format, "fp32");
 }
 
+TEST(PrecisionPlan, ConfigDtypeLabelsDoNotHideTheQuantizationConfig) {
+  // A config-only inventory labels every tensor with torch_dtype (as hf_config does); the
+  // quantization_config still decides the stored format (DeepSeek-V3: fp8 blocks, torch_dtype
+  // bfloat16), since no file gave the bytes.
+  ModelSpec m = tiny_llama();
+  for (auto& t : m.tensors) t.stored_format = "bf16";
+  m.quantization_config_json = R"({"quant_method": "fp8", "weight_block_size": [128, 128]})";
+  const PrecisionPlan plan = plan_precision(m, test::quant_catalog(), {});
+  EXPECT_EQ(plan.scheme.format, "fp8-e4m3-block128");
+  // q_proj {256,256}: 65,536 fp8 + 2 x 2 tiles x 4 B = 65,552 (as Fp8BlockFromConfigAndIgnoreList).
+  EXPECT_EQ(find(plan, m, "model.layers.1.self_attn.q_proj.weight").bytes, 65'552u);
+  // With the files' exact bytes the stored formats win again.
+  for (auto& t : m.tensors) t.stored_bytes = t.elements() * 2;
+  EXPECT_EQ(plan_precision(m, test::quant_catalog(), {}).scheme.kind, SchemeKind::Checkpoint);
+}
+
+TEST(PrecisionPlan, Mxfp4OnADenseModelQuantizesNothingAndSaysSo) {
+  // mxfp4 quantizes MoE experts only (data/quant_schemes.json gpt-oss-mxfp4; vLLM's Mxfp4Config
+  // serves Linear layers unquantized): a dense model keeps its bf16 size, 3,385,856 B as in
+  // DefaultIsTheConfigDtype, and the plan says nothing was quantized.
+  const ModelSpec m = tiny_llama();
+  const PrecisionPlan plan = plan_precision(m, test::quant_catalog(), {"mxfp4", ""});
+  EXPECT_EQ(plan.total_bytes, 3'385'856u);
+  EXPECT_EQ(plan.weights_precision, "bf16 (mxfp4 quantized no tensor)");
+  EXPECT_NE(plan.nothing_quantized.find("mxfp4 quantizes no tensor of this model"), std::string::npos)
+      << plan.nothing_quantized;
+  ASSERT_FALSE(plan.warnings.empty());
+  EXPECT_EQ(plan.warnings.back(), plan.nothing_quantized);
+  // A scheme that quantizes something leaves it empty.
+  EXPECT_TRUE(plan_precision(m, test::quant_catalog(), {"fp8", ""}).nothing_quantized.empty());
+}
+
 TEST(PrecisionPlan, GgufFileTypeFollowsLlamaCppMixture) {
   const ModelSpec m = tiny_llama();
   const PrecisionPlan plan = plan_precision(m, test::quant_catalog(), {"gguf:Q4_K_M", ""});

@@ -82,7 +82,7 @@ struct GgufTensor {
   std::vector<std::uint64_t> ne;  //!< GGUF order: innermost (contiguous row) first
   std::uint32_t type_id = 0;      //!< ggml_type
   std::string format;             //!< QuantFormat name from data/quant_formats.json ("Q4_K")
-  std::uint64_t offset = 0;       //!< relative to the data section
+  std::uint64_t offset = 0;       //!< relative to the data section (of its own split)
   std::uint64_t elements = 0;
   std::uint64_t bytes = 0;        //!< exact stored size (ggml_nbytes)
 };
@@ -90,7 +90,8 @@ struct GgufTensor {
 struct GgufFile {
   std::string path;
   std::uint32_t version = 0;
-  std::uint64_t file_size = 0;
+  std::uint64_t file_size = 0;    //!< all splits together for a split model
+  std::uint64_t splits = 1;       //!< files the model was read from (gguf-split `split.count`)
   std::uint64_t alignment = 32;
   std::uint64_t data_offset = 0;  //!< absolute offset of the data section
   std::vector<GgufKeyValue> metadata;  //!< in file order
@@ -110,6 +111,14 @@ std::optional<std::string_view> llama_ftype_name(std::uint32_t ftype);
 //! Error(InputFile) naming the file, the field/key/tensor and byte offsets; Error(Io) when the
 //! file cannot be read.
 GgufFile read_gguf_header(const std::filesystem::path& path, const QuantCatalog& catalog);
+
+//! A whole model: read_gguf_header of `path`, and when its `split.count` > 1 (llama.cpp's
+//! gguf-split) the tensors of every other split, found by llama.cpp's naming
+//! <prefix>-0000K-of-0000N.gguf (io/gguf_split.cpp). `path` must be the first split. Errors as
+//! read_gguf_header, plus Error(InputFile) for a later split named, a name that does not follow
+//! the pattern, a duplicated tensor or a tensor count that disagrees with `split.tensors.count`,
+//! and Error(Io) for a missing split.
+GgufFile read_gguf_model(const std::filesystem::path& path, const QuantCatalog& catalog);
 
 //! The tensor table and architecture metadata of a GGUF as a ModelSpec (source.kind "gguf"):
 //! tensor names "blk.N.<role>.weight" -> role + layer, shapes outermost-first, stored_format /

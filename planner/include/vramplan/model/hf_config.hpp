@@ -21,6 +21,10 @@ struct HfLoadOptions {
   //! Build an unknown architecture as a Llama-style decoder (with a warning in the spec) instead
   //! of failing with Error(UnknownName).
   bool assume_llama_like = false;
+  //! A checkpoint directory whose safetensors files lack a tensor the config describes is
+  //! refused (Error(InputFile) naming the first one), as vLLM refuses to load it. `inspect`, which
+  //! shows what the files hold, sets this to read such a checkpoint with a warning instead.
+  bool allow_missing_tensors = false;
 };
 
 //! Builds the spec from a parsed config. `origin` names the file in error messages and becomes

@@ -3,9 +3,14 @@
 //   catalogue id          -> models/<id>.json
 //   path to config.json   -> HF config (+ the safetensors headers beside it, when present)
 //   directory             -> its config.json (+ safetensors headers)
-//   path to a .gguf file  -> the GGUF header
+//   path to a .gguf file  -> the GGUF header (every split of a gguf-split model)
+//
+// A bare name (no '/', no leading '.', no .json / .gguf / .safetensors extension) is always a
+// catalogue id, even when a file of that name is in the working directory; a path needs one of
+// those marks ("./my-model"). ModelSpec::source says which was read.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "vramplan/io/data_root.hpp"
@@ -19,6 +24,11 @@ class QuantCatalog;
 struct LoadOptions {
   HfLoadOptions hf;
 };
+
+//! Which source a spec was read from, for every output that names the model: "catalogue entry
+//! models/llama-3.1-8b.json", "checkpoint /m (config.json + safetensors headers)", "GGUF file
+//! /m.gguf", "config.json /m/config.json (no safetensors read)".
+std::string model_source_text(const ModelSource& source);
 
 //! Throws Error(UnknownName) with close catalogue matches when `what` is neither an existing
 //! path nor a catalogue id; Error(Io)/Error(InputFile) for unreadable or malformed files.

@@ -13,7 +13,11 @@
 #include "vramplan/compat/compat.hpp"
 #include "vramplan/plan/batch_at_rate.hpp"
 #include "vramplan/plan/batch_range.hpp"
+<<<<<<< HEAD
 #include "vramplan/plan/launch_command.hpp"
+=======
+#include "vramplan/model/spec.hpp"
+>>>>>>> decisions
 #include "vramplan/plan/limits.hpp"
 
 namespace vramplan::plan {
@@ -51,6 +55,7 @@ struct CheckLimits {
 struct CheckOutcome {
   CheckRequest request;
   std::string model_id;
+  ModelSource model_source;  //!< which catalogue entry or file the model was read from
   GpuSpec gpu;
   //! Asked first: when unsupported, `line` says so and no memory was sized (`eval` is empty).
   compat::Verdict compat;

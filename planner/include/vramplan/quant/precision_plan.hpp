@@ -54,6 +54,9 @@ struct PrecisionPlan {
   std::string weights_precision;  //!< "gptq-4bit-g128 (mixed: 2.1 GiB bf16 kept)"
   std::string compute_precision;  //!< activation dtype: "fp16", "bf16", "fp8 activations, bf16 elsewhere"
   std::vector<std::string> warnings;
+  //! Set (and in `warnings`) when a quantizing scheme found no tensor to quantize, e.g. mxfp4 on
+  //! a dense model: the size is the dtype's, and a decision must say so.
+  std::string nothing_quantized;
 };
 
 PrecisionPlan plan_precision(const ModelSpec& model, const QuantCatalog& catalog, const PrecisionRequest& request);

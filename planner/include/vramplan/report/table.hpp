@@ -6,7 +6,20 @@
 
 namespace vramplan {
 
-enum class Align { Left, Right };
+//! Wrap: left-aligned free text ("how", "formula") that render_text() wraps at spaces so every
+//! line fits text_width(); the other columns keep their widths.
+enum class Align { Left, Right, Wrap };
+
+//! Width (in characters) text output is fitted to. The CLI sets it once at start-up
+//! (cli/main.cpp: COLUMNS, else the terminal's width, else 100); the library default is 100.
+void set_text_width(std::size_t columns);
+std::size_t text_width();
+
+//! `text` broken at spaces into lines of at most `width` characters, the lines after the first
+//! starting with `indent` (a word longer than a line is cut). "" stays one empty line.
+std::vector<std::string> wrap_words(const std::string& text, std::size_t width, std::size_t indent = 0);
+//! wrap_words joined with newlines (no trailing newline).
+std::string wrap_paragraph(const std::string& text, std::size_t width, std::size_t indent = 0);
 
 class Table {
  public:

@@ -10,7 +10,7 @@
 namespace vramplan::llamacpp {
 namespace {
 
-constexpr std::uint64_t kF32 = 4;
+constexpr std::uint64_t kF32ComputeBytes = 4;
 // ggml_backend_buft_get_alignment: the CPU buffer type aligns tensors to 32 B (ggml-cpu
 // TENSOR_ALIGNMENT), CUDA buffers to 128 B (ggml-cuda.cu).
 constexpr std::uint64_t kCpuAlignment = 32, kCudaAlignment = 128;
@@ -29,7 +29,7 @@ ComputeEstimate compute_buffer(const ModelArch& a, const Context& c,
   const ComputeGraph graph = llama_graph(a, c, caches);
   e.graph_nodes = graph.nodes().size();
   e.bytes = gallocr_peak(graph, device == Device::Cuda ? kCudaAlignment : kCpuAlignment);
-  e.logits = checked_mul(checked_mul(a.vocab_size, c.n_ubatch), kF32, "logits");
+  e.logits = checked_mul(checked_mul(a.vocab_size, c.n_ubatch), kF32ComputeBytes, "logits");
   e.explain = "ggml-alloc peak of the " + std::to_string(c.n_ubatch) + "-token graph (" +
               std::to_string(e.graph_nodes) + " nodes, flash attention " + (c.flash_attn ? "on" : "off") +
               ") = " + mib(e.bytes) + "; its largest tensor is the logits " + mib(e.logits) + " (n_vocab " +
@@ -44,14 +44,14 @@ ComputeEstimate compute_buffer(const ModelArch& a, const Context& c,
     for (int leaf : graph.leafs())
       if (graph.tensors()[static_cast<std::size_t>(leaf)].input)
         inputs = checked_add(inputs, graph.tensors()[static_cast<std::size_t>(leaf)].bytes);
-    e.host_bytes = checked_add(inputs, checked_mul(checked_mul(a.hidden_size, c.n_ubatch), kF32));
+    e.host_bytes = checked_add(inputs, checked_mul(checked_mul(a.hidden_size, c.n_ubatch), kF32ComputeBytes));
   }
   return e;
 }
 
 std::uint64_t output_buffer_bytes(const ModelArch& a, const Context& c) {
   // llama_context reserves logits for n_seq_max outputs at creation (output_reserve).
-  return checked_mul(checked_mul(a.vocab_size, c.n_seq_max), kF32, "output buffer");
+  return checked_mul(checked_mul(a.vocab_size, c.n_seq_max), kF32ComputeBytes, "output buffer");
 }
 
 }  // namespace vramplan::llamacpp

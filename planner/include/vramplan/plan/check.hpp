@@ -13,11 +13,8 @@
 #include "vramplan/compat/compat.hpp"
 #include "vramplan/plan/batch_at_rate.hpp"
 #include "vramplan/plan/batch_range.hpp"
-<<<<<<< HEAD
-#include "vramplan/plan/launch_command.hpp"
-=======
 #include "vramplan/model/spec.hpp"
->>>>>>> decisions
+#include "vramplan/plan/launch_command.hpp"
 #include "vramplan/plan/limits.hpp"
 
 namespace vramplan::plan {

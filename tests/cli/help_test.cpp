@@ -1,5 +1,5 @@
 // Every subcommand's --help fits one screen (at most 40 lines of at most 100 columns), names only
-// options the command has, and ends with two examples that run as written (exit 0).
+// options the command has, and ends with two examples that run as written (exit 0) from the source tree.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -80,7 +80,8 @@ TEST(Help, EveryExampleRunsAsWritten) {
     for (const auto example : c.examples) {
       // Examples are plain words: nothing a shell would treat specially, so they paste as they are.
       EXPECT_EQ(example.find_first_of("\"'<>|&;$*"), std::string_view::npos) << example;
-      const auto r = run_cli(words_of(example));
+      // From the source tree: `reconcile` examples name a log under tests/fixtures.
+      const auto r = run_cli(words_of(example), source_dir());
       EXPECT_EQ(r.exit_code, 0) << "vramplan " << example << "\n" << r.err;
     }
   }

@@ -1,0 +1,206 @@
+// An engine's start-up log against the plan of the same configuration (plan/reconcile.hpp).
+#include "vramplan/plan/reconcile.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <filesystem>
+
+#include "vramplan/core/error.hpp"
+#include "vramplan/core/text.hpp"
+#include "vramplan/model/catalogue.hpp"
+#include "vramplan/plan/bounds.hpp"
+
+namespace vramplan::plan {
+
+namespace {
+
+// vLLM prints memory with two decimals (GiB): half a unit of the last place is print rounding,
+// allowed on top of every bound.
+constexpr double kReconcilePrintRounding = 0.005;
+
+// One compared component: the logged figure, the planned figure (engine_view key of the vLLM
+// plan, memory/vllm_engine.cpp), the accuracy-bound prefix, and the likely cause of a difference
+// beyond the bound (what the accuracy records found behind the largest errors, docs/accuracy.md).
+struct ReconcileComponent {
+  const char* name;
+  std::optional<LoggedSize> EngineLog::*figure;
+  const char* view_key;
+  const char* bound_prefix;
+  const char* cause;
+};
+
+constexpr std::array<ReconcileComponent, 5> kReconcileComponents = {{
+    {"weights", &EngineLog::weights, "weights_gib", "weights",
+     "the checkpoint is not the planned one (another revision, quantization, extra tensors such as a vision tower "
+     "or MTP head): pass its config.json or directory with --model"},
+    {"activation peak", &EngineLog::activation, "activation_peak_gib", "activation",
+     "the profile run differs: max_num_batched_tokens / max_num_seqs, a multimodal encoder profile, or a "
+     "sampler / attention backend the fitted law was not measured on"},
+    {"non-torch", &EngineLog::non_torch, "non_torch_gib", "overhead.non_torch",
+     "NCCL / custom all-reduce buffers (TP > 1) or a driver / CUDA version whose context differs from the profile's"},
+    {"CUDA graphs", &EngineLog::cuda_graphs, "cuda_graph_gib", "overhead.cuda_graphs",
+     "other capture sizes (cudagraph_capture_sizes, max_num_seqs), enforce-eager, or an attention backend "
+     "(MLA) whose graphs the dense law does not describe"},
+    {"KV cache", &EngineLog::kv_cache, "kv_cache_gib", nullptr,
+     "follows from the rows above (KV = total x utilization - weights - activation - non-torch), or a GPU total / "
+     "gpu_memory_utilization other than the log's"},
+}};
+
+double reconcile_margin_gib(const ErrorBounds& bounds, const char* prefix, double planned_gib) {
+  const auto* m = bounds.margin_for(prefix);
+  if (!m) return 0;
+  return m->relative * planned_gib + Bytes(m->absolute).gib();
+}
+
+std::string reconcile_bound_source(const ErrorBounds& bounds, const char* prefix) {
+  const auto* m = bounds.margin_for(prefix);
+  return m ? "data/accuracy_bounds.json " + m->engine + " " + m->prefix : "no bound recorded for this engine (print rounding only)";
+}
+
+double view_number(const nlohmann::json& view, const char* key) {
+  return view.contains(key) && view.at(key).is_number() ? view.at(key).get<double>() : 0.0;
+}
+
+const std::array<std::string_view, 4> kTunedSuffixes = {"-instruct", "-it", "-hf", "-chat"};
+
+}  // namespace
+
+std::size_t Reconciliation::outside() const {
+  std::size_t n = 0;
+  for (const auto& r : rows) n += r.outside ? 1 : 0;
+  return n;
+}
+
+std::optional<std::string> catalogue_id_for(const std::string& hf_id, const std::vector<std::string>& ids) {
+  std::string name = to_lower(hf_id);
+  if (const auto slash = name.find_last_of('/'); slash != std::string::npos) name = name.substr(slash + 1);
+  auto known = [&](const std::string& id) { return std::find(ids.begin(), ids.end(), id) != ids.end(); };
+  for (std::string candidate : {name, name.starts_with("meta-") ? name.substr(5) : name}) {
+    if (known(candidate)) return candidate;
+    for (const auto suffix : kTunedSuffixes)
+      if (candidate.ends_with(suffix) && known(candidate.substr(0, candidate.size() - suffix.size())))
+        return candidate.substr(0, candidate.size() - suffix.size());
+  }
+  return std::nullopt;
+}
+
+Reconciliation reconcile(const EngineLog& log, const ReconcileOptions& options, const DataRoot& root) {
+  Reconciliation r;
+  r.log = log;
+  auto& q = r.request;
+  q.engine = log.engine + (log.engine_version.empty() ? "" : "@" + log.engine_version);
+  // The model: --model, else the catalogue entry the log's model names.
+  if (options.model) {
+    q.model = *options.model;
+    r.model_basis = "--model";
+  } else if (log.model.empty()) {
+    throw_usage(log.origin + ": the log does not name the model; pass --model (catalogue id, config.json or checkpoint dir)");
+  } else if (std::filesystem::is_regular_file(log.model) || std::filesystem::is_directory(log.model)) {
+    q.model = log.model;
+    r.model_basis = "the log's model path";
+  } else {
+    const auto ids = catalogue_ids(root);
+    const auto id = catalogue_id_for(log.model, ids);
+    if (!id) {
+      std::string close;
+      for (const auto& c : closest_ids(to_lower(log.model.substr(log.model.find_last_of('/') + 1)), ids, 3))
+        close += (close.empty() ? "" : ", ") + c;
+      throw Error(ErrorKind::UnknownName, log.origin + ": model '" + log.model +
+                                              "' is not in the catalogue (closest: " + close +
+                                              "); pass --model with a catalogue id, config.json or checkpoint dir");
+    }
+    q.model = *id;
+    r.model_basis = "catalogue id '" + *id + "' for '" + log.model + "'";
+  }
+  // The GPU: --gpu with the log's total, else a custom card of the log's total.
+  if (log.gpu_total) q.gpu_memory = log.gpu_total->bytes;
+  if (options.gpu) {
+    q.gpu = *options.gpu;
+    r.gpu_basis = "--gpu" + std::string(log.gpu_total ? ", total from log line " + std::to_string(log.gpu_total->line) : "");
+  } else if (log.gpu_total) {
+    q.gpu = "custom:" + std::to_string(log.gpu_total->bytes.count()) + "B";
+    r.gpu_basis = "custom card of the total on log line " + std::to_string(log.gpu_total->line) + " (--gpu names the card)";
+  } else {
+    throw_usage(log.origin + ": the log does not print the GPU total (vLLM prints it at DEBUG level); pass --gpu");
+  }
+  for (const auto& [k, v] : log.args) q.args[k] = v;
+  r.outcome = memory::run_plan(q, root);
+
+  const auto bounds = ErrorBounds::load(root.data_file("accuracy_bounds.json")).for_engine(log.engine);
+  const auto& view = r.outcome.plan.engine_view;
+  // KV is what the budget leaves after the components sized before it: its bound is theirs.
+  double kv_bound = kReconcilePrintRounding;
+  for (const auto& c : kReconcileComponents)
+    if (c.bound_prefix && std::string_view(c.bound_prefix) != "overhead.cuda_graphs")
+      kv_bound += reconcile_margin_gib(bounds, c.bound_prefix, view_number(view, c.view_key));
+  for (const auto& c : kReconcileComponents) {
+    const auto& figure = log.*(c.figure);
+    if (!figure) continue;
+    ReconcileRow row;
+    row.component = c.name;
+    row.unit = "GiB";
+    row.logged = figure->bytes.gib();
+    row.planned = view_number(view, c.view_key);
+    row.line = figure->line;
+    if (c.bound_prefix) {
+      row.bound = reconcile_margin_gib(bounds, c.bound_prefix, row.planned) + kReconcilePrintRounding;
+      row.bound_source = reconcile_bound_source(bounds, c.bound_prefix);
+    } else {
+      row.bound = kv_bound;
+      row.bound_source = "sum of the weights, activation and non-torch bounds (the pool is what they leave)";
+    }
+    row.outside = std::fabs(row.difference()) > row.bound;
+    if (row.outside) row.likely_cause = c.cause;
+    r.rows.push_back(std::move(row));
+  }
+  // Tokens and concurrency scale with the pool: their bound is the KV bound in proportion.
+  const double kv_gib = view_number(view, "kv_cache_gib");
+  const double scale = kv_gib > 0 ? kv_bound / kv_gib : 0;
+  auto scaled_row = [&](const char* name, const char* unit, double logged, double planned, std::size_t line) {
+    ReconcileRow row;
+    row.component = name;
+    row.unit = unit;
+    row.logged = logged;
+    row.planned = planned;
+    row.line = line;
+    row.bound = scale * planned + (std::string_view(unit) == "x" ? 0.005 : 1.0);
+    row.bound_source = "the KV cache bound in proportion";
+    row.outside = std::fabs(row.difference()) > row.bound;
+    if (row.outside)
+      row.likely_cause = "follows from the KV cache row, or another block size / KV dtype / max_model_len than the log's";
+    r.rows.push_back(std::move(row));
+  };
+  std::size_t kv_line = log.kv_cache ? log.kv_cache->line : 0;
+  if (log.kv_tokens)
+    scaled_row("KV tokens", "tokens", static_cast<double>(*log.kv_tokens), view_number(view, "kv_cache_tokens"), kv_line);
+  if (log.max_concurrency)
+    scaled_row("max concurrency", "x", *log.max_concurrency, view_number(view, "max_concurrency"), kv_line);
+  return r;
+}
+
+nlohmann::json reconcile_json(const Reconciliation& r) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& x : r.rows) {
+    nlohmann::json j = {{"component", x.component},   {"unit", x.unit},
+                        {"logged", rounded(x.logged, 4)}, {"planned", rounded(x.planned, 4)},
+                        {"difference", rounded(x.difference(), 4)}, {"difference_pct", rounded(x.difference_pct(), 2)},
+                        {"bound", rounded(x.bound, 4)}, {"bound_source", x.bound_source},
+                        {"outside_bound", x.outside}, {"log_line", x.line}};
+    if (x.outside) j["likely_cause"] = x.likely_cause;
+    rows.push_back(std::move(j));
+  }
+  nlohmann::json args = nlohmann::json::object();
+  for (const auto& [k, v] : r.request.args) args[k] = v;
+  return {{"schema", "vramplan.reconcile/1"},
+          {"log", {{"file", r.log.origin}, {"engine", r.log.engine}, {"engine_version", r.log.engine_version},
+                   {"model", r.log.model}, {"lines", r.log.lines}, {"lines_recognised", r.log.recognised}}},
+          {"planned_as",
+           {{"model", r.request.model}, {"model_basis", r.model_basis}, {"gpu", r.request.gpu}, {"gpu_basis", r.gpu_basis},
+            {"gpu_total_gib", rounded(r.outcome.gpu.total.gib(), 4)}, {"engine", r.outcome.plan.engine},
+            {"engine_version", r.outcome.plan.engine_version}, {"engine_args", args}, {"tp", r.outcome.tp}, {"pp", r.outcome.pp}}},
+          {"components", rows},
+          {"outside_bound", r.outside()}};
+}
+
+}  // namespace vramplan::plan

@@ -48,7 +48,7 @@ int run_reconcile(const std::vector<std::string>& args) {
   po::options_description desc("Options");
   desc.add_options()
       ("log", po::value<std::string>(), "the engine's start-up log (vLLM V1 0.10 - 0.19)")
-      ("model", po::value<std::string>(), "model to plan instead of the one the log names (catalogue id, config.json, dir)")
+      ("model", po::value<std::string>(), "model to plan instead of the log's (catalogue id, config.json, dir)")
       ("gpu", po::value<std::string>(), "GPU catalogue id (default: a custom card of the total the log prints)");
   add_common_options(desc);
   po::variables_map vm;

@@ -57,7 +57,7 @@ std::string error_message(const std::function<void()>& f, ErrorKind expected) {
   return "";
 }
 
-CliResult run_cli(const std::vector<std::string>& args, const std::filesystem::path& cwd) {
+CliResult run_cli(const std::vector<std::string>& args) {
   ScratchDir scratch;
   const auto out_path = scratch.path() / "stdout";
   const auto err_path = scratch.path() / "stderr";
@@ -68,7 +68,6 @@ CliResult run_cli(const std::vector<std::string>& args, const std::filesystem::p
     const int err_fd = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     const int in_fd = open("/dev/null", O_RDONLY);
     if (out_fd < 0 || err_fd < 0 || in_fd < 0) _exit(127);
-    if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(127);
     dup2(in_fd, 0);
     dup2(out_fd, 1);
     dup2(err_fd, 2);

@@ -47,9 +47,8 @@ struct CliResult {
 //! returns the error's message for further checks.
 std::string error_message(const std::function<void()>& f, ErrorKind expected);
 
-//! Runs the built vramplan executable with `args` (no shell interpretation), in `cwd` when given
-//! (examples that name files of the source tree run from source_dir()).
-CliResult run_cli(const std::vector<std::string>& args, const std::filesystem::path& cwd = {});
+//! Runs the built vramplan executable with `args` (no shell interpretation).
+CliResult run_cli(const std::vector<std::string>& args);
 
 //! run_cli with "--json" added (unless given), expecting `expected_exit`; the parsed stdout, or {}
 //! when it is empty (the failure is then reported by the exit-code expectation).

@@ -63,8 +63,8 @@ EngineLog parse_engine_log(std::string_view text, std::string_view origin) {
   if (!reader) {
     if (first_nonempty == 0) throw UnrecognisedLog(std::string(origin) + ": empty log, no recognised start-up lines");
     throw UnrecognisedLog(
-                std::string(origin) + ":" + std::to_string(first_nonempty) + ": not a line of a vLLM start-up log (the formats reconcile reads): '" +
-                    excerpt(first_text, 60) + "'");
+                std::string(origin) + ":" + std::to_string(first_nonempty) + ": not a line of a vLLM start-up log (the formats reconcile reads): " +
+                    excerpt(first_text, 60));
   }
   if (!out.has_figures())
     throw UnrecognisedLog(

@@ -48,8 +48,10 @@ std::optional<std::string_view> vllm_message(std::string_view line) {
 }
 
 [[noreturn]] void vllm_bad_figure(const EngineLog& out, std::size_t number, std::string_view what, std::string_view text) {
+  while (!what.empty() && (what.back() == ' ' || what.back() == ':')) what.remove_suffix(1);
+  while (!what.empty() && (what.front() == ' ' || what.front() == ',')) what.remove_prefix(1);
   throw Error(ErrorKind::InputFile, out.origin + ":" + std::to_string(number) + ": " + std::string(what) +
-                                        ": cannot read '" + excerpt(text, 40) + "'");
+                                        ": cannot read " + excerpt(text, 40));
 }
 
 // "58.11 GiB", "17.12GiB": a decimal number and a binary unit, as vLLM prints memory.
@@ -241,6 +243,7 @@ void vllm_read_line(std::string_view line, std::size_t number, EngineLog& out) {
     // vllm/v1/core/kv_cache_utils.py _report_kv_cache_config
     const auto tokens = vllm_count(m.substr(19));
     if (!tokens) vllm_bad_figure(out, number, "GPU KV cache size", m.substr(19));
+    if (!out.kv_tokens) out.kv_tokens_line = number;
     vllm_keep_first(out.kv_tokens, *tokens, out);
   } else if (m.starts_with("Maximum concurrency for ")) {
     const auto n = vllm_count(m.substr(24));
@@ -252,6 +255,7 @@ void vllm_read_line(std::string_view line, std::size_t number, EngineLog& out) {
     if (!out.max_concurrency) {
       out.max_concurrency = x;
       out.concurrency_tokens = *n;
+      out.concurrency_line = number;
     }
     ++out.recognised;
   } else if (m.starts_with("Graph capturing finished")) {

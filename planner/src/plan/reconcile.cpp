@@ -120,7 +120,7 @@ Reconciliation reconcile(const EngineLog& log, const ReconcileOptions& options, 
     r.gpu_basis = "--gpu" + std::string(log.gpu_total ? ", total from log line " + std::to_string(log.gpu_total->line) : "");
   } else if (log.gpu_total) {
     q.gpu = "custom:" + std::to_string(log.gpu_total->bytes.count()) + "B";
-    r.gpu_basis = "custom card of the total on log line " + std::to_string(log.gpu_total->line) + " (--gpu names the card)";
+    r.gpu_basis = "a custom card of the log's total, line " + std::to_string(log.gpu_total->line) + "; --gpu names the card";
   } else {
     throw_usage(log.origin + ": the log does not print the GPU total (vLLM prints it at DEBUG level); pass --gpu");
   }
@@ -171,11 +171,10 @@ Reconciliation reconcile(const EngineLog& log, const ReconcileOptions& options, 
       row.likely_cause = "follows from the KV cache row, or another block size / KV dtype / max_model_len than the log's";
     r.rows.push_back(std::move(row));
   };
-  std::size_t kv_line = log.kv_cache ? log.kv_cache->line : 0;
   if (log.kv_tokens)
-    scaled_row("KV tokens", "tokens", static_cast<double>(*log.kv_tokens), view_number(view, "kv_cache_tokens"), kv_line);
+    scaled_row("KV tokens", "tokens", static_cast<double>(*log.kv_tokens), view_number(view, "kv_cache_tokens"), log.kv_tokens_line);
   if (log.max_concurrency)
-    scaled_row("max concurrency", "x", *log.max_concurrency, view_number(view, "max_concurrency"), kv_line);
+    scaled_row("max concurrency", "x", *log.max_concurrency, view_number(view, "max_concurrency"), log.concurrency_line);
   return r;
 }
 

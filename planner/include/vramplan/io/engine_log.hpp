@@ -52,6 +52,7 @@ struct EngineLog {
   std::optional<std::uint64_t> kv_tokens;   //!< vLLM: "GPU KV cache size: N tokens"
   std::optional<double> max_concurrency;    //!< vLLM: "Maximum concurrency for N tokens per request: Xx"
   std::optional<std::uint64_t> concurrency_tokens;  //!< the N of that line
+  std::size_t kv_tokens_line = 0, concurrency_line = 0;
 
   std::size_t lines = 0;       //!< lines read
   std::size_t recognised = 0;  //!< lines that gave a figure or a setting

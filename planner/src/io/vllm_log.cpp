@@ -153,19 +153,21 @@ void vllm_take_arg(EngineLog& out, std::string_view key, std::string_view raw) {
 }
 
 // "non-default args: {'model': 'x', 'max_model_len': 8192, ...}" (vllm/entrypoints/utils.py
-// log_non_default_args): a Python dict repr. Top-level items are split at commas outside quotes
-// and brackets; nested values (compilation_config, ...) are skipped as a whole.
-void vllm_read_arg_dict(std::string_view dict, EngineLog& out) {
-  const auto open = dict.find('{');
+// log_non_default_args): a Python dict repr; or the full argument dump of older API servers,
+// "args: Namespace(model='x', max_model_len=None, ...)" (entrypoints/openai/api_server.py
+// run_server). Top-level items are split at commas outside quotes and brackets; nested values
+// (compilation_config, ...) are skipped as a whole.
+void vllm_read_arg_dict(std::string_view dict, char open_char, char close_char, std::string_view separator, EngineLog& out) {
+  const auto open = dict.find(open_char);
   if (open == std::string_view::npos) return;
   dict.remove_prefix(open + 1);
   int depth = 0;
   char quote = 0;
   std::size_t start = 0;
   auto item = [&](std::string_view text) {
-    const auto colon = text.find(": ");
+    const auto colon = text.find(separator);
     if (colon == std::string_view::npos) return;
-    std::string_view key = text.substr(0, colon), value = text.substr(colon + 2);
+    std::string_view key = text.substr(0, colon), value = text.substr(colon + separator.size());
     while (!key.empty() && key.front() == ' ') key.remove_prefix(1);
     vllm_take_arg(out, vllm_unquote(key), value);
   };
@@ -177,12 +179,12 @@ void vllm_read_arg_dict(std::string_view dict, EngineLog& out) {
       continue;
     }
     if (c == '\'' || c == '"') quote = c;
-    else if (c == '{' || c == '[' || c == '(') ++depth;
-    else if ((c == '}' || c == ']' || c == ')') && depth > 0) --depth;
-    else if (c == '}' && depth == 0) {
+    else if (c == close_char && depth == 0) {
       item(dict.substr(start, i - start));
       return;
-    } else if (c == ',' && depth == 0) {
+    } else if (c == '{' || c == '[' || c == '(') ++depth;
+    else if ((c == '}' || c == ']' || c == ')') && depth > 0) --depth;
+    else if (c == ',' && depth == 0) {
       item(dict.substr(start, i - start));
       start = i + 1;
     }
@@ -273,7 +275,10 @@ void vllm_read_line(std::string_view line, std::size_t number, EngineLog& out) {
       vllm_set_arg(out, "gpu-memory-utilization", std::string(rest.substr(0, rest.find(','))));
     }
   } else if (m.starts_with("non-default args: ")) {
-    vllm_read_arg_dict(m, out);
+    vllm_read_arg_dict(m, '{', '}', ": ", out);
+    ++out.recognised;
+  } else if (m.starts_with("args: Namespace(")) {
+    vllm_read_arg_dict(m, '(', ')', "=", out);
     ++out.recognised;
   } else if (m.starts_with("Initializing a V1 LLM engine")) {
     vllm_read_config_line(m, out);

@@ -96,7 +96,7 @@ Reconciliation reconcile(const EngineLog& log, const ReconcileOptions& options, 
     r.model_basis = "--model";
   } else if (log.model.empty()) {
     throw_usage(log.origin + ": the log does not name the model; pass --model (catalogue id, config.json or checkpoint dir)");
-  } else if (std::filesystem::is_regular_file(log.model) || std::filesystem::is_directory(log.model)) {
+  } else if (std::error_code ec; std::filesystem::exists(log.model, ec)) {  // a path the log names, present here
     q.model = log.model;
     r.model_basis = "the log's model path";
   } else {

@@ -71,6 +71,23 @@ TEST(EngineLog, EngineConfigLineGivesVersionParallelismAndDtypes) {
   EXPECT_FALSE(log.args.contains("quantization"));
 }
 
+TEST(EngineLog, OlderArgumentDumpsAreReadToo) {
+  // vLLM <= 0.9 API servers logged every argument: "args: Namespace(...)".
+  const auto log = parse_engine_log(
+      "INFO 03-01 10:00:00 [api_server.py:912] args: Namespace(host=None, port=8000, model='Qwen/Qwen2.5-7B-Instruct', "
+      "tokenizer=None, max_model_len=16384, tensor_parallel_size=4, lora_modules=[LoRAModulePath(name='a', path='b')], "
+      "gpu_memory_utilization=0.9, quantization=None, enforce_eager=False, block_size=None)\n"
+      "INFO 03-01 10:01:00 [gpu_worker.py:227] Available KV cache memory: 50.00 GiB\n",
+      "n.log");
+  EXPECT_EQ(log.model, "Qwen/Qwen2.5-7B-Instruct");
+  EXPECT_EQ(log.args.at("max-model-len"), "16384");
+  EXPECT_EQ(log.args.at("tensor-parallel-size"), "4");
+  EXPECT_EQ(log.args.at("gpu-memory-utilization"), "0.9");
+  EXPECT_FALSE(log.args.contains("quantization"));  // None: not stated
+  EXPECT_FALSE(log.args.contains("block-size"));
+  EXPECT_FALSE(log.args.contains("enforce-eager"));
+}
+
 TEST(EngineLog, UnknownFormatNamesTheFirstLine) {
   const auto message = error_message([] { parse_engine_log("\n\nllama_model_loader: loaded meta data\n", "x.log"); },
                                      ErrorKind::InputFile);

@@ -41,7 +41,7 @@ TEST(EngineLog, ReadsEveryVllmFigureAndTheFirstWorkersValue) {
   EXPECT_EQ(*log.kv_tokens, 1044688u);
   EXPECT_DOUBLE_EQ(*log.max_concurrency, 255.05);
   EXPECT_EQ(*log.concurrency_tokens, 4096u);
-  EXPECT_EQ(log.lines, 12u);
+  EXPECT_EQ(log.lines, 11u);
 }
 
 TEST(EngineLog, NonDefaultArgsBecomeEngineFlags) {

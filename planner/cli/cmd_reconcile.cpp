@@ -47,18 +47,20 @@ std::string reconcile_text(const plan::Reconciliation& r) {
 int run_reconcile(const std::vector<std::string>& args) {
   po::options_description desc("Options");
   desc.add_options()
-      ("log", po::value<std::string>(), "the engine's start-up log (vLLM V1 0.10 - 0.19)")
+      ("log", po::value<std::string>(), "the engine's start-up log (vLLM V1)")
       ("model", po::value<std::string>(), "model to plan instead of the log's (catalogue id, config.json, dir)")
-      ("gpu", po::value<std::string>(), "GPU catalogue id (default: a custom card of the total the log prints)");
+      ("gpu", po::value<std::string>(), "GPU catalogue id (default: a custom card of the total the log prints)")
+      ("engine", po::value<std::string>(), "engine profile to plan with (default: the log's engine and version)");
   add_common_options(desc);
   po::variables_map vm;
-  if (!parse_args("reconcile", "--log FILE [--model M] [--gpu G] [--json]", desc, args, vm)) return 0;
+  if (!parse_args("reconcile", "--log FILE [--model M] [--gpu G] [--engine E] [--json]", desc, args, vm)) return 0;
   const auto opts = read_common_options(vm);
   if (!vm.count("log")) throw_usage("reconcile: --log FILE is required (the engine's start-up log)");
   const auto log = read_engine_log(vm["log"].as<std::string>());
   plan::ReconcileOptions o;
   if (vm.count("model")) o.model = vm["model"].as<std::string>();
   if (vm.count("gpu")) o.gpu = vm["gpu"].as<std::string>();
+  if (vm.count("engine")) o.engine = vm["engine"].as<std::string>();
   const auto r = plan::reconcile(log, o, data_root());
   emit(opts, plan::reconcile_json(r), reconcile_text(r));
   return 0;

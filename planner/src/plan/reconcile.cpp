@@ -89,7 +89,7 @@ Reconciliation reconcile(const EngineLog& log, const ReconcileOptions& options, 
   Reconciliation r;
   r.log = log;
   auto& q = r.request;
-  q.engine = log.engine + (log.engine_version.empty() ? "" : "@" + log.engine_version);
+  q.engine = options.engine ? *options.engine : log.engine + (log.engine_version.empty() ? "" : "@" + log.engine_version);
   // The model: --model, else the catalogue entry the log's model names.
   if (options.model) {
     q.model = *options.model;
@@ -125,7 +125,14 @@ Reconciliation reconcile(const EngineLog& log, const ReconcileOptions& options, 
     throw_usage(log.origin + ": the log does not print the GPU total (vLLM prints it at DEBUG level); pass --gpu");
   }
   for (const auto& [k, v] : log.args) q.args[k] = v;
-  r.outcome = memory::run_plan(q, root);
+  try {
+    r.outcome = memory::run_plan(q, root);
+  } catch (const Error& e) {
+    // A version without a profile (vLLM 0.10): say whose version it is and how to plan it anyway.
+    if (e.kind() == ErrorKind::UnknownName && !options.engine && std::string_view(e.what()).starts_with("unknown " + log.engine + " version"))
+      throw Error(ErrorKind::UnknownName, log.origin + ": " + e.what() + "; --engine " + log.engine + "@<profile> plans the log with one");
+    throw;
+  }
 
   const auto bounds = ErrorBounds::load(root.data_file("accuracy_bounds.json")).for_engine(log.engine);
   const auto& view = r.outcome.plan.engine_view;

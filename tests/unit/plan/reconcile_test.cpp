@@ -18,6 +18,15 @@ const plan::ReconcileRow* row_of(const plan::Reconciliation& r, const std::strin
   return nullptr;
 }
 
+plan::ReconcileOptions options_with(std::optional<std::string> model, std::optional<std::string> gpu,
+                                    std::optional<std::string> engine = std::nullopt) {
+  plan::ReconcileOptions o;
+  o.model = std::move(model);
+  o.gpu = std::move(gpu);
+  o.engine = std::move(engine);
+  return o;
+}
+
 plan::Reconciliation reconcile_fixture(const std::string& name, plan::ReconcileOptions o = {}) {
   const DataRoot root{source_dir()};
   return plan::reconcile(read_engine_log(fixture("logs/vllm/" + name)), o, root);
@@ -27,7 +36,7 @@ TEST(Reconcile, EveryCopiedVllmLogIsWithinTheKvTarget) {
   for (const char* name : {"llama-3.1-8b-tp1.log", "llama-3.1-8b-tp2.log", "llama-3.1-8b-pp2.log", "llama-3.1-8b-kvfp8.log",
                            "qwen3-8b.log", "phi-4.log"}) {
     SCOPED_TRACE(name);
-    const auto r = reconcile_fixture(name, {.model = std::nullopt, .gpu = std::string("h100-sxm-80")});
+    const auto r = reconcile_fixture(name, options_with(std::nullopt, "h100-sxm-80"));
     const auto* kv = row_of(r, "KV cache");
     const auto* tokens = row_of(r, "KV tokens");
     ASSERT_TRUE(kv && tokens);
@@ -70,11 +79,23 @@ TEST(Reconcile, TpAndKvDtypeComeFromTheLog) {
 
 TEST(Reconcile, ADifferenceBeyondTheBoundNamesALikelyCause) {
   // The log of Llama-3.1-8B planned as Qwen3-8B: the weights differ by 0.28 GiB (15.27 vs 14.99).
-  const auto r = reconcile_fixture("llama-3.1-8b-tp1.log", {.model = std::string("qwen3-8b"), .gpu = std::nullopt});
+  const auto r = reconcile_fixture("llama-3.1-8b-tp1.log", options_with("qwen3-8b", std::nullopt));
   const auto* w = row_of(r, "weights");
   EXPECT_TRUE(w->outside);
   EXPECT_NE(w->likely_cause.find("checkpoint is not the planned one"), std::string::npos);
   EXPECT_GE(r.outside(), 1u);
+}
+
+TEST(Reconcile, AVersionWithoutAProfileSaysHowToPlanIt) {
+  // vLLM 0.10 logs are read, but the oldest vLLM profile is 0.11 (data/engines/vllm.json).
+  auto log = read_engine_log(fixture("logs/vllm/qwen3-8b.log"));
+  log.engine_version = "0.10.1";
+  const DataRoot root{source_dir()};
+  const auto message = error_message([&] { plan::reconcile(log, {}, root); }, ErrorKind::UnknownName);
+  EXPECT_NE(message.find("qwen3-8b.log: unknown vllm version '0.10.1'"), std::string::npos) << message;
+  EXPECT_NE(message.find("--engine vllm@<profile>"), std::string::npos) << message;
+  const auto r = plan::reconcile(log, options_with(std::nullopt, std::nullopt, "vllm@0.11"), root);
+  EXPECT_EQ(r.outcome.plan.engine_version, "0.11");
 }
 
 TEST(Reconcile, HfIdsMapToCatalogueIds) {
@@ -96,7 +117,7 @@ TEST(Reconcile, AModelOutsideTheCatalogueAsksForModel) {
   EXPECT_NE(message.find("f.log: model 'acme/frobnicator-13b' is not in the catalogue"), std::string::npos) << message;
   EXPECT_NE(message.find("pass --model"), std::string::npos);
   // Without a GPU total (an INFO-level log) the card must be named.
-  const auto no_gpu = error_message([&] { plan::reconcile(log, {.model = std::string("llama-3.1-8b"), .gpu = std::nullopt},
+  const auto no_gpu = error_message([&] { plan::reconcile(log, options_with("llama-3.1-8b", std::nullopt),
                                                            DataRoot{source_dir()}); },
                                     ErrorKind::Usage);
   EXPECT_NE(no_gpu.find("pass --gpu"), std::string::npos) << no_gpu;

@@ -20,6 +20,7 @@ namespace vramplan::plan {
 struct ReconcileOptions {
   std::optional<std::string> model;  //!< --model: overrides the model the log names
   std::optional<std::string> gpu;    //!< --gpu: the card (the log's total is kept as its total)
+  std::optional<std::string> engine; //!< --engine: the profile ("vllm@0.11") instead of the log's version
 };
 
 struct ReconcileRow {

@@ -4,6 +4,7 @@
 // is split only when more than 1 MiB remains; best fit; "allocated" counts block sizes.
 #include <gtest/gtest.h>
 
+#include "vramplan/core/bytes.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/memory/torch_allocator.hpp"
 

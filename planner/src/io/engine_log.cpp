@@ -15,9 +15,12 @@ namespace {
 
 // One row per engine whose start-up log vramplan reads; the first reader that claims a line
 // reads the whole log.
-const std::array<LogReader, 1>& log_readers() {
-  static const std::array<LogReader, 1> readers = {{
-      {"vllm", "vLLM", vllm_claims_line, vllm_read_line},
+const std::array<LogReader, 2>& log_readers() {
+  static const std::array<LogReader, 2> readers = {{
+      {"vllm", "vLLM", "'Model loading took', 'Memory profiling takes', 'Available KV cache memory', 'GPU KV cache size', "
+                       "'Graph capturing finished'", vllm_claims_line, vllm_read_line},
+      {"llamacpp", "llama.cpp", "'CUDA0 buffer size', 'CUDA0 KV buffer size', 'CUDA0 compute buffer size'",
+       llamacpp_claims_line, llamacpp_read_line},
   }};
   return readers;
 }
@@ -63,14 +66,13 @@ EngineLog parse_engine_log(std::string_view text, std::string_view origin) {
   if (!reader) {
     if (first_nonempty == 0) throw UnrecognisedLog(std::string(origin) + ": empty log, no recognised start-up lines");
     throw UnrecognisedLog(
-                std::string(origin) + ":" + std::to_string(first_nonempty) + ": not a line of a vLLM start-up log (the formats reconcile reads): " +
+                std::string(origin) + ":" + std::to_string(first_nonempty) + ": not a line of a vLLM or llama.cpp start-up log (the formats reconcile reads): " +
                     excerpt(first_text, 60));
   }
   if (!out.has_figures())
     throw UnrecognisedLog(
                 std::string(origin) + ": no recognised start-up lines (" + std::string(reader->label) +
-                    " log lines, but none of 'Model loading took', 'Memory profiling takes', 'Available KV cache memory', "
-                    "'GPU KV cache size', 'Graph capturing finished')");
+                    " log lines, but none of " + std::string(reader->figures) + ")");
   return out;
 }
 

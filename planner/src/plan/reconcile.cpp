@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <filesystem>
+#include <span>
 
 #include "vramplan/core/error.hpp"
 #include "vramplan/core/text.hpp"
@@ -15,36 +16,77 @@ namespace vramplan::plan {
 
 namespace {
 
-// vLLM prints memory with two decimals (GiB): half a unit of the last place is print rounding,
-// allowed on top of every bound.
+// Both engines print memory with two decimals (vLLM in GiB, llama.cpp in MiB): half a unit of the
+// last place is print rounding, allowed on top of every bound.
 constexpr double kReconcilePrintRounding = 0.005;
 
-// One compared component: the logged figure, the planned figure (engine_view key of the vLLM
-// plan, memory/vllm_engine.cpp), the accuracy-bound prefix, and the likely cause of a difference
-// beyond the bound (what the accuracy records found behind the largest errors, docs/accuracy.md).
+double view_number(const nlohmann::json& view, const char* key) {
+  return view.contains(key) && view.at(key).is_number() ? view.at(key).get<double>() : 0.0;
+}
+
+// One compared component: the logged figure, the planned figure in GiB, the accuracy-bound
+// prefix, and the likely cause of a difference beyond the bound (what the accuracy records found
+// behind the largest errors, docs/accuracy.md, docs/accuracy-llamacpp.md).
 struct ReconcileComponent {
   const char* name;
   std::optional<LoggedSize> EngineLog::*figure;
-  const char* view_key;
-  const char* bound_prefix;
+  double (*planned_gib)(const memory::MemoryPlan&);
+  const char* bound_prefix;  //!< nullptr: the KV pool (its bound: see ReconcileEngine::kv_from_budget)
   const char* cause;
 };
 
-constexpr std::array<ReconcileComponent, 5> kReconcileComponents = {{
-    {"weights", &EngineLog::weights, "weights_gib", "weights",
+// vLLM: the figures of engine_view (memory/vllm_engine.cpp), in vLLM's own terms.
+constexpr std::array<ReconcileComponent, 5> kVllmReconcile = {{
+    {"weights", &EngineLog::weights, [](const memory::MemoryPlan& p) { return view_number(p.engine_view, "weights_gib"); },
+     "weights",
      "the checkpoint is not the planned one (another revision, quantization, extra tensors such as a vision tower "
      "or MTP head): pass its config.json or directory with --model"},
-    {"activation peak", &EngineLog::activation, "activation_peak_gib", "activation",
+    {"activation peak", &EngineLog::activation,
+     [](const memory::MemoryPlan& p) { return view_number(p.engine_view, "activation_peak_gib"); }, "activation",
      "the profile run differs: max_num_batched_tokens / max_num_seqs, a multimodal encoder profile, or a "
      "sampler / attention backend the fitted law was not measured on"},
-    {"non-torch", &EngineLog::non_torch, "non_torch_gib", "overhead.non_torch",
+    {"non-torch", &EngineLog::non_torch, [](const memory::MemoryPlan& p) { return view_number(p.engine_view, "non_torch_gib"); },
+     "overhead.non_torch",
      "NCCL / custom all-reduce buffers (TP > 1) or a driver / CUDA version whose context differs from the profile's"},
-    {"CUDA graphs", &EngineLog::cuda_graphs, "cuda_graph_gib", "overhead.cuda_graphs",
+    {"CUDA graphs", &EngineLog::cuda_graphs, [](const memory::MemoryPlan& p) { return view_number(p.engine_view, "cuda_graph_gib"); },
+     "overhead.cuda_graphs",
      "other capture sizes (cudagraph_capture_sizes, max_num_seqs), enforce-eager, or an attention backend "
      "(MLA) whose graphs the dense law does not describe"},
-    {"KV cache", &EngineLog::kv_cache, "kv_cache_gib", nullptr,
+    {"KV cache", &EngineLog::kv_cache, [](const memory::MemoryPlan& p) { return view_number(p.engine_view, "kv_cache_gib"); },
+     nullptr,
      "follows from the rows above (KV = total x utilization - weights - activation - non-torch), or a GPU total / "
      "gpu_memory_utilization other than the log's"},
+}};
+
+// llama.cpp: the CUDA0 buffers of the plan (memory/llamacpp_engine.cpp: weights = the model
+// buffers on CUDA0, kv_cache = the KV buffer, activation = the compute buffer).
+constexpr std::array<ReconcileComponent, 3> kLlamacppReconcile = {{
+    {"model buffer", &EngineLog::weights, [](const memory::MemoryPlan& p) { return p.weights_bytes().gib(); }, "weights",
+     "another GGUF type mixture than the planned one (pass the .gguf itself with --model), or another -ngl / "
+     "output-layer placement"},
+    {"KV buffer", &EngineLog::kv_cache, [](const memory::MemoryPlan& p) { return p.kv_cache_bytes().gib(); }, nullptr,
+     "another n_ctx, cache type (-ctk / -ctv), sequence count (-np) or sliding-window setting than the log's"},
+    {"compute buffer", &EngineLog::compute_buffer, [](const memory::MemoryPlan& p) { return p.activation_bytes().gib(); },
+     "activation",
+     "another llama.cpp build (the compute graph's buffer changes between builds; the profile is the commit of "
+     "data/engines/llamacpp.json), -ub, or flash attention on / off"},
+}};
+
+struct ReconcileEngine {
+  std::string_view engine;
+  const char* unit;        //!< as the engine prints memory
+  double per_gib;          //!< units per GiB
+  bool kv_from_budget;     //!< the pool is what a budget leaves after the other components (vLLM)
+  //! Profiles are chosen by the engine's version (vLLM); llama.cpp's one profile is a commit, and
+  //! a build number in the log does not name one.
+  bool versioned;
+  const ReconcileComponent* components;
+  std::size_t count;
+};
+
+constexpr std::array<ReconcileEngine, 2> kReconcileEngines = {{
+    {"vllm", "GiB", 1.0, true, true, kVllmReconcile.data(), kVllmReconcile.size()},
+    {"llamacpp", "MiB", 1024.0, false, false, kLlamacppReconcile.data(), kLlamacppReconcile.size()},
 }};
 
 double reconcile_margin_gib(const ErrorBounds& bounds, const char* prefix, double planned_gib) {
@@ -56,10 +98,6 @@ double reconcile_margin_gib(const ErrorBounds& bounds, const char* prefix, doubl
 std::string reconcile_bound_source(const ErrorBounds& bounds, const char* prefix) {
   const auto* m = bounds.margin_for(prefix);
   return m ? "data/accuracy_bounds.json " + m->engine + " " + m->prefix : "no bound recorded for this engine (print rounding only)";
-}
-
-double view_number(const nlohmann::json& view, const char* key) {
-  return view.contains(key) && view.at(key).is_number() ? view.at(key).get<double>() : 0.0;
 }
 
 const std::array<std::string_view, 4> kTunedSuffixes = {"-instruct", "-it", "-hf", "-chat"};
@@ -89,7 +127,12 @@ Reconciliation reconcile(const EngineLog& log, const ReconcileOptions& options, 
   Reconciliation r;
   r.log = log;
   auto& q = r.request;
-  q.engine = options.engine ? *options.engine : log.engine + (log.engine_version.empty() ? "" : "@" + log.engine_version);
+  const ReconcileEngine* engine = nullptr;
+  for (const auto& e : kReconcileEngines)
+    if (e.engine == log.engine) engine = &e;
+  if (!engine) throw_internal("reconcile: no component table for engine '" + log.engine + "'");
+  const bool with_version = engine->versioned && !log.engine_version.empty();
+  q.engine = options.engine ? *options.engine : log.engine + (with_version ? "@" + log.engine_version : "");
   // The model: --model, else the catalogue entry the log's model names.
   if (options.model) {
     q.model = *options.model;
@@ -106,9 +149,9 @@ Reconciliation reconcile(const EngineLog& log, const ReconcileOptions& options, 
       std::string close;
       for (const auto& c : closest_ids(to_lower(log.model.substr(log.model.find_last_of('/') + 1)), ids, 3))
         close += (close.empty() ? "" : ", ") + c;
-      throw Error(ErrorKind::UnknownName, log.origin + ": model '" + log.model +
-                                              "' is not in the catalogue (closest: " + close +
-                                              "); pass --model with a catalogue id, config.json or checkpoint dir");
+      throw Error(ErrorKind::UnknownName, log.origin + ": model '" + log.model + "' is not in the catalogue" +
+                                              (close.empty() ? "" : " (closest: " + close + ")") +
+                                              "; pass --model with a catalogue id, config.json, checkpoint dir or .gguf");
     }
     q.model = *id;
     r.model_basis = "catalogue id '" + *id + "' for '" + log.model + "'";
@@ -122,9 +165,15 @@ Reconciliation reconcile(const EngineLog& log, const ReconcileOptions& options, 
     q.gpu = "custom:" + std::to_string(log.gpu_total->bytes.count()) + "B";
     r.gpu_basis = "a custom card of the log's total, line " + std::to_string(log.gpu_total->line) + "; --gpu names the card";
   } else {
-    throw_usage(log.origin + ": the log does not print the GPU total (vLLM prints it at DEBUG level); pass --gpu");
+    throw_usage(log.origin + ": the log does not print the GPU total (vLLM prints it at DEBUG level, llama.cpp not at all); pass --gpu");
   }
-  for (const auto& [k, v] : log.args) q.args[k] = v;
+  for (const auto& [k, v] : log.args) {
+    if (k == "weights") q.weights = v;  // llama.cpp: the GGUF file type, a --weights choice
+    else q.args[k] = v;
+  }
+  // A llama.cpp log without a flash_attn line predates -fa (llama.cpp PR #5021, April 2024): its
+  // attention ran without flash attention, which today's default (auto = on for CUDA) would not.
+  if (log.engine == "llamacpp" && !log.args.contains("flash-attn")) q.args["flash-attn"] = "off";
   try {
     r.outcome = memory::run_plan(q, root);
   } catch (const Error& e) {
@@ -135,34 +184,42 @@ Reconciliation reconcile(const EngineLog& log, const ReconcileOptions& options, 
   }
 
   const auto bounds = ErrorBounds::load(root.data_file("accuracy_bounds.json")).for_engine(log.engine);
-  const auto& view = r.outcome.plan.engine_view;
-  // KV is what the budget leaves after the components sized before it: its bound is theirs.
+  const auto& plan = r.outcome.plan;
+  const double per_gib = engine->per_gib;
+  const std::span<const ReconcileComponent> components(engine->components, engine->count);
+  // vLLM's pool is what the budget leaves after the components sized before it: its bound is
+  // theirs (vLLM 0.19 does not subtract the CUDA graphs). llama.cpp's is fixed by -c: its own.
   double kv_bound = kReconcilePrintRounding;
-  for (const auto& c : kReconcileComponents)
-    if (c.bound_prefix && std::string_view(c.bound_prefix) != "overhead.cuda_graphs")
-      kv_bound += reconcile_margin_gib(bounds, c.bound_prefix, view_number(view, c.view_key));
-  for (const auto& c : kReconcileComponents) {
+  if (engine->kv_from_budget)
+    for (const auto& c : components)
+      if (c.bound_prefix && std::string_view(c.bound_prefix) != "overhead.cuda_graphs")
+        kv_bound += per_gib * reconcile_margin_gib(bounds, c.bound_prefix, c.planned_gib(plan));
+  for (const auto& c : components) {
     const auto& figure = log.*(c.figure);
     if (!figure) continue;
     ReconcileRow row;
     row.component = c.name;
-    row.unit = "GiB";
-    row.logged = figure->bytes.gib();
-    row.planned = view_number(view, c.view_key);
+    row.unit = engine->unit;
+    row.logged = figure->bytes.gib() * per_gib;
+    row.planned = c.planned_gib(plan) * per_gib;
     row.line = figure->line;
     if (c.bound_prefix) {
-      row.bound = reconcile_margin_gib(bounds, c.bound_prefix, row.planned) + kReconcilePrintRounding;
+      row.bound = per_gib * reconcile_margin_gib(bounds, c.bound_prefix, c.planned_gib(plan)) + kReconcilePrintRounding;
       row.bound_source = reconcile_bound_source(bounds, c.bound_prefix);
-    } else {
+    } else if (engine->kv_from_budget) {
       row.bound = kv_bound;
       row.bound_source = "sum of the weights, activation and non-torch bounds (the pool is what they leave)";
+    } else {
+      row.bound = kv_bound;
+      row.bound_source = "print rounding: the KV buffer is sized by formula from -c (docs/accuracy-llamacpp.md)";
     }
     row.outside = std::fabs(row.difference()) > row.bound;
     if (row.outside) row.likely_cause = c.cause;
     r.rows.push_back(std::move(row));
   }
+  const auto& view = plan.engine_view;
   // Tokens and concurrency scale with the pool: their bound is the KV bound in proportion.
-  const double kv_gib = view_number(view, "kv_cache_gib");
+  const double kv_gib = view_number(view, "kv_cache_gib");  // vLLM only: llama.cpp prints no token count
   const double scale = kv_gib > 0 ? kv_bound / kv_gib : 0;
   auto scaled_row = [&](const char* name, const char* unit, double logged, double planned, std::size_t line) {
     ReconcileRow row;

@@ -88,10 +88,46 @@ TEST(EngineLog, OlderArgumentDumpsAreReadToo) {
   EXPECT_FALSE(log.args.contains("enforce-eager"));
 }
 
+TEST(EngineLog, LlamaServerLinesOfCurrentBuilds) {
+  // Current llama.cpp names (print_info, load_tensors, llama_context, llama_kv_cache_unified).
+  const auto log = parse_engine_log(
+      "build: 6000 (abcdef12) with cc for x86_64-linux-gnu\n"
+      "print_info: file type   = Q4_K - Medium\n"
+      "print_info: general.name     = Llama 3.1 8B Instruct\n"
+      "load_tensors: offloaded 33/33 layers to GPU\n"
+      "load_tensors:   CPU_Mapped model buffer size =   281.81 MiB\n"
+      "load_tensors:        CUDA0 model buffer size =  4403.49 MiB\n"
+      "llama_context: n_ctx         = 4096\n"
+      "llama_context: n_ctx_per_seq = 4096\n"
+      "llama_context: n_batch       = 2048\n"
+      "llama_context: n_ubatch      = 512\n"
+      "llama_context: flash_attn    = auto\n"
+      "llama_kv_cache_unified:      CUDA0 KV buffer size =   512.00 MiB\n"
+      "llama_kv_cache_unified: size =  512.00 MiB (  4096 cells,  32 layers,  1/1 seqs), K (q8_0):  272.00 MiB, V (f16):  256.00 MiB\n"
+      "llama_context:      CUDA0 compute buffer size =   300.01 MiB\n"
+      "llama_context:  CUDA_Host compute buffer size =    16.01 MiB\n",
+      "s.log");
+  EXPECT_EQ(log.engine, "llamacpp");
+  EXPECT_EQ(log.engine_version, "b6000");
+  EXPECT_EQ(log.model, "Llama 3.1 8B Instruct");
+  EXPECT_EQ(log.args.at("weights"), "gguf:Q4_K_M");
+  EXPECT_EQ(log.args.at("n-gpu-layers"), "33");
+  EXPECT_EQ(log.args.at("ctx-size"), "4096");  // not n_ctx_per_seq
+  EXPECT_EQ(log.args.at("batch-size"), "2048");
+  EXPECT_EQ(log.args.at("ubatch-size"), "512");
+  EXPECT_EQ(log.args.at("flash-attn"), "auto");
+  EXPECT_EQ(log.args.at("cache-type-k"), "q8_0");
+  EXPECT_EQ(log.args.at("cache-type-v"), "f16");
+  EXPECT_EQ(log.weights->bytes, Bytes::from_mib(4403.49));  // CUDA0, not CPU_Mapped
+  EXPECT_EQ(log.weights->line, 6u);
+  EXPECT_EQ(log.kv_cache->bytes, Bytes::from_mib(512));
+  EXPECT_EQ(log.compute_buffer->bytes, Bytes::from_mib(300.01));  // CUDA0, not CUDA_Host
+}
+
 TEST(EngineLog, UnknownFormatNamesTheFirstLine) {
-  const auto message = error_message([] { parse_engine_log("\n\nllama_model_loader: loaded meta data\n", "x.log"); },
+  const auto message = error_message([] { parse_engine_log("\n\n[2025-01-01 10:00:00] Load weight begin. avail mem=78.5 GB\n", "x.log"); },
                                      ErrorKind::InputFile);
-  EXPECT_EQ(message, "x.log:3: not a line of a vLLM start-up log (the formats reconcile reads): 'llama_model_loader: loaded meta data'");
+  EXPECT_EQ(message, "x.log:3: not a line of a vLLM or llama.cpp start-up log (the formats reconcile reads): '[2025-01-01 10:00:00] Load weight begin. avail mem=78.5 GB'");
 }
 
 TEST(EngineLog, VllmLinesWithoutFiguresAreNoRecognisedStartUpLines) {

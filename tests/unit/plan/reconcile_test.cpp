@@ -2,6 +2,8 @@
 // source) re-planned through run_plan, with the KV capacity within the accuracy target of
 // docs/accuracy.md (every record <= 3 %, tokens <= 3 %); the HF-id -> catalogue-id mapping.
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -96,6 +98,36 @@ TEST(Reconcile, AVersionWithoutAProfileSaysHowToPlanIt) {
   EXPECT_NE(message.find("--engine vllm@<profile>"), std::string::npos) << message;
   const auto r = plan::reconcile(log, options_with(std::nullopt, std::nullopt, "vllm@0.11"), root);
   EXPECT_EQ(r.outcome.plan.engine_version, "0.11");
+}
+
+// docs/accuracy-llamacpp.md: llama.cpp's buffers are reproduced to the printed MiB; for the
+// ggml-org CI logs (build 2697) the KV buffer and the model split are exact and the compute buffer
+// of that 2024 build is only reported (tests/accuracy/llamacpp_measured_test.cpp).
+TEST(Reconcile, LlamacppCiLogsHaveTheKvBufferExact) {
+  const DataRoot root{source_dir()};
+  const auto model = fixture("logs/llamacpp/open_llama_7b_v2").string();
+  for (const auto& [name, kv_mib] : std::vector<std::pair<std::string, double>>{
+           {"open_llama_7b_v2-q4_k-ctx512.log", 256.0}, {"open_llama_7b_v2-q4_k-ctx2048.log", 1024.0}}) {
+    SCOPED_TRACE(name);
+    const auto r = plan::reconcile(read_engine_log(fixture("logs/llamacpp/" + name)), options_with(model, "v100-16"), root);
+    EXPECT_EQ(r.request.engine, "llamacpp");  // build 2697 names no profile: the one profile
+    EXPECT_EQ(r.request.weights, std::optional<std::string>("gguf:Q4_K_M"));  // "model ftype = Q4_K - Medium"
+    EXPECT_EQ(r.request.args.at("flash-attn"), "off");  // the build predates -fa
+    EXPECT_EQ(r.request.args.at("n-gpu-layers"), "33");
+    const auto* kv = row_of(r, "KV buffer");
+    ASSERT_TRUE(kv);
+    EXPECT_EQ(kv->unit, "MiB");
+    // 2 (K, V) x 32 layers x 4096 x n_ctx x 2 B (f16) = 256 MiB at n_ctx 512, 1024 MiB at 2048.
+    EXPECT_DOUBLE_EQ(kv->logged, kv_mib);
+    EXPECT_DOUBLE_EQ(kv->planned, kv_mib);
+    EXPECT_FALSE(kv->outside);
+    // The model buffer: 3820.94 MiB logged, within 0.02 MiB planned.
+    EXPECT_NEAR(row_of(r, "model buffer")->difference(), 0.0, 0.02);
+    // The compute buffer of the 2024 build differs, and the cause names the build.
+    const auto* compute = row_of(r, "compute buffer");
+    EXPECT_TRUE(compute->outside);
+    EXPECT_NE(compute->likely_cause.find("another llama.cpp build"), std::string::npos);
+  }
 }
 
 TEST(Reconcile, HfIdsMapToCatalogueIds) {

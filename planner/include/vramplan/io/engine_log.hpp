@@ -4,7 +4,7 @@
 // degrees, GPU total) and the memory figures it prints (per GPU, as printed, first worker / first
 // pipeline stage). It plans nothing; plan/reconcile.hpp compares these figures with a plan.
 // Formats and the engine source of every line: docs/reconcile.md. One reader per engine
-// (io/vllm_log.cpp), chosen by the shape of the log's lines.
+// (io/vllm_log.cpp, io/llamacpp_log.cpp), chosen by the shape of the log's lines.
 #pragma once
 
 #include <cstdint>
@@ -44,11 +44,12 @@ struct EngineLog {
   std::optional<LoggedSize> gpu_total;  //!< the runtime-reported total per GPU
 
   // Memory figures per GPU.
-  std::optional<LoggedSize> weights;        //!< vLLM: "Model loading took"
+  std::optional<LoggedSize> weights;        //!< vLLM: "Model loading took"; llama.cpp: "CUDA0 (model) buffer size"
   std::optional<LoggedSize> activation;     //!< vLLM: "torch peak memory increase"
   std::optional<LoggedSize> non_torch;      //!< vLLM: "non-torch forward increase memory"
   std::optional<LoggedSize> cuda_graphs;    //!< vLLM: "Graph capturing finished ... took"
-  std::optional<LoggedSize> kv_cache;       //!< vLLM: "Available KV cache memory"
+  std::optional<LoggedSize> kv_cache;       //!< vLLM: "Available KV cache memory"; llama.cpp: "CUDA0 KV buffer size"
+  std::optional<LoggedSize> compute_buffer; //!< llama.cpp: "CUDA0 compute buffer size"
   std::optional<std::uint64_t> kv_tokens;   //!< vLLM: "GPU KV cache size: N tokens"
   std::optional<double> max_concurrency;    //!< vLLM: "Maximum concurrency for N tokens per request: Xx"
   std::optional<std::uint64_t> concurrency_tokens;  //!< the N of that line
@@ -57,7 +58,7 @@ struct EngineLog {
   std::size_t lines = 0;       //!< lines read
   std::size_t recognised = 0;  //!< lines that gave a figure or a setting
 
-  bool has_figures() const { return weights || activation || non_torch || cuda_graphs || kv_cache || kv_tokens; }
+  bool has_figures() const { return weights || activation || non_torch || cuda_graphs || kv_cache || kv_tokens || compute_buffer; }
 };
 
 //! Reads `file` (a regular file, at most 64 MiB). Throws Error(Io) for a missing file,
@@ -73,6 +74,7 @@ EngineLog parse_engine_log(std::string_view text, std::string_view origin);
 struct LogReader {
   std::string_view engine;
   std::string_view label;  //!< "vLLM" for messages
+  std::string_view figures;  //!< the lines with figures, for "no recognised start-up lines"
   bool (*claims)(std::string_view line);
   void (*read)(std::string_view line, std::size_t number, EngineLog& out);
 };
@@ -80,5 +82,8 @@ struct LogReader {
 //! vLLM V1 (0.10 - 0.19): io/vllm_log.cpp.
 bool vllm_claims_line(std::string_view line);
 void vllm_read_line(std::string_view line, std::size_t number, EngineLog& out);
+//! llama.cpp / llama-server: io/llamacpp_log.cpp.
+bool llamacpp_claims_line(std::string_view line);
+void llamacpp_read_line(std::string_view line, std::size_t number, EngineLog& out);
 
 }  // namespace vramplan

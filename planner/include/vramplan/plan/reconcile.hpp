@@ -25,7 +25,7 @@ struct ReconcileOptions {
 
 struct ReconcileRow {
   std::string component;       //!< "weights", "activation peak", "non-torch", "CUDA graphs", "KV cache", ...
-  std::string unit;            //!< "GiB", "tokens", "x"
+  std::string unit;            //!< "GiB" (vLLM), "MiB" (llama.cpp), "tokens", "x"
   double logged = 0;
   double planned = 0;
   std::size_t line = 0;        //!< log line of the figure

@@ -168,8 +168,13 @@ Reconciliation reconcile(const EngineLog& log, const ReconcileOptions& options, 
     throw_usage(log.origin + ": the log does not print the GPU total (vLLM prints it at DEBUG level, llama.cpp not at all); pass --gpu");
   }
   for (const auto& [k, v] : log.args) {
-    if (k == "weights") q.weights = v;  // llama.cpp: the GGUF file type, a --weights choice
-    else q.args[k] = v;
+    // llama.cpp: the GGUF file type, a --weights choice, unless the model is the .gguf itself
+    // (which carries every tensor's type).
+    if (k == "weights") {
+      if (!q.model.ends_with(".gguf")) q.weights = v;
+    } else {
+      q.args[k] = v;
+    }
   }
   // A llama.cpp log without a flash_attn line predates -fa (llama.cpp PR #5021, April 2024): its
   // attention ran without flash attention, which today's default (auto = on for CUDA) would not.

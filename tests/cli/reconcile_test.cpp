@@ -8,10 +8,10 @@
 namespace vramplan::test {
 namespace {
 
-std::string vllm_log(const char* name) { return fixture(std::string("logs/vllm/") + name).string(); }
+std::string reconcile_vllm_fixture(const char* name) { return fixture(std::string("logs/vllm/") + name).string(); }
 
 TEST(ReconcileCli, JsonMatchesItsSchema) {
-  const auto j = run_cli_json({"reconcile", "--log", vllm_log("qwen3-8b.log")});
+  const auto j = run_cli_json({"reconcile", "--log", reconcile_vllm_fixture("qwen3-8b.log")});
   const auto schema = nlohmann::json::parse(read_text(source_dir() / "docs/schemas/reconcile.schema.json"));
   const auto violations = schema_violations(j, schema);
   EXPECT_TRUE(violations.empty()) << (violations.empty() ? "" : violations.front());
@@ -21,7 +21,7 @@ TEST(ReconcileCli, JsonMatchesItsSchema) {
 }
 
 TEST(ReconcileCli, TableShowsLogPlanAndVerdict) {
-  const auto r = run_cli({"reconcile", "--log", vllm_log("llama-3.1-8b-tp1.log"), "--gpu", "h100-sxm-80"});
+  const auto r = run_cli({"reconcile", "--log", reconcile_vllm_fixture("llama-3.1-8b-tp1.log"), "--gpu", "h100-sxm-80"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* s : {"planned as: --model llama-3.1-8b-instruct", "KV cache (GiB)", "58.11", "within",
                         "components outside their bound"})

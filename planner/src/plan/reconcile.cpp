@@ -20,7 +20,7 @@ namespace {
 // last place is print rounding, allowed on top of every bound.
 constexpr double kReconcilePrintRounding = 0.005;
 
-double view_number(const nlohmann::json& view, const char* key) {
+double reconcile_view_number(const nlohmann::json& view, const char* key) {
   return view.contains(key) && view.at(key).is_number() ? view.at(key).get<double>() : 0.0;
 }
 
@@ -37,22 +37,22 @@ struct ReconcileComponent {
 
 // vLLM: the figures of engine_view (memory/vllm_engine.cpp), in vLLM's own terms.
 constexpr std::array<ReconcileComponent, 5> kVllmReconcile = {{
-    {"weights", &EngineLog::weights, [](const memory::MemoryPlan& p) { return view_number(p.engine_view, "weights_gib"); },
+    {"weights", &EngineLog::weights, [](const memory::MemoryPlan& p) { return reconcile_view_number(p.engine_view, "weights_gib"); },
      "weights",
      "the checkpoint is not the planned one (another revision, quantization, extra tensors such as a vision tower "
      "or MTP head): pass its config.json or directory with --model"},
     {"activation peak", &EngineLog::activation,
-     [](const memory::MemoryPlan& p) { return view_number(p.engine_view, "activation_peak_gib"); }, "activation",
+     [](const memory::MemoryPlan& p) { return reconcile_view_number(p.engine_view, "activation_peak_gib"); }, "activation",
      "the profile run differs: max_num_batched_tokens / max_num_seqs, a multimodal encoder profile, or a "
      "sampler / attention backend the fitted law was not measured on"},
-    {"non-torch", &EngineLog::non_torch, [](const memory::MemoryPlan& p) { return view_number(p.engine_view, "non_torch_gib"); },
+    {"non-torch", &EngineLog::non_torch, [](const memory::MemoryPlan& p) { return reconcile_view_number(p.engine_view, "non_torch_gib"); },
      "overhead.non_torch",
      "NCCL / custom all-reduce buffers (TP > 1) or a driver / CUDA version whose context differs from the profile's"},
-    {"CUDA graphs", &EngineLog::cuda_graphs, [](const memory::MemoryPlan& p) { return view_number(p.engine_view, "cuda_graph_gib"); },
+    {"CUDA graphs", &EngineLog::cuda_graphs, [](const memory::MemoryPlan& p) { return reconcile_view_number(p.engine_view, "cuda_graph_gib"); },
      "overhead.cuda_graphs",
      "other capture sizes (cudagraph_capture_sizes, max_num_seqs), enforce-eager, or an attention backend "
      "(MLA) whose graphs the dense law does not describe"},
-    {"KV cache", &EngineLog::kv_cache, [](const memory::MemoryPlan& p) { return view_number(p.engine_view, "kv_cache_gib"); },
+    {"KV cache", &EngineLog::kv_cache, [](const memory::MemoryPlan& p) { return reconcile_view_number(p.engine_view, "kv_cache_gib"); },
      nullptr,
      "follows from the rows above (KV = total x utilization - weights - activation - non-torch), or a GPU total / "
      "gpu_memory_utilization other than the log's"},
@@ -224,7 +224,7 @@ Reconciliation reconcile(const EngineLog& log, const ReconcileOptions& options, 
   }
   const auto& view = plan.engine_view;
   // Tokens and concurrency scale with the pool: their bound is the KV bound in proportion.
-  const double kv_gib = view_number(view, "kv_cache_gib");  // vLLM only: llama.cpp prints no token count
+  const double kv_gib = reconcile_view_number(view, "kv_cache_gib");  // vLLM only: llama.cpp prints no token count
   const double scale = kv_gib > 0 ? kv_bound / kv_gib : 0;
   auto scaled_row = [&](const char* name, const char* unit, double logged, double planned, std::size_t line) {
     ReconcileRow row;
@@ -241,9 +241,9 @@ Reconciliation reconcile(const EngineLog& log, const ReconcileOptions& options, 
     r.rows.push_back(std::move(row));
   };
   if (log.kv_tokens)
-    scaled_row("KV tokens", "tokens", static_cast<double>(*log.kv_tokens), view_number(view, "kv_cache_tokens"), log.kv_tokens_line);
+    scaled_row("KV tokens", "tokens", static_cast<double>(*log.kv_tokens), reconcile_view_number(view, "kv_cache_tokens"), log.kv_tokens_line);
   if (log.max_concurrency)
-    scaled_row("max concurrency", "x", *log.max_concurrency, view_number(view, "max_concurrency"), log.concurrency_line);
+    scaled_row("max concurrency", "x", *log.max_concurrency, reconcile_view_number(view, "max_concurrency"), log.concurrency_line);
   return r;
 }
 

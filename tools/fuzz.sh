@@ -33,6 +33,7 @@ seeds_of() {
     quant_schemes) ls data/quant_schemes.json ;;
     engine_profile) ls data/engines/*.json ;;
     calibration) ls tests/fixtures/calib/*.json ;;
+    engine_log) ls tests/fixtures/logs/*/*.log ;;
     *) echo "tools/fuzz.sh: no seeds for target '$1'" >&2; return 1 ;;
   esac
 }

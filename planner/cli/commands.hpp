@@ -35,5 +35,6 @@ int run_explain(const std::vector<std::string>& args);
 int run_simulate(const std::vector<std::string>& args);
 int run_trial(const std::vector<std::string>& args);
 int run_train(const std::vector<std::string>& args);
+int run_reconcile(const std::vector<std::string>& args);
 
 }  // namespace vramplan::cli

@@ -12,6 +12,7 @@ inline constexpr int kExitInputFile = 3;
 inline constexpr int kExitUnknownName = 4;
 inline constexpr int kExitIo = 5;
 inline constexpr int kExitMarginal = 6;  // check: fits on the expected values, not on the upper bounds
+inline constexpr int kExitUnrecognisedLog = 7;  // reconcile: no line of a known engine log, or none it reads
 inline constexpr int kExitInternal = 70;  // EX_SOFTWARE (sysexits.h)
 
 int exit_code_for(ErrorKind kind);

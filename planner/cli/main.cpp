@@ -16,6 +16,7 @@
 
 #include "commands.hpp"
 #include "exit_codes.hpp"
+#include "vramplan/io/engine_log.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/report/table.hpp"
 
@@ -41,15 +42,18 @@ bool wants_json(const std::vector<std::string>& args) {
   return false;
 }
 
-int report(ErrorKind kind, const std::string& message, bool json) {
+// `code` / `kind_name` override the kind's exit code and name (an unrecognised engine log).
+int report(ErrorKind kind, const std::string& message, bool json, int code = -1, std::string kind_name = "") {
+  if (code < 0) code = cli::exit_code_for(kind);
+  if (kind_name.empty()) kind_name = std::string(error_kind_name(kind));
   std::cerr << "vramplan: error: " << message << "\n";
   if (json) {
     nlohmann::json j = {{"schema", "vramplan.error/1"},
-                        {"error", {{"kind", std::string(error_kind_name(kind))}, {"message", message}}},
-                        {"exit_code", cli::exit_code_for(kind)}};
+                        {"error", {{"kind", kind_name}, {"message", message}}},
+                        {"exit_code", code}};
     std::cout << j.dump(2) << "\n";
   }
-  return cli::exit_code_for(kind);
+  return code;
 }
 
 // The width text output is fitted to (README.md § Output width): COLUMNS when it holds a
@@ -90,6 +94,8 @@ int main(int argc, char** argv) {
       throw Error(ErrorKind::Usage, "unknown command '" + name + "' (known: " + known + ")");
     }
     return command->run(args);
+  } catch (const UnrecognisedLog& e) {
+    return report(e.kind(), e.what(), json, cli::kExitUnrecognisedLog, "unrecognised-log");
   } catch (const Error& e) {
     return report(e.kind(), e.what(), json);
   } catch (const nlohmann::json::exception& e) {

@@ -1,0 +1,69 @@
+// `vramplan reconcile --log FILE` — an engine's start-up log beside vramplan's plan of the same
+// configuration (plan/reconcile.hpp, docs/reconcile.md). Exit 0 when the log was read and planned,
+// also when components lie outside their bounds (the table says which, and why it may be).
+#include <string>
+#include <vector>
+
+#include "cli_common.hpp"
+#include "commands.hpp"
+#include "vramplan/core/text.hpp"
+#include "vramplan/io/engine_log.hpp"
+#include "vramplan/plan/reconcile.hpp"
+#include "vramplan/report/table.hpp"
+
+namespace vramplan::cli {
+
+namespace {
+
+std::string reconcile_cell(double v, const std::string& unit) {
+  if (unit == "tokens") return format_number("%.0f", v);
+  return fixed(v, 2);
+}
+
+std::string reconcile_text(const plan::Reconciliation& r) {
+  std::string out = r.log.origin + ": " + r.log.engine + (r.log.engine_version.empty() ? "" : " " + r.log.engine_version) +
+                    " start-up log, " + std::to_string(r.log.recognised) + " lines read\n";
+  out += "planned as: --model " + r.request.model + " (" + r.model_basis + ") --gpu " + r.request.gpu + " (" + r.gpu_basis +
+         ") --engine " + r.request.engine;
+  for (const auto& [k, v] : r.request.args) out += " --" + k + (v == "true" ? "" : " " + v);
+  out += "\n\n";
+  Table t({{"component"}, {"log", Align::Right}, {"plan", Align::Right}, {"diff", Align::Right}, {"diff %", Align::Right},
+           {"bound", Align::Right}, {"line", Align::Right}, {"verdict"}});
+  for (const auto& x : r.rows)
+    t.add_row({x.component + " (" + x.unit + ")", reconcile_cell(x.logged, x.unit), reconcile_cell(x.planned, x.unit),
+               (x.difference() >= 0 ? "+" : "") + reconcile_cell(x.difference(), x.unit),
+               format_number("%+.2f %%", x.difference_pct()), reconcile_cell(x.bound, x.unit), std::to_string(x.line),
+               x.outside ? "OUTSIDE the bound" : "within"});
+  out += t.render_text();
+  for (const auto& x : r.rows)
+    if (x.outside) out += "\n" + x.component + ": likely cause: " + x.likely_cause;
+  out += "\n" + std::to_string(r.outside()) + " of " + std::to_string(r.rows.size()) +
+         " components outside their bound (data/accuracy_bounds.json; diff = log - plan)\n";
+  return out;
+}
+
+}  // namespace
+
+int run_reconcile(const std::vector<std::string>& args) {
+  po::options_description desc("Options");
+  desc.add_options()
+      ("log", po::value<std::string>(), "the engine's start-up log (vLLM V1, llama.cpp)")
+      ("model", po::value<std::string>(), "model to plan instead of the log's (catalogue id, config.json, dir)")
+      ("gpu", po::value<std::string>(), "GPU catalogue id (default: a custom card of the total the log prints)")
+      ("engine", po::value<std::string>(), "engine profile to plan with (default: the log's engine and version)");
+  add_common_options(desc);
+  po::variables_map vm;
+  if (!parse_args("reconcile", "--log FILE [--model M] [--gpu G] [--engine E] [--json]", desc, args, vm)) return 0;
+  const auto opts = read_common_options(vm);
+  if (!vm.count("log")) throw_usage("reconcile: --log FILE is required (the engine's start-up log)");
+  const auto log = read_engine_log(vm["log"].as<std::string>());
+  plan::ReconcileOptions o;
+  if (vm.count("model")) o.model = vm["model"].as<std::string>();
+  if (vm.count("gpu")) o.gpu = vm["gpu"].as<std::string>();
+  if (vm.count("engine")) o.engine = vm["engine"].as<std::string>();
+  const auto r = plan::reconcile(log, o, data_root());
+  emit(opts, plan::reconcile_json(r), reconcile_text(r));
+  return 0;
+}
+
+}  // namespace vramplan::cli

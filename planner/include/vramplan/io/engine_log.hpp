@@ -1,0 +1,89 @@
+// vramplan/io/engine_log.hpp — what an inference engine's start-up log states, read line by line.
+//
+// The reader only transcribes: the configuration the log prints (model, engine flags, parallel
+// degrees, GPU total) and the memory figures it prints (per GPU, as printed, first worker / first
+// pipeline stage). It plans nothing; plan/reconcile.hpp compares these figures with a plan.
+// Formats and the engine source of every line: docs/reconcile.md. One reader per engine
+// (io/vllm_log.cpp, io/llamacpp_log.cpp), chosen by the shape of the log's lines.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "vramplan/core/bytes.hpp"
+#include "vramplan/core/error.hpp"
+
+namespace vramplan {
+
+//! A log without a line vramplan reads: a malformed input file (ErrorKind::InputFile) that the CLI
+//! reports with its own exit code, 7 (planner/cli/exit_codes.hpp), so scripts can tell "not a log
+//! I can read" from "a log with a bad figure".
+class UnrecognisedLog : public Error {
+ public:
+  explicit UnrecognisedLog(std::string_view message) : Error(ErrorKind::InputFile, message) {}
+};
+
+//! A size as the log prints it (GiB with two decimals in vLLM) and the 1-based line it came from.
+struct LoggedSize {
+  Bytes bytes;
+  std::size_t line = 0;
+};
+
+struct EngineLog {
+  std::string origin;          //!< the file, for messages
+  std::string engine;          //!< "vllm"
+  std::string engine_version;  //!< "0.19.0"; "" when the log does not print it
+  std::string model;           //!< as the log names it (an HF id or a path); "" when absent
+  //! Engine flags the log states, keyed like memory::EngineArgs ("max-model-len" -> "8192"):
+  //! the user's non-default arguments, plus parallel degrees and dtypes of the resolved config.
+  std::map<std::string, std::string> args;
+  std::optional<LoggedSize> gpu_total;  //!< the runtime-reported total per GPU
+
+  // Memory figures per GPU.
+  std::optional<LoggedSize> weights;        //!< vLLM: "Model loading took"; llama.cpp: "CUDA0 (model) buffer size"
+  std::optional<LoggedSize> activation;     //!< vLLM: "torch peak memory increase"
+  std::optional<LoggedSize> non_torch;      //!< vLLM: "non-torch forward increase memory"
+  std::optional<LoggedSize> cuda_graphs;    //!< vLLM: "Graph capturing finished ... took"
+  std::optional<LoggedSize> kv_cache;       //!< vLLM: "Available KV cache memory"; llama.cpp: "CUDA0 KV buffer size"
+  std::optional<LoggedSize> compute_buffer; //!< llama.cpp: "CUDA0 compute buffer size"
+  std::optional<std::uint64_t> kv_tokens;   //!< vLLM: "GPU KV cache size: N tokens"
+  std::optional<double> max_concurrency;    //!< vLLM: "Maximum concurrency for N tokens per request: Xx"
+  std::optional<std::uint64_t> concurrency_tokens;  //!< the N of that line
+  std::size_t kv_tokens_line = 0, concurrency_line = 0;
+
+  std::size_t lines = 0;       //!< lines read
+  std::size_t recognised = 0;  //!< lines that gave a figure or a setting
+
+  bool has_figures() const { return weights || activation || non_torch || cuda_graphs || kv_cache || kv_tokens || compute_buffer; }
+};
+
+//! Reads `file` (a regular file, at most 64 MiB). Throws Error(Io) for a missing file,
+//! UnrecognisedLog when no line has the shape of a known engine's log ("<file>:<n>: ...
+//! naming the first non-empty line) or when the engine's lines carry no start-up figure.
+EngineLog read_engine_log(const std::filesystem::path& file);
+
+//! The same on text already in memory; `origin` names it in messages.
+EngineLog parse_engine_log(std::string_view text, std::string_view origin);
+
+//! The reader of one engine: whether a line has the engine's shape, and what to take from a line
+//! that has it. Registered in io/engine_log.cpp.
+struct LogReader {
+  std::string_view engine;
+  std::string_view label;  //!< "vLLM" for messages
+  std::string_view figures;  //!< the lines with figures, for "no recognised start-up lines"
+  bool (*claims)(std::string_view line);
+  void (*read)(std::string_view line, std::size_t number, EngineLog& out);
+};
+
+//! vLLM V1 (0.10 - 0.19): io/vllm_log.cpp.
+bool vllm_claims_line(std::string_view line);
+void vllm_read_line(std::string_view line, std::size_t number, EngineLog& out);
+//! llama.cpp / llama-server: io/llamacpp_log.cpp.
+bool llamacpp_claims_line(std::string_view line);
+void llamacpp_read_line(std::string_view line, std::size_t number, EngineLog& out);
+
+}  // namespace vramplan

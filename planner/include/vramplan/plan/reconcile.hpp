@@ -1,0 +1,63 @@
+// vramplan/plan/reconcile.hpp — an engine's start-up log against vramplan's plan of the same
+// configuration: the configuration the log states (io/engine_log.hpp) is planned through
+// memory::run_plan, the path of `vramplan plan`, and every figure the log prints is set beside
+// the planned one with the difference and, when the difference exceeds the component's bound
+// (data/accuracy_bounds.json), the likely cause. docs/reconcile.md.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "vramplan/io/data_root.hpp"
+#include "vramplan/io/engine_log.hpp"
+#include "vramplan/memory/plan_request.hpp"
+
+namespace vramplan::plan {
+
+struct ReconcileOptions {
+  std::optional<std::string> model;  //!< --model: overrides the model the log names
+  std::optional<std::string> gpu;    //!< --gpu: the card (the log's total is kept as its total)
+  std::optional<std::string> engine; //!< --engine: the profile ("vllm@0.11") instead of the log's version
+};
+
+struct ReconcileRow {
+  std::string component;       //!< "weights", "activation peak", "non-torch", "CUDA graphs", "KV cache", ...
+  std::string unit;            //!< "GiB" (vLLM), "MiB" (llama.cpp), "tokens", "x"
+  double logged = 0;
+  double planned = 0;
+  std::size_t line = 0;        //!< log line of the figure
+  double bound = 0;            //!< |logged - planned| allowed, in `unit`
+  std::string bound_source;    //!< where the bound comes from
+  bool outside = false;        //!< |difference| > bound
+  std::string likely_cause;    //!< set when outside
+  double difference() const { return logged - planned; }
+  double difference_pct() const { return planned != 0 ? 100.0 * (logged - planned) / planned : 0; }
+};
+
+struct Reconciliation {
+  EngineLog log;
+  memory::PlanRequest request;  //!< the configuration re-planned
+  std::string model_basis;      //!< how the model was chosen ("--model", "catalogue id 'x' from ...")
+  std::string gpu_basis;
+  memory::PlanOutcome outcome;
+  std::vector<ReconcileRow> rows;
+  std::size_t outside() const;
+};
+
+//! The model id of the catalogue an HF repository id names: the repository name lower-cased,
+//! tried as is and without a trailing "-instruct" / "-it" / "-hf" / "-chat" (the catalogue keeps
+//! a tuned variant under its base id when the architecture is the same). nullopt when none.
+std::optional<std::string> catalogue_id_for(const std::string& hf_id, const std::vector<std::string>& ids);
+
+//! Re-plans `log`'s configuration and compares. Throws Error(UnknownName) when the model the log
+//! names is not in the catalogue (pass --model), Error(Usage) when the log names neither a model
+//! nor a GPU total and the options do not give them.
+Reconciliation reconcile(const EngineLog& log, const ReconcileOptions& options, const DataRoot& root);
+
+//! vramplan.reconcile/1 (docs/schemas/reconcile.schema.json).
+nlohmann::json reconcile_json(const Reconciliation& r);
+
+}  // namespace vramplan::plan

@@ -1,0 +1,274 @@
+// An engine's start-up log against the plan of the same configuration (plan/reconcile.hpp).
+#include "vramplan/plan/reconcile.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <filesystem>
+#include <span>
+
+#include "vramplan/core/error.hpp"
+#include "vramplan/core/text.hpp"
+#include "vramplan/model/catalogue.hpp"
+#include "vramplan/plan/bounds.hpp"
+
+namespace vramplan::plan {
+
+namespace {
+
+// Both engines print memory with two decimals (vLLM in GiB, llama.cpp in MiB): half a unit of the
+// last place is print rounding, allowed on top of every bound.
+constexpr double kReconcilePrintRounding = 0.005;
+
+double reconcile_view_number(const nlohmann::json& view, const char* key) {
+  return view.contains(key) && view.at(key).is_number() ? view.at(key).get<double>() : 0.0;
+}
+
+// One compared component: the logged figure, the planned figure in GiB, the accuracy-bound
+// prefix, and the likely cause of a difference beyond the bound (what the accuracy records found
+// behind the largest errors, docs/accuracy.md, docs/accuracy-llamacpp.md).
+struct ReconcileComponent {
+  const char* name;
+  std::optional<LoggedSize> EngineLog::*figure;
+  double (*planned_gib)(const memory::MemoryPlan&);
+  const char* bound_prefix;  //!< nullptr: the KV pool (its bound: see ReconcileEngine::kv_from_budget)
+  const char* cause;
+};
+
+// vLLM: the figures of engine_view (memory/vllm_engine.cpp), in vLLM's own terms.
+constexpr std::array<ReconcileComponent, 5> kVllmReconcile = {{
+    {"weights", &EngineLog::weights, [](const memory::MemoryPlan& p) { return reconcile_view_number(p.engine_view, "weights_gib"); },
+     "weights",
+     "the checkpoint is not the planned one (another revision, quantization, extra tensors such as a vision tower "
+     "or MTP head): pass its config.json or directory with --model"},
+    {"activation peak", &EngineLog::activation,
+     [](const memory::MemoryPlan& p) { return reconcile_view_number(p.engine_view, "activation_peak_gib"); }, "activation",
+     "the profile run differs: max_num_batched_tokens / max_num_seqs, a multimodal encoder profile, or a "
+     "sampler / attention backend the fitted law was not measured on"},
+    {"non-torch", &EngineLog::non_torch, [](const memory::MemoryPlan& p) { return reconcile_view_number(p.engine_view, "non_torch_gib"); },
+     "overhead.non_torch",
+     "NCCL / custom all-reduce buffers (TP > 1) or a driver / CUDA version whose context differs from the profile's"},
+    {"CUDA graphs", &EngineLog::cuda_graphs, [](const memory::MemoryPlan& p) { return reconcile_view_number(p.engine_view, "cuda_graph_gib"); },
+     "overhead.cuda_graphs",
+     "other capture sizes (cudagraph_capture_sizes, max_num_seqs), enforce-eager, or an attention backend "
+     "(MLA) whose graphs the dense law does not describe"},
+    {"KV cache", &EngineLog::kv_cache, [](const memory::MemoryPlan& p) { return reconcile_view_number(p.engine_view, "kv_cache_gib"); },
+     nullptr,
+     "follows from the rows above (KV = total x utilization - weights - activation - non-torch), or a GPU total / "
+     "gpu_memory_utilization other than the log's"},
+}};
+
+// llama.cpp: the CUDA0 buffers of the plan (memory/llamacpp_engine.cpp: weights = the model
+// buffers on CUDA0, kv_cache = the KV buffer, activation = the compute buffer).
+constexpr std::array<ReconcileComponent, 3> kLlamacppReconcile = {{
+    {"model buffer", &EngineLog::weights, [](const memory::MemoryPlan& p) { return p.weights_bytes().gib(); }, "weights",
+     "another GGUF type mixture than the planned one (pass the .gguf itself with --model), or another -ngl / "
+     "output-layer placement"},
+    {"KV buffer", &EngineLog::kv_cache, [](const memory::MemoryPlan& p) { return p.kv_cache_bytes().gib(); }, nullptr,
+     "another n_ctx, cache type (-ctk / -ctv), sequence count (-np) or sliding-window setting than the log's"},
+    {"compute buffer", &EngineLog::compute_buffer, [](const memory::MemoryPlan& p) { return p.activation_bytes().gib(); },
+     "activation",
+     "another llama.cpp build (the compute graph's buffer changes between builds; the profile is the commit of "
+     "data/engines/llamacpp.json), -ub, or flash attention on / off"},
+}};
+
+struct ReconcileEngine {
+  std::string_view engine;
+  const char* unit;        //!< as the engine prints memory
+  double per_gib;          //!< units per GiB
+  bool kv_from_budget;     //!< the pool is what a budget leaves after the other components (vLLM)
+  //! Profiles are chosen by the engine's version (vLLM); llama.cpp's one profile is a commit, and
+  //! a build number in the log does not name one.
+  bool versioned;
+  const ReconcileComponent* components;
+  std::size_t count;
+};
+
+constexpr std::array<ReconcileEngine, 2> kReconcileEngines = {{
+    {"vllm", "GiB", 1.0, true, true, kVllmReconcile.data(), kVllmReconcile.size()},
+    {"llamacpp", "MiB", 1024.0, false, false, kLlamacppReconcile.data(), kLlamacppReconcile.size()},
+}};
+
+double reconcile_margin_gib(const ErrorBounds& bounds, const char* prefix, double planned_gib) {
+  const auto* m = bounds.margin_for(prefix);
+  if (!m) return 0;
+  return m->relative * planned_gib + Bytes(m->absolute).gib();
+}
+
+std::string reconcile_bound_source(const ErrorBounds& bounds, const char* prefix) {
+  const auto* m = bounds.margin_for(prefix);
+  return m ? "data/accuracy_bounds.json " + m->engine + " " + m->prefix : "no bound recorded for this engine (print rounding only)";
+}
+
+const std::array<std::string_view, 4> kTunedSuffixes = {"-instruct", "-it", "-hf", "-chat"};
+
+}  // namespace
+
+std::size_t Reconciliation::outside() const {
+  std::size_t n = 0;
+  for (const auto& r : rows) n += r.outside ? 1 : 0;
+  return n;
+}
+
+std::optional<std::string> catalogue_id_for(const std::string& hf_id, const std::vector<std::string>& ids) {
+  std::string name = to_lower(hf_id);
+  if (const auto slash = name.find_last_of('/'); slash != std::string::npos) name = name.substr(slash + 1);
+  auto known = [&](const std::string& id) { return std::find(ids.begin(), ids.end(), id) != ids.end(); };
+  for (std::string candidate : {name, name.starts_with("meta-") ? name.substr(5) : name}) {
+    if (known(candidate)) return candidate;
+    for (const auto suffix : kTunedSuffixes)
+      if (candidate.ends_with(suffix) && known(candidate.substr(0, candidate.size() - suffix.size())))
+        return candidate.substr(0, candidate.size() - suffix.size());
+  }
+  return std::nullopt;
+}
+
+Reconciliation reconcile(const EngineLog& log, const ReconcileOptions& options, const DataRoot& root) {
+  Reconciliation r;
+  r.log = log;
+  auto& q = r.request;
+  const ReconcileEngine* engine = nullptr;
+  for (const auto& e : kReconcileEngines)
+    if (e.engine == log.engine) engine = &e;
+  if (!engine) throw_internal("reconcile: no component table for engine '" + log.engine + "'");
+  const bool with_version = engine->versioned && !log.engine_version.empty();
+  q.engine = options.engine ? *options.engine : log.engine + (with_version ? "@" + log.engine_version : "");
+  // The model: --model, else the catalogue entry the log's model names.
+  if (options.model) {
+    q.model = *options.model;
+    r.model_basis = "--model";
+  } else if (log.model.empty()) {
+    throw_usage(log.origin + ": the log does not name the model; pass --model (catalogue id, config.json or checkpoint dir)");
+  } else if (std::error_code ec; std::filesystem::exists(log.model, ec)) {  // a path the log names, present here
+    q.model = log.model;
+    r.model_basis = "the log's model path";
+  } else {
+    const auto ids = catalogue_ids(root);
+    const auto id = catalogue_id_for(log.model, ids);
+    if (!id) {
+      std::string close;
+      for (const auto& c : closest_ids(to_lower(log.model.substr(log.model.find_last_of('/') + 1)), ids, 3))
+        close += (close.empty() ? "" : ", ") + c;
+      throw Error(ErrorKind::UnknownName, log.origin + ": model '" + log.model + "' is not in the catalogue" +
+                                              (close.empty() ? "" : " (closest: " + close + ")") +
+                                              "; pass --model with a catalogue id, config.json, checkpoint dir or .gguf");
+    }
+    q.model = *id;
+    r.model_basis = "catalogue id '" + *id + "' for '" + log.model + "'";
+  }
+  // The GPU: --gpu with the log's total, else a custom card of the log's total.
+  if (log.gpu_total) q.gpu_memory = log.gpu_total->bytes;
+  if (options.gpu) {
+    q.gpu = *options.gpu;
+    r.gpu_basis = "--gpu" + std::string(log.gpu_total ? ", total from log line " + std::to_string(log.gpu_total->line) : "");
+  } else if (log.gpu_total) {
+    q.gpu = "custom:" + std::to_string(log.gpu_total->bytes.count()) + "B";
+    r.gpu_basis = "a custom card of the log's total, line " + std::to_string(log.gpu_total->line) + "; --gpu names the card";
+  } else {
+    throw_usage(log.origin + ": the log does not print the GPU total (vLLM prints it at DEBUG level, llama.cpp not at all); pass --gpu");
+  }
+  for (const auto& [k, v] : log.args) {
+    // llama.cpp: the GGUF file type, a --weights choice, unless the model is the .gguf itself
+    // (which carries every tensor's type).
+    if (k == "weights") {
+      if (!q.model.ends_with(".gguf")) q.weights = v;
+    } else {
+      q.args[k] = v;
+    }
+  }
+  // A llama.cpp log without a flash_attn line predates -fa (llama.cpp PR #5021, April 2024): its
+  // attention ran without flash attention, which today's default (auto = on for CUDA) would not.
+  if (log.engine == "llamacpp" && !log.args.contains("flash-attn")) q.args["flash-attn"] = "off";
+  try {
+    r.outcome = memory::run_plan(q, root);
+  } catch (const Error& e) {
+    // A version without a profile (vLLM 0.10): say whose version it is and how to plan it anyway.
+    if (e.kind() == ErrorKind::UnknownName && !options.engine && std::string_view(e.what()).starts_with("unknown " + log.engine + " version"))
+      throw Error(ErrorKind::UnknownName, log.origin + ": " + e.what() + "; --engine " + log.engine + "@<profile> plans the log with one");
+    throw;
+  }
+
+  const auto bounds = ErrorBounds::load(root.data_file("accuracy_bounds.json")).for_engine(log.engine);
+  const auto& plan = r.outcome.plan;
+  const double per_gib = engine->per_gib;
+  const std::span<const ReconcileComponent> components(engine->components, engine->count);
+  // vLLM's pool is what the budget leaves after the components sized before it: its bound is
+  // theirs (vLLM 0.19 does not subtract the CUDA graphs). llama.cpp's is fixed by -c: its own.
+  double kv_bound = kReconcilePrintRounding;
+  if (engine->kv_from_budget)
+    for (const auto& c : components)
+      if (c.bound_prefix && std::string_view(c.bound_prefix) != "overhead.cuda_graphs")
+        kv_bound += per_gib * reconcile_margin_gib(bounds, c.bound_prefix, c.planned_gib(plan));
+  for (const auto& c : components) {
+    const auto& figure = log.*(c.figure);
+    if (!figure) continue;
+    ReconcileRow row;
+    row.component = c.name;
+    row.unit = engine->unit;
+    row.logged = figure->bytes.gib() * per_gib;
+    row.planned = c.planned_gib(plan) * per_gib;
+    row.line = figure->line;
+    if (c.bound_prefix) {
+      row.bound = per_gib * reconcile_margin_gib(bounds, c.bound_prefix, c.planned_gib(plan)) + kReconcilePrintRounding;
+      row.bound_source = reconcile_bound_source(bounds, c.bound_prefix);
+    } else if (engine->kv_from_budget) {
+      row.bound = kv_bound;
+      row.bound_source = "sum of the weights, activation and non-torch bounds (the pool is what they leave)";
+    } else {
+      row.bound = kv_bound;
+      row.bound_source = "print rounding: the KV buffer is sized by formula from -c (docs/accuracy-llamacpp.md)";
+    }
+    row.outside = std::fabs(row.difference()) > row.bound;
+    if (row.outside) row.likely_cause = c.cause;
+    r.rows.push_back(std::move(row));
+  }
+  const auto& view = plan.engine_view;
+  // Tokens and concurrency scale with the pool: their bound is the KV bound in proportion.
+  const double kv_gib = reconcile_view_number(view, "kv_cache_gib");  // vLLM only: llama.cpp prints no token count
+  const double scale = kv_gib > 0 ? kv_bound / kv_gib : 0;
+  auto scaled_row = [&](const char* name, const char* unit, double logged, double planned, std::size_t line) {
+    ReconcileRow row;
+    row.component = name;
+    row.unit = unit;
+    row.logged = logged;
+    row.planned = planned;
+    row.line = line;
+    row.bound = scale * planned + (std::string_view(unit) == "x" ? 0.005 : 1.0);
+    row.bound_source = "the KV cache bound in proportion";
+    row.outside = std::fabs(row.difference()) > row.bound;
+    if (row.outside)
+      row.likely_cause = "follows from the KV cache row, or another block size / KV dtype / max_model_len than the log's";
+    r.rows.push_back(std::move(row));
+  };
+  if (log.kv_tokens)
+    scaled_row("KV tokens", "tokens", static_cast<double>(*log.kv_tokens), reconcile_view_number(view, "kv_cache_tokens"), log.kv_tokens_line);
+  if (log.max_concurrency)
+    scaled_row("max concurrency", "x", *log.max_concurrency, reconcile_view_number(view, "max_concurrency"), log.concurrency_line);
+  return r;
+}
+
+nlohmann::json reconcile_json(const Reconciliation& r) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& x : r.rows) {
+    nlohmann::json j = {{"component", x.component},   {"unit", x.unit},
+                        {"logged", rounded(x.logged, 4)}, {"planned", rounded(x.planned, 4)},
+                        {"difference", rounded(x.difference(), 4)}, {"difference_pct", rounded(x.difference_pct(), 2)},
+                        {"bound", rounded(x.bound, 4)}, {"bound_source", x.bound_source},
+                        {"outside_bound", x.outside}, {"log_line", x.line}};
+    if (x.outside) j["likely_cause"] = x.likely_cause;
+    rows.push_back(std::move(j));
+  }
+  nlohmann::json args = nlohmann::json::object();
+  for (const auto& [k, v] : r.request.args) args[k] = v;
+  return {{"schema", "vramplan.reconcile/1"},
+          {"log", {{"file", r.log.origin}, {"engine", r.log.engine}, {"engine_version", r.log.engine_version},
+                   {"model", r.log.model}, {"lines", r.log.lines}, {"lines_recognised", r.log.recognised}}},
+          {"planned_as",
+           {{"model", r.request.model}, {"model_basis", r.model_basis}, {"gpu", r.request.gpu}, {"gpu_basis", r.gpu_basis},
+            {"gpu_total_gib", rounded(r.outcome.gpu.total.gib(), 4)}, {"engine", r.outcome.plan.engine},
+            {"engine_version", r.outcome.plan.engine_version}, {"engine_args", args}, {"tp", r.outcome.tp}, {"pp", r.outcome.pp}}},
+          {"components", rows},
+          {"outside_bound", r.outside()}};
+}
+
+}  // namespace vramplan::plan

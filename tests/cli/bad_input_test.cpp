@@ -149,6 +149,12 @@ std::vector<Row> rows() {
              "<dir>/model.safetensors: header length: 1000 bytes but only 2 bytes follow (file size 10)"),
       st_row("safetensors header length 2^40", test::build_safetensors_raw("{}", 0, 1ull << 40), 3,
              "<dir>/model.safetensors: header length: 1099511627776 bytes exceeds the limit of 104857600 bytes"),
+      // 60 bytes of valid JSON, 3 NULs and 5 more bytes: nlohmann would stop at byte 60.
+      st_row("safetensors header holding a NUL",
+             test::build_safetensors_raw(std::string(R"({"w": {"dtype": "U8", "shape": [1], "data_offsets": [0, 1]}})") +
+                                             std::string(3, '\0') + "\"open",
+                                         1),
+             3, "<dir>/model.safetensors: header: byte 60 of the 68-byte header is NUL (a safetensors header is JSON padded with spaces)"),
       st_row("safetensors tensor listed twice",
              test::build_safetensors_raw(R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"w":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", 8),
              3, "<dir>/model.safetensors: header: tensor 'w' is listed twice"),
@@ -244,9 +250,13 @@ TEST(BadInput, EveryRowGivesItsMessageAndExitCode) {
     const std::string d = dir.path().string();
     for (const File& f : row.files) {
       const auto path = dir.path() / f.name;
-      if (f.kind == File::Fifo) ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
-      else if (f.kind == File::Directory) std::filesystem::create_directory(path);
-      else dir.write(f.name, f.bytes);
+      if (f.kind == File::Fifo) {
+        ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+      } else if (f.kind == File::Directory) {
+        std::filesystem::create_directory(path);
+      } else {
+        dir.write(f.name, f.bytes);
+      }
     }
     std::vector<std::string> args;
     for (const auto& a : row.args) args.push_back(replace_all(a, "<dir>", d));

@@ -27,8 +27,8 @@ constexpr std::string_view kMetadataKey = "__metadata__";
 std::optional<std::string> first_duplicate_name(std::string_view text) {
   std::unordered_set<std::string> names;
   std::size_t depth = 0;
-  // Stops where the top-level object closes: nlohmann's parser ends its input at a NUL byte, so
-  // bytes after the object (NUL padding, garbage) were never checked to be JSON (fuzz finding).
+  // Stops where the top-level object closes: only whitespace may follow it (a fuzz finding ran
+  // this scan past the object into an unterminated string).
   for (std::size_t k = 0; k < text.size(); ++k) {
     const char c = text[k];
     if (c == '{' || c == '[') {
@@ -51,8 +51,14 @@ std::optional<std::string> first_duplicate_name(std::string_view text) {
   return std::nullopt;
 }
 
-// Parses the header, refusing duplicate tensor names.
+// Parses the header, refusing duplicate tensor names and NUL bytes. The format pads its header
+// with spaces (0x20, safetensors' serialize()), and its reader hands the whole header to
+// serde_json::from_str, which refuses a NUL anywhere; nlohmann's parser would instead stop at
+// the first NUL and accept whatever JSON came before it.
 nlohmann::json parse_header(const std::string& text, const std::string& file) {
+  if (const std::size_t nul = text.find('\0'); nul != std::string::npos)
+    throw_input(file, "header", "byte " + std::to_string(nul) + " of the " + std::to_string(text.size()) +
+                                    "-byte header is NUL (a safetensors header is JSON padded with spaces)");
   check_json_depth(text, file + ": header");
   nlohmann::json doc;
   try {

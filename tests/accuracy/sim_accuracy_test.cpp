@@ -220,8 +220,11 @@ TEST(SimAccuracy, SaturationWithinOneStep) {
   for (const auto& s : sweeps()) {
     if (!s.skipped.empty()) continue;
     const auto known = kKnownSaturationMisses.find(s.first_id);
-    if (known != kKnownSaturationMisses.end()) EXPECT_EQ(step_distance(s), known->second) << s.label;
-    else EXPECT_LE(step_distance(s), 1u) << s.label;
+    if (known != kKnownSaturationMisses.end()) {
+      EXPECT_EQ(step_distance(s), known->second) << s.label;
+    } else {
+      EXPECT_LE(step_distance(s), 1u) << s.label;
+    }
   }
 }
 

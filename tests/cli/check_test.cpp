@@ -331,7 +331,9 @@ TEST(CheckCli, BatchRangeAtARateFindsTheLargestCapMeetingTheTargets) {
     const std::uint64_t cap = p.at("cap");
     EXPECT_GT(cap, previous);  // ascending, no cap twice
     previous = cap;
-    if (cap == best) EXPECT_TRUE(p.at("met").get<bool>()) << p.dump();
+    if (cap == best) {
+      EXPECT_TRUE(p.at("met").get<bool>()) << p.dump();
+    }
     if (cap > best && !above_checked) {
       EXPECT_FALSE(p.at("met").get<bool>()) << p.dump();
       EXPECT_EQ(cap, best + 1) << "bisection stops next to the answer";

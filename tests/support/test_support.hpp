@@ -47,7 +47,8 @@ struct CliResult {
 //! returns the error's message for further checks.
 std::string error_message(const std::function<void()>& f, ErrorKind expected);
 
-//! Runs the built vramplan executable with `args` (no shell interpretation).
+//! Runs the built vramplan executable with `args` (no shell interpretation), stdin from /dev/null,
+//! VRAMPLAN_DATA and COLUMNS unset (cli_env.hpp: another directory or environment).
 CliResult run_cli(const std::vector<std::string>& args);
 
 //! run_cli with "--json" added (unless given), expecting `expected_exit`; the parsed stdout, or {}

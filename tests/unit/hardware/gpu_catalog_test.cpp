@@ -68,14 +68,20 @@ TEST(GpuCatalog, EveryEntryParsesAndEveryFigureHasASource) {
     const bool measured = g.reported_basis == MemoryBasis::Measured;
     if (measured || g.nvidia_smi_total) {
       EXPECT_TRUE(g.sources.count("reported_memory")) << g.id;
-      if (measured) EXPECT_FALSE(g.reported_note.empty()) << g.id;
+      if (measured) {
+        EXPECT_FALSE(g.reported_note.empty()) << g.id;
+      }
     }
     // An estimated total says which rule made it.
-    if (!measured) EXPECT_NE(g.reported_note.find("estimated"), std::string::npos) << g.id;
+    if (!measured) {
+      EXPECT_NE(g.reported_note.find("estimated"), std::string::npos) << g.id;
+    }
     EXPECT_GT(g.reported_total.count(), 0u) << g.id;
     EXPECT_LE(g.reported_total, g.physical) << g.id;
     // A card that cannot be planned says why.
-    if (g.kind == GpuKind::Card && g.vendor == "intel") EXPECT_FALSE(g.not_plannable.empty()) << g.id;
+    if (g.kind == GpuKind::Card && g.vendor == "intel") {
+      EXPECT_FALSE(g.not_plannable.empty()) << g.id;
+    }
   }
 }
 

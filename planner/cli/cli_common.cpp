@@ -2,12 +2,12 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <iostream>
 #include <string_view>
 
 #include "commands.hpp"
 #include "vramplan/core/error.hpp"
+#include "vramplan/report/table.hpp"
 
 namespace vramplan::cli {
 
@@ -26,28 +26,13 @@ namespace {
 // Help text is at most kHelpWidth columns, so that it reads in an 80-100 column terminal.
 constexpr std::size_t kHelpWidth = 100;
 
-// `words` laid out greedily in lines of at most kHelpWidth columns: the first line starts with
-// `first`, the others with `next`; `join` ends every line but the last (" \\" for a shell
-// command, so that the wrapped example still pastes as one command).
-std::string wrapped(std::string_view words, std::string_view first, std::string_view next, std::string_view join) {
-  std::string out(first), line(first);
-  std::size_t start = 0;
-  while (start < words.size()) {
-    const std::size_t end = std::min(words.find(' ', start), words.size());
-    const std::string_view word = words.substr(start, end - start);
-    start = end + 1;
-    if (word.empty()) continue;
-    const bool line_empty = line.size() == first.size() || line.size() == next.size();
-    if (!line_empty && line.size() + 1 + word.size() + join.size() > kHelpWidth) {
-      out += std::string(join) + "\n" + std::string(next);
-      line = std::string(next);
-    } else if (!line_empty) {
-      out += ' ';
-      line += ' ';
-    }
-    out += word;
-    line += word;
-  }
+// `text` wrapped at kHelpWidth, the lines after the first indented by `indent`; with `join`
+// (" \\" for a shell command, so that a wrapped example still pastes as one command) at the end
+// of every line but the last.
+std::string wrapped(const std::string& text, std::size_t indent, std::string_view join = "") {
+  std::string out;
+  for (const auto& line : wrap_words(text, kHelpWidth - join.size(), indent))
+    out += (out.empty() ? "" : std::string(join) + "\n") + line;
   return out + "\n";
 }
 
@@ -56,8 +41,8 @@ std::string wrapped(std::string_view words, std::string_view first, std::string_
 void print_help(const std::string& command, const std::string& synopsis, const po::options_description& desc,
                 bool all) {
   const Command* c = find_command(command);
-  std::cout << wrapped(synopsis, "usage: vramplan " + command + " ", "         ", "");
-  if (c != nullptr) std::cout << "\n" << wrapped(c->summary, "", "", "");
+  std::cout << wrapped("usage: vramplan " + command + " " + synopsis, 9);
+  if (c != nullptr) std::cout << "\n" << wrapped(std::string(c->summary), 0);
   std::cout << "\n";
   if (all || c == nullptr || c->main_options.empty()) {
     std::cout << desc << "\n";
@@ -72,7 +57,7 @@ void print_help(const std::string& command, const std::string& synopsis, const p
   }
   if (c != nullptr && !c->examples.empty()) {
     std::cout << "\nexamples:\n";
-    for (const std::string_view e : c->examples) std::cout << wrapped(e, "  vramplan ", "      ", " \\");
+    for (const std::string_view e : c->examples) std::cout << wrapped("  vramplan " + std::string(e), 6, " \\");
   }
 }
 

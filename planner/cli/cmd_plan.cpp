@@ -11,7 +11,6 @@
 #include "commands.hpp"
 #include "decision_options.hpp"
 #include "vramplan/core/error.hpp"
-#include "vramplan/hardware/gpu_catalog.hpp"
 #include "vramplan/memory/engine.hpp"
 #include "vramplan/memory/plan_request.hpp"
 
@@ -45,17 +44,10 @@ int run_plan(const std::vector<std::string>& args) {
   if (!parse_args("plan", "--model M --gpu G [--engine E] [engine flags] [--format json]", desc, args, vm)) return 0;
   const auto opts = read_common_options(vm);
 
-  memory::PlanRequest req;
-  req.engine = spec;
-  if (vm.count("model")) req.model = vm["model"].as<std::string>();
-  if (vm.count("gpu")) req.gpu = vm["gpu"].as<std::string>();
-  if (vm.count("gpu-memory")) req.gpu_memory = parse_gpu_memory(vm["gpu-memory"].as<std::string>(), "--gpu-memory");
-  if (vm.count("weights")) req.weights = vm["weights"].as<std::string>();
+  memory::PlanRequest req = read_plan_target(vm, spec, *engine);
   if (vm.count("batch")) req.workload.batch = vm["batch"].as<std::uint64_t>();
   if (vm.count("context")) req.workload.context = vm["context"].as<std::uint64_t>();
-  if (vm.count("calibration")) req.calibration = vm["calibration"].as<std::string>();
   if (vm.count("prompt-len")) req.prompt_tokens = vm["prompt-len"].as<std::uint64_t>();
-  req.args = read_engine_args(vm, *engine);
   const auto outcome = memory::run_plan(req, data_root());
   if (vm.count("emit-rehearsal"))
     calib::write_rehearsal(memory::rehearsal_input(outcome), vm["emit-rehearsal"].as<std::string>());

@@ -8,6 +8,7 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "vramplan/core/error.hpp"
+#include "vramplan/hardware/gpu_catalog.hpp"
 #include "vramplan/report/table.hpp"
 #include "vramplan/train/train_plan.hpp"
 
@@ -81,7 +82,7 @@ int run_train(const std::vector<std::string>& args) {
   train::TrainRequest r;
   if (vm.count("model")) r.model = vm["model"].as<std::string>();
   if (vm.count("gpu")) r.gpu = vm["gpu"].as<std::string>();
-  if (vm.count("gpu-memory")) r.gpu_memory = parse_bytes(vm["gpu-memory"].as<std::string>(), "--gpu-memory");
+  if (vm.count("gpu-memory")) r.gpu_memory = parse_gpu_memory(vm["gpu-memory"].as<std::string>(), "--gpu-memory");
   r.method = train::method_from_name(vm["method"].as<std::string>());
   r.precision = train::precision_from_name(vm["precision"].as<std::string>());
   r.optimizer = train::optimizer_from_name(vm["optimizer"].as<std::string>());

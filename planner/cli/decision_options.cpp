@@ -120,7 +120,7 @@ memory::PlanRequest read_plan_target(const po::variables_map& vm, const std::str
   r.engine = engine_spec;
   if (vm.count("model")) r.model = vm["model"].as<std::string>();
   if (vm.count("gpu")) r.gpu = vm["gpu"].as<std::string>();
-  if (vm.count("gpu-memory")) r.gpu_memory = parse_bytes(vm["gpu-memory"].as<std::string>(), "--gpu-memory");
+  if (vm.count("gpu-memory")) r.gpu_memory = parse_gpu_memory(vm["gpu-memory"].as<std::string>(), "--gpu-memory");
   if (vm.count("weights")) r.weights = vm["weights"].as<std::string>();
   if (vm.count("calibration")) r.calibration = vm["calibration"].as<std::string>();
   r.args = read_engine_args(vm, engine);

@@ -274,6 +274,17 @@ TEST(CheckCli, SizesAndLengthsThatWereSilentlyAccepted) {
   EXPECT_NE(r.err.find("--context must be >= 1"), std::string::npos) << r.err;
 }
 
+TEST(CheckCli, EveryCommandAsksForAUnitOnABareGpuMemory) {
+  // --gpu-memory 80 is 80 bytes: plan, simulate, trial and train share check's refusal (they read
+  // the size through the same parser).
+  const std::string expected = "--gpu-memory '80' is 80 bytes: give a unit, e.g. 80GB or 79.19GiB";
+  for (const std::string command : {"check", "plan", "simulate", "trial", "train"}) {
+    const auto r = run_cli({command, "--model", models().llama8b, "--gpu", "h100-sxm-80", "--gpu-memory", "80"});
+    EXPECT_EQ(r.exit_code, 2) << command << ": " << r.out;
+    EXPECT_NE(r.err.find(expected), std::string::npos) << command << ": " << r.err;
+  }
+}
+
 TEST(CheckCli, BatchRangeIsAboutTheWorkloadNotTheMaxLength) {
   // Llama-3.1-8B on an H100 used to recommend "batch 2-3": every row held 131072-token sequences
   // (the model's max length). The engine keeps that length for memory; the rows now hold the

@@ -2,13 +2,12 @@
 // options the command has, and ends with two examples that run as written (exit 0) from the source tree.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <filesystem>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "commands.hpp"
+#include "support/cli_env.hpp"
 #include "support/test_support.hpp"
 
 namespace vramplan::test {
@@ -81,12 +80,8 @@ TEST(Help, EveryExampleRunsAsWritten) {
     for (const auto example : c.examples) {
       // Examples are plain words: nothing a shell would treat specially, so they paste as they are.
       EXPECT_EQ(example.find_first_of("\"'<>|&;$*"), std::string_view::npos) << example;
-      // From the source tree (the child inherits the working directory): `reconcile` examples
-      // name a log under tests/fixtures.
-      const auto here = std::filesystem::current_path();
-      std::filesystem::current_path(source_dir());
-      const auto r = run_cli(words_of(example));
-      std::filesystem::current_path(here);
+      // From the source tree: `reconcile` examples name a log under tests/fixtures.
+      const auto r = run_cli(words_of(example), CliEnv{source_dir(), {}});
       EXPECT_EQ(r.exit_code, 0) << "vramplan " << example << "\n" << r.err;
     }
   }

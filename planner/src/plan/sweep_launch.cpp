@@ -11,22 +11,20 @@
 namespace vramplan::plan {
 
 void attach_launch_commands(SweepResult& result, const SweepRequest& request, const DataRoot& root, std::size_t rows) {
-  // Sessions by model id, with the model as the user gave it (the command names that).
+  if (result.rows.empty() || rows == 0) return;
+  // One session per model, by model id, with the model as the user gave it (the command names
+  // that); the first of two --model values naming the same model wins.
   std::map<std::string, std::pair<std::string, std::unique_ptr<PlanSession>>> sessions;
-  const auto session_of = [&](const std::string& id) -> std::pair<std::string, std::unique_ptr<PlanSession>>& {
-    if (const auto it = sessions.find(id); it != sessions.end()) return it->second;
-    for (const auto& given : request.models) {
-      auto s = std::make_unique<PlanSession>(root, given, request.engine);
-      const std::string sid = s->model().id;
-      auto& slot = sessions[sid];
-      if (!slot.second) slot = {given, std::move(s)};
-      if (sid == id) return slot;
-    }
-    throw_internal("sweep: row model " + id + " is not among --model");
-  };
+  for (const auto& given : request.models) {
+    auto s = std::make_unique<PlanSession>(root, given, request.engine);
+    const std::string id = s->model().id;
+    if (!sessions.count(id)) sessions.emplace(id, std::pair{given, std::move(s)});
+  }
   for (std::size_t i = 0; i < result.rows.size() && i < rows; ++i) {
     SweepRow& row = result.rows[i];
-    auto& [given, session] = session_of(row.model);
+    const auto found = sessions.find(row.model);
+    if (found == sessions.end()) throw_internal("sweep: row model " + row.model + " is not among --model");
+    auto& [given, session] = found->second;
     const GpuSpec gpu = session->gpus().resolve_one(row.gpu);
     memory::EngineArgs args = request.args;
     if (!session->tp_flag().empty()) args.erase(session->tp_flag());

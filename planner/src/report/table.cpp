@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "vramplan/core/error.hpp"
+#include "vramplan/report/html_page.hpp"
 
 namespace vramplan {
 namespace {
@@ -147,6 +148,22 @@ std::string Table::render_markdown() const {
     out += "\n";
   }
   return out;
+}
+
+std::string Table::render_html(std::size_t pick) const {
+  const auto cell = [&](const char* tag, std::size_t col, const std::string& text) {
+    const bool num = columns_[col].align == Align::Right;
+    return std::string("<") + tag + (num ? " class=\"num\"" : "") + ">" + report::html_escape(text) + "</" + tag + ">";
+  };
+  std::string out = "<table><thead><tr>";
+  for (std::size_t c = 0; c < columns_.size(); ++c) out += cell("th", c, columns_[c].header);
+  out += "</tr></thead><tbody>";
+  for (std::size_t r = 0; r < rows_.size(); ++r) {
+    out += r == pick ? "<tr class=\"pick\">" : "<tr>";
+    for (std::size_t c = 0; c < rows_[r].size(); ++c) out += cell("td", c, rows_[r][c]);
+    out += "</tr>";
+  }
+  return out + "</tbody></table>";
 }
 
 }  // namespace vramplan

@@ -37,6 +37,9 @@ class Table {
   std::string render_text() const;
   //! A GitHub-flavoured Markdown table.
   std::string render_markdown() const;
+  //! An HTML <table>, every cell escaped; right-aligned columns get class "num". Row `pick`
+  //! (0-based; npos = none) gets class "pick": the recommended one.
+  std::string render_html(std::size_t pick = static_cast<std::size_t>(-1)) const;
 
  private:
   std::vector<Column> columns_;

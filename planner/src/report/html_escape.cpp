@@ -1,0 +1,27 @@
+// html_escape (html_page.hpp): the one place text becomes markup.
+#include "vramplan/report/html_page.hpp"
+
+namespace vramplan::report {
+
+std::string html_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  for (char ch : text) {
+    switch (ch) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: {
+        const auto c = static_cast<unsigned char>(ch);
+        // Control characters are not allowed in HTML text (and NUL ends some parsers' input).
+        if ((c < 0x20 && ch != '\n' && ch != '\t') || c == 0x7F) out += "\uFFFD";
+        else out += ch;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace vramplan::report

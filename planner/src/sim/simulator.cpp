@@ -641,6 +641,7 @@ class Simulation {
       if (s.first_token_s < 0) {
         s.first_token_s = now_;
         ttft_h_.add(now_ - s.sent_s);
+        if (sampling()) window_ttft_.add(now_ - s.sent_s);
       } else {
         // A preempted request's next token after its recompute: the whole stall is one gap, as
         // a streaming client sees it.
@@ -671,6 +672,7 @@ class Simulation {
     const double e2e = now_ - s.sent_s;
     e2e_h_.add(e2e);
     if (s.target >= 2) tpot_h_.add((now_ - s.first_token_s) / (s.target - 1));
+    if (s.target >= 2 && sampling()) window_tpot_.add((now_ - s.first_token_s) / (s.target - 1));
     if (opt_.timeout_s > 0 && e2e > opt_.timeout_s) note_timeout(s.sent_s + opt_.timeout_s);
     ++res_.completed;
     res_.input_tokens += s.req.input_tokens;
@@ -715,11 +717,18 @@ class Simulation {
     return t;
   }
 
+  bool sampling() const { return opt_.sample_every_s > 0 && opt_.on_sample; }
+
   void sample_timeline() {
-    if (!(opt_.sample_every_s > 0) || !opt_.on_sample) return;
+    if (!sampling()) return;
     while (next_sample_s_ <= now_) {
       TimelineSample t = sample();
       t.t_s = next_sample_s_;
+      // The window's latencies go with its first sample; later samples of one long step had none.
+      t.ttft_window = window_ttft_.summary();
+      t.tpot_window = window_tpot_.summary();
+      window_ttft_ = LogHistogram();
+      window_tpot_ = LogHistogram();
       opt_.on_sample(t);
       next_sample_s_ += opt_.sample_every_s;
     }
@@ -860,6 +869,7 @@ class Simulation {
 
   LogHistogram ttft_h_, tpot_h_, itl_h_, e2e_h_, queue_h_;
   LogHistogram kv_usage_, running_h_, waiting_h_;
+  LogHistogram window_ttft_, window_tpot_;  // since the last timeline sample (only when sampling)
   std::map<std::string, std::uint64_t> rejections_;
   SimResult res_;
 };

@@ -92,6 +92,33 @@ TEST(Simulator, OneRequestAloneTakesPrefillThenDecodeSteps) {
   EXPECT_NEAR(r.duration_s, 0.08003, 1e-12);  // first arrival .. last completion
 }
 
+TEST(Simulator, TimelineWindowsCarryTheLatencyOfTheirRequests) {
+  // The request of the test above: first token at 0.5 + 0.05 = 0.55 s (TTFT 0.05 s), last at
+  // 0.58003 s (TPOT 0.01001 s). Sampled every 10 ms, exactly one window holds each, within the
+  // histogram's 0.25 % (stats.hpp); every other window is empty.
+  ListSource src({{0, 0.5, 3000, 4, 0, 0}});
+  SimOptions o;
+  o.sample_every_s = 0.01;
+  std::vector<TimelineSample> samples;
+  o.on_sample = [&](const TimelineSample& t) { samples.push_back(t); };
+  simulate(vllm_like(1000), linear_clock, src, o);
+  std::uint64_t ttft_n = 0, tpot_n = 0;
+  for (const auto& t : samples) {
+    ttft_n += t.ttft_window.count;
+    tpot_n += t.tpot_window.count;
+    if (t.ttft_window.count) {
+      EXPECT_NEAR(t.ttft_window.p99, 0.05, 0.05 * 0.0025);
+      EXPECT_NEAR(t.t_s, 0.55, 0.0101);
+    }
+    if (t.tpot_window.count) {
+      EXPECT_NEAR(t.tpot_window.p50, 0.01001, 0.01001 * 0.0025);
+      EXPECT_NEAR(t.t_s, 0.58, 0.0101);
+    }
+  }
+  EXPECT_EQ(ttft_n, 1u);
+  EXPECT_EQ(tpot_n, 1u);
+}
+
 TEST(Simulator, MD1QueueWaitMatchesPollaczekKhinchine) {
   // One request at a time (max_seqs 1), fixed lengths: service S = prefill 0.01 + 100 x 1e-5
   // = 0.011 s + 9 decode steps x 0.01001 s = 0.10109 s. Poisson arrivals at 7/s: rho = 0.70763.

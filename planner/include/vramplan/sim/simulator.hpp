@@ -36,6 +36,9 @@ struct TimelineSample {
   std::uint64_t kv_blocks_cached = 0;  //!< prefix blocks no request references, kept for reuse
   double kv_usage = 0;             //!< used / pool: vLLM's "GPU KV cache usage"
   double memory_bytes = 0;         //!< per GPU: non-KV memory + used and cached KV blocks
+  //! Latency of the requests whose first token (TTFT) or last token (TPOT) came since the
+  //! previous sample: percentiles over time (count 0 = none in the window).
+  Summary ttft_window, tpot_window;
 };
 
 struct SimOptions {

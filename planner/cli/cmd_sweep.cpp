@@ -10,6 +10,7 @@
 #include "commands.hpp"
 #include "decision_options.hpp"
 #include "exit_codes.hpp"
+#include "sweep_common.hpp"
 #include "vramplan/core/text.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/plan/slo_sweep.hpp"
@@ -18,30 +19,6 @@
 
 namespace vramplan::cli {
 namespace {
-
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = text.find(',', start);
-    out.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
-
-std::vector<std::uint64_t> split_u64(const std::string& text, const std::string& option) {
-  std::vector<std::uint64_t> out;
-  for (const auto& item : split(text)) {
-    char* end = nullptr;
-    const unsigned long long v = item.empty() ? 0 : std::strtoull(item.c_str(), &end, 10);
-    if (item.empty() || *end != '\0' || v == 0)
-      throw_usage(option + ": expected a comma-separated list of positive integers, got '" + text + "'");
-    out.push_back(v);
-  }
-  return out;
-}
 
 nlohmann::json sweep_json(const plan::SweepResult& r, std::size_t top) {
   nlohmann::json rows = nlohmann::json::array(), misses = nlohmann::json::array(), periods = nlohmann::json::array();
@@ -95,30 +72,11 @@ std::string launch_text(const plan::SweepResult& r, std::size_t top, bool markdo
 }
 
 std::string sweep_text(const plan::SweepResult& r, std::size_t top, bool markdown) {
-  std::vector<Table::Column> cols = {{"#", Align::Right}, {"model", Align::Left}, {"weights", Align::Left}, {"gpu", Align::Left},
-                                     {"GPUs", Align::Right}, {"ctx", Align::Right}, {"batch", Align::Right},
-                                     {"verdict", Align::Left}, {"needs GiB/GPU", Align::Right},
-                                     {"held/total GiB", Align::Right}, {"est. tok/s", Align::Right}};
-  for (const auto& p : r.periods) cols.push_back({"$ " + p.label, Align::Right});
-  Table t(cols);
+  const Table t = sweep_table(r, top);
   std::set<std::string> bases, fallbacks, scaled;
   for (std::size_t i = 0; i < r.rows.size() && i < top; ++i) {
     const auto& x = r.rows[i];
     for (const auto& rule : x.fallbacks) fallbacks.insert(x.gpu + ": " + rule);
-    std::string layout;
-    if (x.tp > 1) layout += " tp" + std::to_string(x.tp);
-    if (x.pp > 1) layout += " pp" + std::to_string(x.pp);
-    if (x.replicas > 1) layout += " dp" + std::to_string(x.replicas);
-    std::vector<std::string> cells = {std::to_string(i + 1), x.model, x.weights, x.gpu,
-                                      std::to_string(x.gpus) + (layout.empty() ? "" : " (" + layout.substr(1) + ")") +
-                                          (x.billed_gpus != x.gpus ? ", billed " + std::to_string(x.billed_gpus) : ""),
-                                      std::to_string(x.context), std::to_string(x.batch),
-                                      std::string(plan::verdict_name(x.verdict)), fixed(x.needed_per_gpu.gib(), 1),
-                                      fixed(x.held_per_gpu.gib(), 1) + "/" + fixed(x.capacity.gib(), 1),
-                                      x.tokens_per_s > 0 ? fixed(x.tokens_per_s, 0) : "-"};
-    for (std::size_t k = 0; k < r.periods.size(); ++k)
-      cells.push_back(x.cost_usd.empty() ? "-" : fixed(x.cost_usd[k], 0));
-    t.add_row(cells);
     if (!x.price_basis.empty()) bases.insert(x.gpu + ": " + x.price_basis);
     if (!x.throughput_scaled_from.empty()) scaled.insert(x.gpu + ": " + x.throughput_scaled_from);
   }
@@ -164,22 +122,9 @@ int run_sweep(const std::vector<std::string>& args) {
   const std::string spec = engine_spec_of(args);
   const auto engine = memory::make_engine(spec, data_root().data());
   po::options_description desc("Options");
+  std::set<std::string> declared;
+  add_sweep_options(desc, declared);
   desc.add_options()
-      ("model", po::value<std::string>(), "models, comma-separated (catalogue ids or paths)")
-      ("weights", po::value<std::string>(), "weight precisions, comma-separated (default: the checkpoint's)")
-      ("gpu", po::value<std::string>(), "GPUs, comma-separated (default: every card in the catalogue)")
-      ("mig", po::bool_switch(), "without --gpu: include MIG slices")
-      ("min-memory", po::value<std::string>(), "without --gpu: only GPUs reporting at least SIZE")
-      ("tp", po::value<std::string>()->default_value("1,2,4,8"), "tensor-parallel sizes, comma-separated")
-      ("pp", po::value<std::string>()->default_value("1"), "pipeline-parallel sizes, comma-separated (engines with a PP flag)")
-      ("replicas", po::value<std::string>()->default_value("1"), "data-parallel instance counts, comma-separated")
-      ("context", po::value<std::string>(), "tokens per sequence, comma-separated (default: the engine's length)")
-      ("batch", po::value<std::string>()->default_value("1"), "concurrent sequences, comma-separated")
-      ("engine", po::value<std::string>()->default_value("vllm"), "engine, optionally @version")
-      ("headroom", po::value<std::string>()->default_value("0%"), "extra spare share of each GPU's KV pool required (default 0%)")
-      ("conservative", po::bool_switch(), "leave out MARGINAL points (fit on the expected values only)")
-      ("periods", po::value<std::string>()->default_value("3d,7d,30d"), "rental periods (h, d, w)")
-      ("prices", po::value<std::string>(), "your own prices (vramplan.prices/1 JSON) instead of the catalogue's")
       ("top", po::value<std::size_t>()->default_value(20), "rows shown")
       ("rate", po::value<std::string>(), "serve this many requests/s within --slo: layouts ranked by cost (each simulated)")
       ("slo", po::value<std::string>(), "latency targets for --rate, e.g. \"p99_ttft<=2s,p99_tpot<=60ms\"")
@@ -189,9 +134,7 @@ int run_sweep(const std::vector<std::string>& args) {
       ("seed", po::value<std::uint64_t>()->default_value(0), "with --rate: random seed")
       ("probe-requests", po::value<std::uint64_t>()->default_value(3000), "with --rate: requests simulated per probe")
       ("router", po::value<std::string>()->default_value("least-outstanding"), "with --rate: least-outstanding or round-robin");
-  std::set<std::string> declared = {"model", "weights", "gpu", "mig", "min-memory", "tp", "pp", "replicas", "context", "batch",
-                                    "engine", "headroom", "conservative", "periods", "prices", "top", "rate", "slo",
-                                    "arrivals", "input-len", "output-len", "seed", "probe-requests", "router"};
+  declared.insert({"top", "rate", "slo", "arrivals", "input-len", "output-len", "seed", "probe-requests", "router"});
   const std::set<std::string> own = declared;  // --tp / --pp here are the sweep's lists, not engine flags
   add_engine_options(desc, *engine, declared);
   add_common_options(desc, true);
@@ -200,28 +143,7 @@ int run_sweep(const std::vector<std::string>& args) {
                   desc, args, vm))
     return kExitOk;
   const auto opts = read_common_options(vm);
-  plan::SweepRequest req;
-  req.engine = spec;
-  if (vm.count("model")) req.models = split(vm["model"].as<std::string>());
-  if (vm.count("weights")) {
-    req.weights.clear();
-    for (const auto& w : split(vm["weights"].as<std::string>())) req.weights.push_back(w);
-  }
-  if (vm.count("gpu")) req.gpus = vm["gpu"].as<std::string>();
-  req.include_mig = vm["mig"].as<bool>();
-  if (vm.count("min-memory")) req.min_memory = parse_bytes(vm["min-memory"].as<std::string>(), "--min-memory");
-  req.tps = split_u64(vm["tp"].as<std::string>(), "--tp");
-  req.pps = split_u64(vm["pp"].as<std::string>(), "--pp");
-  req.tps_given = !vm["tp"].defaulted();
-  req.pps_given = !vm["pp"].defaulted();
-  req.replicas = split_u64(vm["replicas"].as<std::string>(), "--replicas");
-  if (vm.count("context")) req.contexts = split_u64(vm["context"].as<std::string>(), "--context");
-  req.batches = split_u64(vm["batch"].as<std::string>(), "--batch");
-  req.policy.headroom = parse_fraction(vm["headroom"].as<std::string>(), "--headroom");
-  req.policy.conservative = vm["conservative"].as<bool>();
-  req.periods = plan::parse_periods(vm["periods"].as<std::string>());
-  if (vm.count("prices")) req.prices_file = vm["prices"].as<std::string>();
-  req.args = read_engine_args(vm, *engine, own);
+  const plan::SweepRequest req = read_sweep_request(vm, spec, *engine, own);
   const std::size_t top = vm["top"].as<std::size_t>();
 
   const bool progress = show_progress(opts);

@@ -55,6 +55,12 @@ const std::vector<Command>& commands() {
        {"log", "model", "gpu", "json"},
        {"reconcile --log tests/fixtures/logs/vllm/llama-3.1-8b-tp1.log",
         "reconcile --log tests/fixtures/logs/vllm/llama-3.1-8b-tp2.log --gpu h100-sxm-80 --json"}},
+      {"report", "one self-contained HTML page for a proposal: layouts and cost, memory charts, batch table, accuracy basis", run_report,
+       {"model", "gpu", "engine", "weights", "tp", "context", "batch", "max-model-len", "periods", "simulate", "rate",
+        "train", "out"},
+       {"report --model llama-3.1-8b --gpu l40s,h100-sxm-80 --max-model-len 8192 --out /tmp/quote.html",
+        "report --model llama-3.1-8b --gpu l40s,h100-sxm-80,h200 --max-model-len 8192 --context 8192 --batch 1,8,32 "
+        "--simulate --rate 4 --requests 400 --train lora --out /tmp/quote-full.html"}},
   };
   return table;
 }

@@ -36,5 +36,6 @@ int run_simulate(const std::vector<std::string>& args);
 int run_trial(const std::vector<std::string>& args);
 int run_train(const std::vector<std::string>& args);
 int run_reconcile(const std::vector<std::string>& args);
+int run_report(const std::vector<std::string>& args);
 
 }  // namespace vramplan::cli

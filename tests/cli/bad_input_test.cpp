@@ -236,6 +236,14 @@ std::vector<Row> rows() {
       Row{"reconcile: unreadable figure", {"reconcile", "--log", "<dir>/x.log"},
           {{"x.log", "INFO 04-22 00:04:20 [gpu_worker.py:436] Available KV cache memory: 1e999 GiB\n"}}, 3,
           "<dir>/x.log:1: Available KV cache memory: cannot read '1e999 GiB'"},
+      Row{"report: --out in a missing folder", {"report", "--model", "llama-3.1-8b", "--gpu", "l4", "--out", "<dir>/no/q.html"},
+          {}, 5, "--out: cannot write <dir>/no/q.html"},
+      Row{"report: --out a directory", {"report", "--model", "llama-3.1-8b", "--gpu", "l4", "--out", "<dir>/d"},
+          {{"d", "", File::Directory}}, 5, "--out: cannot write <dir>/d"},
+      Row{"report: without --out", {"report", "--model", "llama-3.1-8b", "--gpu", "l4"}, {}, 2,
+          "report: --out FILE is required (the HTML page is written there)"},
+      Row{"report: --rate without --simulate", {"report", "--model", "llama-3.1-8b", "--gpu", "l4", "--rate", "3", "--out", "<dir>/q.html"},
+          {}, 2, "--rate applies to the simulated run: add --simulate"},
   };
 }
 

@@ -224,6 +224,12 @@ std::string decision_basis(const CheckOutcome& o) {
 
 }  // namespace
 
+Table batch_range_table(const CheckOutcome& o) { return range_table(o); }
+
+std::string batch_range_summary(const CheckOutcome& o) {
+  return range_summary(*o.range) + (o.request.rate ? rate_summary(o) : std::string());
+}
+
 nlohmann::json check_json(const CheckOutcome& o) {
   if (o.compat.support == compat::Support::Unsupported)
     return {{"schema", "vramplan.check/1"},

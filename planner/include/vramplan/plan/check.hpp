@@ -16,6 +16,7 @@
 #include "vramplan/model/spec.hpp"
 #include "vramplan/plan/launch_command.hpp"
 #include "vramplan/plan/limits.hpp"
+#include "vramplan/report/table.hpp"
 
 namespace vramplan::plan {
 
@@ -85,5 +86,9 @@ nlohmann::json check_json(const CheckOutcome& outcome);
 std::string check_text(const CheckOutcome& outcome);
 //! A quote-ready Markdown section (the golden file tests/golden/check_quote.md).
 std::string check_markdown(const CheckOutcome& outcome);
+//! With --batch-range: the batch table every rendering shows (text, Markdown, the HTML report)
+//! and the lines under it (recommended range, throughput basis, workload, the rate view).
+Table batch_range_table(const CheckOutcome& outcome);
+std::string batch_range_summary(const CheckOutcome& outcome);
 
 }  // namespace vramplan::plan

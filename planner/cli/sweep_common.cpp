@@ -1,0 +1,109 @@
+#include "sweep_common.hpp"
+
+#include <cstdlib>
+
+#include "decision_options.hpp"
+#include "vramplan/core/text.hpp"
+
+namespace vramplan::cli {
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    out.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::vector<std::uint64_t> split_positive_list(const std::string& text, const std::string& option) {
+  std::vector<std::uint64_t> out;
+  for (const auto& item : split_list(text)) {
+    char* end = nullptr;
+    const unsigned long long v = item.empty() ? 0 : std::strtoull(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || v == 0)
+      throw_usage(option + ": expected a comma-separated list of positive integers, got '" + text + "'");
+    out.push_back(v);
+  }
+  return out;
+}
+
+void add_sweep_options(po::options_description& desc, std::set<std::string>& declared) {
+  desc.add_options()
+      ("model", po::value<std::string>(), "models, comma-separated (catalogue ids or paths)")
+      ("weights", po::value<std::string>(), "weight precisions, comma-separated (default: the checkpoint's)")
+      ("gpu", po::value<std::string>(), "GPUs, comma-separated (default: every card in the catalogue)")
+      ("mig", po::bool_switch(), "without --gpu: include MIG slices")
+      ("min-memory", po::value<std::string>(), "without --gpu: only GPUs reporting at least SIZE")
+      ("tp", po::value<std::string>()->default_value("1,2,4,8"), "tensor-parallel sizes, comma-separated")
+      ("pp", po::value<std::string>()->default_value("1"), "pipeline-parallel sizes, comma-separated (engines with a PP flag)")
+      ("replicas", po::value<std::string>()->default_value("1"), "data-parallel instance counts, comma-separated")
+      ("context", po::value<std::string>(), "tokens per sequence, comma-separated (default: the engine's length)")
+      ("batch", po::value<std::string>()->default_value("1"), "concurrent sequences, comma-separated")
+      ("engine", po::value<std::string>()->default_value("vllm"), "engine, optionally @version")
+      ("headroom", po::value<std::string>()->default_value("0%"), "extra spare share of each GPU's KV pool required (default 0%)")
+      ("conservative", po::bool_switch(), "leave out MARGINAL points (fit on the expected values only)")
+      ("periods", po::value<std::string>()->default_value("3d,7d,30d"), "rental periods (h, d, w)")
+      ("prices", po::value<std::string>(), "your own prices (vramplan.prices/1 JSON) instead of the catalogue's");
+  declared.insert({"model", "weights", "gpu", "mig", "min-memory", "tp", "pp", "replicas", "context", "batch", "engine",
+                   "headroom", "conservative", "periods", "prices"});
+}
+
+plan::SweepRequest read_sweep_request(const po::variables_map& vm, const std::string& engine_spec,
+                                      const memory::Engine& engine, const std::set<std::string>& own) {
+  plan::SweepRequest req;
+  req.engine = engine_spec;
+  if (vm.count("model")) req.models = split_list(vm["model"].as<std::string>());
+  if (vm.count("weights")) {
+    req.weights.clear();
+    for (const auto& w : split_list(vm["weights"].as<std::string>())) req.weights.push_back(w);
+  }
+  if (vm.count("gpu")) req.gpus = vm["gpu"].as<std::string>();
+  req.include_mig = vm["mig"].as<bool>();
+  if (vm.count("min-memory")) req.min_memory = parse_bytes(vm["min-memory"].as<std::string>(), "--min-memory");
+  req.tps = split_positive_list(vm["tp"].as<std::string>(), "--tp");
+  req.pps = split_positive_list(vm["pp"].as<std::string>(), "--pp");
+  req.tps_given = !vm["tp"].defaulted();
+  req.pps_given = !vm["pp"].defaulted();
+  req.replicas = split_positive_list(vm["replicas"].as<std::string>(), "--replicas");
+  if (vm.count("context")) req.contexts = split_positive_list(vm["context"].as<std::string>(), "--context");
+  req.batches = split_positive_list(vm["batch"].as<std::string>(), "--batch");
+  req.policy.headroom = parse_fraction(vm["headroom"].as<std::string>(), "--headroom");
+  req.policy.conservative = vm["conservative"].as<bool>();
+  req.periods = plan::parse_periods(vm["periods"].as<std::string>());
+  if (vm.count("prices")) req.prices_file = vm["prices"].as<std::string>();
+  req.args = read_engine_args(vm, engine, own);
+  return req;
+}
+
+Table sweep_table(const plan::SweepResult& r, std::size_t top) {
+  std::vector<Table::Column> cols = {{"#", Align::Right}, {"model", Align::Left}, {"weights", Align::Left}, {"gpu", Align::Left},
+                                     {"GPUs", Align::Right}, {"ctx", Align::Right}, {"batch", Align::Right},
+                                     {"verdict", Align::Left}, {"needs GiB/GPU", Align::Right},
+                                     {"held/total GiB", Align::Right}, {"est. tok/s", Align::Right}};
+  for (const auto& p : r.periods) cols.push_back({"$ " + p.label, Align::Right});
+  Table t(cols);
+  for (std::size_t i = 0; i < r.rows.size() && i < top; ++i) {
+    const auto& x = r.rows[i];
+    std::string layout;
+    if (x.tp > 1) layout += " tp" + std::to_string(x.tp);
+    if (x.pp > 1) layout += " pp" + std::to_string(x.pp);
+    if (x.replicas > 1) layout += " dp" + std::to_string(x.replicas);
+    std::vector<std::string> cells = {std::to_string(i + 1), x.model, x.weights, x.gpu,
+                                      std::to_string(x.gpus) + (layout.empty() ? "" : " (" + layout.substr(1) + ")") +
+                                          (x.billed_gpus != x.gpus ? ", billed " + std::to_string(x.billed_gpus) : ""),
+                                      std::to_string(x.context), std::to_string(x.batch),
+                                      std::string(plan::verdict_name(x.verdict)), fixed(x.needed_per_gpu.gib(), 1),
+                                      fixed(x.held_per_gpu.gib(), 1) + "/" + fixed(x.capacity.gib(), 1),
+                                      x.tokens_per_s > 0 ? fixed(x.tokens_per_s, 0) : "-"};
+    for (std::size_t k = 0; k < r.periods.size(); ++k)
+      cells.push_back(x.cost_usd.empty() ? "-" : fixed(x.cost_usd[k], 0));
+    t.add_row(cells);
+  }
+  return t;
+}
+
+}  // namespace vramplan::cli

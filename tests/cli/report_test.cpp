@@ -1,0 +1,99 @@
+// `vramplan report`: the page it writes holds the sweep's answer (same recommendation, same
+// costs), one chart per kind asked for, no script and nothing loaded from elsewhere; text from a
+// user's files is escaped; a bad --out is a one-line error with exit 5 (docs/errors.md).
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "support/test_support.hpp"
+
+namespace vramplan::test {
+namespace {
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(ReportCli, PageCarriesTheSweepsRecommendationAndCosts) {
+  ScratchDir dir;
+  const auto out = dir.path() / "quote.html";
+  const std::vector<std::string> sweep_args = {"--model", "llama-3.1-8b", "--gpu", "l40s,h100-sxm-80", "--max-model-len", "8192",
+                                               "--context", "8192", "--batch", "1,16"};
+  std::vector<std::string> args = {"report"};
+  args.insert(args.end(), sweep_args.begin(), sweep_args.end());
+  args.insert(args.end(), {"--out", out.string()});
+  const CliResult r = run_cli(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("wrote " + out.string()), std::string::npos) << r.out;
+  const std::string html = read_text(out);
+  ASSERT_FALSE(html.empty());
+
+  std::vector<std::string> sargs = {"sweep"};
+  sargs.insert(sargs.end(), sweep_args.begin(), sweep_args.end());
+  const auto sweep = run_cli_json(sargs);
+  ASSERT_FALSE(sweep["rows"].empty());
+  const auto& best = sweep["rows"][0];
+  // The recommended layout is the sweep's first row, with its cost for each period.
+  EXPECT_NE(html.find("<tr><th>GPU</th><td>" + best["gpu"].get<std::string>() + "</td></tr>"), std::string::npos);
+  for (std::size_t k = 0; k < sweep["periods"].size(); ++k) {
+    char usd[64];
+    std::snprintf(usd, sizeof usd, "USD %.0f", best["cost_usd"][k].get<double>());
+    EXPECT_NE(html.find("<tr><th>cost for " + sweep["periods"][k]["label"].get<std::string>() + "</th><td>" + usd),
+              std::string::npos) << usd;
+  }
+  // Memory chart (one), throughput, TPOT and TTFT vs batch: 4 drawings; 2 GPU options x 3 bars.
+  EXPECT_EQ(count_of(html, "<svg "), 4u);
+  EXPECT_EQ(count_of(html, "<line class=\"limit\""), 2u);
+  for (const char* section : {"Inputs", "Recommended layout", "Alternatives from the sweep", "Memory per GPU option",
+                              "Batch range of the recommended layout", "Accuracy basis and upper bounds"})
+    EXPECT_NE(html.find(std::string(">") + section + "</h2>"), std::string::npos) << section;
+  EXPECT_NE(html.find("accuracy_bounds.json"), std::string::npos);
+  // Self-contained: no script, no external resource (the SVG namespace is a name, not a fetch).
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(std::regex_replace(html, std::regex("xmlns=\"http://www.w3.org/2000/svg\""), "").find("http"), std::string::npos);
+}
+
+TEST(ReportCli, SimulationAndTrainingAddTheirSections) {
+  ScratchDir dir;
+  const auto out = dir.path() / "full.html";
+  const CliResult r = run_cli({"report", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--max-model-len", "8192", "--tp", "1",
+                               "--simulate", "--rate", "4", "--requests", "300", "--input-len", "512", "--output-len", "128",
+                               "--train", "lora", "--out", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string html = read_text(out);
+  EXPECT_NE(html.find(">Simulated serving run</h2>"), std::string::npos);
+  EXPECT_NE(html.find(">Training plan</h2>"), std::string::npos);
+  // 4 serving charts + KV usage, running / waiting, TTFT and TPOT over time + training = 9.
+  EXPECT_EQ(count_of(html, "<svg "), 9u);
+  EXPECT_NE(html.find("TTFT p99"), std::string::npos);
+}
+
+TEST(ReportCli, NamesFromUserFilesAreEscaped) {
+  ScratchDir dir;
+  const auto model = dir.path() / "m<b onmouseover=x>&";
+  std::filesystem::create_directories(model);
+  std::filesystem::copy_file(fixture("hf/tiny-llama/config.json"), model / "config.json");
+  const auto out = dir.path() / "q.html";
+  const CliResult r = run_cli({"report", "--model", model.string(), "--gpu", "l4", "--max-model-len", "2048", "--out", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string html = read_text(out);
+  EXPECT_EQ(html.find("<b onmouseover"), std::string::npos);
+  EXPECT_NE(html.find("m&lt;b onmouseover=x&gt;&amp;"), std::string::npos);
+}
+
+TEST(ReportCli, UnwritableOutIsAOneLineIoError) {
+  const CliResult r = run_cli({"report", "--model", "llama-3.1-8b", "--gpu", "l40s", "--out", "/nonexistent-dir/q.html"});
+  EXPECT_EQ(r.exit_code, 5);
+  EXPECT_EQ(r.err, "vramplan: error: --out: cannot write /nonexistent-dir/q.html\n");
+  const CliResult no_out = run_cli({"report", "--model", "llama-3.1-8b", "--gpu", "l40s"});
+  EXPECT_EQ(no_out.exit_code, 2);
+  EXPECT_EQ(no_out.err, "vramplan: error: report: --out FILE is required (the HTML page is written there)\n");
+  const CliResult rate = run_cli({"report", "--model", "llama-3.1-8b", "--gpu", "l40s", "--rate", "3", "--out", "/tmp/x.html"});
+  EXPECT_EQ(rate.exit_code, 2);
+  EXPECT_EQ(rate.err, "vramplan: error: --rate applies to the simulated run: add --simulate\n");
+}
+
+}  // namespace
+}  // namespace vramplan::test

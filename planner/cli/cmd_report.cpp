@@ -174,10 +174,11 @@ int run_report(const std::vector<std::string>& args) {
     w.output = sim::parse_length(vm["output-len"].as<std::string>(), "--output-len", data_root());
     w.seed = vm["seed"].as<std::uint64_t>();
     q.periods = req.periods;
-    // About 200 samples over the arrival window (requests / rate), at least 0.1 s apart.
+    // About 60 samples over the arrival window (requests / rate), at least 0.1 s apart: windows
+    // wide enough that most hold a few requests for the latency percentiles.
     const double span = std::isinf(w.arrivals.rate_per_s) ? 60.0 : static_cast<double>(*w.requests) / w.arrivals.rate_per_s;
     std::vector<sim::TimelineSample> timeline;
-    q.request.options.sample_every_s = std::max(0.1, span / 200);
+    q.request.options.sample_every_s = std::max(0.1, span / 60);
     q.request.options.on_sample = [&timeline](const sim::TimelineSample& t) {
       if (timeline.size() < 20000) timeline.push_back(t);
     };

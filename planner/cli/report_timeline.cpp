@@ -38,14 +38,14 @@ void add_simulation_section(report::HtmlPage& page, const plan::SimulateAnswers&
                    {"end-to-end", percentiles_ms(r.e2e)},
                    {"KV cache usage", "mean " + percent(r.kv_usage.mean, 1) + ", p99 " + percent(r.kv_usage.p99, 1)},
                    {"preemptions", std::to_string(r.preemptions)},
-                   {"verdict", r.verdict.state + ": " + r.verdict.explanation}});
+                   {"verdict", r.verdict.explanation}});
   if (timeline.size() < 2) {
     page.note("The run was shorter than two timeline samples: no timeline to draw.");
     return;
   }
   const double none = std::numeric_limits<double>::quiet_NaN();
   const std::string x_label = "simulated time, s";
-  report::LineChart kv{x_label, "KV cache usage, % of the pool", {}, {{"KV blocks in use", {}}}, false};
+  report::LineChart kv{x_label, "KV in use, % of pool", {}, {{"KV blocks in use", {}}}, false};
   report::LineChart queue{x_label, "requests", {}, {{"running", {}}, {"waiting", {}}}, false};
   report::LineChart ttft{x_label, "TTFT, s", {}, {{"TTFT p50", {}}, {"TTFT p99", {}}}, false};
   report::LineChart tpot{x_label, "TPOT, ms", {}, {{"TPOT p50", {}}, {"TPOT p99", {}}}, false};
@@ -72,8 +72,8 @@ void add_simulation_section(report::HtmlPage& page, const plan::SimulateAnswers&
 void add_training_section(report::HtmlPage& page, const train::TrainPlan& p) {
   page.heading("Training plan");
   page.paragraph(p.model_id + " on " + p.gpu_name + ": " + std::string(train::method_name(p.request.method)) + ", " +
-                 std::string(train::optimizer_name(p.request.optimizer)) + ", " +
-                 std::string(train::sharding_name(p.request.sharding)) + " sharding over " +
+                 std::string(train::optimizer_name(p.request.optimizer)) + ", sharding " +
+                 std::string(train::sharding_name(p.request.sharding)) + ", over " +
                  std::to_string(p.request.parallel.gpus) + " GPU(s), micro-batch " + std::to_string(p.request.micro_batch) +
                  " x " + std::to_string(p.request.seq_len) + " tokens. Peak allocated per GPU: " +
                  fixed(p.peak_allocated.gib(), 2) + " GiB in the " + p.peak_phase + " phase of " +

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "decision_options.hpp"
+#include "vramplan/core/error.hpp"
 #include "vramplan/core/text.hpp"
 
 namespace vramplan::cli {

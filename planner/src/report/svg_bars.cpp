@@ -65,7 +65,12 @@ std::string svg_stacked_bars(const StackedBarChart& c, const std::string& aria_l
                 "</title></rect>";
         x += w;
       }
-      body += text(x + 6, y + bar_h / 2 + kFontSize * 0.35, fixed(totals[i], 1) + " " + c.unit, "start");
+      // The total after the bar's end, or after the limit line when the line would cross it.
+      const std::string total = fixed(totals[i], 1) + " " + c.unit;
+      double tx = x + 6;
+      const double lx = plot_left + bar_length(c.groups[g].limit, axis_max, plot_w);
+      if (c.groups[g].limit > 0 && lx >= x - 1 && lx <= tx + text_width(total) + 4) tx = lx + 6;
+      body += text(tx, y + bar_h / 2 + kFontSize * 0.35, total, "start");
       y += bar_h + bar_gap;
     }
     if (c.groups[g].limit > 0) {

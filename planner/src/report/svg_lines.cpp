@@ -79,7 +79,9 @@ std::string svg_line_chart(const LineChart& c, const std::string& aria_label) {
       }
       d += (pen_down ? "L" : "M") + coord(px(c.x[i])) + " " + coord(py(v[i]));
       pen_down = true;
-      if (markers)
+      // A value between two gaps is no line: it always gets its marker.
+      const bool alone = (i == 0 || !std::isfinite(v[i - 1])) && (i + 1 == v.size() || !std::isfinite(v[i + 1]));
+      if (markers || alone)
         dots += "<circle cx=\"" + coord(px(c.x[i])) + "\" cy=\"" + coord(py(v[i])) + "\" r=\"3\" fill=\"" + colour(k) +
                 "\"><title>" + html_escape(c.series[k].name + " at " + tick_label(c.x[i], c.log2_x ? 1 : x_step / 10) +
                                            ": " + format_number("%.4g", v[i])) +

@@ -12,7 +12,7 @@ namespace {
 TEST(HtmlPage, EscapeTurnsMarkupIntoText) {
   EXPECT_EQ(html_escape("<a href=\"x\">Tom & Jerry's</a>"), "&lt;a href=&quot;x&quot;&gt;Tom &amp; Jerry&#39;s&lt;/a&gt;");
   // Control characters (NUL, ESC) cannot appear in HTML text: U+FFFD; tab, newline and UTF-8 stay.
-  EXPECT_EQ(html_escape(std::string("a\0b\x1b[31m\t\n\xc3\x97", 11)), "a\uFFFDb\uFFFD[31m\t\n\xc3\x97");
+  EXPECT_EQ(html_escape(std::string("a\0b\x1b[31m\t\n\xc3\x97", 12)), "a\uFFFDb\uFFFD[31m\t\n\xc3\x97");
 }
 
 TEST(HtmlPage, RendersOneSelfContainedDocument) {

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "support/json_schema.hpp"
 #include "support/test_support.hpp"
 
 namespace vramplan::test {
@@ -69,6 +70,16 @@ TEST(ReportCli, SimulationAndTrainingAddTheirSections) {
   // 4 serving charts + KV usage, running / waiting, TTFT and TPOT over time + training = 9.
   EXPECT_EQ(count_of(html, "<svg "), 9u);
   EXPECT_NE(html.find("TTFT p99"), std::string::npos);
+}
+
+TEST(ReportCli, JsonNamesTheFileItWrote) {
+  ScratchDir dir;
+  const auto out = dir.path() / "q.html";
+  const auto j = run_cli_json({"report", "--model", "llama-3.1-8b", "--gpu", "l40s", "--max-model-len", "8192", "--out", out.string()});
+  const auto schema = nlohmann::json::parse(read_text(source_dir() / "docs" / "schemas" / "report.schema.json"));
+  EXPECT_TRUE(schema_violations(j, schema).empty()) << j.dump();
+  EXPECT_EQ(j["out"], out.string());
+  EXPECT_EQ(j["bytes"].get<std::size_t>(), read_text(out).size());
 }
 
 TEST(ReportCli, NamesFromUserFilesAreEscaped) {

@@ -92,3 +92,8 @@ def test_library_prints_nothing(capfd):
         pass
     out, err = capfd.readouterr()
     assert out == "" and err == ""
+
+
+def test_float_option(cli_json):
+    got = vramplan.plan(model="llama-3.1-8b", gpu="h100-sxm-80", gpu_memory_utilization=0.85)
+    assert got == cli_json("plan", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--gpu-memory-utilization", "0.85")

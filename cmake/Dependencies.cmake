@@ -10,8 +10,11 @@ find_package(nlohmann_json 3.10 QUIET)
 vramplan_require(nlohmann_json_FOUND "nlohmann JSON (nlohmann_jsonConfig.cmake)" nlohmann-json3-dev)
 
 # Static Boost (the .a ships in the same Debian package): one fewer shared object to resolve at
-# start-up, which is most of what a `vramplan check` pre-flight process costs.
-set(Boost_USE_STATIC_LIBS ON)
+# start-up, which is most of what a `vramplan check` pre-flight process costs. The Python module
+# links the shared one: Debian's .a is not position-independent code, which a shared module needs.
+if(NOT VRAMPLAN_PYTHON)
+  set(Boost_USE_STATIC_LIBS ON)
+endif()
 find_package(Boost 1.74 QUIET COMPONENTS program_options)
 vramplan_require(Boost_PROGRAM_OPTIONS_FOUND "Boost.Program_options" libboost-program-options-dev)
 

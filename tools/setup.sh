@@ -3,7 +3,7 @@
 # everything is present it only checks and returns in well under a second.
 set -euo pipefail
 packages=(g++ cmake ninja-build nlohmann-json3-dev libboost-program-options-dev libeigen3-dev
-          googletest libgtest-dev libbenchmark-dev)
+          googletest libgtest-dev libbenchmark-dev python3-venv python3-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds vramplan and runs the whole test suite with ctest.
-#   bash tools/test.sh             Release build in build/
+# Builds vramplan and runs the whole test suite: ctest, then the Python package's tests.
+#   bash tools/test.sh             Release build in build/, ctest, then tools/test-python.sh (pip install .
+#                                  into a venv, pytest tests/python)
 #   bash tools/test.sh --sanitize  ASan + UBSan build in build-asan/ (probes off: CUDA code is not
 #                                  instrumented)
 set -euo pipefail
@@ -16,3 +17,7 @@ fi
 cmake -S . -B "$build" -G Ninja "${flags[@]}" >/dev/null
 cmake --build "$build" -j"$(nproc)"
 ctest --test-dir "$build" --output-on-failure -j"$(nproc)"
+# The Python module is not instrumented: the sanitizer build runs the C++ suite only.
+if [[ "$build" == build ]]; then
+  bash tools/test-python.sh
+fi

@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <iostream>
+#include <mutex>
+#include <optional>
 #include <string_view>
 
 #include "commands.hpp"
@@ -10,6 +12,30 @@
 #include "vramplan/report/table.hpp"
 
 namespace vramplan::cli {
+
+namespace {
+
+std::ostream* g_out = &out();
+std::ostream* g_err = &std::cerr;
+std::vector<OptionInfo>* g_option_sink = nullptr;
+
+}  // namespace
+
+std::ostream& out() { return *g_out; }
+std::ostream& err() { return *g_err; }
+
+ScopedStreams::ScopedStreams(std::ostream& out, std::ostream& err) : saved_out_(g_out), saved_err_(g_err) {
+  g_out = &out;
+  g_err = &err;
+}
+
+ScopedStreams::~ScopedStreams() {
+  g_out = saved_out_;
+  g_err = saved_err_;
+}
+
+ScopedOptionSink::ScopedOptionSink(std::vector<OptionInfo>& sink) { g_option_sink = &sink; }
+ScopedOptionSink::~ScopedOptionSink() { g_option_sink = nullptr; }
 
 void add_common_options(po::options_description& desc, bool markdown_allowed) {
   desc.add_options()
@@ -41,23 +67,23 @@ std::string wrapped(const std::string& text, std::size_t indent, std::string_vie
 void print_help(const std::string& command, const std::string& synopsis, const po::options_description& desc,
                 bool all) {
   const Command* c = find_command(command);
-  std::cout << wrapped("usage: vramplan " + command + " " + synopsis, 9);
-  if (c != nullptr) std::cout << "\n" << wrapped(std::string(c->summary), 0);
-  std::cout << "\n";
+  out() << wrapped("usage: vramplan " + command + " " + synopsis, 9);
+  if (c != nullptr) out() << "\n" << wrapped(std::string(c->summary), 0);
+  out() << "\n";
   if (all || c == nullptr || c->main_options.empty()) {
-    std::cout << desc << "\n";
+    out() << desc << "\n";
   } else {
     po::options_description main("Main options", kHelpWidth, kHelpWidth / 2);
     for (const std::string_view name : c->main_options)
       for (const auto& o : desc.options())
         if (o->long_name() == name) main.add(o);
     const std::size_t more = desc.options().size() - main.options().size();
-    std::cout << main << "\n"
+    out() << main << "\n"
               << more << " more options (engine flags, output, tuning): vramplan " << command << " --help-all\n";
   }
   if (c != nullptr && !c->examples.empty()) {
-    std::cout << "\nexamples:\n";
-    for (const std::string_view e : c->examples) std::cout << wrapped("  vramplan " + std::string(e), 6, " \\");
+    out() << "\nexamples:\n";
+    for (const std::string_view e : c->examples) out() << wrapped("  vramplan " + std::string(e), 6, " \\");
   }
 }
 
@@ -66,6 +92,15 @@ void print_help(const std::string& command, const std::string& synopsis, const p
 bool parse_args(const std::string& command, const std::string& synopsis,
                 const po::options_description& desc, const std::vector<std::string>& args,
                 po::variables_map& vm, const po::positional_options_description* positional) {
+  if (g_option_sink != nullptr) {
+    for (const auto& o : desc.options()) {
+      const auto& semantic = *o->semantic();
+      // A vector-valued option accumulates its occurrences (Boost's validate for std::vector).
+      const bool vector = dynamic_cast<const po::typed_value<std::vector<std::string>>*>(&semantic) != nullptr;
+      g_option_sink->push_back({o->long_name(), semantic.max_tokens() == 0, vector || semantic.is_composing()});
+    }
+    return false;
+  }
   try {
     po::command_line_parser parser(args);
     // Long options may be written with one dash (-tp 2, -ngl 99, as vLLM and llama.cpp users type
@@ -115,15 +150,15 @@ void emit(const CommonOptions& opts, const nlohmann::json& json, const std::stri
       ordered["schema"] = json.at("schema");
       for (auto it = json.begin(); it != json.end(); ++it)
         if (it.key() != "schema") ordered[it.key()] = it.value();
-      std::cout << ordered.dump(2) << "\n";
+      out() << ordered.dump(2) << "\n";
     } else {
-      std::cout << json.dump(2) << "\n";
+      out() << json.dump(2) << "\n";
     }
   } else {
-    std::cout << text;
-    if (!text.empty() && text.back() != '\n') std::cout << "\n";
+    out() << text;
+    if (!text.empty() && text.back() != '\n') out() << "\n";
   }
-  std::cout.flush();
+  out().flush();
 }
 
 bool show_progress(const CommonOptions& opts) {
@@ -131,9 +166,33 @@ bool show_progress(const CommonOptions& opts) {
          isatty(STDOUT_FILENO);
 }
 
+namespace {
+
+struct DataRootChoice {
+  std::mutex mutex;  // sweep and simulate workers may ask first
+  std::filesystem::path folder;  // look_for_data_in's, or empty: next to the executable
+  std::optional<DataRoot> found;
+};
+
+DataRootChoice& data_root_choice() {
+  static DataRootChoice choice;
+  return choice;
+}
+
+}  // namespace
+
 const DataRoot& data_root() {
-  static const DataRoot root = find_data_root();
-  return root;
+  auto& choice = data_root_choice();
+  const std::lock_guard lock(choice.mutex);
+  if (!choice.found) choice.found = choice.folder.empty() ? find_data_root() : find_data_root_in(choice.folder);
+  return *choice.found;
+}
+
+void look_for_data_in(const std::filesystem::path& folder) {
+  auto& choice = data_root_choice();
+  const std::lock_guard lock(choice.mutex);
+  choice.folder = folder;
+  choice.found.reset();
 }
 
 }  // namespace vramplan::cli

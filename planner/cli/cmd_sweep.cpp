@@ -3,7 +3,7 @@
 // Progress on a terminal; quiet when piped, with --json or --quiet.
 #include <algorithm>
 #include <cstdio>
-#include <iostream>
+#include <ostream>
 #include <set>
 
 #include "cli_common.hpp"
@@ -161,16 +161,16 @@ int run_sweep(const std::vector<std::string>& args) {
     sr.options.router = plan::parse_router(vm["router"].as<std::string>());
     if (sr.options.requests_per_probe < 100) throw_usage("--probe-requests: at least 100, or the p99 means nothing");
     const auto slo_result = plan::run_slo_sweep(sr, data_root(), [&](std::size_t done, std::size_t total) {
-      if (progress) std::cerr << "\rsweep: layout " << done + 1 << "/" << total << std::flush;
+      if (progress) err() << "\rsweep: layout " << done + 1 << "/" << total << std::flush;
     });
-    if (progress) std::cerr << "\r\033[K" << std::flush;
+    if (progress) err() << "\r\033[K" << std::flush;
     emit(opts, plan::slo_sweep_json(sr, slo_result, top),
          plan::slo_sweep_text(sr, slo_result, top, opts.format == OutputFormat::Markdown));
     return kExitOk;
   }
   auto result = plan::run_sweep(req, data_root(), [&](std::size_t done, std::size_t total) {
     if (!progress) return;
-    std::cerr << "\rsweep: " << done << "/" << total << " (model, precision, TP, PP) groups" << (done == total ? "\n" : "")
+    err() << "\rsweep: " << done << "/" << total << " (model, precision, TP, PP) groups" << (done == total ? "\n" : "")
               << std::flush;
   });
   plan::attach_launch_commands(result, req, data_root(), top);

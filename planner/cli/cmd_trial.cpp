@@ -2,7 +2,7 @@
 // 4, ... until the first limit, the predicted inputs completed, total time, peak memory and
 // error. `--format csv` writes the table with empty measured columns to fill on the rented card;
 // `--compare FILE` reads that file back and prints predicted against measured.
-#include <iostream>
+#include <ostream>
 #include <set>
 #include <sstream>
 
@@ -86,7 +86,7 @@ int run_trial(const std::vector<std::string>& args) {
   if (vm.count("max-latency")) req.max_latency_s = sim::parse_duration(vm["max-latency"].as<std::string>(), "--max-latency");
   const auto result = plan::run_trial(req, data_root());
   if (csv) {
-    std::cout << plan::trial_csv(result);
+    out() << plan::trial_csv(result);
     return kExitOk;
   }
   emit(opts, plan::trial_json(result), plan::trial_text(result));

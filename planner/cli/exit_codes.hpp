@@ -1,6 +1,9 @@
 // exit_codes.hpp — the one table mapping error kinds to process exit codes (README.md § Exit codes).
 #pragma once
 
+#include <string_view>
+#include <vector>
+
 #include "vramplan/core/error.hpp"
 
 namespace vramplan::cli {
@@ -16,5 +19,13 @@ inline constexpr int kExitUnrecognisedLog = 7;  // reconcile: no line of a known
 inline constexpr int kExitInternal = 70;  // EX_SOFTWARE (sysexits.h)
 
 int exit_code_for(ErrorKind kind);
+
+//! One row per error an output's vramplan.error/1 object can name: its "kind" and exit code. The Python
+//! module's exception classes mirror these rows (python/vramplan/errors.py; tests/python checks it).
+struct ErrorExit {
+  std::string_view kind;
+  int exit_code;
+};
+const std::vector<ErrorExit>& error_exits();
 
 }  // namespace vramplan::cli

@@ -3,6 +3,7 @@
 // Order: the VRAMPLAN_DATA environment variable (a folder holding data/ and models/, e.g. a
 // source checkout), then <executable dir>/../share/vramplan, which is both the build tree layout
 // (<build>/bin/vramplan + <build>/share/vramplan) and the installed one (<prefix>/bin + <prefix>/share).
+// The Python module (python/, docs/python.md) names its package folder instead of an executable's.
 #pragma once
 
 #include <filesystem>
@@ -22,5 +23,8 @@ struct DataRoot {
 DataRoot find_data_root();
 //! The same search, starting from an explicit executable path (for tests).
 DataRoot find_data_root(const std::filesystem::path& executable);
+//! VRAMPLAN_DATA, else `folder` itself (the Python module's package folder, where its wheel puts data/
+//! and models/).
+DataRoot find_data_root_in(const std::filesystem::path& folder);
 
 }  // namespace vramplan

@@ -11,7 +11,7 @@
 namespace vramplan::memory {
 namespace {
 
-bool has_gated_mlp(const ModelSpec& m) {
+bool encoder_mlp_is_gated(const ModelSpec& m) {
   return std::any_of(m.tensors.begin(), m.tensors.end(), [](const TensorInfo& t) {
     return t.role == TensorRole::FfnGate || t.role == TensorRole::FfnGateUp;
   });
@@ -60,7 +60,7 @@ MemoryPlan named_plan(const Engine& engine, const EngineProfileData& d, const Pl
   return p;
 }
 
-void check_length(const ModelSpec& m, std::uint64_t seq_len, const std::string& flag) {
+void check_encoder_length(const ModelSpec& m, std::uint64_t seq_len, const std::string& flag) {
   const auto max = m.arch.max_position_embeddings;
   if (max > 0 && seq_len > max)
     throw_usage(flag + " " + std::to_string(seq_len) + " exceeds " + m.arch.architecture +
@@ -77,7 +77,7 @@ std::vector<Component> encoder_forward_activation(const ModelSpec& model, const 
   const std::uint64_t attn_width = a.hidden_size + 2 * q + 2 * kv;
   // MLP: the input (residual) and the intermediate activations: up and its activation
   // (BertIntermediate dense + GELU), or up, gate and act(gate) for a gated MLP (GeGLU / SwiGLU).
-  const bool gated = has_gated_mlp(model);
+  const bool gated = encoder_mlp_is_gated(model);
   const std::uint64_t mlp_width = a.hidden_size + (gated ? 3 : 2) * a.intermediate_size;
   std::uint64_t scores = 0;
   if (f.eager_scores)  // eager_attention_forward: matmul scores and their softmax, both in the compute dtype
@@ -131,7 +131,7 @@ MemoryPlan plan_pooling_transformers(const Engine& engine, const EngineProfileDa
   // checkpoints) when --context is not given. Inputs are padded to the longest of the batch.
   const std::uint64_t B = in.workload.batch.value_or(32);
   const std::uint64_t S = in.workload.context.value_or(std::min<std::uint64_t>(m.arch.max_position_embeddings ? m.arch.max_position_embeddings : 512, 512));
-  check_length(m, S, "--context");
+  check_encoder_length(m, S, "--context");
   const std::string attn = arg_string(in.args, "attn-implementation").value_or("sdpa");
   if (attn != "sdpa" && attn != "eager")
     throw_usage("--attn-implementation: expected sdpa or eager for " + m.arch.architecture + ", got '" + attn + "'");
@@ -161,7 +161,7 @@ MemoryPlan plan_pooling_vllm(const Engine& engine, const EngineProfileData& d, c
   if (!(util > 0.0 && util <= 1.0)) throw_usage("--gpu-memory-utilization must be in (0, 1]");
   const std::uint64_t max_len = arg_u64(in.args, "max-model-len").value_or(m.arch.max_position_embeddings);
   if (max_len == 0) throw_usage("--max-model-len is required: " + m.id + " has no max_position_embeddings");
-  check_length(m, max_len, "--max-model-len");
+  check_encoder_length(m, max_len, "--max-model-len");
   // SchedulerConfig: a pooling runner raises the token budget to at least
   // POOLING_MODEL_MAX_NUM_BATCHED_TOKENS (and never below max_model_len: no chunked prefill).
   const std::uint64_t T = arg_u64(in.args, "max-num-batched-tokens")

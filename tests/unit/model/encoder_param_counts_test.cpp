@@ -50,7 +50,7 @@ TEST(EncoderParamCounts, BgeRerankerV2M3HasTheClassificationHeadNotThePooler) {
   EXPECT_EQ(encoder_task(spec.arch), EncoderTask::Classify);
 }
 
-ModelSpec from_config(const nlohmann::json& config) {
+ModelSpec encoder_spec_from_config(const nlohmann::json& config) {
   auto spec = model_from_hf_config(config, "inline-config.json");
   for (const auto& t : spec.tensors) {  // the checkpoint path classifies the same names alike
     const auto cls = role_from_hf_tensor_name(t.name, spec.arch);
@@ -63,7 +63,7 @@ ModelSpec from_config(const nlohmann::json& config) {
 
 TEST(EncoderParamCounts, NomicBertAtNomicEmbedTextV15Dimensions) {
   // nomic-ai/nomic-embed-text-v1.5 config keys (NomicBertModel, SwiGLU, rotary, no biases).
-  const auto spec = from_config({{"architectures", {"NomicBertModel"}}, {"model_type", "nomic_bert"},
+  const auto spec = encoder_spec_from_config({{"architectures", {"NomicBertModel"}}, {"model_type", "nomic_bert"},
                                  {"n_embd", 768}, {"n_layer", 12}, {"n_head", 12}, {"n_inner", 3072},
                                  {"vocab_size", 30528}, {"type_vocab_size", 2},
                                  {"max_position_embeddings", 2048}, {"n_positions", 8192},
@@ -80,7 +80,7 @@ TEST(EncoderParamCounts, NomicBertAtNomicEmbedTextV15Dimensions) {
 
 TEST(EncoderParamCounts, ModernBertBaseDimensions) {
   // answerdotai/ModernBERT-base dimensions; ModernBertModel (no MLM head).
-  const auto spec = from_config({{"architectures", {"ModernBertModel"}}, {"model_type", "modernbert"},
+  const auto spec = encoder_spec_from_config({{"architectures", {"ModernBertModel"}}, {"model_type", "modernbert"},
                                  {"hidden_size", 768}, {"num_hidden_layers", 22},
                                  {"num_attention_heads", 12}, {"intermediate_size", 1152},
                                  {"vocab_size", 50368}, {"max_position_embeddings", 8192},
@@ -97,7 +97,7 @@ TEST(EncoderParamCounts, ModernBertBaseDimensions) {
 
 TEST(EncoderParamCounts, DebertaV3LargeDimensions) {
   // microsoft/deberta-v3-large dimensions (relative attention, shared keys, no absolute positions).
-  const auto spec = from_config({{"architectures", {"DebertaV2Model"}}, {"model_type", "deberta-v2"},
+  const auto spec = encoder_spec_from_config({{"architectures", {"DebertaV2Model"}}, {"model_type", "deberta-v2"},
                                  {"hidden_size", 1024}, {"num_hidden_layers", 24},
                                  {"num_attention_heads", 16}, {"intermediate_size", 4096},
                                  {"vocab_size", 128100}, {"max_position_embeddings", 512},
@@ -115,7 +115,7 @@ TEST(EncoderParamCounts, BertForMaskedLmHasTheTiedHeadAndNoPooler) {
   // bert-base-uncased dimensions: embeddings 30522 x 768 + 512 x 768 + 2 x 768 + LN 1,536
   // = 23,837,184; layer 4 x 590,592 + 2 x 1,536 + 2,362,368 + 2,360,064 = 7,087,872, x 12 =
   // 85,054,464; MLM transform 590,592 + LN 1,536 + decoder bias 30,522 -> 109,514,298.
-  const auto spec = from_config({{"architectures", {"BertForMaskedLM"}}, {"model_type", "bert"},
+  const auto spec = encoder_spec_from_config({{"architectures", {"BertForMaskedLM"}}, {"model_type", "bert"},
                                  {"hidden_size", 768}, {"num_hidden_layers", 12},
                                  {"num_attention_heads", 12}, {"intermediate_size", 3072},
                                  {"vocab_size", 30522}, {"max_position_embeddings", 512},

@@ -15,6 +15,7 @@
 #include "vramplan/core/bytes.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/model/catalogue.hpp"
+#include "vramplan/model/encoder.hpp"
 #include "vramplan/model/inventory.hpp"
 #include "vramplan/model/load.hpp"
 #include "vramplan/quant/format.hpp"
@@ -86,6 +87,12 @@ std::string text_report(const ModelSpec& spec, const ParamCounts& c,
   if (a.sliding_window) attn += "; window " + std::to_string(a.sliding_window);
   if (a.attention_chunk_size) attn += "; chunk " + std::to_string(a.attention_chunk_size);
   line("attention", attn);
+  if (is_encoder(a)) {
+    const auto labels = classifier_labels(spec);
+    line("encoder", "bidirectional, task " + std::string(encoder_task_name(encoder_task(a))) + ", pooler " +
+                        (has_pooler(spec) ? "yes" : "no") + (labels ? ", classifier " + std::to_string(labels) + " label(s)" : "") +
+                        "; no KV cache (planned as a pooling model: docs/encoders.md)");
+  }
   if (a.kv_lora_rank)
     line("mla", "kv_lora_rank " + std::to_string(a.kv_lora_rank) + ", q_lora_rank " + std::to_string(a.q_lora_rank) +
                     ", rope " + std::to_string(a.qk_rope_head_dim) + ", nope " + std::to_string(a.qk_nope_head_dim));

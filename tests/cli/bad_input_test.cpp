@@ -113,15 +113,27 @@ std::vector<Row> rows() {
                  cfg + ": objects and arrays nested deeper than 64 levels (at byte 68)"),
       config_row("a JSON array, not an object", "[1, 2]", 3, cfg + ": /: expected a JSON object (an HF config.json)"),
       config_row("unknown architecture", tiny_set("architectures", {"FrobForCausalLM"}), 4,
-                 cfg + ": architecture 'FrobForCausalLM' is not supported (supported: CohereForCausalLM, DeepseekV2ForCausalLM, "
+                 cfg + ": architecture 'FrobForCausalLM' is not supported (supported: BertForMaskedLM, "
+                       "BertForSequenceClassification, BertModel, CohereForCausalLM, DebertaV2ForSequenceClassification, "
+                       "DebertaV2Model, DeepseekV2ForCausalLM, "
                        "DeepseekV3ForCausalLM, FalconForCausalLM, GPTBigCodeForCausalLM, GPTNeoXForCausalLM, Gemma2ForCausalLM, "
                        "Gemma3ForCausalLM, Gemma3ForConditionalGeneration, GemmaForCausalLM, Glm4ForCausalLM, GlmForCausalLM, "
                        "GptOssForCausalLM, GraniteForCausalLM, KimiK25ForConditionalGeneration, Llama4ForCausalLM, "
                        "Llama4ForConditionalGeneration, LlamaForCausalLM, "
-                       "Mistral3ForConditionalGeneration, MistralForCausalLM, MixtralForCausalLM, Phi3ForCausalLM, PhiForCausalLM, "
-                       "Qwen2ForCausalLM, Qwen2MoeForCausalLM, Qwen3ForCausalLM, Qwen3MoeForCausalLM, RWForCausalLM); "
+                       "Mistral3ForConditionalGeneration, MistralForCausalLM, MixtralForCausalLM, ModernBertForMaskedLM, "
+                       "ModernBertModel, NomicBertModel, Phi3ForCausalLM, PhiForCausalLM, "
+                       "Qwen2ForCausalLM, Qwen2MoeForCausalLM, Qwen3ForCausalLM, Qwen3MoeForCausalLM, RWForCausalLM, "
+                       "RobertaForMaskedLM, RobertaForSequenceClassification, RobertaModel, XLMRobertaForMaskedLM, "
+                       "XLMRobertaForSequenceClassification, XLMRobertaModel); "
                        "--assume-llama-like builds it as a Llama-style decoder"),
       // --- the path itself
+      Row{"engine flag an encoder has no use for", plan_model("bge-m3", {"--engine", "vllm", "--kv-cache-dtype", "fp8"}), {}, 2,
+          "--kv-cache-dtype does not apply to bge-m3 (encoder XLMRobertaModel: no KV cache, no generation) under vllm; flags "
+          "that apply: --gpu-memory-utilization, --max-model-len, --max-num-seqs, --max-num-batched-tokens, --dtype, "
+          "--enforce-eager"},
+      Row{"encoder under an engine without a pooling runner", plan_model("bge-m3", {"--engine", "sglang"}), {}, 2,
+          "--engine sglang: bge-m3 is an encoder (XLMRobertaModel); encoders are planned under hf (sentence-transformers), "
+          "vllm (pooling runner) and tei"},
       Row{"FIFO named *.gguf", plan_model("<dir>/m.gguf"), {{"m.gguf", "", File::Fifo}}, 5,
           "<dir>/m.gguf: is not a regular file (a FIFO, socket or device), refused"},
       Row{"directory whose config.json is a directory", plan_model("<dir>"), {{"config.json", "", File::Directory}}, 5,

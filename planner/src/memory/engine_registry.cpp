@@ -13,6 +13,7 @@ const std::vector<EngineEntry>& engine_registry() {
       {"hf", "Hugging Face transformers generate() / PyTorch eager: weights + dynamic KV + peak", make_hf_engine},
       {"llamacpp", "llama.cpp: model, KV, output and compute buffers as a load logs them (-c -ngl -ub -fa -ctk -ctv -np)", make_llamacpp_engine},
       {"sglang", "SGLang: mem_fraction_static covers weights + KV token pool", make_sglang_engine},
+      {"tei", "text-embeddings-inference: embedders / rerankers, weights + one --max-batch-tokens batch, no KV cache", make_tei_engine},
       {"trtllm", "TensorRT-LLM: KV = free_gpu_memory_fraction of memory left after weights and activations", make_trtllm_engine},
       {"vllm", "vLLM V1: KV pool = total x gpu_memory_utilization - weights - activation peak - non-torch", make_vllm_engine},
   };

@@ -5,10 +5,12 @@
 // eager attention scores) and the logits after the last layer — fp32 logits of the last position
 // where generate() passes logits_to_keep=1, of every prompt position before that.
 #include "vramplan/core/error.hpp"
+#include "vramplan/memory/encoder_memory.hpp"
 #include "vramplan/memory/engine.hpp"
 #include "vramplan/memory/engine_data.hpp"
 #include "vramplan/memory/engine_profiles.hpp"
 #include "vramplan/memory/engine_setup.hpp"
+#include "vramplan/model/encoder.hpp"
 
 namespace vramplan::memory {
 
@@ -27,6 +29,8 @@ class HfEngine final : public Engine {
   }
 
   MemoryPlan plan(const PlanInput& in) const override {
+    // An encoder (BERT, XLM-R, ...) is a pooling model: sentence-transformers encode(), no cache.
+    if (is_encoder(in.model.arch)) return plan_pooling_transformers(*this, d_, in);
     MemoryPlan p = start_plan(*this, d_, in);
     const auto& a = in.args;
     const auto& arch = in.model.arch;

@@ -6,7 +6,9 @@
 #include "vramplan/calib/calibration.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/hardware/gpu_catalog.hpp"
+#include "vramplan/memory/encoder_memory.hpp"
 #include "vramplan/memory/weights.hpp"
+#include "vramplan/model/encoder.hpp"
 #include "vramplan/model/load.hpp"
 #include "vramplan/perf/hardware_rates.hpp"
 #include "vramplan/perf/model_shape.hpp"
@@ -60,6 +62,38 @@ std::string tensor_dtype(const MemoryPlan& plan, const GpuSpec& gpu, const calib
 // The performance side of a plan: the model's per-GPU shape from the same per-tensor bytes the
 // engine resolved and the plan's KV bytes per token, the GPU's rates from the calibration or the
 // datasheet. Everything it cannot know is `unavailable`, with the reason.
+// A pooling model has no decode and no TTFT: its figure is inputs per second, compute-bound
+// (every token of every input goes through every layer once): the tensor rate of the GPU (the
+// same calibration / datasheet x efficiency basis as generation) over the FLOPs of one input of
+// `length` tokens (encoder_flops_per_input). Recorded in the plan (engine_view, a note).
+PlanPerformance pooling_performance(PlanOutcome& out, const GpuSpec& gpu, const calib::Calibration* cal,
+                                    const DataRoot& root, std::uint64_t length) {
+  PlanPerformance perf;
+  MemoryPlan& p = out.plan;
+  perf.unavailable = "decode / TTFT do not apply to a pooling model (" + out.model.arch.architecture +
+                     "); its throughput in inputs/s is in the plan's notes";
+  try {
+    perf.tensor_dtype = tensor_dtype(p, gpu, cal);
+    perf::PerfDefaults defaults = perf::load_perf_defaults(root.data_file("perf_defaults.json"));
+    defaults.source = "data/perf_defaults.json";
+    const perf::PerfHardware hw = perf::perf_hardware_from(gpu, cal, perf.tensor_dtype, defaults, p.engine);
+    const double flops = encoder_flops_per_input(out.model, length);
+    const auto rate = [&](const perf::HardwareRates& h) { return h.tensor_flops_per_s / flops; };
+    const double expected = rate(hw.expected);
+    const double low = hw.slow ? rate(*hw.slow) : expected, high = hw.fast ? rate(*hw.fast) : expected;
+    p.engine_view["inputs_per_s"] = {{"low", low}, {"expected", expected}, {"high", high}, {"input_tokens", length},
+                                     {"flops_per_input", flops}};
+    char line[200];
+    std::snprintf(line, sizeof line, "throughput (compute-bound): %.0f [%.0f-%.0f] inputs/s of %llu tokens = %s tensor rate / %.3g FLOPs per input",
+                  expected, low, high, static_cast<unsigned long long>(length), perf.tensor_dtype.c_str(), flops);
+    p.notes.push_back(std::string(line) + " (" + hw.basis + ")");
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::Usage) throw;
+    p.notes.push_back("throughput unknown: " + std::string(e.what()));
+  }
+  return perf;
+}
+
 PlanPerformance plan_performance(const PlanRequest& r, const PlanOutcome& out, const Engine& engine,
                                  const QuantCatalog& quant, const GpuSpec& gpu, const calib::Calibration* cal,
                                  const DataRoot& root) {
@@ -137,6 +171,10 @@ PlanOutcome run_plan(const PlanRequest& r, const DataRoot& root) {
     input.measured_context = cal->figures.context_overhead;
     input.measured_context_source = "measured, " + cal->source;
   }
+  const bool pooling = is_encoder(out.model.arch) || engine->name() == "tei";
+  if (is_encoder(out.model.arch) && engine->name() != "hf" && engine->name() != "vllm" && engine->name() != "tei")
+    throw_usage("--engine " + std::string(engine->name()) + ": " + out.model.id + " is an encoder (" + out.model.arch.architecture +
+                "); encoders are planned under hf (sentence-transformers), vllm (pooling runner) and tei");
   out.plan = engine->plan(input);
   // Say what the engine really took from the file: vLLM's non-torch figure is a measured total
   // of its own and does not use the context overhead.
@@ -163,7 +201,15 @@ PlanOutcome run_plan(const PlanRequest& r, const DataRoot& root) {
     if (!out.model.arch.architecture.empty()) q.architectures = {out.model.arch.architecture};
     out.compat = compat::CompatRules::load(root.data() / "compat").evaluate(q);
   }
-  out.performance = plan_performance(r, out, *engine, quant, spec, cal ? &*cal : nullptr, root);
+  if (pooling) {
+    // The length of one input: --context, else the engine's padded length, else its longest input.
+    std::uint64_t length = r.workload.context.value_or(0);
+    for (const char* key : {"sequence_length", "max_input_length", "max_model_len"})
+      if (length == 0 && out.plan.engine_view.contains(key)) length = out.plan.engine_view.at(key).get<std::uint64_t>();
+    out.performance = pooling_performance(out, spec, cal ? &*cal : nullptr, root, length ? length : 512);
+  } else {
+    out.performance = plan_performance(r, out, *engine, quant, spec, cal ? &*cal : nullptr, root);
+  }
   // Every plan's parts must add up (a bug otherwise).
   std::vector<Component> all = out.plan.weights;
   for (const auto* v : {&out.plan.kv_cache, &out.plan.activation, &out.plan.overhead}) all.insert(all.end(), v->begin(), v->end());
@@ -326,11 +372,13 @@ std::string plan_text(const PlanOutcome& o) {
   t.add_row({"headroom", (head < 0 ? "-" : "") + format_gib(Bytes(static_cast<std::uint64_t>(std::llabs(head)))), ""});
   s += t.render_text() + "\n";
   s += wrap_paragraph(p.kv.explain, width, 2) + "\n";
-  char buf[128];
-  std::snprintf(buf, sizeof buf, "KV capacity %s tokens, max concurrency %.2f\n",
-                p.kv.capacity_tokens ? std::to_string(*p.kv.capacity_tokens).c_str() : "unknown",
-                p.kv.max_concurrency.value_or(0.0));
-  s += buf;
+  if (p.kv.bytes_per_token > 0 || !p.kv_cache.empty()) {  // a pooling model has no KV figures to give
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "KV capacity %s tokens, max concurrency %.2f\n",
+                  p.kv.capacity_tokens ? std::to_string(*p.kv.capacity_tokens).c_str() : "unknown",
+                  p.kv.max_concurrency.value_or(0.0));
+    s += buf;
+  }
   s += p.fits ? "fits: yes\n" : wrap_paragraph("fits: NO - " + p.reason, width, 6) + "\n";
   for (const auto& n : p.notes) s += wrap_paragraph("note: " + n, width, 6) + "\n";
   s += "\n" + wrap_performance_lines(performance_text(o.performance));

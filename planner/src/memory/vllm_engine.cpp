@@ -9,7 +9,9 @@
 #include "vramplan/compat/compat.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/core/limits.hpp"
+#include "vramplan/memory/encoder_memory.hpp"
 #include "vramplan/memory/engine.hpp"
+#include "vramplan/model/encoder.hpp"
 #include "vramplan/memory/engine_setup.hpp"
 #include "vramplan/memory/engine_data.hpp"
 #include "vramplan/memory/engine_profiles.hpp"
@@ -126,6 +128,8 @@ std::string VllmEngine::pad_mxfp4_moe(const PlanInput& in, const WeightRequest& 
 }
 
 MemoryPlan VllmEngine::plan(const PlanInput& in) const {
+  // Encoders run on the pooling runner: no KV cache (memory/encoder_memory.cpp).
+  if (is_encoder(in.model.arch)) return plan_pooling_vllm(*this, d_, in);
   check_workload(in.workload);
   check_known_args(in.args, options(), "vllm");
   const auto& arch = in.model.arch;

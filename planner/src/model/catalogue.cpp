@@ -5,6 +5,7 @@
 #include "vramplan/core/error.hpp"
 #include "vramplan/core/text.hpp"
 #include "vramplan/io/json_file.hpp"
+#include "vramplan/model/encoder.hpp"
 
 namespace vramplan {
 
@@ -66,6 +67,7 @@ std::vector<std::string> model_features(const ModelSpec& spec) {
     return std::find(a.layer_attention.begin(), a.layer_attention.end(), kind) != a.layer_attention.end();
   };
   std::vector<std::string> out;
+  if (is_encoder(a)) out.push_back("encoder");
   if (a.num_experts > 0) out.push_back("moe");
   if (has(LayerAttention::Mla)) out.push_back("mla");
   if (has(LayerAttention::Sliding)) out.push_back("swa");

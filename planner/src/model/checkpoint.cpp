@@ -63,8 +63,16 @@ ModelSpec model_from_checkpoint_dir(const std::filesystem::path& dir, const Quan
   std::vector<TensorInfo> kept;
   std::size_t missing = 0;
   std::string first_missing;
+  bool pooler_absent = false;
   for (std::size_t i = 0; i < spec.tensors.size(); ++i) {
     auto& t = spec.tensors[i];
+    // BertPooler is optional: transformers initialises a missing one with a load warning, and
+    // vLLM's BERT / RoBERTa embedding models build none (BertModel add_pooling_layer=False,
+    // vllm/model_executor/models/bert.py) and skip "pooler" weights. Not counted when absent.
+    if (!seen[i] && t.name.find("pooler.dense.") != std::string::npos) {
+      pooler_absent = true;
+      continue;
+    }
     if (!seen[i]) {
       if (missing++ == 0) first_missing = t.name;
       continue;
@@ -93,6 +101,7 @@ ModelSpec model_from_checkpoint_dir(const std::filesystem::path& dir, const Quan
                             " tensor(s) the config describes are not in the safetensors files "
                             "(first: " + first_missing + "); counted from the files only, and vLLM refuses "
                             "to load such a checkpoint");
+  if (pooler_absent) spec.warnings.push_back("the checkpoint has no pooler (pooler.dense): not counted");
   for (auto& t : extra) kept.push_back(std::move(t));
   spec.tensors = std::move(kept);
   spec.source.kind = "safetensors";

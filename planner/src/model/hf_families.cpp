@@ -119,7 +119,7 @@ nlohmann::json falcon_defaults() { return {{"max_position_embeddings", 2048}}; }
 
 std::vector<Family> make_families() {
   std::vector<Family> f;
-  f.reserve(32);  // `add` hands out pointers into f
+  f.reserve(40);  // `add` hands out pointers into f
   auto add = [&](std::string_view name, std::vector<std::string_view> archs, bool tied,
                  DecoderLayout layout, BuildFn build = nullptr) {
     Family fam;
@@ -173,6 +173,18 @@ std::vector<Family> make_families() {
       ->class_defaults = falcon_defaults();
   add("gpt_bigcode", {"GPTBigCodeForCausalLM"}, true, DecoderLayout{}, build_gpt_bigcode);
   add("gpt_neox", {"GPTNeoXForCausalLM"}, false, DecoderLayout{}, build_gpt_neox);
+  // Encoders (family_encoder.cpp): planned as pooling models, no KV cache.
+  add("bert", {"BertModel", "BertForSequenceClassification", "BertForMaskedLM"}, true,
+      DecoderLayout{}, build_bert);
+  add("roberta",
+      {"RobertaModel", "XLMRobertaModel", "RobertaForSequenceClassification",
+       "XLMRobertaForSequenceClassification", "RobertaForMaskedLM", "XLMRobertaForMaskedLM"},
+      true, DecoderLayout{}, build_bert);
+  add("deberta_v2", {"DebertaV2Model", "DebertaV2ForSequenceClassification"}, true,
+      DecoderLayout{}, build_deberta_v2);
+  add("modernbert", {"ModernBertModel", "ModernBertForMaskedLM"}, true, DecoderLayout{},
+      build_modernbert);
+  add("nomic_bert", {"NomicBertModel"}, true, DecoderLayout{}, build_nomic_bert);
   return f;
 }
 

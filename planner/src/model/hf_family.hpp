@@ -90,6 +90,11 @@ void build_gpt_oss(const ConfigView& config, const Family& family, ModelSpec& sp
 void build_falcon(const ConfigView& config, const Family& family, ModelSpec& spec);
 void build_gpt_bigcode(const ConfigView& config, const Family& family, ModelSpec& spec);
 void build_gpt_neox(const ConfigView& config, const Family& family, ModelSpec& spec);
+// Bidirectional encoders (family_encoder.cpp): embedders, rerankers, masked-LM checkpoints.
+void build_bert(const ConfigView& config, const Family& family, ModelSpec& spec);
+void build_deberta_v2(const ConfigView& config, const Family& family, ModelSpec& spec);
+void build_modernbert(const ConfigView& config, const Family& family, ModelSpec& spec);
+void build_nomic_bert(const ConfigView& config, const Family& family, ModelSpec& spec);
 
 // Shared pieces (hf_common.cpp).
 //! Reads the dimensions every decoder has into spec.arch (hidden, layers, heads, head_dim, ...).

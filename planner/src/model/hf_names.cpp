@@ -19,7 +19,7 @@ struct NameRole {
   TensorRole role;
 };
 
-constexpr std::array<NameRole, 11> kGlobal{{
+constexpr std::array<NameRole, 20> kGlobal{{
     {"model.embed_tokens", R::TokenEmbedding},
     {"transformer.word_embeddings", R::TokenEmbedding},
     {"transformer.wte", R::TokenEmbedding},
@@ -31,10 +31,20 @@ constexpr std::array<NameRole, 11> kGlobal{{
     {"lm_head", R::Output},
     {"model.rotary_emb.inv_freq", R::RopeFreqs},
     {"rope_freqs", R::RopeFreqs},
+    // Encoders (family_encoder.cpp); embedding LayerNorms, token types, poolers are Other.
+    {"embeddings.word_embeddings", R::TokenEmbedding},
+    {"embeddings.position_embeddings", R::PositionEmbedding},
+    {"embeddings.tok_embeddings", R::TokenEmbedding},
+    {"model.embeddings.tok_embeddings", R::TokenEmbedding},
+    {"encoder.rel_embeddings", R::PositionEmbedding},
+    {"final_norm", R::OutputNorm},
+    {"model.final_norm", R::OutputNorm},
+    {"cls.predictions", R::Output},
+    {"decoder", R::Output},
 }};
 
 // Module paths inside one decoder layer (after normalisation).
-constexpr std::array<NameRole, 58> kLayer{{
+constexpr std::array<NameRole, 80> kLayer{{
     {"self_attn.q_proj", R::AttnQ},
     {"self_attn.k_proj", R::AttnK},
     {"self_attn.v_proj", R::AttnV},
@@ -89,6 +99,29 @@ constexpr std::array<NameRole, 58> kLayer{{
     {"mlp.shared_experts.up_proj", R::FfnUpShexp},
     {"mlp.shared_experts.down_proj", R::FfnDownShexp},
     {"mlp.shared_expert_gate", R::FfnGateInpShexp},
+    // Encoders: BERT / RoBERTa / DeBERTa-v2 post-norm layers, ModernBERT, NomicBERT.
+    {"attention.self.query", R::AttnQ},
+    {"attention.self.key", R::AttnK},
+    {"attention.self.value", R::AttnV},
+    {"attention.self.query_proj", R::AttnQ},
+    {"attention.self.key_proj", R::AttnK},
+    {"attention.self.value_proj", R::AttnV},
+    {"attention.output.dense", R::AttnOutput},
+    {"attention.output.LayerNorm", R::AttnPostNorm},
+    {"intermediate.dense", R::FfnUp},
+    {"output.dense", R::FfnDown},
+    {"output.LayerNorm", R::FfnPostNorm},
+    {"attn_norm", R::AttnNorm},
+    {"attn.Wqkv", R::AttnQKV},
+    {"attn.Wo", R::AttnOutput},
+    {"attn.out_proj", R::AttnOutput},
+    {"mlp_norm", R::FfnNorm},
+    {"mlp.Wi", R::FfnGateUp},
+    {"mlp.Wo", R::FfnDown},
+    {"mlp.fc11", R::FfnUp},
+    {"mlp.fc12", R::FfnGate},
+    {"norm1", R::AttnPostNorm},
+    {"norm2", R::FfnPostNorm},
     // DeepSeek MTP module pieces (only ever in layers >= num_hidden_layers).
     {"enorm", R::Mtp},
     {"hnorm", R::Mtp},
@@ -121,13 +154,19 @@ std::string strip_language_model(std::string_view name) {
   if (starts_with(name, "language_model.model.")) return "model." + std::string(name.substr(21));
   if (starts_with(name, "model.language_model.")) return "model." + std::string(name.substr(21));
   if (starts_with(name, "language_model.")) return std::string(name.substr(15));
+  // Encoder heads keep the base model under its type name (BertForSequenceClassification:
+  // "bert.", XLMRobertaFor...: "roberta.", DebertaV2For...: "deberta."); a bare *Model has none.
+  for (std::string_view base : {"bert.", "roberta.", "deberta."})
+    if (starts_with(name, base)) return std::string(name.substr(base.size()));
   return std::string(name);
 }
 
 //! Position just after "<layers>.<digits>." and the index; npos when the name has none.
 std::pair<std::size_t, std::optional<int>> find_layer(std::string_view name) {
-  for (std::string_view marker : {".layers.", ".h.", ".blocks."}) {
-    const auto at = name.find(marker);
+  // ".layer." is BERT's encoder.layer.<i>; a leading "layers." is a bare ModernBertModel.
+  for (std::string_view marker : {".layers.", ".h.", ".blocks.", ".layer.", "layers."}) {
+    auto at = name.find(marker);
+    if (marker == "layers." && at != 0) continue;
     if (at == std::string_view::npos) continue;
     const auto start = at + marker.size();
     const auto dot = name.find('.', start);

@@ -193,8 +193,10 @@ std::string fit_line(const FitResult& fit, const std::string& gpu_id, std::uint6
   if (fit.verdict == Verdict::DoesNotFit) return line + fit.reason;
   const FitFigures& e = fit.expected;
   line += "needs " + gib1(e.needed) + " GiB" + (gpus > 1 ? " per GPU" : "") + ", " + fit.engine + " holds " +
-          gib1(e.held) + " of " + gib1(e.capacity) + " GiB; KV pool " + format_binary(e.kv_pool, 1) + " = " +
-          sequences_text(fit.expected_sequences, fit.context);
+          gib1(e.held) + " of " + gib1(e.capacity) + " GiB; " +
+          (e.kv_pool.count() == 0 && fit.expected_sequences == 0
+               ? std::string("no KV cache (a pooling model)")
+               : "KV pool " + format_binary(e.kv_pool, 1) + " = " + sequences_text(fit.expected_sequences, fit.context));
   if (fit.verdict == Verdict::Marginal) line += "; " + fit.reason;
   return line;
 }

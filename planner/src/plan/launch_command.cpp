@@ -44,6 +44,7 @@ using Builder = void (*)(const memory::PlanOutcome&, const memory::EngineArgs&, 
 void vllm(const memory::PlanOutcome& o, const memory::EngineArgs& a, const std::string& model, LaunchCommand& c) {
   const auto& v = o.plan.engine_view;
   c.argv = {"vllm", "serve", model, "--tensor-parallel-size", std::to_string(o.tp)};
+  if (v.value("runner", "") == "pooling") c.argv.insert(c.argv.end(), {"--runner", "pooling"});
   if (o.pp > 1) c.argv.insert(c.argv.end(), {"--pipeline-parallel-size", std::to_string(o.pp)});
   from_view(c.argv, v, "max_model_len", "--max-model-len");
   from_view(c.argv, v, "gpu_memory_utilization", "--gpu-memory-utilization");
@@ -108,16 +109,32 @@ void llamacpp(const memory::PlanOutcome& o, const memory::EngineArgs& a, const s
 }
 
 void hf(const memory::PlanOutcome& o, const memory::EngineArgs&, const std::string&, LaunchCommand& c) {
-  const auto it = o.plan.engine_view.find("batch");
-  c.note = "HF transformers has no server: the plan is model.generate() on batches of " +
-           (it != o.plan.engine_view.end() ? text(*it) : std::string("1")) + " prompts";
+  const auto& v = o.plan.engine_view;
+  const auto it = v.find("batch");
+  const std::string batch = it != v.end() ? text(*it) : std::string("1");
+  if (v.value("runner", "") == "pooling") {  // an encoder: sentence-transformers, not generate()
+    c.note = "no server: SentenceTransformer(model).encode(texts, batch_size=" + batch + ") with max_seq_length " +
+             text(v.at("sequence_length"));
+    return;
+  }
+  c.note = "HF transformers has no server: the plan is model.generate() on batches of " + batch + " prompts";
+}
+
+// text-embeddings-inference (router/src/main.rs Args).
+void tei(const memory::PlanOutcome& o, const memory::EngineArgs& a, const std::string& model, LaunchCommand& c) {
+  const auto& v = o.plan.engine_view;
+  c.argv = {"text-embeddings-router", "--model-id", model};
+  from_view(c.argv, v, "max_batch_tokens", "--max-batch-tokens");
+  from_args(c.argv, a, "max-batch-requests", "--max-batch-requests");
+  from_view(c.argv, v, "max_concurrent_requests", "--max-concurrent-requests");
+  from_view(c.argv, v, "dtype", "--dtype");
 }
 
 struct Row {
   std::string_view engine;
   Builder build;
 };
-constexpr Row kLaunchers[] = {{"vllm", vllm}, {"sglang", sglang}, {"trtllm", trtllm}, {"llamacpp", llamacpp}, {"hf", hf}};
+constexpr Row kLaunchers[] = {{"vllm", vllm}, {"sglang", sglang}, {"trtllm", trtllm}, {"llamacpp", llamacpp}, {"hf", hf}, {"tei", tei}};
 
 bool is_path(const std::string& model) {
   return model.find('/') != std::string::npos || model.ends_with(".gguf") || model.ends_with(".json");

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "vramplan/core/error.hpp"
+#include "vramplan/model/encoder.hpp"
 #include "vramplan/perf/hardware_rates.hpp"
 #include "vramplan/perf/perf_defaults.hpp"
 #include "vramplan/plan/compatibility.hpp"
@@ -187,8 +188,10 @@ SweepResult run_sweep(const SweepRequest& r, const DataRoot& root,
             for (const auto& finding : cv.findings) fallbacks.push_back(finding.rule);
             GpuFixed f = fixed_for(session, gpu, args, weights, longest, bounds);
             try {
-              f.rates = perf::perf_hardware_from(gpu, nullptr, tm.compute_dtype, defaults,
-                                                 session.engine().name()).expected;
+              // A pooling model decodes nothing: no decode roofline (its inputs/s are in plan's notes).
+              if (!is_encoder(session.model().arch))
+                f.rates = perf::perf_hardware_from(gpu, nullptr, tm.compute_dtype, defaults,
+                                                   session.engine().name()).expected;
             } catch (const Error& e) {
               if (e.kind() != ErrorKind::Usage) throw;
             }

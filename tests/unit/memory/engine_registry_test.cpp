@@ -18,7 +18,7 @@ TEST(EngineRegistry, UnknownEngineListsTheKnownOnes) {
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::UnknownName);
-    EXPECT_STREQ(e.what(), "unknown engine 'x' (known: hf, llamacpp, sglang, trtllm, vllm)");
+    EXPECT_STREQ(e.what(), "unknown engine 'x' (known: hf, llamacpp, sglang, tei, trtllm, vllm)");
   }
 }
 

@@ -139,7 +139,7 @@ struct EngineEntry {
 const std::vector<EngineEntry>& engine_registry();
 
 //! "vllm", "vllm@0.17", "vllm@0.17.1", "sglang", "llamacpp", ... Throws
-//! Error(UnknownName, "unknown engine 'x' (known: hf, llamacpp, sglang, trtllm, vllm)").
+//! Error(UnknownName, "unknown engine 'x' (known: hf, llamacpp, sglang, tei, trtllm, vllm)").
 std::unique_ptr<Engine> make_engine(std::string_view spec, const std::filesystem::path& data_dir);
 
 // ---- flag parsing helpers (errors name the flag: "--max-model-len: expected ...") ----------------

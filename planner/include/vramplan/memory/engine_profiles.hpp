@@ -14,6 +14,7 @@ std::unique_ptr<Engine> make_vllm_engine(const std::filesystem::path& data_dir, 
 std::unique_ptr<Engine> make_sglang_engine(const std::filesystem::path& data_dir, std::string_view version);
 std::unique_ptr<Engine> make_trtllm_engine(const std::filesystem::path& data_dir, std::string_view version);
 std::unique_ptr<Engine> make_hf_engine(const std::filesystem::path& data_dir, std::string_view version);
+std::unique_ptr<Engine> make_tei_engine(const std::filesystem::path& data_dir, std::string_view version);
 std::unique_ptr<Engine> make_llamacpp_engine(const std::filesystem::path& data_dir, std::string_view version);
 
 }  // namespace vramplan::memory

@@ -1,0 +1,32 @@
+// vramplan/model/encoder.hpp — what an encoder checkpoint is served for.
+//
+// Bidirectional encoders (BERT, RoBERTa / XLM-R, DeBERTa-v2, ModernBERT, NomicBERT; built by
+// model/family_encoder.cpp) have no KV cache and generate nothing: they are planned as pooling
+// models (memory/encoder_memory.hpp). The task follows from the HF architecture class, the head
+// from the inventory (a classifier / pooler tensor is there or not).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "vramplan/model/spec.hpp"
+
+namespace vramplan {
+
+enum class EncoderTask { None, Embed, Classify, MaskedLm };
+
+//! EncoderTask::None for decoders; for encoders the task of the architecture class
+//! (*Model -> Embed, *ForSequenceClassification -> Classify, *ForMaskedLM -> MaskedLm).
+EncoderTask encoder_task(const ModelArch& arch);
+inline bool is_encoder(const ModelArch& arch) { return encoder_task(arch) != EncoderTask::None; }
+std::string_view encoder_task_name(EncoderTask task);  //!< "embed", "classify", "masked-lm", ""
+
+//! Outputs of the classification head (rows of the last classifier matrix); 0 without one.
+std::uint64_t classifier_labels(const ModelSpec& spec);
+//! True when the inventory holds a BertPooler / RobertaPooler (`pooler.dense`).
+bool has_pooler(const ModelSpec& spec);
+
+//! The encoder families vramplan builds ("bert, roberta, deberta_v2, modernbert, nomic_bert").
+std::string_view encoder_families_text();
+
+}  // namespace vramplan

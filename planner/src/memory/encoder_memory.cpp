@@ -1,0 +1,221 @@
+// Pooling models (embedders, rerankers) per engine: weights + one forward pass's activation
+// peak + pooled outputs + fixed overhead; no KV cache. Formulas and sources: docs/encoders.md.
+#include "vramplan/memory/encoder_memory.hpp"
+
+#include <algorithm>
+
+#include "vramplan/core/error.hpp"
+#include "vramplan/memory/engine_setup.hpp"
+#include "vramplan/model/encoder.hpp"
+
+namespace vramplan::memory {
+namespace {
+
+bool encoder_mlp_is_gated(const ModelSpec& m) {
+  return std::any_of(m.tensors.begin(), m.tensors.end(), [](const TensorInfo& t) {
+    return t.role == TensorRole::FfnGate || t.role == TensorRole::FfnGateUp;
+  });
+}
+
+std::string model_kind(const ModelSpec& m) {
+  return is_encoder(m.arch) ? "encoder " + m.arch.architecture : m.arch.architecture + " as a pooling model";
+}
+
+//! The weights of the pooling model on one GPU; `vocab_pad` as the engine pads the embedding.
+ResolvedWeights place_pooling_weights(MemoryPlan& p, const PlanInput& in, std::optional<std::string> dtype,
+                                      bool downcast_fp32, std::uint64_t vocab_pad) {
+  return place_weights(p, in, {std::move(dtype), std::nullopt, in.weights, downcast_fp32}, {1, 1, 0, vocab_pad, false});
+}
+
+void add_forward(MemoryPlan& p, const ModelSpec& m, const EncoderForward& f) {
+  for (auto& c : encoder_forward_activation(m, f)) p.activation.push_back(std::move(c));
+  // The pooled vector of every input ([CLS] / mean / last token), in the compute dtype.
+  p.activation.push_back({"activation.pooled", Bytes(checked_mul(f.inputs * m.arch.hidden_size, f.compute_bytes, "pooled")),
+                          "pooled outputs: " + std::to_string(f.inputs) + " inputs x hidden " +
+                              std::to_string(m.arch.hidden_size) + " x " + std::to_string(f.compute_bytes) + " B"});
+}
+
+void no_kv(MemoryPlan& p, const ModelSpec& m) {
+  p.kv.bytes_per_token = 0;
+  p.kv.capacity_tokens = std::nullopt;
+  p.kv.explain = "no KV cache: " + model_kind(m) + " runs each input in one forward pass and keeps nothing between requests";
+}
+
+void check_fit(MemoryPlan& p, Bytes budget, const std::string& what) {
+  if (p.total_bytes() > budget) {
+    p.fits = false;
+    p.reason = what + ": weights + activation peak + overhead need " + format_gib(p.total_bytes()) + " of " +
+               format_gib(budget);
+  }
+}
+
+MemoryPlan named_plan(const Engine& engine, const EngineProfileData& d, const PlanInput& in) {
+  check_workload(in.workload);
+  check_known_args(in.args, engine.options(), engine.name());
+  MemoryPlan p;
+  p.engine = std::string(engine.name());
+  p.engine_version = d.version();
+  p.engine_profile_note = d.note();
+  p.gpu_total = in.gpu.total;
+  return p;
+}
+
+void check_encoder_length(const ModelSpec& m, std::uint64_t seq_len, const std::string& flag) {
+  const auto max = m.arch.max_position_embeddings;
+  if (max > 0 && seq_len > max)
+    throw_usage(flag + " " + std::to_string(seq_len) + " exceeds " + m.arch.architecture +
+                "'s max_position_embeddings " + std::to_string(max));
+}
+
+}  // namespace
+
+std::vector<Component> encoder_forward_activation(const ModelSpec& model, const EncoderForward& f) {
+  const auto& a = model.arch;
+  const std::uint64_t T = checked_mul(f.inputs, f.seq_len, "tokens"), d = f.compute_bytes;
+  const std::uint64_t q = a.num_heads * a.head_dim, kv = a.num_kv_heads * a.head_dim;
+  // Attention: the layer input (kept for the residual), q, k, v and the attention output.
+  const std::uint64_t attn_width = a.hidden_size + 2 * q + 2 * kv;
+  // MLP: the input (residual) and the intermediate activations: up and its activation
+  // (BertIntermediate dense + GELU), or up, gate and act(gate) for a gated MLP (GeGLU / SwiGLU).
+  const bool gated = encoder_mlp_is_gated(model);
+  const std::uint64_t mlp_width = a.hidden_size + (gated ? 3 : 2) * a.intermediate_size;
+  std::uint64_t scores = 0;
+  if (f.eager_scores)  // eager_attention_forward: matmul scores and their softmax, both in the compute dtype
+    scores = checked_mul(checked_mul(checked_mul(f.inputs, a.num_heads, "scores"), checked_mul(f.seq_len, f.seq_len, "scores"), "scores"),
+                         2 * d, "scores");
+  const std::uint64_t attn = checked_add(checked_mul(T * d, attn_width, "attention"), scores, "attention");
+  const std::uint64_t mlp = checked_mul(T * d, mlp_width, "mlp");
+  const std::string tokens = std::to_string(f.inputs) + " x " + std::to_string(f.seq_len) + " tokens x " + std::to_string(d) + " B";
+  std::vector<Component> out;
+  if (attn >= mlp) {
+    out.push_back({"activation.attention", Bytes(checked_mul(T * d, attn_width, "attention")),
+                   "one layer's attention live set: " + tokens + " x (h + 2 x heads·head_dim + 2 x kv_heads·head_dim) = x " +
+                       std::to_string(attn_width)});
+    if (scores > 0)
+      out.push_back({"activation.attention_scores", Bytes(scores),
+                     "eager attention: " + std::to_string(f.inputs) + " x " + std::to_string(a.num_heads) + " heads x " +
+                         std::to_string(f.seq_len) + "² scores + their softmax x " + std::to_string(d) + " B"});
+  } else {
+    out.push_back({"activation.mlp", Bytes(mlp), "one layer's MLP live set: " + tokens + " x (h + " + (gated ? "3" : "2") +
+                                                     " x intermediate) = x " + std::to_string(mlp_width)});
+  }
+  return out;
+}
+
+double encoder_flops_per_input(const ModelSpec& model, std::uint64_t seq_len) {
+  double layer_params = 0;
+  for (const auto& t : model.tensors)
+    if (t.layer) layer_params += static_cast<double>(t.elements());
+  const auto& a = model.arch;
+  const double s = static_cast<double>(seq_len);
+  const double attention = 4.0 * s * static_cast<double>(a.num_heads * a.head_dim) * static_cast<double>(a.num_layers);
+  return s * (2.0 * layer_params + attention);
+}
+
+void refuse_non_pooling_flags(const EngineArgs& args, std::string_view engine, const ModelSpec& model,
+                              const std::vector<std::string>& applicable) {
+  for (const auto& [flag, value] : args) {
+    if (std::find(applicable.begin(), applicable.end(), flag) != applicable.end()) continue;
+    std::string names;
+    for (const auto& a : applicable) names += (names.empty() ? "--" : ", --") + a;
+    throw_usage("--" + flag + " does not apply to " + model.id + " (" + model_kind(model) +
+                ": no KV cache, no generation) under " + std::string(engine) + "; flags that apply: " + names);
+  }
+}
+
+MemoryPlan plan_pooling_transformers(const Engine& engine, const EngineProfileData& d, const PlanInput& in) {
+  MemoryPlan p = named_plan(engine, d, in);
+  const auto& m = in.model;
+  refuse_non_pooling_flags(in.args, engine.name(), m, {"dtype", "attn-implementation"});
+  // SentenceTransformer.encode(batch_size=32); the model's max_seq_length (512 for BERT-style
+  // checkpoints) when --context is not given. Inputs are padded to the longest of the batch.
+  const std::uint64_t B = in.workload.batch.value_or(32);
+  const std::uint64_t S = in.workload.context.value_or(std::min<std::uint64_t>(m.arch.max_position_embeddings ? m.arch.max_position_embeddings : 512, 512));
+  check_encoder_length(m, S, "--context");
+  const std::string attn = arg_string(in.args, "attn-implementation").value_or("sdpa");
+  if (attn != "sdpa" && attn != "eager")
+    throw_usage("--attn-implementation: expected sdpa or eager for " + m.arch.architecture + ", got '" + attn + "'");
+  // from_pretrained keeps the checkpoint dtype unless --dtype says otherwise (fp32 for BGE / e5).
+  const auto rw = place_pooling_weights(p, in, arg_string(in.args, "dtype"), false, 1);
+  add_forward(p, m, {B, S, rw.compute_bytes, attn == "eager"});
+  p.overhead.push_back({"overhead.cuda_context", in.measured_context.value_or(Bytes::from_gib(d.number("cuda_context_gib"))),
+                        in.measured_context ? in.measured_context_source : d.source("cuda_context_gib")});
+  no_kv(p, m);
+  check_fit(p, in.gpu.total, "CUDA out of memory");
+  p.notes.push_back("pooling model under transformers / sentence-transformers: batch " + std::to_string(B) + " padded to " +
+                    std::to_string(S) + " tokens, " + attn + " attention; encode() moves each batch's embeddings to the "
+                    "CPU (convert_to_numpy), so only one batch of pooled outputs is on the GPU");
+  p.notes.push_back("the caching allocator's fragmentation is not included");
+  p.engine_view = {{"runner", "pooling"}, {"batch", B}, {"sequence_length", S}, {"attn_implementation", attn},
+                   {"task", std::string(encoder_task_name(encoder_task(m.arch)))}};
+  return p;
+}
+
+MemoryPlan plan_pooling_vllm(const Engine& engine, const EngineProfileData& d, const PlanInput& in) {
+  MemoryPlan p = named_plan(engine, d, in);
+  const auto& m = in.model;
+  refuse_non_pooling_flags(in.args, engine.name(), m,
+                           {"gpu-memory-utilization", "max-model-len", "max-num-seqs", "max-num-batched-tokens", "dtype",
+                            "enforce-eager"});
+  const double util = arg_double(in.args, "gpu-memory-utilization").value_or(d.number("gpu_memory_utilization"));
+  if (!(util > 0.0 && util <= 1.0)) throw_usage("--gpu-memory-utilization must be in (0, 1]");
+  const std::uint64_t max_len = arg_u64(in.args, "max-model-len").value_or(m.arch.max_position_embeddings);
+  if (max_len == 0) throw_usage("--max-model-len is required: " + m.id + " has no max_position_embeddings");
+  check_encoder_length(m, max_len, "--max-model-len");
+  // SchedulerConfig: a pooling runner raises the token budget to at least
+  // POOLING_MODEL_MAX_NUM_BATCHED_TOKENS (and never below max_model_len: no chunked prefill).
+  const std::uint64_t T = arg_u64(in.args, "max-num-batched-tokens")
+                              .value_or(std::max<std::uint64_t>(max_len, d.u64("pooling_max_num_batched_tokens")));
+  if (T < max_len)
+    throw_usage("--max-num-batched-tokens " + std::to_string(T) + " is below --max-model-len " + std::to_string(max_len) +
+                ": a pooling model runs each input in one step (no chunked prefill)");
+  const auto rw = place_pooling_weights(p, in, arg_string(in.args, "dtype"), true, 64);
+  // profile_run: _dummy_run(max_num_tokens) unpadded (varlen attention), then the pooler over
+  // min(max_num_tokens, max_num_seqs) dummy requests.
+  const std::uint64_t seqs = arg_u64(in.args, "max-num-seqs").value_or(d.u64("large_gpu_max_num_seqs"));
+  const std::uint64_t reqs = std::max<std::uint64_t>(1, std::min(T, seqs));
+  add_forward(p, m, {reqs, T / reqs, rw.compute_bytes, false});
+  const Bytes non_torch = Bytes::from_gib(d.number("non_torch_gib_tp1"));
+  p.overhead.push_back({"non_torch", non_torch, d.source("non_torch_gib_tp1")});
+  no_kv(p, m);
+  const Bytes budget(static_cast<std::uint64_t>(static_cast<double>(in.gpu.total.count()) * util));
+  check_fit(p, budget, "vLLM refuses to start (profile run over gpu_memory_utilization " + std::to_string(util).substr(0, 4) + ")");
+  p.notes.push_back("vLLM pooling runner: encoder-only attention has no KV cache spec, so no pool is allocated and "
+                    "gpu_memory_utilization is only the ceiling the profile run is checked against");
+  p.notes.push_back("CUDA graphs not counted (pooling models of encoder-only attention run eagerly in this profile)");
+  p.engine_view = {{"runner", "pooling"}, {"max_num_batched_tokens", T}, {"max_model_len", max_len}, {"max_num_seqs", seqs},
+                   {"profile_requests", reqs}, {"gpu_memory_utilization", util},
+                   {"task", std::string(encoder_task_name(encoder_task(m.arch)))}};
+  return p;
+}
+
+MemoryPlan plan_pooling_tei(const Engine& engine, const EngineProfileData& d, const PlanInput& in) {
+  MemoryPlan p = named_plan(engine, d, in);
+  const auto& m = in.model;
+  const std::uint64_t T = arg_u64(in.args, "max-batch-tokens").value_or(d.u64("max_batch_tokens"));
+  const std::uint64_t concurrent = arg_u64(in.args, "max-concurrent-requests").value_or(d.u64("max_concurrent_requests"));
+  if (T == 0 || concurrent == 0) throw_usage("--max-batch-tokens and --max-concurrent-requests must be >= 1");
+  // router/src/lib.rs: the input length is the model's, truncated to max_batch_tokens.
+  const std::uint64_t max_input = std::min<std::uint64_t>(m.arch.max_position_embeddings ? m.arch.max_position_embeddings : T, T);
+  // Backend::warmup (GPU, not padded): max_batch_tokens tokens in requests of max_input tokens,
+  // at most --max-batch-requests of them.
+  std::uint64_t reqs = (T + max_input - 1) / max_input;
+  if (auto r = arg_u64(in.args, "max-batch-requests")) reqs = std::max<std::uint64_t>(1, std::min(reqs, *r));
+  const std::string dtype = arg_string(in.args, "dtype").value_or(d.string("dtype"));
+  if (dtype != "float16" && dtype != "bfloat16" && dtype != "float32")
+    throw_usage("--dtype: expected float16, bfloat16 or float32, got '" + dtype + "'");
+  const auto rw = place_pooling_weights(p, in, dtype, false, 1);
+  add_forward(p, m, {reqs, std::min(T, reqs * max_input) / reqs, rw.compute_bytes, false});
+  p.overhead.push_back({"overhead.cuda_context", in.measured_context.value_or(Bytes::from_gib(d.number("cuda_context_gib"))),
+                        in.measured_context ? in.measured_context_source : d.source("cuda_context_gib")});
+  no_kv(p, m);
+  check_fit(p, in.gpu.total, "TEI warmup runs out of memory");
+  p.notes.push_back("text-embeddings-inference: --max-concurrent-requests (" + std::to_string(concurrent) +
+                    ") bounds the router's queue on the host; GPU memory follows --max-batch-tokens (" + std::to_string(T) + ")");
+  p.engine_view = {{"runner", "pooling"}, {"max_batch_tokens", T}, {"max_input_length", max_input}, {"warmup_requests", reqs},
+                   {"max_concurrent_requests", concurrent}, {"dtype", dtype},
+                   {"task", std::string(encoder_task_name(encoder_task(m.arch)))}};
+  return p;
+}
+
+}  // namespace vramplan::memory

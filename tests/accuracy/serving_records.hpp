@@ -4,6 +4,7 @@
 // GPU, engine flags, workload), and set against what the load generator printed.
 #pragma once
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -222,8 +223,9 @@ inline void add_timeline_metrics(ServingComparison& c, const sim::SimResult& r) 
   c.metrics.push_back({"mean waiting", MetricKind::Timeline, r.waiting.mean, waiting / n});
 }
 
-inline ServingComparison simulate_record(const nlohmann::json& record, const nlohmann::json& setup) {
-  const DataRoot root{source_dir()};
+//! `root`: the data and models read (a test may swap one data file, e.g. to re-run a fit).
+inline ServingComparison simulate_record(const nlohmann::json& record, const nlohmann::json& setup,
+                                         const DataRoot& root = DataRoot{source_dir()}) {
   ServingComparison c;
   c.record = record;
   c.id = record.at("id");
@@ -256,6 +258,21 @@ inline ServingComparison simulate_record(const nlohmann::json& record, const nlo
   if (record.at("record_type") == "timeline") add_timeline_metrics(c, out.result);
   else add_metrics(c, out.result, setup.at("tpot"));
   return c;
+}
+
+//! The records SGLang's MoE-layer overheads are fitted on (data/perf_defaults.json
+//! step_overhead.sglang; SimAccuracy.SglangMoeOverheadIsTheFittedValue re-runs the fit): the
+//! one-user cookbook runs on NVIDIA GPUs of the two models whose weights SGLang runs natively.
+inline const std::vector<std::string>& sglang_overhead_fit_records() {
+  static const std::vector<std::string> ids = {
+      "sglcookbook-deepseek-r1-00", "sglcookbook-deepseek-r1-03", "sglcookbook-deepseek-r1-06",
+      "sglcookbook-qwen3-00",       "sglcookbook-qwen3-03",       "sglcookbook-qwen3-06"};
+  return ids;
+}
+
+inline bool is_fit_record(const std::string& id) {
+  const auto& f = sglang_overhead_fit_records();
+  return std::find(f.begin(), f.end(), id) != f.end();
 }
 
 //! Every record of serving_records.jsonl, simulated once per test run.

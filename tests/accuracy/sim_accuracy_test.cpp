@@ -48,10 +48,12 @@ const std::vector<Family>& families() {
 }
 
 //! |error| inputs of one family over the records in the medians (of one source set when given).
-std::vector<double> errors(const Family& f, const std::string& source_set = "") {
+// held_out: leave out the records a default was fitted on (sglang_overhead_fit_records()).
+std::vector<double> errors(const Family& f, const std::string& source_set = "", bool held_out = false) {
   std::vector<double> e;
   for (const auto& c : serving_comparisons())
-    if (c.median_exclusion.empty() && (source_set.empty() || c.record.at("source_set") == source_set))
+    if (c.median_exclusion.empty() && (source_set.empty() || c.record.at("source_set") == source_set) &&
+        !(held_out && is_fit_record(c.id)))
       for (const auto& n : f.names)
         if (const auto* m = c.find(n)) e.push_back(m->err());
   return e;
@@ -195,7 +197,11 @@ TEST(SimAccuracy, OverloadedRunsArePredictedOverloaded) {
 // records joined (48 -> 59 records with throughput): from {38.18, 31.42, 66.36, 28.12, 71.00,
 // 35.20} to the values below. The rise is those records (Kimi-K2.5 predicted 1.1-11x too fast,
 // docs/accuracy-sim.md), not a change of the simulator.
-constexpr double kAchievedMedianPct[] = {52.41, 50.83, 67.85, 34.33, 70.32, 40.69};
+// Re-measured 2026-12-02 when SGLang got its fitted MoE-layer overheads (data/perf_defaults.json,
+// SimAccuracy.SglangMoeOverheadIsTheFittedValue; 6 of the 60 records are its fit data): from
+// {52.41, 50.83, 67.85, 34.33, 70.32, 40.69} to the values below (one decimal from the document,
+// rounded up).
+constexpr double kAchievedMedianPct[] = {24.2, 17.4, 31.5, 20.05, 54.4, 36.1};
 constexpr double kGuardPct = 2.0;
 
 TEST(SimAccuracy, MedianErrorsMeetTheTargetsOrTheirRegressionGuards) {
@@ -266,16 +272,20 @@ constexpr const char* kSimFindings =
     "18.7 req/s) is a few per cent under the offered rate, so the simulated queue grows (TTFT of seconds against "
     "51 / 64 ms measured): one small capacity error flips the regime near saturation.\n"
     "- **sgl_cookbook** (SGLang, B200 / H200 / MI300X TP8, DeepSeek-R1 / V3.1, Kimi-K2.5, Qwen3-235B, "
-    "Qwen3-Coder-480B, Llama-4, closed loops of 1-100 users): the simulator is too fast. At one user the measured TTFT of a <= 1000-token prompt is 57-214 ms where "
-    "the step model gives 21-77 ms: per-request costs outside the engine step (HTTP, tokenization, scheduling, "
-    "MoE expert dispatch) are not modelled, and MI300X is furthest (DeepSeek-V3.1 TPOT 6.3 ms against 24 ms): "
-    "datasheet rates are not reached there. The 10-request runs are noisy on both sides: the simulator draws its "
-    "own 10 lengths (the printed totals differ from its sample) and the measured p99 TTFT holds cold starts "
-    "(48 s and 39 s for the Llama-4 runs). Kimi-K2.5 on 8 x H200 (INT4 group-32 routed experts) is further off still: "
-    "measured TPOT grows from 9.3 ms at one user to 58 ms at 16 and 403 ms at 100, and output throughput stays at "
-    "about 255 tok/s from 16 to 100 users, where the step model, charging the INT4 experts by the bytes they read, "
-    "gives 6-31 ms and keeps growing (the one sweep whose saturation is missed by more than a step). What that "
-    "deployment spends per step at batch is not in the datasheet step model.\n"
+    "Qwen3-Coder-480B, Llama-4, closed loops of 1-100 users): with the datasheet step model alone the simulator "
+    "was far too fast (one-user TTFT 21-77 ms against 57-214 ms measured, request throughput median error 80 %). "
+    "SGLang's MoE layers now carry a fitted overhead (35 us per MoE layer in a decode step, 1150 us in a forward "
+    "with prompt tokens, which SGLang runs outside its CUDA graphs: docs/performance.md), fitted on six one-user "
+    "runs and checked on the rest: DeepSeek-R1 on B200 is within 12-17 % on TPOT at 1-100 users (held out: 16-100 "
+    "users), Qwen3-235B 2-31 % over, Llama-4 on MI300X within 8 % at 1-16 users (never fitted on). Left: the one-user "
+    "runs' throughput, where the simulator draws its own 10 lengths (the printed totals differ from its sample); "
+    "MI300X with FP8 block weights (DeepSeek-V3.1, Qwen3-Coder-480B) 22-67 % too fast on TPOT, another kernel "
+    "stack than the B200 fit; the measured p99 TTFT holds cold starts (48 s and 39 s for the Llama-4 runs). "
+    "Kimi-K2.5 on 8 x H200 (INT4 group-32 routed experts, not fitted on) is off by far: measured TPOT grows from 9.3 ms "
+    "at one user to 58 ms at 16 and 403 ms at 100, and output throughput stays at about 255 tok/s from 16 to 100 "
+    "users, where the step model, charging the INT4 experts by the bytes they read, gives 8-52 ms and keeps growing "
+    "(the one sweep whose saturation is missed by more than a step). What that deployment spends per step at batch "
+    "is not in the datasheet step model.\n"
     "- **kvcached** (SGLang 0.4, A100, Llama-3.2-3B, Poisson 8 / 16 / 32 req/s): throughput and median TTFT / ITL "
     "within about 10-22 %, and the overload at 32 req/s is found (23.9 req/s predicted against 26.8 measured); the "
     "p99 ITL is not (the client's ITL counts chunk gaps the step model does not have).\n"
@@ -285,7 +295,7 @@ constexpr const char* kSimFindings =
     "- **issues** (gpt-oss-20b on Modal H100): the measured TTFT of 2.1-2.5 s for 512-token prompts at 4-32 "
     "users is deployment overhead no engine model covers.\n\n"
     "TTFT, TPOT, throughput and duration follow benchmark_serving's definitions on both sides; what is missed is "
-    "step time (calibration) and per-request overhead. This comparison found two ITL definition differences, "
+    "step time (calibration) and per-request overhead outside the engine step. This comparison found two ITL definition differences, "
     "since fixed in planner/src/sim/simulator.cpp: the token a preempted request produces when its recompute "
     "finishes now counts the whole stall as one gap, as benchmark_serving does; and in engines that do not mix "
     "prompts and decodes a request's first decode gap now starts at its own first token, not at the previous "
@@ -356,19 +366,25 @@ std::string sim_doc() {
         "`tests/accuracy/data/serving_records.jsonl` (copied verbatim from the project's ground truth, each naming its "
         "public `source`) is re-simulated from its configuration through `sim::run_simulation`, the code path of "
         "`vramplan simulate`: the catalogue model and GPU, the engine and the flags the run set, and the workload "
-        "the record states (`serving_sim_setup.json` says, per record, how). Nothing is calibrated: step times come "
-        "from the performance model's datasheet rates (docs/performance.md). Seed 1 for every generated workload.\n\n"
+        "the record states (`serving_sim_setup.json` says, per record, how). Nothing is calibrated on a GPU: step "
+        "times come from the performance model's datasheet rates and defaults (docs/performance.md). One default is "
+        "fitted on records of this table: SGLang's MoE-layer overheads, on the six one-user runs whose verdict is marked *fit* below "
+        "(DeepSeek-R1 and Qwen3-235B on 8 x B200); the column \"held out\" gives the medians without them. Seed 1 for "
+        "every generated workload.\n\n"
      << "Cells are predicted / measured (error). TTFT, TPOT and ITL in ms, throughput in requests/s and output "
         "tokens/s as the load generator computes them (completed over first arrival to last completion). "
         "\"TPOT (means)\" is (mean E2E - mean TTFT) / (mean output - 1) on both sides: the blis records' TPOT field "
         "is not that figure (ground-truth README). \"ITL\" stands in where no TPOT was printed.\n\n"
      << "## Targets (issue 12, uncalibrated)\n\n"
-     << "| figure | records | median \\|error\\| | target | met |\n|---|---|---|---|---|\n";
+     << "| figure | records | median \\|error\\| | held out: records, median | target | met |\n"
+        "|---|---|---|---|---|---|\n";
   for (const auto& f : families()) {
     const auto e = errors(f);
+    const auto h = errors(f, "", true);
     const double m = median_abs(e);
-    md << "| " << f.label << " | " << e.size() << " | " << fmt("%.1f %%", m) << " | <= " << fmt("%.0f %%", f.target_pct)
-       << " | " << (m <= f.target_pct ? "yes" : "**no**") << " |\n";
+    md << "| " << f.label << " | " << e.size() << " | " << fmt("%.1f %%", m) << " | " << h.size() << ", "
+       << fmt("%.1f %%", median_abs(h)) << " | <= " << fmt("%.0f %%", f.target_pct) << " | "
+       << (m <= f.target_pct ? "yes" : "**no**") << " |\n";
   }
   const auto sw = sweeps();
   std::size_t evaluated = 0, within = 0;
@@ -378,7 +394,7 @@ std::string sim_doc() {
       within += step_distance(s) <= 1;
     }
   md << "| saturation within one step | " << evaluated << " sweeps | " << within << " of " << evaluated
-     << " within one step | every sweep | " << (within == evaluated ? "yes" : "**no**") << " |\n\n";
+     << " within one step | - | every sweep | " << (within == evaluated ? "yes" : "**no**") << " |\n\n";
 
   std::set<std::string> sets;
   for (const auto& c : all) sets.insert(c.record.at("source_set").get<std::string>());
@@ -407,7 +423,8 @@ std::string sim_doc() {
        << cell(c, {"req/s"}) << " | " << cell(c, {"out tok/s"}) << " | " << cell(c, {"TTFT p50"}) << " | "
        << cell(c, {"TPOT p50", "TPOT (means)", "ITL p50"}) << " | " << cell(c, {"TTFT p99"}) << " | "
        << cell(c, {"TPOT p99", "ITL p99"}) << " | " << c.preemptions << " | " << c.verdict
-       << (c.median_exclusion.empty() ? "" : " (out of the medians)") << " |\n";
+       << (c.median_exclusion.empty() ? "" : " (out of the medians)") << (is_fit_record(c.id) ? " *fit*" : "")
+       << " |\n";
   md << "\nTimelines (the engine's periodic log of the same run; no target): predicted / logged.\n\n"
      << "| record | max running | max waiting | max KV usage % | mean running | mean waiting |\n|---|---|---|---|---|---|\n";
   for (const auto& c : all) {

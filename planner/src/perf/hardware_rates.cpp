@@ -92,11 +92,21 @@ PerfHardware perf_hardware_from(const DatasheetFigures& sheet,
   exp.layer_overhead_s = o.per_layer_s.expected;
   slow.layer_overhead_s = o.per_layer_s.max;
   fast.layer_overhead_s = o.per_layer_s.min;
+  exp.moe_layer_overhead_s = o.per_moe_layer_s.expected;
+  slow.moe_layer_overhead_s = o.per_moe_layer_s.max;
+  fast.moe_layer_overhead_s = o.per_moe_layer_s.min;
+  exp.prompt_moe_layer_overhead_s = o.prompt_per_moe_layer_s.expected;
+  slow.prompt_moe_layer_overhead_s = o.prompt_per_moe_layer_s.max;
+  fast.prompt_moe_layer_overhead_s = o.prompt_per_moe_layer_s.min;
   basis += "; step overhead (" + (own_entry ? std::string(engine) : std::string("default")) + ", " +
            (o.fitted ? "fitted" : "not fitted") + "): " + fmt(o.per_step_s.expected * 1e3) + " ms [" +
            fmt(o.per_step_s.min * 1e3) + "-" + fmt(o.per_step_s.max * 1e3) + "] + " +
            fmt(o.per_layer_s.expected * 1e6) + " us [" + fmt(o.per_layer_s.min * 1e6) + "-" +
            fmt(o.per_layer_s.max * 1e6) + "] per layer";
+  if (o.per_moe_layer_s.expected > 0 || o.prompt_per_moe_layer_s.expected > 0)
+    basis += " + per MoE layer (" + std::string(o.moe_fitted ? "fitted" : "not fitted") + ") " +
+             fmt(o.per_moe_layer_s.expected * 1e6) + " us in a decode step, " +
+             fmt(o.prompt_per_moe_layer_s.expected * 1e6) + " us in a step with prompt tokens";
 
   // Overlap: the slow end hides the least (the larger of the two bounds' sum), the fast end the most.
   exp.memory_compute_overlap = d.memory_compute_overlap.expected;

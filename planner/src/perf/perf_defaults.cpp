@@ -2,6 +2,7 @@
 
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "vramplan/io/json_file.hpp"
 
@@ -42,6 +43,13 @@ StepOverheadDefaults read_step_overhead(const JsonView& engine) {
   s.per_step_s = read_nonnegative(engine.at("step_ms"), 1e-3, std::numeric_limits<double>::infinity());
   s.per_layer_s = read_nonnegative(engine.at("layer_us"), 1e-6, std::numeric_limits<double>::infinity());
   s.fitted = engine.opt_bool("fitted").value_or(false);
+  constexpr double kNoUpper = std::numeric_limits<double>::infinity();
+  for (auto [key, range] : {std::pair{"moe_layer_us", &s.per_moe_layer_s},
+                            std::pair{"prompt_moe_layer_us", &s.prompt_per_moe_layer_s}})
+    if (auto p = engine.get(key)) {
+      *range = read_nonnegative(*p, 1e-6, kNoUpper);
+      s.moe_fitted = s.moe_fitted || p->opt_bool("fitted").value_or(false);
+    }
   if (!engine.get("sources")) engine.fail("every default needs its sources");
   return s;
 }

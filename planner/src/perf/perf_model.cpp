@@ -58,7 +58,7 @@ double kernel_time(double memory_s, double compute_s, double overlap) {
 // each gets its own roofline: the KV reads of attention never hide behind GEMM math.
 StepBreakdown finish_step(const PerfModelShape& shape, const HardwareRates& r, double tokens,
                           double weight_bytes, double kv_bytes, double gemm_flops,
-                          double attention_flops, double experts) {
+                          double attention_flops, double experts, bool has_prompt = false) {
   StepBreakdown s;
   s.weight_bytes = weight_bytes;
   s.kv_bytes = kv_bytes;
@@ -80,7 +80,10 @@ StepBreakdown finish_step(const PerfModelShape& shape, const HardwareRates& r, d
     s.comm_s = 2 * shape.layers * one;
   }
   // Launches scale with the layers this GPU runs; scheduling and sampling happen once per step.
-  s.overhead_s = r.step_overhead_s + shape.layers * r.layer_overhead_s;
+  // MoE layers cost more launches than dense ones, and a forward with prompt tokens may run
+  // outside the engine's CUDA graphs (docs/performance.md §4).
+  const double per_moe = has_prompt ? r.prompt_moe_layer_overhead_s : r.moe_layer_overhead_s;
+  s.overhead_s = r.step_overhead_s + shape.layers * r.layer_overhead_s + shape.moe_layers * per_moe;
   return s;
 }
 
@@ -204,7 +207,7 @@ PrefillTimes prefill_times(const PerfModelShape& shape, const HardwareRates& r,
       g += take;
     }
     const StepBreakdown s = finish_step(shape, r, tokens, weights, kv,
-                                        2 * shape.active_params * tokens, attention, touched);
+                                        2 * shape.active_params * tokens, attention, touched, true);
     const double t = step_time(s);
     out.seconds += t;
     ++out.forwards;
@@ -368,7 +371,7 @@ double mixed_step_seconds(const PerfModelShape& shape, const HardwareRates& r, c
   add_decode_attention(shape, sums, kv, attention);
   for (const PrefillChunk& c : step.chunks)
     add_prompt_positions(shape, static_cast<double>(c.start), static_cast<double>(c.end), kv, attention);
-  const StepBreakdown s = finish_step(shape, r, tokens, weights, kv, 2 * shape.active_params * tokens, attention, touched);
+  const StepBreakdown s = finish_step(shape, r, tokens, weights, kv, 2 * shape.active_params * tokens, attention, touched, true);
   return shape.pp * step_time(s) + shape.pp * shape.pp_link_latency_s;
 }
 

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "support/perf_shapes.hpp"
 #include "vramplan/core/error.hpp"
 
@@ -110,6 +112,29 @@ TEST(PerfModel, MoeDecodeStepHandComputed) {
   // Batch 1 reads exactly the k active experts: 1.6e9 + 32 x 2 x 352,321,536 = 24,148,578,304 B.
   EXPECT_DOUBLE_EQ(estimate_decode(s, exact_hw(), DecodeBatch{1, 0}).step.weight_bytes,
                    24148578304.0);
+}
+
+TEST(PerfModel, MoeLayerOverheadDependsOnWhetherTheStepCarriesPromptTokens) {
+  // 32 layers of which 24 are MoE; 0.1 ms per step, 50 us per layer, MoE layers 30 us more in a
+  // decode step and 1000 us more in a step with prompt tokens (SGLang runs those without graphs).
+  PerfModelShape s = dense_shape();
+  s.moe_layers = 24;
+  HardwareRates r = exact_hw().expected;
+  r.layer_overhead_s = 50e-6;
+  r.moe_layer_overhead_s = 30e-6;
+  r.prompt_moe_layer_overhead_s = 1000e-6;
+  // decode: 0.1 + 32 x 0.05 + 24 x 0.03 = 0.1 + 1.6 + 0.72 = 2.42 ms
+  EXPECT_NEAR(decode_step(s, r, 8, 1024).overhead_s, 2.42e-3, 1e-15);
+  // The same shape without MoE layers has no MoE term: 1.7 ms.
+  PerfModelShape dense = dense_shape();
+  EXPECT_NEAR(decode_step(dense, r, 8, 1024).overhead_s, 1.7e-3, 1e-15);
+  // A prompt-only step of 100 tokens: 0.1 + 1.6 + 24 x 1.0 = 25.7 ms of overhead on top of the
+  // kernel time the same step has with no overheads at all.
+  const std::vector<PrefillChunk> chunk{{0, 100}};
+  HardwareRates bare = exact_hw().expected;
+  bare.step_overhead_s = 0;
+  const double kernels = mixed_step_seconds(s, bare, MixedStep{0, 0, chunk});
+  EXPECT_NEAR(mixed_step_seconds(s, r, MixedStep{0, 0, chunk}) - kernels, 25.7e-3, 1e-12);
 }
 
 TEST(PerfModel, TensorParallelAllReduceHandComputed) {

@@ -22,6 +22,11 @@ struct StepOverheadDefaults {
   DefaultRange per_step_s;   //!< seconds per forward (file: step_ms)
   DefaultRange per_layer_s;  //!< seconds per decoder layer on the GPU per forward (file: layer_us)
   bool fitted = false;       //!< least-squares values (file: "fitted": true), else a judgement
+  //! Extra seconds per MoE layer in a decode-only forward (file: moe_layer_us) and in a forward
+  //! with prompt tokens (file: prompt_moe_layer_us); absent = 0.
+  DefaultRange per_moe_layer_s{};
+  DefaultRange prompt_per_moe_layer_s{};
+  bool moe_fitted = false;  //!< the MoE terms are least-squares values ("fitted": true in them)
 };
 
 struct PerfDefaults {

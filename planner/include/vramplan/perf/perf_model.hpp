@@ -37,6 +37,12 @@ struct HardwareRates {
   //! Fixed time per decoder layer on this GPU per forward step (kernel launches, small per-layer
   //! kernels). Last, so positional initialisers of the fields above keep their meaning.
   double layer_overhead_s = 0;
+  //! Extra time per MoE layer on this GPU on top of layer_overhead_s (router, top-k, token
+  //! permutation and the grouped expert GEMMs are more kernels than a dense MLP), in a decode-only
+  //! forward and in a forward that carries prompt tokens (which an engine may run outside its
+  //! CUDA graphs: SGLang captures decode batches only). Per engine, data/perf_defaults.json.
+  double moe_layer_overhead_s = 0;
+  double prompt_moe_layer_overhead_s = 0;
 };
 
 //! The hardware a model runs on: expected rates, and where they are not measured, the rates at

@@ -101,7 +101,7 @@ int run_report(const std::vector<std::string>& args) {
 
   const bool progress = show_progress(opts);
   auto sweep = plan::run_sweep(req, data_root(), [&](std::size_t done, std::size_t total) {
-    if (progress) std::cerr << "\rreport: sweep " << done << "/" << total << (done == total ? "\n" : "") << std::flush;
+    if (progress) err() << "\rreport: sweep " << done << "/" << total << (done == total ? "\n" : "") << std::flush;
   });
   const std::size_t top = vm["top"].as<std::size_t>();
   plan::attach_launch_commands(sweep, req, data_root(), top);

@@ -4,27 +4,17 @@
 // `--compare FILE` reads that file back and prints predicted against measured.
 #include <ostream>
 #include <set>
-#include <sstream>
 
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "decision_options.hpp"
 #include "exit_codes.hpp"
+#include "sweep_common.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/plan/trial.hpp"
 #include "vramplan/sim/workload_spec.hpp"
 
 namespace vramplan::cli {
-namespace {
-
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  for (std::string part; std::getline(in, part, ',');) out.push_back(part);
-  return out;
-}
-
-}  // namespace
 
 int run_trial(const std::vector<std::string>& args) {
   const std::string spec = engine_spec_of(args);

@@ -156,8 +156,8 @@ TEST(ReportBrowser, ChromiumRendersReadableCharts) {
   ASSERT_TRUE(why.empty()) << why;
   EXPECT_EQ(img.width, 1280u);
   const auto& box = wide["svgs"][0];
-  const auto near = [](const std::uint8_t* px, int r, int g, int b) {
-    return std::abs(px[0] - r) <= 8 && std::abs(px[1] - g) <= 8 && std::abs(px[2] - b) <= 8;
+  const auto near = [](const std::uint8_t* px, int want_r, int want_g, int want_b) {
+    return std::abs(px[0] - want_r) <= 8 && std::abs(px[1] - want_g) <= 8 && std::abs(px[2] - want_b) <= 8;
   };
   std::size_t blue = 0, red = 0, ink = 0, total = 0;
   const auto x0 = static_cast<std::uint32_t>(box["x"].get<double>()), y0 = static_cast<std::uint32_t>(box["y"].get<double>());

@@ -28,9 +28,9 @@ std::string svg_stacked_bars(const StackedBarChart& c, const std::string& aria_l
   for (const auto& g : c.groups) axis_hi = std::max(axis_hi, g.limit);
 
   std::vector<LegendEntry> entries;
-  for (std::size_t k = 0; k < c.stacks.size(); ++k) entries.push_back({c.stacks[k].name, colour(k)});
+  for (std::size_t k = 0; k < c.stacks.size(); ++k) entries.push_back({c.stacks[k].name, colour(k), LegendEntry::Mark::Box, ""});
   const bool any_limit = std::any_of(c.groups.begin(), c.groups.end(), [](const auto& g) { return g.limit > 0; });
-  if (any_limit) entries.push_back({c.limit_label, "#B00020", LegendEntry::Mark::DashedLine});
+  if (any_limit) entries.push_back({c.limit_label, "#B00020", LegendEntry::Mark::DashedLine, ""});
   double legend_h = 0;
   const std::string legend_svg = legend(entries, pad, pad, kChartWidth - 2 * pad, legend_h);
 

@@ -8,8 +8,6 @@
 namespace vramplan::hf {
 namespace {
 
-using R = TensorRole;
-
 void read_moe(const ConfigView& c, const DecoderLayout& lay, ModelArch& a) {
   a.num_experts = c.positive({"num_local_experts", "num_experts", "n_routed_experts"});
   a.experts_per_token = c.positive({"num_experts_per_tok", "experts_per_token"});

@@ -14,8 +14,6 @@
 namespace vramplan::hf {
 namespace {
 
-using R = TensorRole;
-
 void mla_attention(InventoryBuilder& b, const std::string& p, const ModelArch& a) {
   const auto h = a.hidden_size, n = a.num_heads;
   const auto qk_head = a.qk_nope_head_dim + a.qk_rope_head_dim;

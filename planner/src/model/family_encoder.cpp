@@ -26,8 +26,6 @@
 namespace vramplan::hf {
 namespace {
 
-using R = TensorRole;
-
 //! Which head an architecture carries, from the class name's suffix (transformers' naming).
 enum class EncoderHead { None, BertClassifier, RobertaClassifier, BertMaskedLm, RobertaMaskedLm };
 

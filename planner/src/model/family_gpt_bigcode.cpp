@@ -6,9 +6,6 @@
 #include "model/inventory_builder.hpp"
 
 namespace vramplan::hf {
-namespace {
-using R = TensorRole;
-}
 
 void build_gpt_bigcode(const ConfigView& c, const Family& family, ModelSpec& spec) {
   auto& a = spec.arch;

@@ -8,9 +8,6 @@
 #include "model/inventory_builder.hpp"
 
 namespace vramplan::hf {
-namespace {
-using R = TensorRole;
-}
 
 void build_gpt_neox(const ConfigView& c, const Family& family, ModelSpec& spec) {
   auto& a = spec.arch;

@@ -7,8 +7,6 @@
 namespace vramplan::hf {
 namespace {
 
-using R = TensorRole;
-
 DecoderLayout llama_layout() {
   DecoderLayout l;  // LlamaAttention / LlamaMLP: biases follow attention_bias / mlp_bias
   l.qkv_bias = Bias::AttentionBiasKey;

@@ -19,6 +19,10 @@
 
 namespace vramplan::hf {
 
+// The one short name for TensorRole in the family tables: declared here only, since a second
+// alias in a file of the same unity batch shadows it (clang -Wshadow).
+using R = TensorRole;
+
 //! When a bias exists: never, always (the module constructor hard-codes bias=True) or as the
 //! config key says (`attention_bias`, `mlp_bias`, `bias`, default false).
 enum class Bias { No, Yes, AttentionBiasKey, MlpBiasKey, BiasKey };

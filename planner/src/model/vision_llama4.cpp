@@ -19,7 +19,6 @@ void add_llama4_vision_tower(const ConfigView& c, ModelSpec& spec) {
   const bool projector_bias = vision.opt_bool("multi_modal_projector_bias").value_or(false);
   const auto positions = d.patches() + 1;  // patches + the class token
 
-  using R = TensorRole;
   InventoryBuilder b(spec, stored_format_of(c));
   b.override_role(R::Vision);
   const std::string v = "vision_model.";

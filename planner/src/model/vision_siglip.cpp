@@ -14,7 +14,6 @@ void add_siglip_vision_tower(const ConfigView& c, ModelSpec& spec) {
   const auto H = d.hidden, I = d.intermediate, L = d.layers, patch = d.patch, image = d.image;
   const auto channels = d.channels, patches = d.patches();
 
-  using R = TensorRole;
   InventoryBuilder b(spec, stored_format_of(c));
   b.override_role(R::Vision);
   const std::string v = "vision_tower.vision_model.";

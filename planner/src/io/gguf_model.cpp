@@ -163,12 +163,15 @@ void note_varying(ModelSpec& spec, const std::string& key, const std::vector<std
                             (has_zero ? ", 0 in some layers" : "") + "); the maximum is used");
 }
 
-void map_tensors(const GgufFile& f, ModelSpec& spec, std::uint64_t block_count, std::uint64_t main_layers) {
+// `owned`: the file's own tensor table when the caller gives it up (model_from_gguf_file), so
+// the names are moved rather than copied (a million names, a million allocations); nullptr to copy.
+void map_tensors(const GgufFile& f, std::vector<GgufTensor>* owned, ModelSpec& spec, std::uint64_t block_count,
+                 std::uint64_t main_layers) {
   spec.tensors.reserve(spec.tensors.size() + f.tensors.size());
-  for (const auto& t : f.tensors) {
+  for (std::size_t k = 0; k < f.tensors.size(); ++k) {
+    const GgufTensor& t = f.tensors[k];
     const NameParts parts = split_name(t.name);
     TensorInfo info;
-    info.name = t.name;
     info.role = role_of(t.name, parts);
     info.shape.assign(t.ne.rbegin(), t.ne.rend());
     info.layer = parts.layer;
@@ -182,6 +185,8 @@ void map_tensors(const GgufFile& f, ModelSpec& spec, std::uint64_t block_count, 
       // Layers past the main stack are the multi-token-prediction module (nextn_predict_layers).
       if (static_cast<std::uint64_t>(*parts.layer) >= main_layers) info.role = TensorRole::Mtp;
     }
+    // Last: `parts` views t.name, which a move empties.
+    info.name = owned ? std::move((*owned)[k].name) : t.name;
     spec.tensors.push_back(std::move(info));
   }
 }
@@ -264,10 +269,8 @@ void map_attention_layout(const Meta& m, const std::string& arch_name, ModelSpec
   (windowed == LayerAttention::Chunked ? a.attention_chunk_size : a.sliding_window) = window;
 }
 
-}  // namespace
-
-ModelSpec model_from_gguf(const GgufFile& f, const QuantCatalog& catalog) {
-  (void)catalog;  // formats were resolved against the same catalogue when the header was read
+// The tensor names of `f` are read only by map_tensors, so `owned` may give them away there.
+ModelSpec spec_from_gguf(const GgufFile& f, std::vector<GgufTensor>* owned) {
   ModelSpec spec;
   const Meta general(f, "general");
   const auto arch_name = general.opt_string("general.architecture");
@@ -291,7 +294,7 @@ ModelSpec model_from_gguf(const GgufFile& f, const QuantCatalog& catalog) {
     m.fail(m.key("nextn_predict_layers"), std::to_string(a.mtp_layers) + " exceeds block_count " +
                                               std::to_string(block_count));
   a.num_layers = block_count - a.mtp_layers;
-  map_tensors(f, spec, block_count, a.num_layers);
+  map_tensors(f, owned, spec, block_count, a.num_layers);
 
   const auto heads = m.per_layer("attention.head_count", block_count).value_or(std::vector<std::uint64_t>{});
   const auto kv_heads = m.per_layer("attention.head_count_kv", block_count).value_or(heads);
@@ -355,8 +358,16 @@ ModelSpec model_from_gguf(const GgufFile& f, const QuantCatalog& catalog) {
   return spec;
 }
 
+}  // namespace
+
+ModelSpec model_from_gguf(const GgufFile& f, const QuantCatalog& catalog) {
+  (void)catalog;  // formats were resolved against the same catalogue when the header was read
+  return spec_from_gguf(f, nullptr);
+}
+
 ModelSpec model_from_gguf_file(const std::filesystem::path& path, const QuantCatalog& catalog) {
-  return model_from_gguf(read_gguf_model(path, catalog), catalog);
+  GgufFile file = read_gguf_model(path, catalog);
+  return spec_from_gguf(file, &file.tensors);
 }
 
 }  // namespace vramplan

@@ -1,9 +1,14 @@
 // GGUF header parsing: every count, length, dimension and offset is checked against the bytes
 // remaining in the file (or a hard cap) before it is used to allocate, loop or multiply.
 // The checks and their order follow ggml's gguf_init_from_reader (ggml/src/gguf.cpp).
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <functional>
 #include <limits>
+#include <optional>
+#include <span>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "vramplan/core/bytes.hpp"
 #include "vramplan/core/error.hpp"
@@ -98,6 +103,43 @@ std::string single_quoted(std::string_view s) {
   return out;
 }
 
+// Tensor-name uniqueness without an allocation per name: open addressing, sized once from the
+// (bounded) tensor count and at most half full. A slot holds the name's hash (high 32 bits) and
+// its index in the tensor table (low 32), so a probe reads another name only when the hashes match.
+class TensorNameIndex {
+ public:
+  static_assert(kMaxTensors < std::numeric_limits<std::uint32_t>::max());
+
+  void reserve(std::size_t n) {
+    std::size_t slots = 16;
+    while (slots < 2 * n) slots *= 2;
+    slots_.assign(slots, kEmpty);
+  }
+
+  //! Records tensors[index] and returns nullopt, or returns the index of an earlier tensor of the
+  //! same name. reserve() was called with more than `index` tensors.
+  std::optional<std::uint32_t> insert(const std::vector<GgufTensor>& tensors, std::uint32_t index) {
+    const std::string_view name = tensors[index].name;
+    const std::uint64_t hash = std::hash<std::string_view>{}(name);
+    const std::uint64_t tag = hash & ~std::uint64_t{0xFFFFFFFF};
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t k = static_cast<std::size_t>(hash) & mask;; k = (k + 1) & mask) {
+      const std::uint64_t slot = slots_[k];
+      if (slot == kEmpty) {
+        slots_[k] = tag | index;
+        return std::nullopt;
+      }
+      const auto other = static_cast<std::uint32_t>(slot);
+      if ((slot & ~std::uint64_t{0xFFFFFFFF}) == tag && tensors[other].name == name) return other;
+    }
+  }
+
+ private:
+  // Index 0xFFFFFFFF is never used (static_assert above), so this is never a real slot.
+  static constexpr std::uint64_t kEmpty = std::numeric_limits<std::uint64_t>::max();
+  std::vector<std::uint64_t> slots_;
+};
+
 class HeaderParser {
  public:
   HeaderParser(const std::filesystem::path& path, const QuantCatalog& catalog)
@@ -111,7 +153,7 @@ class HeaderParser {
     for (std::uint64_t k = 0; k < n_kv_; ++k) read_kv(k);
     // Sized once: a million tensor infos must not rehash and reallocate their way in.
     out_.tensors.reserve(static_cast<std::size_t>(n_tensors_));
-    tensor_names_.reserve(static_cast<std::size_t>(n_tensors_));
+    tensor_names_.reserve(static_cast<std::size_t>(n_tensors_));  // n_tensors_ <= kMaxTensors
     for (std::uint64_t k = 0; k < n_tensors_; ++k) read_tensor_info(k);
     check_data_layout();
     return std::move(out_);
@@ -191,10 +233,16 @@ class HeaderParser {
   }
 
   std::string read_name(std::string_view what, std::uint64_t index, std::uint64_t cap) {
-    const std::string field = what == "key" ? "key #" + std::to_string(index)
-                                            : "tensor #" + std::to_string(index);
+    // "key #N name" / "tensor #N name", read only by an error: built in a reused buffer, so a
+    // million tensor infos do not allocate a million labels.
+    name_label_.assign(what == "key" ? "key #" : "tensor #");
+    char digits[24];
+    name_label_.append(digits, std::to_chars(digits, digits + sizeof digits, index).ptr);
+    const std::size_t field_size = name_label_.size();
+    name_label_ += " name";
+    const std::string_view field = std::string_view(name_label_).substr(0, field_size);
     const std::uint64_t at = in_.offset();
-    std::string name = read_string(field + " name", cap);
+    std::string name = read_string(name_label_, cap);
     if (name.empty()) in_.fail(field, "empty " + std::string(what) + " name at offset " + std::to_string(at));
     if (const auto bad = invalid_utf8_at(name); bad != std::string_view::npos)
       in_.fail(field, std::string(what) + " name " + single_quoted(name) + " at offset " +
@@ -336,7 +384,6 @@ class HeaderParser {
     const std::uint64_t rest = 8ull * n_dims + 4 + 8;
     if (in_.remaining() < rest) in_.require(rest, field(" ne, type and offset"));
     t.elements = 1;
-    t.ne.reserve(n_dims);
     for (std::uint32_t d = 0; d < n_dims; ++d) {
       const std::int64_t ne = in_.i64("ne");
       if (ne <= 0) in_.fail(field(" ne[" + std::to_string(d) + "]"), "dimension " + std::to_string(ne) + " is not positive");
@@ -351,9 +398,8 @@ class HeaderParser {
     t.offset = in_.u64("offset");
     set_format_and_size(t);
     out_.tensors.push_back(std::move(t));
-    // A view of the stored name: out_.tensors was reserved, so it never moves.
-    const std::string& name = out_.tensors.back().name;
-    if (!tensor_names_.insert(name).second) in_.fail("tensor '" + name + "'", "duplicate tensor name");
+    if (tensor_names_.insert(out_.tensors, static_cast<std::uint32_t>(index)))
+      in_.fail("tensor '" + out_.tensors.back().name + "'", "duplicate tensor name");
   }
 
   void set_format_and_size(GgufTensor& t) {
@@ -367,7 +413,9 @@ class HeaderParser {
     if (t.ne[0] % f->block_elems != 0)
       in_.fail(field(), "ne[0] = " + std::to_string(t.ne[0]) + " is not a multiple of " + f->name +
                           "'s block of " + std::to_string(f->block_elems) + " elements");
-    const std::vector<std::uint64_t> shape(t.ne.rbegin(), t.ne.rend());
+    std::array<std::uint64_t, GgufDims::kMax> outer_first{};  // tensor_bytes takes PyTorch order
+    std::copy(t.ne.rbegin(), t.ne.rend(), outer_first.begin());
+    const std::span<const std::uint64_t> shape(outer_first.data(), t.ne.size());
     t.format = f->name;
     try {
       t.bytes = tensor_bytes(*f, shape, t.name);  // the one size formula (ggml_nbytes)
@@ -413,7 +461,8 @@ class HeaderParser {
   GgufFile out_;
   std::uint64_t n_tensors_ = 0, n_kv_ = 0;
   std::unordered_map<std::string, std::uint64_t> key_index_;
-  std::unordered_set<std::string_view> tensor_names_;  //!< views of out_.tensors[k].name
+  TensorNameIndex tensor_names_;
+  std::string name_label_;
   std::uint64_t kept_text_ = 0;
 };
 

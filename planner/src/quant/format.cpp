@@ -1,6 +1,7 @@
 #include "vramplan/quant/format.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <deque>
@@ -291,7 +292,7 @@ struct Matrices {
   std::uint64_t lead = 1, out = 1, in = 1;
 };
 
-std::uint64_t group_int_bytes(const QuantFormat& f, const Matrices& m, const std::string& ctx) {
+std::uint64_t group_int_bytes(const QuantFormat& f, const Matrices& m, std::string_view ctx) {
   // Per matrix {out, in}: weights packed along `in` into int32 words, one scale and (optionally)
   // one zero per group of `group_size` inputs per output; zeros are packed along `out` at `bits`
   // (GPTQ/AWQ qzeros [in/g, out*b/32] int32) unless stored unpacked (HQQ fp16 zeros).
@@ -311,7 +312,7 @@ std::uint64_t group_int_bytes(const QuantFormat& f, const Matrices& m, const std
 }
 
 std::uint64_t payload_bytes(const QuantFormat& f, const Matrices& m, std::string_view what,
-                            const std::string& ctx) {
+                            std::string_view ctx) {
   const std::uint64_t rows = checked_mul(m.lead, m.out, ctx);
   const std::uint64_t n = checked_mul(rows, m.in, ctx);
   switch (f.layout) {
@@ -347,7 +348,19 @@ std::uint64_t payload_bytes(const QuantFormat& f, const Matrices& m, std::string
 
 std::uint64_t tensor_bytes(const QuantFormat& f, std::span<const std::uint64_t> shape,
                            std::string_view what) {
-  const std::string ctx = "bytes of " + std::string(what);
+  // "bytes of <what>" names an overflow. It is built for every tensor but read only on error, so
+  // a name that fits goes on the stack (a million GGUF tensor infos: a million allocations otherwise).
+  constexpr std::string_view kPrefix = "bytes of ";
+  std::array<char, 160> stack_ctx;
+  std::string heap_ctx;
+  std::string_view ctx;
+  if (what.size() <= stack_ctx.size() - kPrefix.size()) {
+    const auto end = std::copy(what.begin(), what.end(), std::copy(kPrefix.begin(), kPrefix.end(), stack_ctx.begin()));
+    ctx = std::string_view(stack_ctx.data(), static_cast<std::size_t>(end - stack_ctx.begin()));
+  } else {
+    heap_ctx = std::string(kPrefix) + std::string(what);
+    ctx = heap_ctx;
+  }
   Matrices m;
   if (!shape.empty()) m.in = shape.back();
   if (shape.size() >= 2) m.out = shape[shape.size() - 2];

@@ -30,8 +30,10 @@
 // and skipped). Nested arrays keep only their count.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -77,9 +79,30 @@ struct GgufKeyValue {
   GgufValue value;
 };
 
+//! A tensor's ne[]: 1..4 dimensions (GGML_MAX_DIMS), held inline so that a million tensor infos
+//! do not cost a million allocations.
+class GgufDims {
+ public:
+  static constexpr std::size_t kMax = 4;
+  std::size_t size() const { return size_; }
+  std::uint64_t operator[](std::size_t k) const { return values_[k]; }
+  const std::uint64_t* begin() const { return values_.data(); }
+  const std::uint64_t* end() const { return values_.data() + size_; }
+  std::reverse_iterator<const std::uint64_t*> rbegin() const { return std::reverse_iterator(end()); }
+  std::reverse_iterator<const std::uint64_t*> rend() const { return std::reverse_iterator(begin()); }
+  void push_back(std::uint64_t v) {
+    values_.at(size_) = v;  // at(): a fifth dimension throws (the reader refuses it first)
+    ++size_;
+  }
+
+ private:
+  std::array<std::uint64_t, kMax> values_{};
+  std::size_t size_ = 0;
+};
+
 struct GgufTensor {
   std::string name;
-  std::vector<std::uint64_t> ne;  //!< GGUF order: innermost (contiguous row) first
+  GgufDims ne;                    //!< GGUF order: innermost (contiguous row) first
   std::uint32_t type_id = 0;      //!< ggml_type
   std::string format;             //!< QuantFormat name from data/quant_formats.json ("Q4_K")
   std::uint64_t offset = 0;       //!< relative to the data section (of its own split)

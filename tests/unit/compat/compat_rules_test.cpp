@@ -97,6 +97,30 @@ TEST(CompatPlatform, TrtllmNeedsAmpere) {
   expect_no_rule(query("trtllm", "0.13", "t4"), "trtllm-cuda-min-capability");  // rule holds from 1.0
 }
 
+// docs/source/release-notes.md: Volta deprecated in 0.14.0, removed in 0.15.0 ("NVIDIA Volta GPU
+// support is removed in this and future releases"); Turing (T4, 7.5) stays until the 1.0 matrix.
+TEST(CompatPlatform, TrtllmZeroXDroppedVolta) {
+  expect_rule(query("trtllm", "0.15", "v100-32"), "trtllm-0x-volta-removed", Support::Unsupported, "release-notes.md");
+  expect_rule(query("trtllm", "0.21", "v100-32"), "trtllm-0x-volta-removed", Support::Unsupported, "0.15.0");
+  expect_no_rule(query("trtllm", "0.14", "v100-32"), "trtllm-0x-volta-removed");
+  expect_no_rule(query("trtllm", "0.21", "t4"), "trtllm-0x-volta-removed");
+  expect_no_rule(query("trtllm", "1.0", "v100-32"), "trtllm-0x-volta-removed");  // 1.0's own floor (8.0) says it
+  EXPECT_EQ(rules().evaluate(query("trtllm", "0.14", "v100-32")).support, Support::Supported);
+}
+
+// docs/source/reference/support-matrix.md at 0.x: Volta and newer. No catalogue card is below 7.0:
+// a P100 (6.0) is built by hand.
+TEST(CompatPlatform, TrtllmZeroXNeedsVolta) {
+  Query p100 = query("trtllm", "0.13", "v100-16");
+  p100.gpu_id = "p100";
+  p100.compute_capability = 6.0;
+  expect_rule(p100, "trtllm-0x-cuda-min-capability", Support::Unsupported, "support-matrix.md");
+  expect_no_rule(query("trtllm", "0.13", "v100-16"), "trtllm-0x-cuda-min-capability");
+  p100.engine_version = "0.15";  // from 0.15 the Volta-removed rule is the floor
+  expect_no_rule(p100, "trtllm-0x-cuda-min-capability");
+  expect_rule(p100, "trtllm-0x-volta-removed", Support::Unsupported, "release-notes.md");
+}
+
 // docs/source/reference/support-matrix.md: NVIDIA only.
 TEST(CompatPlatform, TrtllmIsCudaOnly) {
   expect_rule(query("trtllm", "1.0", "mi300x"), "trtllm-cuda-only", Support::Unsupported, "support-matrix.md");

@@ -38,6 +38,22 @@ TEST(CompatCli, VllmOnV100IsUnsupportedBeforeMemory) {
   EXPECT_EQ(r.out.find("KV"), std::string::npos) << r.out;  // no memory verdict
 }
 
+// TP 16 is two 8-GPU servers: the plan still sizes memory per GPU (19.2 GiB for the 70B on
+// H100s), and the multi-node fallback (vllm/config/parallel.py ParallelConfig.__post_init__: Ray)
+// is a warning beside it; TP 8 on one server has none.
+TEST(CompatCli, MultiNodeTensorParallelIsAFallback) {
+  const auto r = run_cli({"check", "--model", "llama-3.1-70b", "--gpu", "h100-sxm-80", "--tp", "16", "--engine",
+                          "vllm", "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["compatibility"]["verdict"], "fallback");
+  ASSERT_EQ(j["compatibility"]["findings"].size(), 1u) << j["compatibility"];
+  EXPECT_EQ(j["compatibility"]["findings"][0]["rule"], "vllm-multi-node-ray");
+  const auto one_node = run_cli({"check", "--model", "llama-3.1-70b", "--gpu", "h100-sxm-80", "--tp", "8", "--engine",
+                                 "vllm", "--json"});
+  EXPECT_EQ(nlohmann::json::parse(one_node.out)["compatibility"]["verdict"], "supported") << one_node.err;
+}
+
 // A fallback runs: the memory verdict stands, the kernel change is a warning (FP8 Marlin on A100).
 TEST(CompatCli, FallbackIsAWarning) {
   const auto r = run_cli({"check", "--model", "llama-3.1-8b", "--gpu", "a100", "--weights", "fp8", "--max-model-len",

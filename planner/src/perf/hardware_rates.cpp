@@ -86,18 +86,16 @@ PerfHardware perf_hardware_from(const DatasheetFigures& sheet,
   // The probe does not measure the engine's step overhead: always the defaults, as a range.
   const bool own_entry = !engine.empty() && d.step_overhead.contains(engine);
   const StepOverheadDefaults& o = d.step_overhead_for(engine);
-  exp.step_overhead_s = o.per_step_s.expected;
-  slow.step_overhead_s = o.per_step_s.max;
-  fast.step_overhead_s = o.per_step_s.min;
-  exp.layer_overhead_s = o.per_layer_s.expected;
-  slow.layer_overhead_s = o.per_layer_s.max;
-  fast.layer_overhead_s = o.per_layer_s.min;
-  exp.moe_layer_overhead_s = o.per_moe_layer_s.expected;
-  slow.moe_layer_overhead_s = o.per_moe_layer_s.max;
-  fast.moe_layer_overhead_s = o.per_moe_layer_s.min;
-  exp.prompt_moe_layer_overhead_s = o.prompt_per_moe_layer_s.expected;
-  slow.prompt_moe_layer_overhead_s = o.prompt_per_moe_layer_s.max;
-  fast.prompt_moe_layer_overhead_s = o.prompt_per_moe_layer_s.min;
+  // Overheads: the slow end takes each range's max, the fast end its min.
+  const auto set_overhead = [&](double HardwareRates::*field, const DefaultRange& range) {
+    exp.*field = range.expected;
+    slow.*field = range.max;
+    fast.*field = range.min;
+  };
+  set_overhead(&HardwareRates::step_overhead_s, o.per_step_s);
+  set_overhead(&HardwareRates::layer_overhead_s, o.per_layer_s);
+  set_overhead(&HardwareRates::moe_layer_overhead_s, o.per_moe_layer_s);
+  set_overhead(&HardwareRates::prompt_moe_layer_overhead_s, o.prompt_per_moe_layer_s);
   basis += "; step overhead (" + (own_entry ? std::string(engine) : std::string("default")) + ", " +
            (o.fitted ? "fitted" : "not fitted") + "): " + fmt(o.per_step_s.expected * 1e3) + " ms [" +
            fmt(o.per_step_s.min * 1e3) + "-" + fmt(o.per_step_s.max * 1e3) + "] + " +

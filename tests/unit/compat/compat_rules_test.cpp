@@ -97,6 +97,30 @@ TEST(CompatPlatform, TrtllmNeedsAmpere) {
   expect_no_rule(query("trtllm", "0.13", "t4"), "trtllm-cuda-min-capability");  // rule holds from 1.0
 }
 
+// docs/source/release-notes.md: Volta deprecated in 0.14.0, removed in 0.15.0 ("NVIDIA Volta GPU
+// support is removed in this and future releases"); Turing (T4, 7.5) stays until the 1.0 matrix.
+TEST(CompatPlatform, TrtllmZeroXDroppedVolta) {
+  expect_rule(query("trtllm", "0.15", "v100-32"), "trtllm-0x-volta-removed", Support::Unsupported, "release-notes.md");
+  expect_rule(query("trtllm", "0.21", "v100-32"), "trtllm-0x-volta-removed", Support::Unsupported, "0.15.0");
+  expect_no_rule(query("trtllm", "0.14", "v100-32"), "trtllm-0x-volta-removed");
+  expect_no_rule(query("trtllm", "0.21", "t4"), "trtllm-0x-volta-removed");
+  expect_no_rule(query("trtllm", "1.0", "v100-32"), "trtllm-0x-volta-removed");  // 1.0's own floor (8.0) says it
+  EXPECT_EQ(rules().evaluate(query("trtllm", "0.14", "v100-32")).support, Support::Supported);
+}
+
+// docs/source/reference/support-matrix.md at 0.x: Volta and newer. No catalogue card is below 7.0:
+// a P100 (6.0) is built by hand.
+TEST(CompatPlatform, TrtllmZeroXNeedsVolta) {
+  Query p100 = query("trtllm", "0.13", "v100-16");
+  p100.gpu_id = "p100";
+  p100.compute_capability = 6.0;
+  expect_rule(p100, "trtllm-0x-cuda-min-capability", Support::Unsupported, "support-matrix.md");
+  expect_no_rule(query("trtllm", "0.13", "v100-16"), "trtllm-0x-cuda-min-capability");
+  p100.engine_version = "0.15";  // from 0.15 the Volta-removed rule is the floor
+  expect_no_rule(p100, "trtllm-0x-cuda-min-capability");
+  expect_rule(p100, "trtllm-0x-volta-removed", Support::Unsupported, "release-notes.md");
+}
+
 // docs/source/reference/support-matrix.md: NVIDIA only.
 TEST(CompatPlatform, TrtllmIsCudaOnly) {
   expect_rule(query("trtllm", "1.0", "mi300x"), "trtllm-cuda-only", Support::Unsupported, "support-matrix.md");
@@ -321,6 +345,43 @@ TEST(CompatFeature, TensorParallelOverPcieWithoutP2p) {
   Query l40s = query("vllm", "0.19", "l40s");
   l40s.tensor_parallel = 2;
   expect_no_rule(l40s, "tp-over-pcie-no-p2p");
+}
+
+// ggml/src/ggml-cuda/ggml-cuda.cu ggml_cuda_graph_set_enabled: cc < GGML_CUDA_CC_VOLTA (700) sets
+// disable_due_to_gpu_arch. No catalogue card is below 7.0, so the P40 (compute capability 6.1) is
+// built by hand; the V100 (7.0) keeps its graphs.
+TEST(CompatFeature, LlamacppNoCudaGraphsBeforeVolta) {
+  Query p40 = query("llamacpp", "", "v100-32");
+  p40.gpu_id = "p40";
+  p40.compute_capability = 6.1;
+  expect_rule(p40, "llamacpp-cuda-graphs-pre-volta", Support::Fallback, "ggml_cuda_graph_set_enabled");
+  EXPECT_EQ(find(rules().evaluate(p40), "llamacpp-cuda-graphs-pre-volta")->kernel, "no-cuda-graphs");
+  expect_no_rule(query("llamacpp", "", "v100-32"), "llamacpp-cuda-graphs-pre-volta");
+  expect_no_rule(query("llamacpp", "", "mi300x"), "llamacpp-cuda-graphs-pre-volta");  // HIP: no cc
+}
+
+// vllm/config/parallel.py ParallelConfig.__post_init__: a world size above the node's GPU count
+// needs the Ray executor. TP 8 fills one 8-GPU server; TP 16, or TP 8 x PP 2, spans two.
+TEST(CompatFeature, VllmMultiNodeNeedsRay) {
+  Query q = query("vllm", "0.19", "h100-sxm-80");
+  q.tensor_parallel = 8;
+  expect_no_rule(q, "vllm-multi-node-ray");
+  q.tensor_parallel = 16;
+  expect_rule(q, "vllm-multi-node-ray", Support::Fallback, "ParallelConfig.__post_init__");
+  q.tensor_parallel = 8;
+  q.pipeline_parallel = 2;  // 16 ranks: still two nodes
+  expect_rule(q, "vllm-multi-node-ray", Support::Fallback, "config/parallel.py");
+}
+
+// python/sglang/srt/entrypoints/engine.py _launch_subprocesses: each node runs tp_size / nnodes
+// ranks, so more than 8 GPUs needs --nnodes.
+TEST(CompatFeature, SglangMultiNodeNeedsNnodes) {
+  Query q = query("sglang", "0.5", "h200");
+  q.tensor_parallel = 8;
+  expect_no_rule(q, "sglang-multi-node-nnodes");
+  q.tensor_parallel = 16;
+  expect_rule(q, "sglang-multi-node-nnodes", Support::Fallback, "_launch_subprocesses");
+  expect_no_rule(q, "vllm-multi-node-ray");  // the vLLM rule is vLLM's alone
 }
 
 // --- architecture x engine x version ---------------------------------------------------------

@@ -15,7 +15,7 @@ namespace vramplan::cli {
 
 namespace {
 
-std::ostream* g_out = &out();
+std::ostream* g_out = &std::cout;
 std::ostream* g_err = &std::cerr;
 std::vector<OptionInfo>* g_option_sink = nullptr;
 

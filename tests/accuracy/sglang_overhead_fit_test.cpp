@@ -50,9 +50,11 @@ class FitDataRoot {
 
 // Sum over the fit records of ln(predicted / measured)^2 of `metric`.
 double squared_log_error(const DataRoot& root, const char* metric) {
+  // Read once: the fit re-simulates the same records at every grid value.
   static const nlohmann::json setup = serving_setup();
+  static const std::vector<nlohmann::json> records = serving_records();
   double sum = 0;
-  for (const auto& r : serving_records()) {
+  for (const auto& r : records) {
     const std::string id = r.at("id");
     if (!is_fit_record(id)) continue;
     const ServingComparison c = simulate_record(r, setup.at("simulated").at(id), root);

@@ -2,6 +2,8 @@
 // engine and the first V1 releases, public GitHub pastes) re-planned through run_plan() with its
 // version, GPU and flags, and compared with what vLLM printed. Target: KV capacity median
 // |error| <= 2 %, every record within 5 %. Configs and exclusions: data/vllm_legacy_models.json.
+#include <map>
+
 #include <gtest/gtest.h>
 
 #include "accuracy/vllm_legacy_records.hpp"
@@ -74,19 +76,29 @@ TEST(VllmLegacyAccuracy, KvBytesPerTokenExact) {
 TEST(VllmLegacyAccuracy, RefusalsAsVllmDid) {
   for (const auto& x : legacy_comparisons()) {
     EXPECT_EQ(!x.fits, x.refused) << x.id << ": " << x.reason;
-    if (x.refused) EXPECT_NE(x.reason.find("is larger than the maximum number of tokens that can be stored in KV cache"), std::string::npos) << x.reason;
+    if (x.refused) {
+      EXPECT_NE(x.reason.find("is larger than the maximum number of tokens that can be stored in KV cache"), std::string::npos)
+          << x.reason;
+    }
   }
 }
 
 // V0's profile-run batch (vllm/config.py SchedulerConfig): below 32K the whole context, above it
 // chunked prefill with 2048 tokens (0.6.5+); max_num_seqs 256.
 TEST(VllmLegacyAccuracy, V0SchedulerDefaultsFollowTheContextLength) {
+  // record -> max_num_batched_tokens, max_num_seqs the planner derives (no flag gives them)
+  const std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> expected = {
+      {"gh-vllm-10517-llama31-8b-3090-20k", {20000, 256}},        // whole context (< 32K)
+      {"gh-vllm-10360-qwen25-32b-awq-a6000", {4096, 256}},        // max(4096, 2048)
+      {"gh-vllm-pr10511-llama3-8b-h100-tp1", {8192, 256}},        // the config's 8192
+      {"gh-vllm-13061-r1-distill-qwen14b-4090-tp2", {2048, 256}}, // 131072 > 32K: chunked, 2048 (0.6.5+)
+      {"tokenkaki-qwen3-8b-a100-40gb", {2048, 256}},              // V1 0.9: an A100 is in the small class
+  };
   for (const auto& x : legacy_comparisons()) {
-    if (x.id == "gh-vllm-10517-llama31-8b-3090-20k") EXPECT_EQ(x.max_num_batched_tokens, 20000u);
-    if (x.id == "gh-vllm-10360-qwen25-32b-awq-a6000") EXPECT_EQ(x.max_num_batched_tokens, 4096u);
-    if (x.id == "gh-vllm-pr10511-llama3-8b-h100-tp1") EXPECT_EQ(x.max_num_batched_tokens, 8192u);
-    if (x.id == "gh-vllm-13061-r1-distill-qwen14b-4090-tp2") EXPECT_EQ(x.max_num_batched_tokens, 2048u);
-    if (x.id == "tokenkaki-qwen3-8b-a100-40gb") EXPECT_EQ(x.max_num_seqs, 256u);  // A100: small class from 0.9
+    const auto it = expected.find(x.id);
+    if (it == expected.end()) continue;
+    EXPECT_EQ(x.max_num_batched_tokens, it->second.first) << x.id;
+    EXPECT_EQ(x.max_num_seqs, it->second.second) << x.id;
   }
 }
 

@@ -92,8 +92,12 @@ struct VllmLegacyComparison {
   double error_pct() const { return pct(capacity_pred, capacity_rep); }
 };
 
-inline VllmLegacyComparison compare_vllm_legacy(const VllmLegacyCase& c) {
-  const auto outcome = memory::run_plan(vllm_legacy_request(c), DataRoot{source_dir()});
+//! `engine` replaces the record's "vllm@<version>" (e.g. "vllm": the default profile, to show what
+//! an unversioned plan of the same log gives).
+inline VllmLegacyComparison compare_vllm_legacy(const VllmLegacyCase& c, const std::string& engine = "") {
+  auto request = vllm_legacy_request(c);
+  if (!engine.empty()) request.engine = engine;
+  const auto outcome = memory::run_plan(request, DataRoot{source_dir()});
   const auto& v = outcome.plan.engine_view;
   const auto& r = c.record;
   VllmLegacyComparison x;

@@ -262,8 +262,13 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
                           "non-torch memory (CUDA context growth, cuBLAS, NCCL/custom all-reduce) for TP " +
                               std::to_string(tp) + ", PP " + std::to_string(pp) + " = " + gib2(r.non_torch) +
                               " (" + non_torch_src + ")"});
+    const bool graphs_modelled = graph_coef.base_bytes > 0 || graph_coef.per_piece_bytes > 0;
     r.overhead.push_back(eager ? Component{"overhead.cuda_graphs", Bytes(), "--enforce-eager: no CUDA graphs"}
-                               : vllm_cuda_graphs(end - first, max_num_seqs, batched, graph_coef));
+                         : graphs_modelled
+                             ? vllm_cuda_graphs(end - first, max_num_seqs, batched, graph_coef)
+                             : Component{"overhead.cuda_graphs", Bytes(),
+                                         "CUDA graph pool not modelled for the vLLM " + d_.version() + " profile (" +
+                                             d_.source("cuda_graph_base_gib") + ")"});
     r.overhead.back().outside_kv_budget = !graphs_in_budget;
     r.graphs = r.overhead.back().bytes.count();
     const double budget = static_cast<double>(in.gpu.total.count()) * util;

@@ -370,8 +370,10 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
   p.notes.push_back("defaults: max_num_seqs " + std::to_string(max_num_seqs) + ", max_num_batched_tokens " +
                     std::to_string(batched) + " (" + sched.explain + "), max_model_len " +
                     std::to_string(max_model_len) + ", block_size " + std::to_string(block_size));
-  p.notes.push_back("activation peak and non-torch memory are fitted/observed figures: expect about +-0.1 to 0.3 GiB; "
-                    "the CUDA graph pool is a fitted estimate (+-0.2 GiB on dense models, under by ~0.8 GiB for MLA/MoE)");
+  p.notes.push_back(std::string("activation peak and non-torch memory are fitted/observed figures: expect about +-0.1 to 0.3 GiB; ") +
+                    (graph_coef.base_bytes > 0 || graph_coef.per_piece_bytes > 0
+                         ? "the CUDA graph pool is a fitted estimate (+-0.2 GiB on dense models, under by ~0.8 GiB for MLA/MoE)"
+                         : "the CUDA graph pool is not modelled for this profile (captured after the KV budget)"));
   if (first.kv.state_bytes_per_seq > 0)
     p.notes.push_back("recurrent layers: " + grouped(first.kv.state_bytes_per_seq) +
                       " B of state per sequence are not in this block accounting (vLLM MambaSpec pages are not modelled)");

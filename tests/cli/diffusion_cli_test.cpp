@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "exit_codes.hpp"
+#include "support/json_schema.hpp"
 #include "support/test_support.hpp"
 
 namespace vramplan::cli {
@@ -24,6 +25,20 @@ TEST(DiffusionCli, PlanReportsStagesAndTime) {
   const auto text = run_cli({"plan", "--model", "sdxl-base-1.0", "--gpu", "l4", "--offload", "model"});
   EXPECT_EQ(text.exit_code, kExitOk) << text.err;
   EXPECT_NE(text.out.find("denoise (unet)"), std::string::npos) << text.out;
+}
+
+TEST(DiffusionCli, JsonMatchesTheSchemas) {
+  const auto plan_schema = nlohmann::json::parse(test::read_text(test::source_dir() / "docs/schemas/diffusion-plan.schema.json"));
+  for (const char* model : {"sdxl-base-1.0", "flux.1-schnell", "sd-3.5-medium"}) {
+    const auto j = run_cli_json({"plan", "--model", model, "--gpu", "a100-sxm-80", "--offload", "model"});
+    EXPECT_EQ(test::schema_violations(j, plan_schema), std::vector<std::string>{}) << model;
+  }
+  // A custom GPU has no datasheet: the step time is null and a note says why.
+  const auto custom = run_cli_json({"check", "--model", "flux.1-dev", "--gpu", "custom:80GiB"});
+  EXPECT_EQ(test::schema_violations(custom, plan_schema), std::vector<std::string>{});
+  EXPECT_TRUE(custom.at("performance").at("step_s").is_null());
+  const auto inspect_schema = nlohmann::json::parse(test::read_text(test::source_dir() / "docs/schemas/pipeline.schema.json"));
+  EXPECT_EQ(test::schema_violations(run_cli_json({"inspect", "sd-3.5-large"}), inspect_schema), std::vector<std::string>{});
 }
 
 TEST(DiffusionCli, CheckExitsOneWhenItDoesNotFit) {

@@ -142,6 +142,10 @@ DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) 
   Bytes all_weights;
   Bytes den_weights, den_leaf;
   for (const auto& c : pl.components) {
+    if (c.checkpoint_elements && *c.checkpoint_elements != c.inventory.params + c.inventory.buffers)
+      p.notes.push_back(c.name + ": its safetensors hold " + std::to_string(*c.checkpoint_elements) +
+                        " elements, the config's layout " + std::to_string(c.inventory.params + c.inventory.buffers) +
+                        " (planned from the config; extra tensors are not placed)");
     WeightRow w{c.name, c.class_name, c.role, c.inventory.params, c.inventory.buffers, p.dtype, {}};
     if (c.role == Role::Denoiser) {
       w.bytes = denoiser_bytes(c.inventory, req.weights, a, w.format, p.dtype);

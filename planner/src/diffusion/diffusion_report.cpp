@@ -48,6 +48,7 @@ nlohmann::json pipeline_inspect_json(const Pipeline& p) {
                         {"config", c.config_file}};
     for (const auto& pub : p.published)
       if (pub.component == c.name) j["published"] = {{"params", pub.params}, {"source", pub.source}};
+    if (c.checkpoint_elements) j["checkpoint_elements"] = *c.checkpoint_elements;
     comps.push_back(j);
   }
   return {{"schema", "vramplan.pipeline/1"}, {"id", p.id}, {"pipeline", p.class_name}, {"source", source_json(p)},
@@ -71,6 +72,12 @@ std::string pipeline_inspect_text(const Pipeline& p) {
     out += line;
     if (c.inventory.buffers)
       out += "                  + " + group_digits(c.inventory.buffers) + " buffer elements (moved to the GPU with the weights)\n";
+    if (c.checkpoint_elements) {
+      const bool same = *c.checkpoint_elements == c.inventory.params + c.inventory.buffers;
+      out += "                  safetensors headers: " + group_digits(*c.checkpoint_elements) + " elements" +
+             (same ? " (= the config's count)\n" : " (the config's layout gives " +
+                                                    group_digits(c.inventory.params + c.inventory.buffers) + ")\n");
+    }
   }
   out += "  total " + group_digits(total) + " parameters (" + params_text(total) + ")\n";
   for (const auto& pub : p.published)

@@ -2,14 +2,19 @@
 // and class ([library, class], or [null, null] for an absent optional one); each weights-bearing
 // component's config.json sits in the sub-directory of its name (diffusers pipeline_utils.py
 // DiffusionPipeline.from_pretrained / save_pretrained layout). Tokenizers, schedulers and feature
-// extractors carry no weights on the GPU and are skipped.
+// extractors carry no weights on the GPU and are skipped. Where a component directory holds
+// safetensors, their headers' element counts are kept beside the config's count (inspect shows
+// both; a plan notes a difference).
 #include <algorithm>
 #include <filesystem>
 
+#include "vramplan/core/bytes.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/core/text.hpp"
 #include "vramplan/diffusion/pipeline.hpp"
 #include "vramplan/io/json_file.hpp"
+#include "vramplan/io/safetensors.hpp"
+#include "vramplan/quant/format.hpp"
 
 namespace vramplan::diffusion {
 
@@ -48,6 +53,40 @@ void read_catalogue_source(Pipeline& p, const fs::path& file) {
     if (auto v = d->opt_number("guidance_scale")) p.defaults.guidance = *v;
     if (auto v = d->opt_u64("max_sequence_length")) p.defaults.t5_tokens = *v;
   }
+}
+
+//! Elements of every tensor in a component directory's safetensors headers: a single
+//! diffusion_pytorch_model.safetensors / model.safetensors, or the shards an .index.json names
+//! (diffusers ModelMixin.save_pretrained / transformers save_pretrained names). nullopt: no weights.
+std::optional<std::uint64_t> checkpoint_elements(const fs::path& dir, const DataRoot& root,
+                                                 std::optional<QuantCatalog>& catalog) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (const char* stem : {"diffusion_pytorch_model", "model"}) {
+    const fs::path single = dir / (std::string(stem) + ".safetensors");
+    const fs::path index = dir / (std::string(stem) + ".safetensors.index.json");
+    if (fs::is_regular_file(single, ec)) {
+      files.push_back(single);
+    } else if (fs::is_regular_file(index, ec)) {
+      const auto json = read_json_file(index);
+      const JsonView v(json, index.string());
+      for (const auto& [tensor, shard] : v.at("weight_map").members()) {
+        const fs::path f = dir / shard.as_string();
+        if (std::find(files.begin(), files.end(), f) == files.end()) files.push_back(f);
+      }
+    }
+    if (!files.empty()) break;
+  }
+  if (files.empty()) return std::nullopt;
+  if (!catalog) catalog = QuantCatalog::load(root.data_file("quant_formats.json"));
+  std::uint64_t n = 0;
+  for (const auto& f : files)
+    for (const auto& t : read_safetensors_file(f, *catalog)) {
+      std::uint64_t e = 1;
+      for (auto d : t.shape) e = checked_mul(e, d, "tensor elements");
+      n = checked_add(n, e, "tensor elements");
+    }
+  return n;
 }
 
 }  // namespace
@@ -119,6 +158,7 @@ Pipeline load_pipeline(std::string_view model, const DataRoot& root) {
     throw_unknown("diffusion pipeline '" + p.class_name + "' (" + index_file.string() +
                   ") is not supported; supported pipelines: " + supported_pipelines());
 
+  std::optional<QuantCatalog> quant;  // loaded on the first component with safetensors
   for (const auto& [name, entry] : idx.members()) {
     if (name.empty() || name[0] == '_' || !entry.is_array()) continue;
     const auto parts = entry.items();
@@ -140,6 +180,7 @@ Pipeline load_pipeline(std::string_view model, const DataRoot& root) {
     c.config = read_json_file(cfg_file);
     if (!c.config.is_object()) throw_input(c.config_file, "", "expected a JSON object");
     c.inventory = known->walk(c.config, c.config_file, nullptr);
+    c.checkpoint_elements = checkpoint_elements(dir / name, root, quant);
     p.components.push_back(std::move(c));
   }
   const auto count = [&](Role r) {

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "support/safetensors_writer.hpp"
 #include "support/test_support.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/diffusion/pipeline.hpp"
@@ -121,6 +122,29 @@ TEST(DiffusionParams, UnsupportedPipelineNamesTheSupportedOnes) {
     EXPECT_NE(std::string(e.what()).find("StableDiffusionXLPipeline, StableDiffusion3Pipeline, FluxPipeline"),
               std::string::npos) << e.what();
   }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace vramplan::diffusion
+
+namespace vramplan::diffusion {
+namespace {
+
+TEST(DiffusionParams, SafetensorsHeadersAreCountedBesideTheConfig) {
+  // A copy of the SDXL entry as a user's directory, its VAE with a one-file checkpoint of two
+  // tensors: 4 x 4 + 10 = 26 elements (not the layout's 83,653,863: the plan notes it).
+  const auto dir = std::filesystem::temp_directory_path() / "vramplan_diffusion_st";
+  std::filesystem::remove_all(dir);
+  std::filesystem::copy(test::source_dir() / "models" / "diffusion" / "sdxl-base-1.0", dir,
+                        std::filesystem::copy_options::recursive);
+  std::filesystem::remove(dir / "source.json");
+  std::ofstream(dir / "vae" / "diffusion_pytorch_model.safetensors", std::ios::binary)
+      << test::build_safetensors({{"a.weight", "F16", {4, 4}, 32}, {"a.bias", "F32", {10}, 40}});
+  const auto p = load_pipeline(dir.string(), test::source_root());
+  EXPECT_EQ(p.origin, "directory");
+  EXPECT_EQ(component(p, "vae").checkpoint_elements, std::optional<std::uint64_t>(26));
+  EXPECT_FALSE(component(p, "unet").checkpoint_elements.has_value());
   std::filesystem::remove_all(dir);
 }
 

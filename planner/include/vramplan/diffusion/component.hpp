@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -65,6 +66,9 @@ struct Component {
   nlohmann::json config;   //!< its config.json
   std::string config_file; //!< where it was read (error messages)
   Tally inventory;         //!< parameters (no geometry)
+  //! Elements in the component's safetensors headers (diffusion_pytorch_model / model
+  //! .safetensors, or the shards of its .index.json), when the directory holds weights.
+  std::optional<std::uint64_t> checkpoint_elements;
 };
 
 //! The component classes vramplan builds, in one table (components.cpp): role, the diffusers /

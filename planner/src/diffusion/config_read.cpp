@@ -19,9 +19,11 @@ void ConfigReader::fail(std::string_view key, std::string_view message) const {
 std::uint64_t ConfigReader::number(std::string_view key, std::uint64_t fallback) const {
   if (absent(config_, key)) return fallback;
   const auto& v = config_.at(std::string(key));
-  if (v.is_number_unsigned()) return v.get<std::uint64_t>();
-  if (v.is_number_integer() && v.get<std::int64_t>() >= 0) return static_cast<std::uint64_t>(v.get<std::int64_t>());
-  fail(key, "expected a non-negative integer, got " + std::string(json_type_name(v)));
+  if (!v.is_number_integer() || (v.is_number_integer() && !v.is_number_unsigned() && v.get<std::int64_t>() < 0))
+    fail(key, "expected a non-negative integer, got " + std::string(json_type_name(v)));
+  const std::uint64_t n = v.get<std::uint64_t>();
+  if (n > kMaxDimension) fail(key, "implausibly large (over 2^24): not a model dimension");
+  return n;
 }
 
 std::uint64_t ConfigReader::count(std::string_view key, std::uint64_t fallback) const {
@@ -41,6 +43,7 @@ std::vector<std::uint64_t> ConfigReader::counts(std::string_view key, std::size_
   std::vector<std::uint64_t> out;
   for (const auto& e : v) {
     if (!e.is_number_integer() || e.get<std::int64_t>() <= 0) fail(key, "expected a list of positive integers");
+    if (e.get<std::uint64_t>() > kMaxDimension) fail(key, "implausibly large (over 2^24): not a model dimension");
     out.push_back(e.get<std::uint64_t>());
   }
   if (n && out.size() != n) fail(key, "expected " + std::to_string(n) + " entries, one per block");

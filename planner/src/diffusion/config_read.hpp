@@ -12,6 +12,10 @@
 
 namespace vramplan::diffusion {
 
+//! Largest value a dimension may take (vocabularies are ~2^18): keeps every product of two
+//! dimensions far from 64-bit overflow; Tally checks the rest.
+inline constexpr std::uint64_t kMaxDimension = std::uint64_t{1} << 24;
+
 class ConfigReader {
  public:
   ConfigReader(const nlohmann::json& config, const std::string& file) : config_(config), file_(file) {}

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 
 #include "vramplan/calib/calibration.hpp"
 #include "vramplan/core/error.hpp"
@@ -34,7 +35,16 @@ std::uint64_t dtype_bytes(std::string_view dtype) {
   throw_usage("--dtype '" + std::string(dtype) + "' is not a diffusers torch_dtype here: fp16, bf16 or fp32");
 }
 
+// Bounds on what a request may ask, so that every product below stays within 64 bits.
+constexpr std::uint64_t kMaxBatch = 1u << 16, kMaxSide = 1u << 16, kMaxSteps = 1u << 20;
+
 Bytes times(std::uint64_t elements, std::uint64_t bytes) { return Bytes(checked_mul(elements, bytes, "bytes")); }
+
+std::uint64_t product(std::initializer_list<std::uint64_t> factors) {
+  std::uint64_t r = 1;
+  for (auto f : factors) r = checked_mul(r, f, "elements");
+  return r;
+}
 
 //! The denoiser's weights in `scheme` ("" = the dtype).
 Bytes denoiser_bytes(const Tally& t, std::string_view scheme, std::uint64_t a, std::string& format,
@@ -106,7 +116,7 @@ DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) 
   if (req.gpu.empty()) throw_usage("--gpu is required (a GPU catalogue id or custom:<size>)");
   p.gpu = catalog.resolve_one(req.gpu);
   if (req.gpu_memory) p.gpu = with_reported_total(p.gpu, *req.gpu_memory);
-  if (req.batch == 0) throw_usage("--batch must be at least 1");
+  if (req.batch == 0 || req.batch > kMaxBatch) throw_usage("--batch must be between 1 and " + std::to_string(kMaxBatch));
 
   p.dtype = req.dtype.empty() ? std::string(pl.traits->usual_dtype) : req.dtype;
   const std::uint64_t a = dtype_bytes(p.dtype);
@@ -115,16 +125,19 @@ DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) 
   p.width = req.width.value_or(pl.defaults.width);
   // Latents are packed in 2 x 2 patches (FluxPipeline._pack_latents, SD3 patch_size 2).
   const std::uint64_t multiple = pl.denoiser().class_name == "UNet2DConditionModel" ? scale : scale * 2;
+  if (p.height > kMaxSide || p.width > kMaxSide)
+    throw_usage("--resolution: at most " + std::to_string(kMaxSide) + " pixels a side");
   if (p.height == 0 || p.width == 0 || p.height % multiple || p.width % multiple)
     throw_usage("--resolution " + std::to_string(p.height) + "x" + std::to_string(p.width) + ": " + pl.class_name +
                 " needs height and width that are positive multiples of " + std::to_string(multiple));
   p.steps = req.steps.value_or(pl.defaults.steps);
-  if (p.steps == 0) throw_usage("--steps must be at least 1");
+  if (p.steps == 0 || p.steps > kMaxSteps) throw_usage("--steps must be between 1 and " + std::to_string(kMaxSteps));
   p.guidance = req.guidance.value_or(pl.defaults.guidance);
   p.guidance_mode = pl.guidance();
   p.cfg_doubles = p.guidance_mode == Guidance::Cfg && p.guidance > 1.0;
   p.denoiser_batch = req.batch * (p.cfg_doubles ? 2 : 1);
   p.t5_tokens = req.max_sequence_length.value_or(pl.defaults.t5_tokens);
+  if (p.t5_tokens > kMaxSide) throw_usage("--max-sequence-length: at most " + std::to_string(kMaxSide) + " tokens");
   const bool has_t5 = std::any_of(pl.components.begin(), pl.components.end(), is_t5);
   if (req.max_sequence_length && !has_t5) throw_usage("--max-sequence-length applies to pipelines with a T5 encoder");
   p.context_tokens = (pl.traits->context_has_clip_tokens ? pl.traits->clip_tokens : 0) +
@@ -163,8 +176,8 @@ DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) 
   // latents (the schedulers step in fp32).
   const std::uint64_t lh = p.height / scale, lw = p.width / scale;
   const std::uint64_t latent_ch = vae_config_u64(vae, "latent_channels", 4);
-  const Bytes carried = times(p.denoiser_batch * p.context_tokens * joint_dim(den), a) +
-                        times(req.batch * latent_ch * lh * lw, 4);
+  const Bytes carried = times(product({p.denoiser_batch, p.context_tokens, joint_dim(den)}), a) +
+                        times(product({req.batch, latent_ch, lh, lw}), 4);
 
   auto resident = [&](Bytes own, Bytes leaf) {
     switch (req.offload) {
@@ -221,16 +234,16 @@ DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) 
   vg.act_bytes = vae_a;
   vg.eager_attention = req.eager_attention;
   std::string how = std::to_string(slice) + " image(s) at once";
-  Bytes kept = times(req.batch * 3 * p.height * p.width, vae_a);  // the decoded images
+  Bytes kept = times(product({req.batch, 3, p.height, p.width}), vae_a);  // the decoded images
   const std::uint64_t tile_sample = vae_config_u64(vae, "sample_size", 0);
   const std::uint64_t tile_latent = tile_sample / scale;
   if (req.vae_tiling && tile_latent && (lh > tile_latent || lw > tile_latent)) {
     // AutoencoderKL.tiled_decode: tiles of tile_latent latent pixels every 75 % of that, each
     // decoded to tile_sample pixels and kept in `rows` until blended.
     const std::uint64_t stride = tile_latent * 3 / 4;
-    const std::uint64_t tiles = ceil_div(lh, stride) * ceil_div(lw, stride);
+    const std::uint64_t tiles = product({ceil_div(lh, std::max<std::uint64_t>(stride, 1)), ceil_div(lw, std::max<std::uint64_t>(stride, 1))});
     vg.height = vg.width = tile_sample;
-    kept = kept + times(slice * tiles * 3 * tile_sample * tile_sample, vae_a);
+    kept = kept + times(product({slice, tiles, 3, tile_sample, tile_sample}), vae_a);
     how += ", tiled: " + std::to_string(tiles) + " tiles of " + std::to_string(tile_sample) + " px";
   } else if (req.vae_tiling) {
     p.notes.push_back("--vae-tiling changes nothing at " + std::to_string(p.height) + "x" + std::to_string(p.width) +

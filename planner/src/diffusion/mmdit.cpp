@@ -15,6 +15,7 @@
 #include <algorithm>
 
 #include "diffusion/config_read.hpp"
+#include "vramplan/core/bytes.hpp"
 #include "diffusion/walkers.hpp"
 
 namespace vramplan::diffusion {
@@ -30,8 +31,9 @@ void attention_cost(Tally& t, const Geometry* g, std::uint64_t seq, std::uint64_
   if (!g) return;
   t.add_flops(4.0 * static_cast<double>(g->batch) * static_cast<double>(seq) * static_cast<double>(seq) *
               static_cast<double>(d));
-  const std::uint64_t scores = g->eager_attention ? 2 * heads * seq * seq : 0;
-  t.live(g->batch * (seq * d * live_units + scores), where);
+  const double s = static_cast<double>(seq);
+  const double scores = g->eager_attention ? 2.0 * static_cast<double>(heads) * s * s : 0.0;
+  t.live(static_cast<double>(g->batch) * (s * static_cast<double>(d * live_units) + scores), where);
 }
 
 }  // namespace
@@ -113,7 +115,7 @@ Tally walk_sd3_transformer(const nlohmann::json& config, const std::string& file
   const std::uint64_t seq = img + txt;
   Tally t;
   t.conv(in, d, patch, b * img);  // pos_embed.proj (PatchEmbed)
-  t.buffer(max_pos * max_pos * d);  // pos_embed.pos_embed: a persistent buffer (embeddings.py PatchEmbed)
+  t.buffer(checked_mul(checked_mul(max_pos, max_pos, "pos_embed"), d, "pos_embed"));  // pos_embed.pos_embed: a persistent buffer (embeddings.py PatchEmbed)
   t.linear(256, d, true, b);  // time_text_embed.timestep_embedder
   t.linear(d, d, true, b);
   t.linear(pooled, d, true, b);  // time_text_embed.text_embedder

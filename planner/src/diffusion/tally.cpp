@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "vramplan/core/bytes.hpp"
+#include "vramplan/core/error.hpp"
 #include "vramplan/diffusion/component.hpp"
 
 namespace vramplan::diffusion {
@@ -40,9 +41,12 @@ void Tally::other(std::uint64_t n) {
 
 void Tally::buffer(std::uint64_t n) { buffers = checked_add(buffers, n, "buffers"); }
 
-void Tally::live(std::uint64_t elements, std::string_view where) {
-  if (elements > peak_elements) {
-    peak_elements = elements;
+void Tally::live(double elements, std::string_view where) {
+  if (!(elements < 4.6e18))
+    throw_usage("the activations of " + std::string(where) + " exceed 2^62 elements: resolution or batch too large");
+  const auto n = static_cast<std::uint64_t>(elements);
+  if (n > peak_elements) {
+    peak_elements = n;
     peak_where = std::string(where);
   }
 }
@@ -54,7 +58,7 @@ void Tally::absorb(const Tally& o) {
   linear_rows = checked_add(linear_rows, o.linear_rows, "linear rows");
   largest_leaf = std::max(largest_leaf, o.largest_leaf);
   flops += o.flops;
-  live(o.peak_elements, o.peak_where);
+  live(static_cast<double>(o.peak_elements), o.peak_where);
 }
 
 }  // namespace vramplan::diffusion

@@ -39,10 +39,11 @@ Tally clip_walk(const nlohmann::json& config, const std::string& file, const Geo
   out.other(2 * h);  // final_layer_norm
   if (projection) out.linear(h, c.count("projection_dim"), false, n);  // pooled token only
   if (g) {
-    out.add_flops(4.0 * static_cast<double>(n * t * t * h * layers));  // QK^T and PV
-    const std::uint64_t scores = g->eager_attention ? 2 * heads * t * t : 0;
-    out.live(n * (t * 6 * h + scores), "CLIP attention");
-    out.live(n * t * (2 * h + 2 * inter), "CLIP MLP");
+    const double dn = static_cast<double>(n), dt = static_cast<double>(t);
+    out.add_flops(4.0 * dn * dt * dt * static_cast<double>(h * layers));  // QK^T and PV
+    const double scores = g->eager_attention ? 2.0 * static_cast<double>(heads) * dt * dt : 0.0;
+    out.live(dn * (dt * static_cast<double>(6 * h) + scores), "CLIP attention");
+    out.live(dn * dt * static_cast<double>(2 * h + 2 * inter), "CLIP MLP");
   }
   return out;
 }
@@ -82,10 +83,11 @@ Tally walk_t5_encoder(const nlohmann::json& config, const std::string& file, con
   }
   out.other(d);  // final_layer_norm
   if (g) {
-    out.add_flops(4.0 * static_cast<double>(n * t * t * inner * layers));
-    const std::uint64_t bias = heads * t * t;  // position_bias, kept across layers
-    out.live(n * (t * (2 * d + 3 * inner + inner) + 3 * bias), "T5 attention");
-    out.live(n * (t * (2 * d + (gated ? 4 : 2) * dff) + bias), "T5 feed-forward");
+    const double dn = static_cast<double>(n), dt = static_cast<double>(t);
+    out.add_flops(4.0 * dn * dt * dt * static_cast<double>(inner * layers));
+    const double bias = static_cast<double>(heads) * dt * dt;  // position_bias, kept across layers
+    out.live(dn * (dt * static_cast<double>(2 * d + 3 * inner + inner) + 3 * bias), "T5 attention");
+    out.live(dn * (dt * static_cast<double>(2 * d + (gated ? 4 : 2) * dff) + bias), "T5 feed-forward");
   }
   return out;
 }

@@ -30,7 +30,7 @@ struct UnetWalk {
   std::uint64_t text = 0;      // conditioning tokens
   std::uint64_t batch = 0;     // 0: parameters only
   bool eager = false;
-  std::uint64_t stash = 0;     // skip-connection elements per sample kept for the up path
+  double stash = 0;            // skip-connection elements per sample kept for the up path
 
   void resnet(std::uint64_t in, std::uint64_t out, std::uint64_t pixels) {
     t.other(2 * in);  // norm1
@@ -39,7 +39,9 @@ struct UnetWalk {
     t.other(2 * out);  // norm2
     t.conv(out, out, 3, batch * pixels);
     if (in != out) t.conv(in, out, 1, batch * pixels);  // conv_shortcut
-    if (batch) t.live(batch * (pixels * std::max(3 * in, in + 4 * out) + stash), "UNet ResnetBlock2D");
+    if (batch)
+      t.live(static_cast<double>(batch) * (static_cast<double>(pixels) * static_cast<double>(std::max(3 * in, in + 4 * out)) + stash),
+             "UNet ResnetBlock2D");
   }
 
   void transformer(std::uint64_t c, std::uint64_t heads, std::uint64_t layers, std::uint64_t pixels) {
@@ -63,9 +65,10 @@ struct UnetWalk {
       if (batch) {
         t.add_flops(4.0 * static_cast<double>(batch) * static_cast<double>(pixels) *
                     static_cast<double>(pixels + text) * static_cast<double>(c));
-        const std::uint64_t scores = eager ? 2 * heads * (pixels * pixels + pixels * text) : 0;
-        t.live(batch * (pixels * 6 * c + scores + stash), "UNet self-attention");
-        t.live(batch * (pixels * 18 * c + stash), "UNet GEGLU feed-forward");
+        const double p = static_cast<double>(pixels), b = static_cast<double>(batch);
+        const double scores = eager ? 2.0 * static_cast<double>(heads) * p * (p + static_cast<double>(text)) : 0.0;
+        t.live(b * (p * static_cast<double>(6 * c) + scores + stash), "UNet self-attention");
+        t.live(b * (p * static_cast<double>(18 * c) + stash), "UNet GEGLU feed-forward");
       }
     }
     t.linear(c, c, true, rows);  // proj_out
@@ -109,10 +112,11 @@ Tally walk_unet_2d_condition(const nlohmann::json& config, const std::string& fi
 
   // Skip connections kept from conv_in and every down-block resnet / downsampler.
   if (g) {
-    w.stash = channels[0] * pixels_at(0);
+    auto el = [](std::uint64_t a, std::uint64_t b) { return static_cast<double>(a) * static_cast<double>(b); };
+    w.stash = el(channels[0], pixels_at(0));
     for (std::size_t i = 0; i < n; ++i) {
-      w.stash += layers_per_block[i] * channels[i] * pixels_at(i);
-      if (i + 1 < n) w.stash += channels[i] * pixels_at(i + 1);
+      w.stash += el(layers_per_block[i] * channels[i], pixels_at(i));
+      if (i + 1 < n) w.stash += el(channels[i], pixels_at(i + 1));
     }
   }
 

@@ -34,7 +34,9 @@ struct VaeWalk {
     t.other(2 * out);
     t.conv(out, out, 3, rows);
     if (in != out) t.conv(in, out, 1, rows);
-    if (decoding && batch) t.live(batch * pixels * std::max(3 * in, in + 4 * out), "VAE decoder ResnetBlock2D");
+    if (decoding && batch)
+      t.live(static_cast<double>(batch) * static_cast<double>(pixels) * static_cast<double>(std::max(3 * in, in + 4 * out)),
+             "VAE decoder ResnetBlock2D");
   }
   void attention(std::uint64_t c, std::uint64_t pixels) {
     const std::uint64_t rows = decoding ? batch * pixels : 0;
@@ -43,7 +45,8 @@ struct VaeWalk {
     if (decoding && batch) {
       t.add_flops(4.0 * static_cast<double>(batch) * static_cast<double>(pixels) * static_cast<double>(pixels) *
                   static_cast<double>(c));
-      t.live(batch * (pixels * 6 * c + (eager ? 2 * pixels * pixels : 0)), "VAE mid-block attention");
+      const double p = static_cast<double>(pixels);
+      t.live(static_cast<double>(batch) * (p * static_cast<double>(6 * c) + (eager ? 2.0 * p * p : 0.0)), "VAE mid-block attention");
     }
   }
   void mid(std::uint64_t c, std::uint64_t pixels, bool attn) {
@@ -102,13 +105,15 @@ Tally walk_autoencoder_kl(const nlohmann::json& config, const std::string& file,
     for (std::uint64_t l = 0; l <= lpb; ++l) w.resnet(l == 0 ? prev : out, out, pixels_up(i));
     if (i + 1 < n) {
       w.t.conv(out, out, 3, w.batch * pixels_up(i + 1));  // Upsample2D conv
-      if (g) w.t.live(w.batch * out * (pixels_up(i) + 2 * pixels_up(i + 1)), "VAE decoder Upsample2D");
+      if (g)
+        w.t.live(static_cast<double>(w.batch * out) * static_cast<double>(pixels_up(i) + 2 * pixels_up(i + 1)),
+                 "VAE decoder Upsample2D");
     }
   }
   const std::uint64_t full = pixels_up(n - 1);
   w.t.other(2 * ch[0]);                         // conv_norm_out
   w.t.conv(ch[0], out_ch, 3, w.batch * full);   // conv_out
-  if (g) w.t.live(w.batch * full * (3 * ch[0] + out_ch), "VAE decoder conv_out");
+  if (g) w.t.live(static_cast<double>(w.batch) * static_cast<double>(full) * static_cast<double>(3 * ch[0] + out_ch), "VAE decoder conv_out");
   return w.t;
 }
 

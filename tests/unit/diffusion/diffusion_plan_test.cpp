@@ -141,3 +141,26 @@ TEST(DiffusionPlan, ResolutionMustFitTheLatentGrid) {
 
 }  // namespace
 }  // namespace vramplan::diffusion
+
+namespace vramplan::diffusion {
+namespace {
+
+TEST(DiffusionPlan, HostileSizesAreRefusedNotWrapped) {
+  auto r = request("sdxl-base-1.0");
+  r.height = r.width = 1u << 20;  // past the 65,536-pixel side limit
+  EXPECT_THROW(plan(r), Error);
+  r = request("sdxl-base-1.0", 1u << 20);
+  EXPECT_THROW(plan(r), Error);
+  // The largest accepted request still computes (eager attention at 65,536 px: ~10^15 elements).
+  r = request("sdxl-base-1.0", 1u << 16);
+  r.height = r.width = 1u << 16;
+  r.eager_attention = true;
+  EXPECT_THROW(plan(r), Error);  // beyond 2^62 activation elements: refused with a Usage error
+  r.eager_attention = false;
+  r.batch = 1;
+  const auto big = plan(r);
+  EXPECT_FALSE(big.fits);
+}
+
+}  // namespace
+}  // namespace vramplan::diffusion

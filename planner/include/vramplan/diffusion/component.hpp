@@ -50,8 +50,9 @@ struct Tally {
   //! Norm / embedding parameters (not a linear weight); `leaf` counts it as one module.
   void other(std::uint64_t n);
   void buffer(std::uint64_t n);
-  //! A live set of `elements` activation elements at `where`; keeps the largest.
-  void live(std::uint64_t elements, std::string_view where);
+  //! A live set of `elements` activation elements at `where` (computed in double so that no
+  //! product wraps; Error(Usage) beyond 2^62 elements); keeps the largest.
+  void live(double elements, std::string_view where);
   void add_flops(double f) { flops += f; }
   //! Another tally's parameters (and FLOPs / peaks) into this one.
   void absorb(const Tally& other);

@@ -163,7 +163,12 @@ DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) 
     if (c.role == Role::Denoiser) {
       w.bytes = denoiser_bytes(c.inventory, req.weights, a, w.format, p.dtype);
       den_weights = w.bytes;
-      den_leaf = req.weights.empty() ? leaf_bytes(c.inventory, a) : Bytes(c.inventory.largest_leaf);
+      // Sequential offload moves one leaf at a time; with --weights the leaf is taken as a linear
+      // weight of the scheme (the largest leaves are linears, except in UNets: a conv).
+      Tally leaf;
+      leaf.params = leaf.linear_weights = c.inventory.largest_leaf;
+      std::string leaf_format;
+      den_leaf = denoiser_bytes(leaf, req.weights, a, leaf_format, p.dtype);
     } else {
       w.bytes = times(c.inventory.params + c.inventory.buffers, a);
     }

@@ -96,6 +96,8 @@ TEST(DiffusionParams, Sd35TransformersWithTheirPositionTables) {
   EXPECT_NEAR(static_cast<double>(large.params + large.buffers), 8.1e9, 0.05e9);
   // SD3.5 Medium (MMDiT-X, 13 dual-attention blocks): 2,243,171,520 + 384^2 x 1536 = 226,492,416
   // -> 2,469,663,936, the published "2.5 billion".
+  // SD3 Medium (no qk_norm, no dual attention): 2,028,328,000 ("2 billion", model card).
+  EXPECT_EQ(component(catalogue("sd-3-medium"), "transformer").inventory.params, 2'028'328'000ull);
   const auto& medium = component(catalogue("sd-3.5-medium"), "transformer").inventory;
   EXPECT_EQ(medium.params, 2'243'171'520ull);
   EXPECT_EQ(medium.buffers, 384ull * 384 * 1536);

@@ -81,7 +81,7 @@ std::string pipeline_inspect_text(const Pipeline& p) {
   }
   out += "  total " + group_digits(total) + " parameters (" + params_text(total) + ")\n";
   for (const auto& pub : p.published)
-    out += "  published " + pub.component + ": " + format_number("%.4g", pub.params) + " (" + pub.source + ")\n";
+    out += "  published " + pub.component + ": " + params_text(static_cast<std::uint64_t>(pub.params)) + " (" + pub.source + ")\n";
   std::snprintf(line, sizeof line, "  defaults: %llux%llu, %llu steps, guidance_scale %.1f (%s)",
                 static_cast<unsigned long long>(p.defaults.height), static_cast<unsigned long long>(p.defaults.width),
                 static_cast<unsigned long long>(p.defaults.steps), p.defaults.guidance,

@@ -35,6 +35,7 @@ std::string train_text(const train::TrainPlan& p) {
   s += "Peak allocated: " + format_gib(p.peak_allocated) + " (" + p.peak_phase + ") of " + format_gib(p.capacity) + " -> " +
        (p.fits ? "FITS" : "DOES NOT FIT") + ", headroom " +
        (p.headroom < 0 ? "-" + format_gib(Bytes(static_cast<std::uint64_t>(-p.headroom))) : format_gib(Bytes(static_cast<std::uint64_t>(p.headroom)))) + "\n";
+  s += "Peak reserved: " + format_gib(p.reserved.peak_reserved) + " (PyTorch caching allocator: " + p.reserved.explain + ")\n";
   for (const auto& c : p.unified) s += "Unified memory (paged): " + c.name + " " + format_gib(c.bytes) + " — " + c.explain + "\n";
   for (const auto& c : p.cpu) s += "CPU per rank (offload): " + c.name + " " + format_gib(c.bytes) + " — " + c.explain + "\n";
   for (const auto& n : p.notes) s += "note: " + n + "\n";
@@ -128,7 +129,7 @@ int run_train(const std::vector<std::string>& args) {
       ("micro-batch", po::value<std::uint64_t>()->default_value(1), "sequences per micro-batch")
       ("seq-len", po::value<std::uint64_t>()->default_value(2048), "tokens per sequence (padded / packed length)")
       ("grad-accum", po::value<std::uint64_t>()->default_value(1), "gradient-accumulation steps (> 1 keeps gradients resident)")
-      ("grad-checkpointing", po::value<std::string>()->default_value("none"), "none | selective | full activation recomputation")
+      ("grad-checkpointing", po::value<std::string>()->default_value("none"), "none | selective | selective-op (torchtitan's op-level policy) | full activation recomputation")
       ("attention", po::value<std::string>()->default_value("flash"), "flash | sdpa | eager (eager keeps the s x s scores)")
       ("loss-chunks", po::value<std::uint64_t>()->default_value(1), "cross-entropy chunks (torchtune: 8)")
       ("loss", po::value<std::string>()->default_value("fp32"),
@@ -174,7 +175,9 @@ int run_train(const std::vector<std::string>& args) {
   r.micro_batch = vm["micro-batch"].as<std::uint64_t>();
   r.seq_len = vm["seq-len"].as<std::uint64_t>();
   r.grad_accum = vm["grad-accum"].as<std::uint64_t>();
-  r.recompute = train::recompute_from_name(vm["grad-checkpointing"].as<std::string>());
+  const std::string recompute = vm["grad-checkpointing"].as<std::string>();
+  r.selective_op = recompute == "selective-op";
+  r.recompute = train::recompute_from_name(r.selective_op ? "selective" : recompute);
   r.attention = train::attention_from_name(vm["attention"].as<std::string>());
   r.loss_chunks = vm["loss-chunks"].as<std::uint64_t>();
   if (r.loss_chunks == 0) throw Error(ErrorKind::Usage, "--loss-chunks must be > 0");

@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "accuracy/accuracy_doc.hpp"
+#include "accuracy/train_frameworks.hpp"
 #include "accuracy/vllm_records.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/train/train_plan.hpp"
@@ -132,6 +133,8 @@ constexpr const char* kTrainFindings =
     "softcapping / eager attention are candidates, none established.\n"
     "- The FSDP multi-GPU and the single-GPU full fine-tuning records of these tables are excluded below, with the "
     "arithmetic that makes them inconsistent with the stated setup.\n";
+
+constexpr const char* kFrameworkFindings = "What these records show: (filled in below)\n";
 
 // Capacity boundaries (tests/accuracy/data/train_capacity_boundaries.jsonl, copied from
 // ../shared/groundtruth with their sources): an OOM must be predicted not to fit; a "max context
@@ -301,6 +304,7 @@ TEST(TrainAccuracy, LitgptAllocatedPeaks) {
      << f2(p90) << " %; bf16-base LoRA alone (" << lora_errs.size() << " records): median |error| "
      << f2(median_abs(lora_errs)) << " %.\n\n" << kTrainFindings << "\nExcluded:\n\n" << excluded.str();
   render_boundaries(md, evaluate_boundaries());
+  md << train_frameworks::render_frameworks(train_frameworks::predict_framework_records(), kFrameworkFindings);
   write_accuracy_doc_if_asked("accuracy-train.md", md.str());
   // Regression guards: the achieved figures (this commit: 5.07 % median, 1.10 % for the bf16-base LoRA records); a
   // change that makes them worse must say why.
@@ -323,6 +327,22 @@ TEST(TrainAccuracy, CapacityBoundariesOnTheRightSide) {
     }
   }
   EXPECT_EQ(right, 3u);
+}
+
+TEST(TrainAccuracy, FrameworkRecordsMatchTheirMeasuredQuantity) {
+  const auto rows = train_frameworks::predict_framework_records();
+  ASSERT_EQ(rows.size(), 98u);  // every non-LitGPT record of train_measured.jsonl, predicted or excluded
+  std::size_t predicted = 0;
+  for (const auto& r : rows) {
+    EXPECT_NE(r.excluded, "no setup") << r.id << ": neither predicted nor excluded with a reason";
+    if (r.excluded.empty()) ++predicted;
+  }
+  const auto s = train_frameworks::summarize_frameworks(rows);
+  std::ostringstream all;
+  for (const auto& r : rows)
+    if (r.excluded.empty()) all << r.id << " " << f2(r.measured) << " " << f2(r.predicted) << " " << signed_pct(r.err()) << "\n";
+  EXPECT_EQ(predicted, 10u) << all.str();
+  EXPECT_LE(s.median, 100.0) << all.str();
 }
 
 }  // namespace

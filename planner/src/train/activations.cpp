@@ -56,6 +56,16 @@ LayerTerms layer_terms(const ActivationInput& in, std::size_t layer) {
   return t;
 }
 
+// torchtitan's op-level policy (activations.hpp): block input + every other mm output + SDPA's.
+std::uint64_t op_level_saved_per_token(const ActivationInput& in, std::uint64_t tp, std::uint64_t sp) {
+  const auto& a = in.arch;
+  if (!in.gated_mlp || a.num_experts > 0 || in.attention != AttentionImpl::Flash)
+    throw Error(ErrorKind::Usage, "selective-op recomputation is modelled for dense SwiGLU models with flash attention only");
+  const std::uint64_t b = in.act_bytes, h = a.hidden_size;
+  const std::uint64_t q = a.num_heads * a.head_dim, kv = a.num_kv_heads * a.head_dim;
+  return ceil_div(b * h, sp) + ceil_div(b * (q + kv + a.intermediate_size + h + q) + 4 * a.num_heads, tp);
+}
+
 std::uint64_t saved_per_token(const LayerTerms& t, Recompute r, std::uint64_t tp, std::uint64_t sp) {
   const std::uint64_t inner = r == Recompute::Selective ? t.tp_sized - t.quadratic : t.tp_sized;
   return ceil_div(t.sequence_sized, sp) + ceil_div(inner, tp) + t.adapter;
@@ -117,7 +127,9 @@ Activations activations(const ActivationInput& in) {
   for (std::size_t l = 0; l < L; ++l) {
     const auto t = layer_terms(in, l);
     if (l == 0) out.per_token_layer = t.sequence_sized + t.tp_sized + t.adapter;
+    const bool op_level = in.recompute == Recompute::Selective && in.selective_op;
     const std::uint64_t kept = in.recompute == Recompute::Full ? ceil_div(in.act_bytes * in.arch.hidden_size, sp)
+                               : op_level                      ? op_level_saved_per_token(in, tp, sp)
                                                                : saved_per_token(t, in.recompute, tp, sp);
     widest_layer = std::max(widest_layer, saved_per_token(t, Recompute::None, tp, sp));
     if (l < stage_layers) stage0 = checked_add(stage0, kept);
@@ -146,8 +158,10 @@ Activations activations(const ActivationInput& in) {
       " B (upcast / gradient)";
   const bool show_first = pp > 1 && first_bytes > checked_add(last_bytes, logits);
 
+  const bool op_level = in.recompute == Recompute::Selective && in.selective_op;
   const std::string per_layer_kept = in.recompute == Recompute::Full ? "block input only (full recomputation)"
-                                                                     : std::string(recompute_name(in.recompute)) + " recomputation";
+                                     : op_level ? "op-level selective recomputation (block input, every other mm output, SDPA output)"
+                                                : std::string(recompute_name(in.recompute)) + " recomputation";
   if (show_first) {
     out.parts.push_back(part("activations", first_bytes,
                              std::to_string(stage_layers) + " layers x " + grouped(tokens) + " tokens x " +
@@ -158,6 +172,13 @@ Activations activations(const ActivationInput& in) {
                              std::to_string(pp > 1 ? stage_layers : L) + " layers x " + grouped(tokens) + " tokens, " +
                                  per_layer_kept + " = " + grouped(last_stage) + " B per token over the layers"));
     out.parts.push_back(part("logits_and_loss", logits, logits_explain));
+  }
+  if (op_level) {
+    const std::uint64_t op_kept = op_level_saved_per_token(in, tp, sp);
+    const std::uint64_t rest = widest_layer > op_kept ? widest_layer - op_kept : 0;
+    out.parts.push_back(part("recomputed_block", checked_mul(rest, tokens),
+                             "the rest of one block rematerialised in backward: " + grouped(widest_layer) + " - " +
+                                 grouped(op_kept) + " B per token x " + grouped(tokens) + " tokens"));
   }
   if (in.recompute == Recompute::Full)
     out.parts.push_back(part("recomputed_block", checked_mul(widest_layer, tokens),

@@ -40,6 +40,31 @@ std::optional<Component> step_temporaries(const TrainRequest& r, const std::vect
   return std::nullopt;
 }
 
+// What the allocator view needs (train/reserved.hpp): the step's tensors one by one (each
+// trainable tensor's gradient when it is transient, and the foreach AdamW / Adafactor temporary
+// of step_temporaries() per tensor), on this GPU after TP and sharding; and the largest block
+// forward / backward frees: one MLP intermediate (b s ffn / tp) or the logits of one loss chunk.
+ReservedInput reserved_input(const TrainPlan& plan, const TrainRequest& r, const ModelSpec& spec,
+                             const ModelStatesInput& states_in, std::uint64_t act_bytes) {
+  ReservedInput in{plan.resident, plan.forward_backward, plan.optimizer_step, plan.capacity, {}, 0};
+  const RecipeBytes rb = recipe_bytes(r.precision);
+  const bool temporaries = !r.offload.optimizer && ((r.optimizer == Optimizer::AdamW && r.foreach_step) ||
+                                                    r.optimizer == Optimizer::Adafactor);
+  const std::uint64_t temp_bytes = r.optimizer == Optimizer::Adafactor ? 4 : rb.master > 0 ? 4 : rb.state;
+  for (const auto& t : states_in.tensors) {
+    if (!t.trainable) continue;
+    const std::uint64_t n = t.elements() / (t.tp_split ? r.parallel.tp : 1) / std::max<std::uint64_t>(plan.shard_degree, 1);
+    if (r.grad_accum == 1) in.step_tensors.push_back(n * rb.grad);
+    if (temporaries) in.step_tensors.push_back(n * temp_bytes);
+  }
+  const std::uint64_t tokens = r.micro_batch * r.seq_len / r.parallel.cp;
+  const std::uint64_t logit_bytes = r.loss == LossImpl::Bf16 ? act_bytes : 4;
+  in.largest_forward_block = std::max(tokens * (spec.arch.intermediate_size / r.parallel.tp) * act_bytes,
+                                      tokens * (spec.arch.vocab_size / r.parallel.tp) * logit_bytes /
+                                          std::max<std::uint64_t>(r.loss_chunks, 1));
+  return in;
+}
+
 }  // namespace
 
 TrainPlan plan_training(const TrainRequest& r, const DataRoot& root) {
@@ -81,6 +106,7 @@ TrainPlan plan_training(const TrainRequest& r, const DataRoot& root) {
   act_in.micro_batch = r.micro_batch;
   act_in.seq_len = r.seq_len;
   act_in.recompute = r.recompute;
+  act_in.selective_op = r.selective_op;
   act_in.attention = r.attention;
   act_in.act_bytes = act_bytes;
   act_in.parallel = r.parallel;
@@ -130,10 +156,11 @@ TrainPlan plan_training(const TrainRequest& r, const DataRoot& root) {
   plan.peak_phase = step_peak ? "optimizer_step" : "forward_backward";
   plan.peak_allocated = plan.resident + (step_peak ? plan.optimizer_step : plan.forward_backward);
   plan.headroom = signed_difference(plan.capacity, plan.peak_allocated);
+  plan.reserved = reserved_view(reserved_input(plan, r, spec, states_in, act_bytes));
   plan.fits = plan.headroom >= 0;
 
-  plan.notes.push_back("peak is PyTorch max_memory_allocated(): the caching allocator's reserved memory and the CUDA "
-                       "context (in nvidia-smi) come on top");
+  plan.notes.push_back("peak allocated is PyTorch max_memory_allocated(); peak reserved (max_memory_reserved()) adds the "
+                       "caching allocator's segments that the step could not reuse; the CUDA context (in nvidia-smi) comes on top");
   if (!states.unified.empty())
     plan.notes.push_back("paged optimizer states live in CUDA unified memory, outside PyTorch's allocator: they use GPU "
                          "memory while it is free and page to the host under pressure");
@@ -181,7 +208,7 @@ nlohmann::json train_json(const TrainPlan& p) {
                 {"micro_batch", r.micro_batch},
                 {"seq_len", r.seq_len},
                 {"grad_accum", r.grad_accum},
-                {"recompute", recompute_name(r.recompute)},
+                {"recompute", r.recompute == Recompute::Selective && r.selective_op ? std::string_view("selective-op") : recompute_name(r.recompute)},
                 {"attention", attention_name(r.attention)},
                 {"loss_chunks", r.loss_chunks},
                 {"loss", loss_name(r.loss)}};
@@ -221,6 +248,9 @@ nlohmann::json train_json(const TrainPlan& p) {
           {"peak_allocated_bytes", p.peak_allocated.count()},
           {"peak_phase", p.peak_phase},
           {"measured_quantity", "allocated"},
+          {"peak_reserved_gib", gib(p.reserved.peak_reserved)},
+          {"peak_reserved_bytes", p.reserved.peak_reserved.count()},
+          {"reserved_explain", p.reserved.explain},
           {"headroom_gib", std::round(static_cast<double>(p.headroom) / static_cast<double>(kGiB) * 1e4) / 1e4},
           {"fits", p.fits},
           {"cpu_per_rank", parts(p.cpu)},

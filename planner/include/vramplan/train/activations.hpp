@@ -20,6 +20,12 @@
 // Recomputation (activation checkpointing per block): selective drops the s-proportional eager
 // attention terms (Korthikanti §4.2); full keeps only the block input, b h, and rematerialises one
 // block during backward.
+// Op-level selective recomputation (torchtitan, --grad-checkpointing selective-op;
+// torchtitan/parallelisms/parallelize_llama.py _apply_ac_to_transformer_block, commit 9dec370:
+// _save_list = {aten.mm, SDPA flash / efficient, reduce_scatter, max}, and _custom_policy
+// recomputes every second mm): a dense SwiGLU block with flash attention keeps its input b h and
+// the outputs of mm 1, 3, 5, 7 in call order (wq -> b q, wv -> b kv, w1 -> b I, w2 -> b h) and of
+// SDPA (b q + 4 a logsumexp); backward rematerialises the rest of one block.
 // Parallelism: TP divides the terms inside attention and MLP; the h-sized terms (norms, block
 // input) only with sequence parallelism; CP divides the tokens; the first pipeline stage holds
 // PP micro-batches in flight under 1F1B (Korthikanti §4.2.3).
@@ -64,6 +70,8 @@ struct ActivationInput {
   bool gated_mlp = true;  //!< SwiGLU / GeGLU (gate, up, down) rather than fc1 / fc2
   std::uint64_t micro_batch = 1, seq_len = 2048;
   Recompute recompute = Recompute::None;
+  //! With Recompute::Selective: torchtitan's op-level policy instead of Korthikanti's (see above).
+  bool selective_op = false;
   AttentionImpl attention = AttentionImpl::Flash;
   std::uint64_t act_bytes = 2;  //!< bf16 / fp16 activations
   SavedLinearInputs saved;

@@ -7,8 +7,9 @@
 //   optimizer step    gradients + the step's temporaries
 // Peak allocated = resident + max(forward/backward, optimizer step). Gradients are created during
 // backward as activations are freed and dropped by zero_grad(set_to_none=True) (the torch >= 2.0
-// default), so the two phases do not add up. The figure is PyTorch's max_memory_allocated();
-// reserved memory and the CUDA context (what nvidia-smi adds) are not modelled here yet.
+// default), so the two phases do not add up. That figure is PyTorch's max_memory_allocated();
+// `reserved` is the allocator view, max_memory_reserved() (train/reserved.hpp). The CUDA context
+// (what nvidia-smi adds) is not modelled here.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +25,7 @@
 #include "vramplan/train/activations.hpp"
 #include "vramplan/train/adapters.hpp"
 #include "vramplan/train/model_states.hpp"
+#include "vramplan/train/reserved.hpp"
 #include "vramplan/train/train_speed.hpp"
 
 namespace vramplan::train {
@@ -42,6 +44,7 @@ struct TrainRequest {
   bool sequence_parallel = false;
   std::uint64_t micro_batch = 1, seq_len = 2048, grad_accum = 1;
   Recompute recompute = Recompute::None;
+  bool selective_op = false;  //!< torchtitan's op-level selective policy (--grad-checkpointing selective-op)
   AttentionImpl attention = AttentionImpl::Flash;
   std::uint64_t loss_chunks = 1;
   LossImpl loss = LossImpl::Fp32;
@@ -66,6 +69,7 @@ struct TrainPlan {
   std::vector<memory::Component> cpu, unified;
   Bytes resident, forward_backward, optimizer_step, peak_allocated;
   std::string peak_phase;
+  ReservedView reserved;  //!< the allocator view: peak reserved (train/reserved.hpp)
   std::int64_t headroom = 0;
   bool fits = false;
   std::vector<std::string> notes;

@@ -24,6 +24,25 @@ TEST(TrainCli, JsonPartsAddUpToThePeak) {
   // Pure bf16 AdamW: weights 2P + states 4P resident; the step adds grads 2P + foreach temp 2P.
   EXPECT_EQ(phase["resident"], 6 * 8'030'261'248ull);
   EXPECT_EQ(j["peak_phase"], "optimizer_step");
+  // Allocator view: the largest freed forward block is the fp32 logits, 4096 x 128256 x 4 B =
+  // 2,101,346,304 B, larger than every gradient (the embedding's, 128256 x 4096 x 2 B = 1,050,673,152 B),
+  // so the step reuses it all and reserves what it allocates.
+  EXPECT_EQ(j["peak_reserved_bytes"].get<std::uint64_t>(), peak);
+}
+
+TEST(TrainCli, ReservedExceedsAllocatedWhenGradientsOutgrowTheActivations) {
+  // Llama-3.2-1B full, 8 x 512 tokens, loss in 8 chunks: the largest freed forward block is one
+  // chunk's fp32 logits, 512 x 128256 x 4 B = 262,668,288 B. The tied embedding's gradient
+  // (128256 x 2048 x 2 B = 525,336,576 B) and its foreach temporary (as large) fit no freed block and
+  // get segments of their own; every other step tensor (at most 8192 x 2048 x 2 B) reuses
+  // forward/backward's, which are larger in total (the peak is forward/backward's).
+  const auto r = run_cli({"train", "--model", "llama-3.2-1b", "--gpu", "h100-sxm-80", "--micro-batch", "8", "--seq-len",
+                          "512", "--loss-chunks", "8", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["peak_phase"], "forward_backward");
+  EXPECT_EQ(j["peak_reserved_bytes"].get<std::uint64_t>(),
+            j["peak_allocated_bytes"].get<std::uint64_t>() + 2 * 525'336'576ull) << j["reserved_explain"];
 }
 
 TEST(TrainCli, OutputHasEveryKeyTheSchemaRequires) {

@@ -49,6 +49,20 @@ TEST(TrainActivations, FullRecomputationKeepsBlockInputsAndRebuildsOneBlock) {
   EXPECT_EQ(bytes_of(a, "recomputed_block"), 209'032ull * 4096);       // one block, no recompute
 }
 
+// torchtitan's op-level SAC: block input 2h + outputs of wq (2q), wv (2kv), w1 (2I), w2 (2h) and
+// SDPA (2q + 4a) = 2 (4096 + 4096 + 1024 + 14336 + 4096 + 4096) + 4 x 32 = 63,616 B per token and
+// layer; backward rebuilds the rest of one block: 209,032 - 63,616 = 145,416 B per token.
+TEST(TrainActivations, OpLevelSelectiveKeepsEveryOtherMatmul) {
+  auto in = llama8b(2, 8192);
+  in.recompute = Recompute::Selective;
+  in.selective_op = true;
+  const auto a = activations(in);
+  EXPECT_EQ(bytes_of(a, "activations"), 63'616ull * 32 * 16384);
+  EXPECT_EQ(bytes_of(a, "recomputed_block"), 145'416ull * 16384);
+  in.attention = AttentionImpl::Eager;
+  EXPECT_THROW(activations(in), Error);
+}
+
 TEST(TrainActivations, EagerAttentionKeepsTheScoresUnlessSelectivelyRecomputed) {
   // eager: q, k, v 2 (4096 + 2048) + probabilities 32 x 2048 x (4 fp32 softmax + 2 bf16) = 393,216
   // + output 2 x 4096 -> attention 413,696 vs flash 20,608: + 393,088 per token per layer.

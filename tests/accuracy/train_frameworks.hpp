@@ -77,11 +77,12 @@ inline FwSetup torchtune_flags_packed() {
 }
 
 // torchtitan benchmarks/llama3_h100_202412_torchtitan.md (commit 9dec370), eager rows:
-//   train_configs/llama3_8b.toml: seq_len 8192, local batch 2, selective (op-level) AC;
+//   train_configs/llama3_8b.toml: seq_len 8192, activation_checkpoint mode 'selective' with
+//   selective_ac_option 'op'; local batch 2 as the benchmark table states (the toml has 1);
 //   FSDP2 fully_shard with MixedPrecisionPolicy(param_dtype=bf16, reduce_dtype=fp32)
 //   (parallelize_llama.py apply_fsdp; training.mixed_precision_param default bfloat16): fp32
 //   sharded params, fp32 gradients and AdamW states (the `amp` recipe), bf16 all-gathered blocks;
-//   AdamW with foreach (build_optimizers: foreach = not fused, optimizer.fused default False);
+//   AdamW with foreach (torchtitan/optimizer.py build_optimizers: "foreach": not fused);
 //   loss: cross_entropy(pred.flatten(0, 1).float(), ...) in train.py (fp32 logits).
 // Selective AC: torchtitan's op-level policy (selective_op, train/activations.hpp).
 inline FwSetup torchtitan_8b(std::uint64_t gpus) {

@@ -101,9 +101,10 @@ inline FwSetup torchtitan_8b(std::uint64_t gpus) {
 }
 
 // ms-swift docs/source_en/LLM/Benchmark.md (@46922151): --batch_size 1 --gradient_checkpointing true
-//   --use_flash_attn true --lora_rank 8 --lora_target_modules DEFAULT (LoRATM.llama =
-//   q_proj, k_proj, v_proj for the llama-type Yi, swift/llm/utils/model.py) --lora_dropout_p 0.05;
-//   --dtype AUTO = bf16 on A100 (model and adapters in bf16), HF Trainer adamw_torch (foreach);
+//   --use_flash_attn true --lora_rank 8 --lora_target_modules DEFAULT (yi-34b-chat is
+//   registered with LoRATM.llama2 = q_proj, k_proj, v_proj in swift/llm/utils/model.py); defaults of
+//   swift/llm/utils/argument.py: lora_dropout_p 0.05, optim adamw_torch (foreach), dtype AUTO (bf16
+//   on A100: model and adapters in bf16, lora_dtype AUTO);
 //   transformers of torch 2.1.1's time (4.3x): LlamaForCausalLM upcasts the logits and the loss
 //   takes shift_logits.contiguous() — HfLegacy. Most cls-fudan-news-zh samples exceed max_length,
 //   so sequences are max_length long.

@@ -359,7 +359,12 @@ TEST(TrainAccuracy, FrameworkRecordsMatchTheirMeasuredQuantity) {
   for (const auto& r : rows)
     if (r.excluded.empty()) all << r.id << " " << f2(r.measured) << " " << f2(r.predicted) << " " << signed_pct(r.err()) << "\n";
   EXPECT_EQ(predicted, 10u) << all.str();
-  EXPECT_LE(s.median, 100.0) << all.str();
+  // Regression guards at the achieved figures (this commit: median 7.49 %, 90th percentile 8.81 %, one
+  // record over 25 %: tt-tut-qlora-7b, whose reserved peak was set at model init — see the findings);
+  // the targets (5 % / 12 %) are not met and the doc says so.
+  EXPECT_LE(s.median, 7.5) << all.str();
+  EXPECT_LE(s.p90, 8.85) << all.str();
+  EXPECT_LE(s.over25, 1u) << all.str();
 }
 
 }  // namespace

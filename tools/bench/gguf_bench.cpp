@@ -13,6 +13,7 @@
 
 #include "support/gguf_writer.hpp"
 #include "vramplan/io/gguf.hpp"
+#include "vramplan/model/gguf_model.hpp"
 
 namespace {
 

@@ -12,6 +12,7 @@
 #include "support/gguf_writer.hpp"
 #include "support/safetensors_writer.hpp"
 #include "vramplan/io/gguf.hpp"
+#include "vramplan/model/gguf_model.hpp"
 #include "vramplan/io/safetensors.hpp"
 #include "vramplan/memory/vllm_weight_allocation.hpp"
 #include "vramplan/memory/weights.hpp"

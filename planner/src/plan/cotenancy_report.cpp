@@ -80,7 +80,7 @@ nlohmann::json cotenancy_json(const CotenancyOutcome& o) {
 std::string cotenancy_text(const CotenancyOutcome& o, bool markdown) {
   Table t({{"#", Align::Right}, {"model", Align::Left}, {"engine", Align::Left}, {"device", Align::Left},
            {"free at start GiB", Align::Right}, {"sized from GiB", Align::Right}, {"held GiB", Align::Right},
-           {"KV needed/pool GiB", Align::Right}, {"result", Align::Left}});
+           {"KV needed/pool GiB", Align::Right}, {"result", Align::Wrap}});
   for (const auto& x : o.tenants) {
     const auto& f = x.eval.fit.expected;
     t.add_row({std::to_string(x.index), x.model_id, x.engine, device_name(o, x.device), gib2(x.free_at_start),
@@ -88,7 +88,7 @@ std::string cotenancy_text(const CotenancyOutcome& o, bool markdown) {
                x.started ? gib2(f.kv_needed) + "/" + gib2(f.kv_pool) : "-", cotenant_result(x.verdict, x.reason)});
   }
   Table d({{"device", Align::Left}, {"total GiB", Align::Right}, {"held GiB", Align::Right},
-           {"headroom", Align::Right}, {"held on upper bounds GiB", Align::Right}, {"result", Align::Left}});
+           {"headroom", Align::Right}, {"held on upper bounds GiB", Align::Right}, {"result", Align::Wrap}});
   for (std::size_t i = 0; i < o.devices.size(); ++i) {
     const auto& x = o.devices[i];
     d.add_row({device_name(o, i), gib2(x.gpu.reported_total), gib2(x.held), percent(x.headroom_fraction, 1),

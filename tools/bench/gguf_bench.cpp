@@ -20,8 +20,8 @@ namespace {
 using namespace vramplan;
 using namespace vramplan::test::ggml_type;
 
-const QuantCatalog& formats() {
-  static const QuantCatalog c = QuantCatalog::load(std::filesystem::path(VRAMPLAN_SOURCE_DIR) / "data" / "quant_formats.json");
+const FormatTable& formats() {
+  static const FormatTable c = FormatTable::load(std::filesystem::path(VRAMPLAN_SOURCE_DIR) / "data" / "quant_formats.json");
   return c;
 }
 

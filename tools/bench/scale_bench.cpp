@@ -16,6 +16,7 @@
 #include "vramplan/io/safetensors.hpp"
 #include "vramplan/memory/vllm_weight_allocation.hpp"
 #include "vramplan/memory/weights.hpp"
+#include "vramplan/quant/format.hpp"
 
 namespace {
 

@@ -98,9 +98,12 @@ std::string cotenancy_text(const CotenancyOutcome& o, bool markdown) {
   s += markdown ? t.render_markdown() : t.render_text();
   s += "\n";
   s += markdown ? d.render_markdown() : d.render_text();
-  s += "\ntenants start in the order given; each engine sizes itself as its row of docs/decisions.md "
-       "(co-tenancy) says; held = its plan (paged engines: the whole KV pool); the upper bounds replay the "
-       "start order with every tenant at its upper-bound figures (data/accuracy_bounds.json)\n";
+  s += "\n" +
+       wrap_paragraph("tenants start in the order given; each engine sizes itself as its row of docs/decisions.md "
+                      "(co-tenancy) says; held = its plan (paged engines: the whole KV pool); the upper bounds replay "
+                      "the start order with every tenant at its upper-bound figures (data/accuracy_bounds.json)",
+                      text_width()) +
+       "\n";
   return s;
 }
 

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "accuracy/accuracy_doc.hpp"   // fmt()
+#include "accuracy/bench_serving_lengths.hpp"
 #include "accuracy/vllm_records.hpp"  // accuracy_data(), pct(), median_abs()
 #include "vramplan/sim/simulate.hpp"
 
@@ -110,6 +111,34 @@ inline std::filesystem::path replay_trace(const std::string& id, const std::stri
                .dump()
         << "\n";
   }
+  return path;
+}
+
+//! A `uniform` workload of bench_serving's random dataset as the run's own requests
+//! (bench_serving_lengths.hpp), when the record's printed total of input tokens is the total of
+//! the re-drawn lengths: a trace of those lengths, with the arrival times `spec` generates (all at
+//! t = 0 for a closed loop or an infinite rate). A drawn output of 0 tokens is replayed as 1 (the
+//! simulator's least). nullopt when the totals differ: the run drew from another stream.
+inline std::optional<std::filesystem::path> bench_serving_trace(const std::string& id, const nlohmann::json& w,
+                                                               const nlohmann::json& record, sim::WorkloadSpec spec) {
+  const auto& res = record.at("results");
+  if (w.at("kind") != "uniform" || w.at("input_low") != 1 || w.at("output_low") != 1 ||
+      !res.contains("total_input_tokens") || res.at("total_input_tokens").is_null())
+    return std::nullopt;
+  const std::size_t n = w.at("num_prompts");
+  const DrawnLengths d = bench_serving_random_lengths(w.at("input_high"), w.at("output_high"), n);
+  if (total(d.input) != res.at("total_input_tokens").get<std::uint64_t>()) return std::nullopt;
+  spec.input = spec.output = sim::LengthSpec{};
+  spec.input.fixed = spec.output.fixed = 1;
+  const auto arrivals = sim::make_request_source(spec);
+  const auto path = serving_trace_dir() / (id + ".jsonl");
+  std::ofstream out(path);
+  for (std::size_t i = 0; i < n; ++i)
+    out << nlohmann::json{{"arrival_s", arrivals->next().value().arrival_s},
+                          {"input_tokens", d.input[i]},
+                          {"output_tokens", std::max<std::uint32_t>(d.output[i], 1)}}
+               .dump()
+        << "\n";
   return path;
 }
 
@@ -245,6 +274,10 @@ inline ServingComparison simulate_record(const nlohmann::json& record, const nlo
   // a quantized checkpoint of the same dimensions whose own config.json has no copy.
   if (setup.contains("weights")) q.plan.weights = setup.at("weights").get<std::string>();
   q.workload = serving_workload(c.id, w, root);
+  if (auto trace = bench_serving_trace(c.id, w, record, q.workload)) {
+    q.workload.trace = std::move(trace);
+    c.workload += " (the run's own lengths, re-drawn)";
+  }
   const sim::SimulateOutcome out = sim::run_simulation(q, root);
   if (q.workload.trace) {  // the trace and, once empty, its directory
     std::error_code ec;

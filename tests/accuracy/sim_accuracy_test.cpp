@@ -201,7 +201,12 @@ TEST(SimAccuracy, OverloadedRunsArePredictedOverloaded) {
 // SimAccuracy.SglangMoeOverheadIsTheFittedValue; 6 of the 60 records are its fit data): from
 // {52.41, 50.83, 67.85, 34.33, 70.32, 40.69} to the values below (one decimal from the document,
 // rounded up).
-constexpr double kAchievedMedianPct[] = {24.2, 17.4, 31.5, 20.05, 54.4, 36.1};
+// Re-measured 2026-12-02 when bench_serving's random-dataset runs were replayed with their own
+// request lengths (bench_serving_lengths.hpp) and SGLang's prompt MoE term re-fitted on them
+// (1150 -> 1200 us): from {24.2, 17.4, 31.5, 20.05, 54.4, 36.1} to the values below; p99 TPOT now
+// meets its target. The one-user runs' throughput no longer carries a sample of 10 lengths unlike
+// the run's own (DeepSeek-R1 -16 % -> +18 % is the step model's error alone).
+constexpr double kAchievedMedianPct[] = {17.9, 17.9, 31.0, 20.6, 56.0, 32.5};
 constexpr double kGuardPct = 2.0;
 
 TEST(SimAccuracy, MedianErrorsMeetTheTargetsOrTheirRegressionGuards) {
@@ -274,11 +279,15 @@ constexpr const char* kSimFindings =
     "- **sgl_cookbook** (SGLang, B200 / H200 / MI300X TP8, DeepSeek-R1 / V3.1, Kimi-K2.5, Qwen3-235B, "
     "Qwen3-Coder-480B, Llama-4, closed loops of 1-100 users): with the datasheet step model alone the simulator "
     "was far too fast (one-user TTFT 21-77 ms against 57-214 ms measured, request throughput median error 80 %). "
-    "SGLang's MoE layers now carry a fitted overhead (35 us per MoE layer in a decode step, 1150 us in a forward "
+    "SGLang's MoE layers now carry a fitted overhead (35 us per MoE layer in a decode step, 1200 us in a forward "
     "with prompt tokens, which SGLang runs outside its CUDA graphs: docs/performance.md), fitted on six one-user "
-    "runs and checked on the rest: DeepSeek-R1 on B200 is within 12-17 % on TPOT at 1-100 users (held out: 16-100 "
-    "users), Qwen3-235B 2-31 % over, Llama-4 on MI300X within 8 % at 1-16 users (never fitted on). Left: the one-user "
-    "runs' throughput, where the simulator draws its own 10 lengths (the printed totals differ from its sample); "
+    "runs and checked on the rest: DeepSeek-R1 on B200 is 12-16 % fast on TPOT at 1-100 users (held out: 16-100 "
+    "users), Qwen3-235B 2-30 % slow, Llama-4 on MI300X within 9 % at 1-16 users (never fitted on). Every run of "
+    "bench_serving's random dataset is replayed with its own request lengths, re-drawn as bench_serving draws them "
+    "(numpy's seed-1 stream, tests/accuracy/bench_serving_lengths.hpp; the printed input totals match on 45 of 47 runs, "
+    "the two Llama-4-Scout runs that print other totals keep a generated sample), so the one-user runs' throughput "
+    "carries the step model's error only (DeepSeek-R1 +16 to +18 %, Qwen3-235B -4 to -14 %): one constant per MoE "
+    "layer cannot serve both, DeepSeek's MLA and FP8-block layers launch more kernels than Qwen3's. Left: "
     "MI300X with FP8 block weights (DeepSeek-V3.1, Qwen3-Coder-480B) 22-67 % too fast on TPOT, another kernel "
     "stack than the B200 fit; the measured p99 TTFT holds cold starts (48 s and 39 s for the Llama-4 runs). "
     "Kimi-K2.5 on 8 x H200 (INT4 group-32 routed experts, not fitted on) is off by far: measured TPOT grows from 9.3 ms "

@@ -1,0 +1,55 @@
+// The re-drawn bench_serving lengths (bench_serving_lengths.hpp) against numpy itself and against
+// the totals the runs printed.
+#include <gtest/gtest.h>
+
+#include "accuracy/bench_serving_lengths.hpp"
+#include "accuracy/serving_records.hpp"
+
+namespace vramplan::test {
+namespace {
+
+// numpy 2.x: np.random.seed(1); np.random.randint(1, 1001, size=10) then
+// np.random.randint(0, 1001, size=10) in the same stream.
+TEST(BenchServingLengths, DrawsAsNumpyLegacyRandint) {
+  NumpyLegacyRandint rng(1);
+  EXPECT_EQ(rng.draw(1, 1001, 10), (std::vector<std::uint32_t>{38, 236, 909, 73, 768, 906, 716, 646, 848, 961}));
+  EXPECT_EQ(rng.draw(0, 1001, 10), (std::vector<std::uint32_t>{144, 129, 972, 583, 749, 508, 390, 281, 178, 276}));
+  // np.random.seed(1); np.random.randint(1, 1914, size=3): a range that is not a power of two less one.
+  EXPECT_EQ(NumpyLegacyRandint(1).draw(1, 1914, 3), (std::vector<std::uint32_t>{1062, 236, 1097}));
+}
+
+// The printed totals of the SGLang cookbook's DeepSeek-R1 runs (serving_records.jsonl, "Total input
+// tokens" / "Total generated tokens") are the sums of the re-drawn lengths, inputs and outputs.
+TEST(BenchServingLengths, ReproducesPrintedTotals) {
+  struct Case {
+    std::uint32_t in, out;
+    std::size_t n;
+    std::uint64_t total_in, total_out;
+  };
+  for (const Case& c : {Case{1000, 1000, 10, 6101, 4210}, Case{1000, 1000, 80, 39668, 40725},
+                        Case{1000, 1000, 500, 249831, 252162}, Case{1000, 8000, 320, 158939, 1300705},
+                        Case{8000, 1000, 80, 300020, 41589}, Case{1913, 162, 960, 931890, 76078}}) {
+    const DrawnLengths d = bench_serving_random_lengths(c.in, c.out, c.n);
+    EXPECT_EQ(total(d.input), c.total_in) << c.in << "/" << c.out << " x " << c.n;
+    EXPECT_EQ(total(d.output), c.total_out) << c.in << "/" << c.out << " x " << c.n;
+  }
+}
+
+// Every bench_serving random-dataset record replays its own lengths but two, which keep the
+// generated sample: the cookbook's Llama-4-Scout runs at 16 and 100 users print 49,668 and 249,841
+// input tokens where the same commands' draw (and every other 80- and 500-prompt run of the
+// cookbook) gives 39,668 and 249,831.
+TEST(BenchServingLengths, UsedForEveryMatchingRecord) {
+  std::size_t redrawn = 0, uniform = 0;
+  for (const auto& c : serving_comparisons()) {
+    if (c.workload.find("uniform") == std::string::npos) continue;
+    ++uniform;
+    if (c.workload.find("own lengths") != std::string::npos) ++redrawn;
+    else EXPECT_TRUE(c.id == "sglcookbook-llama4-01" || c.id == "sglcookbook-llama4-02") << c.id;
+  }
+  EXPECT_EQ(uniform, 47u);
+  EXPECT_EQ(redrawn, 45u);
+}
+
+}  // namespace
+}  // namespace vramplan::test

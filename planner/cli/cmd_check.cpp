@@ -6,6 +6,7 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "diffusion_commands.hpp"
 #include "decision_options.hpp"
 #include "exit_codes.hpp"
 #include "vramplan/core/error.hpp"
@@ -68,6 +69,8 @@ int run_cotenancy_check(const po::variables_map& vm, const CommonOptions& opts, 
 }  // namespace
 
 int run_check(const std::vector<std::string>& args) {
+  // A diffusion pipeline (models/diffusion/<id>, a diffusers directory) has its own options.
+  if (names_diffusion_pipeline(args, false)) return run_diffusion_check(args);
   const std::string spec = engine_spec_of(args);
   auto engine = memory::make_engine(spec, data_root().data());
   po::options_description desc("Options");

@@ -11,6 +11,7 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "diffusion_commands.hpp"
 #include "param_count.hpp"
 #include "vramplan/core/bytes.hpp"
 #include "vramplan/core/error.hpp"
@@ -171,6 +172,8 @@ std::string apply_checkpoint_quantization(ModelSpec& spec, const QuantCatalog& f
 }  // namespace
 
 int run_inspect(const std::vector<std::string>& args) {
+  // A diffusion pipeline (models/diffusion/<id>, a diffusers directory) has its own options.
+  if (names_diffusion_pipeline(args, true)) return run_diffusion_inspect(args);
   po::options_description desc("Options");
   desc.add_options()
       ("model,m", po::value<std::string>(), "catalogue id, config.json, checkpoint directory or .gguf file")

@@ -10,6 +10,7 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "vramplan/diffusion/pipeline.hpp"
 #include "param_count.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/model/catalogue.hpp"
@@ -103,6 +104,10 @@ int run_models(const std::vector<std::string>& args) {
   std::string text = opts.format == OutputFormat::Markdown ? table.render_markdown() : table.render_text();
   text += std::to_string(list.size()) + " model(s); params = total resident parameters (MTP excluded), "
           "active = per token (routed experts at k/E); decimal units (B = 10^9)\n";
+  std::string pipelines;
+  for (const auto& id : diffusion::pipeline_ids(root)) pipelines += (pipelines.empty() ? "" : ", ") + id;
+  if (!pipelines.empty())
+    text += "diffusion pipelines (vramplan inspect <id>, docs/diffusion.md): " + pipelines + "\n";
   emit(opts, j, text);
   return 0;
 }

@@ -9,6 +9,7 @@
 #include "cli_common.hpp"
 #include "vramplan/calib/rehearsal.hpp"
 #include "commands.hpp"
+#include "diffusion_commands.hpp"
 #include "decision_options.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/memory/engine.hpp"
@@ -20,6 +21,8 @@
 namespace vramplan::cli {
 
 int run_plan(const std::vector<std::string>& args) {
+  // A diffusion pipeline (models/diffusion/<id>, a diffusers directory) has its own options.
+  if (names_diffusion_pipeline(args, false)) return run_diffusion_plan(args);
   const std::string spec = engine_spec_of(args);
   const auto engine = memory::make_engine(spec, data_root().data());
 

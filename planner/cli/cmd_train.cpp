@@ -2,14 +2,18 @@
 // (weights, master weights, gradients, optimizer states) after ZeRO / FSDP sharding, TP / PP / CP
 // and offload; activations with recomputation; logits and loss; LoRA / DoRA / QLoRA adapters
 // (docs/training.md). Exit 0 whenever the inputs are valid, also when it does not fit.
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "vramplan/core/error.hpp"
+#include "vramplan/core/text.hpp"
 #include "vramplan/hardware/gpu_catalog.hpp"
+#include "vramplan/plan/prices.hpp"
 #include "vramplan/report/table.hpp"
+#include "vramplan/sim/workload_spec.hpp"
 #include "vramplan/train/train_plan.hpp"
 
 namespace vramplan::cli {
@@ -34,6 +38,68 @@ std::string train_text(const train::TrainPlan& p) {
   for (const auto& c : p.unified) s += "Unified memory (paged): " + c.name + " " + format_gib(c.bytes) + " — " + c.explain + "\n";
   for (const auto& c : p.cpu) s += "CPU per rank (offload): " + c.name + " " + format_gib(c.bytes) + " — " + c.explain + "\n";
   for (const auto& n : p.notes) s += "note: " + n + "\n";
+  return s;
+}
+
+// "2e9", "2B", "500M", "1.5T", "100k" -> tokens; Error(Usage) naming the flag otherwise.
+double parse_token_count(const std::string& text, const char* flag) {
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  const std::string unit = to_lower(text.substr(used));
+  const double scale = unit.empty() ? 1 : unit == "k" ? 1e3 : unit == "m" ? 1e6 : unit == "b" || unit == "g" ? 1e9 : unit == "t" ? 1e12 : 0;
+  if (used == 0 || scale == 0 || !(v > 0) || !std::isfinite(v * scale) || v * scale > 1e18)
+    throw Error(ErrorKind::Usage, std::string(flag) + ": expected a positive token count such as 2e9, 500M or 1.5T, got '" +
+                                      escape_control(text) + "'");
+  return v * scale;
+}
+
+std::string range_text(double expected, double low, double high, int decimals) {
+  return fixed(expected, decimals) + " [" + fixed(low, decimals) + "-" + fixed(high, decimals) + "]";
+}
+
+std::string count_range(double expected, double low, double high) {
+  const auto g = [](double v) { return memory::grouped(static_cast<std::uint64_t>(std::llround(v))); };
+  return g(expected) + " [" + g(low) + "-" + g(high) + "]";
+}
+
+// 1.5e9 -> "1.5 B"
+std::string token_count_text(double v) {
+  for (const auto& [scale, unit] : {std::pair{1e12, " T"}, std::pair{1e9, " B"}, std::pair{1e6, " M"}})
+    if (v >= scale) return format_number("%.4g", v / scale) + unit;
+  return memory::grouped(static_cast<std::uint64_t>(std::llround(v)));
+}
+
+std::string speed_text(const train::TrainPlan& p, const std::optional<plan::RentalCover>& cover, double margin_h) {
+  if (!p.speed) return "\nTime: unknown (" + p.speed_unavailable + ")\n";
+  const train::TrainSpeed& sp = *p.speed;
+  std::string s = "\nTime: " + format_number("%.3g", sp.flops.executed / 1e9) + " GFLOP per trained token (" + sp.flops.formula +
+                  "; f = " + format_number("%.3g", sp.flops.matmul / 1e9) + " GEMM, a = " +
+                  format_number("%.3g", sp.flops.attention / 1e9) + " attention" +
+                  (sp.flops.adapter > 0 ? ", t = " + format_number("%.3g", sp.flops.adapter / 1e9) + " adapter" : "") +
+                  " GFLOP forward), " + sp.peak_label + " dense " + format_number("%.4g", sp.peak_tflops) +
+                  " TFLOPS per GPU x training efficiency " + range_text(sp.efficiency.expected, sp.efficiency.min, sp.efficiency.max, 2) +
+                  " (published utilisation, not fitted: data/perf_defaults.json)\n";
+  s += "  optimizer step of " + memory::grouped(sp.tokens_per_step) + " tokens: " +
+       range_text(sp.step_s, sp.step_s_fast, sp.step_s_slow, 2) + " s; " +
+       count_range(sp.tokens_per_s, sp.tokens_per_s_slow, sp.tokens_per_s_fast) + " tokens/s on " +
+       std::to_string(sp.gpus) + (sp.gpus == 1 ? " GPU\n" : " GPUs\n");
+  if (p.run) {
+    s += "  run of " + token_count_text(p.run->tokens) + " tokens: " +
+         range_text(p.run->hours, p.run->hours_fast, p.run->hours_slow, 1) + " h, " + fixed(p.run->gpu_hours, 1) + " GPU-hours";
+    if (cover) {
+      s += "; with " + fixed(margin_h, 0) + " h margin: ";
+      s += cover->period.empty() ? "no rental period given covers it" : "rent for " + cover->period;
+      // The basis lists every quote (JSON has it whole): its summary before the list.
+      if (cover->usd) s += " at $" + fixed(*cover->usd, 0) + " (" + cover->price_basis.substr(0, cover->price_basis.find(" (")) + ")";
+    }
+    s += "\n";
+  }
+  for (const auto& n : sp.notes) s += "  note: " + n + "\n";
   return s;
 }
 
@@ -72,7 +138,13 @@ int run_train(const std::vector<std::string>& args) {
       ("lora-targets", po::value<std::string>()->default_value("q_proj,v_proj"), "target modules (PEFT / torchtune / LitGPT names, or all-linear)")
       ("lora-dropout", "LoRA dropout > 0 (keeps a dropped copy of each adapted input)")
       ("base-format", po::value<std::string>(), "frozen base: bf16 | bnb-int8 | nf4 | nf4-dq (QLoRA default nf4-dq)")
-      ("quantize-targets-only", "quantize only the adapted linears (torchtune QLoRA)");
+      ("quantize-targets-only", "quantize only the adapted linears (torchtune QLoRA)")
+      ("tokens", po::value<std::string>(), "tokens the run trains on (2e9, 500M, 1.5T): its duration and rental")
+      ("epochs", po::value<double>(), "epochs over --dataset-tokens (instead of --tokens)")
+      ("dataset-tokens", po::value<std::string>(), "tokens in one epoch of the dataset")
+      ("margin", po::value<std::string>()->default_value("24h"), "time added to the run for setup, checkpoints and export")
+      ("periods", po::value<std::string>()->default_value("3d,7d,30d"), "rental periods to price")
+      ("prices", po::value<std::string>(), "your own GPU prices (vramplan.prices/1) instead of data/prices.json");
   add_common_options(desc);
   po::variables_map vm;
   if (!parse_args("train", "--model M --gpu G [--method full|lora|qlora] [--optimizer O] [--format json]", desc, args, vm))
@@ -114,8 +186,32 @@ int run_train(const std::vector<std::string>& args) {
   r.adapter.quantize_targets_only = vm.count("quantize-targets-only") > 0;
   r.adapter.base_format = vm.count("base-format") ? vm["base-format"].as<std::string>()
                                                   : (r.method == train::Method::Qlora ? "nf4-dq" : "bf16");
+  if (vm.count("tokens") && (vm.count("epochs") || vm.count("dataset-tokens")))
+    throw Error(ErrorKind::Usage, "--tokens and --epochs / --dataset-tokens: give one or the other");
+  if (vm.count("epochs") != vm.count("dataset-tokens"))
+    throw Error(ErrorKind::Usage, "--epochs and --dataset-tokens go together");
+  if (vm.count("tokens")) r.run_tokens = parse_token_count(vm["tokens"].as<std::string>(), "--tokens");
+  if (vm.count("epochs")) {
+    const double epochs = vm["epochs"].as<double>();
+    if (!(epochs > 0) || !std::isfinite(epochs)) throw Error(ErrorKind::Usage, "--epochs must be a positive number");
+    r.run_tokens = epochs * parse_token_count(vm["dataset-tokens"].as<std::string>(), "--dataset-tokens");
+  }
+  const double margin_h = sim::parse_duration(vm["margin"].as<std::string>(), "--margin") / 3600;
+  const auto periods = plan::parse_periods(vm["periods"].as<std::string>());
   const auto plan = train::plan_training(r, data_root());
-  emit(opts, train::train_json(plan), train_text(plan));
+  nlohmann::json doc = train::train_json(plan);
+  std::optional<plan::RentalCover> cover;
+  if (plan.run) {
+    const plan::PriceBook prices = plan::load_price_book(
+        data_root(), vm.count("prices") ? std::optional<std::filesystem::path>(vm["prices"].as<std::string>()) : std::nullopt);
+    const double needed = plan.run->hours + margin_h;
+    cover = plan::cover_hours(plan.gpu_id, r.parallel.gpus, needed, prices, periods);
+    doc["run"]["rental"] = {{"needed_hours", needed},
+                            {"period", cover->period.empty() ? nlohmann::json(nullptr) : nlohmann::json(cover->period)},
+                            {"usd", cover->usd ? nlohmann::json(*cover->usd) : nlohmann::json(nullptr)},
+                            {"price_basis", cover->usd ? nlohmann::json(cover->price_basis) : nlohmann::json(nullptr)}};
+  }
+  emit(opts, doc, train_text(plan) + speed_text(plan, cover, margin_h));
   return 0;
 }
 

@@ -1,6 +1,8 @@
 // Generates docs/accuracy.md from the vLLM records (predicted vs reported, error % and GiB).
 // Regenerate with:  VRAMPLAN_WRITE_ACCURACY_DOC=1 vramplan_tests --gtest_filter='AccuracyDoc.*'
 // Without the variable the test only renders the document and checks its rows.
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -9,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "accuracy/accuracy_doc.hpp"
+#include "accuracy/vllm_legacy_records.hpp"
 #include "accuracy/vllm_records.hpp"
 
 namespace vramplan::test {
@@ -96,6 +99,76 @@ constexpr const char* kExtraNotes =
     "same request in vLLM's words (test VllmExtraAccuracy.Phi2BeyondItsPositionsIsRefusedAsVllmDid); with rope "
     "scaling it keeps a note, the scaled limit not being modelled.\n\n";
 
+//! What the legacy records show, per record where a figure misses (tests/accuracy/vllm_legacy_accuracy_test.cpp).
+constexpr const char* kLegacyNotes =
+    "Notes on these records:\n\n"
+    "- Coverage: 6 re-planned records across 0.6.4, 0.6.4.post1, 0.6.5 (development build), 0.7.2 and 0.9.2, "
+    "below the 8 the issue aims for: no 0.6.0 - 0.6.3, 0.8.x or 0.10.x paste with the GPU, the flags and a KV "
+    "figure was found (the 0.8.5 one lacks its command line and is excluded). The 0.6, 0.8 and 0.9 profiles are "
+    "therefore derived from the source and the neighbouring releases' figures only.\n"
+    "- The last column plans the same logs without a version, i.e. with the 0.19 profile (V1 batch defaults, "
+    "0.25 GiB non-torch): V0 profiles the whole context in one batch below 32K (max_model_len 20000: 2.07 GiB "
+    "of activation, 29000: 2.99 GiB) where V1 profiles 2048 tokens, so the 0.19 profile overstates those pools and "
+    "does not refuse the 29k start; with TP the V0 driver's sampler is missing from it.\n"
+    "- gh-vllm-10517 (20k, 29k): the activation peak is the dense forward of the whole context (2.06 / 2.99 GiB vs "
+    "2.07 / 2.99 logged); the remaining -1 % is the non-torch figure, 0.40 GiB (mean of the two 0.6.4 logs) vs "
+    "0.35 logged. The 29k run is refused as vLLM refused it (block count x 16 < 29000).\n"
+    "- gh-vllm-pr10511: a development build whose non-torch figure, 1.79 GiB at TP 1, is 7x the released "
+    "0.6.5 log (0.26 GiB); that 1.5 GiB difference is the record's whole error (+2.9 %).\n"
+    "- gh-vllm-13061 (TP2): the quoted figures are the non-driver worker's. Its pool (8.69 GiB) would be 5932 "
+    "blocks, but vLLM allocated 5096 (the minimum over workers): the driver's sampler, 1.23 GiB, makes the "
+    "difference. The plan is the driver's, compared on the allocated tokens.\n"
+    "- gh-vllm-10360 (AWQ): the log prints no weights line; the KV error includes the AWQ-Marlin weight estimate.\n"
+    "- tokenkaki (0.9.2): the total is the catalogue's A100-SXM4-40GB runtime figure (39.39 GiB), not printed by "
+    "the log; sampler and non-torch terms are the 0.11 family's.\n\n";
+
+//! vLLM 0.6 - 0.10 (V0 and the first V1 releases): tests/accuracy/vllm_legacy_accuracy_test.cpp.
+void render_legacy(std::ostringstream& md) {
+  const auto set = load_vllm_legacy_records();
+  md << "\n## vLLM 0.6 - 0.10 (V0 engine and the first V1 releases)\n\n"
+     << "Start-up logs of vLLM 0.6 - 0.10 pasted in public GitHub issues, pull requests and repository files, "
+        "transcribed into `tests/accuracy/data/vllm_legacy_logs.jsonl` (each record names its `source`, how its "
+        "version is known and quotes the printed lines); configs, catalogue GPUs and exclusions in "
+        "`tests/accuracy/data/vllm_legacy_models.json`. Planned through `run_plan()` with the record's version (its "
+        "release profile, docs/engines.md), GPU, printed total and flags; `tests/accuracy/vllm_legacy_accuracy_test.cpp` "
+        "asserts the targets: KV capacity median |error| <= 2 %, every record within 5 %. Capacity is compared on the "
+        "block count where the log prints it, else on tokens (V0 TP: the minimum over workers, the driver's), else on "
+        "the pool in GiB. Activation \"rep\" for 0.6.4 is the printed torch peak minus the weights; for the TP2 V0 "
+        "record it is a non-driver worker's (no sampler), while the plan is the driver's.\n\n"
+     << "| record | vLLM | profile | weights pred / rep (GiB) | activation pred / rep | non-torch pred / rep | "
+        "KV pool pred / rep (GiB) | capacity | pred / rep | error | refused pred / log | error, default 0.19 profile |\n"
+     << "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  std::vector<double> errors, default_errors;
+  double worst = 0, default_worst = 0;
+  for (const auto& c : set.cases) {
+    const auto x = compare_vllm_legacy(c);
+    const auto unversioned = compare_vllm_legacy(c, "vllm");
+    errors.push_back(x.error_pct());
+    default_errors.push_back(unversioned.error_pct());
+    worst = std::max(worst, std::fabs(x.error_pct()));
+    default_worst = std::max(default_worst, std::fabs(unversioned.error_pct()));
+    const bool gib = x.basis == "GiB";
+    md << "| " << x.id << " | " << x.version << " | " << x.profile << " | " << f2(x.weights_pred) << " / "
+       << (x.weights_rep ? f2(*x.weights_rep) : "-") << " | " << f2(x.act_pred) << " / " << (x.act_rep ? f2(*x.act_rep) : "-")
+       << " | " << f2(x.nt_pred) << " / " << (x.nt_rep ? f2(*x.nt_rep) : "-") << " | " << f2(x.kv_pred_gib) << " / "
+       << (x.kv_rep_gib ? f2(*x.kv_rep_gib) : "-") << " | " << x.basis << " | "
+       << (gib ? f2(x.capacity_pred) : fmt("%.0f", x.capacity_pred)) << " / "
+       << (gib ? f2(x.capacity_rep) : fmt("%.0f", x.capacity_rep)) << " | " << signed_pct(x.error_pct()) << " | "
+       << (x.fits ? "no" : "yes") << " / " << (x.refused ? "yes" : "no") << " | " << signed_pct(unversioned.error_pct())
+       << (unversioned.fits == !x.refused ? "" : " (refusal missed)") << " |\n";
+  }
+  md << "\nSummary over " << errors.size() << " records: KV capacity median |error| " << f2(median_abs(errors))
+     << " %, largest " << f2(worst) << " %. Planned without a version (the default 0.19 profile, as before these "
+        "profiles existed): median |error| "
+     << f2(median_abs(default_errors)) << " %, largest " << f2(default_worst) << " %.\n\n" << kLegacyNotes;
+  md << "### Excluded records (vLLM 0.6 - 0.10)\n\n| record | reason |\n|---|---|\n";
+  for (const auto& [id, reason] : set.excluded) md << "| " << id << " | " << reason << " |\n";
+  const auto map = read_json_file(accuracy_data() / "vllm_legacy_models.json");
+  md << "\n### Logs found but not transcribed\n\n| log | reason |\n|---|---|\n";
+  for (const auto& [log, reason] : map.at("logs_not_transcribed").items())
+    md << "| " << log << " | " << reason.get<std::string>() << " |\n";
+}
+
 //! Records beyond the shared set: same columns, same targets (tests/accuracy/vllm_extra_accuracy_test.cpp).
 void render_extra(std::ostringstream& md) {
   const auto set = load_vllm_extra_records();
@@ -175,6 +248,7 @@ std::string planner_doc() {
   md << "## Excluded records\n\n| record | reason |\n|---|---|\n";
   for (const auto& [id, reason] : set.excluded) md << "| " << id << " | " << reason << " |\n";
   render_extra(md);
+  render_legacy(md);
   md << "\n## Activation-peak fit\n\nThe coefficients of the activation law (planner/include/vramplan/memory/"
         "vllm_activation.hpp) are the least-squares fit printed by `vramplan_tests "
         "--gtest_filter='VllmActivationFit.*'` (tests/accuracy/vllm_activation_fit_test.cpp), which also checks "
@@ -190,6 +264,7 @@ TEST(AccuracyDoc, RendersOneRowPerRecord) {
   const std::string md = planner_doc();
   for (const auto& c : load_vllm_records().cases) EXPECT_NE(md.find("| " + c.id + " |"), std::string::npos) << c.id;
   for (const auto& c : load_vllm_extra_records().cases) EXPECT_NE(md.find("| " + c.id + " |"), std::string::npos) << c.id;
+  for (const auto& c : load_vllm_legacy_records().cases) EXPECT_NE(md.find("| " + c.id + " |"), std::string::npos) << c.id;
   write_accuracy_doc_if_asked("accuracy.md", md);
 }
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "support/json_schema.hpp"
 #include "support/test_support.hpp"
 
 namespace vramplan::test {
@@ -65,6 +66,42 @@ TEST(TrainCli, RefusesImpossibleSettings) {
   EXPECT_EQ(run_cli({"train", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--gpus", "3", "--tp", "2"}).exit_code, 2);
   EXPECT_EQ(run_cli({"train", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--method", "qlora", "--base-format",
                      "bf16"}).exit_code, 2);
+}
+
+
+// A run's duration and rental: 8 x H100 full fine-tuning of 15 B tokens.
+TEST(TrainCli, RunDurationAndRentalPeriod) {
+  const auto r = run_cli({"train", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--gpus", "8", "--sharding", "fsdp",
+                          "--micro-batch", "2", "--seq-len", "4096", "--grad-checkpointing", "full", "--tokens", "15B",
+                          "--periods", "3d,7d,30d", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto schema = nlohmann::json::parse(read_text(source_dir() / "docs/schemas/train.schema.json"));
+  EXPECT_TRUE(schema_violations(j, schema).empty());
+  EXPECT_DOUBLE_EQ(j["run"]["tokens"].get<double>(), 15e9);
+  // tokens / (tokens per second) in hours, and the 24 h default margin on top picks the period.
+  const double hours = 15e9 / j["speed"]["tokens_per_s"]["expected"].get<double>() / 3600;
+  EXPECT_NEAR(j["run"]["hours"]["expected"].get<double>(), hours, 1e-6);
+  EXPECT_NEAR(j["run"]["gpu_hours"].get<double>(), 8 * hours, 1e-6);
+  EXPECT_NEAR(j["run"]["rental"]["needed_hours"].get<double>(), hours + 24, 1e-6);
+  EXPECT_EQ(j["run"]["rental"]["period"], hours + 24 <= 72 ? "3d" : hours + 24 <= 168 ? "7d" : "30d");
+  EXPECT_TRUE(j["run"]["rental"]["usd"].is_number());  // h100-sxm-80 has catalogue quotes
+  const auto text = run_cli({"train", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--epochs", "2",
+                             "--dataset-tokens", "50M"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("run of 100 M tokens"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("tokens/s on 1 GPU"), std::string::npos) << text.out;
+}
+
+TEST(TrainCli, RefusesBadRunLengths) {
+  for (const std::vector<std::string>& extra :
+       {std::vector<std::string>{"--tokens", "abc"}, {"--tokens", "-5"}, {"--tokens", "1e400"}, {"--tokens", "3Q"},
+        {"--tokens", "1B", "--epochs", "2", "--dataset-tokens", "1B"}, {"--epochs", "2"}, {"--epochs", "0", "--dataset-tokens", "1B"}}) {
+    std::vector<std::string> args = {"train", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 2) << extra[0] << " " << extra[1] << ": " << r.err;
+  }
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "vramplan/memory/engine_data.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "vramplan/core/error.hpp"
@@ -10,6 +11,9 @@ namespace vramplan::memory {
 
 namespace {
 
+// "0.6.4.post1", "0.8.5.dev169+gce17db808", "0.7.4rc1": the leading dotted numbers are the
+// version; a pre/post/dev/local suffix (PEP 440) after them is ignored, so a pip-reported
+// version selects the profile of its release.
 std::vector<std::uint64_t> version_parts(std::string_view v) {
   std::vector<std::uint64_t> parts;
   std::uint64_t cur = 0;
@@ -23,12 +27,14 @@ std::vector<std::uint64_t> version_parts(std::string_view v) {
       parts.push_back(cur);
       cur = 0;
       have_digit = false;
+    } else if (((c >= 'a' && c <= 'z') || c == '+') && (have_digit || !parts.empty())) {
+      break;  // suffix: "post1", "dev169+g...", "rc1"
     } else {
       throw_usage("engine version '" + std::string(v) + "': expected dotted numbers like 0.17.1");
     }
   }
-  if (!have_digit) throw_usage("engine version '" + std::string(v) + "': expected dotted numbers");
-  parts.push_back(cur);
+  if (have_digit) parts.push_back(cur);
+  if (parts.empty()) throw_usage("engine version '" + std::string(v) + "': expected dotted numbers");
   return parts;
 }
 
@@ -67,31 +73,55 @@ EngineProfileData EngineProfileData::load(const std::filesystem::path& data_dir,
   out.assumed_ = version.empty();
   std::string known;
   const auto profiles = root.at("profiles").items();
+  // A version no range holds is planned with the nearest older profile (the one with the
+  // highest min_version at or below it), or with the oldest one when it predates them all; the
+  // note says which (issue 17: an unknown version is never an error).
+  std::optional<std::size_t> chosen, nearest_older, oldest;
   for (std::size_t i = 0; i < profiles.size(); ++i) {
     const auto& p = profiles[i];
     const std::string name = p.req_string("version");
     const std::string min = p.req_string("min_version");
     const auto max = p.opt_string("max_version");
     known += (known.empty() ? "" : ", ") + name + " (" + min + (max ? "-" + *max : "+") + ")";
-    const bool match = out.assumed_ ? name == wanted : within(wanted, min, max);
-    if (!match) continue;
-    out.version_ = name;
-    out.description_ = p.req_string("description");
-    out.range_ = min + (max ? " - " + *max : "+");
-    out.profile_index_ = i;
-    out.params_ = p.at("params").raw();
-    if (!out.params_.is_object()) p.fail_at("params", "expected an object");
-    return out;
+    if (out.assumed_ ? name == wanted : within(wanted, min, max)) {
+      if (!chosen) chosen = i;
+      continue;
+    }
+    if (out.assumed_) continue;
+    if (!oldest || compare_versions(min, profiles[*oldest].req_string("min_version")) < 0) oldest = i;
+    if (compare_versions(min, wanted) <= 0 &&
+        (!nearest_older || compare_versions(min, profiles[*nearest_older].req_string("min_version")) > 0))
+      nearest_older = i;
   }
-  throw_unknown("unknown " + std::string(engine) + " version '" + wanted +
-                "' (profiles: " + known + ")");
+  if (!chosen && !out.assumed_) {
+    chosen = nearest_older ? nearest_older : oldest;
+    if (chosen)
+      out.substitute_ = nearest_older ? "no profile covers " + std::string(engine) + " " + wanted +
+                                            ": planned with the nearest older profile"
+                                      : std::string(engine) + " " + wanted +
+                                            " is older than every profile (outside the profiled range): "
+                                            "planned with the oldest profile";
+  }
+  if (!chosen)
+    throw_unknown("unknown " + std::string(engine) + " version '" + wanted + "' (profiles: " + known + ")");
+  const auto& p = profiles[*chosen];
+  const std::string min = p.req_string("min_version");
+  const auto max = p.opt_string("max_version");
+  out.version_ = p.req_string("version");
+  out.description_ = p.req_string("description");
+  out.range_ = min + (max ? " - " + *max : "+");
+  out.profile_index_ = *chosen;
+  out.params_ = p.at("params").raw();
+  if (!out.params_.is_object()) p.fail_at("params", "expected an object");
+  return out;
 }
 
 std::string EngineProfileData::note() const {
   return engine_ + " " + version_ + " profile (versions " + range_ + ")" +
          (assumed_ ? "; assumed because no version was given (use --engine " + engine_ +
                          "@<version>)"
-                   : "");
+                   : "") +
+         (substitute_.empty() ? "" : "; " + substitute_);
 }
 
 const nlohmann::json& EngineProfileData::param(const std::string& name) const {

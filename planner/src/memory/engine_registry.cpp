@@ -15,7 +15,7 @@ const std::vector<EngineEntry>& engine_registry() {
       {"sglang", "SGLang: mem_fraction_static covers weights + KV token pool", make_sglang_engine},
       {"tei", "text-embeddings-inference: embedders / rerankers, weights + one --max-batch-tokens batch, no KV cache", make_tei_engine},
       {"trtllm", "TensorRT-LLM: KV = free_gpu_memory_fraction of memory left after weights and activations", make_trtllm_engine},
-      {"vllm", "vLLM V1: KV pool = total x gpu_memory_utilization - weights - activation peak - non-torch", make_vllm_engine},
+      {"vllm", "vLLM (V1 0.8+, V0 0.6-0.7): KV pool = total x gpu_memory_utilization - weights - activation peak - non-torch", make_vllm_engine},
   };
   return table;
 }

@@ -19,6 +19,7 @@
 #include "vramplan/memory/vllm_activation.hpp"
 #include "vramplan/memory/vllm_cuda_graphs.hpp"
 #include "vramplan/memory/vllm_kv_groups.hpp"
+#include "vramplan/memory/vllm_scheduler_defaults.hpp"
 #include "vramplan/memory/vllm_weight_allocation.hpp"
 #include "vramplan/memory/weights.hpp"
 #include "vramplan/quant/precision_plan.hpp"
@@ -91,6 +92,10 @@ std::string VllmEngine::pad_mxfp4_moe(const PlanInput& in, const WeightRequest& 
   const bool mxfp4 = cq && cq->scheme.engine_method == "mxfp4" && !wr.weights &&
                      (!wr.quantization || wr.quantization->empty() || *wr.quantization == "mxfp4");
   if (!mxfp4) return {};
+  if (!d_.has("mxfp4_triton_intermediate_multiple")) {  // MXFP4 MoE kernels arrived with gpt-oss (vLLM 0.10.1)
+    rw.notes.push_back("MXFP4 MoE padding not modelled: the vLLM " + d_.version() + " profile has no MXFP4 kernel path");
+    return {};
+  }
   const std::string& cc = in.gpu.compute_capability;
   int major = 0, minor = 0;
   const auto parsed = std::from_chars(cc.data(), cc.data() + cc.size(), major);
@@ -147,22 +152,23 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
   const double util = arg_double(args, "gpu-memory-utilization").value_or(d_.number("gpu_memory_utilization"));
   if (!(util > 0 && util <= 1)) throw_usage("--gpu-memory-utilization must be in (0, 1]");
 
-  // Batch defaults depend on the GPU (vllm/engine/arg_utils.py get_batch_defaults, server context).
-  const bool large_gpu = in.gpu.total.gib() >= d_.number("large_gpu_min_gib") &&
-                         in.gpu.name.find("A100") == std::string::npos;
-  const std::string size_class = large_gpu ? "large_gpu" : "small_gpu";
   const auto user_seqs = arg_u64(args, "max-num-seqs");
   const auto user_batched = arg_u64(args, "max-num-batched-tokens");
-  std::uint64_t max_num_seqs = user_seqs.value_or(d_.u64(size_class + "_max_num_seqs"));
-  std::uint64_t batched = user_batched.value_or(d_.u64(size_class + "_max_num_batched_tokens"));
-  if (max_num_seqs == 0 || batched == 0) throw_usage("--max-num-seqs / --max-num-batched-tokens must be >= 1");
   const auto flag_len = arg_u64(args, "max-model-len");
   if (flag_len && (*flag_len == 0 || *flag_len > kMaxContextTokens))
     throw_usage("--max-model-len: must be in 1.." + std::to_string(kMaxContextTokens) + ", got " + std::to_string(*flag_len));
   std::uint64_t max_model_len = flag_len.value_or(in.workload.context.value_or(arch.max_position_embeddings));
   if (max_model_len == 0) throw_usage("--max-model-len must be >= 1 (the model gives no max_position_embeddings)");
   const bool prefix_caching = arg_on_off(args, "enable-prefix-caching", d_.flag("enable_prefix_caching"));
-  const bool chunked_prefill = arg_on_off(args, "enable-chunked-prefill", d_.flag("enable_chunked_prefill"));
+  // Scheduler defaults per engine generation (memory/vllm_scheduler_defaults.hpp).
+  const bool v0 = d_.string("engine_generation") == "v0";
+  const VllmSchedulerDefaults sched =
+      v0 ? v0_scheduler_defaults(d_, arch, max_model_len, arg_switch(args, "enable-lora"), args)
+         : v1_scheduler_defaults(d_, in.gpu, args);
+  const bool chunked_prefill = sched.chunked_prefill;
+  std::uint64_t max_num_seqs = user_seqs.value_or(sched.max_num_seqs);
+  std::uint64_t batched = user_batched.value_or(sched.max_num_batched_tokens);
+  if (max_num_seqs == 0 || batched == 0) throw_usage("--max-num-seqs / --max-num-batched-tokens must be >= 1");
   // Defaults left unset follow the chunked-prefill setting and the length limit
   // (vllm/engine/arg_utils.py _set_default_max_num_seqs_and_batched_tokens_args): without chunked
   // prefill the token budget is raised to max_model_len; never above max_num_seqs x max_model_len;
@@ -256,8 +262,13 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
                           "non-torch memory (CUDA context growth, cuBLAS, NCCL/custom all-reduce) for TP " +
                               std::to_string(tp) + ", PP " + std::to_string(pp) + " = " + gib2(r.non_torch) +
                               " (" + non_torch_src + ")"});
+    const bool graphs_modelled = graph_coef.base_bytes > 0 || graph_coef.per_piece_bytes > 0;
     r.overhead.push_back(eager ? Component{"overhead.cuda_graphs", Bytes(), "--enforce-eager: no CUDA graphs"}
-                               : vllm_cuda_graphs(end - first, max_num_seqs, batched, graph_coef));
+                         : graphs_modelled
+                             ? vllm_cuda_graphs(end - first, max_num_seqs, batched, graph_coef)
+                             : Component{"overhead.cuda_graphs", Bytes(),
+                                         "CUDA graph pool not modelled for the vLLM " + d_.version() + " profile (" +
+                                             d_.source("cuda_graph_base_gib") + ")"});
     r.overhead.back().outside_kv_budget = !graphs_in_budget;
     r.graphs = r.overhead.back().bytes.count();
     const double budget = static_cast<double>(in.gpu.total.count()) * util;
@@ -297,7 +308,7 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
                                  : 0.0;
   p.kv.max_concurrency = concurrency;
 
-  // Refusals, in vLLM's words (kv_cache_utils.py check_enough_kv_cache_memory).
+  // Refusals, in vLLM's words (V1: kv_cache_utils.py check_enough_kv_cache_memory; V0: worker.py).
   const StageResult* smallest = &stages.front();
   for (const auto& r : stages) if (r.pool < smallest->pool) smallest = &r;
   if (smallest->pool <= 0) {
@@ -306,6 +317,15 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
                gib2(smallest->weights_bytes + smallest->activation_bytes + smallest->non_torch) + " exceed " +
                format_gib(Bytes(static_cast<std::uint64_t>(static_cast<double>(in.gpu.total.count()) * util))) +
                " = total x gpu_memory_utilization). Try increasing `gpu_memory_utilization` when initializing the engine.";
+  } else if (v0) {
+    // V0 checks the block count it allocated (vllm/worker/worker.py raise_if_cache_size_invalid).
+    if (blocks * block_size < max_model_len) {
+      p.fits = false;
+      p.reason = "The model's max seq len (" + std::to_string(max_model_len) +
+                 ") is larger than the maximum number of tokens that can be stored in KV cache (" +
+                 std::to_string(blocks * block_size) +
+                 "). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.";
+    }
   } else {
     for (const auto& r : stages) {
       if (r.groups.bytes_one_request <= static_cast<std::uint64_t>(r.pool)) continue;
@@ -348,15 +368,20 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
                     ") - weights - activation peak - non-torch" +
                     (graphs_in_budget ? " - CUDA graphs" : "; CUDA graphs are captured afterwards, on top"));
   p.notes.push_back("defaults: max_num_seqs " + std::to_string(max_num_seqs) + ", max_num_batched_tokens " +
-                    std::to_string(batched) + " (" + (large_gpu ? ">= " : "< ") +
-                    std::to_string(static_cast<int>(d_.number("large_gpu_min_gib"))) + " GiB GPU class), max_model_len " +
+                    std::to_string(batched) + " (" + sched.explain + "), max_model_len " +
                     std::to_string(max_model_len) + ", block_size " + std::to_string(block_size));
-  p.notes.push_back("activation peak and non-torch memory are fitted/observed figures: expect about +-0.1 to 0.3 GiB; "
-                    "the CUDA graph pool is a fitted estimate (+-0.2 GiB on dense models, under by ~0.8 GiB for MLA/MoE)");
+  p.notes.push_back(std::string("activation peak and non-torch memory are fitted/observed figures: expect about +-0.1 to 0.3 GiB; ") +
+                    (graph_coef.base_bytes > 0 || graph_coef.per_piece_bytes > 0
+                         ? "the CUDA graph pool is a fitted estimate (+-0.2 GiB on dense models, under by ~0.8 GiB for MLA/MoE)"
+                         : "the CUDA graph pool is not modelled for this profile (captured after the KV budget)"));
   if (first.kv.state_bytes_per_seq > 0)
     p.notes.push_back("recurrent layers: " + grouped(first.kv.state_bytes_per_seq) +
                       " B of state per sequence are not in this block accounting (vLLM MambaSpec pages are not modelled)");
   if (pp > 1) p.notes.push_back("PP: figures per stage in engine_view.stages; vLLM uses the smallest block count of all stages");
+  if (v0 && tp > 1)
+    p.notes.push_back("V0 with TP > 1: only the driver worker (rank 0) runs the sampler in the profile run, so the other "
+                      "ranks log a smaller activation peak and a larger pool; the block count is the minimum over ranks "
+                      "(the driver's), which this plan shows");
 
   // Engine view: what vLLM's log prints (the first rank's line; blocks/tokens after the min).
   nlohmann::json view = {

@@ -172,19 +172,11 @@ OfflineAnswer offline_job(const sim::PreparedEngine& engine, const sim::Workload
   const double gpus = static_cast<double>(workers * gpus_per_replica(engine));
   a.gpu_hours = gpus * a.makespan_s / 3600;
   a.output_tokens_per_s = a.makespan_s > 0 ? output_tokens / a.makespan_s : 0;
-  const double needed_h = a.makespan_s / 3600 + margin_hours;
-  std::vector<RentalPeriod> shortest_first = periods;
-  std::sort(shortest_first.begin(), shortest_first.end(), [](const auto& x, const auto& y) { return x.hours < y.hours; });
-  for (const auto& p : shortest_first)
-    if (p.hours >= needed_h) {
-      a.period = p.label;
-      if (const auto price = prices.price(engine.plan.gpu.id)) {
-        a.period_usd = static_cast<double>(billed_gpus(workers * gpus_per_replica(engine), price->lot_sizes)) *
-                       price->usd_per_gpu_hour * p.hours;
-        a.price_basis = price->basis;
-      }
-      break;
-    }
+  const RentalCover cover = cover_hours(engine.plan.gpu.id, workers * gpus_per_replica(engine),
+                                        a.makespan_s / 3600 + margin_hours, prices, periods);
+  a.period = cover.period;
+  a.period_usd = cover.usd;
+  a.price_basis = cover.price_basis;
   return a;
 }
 

@@ -14,11 +14,7 @@ double round6(double v) { return rounded(v, 6); }
 nlohmann::json opt(const std::optional<double>& v) { return v ? nlohmann::json(round6(*v)) : nlohmann::json(nullptr); }
 
 PriceBook price_book(const SimulateQuestions& q, const DataRoot& root) {
-  GpuCatalog gpus = GpuCatalog::load(root.data_file("gpus.json"));
-  gpus.attach_prices(root.data_file("prices.json"));
-  PriceBook prices = PriceBook::from_catalogue(gpus);
-  if (q.prices_file) prices.apply_file(*q.prices_file, gpus);
-  return prices;
+  return load_price_book(root, q.prices_file ? std::optional<std::filesystem::path>(*q.prices_file) : std::nullopt);
 }
 
 nlohmann::json slo_json(const std::vector<SloTarget>& slo, const SloReport& rep) {

@@ -150,4 +150,27 @@ std::uint64_t billed_gpus(std::uint64_t needed, const std::vector<std::uint64_t>
   return needed + largest;
 }
 
+PriceBook load_price_book(const DataRoot& root, const std::optional<std::filesystem::path>& file) {
+  GpuCatalog gpus = GpuCatalog::load(root.data_file("gpus.json"));
+  gpus.attach_prices(root.data_file("prices.json"));
+  PriceBook prices = PriceBook::from_catalogue(gpus);
+  if (file) prices.apply_file(*file, gpus);
+  return prices;
+}
+
+RentalCover cover_hours(const std::string& gpu_id, std::uint64_t gpus, double hours, const PriceBook& prices,
+                        const std::vector<RentalPeriod>& periods) {
+  RentalCover c;
+  const RentalPeriod* best = nullptr;
+  for (const auto& p : periods)
+    if (p.hours >= hours && (!best || p.hours < best->hours)) best = &p;
+  if (!best) return c;
+  c.period = best->label;
+  if (const auto price = prices.price(gpu_id)) {
+    c.usd = static_cast<double>(billed_gpus(gpus, price->lot_sizes)) * price->usd_per_gpu_hour * best->hours;
+    c.price_basis = price->basis;
+  }
+  return c;
+}
+
 }  // namespace vramplan::plan

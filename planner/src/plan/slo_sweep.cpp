@@ -53,10 +53,8 @@ SloSweepResult run_slo_sweep(const SloSweepRequest& r, const DataRoot& root,
   for (const SweepMiss& m : pruned.misses)
     out.misses.push_back({m.model, m.weights, m.gpu, m.tp, m.pp, (m.unsupported ? "" : "memory: ") + m.why});
 
-  GpuCatalog gpus = GpuCatalog::load(root.data_file("gpus.json"));
-  gpus.attach_prices(root.data_file("prices.json"));
-  PriceBook prices = PriceBook::from_catalogue(gpus);
-  if (r.sweep.prices_file) prices.apply_file(*r.sweep.prices_file, gpus);
+  const PriceBook prices = load_price_book(
+      root, r.sweep.prices_file ? std::optional<std::filesystem::path>(*r.sweep.prices_file) : std::nullopt);
 
   std::map<std::string, std::unique_ptr<PlanSession>> sessions;
   std::size_t done = 0;

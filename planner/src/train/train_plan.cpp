@@ -8,6 +8,7 @@
 #include "vramplan/hardware/gpu_catalog.hpp"
 #include "vramplan/model/inventory.hpp"
 #include "vramplan/model/load.hpp"
+#include "vramplan/perf/perf_defaults.hpp"
 #include "vramplan/quant/format.hpp"
 
 namespace vramplan::train {
@@ -139,6 +140,16 @@ TrainPlan plan_training(const TrainRequest& r, const DataRoot& root) {
   if (r.parallel.pp > 1)
     plan.notes.push_back("pipeline stage " + std::to_string(states.pp_stage) + " has the most model states; activations are "
                          "the larger of the first stage (PP micro-batches in flight) and the last (one, plus the logits)");
+  try {
+    const TrainFlops flops = training_flops(spec, r, r.method == Method::Full ? 0 : plan.trainable_params);
+    plan.speed = training_speed(flops, r, gpu, perf::load_perf_defaults(root.data_file("perf_defaults.json")),
+                                plan.speed_unavailable);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::Usage) throw;
+    plan.speed_unavailable = e.what();  // the step model lacks a dimension this model needs
+  }
+  if (r.run_tokens && !(*r.run_tokens > 0)) throw Error(ErrorKind::Usage, "--tokens must be > 0");
+  if (plan.speed && r.run_tokens) plan.run = training_run(*plan.speed, *r.run_tokens);
   return plan;
 }
 
@@ -178,6 +189,26 @@ nlohmann::json train_json(const TrainPlan& p) {
     setup["adapter"] = {{"rank", r.adapter.rank}, {"targets", r.adapter.targets}, {"base_format", r.adapter.base_format},
                         {"dropout", r.adapter.dropout}, {"quantize_targets_only", r.adapter.quantize_targets_only},
                         {"upcast_unquantized", r.adapter.upcast_unquantized}};
+  json speed = nullptr, run = nullptr;
+  if (p.speed) {
+    const TrainSpeed& sp = *p.speed;
+    speed = {{"flops_per_token", {{"matmul_forward", sp.flops.matmul},
+                                  {"attention_forward", sp.flops.attention},
+                                  {"adapter_forward", sp.flops.adapter},
+                                  {"executed", sp.flops.executed},
+                                  {"formula", sp.flops.formula}}},
+             {"peak_tflops_per_gpu", sp.peak_tflops},
+             {"peak_basis", sp.peak_label},
+             {"efficiency", {{"min", sp.efficiency.min}, {"expected", sp.efficiency.expected}, {"max", sp.efficiency.max}}},
+             {"tokens_per_step", sp.tokens_per_step},
+             {"step_s", {{"expected", sp.step_s}, {"fast", sp.step_s_fast}, {"slow", sp.step_s_slow}}},
+             {"tokens_per_s", {{"expected", sp.tokens_per_s}, {"slow", sp.tokens_per_s_slow}, {"fast", sp.tokens_per_s_fast}}},
+             {"notes", sp.notes}};
+  }
+  if (p.run)
+    run = {{"tokens", p.run->tokens},
+           {"hours", {{"expected", p.run->hours}, {"fast", p.run->hours_fast}, {"slow", p.run->hours_slow}}},
+           {"gpu_hours", p.run->gpu_hours}};
   return {{"schema", "vramplan.train/1"},
           {"model", p.model_id},
           {"gpu", {{"id", p.gpu_id}, {"name", p.gpu_name}, {"capacity_gib", gib(p.capacity)}}},
@@ -194,7 +225,10 @@ nlohmann::json train_json(const TrainPlan& p) {
           {"fits", p.fits},
           {"cpu_per_rank", parts(p.cpu)},
           {"unified_memory", parts(p.unified)},
-          {"notes", p.notes}};
+          {"notes", p.notes},
+          {"speed", speed},
+          {"speed_unavailable", p.speed ? nlohmann::json(nullptr) : nlohmann::json(p.speed_unavailable)},
+          {"run", run}};
 }
 
 }  // namespace vramplan::train

@@ -32,9 +32,32 @@ TEST(EngineRegistry, VersionPicksTheProfileWhoseRangeHoldsIt) {
   EXPECT_EQ(make_engine("vllm@0.18.2", data())->version(), "0.17");
   EXPECT_EQ(make_engine("vllm@0.17", data())->version(), "0.17");
   EXPECT_EQ(make_engine("vllm@0.15.0", data())->version(), "0.11");
-  EXPECT_THROW(make_engine("vllm@0.10", data()), Error);
+  // The legacy ranges (data/engines/vllm.json): V1 0.8, 0.9.0, 0.9.1-0.10; V0 0.6.5-0.7, 0.6.4, 0.6.0-0.6.3.
+  EXPECT_EQ(make_engine("vllm@0.10.1.1", data())->version(), "0.9.1");
+  EXPECT_EQ(make_engine("vllm@0.9.1", data())->version(), "0.9.1");
+  EXPECT_EQ(make_engine("vllm@0.9.0.1", data())->version(), "0.9");
+  EXPECT_EQ(make_engine("vllm@0.8.5", data())->version(), "0.8");
+  EXPECT_EQ(make_engine("vllm@0.7.3", data())->version(), "0.6.5");
+  EXPECT_EQ(make_engine("vllm@0.6.4.post1", data())->version(), "0.6.4");
+  EXPECT_EQ(make_engine("vllm@0.6.3", data())->version(), "0.6");
   EXPECT_THROW(make_engine("vllm@", data()), Error);
   EXPECT_THROW(make_engine("vllm@x.y", data()), Error);
+}
+
+// Issue 17: an unknown version is never an error. Below every profile: the oldest, flagged as
+// outside the profiled range; pip suffixes (.post1, .devN+g...) select their release's profile.
+TEST(EngineRegistry, AVersionWithoutItsOwnProfileTakesTheNearestOlderOne) {
+  const auto old = EngineProfileData::load(data(), "vllm", "0.5.4");
+  EXPECT_EQ(old.version(), "0.6");
+  EXPECT_TRUE(old.substituted());
+  EXPECT_NE(old.note().find("vllm 0.5.4 is older than every profile (outside the profiled range)"), std::string::npos)
+      << old.note();
+  const auto dev = EngineProfileData::load(data(), "vllm", "0.8.5.dev169+gce17db808");
+  EXPECT_EQ(dev.version(), "0.8");
+  EXPECT_FALSE(dev.substituted());
+  // sglang profiles start at 0.4: an older release gets 0.4 with the same note.
+  EXPECT_EQ(EngineProfileData::load(data(), "sglang", "0.3.6").version(), "0.4");
+  EXPECT_THROW(EngineProfileData::load(data(), "vllm", "x.y"), Error);
 }
 
 TEST(EngineRegistry, ProfileNoteSaysWhenTheVersionIsAssumed) {

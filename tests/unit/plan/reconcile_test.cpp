@@ -88,16 +88,14 @@ TEST(Reconcile, ADifferenceBeyondTheBoundNamesALikelyCause) {
   EXPECT_GE(r.outside(), 1u);
 }
 
-TEST(Reconcile, AVersionWithoutAProfileSaysHowToPlanIt) {
-  // vLLM 0.10 logs are read, but the oldest vLLM profile is 0.11 (data/engines/vllm.json).
+TEST(Reconcile, AnOldVersionIsPlannedWithItsReleaseProfile) {
+  // vLLM 0.10 logs are planned with the 0.9.1 - 0.10 profile (data/engines/vllm.json); before
+  // issue 17 this was an unknown version.
   auto log = read_engine_log(fixture("logs/vllm/qwen3-8b.log"));
   log.engine_version = "0.10.1";
   const DataRoot root{source_dir()};
-  const auto message = error_message([&] { plan::reconcile(log, {}, root); }, ErrorKind::UnknownName);
-  EXPECT_NE(message.find("qwen3-8b.log: unknown vllm version '0.10.1'"), std::string::npos) << message;
-  EXPECT_NE(message.find("--engine vllm@<profile>"), std::string::npos) << message;
-  const auto r = plan::reconcile(log, options_with(std::nullopt, std::nullopt, "vllm@0.11"), root);
-  EXPECT_EQ(r.outcome.plan.engine_version, "0.11");
+  const auto r = plan::reconcile(log, {}, root);
+  EXPECT_EQ(r.outcome.plan.engine_version, "0.9.1");
 }
 
 // docs/accuracy-llamacpp.md: llama.cpp's buffers are reproduced to the printed MiB; for the

@@ -23,8 +23,9 @@ namespace vramplan::memory {
 class EngineProfileData {
  public:
   //! Loads data_dir/engines/<engine>.json and selects the profile for `version` ("" = the
-  //! default profile; "0.15" or "0.15.1" = the profile whose range contains it). Throws
-  //! Error(UnknownName) listing the profiles when no range contains the version.
+  //! default profile; "0.15" or "0.15.1" = the profile whose range contains it). A version no
+  //! range contains gets the nearest older profile, or the oldest when it predates them all,
+  //! and note() says so. Throws Error(UnknownName) only when the file has no profile at all.
   static EngineProfileData load(const std::filesystem::path& data_dir, std::string_view engine,
                                 std::string_view version);
 
@@ -32,9 +33,13 @@ class EngineProfileData {
   const std::string& version() const { return version_; }         //!< profile name ("0.19")
   const std::string& description() const { return description_; }
   bool assumed() const { return assumed_; }  //!< true when the caller gave no version
+  //! True when no profile's range holds the requested version (a neighbouring one was used).
+  bool substituted() const { return !substitute_.empty(); }
   //! "vLLM 0.19 profile (versions 0.19+; assumed, no version given)"
   std::string note() const;
 
+  //! Whether the profile carries `param` (for parameters only some versions have).
+  bool has(const std::string& param) const { return params_.contains(param); }
   double number(const std::string& param) const;
   std::uint64_t u64(const std::string& param) const;
   bool flag(const std::string& param) const;
@@ -48,12 +53,14 @@ class EngineProfileData {
   const nlohmann::json& param(const std::string& name) const;
   std::string file_;
   std::string engine_, version_, description_, range_;
+  std::string substitute_;  //!< why another profile stands in for the requested version
   std::size_t profile_index_ = 0;
   bool assumed_ = false;
   nlohmann::json params_;
 };
 
-//! "0.17.1" -> comparable tuple; throws Error(Usage) on anything but dotted integers.
+//! "0.17.1" -> comparable tuple (a PEP 440 suffix such as ".post1" is ignored); throws
+//! Error(Usage) on anything else but dotted integers.
 int compare_versions(std::string_view a, std::string_view b);
 
 }  // namespace vramplan::memory

@@ -33,6 +33,9 @@ struct PerfDefaults {
   std::string source;              //!< the file read
   DefaultRange bandwidth_efficiency;  //!< fraction of datasheet memory bandwidth
   DefaultRange tensor_efficiency;     //!< fraction of dense datasheet TFLOPS
+  //! Fraction of dense datasheet TFLOPS a training step achieves on the FLOPs it executes
+  //! (`vramplan train` time; published utilisation figures, not fitted).
+  DefaultRange training_efficiency;
   //! Per engine ("vllm", "trtllm", ...); "default" serves every engine without its own entry.
   std::map<std::string, StepOverheadDefaults, std::less<>> step_overhead;
   DefaultRange link_efficiency;       //!< fraction of one-direction link bandwidth

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "vramplan/hardware/gpu_catalog.hpp"
+#include "vramplan/io/data_root.hpp"
 
 namespace vramplan::plan {
 
@@ -48,7 +49,23 @@ class PriceBook {
   std::map<std::string, std::pair<std::string, int>> mig_;  //!< slice id -> (card id, slices per card)
 };
 
+//! The catalogue's prices (data/gpus.json + data/prices.json under `root`), with a customer's
+//! file (--prices) applied over them when given.
+PriceBook load_price_book(const DataRoot& root, const std::optional<std::filesystem::path>& file);
+
 //! GPUs billed for `needed` GPUs: the smallest sum of lot sizes >= needed (needed when no lots).
 std::uint64_t billed_gpus(std::uint64_t needed, const std::vector<std::uint64_t>& lot_sizes);
+
+//! The shortest rental period that covers a job, and what renting its GPUs for it costs.
+struct RentalCover {
+  std::string period;         //!< "7d"; empty when no period is long enough
+  std::optional<double> usd;  //!< billed GPUs x $/GPU-hour x the period's hours; nullopt without a price
+  std::string price_basis;
+};
+
+//! The shortest of `periods` lasting at least `hours`, for `gpus` GPUs of `gpu_id` (billed in the
+//! card's lots).
+RentalCover cover_hours(const std::string& gpu_id, std::uint64_t gpus, double hours, const PriceBook& prices,
+                        const std::vector<RentalPeriod>& periods);
 
 }  // namespace vramplan::plan

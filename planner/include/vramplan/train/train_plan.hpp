@@ -24,6 +24,7 @@
 #include "vramplan/train/activations.hpp"
 #include "vramplan/train/adapters.hpp"
 #include "vramplan/train/model_states.hpp"
+#include "vramplan/train/train_speed.hpp"
 
 namespace vramplan::train {
 
@@ -45,6 +46,8 @@ struct TrainRequest {
   std::uint64_t loss_chunks = 1;
   LossImpl loss = LossImpl::Fp32;
   AdapterSetup adapter;  //!< used for LoRA / DoRA / QLoRA
+  //! Tokens the run trains on (--tokens, or --epochs x --dataset-tokens): its duration is planned.
+  std::optional<double> run_tokens;
 };
 
 struct PhasedComponent {
@@ -66,6 +69,10 @@ struct TrainPlan {
   std::int64_t headroom = 0;
   bool fits = false;
   std::vector<std::string> notes;
+  //! Step time and token rate (train_speed.hpp); absent with the reason when not estimable.
+  std::optional<TrainSpeed> speed;
+  std::string speed_unavailable;
+  std::optional<TrainRun> run;  //!< when request.run_tokens is set and the speed is known
 };
 
 //! Throws Error(Usage) for missing --model / --gpu and impossible settings.

@@ -1,0 +1,163 @@
+// `plan` / `check` / `inspect` for diffusion pipelines: their own options (resolution, batch,
+// steps, guidance, offload, VAE tiling / slicing, dtype and denoiser weights); a flag of the LLM
+// commands that means nothing for an image pipeline (--max-model-len, --kv-cache-dtype, ...) is
+// refused naming the flags that apply.
+#include "diffusion_commands.hpp"
+
+#include <set>
+
+#include "cli_common.hpp"
+#include "decision_options.hpp"
+#include "exit_codes.hpp"
+#include "vramplan/core/error.hpp"
+#include "vramplan/diffusion/diffusion_plan.hpp"
+#include "vramplan/diffusion/pipeline.hpp"
+#include "vramplan/hardware/gpu_catalog.hpp"
+
+namespace vramplan::cli {
+
+namespace {
+
+std::string model_argument(const std::vector<std::string>& args, bool positional_model) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if ((a == "--model" || a == "-m") && i + 1 < args.size()) return args[i + 1];
+    if (a.rfind("--model=", 0) == 0) return a.substr(8);
+  }
+  if (positional_model)
+    for (std::size_t i = 0; i < args.size(); ++i)
+      if (!args[i].empty() && args[i][0] != '-' && (i == 0 || args[i - 1].rfind("--", 0) != 0 || args[i - 1].find('=') != std::string::npos))
+        return args[i];
+  return {};
+}
+
+//! Refuses any --flag not declared for diffusion pipelines, naming the pipeline and the flags that apply.
+void refuse_other_flags(const std::vector<std::string>& args, const po::options_description& desc,
+                        const std::string& model) {
+  std::set<std::string> known;
+  std::string applies;
+  for (const auto& o : desc.options()) {
+    known.insert(o->long_name());
+    if (o->long_name() != "help" && o->long_name() != "help-all") applies += (applies.empty() ? "--" : ", --") + o->long_name();
+  }
+  for (const auto& a : args) {
+    if (a.size() < 3 || a.rfind("--", 0) != 0) continue;
+    const std::string name = a.substr(2, a.find('=') == std::string::npos ? std::string::npos : a.find('=') - 2);
+    if (known.count(name)) continue;
+    std::string pipeline = model;
+    try {
+      pipeline += ": " + diffusion::load_pipeline(model, data_root()).class_name;
+    } catch (const Error&) {
+    }
+    throw_usage("--" + name + " does not apply to a diffusion pipeline (" + pipeline +
+                "): no KV cache, no token generation; flags that apply: " + applies);
+  }
+}
+
+void add_pipeline_options(po::options_description& desc, bool check) {
+  desc.add_options()
+      ("model,m", po::value<std::string>(), "diffusion pipeline: catalogue id (vramplan models) or diffusers directory")
+      ("gpu", po::value<std::string>(), "GPU catalogue id or custom:<size>")
+      ("gpu-memory", po::value<std::string>(), "runtime-reported total per GPU (e.g. 79.18GiB)")
+      ("engine", po::value<std::string>()->default_value("diffusers"), "diffusers (the only engine for pipelines)")
+      ("resolution", po::value<std::string>(), "WIDTHxHEIGHT in pixels (default: the pipeline's, 1024x1024)")
+      ("batch", po::value<std::uint64_t>()->default_value(1), "images per call (num_images_per_prompt)")
+      ("steps", po::value<std::uint64_t>(), "num_inference_steps (default: the pipeline's)")
+      ("guidance", po::value<double>(), "guidance_scale (default: the pipeline's); CFG doubles the batch when > 1")
+      ("cfg", po::value<double>(), "same as --guidance")
+      ("max-sequence-length", po::value<std::uint64_t>(), "T5 tokens (SD3 / FLUX)")
+      ("dtype", po::value<std::string>(), "torch_dtype: fp16, bf16 or fp32 (default: the pipeline's usual)")
+      ("weights", po::value<std::string>(), "denoiser weights: fp8, int8 or nf4 (default: --dtype)")
+      ("offload", po::value<std::string>()->default_value("none"),
+       "none | model (enable_model_cpu_offload) | sequential (enable_sequential_cpu_offload)")
+      ("vae-tiling", po::bool_switch(), "enable_vae_tiling")
+      ("vae-slicing", po::bool_switch(), "enable_vae_slicing (decode one image at a time)")
+      ("attention", po::value<std::string>()->default_value("sdpa"), "sdpa (default) or eager (score matrix materialised)");
+  if (check) desc.add_options()("headroom", po::value<std::string>()->default_value("0%"), "fraction of the GPU kept free");
+}
+
+diffusion::DiffusionRequest read_request(const po::variables_map& vm) {
+  diffusion::DiffusionRequest r;
+  if (!vm.count("model")) throw_usage("--model is required");
+  r.model = vm["model"].as<std::string>();
+  if (vm.count("gpu")) r.gpu = vm["gpu"].as<std::string>();
+  if (vm.count("gpu-memory")) r.gpu_memory = parse_gpu_memory(vm["gpu-memory"].as<std::string>(), "--gpu-memory");
+  const std::string engine = vm["engine"].as<std::string>();
+  if (engine != "diffusers")
+    throw_usage("engine '" + engine + "' does not run diffusion pipelines; " + r.model +
+                " is planned as a diffusers pipeline (--engine diffusers, the default)");
+  r.batch = vm["batch"].as<std::uint64_t>();
+  if (vm.count("resolution")) {
+    const std::string res = vm["resolution"].as<std::string>();
+    const auto x = res.find_first_of("xX");
+    try {
+      std::size_t used = 0;
+      if (x == std::string::npos) throw std::invalid_argument(res);
+      r.width = std::stoull(res.substr(0, x), &used);
+      if (used != x) throw std::invalid_argument(res);
+      r.height = std::stoull(res.substr(x + 1), &used);
+      if (used != res.size() - x - 1) throw std::invalid_argument(res);
+    } catch (const std::exception&) {
+      throw_usage("--resolution '" + res + "': expected WIDTHxHEIGHT in pixels, e.g. 1024x1024");
+    }
+  }
+  if (vm.count("steps")) r.steps = vm["steps"].as<std::uint64_t>();
+  if (vm.count("guidance") && vm.count("cfg")) throw_usage("--guidance and --cfg are the same setting: give one");
+  if (vm.count("guidance")) r.guidance = vm["guidance"].as<double>();
+  if (vm.count("cfg")) r.guidance = vm["cfg"].as<double>();
+  if (vm.count("max-sequence-length")) r.max_sequence_length = vm["max-sequence-length"].as<std::uint64_t>();
+  if (vm.count("dtype")) r.dtype = vm["dtype"].as<std::string>();
+  if (vm.count("weights")) r.weights = vm["weights"].as<std::string>();
+  r.offload = diffusion::parse_offload(vm["offload"].as<std::string>());
+  r.vae_tiling = vm["vae-tiling"].as<bool>();
+  r.vae_slicing = vm["vae-slicing"].as<bool>();
+  const std::string attn = vm["attention"].as<std::string>();
+  if (attn != "sdpa" && attn != "eager") throw_usage("--attention '" + attn + "': expected sdpa or eager");
+  r.eager_attention = attn == "eager";
+  if (vm.count("headroom")) r.headroom = parse_fraction(vm["headroom"].as<std::string>(), "--headroom");
+  return r;
+}
+
+int run_pipeline_plan(const std::vector<std::string>& args, bool check) {
+  po::options_description desc("Options (diffusion pipelines)");
+  add_pipeline_options(desc, check);
+  add_common_options(desc);
+  refuse_other_flags(args, desc, model_argument(args, false));
+  po::variables_map vm;
+  if (!parse_args(check ? "check" : "plan", "--model <pipeline> --gpu G [--resolution WxH] [--batch N] [--offload model]",
+                  desc, args, vm))
+    return kExitOk;
+  const auto opts = read_common_options(vm);
+  const auto plan = diffusion::plan_diffusion(read_request(vm), data_root());
+  emit(opts, diffusion::diffusion_plan_json(plan), diffusion::diffusion_plan_text(plan));
+  if (!check) return kExitOk;
+  return plan.fits ? kExitOk : kExitDoesNotFit;
+}
+
+}  // namespace
+
+bool names_diffusion_pipeline(const std::vector<std::string>& args, bool positional_model) {
+  const std::string model = model_argument(args, positional_model);
+  return !model.empty() && diffusion::is_pipeline(model, data_root());
+}
+
+int run_diffusion_plan(const std::vector<std::string>& args) { return run_pipeline_plan(args, false); }
+int run_diffusion_check(const std::vector<std::string>& args) { return run_pipeline_plan(args, true); }
+
+int run_diffusion_inspect(const std::vector<std::string>& args) {
+  po::options_description desc("Options (diffusion pipelines)");
+  desc.add_options()("model,m", po::value<std::string>(), "diffusion pipeline: catalogue id or diffusers directory");
+  add_common_options(desc);
+  const std::string model = model_argument(args, true);
+  refuse_other_flags(args, desc, model);
+  po::positional_options_description positional;
+  positional.add("model", 1);
+  po::variables_map vm;
+  if (!parse_args("inspect", "--model <pipeline>", desc, args, vm, &positional)) return kExitOk;
+  const auto opts = read_common_options(vm);
+  const auto p = diffusion::load_pipeline(vm["model"].as<std::string>(), data_root());
+  emit(opts, diffusion::pipeline_inspect_json(p), diffusion::pipeline_inspect_text(p));
+  return kExitOk;
+}
+
+}  // namespace vramplan::cli

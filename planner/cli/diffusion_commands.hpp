@@ -1,0 +1,17 @@
+// diffusion_commands.hpp — `plan`, `check` and `inspect` for a diffusion pipeline (a catalogue id
+// under models/diffusion/ or a diffusers directory): the subcommands hand their arguments here
+// when --model names one (docs/diffusion.md).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace vramplan::cli {
+
+//! True when the --model (or inspect's positional model) of `args` is a diffusion pipeline.
+bool names_diffusion_pipeline(const std::vector<std::string>& args, bool positional_model);
+int run_diffusion_plan(const std::vector<std::string>& args);
+int run_diffusion_check(const std::vector<std::string>& args);
+int run_diffusion_inspect(const std::vector<std::string>& args);
+
+}  // namespace vramplan::cli

@@ -1,0 +1,307 @@
+// GPU memory of one diffusers text-to-image call, stage by stage (docs/diffusion.md):
+//  * weights: each component's parameters and persistent buffers x its dtype; the denoiser's
+//    nn.Linear weights in fp8 (1 B), bitsandbytes int8 (1 B + a fp32 scale per row, LLM.int8 SCB)
+//    or NF4 (0.5 B + a fp32 absmax per 64-element block) when --weights asks for it;
+//  * stages (pipeline __call__): each text encoder over one prompt, the denoiser's forward over
+//    batch x (2 with classifier-free guidance) latents, the VAE decode of the batch;
+//  * memory modes (pipelines/pipeline_utils.py): all resident; enable_model_cpu_offload (accelerate
+//    cpu_offload_with_hook chained in model_cpu_offload_seq: the previous model is offloaded before
+//    the next one moves in, so a stage holds its own component only); enable_sequential_cpu_offload
+//    (accelerate cpu_offload: each leaf module's weights come in for its forward, so a stage holds
+//    its largest leaf);
+//  * the VAE decode: AutoencoderKL.decode (models/autoencoders/autoencoder_kl.py) decodes the batch
+//    at once, one image at a time with enable_slicing, and in tiles of config.sample_size pixels
+//    (stride 75 %, every decoded tile kept until blended) with enable_tiling when the latent is
+//    larger than sample_size / vae_scale_factor; SDXL decodes an fp16 VAE in fp32 (force_upcast).
+#include "vramplan/diffusion/diffusion_plan.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <initializer_list>
+
+#include "vramplan/calib/calibration.hpp"
+#include "vramplan/core/error.hpp"
+#include "vramplan/io/json_file.hpp"
+#include "vramplan/perf/hardware_rates.hpp"
+#include "vramplan/perf/perf_defaults.hpp"
+
+namespace vramplan::diffusion {
+
+namespace {
+
+std::uint64_t dtype_bytes(std::string_view dtype) {
+  if (dtype == "fp16" || dtype == "bf16") return 2;
+  if (dtype == "fp32") return 4;
+  throw_usage("--dtype '" + std::string(dtype) + "' is not a diffusers torch_dtype here: fp16, bf16 or fp32");
+}
+
+// Bounds on what a request may ask, so that every product below stays within 64 bits.
+constexpr std::uint64_t kMaxBatch = 1u << 16, kMaxSide = 1u << 16, kMaxSteps = 1u << 20;
+
+Bytes times(std::uint64_t elements, std::uint64_t bytes) { return Bytes(checked_mul(elements, bytes, "bytes")); }
+
+std::uint64_t product(std::initializer_list<std::uint64_t> factors) {
+  std::uint64_t r = 1;
+  for (auto f : factors) r = checked_mul(r, f, "elements");
+  return r;
+}
+
+//! The denoiser's weights in `scheme` ("" = the dtype).
+Bytes denoiser_bytes(const Tally& t, std::string_view scheme, std::uint64_t a, std::string& format,
+                     const std::string& dtype) {
+  const std::uint64_t rest = t.params - t.linear_weights + t.buffers;
+  if (scheme.empty()) {
+    format = dtype;
+    return times(t.params + t.buffers, a);
+  }
+  std::uint64_t linear = 0;
+  if (scheme == "fp8") {
+    linear = t.linear_weights;
+    format = "fp8 linear weights + " + dtype;
+  } else if (scheme == "int8") {
+    linear = checked_add(t.linear_weights, checked_mul(t.linear_rows, 4));
+    format = "int8 linear weights (+ fp32 row scales) + " + dtype;
+  } else if (scheme == "nf4") {
+    linear = checked_add(ceil_div(t.linear_weights, 2), checked_mul(ceil_div(t.linear_weights, 64), 4));
+    format = "nf4 linear weights (+ fp32 absmax per 64) + " + dtype;
+  } else {
+    throw_usage("--weights '" + std::string(scheme) + "' is not a denoiser weight scheme: fp8, int8 or nf4 "
+                "(or leave it out for the --dtype weights)");
+  }
+  return Bytes(checked_add(linear, checked_mul(rest, a)));
+}
+
+Bytes leaf_bytes(const Tally& t, std::uint64_t a) { return times(t.largest_leaf, a); }
+
+std::uint64_t joint_dim(const Component& denoiser) {
+  for (const char* key : {"joint_attention_dim", "cross_attention_dim"}) {
+    const auto it = denoiser.config.find(key);
+    if (it != denoiser.config.end() && it->is_number_unsigned()) return it->get<std::uint64_t>();
+  }
+  return 0;
+}
+
+std::uint64_t vae_config_u64(const Component& vae, const char* key, std::uint64_t fallback) {
+  const auto it = vae.config.find(key);
+  return it != vae.config.end() && it->is_number_unsigned() ? it->get<std::uint64_t>() : fallback;
+}
+
+bool is_t5(const Component& c) { return c.class_name == "T5EncoderModel"; }
+
+}  // namespace
+
+std::string_view offload_name(Offload o) {
+  switch (o) {
+    case Offload::None: return "none";
+    case Offload::Model: return "model";
+    case Offload::Sequential: return "sequential";
+  }
+  return "?";
+}
+
+Offload parse_offload(std::string_view text) {
+  if (text == "none") return Offload::None;
+  if (text == "model") return Offload::Model;
+  if (text == "sequential") return Offload::Sequential;
+  throw_usage("--offload '" + std::string(text) + "': expected none, model (enable_model_cpu_offload) or "
+              "sequential (enable_sequential_cpu_offload)");
+}
+
+DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) {
+  DiffusionPlan p;
+  p.request = req;
+  p.pipeline = load_pipeline(req.model, root);
+  const Pipeline& pl = p.pipeline;
+  const auto catalog = GpuCatalog::load(root.data_file("gpus.json"));
+  if (req.gpu.empty()) throw_usage("--gpu is required (a GPU catalogue id or custom:<size>)");
+  p.gpu = catalog.resolve_one(req.gpu);
+  if (req.gpu_memory) p.gpu = with_reported_total(p.gpu, *req.gpu_memory);
+  if (req.batch == 0 || req.batch > kMaxBatch) throw_usage("--batch must be between 1 and " + std::to_string(kMaxBatch));
+
+  p.dtype = req.dtype.empty() ? std::string(pl.traits->usual_dtype) : req.dtype;
+  const std::uint64_t a = dtype_bytes(p.dtype);
+  const std::uint64_t scale = vae_scale_factor(pl);
+  p.height = req.height.value_or(pl.defaults.height);
+  p.width = req.width.value_or(pl.defaults.width);
+  // Latents are packed in 2 x 2 patches (FluxPipeline._pack_latents, SD3 patch_size 2).
+  const std::uint64_t multiple = pl.denoiser().class_name == "UNet2DConditionModel" ? scale : scale * 2;
+  if (p.height > kMaxSide || p.width > kMaxSide)
+    throw_usage("--resolution: at most " + std::to_string(kMaxSide) + " pixels a side");
+  if (p.height == 0 || p.width == 0 || p.height % multiple || p.width % multiple)
+    throw_usage("--resolution " + std::to_string(p.height) + "x" + std::to_string(p.width) + ": " + pl.class_name +
+                " needs height and width that are positive multiples of " + std::to_string(multiple));
+  p.steps = req.steps.value_or(pl.defaults.steps);
+  if (p.steps == 0 || p.steps > kMaxSteps) throw_usage("--steps must be between 1 and " + std::to_string(kMaxSteps));
+  p.guidance = req.guidance.value_or(pl.defaults.guidance);
+  p.guidance_mode = pl.guidance();
+  p.cfg_doubles = p.guidance_mode == Guidance::Cfg && p.guidance > 1.0;
+  p.denoiser_batch = req.batch * (p.cfg_doubles ? 2 : 1);
+  p.t5_tokens = req.max_sequence_length.value_or(pl.defaults.t5_tokens);
+  if (p.t5_tokens > kMaxSide) throw_usage("--max-sequence-length: at most " + std::to_string(kMaxSide) + " tokens");
+  const bool has_t5 = std::any_of(pl.components.begin(), pl.components.end(), is_t5);
+  if (req.max_sequence_length && !has_t5) throw_usage("--max-sequence-length applies to pipelines with a T5 encoder");
+  p.context_tokens = (pl.traits->context_has_clip_tokens ? pl.traits->clip_tokens : 0) +
+                     (pl.traits->context_has_t5_tokens && has_t5 ? p.t5_tokens : 0);
+
+  const Component& den = pl.denoiser();
+  const Component& vae = pl.vae();
+  const bool upcast = pl.traits->upcasts_fp16_vae && p.dtype == "fp16" &&
+                      vae.config.value("force_upcast", true);
+  p.vae_dtype = upcast ? "fp32" : p.dtype;
+  const std::uint64_t vae_a = dtype_bytes(p.vae_dtype);
+  if (upcast) p.notes.push_back("the fp16 VAE decodes in fp32: StableDiffusionXLPipeline upcasts when vae.config.force_upcast");
+
+  // Weights.
+  Bytes all_weights;
+  Bytes den_weights, den_leaf;
+  for (const auto& c : pl.components) {
+    if (c.checkpoint_elements && *c.checkpoint_elements != c.inventory.params + c.inventory.buffers)
+      p.notes.push_back(c.name + ": its safetensors hold " + std::to_string(*c.checkpoint_elements) +
+                        " elements, the config's layout " + std::to_string(c.inventory.params + c.inventory.buffers) +
+                        " (planned from the config; extra tensors are not placed)");
+    WeightRow w{c.name, c.class_name, c.role, c.inventory.params, c.inventory.buffers, p.dtype, {}};
+    if (c.role == Role::Denoiser) {
+      w.bytes = denoiser_bytes(c.inventory, req.weights, a, w.format, p.dtype);
+      den_weights = w.bytes;
+      // Sequential offload moves one leaf at a time; with --weights the leaf is taken as a linear
+      // weight of the scheme (the largest leaves are linears, except in UNets: a conv).
+      Tally leaf;
+      leaf.params = leaf.linear_weights = c.inventory.largest_leaf;
+      std::string leaf_format;
+      den_leaf = denoiser_bytes(leaf, req.weights, a, leaf_format, p.dtype);
+    } else {
+      w.bytes = times(c.inventory.params + c.inventory.buffers, a);
+    }
+    all_weights = all_weights + w.bytes;
+    p.weights.push_back(std::move(w));
+  }
+  const Bytes vae_decode_weights = times(vae.inventory.params, vae_a);
+
+  // Tensors carried between stages: the prompt embeddings for the batch (x2 with CFG) and the
+  // latents (the schedulers step in fp32).
+  const std::uint64_t lh = p.height / scale, lw = p.width / scale;
+  const std::uint64_t latent_ch = vae_config_u64(vae, "latent_channels", 4);
+  const Bytes carried = times(product({p.denoiser_batch, p.context_tokens, joint_dim(den)}), a) +
+                        times(product({req.batch, latent_ch, lh, lw}), 4);
+
+  auto resident = [&](Bytes own, Bytes leaf) {
+    switch (req.offload) {
+      case Offload::None: return all_weights;
+      case Offload::Model: return own;
+      case Offload::Sequential: return leaf;
+    }
+    return own;
+  };
+
+  // Stage 1: text encoders, one prompt each (the pipelines encode the prompt once, then repeat the
+  // embeddings num_images_per_prompt times; the negative prompt is a second pass of the same size).
+  for (const auto& c : pl.components) {
+    if (c.role != Role::TextEncoder) continue;
+    Geometry g;
+    g.batch = 1;
+    g.text_tokens = is_t5(c) ? p.t5_tokens : pl.traits->clip_tokens;
+    g.act_bytes = a;
+    g.eager_attention = req.eager_attention;
+    const Tally t = walk_at(c, g);
+    const Bytes own = times(c.inventory.params + c.inventory.buffers, a);
+    Stage s{"encode (" + c.name + ")", resident(own, leaf_bytes(c.inventory, a)), times(t.peak_elements, a) + carried,
+            {}, std::to_string(g.text_tokens) + " tokens, peak in " + t.peak_where};
+    s.total = s.weights + s.activations;
+    p.stages.push_back(s);
+  }
+
+  // Stage 2: the denoiser.
+  Geometry dg;
+  dg.batch = p.denoiser_batch;
+  dg.height = p.height;
+  dg.width = p.width;
+  dg.vae_scale = scale;
+  dg.text_tokens = p.context_tokens;
+  dg.act_bytes = a;
+  dg.eager_attention = req.eager_attention;
+  const Tally dt = walk_at(den, dg);
+  p.flops_per_step = dt.flops;
+  {
+    Stage s{"denoise (" + den.name + ")", resident(den_weights, den_leaf), times(dt.peak_elements, a) + carried, {},
+            std::to_string(p.denoiser_batch) + " latents x " + std::to_string(p.context_tokens) +
+                " context tokens, peak in " + dt.peak_where};
+    s.total = s.weights + s.activations;
+    p.stages.push_back(s);
+  }
+
+  // Stage 3: the VAE decode.
+  const std::uint64_t slice = req.vae_slicing ? 1 : req.batch;
+  Geometry vg;
+  vg.batch = slice;
+  vg.height = p.height;
+  vg.width = p.width;
+  vg.vae_scale = scale;
+  vg.act_bytes = vae_a;
+  vg.eager_attention = req.eager_attention;
+  std::string how = std::to_string(slice) + " image(s) at once";
+  Bytes kept = times(product({req.batch, 3, p.height, p.width}), vae_a);  // the decoded images
+  const std::uint64_t tile_sample = vae_config_u64(vae, "sample_size", 0);
+  const std::uint64_t tile_latent = tile_sample / scale;
+  if (req.vae_tiling && tile_latent && (lh > tile_latent || lw > tile_latent)) {
+    // AutoencoderKL.tiled_decode: tiles of tile_latent latent pixels every 75 % of that, each
+    // decoded to tile_sample pixels and kept in `rows` until blended.
+    const std::uint64_t stride = tile_latent * 3 / 4;
+    const std::uint64_t tiles = product({ceil_div(lh, std::max<std::uint64_t>(stride, 1)), ceil_div(lw, std::max<std::uint64_t>(stride, 1))});
+    vg.height = vg.width = tile_sample;
+    kept = kept + times(product({slice, tiles, 3, tile_sample, tile_sample}), vae_a);
+    how += ", tiled: " + std::to_string(tiles) + " tiles of " + std::to_string(tile_sample) + " px";
+  } else if (req.vae_tiling) {
+    p.notes.push_back("--vae-tiling changes nothing at " + std::to_string(p.height) + "x" + std::to_string(p.width) +
+                      ": AutoencoderKL tiles only latents larger than sample_size / vae_scale_factor = " +
+                      std::to_string(tile_latent));
+  }
+  const Tally vt = walk_at(vae, vg);
+  {
+    Stage s{"decode (" + vae.name + ")",
+            req.offload == Offload::None ? all_weights - times(vae.inventory.params, a) + vae_decode_weights
+            : req.offload == Offload::Model ? vae_decode_weights
+                                            : leaf_bytes(vae.inventory, vae_a),
+            times(vt.peak_elements, vae_a) + kept + carried, {}, how + ", peak in " + vt.peak_where};
+    s.total = s.weights + s.activations;
+    p.stages.push_back(s);
+  }
+
+  for (std::size_t i = 0; i < p.stages.size(); ++i)
+    if (p.stages[i].total > p.stages[p.peak_stage].total) p.peak_stage = i;
+  p.allocated_peak = p.stages[p.peak_stage].total;
+  {
+    const auto json = read_json_file(root.data_file("diffusion.json"));
+    const JsonView d(json, root.data_file("diffusion.json").string());
+    p.cuda_context = Bytes::from_gib(d.at("cuda_context_gib").req_positive("value"));
+  }
+  p.required = p.allocated_peak + p.cuda_context;
+  const double usable = static_cast<double>(p.gpu.reported_total.count()) * (1.0 - req.headroom);
+  p.capacity = Bytes(static_cast<std::uint64_t>(usable));
+  p.fits = p.required <= p.capacity;
+
+  // Step time: compute-bound (every latent token passes every layer once per step).
+  try {
+    perf::PerfDefaults defaults = perf::load_perf_defaults(root.data_file("perf_defaults.json"));
+    defaults.source = "data/perf_defaults.json";
+    const auto cal = calib::find_calibration(root, p.gpu.id);
+    const perf::PerfHardware hw = perf::perf_hardware_from(p.gpu, cal ? &*cal : nullptr, p.dtype, defaults, "hf");
+    p.perf_basis = hw.basis;
+    double extra_flops = vt.flops;  // one decode (x batch / slice when sliced)
+    extra_flops *= static_cast<double>(req.batch) / static_cast<double>(slice);
+    auto secs = [&](const perf::HardwareRates& r) { return p.flops_per_step / r.tensor_flops_per_s; };
+    p.step_s = secs(hw.expected);
+    p.step_s_low = hw.fast ? secs(*hw.fast) : *p.step_s;
+    p.step_s_high = hw.slow ? secs(*hw.slow) : *p.step_s;
+    p.seconds_per_call = *p.step_s * static_cast<double>(p.steps) + extra_flops / hw.expected.tensor_flops_per_s;
+    p.images_per_s = static_cast<double>(req.batch) / *p.seconds_per_call;
+    if (req.offload == Offload::Sequential)
+      p.notes.push_back("sequential offload copies every denoiser weight over the host link each step: the step "
+                        "time above (compute only) is a lower bound");
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::Usage) throw;
+    p.notes.push_back("step time unknown: " + std::string(e.what()));
+  }
+  return p;
+}
+
+}  // namespace vramplan::diffusion

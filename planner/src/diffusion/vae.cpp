@@ -1,0 +1,120 @@
+// AutoencoderKL, from diffusers models/autoencoders/autoencoder_kl.py (__init__: encoder, decoder,
+// quant_conv / post_quant_conv per use_quant_conv / use_post_quant_conv) and
+// models/autoencoders/vae.py (Encoder: conv_in, DownEncoderBlock2D x n with a Downsample2D conv
+// except the last, UNetMidBlock2D (resnet, single-head Attention with GroupNorm, resnet),
+// conv_norm_out and conv_out on the LAST block's channels, 2 x latent out (double_z); Decoder:
+// conv_in, the mid block, UpDecoderBlock2D x n of layers_per_block + 1 resnets with an
+// Upsample2D conv except the last, conv_norm_out / conv_out on the first block's channels).
+//
+// A Geometry walks the decoder only (text-to-image decodes, never encodes). Live activations per
+// image at a stage of P output pixels: ResnetBlock2D.forward (models/resnet.py) holds the input,
+// norm1's and SiLU's outputs (3 C_in) and at its end input + conv_shortcut(input) + hidden + sum
+// + division (C_in + 4 C_out); Upsample2D.forward (models/upsampling.py) its input, the
+// interpolated copy and the conv output; the mid-block Attention residual, norm, q, k, v and the
+// output (6 C) and, eager, the P x P score matrix and its softmax.
+#include <algorithm>
+
+#include "diffusion/config_read.hpp"
+#include "diffusion/walkers.hpp"
+
+namespace vramplan::diffusion {
+
+namespace {
+
+struct VaeWalk {
+  Tally t;
+  std::uint64_t batch = 0;
+  bool eager = false;
+  bool decoding = false;  // live sets / FLOPs only for the decoder
+
+  void resnet(std::uint64_t in, std::uint64_t out, std::uint64_t pixels) {
+    const std::uint64_t rows = decoding ? batch * pixels : 0;
+    t.other(2 * in);
+    t.conv(in, out, 3, rows);
+    t.other(2 * out);
+    t.conv(out, out, 3, rows);
+    if (in != out) t.conv(in, out, 1, rows);
+    if (decoding && batch)
+      t.live(static_cast<double>(batch) * static_cast<double>(pixels) * static_cast<double>(std::max(3 * in, in + 4 * out)),
+             "VAE decoder ResnetBlock2D");
+  }
+  void attention(std::uint64_t c, std::uint64_t pixels) {
+    const std::uint64_t rows = decoding ? batch * pixels : 0;
+    t.other(2 * c);  // group_norm
+    for (int p = 0; p < 4; ++p) t.linear(c, c, true, rows);  // to_q, to_k, to_v, to_out.0
+    if (decoding && batch) {
+      t.add_flops(4.0 * static_cast<double>(batch) * static_cast<double>(pixels) * static_cast<double>(pixels) *
+                  static_cast<double>(c));
+      const double p = static_cast<double>(pixels);
+      t.live(static_cast<double>(batch) * (p * static_cast<double>(6 * c) + (eager ? 2.0 * p * p : 0.0)), "VAE mid-block attention");
+    }
+  }
+  void mid(std::uint64_t c, std::uint64_t pixels, bool attn) {
+    resnet(c, c, pixels);
+    if (attn) attention(c, pixels);
+    resnet(c, c, pixels);
+  }
+};
+
+}  // namespace
+
+Tally walk_autoencoder_kl(const nlohmann::json& config, const std::string& file, const Geometry* g) {
+  const ConfigReader c(config, file);
+  const auto ch = c.counts("block_out_channels", 0);
+  const std::size_t n = ch.size();
+  const std::uint64_t lpb = c.count("layers_per_block", 1);
+  const std::uint64_t in_ch = c.count("in_channels", 3), out_ch = c.count("out_channels", 3);
+  const std::uint64_t latent = c.count("latent_channels", 4);
+  const bool quant = c.flag("use_quant_conv", true), post_quant = c.flag("use_post_quant_conv", true);
+  const bool mid_attn = c.flag("mid_block_add_attention", true);
+  for (const auto& b : c.strings("down_block_types"))
+    if (b != "DownEncoderBlock2D") c.fail("down_block_types", "'" + b + "' is not built (DownEncoderBlock2D is)");
+  for (const auto& b : c.strings("up_block_types"))
+    if (b != "UpDecoderBlock2D") c.fail("up_block_types", "'" + b + "' is not built (UpDecoderBlock2D is)");
+
+  VaeWalk w;
+  // Encoder (parameters only).
+  w.t.conv(in_ch, ch[0], 3);
+  std::uint64_t out = ch[0];
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t in = out;
+    out = ch[i];
+    for (std::uint64_t l = 0; l < lpb; ++l) w.resnet(l == 0 ? in : out, out, 0);
+    if (i + 1 < n) w.t.conv(out, out, 3);  // Downsample2D
+  }
+  w.mid(ch[n - 1], 0, mid_attn);
+  w.t.other(2 * ch[n - 1]);                // conv_norm_out
+  w.t.conv(ch[n - 1], 2 * latent, 3);      // conv_out (double_z)
+  if (quant) w.t.conv(2 * latent, 2 * latent, 1);
+
+  // Decoder.
+  if (g) {
+    w.batch = g->batch;
+    w.eager = g->eager_attention;
+    w.decoding = true;
+  }
+  const std::uint64_t lh = g ? g->latent_h() : 0, lw = g ? g->latent_w() : 0;
+  auto pixels_up = [&](std::size_t doublings) { return (lh << doublings) * (lw << doublings); };
+  if (post_quant) w.t.conv(latent, latent, 1, w.batch * pixels_up(0));
+  w.t.conv(latent, ch[n - 1], 3, w.batch * pixels_up(0));
+  w.mid(ch[n - 1], pixels_up(0), mid_attn);
+  out = ch[n - 1];
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t prev = out;
+    out = ch[n - 1 - i];
+    for (std::uint64_t l = 0; l <= lpb; ++l) w.resnet(l == 0 ? prev : out, out, pixels_up(i));
+    if (i + 1 < n) {
+      w.t.conv(out, out, 3, w.batch * pixels_up(i + 1));  // Upsample2D conv
+      if (g)
+        w.t.live(static_cast<double>(w.batch * out) * static_cast<double>(pixels_up(i) + 2 * pixels_up(i + 1)),
+                 "VAE decoder Upsample2D");
+    }
+  }
+  const std::uint64_t full = pixels_up(n - 1);
+  w.t.other(2 * ch[0]);                         // conv_norm_out
+  w.t.conv(ch[0], out_ch, 3, w.batch * full);   // conv_out
+  if (g) w.t.live(static_cast<double>(w.batch) * static_cast<double>(full) * static_cast<double>(3 * ch[0] + out_ch), "VAE decoder conv_out");
+  return w.t;
+}
+
+}  // namespace vramplan::diffusion

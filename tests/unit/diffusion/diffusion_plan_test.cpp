@@ -1,0 +1,166 @@
+// Diffusion memory (diffusion/diffusion_plan.cpp): stage totals against hand-computed bytes.
+#include <gtest/gtest.h>
+
+#include "support/test_support.hpp"
+#include "vramplan/core/error.hpp"
+#include "vramplan/diffusion/diffusion_plan.hpp"
+
+namespace vramplan::diffusion {
+namespace {
+
+DiffusionPlan plan(DiffusionRequest r) { return plan_diffusion(r, test::source_root()); }
+
+DiffusionRequest request(const std::string& model, std::uint64_t batch = 1) {
+  DiffusionRequest r;
+  r.model = model;
+  r.gpu = "h100-sxm-80";
+  r.batch = batch;
+  return r;
+}
+
+// FLUX.1-dev parameters: T5 4,762,310,656 + CLIP-L 123,060,480 + transformer 11,901,408,320 +
+// VAE 83,819,683 = 16,870,599,139, bf16 -> 33,741,198,278 bytes.
+constexpr std::uint64_t kFluxWeights = 16'870'599'139ull * 2;
+// Carried between stages at 1024x1024, one image: prompt embeddings 512 x 4096 x 2 B = 4,194,304;
+// latents 16 x 128 x 128 x 4 B = 1,048,576.
+constexpr std::uint64_t kFluxCarried = 4'194'304ull + 1'048'576;
+// VAE decode of one 1024x1024 image: the last up block's first ResnetBlock2D (256 -> 128) holds
+// max(3 x 256, 256 + 4 x 128) = 768 channels x 1024^2 = 805,306,368 elements, bf16 -> 1,610,612,736 B;
+// the decoded image 3 x 1024^2 x 2 B = 6,291,456 B is kept.
+constexpr std::uint64_t kFluxDecodePerImage = 805'306'368ull * 2;
+constexpr std::uint64_t kImage = 3ull * 1024 * 1024 * 2;
+
+TEST(DiffusionPlan, FluxDevAllOnGpuPeaksInTheVaeDecode) {
+  const auto p = plan(request("flux.1-dev"));
+  EXPECT_EQ(p.height, 1024u);
+  EXPECT_EQ(p.steps, 28u);
+  EXPECT_EQ(p.denoiser_batch, 1u);  // guidance distilled: no doubling
+  EXPECT_EQ(p.context_tokens, 512u);
+  ASSERT_EQ(p.stages.size(), 4u);  // two encoders, denoise, decode
+  EXPECT_EQ(p.stages[p.peak_stage].name, "decode (vae)");
+  EXPECT_EQ(p.allocated_peak.count(), kFluxWeights + kFluxDecodePerImage + kImage + kFluxCarried);
+  // Denoise: FluxSingleTransformerBlock 15 x S x d, S = 64^2 image tokens + 512 text, d = 3072:
+  // 15 x 4608 x 3072 = 212,336,640 elements x 2 B.
+  EXPECT_EQ(p.stages[2].activations.count(), 212'336'640ull * 2 + kFluxCarried);
+  // Batch 4 decodes four images at once; VAE slicing decodes one at a time.
+  auto r = request("flux.1-dev", 4);
+  const auto b4 = plan(r);
+  EXPECT_EQ(b4.allocated_peak.count(), kFluxWeights + 4 * (kFluxDecodePerImage + kImage + kFluxCarried));
+  r.vae_slicing = true;
+  const auto sliced = plan(r);
+  EXPECT_EQ(sliced.stages[3].total.count(), kFluxWeights + kFluxDecodePerImage + 4 * (kImage + kFluxCarried));
+  // ... which leaves the denoiser's forward over 4 latents as the peak: 4 x 212,336,640 x 2 B.
+  EXPECT_EQ(sliced.stages[sliced.peak_stage].name, "denoise (transformer)");
+  EXPECT_EQ(sliced.allocated_peak.count(), kFluxWeights + 4 * (212'336'640ull * 2 + kFluxCarried));
+}
+
+TEST(DiffusionPlan, ModelOffloadHoldsOneComponent) {
+  auto r = request("flux.1-dev");
+  r.offload = Offload::Model;
+  const auto p = plan(r);
+  // The transformer alone, 11,901,408,320 x 2 B, with its forward's activations.
+  EXPECT_EQ(p.stages[p.peak_stage].name, "denoise (transformer)");
+  EXPECT_EQ(p.allocated_peak.count(), 11'901'408'320ull * 2 + 212'336'640ull * 2 + kFluxCarried);
+}
+
+TEST(DiffusionPlan, SequentialOffloadHoldsTheLargestLeaf) {
+  auto r = request("sdxl-base-1.0");
+  r.offload = Offload::Sequential;
+  const auto p = plan(r);
+  // The largest UNet leaf: the first up block's conv1, (1280 + 1280) x 1280 x 3 x 3 + 1280 =
+  // 29,492,480 parameters, fp16.
+  EXPECT_EQ(p.stages[2].weights.count(), 29'492'480ull * 2);
+}
+
+TEST(DiffusionPlan, ClassifierFreeGuidanceDoublesTheSdxlBatch) {
+  auto r = request("sdxl-base-1.0", 3);
+  EXPECT_EQ(plan(r).denoiser_batch, 6u);  // guidance_scale 5.0 > 1
+  r.guidance = 1.0;
+  EXPECT_EQ(plan(r).denoiser_batch, 3u);
+  // FLUX.1-schnell has no guidance at all.
+  EXPECT_EQ(plan(request("flux.1-schnell", 3)).denoiser_batch, 3u);
+  EXPECT_EQ(plan(request("flux.1-schnell")).steps, 4u);  // its model card's 4 steps
+}
+
+TEST(DiffusionPlan, SdxlDecodesAnFp16VaeInFp32) {
+  const auto p = plan(request("sdxl-base-1.0"));
+  EXPECT_EQ(p.dtype, "fp16");
+  EXPECT_EQ(p.vae_dtype, "fp32");
+  // Decode weights: everything else in fp16 plus the VAE's 83,653,863 parameters in fp32.
+  const std::uint64_t others = (2'567'463'684ull + 123'060'480 + 694'659'840) * 2;
+  EXPECT_EQ(p.stages[3].weights.count(), others + 83'653'863ull * 4);
+  auto bf16 = request("sdxl-base-1.0");
+  bf16.dtype = "bf16";
+  EXPECT_EQ(plan(bf16).vae_dtype, "bf16");
+}
+
+TEST(DiffusionPlan, QuantizedDenoiserWeights) {
+  auto r = request("flux.1-dev");
+  r.weights = "nf4";
+  const auto p = plan(r);
+  const auto& t = p.pipeline.denoiser().inventory;
+  // NF4: half a byte per linear weight + a fp32 absmax per 64; the rest stays bf16.
+  const std::uint64_t expected = t.linear_weights / 2 + (t.linear_weights + 63) / 64 * 4 + (t.params - t.linear_weights) * 2;
+  EXPECT_EQ(p.weights[2].bytes.count(), expected);
+  EXPECT_LT(p.weights[2].bytes.gib(), 7.0);
+  r.weights = "int4";
+  EXPECT_THROW(plan(r), Error);
+}
+
+TEST(DiffusionPlan, VaeTilingOnlyAboveTheTileSize) {
+  auto r = request("sdxl-base-1.0");
+  r.vae_tiling = true;
+  const auto at1024 = plan(r);
+  EXPECT_FALSE(at1024.notes.empty());
+  r.height = r.width = 2048;
+  const auto tiled = plan(r);
+  r.vae_tiling = false;
+  const auto untiled = plan(r);
+  EXPECT_LT(tiled.stages[3].activations, untiled.stages[3].activations);
+}
+
+TEST(DiffusionPlan, StepTimeIsComputeBound) {
+  const auto p = plan(request("flux.1-dev"));
+  ASSERT_TRUE(p.step_s.has_value());
+  // FLOPs per step, 2 x per-token weights x tokens + attention (the AdaLN modulation acts once
+  // per sample): single blocks 38 x 113.2e6 weights x 4608 tokens x 2 = 3.97e13; joint blocks
+  // 19 x 113.2e6 per stream x (4096 + 512) tokens x 2 = 1.98e13; attention 57 x 4 x 4608^2 x 3072
+  // = 1.49e13 -> ~7.4e13.
+  EXPECT_GT(p.flops_per_step, 7.0e13);
+  EXPECT_LT(p.flops_per_step, 7.8e13);
+  EXPECT_GT(*p.images_per_s, 0.0);
+  EXPECT_LE(*p.step_s_low, *p.step_s);
+  EXPECT_LE(*p.step_s, *p.step_s_high);
+}
+
+TEST(DiffusionPlan, ResolutionMustFitTheLatentGrid) {
+  auto r = request("flux.1-dev");
+  r.height = 1000;  // not a multiple of 16
+  EXPECT_THROW(plan(r), Error);
+}
+
+}  // namespace
+}  // namespace vramplan::diffusion
+
+namespace vramplan::diffusion {
+namespace {
+
+TEST(DiffusionPlan, HostileSizesAreRefusedNotWrapped) {
+  auto r = request("sdxl-base-1.0");
+  r.height = r.width = 1u << 20;  // past the 65,536-pixel side limit
+  EXPECT_THROW(plan(r), Error);
+  r = request("sdxl-base-1.0", 1u << 20);
+  EXPECT_THROW(plan(r), Error);
+  // The largest accepted request still computes (eager attention at 65,536 px: ~10^15 elements).
+  r = request("sdxl-base-1.0", 1u << 16);
+  r.height = r.width = 1u << 16;
+  r.eager_attention = true;
+  EXPECT_THROW(plan(r), Error);  // beyond 2^62 activation elements: refused with a Usage error
+  r.eager_attention = false;
+  r.batch = 1;
+  const auto big = plan(r);
+  EXPECT_FALSE(big.fits);
+}
+
+}  // namespace
+}  // namespace vramplan::diffusion

@@ -13,7 +13,7 @@
 namespace vramplan::train {
 namespace {
 
-const ModelSpec& llama8b() {
+const ModelSpec& train_speed_llama8b() {
   static const ModelSpec spec = load_model("llama-3.1-8b", test::source_root(), test::quant_catalog());
   return spec;
 }
@@ -32,21 +32,21 @@ TrainRequest request(Method method, Recompute recompute) {
 constexpr double kF = 15'009'849'344.0, kA = 537'133'056.0;
 
 TEST(TrainSpeed, FullTrainingIsThreeForwards) {
-  const TrainFlops f = training_flops(llama8b(), request(Method::Full, Recompute::None), 0);
+  const TrainFlops f = training_flops(train_speed_llama8b(), request(Method::Full, Recompute::None), 0);
   EXPECT_DOUBLE_EQ(f.matmul, kF);
   EXPECT_DOUBLE_EQ(f.attention, kA);
   EXPECT_DOUBLE_EQ(f.executed, 3 * (kF + kA));  // 46,640,947,200
   EXPECT_EQ(f.formula, "3 (f + a)");
   // Full recomputation runs the forward once more; selective only the attention core.
-  EXPECT_DOUBLE_EQ(training_flops(llama8b(), request(Method::Full, Recompute::Full), 0).executed, 4 * (kF + kA));
-  EXPECT_DOUBLE_EQ(training_flops(llama8b(), request(Method::Full, Recompute::Selective), 0).executed,
+  EXPECT_DOUBLE_EQ(training_flops(train_speed_llama8b(), request(Method::Full, Recompute::Full), 0).executed, 4 * (kF + kA));
+  EXPECT_DOUBLE_EQ(training_flops(train_speed_llama8b(), request(Method::Full, Recompute::Selective), 0).executed,
                    3 * (kF + kA) + kA);
 }
 
 TEST(TrainSpeed, FrozenBaseSkipsWeightGradients) {
   // LoRA rank 8 on q_proj and v_proj: 32 x (8 x (4096 + 4096) + 8 x (4096 + 1024)) = 3,407,872
   // adapter parameters, t = 2 x 3,407,872 = 6,815,744.
-  const TrainFlops f = training_flops(llama8b(), request(Method::Lora, Recompute::None), 3'407'872);
+  const TrainFlops f = training_flops(train_speed_llama8b(), request(Method::Lora, Recompute::None), 3'407'872);
   EXPECT_DOUBLE_EQ(f.adapter, 6'815'744.0);
   EXPECT_DOUBLE_EQ(f.executed, 2 * kF + 3 * kA + 3 * 6'815'744.0);  // 31,651,545,088
   EXPECT_EQ(f.formula, "2 f + 3 a + 3 t");
@@ -57,7 +57,7 @@ TEST(TrainSpeed, StepTimeIsExecutedFlopsOverPeakTimesEfficiency) {
   const perf::PerfDefaults d = perf::load_perf_defaults(test::source_dir() / "data" / "perf_defaults.json");
   const TrainRequest r = request(Method::Full, Recompute::None);
   std::string why;
-  const auto sp = training_speed(training_flops(llama8b(), r, 0), r, gpus.resolve_one("h100-sxm-80"), d, why);
+  const auto sp = training_speed(training_flops(train_speed_llama8b(), r, 0), r, gpus.resolve_one("h100-sxm-80"), d, why);
   ASSERT_TRUE(sp) << why;
   EXPECT_DOUBLE_EQ(sp->peak_tflops, 989.4);  // H100 SXM dense bf16, data/gpus.json
   EXPECT_EQ(sp->tokens_per_step, 4096u);     // 2 x 2048 x 1 accumulation x 1 replica
@@ -79,7 +79,7 @@ TEST(TrainSpeed, NoTensorFigureSaysWhy) {
   const perf::PerfDefaults d = perf::load_perf_defaults(test::source_dir() / "data" / "perf_defaults.json");
   const TrainRequest r = request(Method::Full, Recompute::None);
   std::string why;
-  EXPECT_FALSE(training_speed(training_flops(llama8b(), r, 0), r, gpu, d, why));
+  EXPECT_FALSE(training_speed(training_flops(train_speed_llama8b(), r, 0), r, gpu, d, why));
   EXPECT_NE(why.find("no dense bf16 tensor figure"), std::string::npos) << why;
 }
 

@@ -11,6 +11,7 @@
 #include "vramplan/model/encoder.hpp"
 #include "vramplan/model/load.hpp"
 #include "vramplan/perf/hardware_rates.hpp"
+#include "vramplan/perf/host_offload.hpp"
 #include "vramplan/perf/model_shape.hpp"
 #include "vramplan/perf/perf_defaults.hpp"
 #include "vramplan/quant/format.hpp"
@@ -106,17 +107,20 @@ PlanPerformance plan_performance(const PlanRequest& r, const PlanOutcome& out, c
     perf.query.token_budget = p.engine_view.at("max_num_batched_tokens").get<std::uint64_t>();
   if (p.fits && p.kv.capacity_tokens && perf.query.decode_context > 0)
     perf.query.max_batch = *p.kv.capacity_tokens / perf.query.decode_context;
-  // llama.cpp: only with every layer on the GPU does one GPU roofline describe a step (CPU and
-  // partial offload run layers on the host). engine_view "offloaded_layers" is "k/n" with n =
-  // layers + the output layer.
+  // llama.cpp: engine_view "offloaded_layers" is "k/n" with n = layers + the output layer; with
+  // k < n the CPU layers stream from host memory (perf/host_offload.hpp). A CPU-only plan has no
+  // such entry and no compute rate of its own: not modelled.
+  std::optional<std::uint64_t> host_layers;
   if (p.engine == "llamacpp") {
     const auto it = p.engine_view.find("offloaded_layers");
     const std::string layers = it != p.engine_view.end() && it->is_string() ? it->get<std::string>() : "";
     const std::size_t slash = layers.find('/');
-    if (slash == std::string::npos || layers.substr(0, slash) != layers.substr(slash + 1)) {
-      perf.unavailable = "performance model: llama.cpp with layers on the CPU (CPU-only or partial offload) is not modelled";
+    if (slash == std::string::npos) {
+      perf.unavailable = "performance model: a CPU-only llama.cpp run (no GPU rates) is not modelled";
       return perf;
     }
+    const std::uint64_t k = std::stoull(layers.substr(0, slash)), n = std::stoull(layers.substr(slash + 1));
+    if (k < n) host_layers = n - 1 - std::min(k, n - 1);  // the first layers stay on the CPU
   }
   const WeightRequest wr{arg_string(r.args, "dtype"),
                          declares(engine, "quantization") ? arg_string(r.args, "quantization") : std::nullopt,
@@ -134,7 +138,29 @@ PlanPerformance plan_performance(const PlanRequest& r, const PlanOutcome& out, c
     defaults.source = "data/perf_defaults.json";  // the basis names the catalogue file, not this install's path
     const perf::PerfHardware hw = perf::perf_hardware_from(gpu, cal, perf.tensor_dtype, defaults, p.engine);
     perf.calibrated = hw.calibrated;
-    perf.estimate = perf::estimate_serving(shape, hw, perf.query);
+    if (host_layers) {
+      // Partial offload: decode reads the CPU layers at host bandwidth, prompt micro-batches copy
+      // them over PCIe (perf/host_offload.hpp); the output layer stays on the CPU (k < n).
+      perf::HostOffload off;
+      off.gpu_share = perf::streamed_gpu_share(out.model, rw.tensor_bytes, *host_layers, false);
+      const auto hb = arg_string(r.args, "host-bandwidth");
+      off.host_bandwidth_bytes_per_s = 1e9 * (hb ? perf::parse_gbps(*hb, "--host-bandwidth") : perf::kDefaultHostBandwidthGBps);
+      const auto pcie = gpu.interconnect.pcie_gen ? defaults.pcie_gbps_per_direction.find(*gpu.interconnect.pcie_gen)
+                                                  : defaults.pcie_gbps_per_direction.end();
+      if (pcie == defaults.pcie_gbps_per_direction.end())
+        throw_usage("performance model: partial offload needs the GPU's PCIe generation, which the catalogue lacks");
+      off.pcie_bytes_per_s = 1e9 * pcie->second;
+      perf.estimate = perf::estimate_serving(shape, perf::decode_with_host_offload(hw, off), perf.query);
+      perf.estimate->ttft_s = perf::estimate_ttft(shape, perf::prefill_with_host_offload(hw, off), perf.query.prompt_tokens,
+                                                  perf.query.token_budget);
+      char host[48];
+      std::snprintf(host, sizeof host, "%g GB/s", off.host_bandwidth_bytes_per_s / 1e9);
+      perf.estimate->notes.push_back("partial offload: " + std::to_string(*host_layers) + " layers and the output on the CPU, read at " +
+                                     host + (hb ? " (--host-bandwidth)" : " (default; --host-bandwidth)") +
+                                     "; prompt micro-batches copy them over PCIe; CPU compute and core count not modelled");
+    } else {
+      perf.estimate = perf::estimate_serving(shape, hw, perf.query);
+    }
     perf.shape = shape;
     perf.hardware = hw;
   } catch (const Error& e) {

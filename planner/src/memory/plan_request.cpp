@@ -105,6 +105,8 @@ PlanPerformance plan_performance(const PlanRequest& r, const PlanOutcome& out, c
   perf.query.decode_context = r.workload.context.value_or(perf.query.prompt_tokens);
   if (p.engine_view.contains("max_num_batched_tokens"))
     perf.query.token_budget = p.engine_view.at("max_num_batched_tokens").get<std::uint64_t>();
+  else if (p.engine == "llamacpp" && p.engine_view.contains("n_ubatch"))  // llama_context::decode splits a prompt into ubatches
+    perf.query.token_budget = p.engine_view.at("n_ubatch").get<std::uint64_t>();
   if (p.fits && p.kv.capacity_tokens && perf.query.decode_context > 0)
     perf.query.max_batch = *p.kv.capacity_tokens / perf.query.decode_context;
   // llama.cpp: engine_view "offloaded_layers" is "k/n" with n = layers + the output layer; with

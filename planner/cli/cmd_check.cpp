@@ -18,6 +18,19 @@
 namespace vramplan::cli {
 namespace {
 
+// 0 FITS, 6 MARGINAL (0 with --accept-marginal, 1 with --conservative), 1 DOES NOT FIT: the same
+// for one instance and for co-tenants.
+int check_exit_code(plan::Verdict verdict, const plan::FitPolicy& policy) {
+  switch (verdict) {
+    case plan::Verdict::Fits: return kExitOk;
+    case plan::Verdict::DoesNotFit: return kExitDoesNotFit;
+    case plan::Verdict::Marginal:
+      if (policy.conservative) return kExitDoesNotFit;
+      return policy.accept_marginal ? kExitOk : kExitMarginal;
+  }
+  return kExitInternal;
+}
+
 // --tenant / --tenants / --mig-layout: several instances on one GPU or MIG layout
 // (plan/cotenancy.hpp). The single-instance options do not apply; each tenant carries its own.
 int run_cotenancy_check(const po::variables_map& vm, const CommonOptions& opts, const memory::Engine& engine) {
@@ -45,25 +58,12 @@ int run_cotenancy_check(const po::variables_map& vm, const CommonOptions& opts, 
   }
   req.policy.headroom = parse_fraction(vm["headroom"].as<std::string>(), "--headroom");
   req.policy.conservative = vm["conservative"].as<bool>();
+  req.policy.accept_marginal = vm["accept-marginal"].as<bool>();
+  if (req.policy.conservative && req.policy.accept_marginal)
+    throw_usage("--conservative and --accept-marginal contradict each other: give one");
   const auto outcome = plan::run_cotenancy(req, data_root());
   emit(opts, plan::cotenancy_json(outcome), plan::cotenancy_text(outcome, opts.format == OutputFormat::Markdown));
-  return outcome.fits ? kExitOk : kExitDoesNotFit;
-}
-
-}  // namespace
-
-namespace {
-
-// 0 FITS, 6 MARGINAL (0 with --accept-marginal, 1 with --conservative), 1 DOES NOT FIT.
-int check_exit_code(const plan::FitResult& fit, bool accept_marginal) {
-  switch (fit.verdict) {
-    case plan::Verdict::Fits: return kExitOk;
-    case plan::Verdict::DoesNotFit: return kExitDoesNotFit;
-    case plan::Verdict::Marginal:
-      if (fit.conservative) return kExitDoesNotFit;
-      return accept_marginal ? kExitOk : kExitMarginal;
-  }
-  return kExitInternal;
+  return check_exit_code(outcome.verdict, req.policy);
 }
 
 }  // namespace
@@ -125,7 +125,7 @@ int run_check(const std::vector<std::string>& args) {
   else emit(opts, plan::check_json(outcome), plan::check_text(outcome));
   // UNSUPPORTED (it would not run) exits as DOES NOT FIT does.
   if (outcome.compat.support == compat::Support::Unsupported) return kExitDoesNotFit;
-  return check_exit_code(outcome.eval.fit, req.policy.accept_marginal);
+  return check_exit_code(outcome.eval.fit.verdict, req.policy);
 }
 
 }  // namespace vramplan::cli

@@ -74,7 +74,12 @@ std::string text_report(const ModelSpec& spec, const ParamCounts& c,
                         const std::string& quantized_as, const std::vector<LayerTotals>* layers) {
   const auto& a = spec.arch;
   std::string t;
-  auto line = [&](const std::string& k, const std::string& v) { t += k + std::string(14 - std::min<std::size_t>(13, k.size()), ' ') + v + "\n"; };
+  // Each line wrapped to the output width as plan / explain wrap theirs (report/table.hpp
+  // text_width: COLUMNS, else the terminal, else 100), continuation lines under the value.
+  const std::size_t width = text_width();
+  auto line = [&](const std::string& k, const std::string& v) {
+    t += wrap_paragraph(k + std::string(14 - std::min<std::size_t>(13, k.size()), ' ') + v, width, 14) + "\n";
+  };
   line("model", spec.id + " (" + spec.source.kind + ": " + (spec.source.url.empty() ? spec.source.path : spec.source.url) + ")");
   line("architecture", a.architecture + " (model_type " + a.model_type + ", family " + a.family + ")");
   line("dimensions", "hidden " + std::to_string(a.hidden_size) + ", layers " + std::to_string(a.num_layers) +
@@ -142,8 +147,8 @@ std::string text_report(const ModelSpec& spec, const ParamCounts& c,
     }
     t += lt.render_text();
   }
-  for (const auto& e : spec.exclusions) t += "excluded: " + e + "\n";
-  for (const auto& w : spec.warnings) t += "warning: " + w + "\n";
+  for (const auto& e : spec.exclusions) t += wrap_paragraph("excluded: " + e, width, 10) + "\n";
+  for (const auto& w : spec.warnings) t += wrap_paragraph("warning: " + w, width, 9) + "\n";
   return t;
 }
 

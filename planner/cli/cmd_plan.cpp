@@ -14,6 +14,9 @@
 #include "vramplan/core/error.hpp"
 #include "vramplan/memory/engine.hpp"
 #include "vramplan/memory/plan_request.hpp"
+#include "vramplan/plan/plan_output.hpp"
+#include "vramplan/plan/rehearsal_input.hpp"
+#include "vramplan/sim/serving_plan.hpp"
 
 namespace vramplan::cli {
 
@@ -51,10 +54,10 @@ int run_plan(const std::vector<std::string>& args) {
   if (vm.count("batch")) req.workload.batch = vm["batch"].as<std::uint64_t>();
   if (vm.count("context")) req.workload.context = vm["context"].as<std::uint64_t>();
   if (vm.count("prompt-len")) req.prompt_tokens = vm["prompt-len"].as<std::uint64_t>();
-  const auto outcome = memory::run_plan(req, data_root());
+  const auto outcome = sim::run_serving_plan(req, data_root());
   if (vm.count("emit-rehearsal"))
-    calib::write_rehearsal(memory::rehearsal_input(outcome), vm["emit-rehearsal"].as<std::string>());
-  emit(opts, memory::plan_json(outcome), memory::plan_text(outcome));
+    calib::write_rehearsal(plan::rehearsal_input(outcome), vm["emit-rehearsal"].as<std::string>());
+  emit(opts, plan::plan_json(outcome), plan::plan_text(outcome));
   return 0;
 }
 

@@ -10,12 +10,17 @@
 //          up there); carried by overhead.context
 //   TRT-LLM KV pool, the same way, over the records whose GPU total is known (a catalogue card
 //          or the logged total); carried by overhead.runtime
+//   HF     generate() peak: measured torch.cuda.max_memory_allocated - planned weights + KV +
+//          activation, over the records with a known prompt length (hf_records.hpp). Weights
+//          and KV are exact sums over the tensors, so what is missed is run-time buffers (the
+//          bitsandbytes kernels' dequantized weights, cuBLAS workspaces); carried by activation
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
 #include <map>
 
+#include "hf_records.hpp"
 #include "sglang_records.hpp"
 #include "trtllm_records.hpp"
 #include "vllm_records.hpp"
@@ -62,6 +67,11 @@ std::map<std::string, Worst> observed() {
                                          static_cast<double>(x.bytes_per_token) / static_cast<double>(kGiB),
                                      x.id);
   }
+  for (const auto& r : load_hf_records())
+    if (plannable(r)) {
+      const HfComparison x = compare_hf(r);
+      w["hf activation"].see((x.measured - x.predicted) / static_cast<double>(kGiB), x.id);
+    }
   return w;
 }
 

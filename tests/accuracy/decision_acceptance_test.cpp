@@ -1,5 +1,5 @@
-// Decisions against what the engines did: for every vLLM / SGLang / TensorRT-LLM / llama.cpp
-// record in tests/accuracy/data, a `check` built from the record's own flags (the same request
+// Decisions against what the engines did: for every vLLM / SGLang / TensorRT-LLM / llama.cpp /
+// HF transformers record in tests/accuracy/data, a `check` built from the record's own flags (the same request
 // the accuracy tests plan, at check's default workload: one sequence of the engine's max length)
 // never says DOES NOT FIT when the engine started and never says FITS when it refused.
 //
@@ -11,6 +11,9 @@
 //            cache without flash attention). CPU runs name no host memory size: the check is
 //            given 64 GiB, over every run's peak RSS (4.2 GiB), so these records test the
 //            engine's own refusals, not the memory side.
+//   HF       33 of the 35 generate() peaks of hf_measurements.jsonl (published: every run
+//            completed, none reports an OOM), checked at each record's batch and prompt + new
+//            tokens; the 2 long OctoCoder runs print no prompt length and cannot be checked.
 // The counts are printed as the table of docs/decisions.md ("Decisions against the records").
 #include <gtest/gtest.h>
 
@@ -20,6 +23,7 @@
 #include <map>
 #include <sstream>
 
+#include "hf_records.hpp"
 #include "sglang_records.hpp"
 #include "trtllm_records.hpp"
 #include "vllm_records.hpp"
@@ -119,10 +123,18 @@ Tally llamacpp_tally() {
   return t;
 }
 
+Tally hf_tally() {
+  Tally t;
+  for (const auto& r : load_hf_records())
+    if (plannable(r)) t.add(r.id, true, check(check_of(hf_request(r))));
+  return t;
+}
+
 TEST(DecisionAcceptance, NoStartedRecordIsRefusedAndNoRefusedRecordFits) {
   std::string table = "| engine | engine did | FITS | MARGINAL | DOES NOT FIT |\n|---|---|---|---|---|\n";
   for (const auto& [engine, tally] : {std::pair<std::string, Tally>{"vLLM", vllm_tally()}, {"SGLang", sglang_tally()},
-                                      {"TensorRT-LLM", trtllm_tally()}, {"llama.cpp", llamacpp_tally()}}) {
+                                      {"TensorRT-LLM", trtllm_tally()}, {"llama.cpp", llamacpp_tally()},
+                                      {"HF transformers", hf_tally()}}) {
     table += tally.rows(engine);
     for (const auto& w : tally.wrong) ADD_FAILURE() << engine << ": " << w;
   }

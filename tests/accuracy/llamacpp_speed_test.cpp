@@ -3,7 +3,7 @@
 // per second generating 128 tokens after an empty prompt), every layer on the GPU (-ngl 99).
 //
 // Data: tests/accuracy/data/llamacpp_bench.jsonl, copied from the PR threads named in each
-// record's `source`. Every prediction goes through `vramplan plan`'s own path (memory::run_plan:
+// record's `source`. Every prediction goes through `vramplan plan`'s own path (sim::run_serving_plan:
 // the GGUF file type's tensors, the llama.cpp memory plan, the performance model).
 //
 // The llamacpp step-overhead entry of data/perf_defaults.json is FITTED here on the RTX 3090
@@ -23,7 +23,7 @@
 #include "accuracy/accuracy_doc.hpp"
 #include "support/test_support.hpp"
 #include "vramplan/core/text.hpp"
-#include "vramplan/memory/plan_request.hpp"
+#include "vramplan/sim/serving_plan.hpp"
 #include "vramplan/perf/perf_defaults.hpp"
 
 namespace vramplan {
@@ -43,7 +43,7 @@ struct BenchRecord {
 // attends to 64 cached tokens.
 constexpr std::uint64_t kTgMeanContext = 64;
 
-memory::PlanOutcome bench_plan(const BenchRecord& r, std::uint64_t prompt) {
+sim::ServingPlan bench_plan(const BenchRecord& r, std::uint64_t prompt) {
   memory::PlanRequest q;
   q.model = r.raw.at("model").get<std::string>();
   q.gpu = r.gpu;
@@ -54,7 +54,7 @@ memory::PlanOutcome bench_plan(const BenchRecord& r, std::uint64_t prompt) {
   q.workload.batch = 1;
   q.workload.context = kTgMeanContext;
   q.prompt_tokens = prompt;
-  return memory::run_plan(q, test::source_root());
+  return sim::run_serving_plan(q, test::source_root());
 }
 
 std::vector<BenchRecord> predicted_records() {
@@ -71,7 +71,7 @@ std::vector<BenchRecord> predicted_records() {
     r.source = r.raw.at("source");
     r.measured = r.raw.at("t_per_s");
     const bool pp = r.test == "pp512";
-    const memory::PlanOutcome o = bench_plan(r, 512);
+    const sim::ServingPlan o = bench_plan(r, 512);
     const auto& est = o.performance.estimate;
     if (!est) ADD_FAILURE() << r.id << ": " << o.performance.unavailable;
     if (!est) continue;

@@ -4,6 +4,9 @@
 // block. T = the H100's reported total, 79.19 GiB (data/gpus.json). KV blocks: Llama-3.1-8B
 // 16 tokens x 131,072 B = 2 MiB; Qwen2.5-7B 16 x 57,344 B = 896 KiB.
 #include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -147,6 +150,51 @@ TEST(CotenancyCli, TenantsFile) {
   const auto b = run_cli({"check", "--gpu", "h100-sxm-80", "--tenants", bad.string()});
   EXPECT_EQ(b.exit_code, 3) << b.err;
   EXPECT_NE(b.err.find("/tenants/0"), std::string::npos) << b.err;
+}
+
+// Three-valued as check: an HF tenant (no budget: it holds its non-KV excess on top) followed by a
+// vLLM tenant whose gpu_memory_utilization asks for just less than what the HF tenant leaves on
+// the expected values. On the upper bounds the HF tenant holds 0.88 GiB more (the hf activation
+// margin, data/accuracy_bounds.json), so vLLM's start-up check refuses: MARGINAL, exit 6; 0 with
+// --accept-marginal, 1 with --conservative.
+TEST(CotenancyCli, MarginalWhenTheUpperBoundsOfAnEarlierTenantLeaveTooLittle) {
+  const std::string hf = "model=llama-3.1-8b,engine=hf,batch=1,context=2048";
+  const std::string qwen = "model=qwen2.5-7b,max-model-len=8192,enforce-eager,gpu-memory-utilization=";
+  // A first run finds what the HF tenant holds (H) and what it holds on the upper bounds (U).
+  const auto probe = run_cli_json({"check", "--gpu", "h100-sxm-80", "--tenant", hf, "--tenant", qwen + "0.3"}, 0);
+  const double total = probe["devices"][0]["reported_total_bytes"].get<double>();
+  const double held = probe["tenants"][0]["held_bytes"].get<double>();
+  const double upper = probe["tenants"][0]["upper_held_bytes"].get<double>();
+  EXPECT_EQ(probe["verdict"], "FITS") << probe.dump();
+  EXPECT_NEAR((upper - held) / kGiB, 0.88, 0.005) << "the HF tenant holds its activation margin on top";
+  EXPECT_EQ(probe["tenants"][1]["upper_free_at_start_bytes"].get<double>(), total - upper);
+  // Utilization between the two free amounts: ceil(T x u) <= T - H (starts), > T - U (refused).
+  const double u = (total - held - 0.44 * kGiB) / total;
+  char util[32];
+  std::snprintf(util, sizeof util, "%.6f", u);
+  const std::vector<std::string> args = {"check", "--gpu", "h100-sxm-80", "--tenant", hf, "--tenant", qwen + util};
+  const auto j = run_cli_json(args, 6);
+  EXPECT_EQ(j["verdict"], "MARGINAL") << j.dump();
+  EXPECT_TRUE(j["fits"].get<bool>());
+  EXPECT_EQ(j["devices"][0]["verdict"], "MARGINAL");
+  EXPECT_EQ(j["tenants"][0]["verdict"], "FITS");
+  EXPECT_EQ(j["tenants"][1]["verdict"], "MARGINAL");
+  EXPECT_TRUE(j["tenants"][1]["started"].get<bool>()) << "it starts on the expected values";
+  const std::string line = j["line"];
+  EXPECT_EQ(line.rfind("MARGINAL h100-sxm-80, 2 tenants: fits on the expected values (", 0), 0u) << line;
+  EXPECT_NE(line.find("not on the upper bounds: tenant 2 (qwen2.5-7b, vllm): on the upper bounds of the tenants before "
+                      "it"),
+            std::string::npos)
+      << line;
+  EXPECT_NE(line.find("Free memory on device cuda:0"), std::string::npos) << line;
+  auto accept = args;
+  accept.push_back("--accept-marginal");
+  EXPECT_EQ(run_cli(accept).exit_code, 0);
+  auto conservative = args;
+  conservative.push_back("--conservative");
+  const auto c = run_cli_json(conservative, 1);
+  EXPECT_EQ(c["verdict"], "MARGINAL");
+  EXPECT_FALSE(c["fits"].get<bool>());
 }
 
 }  // namespace

@@ -64,5 +64,21 @@ TEST(ReadableOutput, NoTestFileNamesAndNoZeroGiB) {
   EXPECT_NE(plan.out.find("weights.other                0.01 MiB"), std::string::npos) << plan.out;
 }
 
+TEST(ReadableOutput, InspectLinesFitTheWidth) {
+  // deepseek-v3's own lines on main were up to 212 characters (the catalogue source URL), 112
+  // (dimensions), 93 (params): inspect now wraps them as plan does, the value continuing under
+  // the value column; the URL, one word longer than a line, is cut.
+  const std::vector<std::string> args = {"inspect", "--model", "deepseek-v3", "--layers"};
+  const auto piped = test::run_cli(args);
+  ASSERT_EQ(piped.exit_code, 0) << piped.err;
+  EXPECT_LE(longest_output_line(piped.out), 100u) << piped.out;
+  const auto narrow = test::run_cli(args, {{}, {{"COLUMNS", "80"}}});
+  EXPECT_LE(longest_output_line(narrow.out), 80u) << narrow.out;
+  EXPECT_NE(narrow.out.find("\n              "), std::string::npos) << "continuation lines start under the values\n"
+                                                                    << narrow.out;
+  const auto wide = test::run_cli(args, {{}, {{"COLUMNS", "300"}}});
+  EXPECT_GT(longest_output_line(wide.out), 200u) << "a wide terminal gets the long lines back";
+}
+
 }  // namespace
 }  // namespace vramplan

@@ -1,6 +1,7 @@
 // GGUF header reader and GGUF -> ModelSpec (io/gguf_reader.cpp, io/gguf_model.cpp).
 #include "fuzz_support.hpp"
 #include "vramplan/io/gguf.hpp"
+#include "vramplan/model/gguf_model.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace vramplan;

@@ -13,14 +13,15 @@
 
 #include "support/gguf_writer.hpp"
 #include "vramplan/io/gguf.hpp"
+#include "vramplan/model/gguf_model.hpp"
 
 namespace {
 
 using namespace vramplan;
 using namespace vramplan::test::ggml_type;
 
-const QuantCatalog& formats() {
-  static const QuantCatalog c = QuantCatalog::load(std::filesystem::path(VRAMPLAN_SOURCE_DIR) / "data" / "quant_formats.json");
+const FormatTable& formats() {
+  static const FormatTable c = FormatTable::load(std::filesystem::path(VRAMPLAN_SOURCE_DIR) / "data" / "quant_formats.json");
   return c;
 }
 

@@ -12,9 +12,11 @@
 #include "support/gguf_writer.hpp"
 #include "support/safetensors_writer.hpp"
 #include "vramplan/io/gguf.hpp"
+#include "vramplan/model/gguf_model.hpp"
 #include "vramplan/io/safetensors.hpp"
 #include "vramplan/memory/vllm_weight_allocation.hpp"
 #include "vramplan/memory/weights.hpp"
+#include "vramplan/quant/format.hpp"
 
 namespace {
 

@@ -14,7 +14,7 @@
 #include "vramplan/diffusion/pipeline.hpp"
 #include "vramplan/io/json_file.hpp"
 #include "vramplan/io/safetensors.hpp"
-#include "vramplan/quant/format.hpp"
+#include "vramplan/io/format_table.hpp"
 
 namespace vramplan::diffusion {
 
@@ -59,7 +59,7 @@ void read_catalogue_source(Pipeline& p, const fs::path& file) {
 //! diffusion_pytorch_model.safetensors / model.safetensors, or the shards an .index.json names
 //! (diffusers ModelMixin.save_pretrained / transformers save_pretrained names). nullopt: no weights.
 std::optional<std::uint64_t> checkpoint_elements(const fs::path& dir, const DataRoot& root,
-                                                 std::optional<QuantCatalog>& catalog) {
+                                                 std::optional<FormatTable>& catalog) {
   std::vector<fs::path> files;
   std::error_code ec;
   for (const char* stem : {"diffusion_pytorch_model", "model"}) {
@@ -78,7 +78,7 @@ std::optional<std::uint64_t> checkpoint_elements(const fs::path& dir, const Data
     if (!files.empty()) break;
   }
   if (files.empty()) return std::nullopt;
-  if (!catalog) catalog = QuantCatalog::load(root.data_file("quant_formats.json"));
+  if (!catalog) catalog = FormatTable::load(root.data_file("quant_formats.json"));
   std::uint64_t n = 0;
   for (const auto& f : files)
     for (const auto& t : read_safetensors_file(f, *catalog)) {
@@ -158,7 +158,7 @@ Pipeline load_pipeline(std::string_view model, const DataRoot& root) {
     throw_unknown("diffusion pipeline '" + p.class_name + "' (" + index_file.string() +
                   ") is not supported; supported pipelines: " + supported_pipelines());
 
-  std::optional<QuantCatalog> quant;  // loaded on the first component with safetensors
+  std::optional<FormatTable> quant;  // loaded on the first component with safetensors
   for (const auto& [name, entry] : idx.members()) {
     if (name.empty() || name[0] == '_' || !entry.is_array()) continue;
     const auto parts = entry.items();

@@ -142,7 +142,7 @@ class TensorNameIndex {
 
 class HeaderParser {
  public:
-  HeaderParser(const std::filesystem::path& path, const QuantCatalog& catalog)
+  HeaderParser(const std::filesystem::path& path, const FormatTable& catalog)
       : in_(path), catalog_(catalog) {
     out_.path = in_.file();
     out_.file_size = in_.file_size();
@@ -457,7 +457,7 @@ class HeaderParser {
   }
 
   BinaryReader in_;
-  const QuantCatalog& catalog_;
+  const FormatTable& catalog_;
   GgufFile out_;
   std::uint64_t n_tensors_ = 0, n_kv_ = 0;
   std::unordered_map<std::string, std::uint64_t> key_index_;
@@ -513,7 +513,7 @@ std::uint64_t GgufFile::tensor_data_bytes() const {
   return total;
 }
 
-GgufFile read_gguf_header(const std::filesystem::path& path, const QuantCatalog& catalog) {
+GgufFile read_gguf_header(const std::filesystem::path& path, const FormatTable& catalog) {
   return HeaderParser(path, catalog).parse();
 }
 

@@ -41,7 +41,7 @@ std::optional<std::uint64_t> split_key(const GgufFile& f, const char* key) {
 
 }  // namespace
 
-GgufFile read_gguf_model(const std::filesystem::path& path, const QuantCatalog& catalog) {
+GgufFile read_gguf_model(const std::filesystem::path& path, const FormatTable& catalog) {
   GgufFile first = read_gguf_header(path, catalog);
   const std::uint64_t count = split_key(first, "split.count").value_or(1);
   if (count <= 1) return first;

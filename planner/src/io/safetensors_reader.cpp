@@ -80,7 +80,7 @@ struct Range {
 };
 
 SafetensorsTensor read_entry(const JsonView& entry, const std::string& name, std::uint64_t data_size,
-                             const QuantCatalog& catalog, const std::filesystem::path& path,
+                             const FormatTable& catalog, const std::filesystem::path& path,
                              std::vector<Range>& ranges) {
   if (!entry.is_object()) entry.fail("expected an object with dtype, shape and data_offsets");
   SafetensorsTensor t;
@@ -134,7 +134,7 @@ void check_no_overlap(std::vector<Range>& ranges, const std::string& file) {
 }  // namespace
 
 std::vector<SafetensorsTensor> read_safetensors_file(const std::filesystem::path& path,
-                                                     const QuantCatalog& catalog) {
+                                                     const FormatTable& catalog) {
   BinaryReader in(path);
   const std::string& file = in.file();
   const std::uint64_t header_len = in.u64("header length");
@@ -164,7 +164,7 @@ std::vector<SafetensorsTensor> read_safetensors_file(const std::filesystem::path
 }
 
 std::vector<SafetensorsTensor> read_safetensors_dir(const std::filesystem::path& dir,
-                                                    const QuantCatalog& catalog) {
+                                                    const FormatTable& catalog) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec))
     throw Error(ErrorKind::Io, dir.string() + ": not a directory");

@@ -11,7 +11,7 @@
 namespace vramplan {
 namespace {
 
-std::string format_name(const QuantCatalog& formats, const std::string& dtype) {
+std::string format_name(const FormatTable& formats, const std::string& dtype) {
   if (const auto* f = formats.find_safetensors(dtype)) return f->name;
   std::string out = dtype;
   for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -25,7 +25,7 @@ bool has_safetensors(const std::filesystem::path& dir) {
          std::filesystem::is_regular_file(dir / "model.safetensors.index.json");
 }
 
-ModelSpec model_from_checkpoint_dir(const std::filesystem::path& dir, const QuantCatalog& formats,
+ModelSpec model_from_checkpoint_dir(const std::filesystem::path& dir, const FormatTable& formats,
                                     const HfLoadOptions& options) {
   auto spec = model_from_hf_config_file(dir, options);
   if (!has_safetensors(dir)) return spec;

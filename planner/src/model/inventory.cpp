@@ -4,7 +4,7 @@
 #include <set>
 
 #include "vramplan/core/bytes.hpp"
-#include "vramplan/quant/format.hpp"
+#include "vramplan/io/format_table.hpp"
 
 namespace vramplan {
 namespace {
@@ -38,7 +38,7 @@ ParamCounts count_params(const ModelSpec& spec) {
   return c;
 }
 
-std::optional<std::uint64_t> stored_tensor_bytes(const TensorInfo& t, const QuantCatalog& formats) {
+std::optional<std::uint64_t> stored_tensor_bytes(const TensorInfo& t, const FormatTable& formats) {
   if (t.stored_bytes) return t.stored_bytes;
   if (t.stored_format.empty()) return std::nullopt;
   return tensor_bytes(formats.get(t.stored_format), t.shape, t.name);
@@ -57,7 +57,7 @@ void add_bytes(std::optional<std::uint64_t>& sum, std::optional<std::uint64_t> b
 
 }  // namespace
 
-std::vector<RoleTotals> totals_by_role(const ModelSpec& spec, const QuantCatalog& formats) {
+std::vector<RoleTotals> totals_by_role(const ModelSpec& spec, const FormatTable& formats) {
   std::vector<RoleTotals> out;
   std::vector<bool> unknown;
   std::vector<std::set<std::string>> fmts;
@@ -89,7 +89,7 @@ std::vector<RoleTotals> totals_by_role(const ModelSpec& spec, const QuantCatalog
   return sorted;
 }
 
-std::vector<LayerTotals> totals_by_layer(const ModelSpec& spec, const QuantCatalog& formats) {
+std::vector<LayerTotals> totals_by_layer(const ModelSpec& spec, const FormatTable& formats) {
   std::vector<LayerTotals> out;
   std::vector<bool> unknown;
   auto slot = [&](std::optional<int> layer) -> std::size_t {

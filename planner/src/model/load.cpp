@@ -2,16 +2,17 @@
 
 #include "vramplan/core/error.hpp"
 #include "vramplan/io/gguf.hpp"
+#include "vramplan/model/gguf_model.hpp"
 #include "vramplan/io/input_file.hpp"
 #include "vramplan/model/catalogue.hpp"
 #include "vramplan/model/checkpoint.hpp"
-#include "vramplan/quant/format.hpp"
+#include "vramplan/io/format_table.hpp"
 
 namespace vramplan {
 namespace {
 
-QuantCatalog quant_formats(const DataRoot& root) {
-  return QuantCatalog::load(root.data_file("quant_formats.json"));
+FormatTable quant_formats(const DataRoot& root) {
+  return FormatTable::load(root.data_file("quant_formats.json"));
 }
 
 // A bare name is a catalogue id; a path says so with a '/', a leading '.' ("./m", "..") or a
@@ -90,9 +91,9 @@ ModelSpec load_model(std::string_view what, const DataRoot& root, const LoadOpti
   return load_with(what, root, options, [&] { return quant_formats(root); });
 }
 
-ModelSpec load_model(std::string_view what, const DataRoot& root, const QuantCatalog& quant,
+ModelSpec load_model(std::string_view what, const DataRoot& root, const FormatTable& quant,
                      const LoadOptions& options) {
-  return load_with(what, root, options, [&]() -> const QuantCatalog& { return quant; });
+  return load_with(what, root, options, [&]() -> const FormatTable& { return quant; });
 }
 
 }  // namespace vramplan

@@ -1,5 +1,6 @@
 #include "vramplan/plan/cotenancy.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -18,18 +19,19 @@ namespace {
 struct StartRule {
   std::string_view engine;
   bool sizes_from_total;  // true: from the device total (others do not shrink it); false: from free memory
+  bool allocates_what_it_needs;  // true: no budget; false: a KV pool fills a budget
   std::string_view sizing;
 };
 constexpr std::array<StartRule, 5> kStartRules = {{
-    {"vllm", true,
+    {"vllm", true, false,
      "device total x gpu_memory_utilization; refuses to start when free < ceil(total x utilization) "
      "(vllm/v1/worker/utils.py request_memory)"},
-    {"sglang", false,
+    {"sglang", false, false,
      "memory free at start x mem_fraction_static (sglang model_runner_kv_cache_mixin.py profile_max_num_token: "
      "total_gpu_memory is the pre-load free memory)"},
-    {"trtllm", false, "memory free after loading x free_gpu_memory_fraction (TensorRT-LLM KvCacheConfig)"},
-    {"hf", false, "allocates what it needs from the memory free at start"},
-    {"llamacpp", false, "allocates its buffers from the memory free at start"},
+    {"trtllm", false, false, "memory free after loading x free_gpu_memory_fraction (TensorRT-LLM KvCacheConfig)"},
+    {"hf", false, true, "allocates what it needs from the memory free at start"},
+    {"llamacpp", false, true, "allocates its buffers from the memory free at start"},
 }};
 
 const StartRule& start_rule(std::string_view engine) {
@@ -92,7 +94,56 @@ struct Tenant {
   memory::EngineArgs args;
 };
 
+// One tenant started on a device with `free` bytes free: how its engine sizes itself, whether it
+// starts, and its own fit there.
+struct TenantStart {
+  bool started = false;
+  Bytes sized_from;
+  Evaluation eval;
+  std::string refusal;  // why it did not start
+};
+
+TenantStart start_tenant(const Tenant& t, const GpuSpec& device, Bytes free, const FitPolicy& own,
+                         const ErrorBounds& bounds, const Bytes& held_before) {
+  TenantStart st;
+  const StartRule& rule = start_rule(t.session->engine().name());
+  if (!rule.sizes_from_total && free.count() == 0) {
+    st.refusal = "no memory is free when it starts (the tenants before it hold " + format_gib(held_before) + ")";
+    return st;
+  }
+  const GpuSpec sized = rule.sizes_from_total ? device : with_reported_total(device, free);
+  st.sized_from = sized.reported_total;
+  const Scenario s{sized, t.args, t.spec->weights, 1, t.spec->batch, t.spec->context};
+  try {
+    st.eval = evaluate(*t.session, s, own, bounds.for_engine(std::string(t.session->engine().name())));
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::Usage) throw;
+    throw_usage(t.who + ": " + e.what());
+  }
+  if (rule.engine == "vllm") {
+    const auto it = st.eval.plan.engine_view.find("gpu_memory_utilization");
+    if (it == st.eval.plan.engine_view.end() || !it->is_number())
+      throw_internal("vLLM plan without gpu_memory_utilization in its engine view");
+    st.refusal = vllm_startup_refusal(free, device.reported_total, it->get<double>());
+  }
+  st.started = st.refusal.empty();
+  return st;
+}
+
+// What a tenant holds on the upper bounds. A paged engine keeps its budget (its pool shrinks by
+// the excess; what it captures after sizing the pool adds: FitFigures::held of the upper side).
+// An engine that allocates what it needs (HF, llama.cpp) holds the whole non-KV excess on top.
+Bytes upper_held(const FitResult& fit, const StartRule& rule) {
+  if (!rule.allocates_what_it_needs) return fit.upper.held;
+  const Bytes excess = fit.upper.non_kv() > fit.expected.non_kv() ? fit.upper.non_kv() - fit.expected.non_kv() : Bytes();
+  return std::max(fit.upper.held, fit.expected.held + excess);
+}
+
+Bytes free_after(Bytes total, Bytes held) { return Bytes(total.count() > held.count() ? total.count() - held.count() : 0); }
+
 // Plans the tenants of one device in start order; fills their outcomes and the device's.
+// First on the expected values (DOES NOT FIT when something breaks), then the same start order
+// replayed on the upper bounds (MARGINAL when something breaks there).
 void run_device(std::vector<Tenant>& tenants, const std::vector<std::size_t>& order, DeviceOutcome& dev,
                 std::vector<TenantOutcome>& outs, const FitPolicy& policy, const ErrorBounds& bounds) {
   const Bytes total = dev.gpu.reported_total;
@@ -101,43 +152,26 @@ void run_device(std::vector<Tenant>& tenants, const std::vector<std::size_t>& or
   FitPolicy own = policy;
   own.headroom = 0;
   for (const std::size_t i : order) {
-    Tenant& t = tenants[i];
+    const Tenant& t = tenants[i];
     TenantOutcome& o = outs[i];
-    const StartRule& rule = start_rule(t.session->engine().name());
-    o.free_at_start = Bytes(total.count() > held_before.count() ? total.count() - held_before.count() : 0);
-    o.sizing = rule.sizing;
-    if (!rule.sizes_from_total && o.free_at_start.count() == 0) {
-      o.started = false;
-      o.reason = "no memory is free when it starts (the tenants before it hold " + format_gib(held_before) + ")";
-      continue;
-    }
-    const GpuSpec sized = rule.sizes_from_total ? dev.gpu : with_reported_total(dev.gpu, o.free_at_start);
-    o.sized_from = sized.reported_total;
-    const Scenario s{sized, t.args, t.spec->weights, 1, t.spec->batch, t.spec->context};
-    try {
-      o.eval = evaluate(*t.session, s, own, bounds.for_engine(std::string(t.session->engine().name())));
-    } catch (const Error& e) {
-      if (e.kind() != ErrorKind::Usage) throw;
-      throw_usage(t.who + ": " + e.what());
-    }
-    if (rule.engine == "vllm") {
-      const auto it = o.eval.plan.engine_view.find("gpu_memory_utilization");
-      if (it == o.eval.plan.engine_view.end() || !it->is_number())
-        throw_internal("vLLM plan without gpu_memory_utilization in its engine view");
-      o.reason = vllm_startup_refusal(o.free_at_start, total, it->get<double>());
-      o.started = o.reason.empty();
-    }
+    o.free_at_start = free_after(total, held_before);
+    o.sizing = start_rule(t.session->engine().name()).sizing;
+    TenantStart st = start_tenant(t, dev.gpu, o.free_at_start, own, bounds, held_before);
+    o.started = st.started;
+    o.sized_from = st.sized_from;
+    o.eval = std::move(st.eval);
+    o.reason = st.refusal;
     if (!o.started) continue;
     o.held = o.eval.plan.total_bytes();
     held_before = held_before + o.held;
-    o.fits = o.eval.fit.fits;
-    o.reason = o.eval.fit.reason;
+    o.verdict = o.eval.fit.verdict == Verdict::DoesNotFit ? Verdict::DoesNotFit : Verdict::Fits;
+    o.reason = o.verdict == Verdict::DoesNotFit ? o.eval.fit.reason : "";
   }
   dev.held = held_before;
   dev.headroom_bytes = static_cast<std::int64_t>(total.count()) - static_cast<std::int64_t>(dev.held.count());
   dev.headroom_fraction = static_cast<double>(dev.headroom_bytes) / static_cast<double>(total.count());
   for (const std::size_t i : order)
-    if (!outs[i].fits) {
+    if (outs[i].verdict == Verdict::DoesNotFit) {
       dev.reason = tenants[i].who + ": " + outs[i].reason;
       break;
     }
@@ -146,7 +180,57 @@ void run_device(std::vector<Tenant>& tenants, const std::vector<std::size_t>& or
   if (dev.reason.empty() && dev.headroom_fraction < policy.headroom)
     dev.reason = "headroom " + percent(dev.headroom_fraction, 1) + " is below the required " + percent(policy.headroom, 1) +
                  " (" + format_gib(dev.held) + " held of " + format_gib(total) + ")";
-  dev.fits = dev.reason.empty();
+  dev.verdict = dev.reason.empty() ? Verdict::Fits : Verdict::DoesNotFit;
+
+  // The upper-bound replay: each tenant holds its upper figure; a tenant that sizes from free
+  // memory is planned again on what the upper figures of the earlier ones leave.
+  Bytes upper_before;
+  for (const std::size_t i : order) {
+    const Tenant& t = tenants[i];
+    TenantOutcome& o = outs[i];
+    o.upper_free_at_start = free_after(total, upper_before);
+    if (!o.started) continue;
+    // The same free memory starts it the same way: no second plan.
+    const TenantStart up = o.upper_free_at_start == o.free_at_start
+                               ? TenantStart{true, o.sized_from, o.eval, ""}
+                               : start_tenant(t, dev.gpu, o.upper_free_at_start, own, bounds, upper_before);
+    if (o.verdict == Verdict::DoesNotFit) continue;
+    std::string why;
+    if (!up.started)
+      why = "on the upper bounds of the tenants before it (" + format_gib(upper_before) + " held): " + up.refusal;
+    else if (up.eval.fit.verdict != Verdict::Fits)
+      why = up.eval.fit.reason;
+    if (up.started) {
+      o.upper_held = upper_held(up.eval.fit, start_rule(t.session->engine().name()));
+      upper_before = upper_before + o.upper_held;
+    }
+    if (!why.empty()) {
+      o.verdict = Verdict::Marginal;
+      o.reason = why;
+    }
+  }
+  dev.upper_held = upper_before;
+  dev.upper_headroom_bytes = static_cast<std::int64_t>(total.count()) - static_cast<std::int64_t>(dev.upper_held.count());
+  if (dev.verdict == Verdict::Fits) {
+    for (const std::size_t i : order)
+      if (outs[i].verdict == Verdict::Marginal) {
+        dev.reason = tenants[i].who + ": " + outs[i].reason;
+        break;
+      }
+    const double upper_fraction = static_cast<double>(dev.upper_headroom_bytes) / static_cast<double>(total.count());
+    if (dev.reason.empty() && dev.upper_held > total)
+      dev.reason = "on the upper bounds the tenants hold " + format_gib(dev.upper_held) + " of " + format_gib(total) +
+                   " (" + format_binary(dev.upper_held - total) + " short)";
+    else if (dev.reason.empty() && upper_fraction < policy.headroom)
+      dev.reason = "on the upper bounds headroom " + percent(upper_fraction, 1) + " is below the required " +
+                   percent(policy.headroom, 1) + " (" + format_gib(dev.upper_held) + " held of " + format_gib(total) + ")";
+    if (!dev.reason.empty()) dev.verdict = Verdict::Marginal;
+  }
+  const auto decides_fit = [&](Verdict v) {
+    return v == Verdict::Fits || (v == Verdict::Marginal && !policy.conservative);
+  };
+  dev.fits = decides_fit(dev.verdict);
+  for (const std::size_t i : order) outs[i].fits = decides_fit(outs[i].verdict);
 }
 
 std::string verdict_line(const CotenancyOutcome& o) {
@@ -159,9 +243,16 @@ std::string verdict_line(const CotenancyOutcome& o) {
   const auto slice = [&](std::size_t d) {
     return "slice " + std::to_string(d + 1) + " (" + o.devices[d].gpu.mig->profile + ")";
   };
-  for (std::size_t d = 0; d < o.devices.size(); ++d)
-    if (!o.devices[d].fits)
-      return "DOES NOT FIT " + where + ": " + (o.mig_layout.empty() ? "" : slice(d) + ": ") + o.devices[d].reason;
+  for (const Verdict v : {Verdict::DoesNotFit, Verdict::Marginal})
+    for (std::size_t d = 0; d < o.devices.size(); ++d)
+      if (o.devices[d].verdict == v) {
+        const DeviceOutcome& dev = o.devices[d];
+        std::string line = std::string(verdict_name(v)) + " " + where + ": " + (o.mig_layout.empty() ? "" : slice(d) + ": ");
+        if (v == Verdict::Marginal)
+          line += "fits on the expected values (" + gib1(dev.held) + "/" + gib1(dev.gpu.reported_total) +
+                  " GiB held), not on the upper bounds: ";
+        return line + dev.reason;
+      }
   if (o.mig_layout.empty()) {
     const DeviceOutcome& dev = o.devices.front();
     return "FITS " + where + ": " + gib1(dev.held) + "/" + gib1(dev.gpu.reported_total) + " GiB held, headroom " +
@@ -294,8 +385,10 @@ CotenancyOutcome run_cotenancy(const CotenancyRequest& req, const DataRoot& root
     for (const std::size_t i : out.devices[d].tenants) out.tenants[i].device = d;
     run_device(tenants, out.devices[d].tenants, out.devices[d], out.tenants, req.policy, bounds);
   }
-  out.fits = true;
-  for (const auto& d : out.devices) out.fits = out.fits && d.fits;
+  out.verdict = Verdict::Fits;
+  for (const auto& d : out.devices)
+    if (d.verdict == Verdict::DoesNotFit || (d.verdict == Verdict::Marginal && out.verdict == Verdict::Fits)) out.verdict = d.verdict;
+  out.fits = out.verdict == Verdict::Fits || (out.verdict == Verdict::Marginal && !req.policy.conservative);
   out.line = verdict_line(out);
   return out;
 }

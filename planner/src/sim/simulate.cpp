@@ -63,12 +63,12 @@ StepClock PreparedEngine::clock() const {
 
 PreparedEngine prepare_engine(const memory::PlanRequest& request, const DataRoot& root) {
   PreparedEngine e;
-  e.plan = memory::run_plan(request, root);
+  e.plan = run_serving_plan(request, root);
   if (!e.plan.plan.fits)
     throw Error(ErrorKind::DoesNotFit, "simulate: the engine would not start on " + e.plan.gpu.name + ": " +
                                            e.plan.plan.reason);
   e.rules = scheduler_rules(e.plan, request.args);
-  const memory::PlanPerformance& perf = e.plan.performance;
+  const PlanPerformance& perf = e.plan.performance;
   if (!perf.shape || !perf.hardware)
     throw_usage("simulate: no step-time model for this configuration: " + perf.unavailable);
   e.shape = *perf.shape;

@@ -8,6 +8,7 @@
 #include "support/test_support.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/io/gguf.hpp"
+#include "vramplan/model/gguf_model.hpp"
 
 namespace vramplan {
 namespace {

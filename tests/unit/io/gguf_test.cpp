@@ -1,5 +1,6 @@
 // Valid GGUF files: exact tensor sizes, metadata and the ModelSpec they map to.
 #include "vramplan/io/gguf.hpp"
+#include "vramplan/model/gguf_model.hpp"
 
 #include <gtest/gtest.h>
 

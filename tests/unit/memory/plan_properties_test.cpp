@@ -16,6 +16,8 @@
 #include "vramplan/memory/engine.hpp"
 #include "vramplan/memory/plan_request.hpp"
 #include "vramplan/model/hf_config.hpp"
+#include "vramplan/plan/plan_output.hpp"
+#include "vramplan/sim/serving_plan.hpp"
 
 namespace vramplan::memory {
 namespace {
@@ -119,7 +121,7 @@ TEST(PlanProperties, PlanJsonIsSchemaValidForRandomConfigs) {
     PlanRequest r;
     r.model = path.string();
     r.gpu = k % 2 ? "h100-sxm-80" : "l40s";
-    const auto doc = plan_json(run_plan(r, test::source_root()));
+    const auto doc = plan::plan_json(sim::run_serving_plan(r, test::source_root()));
     const auto violations = test::schema_violations(doc, schema);
     ASSERT_TRUE(violations.empty()) << violations.front();
   }

@@ -97,7 +97,7 @@ std::string safetensors_bytes(const std::vector<FakeTensor>& tensors) {
 TEST(Checkpoint, ExactBytesExtraAndMissingTensors) {
   test::ScratchDir dir;
   dir.write("config.json", read_json_file(test::fixture("hf/tiny-llama/config.json")).dump());
-  const auto formats = QuantCatalog::load(test::source_dir() / "data" / "quant_formats.json");
+  const auto formats = FormatTable::load(test::source_dir() / "data" / "quant_formats.json");
   const auto from_config = model_from_hf_config_file(dir.path());
   std::vector<FakeTensor> files;
   for (const auto& t : from_config.tensors) {
@@ -147,7 +147,7 @@ TEST(Checkpoint, PerExpertTensorsSumIntoTheStackedTensor) {
       {"vocab_size", 128}, {"num_local_experts", 2}, {"num_experts_per_tok", 1},
       {"torch_dtype", "bfloat16"}};
   dir.write("config.json", config.dump());
-  const auto formats = QuantCatalog::load(test::source_dir() / "data" / "quant_formats.json");
+  const auto formats = FormatTable::load(test::source_dir() / "data" / "quant_formats.json");
   std::vector<FakeTensor> files;
   for (const auto& t : model_from_hf_config_file(dir.path()).tensors) {
     if (t.name.find("experts.*") == std::string::npos) {

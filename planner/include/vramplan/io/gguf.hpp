@@ -39,8 +39,7 @@
 #include <string_view>
 #include <vector>
 
-#include "vramplan/model/spec.hpp"
-#include "vramplan/quant/format.hpp"
+#include "vramplan/io/format_table.hpp"
 
 namespace vramplan {
 
@@ -133,7 +132,7 @@ std::optional<std::string_view> llama_ftype_name(std::uint32_t ftype);
 //! Reads and validates the header of a GGUF file (see the layout above). Errors:
 //! Error(InputFile) naming the file, the field/key/tensor and byte offsets; Error(Io) when the
 //! file cannot be read.
-GgufFile read_gguf_header(const std::filesystem::path& path, const QuantCatalog& catalog);
+GgufFile read_gguf_header(const std::filesystem::path& path, const FormatTable& catalog);
 
 //! A whole model: read_gguf_header of `path`, and when its `split.count` > 1 (llama.cpp's
 //! gguf-split) the tensors of every other split, found by llama.cpp's naming
@@ -141,12 +140,6 @@ GgufFile read_gguf_header(const std::filesystem::path& path, const QuantCatalog&
 //! read_gguf_header, plus Error(InputFile) for a later split named, a name that does not follow
 //! the pattern, a duplicated tensor or a tensor count that disagrees with `split.tensors.count`,
 //! and Error(Io) for a missing split.
-GgufFile read_gguf_model(const std::filesystem::path& path, const QuantCatalog& catalog);
-
-//! The tensor table and architecture metadata of a GGUF as a ModelSpec (source.kind "gguf"):
-//! tensor names "blk.N.<role>.weight" -> role + layer, shapes outermost-first, stored_format /
-//! stored_bytes exact; `<arch>.*` keys -> ModelArch (see docs/formats.md for the key map).
-ModelSpec model_from_gguf(const GgufFile& file, const QuantCatalog& catalog);
-ModelSpec model_from_gguf_file(const std::filesystem::path& path, const QuantCatalog& catalog);
+GgufFile read_gguf_model(const std::filesystem::path& path, const FormatTable& catalog);
 
 }  // namespace vramplan

@@ -10,7 +10,7 @@
 //                 (duplicate names refused; trailing spaces allowed, as writers pad to 8 bytes).
 //   3. data       the rest of the file (size D = file size - 8 - N). For every tensor:
 //                 begin <= end <= D, end - begin == elements x dtype size (dtype sizes from
-//                 data/quant_formats.json via QuantCatalog::find_safetensors), and no two tensors'
+//                 data/quant_formats.json via FormatTable::find_safetensors), and no two tensors'
 //                 byte ranges overlap.
 // A checkpoint directory holds model.safetensors, or shards listed in
 // model.safetensors.index.json {"weight_map": {"<tensor>": "<shard file>"}}.
@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "vramplan/core/bytes.hpp"
-#include "vramplan/quant/format.hpp"
+#include "vramplan/io/format_table.hpp"
 
 namespace vramplan {
 
@@ -40,12 +40,12 @@ struct SafetensorsTensor {
 //! GPTQ qweight as I32) keeps its raw dtype: the precision plan interprets it.
 //! Errors: Error(InputFile) naming the file, tensor and field; Error(Io) when unreadable.
 std::vector<SafetensorsTensor> read_safetensors_file(const std::filesystem::path& path,
-                                                     const QuantCatalog& catalog);
+                                                     const FormatTable& catalog);
 
 //! Every tensor of a checkpoint directory: model.safetensors, or the shards named by
 //! model.safetensors.index.json (each shard read once; every tensor the index lists must be in
 //! the shard it names; a tensor in two shards is refused). Index order of shards, then by name.
 std::vector<SafetensorsTensor> read_safetensors_dir(const std::filesystem::path& dir,
-                                                    const QuantCatalog& catalog);
+                                                    const FormatTable& catalog);
 
 }  // namespace vramplan

@@ -1,19 +1,21 @@
-// vramplan/memory/plan_request.hpp — `vramplan plan` as a library call: resolve the model, the
-// GPU and the engine, run the engine's plan, and render the vramplan.plan/1 JSON. The CLI and
-// the accuracy tests both go through run_plan().
+// vramplan/memory/plan_request.hpp — the memory side of `vramplan plan` as a library call:
+// resolve the model, the GPU, the calibration and the engine, and run the engine's plan. The
+// accuracy tests go through run_plan(); sim/serving_plan.hpp adds the performance figures on top
+// (resolve_plan keeps what they need) and plan/plan_output.hpp renders the vramplan.plan/1 JSON and
+// the text.
 #pragma once
 
 #include <filesystem>
 #include <optional>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
+#include "vramplan/calib/calibration.hpp"
 #include "vramplan/compat/compat.hpp"
-#include "vramplan/calib/rehearsal.hpp"
+#include "vramplan/hardware/gpu_catalog.hpp"
 #include "vramplan/io/data_root.hpp"
 #include "vramplan/memory/engine.hpp"
-#include "vramplan/perf/serving.hpp"
+#include "vramplan/memory/weights.hpp"
+#include "vramplan/quant/format.hpp"
 
 namespace vramplan::memory {
 
@@ -28,7 +30,8 @@ struct PlanRequest {
   //! --calibration FILE; without it a calibration for the GPU under data/calibration/ is used
   //! when one exists (calib::find_calibration).
   std::optional<std::filesystem::path> calibration;
-  //! --prompt-len: prompt tokens for the TTFT estimate (default perf::kDefaultPromptTokens).
+  //! --prompt-len: prompt tokens for the TTFT estimate (default perf::kDefaultPromptTokens; read by
+  //! sim/serving_plan.hpp, not by the memory plan).
   std::optional<std::uint64_t> prompt_tokens;
 };
 
@@ -39,44 +42,35 @@ struct CalibrationUse {
   std::string memory;               //!< what the memory side took from it, or "documented defaults"
 };
 
-//! The performance figures of a plan (docs/performance.md §5). `estimate` is nullopt when the
-//! model cannot say (a GPU without bandwidth / TFLOPS figures, an engine it does not model), and
-//! `unavailable` says why: never a guess.
-struct PlanPerformance {
-  perf::ServingQuery query;
-  std::optional<perf::ServingEstimate> estimate;
-  bool calibrated = false;   //!< bandwidth and tensor throughput both measured on the card
-  std::string tensor_dtype;  //!< the tensor-core rate used ("bf16", "fp8")
-  std::string unavailable;
-  //! The step model's inputs behind `estimate` (set whenever it is): the serving simulator
-  //! times its steps with them.
-  std::optional<perf::PerfModelShape> shape;
-  std::optional<perf::PerfHardware> hardware;
-};
-
 struct PlanOutcome {
   ModelSpec model;
   GpuTarget gpu;
   std::string gpu_memory_note;  //!< where the GPU total comes from
   MemoryPlan plan;
   CalibrationUse calibration;
-  PlanPerformance performance;
   std::uint64_t tp = 1, pp = 1;  //!< tensor / pipeline parallel degrees the engine used
   compat::Verdict compat;        //!< data/compat: unsupported / fallback findings, shown first
 };
 
+//! What an engine plan was computed from, kept for the layers that add figures on top of it
+//! (sim/serving_plan.hpp times its steps on the same card, calibration and weight bytes).
+struct PlanBasis {
+  GpuSpec gpu;  //!< the card as planned (--gpu-memory applied; "cpu" for a CPU plan)
+  std::optional<calib::Calibration> calibration;
+  QuantCatalog quant;
+  WeightRequest weights;  //!< the request the engine resolved its weights from
+  bool pooling = false;   //!< an encoder or a TEI plan: no decode, inputs per second instead
+};
+
+struct ResolvedPlan {
+  PlanOutcome outcome;
+  PlanBasis basis;
+};
+
+//! The engine plan of a request and what it was computed from.
+ResolvedPlan resolve_plan(const PlanRequest& request, const DataRoot& root);
+
+//! The engine plan alone (resolve_plan().outcome).
 PlanOutcome run_plan(const PlanRequest& request, const DataRoot& root);
-
-//! The vramplan.plan/1 document (docs/schemas/plan.schema.json).
-nlohmann::json plan_json(const PlanOutcome& outcome);
-
-//! The human-readable table.
-std::string plan_text(const PlanOutcome& outcome);
-
-//! The fit-rehearsal input of a plan (docs/calibration.md#fit-rehearsal): the per-GPU weight bytes,
-//! the KV cache as the engine's blocks, the activation workspace, and the GEMMs of one decoder
-//! layer at the engine's prefill token budget, for `vramplan plan --emit-rehearsal FILE`.
-//! Throws Error(Usage) when the plan has nothing to rehearse (no KV cache, a CPU plan).
-calib::RehearsalInput rehearsal_input(const PlanOutcome& outcome);
 
 }  // namespace vramplan::memory

@@ -12,11 +12,11 @@
 
 #include "vramplan/model/hf_config.hpp"
 #include "vramplan/model/spec.hpp"
-#include "vramplan/quant/format.hpp"
+#include "vramplan/io/format_table.hpp"
 
 namespace vramplan {
 
-ModelSpec model_from_checkpoint_dir(const std::filesystem::path& dir, const QuantCatalog& formats,
+ModelSpec model_from_checkpoint_dir(const std::filesystem::path& dir, const FormatTable& formats,
                                     const HfLoadOptions& options = {});
 
 //! True when `dir` holds model.safetensors or model.safetensors.index.json.

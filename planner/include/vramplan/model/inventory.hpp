@@ -17,7 +17,7 @@
 
 namespace vramplan {
 
-class QuantCatalog;
+class FormatTable;
 
 struct ParamCounts {
   std::uint64_t total = 0;      //!< main model incl. vision tower (MTP excluded)
@@ -31,7 +31,7 @@ ParamCounts count_params(const ModelSpec& spec);
 
 //! Bytes of one tensor at its stored format: stored_bytes when read from a file, else the exact
 //! formula of its stored_format; nullopt when the format is empty (not known yet).
-std::optional<std::uint64_t> stored_tensor_bytes(const TensorInfo& tensor, const QuantCatalog& formats);
+std::optional<std::uint64_t> stored_tensor_bytes(const TensorInfo& tensor, const FormatTable& formats);
 
 struct RoleTotals {
   TensorRole role = TensorRole::Other;
@@ -41,7 +41,7 @@ struct RoleTotals {
   std::string formats;                 //!< distinct stored formats, comma-separated
 };
 //! Per-role sums in TensorRole order (roles with no tensors omitted).
-std::vector<RoleTotals> totals_by_role(const ModelSpec& spec, const QuantCatalog& formats);
+std::vector<RoleTotals> totals_by_role(const ModelSpec& spec, const FormatTable& formats);
 
 struct LayerTotals {
   std::optional<int> layer;  //!< nullopt: global tensors
@@ -49,6 +49,6 @@ struct LayerTotals {
   std::optional<std::uint64_t> bytes;
 };
 //! Per-layer sums (global tensors first), MTP layers included and marked by their index.
-std::vector<LayerTotals> totals_by_layer(const ModelSpec& spec, const QuantCatalog& formats);
+std::vector<LayerTotals> totals_by_layer(const ModelSpec& spec, const FormatTable& formats);
 
 }  // namespace vramplan

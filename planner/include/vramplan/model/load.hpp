@@ -19,7 +19,7 @@
 
 namespace vramplan {
 
-class QuantCatalog;
+class FormatTable;
 
 struct LoadOptions {
   HfLoadOptions hf;
@@ -35,7 +35,7 @@ std::string model_source_text(const ModelSource& source);
 ModelSpec load_model(std::string_view what, const DataRoot& root, const LoadOptions& options = {});
 //! The same with the quant catalogue the caller already loaded (GGUF files and safetensors
 //! checkpoints need it): a caller that holds one does not read data/quant_formats.json again.
-ModelSpec load_model(std::string_view what, const DataRoot& root, const QuantCatalog& quant,
+ModelSpec load_model(std::string_view what, const DataRoot& root, const FormatTable& quant,
                      const LoadOptions& options = {});
 
 }  // namespace vramplan

@@ -12,9 +12,16 @@
 //          pre-load free memory), TensorRT-LLM from free memory x free_gpu_memory_fraction,
 //          HF / llama.cpp allocate what they need: all of them are planned on the free memory.
 // What a tenant holds while serving = its engine plan (weights + the whole preallocated KV pool
-// for paged engines, KV for the workload otherwise + activation + overheads). The device fits
-// when every tenant starts and fits on its own (engine accepts, KV for its workload fits its
-// pool), the tenants' sum fits the device, and the device keeps the required headroom.
+// for paged engines, KV for the workload otherwise + activation + overheads).
+// Three-valued as `check` (plan/fit.hpp), with the same bounds (data/accuracy_bounds.json):
+//   DOES NOT FIT — on the expected values a tenant does not start or does not fit on its own
+//                  (engine refuses, KV for its workload exceeds its pool), the tenants' sum
+//                  exceeds the device, or the device keeps less than --headroom;
+//   MARGINAL     — it fits on the expected values, but not when the start order is replayed on
+//                  the upper bounds: every tenant holds its upper-bound figure (FitFigures::held
+//                  of its `upper` side), so the later ones see less free memory (vLLM may refuse,
+//                  the others size from less), and every tenant must be FITS on its own;
+//   FITS         — it fits on the upper bounds too.
 // Each tenant runs on one GPU (TP = PP = 1).
 #pragma once
 
@@ -65,8 +72,12 @@ struct TenantOutcome {
   bool started = true;        //!< false: the engine refuses to start (vLLM's free-memory check)
   Evaluation eval;            //!< its own fit (valid when started)
   Bytes held;                 //!< what it holds while serving (0 when it did not start)
-  bool fits = false;
-  std::string reason;         //!< "" when it fits
+  Verdict verdict = Verdict::DoesNotFit;
+  bool fits = false;          //!< FITS, or MARGINAL unless --conservative
+  std::string reason;         //!< DOES NOT FIT: what breaks; MARGINAL: what breaks on the upper bounds
+  //! The upper-bound replay: free memory at its start and what it holds (0 when it does not
+  //! start there).
+  Bytes upper_free_at_start, upper_held;
 };
 
 struct DeviceOutcome {
@@ -75,8 +86,11 @@ struct DeviceOutcome {
   Bytes held;                 //!< sum over its tenants
   std::int64_t headroom_bytes = 0;
   double headroom_fraction = 0;
-  bool fits = false;
-  std::string reason;
+  Verdict verdict = Verdict::DoesNotFit;
+  bool fits = false;          //!< FITS, or MARGINAL unless --conservative
+  std::string reason;         //!< DOES NOT FIT: the first failure; MARGINAL: the first on the upper bounds
+  Bytes upper_held;           //!< sum over its tenants on the upper bounds
+  std::int64_t upper_headroom_bytes = 0;
 };
 
 struct CotenancyOutcome {
@@ -86,7 +100,8 @@ struct CotenancyOutcome {
   bool conservative = false;
   std::vector<TenantOutcome> tenants;
   std::vector<DeviceOutcome> devices;
-  bool fits = false;
+  Verdict verdict = Verdict::DoesNotFit;  //!< the worst device's
+  bool fits = false;                      //!< FITS, or MARGINAL unless --conservative
   std::string line;  //!< the one-line verdict
 };
 

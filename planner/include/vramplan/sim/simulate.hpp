@@ -1,5 +1,5 @@
 // vramplan/sim/simulate.hpp — `vramplan simulate` as a library call: plan the engine (the KV
-// pool, non-KV memory and limits come from memory::run_plan, never recomputed), build its
+// pool, non-KV memory and limits come from run_serving_plan, never recomputed), build its
 // scheduler rules, time steps with the performance model, replay the workload, and render the
 // vramplan.simulate/1 document (docs/schemas/simulate.schema.json) or the table.
 #pragma once
@@ -12,6 +12,7 @@
 
 #include "vramplan/io/data_root.hpp"
 #include "vramplan/memory/plan_request.hpp"
+#include "vramplan/sim/serving_plan.hpp"
 #include "vramplan/sim/scheduler_rules.hpp"
 #include "vramplan/sim/simulator.hpp"
 #include "vramplan/sim/workload_spec.hpp"
@@ -27,7 +28,7 @@ struct SimulateRequest {
 //! One engine replica ready to replay workloads: its plan, scheduler rules and step clock.
 //! Capacity searches prepare once and run many workloads on it.
 struct PreparedEngine {
-  memory::PlanOutcome plan;
+  ServingPlan plan;
   SchedulerRules rules;
   perf::PerfModelShape shape;
   perf::HardwareRates rates;  //!< the expected rates (calibrated when a calibration applies)

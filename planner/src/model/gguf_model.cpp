@@ -7,6 +7,7 @@
 #include "vramplan/core/error.hpp"
 #include "vramplan/core/limits.hpp"
 #include "vramplan/io/gguf.hpp"
+#include "vramplan/model/gguf_model.hpp"
 
 namespace vramplan {
 namespace {
@@ -360,12 +361,12 @@ ModelSpec spec_from_gguf(const GgufFile& f, std::vector<GgufTensor>* owned) {
 
 }  // namespace
 
-ModelSpec model_from_gguf(const GgufFile& f, const QuantCatalog& catalog) {
+ModelSpec model_from_gguf(const GgufFile& f, const FormatTable& catalog) {
   (void)catalog;  // formats were resolved against the same catalogue when the header was read
   return spec_from_gguf(f, nullptr);
 }
 
-ModelSpec model_from_gguf_file(const std::filesystem::path& path, const QuantCatalog& catalog) {
+ModelSpec model_from_gguf_file(const std::filesystem::path& path, const FormatTable& catalog) {
   GgufFile file = read_gguf_model(path, catalog);
   return spec_from_gguf(file, &file.tensors);
 }

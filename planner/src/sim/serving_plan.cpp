@@ -1,0 +1,172 @@
+#include "vramplan/sim/serving_plan.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <span>
+
+#include "vramplan/core/error.hpp"
+#include "vramplan/memory/encoder_memory.hpp"
+#include "vramplan/perf/hardware_rates.hpp"
+#include "vramplan/perf/host_offload.hpp"
+#include "vramplan/perf/model_shape.hpp"
+#include "vramplan/perf/perf_defaults.hpp"
+
+namespace vramplan::sim {
+
+namespace {
+
+using memory::MemoryPlan;
+using memory::PlanBasis;
+
+// The tensor-core rate a step runs at: fp8 GEMMs when the linear weights are fp8 and the card has
+// an fp8 rate (vLLM / SGLang / TensorRT-LLM run W8A8 on Hopper and newer), else the activation dtype.
+std::string tensor_dtype(const MemoryPlan& plan, const GpuSpec& gpu, const calib::Calibration* cal) {
+  // llama.cpp's CUDA backend multiplies GGUF block-quantized weights in fp16 (cuBLAS on
+  // dequantized weights for large batches; its MMQ kernels for small ones are not faster in peak):
+  // ggml/src/ggml-cuda/ggml-cuda.cu ggml_cuda_mul_mat.
+  if (plan.engine == "llamacpp") return "fp16";
+  const bool fp8_weights = plan.weights_precision.rfind("fp8", 0) == 0;
+  const bool fp8_rate = gpu.tflops.fp8 || (cal && cal->figures.achieved_tflops.count("fp8_e4m3"));
+  return fp8_weights && fp8_rate ? "fp8" : plan.compute_precision;
+}
+
+// The performance side of a plan: the model's per-GPU shape from the same per-tensor bytes the
+// engine resolved and the plan's KV bytes per token, the GPU's rates from the calibration or the
+// datasheet. Everything it cannot know is `unavailable`, with the reason.
+// A pooling model has no decode and no TTFT: its figure is inputs per second, compute-bound
+// (every token of every input goes through every layer once): the tensor rate of the GPU (the
+// same calibration / datasheet x efficiency basis as generation) over the FLOPs of one input of
+// `length` tokens (encoder_flops_per_input). Recorded in the plan (engine_view, a note).
+PlanPerformance pooling_performance(memory::PlanOutcome& out, const GpuSpec& gpu, const calib::Calibration* cal,
+                                    const DataRoot& root, std::uint64_t length) {
+  PlanPerformance perf;
+  MemoryPlan& p = out.plan;
+  perf.unavailable = "decode / TTFT do not apply to a pooling model (" + out.model.arch.architecture +
+                     "); its throughput in inputs/s is in the plan's notes";
+  try {
+    perf.tensor_dtype = tensor_dtype(p, gpu, cal);
+    perf::PerfDefaults defaults = perf::load_perf_defaults(root.data_file("perf_defaults.json"));
+    defaults.source = "data/perf_defaults.json";
+    const perf::PerfHardware hw = perf::perf_hardware_from(gpu, cal, perf.tensor_dtype, defaults, p.engine);
+    const double flops = memory::encoder_flops_per_input(out.model, length);
+    const auto rate = [&](const perf::HardwareRates& h) { return h.tensor_flops_per_s / flops; };
+    const double expected = rate(hw.expected);
+    const double low = hw.slow ? rate(*hw.slow) : expected, high = hw.fast ? rate(*hw.fast) : expected;
+    p.engine_view["inputs_per_s"] = {{"low", low}, {"expected", expected}, {"high", high}, {"input_tokens", length},
+                                     {"flops_per_input", flops}};
+    char line[200];
+    std::snprintf(line, sizeof line, "throughput (compute-bound): %.0f [%.0f-%.0f] inputs/s of %llu tokens = %s tensor rate / %.3g FLOPs per input",
+                  expected, low, high, static_cast<unsigned long long>(length), perf.tensor_dtype.c_str(), flops);
+    p.notes.push_back(std::string(line) + " (" + hw.basis + ")");
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::Usage) throw;
+    p.notes.push_back("throughput unknown: " + std::string(e.what()));
+  }
+  return perf;
+}
+
+// llama.cpp with `host_layers` layers and the output on the CPU: decode reads them at the host
+// bandwidth (--host-bandwidth, default perf::kDefaultHostBandwidthGBps), prompt micro-batches copy
+// them to the GPU over its PCIe link (perf/host_offload.hpp).
+perf::ServingEstimate partial_offload_serving(const memory::PlanRequest& r, const ModelSpec& model,
+                                              std::span<const std::uint64_t> tensor_bytes, std::uint64_t host_layers,
+                                              const GpuSpec& gpu, const perf::PerfDefaults& defaults,
+                                              const perf::PerfModelShape& shape, const perf::PerfHardware& hw,
+                                              const perf::ServingQuery& query) {
+  perf::HostOffload off;
+  off.gpu_share = perf::streamed_gpu_share(model, tensor_bytes, host_layers, false);
+  const auto hb = memory::arg_string(r.args, "host-bandwidth");
+  off.host_bandwidth_bytes_per_s = 1e9 * (hb ? perf::parse_gbps(*hb, "--host-bandwidth") : perf::kDefaultHostBandwidthGBps);
+  const auto pcie = gpu.interconnect.pcie_gen ? defaults.pcie_gbps_per_direction.find(*gpu.interconnect.pcie_gen)
+                                              : defaults.pcie_gbps_per_direction.end();
+  if (pcie == defaults.pcie_gbps_per_direction.end())
+    throw_usage("performance model: partial offload needs the GPU's PCIe generation, which the catalogue lacks");
+  off.pcie_bytes_per_s = 1e9 * pcie->second;
+  perf::ServingEstimate e = perf::estimate_serving(shape, perf::decode_with_host_offload(hw, off), query);
+  e.ttft_s = perf::estimate_ttft(shape, perf::prefill_with_host_offload(hw, off), query.prompt_tokens, query.token_budget);
+  char host[48];
+  std::snprintf(host, sizeof host, "%g GB/s", off.host_bandwidth_bytes_per_s / 1e9);
+  e.notes.push_back("partial offload: " + std::to_string(host_layers) + " layers and the output on the CPU, read at " + host +
+                    (hb ? " (--host-bandwidth)" : " (default; --host-bandwidth)") +
+                    "; prompt micro-batches copy them over PCIe; CPU compute and core count not modelled");
+  return e;
+}
+
+PlanPerformance plan_performance(const memory::PlanRequest& r, const memory::PlanOutcome& out, const PlanBasis& basis,
+                                 const DataRoot& root) {
+  const GpuSpec& gpu = basis.gpu;
+  const calib::Calibration* cal = basis.calibration ? &*basis.calibration : nullptr;
+  PlanPerformance perf;
+  const MemoryPlan& p = out.plan;
+  perf.query.batch = r.workload.batch.value_or(1);
+  perf.query.prompt_tokens = r.prompt_tokens.value_or(perf::kDefaultPromptTokens);
+  perf.query.decode_context = r.workload.context.value_or(perf.query.prompt_tokens);
+  if (p.engine_view.contains("max_num_batched_tokens"))
+    perf.query.token_budget = p.engine_view.at("max_num_batched_tokens").get<std::uint64_t>();
+  else if (p.engine == "llamacpp" && p.engine_view.contains("n_ubatch"))  // llama_context::decode splits a prompt into ubatches
+    perf.query.token_budget = p.engine_view.at("n_ubatch").get<std::uint64_t>();
+  if (p.fits && p.kv.capacity_tokens && perf.query.decode_context > 0)
+    perf.query.max_batch = *p.kv.capacity_tokens / perf.query.decode_context;
+  // llama.cpp: engine_view "offloaded_layers" is "k/n" with n = layers + the output layer; with
+  // k < n the first layers (and the output) stay on the CPU and stream from host memory
+  // (perf/host_offload.hpp). A CPU-only plan has no such entry and no rates: not modelled.
+  std::optional<std::uint64_t> host_layers;
+  if (p.engine == "llamacpp") {
+    const auto it = p.engine_view.find("offloaded_layers");
+    const std::string layers = it != p.engine_view.end() && it->is_string() ? it->get<std::string>() : "";
+    const std::size_t slash = layers.find('/');
+    if (slash == std::string::npos) {
+      perf.unavailable = "performance model: a CPU-only llama.cpp run (no GPU rates) is not modelled";
+      return perf;
+    }
+    const std::uint64_t k = std::stoull(layers.substr(0, slash)), n = std::stoull(layers.substr(slash + 1));
+    if (k < n) host_layers = n - 1 - std::min(k, n - 1);
+  }
+  const memory::ResolvedWeights rw = memory::resolve_weights(out.model, basis.quant, basis.weights);
+  perf::ShapeOptions so;
+  so.tp = static_cast<std::uint32_t>(out.tp);
+  so.pp = static_cast<std::uint32_t>(out.pp);
+  so.activation_bytes = static_cast<double>(rw.compute_bytes);
+  so.kv_bytes_per_token_per_gpu = static_cast<double>(p.kv.bytes_per_token);
+  try {
+    const perf::PerfModelShape shape = perf::shape_from_model(out.model, rw.tensor_bytes, so);
+    perf.tensor_dtype = tensor_dtype(p, gpu, cal);
+    perf::PerfDefaults defaults = perf::load_perf_defaults(root.data_file("perf_defaults.json"));
+    defaults.source = "data/perf_defaults.json";  // the basis names the catalogue file, not this install's path
+    const perf::PerfHardware hw = perf::perf_hardware_from(gpu, cal, perf.tensor_dtype, defaults, p.engine);
+    perf.calibrated = hw.calibrated;
+    if (host_layers) {
+      perf.estimate = partial_offload_serving(r, out.model, rw.tensor_bytes, *host_layers, gpu, defaults, shape, hw, perf.query);
+    } else {
+      perf.estimate = perf::estimate_serving(shape, hw, perf.query);
+    }
+    perf.shape = shape;
+    perf.hardware = hw;
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::Usage) throw;
+    perf.unavailable = e.what();
+  }
+  return perf;
+}
+
+}  // namespace
+
+ServingPlan run_serving_plan(const memory::PlanRequest& r, const DataRoot& root) {
+  memory::ResolvedPlan resolved = memory::resolve_plan(r, root);
+  ServingPlan out;
+  static_cast<memory::PlanOutcome&>(out) = std::move(resolved.outcome);
+  const PlanBasis& basis = resolved.basis;
+  const calib::Calibration* cal = basis.calibration ? &*basis.calibration : nullptr;
+  if (basis.pooling) {
+    // The length of one input: --context, else the engine's padded length, else its longest input.
+    std::uint64_t length = r.workload.context.value_or(0);
+    for (const char* key : {"sequence_length", "max_input_length", "max_model_len"})
+      if (length == 0 && out.plan.engine_view.contains(key)) length = out.plan.engine_view.at(key).get<std::uint64_t>();
+    out.performance = pooling_performance(out, basis.gpu, cal, root, length ? length : 512);
+  } else {
+    out.performance = plan_performance(r, out, basis, root);
+  }
+  return out;
+}
+
+}  // namespace vramplan::sim

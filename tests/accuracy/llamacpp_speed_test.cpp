@@ -29,7 +29,7 @@
 namespace vramplan {
 namespace {
 
-struct BenchRecord {
+struct LlamaBenchRecord {
   nlohmann::json raw;
   std::string id, gpu, file_type, test, source;
   double measured = 0;      // tokens per second
@@ -41,9 +41,9 @@ struct BenchRecord {
 
 // llama-bench's tg128 starts from an empty cache and generates 128 tokens: on average each step
 // attends to 64 cached tokens.
-constexpr std::uint64_t kTgMeanContext = 64;
+constexpr std::uint64_t kLlamaBenchTgMeanContext = 64;
 
-sim::ServingPlan bench_plan(const BenchRecord& r, std::uint64_t prompt) {
+sim::ServingPlan llama_bench_plan(const LlamaBenchRecord& r, std::uint64_t prompt) {
   memory::PlanRequest q;
   q.model = r.raw.at("model").get<std::string>();
   q.gpu = r.gpu;
@@ -52,17 +52,17 @@ sim::ServingPlan bench_plan(const BenchRecord& r, std::uint64_t prompt) {
   // llama-bench: n_ctx = prompt + generated tokens, n_ubatch 512, flash attention off, f16 KV.
   q.args = {{"ctx-size", "640"}, {"n-gpu-layers", "99"}, {"flash-attn", "off"}};
   q.workload.batch = 1;
-  q.workload.context = kTgMeanContext;
+  q.workload.context = kLlamaBenchTgMeanContext;
   q.prompt_tokens = prompt;
   return sim::run_serving_plan(q, test::source_root());
 }
 
-std::vector<BenchRecord> predicted_records() {
+std::vector<LlamaBenchRecord> llama_bench_predictions() {
   std::ifstream in(test::source_dir() / "tests" / "accuracy" / "data" / "llamacpp_bench.jsonl");
-  std::vector<BenchRecord> out;
+  std::vector<LlamaBenchRecord> out;
   for (std::string line; std::getline(in, line);) {
     if (line.empty()) continue;
-    BenchRecord r;
+    LlamaBenchRecord r;
     r.raw = nlohmann::json::parse(line);
     r.id = r.raw.at("id");
     r.gpu = r.raw.at("gpu");
@@ -71,7 +71,7 @@ std::vector<BenchRecord> predicted_records() {
     r.source = r.raw.at("source");
     r.measured = r.raw.at("t_per_s");
     const bool pp = r.test == "pp512";
-    const sim::ServingPlan o = bench_plan(r, 512);
+    const sim::ServingPlan o = llama_bench_plan(r, 512);
     const auto& est = o.performance.estimate;
     if (!est) ADD_FAILURE() << r.id << ": " << o.performance.unavailable;
     if (!est) continue;
@@ -92,9 +92,9 @@ std::vector<BenchRecord> predicted_records() {
   return out;
 }
 
-double rel_error(const BenchRecord& r) { return r.predicted / r.measured - 1; }
+double llama_bench_error(const LlamaBenchRecord& r) { return r.predicted / r.measured - 1; }
 
-double median_abs(std::vector<double> v) {
+double llama_bench_median_abs(std::vector<double> v) {
   for (double& x : v) x = std::fabs(x);
   std::sort(v.begin(), v.end());
   if (v.empty()) return 0;
@@ -107,26 +107,26 @@ double median_abs(std::vector<double> v) {
 // K-quant records (Q2_K, Q3_K_S) of the same run leave 229-233 us per layer: a per-token overhead
 // cannot depend on the file type, so theirs is kernel time (the k-quant mat-vec kernels of these
 // builds did not reach the bandwidth); they bound the range from above instead.
-bool in_fit(const BenchRecord& r) {
+bool llama_bench_in_fit(const LlamaBenchRecord& r) {
   return r.test == "tg128" && r.gpu == "rtx-3090" && (r.file_type == "F16" || r.file_type == "Q4_0");
 }
-bool bounds_range(const BenchRecord& r) { return r.test == "tg128" && r.gpu == "rtx-3090"; }
+bool llama_bench_bounds_range(const LlamaBenchRecord& r) { return r.test == "tg128" && r.gpu == "rtx-3090"; }
 
 // Least squares of the relative time errors over layer_us with step_ms = 0: every record has 32
 // layers, so a per-step and a per-layer term cannot be told apart (as for trtllm). Minimising
 // sum ((k_i + L u - t_i) / t_i)^2 over u: u = sum(L (t_i - k_i) / t_i^2) / sum(L^2 / t_i^2).
-struct LayerFit {
+struct LlamacppLayerFit {
   double layer_us = 0, max_us = 0;  // min is 0 (see data/perf_defaults.json)
   int points = 0;
 };
 
-LayerFit fit_layer_overhead(const std::vector<BenchRecord>& records) {
+LlamacppLayerFit fit_llamacpp_layer_overhead(const std::vector<LlamaBenchRecord>& records) {
   double num = 0, den = 0;
-  LayerFit f;
-  for (const BenchRecord& r : records) {
+  LlamacppLayerFit f;
+  for (const LlamaBenchRecord& r : records) {
     const double t = 1 / r.measured;
-    if (bounds_range(r)) f.max_us = std::max(f.max_us, 1e6 * (t - r.kernels_s) / r.layers);  // this record alone
-    if (!in_fit(r)) continue;
+    if (llama_bench_bounds_range(r)) f.max_us = std::max(f.max_us, 1e6 * (t - r.kernels_s) / r.layers);  // this record alone
+    if (!llama_bench_in_fit(r)) continue;
     num += r.layers * (t - r.kernels_s) / (t * t);
     den += r.layers * r.layers / (t * t);
     ++f.points;
@@ -135,12 +135,12 @@ LayerFit fit_layer_overhead(const std::vector<BenchRecord>& records) {
   return f;
 }
 
-std::string render_doc(const std::vector<BenchRecord>& records, const LayerFit& fit) {
+std::string render_llamacpp_speed_doc(const std::vector<LlamaBenchRecord>& records, const LlamacppLayerFit& fit) {
   std::vector<double> tg, tg_held, pp;
-  for (const BenchRecord& r : records) {
-    if (r.test == "tg128") tg.push_back(rel_error(r));
-    if (r.test == "tg128" && !in_fit(r)) tg_held.push_back(rel_error(r));
-    if (r.test == "pp512") pp.push_back(rel_error(r));
+  for (const LlamaBenchRecord& r : records) {
+    if (r.test == "tg128") tg.push_back(llama_bench_error(r));
+    if (r.test == "tg128" && !llama_bench_in_fit(r)) tg_held.push_back(llama_bench_error(r));
+    if (r.test == "pp512") pp.push_back(llama_bench_error(r));
   }
   std::string md =
       "# Accuracy: llama.cpp speed (llama-bench pp512 / tg128)\n\n"
@@ -153,22 +153,22 @@ std::string render_doc(const std::vector<BenchRecord>& records, const LayerFit& 
       "CUDA graphs and before MMQ used tensor cores; llama-bench defaults). \"llama 7B\" is LLaMA / Llama 2 / "
       "CodeLlama 7B (6.74 B parameters, the same shapes); planned as `llama-2-7b`.\n\n"
       "## Summary\n\n| test | records | median abs error |\n|---|---:|---:|\n"
-      "| tg128, all | " + std::to_string(tg.size()) + " | " + test::fmt("%.1f %%", 100 * median_abs(tg)) + " |\n"
+      "| tg128, all | " + std::to_string(tg.size()) + " | " + test::fmt("%.1f %%", 100 * llama_bench_median_abs(tg)) + " |\n"
       "| tg128, held out (not fitted on) | " + std::to_string(tg_held.size()) + " | " +
-      test::fmt("%.1f %%", 100 * median_abs(tg_held)) + " |\n"
-      "| pp512 | " + std::to_string(pp.size()) + " | " + test::fmt("%.1f %%", 100 * median_abs(pp)) + " |\n\n"
+      test::fmt("%.1f %%", 100 * llama_bench_median_abs(tg_held)) + " |\n"
+      "| pp512 | " + std::to_string(pp.size()) + " | " + test::fmt("%.1f %%", 100 * llama_bench_median_abs(pp)) + " |\n\n"
       "Target (issue 17): tg128 median |error| <= 15 % on CUDA: " +
-      std::string(median_abs(tg) <= 0.15 ? "**met**" : "**not met**") + " (" + test::fmt("%.1f %%", 100 * median_abs(tg)) +
+      std::string(llama_bench_median_abs(tg) <= 0.15 ? "**met**" : "**not met**") + " (" + test::fmt("%.1f %%", 100 * llama_bench_median_abs(tg)) +
       "). The step overhead `llamacpp` is fitted on the " +
       std::to_string(fit.points) + " RTX 3090 tg128 records: " + test::fmt("%.1f", fit.layer_us) +
       " us per layer (step_ms pinned at 0), range 0-" + test::fmt("%.1f", fit.max_us) +
       " us (0: a decode step in one CUDA graph; the top: the largest RTX 3090 record's own per-layer excess, Q3_K_S).\n\n"
       "## Records\n\n| id | GPU | file type | test | measured t/s | predicted t/s [range] | error | fitted on | source |\n"
       "|---|---|---|---|---:|---:|---:|---|---|\n";
-  for (const BenchRecord& r : records)
+  for (const LlamaBenchRecord& r : records)
     md += "| " + r.id + " | " + r.gpu + " | " + r.file_type + " | " + r.test + " | " + test::fmt("%.2f", r.measured) +
           " | " + test::fmt("%.1f", r.predicted) + " [" + test::fmt("%.1f", r.low) + "-" + test::fmt("%.1f", r.high) +
-          "] | " + test::fmt("%+.1f %%", 100 * rel_error(r)) + " | " + (in_fit(r) ? "yes" : "no") + " | " + r.source + " |\n";
+          "] | " + test::fmt("%+.1f %%", 100 * llama_bench_error(r)) + " | " + (llama_bench_in_fit(r) ? "yes" : "no") + " | " + r.source + " |\n";
   md += "\n## Reading\n\n"
         "- tg128 is bandwidth-bound: the GGUF bytes of every streamed tensor (the file type's mixture, e.g. Q4_0 = "
         "18 B per 32 weights, output.weight Q6_K) over 0.8 x the datasheet bandwidth, plus the fitted per-layer "
@@ -188,29 +188,31 @@ std::string render_doc(const std::vector<BenchRecord>& records, const LayerFit& 
   return md;
 }
 
-TEST(LlamacppSpeedAccuracy, Tg128MedianErrorOnCudaIsWithinTheTarget) {
-  const std::vector<BenchRecord> records = predicted_records();
+TEST(LlamacppSpeedAccuracy, Tg128AndPp512AgainstLlamaBench) {
+  const std::vector<LlamaBenchRecord> records = llama_bench_predictions();
   ASSERT_GE(records.size(), 13u);
   std::vector<double> tg;
-  for (const BenchRecord& r : records) {
-    if (r.test == "tg128") tg.push_back(rel_error(r));
-    RecordProperty(r.id, test::fmt("%+.1f %%", 100 * rel_error(r)));
+  for (const LlamaBenchRecord& r : records) {
+    if (r.test == "tg128") tg.push_back(llama_bench_error(r));
+    RecordProperty(r.id, test::fmt("%+.1f %%", 100 * llama_bench_error(r)));
   }
   // Issue 17 item 5 asks for a tg128 median |error| <= 15 % on CUDA. NOT met on these records:
   // 15.1 % (the two held-out RTX 4090 rows -14 % and -16 %, the K-quant rows +63 % and +66 %).
   // The bound below is that figure rounded up, a regression guard, not the target.
-  RecordProperty("tg128_median_abs_error", test::fmt("%.4f", median_abs(tg)));
-  EXPECT_LE(median_abs(tg), 0.16);
+  RecordProperty("tg128_median_abs_error", test::fmt("%.4f", llama_bench_median_abs(tg)));
+  EXPECT_LE(llama_bench_median_abs(tg), 0.16);
   // The fitted-on records reproduce within 2 % (two points, one parameter).
-  for (const BenchRecord& r : records)
-    if (in_fit(r)) EXPECT_LE(std::fabs(rel_error(r)), 0.02) << r.id;
-  const LayerFit fit = fit_layer_overhead(records);
-  test::write_accuracy_doc_if_asked("accuracy-llamacpp-speed.md", render_doc(records, fit));
+  for (const LlamaBenchRecord& r : records)
+    if (llama_bench_in_fit(r)) {
+      EXPECT_LE(std::fabs(llama_bench_error(r)), 0.02) << r.id;
+    }
+  const LlamacppLayerFit fit = fit_llamacpp_layer_overhead(records);
+  test::write_accuracy_doc_if_asked("accuracy-llamacpp-speed.md", render_llamacpp_speed_doc(records, fit));
 }
 
 TEST(LlamacppSpeedAccuracy, StepOverheadIsTheFittedValue) {
-  const std::vector<BenchRecord> records = predicted_records();
-  const LayerFit fit = fit_layer_overhead(records);
+  const std::vector<LlamaBenchRecord> records = llama_bench_predictions();
+  const LlamacppLayerFit fit = fit_llamacpp_layer_overhead(records);
   RecordProperty("fitted_layer_us", test::fmt("%.3f", fit.layer_us));
   RecordProperty("max_us", test::fmt("%.3f", fit.max_us));
   ASSERT_EQ(fit.points, 2);

@@ -10,17 +10,17 @@ namespace vramplan::perf {
 namespace {
 
 // 1 / (s / a + (1 - s) / b): bytes split s : 1 - s over two memories read one after the other.
-double mixed_bandwidth(double s, double gpu, double other) {
+double offload_mixed_bandwidth(double s, double gpu, double other) {
   if (s >= 1) return gpu;
   return 1 / (s / gpu + (1 - s) / other);
 }
 
-PerfHardware with_second_memory(const PerfHardware& gpu, double s, double other, const char* what) {
+PerfHardware with_offload_memory(const PerfHardware& gpu, double s, double other, const char* what) {
   if (!(other > 0)) throw_usage(std::string("performance model: partial offload needs a positive ") + what);
   PerfHardware hw = gpu;
-  hw.expected.bandwidth_bytes_per_s = mixed_bandwidth(s, gpu.expected.bandwidth_bytes_per_s, other);
-  if (hw.slow) hw.slow->bandwidth_bytes_per_s = mixed_bandwidth(s, gpu.slow->bandwidth_bytes_per_s, other);
-  if (hw.fast) hw.fast->bandwidth_bytes_per_s = mixed_bandwidth(s, gpu.fast->bandwidth_bytes_per_s, other);
+  hw.expected.bandwidth_bytes_per_s = offload_mixed_bandwidth(s, gpu.expected.bandwidth_bytes_per_s, other);
+  if (hw.slow) hw.slow->bandwidth_bytes_per_s = offload_mixed_bandwidth(s, gpu.slow->bandwidth_bytes_per_s, other);
+  if (hw.fast) hw.fast->bandwidth_bytes_per_s = offload_mixed_bandwidth(s, gpu.fast->bandwidth_bytes_per_s, other);
   char buf[160];
   std::snprintf(buf, sizeof buf, "; partial offload: %.1f %% of the streamed bytes on the GPU, the rest at %s %.1f GB/s",
                 100 * s, what, other / 1e9);
@@ -58,11 +58,11 @@ double streamed_gpu_share(const ModelSpec& spec, std::span<const std::uint64_t> 
 }
 
 PerfHardware decode_with_host_offload(const PerfHardware& gpu, const HostOffload& o) {
-  return with_second_memory(gpu, o.gpu_share, o.host_bandwidth_bytes_per_s, "host memory");
+  return with_offload_memory(gpu, o.gpu_share, o.host_bandwidth_bytes_per_s, "host memory");
 }
 
 PerfHardware prefill_with_host_offload(const PerfHardware& gpu, const HostOffload& o) {
-  return with_second_memory(gpu, o.gpu_share, o.pcie_bytes_per_s, "host->GPU link");
+  return with_offload_memory(gpu, o.gpu_share, o.pcie_bytes_per_s, "host->GPU link");
 }
 
 double parse_gbps(const std::string& text, const std::string& flag) {

@@ -9,7 +9,7 @@
 namespace vramplan::perf {
 namespace {
 
-TensorInfo tensor(TensorRole role, std::optional<int> layer, std::uint64_t elements) {
+TensorInfo offload_tensor(TensorRole role, std::optional<int> layer, std::uint64_t elements) {
   TensorInfo t;
   t.role = role;
   t.layer = layer;
@@ -19,17 +19,17 @@ TensorInfo tensor(TensorRole role, std::optional<int> layer, std::uint64_t eleme
 
 // Two layers of 100 B each, an output matrix of 50 B, an output norm of 10 B and a token
 // embedding of 1000 B (gathered: not streamed).
-ModelSpec two_layer_model() {
+ModelSpec offload_toy_model() {
   ModelSpec m;
   m.id = "toy";
-  m.tensors = {tensor(TensorRole::TokenEmbedding, std::nullopt, 1000), tensor(TensorRole::AttnQ, 0, 100),
-               tensor(TensorRole::AttnQ, 1, 100), tensor(TensorRole::OutputNorm, std::nullopt, 10),
-               tensor(TensorRole::Output, std::nullopt, 50)};
+  m.tensors = {offload_tensor(TensorRole::TokenEmbedding, std::nullopt, 1000), offload_tensor(TensorRole::AttnQ, 0, 100),
+               offload_tensor(TensorRole::AttnQ, 1, 100), offload_tensor(TensorRole::OutputNorm, std::nullopt, 10),
+               offload_tensor(TensorRole::Output, std::nullopt, 50)};
   return m;
 }
 
 TEST(HostOffload, GpuShareCountsTheOffloadedLayersAndTheOutput) {
-  const ModelSpec m = two_layer_model();
+  const ModelSpec m = offload_toy_model();
   const std::vector<std::uint64_t> bytes = {1000, 100, 100, 10, 50};
   // Streamed: 100 + 100 + 10 + 50 = 260 B (the embedding is gathered).
   EXPECT_DOUBLE_EQ(streamed_gpu_share(m, bytes, 0, true), 1.0);

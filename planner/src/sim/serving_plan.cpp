@@ -137,9 +137,13 @@ PlanPerformance plan_performance(const memory::PlanRequest& r, const memory::Pla
     perf.calibrated = hw.calibrated;
     if (host_layers) {
       perf.estimate = partial_offload_serving(r, out.model, rw.tensor_bytes, *host_layers, gpu, defaults, shape, hw, perf.query);
-    } else {
-      perf.estimate = perf::estimate_serving(shape, hw, perf.query);
+      // The simulator times every step with one rate set; here decode and prompt steps read the CPU
+      // layers over different paths, so it gets no step model (it refuses with this reason).
+      perf.unavailable = "llama.cpp partial offload: decode reads the CPU layers from host memory, prompts copy them over PCIe; "
+                         "plan shows both, the serving simulator's one-rate step clock does not model it";
+      return perf;
     }
+    perf.estimate = perf::estimate_serving(shape, hw, perf.query);
     perf.shape = shape;
     perf.hardware = hw;
   } catch (const Error& e) {

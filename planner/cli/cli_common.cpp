@@ -9,7 +9,7 @@
 
 #include "commands.hpp"
 #include "vramplan/core/error.hpp"
-#include "vramplan/report/table.hpp"
+#include "vramplan/core/table.hpp"
 
 namespace vramplan::cli {
 

@@ -11,7 +11,7 @@
 #include "vramplan/core/text.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/hardware/gpu_catalog.hpp"
-#include "vramplan/report/table.hpp"
+#include "vramplan/core/table.hpp"
 
 namespace vramplan::cli {
 namespace {

@@ -21,8 +21,8 @@
 #include "vramplan/model/load.hpp"
 #include "vramplan/quant/format.hpp"
 #include "vramplan/quant/precision_plan.hpp"
-#include "vramplan/report/sizes.hpp"
-#include "vramplan/report/table.hpp"
+#include "vramplan/core/sizes.hpp"
+#include "vramplan/core/table.hpp"
 
 namespace vramplan::cli {
 namespace {
@@ -74,7 +74,7 @@ std::string text_report(const ModelSpec& spec, const ParamCounts& c,
                         const std::string& quantized_as, const std::vector<LayerTotals>* layers) {
   const auto& a = spec.arch;
   std::string t;
-  // Each line wrapped to the output width as plan / explain wrap theirs (report/table.hpp
+  // Each line wrapped to the output width as plan / explain wrap theirs (core/table.hpp
   // text_width: COLUMNS, else the terminal, else 100), continuation lines under the value.
   const std::size_t width = text_width();
   auto line = [&](const std::string& k, const std::string& v) {

@@ -15,7 +15,7 @@
 #include "vramplan/core/error.hpp"
 #include "vramplan/model/catalogue.hpp"
 #include "vramplan/model/inventory.hpp"
-#include "vramplan/report/table.hpp"
+#include "vramplan/core/table.hpp"
 
 namespace vramplan::cli {
 namespace {

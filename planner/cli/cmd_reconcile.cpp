@@ -9,7 +9,7 @@
 #include "vramplan/core/text.hpp"
 #include "vramplan/io/engine_log.hpp"
 #include "vramplan/plan/reconcile.hpp"
-#include "vramplan/report/table.hpp"
+#include "vramplan/core/table.hpp"
 
 namespace vramplan::cli {
 

@@ -15,7 +15,7 @@
 #include "vramplan/core/error.hpp"
 #include "vramplan/plan/slo_sweep.hpp"
 #include "vramplan/plan/sweep.hpp"
-#include "vramplan/report/table.hpp"
+#include "vramplan/core/table.hpp"
 
 namespace vramplan::cli {
 namespace {

@@ -12,7 +12,7 @@
 #include "vramplan/core/text.hpp"
 #include "vramplan/hardware/gpu_catalog.hpp"
 #include "vramplan/plan/prices.hpp"
-#include "vramplan/report/table.hpp"
+#include "vramplan/core/table.hpp"
 #include "vramplan/sim/workload_spec.hpp"
 #include "vramplan/train/train_plan.hpp"
 

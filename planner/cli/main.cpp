@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "dispatch.hpp"
-#include "vramplan/report/table.hpp"
+#include "vramplan/core/table.hpp"
 
 namespace {
 

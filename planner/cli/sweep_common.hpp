@@ -11,7 +11,7 @@
 #include "cli_common.hpp"
 #include "vramplan/memory/engine.hpp"
 #include "vramplan/plan/sweep.hpp"
-#include "vramplan/report/table.hpp"
+#include "vramplan/core/table.hpp"
 
 namespace vramplan::cli {
 

@@ -26,7 +26,7 @@
 #include "vramplan/perf/hardware_rates.hpp"
 #include "vramplan/perf/model_shape.hpp"
 #include "vramplan/perf/perf_model.hpp"
-#include "vramplan/report/table.hpp"
+#include "vramplan/core/table.hpp"
 
 namespace vramplan::perf {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "vramplan/core/text.hpp"
 #include "vramplan/plan/capacity_report.hpp"
-#include "vramplan/report/table.hpp"
+#include "vramplan/core/table.hpp"
 
 namespace vramplan::plan {
 namespace {

@@ -6,7 +6,7 @@
 #include "vramplan/model/load.hpp"
 #include "vramplan/plan/check.hpp"
 #include "vramplan/plan/compatibility.hpp"
-#include "vramplan/report/table.hpp"
+#include "vramplan/core/table.hpp"
 
 namespace vramplan::plan {
 namespace {

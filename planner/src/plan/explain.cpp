@@ -6,8 +6,8 @@
 
 #include "vramplan/memory/component.hpp"
 #include "vramplan/model/load.hpp"
-#include "vramplan/report/sizes.hpp"
-#include "vramplan/report/table.hpp"
+#include "vramplan/core/sizes.hpp"
+#include "vramplan/core/table.hpp"
 
 namespace vramplan::plan {
 namespace {

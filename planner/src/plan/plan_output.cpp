@@ -4,8 +4,8 @@
 #include <cstdlib>
 
 #include "vramplan/model/load.hpp"
-#include "vramplan/report/sizes.hpp"
-#include "vramplan/report/table.hpp"
+#include "vramplan/core/sizes.hpp"
+#include "vramplan/core/table.hpp"
 
 namespace vramplan::plan {
 
@@ -142,7 +142,7 @@ nlohmann::json plan_json(const sim::ServingPlan& o) {
 
 std::string plan_text(const sim::ServingPlan& o) {
   const auto& p = o.plan;
-  // Free text is wrapped to the output width (report/table.hpp text_width); tables wrap their
+  // Free text is wrapped to the output width (core/table.hpp text_width); tables wrap their
   // "how" column the same way.
   const std::size_t width = text_width();
   std::string s = wrap_paragraph("model " + o.model.id + " from the " + model_source_text(o.model.source), width, 2) +

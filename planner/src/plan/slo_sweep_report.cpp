@@ -4,7 +4,7 @@
 
 #include "vramplan/core/text.hpp"
 #include "vramplan/plan/slo_sweep.hpp"
-#include "vramplan/report/table.hpp"
+#include "vramplan/core/table.hpp"
 
 namespace vramplan::plan {
 namespace {

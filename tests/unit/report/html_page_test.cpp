@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "vramplan/report/table.hpp"
+#include "vramplan/core/table.hpp"
 
 namespace vramplan::report {
 namespace {

@@ -1,4 +1,4 @@
-#include "vramplan/report/table.hpp"
+#include "vramplan/core/table.hpp"
 
 #include <gtest/gtest.h>
 

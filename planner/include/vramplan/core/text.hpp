@@ -22,6 +22,9 @@ std::vector<std::string> closest_names(std::string_view wanted, const std::vecto
 //! a file or a user's argument prints as one line and cannot drive the terminal. A backslash
 //! stays as it is; bytes >= 0x80 (UTF-8) are kept.
 std::string escape_control(std::string_view s);
+//! & < > " ' as entities; ASCII control characters other than tab and newline as U+FFFD (a
+//! model name read from a user's file can hold anything): text into HTML or SVG markup.
+std::string html_escape(std::string_view text);
 //! `text` in single quotes for an error message, cut to its first `max` characters ("...'" marks
 //! a cut): a garbage cell or flag value can be a whole megabyte line.
 std::string excerpt(std::string_view text, std::size_t max = 40);

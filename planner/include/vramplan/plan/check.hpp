@@ -16,7 +16,7 @@
 #include "vramplan/model/spec.hpp"
 #include "vramplan/plan/launch_command.hpp"
 #include "vramplan/plan/limits.hpp"
-#include "vramplan/report/table.hpp"
+#include "vramplan/core/table.hpp"
 
 namespace vramplan::plan {
 

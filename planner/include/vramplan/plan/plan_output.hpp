@@ -13,7 +13,7 @@ namespace vramplan::plan {
 //! The vramplan.plan/1 document (docs/schemas/plan.schema.json).
 nlohmann::json plan_json(const sim::ServingPlan& outcome);
 
-//! The human-readable table, wrapped to the output width (report/table.hpp text_width).
+//! The human-readable table, wrapped to the output width (core/table.hpp text_width).
 std::string plan_text(const sim::ServingPlan& outcome);
 
 }  // namespace vramplan::plan

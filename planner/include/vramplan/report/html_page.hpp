@@ -8,11 +8,9 @@
 #include <utility>
 #include <vector>
 
-namespace vramplan::report {
+#include "vramplan/core/text.hpp"  // html_escape
 
-//! & < > " ' as entities; ASCII control characters other than tab and newline as U+FFFD (a
-//! model name read from a user's file can hold anything).
-std::string html_escape(std::string_view text);
+namespace vramplan::report {
 
 class HtmlPage {
  public:

@@ -1,4 +1,4 @@
-#include "vramplan/report/sizes.hpp"
+#include "vramplan/core/sizes.hpp"
 
 namespace vramplan {
 namespace {

@@ -1,4 +1,4 @@
-// vramplan/report/table.hpp — plain-text tables for terminal output (and Markdown for quotes).
+// vramplan/core/table.hpp — plain-text tables for terminal output (and Markdown for quotes).
 #pragma once
 
 #include <string>

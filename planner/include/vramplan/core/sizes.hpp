@@ -1,4 +1,4 @@
-// vramplan/report/sizes.hpp — memory sizes for table cells.
+// vramplan/core/sizes.hpp — memory sizes for table cells.
 #pragma once
 
 #include <string>

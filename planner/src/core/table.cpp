@@ -1,9 +1,9 @@
-#include "vramplan/report/table.hpp"
+#include "vramplan/core/table.hpp"
 
 #include <algorithm>
 
 #include "vramplan/core/error.hpp"
-#include "vramplan/report/html_page.hpp"
+#include "vramplan/core/text.hpp"
 
 namespace vramplan {
 namespace {
@@ -153,7 +153,7 @@ std::string Table::render_markdown() const {
 std::string Table::render_html(std::size_t pick) const {
   const auto cell = [&](const char* tag, std::size_t col, const std::string& text) {
     const bool num = columns_[col].align == Align::Right;
-    return std::string("<") + tag + (num ? " class=\"num\"" : "") + ">" + report::html_escape(text) + "</" + tag + ">";
+    return std::string("<") + tag + (num ? " class=\"num\"" : "") + ">" + html_escape(text) + "</" + tag + ">";
   };
   std::string out = "<table><thead><tr>";
   for (std::size_t c = 0; c < columns_.size(); ++c) out += cell("th", c, columns_[c].header);

@@ -1,7 +1,7 @@
-// html_escape (html_page.hpp): the one place text becomes markup.
-#include "vramplan/report/html_page.hpp"
+// html_escape (core/text.hpp): the one place text becomes markup (HTML tables, the report page, SVG).
+#include "vramplan/core/text.hpp"
 
-namespace vramplan::report {
+namespace vramplan {
 
 std::string html_escape(std::string_view text) {
   std::string out;
@@ -24,4 +24,4 @@ std::string html_escape(std::string_view text) {
   return out;
 }
 
-}  // namespace vramplan::report
+}  // namespace vramplan

@@ -56,19 +56,7 @@ inline memory::PlanRequest vllm_legacy_request(const VllmLegacyCase& c) {
   memory::PlanRequest q;
   q.model = c.config;
   q.gpu = c.gpu;
-  if (!r.at("total_gpu_memory_gib").is_null()) q.gpu_memory = parse_bytes(num(r.at("total_gpu_memory_gib")) + "GiB");
-  q.engine = "vllm@" + r.at("vllm_version").get<std::string>();
-  auto flag = [&](const char* field, const char* name) {
-    if (!r.at(field).is_null()) q.args[name] = num(r.at(field));
-  };
-  flag("gpu_memory_utilization", "gpu-memory-utilization");
-  flag("max_model_len", "max-model-len");
-  flag("max_num_seqs", "max-num-seqs");
-  flag("max_num_batched_tokens", "max-num-batched-tokens");
-  flag("block_size", "block-size");
-  flag("tp", "tensor-parallel-size");
-  flag("pp", "pipeline-parallel-size");
-  if (r.at("enforce_eager") == true) q.args["enforce-eager"] = "true";
+  apply_vllm_record_flags(r, q);
   return q;
 }
 

@@ -68,12 +68,9 @@ inline std::string num(const nlohmann::json& v) {
   return v.is_number_integer() ? std::to_string(v.get<long long>()) : nlohmann::json(v.get<double>()).dump();
 }
 
-//! The request a user would type for this record: the same engine version, GPU and flags.
-inline memory::PlanRequest vllm_request(const VllmCase& c) {
-  const auto& r = c.record;
-  memory::PlanRequest q;
-  q.model = c.config;
-  q.gpu = "h100-sxm-80";  // every mapped record ran on an H100 80GB
+//! What every vLLM start-up record states as `vramplan plan` options: the printed total, the
+//! version, the scheduler and parallel sizes the run set, --enforce-eager.
+inline void apply_vllm_record_flags(const nlohmann::json& r, memory::PlanRequest& q) {
   if (!r.at("total_gpu_memory_gib").is_null())
     q.gpu_memory = parse_bytes(num(r.at("total_gpu_memory_gib")) + "GiB");
   q.engine = "vllm@" + r.at("vllm_version").get<std::string>();
@@ -87,9 +84,18 @@ inline memory::PlanRequest vllm_request(const VllmCase& c) {
   flag("block_size", "block-size");
   flag("tp", "tensor-parallel-size");
   flag("pp", "pipeline-parallel-size");
+  if (r.at("enforce_eager") == true) q.args["enforce-eager"] = "true";
+}
+
+//! The request a user would type for this record: the same engine version, GPU and flags.
+inline memory::PlanRequest vllm_request(const VllmCase& c) {
+  const auto& r = c.record;
+  memory::PlanRequest q;
+  q.model = c.config;
+  q.gpu = "h100-sxm-80";  // every mapped record ran on an H100 80GB
+  apply_vllm_record_flags(r, q);
   if (r.at("kv_cache_dtype").is_string()) q.args["kv-cache-dtype"] = r.at("kv_cache_dtype").get<std::string>();
   if (r.at("quantization") == "fp8") q.args["quantization"] = "fp8";
-  if (r.at("enforce_eager") == true) q.args["enforce-eager"] = "true";
   if (c.dtype) q.args["dtype"] = *c.dtype;
   return q;
 }

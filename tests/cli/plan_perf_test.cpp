@@ -147,5 +147,26 @@ TEST(PlanPerfCli, TableShowsPerformanceLines) {
     EXPECT_NE(r.out.find(s), std::string::npos) << s;
 }
 
+// llama.cpp partial offload (perf/host_offload.hpp): the CPU layers are read at --host-bandwidth.
+TEST(PlanPerfCli, LlamacppPartialOffloadReadsTheCpuLayersAtHostBandwidth) {
+  auto tpot = [](const std::string& ngl) {
+    const auto r = run_cli({"plan", "--engine", "llamacpp", "--model", "llama-2-7b", "--weights", "gguf:Q4_0", "--gpu",
+                            "rtx-3090", "-c", "640", "-ngl", ngl, "--host-bandwidth", "30", "--batch", "1", "--context",
+                            "64", "--json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const auto p = nlohmann::json::parse(r.out).at("performance");
+    EXPECT_TRUE(p.at("available").get<bool>()) << p.dump();
+    return p.at("decode").at("tpot_s").at("expected").get<double>();
+  };
+  // -ngl 16 of 32 layers: blk.0-15 and the output stay on the host. Llama-2-7B Q4_0 (18 B per
+  // 32 weights; output Q6_K, 210 B per 256): a layer is 4 x 4096^2 + 3 x 4096 x 11008 =
+  // 202,375,168 weights x 18/32 = 113,836,032 B + 2 norms x 16,384 B = 113,868,800 B; 16 of them
+  // 1,821,900,800 B; output 4096 x 32000 x 210/256 = 107,520,000 B; output_norm 16,384 B: on the
+  // host 1,929,437,184 B. Each costs 1/30e9 instead of 1/(936e9 x 0.8) s per byte:
+  // 1.929437e9 x (3.33333e-11 - 1.33547e-12) = 61.74 ms more per token; the KV of the host layers
+  // (64 tokens x 16 layers x 2 x 4096 x 2 B = 16.8 MB) another 0.54 ms: 62.3 ms.
+  EXPECT_NEAR(tpot("16") - tpot("99"), 0.0623, 0.0006);
+}
+
 }  // namespace
 }  // namespace vramplan::test

@@ -65,6 +65,7 @@ class LlamacppEngine final : public Engine {
         {"swa-full", "full-size cache for sliding-window layers", true, {}},
         {"no-repack", "-nr: no CPU_REPACK copies of Q4_0/Q4_K/IQ4_NL weights", true, {"nr"}},
         {"kv-unified", "-kvu: one KV stream shared by all sequences", true, {"kvu"}},
+        {"host-bandwidth", "host memory bandwidth in GB/s for layers left on the CPU (speed only; default 60: dual-channel DDR5-4800)", false, {}},
     };
   }
 

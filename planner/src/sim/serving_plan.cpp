@@ -1,10 +1,13 @@
 #include "vramplan/sim/serving_plan.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <span>
 
 #include "vramplan/core/error.hpp"
 #include "vramplan/memory/encoder_memory.hpp"
 #include "vramplan/perf/hardware_rates.hpp"
+#include "vramplan/perf/host_offload.hpp"
 #include "vramplan/perf/model_shape.hpp"
 #include "vramplan/perf/perf_defaults.hpp"
 
@@ -62,6 +65,33 @@ PlanPerformance pooling_performance(memory::PlanOutcome& out, const GpuSpec& gpu
   return perf;
 }
 
+// llama.cpp with `host_layers` layers and the output on the CPU: decode reads them at the host
+// bandwidth (--host-bandwidth, default perf::kDefaultHostBandwidthGBps), prompt micro-batches copy
+// them to the GPU over its PCIe link (perf/host_offload.hpp).
+perf::ServingEstimate partial_offload_serving(const memory::PlanRequest& r, const ModelSpec& model,
+                                              std::span<const std::uint64_t> tensor_bytes, std::uint64_t host_layers,
+                                              const GpuSpec& gpu, const perf::PerfDefaults& defaults,
+                                              const perf::PerfModelShape& shape, const perf::PerfHardware& hw,
+                                              const perf::ServingQuery& query) {
+  perf::HostOffload off;
+  off.gpu_share = perf::streamed_gpu_share(model, tensor_bytes, host_layers, false);
+  const auto hb = memory::arg_string(r.args, "host-bandwidth");
+  off.host_bandwidth_bytes_per_s = 1e9 * (hb ? perf::parse_gbps(*hb, "--host-bandwidth") : perf::kDefaultHostBandwidthGBps);
+  const auto pcie = gpu.interconnect.pcie_gen ? defaults.pcie_gbps_per_direction.find(*gpu.interconnect.pcie_gen)
+                                              : defaults.pcie_gbps_per_direction.end();
+  if (pcie == defaults.pcie_gbps_per_direction.end())
+    throw_usage("performance model: partial offload needs the GPU's PCIe generation, which the catalogue lacks");
+  off.pcie_bytes_per_s = 1e9 * pcie->second;
+  perf::ServingEstimate e = perf::estimate_serving(shape, perf::decode_with_host_offload(hw, off), query);
+  e.ttft_s = perf::estimate_ttft(shape, perf::prefill_with_host_offload(hw, off), query.prompt_tokens, query.token_budget);
+  char host[48];
+  std::snprintf(host, sizeof host, "%g GB/s", off.host_bandwidth_bytes_per_s / 1e9);
+  e.notes.push_back("partial offload: " + std::to_string(host_layers) + " layers and the output on the CPU, read at " + host +
+                    (hb ? " (--host-bandwidth)" : " (default; --host-bandwidth)") +
+                    "; prompt micro-batches copy them over PCIe; CPU compute and core count not modelled");
+  return e;
+}
+
 PlanPerformance plan_performance(const memory::PlanRequest& r, const memory::PlanOutcome& out, const PlanBasis& basis,
                                  const DataRoot& root) {
   const GpuSpec& gpu = basis.gpu;
@@ -73,19 +103,24 @@ PlanPerformance plan_performance(const memory::PlanRequest& r, const memory::Pla
   perf.query.decode_context = r.workload.context.value_or(perf.query.prompt_tokens);
   if (p.engine_view.contains("max_num_batched_tokens"))
     perf.query.token_budget = p.engine_view.at("max_num_batched_tokens").get<std::uint64_t>();
+  else if (p.engine == "llamacpp" && p.engine_view.contains("n_ubatch"))  // llama_context::decode splits a prompt into ubatches
+    perf.query.token_budget = p.engine_view.at("n_ubatch").get<std::uint64_t>();
   if (p.fits && p.kv.capacity_tokens && perf.query.decode_context > 0)
     perf.query.max_batch = *p.kv.capacity_tokens / perf.query.decode_context;
-  // llama.cpp: only with every layer on the GPU does one GPU roofline describe a step (CPU and
-  // partial offload run layers on the host). engine_view "offloaded_layers" is "k/n" with n =
-  // layers + the output layer.
+  // llama.cpp: engine_view "offloaded_layers" is "k/n" with n = layers + the output layer; with
+  // k < n the first layers (and the output) stay on the CPU and stream from host memory
+  // (perf/host_offload.hpp). A CPU-only plan has no such entry and no rates: not modelled.
+  std::optional<std::uint64_t> host_layers;
   if (p.engine == "llamacpp") {
     const auto it = p.engine_view.find("offloaded_layers");
     const std::string layers = it != p.engine_view.end() && it->is_string() ? it->get<std::string>() : "";
     const std::size_t slash = layers.find('/');
-    if (slash == std::string::npos || layers.substr(0, slash) != layers.substr(slash + 1)) {
-      perf.unavailable = "performance model: llama.cpp with layers on the CPU (CPU-only or partial offload) is not modelled";
+    if (slash == std::string::npos) {
+      perf.unavailable = "performance model: a CPU-only llama.cpp run (no GPU rates) is not modelled";
       return perf;
     }
+    const std::uint64_t k = std::stoull(layers.substr(0, slash)), n = std::stoull(layers.substr(slash + 1));
+    if (k < n) host_layers = n - 1 - std::min(k, n - 1);
   }
   const memory::ResolvedWeights rw = memory::resolve_weights(out.model, basis.quant, basis.weights);
   perf::ShapeOptions so;
@@ -100,6 +135,14 @@ PlanPerformance plan_performance(const memory::PlanRequest& r, const memory::Pla
     defaults.source = "data/perf_defaults.json";  // the basis names the catalogue file, not this install's path
     const perf::PerfHardware hw = perf::perf_hardware_from(gpu, cal, perf.tensor_dtype, defaults, p.engine);
     perf.calibrated = hw.calibrated;
+    if (host_layers) {
+      perf.estimate = partial_offload_serving(r, out.model, rw.tensor_bytes, *host_layers, gpu, defaults, shape, hw, perf.query);
+      // The simulator times every step with one rate set; here decode and prompt steps read the CPU
+      // layers over different paths, so it gets no step model (it refuses with this reason).
+      perf.unavailable = "llama.cpp partial offload: decode reads the CPU layers from host memory, prompts copy them over PCIe; "
+                         "plan shows both, the serving simulator's one-rate step clock does not model it";
+      return perf;
+    }
     perf.estimate = perf::estimate_serving(shape, hw, perf.query);
     perf.shape = shape;
     perf.hardware = hw;

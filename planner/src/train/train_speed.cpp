@@ -40,6 +40,11 @@ TrainFlops training_flops(const ModelSpec& spec, const TrainRequest& r, std::uin
   if (r.recompute == Recompute::Full) {
     f.executed += f.matmul + f.attention + f.adapter;
     f.formula += frozen ? " + (f + a + t) recomputed" : " + (f + a) recomputed";
+  } else if (r.recompute == Recompute::Selective && r.selective_op) {
+    // torchtitan's op-level policy saves the attention core and every other matmul's output
+    // (train/activations.hpp): about half the GEMMs run again, the attention does not.
+    f.executed += f.matmul / 2;
+    f.formula += " + f/2 recomputed (op-level: every second matmul)";
   } else if (r.recompute == Recompute::Selective) {
     f.executed += f.attention;
     f.formula += " + a recomputed";

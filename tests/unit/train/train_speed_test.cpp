@@ -41,6 +41,9 @@ TEST(TrainSpeed, FullTrainingIsThreeForwards) {
   EXPECT_DOUBLE_EQ(training_flops(train_speed_llama8b(), request(Method::Full, Recompute::Full), 0).executed, 4 * (kF + kA));
   EXPECT_DOUBLE_EQ(training_flops(train_speed_llama8b(), request(Method::Full, Recompute::Selective), 0).executed,
                    3 * (kF + kA) + kA);
+  TrainRequest op = request(Method::Full, Recompute::Selective);
+  op.selective_op = true;  // torchtitan: every second matmul again, the attention core saved
+  EXPECT_DOUBLE_EQ(training_flops(train_speed_llama8b(), op, 0).executed, 3 * (kF + kA) + kF / 2);
 }
 
 TEST(TrainSpeed, FrozenBaseSkipsWeightGradients) {

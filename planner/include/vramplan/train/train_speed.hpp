@@ -8,7 +8,8 @@
 // and PV over the causal positions; t = forward FLOPs of trainable adapters):
 //   full training         3 (f + a)         backward = 2 x forward (input and weight gradients)
 //   frozen base (LoRA)    2 f + 3 a + 3 t   the frozen GEMMs need input gradients only
-//   recomputation         + (f + a + t) full, + a selective (one more forward of what is recomputed)
+//   recomputation         + (f + a + t) full, + a selective, + f/2 torchtitan's op-level selective
+//                         (one more forward of what is recomputed)
 // One optimizer step trains micro_batch x seq_len x grad_accum tokens on each data-parallel
 // replica; the FLOPs spread over every GPU of the run (tensor / pipeline / context parallel split
 // the work, the efficiency absorbs their communication).

@@ -90,7 +90,8 @@ TEST(DiffusionParams, FluxTransformerIs11901408320) {
 TEST(DiffusionParams, Sd35TransformersWithTheirPositionTables) {
   // SD3.5 Large: 8,056,627,520 parameters + the pos_embed buffer 192^2 x 2432 = 89,653,248
   // -> 8,146,280,768, the "8.1 billion" Stability AI publishes.
-  const auto& large = component(catalogue("sd-3.5-large"), "transformer").inventory;
+  const Pipeline large_pipeline = catalogue("sd-3.5-large");  // outlives the references below
+  const auto& large = component(large_pipeline, "transformer").inventory;
   EXPECT_EQ(large.params, 8'056'627'520ull);
   EXPECT_EQ(large.buffers, 192ull * 192 * 2432);
   EXPECT_NEAR(static_cast<double>(large.params + large.buffers), 8.1e9, 0.05e9);
@@ -98,7 +99,8 @@ TEST(DiffusionParams, Sd35TransformersWithTheirPositionTables) {
   // -> 2,469,663,936, the published "2.5 billion".
   // SD3 Medium (no qk_norm, no dual attention): 2,028,328,000 ("2 billion", model card).
   EXPECT_EQ(component(catalogue("sd-3-medium"), "transformer").inventory.params, 2'028'328'000ull);
-  const auto& medium = component(catalogue("sd-3.5-medium"), "transformer").inventory;
+  const Pipeline medium_pipeline = catalogue("sd-3.5-medium");
+  const auto& medium = component(medium_pipeline, "transformer").inventory;
   EXPECT_EQ(medium.params, 2'243'171'520ull);
   EXPECT_EQ(medium.buffers, 384ull * 384 * 1536);
   EXPECT_NEAR(static_cast<double>(medium.params + medium.buffers), 2.5e9, 0.05e9);

@@ -179,14 +179,9 @@ Reconciliation reconcile(const EngineLog& log, const ReconcileOptions& options, 
   // A llama.cpp log without a flash_attn line predates -fa (llama.cpp PR #5021, April 2024): its
   // attention ran without flash attention, which today's default (auto = on for CUDA) would not.
   if (log.engine == "llamacpp" && !log.args.contains("flash-attn")) q.args["flash-attn"] = "off";
-  try {
-    r.outcome = memory::run_plan(q, root);
-  } catch (const Error& e) {
-    // A version without a profile (vLLM 0.10): say whose version it is and how to plan it anyway.
-    if (e.kind() == ErrorKind::UnknownName && !options.engine && std::string_view(e.what()).starts_with("unknown " + log.engine + " version"))
-      throw Error(ErrorKind::UnknownName, log.origin + ": " + e.what() + "; --engine " + log.engine + "@<profile> plans the log with one");
-    throw;
-  }
+  // A version no profile covers is planned with the nearest older profile, with a note
+  // (memory/engine_data.cpp EngineProfileData::load): never an error here.
+  r.outcome = memory::run_plan(q, root);
 
   const auto bounds = ErrorBounds::load(root.data_file("accuracy_bounds.json")).for_engine(log.engine);
   const auto& plan = r.outcome.plan;

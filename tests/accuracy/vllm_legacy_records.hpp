@@ -24,29 +24,15 @@ struct VllmLegacyCase {
   std::string id, config, gpu, note;
 };
 
-struct VllmLegacySet {
-  std::vector<VllmLegacyCase> cases;
-  std::vector<std::pair<std::string, std::string>> excluded;  //!< id, reason
-};
+using VllmLegacySet = MappedRecords<VllmLegacyCase>;
 
 inline VllmLegacySet load_vllm_legacy_records() {
-  const auto map = read_json_file(accuracy_data() / "vllm_legacy_models.json");
-  VllmLegacySet out;
-  std::ifstream in(accuracy_data() / "vllm_legacy_logs.jsonl");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    auto rec = nlohmann::json::parse(line);
-    const std::string id = rec.at("id");
-    if (map.at("excluded").contains(id)) {
-      out.excluded.emplace_back(id, map.at("excluded").at(id).get<std::string>());
-      continue;
-    }
-    const auto& m = map.at("models").at(id);  // every record is mapped or excluded
-    out.cases.push_back({rec, id, (accuracy_data() / "models" / m.at("config").get<std::string>()).string(),
-                         m.at("gpu").get<std::string>(), m.value("note", std::string())});
-  }
-  return out;
+  return load_mapped_records<VllmLegacyCase>(
+      "vllm_legacy_logs.jsonl", "vllm_legacy_models.json",
+      [](nlohmann::json rec, const std::string& id, const nlohmann::json& m) {
+        return VllmLegacyCase{std::move(rec), id, mapped_config(m), m.at("gpu").get<std::string>(),
+                              m.value("note", std::string())};
+      });
 }
 
 //! The request a user would type for the record: its version, catalogue GPU (with the printed

@@ -31,18 +31,20 @@ struct VllmCase {
   std::string note;
 };
 
-struct VllmRecordSet {
-  std::vector<VllmCase> cases;
+//! A record set's cases and the records left out, with the reason the map file gives.
+template <class Case>
+struct MappedRecords {
+  std::vector<Case> cases;
   std::vector<std::pair<std::string, std::string>> excluded;  //!< id, reason
 };
 
-//! The shared records (vllm_startup_logs.jsonl, a verbatim copy) or, with the extra file names,
-//! the records vramplan transcribed beyond them (vllm_extra_logs.jsonl); the map file names each
-//! record's config or its exclusion reason.
-inline VllmRecordSet load_vllm_records(const char* logs = "vllm_startup_logs.jsonl",
-                                       const char* models = "vllm_record_models.json") {
+//! The records of `logs` (JSON lines under tests/accuracy/data), each with its entry in the map
+//! file `models`: {"models": {id: mapping}, "excluded": {id: reason}}. Every record is one or the
+//! other; `make(record, id, mapping)` turns a mapped one into its case.
+template <class Case, class Make>
+MappedRecords<Case> load_mapped_records(const char* logs, const char* models, Make make) {
   const auto map = read_json_file(accuracy_data() / models);
-  VllmRecordSet out;
+  MappedRecords<Case> out;
   std::ifstream in(accuracy_data() / logs);
   std::string line;
   while (std::getline(in, line)) {
@@ -53,13 +55,28 @@ inline VllmRecordSet load_vllm_records(const char* logs = "vllm_startup_logs.jso
       out.excluded.emplace_back(id, map.at("excluded").at(id).get<std::string>());
       continue;
     }
-    const auto& m = map.at("models").at(id);  // every record is either mapped or excluded
-    VllmCase c{rec, id, (accuracy_data() / "models" / m.at("config").get<std::string>()).string(), std::nullopt,
-               m.value("note", std::string())};
-    if (m.contains("dtype")) c.dtype = m.at("dtype").get<std::string>();
-    out.cases.push_back(std::move(c));
+    out.cases.push_back(make(std::move(rec), id, map.at("models").at(id)));
   }
   return out;
+}
+
+//! The config.json copy a record's mapping names.
+inline std::string mapped_config(const nlohmann::json& mapping) {
+  return (accuracy_data() / "models" / mapping.at("config").get<std::string>()).string();
+}
+
+using VllmRecordSet = MappedRecords<VllmCase>;
+
+//! The shared records (vllm_startup_logs.jsonl, a verbatim copy) or, with the extra file names,
+//! the records vramplan transcribed beyond them (vllm_extra_logs.jsonl); the map file names each
+//! record's config (and dtype) or its exclusion reason.
+inline VllmRecordSet load_vllm_records(const char* logs = "vllm_startup_logs.jsonl",
+                                       const char* models = "vllm_record_models.json") {
+  return load_mapped_records<VllmCase>(logs, models, [](nlohmann::json rec, const std::string& id, const nlohmann::json& m) {
+    VllmCase c{std::move(rec), id, mapped_config(m), std::nullopt, m.value("note", std::string())};
+    if (m.contains("dtype")) c.dtype = m.at("dtype").get<std::string>();
+    return c;
+  });
 }
 
 inline VllmRecordSet load_vllm_extra_records() { return load_vllm_records("vllm_extra_logs.jsonl", "vllm_extra_models.json"); }

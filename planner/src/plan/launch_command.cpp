@@ -106,6 +106,10 @@ void llamacpp(const memory::PlanOutcome& o, const memory::EngineArgs& a, const s
   c.argv.insert(c.argv.end(), {"-fa", view_flag(v, "flash_attn") ? "on" : "off"});
   from_args(c.argv, a, "cache-type-k", "-ctk");
   from_args(c.argv, a, "cache-type-v", "-ctv");
+  // The build is chosen when llama.cpp is compiled (docs/build.md), not by a server flag.
+  if (const auto b = a.find("llamacpp-backend"); b != a.end())
+    c.note = "a llama-server built for " + b->second + " (cmake -DGGML_CUDA / -DGGML_HIP / -DGGML_VULKAN=ON; cpu: " +
+             "none of them)";
 }
 
 void hf(const memory::PlanOutcome& o, const memory::EngineArgs&, const std::string&, LaunchCommand& c) {

@@ -91,6 +91,8 @@ TEST(CompatCli, LlamacppVulkanBuildChecksGgufTypes) {
   ASSERT_EQ(j["compatibility"]["findings"].size(), 1u) << j["compatibility"];
   EXPECT_EQ(j["compatibility"]["findings"][0]["rule"], "llamacpp-vulkan-no-tq1-matmul");
   EXPECT_EQ(j["compatibility"]["findings"][0]["kernel"], "cpu-weights");
+  // The build is a compile-time choice: the launch command says which, not a server flag.
+  EXPECT_NE(j["launch"]["note"].get<std::string>().find("cmake -DGGML_VULKAN=ON"), std::string::npos) << j["launch"];
   const auto schema = nlohmann::json::parse(read_text(source_dir() / "docs" / "schemas" / "check.schema.json"));
   EXPECT_EQ(schema_violations(j, schema), std::vector<std::string>{});
   const auto q4 = run_cli({"check", "--model", "llama-3.1-8b", "--gpu", "rtx-4090", "--engine", "llamacpp",

@@ -1,6 +1,7 @@
 #include "vramplan/plan/launch_command.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <string_view>
@@ -107,9 +108,12 @@ void llamacpp(const memory::PlanOutcome& o, const memory::EngineArgs& a, const s
   from_args(c.argv, a, "cache-type-k", "-ctk");
   from_args(c.argv, a, "cache-type-v", "-ctv");
   // The build is chosen when llama.cpp is compiled (docs/build.md), not by a server flag.
-  if (const auto b = a.find("llamacpp-backend"); b != a.end())
-    c.note = "a llama-server built for " + b->second + " (cmake -DGGML_CUDA / -DGGML_HIP / -DGGML_VULKAN=ON; cpu: " +
-             "none of them)";
+  if (const auto b = a.find("llamacpp-backend"); b != a.end()) {
+    std::string option = b->second;
+    for (char& ch : option) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    c.note = b->second == "cpu" ? "a llama-server built without a GPU backend (the CPU build)"
+                                : "a llama-server built with cmake -DGGML_" + option + "=ON";
+  }
 }
 
 void hf(const memory::PlanOutcome& o, const memory::EngineArgs&, const std::string&, LaunchCommand& c) {

@@ -34,6 +34,7 @@ int run_sweep_train(const std::vector<std::string>& args) {
     return 0;
   const auto opts = read_common_options(vm);
   plan::TrainSweepRequest req;
+  if (vm.count("gpu-memory")) throw Error(ErrorKind::Usage, "--gpu-memory sets one GPU's total: give it to `train`, not to a sweep over GPUs");
   req.base = read_train_setup(vm);
   if (const auto tokens = read_run_tokens(vm)) req.run_tokens = *tokens;
   if (vm.count("gpu")) req.gpus = vm["gpu"].as<std::string>();

@@ -74,9 +74,6 @@ void set_recompute(train::TrainRequest& r, const std::string& name) {
   r.recompute = train::recompute_from_name(r.selective_op ? "selective" : name);
 }
 
-std::string recompute_label(const train::TrainRequest& r) {
-  return r.recompute == train::Recompute::Selective && r.selective_op ? "selective-op" : std::string(train::recompute_name(r.recompute));
-}
 
 train::TrainRequest read_train_setup(const po::variables_map& vm) {
   train::TrainRequest r;

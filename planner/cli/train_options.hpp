@@ -23,7 +23,5 @@ train::TrainRequest read_train_setup(const po::variables_map& vm);
 std::optional<double> read_run_tokens(const po::variables_map& vm);
 //! --grad-checkpointing's spelling -> the request's recompute fields (selective-op included).
 void set_recompute(train::TrainRequest& request, const std::string& name);
-//! The spelling back ("selective-op" for torchtitan's op-level policy).
-std::string recompute_label(const train::TrainRequest& request);
 
 }  // namespace vramplan::cli

@@ -9,7 +9,7 @@
 namespace vramplan::test {
 namespace {
 
-nlohmann::json sweep_json(const std::vector<std::string>& extra) {
+nlohmann::json train_sweep_doc(const std::vector<std::string>& extra) {
   std::vector<std::string> args = {"sweep", "--mode", "train", "--model", "llama-3.2-1b", "--gpu", "h100-sxm-80,rtx-4090",
                                    "--gpus", "1,2", "--sharding", "none,zero3", "--grad-checkpointing", "none,full",
                                    "--seq-len", "4096", "--micro-batch", "4", "--tokens", "1B", "--format", "json"};
@@ -20,7 +20,7 @@ nlohmann::json sweep_json(const std::vector<std::string>& extra) {
 }
 
 TEST(TrainSweepCli, RanksFittingLayoutsByRunCostAndListsTheRest) {
-  const auto j = sweep_json({});
+  const auto j = train_sweep_doc({});
   const auto schema = nlohmann::json::parse(read_text(source_dir() / "docs/schemas/train-sweep.schema.json"));
   EXPECT_TRUE(schema_violations(j, schema).empty()) << schema_violations(j, schema).front();
   // 2 GPUs x 2 counts x 2 shardings x 2 recomputations, each either a row or a miss.
@@ -46,7 +46,7 @@ TEST(TrainSweepCli, RanksFittingLayoutsByRunCostAndListsTheRest) {
 }
 
 TEST(TrainSweepCli, ARowIsWhatTrainSaysForThatLayout) {
-  const auto j = sweep_json({});
+  const auto j = train_sweep_doc({});
   const auto& row = j["rows"][0];
   const auto t = run_cli({"train", "--model", "llama-3.2-1b", "--gpu", row["gpu"], "--gpus", std::to_string(row["gpus"].get<int>()),
                           "--sharding", row["sharding"], "--grad-checkpointing", row["recompute"], "--seq-len", "4096",

@@ -26,7 +26,7 @@ LimitResult search_training(std::uint64_t cap, const std::function<train::TrainR
   return r;
 }
 
-std::string gib_text(Bytes b) { return format_binary(b); }
+std::string limit_size_text(Bytes b) { return format_binary(b); }
 
 // The GPU components that keep their size from `small` GPUs (2: the gathered units exist) to `large`: what sharding over
 // the data-parallel group does not split.
@@ -36,7 +36,7 @@ std::string unsharded_parts(const train::TrainPlan& small, const train::TrainPla
     if (c.part.bytes.count() == 0) continue;
     for (const auto& s : small.gpu)
       if (s.part.name == c.part.name && s.part.bytes == c.part.bytes) {
-        out += (out.empty() ? "" : ", ") + c.part.name + " " + gib_text(c.part.bytes);
+        out += (out.empty() ? "" : ", ") + c.part.name + " " + limit_size_text(c.part.bytes);
         break;
       }
   }
@@ -51,9 +51,9 @@ std::string train_overflow(const train::TrainPlan& p) {
   for (const auto& c : p.gpu)
     if (c.phase == p.peak_phase && (!largest || c.part.bytes > largest->bytes)) largest = &c.part;
   const Bytes over(static_cast<std::uint64_t>(-std::min<std::int64_t>(p.headroom, 0)));
-  std::string s = "peak allocated " + gib_text(p.peak_allocated) + " > " + gib_text(p.capacity) + " by " + gib_text(over) + ": resident " +
-                  gib_text(p.resident) + " + " + p.peak_phase + " " + gib_text(phase);
-  if (largest) s += " (largest: " + largest->name + " " + gib_text(largest->bytes) + ")";
+  std::string s = "peak allocated " + limit_size_text(p.peak_allocated) + " > " + limit_size_text(p.capacity) + " by " + limit_size_text(over) + ": resident " +
+                  limit_size_text(p.resident) + " + " + p.peak_phase + " " + limit_size_text(phase);
+  if (largest) s += " (largest: " + largest->name + " " + limit_size_text(largest->bytes) + ")";
   return s;
 }
 
@@ -98,7 +98,7 @@ LimitResult train_max_seq_len(const train::TrainRequest& request, const DataRoot
   if (r.capped)
     r.cap_reason = model_max ? "the model's max_position_embeddings (" + std::to_string(model_max) + ")"
                              : "search limit " + std::to_string(cap);
-  if (!r.breaks.empty()) r.breaks = "at " + memory::grouped(r.value + 1) + " tokens: " + r.breaks;
+  if (!r.breaks.empty()) r.breaks = "at " + memory::grouped(r.value + 1) + (r.value == 0 ? " token: " : " tokens: ") + r.breaks;
   return r;
 }
 

@@ -19,7 +19,7 @@
 namespace vramplan::test {
 namespace {
 
-train::TrainRequest tiny(const std::string& gpu) {
+train::TrainRequest tiny_llama_request(const std::string& gpu) {
   train::TrainRequest r;
   r.model = fixture("hf/tiny-llama/config.json").string();
   r.gpu = gpu;
@@ -27,15 +27,15 @@ train::TrainRequest tiny(const std::string& gpu) {
   return r;
 }
 
-const DataRoot& root() {
+const DataRoot& limits_root() {
   static const DataRoot r{source_dir()};
   return r;
 }
 
-bool fits(train::TrainRequest r) { return train::plan_training(r, root()).fits; }
+bool tiny_fits(train::TrainRequest r) { return train::plan_training(r, limits_root()).fits; }
 
 TEST(TrainLimits, ThePeakIsTheHandSum) {
-  const auto p = train::plan_training(tiny("custom:4MiB"), root());
+  const auto p = train::plan_training(tiny_llama_request("custom:4MiB"), limits_root());
   EXPECT_EQ(p.total_params, 106'816u);
   EXPECT_EQ(p.peak_allocated.count(), 640'896u + 7'728u * 64);  // 1,135,488 B
 }
@@ -43,15 +43,15 @@ TEST(TrainLimits, ThePeakIsTheHandSum) {
 TEST(TrainLimits, MaxMicroBatchIsTheLastThatFits) {
   // 4 MiB = 4,194,304 B: 4,194,304 - 640,896 = 3,553,408 B for forward/backward; at 64 tokens a
   // sequence needs 7,728 x 64 = 494,592 B -> floor(3,553,408 / 494,592) = 7 (7.18).
-  const auto r = tiny("custom:4MiB");
-  const auto limit = plan::train_max_micro_batch(r, root());
+  const auto r = tiny_llama_request("custom:4MiB");
+  const auto limit = plan::train_max_micro_batch(r, limits_root());
   EXPECT_EQ(limit.value, 7u);
   EXPECT_FALSE(limit.capped);
   auto at = r;
   at.micro_batch = 7;
-  EXPECT_TRUE(fits(at));
+  EXPECT_TRUE(tiny_fits(at));
   at.micro_batch = 8;
-  EXPECT_FALSE(fits(at));
+  EXPECT_FALSE(tiny_fits(at));
   EXPECT_NE(limit.breaks.find("at micro-batch 8: peak allocated"), std::string::npos) << limit.breaks;
   EXPECT_NE(limit.breaks.find("forward_backward"), std::string::npos) << limit.breaks;
 }
@@ -59,14 +59,14 @@ TEST(TrainLimits, MaxMicroBatchIsTheLastThatFits) {
 TEST(TrainLimits, MaxSeqLenIsTheLastThatFits) {
   // floor(3,553,408 / 7,728) = 459 tokens (459.8) at micro-batch 1; at 460, 7,728 x 460 = 3,554,880 B
   // is 1,472 B too many.
-  const auto r = tiny("custom:4MiB");
-  const auto limit = plan::train_max_seq_len(r, root());
+  const auto r = tiny_llama_request("custom:4MiB");
+  const auto limit = plan::train_max_seq_len(r, limits_root());
   EXPECT_EQ(limit.value, 459u);
   auto at = r;
   at.seq_len = 459;
-  EXPECT_TRUE(fits(at));
+  EXPECT_TRUE(tiny_fits(at));
   at.seq_len = 460;
-  EXPECT_FALSE(fits(at));
+  EXPECT_FALSE(tiny_fits(at));
   EXPECT_NE(limit.breaks.find("at 460 tokens"), std::string::npos) << limit.breaks;
   EXPECT_NE(limit.breaks.find("by 1.44 KiB"), std::string::npos) << limit.breaks;  // 1,472 B
 }
@@ -74,11 +74,11 @@ TEST(TrainLimits, MaxSeqLenIsTheLastThatFits) {
 TEST(TrainLimits, SeqLenStopsAtTheModelsPositions) {
   // 1 GiB holds floor((1,073,741,824 - 640,896) / 7,728) = 138,858 tokens, far beyond the
   // model's max_position_embeddings (512).
-  const auto limit = plan::train_max_seq_len(tiny("custom:1GiB"), root());
+  const auto limit = plan::train_max_seq_len(tiny_llama_request("custom:1GiB"), limits_root());
   EXPECT_EQ(limit.value, 512u);
   EXPECT_TRUE(limit.capped);
   EXPECT_NE(limit.cap_reason.find("max_position_embeddings (512)"), std::string::npos);
-  const auto batch = plan::train_max_micro_batch(tiny("custom:1GiB"), root());
+  const auto batch = plan::train_max_micro_batch(tiny_llama_request("custom:1GiB"), limits_root());
   EXPECT_EQ(batch.value, 2169u);  // floor(1,073,100,928 / 494,592) = 2,169 (2,169.7)
 }
 
@@ -88,19 +88,19 @@ TEST(TrainLimits, MinGpusShardsTheStatesNotTheActivations) {
   //   d = 2: 106,816 + 213,632 + 716,544 = 1,036,992 B
   //   d = 3:  71,211 + 142,422 + 716,544 =   930,177 B
   // 920 KiB = 942,080 B: 3 GPUs.
-  auto r = tiny("custom:920KiB");
+  auto r = tiny_llama_request("custom:920KiB");
   r.sharding = train::Sharding::Zero3;
-  const auto m = plan::train_min_gpus(r, root());
+  const auto m = plan::train_min_gpus(r, limits_root());
   ASSERT_TRUE(m.gpus.has_value()) << m.why_none;
   EXPECT_EQ(*m.gpus, 3u);
   auto at = r;
   at.parallel.gpus = 3;
-  EXPECT_TRUE(fits(at));
+  EXPECT_TRUE(tiny_fits(at));
   at.parallel.gpus = 2;
-  EXPECT_FALSE(fits(at));
+  EXPECT_FALSE(tiny_fits(at));
   // 700 KiB = 716,800 B: even 1,024 GPUs leave 716,544 + 209 + 418 = 717,171 B.
   r.gpu = "custom:700KiB";
-  const auto none = plan::train_min_gpus(r, root());
+  const auto none = plan::train_min_gpus(r, limits_root());
   EXPECT_FALSE(none.gpus.has_value());
   EXPECT_EQ(none.bound, 1024u);
   for (const char* part : {"at 1024 GPUs", "activations 323.00 KiB", "logits_and_loss 160.00 KiB", "gathered_units"})
@@ -108,12 +108,12 @@ TEST(TrainLimits, MinGpusShardsTheStatesNotTheActivations) {
 }
 
 TEST(TrainLimits, MinGpusWithoutShardingIsOneProbe) {
-  auto r = tiny("custom:4MiB");
-  const auto one = plan::train_min_gpus(r, root());
+  auto r = tiny_llama_request("custom:4MiB");
+  const auto one = plan::train_min_gpus(r, limits_root());
   EXPECT_EQ(one.gpus, 1u);
   EXPECT_EQ(one.probes, 1u);
   r.gpu = "custom:1MiB";  // 1,048,576 < 1,135,488: DDP replicates, no count helps
-  const auto none = plan::train_min_gpus(r, root());
+  const auto none = plan::train_min_gpus(r, limits_root());
   EXPECT_FALSE(none.gpus.has_value());
   EXPECT_NE(none.why_none.find("DDP"), std::string::npos) << none.why_none;
 }

@@ -38,7 +38,9 @@ TEST(TrainSweepCli, RanksFittingLayoutsByRunCostAndListsTheRest) {
     // One price per GPU: cost / (billed GPUs x hours) is the same for every row of a card.
     const double price = cost / (row["billed_gpus"].get<double>() * hours);
     const auto [it, fresh] = usd_per_gpu_hour.emplace(row["gpu"], price);
-    if (!fresh) EXPECT_NEAR(it->second, price, 1e-9 * price);
+    if (!fresh) {
+      EXPECT_NEAR(it->second, price, 1e-9 * price);
+    }
     EXPECT_LE(row["peak_allocated_bytes"].get<std::uint64_t>(), row["capacity_bytes"].get<std::uint64_t>());
   }
   for (const auto& miss : j["not_fitting"])

@@ -46,5 +46,31 @@ TEST(VllmMultimodalAccuracy, MistralSmall32KvLayoutMatchesTheLog) {
       << "kv " << x.kv_pred << " act " << x.act_pred << " vs logged " << *x.act_rep << ", kv " << *x.kv_rep;
 }
 
+TEST(VllmMultimodalAccuracy, Llama32VisionWeightsMatchPublicLogs) {
+  // tests/accuracy/data/vllm_vl_weight_logs.jsonl: "Loading model weights took" lines of public
+  // issues (URLs in the file). 10,670,220,835 parameters x 2 B = 19.87 GiB of tensors; vLLM also
+  // holds its rope cos/sin cache. The weights do not depend on the GPU, so an H100 is planned.
+  std::ifstream in(accuracy_data() / "vllm_vl_weight_logs.jsonl");
+  std::string line;
+  int checked = 0;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    const auto r = nlohmann::json::parse(line);
+    SCOPED_TRACE(r.at("id").get<std::string>());
+    memory::PlanRequest q;
+    q.model = r.at("config").get<std::string>();
+    q.gpu = "h100-sxm-80";
+    q.engine = "vllm@" + r.at("vllm_version").get<std::string>();
+    q.args["tensor-parallel-size"] = std::to_string(r.at("tp").get<int>());
+    q.args["max-model-len"] = "8192";
+    const auto outcome = memory::run_plan(q, DataRoot{source_dir()});
+    const double predicted = outcome.plan.engine_view.at("weights_gib");
+    const double reported = r.at("weights_gib");
+    EXPECT_LT(std::fabs(pct(predicted, reported)), 0.5) << predicted << " vs " << reported;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 2);
+}
+
 }  // namespace
 }  // namespace vramplan::test

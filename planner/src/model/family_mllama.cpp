@@ -14,8 +14,12 @@
 //    gate_ffn) of MllamaVisionEncoderLayer (q/k/v/o without bias, mlp.fc1 / fc2 with bias,
 //    LayerNorms); max_aspect_ratio_id = len(supported_aspect_ratios).
 //  - multi_modal_projector: Linear(vision_output_dim, text hidden, bias=True).
-// KV: the cross-attention layers hold the image's keys and values, not the text's, so they get
-// no per-token KV here (LayerAttention::None); the image KV is listed as an exclusion.
+// KV: every layer keeps its LayerAttention::Full slot. vLLM's V0 engine, the only one that served
+// Mllama (removed with V0 encoder-decoder support in 0.11, vllm-project/vllm#24907), sizes a cache
+// block over all attention layers (vllm/worker/cache_engine.py CacheEngine.get_cache_block_size,
+// ModelConfig.get_num_layers_by_block_type: num_hidden_layers), the cross-attention layers included:
+// their slots hold the image's encoder tokens, which take blocks per request that are not modelled
+// (listed as an exclusion).
 #include "model/hf_family.hpp"
 #include "model/inventory_builder.hpp"
 #include "vramplan/core/bytes.hpp"
@@ -85,7 +89,6 @@ void build_mllama(const ConfigView& c, const Family& family, ModelSpec& spec) {
       const auto i = item.as_u64();
       if (i >= a.num_layers) item.fail("layer index out of range");
       cross[i] = true;
-      a.layer_attention[i] = LayerAttention::None;
     }
 
   const auto h = a.hidden_size, d = a.head_dim, I = a.intermediate_size;
@@ -117,8 +120,8 @@ void build_mllama(const ConfigView& c, const Family& family, ModelSpec& spec) {
   b.norm(mp + "norm", R::OutputNorm, h);
   if (!a.tied_embeddings) b.linear("language_model.lm_head", R::Output, a.vocab_size, h);
   spec.exclusions.push_back(
-      "cross-attention KV of the image tokens (vLLM's encoder-decoder cache for Mllama) not modelled: "
-      "the cross-attention layers are planned without per-token KV");
+      "KV blocks the image's encoder tokens take in the cross-attention layers (vLLM V0 encoder-decoder cache) "
+      "not modelled: every layer is sized as a text KV layer, as vLLM sizes its blocks");
 }
 
 void add_mllama_vision_tower(const ConfigView& c, ModelSpec& spec) { add_mllama_vision(c, spec); }

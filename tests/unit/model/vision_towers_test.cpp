@@ -81,12 +81,17 @@ TEST(VisionTowers, Pixtral12bIsMistralNemoPlusTheFourHundredMillionEncoder) {
   EXPECT_EQ(pixtral.total - pixtral.vision, nemo.total);
 }
 
-TEST(VisionTowers, MllamaCrossAttentionLayersHoldNoTextKv) {
+TEST(VisionTowers, MllamaBlocksSpanEveryLayerAsVllmV0SizesThem) {
   const auto spec = vl_model("llama-3.2-11b-vision");
-  // cross_attention_layers [3, 8, ..., 38]: 8 of 40 layers attend to the image.
-  EXPECT_EQ(std::count(spec.arch.layer_attention.begin(), spec.arch.layer_attention.end(), LayerAttention::None), 8);
-  EXPECT_EQ(spec.arch.layer_attention[3], LayerAttention::None);
-  EXPECT_EQ(spec.arch.layer_attention[4], LayerAttention::Full);
+  // vLLM V0 CacheEngine.get_cache_block_size counts all 40 attention layers, the 8 cross-attention
+  // layers ([3, 8, ..., 38]) included.
+  EXPECT_EQ(std::count(spec.arch.layer_attention.begin(), spec.arch.layer_attention.end(), LayerAttention::Full), 40);
+  EXPECT_FALSE(spec.exclusions.empty());  // the image's encoder-token blocks are listed, not modelled
+  const auto cross = std::find_if(spec.tensors.begin(), spec.tensors.end(), [](const TensorInfo& t) {
+    return t.name == "language_model.model.layers.3.cross_attn.q_norm.weight";
+  });
+  ASSERT_NE(cross, spec.tensors.end());
+  EXPECT_EQ(cross->layer, std::optional<int>(3));
   const auto embed = std::find_if(spec.tensors.begin(), spec.tensors.end(),
                                   [](const TensorInfo& t) { return t.role == TensorRole::TokenEmbedding; });
   ASSERT_NE(embed, spec.tensors.end());

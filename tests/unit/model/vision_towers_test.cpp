@@ -36,7 +36,7 @@ struct ExactVl {
 //  Llama-3.2-11B-Vision: w 1280, I 5120, 32 + 8 global layers, 4 tiles, 9 aspect ids, 1601 positions:
 //    1280·588 + 1280 + 1601·1280 + 1 + 9·4·1601·1280 + 2·(9·4·1280 + 1) + 2·2·1280
 //    + 32·19,672,320 + 8·19,672,322 + (7680·4096 + 4096) = 895,028,755.
-const ExactVl kExact[] = {
+const ExactVl kExactVlTotals[] = {
     {"mistral-small-3.1-24b", 24'011'361'280ull, 438'958'080ull},
     {"qwen2.5-vl-3b", 3'754'622'976ull, 668'684'288ull},
     {"qwen2.5-vl-7b", 8'292'166'656ull, 676'550'144ull},
@@ -46,7 +46,7 @@ const ExactVl kExact[] = {
 };
 
 TEST(VisionTowers, EntriesSumToThePublishedExactTotals) {
-  for (const auto& e : kExact) {
+  for (const auto& e : kExactVlTotals) {
     SCOPED_TRACE(e.id);
     const auto spec = vl_model(e.id);
     const auto c = count_params(spec);

@@ -38,6 +38,14 @@ out += ["### loaders (data/compat/formats.json): rule `<engine>-loads-<family>`"
 for engine, e in formats["engines"].items():
     out.append(f"| {engine} | {', '.join(e['families'])} | {cell(e['source'])} |")
 out.append("")
+out += ["### builds (data/compat/formats.json `backends`): the `backends` condition", "",
+        "| engine | builds | default per GPU vendor | source |", "|---|---|---|---|"]
+for engine, e in formats["engines"].items():
+    if "backends" in e:
+        b = e["backends"]
+        defaults = ", ".join(f"{v} on {k}" for k, v in b["default"].items())
+        out.append(f"| {engine} | {', '.join(b['builds'])} | {defaults} | {cell(b['source'])} |")
+out.append("")
 archs = json.loads((data / "architectures.json").read_text())
 out += ["### model registries (data/compat/architectures.json): rule `<engine>-registry`", "",
         "| engine | architectures (first release when not every version) | source |", "|---|---|---|"]

@@ -77,6 +77,7 @@ nlohmann::json gpu_json(const GpuSpec& g) {
         {"pcie_gen", g.interconnect.pcie_gen ? nlohmann::json(*g.interconnect.pcie_gen) : nlohmann::json(nullptr)},
         {"host_link", g.interconnect.host_link}}},
       {"tdp_w", optional_number(g.tdp_w)},
+      {"node_gpus", g.node_gpus ? nlohmann::json(*g.node_gpus) : nlohmann::json(nullptr)},
       {"mig", mig},
       {"prices", prices},
       {"lots", lots},

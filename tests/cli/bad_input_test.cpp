@@ -136,6 +136,9 @@ std::vector<Row> rows() {
       Row{"encoder under an engine without a pooling runner", plan_model("bge-m3", {"--engine", "sglang"}), {}, 2,
           "--engine sglang: bge-m3 is an encoder (XLMRobertaModel); encoders are planned under hf (sentence-transformers), "
           "vllm (pooling runner) and tei"},
+      Row{"a llama.cpp build it does not have",
+          plan_model("llama-3.1-8b", {"--engine", "llamacpp", "--weights", "gguf:Q4_K_M", "--llamacpp-backend", "metal"}),
+          {}, 4, "backend 'metal' is not a llamacpp build in data/compat/formats.json (cuda, hip, vulkan, cpu)"},
       Row{"FIFO named *.gguf", plan_model("<dir>/m.gguf"), {{"m.gguf", "", File::Fifo}}, 5,
           "<dir>/m.gguf: is not a regular file (a FIFO, socket or device), refused"},
       Row{"directory whose config.json is a directory", plan_model("<dir>"), {{"config.json", "", File::Directory}}, 5,

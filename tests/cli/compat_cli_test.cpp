@@ -54,6 +54,62 @@ TEST(CompatCli, MultiNodeTensorParallelIsAFallback) {
   EXPECT_EQ(nlohmann::json::parse(one_node.out)["compatibility"]["verdict"], "supported") << one_node.err;
 }
 
+// node_gpus per card (data/gpus.json): a GB200 NVL72 compute tray holds 4 GPUs per host, so TP 8
+// is two hosts (vLLM's Ray executor, vllm/config/parallel.py ParallelConfig.__post_init__) where on
+// H100 SXM it is one HGX board (the test above); TP 4 stays inside the tray.
+TEST(CompatCli, Gb200TrayIsFourGpusPerNode) {
+  const auto r = run_cli({"check", "--model", "llama-3.1-70b", "--gpu", "gb200", "--tp", "8", "--engine", "vllm",
+                          "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["compatibility"]["verdict"], "fallback");
+  ASSERT_EQ(j["compatibility"]["findings"].size(), 1u) << j["compatibility"];
+  EXPECT_EQ(j["compatibility"]["findings"][0]["rule"], "vllm-multi-node-ray");
+  const auto tray = run_cli({"check", "--model", "llama-3.1-70b", "--gpu", "gb200", "--tp", "4", "--engine", "vllm",
+                             "--json"});
+  EXPECT_EQ(nlohmann::json::parse(tray.out)["compatibility"]["verdict"], "supported") << tray.err;
+  // TensorRT-LLM across two trays: one MPI world (trtllm-serve.rst, multi-node serving with Slurm).
+  const auto trt = run_cli({"check", "--model", "llama-3.1-70b", "--gpu", "gb200", "--tp", "8", "--engine", "trtllm",
+                            "--json"});
+  const auto tj = nlohmann::json::parse(trt.out);
+  bool mpi = false;
+  for (const auto& f : tj["compatibility"]["findings"]) mpi |= f["rule"] == "trtllm-multi-node-mpi";
+  EXPECT_TRUE(mpi) << tj["compatibility"].dump() << trt.err;
+}
+
+// llama.cpp's Vulkan build on an RTX 4090: a TQ1_0 file has no Vulkan matmul shader
+// (ggml-vulkan.cpp ggml_backend_vk_device_supports_op), so those weights run on the CPU: a
+// fallback warning, and the JSON says which build was judged. The default (CUDA) build lacks
+// both ternary types; a Q4_K_M file runs on either.
+TEST(CompatCli, LlamacppVulkanBuildChecksGgufTypes) {
+  const auto r = run_cli({"check", "--model", "llama-3.1-8b", "--gpu", "rtx-4090", "--engine", "llamacpp",
+                          "--weights", "gguf:TQ1_0", "--llamacpp-backend", "vulkan", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["compatibility"]["backend"], "vulkan");
+  EXPECT_EQ(j["compatibility"]["verdict"], "fallback");
+  ASSERT_EQ(j["compatibility"]["findings"].size(), 1u) << j["compatibility"];
+  EXPECT_EQ(j["compatibility"]["findings"][0]["rule"], "llamacpp-vulkan-no-tq1-matmul");
+  EXPECT_EQ(j["compatibility"]["findings"][0]["kernel"], "cpu-weights");
+  // The build is a compile-time choice: the launch command says which, not a server flag.
+  EXPECT_NE(j["launch"]["note"].get<std::string>().find("cmake -DGGML_VULKAN=ON"), std::string::npos) << j["launch"];
+  const auto schema = nlohmann::json::parse(read_text(source_dir() / "docs" / "schemas" / "check.schema.json"));
+  EXPECT_EQ(schema_violations(j, schema), std::vector<std::string>{});
+  const auto q4 = run_cli({"check", "--model", "llama-3.1-8b", "--gpu", "rtx-4090", "--engine", "llamacpp",
+                           "--weights", "gguf:Q4_K_M", "--llamacpp-backend", "vulkan", "--json"});
+  EXPECT_EQ(nlohmann::json::parse(q4.out)["compatibility"]["verdict"], "supported") << q4.err;
+  const auto cuda = run_cli({"check", "--model", "llama-3.1-8b", "--gpu", "rtx-4090", "--engine", "llamacpp",
+                             "--weights", "gguf:TQ2_0", "--json"});
+  const auto cj = nlohmann::json::parse(cuda.out);
+  EXPECT_EQ(cj["compatibility"]["backend"], "cuda");
+  EXPECT_EQ(cj["compatibility"]["findings"][0]["rule"], "llamacpp-cuda-no-ternary-matmul") << cj["compatibility"];
+  // A build llama.cpp does not have is a usage error naming the choices.
+  const auto metal = run_cli({"check", "--model", "llama-3.1-8b", "--gpu", "rtx-4090", "--engine", "llamacpp",
+                              "--weights", "gguf:Q4_K_M", "--llamacpp-backend", "metal"});
+  EXPECT_NE(metal.exit_code, 0);
+  EXPECT_NE(metal.err.find("cuda, hip, vulkan, cpu"), std::string::npos) << metal.err;
+}
+
 // A fallback runs: the memory verdict stands, the kernel change is a warning (FP8 Marlin on A100).
 TEST(CompatCli, FallbackIsAWarning) {
   const auto r = run_cli({"check", "--model", "llama-3.1-8b", "--gpu", "a100", "--weights", "fp8", "--max-model-len",

@@ -36,8 +36,37 @@ bool holds(const Condition& c, const Query& q) {
   if (!c.kv.empty() && c.kv != q.kv) return false;
   if (c.tp_above && q.tensor_parallel <= *c.tp_above) return false;
   if (c.instance_gpus_above && q.tensor_parallel * q.pipeline_parallel <= *c.instance_gpus_above) return false;
+  if (c.instance_above_node || c.tp_above_node) {
+    if (!q.node_gpus) return false;  // a card without a node size: reported as unchecked
+    if (c.instance_above_node && (q.tensor_parallel * q.pipeline_parallel > *q.node_gpus) != *c.instance_above_node)
+      return false;
+    if (c.tp_above_node && (q.tensor_parallel > *q.node_gpus) != *c.tp_above_node) return false;
+  }
   if (c.mig && *c.mig != q.mig) return false;
+  if (!c.backends.empty() && !contains(c.backends, q.backend)) return false;
+  if (!c.gguf_types.empty() && !any_of(c.gguf_types, q.gguf_types)) return false;
   return true;
+}
+
+// The build the query runs: the one asked for, else the GPU vendor's (data/compat/formats.json
+// default_backend); "" for engines with one build. A build the engine does not have is an error.
+std::string resolve_backend(const Query& q, const EngineFormats& f) {
+  if (f.backends.empty()) {
+    if (!q.backend.empty())
+      throw_usage("backend '" + q.backend + "': " + q.engine + " has no per-platform builds (only llama.cpp has)");
+    return {};
+  }
+  if (q.backend.empty()) {
+    const auto it = f.default_backend.find(q.vendor);
+    return it == f.default_backend.end() ? std::string() : it->second;
+  }
+  if (!contains(f.backends, q.backend)) {
+    std::string list;
+    for (const auto& b : f.backends) list += (list.empty() ? "" : ", ") + b;
+    throw_unknown("backend '" + q.backend + "' is not a " + q.engine + " build in data/compat/formats.json (" + list +
+                  ")");
+  }
+  return q.backend;
 }
 
 std::string engine_label(const Query& q) {
@@ -61,8 +90,15 @@ Verdict CompatRules::evaluate(const Query& q) const {
   if (formats == formats_.end() || registry == registries_.end())
     throw_unknown("engine '" + q.engine + "' is not in data/compat/formats.json: its compatibility is unknown");
   Verdict v;
+  Query resolved = q;
+  resolved.backend = resolve_backend(q, formats->second);
+  v.backend = resolved.backend;
   if (q.vendor != "nvidia" && q.vendor != "amd")
     v.unchecked.push_back("GPU vendor and compute capability unknown: platform, kernel and feature rules not checked");
+  else if (!formats->second.backends.empty() && resolved.backend.empty())
+    v.unchecked.push_back("no default " + q.engine + " build for a " + q.vendor + " GPU: backend rules not checked");
+  if (!q.node_gpus && q.tensor_parallel * q.pipeline_parallel > 1)
+    v.unchecked.push_back("GPUs per node unknown for this card: multi-node rules not checked");
   std::vector<Finding> found;
   for (const auto& family : q.weight_families) {
     if (!contains(families_, family))
@@ -92,7 +128,7 @@ Verdict CompatRules::evaluate(const Query& q) const {
     }
   }
   for (const auto& r : rules_) {
-    if (!contains(r.engines, q.engine) || !r.versions.contains(q.engine_version) || !holds(r.when, q)) continue;
+    if (!contains(r.engines, q.engine) || !r.versions.contains(q.engine_version) || !holds(r.when, resolved)) continue;
     found.push_back({r.id, r.verdict, r.message, r.instead, r.kernel, r.source});
   }
   std::stable_sort(found.begin(), found.end(),
@@ -116,7 +152,11 @@ nlohmann::json verdict_json(const Verdict& v) {
                         {"instead", f.instead},
                         {"kernel", f.kernel.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.kernel)},
                         {"source", f.source}});
-  return {{"verdict", std::string(support_name(v.support))}, {"findings", findings}, {"unchecked", v.unchecked}};
+  nlohmann::json out = {{"verdict", std::string(support_name(v.support))}};
+  if (!v.backend.empty()) out["backend"] = v.backend;
+  out["findings"] = findings;
+  out["unchecked"] = v.unchecked;
+  return out;
 }
 
 }  // namespace vramplan::compat

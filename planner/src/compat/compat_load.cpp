@@ -33,7 +33,8 @@ Support verdict_at(const JsonView& v) {
 Condition read_condition(const JsonView& w) {
   static const std::vector<std::string> known = {"vendor", "cc_at_least", "cc_below", "gfx_in", "gfx_not_in",
                                                  "families", "gpu_ids", "architectures", "dtype", "kv",
-                                                 "tp_above", "instance_gpus_above", "mig"};
+                                                 "tp_above", "instance_gpus_above", "instance_above_node",
+                                                 "tp_above_node", "mig", "backends", "gguf_types"};
   for (const auto& [key, value] : w.members())
     if (std::find(known.begin(), known.end(), key) == known.end()) w.fail_at(key, "unknown condition");
   Condition c;
@@ -49,7 +50,11 @@ Condition read_condition(const JsonView& w) {
   c.kv = w.opt_string("kv").value_or("");
   c.tp_above = w.opt_u64("tp_above");
   c.instance_gpus_above = w.opt_u64("instance_gpus_above");
+  c.instance_above_node = w.opt_bool("instance_above_node");
+  c.tp_above_node = w.opt_bool("tp_above_node");
   c.mig = w.opt_bool("mig");
+  c.backends = string_list(w, "backends");
+  c.gguf_types = string_list(w, "gguf_types");
   return c;
 }
 
@@ -70,8 +75,20 @@ CompatRules CompatRules::load(const std::filesystem::path& dir) {
     const JsonView root(doc, path.string());
     out.families_ = string_list(root, "families");
     for (const auto& [engine, v] : root.at("engines").members()) {
-      EngineFormats e{string_list(v, "families"), v.req_string("instead"), v.req_string("source")};
+      EngineFormats e{string_list(v, "families"), v.req_string("instead"), v.req_string("source"), {}, {}, {}};
       check_families(v.at("families"), e.families, out.families_);
+      if (const auto b = v.get("backends")) {
+        // {"builds": [...], "default": {vendor: build}, "source": "..."}: an engine built per platform.
+        e.backends = string_list(*b, "builds");
+        if (e.backends.empty()) b->fail_at("builds", "name at least one build");
+        for (const auto& [vendor, build] : b->at("default").members()) {
+          const std::string name = build.as_string();
+          if (std::find(e.backends.begin(), e.backends.end(), name) == e.backends.end())
+            build.fail("default build '" + name + "' is not in /builds");
+          e.default_backend.emplace(vendor, name);
+        }
+        e.backend_source = b->req_string("source");
+      }
       out.formats_.emplace(engine, std::move(e));
     }
   }
@@ -87,6 +104,11 @@ CompatRules CompatRules::load(const std::filesystem::path& dir) {
       for (const auto& e : rule.engines)
         if (!out.formats_.count(e)) r.fail_at("engines", "engine '" + e + "' is not in formats.json /engines");
       check_families(r.at("when"), rule.when.families, out.families_);
+      for (const auto& b : rule.when.backends)
+        for (const auto& e : rule.engines)
+          if (const auto& builds = out.formats_.at(e).backends;
+              std::find(builds.begin(), builds.end(), b) == builds.end())
+            r.at("when").fail_at("backends", "'" + b + "' is not a build of " + e + " in formats.json");
       for (const auto& other : out.rules_)
         if (other.id == rule.id) r.fail_at("id", "duplicate rule id '" + rule.id + "'");
       out.rules_.push_back(std::move(rule));

@@ -178,8 +178,8 @@ GpuSpec read_card(const JsonView& v) {
   return within_entry("gpu", id, [&] {
     reject_unknown_keys(v, {"id", "name", "vendor", "architecture", "memory", "memory_bandwidth_gbps",
                             "tflops_dense", "fp8_support", "fp4_support", "compute_capability",
-                            "gfx_target", "interconnect", "tdp_w", "mig_max_instances", "confidence",
-                            "notes", "sources", "not_plannable"});
+                            "gfx_target", "interconnect", "tdp_w", "mig_max_instances", "node_gpus",
+                            "confidence", "notes", "sources", "not_plannable"});
     GpuSpec g;
     g.id = id;
     g.kind = GpuKind::Card;
@@ -228,6 +228,8 @@ GpuSpec read_card(const JsonView& v) {
 
     g.tdp_w = opt_positive(v, "tdp_w");
     g.mig_max_instances = opt_count(v, "mig_max_instances", 7);
+    // 72: a GB200 NVL72 rack, the largest NVLink domain sold as one system.
+    if (const auto node = opt_count(v, "node_gpus", 72)) g.node_gpus = static_cast<std::uint64_t>(*node);
     g.confidence = opt_text(v, "confidence");
     g.notes = opt_text(v, "notes");
     if (v.has("not_plannable")) {
@@ -235,6 +237,8 @@ GpuSpec read_card(const JsonView& v) {
       if (g.not_plannable.empty()) v.fail_at("not_plannable", "must give the reason");
     }
     g.sources = read_sources(v, runtime.has_value() || g.nvidia_smi_total.has_value());
+    if (g.node_gpus && !g.sources.count("node_gpus"))
+      v.at("sources").fail_at("node_gpus", "node_gpus is given, so its source is required");
     return g;
   });
 }

@@ -66,6 +66,9 @@ class LlamacppEngine final : public Engine {
         {"no-repack", "-nr: no CPU_REPACK copies of Q4_0/Q4_K/IQ4_NL weights", true, {"nr"}},
         {"kv-unified", "-kvu: one KV stream shared by all sequences", true, {"kvu"}},
         {"host-bandwidth", "host memory bandwidth in GB/s for layers left on the CPU (speed only; default 60: dual-channel DDR5-4800)", false, {}},
+        // Not a llama.cpp flag: which build runs (a compile-time choice). It changes the
+        // compatibility answer (docs/compatibility.md), not the memory plan.
+        {"llamacpp-backend", "llama.cpp build: cuda, hip, vulkan or cpu (default: cuda on NVIDIA, hip on AMD)", false, {}},
     };
   }
 

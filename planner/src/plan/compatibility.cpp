@@ -9,6 +9,10 @@ compat::Verdict scenario_compatibility(const PlanSession& session, const GpuSpec
   q.engine_version = std::string(session.engine().version());
   compat::set_gpu_facts(q, gpu);
   q.weight_families = compat::model_weight_families(session.model(), session.quant(), weights);
+  q.gguf_types = compat::model_gguf_types(session.model(), session.quant(), weights);
+  // llama.cpp is built per platform (CUDA, HIP, Vulkan, CPU): --llamacpp-backend names the build,
+  // else the GPU vendor's (data/compat/formats.json).
+  if (const auto backend = memory::arg_string(args, "llamacpp-backend")) q.backend = *backend;
   const auto dtype = memory::arg_string(args, "dtype");
   q.dtype = compat::float_dtype(dtype && *dtype != "auto" ? *dtype : session.model().arch.torch_dtype);
   const auto kv = memory::arg_string(args, "kv-cache-dtype");

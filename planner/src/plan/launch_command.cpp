@@ -1,6 +1,7 @@
 #include "vramplan/plan/launch_command.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <string_view>
@@ -106,6 +107,13 @@ void llamacpp(const memory::PlanOutcome& o, const memory::EngineArgs& a, const s
   c.argv.insert(c.argv.end(), {"-fa", view_flag(v, "flash_attn") ? "on" : "off"});
   from_args(c.argv, a, "cache-type-k", "-ctk");
   from_args(c.argv, a, "cache-type-v", "-ctv");
+  // The build is chosen when llama.cpp is compiled (docs/build.md), not by a server flag.
+  if (const auto b = a.find("llamacpp-backend"); b != a.end()) {
+    std::string option = b->second;
+    for (char& ch : option) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    c.note = b->second == "cpu" ? "a llama-server built without a GPU backend (the CPU build)"
+                                : "a llama-server built with cmake -DGGML_" + option + "=ON";
+  }
 }
 
 void hf(const memory::PlanOutcome& o, const memory::EngineArgs&, const std::string&, LaunchCommand& c) {

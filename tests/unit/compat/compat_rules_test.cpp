@@ -8,6 +8,7 @@
 #include "vramplan/compat/compat.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/hardware/gpu_catalog.hpp"
+#include "vramplan/quant/format.hpp"
 #include "vramplan/quant/scheme.hpp"
 
 namespace vramplan::compat {
@@ -76,10 +77,20 @@ TEST(CompatPlatform, VllmRocmTargets) {
   expect_rule(mi50, "vllm-rocm-gfx-targets", Support::Unsupported, "rocm.inc.md");
 }
 
-// sgl-kernel/CMakeLists.txt: kernels start at compute_75.
-TEST(CompatPlatform, SglangNeedsTuring) {
-  expect_rule(query("sglang", "0.5", "v100-16"), "sglang-cuda-min-capability", Support::Unsupported, "sgl-kernel");
-  expect_no_rule(query("sglang", "0.5", "t4"), "sglang-cuda-min-capability");
+// sgl-kernel/CMakeLists.txt @00390b86: below SM90 only compute_80 / compute_89; sgl-project/sglang#6006
+// deprecated sm75 for v0.5. So 0.5 and later refuse a T4 (7.5) and an RTX 2080; 0.4 still ran it.
+TEST(CompatPlatform, SglangNeedsAmpereFromZeroFive) {
+  expect_rule(query("sglang", "0.5", "t4"), "sglang-cuda-min-capability", Support::Unsupported, "sgl-kernel/CMakeLists.txt");
+  expect_rule(query("sglang", "", "t4"), "sglang-cuda-min-capability", Support::Unsupported, "#6006");
+  expect_no_rule(query("sglang", "0.5", "a10"), "sglang-cuda-min-capability");  // 8.6
+  expect_no_rule(query("sglang", "0.4", "t4"), "sglang-cuda-min-capability");
+  EXPECT_EQ(rules().evaluate(query("sglang", "0.4", "t4")).support, Support::Supported);
+}
+
+// sgl-project/sglang#5062: the 0.4-era sgl-kernel cu118 wheel covered sm75 upward, not Volta.
+TEST(CompatPlatform, SglangZeroXNeedsTuring) {
+  expect_rule(query("sglang", "0.4", "v100-16"), "sglang-0x-cuda-min-capability", Support::Unsupported, "#5062");
+  expect_no_rule(query("sglang", "0.5", "v100-16"), "sglang-0x-cuda-min-capability");  // 0.5's own floor says it
 }
 
 // docs/platforms/amd_gpu.md: MI300X / MI325X / MI355X.
@@ -126,21 +137,65 @@ TEST(CompatPlatform, TrtllmIsCudaOnly) {
   expect_rule(query("trtllm", "1.0", "mi300x"), "trtllm-cuda-only", Support::Unsupported, "support-matrix.md");
 }
 
-// ggml/src/ggml-cuda/CMakeLists.txt: CUDA archs from 50-virtual; a Kepler card (3.7) is below.
+// ggml/src/ggml-cuda/CMakeLists.txt: CUDA archs from 50-virtual; a Kepler card (3.7) is below. The
+// floor is the CUDA build's: the Vulkan build of the same card has none.
 TEST(CompatPlatform, LlamacppCudaFloor) {
   expect_no_rule(query("llamacpp", "", "v100-32"), "llamacpp-cuda-min-capability");
   Query k80 = query("llamacpp", "", "v100-32");
   k80.compute_capability = 3.7;
   expect_rule(k80, "llamacpp-cuda-min-capability", Support::Unsupported, "ggml-cuda/CMakeLists.txt");
+  EXPECT_EQ(rules().evaluate(k80).backend, "cuda");  // the NVIDIA default (formats.json)
+  k80.backend = "vulkan";
+  expect_no_rule(k80, "llamacpp-cuda-min-capability");
 }
 
-// docs/build.md AMDGPU_TARGETS: gfx906 builds, an unlisted target does not.
+// docs/build.md AMDGPU_TARGETS: gfx906 builds, an unlisted target does not (HIP build only).
 TEST(CompatPlatform, LlamacppRocmTargets) {
   Query q = query("llamacpp", "", "mi300x");
   q.gfx_target = "gfx906";
   expect_no_rule(q, "llamacpp-rocm-gfx-targets");
   q.gfx_target = "gfx1031";
   expect_rule(q, "llamacpp-rocm-gfx-targets", Support::Unsupported, "docs/build.md");
+  EXPECT_EQ(rules().evaluate(q).backend, "hip");
+  q.backend = "vulkan";  // the rule's "instead"
+  expect_no_rule(q, "llamacpp-rocm-gfx-targets");
+  EXPECT_EQ(rules().evaluate(q).support, Support::Supported);
+}
+
+// ggml/src/ggml-cuda/CMakeLists.txt (CUDA toolkit) / ggml-hip/CMakeLists.txt (gfx targets): each
+// build runs on its vendor's GPUs.
+TEST(CompatPlatform, LlamacppBuildsMatchTheVendor) {
+  Query q = query("llamacpp", "", "mi300x");
+  q.backend = "cuda";
+  expect_rule(q, "llamacpp-cuda-build-nvidia-only", Support::Unsupported, "ggml-cuda/CMakeLists.txt");
+  Query h = query("llamacpp", "", "h100");
+  h.backend = "hip";
+  expect_rule(h, "llamacpp-hip-build-amd-only", Support::Unsupported, "ggml-hip/CMakeLists.txt");
+  expect_no_rule(query("llamacpp", "", "h100"), "llamacpp-hip-build-amd-only");
+}
+
+// ggml/src/ggml-cpu/ggml-cpu.cpp ggml_backend_cpu_device_supports_op: every type multiplies on the
+// CPU, which leaves the GPU idle: a fallback on any card.
+TEST(CompatPlatform, LlamacppCpuBuild) {
+  Query q = query("llamacpp", "", "rtx-4090", {"gguf"});
+  q.gguf_types = {"TQ1_0"};
+  q.backend = "cpu";
+  expect_rule(q, "llamacpp-cpu-build", Support::Fallback, "ggml_backend_cpu_device_supports_op");
+  expect_no_rule(q, "llamacpp-vulkan-no-tq1-matmul");
+  expect_no_rule(q, "llamacpp-cuda-no-ternary-matmul");
+  EXPECT_EQ(rules().evaluate(q).findings.size(), 1u);
+}
+
+// The build is resolved from data/compat/formats.json: the vendor's default, a build the engine
+// has, and no build at all for engines compiled once.
+TEST(CompatPlatform, BackendResolution) {
+  Query q = query("llamacpp", "", "h100");
+  q.backend = "metal";  // Apple only; no catalogue GPU is Apple's
+  EXPECT_THROW(rules().evaluate(q), Error);
+  Query v = query("vllm", "0.19", "h100");
+  EXPECT_EQ(rules().evaluate(v).backend, "");
+  v.backend = "vulkan";
+  EXPECT_THROW(rules().evaluate(v), Error);
 }
 
 // vllm/platforms/cuda.py check_if_supports_dtype: bf16 needs 8.0; V100 / T4 run it as fp16.
@@ -295,6 +350,43 @@ TEST(CompatQuant, HfMxfp4Dequantizes) {
   expect_rule(query("hf", "4", "v100-32", {"mxfp4"}), "hf-mxfp4-dequantize", Support::Fallback, "quantizer_mxfp4.py");
 }
 
+// ggml-cuda.cu ggml_backend_cuda_device_supports_op: MUL_MAT has no TQ1_0 / TQ2_0 (HIP builds the same
+// file); llama-model.cpp select_weight_buft then keeps those weights on the CPU. A Q4_K file is fine.
+TEST(CompatQuant, LlamacppCudaHasNoTernaryMatmul) {
+  Query q = query("llamacpp", "", "h100", {"gguf"});
+  q.gguf_types = {"TQ2_0", "Q4_K"};
+  expect_rule(q, "llamacpp-cuda-no-ternary-matmul", Support::Fallback, "ggml_backend_cuda_device_supports_op");
+  EXPECT_EQ(find(rules().evaluate(q), "llamacpp-cuda-no-ternary-matmul")->kernel, "cpu-weights");
+  Query mi = query("llamacpp", "", "mi300x", {"gguf"});
+  mi.gguf_types = {"TQ1_0"};
+  expect_rule(mi, "llamacpp-cuda-no-ternary-matmul", Support::Fallback, "select_weight_buft");
+  q.gguf_types = {"Q4_K", "Q6_K"};
+  expect_no_rule(q, "llamacpp-cuda-no-ternary-matmul");
+}
+
+// ggml-vulkan.cpp ggml_backend_vk_device_supports_op: MUL_MAT src0 types include TQ2_0 but not TQ1_0.
+TEST(CompatQuant, LlamacppVulkanHasNoTq1Matmul) {
+  Query q = query("llamacpp", "", "rtx-4090", {"gguf"});
+  q.backend = "vulkan";
+  q.gguf_types = {"TQ1_0"};
+  expect_rule(q, "llamacpp-vulkan-no-tq1-matmul", Support::Fallback, "ggml_backend_vk_device_supports_op");
+  expect_no_rule(q, "llamacpp-cuda-no-ternary-matmul");  // the CUDA rule is the CUDA build's
+  q.gguf_types = {"TQ2_0"};
+  expect_no_rule(q, "llamacpp-vulkan-no-tq1-matmul");
+  EXPECT_EQ(rules().evaluate(q).support, Support::Supported);
+}
+
+// Every GGUF type a rule names is a GGUF type of the format catalogue (a typo would never match).
+TEST(CompatQuant, RuleGgufTypesAreCatalogueTypes) {
+  const QuantCatalog& catalog = test::quant_catalog();
+  for (const auto& r : rules().rules())
+    for (const auto& t : r.when.gguf_types) {
+      const QuantFormat* f = catalog.find(t);
+      ASSERT_NE(f, nullptr) << r.id << ": " << t;
+      EXPECT_TRUE(f->gguf_type_id.has_value()) << r.id << ": " << t;
+    }
+}
+
 // formats.json: llama.cpp loads GGUF only.
 TEST(CompatQuant, EngineLoaders) {
   const Verdict v = rules().evaluate(query("llamacpp", "", "h100", {"gptq", "float"}));
@@ -361,7 +453,8 @@ TEST(CompatFeature, LlamacppNoCudaGraphsBeforeVolta) {
 }
 
 // vllm/config/parallel.py ParallelConfig.__post_init__: a world size above the node's GPU count
-// needs the Ray executor. TP 8 fills one 8-GPU server; TP 16, or TP 8 x PP 2, spans two.
+// needs the Ray executor. The node is the card's (data/gpus.json node_gpus): TP 8 fills one 8-GPU
+// H100 server; TP 16, or TP 8 x PP 2, spans two. A GB200 NVL72 compute tray holds 4: TP 8 is two.
 TEST(CompatFeature, VllmMultiNodeNeedsRay) {
   Query q = query("vllm", "0.19", "h100-sxm-80");
   q.tensor_parallel = 8;
@@ -371,10 +464,15 @@ TEST(CompatFeature, VllmMultiNodeNeedsRay) {
   q.tensor_parallel = 8;
   q.pipeline_parallel = 2;  // 16 ranks: still two nodes
   expect_rule(q, "vllm-multi-node-ray", Support::Fallback, "config/parallel.py");
+  Query gb = query("vllm", "0.19", "gb200");
+  gb.tensor_parallel = 4;
+  expect_no_rule(gb, "vllm-multi-node-ray");
+  gb.tensor_parallel = 8;
+  expect_rule(gb, "vllm-multi-node-ray", Support::Fallback, "ParallelConfig.__post_init__");
 }
 
 // python/sglang/srt/entrypoints/engine.py _launch_subprocesses: each node runs tp_size / nnodes
-// ranks, so more than 8 GPUs needs --nnodes.
+// ranks, so more GPUs than the node holds needs --nnodes.
 TEST(CompatFeature, SglangMultiNodeNeedsNnodes) {
   Query q = query("sglang", "0.5", "h200");
   q.tensor_parallel = 8;
@@ -382,6 +480,50 @@ TEST(CompatFeature, SglangMultiNodeNeedsNnodes) {
   q.tensor_parallel = 16;
   expect_rule(q, "sglang-multi-node-nnodes", Support::Fallback, "_launch_subprocesses");
   expect_no_rule(q, "vllm-multi-node-ray");  // the vLLM rule is vLLM's alone
+  Query rtx = query("sglang", "0.5", "rtx-4090");  // a 4-card workstation
+  rtx.tensor_parallel = 8;
+  expect_rule(rtx, "sglang-multi-node-nnodes", Support::Fallback, "_launch_subprocesses");
+}
+
+// TensorRT-LLM docs/source/commands/trtllm-serve/trtllm-serve.rst (Multi-node Serving with Slurm):
+// srun --mpi=pmix ... trtllm-llmapi-launch trtllm-serve; one MPI world over the nodes.
+TEST(CompatFeature, TrtllmMultiNodeNeedsMpi) {
+  Query q = query("trtllm", "1.0", "gb200");
+  q.tensor_parallel = 4;
+  expect_no_rule(q, "trtllm-multi-node-mpi");
+  q.tensor_parallel = 16;
+  expect_rule(q, "trtllm-multi-node-mpi", Support::Fallback, "trtllm-serve.rst");
+  Query b = query("trtllm", "1.0", "b200");
+  b.tensor_parallel = 8;
+  expect_no_rule(b, "trtllm-multi-node-mpi");
+}
+
+// ggml/src/ggml-rpc/ggml-rpc.cpp: remote GPUs join as RPC devices that take whole layers. Layers
+// spread over hosts run (a fallback); a tensor split wider than one host does not.
+TEST(CompatFeature, LlamacppAcrossHostsOnlyByRpcLayers) {
+  Query q = query("llamacpp", "", "rtx-3090", {"gguf"});
+  q.pipeline_parallel = 8;  // 8 layer groups on 4-card workstations: two hosts
+  expect_rule(q, "llamacpp-multi-node-rpc", Support::Fallback, "ggml-rpc.cpp");
+  EXPECT_EQ(find(rules().evaluate(q), "llamacpp-multi-node-rpc")->kernel, "rpc-layer-split");
+  expect_no_rule(q, "llamacpp-no-cross-node-tp");
+  q.pipeline_parallel = 1;
+  q.tensor_parallel = 8;
+  expect_rule(q, "llamacpp-no-cross-node-tp", Support::Unsupported, "ggml-backend.h");
+  expect_no_rule(q, "llamacpp-multi-node-rpc");
+  q.tensor_parallel = 4;  // within one host
+  expect_no_rule(q, "llamacpp-no-cross-node-tp");
+}
+
+// A card without node_gpus (custom:SIZE, or a hand-built query) cannot be judged multi-node:
+// said, not assumed.
+TEST(CompatFeature, UnknownNodeSizeIsUnchecked) {
+  Query q = query("vllm", "0.19", "h100-sxm-80");
+  q.node_gpus.reset();
+  q.tensor_parallel = 16;
+  const Verdict v = rules().evaluate(q);
+  expect_no_rule(q, "vllm-multi-node-ray");
+  ASSERT_EQ(v.unchecked.size(), 1u);
+  EXPECT_NE(v.unchecked[0].find("multi-node rules not checked"), std::string::npos);
 }
 
 // --- architecture x engine x version ---------------------------------------------------------

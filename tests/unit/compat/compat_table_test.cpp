@@ -1,5 +1,6 @@
-// Every (engine, catalogue GPU, catalogue weight scheme) gets a defined answer — supported,
-// fallback or unsupported — with nothing passing through unchecked: every weight family the
+// Every (engine [x build], catalogue GPU, catalogue weight scheme) gets a defined answer —
+// supported, fallback or unsupported — with nothing passing through unchecked (llama.cpp is asked
+// once per build of data/compat/formats.json and once with the vendor's default): every weight family the
 // catalogue can produce is known to data/compat, every engine of the registry is covered, and
 // every non-supported answer names its rule, source and (for unsupported) what would work.
 #include <gtest/gtest.h>
@@ -35,28 +36,43 @@ TEST(CompatTable, EveryEngineGpuAndFormatHasAnAnswer) {
   std::map<Support, std::size_t> count;
   std::size_t cells = 0;
   for (const auto& engine : memory::engine_registry()) {
+    const auto& formats = rules.engine_formats().at(std::string(engine.name));
+    std::vector<std::string> builds = {""};  // "" = the vendor's default build
+    builds.insert(builds.end(), formats.backends.begin(), formats.backends.end());
     for (const auto& gpu : gpus.all()) {
       // Cards no engine profile serves (Intel Gaudi) are refused before compatibility is asked.
       if (!gpu.not_plannable.empty()) continue;
-      for (const auto& name : schemes) {
-        Query q;
-        q.engine = std::string(engine.name);
-        set_gpu_facts(q, gpu);
-        q.weight_families = weight_families(parse_weight_scheme(name, catalog), catalog);
-        q.dtype = "bf16";
-        Verdict v;
-        ASSERT_NO_THROW(v = rules.evaluate(q)) << engine.name << " / " << gpu.id << " / " << name;
-        EXPECT_TRUE(v.unchecked.empty()) << engine.name << " / " << gpu.id << " / " << name;
-        ASSERT_EQ(v.support == Support::Supported, v.findings.empty());
-        for (const auto& f : v.findings) {
-          EXPECT_FALSE(f.rule.empty());
-          EXPECT_FALSE(f.source.empty()) << f.rule;
-          if (f.support == Support::Unsupported) {
-            EXPECT_FALSE(f.instead.empty()) << f.rule;
+      for (const auto& build : builds) {
+        // TP 1, and TP 8: one node of most cards, two of a GB200 tray or a GeForce workstation.
+        for (const std::uint64_t tp : {1u, 8u}) {
+          for (const auto& name : schemes) {
+            Query q;
+            q.engine = std::string(engine.name);
+            q.backend = build;
+            set_gpu_facts(q, gpu);
+            const WeightScheme scheme = parse_weight_scheme(name, catalog);
+            q.weight_families = weight_families(scheme, catalog);
+            q.gguf_types = gguf_types(scheme, catalog);
+            q.dtype = "bf16";
+            q.tensor_parallel = tp;
+            const std::string cell = std::string(engine.name) + " [" + build + "] / " + gpu.id + " / TP " +
+                                     std::to_string(tp) + " / " + name;
+            Verdict v;
+            ASSERT_NO_THROW(v = rules.evaluate(q)) << cell;
+            EXPECT_TRUE(v.unchecked.empty()) << cell;
+            EXPECT_EQ(v.backend.empty(), formats.backends.empty()) << cell;
+            ASSERT_EQ(v.support == Support::Supported, v.findings.empty());
+            for (const auto& f : v.findings) {
+              EXPECT_FALSE(f.rule.empty());
+              EXPECT_FALSE(f.source.empty()) << f.rule;
+              if (f.support == Support::Unsupported) {
+                EXPECT_FALSE(f.instead.empty()) << f.rule;
+              }
+            }
+            ++count[v.support];
+            ++cells;
           }
         }
-        ++count[v.support];
-        ++cells;
       }
     }
   }
@@ -72,11 +88,14 @@ TEST(CompatTable, KnownCells) {
   const CompatRules rules = CompatRules::load(test::source_dir() / "data" / "compat");
   const GpuCatalog gpus = GpuCatalog::load(test::source_dir() / "data" / "gpus.json");
   const QuantCatalog& catalog = test::quant_catalog();
-  const auto answer = [&](std::string engine, std::string_view gpu, std::string_view scheme) {
+  const auto answer = [&](std::string engine, std::string_view gpu, std::string_view scheme, std::string build = "") {
     Query q;
     q.engine = std::move(engine);
+    q.backend = std::move(build);
     set_gpu_facts(q, gpus.find(gpu));
-    q.weight_families = weight_families(parse_weight_scheme(scheme, catalog), catalog);
+    const WeightScheme s = parse_weight_scheme(scheme, catalog);
+    q.weight_families = weight_families(s, catalog);
+    q.gguf_types = gguf_types(s, catalog);
     q.dtype = "fp16";
     return rules.evaluate(q).support;
   };
@@ -89,6 +108,13 @@ TEST(CompatTable, KnownCells) {
   EXPECT_EQ(answer("vllm", "a100", "vllm:gptq_marlin"), Support::Supported);
   EXPECT_EQ(answer("hf", "h100", "hqq-4bit-g128"), Support::Supported);
   EXPECT_EQ(answer("vllm", "h100", "hqq-4bit-g128"), Support::Unsupported);      // vllm-loads-hqq
+  // llama.cpp per build and GGUF type (ggml-org/ggml @d99724f2 supports_op of each backend)
+  EXPECT_EQ(answer("llamacpp", "h100", "gguf:TQ1_0"), Support::Fallback);            // ...-cuda-no-ternary-matmul
+  EXPECT_EQ(answer("llamacpp", "h100", "gguf:TQ2_0", "vulkan"), Support::Supported);  // Vulkan has TQ2_0
+  EXPECT_EQ(answer("llamacpp", "h100", "gguf:TQ1_0", "vulkan"), Support::Fallback);   // ...-vulkan-no-tq1-matmul
+  EXPECT_EQ(answer("llamacpp", "mi300x", "gguf:Q4_K_M", "cuda"), Support::Unsupported);  // ...-cuda-build-nvidia-only
+  EXPECT_EQ(answer("llamacpp", "mi300x", "gguf:Q4_K_M", "vulkan"), Support::Supported);
+  EXPECT_EQ(answer("llamacpp", "rtx-4090", "gguf:Q4_K_M", "cpu"), Support::Fallback);     // llamacpp-cpu-build
 }
 
 }  // namespace

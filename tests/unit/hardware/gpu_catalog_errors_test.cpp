@@ -46,6 +46,13 @@ TEST(GpuCatalogErrors, MissingField) {
   expect_contains(m, "(gpu 'test-80')");
 }
 
+// node_gpus is a sourced figure like the others: given without sources.node_gpus it is refused.
+TEST(GpuCatalogErrors, NodeSizeWithoutSource) {
+  const auto m = load_error("node_gpus_unsourced.json");
+  expect_contains(m, "/gpus/0/sources/node_gpus: node_gpus is given, so its source is required");
+  expect_contains(m, "(gpu 'test-80')");
+}
+
 TEST(GpuCatalogErrors, NegativeSize) {
   const auto m = load_error("negative_size.json");
   expect_contains(m, "/gpus/0/memory/marketed_gb: must be positive, got -80");

@@ -85,6 +85,27 @@ TEST(GpuCatalog, EveryEntryParsesAndEveryFigureHasASource) {
   }
 }
 
+// node_gpus: the GPUs one host of the card's platform holds, the multi-node threshold of the
+// compatibility rules (data/compat/features.json). Every plannable card has it with a source:
+// HGX / DGX and AMD UBB boards hold 8 (AWS p5.48xlarge: 8 H100), a GB200 NVL72 compute tray 4
+// (NVIDIA multi-node tuning guide: "18x 1RU Compute trays (4 GPUs per compute tray)"), GeForce
+// workstations 4. A MIG slice carries its card's.
+TEST(GpuCatalog, NodeSizePerCard) {
+  for (const GpuSpec& g : catalog().all()) {
+    if (!g.not_plannable.empty()) continue;
+    ASSERT_TRUE(g.node_gpus.has_value()) << g.id;
+    if (g.kind == GpuKind::Card) {
+      EXPECT_TRUE(g.sources.count("node_gpus")) << g.id;
+    }
+  }
+  EXPECT_EQ(catalog().find("gb200").node_gpus, 4u);
+  EXPECT_EQ(catalog().find("h100-sxm-80").node_gpus, 8u);
+  EXPECT_EQ(catalog().find("mi300x").node_gpus, 8u);
+  EXPECT_EQ(catalog().find("rtx-4090").node_gpus, 4u);
+  EXPECT_EQ(catalog().find("a100-sxm-80/3g.40gb").node_gpus, 8u);
+  EXPECT_FALSE(catalog().resolve_one("custom:24GiB").node_gpus.has_value());
+}
+
 TEST(GpuCatalog, NewCardsPublishedFigures) {
   // B300: nvidia-smi 275040 MiB (several captures), torch total 267.69 GiB = device_total_bytes
   // 287,428,771,840 (a 16-GPU B300 run); the package holds 288 GiB, the driver exposes 268.59.

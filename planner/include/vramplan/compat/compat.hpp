@@ -45,7 +45,11 @@ struct Condition {
   std::string kv;                               //!< KV cache storage ("fp8")
   std::optional<std::uint64_t> tp_above;        //!< tensor parallel size greater than this
   std::optional<std::uint64_t> instance_gpus_above;  //!< TP x PP (GPUs of one instance) greater than this
+  std::optional<bool> instance_above_node;  //!< TP x PP more (true) / not more than the card's node_gpus
+  std::optional<bool> tp_above_node;        //!< TP alone more (true) / not more than the card's node_gpus
   std::optional<bool> mig;                      //!< the GPU is (not) a MIG slice
+  std::vector<std::string> backends;    //!< the engine build the query runs ("cuda", "vulkan"; llama.cpp)
+  std::vector<std::string> gguf_types;  //!< any GGUF tensor type of the weights ("TQ1_0")
 };
 
 struct Rule {
@@ -59,10 +63,14 @@ struct Rule {
   std::string message, instead, source;
 };
 
-//! Which weight format families an engine loads at all (data/compat/formats.json).
+//! Which weight format families an engine loads at all (data/compat/formats.json), and for an
+//! engine built per platform (llama.cpp) the builds it has and the one each GPU vendor gets.
 struct EngineFormats {
   std::vector<std::string> families;
   std::string instead, source;
+  std::vector<std::string> backends;                 //!< empty: one build, no choice
+  std::map<std::string, std::string> default_backend;  //!< vendor -> backend
+  std::string backend_source;
 };
 
 //! An engine's model registry: architecture -> the releases that have it.
@@ -81,6 +89,9 @@ struct Query {
   std::string gfx_target;
   bool mig = false;
   std::vector<std::string> weight_families;  //!< quant_formats.json families of the weights
+  std::vector<std::string> gguf_types;       //!< GGUF tensor types of the weights (GGUF files only)
+  std::string backend;  //!< the engine build (llama.cpp: "cuda" / "hip" / "vulkan" / "cpu"); "" = by vendor
+  std::optional<std::uint64_t> node_gpus;  //!< GPUs one host holds (data/gpus.json node_gpus)
   std::string dtype;                         //!< model float dtype ("bf16", "fp16", "fp32")
   std::string kv;                            //!< "fp8" when the KV cache is stored in fp8, else ""
   std::uint64_t tensor_parallel = 1;
@@ -97,6 +108,7 @@ struct Finding {
 
 struct Verdict {
   Support support = Support::Supported;  //!< the worst finding
+  std::string backend;                   //!< the engine build the rules were read for ("" = none)
   std::vector<Finding> findings;         //!< unsupported first, then fallbacks, in rule order
   std::vector<std::string> unchecked;    //!< facts the data has no answer for (unknown architecture)
 };
@@ -109,7 +121,8 @@ class CompatRules {
   static CompatRules load(const std::filesystem::path& compat_dir);
 
   //! Every rule that holds for `q`. Throws Error(UnknownName) for an engine the data does not
-  //! cover and for a weight family outside formats.json /families: nothing passes unchecked.
+  //! cover, for a weight family outside formats.json /families and for a backend the engine does
+  //! not build (Error(Usage) when the engine has no backends at all): nothing passes unchecked.
   Verdict evaluate(const Query& q) const;
 
   const std::vector<Rule>& rules() const { return rules_; }
@@ -124,7 +137,7 @@ class CompatRules {
   std::map<std::string, EngineRegistry> registries_;
 };
 
-//! Vendor, compute capability, gfx target, MIG and card id of a catalogue GPU.
+//! Vendor, compute capability, gfx target, MIG, node size and card id of a catalogue GPU.
 void set_gpu_facts(Query& q, const GpuSpec& gpu);
 
 //! The format families a --weights scheme stores its quantized tensors in, plus "float" for the
@@ -137,10 +150,20 @@ std::vector<std::string> weight_families(const WeightScheme& scheme, const Quant
 std::vector<std::string> model_weight_families(const ModelSpec& model, const QuantCatalog& catalog,
                                                const std::optional<std::string>& weights);
 
+//! The GGUF tensor types of a --weights scheme: a GGUF file type's base type (gguf:TQ1_0 ->
+//! TQ1_0), or the GGUF type a format names (Q4_K); {} for schemes that are not GGUF.
+std::vector<std::string> gguf_types(const WeightScheme& scheme, const QuantCatalog& catalog);
+
+//! The GGUF tensor types ("Q4_K", "TQ1_0", "F16") a model's weights are stored in: the --weights
+//! scheme's (gguf_types), else the .gguf file's own tensor types; {} for weights that are not GGUF.
+std::vector<std::string> model_gguf_types(const ModelSpec& model, const QuantCatalog& catalog,
+                                          const std::optional<std::string>& weights);
+
 //! "bf16" / "fp16" / "fp32" for a config's torch_dtype or an engine's --dtype ("bfloat16", "half").
 std::string float_dtype(std::string_view dtype);
 
-//! {"verdict": "supported"|"fallback"|"unsupported", "findings": [{rule, verdict, message,
+//! {"verdict": "supported"|"fallback"|"unsupported", "backend": "vulkan" (engines built per
+//! platform only), "findings": [{rule, verdict, message,
 //! instead, kernel, source}], "unchecked": [...]} — the `compatibility` member of check / plan JSON.
 nlohmann::json verdict_json(const Verdict& v);
 

@@ -106,6 +106,10 @@ struct GpuSpec {
   Interconnect interconnect;
   std::optional<double> tdp_w;
   std::optional<int> mig_max_instances;  //!< cards that support MIG
+  //! GPUs one host (one node of the card's usual platform: an HGX / DGX board, a GB200 NVL72
+  //! compute tray, a PCIe server) holds; an engine instance beyond it is multi-node. Sourced
+  //! per card (sources.node_gpus); absent = unknown (custom cards), never a default.
+  std::optional<std::uint64_t> node_gpus;
   std::optional<MigSlice> mig;           //!< set for MIG slices
 
   std::vector<PriceQuote> prices;

@@ -1,7 +1,9 @@
-// Re-runs the fit of SGLang's MoE-layer overheads (data/perf_defaults.json step_overhead.sglang
-// moe_layer_us / prompt_moe_layer_us) on the serving records it names, through the simulator:
-// each grid value is written into a copy of the data folder and the six one-user SGLang cookbook
-// runs are re-simulated. The shipped values must be the grid's least-squares ones.
+// Re-runs the fits of SGLang's step overheads (data/perf_defaults.json step_overhead.sglang:
+// moe_layer_us / prompt_moe_layer_us on NVIDIA GPUs, block_fp8_gemm_us.amd) on the serving records
+// each names, through the simulator: each grid value is written into a copy of the data folder and
+// the fit's one-user SGLang cookbook runs are re-simulated. The shipped values must be the grid's
+// least-squares ones.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -17,7 +19,13 @@
 namespace vramplan::test {
 namespace {
 
-// A data folder equal to the shipped one except for SGLang's two MoE terms (microseconds).
+// SGLang's fitted terms on NVIDIA GPUs (microseconds): moe_layer_us, prompt_moe_layer_us and
+// block_fp8_gemm_us.nvidia.
+struct SglangTerms {
+  double moe = 0, prompt = 0, block_nvidia = 0;
+};
+
+// A data folder equal to the shipped one except for SGLang's fitted terms.
 class FitDataRoot {
  public:
   FitDataRoot() {
@@ -30,33 +38,48 @@ class FitDataRoot {
     std::ifstream in(src / "data" / "perf_defaults.json");
     defaults_ = nlohmann::json::parse(in);
   }
-  DataRoot with(double moe_layer_us, double prompt_moe_layer_us) const {
+  DataRoot with(const SglangTerms& t) const {
     nlohmann::json d = defaults_;
     auto& e = d["step_overhead"]["engines"]["sglang"];
-    e["moe_layer_us"] = {{"min", moe_layer_us}, {"expected", moe_layer_us}, {"max", moe_layer_us}};
-    e["prompt_moe_layer_us"] = {
-        {"min", prompt_moe_layer_us}, {"expected", prompt_moe_layer_us}, {"max", prompt_moe_layer_us}};
-    std::ofstream(dir_.path() / "data" / "perf_defaults.json") << d.dump(1);
-    return DataRoot{dir_.path()};
+    e["moe_layer_us"] = point(t.moe);
+    e["prompt_moe_layer_us"] = point(t.prompt);
+    e["block_fp8_gemm_us"]["nvidia"] = point(t.block_nvidia);
+    return write(d);
   }
-  double shipped(const char* key) const {
-    return defaults_["step_overhead"]["engines"]["sglang"][key]["expected"].get<double>();
+  DataRoot with_amd_block_fp8(double gemm_us) const {
+    nlohmann::json d = defaults_;
+    d["step_overhead"]["engines"]["sglang"]["block_fp8_gemm_us"]["amd"] = point(gemm_us);
+    return write(d);
+  }
+  SglangTerms shipped() const {
+    const auto& e = defaults_["step_overhead"]["engines"]["sglang"];
+    return {e["moe_layer_us"]["expected"].get<double>(), e["prompt_moe_layer_us"]["expected"].get<double>(),
+            e["block_fp8_gemm_us"]["nvidia"]["expected"].get<double>()};
+  }
+  double shipped_amd_block_fp8() const {
+    return defaults_["step_overhead"]["engines"]["sglang"]["block_fp8_gemm_us"]["amd"]["expected"].get<double>();
   }
 
  private:
+  static nlohmann::json point(double v) { return {{"min", v}, {"expected", v}, {"max", v}}; }
+  DataRoot write(const nlohmann::json& d) const {
+    std::ofstream(dir_.path() / "data" / "perf_defaults.json") << d.dump(1);
+    return DataRoot{dir_.path()};
+  }
   ScratchDir dir_;
   nlohmann::json defaults_;
 };
 
-// Sum over the fit records of ln(predicted / measured)^2 of `metric`.
-double squared_log_error(const DataRoot& root, const char* metric) {
+// Sum over the fit records `ids` of ln(predicted / measured)^2 of `metric`.
+double squared_log_error(const DataRoot& root, const char* metric,
+                         const std::vector<std::string>& ids = sglang_overhead_fit_records()) {
   // Read once: the fit re-simulates the same records at every grid value.
   static const nlohmann::json setup = serving_setup();
   static const std::vector<nlohmann::json> records = serving_records();
   double sum = 0;
   for (const auto& r : records) {
     const std::string id = r.at("id");
-    if (!is_fit_record(id)) continue;
+    if (std::find(ids.begin(), ids.end(), id) == ids.end()) continue;
     const ServingComparison c = simulate_record(r, setup.at("simulated").at(id), root);
     const ServingMetric* m = c.find(metric);
     if (!m) ADD_FAILURE() << id << " has no " << metric;
@@ -82,16 +105,52 @@ std::vector<double> grid(double step, double last) {
 
 TEST(SimAccuracy, SglangMoeOverheadIsTheFittedValue) {
   const FitDataRoot data;
-  const double moe = data.shipped("moe_layer_us"), prompt = data.shipped("prompt_moe_layer_us");
-  const double fitted_moe =
-      argmin(grid(5, 100), [&](double v) { return squared_log_error(data.with(v, prompt), "TPOT p50"); });
-  const double fitted_prompt =
-      argmin(grid(50, 3000), [&](double v) { return squared_log_error(data.with(moe, v), "TTFT p50"); });
-  RecordProperty("fitted_moe_layer_us", std::to_string(fitted_moe));
+  const SglangTerms shipped = data.shipped();
+  // Decode: the MoE-layer term and the block-scaled FP8 GEMM term together (DeepSeek-R1 has both
+  // MoE layers and FP8-block weights, Qwen3-235B MoE layers only: the two models separate them),
+  // by coordinate descent from zero until neither moves.
+  SglangTerms t{0, shipped.prompt, 0};
+  for (int round = 0; round < 10; ++round) {
+    const SglangTerms before = t;
+    t.moe = argmin(grid(5, 60), [&](double v) {
+      SglangTerms u = t;
+      u.moe = v;
+      return squared_log_error(data.with(u), "TPOT p50");
+    });
+    t.block_nvidia = argmin(grid(1, 20), [&](double v) {
+      SglangTerms u = t;
+      u.block_nvidia = v;
+      return squared_log_error(data.with(u), "TPOT p50");
+    });
+    if (t.moe == before.moe && t.block_nvidia == before.block_nvidia) break;
+  }
+  // Prompts: a one-user run's TTFT has no decode step in it, so its term is fitted alone.
+  const double fitted_prompt = argmin(grid(50, 3000), [&](double v) {
+    SglangTerms u = shipped;
+    u.prompt = v;
+    return squared_log_error(data.with(u), "TTFT p50");
+  });
+  RecordProperty("fitted_moe_layer_us", std::to_string(t.moe));
+  RecordProperty("fitted_block_fp8_gemm_us_nvidia", std::to_string(t.block_nvidia));
   RecordProperty("fitted_prompt_moe_layer_us", std::to_string(fitted_prompt));
-  EXPECT_EQ(moe, fitted_moe) << "data/perf_defaults.json sglang moe_layer_us is not the fit on its stated records";
-  EXPECT_EQ(prompt, fitted_prompt)
+  EXPECT_EQ(shipped.moe, t.moe) << "data/perf_defaults.json sglang moe_layer_us is not the fit on its stated records";
+  EXPECT_EQ(shipped.block_nvidia, t.block_nvidia)
+      << "data/perf_defaults.json sglang block_fp8_gemm_us.nvidia is not the fit on its stated records";
+  EXPECT_EQ(shipped.prompt, fitted_prompt)
       << "data/perf_defaults.json sglang prompt_moe_layer_us is not the fit on its stated records";
+}
+
+// The extra cost of a block-scaled FP8 GEMM launch on AMD GPUs: the median TPOT of the one-user
+// MI300X runs of DeepSeek-V3.1 (7 such launches per MoE layer) and Qwen3-Coder-480B-FP8 (4), one
+// parameter for both models, on a 1 us grid.
+TEST(SimAccuracy, SglangAmdBlockFp8OverheadIsTheFittedValue) {
+  const FitDataRoot data;
+  const double fitted = argmin(grid(1, 100), [&](double v) {
+    return squared_log_error(data.with_amd_block_fp8(v), "TPOT p50", sglang_amd_block_fp8_fit_records());
+  });
+  RecordProperty("fitted_block_fp8_gemm_us_amd", std::to_string(fitted));
+  EXPECT_EQ(data.shipped_amd_block_fp8(), fitted)
+      << "data/perf_defaults.json sglang block_fp8_gemm_us.amd is not the fit on its stated records";
 }
 
 }  // namespace

@@ -93,7 +93,12 @@ ResolvedWeights resolve_weights(const ModelSpec& model, const QuantCatalog& quan
   }
   const PrecisionPlan plan = plan_precision(model, quant, pr);
   out.tensor_bytes.reserve(plan.tensors.size());
-  for (const auto& t : plan.tensors) out.tensor_bytes.push_back(t.bytes);
+  out.block_scaled_fp8.reserve(plan.tensors.size());
+  for (const auto& t : plan.tensors) {
+    out.tensor_bytes.push_back(t.bytes);
+    const QuantFormat* f = quant.find(t.format);  // nullptr for a tensor stored in parts ("Q5_0+Q4_K")
+    out.block_scaled_fp8.push_back(f && f->layout == QuantLayout::Block2D && f->family == "fp8");
+  }
   out.weights_precision = plan.weights_precision;
   out.compute_precision = plan.model_dtype;
   out.compute_bytes = quant.get(plan.model_dtype).block_bytes;

@@ -105,6 +105,12 @@ PerfHardware perf_hardware_from(const DatasheetFigures& sheet,
     basis += " + per MoE layer (" + std::string(o.moe_fitted ? "fitted" : "not fitted") + ") " +
              fmt(o.per_moe_layer_s.expected * 1e6) + " us in a decode step, " +
              fmt(o.prompt_per_moe_layer_s.expected * 1e6) + " us in a step with prompt tokens";
+  if (auto it = o.block_fp8_gemm_s.find(sheet.vendor); it != o.block_fp8_gemm_s.end()) {
+    set_overhead(&HardwareRates::block_fp8_gemm_overhead_s, it->second);
+    basis += " + per block-scaled FP8 GEMM on " + sheet.vendor + " (" +
+             (o.block_fp8_fitted ? "fitted" : "not fitted") + ") " + fmt(it->second.expected * 1e6) + " us [" +
+             fmt(it->second.min * 1e6) + "-" + fmt(it->second.max * 1e6) + "]";
+  }
 
   // Overlap: the slow end hides the least (the larger of the two bounds' sum), the fast end the most.
   exp.memory_compute_overlap = d.memory_compute_overlap.expected;
@@ -140,6 +146,7 @@ DatasheetFigures datasheet_figures(const GpuSpec& gpu, std::string_view compute_
   const DtypeRow& row = dtype_row(compute_dtype);
   DatasheetFigures s;
   s.gpu = gpu.id;
+  s.vendor = gpu.vendor;
   s.bandwidth_gbps = gpu.bandwidth_gbps;  // a slice's: the card's x its memory fraction (catalogue)
   const DenseTflops& tflops = gpu.mig ? gpu.mig->card_tflops : gpu.tflops;
   s.tensor_tflops = tflops.*row.field;

@@ -28,6 +28,46 @@ Streamed how_streamed(TensorRole role) {
   }
 }
 
+// The GEMM launch a weight tensor belongs to in a decoder layer, as SGLang and vLLM fuse them
+// (sglang python/sglang/srt/models/deepseek_v2.py DeepseekV2AttentionMLA: q_a_proj and
+// kv_a_proj_with_mqa run as one fused_qkv_a_proj_with_mqa GEMM; QKVParallelLinear and
+// MergedColumnParallelLinear fuse q/k/v and gate/up in every model file; the routed experts run
+// as two grouped GEMMs, fused_moe's w13 and w2). kv_b_proj is not a GEMM launch of the absorbed
+// MLA decode (its halves w_kc / w_vc are batched matmuls), and the router, norms and embeddings
+// are not block-quantised. -1 = not a block-scaled GEMM launch.
+int gemm_launch(TensorRole role) {
+  using R = TensorRole;
+  switch (role) {
+    case R::AttnQ: case R::AttnK: case R::AttnV: case R::AttnQKV: return 0;
+    case R::AttnOutput: return 1;
+    case R::AttnQA: case R::AttnKVAMqa: return 2;
+    case R::AttnQB: return 3;
+    case R::FfnGate: case R::FfnUp: case R::FfnGateUp: return 4;
+    case R::FfnDown: return 5;
+    case R::FfnGateShexp: case R::FfnUpShexp: return 6;
+    case R::FfnDownShexp: return 7;
+    case R::FfnGateExps: case R::FfnUpExps: case R::FfnGateUpExps: return 8;
+    case R::FfnDownExps: return 9;
+    default: return -1;
+  }
+}
+// GEMM launches per forward of the whole model whose weights are block-scaled FP8: the distinct
+// launches of each decoder layer with at least one such tensor.
+double block_fp8_launches(const ModelSpec& spec, const std::vector<bool>& block_fp8) {
+  if (block_fp8.empty()) return 0;
+  if (block_fp8.size() != spec.tensors.size())
+    throw_internal("performance model: block-scaled FP8 flags do not match the tensors");
+  std::set<std::pair<int, int>> launches;  // (layer, launch)
+  for (std::size_t i = 0; i < spec.tensors.size(); ++i) {
+    const TensorInfo& t = spec.tensors[i];
+    const int launch = gemm_launch(t.role);
+    if (!block_fp8[i] || launch < 0 || !t.layer || t.is_bias) continue;
+    if (static_cast<std::uint64_t>(*t.layer) >= spec.arch.num_layers) continue;  // MTP / draft layers
+    launches.emplace(*t.layer, launch);
+  }
+  return static_cast<double>(launches.size());
+}
+
 // One attention group per distinct way of attending, whole model (divided by pp later).
 void add_layer(PerfModelShape& shape, const ModelArch& arch, LayerAttention kind,
                const ShapeOptions& opt) {
@@ -139,6 +179,7 @@ PerfModelShape shape_from_model(const ModelSpec& spec, std::span<const std::uint
   shape.hidden = static_cast<double>(arch.hidden_size);
   shape.activation_bytes = opt.activation_bytes;
   shape.layers = static_cast<double>(arch.num_layers) / pp;
+  shape.block_fp8_gemms = block_fp8_launches(spec, opt.block_scaled_fp8) / pp;
   shape.dense_weight_bytes = dense_bytes / (tp * pp);
   double active = dense_params;
   if (routed_bytes > 0) {

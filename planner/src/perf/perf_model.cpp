@@ -81,9 +81,11 @@ StepBreakdown finish_step(const PerfModelShape& shape, const HardwareRates& r, d
   }
   // Launches scale with the layers this GPU runs; scheduling and sampling happen once per step.
   // MoE layers cost more launches than dense ones, and a forward with prompt tokens may run
-  // outside the engine's CUDA graphs (docs/performance.md §4).
+  // outside the engine's CUDA graphs; block-scaled FP8 GEMMs may cost an extra fixed time per
+  // launch on some kernel stacks (docs/performance.md §4).
   const double per_moe = has_prompt ? r.prompt_moe_layer_overhead_s : r.moe_layer_overhead_s;
-  s.overhead_s = r.step_overhead_s + shape.layers * r.layer_overhead_s + shape.moe_layers * per_moe;
+  s.overhead_s = r.step_overhead_s + shape.layers * r.layer_overhead_s + shape.moe_layers * per_moe +
+                 shape.block_fp8_gemms * r.block_fp8_gemm_overhead_s;
   return s;
 }
 

@@ -25,6 +25,7 @@ ThroughputModel throughput_model(const PlanSession& session, const GpuSpec& gpu,
   options.pp = static_cast<std::uint32_t>(p.pp);
   options.kv_element_bytes = static_cast<double>(kv.block_bytes) / static_cast<double>(kv.block_elems);
   options.activation_bytes = static_cast<double>(resolved.compute_bytes);
+  options.block_scaled_fp8 = resolved.block_scaled_fp8;
   m.shape = perf::shape_from_model(session.model(), resolved.tensor_bytes, options);
   try {
     m.hardware = perf::perf_hardware_from(gpu, nullptr, resolved.compute_precision, defaults,

@@ -32,6 +32,9 @@ struct WeightRequest {
 
 struct ResolvedWeights {
   std::vector<std::uint64_t> tensor_bytes;  //!< parallel to ModelSpec::tensors (whole tensor)
+  //! Parallel to tensor_bytes: stored as 2-D block-scaled FP8 (DeepSeek-V3's 128 x 128 tiles),
+  //! which some engines' kernel stacks run at an extra cost per GEMM (perf::ShapeOptions).
+  std::vector<bool> block_scaled_fp8;
   std::string weights_precision;            //!< "bf16", "fp8-e4m3 (linear) + bf16", ...
   std::string compute_precision;            //!< activation dtype ("bf16")
   std::uint64_t compute_bytes = 2;          //!< bytes per activation element

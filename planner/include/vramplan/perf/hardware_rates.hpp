@@ -23,6 +23,7 @@ struct DatasheetFigures {
   std::optional<double> link_gbps;          //!< GPU-to-GPU, one direction, 10^9 B/s
   std::string link_label;                   //!< "NVLink 900 GB/s total / 2", "PCIe gen 5 x16"
   std::string scaled_from{};                //!< MIG slice: how its figures derive from the card's
+  std::string vendor{};                     //!< "nvidia", "amd", ... (selects vendor-keyed overheads)
 };
 
 //! Figures measured on the card (a calibration file).

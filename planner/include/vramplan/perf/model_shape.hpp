@@ -39,6 +39,9 @@ struct ShapeOptions {
   //! the XQA kernel (docs/performance.md §1). false = once per KV head (FlashAttention,
   //! FlashInfer, XQA: vLLM, SGLang, current TensorRT-LLM).
   bool decode_kv_read_per_query_head = false;
+  //! Parallel to the model's tensors: stored as 2-D block-scaled FP8 (memory::ResolvedWeights
+  //! ::block_scaled_fp8). Empty = none; counts PerfModelShape::block_fp8_gemms.
+  std::vector<bool> block_scaled_fp8{};
 };
 
 //! `tensor_bytes[i]` are the stored bytes of `spec.tensors[i]` in the chosen precision. Throws

@@ -43,6 +43,10 @@ struct HardwareRates {
   //! CUDA graphs: SGLang captures decode batches only). Per engine, data/perf_defaults.json.
   double moe_layer_overhead_s = 0;
   double prompt_moe_layer_overhead_s = 0;
+  //! Extra time per GEMM launch whose weights are 2-D block-scaled FP8 (a per-token-group
+  //! activation quantisation kernel plus the block-scaled GEMM), per engine and GPU vendor
+  //! (data/perf_defaults.json block_fp8_gemm_us; 0 where the engine's kernels need none).
+  double block_fp8_gemm_overhead_s = 0;
 };
 
 //! The hardware a model runs on: expected rates, and where they are not measured, the rates at
@@ -78,6 +82,9 @@ struct PerfModelShape {
   double num_experts = 0;          //!< routed experts per MoE layer in the model (E); 0 = dense
   double experts_per_token = 0;    //!< k
   double moe_layers = 0;           //!< MoE layers on this GPU (pipeline stage)
+  //! GEMM launches per forward on this GPU whose weights are 2-D block-scaled FP8 (fused
+  //! projections counted once: model_shape.cpp gemm_launch).
+  double block_fp8_gemms = 0;
   double active_params = 0;        //!< params one token multiplies on this GPU (embedding excluded)
   std::vector<AttentionGroup> attention;
   double layers = 0;               //!< decoder layers on this GPU (pipeline stage)

@@ -119,12 +119,21 @@ std::string sweep_text(const plan::SweepResult& r, std::size_t top, bool markdow
 }  // namespace
 
 int run_sweep(const std::vector<std::string>& args) {
+  // --mode train has options of its own (train's setup, GPU counts, shardings): its own parser.
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string mode = args[i] == "--mode" && i + 1 < args.size() ? args[i + 1]
+                             : args[i].rfind("--mode=", 0) == 0     ? args[i].substr(7)
+                                                                    : "";
+    if (mode == "train") return run_sweep_train(args);
+    if (!mode.empty() && mode != "serve") throw_usage("--mode must be serve or train, got '" + escape_control(mode) + "'");
+  }
   const std::string spec = engine_spec_of(args);
   const auto engine = memory::make_engine(spec, data_root().data());
   po::options_description desc("Options");
   std::set<std::string> declared;
   add_sweep_options(desc, declared);
   desc.add_options()
+      ("mode", po::value<std::string>()->default_value("serve"), "serve (inference layouts) | train (training layouts: sweep --mode train --help)")
       ("top", po::value<std::size_t>()->default_value(20), "rows shown")
       ("rate", po::value<std::string>(), "serve this many requests/s within --slo: layouts ranked by cost (each simulated)")
       ("slo", po::value<std::string>(), "latency targets for --rate, e.g. \"p99_ttft<=2s,p99_tpot<=60ms\"")
@@ -134,7 +143,7 @@ int run_sweep(const std::vector<std::string>& args) {
       ("seed", po::value<std::uint64_t>()->default_value(0), "with --rate: random seed")
       ("probe-requests", po::value<std::uint64_t>()->default_value(3000), "with --rate: requests simulated per probe")
       ("router", po::value<std::string>()->default_value("least-outstanding"), "with --rate: least-outstanding or round-robin");
-  declared.insert({"top", "rate", "slo", "arrivals", "input-len", "output-len", "seed", "probe-requests", "router"});
+  declared.insert({"mode", "top", "rate", "slo", "arrivals", "input-len", "output-len", "seed", "probe-requests", "router"});
   const std::set<std::string> own = declared;  // --tp / --pp here are the sweep's lists, not engine flags
   add_engine_options(desc, *engine, declared);
   add_common_options(desc, true);

@@ -31,6 +31,8 @@ int run_gpus(const std::vector<std::string>& args);
 int run_plan(const std::vector<std::string>& args);
 int run_check(const std::vector<std::string>& args);
 int run_sweep(const std::vector<std::string>& args);
+//! `sweep --mode train` (cmd_sweep_train.cpp): run_sweep hands over when --mode is train.
+int run_sweep_train(const std::vector<std::string>& args);
 int run_explain(const std::vector<std::string>& args);
 int run_simulate(const std::vector<std::string>& args);
 int run_trial(const std::vector<std::string>& args);

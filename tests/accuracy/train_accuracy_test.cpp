@@ -28,6 +28,7 @@
 #include "accuracy/train_frameworks.hpp"
 #include "accuracy/vllm_records.hpp"
 #include "vramplan/core/error.hpp"
+#include "vramplan/plan/train_limits.hpp"
 #include "vramplan/train/train_plan.hpp"
 
 namespace vramplan::test {
@@ -237,16 +238,6 @@ std::vector<Boundary> boundaries() {
   return b;
 }
 
-//! The longest sequence (micro-batch as requested) whose predicted peak fits, by bisection.
-std::uint64_t predicted_max_context(train::TrainRequest q) {
-  std::uint64_t lo = 0, hi = 1u << 20;
-  while (hi - lo > 1) {
-    q.seq_len = (lo + hi) / 2;
-    (train::plan_training(q, DataRoot{source_dir()}).fits ? lo : hi) = q.seq_len;
-  }
-  return lo;
-}
-
 struct BoundaryResult {
   std::string id, observed, predicted;
   bool right_side = false, evaluated = false;
@@ -259,14 +250,18 @@ std::vector<BoundaryResult> evaluate_boundaries() {
     BoundaryResult r{b.id, b.max_context ? "max context " + std::to_string(*b.max_context) : "OOM", "-", false, false, b.note};
     if (b.request) {
       r.evaluated = true;
+      // The limits `vramplan train` reports (plan/train_limits.hpp): the longest sequence at the
+      // record's batch; for an OOM, the largest micro-batch at the record's length.
       if (b.max_context) {
-        const auto ctx = predicted_max_context(*b.request);
+        const auto ctx = plan::train_max_seq_len(*b.request, DataRoot{source_dir()}).value;
         r.predicted = "max context " + std::to_string(ctx);
         r.right_side = ctx <= *b.max_context;
       } else {
         const auto plan = train::plan_training(*b.request, DataRoot{source_dir()});
-        r.predicted = (plan.fits ? "fits, " : "OOM, ") + f2(plan.peak_allocated.gib()) + " of " + f2(plan.capacity.gib()) + " GiB";
-        r.right_side = !plan.fits;
+        const auto batch = plan::train_max_micro_batch(*b.request, DataRoot{source_dir()}).value;
+        r.predicted = (plan.fits ? "fits, " : "OOM, ") + f2(plan.peak_allocated.gib()) + " of " + f2(plan.capacity.gib()) +
+                      " GiB; max micro-batch " + std::to_string(batch);
+        r.right_side = batch < b.request->micro_batch;
       }
     }
     out.push_back(r);

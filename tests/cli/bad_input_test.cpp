@@ -211,6 +211,12 @@ std::vector<Row> rows() {
           "vramplan plan: the argument ('1e400') for option '--context' is invalid (see 'vramplan plan --help')"},
       Row{"--context NaN", plan_8b({"--context", "NaN"}), {}, 2,
           "vramplan plan: the argument ('NaN') for option '--context' is invalid (see 'vramplan plan --help')"},
+      Row{"sweep --mode train without a run length", {"sweep", "--mode", "train", "--model", "llama-3.2-1b", "--gpu", "h100-sxm-80"}, {}, 2,
+          "sweep --mode train ranks layouts by the cost of a run: give --tokens N or --epochs E --dataset-tokens N"},
+      Row{"train --global-batch disagreeing with --grad-accum",
+          {"train", "--model", "llama-3.2-1b", "--gpu", "rtx-4090", "--global-batch", "8", "--grad-accum", "3"}, {}, 2,
+          "--grad-accum 3 and --global-batch 8 disagree (global batch = micro-batch 1 x accumulation 8 x data-parallel 1 = 8 "
+          "sequences): give one of them"},
       Row{"--batch 0", plan_8b({"--batch", "0"}), {}, 2, "--batch: must be in 1..1048576, got 0"},
       Row{"--batch -3", plan_8b({"--batch", "-3"}), {}, 2, "--batch: must be in 1..1048576, got a negative number"},
       Row{"--gpu-memory-utilization 0", plan_8b({"--gpu-memory-utilization", "0"}), {}, 2, "--gpu-memory-utilization must be in (0, 1]"},

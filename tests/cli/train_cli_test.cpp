@@ -128,3 +128,65 @@ TEST(TrainCli, RefusesBadRunLengths) {
 
 }  // namespace
 }  // namespace vramplan::test
+
+namespace vramplan::test {
+namespace {
+
+// The limits object: valid against the schema, each limit on its boundary (limit fits, limit + 1
+// does not, checked with `train` itself), and --global-batch's accumulation.
+TEST(TrainCli, LimitsSitOnTheirBoundaries) {
+  // LoRA on Llama-3.2-1B, 24 GB card; the shape given per call.
+  auto with = [&](const std::string& micro, const std::string& seq, const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> a = {"train", "--model", "llama-3.2-1b", "--gpu", "rtx-4090", "--method", "lora",
+                                  "--micro-batch", micro, "--seq-len", seq, "--format", "json"};
+    a.insert(a.end(), extra.begin(), extra.end());
+    const auto r = run_cli(a);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out);
+  };
+  const auto j = with("2", "2048");
+  const auto schema = nlohmann::json::parse(read_text(source_dir() / "docs/schemas/train.schema.json"));
+  const auto bad = schema_violations(j, schema);
+  EXPECT_TRUE(bad.empty()) << bad.front();
+  const auto& l = j["limits"];
+  EXPECT_TRUE(l["grad_accum"].is_null());
+  const auto mb = l["max_micro_batch"]["value"].get<std::uint64_t>();
+  ASSERT_GT(mb, 0u);
+  EXPECT_TRUE(with(std::to_string(mb), "2048")["fits"].get<bool>());
+  EXPECT_FALSE(with(std::to_string(mb + 1), "2048")["fits"].get<bool>());
+  const auto seq = l["max_seq_len"]["value"].get<std::uint64_t>();
+  ASSERT_FALSE(l["max_seq_len"]["capped"].get<bool>());
+  EXPECT_TRUE(with("2", std::to_string(seq))["fits"].get<bool>());
+  EXPECT_FALSE(with("2", std::to_string(seq + 1))["fits"].get<bool>());
+  // 100 sequences at micro-batch 2 on one GPU: 50 steps, no rounding; the plan uses them.
+  const auto g = with("2", "2048", {"--global-batch", "100"});
+  EXPECT_TRUE(schema_violations(g, schema).empty());
+  EXPECT_EQ(g["limits"]["grad_accum"]["steps"], 50);
+  EXPECT_FALSE(g["limits"]["grad_accum"]["rounded"].get<bool>());
+  EXPECT_EQ(g["setup"]["grad_accum"], 50);
+  // 101: ceil(101 / 2) = 51 steps, 102 sequences.
+  const auto odd = with("2", "2048", {"--global-batch", "101"});
+  EXPECT_EQ(odd["limits"]["grad_accum"]["effective_global_batch"], 102);
+  EXPECT_TRUE(odd["limits"]["grad_accum"]["rounded"].get<bool>());
+  EXPECT_EQ(odd["limits"]["min_gpus"]["gpus"], 1);
+}
+
+TEST(TrainCli, MinGpusNamesWhatDoesNotShard) {
+  // 70B full fine-tuning at 8 x 8192 tokens without recomputation: the activations alone exceed
+  // an H100, so no FSDP size helps.
+  const auto r = run_cli({"train", "--model", "llama-3.1-70b", "--gpu", "h100-sxm-80", "--sharding", "fsdp", "--gpus", "8",
+                          "--micro-batch", "8", "--seq-len", "8192", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto m = nlohmann::json::parse(r.out)["limits"]["min_gpus"];
+  EXPECT_TRUE(m["gpus"].is_null());
+  EXPECT_NE(m["why_none"].get<std::string>().find("activations"), std::string::npos) << m["why_none"];
+  const auto text = run_cli({"train", "--model", "llama-3.1-70b", "--gpu", "h100-sxm-80", "--sharding", "fsdp", "--gpus", "8",
+                             "--grad-checkpointing", "full", "--seq-len", "4096"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  for (const char* s : {"Limits (", "max micro-batch at 4,096 tokens", "max sequence length at micro-batch 1",
+                        "min GPUs with sharding zero3: "})
+    EXPECT_NE(text.out.find(s), std::string::npos) << s << "\n" << text.out;
+}
+
+}  // namespace
+}  // namespace vramplan::test

@@ -249,7 +249,7 @@ std::vector<Row> rows() {
           "<dir>/t.json: /tenants/0/model: required field is missing"},
       Row{"reconcile: log of an unknown format", {"reconcile", "--log", "<dir>/x.log"},
           {{"x.log", "\nStarting server on port 8080\n"}}, 7,
-          "<dir>/x.log:2: not a line of a vLLM or llama.cpp start-up log (the formats reconcile reads): 'Starting server on port 8080'"},
+          "<dir>/x.log:2: not a line of a vLLM, SGLang or llama.cpp start-up log (the formats reconcile reads): 'Starting server on port 8080'"},
       Row{"reconcile: vLLM log without start-up figures", {"reconcile", "--log", "<dir>/x.log"},
           {{"x.log", "INFO 04-22 00:03:36 [config/model.py:549] Resolved architecture: LlamaForCausalLM\n"}}, 7,
           "<dir>/x.log: no recognised start-up lines (vLLM log lines, but none of 'Model loading took', 'Memory profiling "

@@ -47,9 +47,10 @@ TEST(ReconcileLogs, EverySglangRecordReconcilesWithinItsTargets) {
   for (const auto& rec : records) {
     SCOPED_TRACE(rec.id);
     const auto& j = rec.j;
-    // The logs print neither the version nor the card; a catalogue id for the model only where the
-    // HF id maps to one (meta-llama/Meta-Llama-3.1-8B-Instruct); the others are local paths.
-    const bool catalogue_model = j.at("model") == "meta-llama/Meta-Llama-3.1-8B-Instruct";
+    // The logs print neither the version nor the card. The model: the log's own where its
+    // server_args name an HF id of the catalogue (meta-llama/Meta-Llama-3.1-8B-Instruct); the
+    // others name a local path or no model at all: --model, the record's config.
+    const bool catalogue_model = rec.id == "docs-llama31-8b-h100-tp1";
     const auto r = reconcile_record_log("logs/sglang/" + rec.id + ".log",
                                         catalogue_model ? std::nullopt : std::optional(j.at("config").get<std::string>()),
                                         j.at("gpu"), "sglang@" + j.at("sglang_version").get<std::string>());
@@ -133,8 +134,9 @@ TEST(ReconcileLogs, EveryVllmLegacyRecordReconcilesWithinItsTargets) {
 // The record without a command line (excluded from the KV target for that reason) still
 // reconciles, on the figure its exclusion keeps: the weights.
 TEST(ReconcileLogs, ExcludedVllmRecordReconcilesItsWeights) {
-  const auto r = reconcile_record_log("logs/vllm/gh-vllm-pr17122-llama31-8b-l40s.log", std::nullopt, "l40s", "vllm@0.8.5");
-  EXPECT_EQ(r.request.model, "llama-3.1-8b-instruct");
+  // The PR quotes no command line: the model is the PR's own statement (Llama-3.1-8B-Instruct).
+  const auto r = reconcile_record_log("logs/vllm/gh-vllm-pr17122-llama31-8b-l40s.log", "llama-3.1-8b-instruct", "l40s",
+                                      "vllm@0.8.5");
   EXPECT_EQ(r.request.args.at("max-model-len"), "32768");  // "Maximum concurrency for 32,768 tokens per request"
   const auto* w = reconciled_row(r, "weights");
   ASSERT_NE(w, nullptr);

@@ -278,6 +278,13 @@ void vllm_read_line(std::string_view line, std::size_t number, EngineLog& out) {
       const std::string_view rest = m.substr(u + util_key.size());
       vllm_set_arg(out, "gpu-memory-utilization", std::string(rest.substr(0, rest.find(','))));
     }
+  } else if (const auto g = m.find("num_gpu_blocks is: "); g != std::string_view::npos) {
+    // v1/metrics/loggers.py log_engine_initialized: "vllm cache_config_info with initialization
+    // after num_gpu_blocks is: %d".
+    const auto blocks = vllm_count(m.substr(g + 19));
+    if (!blocks) vllm_bad_figure(out, number, "num_gpu_blocks", m.substr(g + 19));
+    if (!out.gpu_blocks) out.gpu_blocks_line = number;
+    vllm_keep_first(out.gpu_blocks, *blocks, out);
   } else if (m.starts_with("non-default args: ")) {
     vllm_read_arg_dict(m, '{', '}', ": ", out);
     ++out.recognised;

@@ -84,10 +84,13 @@ constexpr const char* kExtraNotes =
     "rope cos/sin table (10,485,760 positions x 128 x 2 B) is part of the logged 53.12 GiB. KV: vLLM's hybrid "
     "allocator puts the 12 global NoPE layers in one group and the 36 chunked-local (8192) layers in 3 groups of "
     "12; 91,495 blocks // 4 groups x 16 = 365,968 tokens, as logged, and the 196,608 B block divides the logged "
-    "pool into the logged block count to within its 0.005 GiB print rounding. The remaining +1.45 % KV error is the activation peak (3.02 vs 3.19 GiB: the profile run also "
+    "pool into the logged block count to within its 0.005 GiB print rounding. The profile run also "
     "encodes dummy images through the vision encoder and keeps them and their embeddings during the text "
-    "forward, as for Gemma-3; Llama-4's tokens per image depend on the preprocessor's max_patches tiles, which "
-    "config.json lacks, so it is not modelled) and non-torch memory (2.10 vs 2.17 GiB). "
+    "forward, as for Gemma-3: Llama-4's largest image is max_patches (16, the published preprocessor_config.json; "
+    "config.json lacks it) tiles plus the global tile, 17 x 144 = 2448 embeddings (mllama4.py "
+    "Mllama4ProcessingInfo), so N = 8192 // 2448 = 3 images of 17 x 3 x 336 x 336 pixel values: +0.10 GiB, "
+    "activation 3.02 -> 3.12 GiB (logged 3.19), KV +1.45 -> +0.84 %. The rest of the KV error is that 0.07 GiB of "
+    "activation and non-torch memory (2.10 vs 2.17 GiB). "
     "FULL_AND_PIECEWISE falls back to PIECEWISE for the chunked-local attention backend; 51 piecewise captures "
     "give 1.15 vs 1.13 GiB.\n"
     "- Llama-3.3-70B FP8-dynamic TP4: the TP4 twin of the shared TP2 record; weights within 0.01 %, KV GiB and tokens within "
@@ -244,7 +247,13 @@ std::string planner_doc() {
         "budget, so this estimate does not change the KV figures. 0.11 records log the net change during capture, not "
         "the pool (not compared).\n"
      << "- Non-torch memory is an observed figure per configuration class (see docs/engines.md item 4 for what is "
-        "known of the mechanism).\n\n";
+        "known of the mechanism).\n"
+     << "- Mistral-Small-3.2 (llmd-doc-v011-mistral-small-32-24b, excluded below from the KV targets): with the Pixtral "
+        "encoder, patch merger and projector counted (model/vision_pixtral.cpp, 438,958,080 parameters) the weights "
+        "are 44.76 planned vs 44.76 GiB logged (43.91 GiB, -1.9 %, with the text model alone); KV bytes per token "
+        "163,840 as the log's 1,444 blocks of 128 tokens imply. Its KV pool is 25.36 planned vs 28.2 GiB: the whole "
+        "gap is the activation peak (4.97 planned vs 2.12 logged); with the logged peak the pool is 28.21 GiB "
+        "(tests/accuracy/vllm_multimodal_accuracy_test.cpp).\n\n";
   md << "## Excluded records\n\n| record | reason |\n|---|---|\n";
   for (const auto& [id, reason] : set.excluded) md << "| " << id << " | " << reason << " |\n";
   render_extra(md);

@@ -22,7 +22,7 @@ namespace {
 // SGLang's fitted terms on NVIDIA GPUs (microseconds): moe_layer_us, prompt_moe_layer_us and
 // block_fp8_gemm_us.nvidia.
 struct SglangTerms {
-  double moe = 0, prompt = 0, block_nvidia = 0;
+  double moe = 0, prompt = 0, block_nvidia = 0, prompt_block_nvidia = 0;
 };
 
 // A data folder equal to the shipped one except for SGLang's fitted terms.
@@ -44,20 +44,23 @@ class FitDataRoot {
     e["moe_layer_us"] = point(t.moe);
     e["prompt_moe_layer_us"] = point(t.prompt);
     e["block_fp8_gemm_us"]["nvidia"] = point(t.block_nvidia);
+    e["prompt_block_fp8_gemm_us"]["nvidia"] = point(t.prompt_block_nvidia);
     return write(d);
   }
-  DataRoot with_amd_block_fp8(double gemm_us) const {
+  // `key` = block_fp8_gemm_us or prompt_block_fp8_gemm_us.
+  DataRoot with_amd_block_fp8(const char* key, double gemm_us) const {
     nlohmann::json d = defaults_;
-    d["step_overhead"]["engines"]["sglang"]["block_fp8_gemm_us"]["amd"] = point(gemm_us);
+    d["step_overhead"]["engines"]["sglang"][key]["amd"] = point(gemm_us);
     return write(d);
   }
   SglangTerms shipped() const {
     const auto& e = defaults_["step_overhead"]["engines"]["sglang"];
     return {e["moe_layer_us"]["expected"].get<double>(), e["prompt_moe_layer_us"]["expected"].get<double>(),
-            e["block_fp8_gemm_us"]["nvidia"]["expected"].get<double>()};
+            e["block_fp8_gemm_us"]["nvidia"]["expected"].get<double>(),
+            e["prompt_block_fp8_gemm_us"]["nvidia"]["expected"].get<double>()};
   }
-  double shipped_amd_block_fp8() const {
-    return defaults_["step_overhead"]["engines"]["sglang"]["block_fp8_gemm_us"]["amd"]["expected"].get<double>();
+  double shipped_amd_block_fp8(const char* key) const {
+    return defaults_["step_overhead"]["engines"]["sglang"][key]["amd"]["expected"].get<double>();
   }
 
  private:
@@ -109,7 +112,7 @@ TEST(SimAccuracy, SglangMoeOverheadIsTheFittedValue) {
   // Decode: the MoE-layer term and the block-scaled FP8 GEMM term together (DeepSeek-R1 has both
   // MoE layers and FP8-block weights, Qwen3-235B MoE layers only: the two models separate them),
   // by coordinate descent from zero until neither moves.
-  SglangTerms t{0, shipped.prompt, 0};
+  SglangTerms t{0, shipped.prompt, 0, shipped.prompt_block_nvidia};
   for (int round = 0; round < 10; ++round) {
     const SglangTerms before = t;
     t.moe = argmin(grid(5, 60), [&](double v) {
@@ -124,12 +127,27 @@ TEST(SimAccuracy, SglangMoeOverheadIsTheFittedValue) {
     });
     if (t.moe == before.moe && t.block_nvidia == before.block_nvidia) break;
   }
-  // Prompts: a one-user run's TTFT has no decode step in it, so its term is fitted alone.
-  const double fitted_prompt = argmin(grid(50, 3000), [&](double v) {
-    SglangTerms u = shipped;
-    u.prompt = v;
-    return squared_log_error(data.with(u), "TTFT p50");
-  });
+  // Prompts: a one-user run's TTFT has no decode step in it, so its terms are fitted apart, in
+  // the same way: the prompt MoE term and the prompt block-FP8 term together.
+  SglangTerms p{shipped.moe, 0, shipped.block_nvidia, 0};
+  for (int round = 0; round < 10; ++round) {
+    const SglangTerms before = p;
+    p.prompt = argmin(grid(50, 2000), [&](double v) {
+      SglangTerms u = p;
+      u.prompt = v;
+      return squared_log_error(data.with(u), "TTFT p50");
+    });
+    p.prompt_block_nvidia = argmin(grid(10, 300), [&](double v) {
+      SglangTerms u = p;
+      u.prompt_block_nvidia = v;
+      return squared_log_error(data.with(u), "TTFT p50");
+    });
+    if (p.prompt == before.prompt && p.prompt_block_nvidia == before.prompt_block_nvidia) break;
+  }
+  const double fitted_prompt = p.prompt;
+  RecordProperty("fitted_prompt_block_fp8_gemm_us_nvidia", std::to_string(p.prompt_block_nvidia));
+  EXPECT_EQ(shipped.prompt_block_nvidia, p.prompt_block_nvidia)
+      << "data/perf_defaults.json sglang prompt_block_fp8_gemm_us.nvidia is not the fit on its stated records";
   RecordProperty("fitted_moe_layer_us", std::to_string(t.moe));
   RecordProperty("fitted_block_fp8_gemm_us_nvidia", std::to_string(t.block_nvidia));
   RecordProperty("fitted_prompt_moe_layer_us", std::to_string(fitted_prompt));
@@ -145,12 +163,20 @@ TEST(SimAccuracy, SglangMoeOverheadIsTheFittedValue) {
 // parameter for both models, on a 1 us grid.
 TEST(SimAccuracy, SglangAmdBlockFp8OverheadIsTheFittedValue) {
   const FitDataRoot data;
+  const auto& runs = sglang_amd_block_fp8_fit_records();
   const double fitted = argmin(grid(1, 100), [&](double v) {
-    return squared_log_error(data.with_amd_block_fp8(v), "TPOT p50", sglang_amd_block_fp8_fit_records());
+    return squared_log_error(data.with_amd_block_fp8("block_fp8_gemm_us", v), "TPOT p50", runs);
+  });
+  // In a forward with prompt tokens (outside SGLang's CUDA graphs): the median TTFT, 10 us grid.
+  const double fitted_prompt = argmin(grid(10, 1000), [&](double v) {
+    return squared_log_error(data.with_amd_block_fp8("prompt_block_fp8_gemm_us", v), "TTFT p50", runs);
   });
   RecordProperty("fitted_block_fp8_gemm_us_amd", std::to_string(fitted));
-  EXPECT_EQ(data.shipped_amd_block_fp8(), fitted)
+  RecordProperty("fitted_prompt_block_fp8_gemm_us_amd", std::to_string(fitted_prompt));
+  EXPECT_EQ(data.shipped_amd_block_fp8("block_fp8_gemm_us"), fitted)
       << "data/perf_defaults.json sglang block_fp8_gemm_us.amd is not the fit on its stated records";
+  EXPECT_EQ(data.shipped_amd_block_fp8("prompt_block_fp8_gemm_us"), fitted_prompt)
+      << "data/perf_defaults.json sglang prompt_block_fp8_gemm_us.amd is not the fit on its stated records";
 }
 
 }  // namespace

@@ -174,7 +174,7 @@ TEST(CheckCli, Llama70bOnTwoH100sAt8kIsMarginalNotRefused) {
   // vLLM starts this (the llm-d 70-72B-on-H100-SXM5 case: its pool holds ~9.7k tokens); it used to be
   // DOES NOT FIT for a default 10 % headroom on top of vLLM's own 90 %. One 8192-token sequence
   // (1.25 GiB at 163,840 B/token) fits the expected 1.5 GiB pool, not the pool left on the upper
-  // bounds of the non-KV components (weights +0.13, activation +0.17, non-torch +0.11 GiB).
+  // bounds of the non-KV components (weights +0.13, activation +0.10, non-torch +0.11 GiB).
   const std::vector<std::string> base = {"check", "--model", models().llama70b, "--gpu", "h100-sxm-80", "-tp", "2",
                                          "--max-model-len", "8192"};
   const auto r = run_cli(base);

@@ -33,8 +33,15 @@ nlohmann::json with_class_defaults(const nlohmann::json& config, const hf::Famil
   if (family.class_defaults.empty()) return config;
   nlohmann::json out = config;
   auto& text = out.contains("text_config") && out["text_config"].is_object() ? out["text_config"] : out;
-  for (const auto& [key, value] : family.class_defaults.items())
+  for (const auto& [key, value] : family.class_defaults.items()) {
+    if (key == "vision_config") continue;
     if (!text.contains(key) || text[key].is_null()) text[key] = value;
+  }
+  // Vision-config class defaults (a "vision_config" object in class_defaults) fill the file's
+  // vision_config when it has one; they never create it.
+  if (family.class_defaults.contains("vision_config") && out.contains("vision_config") && out["vision_config"].is_object())
+    for (const auto& [key, value] : family.class_defaults["vision_config"].items())
+      if (!out["vision_config"].contains(key) || out["vision_config"][key].is_null()) out["vision_config"][key] = value;
   return out;
 }
 

@@ -113,11 +113,22 @@ nlohmann::json gemma3_text_defaults() {
 // Falcon-40B) carry no max_position_embeddings; transformers (and vLLM, which loads them as
 // FalconConfig) fill it from the class default, 2048:
 // https://github.com/huggingface/transformers/blob/main/src/transformers/models/falcon/configuration_falcon.py
+// transformers class defaults for the keys mistral-community/pixtral-12b's config.json omits:
+// MistralConfig / LlamaConfig num_attention_heads 32 (models/mistral/configuration_mistral.py) and
+// PixtralVisionConfig (models/pixtral/configuration_pixtral.py): hidden_size 1024,
+// intermediate_size 4096, num_hidden_layers 24, num_channels 3, image_size 1024, patch_size 16.
+nlohmann::json llava_defaults() {
+  return {{"num_attention_heads", 32},
+          {"vision_config",
+           {{"hidden_size", 1024}, {"intermediate_size", 4096}, {"num_hidden_layers", 24},
+            {"num_channels", 3}, {"image_size", 1024}, {"patch_size", 16}}}};
+}
+
 nlohmann::json falcon_defaults() { return {{"max_position_embeddings", 2048}}; }
 
 std::vector<Family> make_families() {
   std::vector<Family> f;
-  f.reserve(40);  // `add` hands out pointers into f
+  f.reserve(48);  // `add` hands out pointers into f
   auto add = [&](std::string_view name, std::vector<std::string_view> archs, bool tied,
                  DecoderLayout layout, BuildFn build = nullptr) {
     Family fam;
@@ -132,7 +143,15 @@ std::vector<Family> make_families() {
   add("llama", {"LlamaForCausalLM"}, false, llama_layout());
   add("granite", {"GraniteForCausalLM"}, false, llama_layout());
   add("mistral", {"MistralForCausalLM"}, false, DecoderLayout{});
-  add("mistral3", {"Mistral3ForConditionalGeneration"}, false, multimodal_text(DecoderLayout{}));
+  add("mistral3", {"Mistral3ForConditionalGeneration"}, false, multimodal_text(DecoderLayout{}))
+      ->vision_tower = add_mistral3_vision_tower;
+  // Pixtral-12B in HF format (mistral-community/pixtral-12b); other LLaVA towers are listed as
+  // exclusions by the tower builder.
+  auto* llava = add("llava", {"LlavaForConditionalGeneration"}, false, multimodal_text(llama_layout()));
+  llava->vision_tower = add_llava_pixtral_vision_tower;
+  llava->class_defaults = llava_defaults();
+  add("mllama", {"MllamaForConditionalGeneration"}, false, DecoderLayout{}, build_mllama)
+      ->vision_tower = add_mllama_vision_tower;
   add("mixtral", {"MixtralForCausalLM"}, false, [] {
     DecoderLayout l;
     l.moe = Moe::Mixtral;
@@ -142,6 +161,15 @@ std::vector<Family> make_families() {
   add("qwen2_moe", {"Qwen2MoeForCausalLM"}, false, qwen2_layout(Moe::QwenMoe));
   add("qwen3", {"Qwen3ForCausalLM"}, false, qwen3_layout(Moe::None));
   add("qwen3_moe", {"Qwen3MoeForCausalLM"}, false, qwen3_layout(Moe::QwenMoe));
+  // Qwen2.5-VL checkpoints keep the text model at the top ("model.", "lm_head"); Qwen3-VL under
+  // "model.language_model." (its text_config), the vision tower under "visual." / "model.visual.".
+  add("qwen2_5_vl", {"Qwen2_5_VLForConditionalGeneration"}, false, qwen2_layout(Moe::None))
+      ->vision_tower = add_qwen2_5_vision_tower;
+  add("qwen3_vl", {"Qwen3VLForConditionalGeneration"}, false, [] {
+    DecoderLayout l = qwen3_layout(Moe::None);
+    l.model_prefix = "model.language_model.";
+    return l;
+  }())->vision_tower = add_qwen3_vision_tower;
   add("gemma", {"GemmaForCausalLM"}, true, gemma_layout(Pattern::SlidingIfConfigured, false, "model.", "lm_head"));
   add("gemma2", {"Gemma2ForCausalLM"}, true, gemma_layout(Pattern::Gemma2Alternate, false, "model.", "lm_head"));
   add("gemma3", {"Gemma3ForCausalLM"}, true,

@@ -123,5 +123,14 @@ VisionDims read_vision_dims(const JsonView& vision_config);
 void add_siglip_vision_tower(const ConfigView& config, ModelSpec& spec);
 //! Adds the Llama-4 vision encoder, pixel-shuffle adapter and projector (vision_llama4.cpp).
 void add_llama4_vision_tower(const ConfigView& config, ModelSpec& spec);
+//! Pixtral encoder + Mistral3 projector (patch merger) / LLaVA projector (vision_pixtral.cpp).
+void add_mistral3_vision_tower(const ConfigView& config, ModelSpec& spec);
+void add_llava_pixtral_vision_tower(const ConfigView& config, ModelSpec& spec);
+//! Qwen2.5-VL / Qwen3-VL vision transformer + mergers (vision_qwen.cpp).
+void add_qwen2_5_vision_tower(const ConfigView& config, ModelSpec& spec);
+void add_qwen3_vision_tower(const ConfigView& config, ModelSpec& spec);
+//! Llama-3.2-Vision: text with cross-attention layers, tiled ViT + projector (family_mllama.cpp).
+void build_mllama(const ConfigView& config, const Family& family, ModelSpec& spec);
+void add_mllama_vision_tower(const ConfigView& config, ModelSpec& spec);
 
 }  // namespace vramplan::hf

@@ -1,6 +1,6 @@
 // HF tensor name -> role. Matching is on the module path inside a decoder layer after two
 // normalisations: container aliases are folded (block_sparse_moe./feed_forward. -> mlp.,
-// self_attention. -> self_attn.) and an expert index becomes '*'; quantization companions
+// self_attention. / Mllama's cross_attn. -> self_attn.) and an expert index becomes '*'; quantization companions
 // (qweight, scales, weight_scale_inv, MXFP4 _blocks, ...) map to the role of their weight.
 #include "vramplan/model/hf_names.hpp"
 
@@ -44,7 +44,7 @@ constexpr std::array<NameRole, 20> kGlobal{{
 }};
 
 // Module paths inside one decoder layer (after normalisation).
-constexpr std::array<NameRole, 80> kLayer{{
+constexpr std::array<NameRole, 82> kLayer{{
     {"self_attn.q_proj", R::AttnQ},
     {"self_attn.k_proj", R::AttnK},
     {"self_attn.v_proj", R::AttnV},
@@ -99,6 +99,10 @@ constexpr std::array<NameRole, 80> kLayer{{
     {"mlp.shared_experts.up_proj", R::FfnUpShexp},
     {"mlp.shared_experts.down_proj", R::FfnDownShexp},
     {"mlp.shared_expert_gate", R::FfnGateInpShexp},
+    // Mllama cross-attention layers: the scalar tanh gates (family_mllama.cpp); their
+    // cross_attn.* projections fold onto self_attn.* below.
+    {"cross_attn_attn_gate", R::AttnNorm},
+    {"cross_attn_mlp_gate", R::FfnNorm},
     // Encoders: BERT / RoBERTa / DeBERTa-v2 post-norm layers, ModernBERT, NomicBERT.
     {"attention.self.query", R::AttnQ},
     {"attention.self.key", R::AttnK},
@@ -185,7 +189,8 @@ std::string normalise_module(std::string_view rel) {
   std::string s(rel);
   for (auto [from, to] : {std::pair<std::string_view, std::string_view>{"block_sparse_moe.", "mlp."},
                           {"feed_forward.", "mlp."},
-                          {"self_attention.", "self_attn."}})
+                          {"self_attention.", "self_attn."},
+                          {"cross_attn.", "self_attn."}})
     if (starts_with(s, from)) s = std::string(to) + s.substr(from.size());
   // experts.<n>. -> experts.*.
   if (const auto at = s.find("experts."); at != std::string::npos) {

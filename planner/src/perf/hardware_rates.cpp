@@ -105,12 +105,18 @@ PerfHardware perf_hardware_from(const DatasheetFigures& sheet,
     basis += " + per MoE layer (" + std::string(o.moe_fitted ? "fitted" : "not fitted") + ") " +
              fmt(o.per_moe_layer_s.expected * 1e6) + " us in a decode step, " +
              fmt(o.prompt_per_moe_layer_s.expected * 1e6) + " us in a step with prompt tokens";
-  if (auto it = o.block_fp8_gemm_s.find(sheet.vendor); it != o.block_fp8_gemm_s.end()) {
-    set_overhead(&HardwareRates::block_fp8_gemm_overhead_s, it->second);
-    basis += " + per block-scaled FP8 GEMM on " + sheet.vendor + " (" +
-             (o.block_fp8_fitted ? "fitted" : "not fitted") + ") " + fmt(it->second.expected * 1e6) + " us [" +
-             fmt(it->second.min * 1e6) + "-" + fmt(it->second.max * 1e6) + "]";
-  }
+  const auto decode_fp8 = o.block_fp8_gemm_s.find(sheet.vendor);
+  const auto prompt_fp8 = o.prompt_block_fp8_gemm_s.find(sheet.vendor);
+  const DefaultRange none{};
+  const DefaultRange& d_fp8 = decode_fp8 != o.block_fp8_gemm_s.end() ? decode_fp8->second : none;
+  const DefaultRange& p_fp8 = prompt_fp8 != o.prompt_block_fp8_gemm_s.end() ? prompt_fp8->second : none;
+  set_overhead(&HardwareRates::block_fp8_gemm_overhead_s, d_fp8);
+  set_overhead(&HardwareRates::prompt_block_fp8_gemm_overhead_s, p_fp8);
+  if (d_fp8.expected > 0 || p_fp8.expected > 0)
+    basis += " + per block-scaled FP8 GEMM on " + sheet.vendor + " (" + (o.block_fp8_fitted ? "fitted" : "not fitted") +
+             ") " + fmt(d_fp8.expected * 1e6) + " us [" + fmt(d_fp8.min * 1e6) + "-" + fmt(d_fp8.max * 1e6) +
+             "] in a decode step, " + fmt(p_fp8.expected * 1e6) + " us [" + fmt(p_fp8.min * 1e6) + "-" +
+             fmt(p_fp8.max * 1e6) + "] in a step with prompt tokens";
 
   // Overlap: the slow end hides the least (the larger of the two bounds' sum), the fast end the most.
   exp.memory_compute_overlap = d.memory_compute_overlap.expected;

@@ -50,11 +50,13 @@ StepOverheadDefaults read_step_overhead(const JsonView& engine) {
       *range = read_nonnegative(*p, 1e-6, kNoUpper);
       s.moe_fitted = s.moe_fitted || p->opt_bool("fitted").value_or(false);
     }
-  if (auto b = engine.get("block_fp8_gemm_us"))
-    for (const auto& [vendor, range] : b->members()) {
-      s.block_fp8_gemm_s.emplace(vendor, read_nonnegative(range, 1e-6, kNoUpper));
-      s.block_fp8_fitted = s.block_fp8_fitted || range.opt_bool("fitted").value_or(false);
-    }
+  for (auto [key, by_vendor] : {std::pair{"block_fp8_gemm_us", &s.block_fp8_gemm_s},
+                                 std::pair{"prompt_block_fp8_gemm_us", &s.prompt_block_fp8_gemm_s}})
+    if (auto b = engine.get(key))
+      for (const auto& [vendor, range] : b->members()) {
+        by_vendor->emplace(vendor, read_nonnegative(range, 1e-6, kNoUpper));
+        s.block_fp8_fitted = s.block_fp8_fitted || range.opt_bool("fitted").value_or(false);
+      }
   if (!engine.get("sources")) engine.fail("every default needs its sources");
   return s;
 }

@@ -84,8 +84,9 @@ StepBreakdown finish_step(const PerfModelShape& shape, const HardwareRates& r, d
   // outside the engine's CUDA graphs; block-scaled FP8 GEMMs may cost an extra fixed time per
   // launch on some kernel stacks (docs/performance.md §4).
   const double per_moe = has_prompt ? r.prompt_moe_layer_overhead_s : r.moe_layer_overhead_s;
+  const double per_fp8_gemm = has_prompt ? r.prompt_block_fp8_gemm_overhead_s : r.block_fp8_gemm_overhead_s;
   s.overhead_s = r.step_overhead_s + shape.layers * r.layer_overhead_s + shape.moe_layers * per_moe +
-                 shape.block_fp8_gemms * r.block_fp8_gemm_overhead_s;
+                 shape.block_fp8_gemms * per_fp8_gemm;
   return s;
 }
 

@@ -2,7 +2,6 @@
 #include "vramplan/plan/train_limits.hpp"
 
 #include <algorithm>
-#include <functional>
 
 #include "vramplan/core/error.hpp"
 #include "vramplan/memory/component.hpp"
@@ -14,8 +13,15 @@ namespace {
 
 // The limit search of plan/limits.cpp with a training probe: largest_fitting over `make(v)`, then
 // the reason at value + 1 (or at 1 when nothing fits).
-LimitResult search_training(std::uint64_t cap, const std::function<train::TrainRequest(std::uint64_t)>& make,
-                            const DataRoot& root) {
+// The largest value of the request's `field` (micro_batch, seq_len) in 1..cap that fits, and
+// what breaks one above it.
+LimitResult search_training(std::uint64_t cap, const train::TrainRequest& request,
+                            std::uint64_t train::TrainRequest::*field, const DataRoot& root) {
+  const auto make = [&](std::uint64_t v) {
+    train::TrainRequest q = request;
+    q.*field = v;
+    return q;
+  };
   LimitResult r;
   r.value = largest_fitting(cap, [&](std::uint64_t v) { return train_fits(make(v), root, nullptr); }, r.probes);
   r.capped = r.value == cap && cap > 0;
@@ -70,14 +76,7 @@ bool train_fits(const train::TrainRequest& request, const DataRoot& root, std::s
 }
 
 LimitResult train_max_micro_batch(const train::TrainRequest& request, const DataRoot& root, std::uint64_t cap) {
-  LimitResult r = search_training(
-      cap,
-      [&](std::uint64_t b) {
-        train::TrainRequest q = request;
-        q.micro_batch = b;
-        return q;
-      },
-      root);
+  LimitResult r = search_training(cap, request, &train::TrainRequest::micro_batch, root);
   if (r.capped) r.cap_reason = "search limit " + std::to_string(cap);
   if (!r.breaks.empty()) r.breaks = "at micro-batch " + memory::grouped(r.value + 1) + ": " + r.breaks;
   return r;
@@ -87,14 +86,7 @@ LimitResult train_max_seq_len(const train::TrainRequest& request, const DataRoot
   const QuantCatalog quant = QuantCatalog::load(root.data_file("quant_formats.json"));
   const std::uint64_t model_max = load_model(request.model, root, quant).arch.max_position_embeddings;
   const std::uint64_t cap = model_max ? model_max : (1u << 24);
-  LimitResult r = search_training(
-      cap,
-      [&](std::uint64_t s) {
-        train::TrainRequest q = request;
-        q.seq_len = s;
-        return q;
-      },
-      root);
+  LimitResult r = search_training(cap, request, &train::TrainRequest::seq_len, root);
   if (r.capped)
     r.cap_reason = model_max ? "the model's max_position_embeddings (" + std::to_string(model_max) + ")"
                              : "search limit " + std::to_string(cap);

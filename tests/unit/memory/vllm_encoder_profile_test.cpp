@@ -41,12 +41,39 @@ TEST(VllmEncoderProfile, FewSequencesOrShortPromptsBoundTheItems) {
   EXPECT_DOUBLE_EQ(one.held_bytes, 6782976.0);
 }
 
-TEST(VllmEncoderProfile, NothingForTextModelsOrImagesTheConfigDoesNotSize) {
+TEST(VllmEncoderProfile, NothingForTextModels) {
   EXPECT_EQ(vllm_encoder_profile(arch("gemma-3-1b"), 8192, 1024, 8192, 2).held_bytes, 0.0);
-  // Llama-4's tiles per image (max_patches) are a preprocessor setting, not in config.json.
-  const auto scout = arch("llama-4-scout");
-  EXPECT_TRUE(scout.multimodal);
-  EXPECT_EQ(vllm_encoder_profile(scout, 8192, 1024, 8192, 2).items, 0u);
+}
+
+TEST(VllmEncoderProfile, Llama4TilesFromThePreprocessorMaxPatches) {
+  // max_patches 16 tiles + the global tile, 144 embeddings each: P = 2448; pixels 17 x 3 x 336^2 =
+  // 5,757,696. N = min(8192 // 2448, 1024 x min(999, 8192 // 2448)) = 3;
+  // held = 3 x (5,757,696 + 2448 x 5120) x 2 B = 109,748,736 B.
+  const auto p = vllm_encoder_profile(arch("llama-4-scout"), 8192, 1024, 8192, 2);
+  EXPECT_EQ(p.items, 3u);
+  EXPECT_DOUBLE_EQ(p.held_bytes, 109748736.0);
+}
+
+TEST(VllmEncoderProfile, QwenVlProfilesOneImageOfTheLargestArea) {
+  // Qwen2.5-VL-7B: P = 16384 > T = 8192, so the budget is raised to 16384 and N = 1 (vLLM logs
+  // "Encoder cache will be initialized with a budget of 16384 tokens, and profiled with 1 image
+  // items of the maximum feature size", github.com/vllm-project/vllm/issues/27706).
+  // held = (65536 x 1176 + 16384 x 3584) x 2 B = (77,070,336 + 58,720,256) x 2 = 271,581,184 B.
+  const auto q25 = vllm_encoder_profile(arch("qwen2.5-vl-7b"), 8192, 1024, 8192, 2);
+  EXPECT_EQ(q25.budget_tokens, 16384u);
+  EXPECT_EQ(q25.items, 1u);
+  EXPECT_DOUBLE_EQ(q25.held_bytes, 271581184.0);
+  // Qwen3-VL-8B: embeddings 4096 x (1 + 3 deepstack levels) wide:
+  // (65536 x 1536 + 16384 x 16384) x 2 B = (100,663,296 + 268,435,456) x 2 = 738,197,504 B.
+  EXPECT_DOUBLE_EQ(vllm_encoder_profile(arch("qwen3-vl-8b"), 8192, 1024, 8192, 2).held_bytes, 738197504.0);
+}
+
+TEST(VllmEncoderProfile, MistralSmallEncodesTwoFullSizeImages) {
+  // P = 55 x 55 = 3025 merged patches; N = min(8192 // 3025, 1024 x min(999, 16000 // 3025)) = 2;
+  // held = 2 x (3 x 1540^2 + 3025 x 5120) x 2 B = 2 x (7,114,800 + 15,488,000) x 2 = 90,411,200 B.
+  const auto p = vllm_encoder_profile(arch("mistral-small-3.1-24b"), 8192, 1024, 16000, 2);
+  EXPECT_EQ(p.items, 2u);
+  EXPECT_DOUBLE_EQ(p.held_bytes, 90411200.0);
 }
 
 }  // namespace

@@ -65,16 +65,27 @@ TEST(Families, FalconContextFromTheConfigClassDefault) {
   EXPECT_EQ(model_from_hf_config(c, "tiny.json").arch.max_position_embeddings, 4096u);
 }
 
-TEST(Families, Mistral3TextCountedVisionExcluded) {
+TEST(Families, Mistral3CountsItsPixtralTower) {
   nlohmann::json c = {{"architectures", {"Mistral3ForConditionalGeneration"}},
                       {"text_config", tiny("MistralForCausalLM")},
-                      {"vision_config", {{"model_type", "pixtral"}, {"hidden_size", 32}}}};
+                      {"vision_config", {{"model_type", "pixtral"}, {"hidden_size", 32}, {"intermediate_size", 64},
+                                         {"num_hidden_layers", 1}, {"patch_size", 4}, {"image_size", 16}}}};
   const auto spec = model_from_hf_config(c, "tiny.json");
-  EXPECT_EQ(count_params(spec).total, 16384u + (12288 + 24576 + 128) + 64 + 16384);
-  ASSERT_EQ(spec.exclusions.size(), 1u);
-  EXPECT_NE(spec.exclusions[0].find("pixtral"), std::string::npos);
+  // Pixtral (w 32): patch_conv 32·3·4·4 = 1536, ln_pre 32, one layer 32 + 4·32² + 32 + 3·32·64 = 10304;
+  // Mistral3 projector: norm 32, merger 32·(32·2²) = 4096, linear_1 64·32 = 2048, linear_2 64·64 = 4096.
+  const std::uint64_t vision = 1536 + 32 + 10304 + (32 + 4096 + 2048 + 4096);
+  const auto counts = count_params(spec);
+  EXPECT_EQ(counts.vision, vision);
+  EXPECT_EQ(counts.total, 16384u + (12288 + 24576 + 128) + 64 + 16384 + vision);
+  EXPECT_TRUE(spec.exclusions.empty());
   EXPECT_TRUE(spec.arch.multimodal);
+  EXPECT_EQ(spec.arch.mm_tokens_per_item, 4u);  // (16 / 4 / 2)^2 merged patches
   EXPECT_EQ(spec.tensors.front().name, "language_model.model.embed_tokens.weight");
+  EXPECT_EQ(spec.tensors.back().name, "multi_modal_projector.linear_2.weight");
+  // A vision_feature_layer of -2 builds one layer fewer (vLLM mistral3.py _get_num_hidden_layers).
+  c["vision_config"]["num_hidden_layers"] = 2;
+  c["vision_feature_layer"] = -2;
+  EXPECT_EQ(count_params(model_from_hf_config(c, "tiny.json")).vision, vision);
 }
 
 TEST(Families, Qwen2MoeSharedExpertAndSparseStep) {

@@ -60,6 +60,13 @@ TEST(BlockFp8Launches, EachLaunchAddsItsOverheadToEveryStep) {
   const StepBreakdown with = decode_step(s, r, 1, 100);
   EXPECT_NEAR(with.overhead_s - base.overhead_s, 1.52e-3, 1e-12);
   EXPECT_DOUBLE_EQ(with.kernels_s, base.kernels_s);
+  // A step with prompt tokens takes the prompt rate, not the decode one: with the prompt rate 0 it
+  // carries no such overhead, with 150 us it carries 40 x 150 us = 6 ms.
+  const PrefillChunk chunk[] = {{0, 64}};
+  const MixedStep prompt{0, 0, chunk};
+  const double without = mixed_step_seconds(s, r, prompt);
+  r.prompt_block_fp8_gemm_overhead_s = 150e-6;
+  EXPECT_NEAR(mixed_step_seconds(s, r, prompt) - without, 6e-3, 1e-12);
 }
 
 }  // namespace

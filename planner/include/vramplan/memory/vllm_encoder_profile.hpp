@@ -19,7 +19,10 @@
 //             (inputs are cast to the model dtype: InputProcessingContext.call_hf_processor
 //              maybe_cast_dtype; the embeddings are the projector output, P x h each)
 //
-// with P the embeddings per item. The encoder's own transient peak (before the text forward) is
+// with P the embeddings per item and h the width of one cached embedding (the text hidden size,
+// or ModelArch::mm_embedding_width: Qwen3-VL's deepstack levels widen it). Per family, P and the
+// pixel values of the largest dummy item come from the model builder (model/vision_*.cpp): the
+// processor's image_size_with_most_features as vLLM's <model>.py ProcessingInfo computes it. The encoder's own transient peak (before the text forward) is
 // not modelled: it is below the text-phase peak for the Gemma-3 records (32 SigLIP images of
 // 4096 patches: ~1 GiB per MLP intermediate), and the profile takes the larger of the two.
 #pragma once

@@ -159,6 +159,9 @@ struct ModelArch {
   //! does not fix it, e.g. Llama-4 whose tiles per image are a preprocessor setting).
   std::uint64_t mm_tokens_per_item = 0;        //!< embeddings one image yields (Gemma-3 mm_tokens_per_image)
   std::uint64_t mm_pixel_values_per_item = 0;  //!< pixel values of one image: channels x image_size^2
+  //! Width of one cached embedding; 0 means hidden_size. Qwen3-VL caches the merger output
+  //! concatenated with its deepstack levels: out_hidden_size x (1 + deepstack levels).
+  std::uint64_t mm_embedding_width = 0;
 };
 
 //! Where a ModelSpec came from, for every output that shows it.

@@ -27,9 +27,11 @@ struct StepOverheadDefaults {
   DefaultRange per_moe_layer_s{};
   DefaultRange prompt_per_moe_layer_s{};
   bool moe_fitted = false;  //!< the MoE terms are least-squares values ("fitted": true in them)
-  //! Extra seconds per GEMM launch on 2-D block-scaled FP8 weights, by GPU vendor (file:
-  //! block_fp8_gemm_us {"amd": range}); a vendor absent = 0.
+  //! Extra seconds per GEMM launch on 2-D block-scaled FP8 weights, by GPU vendor, in a decode-only
+  //! forward (file: block_fp8_gemm_us {"amd": range}) and in a forward with prompt tokens (file:
+  //! prompt_block_fp8_gemm_us); a vendor absent = 0.
   std::map<std::string, DefaultRange, std::less<>> block_fp8_gemm_s{};
+  std::map<std::string, DefaultRange, std::less<>> prompt_block_fp8_gemm_s{};
   bool block_fp8_fitted = false;
 };
 

@@ -47,6 +47,8 @@ struct HardwareRates {
   //! activation quantisation kernel plus the block-scaled GEMM), per engine and GPU vendor
   //! (data/perf_defaults.json block_fp8_gemm_us; 0 where the engine's kernels need none).
   double block_fp8_gemm_overhead_s = 0;
+  //! The same in a forward with prompt tokens (which an engine may run outside its CUDA graphs).
+  double prompt_block_fp8_gemm_overhead_s = 0;
 };
 
 //! The hardware a model runs on: expected rates, and where they are not measured, the rates at

@@ -16,7 +16,7 @@ namespace vramplan::cli {
 namespace {
 
 std::string reconcile_cell(double v, const std::string& unit) {
-  if (unit == "tokens") return format_number("%.0f", v);
+  if (unit == "tokens" || unit == "blocks") return format_number("%.0f", v);
   return fixed(v, 2);
 }
 
@@ -47,7 +47,7 @@ std::string reconcile_text(const plan::Reconciliation& r) {
 int run_reconcile(const std::vector<std::string>& args) {
   po::options_description desc("Options");
   desc.add_options()
-      ("log", po::value<std::string>(), "the engine's start-up log (vLLM V1, llama.cpp)")
+      ("log", po::value<std::string>(), "the engine's start-up log (vLLM V0 / V1, SGLang, llama.cpp)")
       ("model", po::value<std::string>(), "model to plan instead of the log's (catalogue id, config.json, dir)")
       ("gpu", po::value<std::string>(), "GPU catalogue id (default: a custom card of the total the log prints)")
       ("engine", po::value<std::string>(), "engine profile to plan with (default: the log's engine and version)");

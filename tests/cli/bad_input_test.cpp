@@ -251,11 +251,11 @@ std::vector<Row> rows() {
           "<dir>/t.json: /tenants/0/model: required field is missing"},
       Row{"reconcile: log of an unknown format", {"reconcile", "--log", "<dir>/x.log"},
           {{"x.log", "\nStarting server on port 8080\n"}}, 7,
-          "<dir>/x.log:2: not a line of a vLLM or llama.cpp start-up log (the formats reconcile reads): 'Starting server on port 8080'"},
+          "<dir>/x.log:2: not a line of a vLLM, SGLang or llama.cpp start-up log (the formats reconcile reads): 'Starting server on port 8080'"},
       Row{"reconcile: vLLM log without start-up figures", {"reconcile", "--log", "<dir>/x.log"},
           {{"x.log", "INFO 04-22 00:03:36 [config/model.py:549] Resolved architecture: LlamaForCausalLM\n"}}, 7,
           "<dir>/x.log: no recognised start-up lines (vLLM log lines, but none of 'Model loading took', 'Memory profiling "
-          "takes', 'Available KV cache memory', 'GPU KV cache size', 'Graph capturing finished')"},
+          "takes', 'Available KV cache memory', 'GPU KV cache size', 'Graph capturing finished', 'Loading model weights took', 'Memory profiling results', '# GPU blocks')"},
       Row{"reconcile: unreadable figure", {"reconcile", "--log", "<dir>/x.log"},
           {{"x.log", "INFO 04-22 00:04:20 [gpu_worker.py:436] Available KV cache memory: 1e999 GiB\n"}}, 3,
           "<dir>/x.log:1: Available KV cache memory: cannot read '1e999 GiB'"},

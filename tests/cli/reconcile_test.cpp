@@ -30,12 +30,12 @@ TEST(ReconcileCli, TableShowsLogPlanAndVerdict) {
 
 TEST(ReconcileCli, UnrecognisedLogsExitSeven) {
   ScratchDir dir;
-  const auto other = dir.write("other.log", "[2025-01-01 10:00:00] Load weight begin. avail mem=78.50 GB\n");
+  const auto other = dir.write("other.log", "[TensorRT-LLM][INFO] Max KV cache pages per sequence: 2048\n");
   const auto r = run_cli({"reconcile", "--log", other.string()});
   EXPECT_EQ(r.exit_code, 7);
   EXPECT_EQ(r.err, "vramplan: error: " + other.string() +
-                       ":1: not a line of a vLLM or llama.cpp start-up log (the formats reconcile reads): '[2025-01-01 10:00:00] Load "
-                       "weight begin. avail mem=78.50 GB'\n");
+                       ":1: not a line of a vLLM, SGLang or llama.cpp start-up log (the formats reconcile reads): "
+                       "'[TensorRT-LLM][INFO] Max KV cache pages per sequence: 2048'\n");
   const auto quiet = dir.write("quiet.log", "INFO 04-22 00:03:36 [config/model.py:549] Resolved architecture: X\n");
   const auto j = run_cli_json({"reconcile", "--log", quiet.string()}, 7);
   EXPECT_EQ(j.at("error").at("kind"), "unrecognised-log");

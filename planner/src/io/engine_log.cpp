@@ -15,10 +15,13 @@ namespace {
 
 // One row per engine whose start-up log vramplan reads; the first reader that claims a line
 // reads the whole log.
-const std::array<LogReader, 2>& log_readers() {
-  static const std::array<LogReader, 2> readers = {{
+const std::array<LogReader, 3>& log_readers() {
+  static const std::array<LogReader, 3> readers = {{
       {"vllm", "vLLM", "'Model loading took', 'Memory profiling takes', 'Available KV cache memory', 'GPU KV cache size', "
-                       "'Graph capturing finished'", vllm_claims_line, vllm_read_line},
+                       "'Graph capturing finished', 'Loading model weights took', 'Memory profiling results', "
+                       "'# GPU blocks'", vllm_claims_line, vllm_read_line},
+      {"sglang", "SGLang", "'Load weight begin/end', 'KV Cache is allocated', 'Memory pool end', 'max_total_num_tokens='",
+       sglang_claims_line, sglang_read_line},
       {"llamacpp", "llama.cpp", "'CUDA0 buffer size', 'CUDA0 KV buffer size', 'CUDA0 compute buffer size'",
        llamacpp_claims_line, llamacpp_read_line},
   }};
@@ -66,7 +69,7 @@ EngineLog parse_engine_log(std::string_view text, std::string_view origin) {
   if (!reader) {
     if (first_nonempty == 0) throw UnrecognisedLog(std::string(origin) + ": empty log, no recognised start-up lines");
     throw UnrecognisedLog(
-                std::string(origin) + ":" + std::to_string(first_nonempty) + ": not a line of a vLLM or llama.cpp start-up log (the formats reconcile reads): " +
+                std::string(origin) + ":" + std::to_string(first_nonempty) + ": not a line of a vLLM, SGLang or llama.cpp start-up log (the formats reconcile reads): " +
                     excerpt(first_text, 60));
   }
   if (!out.has_figures())

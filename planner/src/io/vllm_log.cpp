@@ -130,6 +130,8 @@ constexpr std::array<VllmArgRow, 15> kVllmArgs = {{
     {"disable_hybrid_kv_cache_manager", "disable-hybrid-kv-cache-manager", VllmArgKind::Switch},
 }};
 
+}  // namespace
+
 void vllm_take_arg(EngineLog& out, std::string_view key, std::string_view raw) {
   if (raw == "None") return;
   if (key == "model") {
@@ -151,6 +153,8 @@ void vllm_take_arg(EngineLog& out, std::string_view key, std::string_view raw) {
     return;
   }
 }
+
+namespace {
 
 // "non-default args: {'model': 'x', 'max_model_len': 8192, ...}" (vllm/entrypoints/utils.py
 // log_non_default_args): a Python dict repr; or the full argument dump of older API servers,
@@ -224,11 +228,11 @@ void vllm_read_config_line(std::string_view m, EngineLog& out) {
 
 }  // namespace
 
-bool vllm_claims_line(std::string_view line) { return vllm_message(line).has_value(); }
+bool vllm_claims_line(std::string_view line) { return vllm_message(line).has_value() || vllm_v0_claims_line(line); }
 
 void vllm_read_line(std::string_view line, std::size_t number, EngineLog& out) {
   const auto msg = vllm_message(line);
-  if (!msg) return;
+  if (!msg) return vllm_v0_read_line(line, number, out);
   const std::string_view m = *msg;
   // vllm/v1/worker/gpu_model_runner.py load_model: "Model loading took %.4f GiB memory and %.6f seconds"
   if (m.starts_with("Model loading took ")) {
@@ -274,6 +278,13 @@ void vllm_read_line(std::string_view line, std::size_t number, EngineLog& out) {
       const std::string_view rest = m.substr(u + util_key.size());
       vllm_set_arg(out, "gpu-memory-utilization", std::string(rest.substr(0, rest.find(','))));
     }
+  } else if (const auto g = m.find("num_gpu_blocks is: "); g != std::string_view::npos) {
+    // v1/metrics/loggers.py log_engine_initialized: "vllm cache_config_info with initialization
+    // after num_gpu_blocks is: %d".
+    const auto blocks = vllm_count(m.substr(g + 19));
+    if (!blocks) vllm_bad_figure(out, number, "num_gpu_blocks", m.substr(g + 19));
+    if (!out.gpu_blocks) out.gpu_blocks_line = number;
+    vllm_keep_first(out.gpu_blocks, *blocks, out);
   } else if (m.starts_with("non-default args: ")) {
     vllm_read_arg_dict(m, '{', '}', ": ", out);
     ++out.recognised;
@@ -292,6 +303,9 @@ void vllm_read_line(std::string_view line, std::size_t number, EngineLog& out) {
     // The 0.11+ start-up banner (entrypoints/utils.py): block characters, then "version 0.19.0".
     if (out.engine_version.empty()) out.engine_version = std::string(m.substr(b + 9, m.find(' ', b + 9) - b - 9));
     ++out.recognised;
+  } else {
+    // V0 messages in a bracketed logger line (the V0 engine ran until 0.10).
+    vllm_v0_read_line(m, number, out);
   }
 }
 

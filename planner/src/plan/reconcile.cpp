@@ -33,6 +33,10 @@ struct ReconcileComponent {
   double (*planned_gib)(const memory::MemoryPlan&);
   const char* bound_prefix;  //!< nullptr: the KV pool (its bound: see ReconcileEngine::kv_from_budget)
   const char* cause;
+  //! A relative bound on top of the recorded margin, where the engine's accuracy target states
+  //! one and data/accuracy_bounds.json records no margin (SGLang weights), with its source.
+  double target_relative = 0;
+  const char* target_source = nullptr;
 };
 
 // vLLM: the figures of engine_view (memory/vllm_engine.cpp), in vLLM's own terms.
@@ -72,6 +76,34 @@ constexpr std::array<ReconcileComponent, 3> kLlamacppReconcile = {{
      "data/engines/llamacpp.json), -ub, or flash attention on / off"},
 }};
 
+double reconcile_sglang_kv_gib(const memory::MemoryPlan& p) { return p.kv_cache_bytes().gib(); }
+
+// SGLang: the figures of engine_view (memory/sglang_engine.cpp); the pool is
+// (free before loading) x mem_fraction_static - weights (model_runner.py profile_max_num_token).
+constexpr std::array<ReconcileComponent, 4> kSglangReconcile = {{
+    {"free before loading", &EngineLog::free_before_load,
+     [](const memory::MemoryPlan& p) { return reconcile_view_number(p.engine_view, "free_before_load_gib"); },
+     "overhead.context",
+     "TP init (NCCL communicators, custom all-reduce buffers), another CUDA context size, or another process on the "
+     "card (a desktop session) before SGLang loaded"},
+    {"weights", &EngineLog::weights, [](const memory::MemoryPlan& p) { return reconcile_view_number(p.engine_view, "weights_gib"); },
+     "weights",
+     "the checkpoint is not the planned one (another revision, quantization, extra tensors): pass its config.json or "
+     "directory with --model",
+     0.005, "the SGLang weights target, 0.5 % (docs/accuracy-sglang.md)"},
+    {"KV cache", &EngineLog::kv_cache, reconcile_sglang_kv_gib, nullptr,
+     "follows from the rows above (pool = free x mem_fraction_static - weights), or another mem_fraction_static, "
+     "KV dtype or page size than the log's"},
+    {"after the KV pool", &EngineLog::after_pool,
+     [](const memory::MemoryPlan& p) {
+       return reconcile_view_number(p.engine_view, "free_before_load_gib") - reconcile_view_number(p.engine_view, "weights_gib") -
+              reconcile_sglang_kv_gib(p);
+     },
+     nullptr,
+     "SGLang allocates the request-to-token table (max_running_requests x context_len x 4 B, "
+     "mem_cache/memory_pool.py ReqToTokenPool) and other buffers with the pool; vramplan does not plan them"},
+}};
+
 struct ReconcileEngine {
   std::string_view engine;
   const char* unit;        //!< as the engine prints memory
@@ -82,21 +114,25 @@ struct ReconcileEngine {
   bool versioned;
   const ReconcileComponent* components;
   std::size_t count;
+  const char* tokens_key;  //!< engine_view key of the planned KV tokens (nullptr: none printed)
 };
 
-constexpr std::array<ReconcileEngine, 2> kReconcileEngines = {{
-    {"vllm", "GiB", 1.0, true, true, kVllmReconcile.data(), kVllmReconcile.size()},
-    {"llamacpp", "MiB", 1024.0, false, false, kLlamacppReconcile.data(), kLlamacppReconcile.size()},
+constexpr std::array<ReconcileEngine, 3> kReconcileEngines = {{
+    {"vllm", "GiB", 1.0, true, true, kVllmReconcile.data(), kVllmReconcile.size(), "kv_cache_tokens"},
+    {"sglang", "GiB", 1.0, true, true, kSglangReconcile.data(), kSglangReconcile.size(), "max_total_num_tokens"},
+    {"llamacpp", "MiB", 1024.0, false, false, kLlamacppReconcile.data(), kLlamacppReconcile.size(), nullptr},
 }};
 
-double reconcile_margin_gib(const ErrorBounds& bounds, const char* prefix, double planned_gib) {
-  const auto* m = bounds.margin_for(prefix);
-  if (!m) return 0;
-  return m->relative * planned_gib + Bytes(m->absolute).gib();
+double reconcile_margin_gib(const ErrorBounds& bounds, const ReconcileComponent& c, double planned_gib) {
+  const auto* m = bounds.margin_for(c.bound_prefix);
+  const double target = c.target_relative * planned_gib;
+  if (!m) return target;
+  return m->relative * planned_gib + Bytes(m->absolute).gib() + target;
 }
 
-std::string reconcile_bound_source(const ErrorBounds& bounds, const char* prefix) {
-  const auto* m = bounds.margin_for(prefix);
+std::string reconcile_bound_source(const ErrorBounds& bounds, const ReconcileComponent& c) {
+  const auto* m = bounds.margin_for(c.bound_prefix);
+  if (c.target_source) return m ? "data/accuracy_bounds.json " + m->engine + " " + m->prefix + " + " + c.target_source : c.target_source;
   return m ? "data/accuracy_bounds.json " + m->engine + " " + m->prefix : "no bound recorded for this engine (print rounding only)";
 }
 
@@ -165,7 +201,7 @@ Reconciliation reconcile(const EngineLog& log, const ReconcileOptions& options, 
     q.gpu = "custom:" + std::to_string(log.gpu_total->bytes.count()) + "B";
     r.gpu_basis = "a custom card of the log's total, line " + std::to_string(log.gpu_total->line) + "; --gpu names the card";
   } else {
-    throw_usage(log.origin + ": the log does not print the GPU total (vLLM prints it at DEBUG level, llama.cpp not at all); pass --gpu");
+    throw_usage(log.origin + ": the log does not print the GPU total (vLLM V1 prints it at DEBUG level, SGLang and llama.cpp not at all); pass --gpu");
   }
   for (const auto& [k, v] : log.args) {
     // llama.cpp: the GGUF file type, a --weights choice, unless the model is the .gguf itself
@@ -176,6 +212,11 @@ Reconciliation reconcile(const EngineLog& log, const ReconcileOptions& options, 
       q.args[k] = v;
     }
   }
+  // vLLM prints "Maximum concurrency for N tokens per request" with N = max_model_len (V0
+  // worker.py, V1 kv_cache_utils.py: blocks x block size / model_config.max_model_len): the
+  // context length of a log that states it nowhere else.
+  if (log.engine == "vllm" && log.concurrency_tokens && !q.args.contains("max-model-len"))
+    q.args["max-model-len"] = std::to_string(*log.concurrency_tokens);
   // A llama.cpp log without a flash_attn line predates -fa (llama.cpp PR #5021, April 2024): its
   // attention ran without flash attention, which today's default (auto = on for CUDA) would not.
   if (log.engine == "llamacpp" && !log.args.contains("flash-attn")) q.args["flash-attn"] = "off";
@@ -193,7 +234,7 @@ Reconciliation reconcile(const EngineLog& log, const ReconcileOptions& options, 
   if (engine->kv_from_budget)
     for (const auto& c : components)
       if (c.bound_prefix && std::string_view(c.bound_prefix) != "overhead.cuda_graphs")
-        kv_bound += per_gib * reconcile_margin_gib(bounds, c.bound_prefix, c.planned_gib(plan));
+        kv_bound += per_gib * reconcile_margin_gib(bounds, c, c.planned_gib(plan));
   for (const auto& c : components) {
     const auto& figure = log.*(c.figure);
     if (!figure) continue;
@@ -204,11 +245,12 @@ Reconciliation reconcile(const EngineLog& log, const ReconcileOptions& options, 
     row.planned = c.planned_gib(plan) * per_gib;
     row.line = figure->line;
     if (c.bound_prefix) {
-      row.bound = per_gib * reconcile_margin_gib(bounds, c.bound_prefix, c.planned_gib(plan)) + kReconcilePrintRounding;
-      row.bound_source = reconcile_bound_source(bounds, c.bound_prefix);
+      row.bound = per_gib * reconcile_margin_gib(bounds, c, c.planned_gib(plan)) + kReconcilePrintRounding;
+      row.bound_source = reconcile_bound_source(bounds, c);
     } else if (engine->kv_from_budget) {
       row.bound = kv_bound;
-      row.bound_source = "sum of the weights, activation and non-torch bounds (the pool is what they leave)";
+      row.bound_source = log.engine == "sglang" ? "sum of the free-memory and weights bounds (the pool is what they leave)"
+                                                : "sum of the weights, activation and non-torch bounds (the pool is what they leave)";
     } else {
       row.bound = kv_bound;
       row.bound_source = "print rounding: the KV buffer is sized by formula from -c (docs/accuracy-llamacpp.md)";
@@ -218,8 +260,10 @@ Reconciliation reconcile(const EngineLog& log, const ReconcileOptions& options, 
     r.rows.push_back(std::move(row));
   }
   const auto& view = plan.engine_view;
-  // Tokens and concurrency scale with the pool: their bound is the KV bound in proportion.
-  const double kv_gib = reconcile_view_number(view, "kv_cache_gib");  // vLLM only: llama.cpp prints no token count
+  // Tokens, blocks and concurrency scale with the pool: their bound is the KV bound in proportion.
+  double kv_gib = 0;
+  for (const auto& c : components)
+    if (c.figure == &EngineLog::kv_cache) kv_gib = c.planned_gib(plan);
   const double scale = kv_gib > 0 ? kv_bound / kv_gib : 0;
   auto scaled_row = [&](const char* name, const char* unit, double logged, double planned, std::size_t line) {
     ReconcileRow row;
@@ -235,8 +279,11 @@ Reconciliation reconcile(const EngineLog& log, const ReconcileOptions& options, 
       row.likely_cause = "follows from the KV cache row, or another block size / KV dtype / max_model_len than the log's";
     r.rows.push_back(std::move(row));
   };
-  if (log.kv_tokens)
-    scaled_row("KV tokens", "tokens", static_cast<double>(*log.kv_tokens), reconcile_view_number(view, "kv_cache_tokens"), log.kv_tokens_line);
+  if (log.kv_tokens && engine->tokens_key)
+    scaled_row("KV tokens", "tokens", static_cast<double>(*log.kv_tokens), reconcile_view_number(view, engine->tokens_key), log.kv_tokens_line);
+  // vLLM V0 prints blocks ("# GPU blocks"), the count its pool is allocated in.
+  if (log.gpu_blocks)
+    scaled_row("KV blocks", "blocks", static_cast<double>(*log.gpu_blocks), reconcile_view_number(view, "gpu_blocks"), log.gpu_blocks_line);
   if (log.max_concurrency)
     scaled_row("max concurrency", "x", *log.max_concurrency, reconcile_view_number(view, "max_concurrency"), log.concurrency_line);
   return r;

@@ -125,9 +125,9 @@ TEST(EngineLog, LlamaServerLinesOfCurrentBuilds) {
 }
 
 TEST(EngineLog, UnknownFormatNamesTheFirstLine) {
-  const auto message = error_message([] { parse_engine_log("\n\n[2025-01-01 10:00:00] Load weight begin. avail mem=78.5 GB\n", "x.log"); },
+  const auto message = error_message([] { parse_engine_log("\n\n[TensorRT-LLM][INFO] Max KV cache pages per sequence: 2048\n", "x.log"); },
                                      ErrorKind::InputFile);
-  EXPECT_EQ(message, "x.log:3: not a line of a vLLM or llama.cpp start-up log (the formats reconcile reads): '[2025-01-01 10:00:00] Load weight begin. avail mem=78.5 GB'");
+  EXPECT_EQ(message, "x.log:3: not a line of a vLLM, SGLang or llama.cpp start-up log (the formats reconcile reads): '[TensorRT-LLM][INFO] Max KV cache pages per sequence: 2048'");
 }
 
 TEST(EngineLog, VllmLinesWithoutFiguresAreNoRecognisedStartUpLines) {

@@ -35,7 +35,7 @@ struct LoggedSize {
 
 struct EngineLog {
   std::string origin;          //!< the file, for messages
-  std::string engine;          //!< "vllm"
+  std::string engine;          //!< "vllm", "sglang", "llamacpp"
   std::string engine_version;  //!< "0.19.0"; "" when the log does not print it
   std::string model;           //!< as the log names it (an HF id or a path); "" when absent
   //! Engine flags the log states, keyed like memory::EngineArgs ("max-model-len" -> "8192"):
@@ -50,6 +50,11 @@ struct EngineLog {
   std::optional<LoggedSize> cuda_graphs;    //!< vLLM: "Graph capturing finished ... took"
   std::optional<LoggedSize> kv_cache;       //!< vLLM: "Available KV cache memory"; llama.cpp: "CUDA0 KV buffer size"
   std::optional<LoggedSize> compute_buffer; //!< llama.cpp: "CUDA0 compute buffer size"
+  std::optional<LoggedSize> free_before_load;  //!< SGLang: "Load weight begin. avail mem"
+  std::optional<LoggedSize> after_pool;        //!< SGLang: "Memory pool end. avail mem"
+  std::optional<LoggedSize> peak_torch;        //!< vLLM 0.6.4: "peak_torch_memory" (weights included)
+  std::optional<std::uint64_t> gpu_blocks;     //!< vLLM V0: "# GPU blocks: N"
+  std::size_t gpu_blocks_line = 0;
   std::optional<std::uint64_t> kv_tokens;   //!< vLLM: "GPU KV cache size: N tokens"
   std::optional<double> max_concurrency;    //!< vLLM: "Maximum concurrency for N tokens per request: Xx"
   std::optional<std::uint64_t> concurrency_tokens;  //!< the N of that line
@@ -58,7 +63,10 @@ struct EngineLog {
   std::size_t lines = 0;       //!< lines read
   std::size_t recognised = 0;  //!< lines that gave a figure or a setting
 
-  bool has_figures() const { return weights || activation || non_torch || cuda_graphs || kv_cache || kv_tokens || compute_buffer; }
+  bool has_figures() const {
+    return weights || activation || non_torch || cuda_graphs || kv_cache || kv_tokens || compute_buffer || gpu_blocks ||
+           free_before_load || after_pool;
+  }
 };
 
 //! Reads `file` (a regular file, at most 64 MiB). Throws Error(Io) for a missing file,
@@ -79,9 +87,18 @@ struct LogReader {
   void (*read)(std::string_view line, std::size_t number, EngineLog& out);
 };
 
-//! vLLM V1 (0.10 - 0.19): io/vllm_log.cpp.
+//! vLLM (V1 0.8 - 0.19: io/vllm_log.cpp; its V0 lines, 0.6 - 0.10: io/vllm_v0_log.cpp).
 bool vllm_claims_line(std::string_view line);
 void vllm_read_line(std::string_view line, std::size_t number, EngineLog& out);
+//! A line of vLLM's V0 engine (its logger without brackets, the multi-line profiling message,
+//! pasted messages without a logger prefix, a `vllm serve` command line).
+bool vllm_v0_claims_line(std::string_view line);
+void vllm_v0_read_line(std::string_view line, std::size_t number, EngineLog& out);
+//! One vLLM argument as Python names it (EngineArgs field) with its printed value -> an engine flag.
+void vllm_take_arg(EngineLog& out, std::string_view python_key, std::string_view raw);
+//! SGLang start-up logs: io/sglang_log.cpp.
+bool sglang_claims_line(std::string_view line);
+void sglang_read_line(std::string_view line, std::size_t number, EngineLog& out);
 //! llama.cpp / llama-server: io/llamacpp_log.cpp.
 bool llamacpp_claims_line(std::string_view line);
 void llamacpp_read_line(std::string_view line, std::size_t number, EngineLog& out);

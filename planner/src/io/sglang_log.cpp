@@ -25,6 +25,7 @@
 #include "vramplan/core/error.hpp"
 #include "vramplan/core/text.hpp"
 #include "vramplan/io/engine_log.hpp"
+#include "log_text.hpp"
 
 namespace vramplan {
 
@@ -138,29 +139,7 @@ void sglang_read_server_args(std::string_view m, EngineLog& out) {
 
 // `python3 -m sglang.launch_server --model-path X --tp 4 --mem-fraction-static 0.93 ...`
 void sglang_read_command(std::string_view m, EngineLog& out) {
-  std::vector<std::string> words;
-  std::string word;
-  for (const char c : std::string(m) + " ") {
-    if (c == ' ') {
-      if (!word.empty()) words.push_back(word);
-      word.clear();
-    } else {
-      word += c;
-    }
-  }
-  for (std::size_t i = 0; i < words.size(); ++i) {
-    if (!words[i].starts_with("--")) continue;
-    std::string key = words[i].substr(2), value = "True";
-    if (const auto eq = key.find('='); eq != std::string::npos) {
-      value = key.substr(eq + 1);
-      key = key.substr(0, eq);
-    } else if (i + 1 < words.size() && !words[i + 1].starts_with("--")) {
-      value = words[++i];
-    }
-    for (auto& c : key)
-      if (c == '-') c = '_';
-    sglang_take_arg(out, key, value);
-  }
+  for (const auto& [key, value] : log_text::command_flags(log_text::command_words(m))) sglang_take_arg(out, key, value);
 }
 
 [[noreturn]] void sglang_bad_figure(const EngineLog& out, std::size_t number, std::string_view what, std::string_view text) {

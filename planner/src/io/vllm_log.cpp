@@ -12,6 +12,7 @@
 #include "vramplan/core/error.hpp"
 #include "vramplan/core/text.hpp"
 #include "vramplan/io/engine_log.hpp"
+#include "log_text.hpp"
 
 namespace vramplan {
 
@@ -76,18 +77,6 @@ LoggedSize vllm_size_after(const EngineLog& out, std::size_t number, std::string
   }
 }
 
-// "476,016" -> 476016 (vLLM prints token counts with thousands separators).
-std::optional<std::uint64_t> vllm_count(std::string_view s) {
-  std::string digits;
-  for (const char c : s) {
-    if (c == ',') continue;
-    if (!std::isdigit(static_cast<unsigned char>(c))) break;
-    digits += c;
-  }
-  std::uint64_t v = 0;
-  if (digits.empty() || std::from_chars(digits.data(), digits.data() + digits.size(), v).ec != std::errc{}) return std::nullopt;
-  return v;
-}
 
 template <class T>
 void vllm_keep_first(std::optional<T>& slot, T value, EngineLog& out) {
@@ -247,12 +236,12 @@ void vllm_read_line(std::string_view line, std::size_t number, EngineLog& out) {
     vllm_keep_first(out.kv_cache, vllm_size_after(out, number, m, "Available KV cache memory: "), out);
   } else if (m.starts_with("GPU KV cache size: ")) {
     // vllm/v1/core/kv_cache_utils.py _report_kv_cache_config
-    const auto tokens = vllm_count(m.substr(19));
+    const auto tokens = log_text::leading_count(m.substr(19));
     if (!tokens) vllm_bad_figure(out, number, "GPU KV cache size", m.substr(19));
     if (!out.kv_tokens) out.kv_tokens_line = number;
     vllm_keep_first(out.kv_tokens, *tokens, out);
   } else if (m.starts_with("Maximum concurrency for ")) {
-    const auto n = vllm_count(m.substr(24));
+    const auto n = log_text::leading_count(m.substr(24));
     const auto colon = m.find(": ");
     if (!n || colon == std::string_view::npos) vllm_bad_figure(out, number, "Maximum concurrency", m);
     double x = 0;
@@ -281,7 +270,7 @@ void vllm_read_line(std::string_view line, std::size_t number, EngineLog& out) {
   } else if (const auto g = m.find("num_gpu_blocks is: "); g != std::string_view::npos) {
     // v1/metrics/loggers.py log_engine_initialized: "vllm cache_config_info with initialization
     // after num_gpu_blocks is: %d".
-    const auto blocks = vllm_count(m.substr(g + 19));
+    const auto blocks = log_text::leading_count(m.substr(g + 19));
     if (!blocks) vllm_bad_figure(out, number, "num_gpu_blocks", m.substr(g + 19));
     if (!out.gpu_blocks) out.gpu_blocks_line = number;
     vllm_keep_first(out.gpu_blocks, *blocks, out);

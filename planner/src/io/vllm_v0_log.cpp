@@ -30,6 +30,7 @@
 #include "vramplan/core/error.hpp"
 #include "vramplan/core/text.hpp"
 #include "vramplan/io/engine_log.hpp"
+#include "log_text.hpp"
 
 namespace vramplan {
 
@@ -154,53 +155,14 @@ void v0_take_figure(EngineLog& out, std::size_t number, std::string_view m, cons
   ++out.recognised;
 }
 
-std::optional<std::uint64_t> v0_count(std::string_view s) {
-  std::string digits;
-  for (const char c : s) {
-    if (c == ',') continue;
-    if (!std::isdigit(static_cast<unsigned char>(c))) break;
-    digits += c;
-  }
-  std::uint64_t v = 0;
-  if (digits.empty() || std::from_chars(digits.data(), digits.data() + digits.size(), v).ec != std::errc{}) return std::nullopt;
-  return v;
-}
 
 // `vllm serve MODEL --tensor_parallel_size 2 --gpu_memory_utilization=0.98 ...` or the quoted
 // argument list of a container command ('--model' 'X' '--max-model-len' '4096').
 void v0_read_command(std::string_view m, EngineLog& out) {
-  std::vector<std::string> words;
-  std::string word;
-  for (const char c : std::string(m) + " ") {
-    if (c == ' ') {
-      if (!word.empty()) words.push_back(word);
-      word.clear();
-    } else if (c != '\'' && c != '"') {
-      word += c;
-    }
-  }
-  for (std::size_t i = 0; i < words.size(); ++i) {
-    const std::string& w = words[i];
-    if (w == "serve" && i + 1 < words.size() && !words[i + 1].starts_with("--")) {
-      vllm_take_arg(out, "model", words[i + 1]);
-      ++i;
-      continue;
-    }
-    if (!w.starts_with("--")) continue;
-    std::string key = w.substr(2), value;
-    if (const auto eq = key.find('='); eq != std::string::npos) {
-      value = key.substr(eq + 1);
-      key = key.substr(0, eq);
-    } else if (i + 1 < words.size() && !words[i + 1].starts_with("--")) {
-      value = words[++i];
-    } else {
-      value = "True";  // a switch
-    }
-    for (auto& c : key)
-      if (c == '-') c = '_';
-    if (key == "tp") key = "tensor_parallel_size";
-    vllm_take_arg(out, key, value);
-  }
+  const std::vector<std::string> words = log_text::command_words(m);
+  for (std::size_t i = 0; i + 1 < words.size(); ++i)
+    if (words[i] == "serve" && !words[i + 1].starts_with("--")) vllm_take_arg(out, "model", words[i + 1]);
+  for (auto [key, value] : log_text::command_flags(words)) vllm_take_arg(out, key == "tp" ? "tensor_parallel_size" : key, value);
   ++out.recognised;
 }
 
@@ -223,7 +185,7 @@ void vllm_v0_read_line(std::string_view line, std::size_t number, EngineLog& out
     return;
   }
   if (m.starts_with("# GPU blocks: ") || m.starts_with("GPU blocks: ")) {
-    const auto n = v0_count(m.substr(m.find(": ") + 2));
+    const auto n = log_text::leading_count(m.substr(m.find(": ") + 2));
     if (!n) v0_bad_figure(out, number, "GPU blocks", m);
     if (!out.gpu_blocks) {
       out.gpu_blocks = *n;
@@ -233,7 +195,7 @@ void vllm_v0_read_line(std::string_view line, std::size_t number, EngineLog& out
     return;
   }
   if (const auto r = m.find(kV0Refusal); r != std::string_view::npos) {
-    const auto n = v0_count(m.substr(r + kV0Refusal.size()));
+    const auto n = log_text::leading_count(m.substr(r + kV0Refusal.size()));
     if (!n) v0_bad_figure(out, number, "KV cache tokens", m.substr(r));
     if (!out.kv_tokens) {
       out.kv_tokens = *n;
@@ -241,14 +203,14 @@ void vllm_v0_read_line(std::string_view line, std::size_t number, EngineLog& out
     }
     // "The model's max seq len (N)": max_model_len.
     if (const auto l = m.find("max seq len ("); l != std::string_view::npos)
-      if (const auto len = v0_count(m.substr(l + 13))) out.args.emplace("max-model-len", std::to_string(*len));
+      if (const auto len = log_text::leading_count(m.substr(l + 13))) out.args.emplace("max-model-len", std::to_string(*len));
     ++out.recognised;
     return;
   }
   if (m.starts_with("Maximum concurrency for ")) {
     // The same message as V1 (V0: worker.py, 0.6.4+): "... per request: 1.56x".
     const auto colon = m.find(": ");
-    const auto n = v0_count(m.substr(24));
+    const auto n = log_text::leading_count(m.substr(24));
     double x = 0;
     const std::string_view v = colon == std::string_view::npos ? std::string_view{} : m.substr(colon + 2);
     if (!n || std::from_chars(v.data(), v.data() + v.size(), x).ec != std::errc{}) v0_bad_figure(out, number, "Maximum concurrency", m);

@@ -53,7 +53,9 @@ TEST(VisionTowers, EntriesSumToThePublishedExactTotals) {
     EXPECT_EQ(c.total, e.total);
     ASSERT_TRUE(spec.source.published_params.has_value());
     EXPECT_EQ(*spec.source.published_params, e.total);
-    if (e.vision > 0) EXPECT_EQ(c.vision, e.vision);
+    if (e.vision > 0) {
+      EXPECT_EQ(c.vision, e.vision);
+    }
     EXPECT_TRUE(spec.arch.multimodal);
   }
 }

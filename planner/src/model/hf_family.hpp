@@ -119,6 +119,8 @@ struct VisionDims {
   std::uint64_t patches() const { return (image / patch) * (image / patch); }
 };
 VisionDims read_vision_dims(const JsonView& vision_config);
+//! A required vision_config dimension: within its plausibility limit (checked_dimension) and > 0.
+std::uint64_t vision_count(const JsonView& vision_config, std::string_view key);
 //! Adds the Gemma-3 SigLIP vision tower + projector (the config describes every dimension).
 void add_siglip_vision_tower(const ConfigView& config, ModelSpec& spec);
 //! Adds the Llama-4 vision encoder, pixel-shuffle adapter and projector (vision_llama4.cpp).

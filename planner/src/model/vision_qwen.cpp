@@ -24,21 +24,15 @@ struct QwenVisionDims {
   std::uint64_t channels = 3;
 };
 
-std::uint64_t qwen_vision_count(const JsonView& vision, std::string_view key) {
-  const auto n = checked_dimension(vision.at(key), key);
-  if (n == 0) vision.fail_at(key, "must be greater than zero");
-  return n;
-}
-
 QwenVisionDims read_qwen_vision(const JsonView& vision) {
   QwenVisionDims d;
-  d.width = qwen_vision_count(vision, "hidden_size");
-  d.intermediate = qwen_vision_count(vision, "intermediate_size");
-  d.depth = qwen_vision_count(vision, "depth");
-  d.out = qwen_vision_count(vision, "out_hidden_size");
-  d.patch = qwen_vision_count(vision, "patch_size");
-  d.temporal = qwen_vision_count(vision, "temporal_patch_size");
-  d.merge = qwen_vision_count(vision, "spatial_merge_size");
+  d.width = vision_count(vision, "hidden_size");
+  d.intermediate = vision_count(vision, "intermediate_size");
+  d.depth = vision_count(vision, "depth");
+  d.out = vision_count(vision, "out_hidden_size");
+  d.patch = vision_count(vision, "patch_size");
+  d.temporal = vision_count(vision, "temporal_patch_size");
+  d.merge = vision_count(vision, "spatial_merge_size");
   for (const char* key : {"in_channels", "in_chans"})
     if (const auto ch = vision.get(key)) {
       d.channels = checked_dimension(*ch, key);
@@ -97,7 +91,7 @@ void add_qwen2_5_vision_tower(const ConfigView& c, ModelSpec& spec) {
 void add_qwen3_vision_tower(const ConfigView& c, ModelSpec& spec) {
   const auto vision = c.root().at("vision_config");
   const QwenVisionDims d = read_qwen_vision(vision);
-  const auto positions = qwen_vision_count(vision, "num_position_embeddings");
+  const auto positions = vision_count(vision, "num_position_embeddings");
   std::uint64_t deepstack = 0;
   if (const auto idx = vision.get("deepstack_visual_indexes")) deepstack = idx->items().size();
   const auto w = d.width, I = d.intermediate, wm = checked_mul(w, d.merge * d.merge);

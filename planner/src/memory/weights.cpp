@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "vramplan/core/bytes.hpp"
 #include "vramplan/core/error.hpp"
@@ -93,11 +95,17 @@ ResolvedWeights resolve_weights(const ModelSpec& model, const QuantCatalog& quan
   }
   const PrecisionPlan plan = plan_precision(model, quant, pr);
   out.tensor_bytes.reserve(plan.tensors.size());
+  // The plan's distinct formats (a handful) are looked up once, not once per tensor; a tensor stored
+  // in parts ("Q5_0+Q4_K") names no format row.
+  std::vector<std::string_view> block_fp8_formats;
+  for (const auto& f : plan.by_format)
+    if (const QuantFormat* q = quant.find(f.format); q && q->layout == QuantLayout::Block2D && q->family == "fp8")
+      block_fp8_formats.push_back(f.format);
   out.block_scaled_fp8.reserve(plan.tensors.size());
   for (const auto& t : plan.tensors) {
     out.tensor_bytes.push_back(t.bytes);
-    const QuantFormat* f = quant.find(t.format);  // nullptr for a tensor stored in parts ("Q5_0+Q4_K")
-    out.block_scaled_fp8.push_back(f && f->layout == QuantLayout::Block2D && f->family == "fp8");
+    out.block_scaled_fp8.push_back(std::find(block_fp8_formats.begin(), block_fp8_formats.end(), t.format) !=
+                                   block_fp8_formats.end());
   }
   out.weights_precision = plan.weights_precision;
   out.compute_precision = plan.model_dtype;

@@ -334,6 +334,16 @@ TEST(ReconcileLogs, OllamaLogReadsItsEstimateAndTheRunnersLines) {
   ASSERT_NE(kv, nullptr);
   EXPECT_DOUBLE_EQ(kv->planned, 2048.0);
   EXPECT_FALSE(kv->outside);
+  // The model buffer confirms the README's reading (Qwen2.5-32B tensors in Q4_K_M): 18508.35 MiB.
+  const auto* model = reconciled_row(r, "model buffer");
+  ASSERT_NE(model, nullptr);
+  EXPECT_FALSE(model->outside) << model->planned;
+  // A llama_kv_cache_init build: one KV stream for the 4 sequences (kv-unified), so attention spans
+  // all 8192 cells: 710.01 MiB planned vs 696.00 logged (-2.0 %); split streams would plan 317.00.
+  EXPECT_EQ(r.request.args.at("kv-unified"), "true");
+  const auto* compute = reconciled_row(r, "compute buffer");
+  ASSERT_NE(compute, nullptr);
+  EXPECT_LE(std::fabs(compute->difference_pct()), 2.5) << compute->planned;
   // ollama's own KV estimate is the same figure (2.0 GiB printed), set beside the plan's.
   ASSERT_EQ(r.estimate.size(), 7u);
   EXPECT_EQ(r.estimate[3].key, "memory.required.kv");

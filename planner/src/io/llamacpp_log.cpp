@@ -121,6 +121,7 @@ void llamacpp_read_line(std::string_view line, std::size_t number, EngineLog& ou
     return;
   }
   if (fn == "llama_kv_cache_init" || fn == "llama_kv_cache_unified" || fn == "llama_kv_cache") {
+    if (fn == "llama_kv_cache_init") out.llamacpp_unified_kv = true;
     llamacpp_first(out.kv_cache, llamacpp_buffer(out, text, " KV buffer size", number), out);
     if (const auto k = text.find("K ("); k != std::string_view::npos) set_arg("cache-type-k", text.substr(k + 3, text.find(')', k) - k - 3));
     if (const auto v = text.find("V ("); v != std::string_view::npos) set_arg("cache-type-v", text.substr(v + 3, text.find(')', v) - v - 3));

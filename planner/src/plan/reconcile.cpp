@@ -286,6 +286,13 @@ Reconciliation reconcile(const EngineLog& log, const ReconcileOptions& options, 
   // A llama.cpp log without a flash_attn line predates -fa (llama.cpp PR #5021, April 2024): its
   // attention ran without flash attention, which today's default (auto = on for CUDA) would not.
   if (engine->plan_engine == "llamacpp" && !log.args.contains("flash-attn")) q.args["flash-attn"] = "off";
+  // A build whose KV lines are llama_kv_cache_init's kept one KV cache for all sequences
+  // (per-sequence streams came with llama.cpp PR #14363, June 2025; `--kv-unified` selects the old
+  // way): its attention spans every cell, so its compute buffer is the unified one. ollama#9221:
+  // 4 sequences of 8192 cells, compute buffer 696.00 MiB logged, 710.01 planned unified, 317.00 split.
+  if (engine->plan_engine == "llamacpp" && log.llamacpp_unified_kv && q.args.contains("parallel") &&
+      q.args.at("parallel") != "1" && !options.args.contains("kv-unified"))
+    q.args["kv-unified"] = "true";
   // A version no profile covers is planned with the nearest older profile, with a note
   // (memory/engine_data.cpp EngineProfileData::load): never an error here.
   r.outcome = memory::run_plan(q, root);
@@ -406,7 +413,9 @@ std::string replan_command(const Reconciliation& r, const std::string& calibrati
   if (q.gpu_memory) out += " --gpu-memory " + std::to_string(q.gpu_memory->count()) + "B";
   out += " --engine " + q.engine;
   if (q.weights) out += " --weights " + *q.weights;
-  for (const auto& [k, v] : q.args) out += " --" + k + " " + v;
+  // Switches (enable-prefix-caching False reads as --no-enable-prefix-caching "true") stand alone,
+  // as `planned as:` prints them.
+  for (const auto& [k, v] : q.args) out += " --" + k + (v == "true" ? "" : " " + v);
   return out + " --calibration " + calibration;
 }
 

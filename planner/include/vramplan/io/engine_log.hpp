@@ -73,6 +73,11 @@ struct EngineLog {
   //! "offload to cuda" line, llm/memory.go EstimateGPULayers), first GPU, in log order.
   std::vector<std::pair<std::string, LoggedSize>> engine_estimate;
   std::optional<std::uint64_t> estimate_layers;  //!< ollama: layers.offload
+  //! llama.cpp: the KV lines come from llama_kv_cache_init, a build (2024 - early 2025) from before
+  //! the per-sequence KV streams of llama.cpp PR #14363 (June 2025, `--kv-unified`): all sequences
+  //! share one cache ("the vanilla unified approach which we always used until now", the PR says).
+  //! Its successor llama_kv_cache_unified spans the change (renamed by PR #15467): not marked.
+  bool llamacpp_unified_kv = false;
 
   std::size_t lines = 0;       //!< lines read
   std::size_t recognised = 0;  //!< lines that gave a figure or a setting

@@ -367,10 +367,11 @@ Reconciliation reconcile(const EngineLog& log, const ReconcileOptions& options, 
   if (log.max_concurrency)
     scaled_row("max concurrency", "x", *log.max_concurrency, reconcile_view_number(view, "max_concurrency"), log.concurrency_line);
   // The engine's own estimate (ollama's EstimateGPULayers) beside the plan's figure for the same thing.
-  for (const auto& [key, size] : log.engine_estimate) {
+  for (const auto& entry : log.engine_estimate) {
+    const std::string& key = entry.first;  // (clang 15 captures no structured binding)
     const auto* match = std::find_if(kReconcileEstimates.begin(), kReconcileEstimates.end(),
                                      [&](const ReconcileEstimateKey& e) { return key == e.key; });
-    EstimateRow row{key, size.bytes.gib(), std::nullopt, "", size.line};
+    EstimateRow row{key, entry.second.bytes.gib(), std::nullopt, "", entry.second.line};
     if (match != kReconcileEstimates.end() && match->planned_gib) {
       row.planned_gib = match->planned_gib(plan);
       row.planned_as = match->planned_as;

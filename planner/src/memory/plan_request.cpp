@@ -66,7 +66,8 @@ ResolvedPlan resolve_plan(const PlanRequest& r, const DataRoot& root) {
     throw_usage("--engine " + std::string(engine->name()) + ": " + out.model.id + " is " +
                 (is_encoder(out.model.arch) ? "an encoder (" + out.model.arch.architecture + ")"
                                             : "a pooling model (" + out.model.arch.architecture + ", " + pooling_view_mode(out.model) + " pooling)") +
-                "; encoders are planned under hf (sentence-transformers), vllm (pooling runner) and tei, as are pooling models");
+                (is_encoder(out.model.arch) ? "; encoders" : "; pooling models") +
+                " are planned under hf (sentence-transformers), vllm (pooling runner) and tei");
   out.plan = engine->plan(input);
   // Say what the engine really took from the file: vLLM's non-torch figure is a measured total
   // of its own and does not use the context overhead.

@@ -113,13 +113,15 @@ nlohmann::json embedding_job_json(const EmbeddingJob& j) {
 }
 
 std::string embedding_job_text(const EmbeddingJob& j) {
+  const char* f = j.inputs_per_s_low >= 10 ? "%.0f" : "%.3g";  // as the plan's throughput note
   char buf[600];
   std::snprintf(buf, sizeof buf,
                 "\nOffline embedding job: %llu documents, lengths %s (mean %.1f tokens over %llu drawn, %.1f %% truncated to %llu)\n"
-                "  %.0f [%.0f-%.0f] inputs/s -> %.2f h [%.2f-%.2f], %.2f GPU-hours on %llu GPU(s)\n",
+                "  %s [%s-%s] inputs/s -> %.2f h [%.2f-%.2f], %.2f GPU-hours on %llu GPU(s)\n",
                 static_cast<unsigned long long>(j.documents), j.input_len.c_str(), j.mean_tokens,
                 static_cast<unsigned long long>(j.samples), 100 * j.truncated_share,
-                static_cast<unsigned long long>(j.max_input_tokens), j.inputs_per_s, j.inputs_per_s_low, j.inputs_per_s_high,
+                static_cast<unsigned long long>(j.max_input_tokens), format_number(f, j.inputs_per_s).c_str(),
+                format_number(f, j.inputs_per_s_low).c_str(), format_number(f, j.inputs_per_s_high).c_str(),
                 j.duration_s / 3600, j.duration_s_fast / 3600, j.duration_s_slow / 3600, j.gpu_hours,
                 static_cast<unsigned long long>(j.gpus));
   std::string out = buf;

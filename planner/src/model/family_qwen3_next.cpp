@@ -116,8 +116,10 @@ void build_qwen3_next(const ConfigView& c, const Family& family, ModelSpec& spec
   // Per-request state of one linear layer (vLLM mamba_utils.py
   // MambaStateShapeCalculator.gated_delta_net_state_shape, TP 1): conv state
   // {kernel - 1, conv_dim} + recurrent (SSM) state {v_heads, k_head_dim, v_head_dim}.
-  const std::uint64_t state_elems = (d.kernel - 1) * d.conv_dim() + d.v_heads * d.k_dim * d.v_dim;
-  a.recurrent_state_bytes_per_layer = state_elems * qwen3_next_state_elem_bytes(a.torch_dtype);
+  a.recurrent_conv_state_elems = (d.kernel - 1) * d.conv_dim();
+  a.recurrent_ssm_state_elems = d.v_heads * d.k_dim * d.v_dim;
+  a.recurrent_state_bytes_per_layer = (a.recurrent_conv_state_elems + a.recurrent_ssm_state_elems) *
+                                      qwen3_next_state_elem_bytes(a.torch_dtype);
 
   const bool gate = c.flag("attn_output_gate", true);  // Qwen3NextAttention default True
   const auto h = a.hidden_size, V = a.vocab_size;

@@ -430,6 +430,8 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
       {"enable_chunked_prefill", chunked_prefill},
   };
   if (mamba) {
+    std::uint64_t recurrent_in_first = 0;
+    for (const auto& l : first.kv.layers) recurrent_in_first += l.kind == LayerAttention::Recurrent && l.state_bytes > 0 ? 1 : 0;
     view["hybrid"] = {
         {"attention_block_size", mamba->block_size},
         {"recurrent_layers", mamba->recurrent_layers},
@@ -438,6 +440,7 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
         {"recurrent_state_bytes_per_request", mamba->state_bytes * mamba->recurrent_layers},
         {"mamba_cache_mode", mamba_mode},
         {"recurrent_pages_per_request", mamba_blocks},
+        {"recurrent_groups", first.groups.group_size ? ceil_div(recurrent_in_first, first.groups.group_size) : 0},
         {"blocks_per_request", first.groups.blocks_per_request},
         {"max_concurrent_requests", first.groups.blocks_per_request ? blocks / first.groups.blocks_per_request : 0},
     };

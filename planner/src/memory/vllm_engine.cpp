@@ -374,6 +374,10 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
                "). This effectively limits the maximum sequence length to max_num_batched_tokens and makes vLLM "
                "reject longer sequences. Please increase max_num_batched_tokens or decrease max_model_len.";
   }
+  if (mamba && !hybrid) {  // kv_cache_utils.py unify_hybrid_kv_cache_specs: recurrent specs cannot be unified
+    p.fits = false;
+    p.reason = "Hybrid KV cache manager is disabled but failed to convert the KV cache specs to one unified type.";
+  }
   if (too_long && derived_known) {  // refused before any memory is profiled, so this reason comes first
     p.fits = false;
     p.reason = "User-specified max_model_len (" + std::to_string(max_model_len) +

@@ -36,7 +36,7 @@ void gated_delta_net(InventoryBuilder& b, const std::string& p, std::uint64_t h,
   b.linear(p + "in_proj_qkvz", R::Recurrent, 2 * d.key_dim() + 2 * d.value_dim(), h);
   b.linear(p + "in_proj_ba", R::Recurrent, 2 * d.v_heads, h);
   b.tensor(p + "conv1d.weight", R::Recurrent, {d.conv_dim(), 1, d.kernel});
-  b.tensor(p + "dt_bias", R::Recurrent, {d.v_heads});
+  b.tensor(p + "dt_bias", R::Recurrent, {d.v_heads}, /*is_bias=*/true);  // added to dt, never quantized
   b.tensor(p + "A_log", R::Recurrent, {d.v_heads});
   b.norm(p + "norm", R::Recurrent, d.v_dim);
   b.linear(p + "out_proj", R::Recurrent, h, d.value_dim());

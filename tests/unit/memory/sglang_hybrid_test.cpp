@@ -44,7 +44,7 @@ TEST(SglangHybrid, StatePoolIsSplitOffBeforeTheTokenPool) {
 TEST(SglangHybrid, MaxMambaCacheSizeFixesTheSlots) {
   const auto p = qwen3_next_sglang({{"max-mamba-cache-size", "300"}});
   EXPECT_EQ(p.engine_view.at("max_mamba_cache_size").get<std::uint64_t>(), 300u);
-  EXPECT_EQ(test::component(p.kv_cache, "kv_cache.recurrent_state").bytes.count(), 300u * 38633472u);
+  EXPECT_EQ(test::component(p.kv_cache, "kv_cache.recurrent_state").bytes.count(), 300ull * 38633472ull);
   EXPECT_EQ(p.engine_view.at("max_running_requests").get<std::uint64_t>(), 100u);  // 300 // 3
   const auto no_radix = qwen3_next_sglang({{"max-mamba-cache-size", "300"}, {"disable-radix-cache", "true"}});
   EXPECT_EQ(no_radix.engine_view.at("max_running_requests").get<std::uint64_t>(), 300u);  // // 1

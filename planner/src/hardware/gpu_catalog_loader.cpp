@@ -221,8 +221,16 @@ GpuSpec read_card(const JsonView& v) {
     g.gfx_target = opt_text(v, "gfx_target");
 
     const JsonView ic = v.at("interconnect");
-    reject_unknown_keys(ic, {"nvlink_gbps", "pcie_gen", "host_link"});
+    reject_unknown_keys(ic, {"nvlink_gbps", "pcie_gen", "host_link", "peer_links", "peer_link_gbps"});
     g.interconnect.nvlink_gbps = opt_positive(ic, "nvlink_gbps");
+    g.interconnect.peer_links = opt_count(ic, "peer_links", 71);
+    g.interconnect.peer_link_gbps = opt_positive(ic, "peer_link_gbps");
+    if (g.interconnect.peer_links.has_value() != g.interconnect.peer_link_gbps.has_value())
+      ic.fail("peer_links and peer_link_gbps come together (a mesh of links and each link's bandwidth)");
+    if (g.interconnect.peer_links && g.interconnect.nvlink_gbps)
+      ic.fail("nvlink_gbps and peer_links are two kinds of GPU fabric: give one");
+    if (g.interconnect.peer_links && !v.at("sources").has("interconnect"))
+      v.at("sources").fail_at("interconnect", "peer_links is given, so its source is required");
     g.interconnect.pcie_gen = opt_count(ic, "pcie_gen", 7);
     g.interconnect.host_link = opt_text(ic, "host_link");
 
@@ -273,6 +281,8 @@ GpuSpec read_mig(const JsonView& v, const GpuSpec& parent) {
     if (parent.bandwidth_gbps) g.bandwidth_gbps = *parent.bandwidth_gbps * mf.value();
     g.tflops = DenseTflops{};
     g.interconnect.nvlink_gbps.reset();
+    g.interconnect.peer_links.reset();
+    g.interconnect.peer_link_gbps.reset();
     g.tdp_w.reset();
 
     if (const auto reported = opt_size(v, "reported_memory")) {

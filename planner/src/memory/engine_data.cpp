@@ -6,6 +6,7 @@
 
 #include "vramplan/core/error.hpp"
 #include "vramplan/io/json_file.hpp"
+#include "vramplan/io/json_skim.hpp"
 
 namespace vramplan::memory {
 
@@ -62,35 +63,62 @@ int compare_versions(std::string_view a, std::string_view b) {
 
 EngineProfileData EngineProfileData::load(const std::filesystem::path& data_dir,
                                           std::string_view engine, std::string_view version) {
+  // A plan needs one profile of the file: the file is skimmed (io/json_skim.hpp) and only the
+  // version bounds of each profile and the chosen profile are parsed. Parsing all of vllm.json
+  // was a sixth of `vramplan check` (callgrind); every profile is still validated by
+  // tests/unit/memory/engine_data_test.cpp, which loads each one.
   const auto path = data_dir / "engines" / (std::string(engine) + ".json");
-  const nlohmann::json doc = read_json_file(path);
-  const JsonView root(doc, path.string());
+  const SkimmedFile file = SkimmedFile::read(path, "an object with \"engine\" and \"profiles\"");
+  const auto top_string = [&](std::string_view key) {
+    const nlohmann::json v = file.parse(file.required(key));
+    return JsonView(v, file.file(), "/" + std::string(key)).as_string();
+  };
   EngineProfileData out;
-  out.file_ = path.string();
-  out.engine_ = root.req_string("engine");
-  if (out.engine_ != engine) root.fail_at("engine", "expected '" + std::string(engine) + "'");
-  const std::string wanted = version.empty() ? root.req_string("default_profile") : std::string(version);
+  out.file_ = file.file();
+  out.engine_ = top_string("engine");
+  if (out.engine_ != engine)
+    throw_input(out.file_, "/engine", "expected '" + std::string(engine) + "'");
+  const std::string wanted = version.empty() ? top_string("default_profile") : std::string(version);
   out.assumed_ = version.empty();
+
+  // Each profile's name and version range. A profile whose bounds the skimmer cannot read as
+  // strings is parsed, so that its fault is worded as the full reader words it.
+  struct Bounds {
+    std::string name, min;
+    std::optional<std::string> max;
+  };
+  const auto texts = skim_array(file.required("profiles"), file.source());
+  std::vector<Bounds> bounds;
+  bounds.reserve(texts.size());
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    Bounds b{skim_string_member(texts[i], "version", file.source()),
+             skim_string_member(texts[i], "min_version", file.source()), std::nullopt};
+    const std::string max = skim_string_member(texts[i], "max_version", file.source());
+    if (!max.empty()) b.max = max;
+    if (b.name.empty() || b.min.empty()) {
+      const nlohmann::json doc = file.parse(texts[i]);
+      const JsonView p(doc, file.file(), "/profiles/" + std::to_string(i));
+      b = {p.req_string("version"), p.req_string("min_version"), p.opt_string("max_version")};
+    }
+    bounds.push_back(std::move(b));
+  }
+
   std::string known;
-  const auto profiles = root.at("profiles").items();
   // A version no range holds is planned with the nearest older profile (the one with the
   // highest min_version at or below it), or with the oldest one when it predates them all; the
   // note says which (issue 17: an unknown version is never an error).
   std::optional<std::size_t> chosen, nearest_older, oldest;
-  for (std::size_t i = 0; i < profiles.size(); ++i) {
-    const auto& p = profiles[i];
-    const std::string name = p.req_string("version");
-    const std::string min = p.req_string("min_version");
-    const auto max = p.opt_string("max_version");
+  for (std::size_t i = 0; i < bounds.size(); ++i) {
+    const auto& [name, min, max] = bounds[i];
     known += (known.empty() ? "" : ", ") + name + " (" + min + (max ? "-" + *max : "+") + ")";
     if (out.assumed_ ? name == wanted : within(wanted, min, max)) {
       if (!chosen) chosen = i;
       continue;
     }
     if (out.assumed_) continue;
-    if (!oldest || compare_versions(min, profiles[*oldest].req_string("min_version")) < 0) oldest = i;
+    if (!oldest || compare_versions(min, bounds[*oldest].min) < 0) oldest = i;
     if (compare_versions(min, wanted) <= 0 &&
-        (!nearest_older || compare_versions(min, profiles[*nearest_older].req_string("min_version")) > 0))
+        (!nearest_older || compare_versions(min, bounds[*nearest_older].min) > 0))
       nearest_older = i;
   }
   if (!chosen && !out.assumed_) {
@@ -104,7 +132,8 @@ EngineProfileData EngineProfileData::load(const std::filesystem::path& data_dir,
   }
   if (!chosen)
     throw_unknown("unknown " + std::string(engine) + " version '" + wanted + "' (profiles: " + known + ")");
-  const auto& p = profiles[*chosen];
+  const nlohmann::json doc = file.parse(texts[*chosen]);
+  const JsonView p(doc, file.file(), "/profiles/" + std::to_string(*chosen));
   const std::string min = p.req_string("min_version");
   const auto max = p.opt_string("max_version");
   out.version_ = p.req_string("version");

@@ -5,6 +5,9 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <mutex>
+#include <optional>
 
 #include "vramplan/compat/compat.hpp"
 #include "vramplan/core/error.hpp"
@@ -45,7 +48,8 @@ struct StageResult {
 
 class VllmEngine final : public Engine {
  public:
-  VllmEngine(EngineProfileData data, compat::CompatRules compat) : d_(std::move(data)), compat_(std::move(compat)) {}
+  VllmEngine(EngineProfileData data, std::filesystem::path compat_dir)
+      : d_(std::move(data)), compat_dir_(std::move(compat_dir)) {}
   std::string_view name() const override { return "vllm"; }
   std::string_view version() const override { return d_.version(); }
 
@@ -78,9 +82,19 @@ class VllmEngine final : public Engine {
 
  private:
   std::string pad_mxfp4_moe(const PlanInput& in, const WeightRequest& wr, std::uint64_t tp, ResolvedWeights& rw) const;
+  const compat::CompatRules& compat() const;
   EngineProfileData d_;
-  compat::CompatRules compat_;  //!< data/compat: which MXFP4 kernel path vLLM takes on a GPU
+  // data/compat says which MXFP4 kernel path vLLM takes on a GPU. Read on first use: only MXFP4
+  // checkpoints ask, and parsing the rule files costs as much as the rest of a `check` (callgrind).
+  std::filesystem::path compat_dir_;
+  mutable std::once_flag compat_once_;
+  mutable std::optional<compat::CompatRules> compat_;
 };
+
+const compat::CompatRules& VllmEngine::compat() const {
+  std::call_once(compat_once_, [this] { compat_.emplace(compat::CompatRules::load(compat_dir_)); });
+  return *compat_;
+}
 
 // MXFP4 MoE checkpoints (gpt-oss): the kernel backend vLLM picks from the compute capability
 // (quantization/mxfp4.py get_mxfp4_backend, default env: FlashInfer BF16 on SM100, the OpenAI
@@ -111,7 +125,7 @@ std::string VllmEngine::pad_mxfp4_moe(const PlanInput& in, const WeightRequest& 
   q.vendor = "nvidia";
   q.compute_capability = major + minor / 10.0;
   q.weight_families = {"mxfp4"};
-  const compat::Verdict v = compat_.evaluate(q);
+  const compat::Verdict v = compat().evaluate(q);
   if (v.support == compat::Support::Unsupported) {
     rw.notes.push_back("MXFP4 MoE padding not modelled: vLLM does not run MXFP4 on compute capability " + cc + " (" +
                        v.findings.front().rule + ")");
@@ -465,8 +479,7 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
 }  // namespace
 
 std::unique_ptr<Engine> make_vllm_engine(const std::filesystem::path& data_dir, std::string_view version) {
-  return std::make_unique<VllmEngine>(EngineProfileData::load(data_dir, "vllm", version),
-                                      compat::CompatRules::load(data_dir / "compat"));
+  return std::make_unique<VllmEngine>(EngineProfileData::load(data_dir, "vllm", version), data_dir / "compat");
 }
 
 }  // namespace vramplan::memory

@@ -130,6 +130,7 @@ PerfHardware perf_hardware_from(const DatasheetFigures& sheet,
     exp.link_bytes_per_s = link * d.link_efficiency.expected;
     slow.link_bytes_per_s = link * d.link_efficiency.min;
     fast.link_bytes_per_s = link * d.link_efficiency.max;
+    exp.link_mesh_links = slow.link_mesh_links = fast.link_mesh_links = sheet.link_mesh_links;
     exp.link_latency_s = d.link_latency_s.expected;
     slow.link_latency_s = d.link_latency_s.max;
     fast.link_latency_s = d.link_latency_s.min;
@@ -169,7 +170,13 @@ DatasheetFigures datasheet_figures(const GpuSpec& gpu, std::string_view compute_
     }
     s.scaled_from = mig_scaling_note(gpu);
   }
-  if (gpu.interconnect.nvlink_gbps) {
+  if (gpu.interconnect.peer_links && gpu.interconnect.peer_link_gbps) {
+    s.link_gbps = *gpu.interconnect.peer_link_gbps / 2;
+    s.link_mesh_links = *gpu.interconnect.peer_links;
+    s.link_label = "GPU mesh of " + std::to_string(s.link_mesh_links) + " links x " +
+                   fmt(*gpu.interconnect.peer_link_gbps) + " GB/s total / 2, min(TP - 1, " +
+                   std::to_string(s.link_mesh_links) + ") of them per all-reduce";
+  } else if (gpu.interconnect.nvlink_gbps) {
     s.link_gbps = *gpu.interconnect.nvlink_gbps / 2;
     s.link_label = "NVLink " + fmt(*gpu.interconnect.nvlink_gbps) + " GB/s total / 2";
   } else if (gpu.interconnect.pcie_gen) {

@@ -8,6 +8,14 @@
 #include "vramplan/core/error.hpp"
 
 namespace vramplan::perf {
+
+double group_link_bytes_per_s(const HardwareRates& r, std::uint64_t group) {
+  if (r.link_mesh_links <= 0 || group < 2) return r.link_bytes_per_s;
+  // RCCL spreads a collective of k fully connected GPUs over the k - 1 links to the others.
+  const std::uint64_t links = std::min<std::uint64_t>(group - 1, static_cast<std::uint64_t>(r.link_mesh_links));
+  return r.link_bytes_per_s * static_cast<double>(links);
+}
+
 namespace {
 
 // Upper bound on attention groups a shape may carry (full, sliding, chunked, MLA, ...): keeps
@@ -76,7 +84,7 @@ StepBreakdown finish_step(const PerfModelShape& shape, const HardwareRates& r, d
     // a ring moves 2 (tp-1)/tp of the payload through each GPU's link.
     const double tp = shape.tp;
     const double payload = tokens * shape.hidden * shape.activation_bytes;
-    const double one = r.link_latency_s + 2 * (tp - 1) / tp * payload / r.link_bytes_per_s;
+    const double one = r.link_latency_s + 2 * (tp - 1) / tp * payload / group_link_bytes_per_s(r, shape.tp);
     s.comm_s = 2 * shape.layers * one;
   }
   // Launches scale with the layers this GPU runs; scheduling and sampling happen once per step.

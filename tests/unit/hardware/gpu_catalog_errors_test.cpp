@@ -53,6 +53,14 @@ TEST(GpuCatalogErrors, NodeSizeWithoutSource) {
   expect_contains(m, "(gpu 'test-80')");
 }
 
+// An Infinity Fabric mesh is given as links + each link's bandwidth, with its source.
+TEST(GpuCatalogErrors, PeerLinksNeedTheirBandwidthAndSource) {
+  expect_contains(load_error("peer_links_without_bandwidth.json"),
+                  "/gpus/0/interconnect: peer_links and peer_link_gbps come together");
+  expect_contains(load_error("peer_links_unsourced.json"),
+                  "/gpus/0/sources/interconnect: peer_links is given, so its source is required");
+}
+
 TEST(GpuCatalogErrors, NegativeSize) {
   const auto m = load_error("negative_size.json");
   expect_contains(m, "/gpus/0/memory/marketed_gb: must be positive, got -80");

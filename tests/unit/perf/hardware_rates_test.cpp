@@ -125,9 +125,9 @@ TEST(PerfHardware, BlockFp8GemmTermFollowsTheGpuVendor) {
   EXPECT_DOUBLE_EQ(mi.expected.block_fp8_gemm_overhead_s, 40e-6);
   EXPECT_DOUBLE_EQ(mi.slow->block_fp8_gemm_overhead_s, 77e-6);
   EXPECT_DOUBLE_EQ(mi.fast->block_fp8_gemm_overhead_s, 17.3e-6);
-  EXPECT_DOUBLE_EQ(mi.expected.prompt_block_fp8_gemm_overhead_s, 130e-6);
-  EXPECT_NE(mi.basis.find("per block-scaled FP8 GEMM on amd (fitted) 40 us [17.3-77] in a decode step, 130 us "
-                          "[56.3-250.3] in a step with prompt tokens"),
+  EXPECT_DOUBLE_EQ(mi.expected.prompt_block_fp8_gemm_overhead_s, 310e-6);
+  EXPECT_NE(mi.basis.find("per block-scaled FP8 GEMM on amd (fitted) 40 us [17.3-77] in a decode step, 310 us "
+                          "[134.2-596.8] in a step with prompt tokens"),
             std::string::npos)
       << mi.basis;
   // Engines without the term: none on any vendor.
@@ -152,6 +152,11 @@ TEST(PerfHardware, CatalogueGpuAndCalibrationFile) {
   EXPECT_DOUBLE_EQ(*sheet.tensor_tflops, 1978.9);
   EXPECT_DOUBLE_EQ(*sheet.link_gbps, 450);
   EXPECT_THROW(datasheet_figures(cat.find("h200"), "fp9", d), Error);
+  // MI300X: 7 Infinity Fabric links of 128 GB/s (both directions) per OAM, not PCIe.
+  const DatasheetFigures mi300x = datasheet_figures(cat.find("mi300x"), "bf16", d);
+  EXPECT_DOUBLE_EQ(*mi300x.link_gbps, 64);
+  EXPECT_EQ(mi300x.link_mesh_links, 7);
+  EXPECT_EQ(perf_hardware_from(mi300x, std::nullopt, d).expected.link_mesh_links, 7);
 
   calib::Calibration cal;
   cal.origin = calib::CalibrationOrigin::Measured;

@@ -151,6 +151,32 @@ TEST(PerfModel, TensorParallelAllReduceHandComputed) {
   EXPECT_THROW(estimate_decode(s, exact_hw(), DecodeBatch{1, 0}), Error);
 }
 
+// AMD Infinity Fabric: a full mesh of point-to-point links, one link's bandwidth given; a group of
+// k GPUs drives k - 1 links, never more than the mesh has.
+TEST(PerfModel, MeshAllReduceUsesTheLinksToThePeers) {
+  HardwareRates r;
+  r.link_bytes_per_s = 64e9 * 0.7;  // MI300X: 128 GB/s per link both ways / 2, x 0.7
+  r.link_mesh_links = 7;
+  EXPECT_DOUBLE_EQ(group_link_bytes_per_s(r, 2), 44.8e9);       // 1 link
+  EXPECT_DOUBLE_EQ(group_link_bytes_per_s(r, 4), 3 * 44.8e9);   // 3 links
+  EXPECT_DOUBLE_EQ(group_link_bytes_per_s(r, 8), 7 * 44.8e9);   // all 7: 313.6e9
+  EXPECT_DOUBLE_EQ(group_link_bytes_per_s(r, 16), 7 * 44.8e9);  // capped at the mesh
+  r.link_mesh_links = 0;  // a switch (NVLink): the figure serves any group
+  EXPECT_DOUBLE_EQ(group_link_bytes_per_s(r, 2), 44.8e9);
+  EXPECT_DOUBLE_EQ(group_link_bytes_per_s(r, 8), 44.8e9);
+
+  PerfModelShape s = dense_shape();
+  s.tp = 8;
+  PerfHardware hw = exact_hw();
+  hw.expected.link_bytes_per_s = 64e9;
+  hw.expected.link_mesh_links = 7;
+  hw.expected.link_latency_s = 0;
+  const DecodeResult d = estimate_decode(s, hw, DecodeBatch{64, 0});
+  // per all-reduce: 2 (8-1)/8 x (64 x 4096 x 2 B) / (7 x 64e9) = 1.75 x 524288 / 448e9 = 2.048 us
+  // per step: 2 x 32 layers x 2.048 us = 131.072 us
+  EXPECT_NEAR(d.step.comm_s, 131.072e-6, 1e-12);
+}
+
 TEST(PerfModel, PipelineBubbleWhenFewerMicroBatchesThanStages) {
   PerfModelShape s = dense_shape();
   s.pp = 4;

@@ -50,6 +50,11 @@ struct DenseTflops {
 
 struct Interconnect {
   std::optional<double> nvlink_gbps;  //!< total NVLink bandwidth per GPU, GB/s
+  //! A fully connected mesh of point-to-point GPU links (AMD Infinity Fabric / xGMI): links per
+  //! GPU to its peers and each link's peak bandwidth, both directions together, GB/s. Unlike a
+  //! switched NVLink domain, a group of k GPUs reaches its peers over only k - 1 of the links.
+  std::optional<int> peer_links;
+  std::optional<double> peer_link_gbps;
   std::optional<int> pcie_gen;
   std::string host_link;  //!< as the source words it ("PCIe 5.0 x16", "NVLink-C2C to Grace")
 };

@@ -24,6 +24,9 @@ struct DatasheetFigures {
   std::string link_label;                   //!< "NVLink 900 GB/s total / 2", "PCIe gen 5 x16"
   std::string scaled_from{};                //!< MIG slice: how its figures derive from the card's
   std::string vendor{};                     //!< "nvidia", "amd", ... (selects vendor-keyed overheads)
+  //! 0: link_gbps serves any group of GPUs (an NVLink switch, PCIe); n: a mesh of n links per
+  //! GPU, link_gbps each (HardwareRates::link_mesh_links).
+  int link_mesh_links = 0;
 };
 
 //! Figures measured on the card (a calibration file).

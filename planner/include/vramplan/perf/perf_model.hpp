@@ -49,7 +49,14 @@ struct HardwareRates {
   double block_fp8_gemm_overhead_s = 0;
   //! The same in a forward with prompt tokens (which an engine may run outside its CUDA graphs).
   double prompt_block_fp8_gemm_overhead_s = 0;
+  //! 0: link_bytes_per_s is the all-reduce bandwidth of any group (an NVLink switch, PCIe). n: the
+  //! GPUs form a fully connected mesh of n point-to-point links each (AMD Infinity Fabric), and
+  //! link_bytes_per_s is one link's: a group of k GPUs drives min(k - 1, n) of them.
+  int link_mesh_links = 0;
 };
+
+//! The all-reduce bandwidth per GPU, one direction, of a group of `group` GPUs.
+double group_link_bytes_per_s(const HardwareRates& r, std::uint64_t group);
 
 //! The hardware a model runs on: expected rates, and where they are not measured, the rates at
 //! the pessimistic and optimistic ends of the documented efficiency ranges.

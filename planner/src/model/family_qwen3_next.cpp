@@ -39,7 +39,7 @@ void gated_delta_net(InventoryBuilder& b, const std::string& p, std::uint64_t h,
   b.tensor(p + "dt_bias", R::Recurrent, {d.v_heads}, /*is_bias=*/true);  // added to dt, never quantized
   b.tensor(p + "A_log", R::Recurrent, {d.v_heads});
   b.norm(p + "norm", R::Recurrent, d.v_dim);
-  b.linear(p + "out_proj", R::Recurrent, h, d.value_dim());
+  b.linear(p + "out_proj", R::AttnOutput, h, d.value_dim());  // RowParallelLinear in vLLM
 }
 
 void gated_attention(InventoryBuilder& b, const std::string& p, const ModelArch& a, bool gate) {

@@ -133,7 +133,7 @@ constexpr std::array<NameRole, 89> kLayer{{
     {"linear_attn.dt", R::Recurrent},
     {"linear_attn.A_log", R::Recurrent},
     {"linear_attn.norm", R::Recurrent},
-    {"linear_attn.out_proj", R::Recurrent},
+    {"linear_attn.out_proj", R::AttnOutput},
     // DeepSeek MTP module pieces (only ever in layers >= num_hidden_layers).
     {"enorm", R::Mtp},
     {"hnorm", R::Mtp},

@@ -31,7 +31,7 @@ std::uint64_t qwen3_next_state_elem_bytes(const std::string& torch_dtype) {
   return torch_dtype == "float32" || torch_dtype == "float" ? 4 : 2;
 }
 
-void gated_delta_net(InventoryBuilder& b, const std::string& p, std::uint64_t h,
+void qwen3_next_delta_net(InventoryBuilder& b, const std::string& p, std::uint64_t h,
                      const GatedDeltaNetDims& d) {
   b.linear(p + "in_proj_qkvz", R::Recurrent, 2 * d.key_dim() + 2 * d.value_dim(), h);
   b.linear(p + "in_proj_ba", R::Recurrent, 2 * d.v_heads, h);
@@ -42,7 +42,7 @@ void gated_delta_net(InventoryBuilder& b, const std::string& p, std::uint64_t h,
   b.linear(p + "out_proj", R::AttnOutput, h, d.value_dim());  // RowParallelLinear in vLLM
 }
 
-void gated_attention(InventoryBuilder& b, const std::string& p, const ModelArch& a, bool gate) {
+void qwen3_next_attention(InventoryBuilder& b, const std::string& p, const ModelArch& a, bool gate) {
   const auto h = a.hidden_size, hd = a.head_dim;
   b.linear(p + "q_proj", R::AttnQ, a.num_heads * hd * (gate ? 2 : 1), h);
   b.linear(p + "k_proj", R::AttnK, a.num_kv_heads * hd, h);
@@ -52,7 +52,7 @@ void gated_attention(InventoryBuilder& b, const std::string& p, const ModelArch&
   b.norm(p + "k_norm", R::AttnKNorm, hd);
 }
 
-void sparse_moe(InventoryBuilder& b, const std::string& p, const ModelArch& a) {
+void qwen3_next_moe(InventoryBuilder& b, const std::string& p, const ModelArch& a) {
   const auto h = a.hidden_size, E = a.num_experts, Ie = a.moe_intermediate_size;
   b.linear(p + "gate", R::FfnGateInp, E, h);
   b.experts(p + "experts.*.gate_proj.weight", R::FfnGateExps, E, Ie, h);
@@ -71,10 +71,10 @@ void qwen3_next_layer(InventoryBuilder& b, const std::string& p, const ModelArch
   b.norm(p + "input_layernorm", R::AttnNorm, a.hidden_size);
   b.norm(p + "post_attention_layernorm", R::FfnNorm, a.hidden_size);
   if (kind == LayerAttention::Recurrent)
-    gated_delta_net(b, p + "linear_attn.", a.hidden_size, d);
+    qwen3_next_delta_net(b, p + "linear_attn.", a.hidden_size, d);
   else
-    gated_attention(b, p + "self_attn.", a, gate);
-  sparse_moe(b, p + "mlp.", a);
+    qwen3_next_attention(b, p + "self_attn.", a, gate);
+  qwen3_next_moe(b, p + "mlp.", a);
 }
 
 }  // namespace

@@ -124,7 +124,7 @@ std::vector<Row> rows() {
                        "MllamaForConditionalGeneration, ModernBertForMaskedLM, "
                        "ModernBertModel, NomicBertModel, Phi3ForCausalLM, PhiForCausalLM, "
                        "Qwen2ForCausalLM, Qwen2MoeForCausalLM, Qwen2_5_VLForConditionalGeneration, Qwen3ForCausalLM, "
-                       "Qwen3MoeForCausalLM, Qwen3VLForConditionalGeneration, RWForCausalLM, "
+                       "Qwen3MoeForCausalLM, Qwen3NextForCausalLM, Qwen3VLForConditionalGeneration, RWForCausalLM, "
                        "RobertaForMaskedLM, RobertaForSequenceClassification, RobertaModel, XLMRobertaForMaskedLM, "
                        "XLMRobertaForSequenceClassification, XLMRobertaModel); "
                        "--assume-llama-like builds it as a Llama-style decoder"),

@@ -14,7 +14,7 @@
 //  - llamacpp-nograph (builds before CUDA graphs): on the two RTX 3090 llama-bench tg128 records
 //    of llama.cpp PR #4766 (January 2024); every other record of that era is held out;
 //  - llamacpp (builds with CUDA graphs, the default): on the llama-bench tg512 records of the
-//    three GeForce cards of the XiongjieDai tables (May 2024); the other cards are held out.
+//    two GeForce cards of the XiongjieDai tables (May 2024); the other cards are held out.
 //
 // VRAMPLAN_WRITE_ACCURACY_DOC=1 writes docs/accuracy-llamacpp-speed.md from this run.
 #include <gtest/gtest.h>
@@ -153,12 +153,13 @@ constexpr LlamacppEra kLlamacppEras[] = {{"llamacpp-nograph", false}, {"llamacpp
 //    K-quant records (Q2_K, Q3_K_S) of the same run leave 229-233 us per layer: a per-token
 //    overhead cannot depend on the file type, so theirs is kernel time (the k-quant mat-vec kernels
 //    of these builds did not reach the bandwidth); they bound that range from above instead.
-//  - CUDA graphs: the tg512 records of the three GeForce cards (RTX 3090, 4080, 4090: the table
-//    the XiongjieDai README publishes); the professional and data-centre cards are held out.
+//  - CUDA graphs: the tg512 records of the GeForce cards (RTX 3090, 4090: the cards of the table
+//    the XiongjieDai README publishes that data/gpus.json rates); the professional and data-centre
+//    cards are held out.
 bool llama_bench_in_fit(const LlamaBenchRecord& r) {
   if (!r.cuda_graphs)
     return r.test == "tg128" && r.gpu == "rtx-3090" && (r.file_type == "F16" || r.file_type == "Q4_0");
-  return r.test == "tg512" && (r.gpu == "rtx-3090" || r.gpu == "rtx-4080" || r.gpu == "rtx-4090");
+  return r.test == "tg512" && (r.gpu == "rtx-3090" || r.gpu == "rtx-4090");
 }
 // The records whose own per-layer excess sets the top of an era's range.
 bool llama_bench_bounds_range(const LlamaBenchRecord& r) {
@@ -223,7 +224,10 @@ std::string render_llamacpp_speed_doc(const std::vector<LlamaBenchRecord>& recor
       "before CUDA graphs): ./main eval t/s of Llama 2 7B / 13B Q4_0 and F16 after a 494-token prompt, "
       "1023 tokens at -c 512;\n"
       "- the same repository's LLaMA 3 notebooks (May 2024, builds 2824-2843, compiled with "
-      "GGML_CUDA_USE_GRAPHS: CUDA graphs): llama-bench tg512 of Llama 3 8B Q4_K_M and F16 on ten cards.\n\n"
+      "GGML_CUDA_USE_GRAPHS: CUDA graphs): llama-bench tg512 of Llama 3 8B Q4_K_M and F16 on seven cards.\n\n"
+      "Left out: the notebooks' RTX 4080, RTX 6000 Ada and RTX A6000 runs (data/gpus.json has no sourced fp16 "
+      "tensor rate for them, so `plan` gives no speed), the cards not in data/gpus.json (RTX 3070 / 3080 / "
+      "3080 Ti / 4070 Ti, RTX 4000 / 5000 Ada) and every multi-GPU run.\n\n"
       "## Summary\n\n| decode records | records | median abs error |\n|---|---:|---:|\n" +
       llama_summary_row(records, "all (tg128, tg512, ./main)", decode) +
       llama_summary_row(records, "held out (not fitted on)", held) +
@@ -255,13 +259,34 @@ std::string render_llamacpp_speed_doc(const std::vector<LlamaBenchRecord>& recor
           test::fmt("%+.1f %%", 100 * llama_bench_error(r)) + " | " + (llama_bench_in_fit(r) ? "yes" : "no") + " | " +
           r.source + " |\n";
   md += "\n## Reading\n\n"
-        "READING_PLACEHOLDER\n";
+        "- Decode is bandwidth-bound: the GGUF bytes of every streamed tensor (the file type's mixture, e.g. Q4_0 = "
+        "18 B per 32 weights, output.weight Q6_K) and the KV of the mean context over 0.8 x the datasheet "
+        "bandwidth, plus the per-layer overhead of the build's era: 94.9 us without CUDA graphs (every kernel "
+        "launched from the host per token), 55 us with them (the launches go, each kernel's fill and drain stay).\n"
+        "- GDDR cards (RTX 3090, RTX 4090, A40, L40S) are predicted within 17 % in both eras (but for the K-quant rows "
+        "below), the held-out A40 and "
+        "L40S tg512 rows within 8 %. The RTX 4090 rows are 11-17 % slow: its F16 runs took less than the "
+        "bandwidth term alone (0.8 x 1008 GB/s), so that card streamed above 0.8 of its datasheet figure.\n"
+        "- The HBM cards (A100 PCIe / SXM, H100 PCIe: all held out) are predicted too fast: +31 to +70 % with CUDA "
+        "graphs, -2 to +35 % without. Their time over the bandwidth term is 80-160 us per layer without graphs and 120-300 us "
+        "with them, so it is not launch cost: these builds' one-token mat-vec kernels did not stream near 2 TB/s (too few "
+        "bytes in flight for HBM), and the model has one bandwidth efficiency for every card. A per-memory-type "
+        "efficiency would need its own fit and held-out cards; these ten records are the only HBM ones, so it is "
+        "not added.\n"
+        "- The K-quant rows of January 2024 (Q2_K, Q3_K_S) ran at a third of the bandwidth-bound speed: the k-quant "
+        "mat-vec kernels of those builds were limited by dequantisation work, not by memory. No per-format kernel "
+        "efficiency is modelled, so they are predicted 63-66 % fast; they set the top of the no-graph range. The "
+        "May 2024 Q4_K_M rows show no such gap on GDDR cards.\n"
+        "- pp512 is compute-bound at the catalogue's fp16 tensor rate x 0.65. It over-predicts: these builds "
+        "dequantised the weights to fp16 and ran cuBLAS, and the achieved rate is close to the FP32-accumulate "
+        "figure on GeForce cards (RTX 3090: 71 of 142 TFLOPS), which the catalogue does not list for every card. "
+        "Newer builds run MMQ kernels on int8 tensor cores (llama.cpp PR #7676); not modelled, no records.\n";
   return md;
 }
 
 TEST(LlamacppSpeedAccuracy, DecodeAndPromptAgainstPublishedTables) {
   const std::vector<LlamaBenchRecord> records = llama_bench_predictions();
-  ASSERT_GE(records.size(), 58u);
+  ASSERT_GE(records.size(), 41u);
   std::vector<double> tg128, decode, held;
   for (const LlamaBenchRecord& r : records) {
     if (r.test == "tg128") tg128.push_back(llama_bench_error(r));
@@ -273,24 +298,23 @@ TEST(LlamacppSpeedAccuracy, DecodeAndPromptAgainstPublishedTables) {
   RecordProperty("decode_median_abs_error", test::fmt("%.4f", llama_bench_median_abs(decode)));
   RecordProperty("held_out_median_abs_error", test::fmt("%.4f", llama_bench_median_abs(held)));
   // Regression guards: the figures of docs/accuracy-llamacpp-speed.md rounded up, not the target.
-  EXPECT_LE(llama_bench_median_abs(tg128), TG128_BOUND);
-  EXPECT_LE(llama_bench_median_abs(decode), DECODE_BOUND);
-  EXPECT_LE(llama_bench_median_abs(held), HELD_BOUND);
+  EXPECT_LE(llama_bench_median_abs(tg128), 0.16);
+  EXPECT_LE(llama_bench_median_abs(decode), 0.15);
+  EXPECT_LE(llama_bench_median_abs(held), 0.17);
   const LlamacppLayerFit nograph = fit_llamacpp_layer_overhead(records, false);
   const LlamacppLayerFit graphs = fit_llamacpp_layer_overhead(records, true);
   test::write_accuracy_doc_if_asked("accuracy-llamacpp-speed.md", render_llamacpp_speed_doc(records, nograph, graphs));
 }
 
 // The context a ./main record is planned at: 494-token prompt, 1023 steps at -c 512, n_keep 0.
-// By hand: steps 1-18 attend 494..511 cached tokens; the 19th finds 512 + 1 > 512 and drops
-// (512 - 0 - 1) / 2 = 255, so from then on the cache cycles 257..511 (255 steps per cycle).
+// By hand: steps 0-17 attend 494..511 cached tokens (sum 18 x 1005 / 2 = 9045); step 18 finds
+// 512 + 1 > 512 and drops (512 - 0 - 1) / 2 = 255, so the cache cycles 257..511, 255 steps a cycle
+// (sum 255 x 768 / 2 = 97920): three full cycles (steps 18-782), then 240 steps 257..496 (sum
+// 240 x 753 / 2 = 90360). Total 393165 over 1023 steps = 384.3, rounded 384.
 TEST(LlamacppSpeedAccuracy, MainContextShiftMeanContext) {
+  EXPECT_EQ(llama_main_mean_context(494, 1023, 512, 0), 384u);
+  EXPECT_EQ(llama_main_mean_context(10, 4, 512, 0), 12u);  // 10, 11, 12, 13: 11.5, rounded 12
   EXPECT_EQ(llama_main_mean_context(494, 1, 512, 0), 494u);
-  EXPECT_EQ(llama_main_mean_context(10, 4, 512, 0), 12u);  // 10, 11, 12, 13: mean 11.5, rounded 12
-  // 18 steps at 494..511 (sum 9045), then 4 full cycles 257..511 (4 x 97665) and 985 - 4 x 255 = ...
-  const std::uint64_t mean = llama_main_mean_context(494, 1023, 512, 0);
-  EXPECT_GE(mean, 257u + 0);
-  EXPECT_LE(mean, 511u);
 }
 
 TEST(LlamacppSpeedAccuracy, StepOverheadIsTheFittedValue) {
@@ -300,7 +324,7 @@ TEST(LlamacppSpeedAccuracy, StepOverheadIsTheFittedValue) {
     const LlamacppLayerFit fit = fit_llamacpp_layer_overhead(records, era.cuda_graphs);
     RecordProperty(std::string(era.entry) + "_fitted_layer_us", test::fmt("%.3f", fit.layer_us));
     RecordProperty(std::string(era.entry) + "_max_us", test::fmt("%.3f", fit.max_us));
-    ASSERT_EQ(fit.points, era.cuda_graphs ? 6 : 2) << era.entry;
+    ASSERT_EQ(fit.points, era.cuda_graphs ? 4 : 2) << era.entry;
     const perf::StepOverheadDefaults& o = d.step_overhead.at(era.entry);
     EXPECT_TRUE(o.fitted) << era.entry;
     EXPECT_EQ(o.per_step_s.expected, 0) << era.entry;

@@ -317,6 +317,26 @@ TEST(LlamacppSpeedAccuracy, MainContextShiftMeanContext) {
   EXPECT_EQ(llama_main_mean_context(494, 1, 512, 0), 494u);
 }
 
+// --llamacpp-cuda-graphs picks the step-overhead entry: on (the default) `llamacpp`, off
+// `llamacpp-nograph`; the plan echoes the setting as engine_view.cuda_graphs.
+TEST(LlamacppSpeedAccuracy, CudaGraphsSettingPicksTheOverheadEntry) {
+  for (const LlamacppEra& era : kLlamacppEras) {
+    LlamaBenchRecord r;
+    r.model = "llama-2-7b";
+    r.gpu = "rtx-3090";
+    r.file_type = "Q4_0";
+    r.n_ctx = 640;
+    r.context = 64;
+    r.cuda_graphs = era.cuda_graphs;
+    const sim::ServingPlan o = llama_bench_plan(r, 512);
+    ASSERT_TRUE(o.performance.estimate) << o.performance.unavailable;
+    EXPECT_NE(o.performance.estimate->basis.find("step overhead (" + std::string(era.entry) + ", fitted)"),
+              std::string::npos)
+        << o.performance.estimate->basis;
+    EXPECT_EQ(o.plan.engine_view.at("cuda_graphs"), era.cuda_graphs);
+  }
+}
+
 TEST(LlamacppSpeedAccuracy, StepOverheadIsTheFittedValue) {
   const std::vector<LlamaBenchRecord> records = llama_bench_predictions();
   const auto d = perf::load_perf_defaults(test::source_dir() / "data" / "perf_defaults.json");

@@ -428,6 +428,14 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
     view["stages"] = st;
   }
   p.engine_view = view;
+  if (const auto pooling = pooling_view_mode(in.model); !pooling.empty()) {
+    // A decoder embedder runs on the pooling runner, but its attention is causal (AttentionType.DECODER),
+    // so GPUModelRunner.get_kv_cache_spec gives it a KV cache spec and the pool is sized as for
+    // generation (only ENCODER_ONLY attention is skipped); the lm_head is gone (pooling adapter).
+    p.engine_view["runner"] = "pooling";
+    p.notes.push_back("pooling model (" + pooling + " pooling): vLLM's pooling runner keeps a KV cache for causal "
+                      "attention (get_kv_cache_spec), so the pool is as for generation; decode figures do not apply");
+  }
   return p;
 }
 

@@ -5,6 +5,7 @@
 #include <span>
 
 #include "vramplan/core/error.hpp"
+#include "vramplan/core/text.hpp"
 #include "vramplan/memory/encoder_memory.hpp"
 #include "vramplan/perf/hardware_rates.hpp"
 #include "vramplan/perf/host_offload.hpp"
@@ -64,9 +65,12 @@ PlanPerformance pooling_performance(memory::PlanOutcome& out, const GpuSpec& gpu
     const double low = hw.slow ? rate(*hw.slow) : expected, high = hw.fast ? rate(*hw.fast) : expected;
     p.engine_view["inputs_per_s"] = {{"low", low}, {"expected", expected}, {"high", high}, {"input_tokens", length},
                                      {"flops_per_input", flops}};
+    // Whole inputs/s above 10; below (a long max_model_len, a large embedder) three significant digits.
+    const char* f = low >= 10 ? "%.0f" : "%.3g";
     char line[200];
-    std::snprintf(line, sizeof line, "throughput (compute-bound): %.0f [%.0f-%.0f] inputs/s of %llu tokens = %s tensor rate / %.3g FLOPs per input",
-                  expected, low, high, static_cast<unsigned long long>(length), perf.tensor_dtype.c_str(), flops);
+    std::snprintf(line, sizeof line, "throughput (compute-bound): %s [%s-%s] inputs/s of %llu tokens = %s tensor rate / %.3g FLOPs per input",
+                  format_number(f, expected).c_str(), format_number(f, low).c_str(), format_number(f, high).c_str(),
+                  static_cast<unsigned long long>(length), perf.tensor_dtype.c_str(), flops);
     p.notes.push_back(std::string(line) + " (" + hw.basis + ")");
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::Usage) throw;

@@ -24,9 +24,11 @@ TEST(DiffusionSweepCli, RanksFittingGpusByTheCostOfAnImage) {
   EXPECT_EQ(schema_violations(j, schema), std::vector<std::string>{});
   const auto& rows = j["rows"];
   ASSERT_GE(rows.size(), 4u) << j.dump();
-  for (std::size_t i = 1; i < rows.size(); ++i)
-    if (!rows[i]["usd_per_1000_images"].is_null())
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    if (!rows[i]["usd_per_1000_images"].is_null()) {
       EXPECT_LE(rows[i - 1]["usd_per_1000_images"].get<double>(), rows[i]["usd_per_1000_images"].get<double>());
+    }
+  }
   for (const auto& row : rows) {
     if (row["gpu"] == "l4") continue;  // the catalogue's price, whatever it is today
     const auto plan = run_cli_json({"plan", "--model", "sdxl-base-1.0", "--gpu", row["gpu"].get<std::string>(), "--batch",

@@ -19,6 +19,16 @@ namespace {
 using memory::MemoryPlan;
 using memory::PlanBasis;
 
+// The data/perf_defaults.json step_overhead entry of a plan: its engine's, except a llama.cpp
+// build without CUDA graphs (engine_view cuda_graphs false, --llamacpp-cuda-graphs off), whose
+// decode step launches every kernel from the host (docs/performance.md §5).
+std::string step_overhead_entry(const MemoryPlan& p) {
+  const auto it = p.engine_view.find("cuda_graphs");
+  if (p.engine == "llamacpp" && it != p.engine_view.end() && it->is_boolean() && !it->get<bool>())
+    return "llamacpp-nograph";
+  return p.engine;
+}
+
 // The tensor-core rate a step runs at: fp8 GEMMs when the linear weights are fp8 and the card has
 // an fp8 rate (vLLM / SGLang / TensorRT-LLM run W8A8 on Hopper and newer), else the activation dtype.
 std::string tensor_dtype(const MemoryPlan& plan, const GpuSpec& gpu, const calib::Calibration* cal) {
@@ -138,7 +148,8 @@ PlanPerformance plan_performance(const memory::PlanRequest& r, const memory::Pla
     perf.tensor_dtype = tensor_dtype(p, gpu, cal);
     perf::PerfDefaults defaults = perf::load_perf_defaults(root.data_file("perf_defaults.json"));
     defaults.source = "data/perf_defaults.json";  // the basis names the catalogue file, not this install's path
-    const perf::PerfHardware hw = perf::perf_hardware_from(gpu, cal, perf.tensor_dtype, defaults, p.engine);
+    const perf::PerfHardware hw =
+        perf::perf_hardware_from(gpu, cal, perf.tensor_dtype, defaults, step_overhead_entry(p));
     perf.calibrated = hw.calibrated;
     if (host_layers) {
       perf.estimate = partial_offload_serving(r, out.model, rw.tensor_bytes, *host_layers, gpu, defaults, shape, hw, perf.query);

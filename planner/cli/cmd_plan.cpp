@@ -14,9 +14,12 @@
 #include "vramplan/core/error.hpp"
 #include "vramplan/memory/engine.hpp"
 #include "vramplan/memory/plan_request.hpp"
+#include "vramplan/plan/embedding_job.hpp"
 #include "vramplan/plan/plan_output.hpp"
+#include "vramplan/plan/prices.hpp"
 #include "vramplan/plan/rehearsal_input.hpp"
 #include "vramplan/sim/serving_plan.hpp"
+#include "vramplan/sim/workload_spec.hpp"
 
 namespace vramplan::cli {
 
@@ -41,9 +44,18 @@ int run_plan(const std::vector<std::string>& args) {
       ("prompt-len", po::value<std::uint64_t>(), "prompt tokens for the TTFT estimate (default 1024)")
       ("calibration", po::value<std::string>(), "calibration file (vramplan-probe) replacing documented defaults "
                                                 "(default: the matching file in data/calibration, if any)")
-      ("emit-rehearsal", po::value<std::string>(), "also write the plan's fit-rehearsal input (vramplan-probe --rehearse) to FILE");
+      ("emit-rehearsal", po::value<std::string>(), "also write the plan's fit-rehearsal input (vramplan-probe --rehearse) to FILE")
+      ("documents", po::value<std::uint64_t>(), "pooling models: an offline embedding job of N documents (duration, GPU-hours, rental)")
+      ("input-len", po::value<std::string>(), "with --documents: tokens per document: N, uniform:A..B, lognormal:MEAN,SIGMA, "
+                                              "hist:FILE (default: the plan's input length)")
+      ("keep-embeddings-on-gpu", po::bool_switch(), "with --documents under hf: encode(convert_to_tensor=True) keeps all N "
+                                                    "embeddings on the GPU (counted in memory)")
+      ("margin", po::value<std::string>()->default_value("24h"), "with --documents: time added for installation, checks and export")
+      ("periods", po::value<std::string>()->default_value("3d,7d,30d"), "with --documents: rental periods to price (h, d, w)")
+      ("prices", po::value<std::string>(), "with --documents: your own GPU prices (vramplan.prices/1) instead of data/prices.json");
   std::set<std::string> declared = {"model", "gpu", "gpu-memory", "engine", "weights", "batch", "context", "prompt-len",
-                                    "calibration", "emit-rehearsal"};
+                                    "calibration", "emit-rehearsal", "documents", "input-len", "keep-embeddings-on-gpu",
+                                    "margin", "periods", "prices"};
   add_engine_options(desc, *engine, declared);
   add_common_options(desc);
   po::variables_map vm;
@@ -54,10 +66,39 @@ int run_plan(const std::vector<std::string>& args) {
   if (vm.count("batch")) req.workload.batch = vm["batch"].as<std::uint64_t>();
   if (vm.count("context")) req.workload.context = vm["context"].as<std::uint64_t>();
   if (vm.count("prompt-len")) req.prompt_tokens = vm["prompt-len"].as<std::uint64_t>();
+  const bool job = vm.count("documents") > 0;
+  for (const char* flag : {"input-len", "prices"})
+    if (!job && vm.count(flag)) throw_usage(std::string("--") + flag + " applies to an offline embedding job: give --documents N");
+  if (!job && (!vm["margin"].defaulted() || !vm["periods"].defaulted()))
+    throw_usage("--margin and --periods apply to an offline embedding job: give --documents N");
+  if (vm["keep-embeddings-on-gpu"].as<bool>()) {
+    if (!job) throw_usage("--keep-embeddings-on-gpu needs --documents N (the embeddings kept)");
+    if (engine->name() != "hf")
+      throw_usage("--keep-embeddings-on-gpu applies to --engine hf (sentence-transformers encode(convert_to_tensor=True)); " +
+                  std::string(engine->name()) + " returns each request's embeddings to the client");
+    req.args["kept-embeddings"] = std::to_string(vm["documents"].as<std::uint64_t>());
+  }
   const auto outcome = sim::run_serving_plan(req, data_root());
   if (vm.count("emit-rehearsal"))
     calib::write_rehearsal(plan::rehearsal_input(outcome), vm["emit-rehearsal"].as<std::string>());
-  emit(opts, plan::plan_json(outcome), plan::plan_text(outcome));
+  if (!job) {
+    emit(opts, plan::plan_json(outcome), plan::plan_text(outcome));
+    return 0;
+  }
+  plan::EmbeddingJobRequest jr;
+  jr.documents = vm["documents"].as<std::uint64_t>();
+  const auto& ips = outcome.plan.engine_view.value("inputs_per_s", nlohmann::json::object());
+  jr.input = sim::parse_length(vm.count("input-len") ? vm["input-len"].as<std::string>()
+                                                     : std::to_string(ips.value("input_tokens", std::uint64_t{512})),
+                               "--input-len", data_root(), sim::LengthRole::Input);
+  jr.margin_hours = sim::parse_duration(vm["margin"].as<std::string>(), "--margin") / 3600;
+  jr.periods = plan::parse_periods(vm["periods"].as<std::string>());
+  const auto prices = plan::load_price_book(data_root(), vm.count("prices") ? std::optional<std::filesystem::path>(vm["prices"].as<std::string>())
+                                                                            : std::nullopt);
+  const auto j = plan::embedding_job(outcome, jr, prices);
+  auto doc = plan::plan_json(outcome);
+  doc["embedding_job"] = plan::embedding_job_json(j);
+  emit(opts, doc, plan::plan_text(outcome) + plan::embedding_job_text(j));
   return 0;
 }
 

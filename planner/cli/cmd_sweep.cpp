@@ -9,6 +9,7 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "decision_options.hpp"
+#include "diffusion_commands.hpp"
 #include "exit_codes.hpp"
 #include "sweep_common.hpp"
 #include "vramplan/core/text.hpp"
@@ -127,6 +128,8 @@ int run_sweep(const std::vector<std::string>& args) {
     if (mode == "train") return run_sweep_train(args);
     if (!mode.empty() && mode != "serve") throw_usage("--mode must be serve or train, got '" + escape_control(mode) + "'");
   }
+  // A diffusion pipeline (models/diffusion/<id>, a diffusers directory): GPUs x batch x memory mode.
+  if (names_diffusion_pipeline(args, false)) return run_diffusion_sweep(args);
   const std::string spec = engine_spec_of(args);
   const auto engine = memory::make_engine(spec, data_root().data());
   po::options_description desc("Options");

@@ -9,10 +9,13 @@
 #include "cli_common.hpp"
 #include "decision_options.hpp"
 #include "exit_codes.hpp"
+#include "sweep_common.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/diffusion/diffusion_plan.hpp"
 #include "vramplan/diffusion/pipeline.hpp"
 #include "vramplan/hardware/gpu_catalog.hpp"
+#include "vramplan/plan/diffusion_sweep.hpp"
+#include "vramplan/plan/prices.hpp"
 
 namespace vramplan::cli {
 
@@ -54,39 +57,43 @@ void refuse_other_flags(const std::vector<std::string>& args, const po::options_
   }
 }
 
-void add_pipeline_options(po::options_description& desc, bool check) {
+// The options of one pipeline call that plan, check and sweep share.
+void add_call_options(po::options_description& desc) {
   desc.add_options()
       ("model,m", po::value<std::string>(), "diffusion pipeline: catalogue id (vramplan models) or diffusers directory")
-      ("gpu", po::value<std::string>(), "GPU catalogue id or custom:<size>")
-      ("gpu-memory", po::value<std::string>(), "runtime-reported total per GPU (e.g. 79.18GiB)")
       ("engine", po::value<std::string>()->default_value("diffusers"), "diffusers (the only engine for pipelines)")
       ("resolution", po::value<std::string>(), "WIDTHxHEIGHT in pixels (default: the pipeline's, 1024x1024)")
-      ("batch", po::value<std::uint64_t>()->default_value(1), "images per call (num_images_per_prompt)")
       ("steps", po::value<std::uint64_t>(), "num_inference_steps (default: the pipeline's)")
       ("guidance", po::value<double>(), "guidance_scale (default: the pipeline's); CFG doubles the batch when > 1")
       ("cfg", po::value<double>(), "same as --guidance")
       ("max-sequence-length", po::value<std::uint64_t>(), "T5 tokens (SD3 / FLUX)")
       ("dtype", po::value<std::string>(), "torch_dtype: fp16, bf16 or fp32 (default: the pipeline's usual)")
       ("weights", po::value<std::string>(), "denoiser weights: fp8, int8 or nf4 (default: --dtype)")
-      ("offload", po::value<std::string>()->default_value("none"),
-       "none | model (enable_model_cpu_offload) | sequential (enable_sequential_cpu_offload)")
       ("vae-tiling", po::bool_switch(), "enable_vae_tiling")
       ("vae-slicing", po::bool_switch(), "enable_vae_slicing (decode one image at a time)")
       ("attention", po::value<std::string>()->default_value("sdpa"), "sdpa (default) or eager (score matrix materialised)");
+}
+
+void add_pipeline_options(po::options_description& desc, bool check) {
+  add_call_options(desc);
+  desc.add_options()
+      ("gpu", po::value<std::string>(), "GPU catalogue id or custom:<size>")
+      ("gpu-memory", po::value<std::string>(), "runtime-reported total per GPU (e.g. 79.18GiB)")
+      ("batch", po::value<std::uint64_t>()->default_value(1), "images per call (num_images_per_prompt)")
+      ("offload", po::value<std::string>()->default_value("none"),
+       "none | model (enable_model_cpu_offload) | sequential (enable_sequential_cpu_offload)");
   if (check) desc.add_options()("headroom", po::value<std::string>()->default_value("0%"), "fraction of the GPU kept free");
 }
 
-diffusion::DiffusionRequest read_request(const po::variables_map& vm) {
+// The call's settings (add_call_options); GPU, batch and memory mode are the caller's.
+diffusion::DiffusionRequest read_call(const po::variables_map& vm) {
   diffusion::DiffusionRequest r;
   if (!vm.count("model")) throw_usage("--model is required");
   r.model = vm["model"].as<std::string>();
-  if (vm.count("gpu")) r.gpu = vm["gpu"].as<std::string>();
-  if (vm.count("gpu-memory")) r.gpu_memory = parse_gpu_memory(vm["gpu-memory"].as<std::string>(), "--gpu-memory");
   const std::string engine = vm["engine"].as<std::string>();
   if (engine != "diffusers")
     throw_usage("engine '" + engine + "' does not run diffusion pipelines; " + r.model +
                 " is planned as a diffusers pipeline (--engine diffusers, the default)");
-  r.batch = vm["batch"].as<std::uint64_t>();
   if (vm.count("resolution")) {
     const std::string res = vm["resolution"].as<std::string>();
     const auto x = res.find_first_of("xX");
@@ -108,12 +115,20 @@ diffusion::DiffusionRequest read_request(const po::variables_map& vm) {
   if (vm.count("max-sequence-length")) r.max_sequence_length = vm["max-sequence-length"].as<std::uint64_t>();
   if (vm.count("dtype")) r.dtype = vm["dtype"].as<std::string>();
   if (vm.count("weights")) r.weights = vm["weights"].as<std::string>();
-  r.offload = diffusion::parse_offload(vm["offload"].as<std::string>());
   r.vae_tiling = vm["vae-tiling"].as<bool>();
   r.vae_slicing = vm["vae-slicing"].as<bool>();
   const std::string attn = vm["attention"].as<std::string>();
   if (attn != "sdpa" && attn != "eager") throw_usage("--attention '" + attn + "': expected sdpa or eager");
   r.eager_attention = attn == "eager";
+  return r;
+}
+
+diffusion::DiffusionRequest read_request(const po::variables_map& vm) {
+  diffusion::DiffusionRequest r = read_call(vm);
+  if (vm.count("gpu")) r.gpu = vm["gpu"].as<std::string>();
+  if (vm.count("gpu-memory")) r.gpu_memory = parse_gpu_memory(vm["gpu-memory"].as<std::string>(), "--gpu-memory");
+  r.batch = vm["batch"].as<std::uint64_t>();
+  r.offload = diffusion::parse_offload(vm["offload"].as<std::string>());
   if (vm.count("headroom")) r.headroom = parse_fraction(vm["headroom"].as<std::string>(), "--headroom");
   return r;
 }
@@ -142,6 +157,40 @@ bool names_diffusion_pipeline(const std::vector<std::string>& args, bool positio
 }
 
 int run_diffusion_plan(const std::vector<std::string>& args) { return run_pipeline_plan(args, false); }
+
+int run_diffusion_sweep(const std::vector<std::string>& args) {
+  po::options_description desc("Options (sweep over a diffusion pipeline)");
+  add_call_options(desc);
+  desc.add_options()
+      ("gpu", po::value<std::string>(), "GPUs, comma-separated (default: every card in the catalogue)")
+      ("mig", po::bool_switch(), "without --gpu: include MIG slices")
+      ("batch", po::value<std::string>()->default_value("1"), "images per call, comma-separated")
+      ("offload", po::value<std::string>()->default_value("none"), "memory modes, comma-separated: none, model, sequential")
+      ("periods", po::value<std::string>()->default_value("3d,7d,30d"), "rental periods (h, d, w)")
+      ("prices", po::value<std::string>(), "your own prices (vramplan.prices/1 JSON) instead of the catalogue's")
+      ("top", po::value<std::size_t>()->default_value(20), "rows shown");
+  add_common_options(desc);
+  refuse_other_flags(args, desc, model_argument(args, false));
+  po::variables_map vm;
+  if (!parse_args("sweep", "--model <pipeline> [--gpu G,G | --mig] [--batch 1,4] [--offload none,model] [--resolution WxH]",
+                  desc, args, vm))
+    return kExitOk;
+  const auto opts = read_common_options(vm);
+  plan::DiffusionSweepRequest req;
+  req.base = read_call(vm);
+  if (vm.count("gpu")) req.gpus = vm["gpu"].as<std::string>();
+  req.include_mig = vm["mig"].as<bool>();
+  if (!req.gpus.empty() && req.include_mig) throw_usage("--mig selects slices when --gpu is not given: name the slices in --gpu instead");
+  req.batches = split_positive_list(vm["batch"].as<std::string>(), "--batch");
+  req.offloads.clear();
+  for (const auto& o : split_list(vm["offload"].as<std::string>())) req.offloads.push_back(diffusion::parse_offload(o));
+  req.periods = plan::parse_periods(vm["periods"].as<std::string>());
+  if (vm.count("prices")) req.prices_file = vm["prices"].as<std::string>();
+  const std::size_t top = vm["top"].as<std::size_t>();
+  const auto result = plan::run_diffusion_sweep(req, data_root());
+  emit(opts, plan::diffusion_sweep_json(result, top), plan::diffusion_sweep_text(result, top));
+  return kExitOk;
+}
 int run_diffusion_check(const std::vector<std::string>& args) { return run_pipeline_plan(args, true); }
 
 int run_diffusion_inspect(const std::vector<std::string>& args) {

@@ -1,4 +1,4 @@
-// diffusion_commands.hpp — `plan`, `check` and `inspect` for a diffusion pipeline (a catalogue id
+// diffusion_commands.hpp — `plan`, `check`, `sweep` and `inspect` for a diffusion pipeline (a catalogue id
 // under models/diffusion/ or a diffusers directory): the subcommands hand their arguments here
 // when --model names one (docs/diffusion.md).
 #pragma once
@@ -13,5 +13,7 @@ bool names_diffusion_pipeline(const std::vector<std::string>& args, bool positio
 int run_diffusion_plan(const std::vector<std::string>& args);
 int run_diffusion_check(const std::vector<std::string>& args);
 int run_diffusion_inspect(const std::vector<std::string>& args);
+//! `sweep --model <pipeline>`: GPUs x batches x memory modes ranked by USD per 1000 images.
+int run_diffusion_sweep(const std::vector<std::string>& args);
 
 }  // namespace vramplan::cli

@@ -22,10 +22,14 @@ nlohmann::json encoder_records() {
   return nlohmann::json::parse(in);
 }
 
-//! Half a unit of the last published digit ("335M" -> 0.5M): the exact count must round to it.
+//! Half a unit of the last published digit ("335M" -> 0.5M, "7.57B" -> 0.005B): the exact count
+//! must round to it.
 double rounding_half_unit(const std::string& published) {
   const char unit = published.back();
-  return unit == 'M' ? 0.5e6 : unit == 'B' ? 0.5e9 : 0.5;
+  double half = unit == 'M' ? 0.5e6 : unit == 'B' ? 0.5e9 : 0.5;
+  if (const auto dot = published.find('.'); dot != std::string::npos)
+    for (std::size_t i = dot + 1; i + 1 < published.size(); ++i) half /= 10;
+  return half;
 }
 
 TEST(EncoderAccuracy, GeneratesDocsAccuracyEncoders) {

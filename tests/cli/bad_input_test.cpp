@@ -124,7 +124,7 @@ std::vector<Row> rows() {
                        "MllamaForConditionalGeneration, ModernBertForMaskedLM, "
                        "ModernBertModel, NomicBertModel, Phi3ForCausalLM, PhiForCausalLM, "
                        "Qwen2ForCausalLM, Qwen2MoeForCausalLM, Qwen2_5_VLForConditionalGeneration, Qwen3ForCausalLM, "
-                       "Qwen3MoeForCausalLM, Qwen3VLForConditionalGeneration, RWForCausalLM, "
+                       "Qwen3MoeForCausalLM, Qwen3NextForCausalLM, Qwen3VLForConditionalGeneration, RWForCausalLM, "
                        "RobertaForMaskedLM, RobertaForSequenceClassification, RobertaModel, XLMRobertaForMaskedLM, "
                        "XLMRobertaForSequenceClassification, XLMRobertaModel); "
                        "--assume-llama-like builds it as a Llama-style decoder"),
@@ -139,6 +139,9 @@ std::vector<Row> rows() {
       Row{"a llama.cpp build it does not have",
           plan_model("llama-3.1-8b", {"--engine", "llamacpp", "--weights", "gguf:Q4_K_M", "--llamacpp-backend", "metal"}),
           {}, 4, "backend 'metal' is not a llamacpp build in data/compat/formats.json (cuda, hip, vulkan, cpu)"},
+      Row{"a llama.cpp CUDA-graphs setting that is neither on nor off",
+          plan_model("llama-3.1-8b", {"--engine", "llamacpp", "--weights", "gguf:Q4_K_M", "--llamacpp-cuda-graphs", "maybe"}),
+          {}, 2, "--llamacpp-cuda-graphs: expected on or off, got 'maybe'"},
       Row{"FIFO named *.gguf", plan_model("<dir>/m.gguf"), {{"m.gguf", "", File::Fifo}}, 5,
           "<dir>/m.gguf: is not a regular file (a FIFO, socket or device), refused"},
       Row{"directory whose config.json is a directory", plan_model("<dir>"), {{"config.json", "", File::Directory}}, 5,

@@ -35,6 +35,27 @@ void add_forward(MemoryPlan& p, const ModelSpec& m, const EncoderForward& f) {
                               std::to_string(m.arch.hidden_size) + " x " + std::to_string(f.compute_bytes) + " B"});
 }
 
+// sentence-transformers SentenceTransformer.encode: without convert_to_numpy each batch's
+// embeddings stay on the GPU (`all_embeddings.extend(embeddings)`), and convert_to_tensor ends with
+// `torch.stack(all_embeddings)`, a second N x dim copy while the list still holds the first. The peak
+// is then N·dim·a + max(one batch's forward, N·dim·a): the forward components are replaced by the
+// stacked copy when that is larger.
+void add_kept_outputs(MemoryPlan& p, const ModelSpec& m, std::uint64_t n, std::uint64_t bytes) {
+  if (n == 0) throw_usage("--kept-embeddings must be >= 1");
+  const Bytes kept(checked_mul(checked_mul(n, m.arch.hidden_size, "kept embeddings"), bytes, "kept embeddings"));
+  const std::string shape = std::to_string(n) + " inputs x dim " + std::to_string(m.arch.hidden_size) + " x " +
+                            std::to_string(bytes) + " B";
+  Bytes forward(0);
+  for (const auto& c : p.activation) forward = forward + c.bytes;
+  if (kept > forward) {
+    p.activation.clear();
+    p.activation.push_back({"activation.stacked_embeddings", kept,
+                            "torch.stack(all_embeddings) at the end of encode: " + shape + " (larger than one batch's forward, " +
+                                format_gib(forward) + ")"});
+  }
+  p.activation.push_back({"activation.kept_embeddings", kept, "embeddings kept on the GPU (convert_to_tensor=True): " + shape});
+}
+
 void no_kv(MemoryPlan& p, const ModelSpec& m) {
   p.kv.bytes_per_token = 0;
   p.kv.capacity_tokens = std::nullopt;
@@ -126,7 +147,7 @@ void refuse_non_pooling_flags(const EngineArgs& args, std::string_view engine, c
 MemoryPlan plan_pooling_transformers(const Engine& engine, const EngineProfileData& d, const PlanInput& in) {
   MemoryPlan p = named_plan(engine, d, in);
   const auto& m = in.model;
-  refuse_non_pooling_flags(in.args, engine.name(), m, {"dtype", "attn-implementation"});
+  refuse_non_pooling_flags(in.args, engine.name(), m, {"dtype", "attn-implementation", "kept-embeddings"});
   // SentenceTransformer.encode(batch_size=32); the model's max_seq_length (512 for BERT-style
   // checkpoints) when --context is not given. Inputs are padded to the longest of the batch.
   const std::uint64_t B = in.workload.batch.value_or(32);
@@ -138,13 +159,18 @@ MemoryPlan plan_pooling_transformers(const Engine& engine, const EngineProfileDa
   // from_pretrained keeps the checkpoint dtype unless --dtype says otherwise (fp32 for BGE / e5).
   const auto rw = place_pooling_weights(p, in, arg_string(in.args, "dtype"), false, 1);
   add_forward(p, m, {B, S, rw.compute_bytes, attn == "eager"});
+  const auto kept = arg_u64(in.args, "kept-embeddings");
+  if (kept) add_kept_outputs(p, m, *kept, rw.compute_bytes);
   p.overhead.push_back({"overhead.cuda_context", in.measured_context.value_or(Bytes::from_gib(d.number("cuda_context_gib"))),
                         in.measured_context ? in.measured_context_source : d.source("cuda_context_gib")});
   no_kv(p, m);
   check_fit(p, in.gpu.total, "CUDA out of memory");
   p.notes.push_back("pooling model under transformers / sentence-transformers: batch " + std::to_string(B) + " padded to " +
-                    std::to_string(S) + " tokens, " + attn + " attention; encode() moves each batch's embeddings to the "
-                    "CPU (convert_to_numpy), so only one batch of pooled outputs is on the GPU");
+                    std::to_string(S) + " tokens, " + attn + " attention; " +
+                    (kept
+                         ? std::string("encode(convert_to_tensor=True) keeps every batch's embeddings on the GPU and stacks them at the end")
+                         : std::string("encode() moves each batch's embeddings to the CPU (convert_to_numpy), so only one batch of "
+                                       "pooled outputs is on the GPU")));
   p.notes.push_back("the caching allocator's fragmentation is not included");
   p.engine_view = {{"runner", "pooling"}, {"batch", B}, {"sequence_length", S}, {"attn_implementation", attn},
                    {"task", std::string(encoder_task_name(encoder_task(m.arch)))}};

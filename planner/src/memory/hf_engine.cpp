@@ -25,14 +25,19 @@ class HfEngine final : public Engine {
     return {{"dtype", "torch_dtype: auto, bfloat16, float16, float32", false, {}},
             {"attn-implementation", "sdpa (default), flash_attention_2, eager", false, {}},
             {"kv-cache-dtype", "cache dtype (default: the model dtype)", false, {}},
-            {"max-new-tokens", "generate(max_new_tokens): the prompt is --context minus this (default 0)", false, {}}};
+            {"max-new-tokens", "generate(max_new_tokens): the prompt is --context minus this (default 0)", false, {}},
+            {"kept-embeddings", "pooling models: N embeddings kept on the GPU until encode() returns (convert_to_tensor=True; "
+                                "plan --documents N --keep-embeddings-on-gpu sets it)", false, {}}};
   }
 
   MemoryPlan plan(const PlanInput& in) const override {
-    // An encoder (BERT, XLM-R, ...) is a pooling model: sentence-transformers encode(), no cache.
-    if (is_encoder(in.model.arch)) return plan_pooling_transformers(*this, d_, in);
+    // An encoder (BERT, XLM-R, ...) or a decoder embedder is a pooling model: sentence-transformers
+    // encode(), one forward pass per batch (use_cache is off for AutoModel's Qwen3Model in encode).
+    if (is_pooling_model(in.model)) return plan_pooling_transformers(*this, d_, in);
     MemoryPlan p = start_plan(*this, d_, in);
     const auto& a = in.args;
+    if (a.count("kept-embeddings"))
+      throw_usage("--kept-embeddings applies to pooling models (encoders, embedders); " + in.model.id + " generates");
     const auto& arch = in.model.arch;
     const std::uint64_t B = in.workload.batch.value_or(1);
     const std::uint64_t S = in.workload.context.value_or(d_.u64("default_context"));

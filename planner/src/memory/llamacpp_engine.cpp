@@ -38,6 +38,14 @@ lc::FlashAttn parse_flash_attn(const std::string& v) {
   throw_usage("--flash-attn: expected on, off or auto, got '" + v + "'");
 }
 
+// --llamacpp-cuda-graphs on|off (default on: every CUDA build since May 2024 has them).
+bool cuda_graphs_setting(const EngineArgs& args) {
+  const auto v = arg_string(args, "llamacpp-cuda-graphs");
+  if (!v || *v == "on") return true;
+  if (*v == "off") return false;
+  throw_usage("--llamacpp-cuda-graphs: expected on or off, got '" + *v + "'");
+}
+
 std::int64_t parse_gpu_layers(const std::string& v) {
   if (v == "all" || v == "auto" || v == "-1") return -1;
   const auto n = arg_u64({{"n-gpu-layers", v}}, "n-gpu-layers");
@@ -69,6 +77,10 @@ class LlamacppEngine final : public Engine {
         // Not a llama.cpp flag: which build runs (a compile-time choice). It changes the
         // compatibility answer (docs/compatibility.md), not the memory plan.
         {"llamacpp-backend", "llama.cpp build: cuda, hip, vulkan or cpu (default: cuda on NVIDIA, hip on AMD)", false, {}},
+        // Not a llama.cpp flag either: whether the build captures a batch-1 decode step in CUDA
+        // graphs (speed only: the per-layer launch cost, data/perf_defaults.json llamacpp vs
+        // llamacpp-nograph; docs/performance.md §5).
+        {"llamacpp-cuda-graphs", "on (default: CUDA builds since May 2024, llama.cpp PR #6766) or off (older builds, or GGML_CUDA_DISABLE_GRAPHS=1)", false, {}},
     };
   }
 
@@ -222,6 +234,9 @@ MemoryPlan LlamacppEngine::plan(const PlanInput& in) const {
   view["n_batch"] = c.n_batch;
   view["n_ubatch"] = c.n_ubatch;
   view["flash_attn"] = c.flash_attn;
+  // ggml-cuda.cu ggml_backend_cuda_graph_compute: one CUDA graph per decode step unless the build
+  // predates it (or GGML_CUDA_DISABLE_GRAPHS is set). Read by the performance model's overhead.
+  if (!cpu) view["cuda_graphs"] = cuda_graphs_setting(in.args);
   view["kv_caches"] = kv_view;
   // Per device, as llama.cpp logs them: model, KV and compute buffers (+ the host's output buffer).
   nlohmann::json devices = nlohmann::json::object();

@@ -75,10 +75,13 @@ ResolvedPlan resolve_plan(const PlanRequest& r, const DataRoot& root) {
                                 " / TP " + std::to_string(tp) + " PP " + std::to_string(pp);
     }
   }
-  const bool pooling = is_encoder(out.model.arch) || engine->name() == "tei";
-  if (is_encoder(out.model.arch) && engine->name() != "hf" && engine->name() != "vllm" && engine->name() != "tei")
-    throw_usage("--engine " + std::string(engine->name()) + ": " + out.model.id + " is an encoder (" + out.model.arch.architecture +
-                "); encoders are planned under hf (sentence-transformers), vllm (pooling runner) and tei");
+  const bool pooling = is_pooling_model(out.model) || engine->name() == "tei";
+  if (is_pooling_model(out.model) && engine->name() != "hf" && engine->name() != "vllm" && engine->name() != "tei")
+    throw_usage("--engine " + std::string(engine->name()) + ": " + out.model.id + " is " +
+                (is_encoder(out.model.arch) ? "an encoder (" + out.model.arch.architecture + ")"
+                                            : "a pooling model (" + out.model.arch.architecture + ", " + pooling_view_mode(out.model) + " pooling)") +
+                (is_encoder(out.model.arch) ? "; encoders" : "; pooling models") +
+                " are planned under hf (sentence-transformers), vllm (pooling runner) and tei");
   out.plan = engine->plan(input);
   // Say what the engine really took from the file: vLLM's non-torch figure is a measured total
   // of its own and does not use the context overhead.

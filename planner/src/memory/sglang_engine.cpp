@@ -10,12 +10,15 @@
 // per layer). The GiB in its log lines are 2^30 bytes (get_available_gpu_memory divides by 1 << 30).
 // The (1 - mem_fraction_static) share of the free memory is left for activations and CUDA graphs;
 // unset, mem_fraction_static follows the version's rule in data/engines/sglang.json
-// (server_args.py). Not modelled: hybrid SWA / linear-attention pools, DP attention, speculative
-// decoding buffers, multimodal (adjust_mem_fraction_for_vlm).
+// (server_args.py). Hybrid linear-attention / Mamba models (Qwen3-Next) split rest_memory between
+// a per-request state pool and the full-attention token pool (sglang_mamba_split below). Not
+// modelled: hybrid SWA pools, DP attention, speculative decoding buffers, multimodal
+// (adjust_mem_fraction_for_vlm).
 #include <algorithm>
 #include <cmath>
 #include <optional>
 
+#include "vramplan/core/bytes.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/memory/engine.hpp"
 #include "vramplan/memory/engine_data.hpp"
@@ -58,6 +61,41 @@ std::uint64_t max_running_requests(std::optional<std::uint64_t> user, std::uint6
   const double per_context = context_len ? static_cast<double>(tokens) / static_cast<double>(context_len) * 512.0 : 4096.0;
   const std::uint64_t pool = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(per_context), 2048, 4096);
   return std::min(pool, tokens / 2);
+}
+
+//! The state pool of hybrid linear-attention / Mamba models (python/sglang/srt/model_executor/
+//! model_runner_kv_cache_mixin.py handle_max_mamba_cache, 0.5.x): unset, max_mamba_cache_size =
+//! rest x r / (1 + r) // mamba_cache_per_req with r = --mamba-full-memory-ratio (server_args.py
+//! default 0.9); the state slots come off rest_memory before the token pool is sized, and
+//! max_running_requests <= max_mamba_cache_size // 3 with the radix cache on
+//! (MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO), // 1 with --disable-radix-cache.
+//! mamba_cache_per_req (configs/mamba_utils.py Mamba2CacheParams) = recurrent layers x (conv state
+//! in bfloat16 + SSM state in mamba2_state_dtype, float32 unless SGLANG_MAMBA_SSM_DTYPE or the
+//! config's mamba_ssm_dtype says otherwise), both split over TP.
+struct SglangMambaSplit {
+  std::uint64_t per_req = 0, slots = 0, pool_bytes = 0, ratio_divisor = 3;
+};
+
+SglangMambaSplit sglang_mamba_split(const ModelArch& arch, std::uint64_t tp, double rest, const EngineArgs& a) {
+  SglangMambaSplit m;
+  std::uint64_t layers = 0;
+  for (auto kind : arch.layer_attention) layers += kind == LayerAttention::Recurrent ? 1 : 0;
+  if (layers == 0 || arch.recurrent_ssm_state_elems == 0) return m;
+  constexpr std::uint64_t kConvBytes = 2;  // CONV_DTYPE = torch.bfloat16
+  constexpr std::uint64_t kSsmBytes = 4;   // default "float32"
+  m.per_req = checked_mul(layers, ceil_div(arch.recurrent_conv_state_elems, tp) * kConvBytes +
+                                      ceil_div(arch.recurrent_ssm_state_elems, tp) * kSsmBytes);
+  const double r = arg_double(a, "mamba-full-memory-ratio").value_or(0.9);
+  if (!(r > 0)) throw_usage("--mamba-full-memory-ratio must be > 0");
+  if (const auto user = arg_u64(a, "max-mamba-cache-size")) {
+    m.slots = *user;
+  } else {
+    const double budget = std::max(0.0, rest) * r / (1.0 + r);
+    m.slots = static_cast<std::uint64_t>(budget / static_cast<double>(m.per_req));
+  }
+  m.pool_bytes = checked_mul(m.slots, m.per_req, "mamba state pool");
+  m.ratio_divisor = arg_switch(a, "disable-radix-cache") ? 1 : 3;
+  return m;
 }
 
 //! mem_fraction_static when the user leaves it unset, by the profile's rule (see sglang.json).
@@ -106,7 +144,9 @@ class SglangEngine final : public Engine {
             {"max-prefill-tokens", "token budget of one prefill batch (default 16384)", false, {}},
             {"disable-radix-cache", "no prefix reuse through the radix tree", true, {}},
             {"enable-mixed-chunk", "run a prefill chunk and the decode batch in one step", true, {}},
-            {"schedule-conservativeness", "scales the share of future output tokens reserved at admission (default 1.0)", false, {}}};
+            {"schedule-conservativeness", "scales the share of future output tokens reserved at admission (default 1.0)", false, {}},
+            {"mamba-full-memory-ratio", "hybrid models: state pool / token pool memory ratio (default 0.9)", false, {}},
+            {"max-mamba-cache-size", "hybrid models: request state slots (default: from the ratio)", false, {}}};
   }
 
   MemoryPlan plan(const PlanInput& in) const override {
@@ -145,8 +185,16 @@ class SglangEngine final : public Engine {
     const Bytes ctx = in.measured_context.value_or(Bytes::from_gib(d_.number("context_gib")));
     const std::string ctx_source = in.measured_context ? in.measured_context_source : "engine data context_gib";
     const double free_before = total - static_cast<double>(ctx.count());
-    const double rest = free_before * f - static_cast<double>(weights.count());
+    const double rest_all = free_before * f - static_cast<double>(weights.count());
+    const SglangMambaSplit mamba = sglang_mamba_split(arch, tp, rest_all, a);
+    const double rest = rest_all - static_cast<double>(mamba.pool_bytes);
     const std::uint64_t pool = rest > 0 ? static_cast<std::uint64_t>(rest) : 0;
+    if (mamba.per_req > 0)
+      p.kv_cache.push_back({"kv_cache.recurrent_state", Bytes(mamba.pool_bytes),
+                            grouped(mamba.slots) + " request state slots x " + grouped(mamba.per_req) +
+                                " B (conv bf16 + SSM fp32 over the recurrent layers; " +
+                                (arg_u64(a, "max-mamba-cache-size") ? std::string("--max-mamba-cache-size")
+                                                                    : "rest x r / (1 + r)") + ")"});
     std::uint64_t tokens = kv.bytes_per_token ? pool / kv.bytes_per_token : 0;
     if (const auto cap = arg_u64(a, "max-total-tokens")) tokens = std::min(tokens, *cap);
     tokens = tokens / page * page;
@@ -165,14 +213,19 @@ class SglangEngine final : public Engine {
     p.kv.capacity_tokens = tokens;
     const std::uint64_t ctx_len = arg_u64(a, "context-length").value_or(in.workload.context.value_or(arch.max_position_embeddings));
     p.kv.max_concurrency = ctx_len ? static_cast<double>(tokens) / static_cast<double>(ctx_len) : 0.0;
-    const std::uint64_t max_running = max_running_requests(arg_u64(a, "max-running-requests"), tokens, ctx_len);
+    std::uint64_t max_running = max_running_requests(arg_u64(a, "max-running-requests"), tokens, ctx_len);
+    if (mamba.per_req > 0) max_running = std::min(max_running, mamba.slots / mamba.ratio_divisor);
     const std::uint64_t max_prefill = arg_u64(a, "max-prefill-tokens").value_or(d_.u64("max_prefill_tokens"));
     const double conservativeness = arg_double(a, "schedule-conservativeness").value_or(1.0);
     if (!(conservativeness > 0)) throw_usage("--schedule-conservativeness must be > 0");
     // scheduler.py Scheduler.__init__ (NewTokenRatioTracker in 0.5.x).
     const double init_ratio = std::min(d_.number("init_new_token_ratio") * conservativeness, 1.0);
     const double min_ratio = std::min(init_ratio * d_.number("min_new_token_ratio_factor"), 1.0);
-    if (tokens == 0) {
+    if (mamba.per_req > 0 && mamba.slots == 0) {
+      p.fits = false;
+      p.reason = "Not enough GPU memory for hybrid (mamba/linear-attention) state cache (mamba_cache_per_req " +
+                 grouped(mamba.per_req) + " B)";
+    } else if (tokens == 0) {
       p.fits = false;
       p.reason = "Not enough memory. Please try to increase --mem-fraction-static (weights need " + format_gib(weights) +
                  " of the " + format_gib(Bytes(static_cast<std::uint64_t>(std::max(0.0, free_before * f)))) +
@@ -205,6 +258,11 @@ class SglangEngine final : public Engine {
                      {"new_token_ratio_decay", (init_ratio - min_ratio) / d_.number("new_token_ratio_decay_steps")},
                      {"clip_max_new_tokens", d_.u64("clip_max_new_tokens")},
                      {"retract_decode_steps", d_.u64("retract_decode_steps")}};
+    if (mamba.per_req > 0) {
+      p.engine_view["max_mamba_cache_size"] = mamba.slots;
+      p.engine_view["mamba_cache_per_req"] = mamba.per_req;
+      p.engine_view["mamba_pool_gib"] = static_cast<double>(mamba.pool_bytes) / static_cast<double>(kGiB);
+    }
     return p;
   }
 

@@ -173,7 +173,7 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
     throw_usage("--max-model-len: must be in 1.." + std::to_string(kMaxContextTokens) + ", got " + std::to_string(*flag_len));
   std::uint64_t max_model_len = flag_len.value_or(in.workload.context.value_or(arch.max_position_embeddings));
   if (max_model_len == 0) throw_usage("--max-model-len must be >= 1 (the model gives no max_position_embeddings)");
-  const bool prefix_caching = arg_on_off(args, "enable-prefix-caching", d_.flag("enable_prefix_caching"));
+  bool prefix_caching = arg_on_off(args, "enable-prefix-caching", d_.flag("enable_prefix_caching"));
   // Scheduler defaults per engine generation (memory/vllm_scheduler_defaults.hpp).
   const bool v0 = d_.string("engine_generation") == "v0";
   const VllmSchedulerDefaults sched =
@@ -210,7 +210,8 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
                       std::to_string(arch.max_position_embeddings) +
                       ": vLLM refuses this unless yarn rope scaling extends the limit (original_max_position_embeddings x "
                       "factor, not modelled) or VLLM_ALLOW_LONG_MAX_MODEL_LEN=1");
-  const std::uint64_t block_size = arg_u64(args, "block-size").value_or(d_.u64("block_size"));
+  const auto user_block_size = arg_u64(args, "block-size");
+  std::uint64_t block_size = user_block_size.value_or(d_.u64("block_size"));
   const bool eager = arg_switch(args, "enforce-eager");
   const bool hybrid = !arg_switch(args, "disable-hybrid-kv-cache-manager");
 
@@ -221,6 +222,22 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
   p.compute_precision = rw.compute_precision;
   for (const auto& n : rw.notes) p.notes.push_back(n);
   const KvDtype kvd = resolve_kv_dtype(arg_string(args, "kv-cache-dtype").value_or("auto"), rw.compute_precision, in.quant);
+
+  // Attention + recurrent hybrids (Qwen3-Next, Mamba hybrids): block size and state pages as
+  // vLLM aligns them (memory/vllm_kv_groups.hpp vllm_mamba_pages). With prefix caching the newer
+  // releases keep the state in "align" mode, 2 pages per request per recurrent group; without it
+  // (and in releases that switch prefix caching off for these models) "none", 1 page.
+  // V0 kept Mamba state in a separate per-sequence cache: not modelled, only noted.
+  const auto mamba = v0 ? std::nullopt : vllm_mamba_pages(kv_layout(arch, kvd, tp, 0, arch.num_layers), user_block_size);
+  std::uint64_t mamba_blocks = 0;
+  std::string mamba_mode;
+  if (mamba) {
+    block_size = mamba->block_size;
+    const bool align = d_.has("mamba_align_with_prefix_caching") && d_.flag("mamba_align_with_prefix_caching");
+    if (!align) prefix_caching = false;  // vllm/model_executor/models/config.py MambaModelConfig (0.11)
+    mamba_mode = prefix_caching ? "align" : "none";
+    mamba_blocks = prefix_caching ? 2 : 1;
+  }
 
   VllmActivationCoefficients coef;
   coef.sampler_fp32_copies = d_.number("activation_sampler_fp32_copies");
@@ -303,7 +320,7 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
     r.pool = fixed_kv != 0 ? static_cast<std::int64_t>(fixed_kv)
                       : static_cast<std::int64_t>(std::floor(budget)) - static_cast<std::int64_t>(non_kv);
     r.kv = kv_layout(arch, kvd, tp, first, end);
-    r.groups = vllm_kv_groups(r.kv, block_size, max_model_len, batched, hybrid);
+    r.groups = vllm_kv_groups(r.kv, block_size, max_model_len, batched, hybrid, mamba_blocks);
     r.blocks = r.pool > 0 && r.groups.block_bytes > 0 ? static_cast<std::uint64_t>(r.pool) / r.groups.block_bytes : 0;
     stages.push_back(std::move(r));
   }
@@ -384,6 +401,10 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
                "). This effectively limits the maximum sequence length to max_num_batched_tokens and makes vLLM "
                "reject longer sequences. Please increase max_num_batched_tokens or decrease max_model_len.";
   }
+  if (mamba && !hybrid) {  // kv_cache_utils.py unify_hybrid_kv_cache_specs: recurrent specs cannot be unified
+    p.fits = false;
+    p.reason = "Hybrid KV cache manager is disabled but failed to convert the KV cache specs to one unified type.";
+  }
   if (too_long && derived_known) {  // refused before any memory is profiled, so this reason comes first
     p.fits = false;
     p.reason = "User-specified max_model_len (" + std::to_string(max_model_len) +
@@ -403,9 +424,17 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
                     (graph_coef.base_bytes > 0 || graph_coef.per_piece_bytes > 0
                          ? "the CUDA graph pool is a fitted estimate (+-0.2 GiB on dense models, under by ~0.8 GiB for MLA/MoE)"
                          : "the CUDA graph pool is not modelled for this profile (captured after the KV budget)"));
-  if (first.kv.state_bytes_per_seq > 0)
+  if (mamba) {
+    const std::uint64_t padded = checked_mul(checked_mul(mamba->recurrent_layers, mamba_blocks), mamba->page_bytes);
+    p.notes.push_back("hybrid model: " + mamba->explain + "; mamba_cache_mode " + mamba_mode + " (" +
+                      std::to_string(mamba_blocks) + " page(s) per request per recurrent layer): recurrent state " +
+                      grouped(mamba->state_bytes * mamba->recurrent_layers) + " B per request on this GPU, " +
+                      grouped(padded) + " B as paged; one request of " + std::to_string(max_model_len) + " tokens takes " +
+                      std::to_string(first.groups.blocks_per_request) + " blocks");
+  } else if (first.kv.state_bytes_per_seq > 0) {
     p.notes.push_back("recurrent layers: " + grouped(first.kv.state_bytes_per_seq) +
-                      " B of state per sequence are not in this block accounting (vLLM MambaSpec pages are not modelled)");
+                      " B of state per sequence are not in this block accounting (no attention layer to page them with)");
+  }
   if (pp > 1) p.notes.push_back("PP: figures per stage in engine_view.stages; vLLM uses the smallest block count of all stages");
   if (v0 && tp > 1)
     p.notes.push_back("V0 with TP > 1: only the driver worker (rank 0) runs the sampler in the profile run, so the other "
@@ -433,6 +462,22 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
       {"enable_prefix_caching", prefix_caching},
       {"enable_chunked_prefill", chunked_prefill},
   };
+  if (mamba) {
+    std::uint64_t recurrent_in_first = 0;
+    for (const auto& l : first.kv.layers) recurrent_in_first += l.kind == LayerAttention::Recurrent && l.state_bytes > 0 ? 1 : 0;
+    view["hybrid"] = {
+        {"attention_block_size", mamba->block_size},
+        {"recurrent_layers", mamba->recurrent_layers},
+        {"recurrent_state_bytes_per_layer", mamba->state_bytes},
+        {"recurrent_page_bytes", mamba->page_bytes},
+        {"recurrent_state_bytes_per_request", mamba->state_bytes * mamba->recurrent_layers},
+        {"mamba_cache_mode", mamba_mode},
+        {"recurrent_pages_per_request", mamba_blocks},
+        {"recurrent_groups", first.groups.group_size ? ceil_div(recurrent_in_first, first.groups.group_size) : 0},
+        {"blocks_per_request", first.groups.blocks_per_request},
+        {"max_concurrent_requests", first.groups.blocks_per_request ? blocks / first.groups.blocks_per_request : 0},
+    };
+  }
   if (pp > 1) {
     nlohmann::json st = nlohmann::json::array();
     for (const auto& r : stages)
@@ -443,6 +488,14 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
     view["stages"] = st;
   }
   p.engine_view = view;
+  if (const auto pooling = pooling_view_mode(in.model); !pooling.empty()) {
+    // A decoder embedder runs on the pooling runner, but its attention is causal (AttentionType.DECODER),
+    // so GPUModelRunner.get_kv_cache_spec gives it a KV cache spec and the pool is sized as for
+    // generation (only ENCODER_ONLY attention is skipped); the lm_head is gone (pooling adapter).
+    p.engine_view["runner"] = "pooling";
+    p.notes.push_back("pooling model (" + pooling + " pooling): vLLM's pooling runner keeps a KV cache for causal "
+                      "attention (get_kv_cache_spec), so the pool is as for generation; decode figures do not apply");
+  }
   return p;
 }
 

@@ -26,12 +26,25 @@ std::uint64_t blocks_for(const LayerKv& l, std::uint64_t block_size, std::uint64
 }  // namespace
 
 VllmKvGroups vllm_kv_groups(const KvLayout& layout, std::uint64_t block_size,
-                            std::uint64_t max_model_len, std::uint64_t batched, bool hybrid) {
+                            std::uint64_t max_model_len, std::uint64_t batched, bool hybrid,
+                            std::uint64_t mamba_blocks) {
   if (block_size == 0) throw_usage("--block-size must be at least 1");
   VllmKvGroups g;
   // Layer types: (kind, window); MLA is its own type; layers without KV are not in the pool.
   std::map<std::pair<int, std::uint64_t>, std::pair<std::uint64_t, std::uint64_t>> types;  // -> (count, blocks)
   std::uint64_t widest = 0;
+  for (const auto& l : layout.layers) widest = std::max(widest, l.bytes_per_token);
+  // Recurrent layers (MambaSpec): a fixed number of pages per request, each page padded to the
+  // attention page (kv_cache_interface.py MambaSpec.max_memory_usage_bytes).
+  if (mamba_blocks > 0 && widest > 0)
+    for (const auto& l : layout.layers) {
+      if (l.kind != LayerAttention::Recurrent || l.state_bytes == 0) continue;
+      auto& t = types[{static_cast<int>(LayerAttention::Recurrent), 0}];
+      t.first += 1;
+      t.second = mamba_blocks;
+      g.bytes_one_request = checked_add(
+          g.bytes_one_request, checked_mul(checked_mul(mamba_blocks, block_size), widest), "KV bytes");
+    }
   for (const auto& l : layout.layers) {
     if (l.bytes_per_token == 0) continue;
     const std::uint64_t window = hybrid ? l.window : 0;
@@ -40,7 +53,6 @@ VllmKvGroups vllm_kv_groups(const KvLayout& layout, std::uint64_t block_size,
     auto& t = types[{kind, window}];
     t.first += 1;
     t.second = blocks_for(l, block_size, max_model_len, batched, hybrid);
-    widest = std::max(widest, l.bytes_per_token);
     g.bytes_one_request = checked_add(
         g.bytes_one_request,
         checked_mul(checked_mul(t.second, block_size), l.bytes_per_token), "KV bytes");
@@ -67,6 +79,30 @@ VllmKvGroups vllm_kv_groups(const KvLayout& layout, std::uint64_t block_size,
               " B/token/layer x " + std::to_string(g.group_size) + " layers per group = " +
               grouped(g.block_bytes) + " B; " + per_type;
   return g;
+}
+
+std::optional<VllmMambaPages> vllm_mamba_pages(const KvLayout& layout,
+                                               std::optional<std::uint64_t> user_block_size) {
+  VllmMambaPages m;
+  for (const auto& l : layout.layers) {
+    m.attn_bytes_per_token = std::max(m.attn_bytes_per_token, l.bytes_per_token);
+    if (l.kind == LayerAttention::Recurrent && l.state_bytes > 0) {
+      m.state_bytes = std::max(m.state_bytes, l.state_bytes);
+      m.recurrent_layers += 1;
+    }
+  }
+  if (m.state_bytes == 0 || m.attn_bytes_per_token == 0) return std::nullopt;
+  // attn_block_size = 16 * cdiv(mamba_page_size, 16 * attn_page_size_1_token): 16 because
+  // FlashAttention / FlashInfer kernels take block sizes in multiples of 16.
+  constexpr std::uint64_t kAlign = 16;
+  const std::uint64_t aligned = kAlign * ceil_div(m.state_bytes, kAlign * m.attn_bytes_per_token);
+  m.block_size = user_block_size && *user_block_size >= aligned ? *user_block_size : aligned;
+  m.page_bytes = checked_mul(m.block_size, m.attn_bytes_per_token, "attention page");
+  m.explain = "attention block = 16 x ceil(" + grouped(m.state_bytes) + " B state / (16 x " +
+              grouped(m.attn_bytes_per_token) + " B/token)) = " + std::to_string(aligned) + " tokens" +
+              (m.block_size != aligned ? " (--block-size " + std::to_string(m.block_size) + " kept)" : "") +
+              "; state page padded " + grouped(m.state_bytes) + " -> " + grouped(m.page_bytes) + " B";
+  return m;
 }
 
 }  // namespace vramplan::memory

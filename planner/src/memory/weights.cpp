@@ -38,7 +38,12 @@ Split split_of(TensorRole role) {
     case TensorRole::FfnUpExps:
     case TensorRole::FfnGateUpExps:
     case TensorRole::Vision:
-    case TensorRole::Audio: return Split::Column;
+    case TensorRole::Audio:
+    // Linear-attention / SSM layers: vLLM shards in_proj_qkvz / in_proj_ba (column), the conv1d
+    // channels, dt_bias and A_log by head (qwen_gdn_linear_attn.py; mamba_mixer2.py); their
+    // out_proj is role AttnOutput (row). The gated norm over head_v_dim is replicated there and
+    // split here: head_v_dim x (1 - 1/TP) values per layer under.
+    case TensorRole::Recurrent: return Split::Column;
     case TensorRole::AttnOutput:
     case TensorRole::FfnDown:
     case TensorRole::FfnDownShexp:

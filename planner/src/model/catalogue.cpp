@@ -49,6 +49,7 @@ ModelSpec load_catalogue_model(const DataRoot& root, std::string_view id, const 
   entry.req_string("_published_params_source");
 
   auto spec = model_from_hf_config(json, file.string(), options);
+  if (json.contains("_pooling")) apply_pooling_view(spec, entry.req_string("_pooling"), file.string());
   spec.id = std::string(id);
   spec.source.kind = "catalogue";
   spec.source.path = std::string(id);
@@ -68,6 +69,7 @@ std::vector<std::string> model_features(const ModelSpec& spec) {
   };
   std::vector<std::string> out;
   if (is_encoder(a)) out.push_back("encoder");
+  if (!pooling_view_mode(spec).empty()) out.push_back("pooling");
   if (a.num_experts > 0) out.push_back("moe");
   if (has(LayerAttention::Mla)) out.push_back("mla");
   if (has(LayerAttention::Sliding)) out.push_back("swa");

@@ -1,9 +1,15 @@
 // Encoder task and head, from the family that built the inventory and the architecture name.
 #include "vramplan/model/encoder.hpp"
 
+#include <algorithm>
+
+#include "vramplan/core/error.hpp"
+
 namespace vramplan {
 namespace {
 
+// The exclusion apply_pooling_view records: "pooling view: <mode> pooling ...".
+constexpr std::string_view kPoolingViewNote = "pooling view: ";
 constexpr std::string_view kEncoderFamilies[] = {"bert", "roberta", "deberta_v2", "modernbert", "nomic_bert"};
 
 bool ends_with_text(std::string_view s, std::string_view suffix) {
@@ -46,6 +52,26 @@ bool has_pooler(const ModelSpec& spec) {
   for (const auto& t : spec.tensors)
     if (t.name == "pooler.dense.weight" || t.name.ends_with(".pooler.dense.weight")) return true;
   return false;
+}
+
+void apply_pooling_view(ModelSpec& spec, const std::string& pooling, const std::string& where) {
+  // sentence-transformers 1_Pooling/config.json modes a decoder embedder uses.
+  if (pooling != "last_token" && pooling != "mean" && pooling != "cls")
+    throw Error(ErrorKind::InputFile, where + ": _pooling: expected last_token, mean or cls, got '" + pooling + "'");
+  if (is_encoder(spec.arch))
+    throw Error(ErrorKind::InputFile, where + ": _pooling: " + spec.arch.architecture + " is already an encoder");
+  std::erase_if(spec.tensors, [](const TensorInfo& t) { return t.role == TensorRole::Output; });
+  spec.exclusions.push_back(std::string(kPoolingViewNote) + pooling + " pooling of the hidden states; lm_head not built "
+                            "(an embedding checkpoint holds none)");
+}
+
+std::string pooling_view_mode(const ModelSpec& spec) {
+  for (const auto& e : spec.exclusions)
+    if (e.starts_with(kPoolingViewNote)) {
+      const auto rest = e.substr(kPoolingViewNote.size());
+      return rest.substr(0, rest.find(' '));
+    }
+  return "";
 }
 
 std::string_view encoder_families_text() {

@@ -195,6 +195,8 @@ std::vector<Family> make_families() {
       multimodal_text(DecoderLayout{}), build_llama4)
       ->vision_tower = add_llama4_vision_tower;
   add("gpt_oss", {"GptOssForCausalLM"}, false, llama_layout(), build_gpt_oss);
+  // Hybrid: gated-DeltaNet linear attention + gated full attention (family_qwen3_next.cpp).
+  add("qwen3_next", {"Qwen3NextForCausalLM"}, false, DecoderLayout{}, build_qwen3_next);
   add("falcon", {"FalconForCausalLM", "RWForCausalLM"}, true, DecoderLayout{}, build_falcon)
       ->class_defaults = falcon_defaults();
   add("gpt_bigcode", {"GPTBigCodeForCausalLM"}, true, DecoderLayout{}, build_gpt_bigcode);

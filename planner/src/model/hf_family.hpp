@@ -91,6 +91,7 @@ void build_decoder(const ConfigView& config, const Family& family, ModelSpec& sp
 void build_deepseek(const ConfigView& config, const Family& family, ModelSpec& spec);
 void build_llama4(const ConfigView& config, const Family& family, ModelSpec& spec);
 void build_gpt_oss(const ConfigView& config, const Family& family, ModelSpec& spec);
+void build_qwen3_next(const ConfigView& config, const Family& family, ModelSpec& spec);
 void build_falcon(const ConfigView& config, const Family& family, ModelSpec& spec);
 void build_gpt_bigcode(const ConfigView& config, const Family& family, ModelSpec& spec);
 void build_gpt_neox(const ConfigView& config, const Family& family, ModelSpec& spec);

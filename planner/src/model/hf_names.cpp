@@ -44,7 +44,7 @@ constexpr std::array<NameRole, 20> kGlobal{{
 }};
 
 // Module paths inside one decoder layer (after normalisation).
-constexpr std::array<NameRole, 82> kLayer{{
+constexpr std::array<NameRole, 89> kLayer{{
     {"self_attn.q_proj", R::AttnQ},
     {"self_attn.k_proj", R::AttnK},
     {"self_attn.v_proj", R::AttnV},
@@ -126,6 +126,14 @@ constexpr std::array<NameRole, 82> kLayer{{
     {"mlp.fc12", R::FfnGate},
     {"norm1", R::AttnPostNorm},
     {"norm2", R::FfnPostNorm},
+    // Qwen3-Next gated-DeltaNet layers (family_qwen3_next.cpp); dt_bias folds to "dt" + bias.
+    {"linear_attn.in_proj_qkvz", R::Recurrent},
+    {"linear_attn.in_proj_ba", R::Recurrent},
+    {"linear_attn.conv1d", R::Recurrent},
+    {"linear_attn.dt", R::Recurrent},
+    {"linear_attn.A_log", R::Recurrent},
+    {"linear_attn.norm", R::Recurrent},
+    {"linear_attn.out_proj", R::AttnOutput},
     // DeepSeek MTP module pieces (only ever in layers >= num_hidden_layers).
     {"enorm", R::Mtp},
     {"hnorm", R::Mtp},
@@ -232,6 +240,13 @@ HfTensorClass role_from_hf_tensor_name(std::string_view raw, const ModelArch& ar
   for (auto p : kAudioPrefixes)
     if (starts_with(name, p)) return out.role = R::Audio, out;
 
+  // Qwen3-Next keeps its MTP module apart, "mtp.fc", "mtp.layers.<m>.*" (qwen3_next_mtp.py):
+  // all of it role Mtp, its layers numbered after the main model's as the builder numbers them.
+  if (starts_with(name, "mtp.")) {
+    out.role = R::Mtp;
+    if (const auto m = find_layer(name).second) out.layer = static_cast<int>(arch.num_layers) + *m;
+    return out;
+  }
   const auto [rel_at, layer] = find_layer(name);
   if (!layer) {
     const auto module = strip_leaf(name);

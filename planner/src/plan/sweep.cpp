@@ -189,7 +189,7 @@ SweepResult run_sweep(const SweepRequest& r, const DataRoot& root,
             GpuFixed f = fixed_for(session, gpu, args, weights, longest, bounds);
             try {
               // A pooling model decodes nothing: no decode roofline (its inputs/s are in plan's notes).
-              if (!is_encoder(session.model().arch))
+              if (!is_pooling_model(session.model()))
                 f.rates = perf::perf_hardware_from(gpu, nullptr, tm.compute_dtype, defaults,
                                                    session.engine().name()).expected;
             } catch (const Error& e) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "vramplan/core/bytes.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/sim/scheduler_rules.hpp"
 
@@ -59,8 +60,19 @@ void vllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
   // A hybrid model's KV groups (full attention, sliding window) take one block each per
   // block_size tokens from the one shared pool (kv_cache_utils.py get_kv_cache_configs): the
   // simulator's block is one block of every group.
-  const std::uint64_t groups = std::max<std::uint64_t>(1, view_u64(o, "kv_cache_groups"));
+  std::uint64_t groups = std::max<std::uint64_t>(1, view_u64(o, "kv_cache_groups"));
+  // Attention + recurrent hybrids: the recurrent groups take a fixed number of pages per running
+  // request (MambaSpec), not one per block_size tokens; the token blocks are the attention groups'.
+  std::uint64_t state_pages = 0;
+  if (const auto& view = o.plan.engine_view; view.contains("hybrid")) {
+    const auto& h = view.at("hybrid");
+    const std::uint64_t recurrent = h.at("recurrent_groups").get<std::uint64_t>();
+    if (recurrent >= groups) throw_internal("vllm plan: every KV group is recurrent");
+    groups -= recurrent;
+    state_pages = recurrent * h.at("recurrent_pages_per_request").get<std::uint64_t>();
+  }
   r.kv_blocks = blocks / groups;
+  r.state_blocks = ceil_div(state_pages, groups);
   r.block_tokens = static_cast<std::uint32_t>(view_u64(o, "block_size"));
   r.kv_block_bytes = blocks ? o.plan.kv_cache_bytes().count() / blocks * groups : 0;
   r.max_seqs = view_u64(o, "max_num_seqs");
@@ -74,7 +86,10 @@ void vllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
   r.basis = {
       "KV pool " + std::to_string(r.kv_blocks) + " blocks of " + std::to_string(r.block_tokens) + " tokens (gpu_blocks " +
           std::to_string(blocks) + " / " + std::to_string(groups) +
-          " KV group(s); vllm/v1/core/kv_cache_utils.py get_kv_cache_configs)",
+          " attention KV group(s); vllm/v1/core/kv_cache_utils.py get_kv_cache_configs)" +
+          (r.state_blocks ? "; each running request also holds " + std::to_string(r.state_blocks) +
+                                " block(s) of recurrent state (kv_cache_interface.py MambaSpec)"
+                          : std::string()),
       "max_num_seqs " + std::to_string(r.max_seqs) + ", max_num_batched_tokens " + std::to_string(r.step_tokens) +
           " per step, running requests first, then waiting ones FCFS (vllm/v1/core/sched/scheduler.py Scheduler.schedule)",
       "chunked prefill " + on_off(r.chunked_prefill) +

@@ -5,6 +5,7 @@
 #include <span>
 
 #include "vramplan/core/error.hpp"
+#include "vramplan/core/text.hpp"
 #include "vramplan/memory/encoder_memory.hpp"
 #include "vramplan/perf/hardware_rates.hpp"
 #include "vramplan/perf/host_offload.hpp"
@@ -17,6 +18,16 @@ namespace {
 
 using memory::MemoryPlan;
 using memory::PlanBasis;
+
+// The data/perf_defaults.json step_overhead entry of a plan: its engine's, except a llama.cpp
+// build without CUDA graphs (engine_view cuda_graphs false, --llamacpp-cuda-graphs off), whose
+// decode step launches every kernel from the host (docs/performance.md §5).
+std::string step_overhead_entry(const MemoryPlan& p) {
+  const auto it = p.engine_view.find("cuda_graphs");
+  if (p.engine == "llamacpp" && it != p.engine_view.end() && it->is_boolean() && !it->get<bool>())
+    return "llamacpp-nograph";
+  return p.engine;
+}
 
 // The tensor-core rate a step runs at: fp8 GEMMs when the linear weights are fp8 and the card has
 // an fp8 rate (vLLM / SGLang / TensorRT-LLM run W8A8 on Hopper and newer), else the activation dtype.
@@ -54,9 +65,12 @@ PlanPerformance pooling_performance(memory::PlanOutcome& out, const GpuSpec& gpu
     const double low = hw.slow ? rate(*hw.slow) : expected, high = hw.fast ? rate(*hw.fast) : expected;
     p.engine_view["inputs_per_s"] = {{"low", low}, {"expected", expected}, {"high", high}, {"input_tokens", length},
                                      {"flops_per_input", flops}};
+    // Whole inputs/s above 10; below (a long max_model_len, a large embedder) three significant digits.
+    const char* f = low >= 10 ? "%.0f" : "%.3g";
     char line[200];
-    std::snprintf(line, sizeof line, "throughput (compute-bound): %.0f [%.0f-%.0f] inputs/s of %llu tokens = %s tensor rate / %.3g FLOPs per input",
-                  expected, low, high, static_cast<unsigned long long>(length), perf.tensor_dtype.c_str(), flops);
+    std::snprintf(line, sizeof line, "throughput (compute-bound): %s [%s-%s] inputs/s of %llu tokens = %s tensor rate / %.3g FLOPs per input",
+                  format_number(f, expected).c_str(), format_number(f, low).c_str(), format_number(f, high).c_str(),
+                  static_cast<unsigned long long>(length), perf.tensor_dtype.c_str(), flops);
     p.notes.push_back(std::string(line) + " (" + hw.basis + ")");
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::Usage) throw;
@@ -134,7 +148,8 @@ PlanPerformance plan_performance(const memory::PlanRequest& r, const memory::Pla
     perf.tensor_dtype = tensor_dtype(p, gpu, cal);
     perf::PerfDefaults defaults = perf::load_perf_defaults(root.data_file("perf_defaults.json"));
     defaults.source = "data/perf_defaults.json";  // the basis names the catalogue file, not this install's path
-    const perf::PerfHardware hw = perf::perf_hardware_from(gpu, cal, perf.tensor_dtype, defaults, p.engine);
+    const perf::PerfHardware hw =
+        perf::perf_hardware_from(gpu, cal, perf.tensor_dtype, defaults, step_overhead_entry(p));
     perf.calibrated = hw.calibrated;
     if (host_layers) {
       perf.estimate = partial_offload_serving(r, out.model, rw.tensor_bytes, *host_layers, gpu, defaults, shape, hw, perf.query);

@@ -187,7 +187,7 @@ class Simulation {
         target = static_cast<std::uint32_t>(r_.slot_tokens - q.input_tokens);  // stops with finish_reason "length"
       }
     }
-    if (ceil_div(static_cast<std::uint64_t>(q.input_tokens) + target, bs_) > r_.kv_blocks)
+    if (ceil_div(static_cast<std::uint64_t>(q.input_tokens) + target, bs_) + r_.state_blocks > r_.kv_blocks)
       return reject("needs more KV blocks than the whole pool holds", sent);
     const std::uint32_t s = alloc_slot();
     Slot& slot = slots_[s];
@@ -228,7 +228,10 @@ class Simulation {
   std::uint64_t generated_now(const Slot& s) const {
     return s.phase == Phase::Decode ? s.generated + (g_ - s.g0) : s.generated;
   }
-  std::uint64_t private_blocks(const Slot& s) const { return ceil_div(computed_now(s), bs_) - s.shared; }
+  std::uint64_t private_blocks(const Slot& s) const {
+    const bool running = s.phase == Phase::Decode || s.phase == Phase::Prefill;
+    return ceil_div(computed_now(s), bs_) - s.shared + (running ? r_.state_blocks : 0);
+  }
   std::uint64_t residue(const Slot& s) const { return ((s.computed % bs_) + bs_ - (s.g0 % bs_)) % bs_; }
   std::uint64_t running() const { return decoding_ + prefill_.size(); }
   // ExpectedOutput: sum over running requests of min(output still to come, clip).
@@ -526,7 +529,7 @@ class Simulation {
     const std::uint64_t remaining = total - start;
     if (!r_.chunked_prefill && remaining > budget) return false;
     const std::uint64_t chunk = std::min(remaining, budget);
-    const std::uint64_t need = ceil_div(start + chunk, bs_) - hit;
+    const std::uint64_t need = ceil_div(start + chunk, bs_) - hit + r_.state_blocks;
     switch (r_.admission) {
       case Admission::OnDemand:
         if (!pool_.make_free(need, keep)) return false;
@@ -534,7 +537,8 @@ class Simulation {
       case Admission::FullLength: {
         // GUARANTEED_NO_EVICT: the request's whole length must fit beside what running requests
         // will still grow into.
-        const std::uint64_t whole = ceil_div(static_cast<std::uint64_t>(s.req.input_tokens) + s.target, bs_) - hit;
+        const std::uint64_t whole =
+            ceil_div(static_cast<std::uint64_t>(s.req.input_tokens) + s.target, bs_) - hit + r_.state_blocks;
         const std::uint64_t held = pool_.private_blocks();
         const std::uint64_t growth = reserved_ > held ? reserved_ - held : 0;
         if (!pool_.make_free(growth + whole, keep)) return false;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "support/test_support.hpp"
+#include "vramplan/core/error.hpp"
 #include "vramplan/model/catalogue.hpp"
 #include "vramplan/model/encoder.hpp"
 #include "vramplan/model/hf_config.hpp"
@@ -48,6 +49,54 @@ TEST(EncoderParamCounts, BgeRerankerV2M3HasTheClassificationHeadNotThePooler) {
   EXPECT_EQ(classifier_labels(spec), 1u);
   EXPECT_FALSE(has_pooler(spec));
   EXPECT_EQ(encoder_task(spec.arch), EncoderTask::Classify);
+}
+
+TEST(EncoderParamCounts, E5LargeV2AndGteLargeAreBertLargeWithPooler) {
+  // Both publish BERT-large dimensions (BertModel, vocab 30522, 512 positions, 2 token types) and
+  // keep the pooler: the same 335,141,888 as bge-large-en-v1.5 above
+  // (huggingface.co/intfloat/e5-large-v2 and huggingface.co/thenlper/gte-large: "335M params").
+  EXPECT_EQ(catalogue_total("e5-large-v2"), 31'254'528ull + 524'288 + 2'048 + 2'048 + kBertLargeLayers + kPooler);
+  EXPECT_EQ(catalogue_total("gte-large"), 335'141'888ull);
+}
+
+TEST(EncoderParamCounts, NomicEmbedTextV15CatalogueEntry) {
+  // The catalogue entry's config gives the dimension test's 136,731,648 below ("137M params").
+  const auto spec = load_catalogue_model(test::source_root(), "nomic-embed-text-v1.5");
+  EXPECT_EQ(total_of(spec), 23'445'504ull + 1'536 + 1'536 + 12ull * 9'440'256);
+  EXPECT_EQ(spec.arch.max_position_embeddings, 8192u);
+}
+
+TEST(EncoderParamCounts, Qwen3Embedding06BIsTheTiedDecoderWithoutGeneration) {
+  // embed_tokens 151669 x 1024 = 155,309,056 (tied: no lm_head either way). Per layer: q_proj
+  // 2048 x 1024 = 2,097,152, k / v 1024 x 1024 = 1,048,576 each, o_proj 2,097,152, q_norm + k_norm
+  // 256, gate/up/down 3 x 3072 x 1024 = 9,437,184, two RMSNorms 2,048 -> 15,730,944; x 28 =
+  // 440,466,432; final norm 1,024 -> 595,776,512 (huggingface.co/Qwen/Qwen3-Embedding-0.6B:
+  // "596M params").
+  const auto spec = load_catalogue_model(test::source_root(), "qwen3-embedding-0.6b");
+  EXPECT_EQ(total_of(spec), 155'309'056ull + 28ull * 15'730'944 + 1'024);
+  EXPECT_EQ(total_of(spec), 595'776'512ull);
+  EXPECT_EQ(pooling_view_mode(spec), "last_token");
+  EXPECT_TRUE(is_pooling_model(spec));
+  EXPECT_FALSE(is_encoder(spec.arch));
+}
+
+TEST(EncoderParamCounts, Qwen3Embedding8BDropsTheUntiedLmHead) {
+  // embed_tokens 151665 x 4096 = 621,219,840. Per layer: q / o 4096 x 4096 = 16,777,216 each,
+  // k / v 1024 x 4096 = 4,194,304 each, q_norm + k_norm 256, gate/up/down 3 x 12288 x 4096 =
+  // 150,994,944, two RMSNorms 8,192 -> 192,946,432; x 36 = 6,946,071,552; final norm 4,096
+  // -> 7,567,295,488 (huggingface.co/Qwen/Qwen3-Embedding-8B: "7.57B params"). The config is
+  // untied, but the pooling view has no lm_head (151665 x 4096 more would give 8.19B).
+  const auto spec = load_catalogue_model(test::source_root(), "qwen3-embedding-8b");
+  EXPECT_EQ(total_of(spec), 621'219'840ull + 36ull * 192'946'432 + 4'096);
+  EXPECT_EQ(total_of(spec), 7'567'295'488ull);
+  for (const auto& t : spec.tensors) EXPECT_NE(t.role, TensorRole::Output) << t.name;
+}
+
+TEST(EncoderParamCounts, PoolingViewRefusesAnUnknownMode) {
+  auto spec = load_catalogue_model(test::source_root(), "qwen3-8b");
+  EXPECT_THROW(apply_pooling_view(spec, "max", "x.json"), Error);
+  auto enc = load_catalogue_model(test::source_root(), "bge-m3");
+  EXPECT_THROW(apply_pooling_view(enc, "cls", "x.json"), Error);
 }
 
 ModelSpec encoder_spec_from_config(const nlohmann::json& config) {

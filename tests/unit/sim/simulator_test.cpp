@@ -366,3 +366,35 @@ TEST(Simulator, LlamaCppSlotsTruncateOrFail) {
 
 }  // namespace
 }  // namespace vramplan::sim
+
+namespace vramplan::sim {
+namespace {
+
+TEST(Simulator, RecurrentStateBlocksCapTheRunningRequests) {
+  // A hybrid's running request holds 3 state blocks besides its tokens' (vLLM MambaSpec pages):
+  // requests of 100 prompt + 10 output tokens need cdiv(110, 16) = 7 token blocks + 3 = 10, so a
+  // 100-block pool runs at most 10 at once; without the state blocks 14 (98 blocks).
+  // check_invariants recounts the pool, state blocks included, after every step.
+  auto run = [](std::uint64_t state_blocks) {
+    ListSource all([] {
+      std::vector<Request> v;
+      for (std::uint64_t i = 0; i < 40; ++i) v.push_back(Request{i, 0.0, 100, 10, 0, 0});
+      return v;
+    }());
+    SchedulerRules r = vllm_like(100);
+    r.state_blocks = state_blocks;
+    r.prefix_caching = false;
+    SimOptions o;
+    o.check_invariants = true;
+    return simulate(r, linear_clock, all, o);
+  };
+  const SimResult hybrid = run(3), plain = run(0);
+  EXPECT_EQ(hybrid.completed, 40u);
+  EXPECT_EQ(hybrid.preemptions, 0u);
+  EXPECT_DOUBLE_EQ(hybrid.running.max, 10.0);
+  EXPECT_DOUBLE_EQ(plain.running.max, 14.0);
+  EXPECT_LE(hybrid.kv_blocks_peak, 100u);
+}
+
+}  // namespace
+}  // namespace vramplan::sim

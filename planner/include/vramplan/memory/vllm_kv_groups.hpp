@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,9 +23,28 @@ struct VllmKvGroups {
 };
 
 //! `hybrid` false = sliding / chunked layers allocated as full attention
-//! (--disable-hybrid-kv-cache-manager).
+//! (--disable-hybrid-kv-cache-manager). `mamba_blocks` > 0: recurrent layers are paged as vLLM's
+//! MambaSpec, each request holding that many pages in every recurrent group (1 with
+//! mamba_cache_mode "none", 2 with "align"); 0: recurrent state is left out of the pool.
 VllmKvGroups vllm_kv_groups(const KvLayout& layout, std::uint64_t block_size,
                             std::uint64_t max_model_len, std::uint64_t max_num_batched_tokens,
-                            bool hybrid);
+                            bool hybrid, std::uint64_t mamba_blocks = 0);
+
+//! Attention + Mamba / linear-attention hybrids (vllm/model_executor/models/config.py
+//! HybridAttentionMambaModelConfig.verify_and_update_config): the attention block size is raised
+//! to the smallest multiple of 16 tokens whose page (one layer, this GPU) holds one recurrent
+//! layer's state, and the state page is padded to that attention page.
+struct VllmMambaPages {
+  std::uint64_t attn_bytes_per_token = 0;  //!< one attention layer, K+V, this GPU
+  std::uint64_t state_bytes = 0;           //!< one recurrent layer's conv + SSM state, this GPU
+  std::uint64_t block_size = 0;            //!< attention block size vLLM settles on
+  std::uint64_t page_bytes = 0;            //!< block_size x attn_bytes_per_token (state padded to it)
+  std::uint64_t recurrent_layers = 0;
+  std::string explain;
+};
+//! nullopt when the layout has no recurrent state or no attention layer. A --block-size at or
+//! above the aligned size is kept; a smaller one is raised.
+std::optional<VllmMambaPages> vllm_mamba_pages(const KvLayout& layout,
+                                               std::optional<std::uint64_t> user_block_size);
 
 }  // namespace vramplan::memory

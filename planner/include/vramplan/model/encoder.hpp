@@ -21,6 +21,17 @@ EncoderTask encoder_task(const ModelArch& arch);
 inline bool is_encoder(const ModelArch& arch) { return encoder_task(arch) != EncoderTask::None; }
 std::string_view encoder_task_name(EncoderTask task);  //!< "embed", "classify", "masked-lm", ""
 
+//! The pooling view of a decoder checkpoint (a catalogue entry's `_pooling`): drops the lm_head,
+//! which an embedding checkpoint does not hold (sentence-transformers loads AutoModel =
+//! Qwen3Model; vLLM's pooling adapter deletes it, vllm/model_executor/models/adapters.py
+//! _create_pooling_model_cls), and records the view in spec.exclusions (shown in every output).
+//! `pooling` must be last_token, mean or cls, else Error(InputFile) naming `where`.
+void apply_pooling_view(ModelSpec& spec, const std::string& pooling, const std::string& where);
+//! The pooling of a decoder seen through apply_pooling_view ("last_token", ...); "" otherwise.
+std::string pooling_view_mode(const ModelSpec& spec);
+//! An encoder, or a decoder in its pooling view: planned without generation, inputs/s instead.
+inline bool is_pooling_model(const ModelSpec& spec) { return is_encoder(spec.arch) || !pooling_view_mode(spec).empty(); }
+
 //! Outputs of the classification head (rows of the last classifier matrix); 0 without one.
 std::uint64_t classifier_labels(const ModelSpec& spec);
 //! True when the inventory holds a BertPooler / RobertaPooler (`pooler.dense`).

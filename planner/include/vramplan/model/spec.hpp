@@ -145,6 +145,10 @@ struct ModelArch {
   std::uint64_t attention_chunk_size = 0;       //!< Llama-4 chunked local attention
   //! Per-sequence recurrent state bytes per recurrent layer (hybrid models), in the state dtype.
   std::uint64_t recurrent_state_bytes_per_layer = 0;
+  //! The two parts of that state, in elements per layer at TP 1 (0 when unknown): engines size
+  //! them in different dtypes (SGLang keeps the SSM state in float32).
+  std::uint64_t recurrent_conv_state_elems = 0;
+  std::uint64_t recurrent_ssm_state_elems = 0;
   //! Layers that reuse another layer's KV (config-declared KV sharing); empty when none.
   std::vector<int> kv_shared_with;
 

@@ -48,6 +48,9 @@ struct SchedulerRules {
   std::uint32_t block_tokens = 16;  //!< tokens per block; 1 = token-granular pool (SGLang)
   std::uint64_t kv_block_bytes = 0; //!< bytes of one block on one GPU (for memory over time)
   std::uint64_t max_seqs = 256;   //!< running requests at most (max_num_seqs, max_running_requests, -np)
+  //! Blocks every running request holds besides its tokens' (vLLM hybrids: the recurrent-state
+  //! pages of its recurrent groups, MambaSpec); taken at admission, freed with the request.
+  std::uint64_t state_blocks = 0;
   //! Tokens one step may process, prompts and decodes together (max_num_batched_tokens,
   //! chunked_prefill_size, max_num_tokens, n_batch); 0 = no limit.
   std::uint64_t step_tokens = 0;

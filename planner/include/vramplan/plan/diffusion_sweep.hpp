@@ -1,0 +1,69 @@
+// vramplan/plan/diffusion_sweep.hpp — `vramplan sweep` for a diffusion pipeline: every GPU (or the
+// --gpu list) x batch x memory mode planned with diffusion::plan_diffusion (one call of the
+// pipeline at one resolution), the fitting points ranked by USD per 1000 images (the GPU's hourly
+// price / images per hour; plan/prices.hpp), then by seconds per image; each with the cost of
+// renting the GPU for --periods (billed in the card's lots).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "vramplan/core/bytes.hpp"
+#include "vramplan/diffusion/diffusion_plan.hpp"
+#include "vramplan/io/data_root.hpp"
+#include "vramplan/plan/prices.hpp"
+
+namespace vramplan::plan {
+
+struct DiffusionSweepRequest {
+  diffusion::DiffusionRequest base;          //!< model, resolution, steps, dtype, ...; gpu / batch / offload swept
+  std::string gpus;                          //!< comma-separated ids; "" = every plannable card
+  bool include_mig = false;                  //!< without gpus: MIG slices too
+  std::vector<std::uint64_t> batches = {1};
+  std::vector<diffusion::Offload> offloads = {diffusion::Offload::None};
+  std::vector<RentalPeriod> periods;
+  std::optional<std::filesystem::path> prices_file;
+};
+
+struct DiffusionSweepRow {
+  std::string gpu;
+  std::uint64_t batch = 1;
+  diffusion::Offload offload = diffusion::Offload::None;
+  std::string weights;                       //!< the denoiser's format ("bf16", "nf4 linear + bf16", ...)
+  Bytes required, capacity;                  //!< allocated peak + CUDA context; the card's usable memory
+  double spare_fraction = 0;
+  std::optional<double> seconds_per_image;   //!< seconds per call / batch (expected)
+  std::optional<double> images_per_s;
+  std::optional<double> usd_per_1000_images;
+  std::vector<double> cost_usd;              //!< per period; empty = no price
+  std::uint64_t billed_gpus = 1;
+  std::string price_basis;
+  std::string note;                          //!< e.g. sequential offload's time is a lower bound
+};
+
+struct DiffusionSweepMiss {
+  std::string gpu;
+  std::uint64_t batch = 1;
+  diffusion::Offload offload = diffusion::Offload::None;
+  std::string why;
+};
+
+struct DiffusionSweepResult {
+  std::string pipeline, class_name;
+  std::uint64_t width = 0, height = 0, steps = 0;
+  std::vector<RentalPeriod> periods;
+  std::size_t evaluations = 0;
+  std::vector<DiffusionSweepRow> rows;       //!< cheapest per 1000 images first, unpriced last
+  std::vector<DiffusionSweepMiss> misses;
+};
+
+DiffusionSweepResult run_diffusion_sweep(const DiffusionSweepRequest& request, const DataRoot& root);
+nlohmann::json diffusion_sweep_json(const DiffusionSweepResult& result, std::size_t top);
+std::string diffusion_sweep_text(const DiffusionSweepResult& result, std::size_t top);
+
+}  // namespace vramplan::plan

@@ -1,0 +1,160 @@
+// `sweep` over a diffusion pipeline: plan_diffusion per (GPU, batch, memory mode), ranked by the
+// cost of an image. Formulas: plan/diffusion_sweep.hpp, docs/diffusion.md "Sweep".
+#include "vramplan/plan/diffusion_sweep.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "vramplan/core/error.hpp"
+#include "vramplan/core/table.hpp"
+#include "vramplan/core/text.hpp"
+#include "vramplan/hardware/gpu_catalog.hpp"
+
+namespace vramplan::plan {
+namespace {
+
+std::vector<GpuSpec> diffusion_sweep_gpus(const DiffusionSweepRequest& r, const GpuCatalog& catalog) {
+  if (!r.gpus.empty()) {
+    std::vector<GpuSpec> named = catalog.resolve(r.gpus);
+    for (const auto& g : named) require_plannable(g);
+    return named;
+  }
+  std::vector<GpuSpec> out;
+  for (const auto& g : catalog.all())
+    if ((g.kind == GpuKind::Card || r.include_mig) && g.not_plannable.empty()) out.push_back(g);
+  return out;
+}
+
+std::string denoiser_format(const diffusion::DiffusionPlan& p) {
+  for (const auto& w : p.weights)
+    if (w.role == diffusion::Role::Denoiser) return w.format;
+  return p.dtype;
+}
+
+// Cheapest image first; points without a price or a time after those with one; then faster, then
+// the smaller batch and the lighter memory mode (fewer host transfers).
+bool cheaper(const DiffusionSweepRow& a, const DiffusionSweepRow& b) {
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  const double ca = a.usd_per_1000_images.value_or(inf), cb = b.usd_per_1000_images.value_or(inf);
+  if (ca != cb) return ca < cb;
+  const double sa = a.seconds_per_image.value_or(inf), sb = b.seconds_per_image.value_or(inf);
+  if (sa != sb) return sa < sb;
+  if (a.offload != b.offload) return a.offload < b.offload;
+  if (a.batch != b.batch) return a.batch < b.batch;
+  return a.gpu < b.gpu;
+}
+
+}  // namespace
+
+DiffusionSweepResult run_diffusion_sweep(const DiffusionSweepRequest& r, const DataRoot& root) {
+  if (r.batches.empty() || r.offloads.empty()) throw_usage("sweep: --batch and --offload need at least one value");
+  DiffusionSweepResult out;
+  out.periods = r.periods;
+  GpuCatalog catalog = GpuCatalog::load(root.data_file("gpus.json"));
+  const std::vector<GpuSpec> gpus = diffusion_sweep_gpus(r, catalog);
+  if (gpus.empty()) throw_usage("no GPU matches the sweep's GPU selection");
+  const PriceBook prices = load_price_book(root, r.prices_file);
+  for (const auto& gpu : gpus)
+    for (const auto offload : r.offloads)
+      for (const auto batch : r.batches) {
+        diffusion::DiffusionRequest q = r.base;
+        q.gpu = gpu.id;
+        q.batch = batch;
+        q.offload = offload;
+        const auto p = diffusion::plan_diffusion(q, root);  // a bad request fails here, on the first point
+        ++out.evaluations;
+        out.pipeline = p.pipeline.id;
+        out.class_name = p.pipeline.class_name;
+        out.width = p.width;
+        out.height = p.height;
+        out.steps = p.steps;
+        if (!p.fits) {
+          out.misses.push_back({gpu.id, batch, offload,
+                                "needs " + format_gib(p.required) + " of " + format_gib(p.capacity)});
+          continue;
+        }
+        DiffusionSweepRow row;
+        row.gpu = gpu.id;
+        row.batch = batch;
+        row.offload = offload;
+        row.weights = denoiser_format(p);
+        row.required = p.required;
+        row.capacity = p.capacity;
+        row.spare_fraction = p.capacity.count() ? 1.0 - p.required.gib() / p.capacity.gib() : 0;
+        if (p.seconds_per_call && *p.seconds_per_call > 0) {
+          row.seconds_per_image = *p.seconds_per_call / static_cast<double>(batch);
+          row.images_per_s = p.images_per_s;
+        }
+        if (offload == diffusion::Offload::Sequential)
+          row.note = "sequential offload streams every weight each step: the time is a lower bound";
+        if (const auto price = prices.price(gpu.id)) {
+          row.billed_gpus = billed_gpus(1, price->lot_sizes);
+          row.price_basis = price->basis;
+          const double usd_per_hour = static_cast<double>(row.billed_gpus) * price->usd_per_gpu_hour;
+          for (const auto& period : r.periods) row.cost_usd.push_back(usd_per_hour * period.hours);
+          // USD per hour / images per hour x 1000: the rented lot serves one pipeline.
+          if (row.seconds_per_image) row.usd_per_1000_images = usd_per_hour * *row.seconds_per_image / 3600 * 1000;
+        }
+        out.rows.push_back(std::move(row));
+      }
+  std::stable_sort(out.rows.begin(), out.rows.end(), cheaper);
+  return out;
+}
+
+nlohmann::json diffusion_sweep_json(const DiffusionSweepResult& r, std::size_t top) {
+  auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  nlohmann::json rows = nlohmann::json::array(), misses = nlohmann::json::array(), periods = nlohmann::json::array();
+  for (const auto& p : r.periods) periods.push_back({{"label", p.label}, {"hours", p.hours}});
+  for (std::size_t i = 0; i < r.rows.size() && i < top; ++i) {
+    const auto& x = r.rows[i];
+    rows.push_back({{"gpu", x.gpu}, {"batch", x.batch}, {"offload", std::string(diffusion::offload_name(x.offload))},
+                    {"weights", x.weights}, {"required_bytes", x.required.count()}, {"capacity_bytes", x.capacity.count()},
+                    {"spare_fraction", x.spare_fraction}, {"seconds_per_image", opt(x.seconds_per_image)},
+                    {"images_per_s", opt(x.images_per_s)}, {"usd_per_1000_images", opt(x.usd_per_1000_images)},
+                    {"billed_gpus", x.billed_gpus},
+                    {"cost_usd", x.cost_usd.empty() ? nlohmann::json(nullptr) : nlohmann::json(x.cost_usd)},
+                    {"price_basis", x.price_basis}, {"note", x.note}});
+  }
+  for (const auto& m : r.misses)
+    misses.push_back({{"gpu", m.gpu}, {"batch", m.batch}, {"offload", std::string(diffusion::offload_name(m.offload))},
+                      {"why", m.why}, {"verdict", "DOES NOT FIT"}});
+  return {{"schema", "vramplan.diffusion_sweep/1"}, {"pipeline", r.pipeline}, {"class_name", r.class_name},
+          {"width", r.width}, {"height", r.height}, {"steps", r.steps}, {"evaluations", r.evaluations},
+          {"fitting", r.rows.size()}, {"periods", periods}, {"rows", rows}, {"not_fitting", misses}};
+}
+
+std::string diffusion_sweep_text(const DiffusionSweepResult& r, std::size_t top) {
+  std::vector<Table::Column> cols = {{"#", Align::Right},       {"gpu", Align::Left},       {"batch", Align::Right},
+                                     {"offload", Align::Left},  {"denoiser", Align::Left},  {"GiB need/cap", Align::Right},
+                                     {"s/image", Align::Right}, {"$/1k img", Align::Right}};
+  for (const auto& p : r.periods) cols.push_back({"$ " + p.label, Align::Right});
+  Table t(cols);
+  for (std::size_t i = 0; i < r.rows.size() && i < top; ++i) {
+    const auto& x = r.rows[i];
+    std::vector<std::string> cells = {std::to_string(i + 1), x.gpu, std::to_string(x.batch),
+                                      std::string(diffusion::offload_name(x.offload)), x.weights,
+                                      fixed(x.required.gib(), 1) + "/" + fixed(x.capacity.gib(), 1),
+                                      x.seconds_per_image ? fixed(*x.seconds_per_image, 2) : "-",
+                                      x.usd_per_1000_images ? fixed(*x.usd_per_1000_images, 2) : "-"};
+    for (std::size_t k = 0; k < r.periods.size(); ++k)
+      cells.push_back(k < x.cost_usd.size() ? format_number("%.0f", x.cost_usd[k]) : "-");
+    t.add_row(cells);
+  }
+  std::string s = r.pipeline + " (" + r.class_name + "), " + std::to_string(r.width) + "x" + std::to_string(r.height) + ", " +
+                  std::to_string(r.steps) + " steps: cheapest image first\n";
+  s += t.render_text();
+  s += "\n" + std::to_string(r.rows.size()) + " fitting of " + std::to_string(r.evaluations) + " points evaluated";
+  if (r.rows.size() > top) s += "; first " + std::to_string(top) + " shown (--top)";
+  s += "\n";
+  if (!r.misses.empty()) {
+    s += "not fitting:\n";
+    for (const auto& m : r.misses)
+      s += "  " + m.gpu + " batch " + std::to_string(m.batch) + " offload " + std::string(diffusion::offload_name(m.offload)) +
+           ": " + m.why + "\n";
+  }
+  s += "s/image: seconds per call / batch (compute-bound step time, docs/diffusion.md); $/1k img: the GPU's hourly "
+       "price (billed lot) x s/image / 3600 x 1000; sequential offload's time is a lower bound\n";
+  return s;
+}
+
+}  // namespace vramplan::plan

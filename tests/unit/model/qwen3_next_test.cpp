@@ -1,0 +1,68 @@
+// Qwen3-Next (Qwen3NextForCausalLM): the tensor inventory as vLLM's qwen3_next.py builds it,
+// checked against the publisher's counts, and the per-request recurrent state.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "support/test_support.hpp"
+#include "vramplan/model/catalogue.hpp"
+#include "vramplan/model/inventory.hpp"
+
+namespace vramplan {
+namespace {
+
+const ModelSpec& qwen3_next() {
+  static const ModelSpec m = load_catalogue_model(test::source_root(), "qwen3-next-80b-a3b");
+  return m;
+}
+
+TEST(Qwen3Next, ParameterCountsMatchTheModelCard) {
+  const auto c = count_params(qwen3_next());
+  // hidden 2048, vocab 151,936, 48 layers (36 gated-DeltaNet + 12 gated attention), 512 experts:
+  //   embedding + lm_head         2 x 151,936 x 2048                              =    622,329,856
+  //   DeltaNet layer   in_proj_qkvz (2x2048 + 2x4096) x 2048 = 25,165,824; in_proj_ba 64 x 2048
+  //                    = 131,072; conv1d 8192 x 4 = 32,768; dt_bias 32, A_log 32, norm 128;
+  //                    out_proj 2048 x 4096 = 8,388,608                  -> 33,718,464 x 36 =  1,213,864,704
+  //   attention layer  q_proj 16 x 256 x 2 (output gate) x 2048 = 16,777,216; k, v 512 x 2048
+  //                    each; o 2048 x 4096; q_norm, k_norm 256           -> 27,263,488 x 12 =    327,161,856
+  //   MoE per layer    router 512 x 2048 + experts 512 x 3 x 512 x 2048 + shared 3 x 512 x 2048
+  //                    + shared_expert_gate 2048                     -> 1,614,809,088 x 48 = 77,510,836,224
+  //   norms            2 x 2048 x 48 + final 2048                                     =        198,656
+  //   total                                                                           = 79,674,391,296
+  EXPECT_EQ(c.total, 79'674'391'296ull);
+  // Model card (huggingface.co/Qwen/Qwen3-Next-80B-A3B-Instruct): "80B in total",
+  // "Number of Parameters (Non-Embedding): 79B" (79.05B: lm_head counted as embedding too).
+  EXPECT_NEAR(static_cast<double>(c.total) / 1e9, 80.0, 0.5);
+  EXPECT_NEAR(static_cast<double>(c.total - 2 * c.embedding) / 1e9, 79.0, 0.1);
+  // Active: 10 of 512 experts -> 79,674,391,296 - 48 x 502/512 x 1,610,612,736 = 3,874,929,408
+  // (NVIDIA's NIM card for the model: "Active Parameters: 3.9B").
+  EXPECT_EQ(c.active, 3'874'929'408ull);
+  // MTP (qwen3_next_mtp.py): fc 2048 x 4096 = 8,388,608 + 3 norms 6,144 + one full-attention MoE
+  // layer 27,263,488 + 1,614,809,088 + 4,096 = 1,650,471,424, reported apart from the total.
+  EXPECT_EQ(c.mtp, 1'650'471'424ull);
+}
+
+TEST(Qwen3Next, EveryFourthLayerIsFullAttention) {
+  const auto& a = qwen3_next().arch;
+  ASSERT_EQ(a.layer_attention.size(), 48u);
+  EXPECT_EQ(std::count(a.layer_attention.begin(), a.layer_attention.end(), LayerAttention::Full), 12);
+  EXPECT_EQ(a.layer_attention[3], LayerAttention::Full);  // (3 + 1) % 4 == 0
+  EXPECT_EQ(a.layer_attention[0], LayerAttention::Recurrent);
+  EXPECT_EQ(a.mtp_layers, 1u);
+}
+
+TEST(Qwen3Next, RecurrentStateIsConvPlusSsmState) {
+  // vLLM MambaStateShapeCalculator.gated_delta_net_state_shape at TP 1: conv state
+  // {kernel - 1 = 3, conv_dim = 2 x 16 x 128 + 32 x 128 = 8192} = 24,576 values; SSM state
+  // {32 v_heads, 128, 128} = 524,288 values; bf16 -> (24,576 + 524,288) x 2 B = 1,097,728 B.
+  EXPECT_EQ(qwen3_next().arch.recurrent_state_bytes_per_layer, 1'097'728u);
+}
+
+TEST(Qwen3Next, CoderNextSharesTheArchitecture) {
+  const auto m = load_catalogue_model(test::source_root(), "qwen3-coder-next");
+  EXPECT_EQ(count_params(m).total, 79'674'391'296ull);
+  EXPECT_EQ(m.arch.recurrent_state_bytes_per_layer, 1'097'728u);
+}
+
+}  // namespace
+}  // namespace vramplan

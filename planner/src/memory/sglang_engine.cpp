@@ -189,6 +189,7 @@ class SglangEngine final : public Engine {
     const SglangMambaSplit mamba = sglang_mamba_split(arch, tp, rest_all, a);
     const double rest = rest_all - static_cast<double>(mamba.pool_bytes);
     const std::uint64_t pool = rest > 0 ? static_cast<std::uint64_t>(rest) : 0;
+    p.kv.state_bytes_per_sequence = mamba.per_req;
     if (mamba.per_req > 0)
       p.kv_cache.push_back({"kv_cache.recurrent_state", Bytes(mamba.pool_bytes),
                             grouped(mamba.slots) + " request state slots x " + grouped(mamba.per_req) +

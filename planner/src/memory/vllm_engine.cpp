@@ -344,6 +344,7 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
                             worst->groups.explain + ")"});
   p.kv.bytes_per_token = worst->kv.bytes_per_token;
   p.kv.explain = worst->kv.explain;
+  p.kv.state_bytes_per_sequence = worst->kv.state_bytes_per_seq;
   const std::uint64_t groups = std::max<std::uint64_t>(1, first.groups.num_groups);
   const std::uint64_t tokens = blocks / groups * block_size;
   p.kv.capacity_tokens = tokens;

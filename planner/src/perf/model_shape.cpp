@@ -206,13 +206,18 @@ PerfModelShape shape_from_model(const ModelSpec& spec, std::span<const std::uint
   if (arch.layer_attention.empty()) {
     for (std::uint64_t l = 0; l < arch.num_layers; ++l) add_layer(shape, arch, LayerAttention::Full, opt);
   } else {
+    double recurrent_layers = 0;
     for (LayerAttention kind : arch.layer_attention) {
+      if (kind == LayerAttention::Recurrent) ++recurrent_layers;
       if (kind == LayerAttention::Recurrent || kind == LayerAttention::None) continue;
       add_layer(shape, arch, kind, opt);
     }
-    if (std::find(arch.layer_attention.begin(), arch.layer_attention.end(),
-                  LayerAttention::Recurrent) != arch.layer_attention.end())
-      shape.notes.push_back("recurrent layers: state reads per step not counted");
+    // The recurrent layers' weights are streamed like any others (their tensors are in the
+    // inventory); their per-sequence state is the extra traffic: the plan's figure (the engine's
+    // state dtypes), else the config's in the model dtype.
+    const double tp_state = std::ceil(static_cast<double>(arch.recurrent_state_bytes_per_layer) / tp);
+    shape.recurrent_state_bytes = opt.state_bytes_per_seq_per_gpu > 0 ? opt.state_bytes_per_seq_per_gpu
+                                                                      : recurrent_layers * tp_state / pp;
   }
   for (AttentionGroup& g : shape.attention) g.layers /= pp;
   if (opt.kv_bytes_per_token_per_gpu > 0) use_planned_kv_bytes(shape, opt.kv_bytes_per_token_per_gpu);

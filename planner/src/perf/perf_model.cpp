@@ -120,10 +120,16 @@ void add_decode_attention(const PerfModelShape& shape, const double* attended, d
   }
 }
 
+// Bytes of recurrent state moved by `updates` state updates (a decode token each, or a prompt
+// chunk of one sequence): read once and written back once.
+double recurrent_state_traffic(const PerfModelShape& shape, double updates) {
+  return 2 * shape.recurrent_state_bytes * updates;
+}
+
 StepBreakdown decode_step_sums(const PerfModelShape& shape, const HardwareRates& r, double b,
                                const double* attended_tokens) {
   auto [weights, touched] = weights_read(shape, b);
-  double kv = 0, attention = 0;
+  double kv = recurrent_state_traffic(shape, b), attention = 0;
   add_decode_attention(shape, attended_tokens, kv, attention);
   return finish_step(shape, r, b, weights, kv, 2 * shape.active_params * b, attention, touched);
 }
@@ -215,6 +221,7 @@ PrefillTimes prefill_times(const PerfModelShape& shape, const HardwareRates& r,
       const std::uint64_t pos = g % prompt;
       const std::uint64_t take = std::min(end - g, prompt - pos);
       add_prompt_positions(shape, static_cast<double>(pos), static_cast<double>(pos + take), kv, attention);
+      kv += recurrent_state_traffic(shape, 1);
       g += take;
     }
     const StepBreakdown s = finish_step(shape, r, tokens, weights, kv,
@@ -378,7 +385,7 @@ double mixed_step_seconds(const PerfModelShape& shape, const HardwareRates& r, c
   decode_sums(1.0, sums);
   const double tokens = b + prompt_tokens;
   auto [weights, touched] = weights_read(shape, tokens);
-  double kv = 0, attention = 0;
+  double kv = recurrent_state_traffic(shape, b + static_cast<double>(step.chunks.size())), attention = 0;
   add_decode_attention(shape, sums, kv, attention);
   for (const PrefillChunk& c : step.chunks)
     add_prompt_positions(shape, static_cast<double>(c.start), static_cast<double>(c.end), kv, attention);

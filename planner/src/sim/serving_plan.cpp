@@ -142,6 +142,7 @@ PlanPerformance plan_performance(const memory::PlanRequest& r, const memory::Pla
   so.pp = static_cast<std::uint32_t>(out.pp);
   so.activation_bytes = static_cast<double>(rw.compute_bytes);
   so.kv_bytes_per_token_per_gpu = static_cast<double>(p.kv.bytes_per_token);
+  so.state_bytes_per_seq_per_gpu = static_cast<double>(p.kv.state_bytes_per_sequence);
   so.block_scaled_fp8 = rw.block_scaled_fp8;
   try {
     const perf::PerfModelShape shape = perf::shape_from_model(out.model, rw.tensor_bytes, so);

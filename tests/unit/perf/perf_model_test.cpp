@@ -32,6 +32,25 @@ TEST(PerfModel, DenseDecodeStepHandComputed) {
   EXPECT_EQ(r.basis, "test rates");
 }
 
+// Hybrid models: each decode token reads and writes its sequence's recurrent state; a prompt
+// chunk of one sequence moves it once.
+TEST(PerfModel, RecurrentStateIsReadAndWrittenPerUpdate) {
+  PerfModelShape s = dense_shape();
+  s.recurrent_state_bytes = 1e6;  // one sequence's state on this GPU, all its recurrent layers
+  const DecodeResult d = estimate_decode(s, exact_hw(), DecodeBatch{16, 8192});
+  // KV as DenseDecodeStepHandComputed (17,179,869,184 B) + 16 tokens x 2 x 1e6 B = 32e6 B
+  EXPECT_DOUBLE_EQ(d.step.kv_bytes, 17179869184.0 + 32e6);
+  // A step with 10 decode tokens and prompt chunks of two sequences: 12 updates x 2 x 1e6 B,
+  // i.e. 24e6 B over 4e12 B/s = 6 us more than the same step without state.
+  const std::vector<PrefillChunk> chunks{{0, 100}, {0, 50}};
+  const MixedStep step{10, 10 * 1000, chunks};
+  PerfModelShape plain = s;
+  plain.recurrent_state_bytes = 0;
+  HardwareRates r = exact_hw().expected;
+  r.memory_compute_overlap = 0;  // memory time adds up, so the 6 us shows whole
+  EXPECT_NEAR(mixed_step_seconds(s, r, step) - mixed_step_seconds(plain, r, step), 6e-6, 1e-12);
+}
+
 TEST(PerfModel, OverheadIsPerStepPlusPerLayerOnTheGpu) {
   HardwareRates r = exact_hw().expected;
   r.layer_overhead_s = 50e-6;

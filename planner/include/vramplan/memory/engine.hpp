@@ -88,6 +88,10 @@ struct KvFigures {
   std::optional<std::uint64_t> capacity_tokens; //!< as the engine prints it; nullopt = unknown
   std::optional<double> max_concurrency;        //!< sequences of the planned length that fit
   std::string explain;                          //!< bytes/token derivation
+  //! Recurrent (Mamba / linear-attention) state one sequence holds on this GPU in the engine's
+  //! state dtypes, over its recurrent layers; 0 when the model has none. The performance model
+  //! reads and writes it once per decode token (perf::ShapeOptions::state_bytes_per_seq_per_gpu).
+  std::uint64_t state_bytes_per_sequence = 0;
 };
 
 //! The result: per GPU (the limiting rank / stage), four categories of named components.

@@ -42,6 +42,10 @@ struct ShapeOptions {
   //! Parallel to the model's tensors: stored as 2-D block-scaled FP8 (memory::ResolvedWeights
   //! ::block_scaled_fp8). Empty = none; counts PerfModelShape::block_fp8_gemms.
   std::vector<bool> block_scaled_fp8{};
+  //! The memory plan's recurrent state of one sequence on one GPU (MemoryPlan::kv
+  //! .state_bytes_per_sequence: the engine's state dtypes). 0 = derive it from the config (the
+  //! recurrent layers' state in the model dtype, split over tp).
+  double state_bytes_per_seq_per_gpu = 0;
 };
 
 //! `tensor_bytes[i]` are the stored bytes of `spec.tensors[i]` in the chosen precision. Throws

@@ -103,6 +103,10 @@ struct PerfModelShape {
   std::uint32_t pp = 1;            //!< pipeline stages
   double pp_link_latency_s = 0;    //!< extra time per stage hand-off (0 = folded into overhead)
   std::vector<std::string> notes;  //!< simplifications made when building the shape
+  //! Recurrent (Mamba / gated-DeltaNet) state of one sequence on this GPU, over its recurrent
+  //! layers. A decode token reads and writes all of it; a prompt chunk once per sequence (the
+  //! chunked scan carries it from chunk to chunk). 0 when the model has no recurrent layers.
+  double recurrent_state_bytes = 0;
 };
 
 //! B sequences decoding one token each, all at the same context length (tokens already cached).

@@ -39,6 +39,15 @@ std::string reconcile_text(const plan::Reconciliation& r) {
     if (x.outside) out += "\n" + x.component + ": likely cause: " + x.likely_cause;
   out += "\n" + std::to_string(r.outside()) + " of " + std::to_string(r.rows.size()) +
          " components outside their bound (data/accuracy_bounds.json; diff = log - plan)\n";
+  if (!r.estimate.empty()) {
+    // ollama's own estimate before it started the runner (llm/memory.go EstimateGPULayers).
+    out += "\n" + r.log.engine + "'s own estimate (GiB, one decimal as printed) beside the plan:\n";
+    Table e({{"estimate"}, {"engine", Align::Right}, {"plan", Align::Right}, {"line", Align::Right}, {"planned as"}});
+    for (const auto& x : r.estimate)
+      e.add_row({x.key, fixed(x.logged_gib, 2), x.planned_gib ? fixed(*x.planned_gib, 2) : "-", std::to_string(x.line),
+                 x.planned_gib ? x.planned_as : "(nothing planned is the same figure)"});
+    out += e.render_text();
+  }
   return out;
 }
 
@@ -47,13 +56,18 @@ std::string reconcile_text(const plan::Reconciliation& r) {
 int run_reconcile(const std::vector<std::string>& args) {
   po::options_description desc("Options");
   desc.add_options()
-      ("log", po::value<std::string>(), "the engine's start-up log (vLLM V0 / V1, SGLang, llama.cpp)")
+      ("log", po::value<std::string>(), "the engine's start-up log (vLLM V0 / V1, SGLang, llama.cpp, TensorRT-LLM, ollama)")
       ("model", po::value<std::string>(), "model to plan instead of the log's (catalogue id, config.json, dir)")
       ("gpu", po::value<std::string>(), "GPU catalogue id (default: a custom card of the total the log prints)")
-      ("engine", po::value<std::string>(), "engine profile to plan with (default: the log's engine and version)");
+      ("engine", po::value<std::string>(), "engine profile to plan with (default: the log's engine and version)")
+      ("weights", po::value<std::string>(), "weight format when the log does not state it (int8, fp8, ...)")
+      ("engine-arg", po::value<std::vector<std::string>>()->composing(),
+       "KEY=VALUE: an engine flag the log does not print (repeatable), e.g. max-batch-size=25")
+      ("update-calibration", po::value<std::string>(),
+       "write the deployment's logged figures into this calibration file (created or updated) for plan --calibration");
   add_common_options(desc);
   po::variables_map vm;
-  if (!parse_args("reconcile", "--log FILE [--model M] [--gpu G] [--engine E] [--json]", desc, args, vm)) return 0;
+  if (!parse_args("reconcile", "--log FILE [--model M] [--gpu G] [--engine E] [--engine-arg K=V] [--update-calibration FILE] [--json]", desc, args, vm)) return 0;
   const auto opts = read_common_options(vm);
   if (!vm.count("log")) throw_usage("reconcile: --log FILE is required (the engine's start-up log)");
   const auto log = read_engine_log(vm["log"].as<std::string>());
@@ -61,8 +75,28 @@ int run_reconcile(const std::vector<std::string>& args) {
   if (vm.count("model")) o.model = vm["model"].as<std::string>();
   if (vm.count("gpu")) o.gpu = vm["gpu"].as<std::string>();
   if (vm.count("engine")) o.engine = vm["engine"].as<std::string>();
+  if (vm.count("weights")) o.weights = vm["weights"].as<std::string>();
+  if (vm.count("engine-arg"))
+    for (const auto& kv : vm["engine-arg"].as<std::vector<std::string>>()) {
+      const auto eq = kv.find('=');
+      if (eq == std::string::npos || eq == 0)
+        throw_usage("reconcile: --engine-arg expects KEY=VALUE (an engine flag without its dashes), got '" + kv + "'");
+      std::string key = kv.substr(0, eq);
+      while (key.starts_with("-")) key.erase(0, 1);
+      o.args[key] = kv.substr(eq + 1);
+    }
   const auto r = plan::reconcile(log, o, data_root());
-  emit(opts, plan::reconcile_json(r), reconcile_text(r));
+  auto json = plan::reconcile_json(r);
+  auto text = reconcile_text(r);
+  if (vm.count("update-calibration")) {
+    const std::string file = vm["update-calibration"].as<std::string>();
+    const auto d = plan::update_calibration(r, file);
+    const std::string replan = plan::replan_command(r, file);
+    json["calibration_updated"] = {{"file", file}, {"deployment", calib::deployment_to_json(d)}, {"replan", replan}};
+    text += "\n" + file + ": deployment figures of " + d.model + " / " + d.engine + "@" + d.engine_version + " / " + d.gpu +
+            " written (" + d.source + "); re-plan with:\n  " + replan + "\n";
+  }
+  emit(opts, json, text);
   return 0;
 }
 

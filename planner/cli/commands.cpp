@@ -52,7 +52,7 @@ const std::vector<Command>& commands() {
        {"trial --model llama-3.1-8b --gpu l40s --max-model-len 8192",
         "trial --model llama-3.1-8b --gpu l40s --max-model-len 8192 --batches 1,2,4,8 --format csv"}},
       {"reconcile", "an engine's start-up log beside the plan of the same configuration: every component, difference, bound, cause", run_reconcile,
-       {"log", "model", "gpu", "json"},
+       {"log", "model", "gpu", "engine-arg", "update-calibration", "json"},
        {"reconcile --log tests/fixtures/logs/vllm/llama-3.1-8b-tp1.log",
         "reconcile --log tests/fixtures/logs/vllm/llama-3.1-8b-tp2.log --gpu h100-sxm-80 --json"}},
       {"report", "one self-contained HTML page for a proposal: layouts and cost, memory charts, batch table, accuracy basis", run_report,

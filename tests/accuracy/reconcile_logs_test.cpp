@@ -7,6 +7,9 @@
 //   record carries its reason, median |error| <= 1 %.
 //   vLLM 0.6 - 0.10 (vllm_legacy_accuracy_test.cpp): KV capacity (blocks, else tokens, else GiB)
 //   each within 5 %, median |error| <= 2 %; weights within 0.5 %.
+//   TensorRT-LLM (trtllm_accuracy_test.cpp): the predicted KV (what reconcile plans) equals the
+//   accuracy test's plan of the record's fields; the rows outside their bound are the records the
+//   accuracy test lists with a reason (trtllm_prediction_limits).
 // And the configuration recovered from the log is the record's: the planned figures equal the
 // accuracy test's, which plans from the record's fields.
 #include <cmath>
@@ -17,6 +20,7 @@
 #include <gtest/gtest.h>
 
 #include "accuracy/sglang_records.hpp"
+#include "accuracy/trtllm_records.hpp"
 #include "accuracy/vllm_legacy_records.hpp"
 #include "support/test_support.hpp"
 #include "vramplan/io/engine_log.hpp"
@@ -186,6 +190,166 @@ TEST(ReconcileLogs, CommandLinesGiveTheFlags) {
   EXPECT_EQ(sgl.args.at("tp-size"), "4");
   EXPECT_EQ(sgl.args.at("mem-fraction-static"), "0.93");
   EXPECT_EQ(*sgl.kv_tokens, 367404u);
+}
+
+// Every TensorRT-LLM record: the log states part of the configuration (the total, tokens per
+// block, the PyTorch backend's fraction and limits); the rest is passed the way a user would
+// (--model, --gpu, --engine, --weights, --engine-arg), taken from the accuracy test's own request
+// of the record. What the log states must agree with that request, and the plan must be the
+// accuracy test's predicted plan.
+TEST(ReconcileLogs, EveryTrtllmRecordReconcilesAsTheAccuracyTestPlansIt) {
+  const auto records = load_trtllm_records();
+  ASSERT_EQ(records.size(), 6u);
+  for (const auto& c : records) {
+    SCOPED_TRACE(c.id);
+    const auto q = trtllm_request(c, Budget::Predicted);
+    const auto log = read_engine_log(fixture("logs/trtllm/" + c.id + ".log"));
+    EXPECT_EQ(log.engine, "trtllm");
+    plan::ReconcileOptions o;
+    o.model = q.model;
+    o.gpu = q.gpu;
+    o.engine = q.engine;
+    o.weights = q.weights;
+    for (const auto& [k, v] : q.args) {
+      if (const auto it = log.args.find(k); it != log.args.end()) {
+        EXPECT_DOUBLE_EQ(std::stod(it->second), std::stod(v)) << k;  // stated by the log, as the record says
+      } else {
+        o.args[k] = v;
+      }
+    }
+    const auto r = plan::reconcile(log, o, DataRoot{source_dir()});
+    // The same configuration: the GPU total the log prints is the record's.
+    ASSERT_EQ(r.request.gpu_memory.has_value(), q.gpu_memory.has_value());
+    if (q.gpu_memory) {
+      EXPECT_EQ(*r.request.gpu_memory, *q.gpu_memory);
+    }
+    const auto x = compare_trtllm(c);  // the accuracy test's plans of the record's fields
+    EXPECT_EQ(*r.outcome.plan.kv.capacity_tokens, x.tokens_pred);
+    EXPECT_NEAR(r.outcome.plan.kv_cache_bytes().gib(), x.gib_pred, 1e-12);
+    if (const auto* kv = reconciled_row(r, "KV cache")) {
+      ASSERT_TRUE(x.gib_rep.has_value());
+      EXPECT_NEAR(kv->logged, *x.gib_rep, 1e-9);
+      EXPECT_NEAR(kv->planned, x.gib_pred, 1e-12);
+    }
+    if (const auto* tokens = reconciled_row(r, "KV tokens")) {
+      EXPECT_EQ(tokens->logged, static_cast<double>(*x.tokens_rep));
+      EXPECT_EQ(tokens->planned, static_cast<double>(x.tokens_pred));
+    }
+    if (const auto* blocks = reconciled_row(r, "KV blocks")) {
+      EXPECT_EQ(blocks->logged, static_cast<double>(*x.blocks_rep));
+      EXPECT_EQ(blocks->planned * static_cast<double>(x.tokens_per_block), static_cast<double>(x.tokens_pred));
+    }
+    if (const auto* engine = reconciled_row(r, "engine size")) {
+      EXPECT_NEAR(engine->logged, *x.weights_rep_gib, 1e-9);
+      EXPECT_NEAR(engine->planned, x.weights_pred_gib, 1e-12);
+    }
+    // A record the accuracy test holds to its target (no listed reason) reconciles inside the bounds.
+    if (!trtllm_prediction_limits().contains(c.id)) {
+      EXPECT_EQ(r.outside(), 0u);
+    }
+  }
+}
+
+// What each TensorRT-LLM line gives, on the two richest records.
+TEST(ReconcileLogs, TrtllmLinesAreRead) {
+  // The PyTorch backend (#6294): fraction 0.800000011920929 (a float32) read as typed, 0.8; the
+  // backend's own estimate 860,308 tokens, rounded up to 26,885 blocks of 32 = 860,320 tokens.
+  const auto pt = read_engine_log(fixture("logs/trtllm/gh-trtllm-6294-llama3.1-8b-fp8-h100-pcie.log"));
+  EXPECT_EQ(pt.args.at("free-gpu-memory-fraction"), "0.8");
+  EXPECT_EQ(pt.args.at("tokens-per-block"), "32");
+  EXPECT_EQ(pt.args.at("max-seq-len"), "157");
+  EXPECT_EQ(pt.args.at("max-batch-size"), "4096");  // max_num_requests
+  EXPECT_EQ(pt.args.at("max-num-tokens"), "23552");
+  EXPECT_EQ(*pt.kv_token_budget, 860308u);
+  EXPECT_EQ(*pt.kv_tokens, 860320u);
+  EXPECT_EQ(pt.kv_cache->bytes, Bytes::from_gib(52.51));
+  EXPECT_EQ(pt.kv_cache->line, 4u);
+  // The C++ runtime of the documentation's example: every memory line.
+  const auto cpp = read_engine_log(fixture("logs/trtllm/trtllm-docs-memory-md-7b-int8-engine.log"));
+  EXPECT_EQ(cpp.weights->bytes, Bytes::from_mib(6695));
+  EXPECT_EQ(cpp.compute_buffer->bytes, Bytes::from_mib(1134.01));
+  EXPECT_EQ(cpp.runtime_buffers->bytes, Bytes::from_mib(43.29));  // "43.29 MB": MemoryCounters' MB is MiB
+  EXPECT_EQ(cpp.decoder_buffers->bytes, Bytes::from_mib(180.30));
+  EXPECT_EQ(cpp.gpu_total->bytes, Bytes::from_gib(79.10));
+  EXPECT_EQ(cpp.free_for_kv->bytes, Bytes::from_gib(70.48));
+  EXPECT_EQ(*cpp.gpu_blocks, 4060u);
+  EXPECT_EQ(*cpp.kv_tokens, 259840u);
+  // 0.5 prints only the budget: "Using 10718 tokens in paged KV cache."
+  const auto old = read_engine_log(fixture("logs/trtllm/gh-trtllm-224-llama2-7b-a10-v0.5.log"));
+  EXPECT_EQ(*old.kv_token_budget, 10718u);
+}
+
+// #1188's runtime and decoder buffers (2.66 + 5.76 GiB for a 0.5B model) are not planned: the
+// decoder row lies outside the runtime margin (2.68 GiB) and names them as the cause.
+TEST(ReconcileLogs, TrtllmUnplannedBuffersNameTheirCause) {
+  plan::ReconcileOptions o;
+  o.model = "qwen2.5-0.5b";
+  o.gpu = "custom:16GB";
+  o.engine = "trtllm";
+  o.weights = "int8";
+  o.args["free-gpu-memory-fraction"] = "0.9";
+  const auto r = plan::reconcile(read_engine_log(fixture("logs/trtllm/gh-trtllm-1188-qwen2.5-coder-0.5b-int8-a4000-engine.log")),
+                                 o, DataRoot{source_dir()});
+  const auto* decoder = reconciled_row(r, "decoder buffers");
+  ASSERT_NE(decoder, nullptr);
+  EXPECT_EQ(decoder->planned, 0.0);
+  EXPECT_NEAR(decoder->logged, 5.76, 1e-9);  // "5.76 GB": GiB (MemoryCounters)
+  EXPECT_TRUE(decoder->outside);
+  EXPECT_NE(decoder->likely_cause.find("decoder buffers"), std::string::npos);
+  const auto* runtime = reconciled_row(r, "runtime buffers");
+  ASSERT_NE(runtime, nullptr);
+  EXPECT_FALSE(runtime->outside);  // 2.66 GiB, inside the 2.68 GiB runtime margin + print rounding
+}
+
+// An ollama server log (tests/fixtures/logs/ollama/README.md, ollama#9221): ollama's own estimate
+// (llm/memory.go EstimateGPULayers) is read beside the llama.cpp runner's load lines, which are
+// compared as llama.cpp's, with llama.cpp's profile. The KV buffer is llama.cpp's formula:
+// 64 layers x 2 (K, V) x 8 KV heads x 128 x 2 B x 8192 cells = 2048 MiB, exact.
+TEST(ReconcileLogs, OllamaLogReadsItsEstimateAndTheRunnersLines) {
+  const auto log = read_engine_log(fixture("logs/ollama/gh-ollama-9221-qwen2-32b-q4km-48gb-np4.log"));
+  EXPECT_EQ(log.engine, "ollama");
+  EXPECT_EQ(log.args.at("parallel"), "4");  // n_seq_max
+  EXPECT_EQ(log.args.at("ctx-size"), "8192");
+  EXPECT_EQ(log.args.at("n-gpu-layers"), "65");
+  EXPECT_EQ(log.args.at("flash-attn"), "off");
+  EXPECT_EQ(*log.estimate_layers, 65u);
+  ASSERT_EQ(log.engine_estimate.size(), 7u);
+  EXPECT_EQ(log.engine_estimate[0].first, "memory.available");
+  EXPECT_EQ(log.engine_estimate[0].second.bytes, Bytes::from_gib(46.2));
+  EXPECT_EQ(log.engine_estimate[3].first, "memory.required.kv");
+  EXPECT_EQ(log.engine_estimate[3].second.bytes, Bytes::from_gib(2.0));
+  EXPECT_EQ(log.engine_estimate[5].first, "memory.graph.full");
+  EXPECT_EQ(log.engine_estimate[5].second.bytes, Bytes::from_mib(676.0));
+  EXPECT_EQ(log.weights->bytes, Bytes::from_mib(18508.35));  // CUDA0, not CPU
+  EXPECT_EQ(log.kv_cache->bytes, Bytes::from_mib(2048));
+  EXPECT_EQ(log.compute_buffer->bytes, Bytes::from_mib(696));
+
+  plan::ReconcileOptions o;
+  o.model = "qwen2.5-32b";  // the post names a blob only: the README says why this architecture
+  o.gpu = "custom:48GB";
+  o.weights = "gguf:Q4_K_M";
+  const auto r = plan::reconcile(log, o, DataRoot{source_dir()});
+  EXPECT_EQ(r.request.engine, "llamacpp");
+  const auto* kv = reconciled_row(r, "KV buffer");
+  ASSERT_NE(kv, nullptr);
+  EXPECT_DOUBLE_EQ(kv->planned, 2048.0);
+  EXPECT_FALSE(kv->outside);
+  // The model buffer confirms the README's reading (Qwen2.5-32B tensors in Q4_K_M): 18508.35 MiB.
+  const auto* model = reconciled_row(r, "model buffer");
+  ASSERT_NE(model, nullptr);
+  EXPECT_FALSE(model->outside) << model->planned;
+  // A llama_kv_cache_init build: one KV stream for the 4 sequences (kv-unified), so attention spans
+  // all 8192 cells: 710.01 MiB planned vs 696.00 logged (-2.0 %); split streams would plan 317.00.
+  EXPECT_EQ(r.request.args.at("kv-unified"), "true");
+  const auto* compute = reconciled_row(r, "compute buffer");
+  ASSERT_NE(compute, nullptr);
+  EXPECT_LE(std::fabs(compute->difference_pct()), 2.5) << compute->planned;
+  // ollama's own KV estimate is the same figure (2.0 GiB printed), set beside the plan's.
+  ASSERT_EQ(r.estimate.size(), 7u);
+  EXPECT_EQ(r.estimate[3].key, "memory.required.kv");
+  ASSERT_TRUE(r.estimate[3].planned_gib.has_value());
+  EXPECT_DOUBLE_EQ(*r.estimate[3].planned_gib, 2.0);
+  EXPECT_FALSE(r.estimate[0].planned_gib.has_value());  // free memory: nothing planned is it
 }
 
 }  // namespace

@@ -79,6 +79,7 @@ std::optional<Calibration> find_calibration(const DataRoot& data_root, std::stri
   std::optional<Calibration> best;
   for (const auto& file : files) {
     auto cal = load_calibration(file);
+    if (!cal.device) continue;  // a deployment-only file measured no card: it matches none
     const bool match = gpu_key(cal.device->name) == wanted || cal.device->uuid == gpu_id;
     if (match && (!best || cal.created_utc > best->created_utc)) best = std::move(cal);
   }
@@ -88,6 +89,34 @@ std::optional<Calibration> find_calibration(const DataRoot& data_root, std::stri
 std::string calibration_file_name(const DeviceFacts& device) {
   return gpu_key(device.name) + "-" + device.driver_version + "-cuda" + device.cuda_runtime_version +
          ".json";
+}
+
+}  // namespace vramplan::calib
+
+namespace vramplan::calib {
+
+namespace {
+bool same_deployment(const DeploymentFigures& d, std::string_view model, std::string_view engine, std::string_view version,
+                     std::string_view gpu, std::uint64_t tp, std::uint64_t pp) {
+  return d.model == model && d.engine == engine && d.engine_version == version && d.gpu == gpu && d.tp == tp && d.pp == pp;
+}
+}  // namespace
+
+const DeploymentFigures* find_deployment(const Calibration& cal, std::string_view model, std::string_view engine,
+                                         std::string_view engine_version, std::string_view gpu, std::uint64_t tp,
+                                         std::uint64_t pp) {
+  for (const auto& d : cal.deployment)
+    if (same_deployment(d, model, engine, engine_version, gpu, tp, pp)) return &d;
+  return nullptr;
+}
+
+void put_deployment(Calibration& cal, DeploymentFigures d) {
+  for (auto& e : cal.deployment)
+    if (same_deployment(e, d.model, d.engine, d.engine_version, d.gpu, d.tp, d.pp)) {
+      e = std::move(d);
+      return;
+    }
+  cal.deployment.push_back(std::move(d));
 }
 
 }  // namespace vramplan::calib

@@ -1,6 +1,8 @@
 // The "vramplan.calibration/1" file format: Calibration <-> JSON. Layout in docs/calibration.md
 // and docs/schemas/calibration.schema.json.
+#include <array>
 #include <string>
+#include <utility>
 
 #include "vramplan/calib/calibration.hpp"
 #include "vramplan/io/json_file.hpp"
@@ -168,20 +170,65 @@ BandwidthCurve bandwidth_from_json(const JsonView& v) {
   return c;
 }
 
+// The vLLM figures a deployment entry may carry, with their file keys.
+constexpr std::array<std::pair<const char*, std::optional<Bytes> DeploymentFigures::*>, 3> kDeploymentFigures = {{
+    {"non_torch_bytes", &DeploymentFigures::non_torch},
+    {"activation_peak_bytes", &DeploymentFigures::activation_peak},
+    {"cuda_graph_bytes", &DeploymentFigures::cuda_graphs},
+}};
+
+}  // namespace
+
+json deployment_to_json(const DeploymentFigures& d) {
+  json figures = json::object();
+  for (const auto& [key, slot] : kDeploymentFigures)
+    if (d.*slot) figures[key] = (d.*slot)->count();
+  return {{"model", d.model}, {"engine", d.engine}, {"engine_version", d.engine_version}, {"gpu", d.gpu},
+          {"tp", d.tp},       {"pp", d.pp},         {"figures", figures},                 {"source", d.source}};
+}
+
+namespace {
+
+DeploymentFigures deployment_from_json(const JsonView& v) {
+  DeploymentFigures d;
+  d.model = v.req_string("model");
+  d.engine = v.req_string("engine");
+  d.engine_version = v.req_string("engine_version");
+  d.gpu = v.req_string("gpu");
+  d.tp = v.opt_u64("tp").value_or(1);
+  d.pp = v.opt_u64("pp").value_or(1);
+  if (d.tp == 0 || d.pp == 0) v.fail_at(d.tp == 0 ? "tp" : "pp", "expected a parallel degree >= 1");
+  const JsonView figures = v.at("figures");
+  for (const auto& [key, slot] : kDeploymentFigures)
+    if (const auto b = figures.opt_u64(key)) d.*slot = Bytes(*b);
+  if (!d.non_torch && !d.activation_peak && !d.cuda_graphs)
+    v.fail_at("figures", "expected at least one of non_torch_bytes, activation_peak_bytes, cuda_graph_bytes");
+  d.source = v.opt_string("source").value_or("");
+  return d;
+}
+
 }  // namespace
 
 json calibration_to_json(const Calibration& cal) {
   json out = json::object();
   out["schema"] = kCalibrationSchema;
   out["created_utc"] = cal.created_utc;
-  out["device"] = cal.device ? device_to_json(*cal.device) : json(nullptr);
-  out["figures"] = figures_to_json(cal.figures);
-  json bandwidth = json::array();
-  for (const auto& c : cal.bandwidth) bandwidth.push_back(bandwidth_to_json(c));
-  json gemm = json::array();
-  for (const auto& c : cal.gemm) gemm.push_back(gemm_to_json(c));
-  out["fits"] = {{"bandwidth", bandwidth}, {"gemm", gemm}};
-  out["measurements"] = cal.measurements;
+  // A deployment-only file measured no device: it has neither device, figures nor fits.
+  if (cal.origin != CalibrationOrigin::Deployment) {
+    out["device"] = cal.device ? device_to_json(*cal.device) : json(nullptr);
+    out["figures"] = figures_to_json(cal.figures);
+    json bandwidth = json::array();
+    for (const auto& c : cal.bandwidth) bandwidth.push_back(bandwidth_to_json(c));
+    json gemm = json::array();
+    for (const auto& c : cal.gemm) gemm.push_back(gemm_to_json(c));
+    out["fits"] = {{"bandwidth", bandwidth}, {"gemm", gemm}};
+    out["measurements"] = cal.measurements;
+  }
+  if (!cal.deployment.empty()) {
+    json entries = json::array();
+    for (const auto& d : cal.deployment) entries.push_back(deployment_to_json(d));
+    out["deployment"] = entries;
+  }
   return out;
 }
 
@@ -195,6 +242,15 @@ Calibration calibration_from_json(const json& doc, const std::string& origin) {
   cal.origin = CalibrationOrigin::Measured;
   cal.source = origin;
   cal.created_utc = root.req_string("created_utc");
+  if (const auto d = root.get("deployment")) {
+    for (const auto& entry : d->items()) cal.deployment.push_back(deployment_from_json(entry));
+    if (cal.deployment.empty()) root.fail_at("deployment", "expected at least one entry");
+    // Only deployment entries: a file reconcile started, no device measured.
+    if (!root.has("device") && !root.has("figures") && !root.has("fits")) {
+      cal.origin = CalibrationOrigin::Deployment;
+      return cal;
+    }
+  }
   cal.device = device_from_json(root.at("device"));
   cal.figures = figures_from_json(root.at("figures"));
   const JsonView fits = root.at("fits");

@@ -15,15 +15,22 @@ namespace {
 
 // One row per engine whose start-up log vramplan reads; the first reader that claims a line
 // reads the whole log.
-const std::array<LogReader, 3>& log_readers() {
-  static const std::array<LogReader, 3> readers = {{
+const std::array<LogReader, 5>& log_readers() {
+  static const std::array<LogReader, 5> readers = {{
       {"vllm", "vLLM", "'Model loading took', 'Memory profiling takes', 'Available KV cache memory', 'GPU KV cache size', "
                        "'Graph capturing finished', 'Loading model weights took', 'Memory profiling results', "
                        "'# GPU blocks'", vllm_claims_line, vllm_read_line},
       {"sglang", "SGLang", "'Load weight begin/end', 'KV Cache is allocated', 'Memory pool end', 'max_total_num_tokens='",
        sglang_claims_line, sglang_read_line},
+      // Before llama.cpp: an ollama log carries llama.cpp's lines too, behind ollama's prefixes.
+      {"ollama", "ollama", "'CUDA0 buffer size', 'CUDA0 KV buffer size', 'CUDA0 compute buffer size' (the llama.cpp "
+                           "runner's lines; ollama's own estimate alone is not a figure of the deployment)",
+       ollama_claims_line, ollama_read_line, ollama_also_reads},
       {"llamacpp", "llama.cpp", "'CUDA0 buffer size', 'CUDA0 KV buffer size', 'CUDA0 compute buffer size'",
        llamacpp_claims_line, llamacpp_read_line},
+      {"trtllm", "TensorRT-LLM", "'Memory usage when calculating max tokens in paged kv cache', 'Number of blocks in KV cache primary pool', "
+                                 "'Allocated ... for max tokens in paged KV cache', 'Using N tokens in paged KV cache', 'Loaded engine size'",
+       trtllm_claims_line, trtllm_read_line},
   }};
   return readers;
 }
@@ -63,13 +70,13 @@ EngineLog parse_engine_log(std::string_view text, std::string_view origin) {
           out.engine = std::string(r.engine);
           break;
         }
-    if (reader && reader->claims(line)) reader->read(line, number, out);
+    if (reader && (reader->claims(line) || (reader->also_reads && reader->also_reads(line)))) reader->read(line, number, out);
   }
   out.lines = number;
   if (!reader) {
     if (first_nonempty == 0) throw UnrecognisedLog(std::string(origin) + ": empty log, no recognised start-up lines");
     throw UnrecognisedLog(
-                std::string(origin) + ":" + std::to_string(first_nonempty) + ": not a line of a vLLM, SGLang or llama.cpp start-up log (the formats reconcile reads): " +
+                std::string(origin) + ":" + std::to_string(first_nonempty) + ": not a line of a vLLM, SGLang, llama.cpp, ollama or TensorRT-LLM start-up log (the formats reconcile reads): " +
                     excerpt(first_text, 60));
   }
   if (!out.has_figures())

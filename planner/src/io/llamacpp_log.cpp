@@ -107,8 +107,9 @@ void llamacpp_read_line(std::string_view line, std::size_t number, EngineLog& ou
     return;
   }
   if (fn == "llama_new_context_with_model" || fn == "llama_context" || fn == "llama_init_from_model") {
-    for (const auto& [key, flag] : std::array<std::pair<std::string_view, const char*>, 3>{
-             {{"n_ctx", "ctx-size"}, {"n_batch", "batch-size"}, {"n_ubatch", "ubatch-size"}}})
+    // n_seq_max: the sequences (-np) the context holds (ollama's --parallel).
+    for (const auto& [key, flag] : std::array<std::pair<std::string_view, const char*>, 4>{
+             {{"n_ctx", "ctx-size"}, {"n_batch", "batch-size"}, {"n_ubatch", "ubatch-size"}, {"n_seq_max", "parallel"}}})
       if (const auto v = llamacpp_setting(text, key)) set_arg(flag, *v);
     if (const auto fa = llamacpp_setting(text, "flash_attn"))
       set_arg("flash-attn", *fa == "1" || *fa == "enabled" || *fa == "on" ? "on" : (*fa == "auto" ? "auto" : "off"));
@@ -120,6 +121,7 @@ void llamacpp_read_line(std::string_view line, std::size_t number, EngineLog& ou
     return;
   }
   if (fn == "llama_kv_cache_init" || fn == "llama_kv_cache_unified" || fn == "llama_kv_cache") {
+    if (fn == "llama_kv_cache_init") out.llamacpp_unified_kv = true;
     llamacpp_first(out.kv_cache, llamacpp_buffer(out, text, " KV buffer size", number), out);
     if (const auto k = text.find("K ("); k != std::string_view::npos) set_arg("cache-type-k", text.substr(k + 3, text.find(')', k) - k - 3));
     if (const auto v = text.find("V ("); v != std::string_view::npos) set_arg("cache-type-v", text.substr(v + 3, text.find(')', v) - v - 3));

@@ -61,6 +61,20 @@ ResolvedPlan resolve_plan(const PlanRequest& r, const DataRoot& root) {
     input.measured_context = cal->figures.context_overhead;
     input.measured_context_source = "measured, " + cal->source;
   }
+  // The deployment's own figures (reconcile --update-calibration), when the file has an entry for
+  // this model, engine profile, card and layout.
+  const std::uint64_t tp = parallel_degree(*engine, r.args, "tp"), pp = parallel_degree(*engine, r.args, "pp");
+  if (cal && !cal->deployment.empty()) {
+    if (const auto* d = calib::find_deployment(*cal, out.model.id, engine->name(), engine->version(), spec.id, tp, pp)) {
+      input.deployment = PlanInput::Deployment{d->non_torch, d->activation_peak, d->cuda_graphs,
+                                               "from calibration " + cal->source + (d->source.empty() ? "" : ", " + d->source)};
+      out.calibration.memory = "the deployment's logged figures " + input.deployment->source;
+    } else {
+      out.calibration.memory += "; calibration " + cal->source + " has no deployment entry for " + out.model.id + " / " +
+                                std::string(engine->name()) + "@" + std::string(engine->version()) + " / " + spec.id +
+                                " / TP " + std::to_string(tp) + " PP " + std::to_string(pp);
+    }
+  }
   const bool pooling = is_pooling_model(out.model) || engine->name() == "tei";
   if (is_pooling_model(out.model) && engine->name() != "hf" && engine->name() != "vllm" && engine->name() != "tei")
     throw_usage("--engine " + std::string(engine->name()) + ": " + out.model.id + " is " +
@@ -72,11 +86,11 @@ ResolvedPlan resolve_plan(const PlanRequest& r, const DataRoot& root) {
   // Say what the engine really took from the file: vLLM's non-torch figure is a measured total
   // of its own and does not use the context overhead.
   for (const auto& c : out.plan.overhead)
-    if (input.measured_context && c.explain.find(cal->source) != std::string::npos)
+    if (input.measured_context && !input.deployment && c.explain.find(cal->source) != std::string::npos)
       out.calibration.memory = c.name + " " + format_mib(c.bytes) + " from the calibration; the rest documented defaults";
   out.gpu.count = out.plan.gpu_count;
-  out.tp = parallel_degree(*engine, r.args, "tp");
-  out.pp = parallel_degree(*engine, r.args, "pp");
+  out.tp = tp;
+  out.pp = pp;
   if (r.gpu == "cpu") {
     out.compat.unchecked.push_back("a CPU plan: the compatibility rules cover GPUs");
   } else {

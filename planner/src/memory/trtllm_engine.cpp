@@ -122,6 +122,10 @@ class TrtllmEngine final : public Engine {
     };
     p.engine_view = {{"free_gpu_memory_fraction", frac}, {"kv_pool_gib", static_cast<double>(pool) / static_cast<double>(kGiB)},
                      {"max_tokens", blocks * block}, {"tokens_per_block", block},
+                     // What the log prints beside them (reconcile): the free memory the budget is a
+                     // fraction of, the block count, the token budget before rounding up to blocks.
+                     {"free_gib", static_cast<double>(free) / static_cast<double>(kGiB)}, {"kv_blocks", blocks},
+                     {"kv_tokens_budget", kb.tokens_budget},
                      {"max_batch_size", B}, {"max_num_tokens", T}, {"max_seq_len", len},
                      {"capacity_scheduler_policy", policy},
                      {"enable_block_reuse", setting("enable-block-reuse", "enable_block_reuse")},

@@ -245,9 +245,16 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
   coef.hidden_buffers = d_.number("activation_hidden_buffers");
   coef.constant_bytes = d_.number("activation_constant_gib") * static_cast<double>(kGiB);
 
-  const Bytes non_torch_bytes = Bytes::from_gib(
-      tp > 1 ? d_.number("non_torch_gib_tp") : pp > 1 ? d_.number("non_torch_gib_pp") : d_.number("non_torch_gib_tp1"));
-  const std::string non_torch_src = tp > 1 ? d_.source("non_torch_gib_tp") : pp > 1 ? d_.source("non_torch_gib_pp") : d_.source("non_torch_gib_tp1");
+  // A calibration's figures of this deployment (reconcile --update-calibration) replace the
+  // modelled ones: what vLLM's own profile run logged for it (gpu_worker.py determine_available_memory).
+  const auto& dep = in.deployment;
+  const Bytes non_torch_bytes =
+      dep && dep->non_torch ? *dep->non_torch
+                            : Bytes::from_gib(tp > 1 ? d_.number("non_torch_gib_tp")
+                                                     : pp > 1 ? d_.number("non_torch_gib_pp") : d_.number("non_torch_gib_tp1"));
+  const std::string non_torch_src =
+      dep && dep->non_torch ? "logged, " + dep->source
+                            : tp > 1 ? d_.source("non_torch_gib_tp") : pp > 1 ? d_.source("non_torch_gib_pp") : d_.source("non_torch_gib_tp1");
   const VllmGraphCoefficients graph_coef{d_.number("cuda_graph_base_gib") * static_cast<double>(kGiB),
                                           d_.number("cuda_graph_per_piece_mib") * static_cast<double>(kMiB)};
   const bool graphs_in_budget = d_.flag("cuda_graph_in_kv_budget");
@@ -286,7 +293,11 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
                            lora_explain + " x " + std::to_string(end - first) + " layers"});
     r.weights_bytes = sum_bytes(r.weights).count();
     VllmStageShape shape{batched, max_num_seqs, tp, rw.compute_bytes, s == 0, s + 1 == pp, max_model_len};
-    r.activation = vllm_activation(vllm_activation_features(arch, shape), coef);
+    r.activation = dep && dep->activation_peak
+                       ? std::vector<Component>{{"activation.peak", *dep->activation_peak,
+                                                 "torch peak memory increase of the profile run, logged (the first "
+                                                 "stage's figure, for every stage), " + dep->source}}
+                       : vllm_activation(vllm_activation_features(arch, shape), coef);
     r.activation_bytes = sum_bytes(r.activation).count();
     r.non_torch = non_torch_bytes.count();
     r.overhead.push_back({"overhead.non_torch", non_torch_bytes,
@@ -300,6 +311,8 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
                              : Component{"overhead.cuda_graphs", Bytes(),
                                          "CUDA graph pool not modelled for the vLLM " + d_.version() + " profile (" +
                                              d_.source("cuda_graph_base_gib") + ")"});
+    if (dep && dep->cuda_graphs && !eager)
+      r.overhead.back() = {"overhead.cuda_graphs", *dep->cuda_graphs, "CUDA graph pool, logged, " + dep->source};
     r.overhead.back().outside_kv_budget = !graphs_in_budget;
     r.graphs = r.overhead.back().bytes.count();
     const double budget = static_cast<double>(in.gpu.total.count()) * util;
@@ -406,6 +419,8 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
   p.notes.push_back("defaults: max_num_seqs " + std::to_string(max_num_seqs) + ", max_num_batched_tokens " +
                     std::to_string(batched) + " (" + sched.explain + "), max_model_len " +
                     std::to_string(max_model_len) + ", block_size " + std::to_string(block_size));
+  if (dep)
+    p.notes.push_back("non-torch, activation peak and CUDA graphs where the deployment's log gave them: " + dep->source);
   p.notes.push_back(std::string("activation peak and non-torch memory are fitted/observed figures: expect about +-0.1 to 0.3 GiB; ") +
                     (graph_coef.base_bytes > 0 || graph_coef.per_piece_bytes > 0
                          ? "the CUDA graph pool is a fitted estimate (+-0.2 GiB on dense models, under by ~0.8 GiB for MLA/MoE)"

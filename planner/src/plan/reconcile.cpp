@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
+#include <ctime>
 #include <filesystem>
 #include <span>
 
@@ -104,8 +106,39 @@ constexpr std::array<ReconcileComponent, 4> kSglangReconcile = {{
      "mem_cache/memory_pool.py ReqToTokenPool) and other buffers with the pool; vramplan does not plan them"},
 }};
 
+// TensorRT-LLM: the first-order profile (memory/trtllm_engine.cpp). The pool is
+// free_gpu_memory_fraction x the free memory the log prints, in whole blocks
+// (kvCacheManager.cpp calculateMaxNumBlocks); the engine's execution context is the profile's
+// activation estimate; the C++ runtime's runtime and decoder buffers are not planned (planned 0:
+// their row shows what the runtime margin of data/accuracy_bounds.json stands for).
+double reconcile_unplanned_gib(const memory::MemoryPlan&) { return 0.0; }
+
+constexpr const char* kTrtllmUnplannedCause =
+    "the C++ runtime allocates its runtime and decoder buffers (RuntimeBuffers, the decoder) from the engine's build "
+    "flags; the first-order profile does not plan them (docs/accuracy-trtllm.md, 'Not modelled')";
+
+constexpr std::array<ReconcileComponent, 6> kTrtllmReconcile = {{
+    {"engine size", &EngineLog::weights, [](const memory::MemoryPlan& p) { return p.weights_bytes().gib(); }, "weights",
+     "the engine holds other tensors than the checkpoint (a tied embedding stored again as lm_head, "
+     "docs/accuracy-trtllm.md) or another precision than planned: pass --weights / --engine-arg quantization=..."},
+    {"execution context", &EngineLog::compute_buffer, [](const memory::MemoryPlan& p) { return p.activation_bytes().gib(); },
+     "activation",
+     "TensorRT sizes the engine's activation workspace from its build flags (max_batch_size, max_num_tokens, "
+     "max_seq_len), which the log does not print: pass them with --engine-arg"},
+    {"runtime buffers", &EngineLog::runtime_buffers, reconcile_unplanned_gib, "overhead.runtime", kTrtllmUnplannedCause},
+    {"decoder buffers", &EngineLog::decoder_buffers, reconcile_unplanned_gib, "overhead.runtime", kTrtllmUnplannedCause},
+    {"free for the KV cache", &EngineLog::free_for_kv,
+     [](const memory::MemoryPlan& p) { return reconcile_view_number(p.engine_view, "free_gib"); }, "overhead.runtime",
+     "the runtime and decoder buffers and the engine's workspace (not planned), another GPU total, or another process on "
+     "the card"},
+    {"KV cache", &EngineLog::kv_cache, [](const memory::MemoryPlan& p) { return p.kv_cache_bytes().gib(); }, nullptr,
+     "follows from the free memory (pool = free_gpu_memory_fraction x free, in whole blocks), or another fraction, KV "
+     "dtype or tokens_per_block than the log's"},
+}};
+
 struct ReconcileEngine {
   std::string_view engine;
+  std::string_view plan_engine;  //!< the engine profile that plans it (ollama runs llama.cpp)
   const char* unit;        //!< as the engine prints memory
   double per_gib;          //!< units per GiB
   bool kv_from_budget;     //!< the pool is what a budget leaves after the other components (vLLM)
@@ -115,12 +148,23 @@ struct ReconcileEngine {
   const ReconcileComponent* components;
   std::size_t count;
   const char* tokens_key;  //!< engine_view key of the planned KV tokens (nullptr: none printed)
+  const char* blocks_key;  //!< engine_view key of the planned block count (nullptr: none printed)
+  const char* kv_bound_source;  //!< how the KV pool's bound is made
 };
 
-constexpr std::array<ReconcileEngine, 3> kReconcileEngines = {{
-    {"vllm", "GiB", 1.0, true, true, kVllmReconcile.data(), kVllmReconcile.size(), "kv_cache_tokens"},
-    {"sglang", "GiB", 1.0, true, true, kSglangReconcile.data(), kSglangReconcile.size(), "max_total_num_tokens"},
-    {"llamacpp", "MiB", 1024.0, false, false, kLlamacppReconcile.data(), kLlamacppReconcile.size(), nullptr},
+constexpr std::array<ReconcileEngine, 5> kReconcileEngines = {{
+    {"vllm", "vllm", "GiB", 1.0, true, true, kVllmReconcile.data(), kVllmReconcile.size(), "kv_cache_tokens", "gpu_blocks",
+     "sum of the weights, activation and non-torch bounds (the pool is what they leave)"},
+    {"sglang", "sglang", "GiB", 1.0, true, true, kSglangReconcile.data(), kSglangReconcile.size(), "max_total_num_tokens", nullptr,
+     "sum of the free-memory and weights bounds (the pool is what they leave)"},
+    {"llamacpp", "llamacpp", "MiB", 1024.0, false, false, kLlamacppReconcile.data(), kLlamacppReconcile.size(), nullptr,
+     nullptr, "print rounding: the KV buffer is sized by formula from -c (docs/accuracy-llamacpp.md)"},
+    // ollama's runner is llama.cpp: its lines are compared as llama.cpp's, with llama.cpp's profile
+    // (ollama vendors llama.cpp at a commit of its own; its version names no llama.cpp profile).
+    {"ollama", "llamacpp", "MiB", 1024.0, false, false, kLlamacppReconcile.data(), kLlamacppReconcile.size(), nullptr,
+     nullptr, "print rounding: the KV buffer is sized by formula from -c (docs/accuracy-llamacpp.md)"},
+    {"trtllm", "trtllm", "GiB", 1.0, true, true, kTrtllmReconcile.data(), kTrtllmReconcile.size(), "max_tokens", "kv_blocks",
+     "the free-memory bound (the pool is a fraction of what the runtime leaves)"},
 }};
 
 double reconcile_margin_gib(const ErrorBounds& bounds, const ReconcileComponent& c, double planned_gib) {
@@ -135,6 +179,24 @@ std::string reconcile_bound_source(const ErrorBounds& bounds, const ReconcileCom
   if (c.target_source) return m ? "data/accuracy_bounds.json " + m->engine + " " + m->prefix + " + " + c.target_source : c.target_source;
   return m ? "data/accuracy_bounds.json " + m->engine + " " + m->prefix : "no bound recorded for this engine (print rounding only)";
 }
+
+// ollama's estimate keys (llm/memory.go MemoryEstimate.log) and the plan's figure for the same
+// thing; nullptr: nothing planned is the same thing (free memory, the partial-offload graph).
+struct ReconcileEstimateKey {
+  std::string_view key;
+  double (*planned_gib)(const memory::MemoryPlan&);
+  const char* planned_as;
+};
+constexpr std::array<ReconcileEstimateKey, 7> kReconcileEstimates = {{
+    {"memory.available", nullptr, ""},
+    {"memory.required.full", [](const memory::MemoryPlan& p) { return p.total_bytes().gib(); }, "the plan's total on the GPU"},
+    {"memory.required.partial", [](const memory::MemoryPlan& p) { return p.total_bytes().gib(); }, "the plan's total on the GPU"},
+    {"memory.required.kv", [](const memory::MemoryPlan& p) { return p.kv_cache_bytes().gib(); }, "the plan's KV buffer"},
+    {"memory.weights.total", [](const memory::MemoryPlan& p) { return p.weights_bytes().gib(); },
+     "the plan's model buffers on the GPU (ollama counts every layer, the GPU holds the offloaded ones)"},
+    {"memory.graph.full", [](const memory::MemoryPlan& p) { return p.activation_bytes().gib(); }, "the plan's compute buffer"},
+    {"memory.graph.partial", nullptr, ""},
+}};
 
 const std::array<std::string_view, 4> kTunedSuffixes = {"-instruct", "-it", "-hf", "-chat"};
 
@@ -168,7 +230,7 @@ Reconciliation reconcile(const EngineLog& log, const ReconcileOptions& options, 
     if (e.engine == log.engine) engine = &e;
   if (!engine) throw_internal("reconcile: no component table for engine '" + log.engine + "'");
   const bool with_version = engine->versioned && !log.engine_version.empty();
-  q.engine = options.engine ? *options.engine : log.engine + (with_version ? "@" + log.engine_version : "");
+  q.engine = options.engine ? *options.engine : std::string(engine->plan_engine) + (with_version ? "@" + log.engine_version : "");
   // The model: --model, else the catalogue entry the log's model names.
   if (options.model) {
     q.model = *options.model;
@@ -201,7 +263,7 @@ Reconciliation reconcile(const EngineLog& log, const ReconcileOptions& options, 
     q.gpu = "custom:" + std::to_string(log.gpu_total->bytes.count()) + "B";
     r.gpu_basis = "a custom card of the log's total, line " + std::to_string(log.gpu_total->line) + "; --gpu names the card";
   } else {
-    throw_usage(log.origin + ": the log does not print the GPU total (vLLM V1 prints it at DEBUG level, SGLang and llama.cpp not at all); pass --gpu");
+    throw_usage(log.origin + ": the log does not print the GPU total (vLLM V1 prints it at DEBUG level, TensorRT-LLM in its KV-cache sizing line, SGLang and llama.cpp not at all); pass --gpu");
   }
   for (const auto& [k, v] : log.args) {
     // llama.cpp: the GGUF file type, a --weights choice, unless the model is the .gguf itself
@@ -212,6 +274,10 @@ Reconciliation reconcile(const EngineLog& log, const ReconcileOptions& options, 
       q.args[k] = v;
     }
   }
+  // What the user passes for what the log does not print (--weights, --engine-arg) wins, as
+  // --model and --gpu do.
+  if (options.weights) q.weights = *options.weights;
+  for (const auto& [k, v] : options.args) q.args[k] = v;
   // vLLM prints "Maximum concurrency for N tokens per request" with N = max_model_len (V0
   // worker.py, V1 kv_cache_utils.py: blocks x block size / model_config.max_model_len): the
   // context length of a log that states it nowhere else.
@@ -219,22 +285,34 @@ Reconciliation reconcile(const EngineLog& log, const ReconcileOptions& options, 
     q.args["max-model-len"] = std::to_string(*log.concurrency_tokens);
   // A llama.cpp log without a flash_attn line predates -fa (llama.cpp PR #5021, April 2024): its
   // attention ran without flash attention, which today's default (auto = on for CUDA) would not.
-  if (log.engine == "llamacpp" && !log.args.contains("flash-attn")) q.args["flash-attn"] = "off";
+  if (engine->plan_engine == "llamacpp" && !log.args.contains("flash-attn")) q.args["flash-attn"] = "off";
+  // A build whose KV lines are llama_kv_cache_init's kept one KV cache for all sequences
+  // (per-sequence streams came with llama.cpp PR #14363, June 2025; `--kv-unified` selects the old
+  // way): its attention spans every cell, so its compute buffer is the unified one. ollama#9221:
+  // 4 sequences of 8192 cells, compute buffer 696.00 MiB logged, 710.01 planned unified, 317.00 split.
+  if (engine->plan_engine == "llamacpp" && log.llamacpp_unified_kv && q.args.contains("parallel") &&
+      q.args.at("parallel") != "1" && !options.args.contains("kv-unified"))
+    q.args["kv-unified"] = "true";
   // A version no profile covers is planned with the nearest older profile, with a note
   // (memory/engine_data.cpp EngineProfileData::load): never an error here.
   r.outcome = memory::run_plan(q, root);
 
-  const auto bounds = ErrorBounds::load(root.data_file("accuracy_bounds.json")).for_engine(log.engine);
+  const auto bounds = ErrorBounds::load(root.data_file("accuracy_bounds.json")).for_engine(std::string(engine->plan_engine));
   const auto& plan = r.outcome.plan;
   const double per_gib = engine->per_gib;
   const std::span<const ReconcileComponent> components(engine->components, engine->count);
   // vLLM's pool is what the budget leaves after the components sized before it: its bound is
   // theirs (vLLM 0.19 does not subtract the CUDA graphs). llama.cpp's is fixed by -c: its own.
+  // Each prefix counts once (TensorRT-LLM's runtime margin bounds three rows).
   double kv_bound = kReconcilePrintRounding;
+  std::vector<std::string_view> counted;
   if (engine->kv_from_budget)
     for (const auto& c : components)
-      if (c.bound_prefix && std::string_view(c.bound_prefix) != "overhead.cuda_graphs")
+      if (c.bound_prefix && std::string_view(c.bound_prefix) != "overhead.cuda_graphs" &&
+          std::find(counted.begin(), counted.end(), c.bound_prefix) == counted.end()) {
+        counted.emplace_back(c.bound_prefix);
         kv_bound += per_gib * reconcile_margin_gib(bounds, c, c.planned_gib(plan));
+      }
   for (const auto& c : components) {
     const auto& figure = log.*(c.figure);
     if (!figure) continue;
@@ -247,13 +325,9 @@ Reconciliation reconcile(const EngineLog& log, const ReconcileOptions& options, 
     if (c.bound_prefix) {
       row.bound = per_gib * reconcile_margin_gib(bounds, c, c.planned_gib(plan)) + kReconcilePrintRounding;
       row.bound_source = reconcile_bound_source(bounds, c);
-    } else if (engine->kv_from_budget) {
-      row.bound = kv_bound;
-      row.bound_source = log.engine == "sglang" ? "sum of the free-memory and weights bounds (the pool is what they leave)"
-                                                : "sum of the weights, activation and non-torch bounds (the pool is what they leave)";
     } else {
       row.bound = kv_bound;
-      row.bound_source = "print rounding: the KV buffer is sized by formula from -c (docs/accuracy-llamacpp.md)";
+      row.bound_source = engine->kv_bound_source;
     }
     row.outside = std::fabs(row.difference()) > row.bound;
     if (row.outside) row.likely_cause = c.cause;
@@ -281,12 +355,89 @@ Reconciliation reconcile(const EngineLog& log, const ReconcileOptions& options, 
   };
   if (log.kv_tokens && engine->tokens_key)
     scaled_row("KV tokens", "tokens", static_cast<double>(*log.kv_tokens), reconcile_view_number(view, engine->tokens_key), log.kv_tokens_line);
-  // vLLM V0 prints blocks ("# GPU blocks"), the count its pool is allocated in.
-  if (log.gpu_blocks)
-    scaled_row("KV blocks", "blocks", static_cast<double>(*log.gpu_blocks), reconcile_view_number(view, "gpu_blocks"), log.gpu_blocks_line);
+  // vLLM V0 and TensorRT-LLM print blocks ("# GPU blocks", "blocks in KV cache primary pool"),
+  // the count the pool is allocated in.
+  if (log.gpu_blocks && engine->blocks_key)
+    scaled_row("KV blocks", "blocks", static_cast<double>(*log.gpu_blocks), reconcile_view_number(view, engine->blocks_key),
+               log.gpu_blocks_line);
+  // TensorRT-LLM's token budget before the round-up to whole blocks.
+  if (log.kv_token_budget && log.engine == "trtllm")
+    scaled_row("KV token budget", "tokens", static_cast<double>(*log.kv_token_budget),
+               reconcile_view_number(view, "kv_tokens_budget"), log.kv_token_budget_line);
   if (log.max_concurrency)
     scaled_row("max concurrency", "x", *log.max_concurrency, reconcile_view_number(view, "max_concurrency"), log.concurrency_line);
+  // The engine's own estimate (ollama's EstimateGPULayers) beside the plan's figure for the same thing.
+  for (const auto& entry : log.engine_estimate) {
+    const std::string& key = entry.first;  // (clang 15 captures no structured binding)
+    const auto* match = std::find_if(kReconcileEstimates.begin(), kReconcileEstimates.end(),
+                                     [&](const ReconcileEstimateKey& e) { return key == e.key; });
+    EstimateRow row{key, entry.second.bytes.gib(), std::nullopt, "", entry.second.line};
+    if (match != kReconcileEstimates.end() && match->planned_gib) {
+      row.planned_gib = match->planned_gib(plan);
+      row.planned_as = match->planned_as;
+    }
+    r.estimate.push_back(std::move(row));
+  }
   return r;
+}
+
+calib::DeploymentFigures deployment_figures(const Reconciliation& r) {
+  if (r.log.engine != "vllm")
+    throw_usage(r.log.origin + ": --update-calibration takes vLLM logs only (" + r.log.engine +
+                "'s plan takes no deployment figures from a calibration yet)");
+  calib::DeploymentFigures d;
+  d.model = r.outcome.model.id;
+  d.engine = r.outcome.plan.engine;
+  d.engine_version = r.outcome.plan.engine_version;
+  d.gpu = r.outcome.gpu.id;
+  d.tp = r.outcome.tp;
+  d.pp = r.outcome.pp;
+  std::string lines;
+  for (const auto& [slot, figure] : {std::pair{&calib::DeploymentFigures::non_torch, &r.log.non_torch},
+                                     std::pair{&calib::DeploymentFigures::activation_peak, &r.log.activation},
+                                     std::pair{&calib::DeploymentFigures::cuda_graphs, &r.log.cuda_graphs}})
+    if (*figure) {
+      d.*slot = (*figure)->bytes;
+      const std::string n = std::to_string((*figure)->line);
+      if (lines.find(" " + n + ",") == std::string::npos && !lines.ends_with(" " + n)) lines += (lines.empty() ? " " : ", ") + n;
+    }
+  if (!d.non_torch && !d.activation_peak && !d.cuda_graphs)
+    throw_usage(r.log.origin + ": --update-calibration: the log states none of non-torch, activation peak, CUDA graphs "
+                               "('Memory profiling takes ...', 'Graph capturing finished')");
+  d.source = std::filesystem::path(r.log.origin).filename().string() + " line" + (lines.find(',') == std::string::npos ? "" : "s") + lines;
+  return d;
+}
+
+std::string replan_command(const Reconciliation& r, const std::string& calibration) {
+  const auto& q = r.request;
+  std::string out = "vramplan plan --model " + q.model + " --gpu " + q.gpu;
+  if (q.gpu_memory) out += " --gpu-memory " + std::to_string(q.gpu_memory->count()) + "B";
+  out += " --engine " + q.engine;
+  if (q.weights) out += " --weights " + *q.weights;
+  // Switches (enable-prefix-caching False reads as --no-enable-prefix-caching "true") stand alone,
+  // as `planned as:` prints them.
+  for (const auto& [k, v] : q.args) out += " --" + k + (v == "true" ? "" : " " + v);
+  return out + " --calibration " + calibration;
+}
+
+calib::DeploymentFigures update_calibration(const Reconciliation& r, const std::filesystem::path& file) {
+  auto d = deployment_figures(r);
+  calib::Calibration cal;
+  if (std::error_code ec; std::filesystem::exists(file, ec)) {
+    cal = calib::load_calibration(file);
+  } else {
+    cal.origin = calib::CalibrationOrigin::Deployment;
+    cal.source = file.string();
+    const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    cal.created_utc = stamp;
+  }
+  calib::put_deployment(cal, d);
+  calib::write_calibration(cal, file);
+  return d;
 }
 
 nlohmann::json reconcile_json(const Reconciliation& r) {
@@ -302,7 +453,7 @@ nlohmann::json reconcile_json(const Reconciliation& r) {
   }
   nlohmann::json args = nlohmann::json::object();
   for (const auto& [k, v] : r.request.args) args[k] = v;
-  return {{"schema", "vramplan.reconcile/1"},
+  nlohmann::json out = {{"schema", "vramplan.reconcile/1"},
           {"log", {{"file", r.log.origin}, {"engine", r.log.engine}, {"engine_version", r.log.engine_version},
                    {"model", r.log.model}, {"lines", r.log.lines}, {"lines_recognised", r.log.recognised}}},
           {"planned_as",
@@ -311,6 +462,19 @@ nlohmann::json reconcile_json(const Reconciliation& r) {
             {"engine_version", r.outcome.plan.engine_version}, {"engine_args", args}, {"tp", r.outcome.tp}, {"pp", r.outcome.pp}}},
           {"components", rows},
           {"outside_bound", r.outside()}};
+  if (!r.estimate.empty()) {
+    nlohmann::json est = nlohmann::json::object();
+    for (const auto& e : r.estimate) {
+      nlohmann::json j = {{"logged_gib", rounded(e.logged_gib, 4)}, {"log_line", e.line}};
+      if (e.planned_gib) {
+        j["planned_gib"] = rounded(*e.planned_gib, 4);
+        j["planned_as"] = e.planned_as;
+      }
+      est[e.key] = j;
+    }
+    out["engine_estimate"] = est;
+  }
+  return out;
 }
 
 }  // namespace vramplan::plan

@@ -136,5 +136,69 @@ TEST(Calibration, DefaultsAreMarkedAndSourced) {
   EXPECT_FALSE(hopper.figures.launch_overhead_us);
 }
 
+// The optional deployment section (reconcile --update-calibration): a file holding only it loads
+// as a Deployment calibration (no device, no figures); the probe's files load as before.
+const std::filesystem::path kDeploymentFixture = test::fixture("calib/deployment-llama-3.1-8b-h100.json");
+
+TEST(Calibration, DeploymentOnlyFileLoads) {
+  const Calibration cal = load_calibration(kDeploymentFixture);
+  EXPECT_EQ(cal.origin, CalibrationOrigin::Deployment);
+  EXPECT_FALSE(cal.device);
+  EXPECT_FALSE(cal.figures.copy_bandwidth_gbps);
+  ASSERT_EQ(cal.deployment.size(), 1u);
+  const auto& d = cal.deployment.front();
+  EXPECT_EQ(d.model, "llama-3.1-8b-instruct");
+  EXPECT_EQ(d.engine_version, "0.19");
+  EXPECT_EQ(d.non_torch->count(), kGiB / 4);  // 0.25 GiB as logged
+  EXPECT_EQ(find_deployment(cal, "llama-3.1-8b-instruct", "vllm", "0.19", "h100-sxm-80", 1, 1), &d);
+  EXPECT_EQ(find_deployment(cal, "llama-3.1-8b-instruct", "vllm", "0.19", "h100-sxm-80", 2, 1), nullptr);  // another layout
+  EXPECT_EQ(find_deployment(cal, "llama-3.1-8b-instruct", "vllm", "0.17", "h100-sxm-80", 1, 1), nullptr);  // another profile
+  // Written back as it was read: no device, figures or fits appear.
+  test::ScratchDir dir;
+  write_calibration(cal, dir.path() / "copy.json");
+  EXPECT_EQ(read_json_file(dir.path() / "copy.json"), read_json_file(kDeploymentFixture));
+}
+
+TEST(Calibration, DeploymentSectionRidesOnAMeasuredFile) {
+  Calibration cal = load_calibration(kFixture);
+  EXPECT_TRUE(cal.deployment.empty());  // the probe's file has none and still loads
+  auto d = load_calibration(kDeploymentFixture).deployment.front();
+  put_deployment(cal, d);
+  d.cuda_graphs = Bytes(1);
+  put_deployment(cal, d);  // the same deployment again: replaced, not added
+  ASSERT_EQ(cal.deployment.size(), 1u);
+  EXPECT_EQ(cal.deployment.front().cuda_graphs->count(), 1u);
+  test::ScratchDir dir;
+  write_calibration(cal, dir.path() / "both.json");
+  const Calibration again = load_calibration(dir.path() / "both.json");
+  EXPECT_EQ(again.origin, CalibrationOrigin::Measured);
+  EXPECT_EQ(again.figures.copy_bandwidth_gbps, cal.figures.copy_bandwidth_gbps);
+  EXPECT_EQ(calibration_to_json(again), calibration_to_json(cal));
+}
+
+TEST(Calibration, BadDeploymentEntryNamesTheField) {
+  auto doc = read_json_file(kDeploymentFixture);
+  doc["deployment"][0]["figures"] = nlohmann::json::object();
+  test::ScratchDir dir;
+  const auto msg = test::error_message([&] { load_calibration(dir.write("d.json", doc.dump())); }, ErrorKind::InputFile);
+  EXPECT_NE(msg.find("/deployment/0/figures"), std::string::npos) << msg;
+  doc = read_json_file(kDeploymentFixture);
+  doc["deployment"][0].erase("gpu");
+  const auto missing = test::error_message([&] { load_calibration(dir.write("e.json", doc.dump())); }, ErrorKind::InputFile);
+  EXPECT_NE(missing.find("/deployment/0/gpu"), std::string::npos) << missing;
+  // Without a deployment section the device is required, as before.
+  doc = read_json_file(kDeploymentFixture);
+  doc.erase("deployment");
+  const auto bare = test::error_message([&] { load_calibration(dir.write("f.json", doc.dump())); }, ErrorKind::InputFile);
+  EXPECT_NE(bare.find("/device"), std::string::npos) << bare;
+}
+
+TEST(Calibration, FindSkipsDeploymentOnlyFiles) {
+  test::ScratchDir dir;
+  std::filesystem::create_directories(dir.path() / "data/calibration");
+  dir.write("data/calibration/deployment.json", test::read_text(kDeploymentFixture));
+  EXPECT_FALSE(find_calibration(DataRoot{dir.path()}, "h100-sxm-80"));
+}
+
 }  // namespace
 }  // namespace vramplan::calib

@@ -125,9 +125,16 @@ TEST(EngineLog, LlamaServerLinesOfCurrentBuilds) {
 }
 
 TEST(EngineLog, UnknownFormatNamesTheFirstLine) {
-  const auto message = error_message([] { parse_engine_log("\n\n[TensorRT-LLM][INFO] Max KV cache pages per sequence: 2048\n", "x.log"); },
+  const auto message = error_message([] { parse_engine_log("\n\nINFO:     Uvicorn running on http://0.0.0.0:8000\n", "x.log"); },
                                      ErrorKind::InputFile);
-  EXPECT_EQ(message, "x.log:3: not a line of a vLLM, SGLang or llama.cpp start-up log (the formats reconcile reads): '[TensorRT-LLM][INFO] Max KV cache pages per sequence: 2048'");
+  EXPECT_EQ(message, "x.log:3: not a line of a vLLM, SGLang, llama.cpp, ollama or TensorRT-LLM start-up log (the formats reconcile reads): 'INFO:     Uvicorn running on http://0.0.0.0:8000'");
+}
+
+// A TensorRT-LLM line without a figure: the engine is known, the figures are missing.
+TEST(EngineLog, TrtllmLinesWithoutFiguresAreNoRecognisedStartUpLines) {
+  const auto message = error_message([] { parse_engine_log("[TensorRT-LLM][INFO] Max KV cache pages per sequence: 2048\n", "t.log"); },
+                                     ErrorKind::InputFile);
+  EXPECT_NE(message.find("t.log: no recognised start-up lines (TensorRT-LLM log lines, but none of"), std::string::npos) << message;
 }
 
 TEST(EngineLog, VllmLinesWithoutFiguresAreNoRecognisedStartUpLines) {

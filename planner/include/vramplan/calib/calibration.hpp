@@ -87,7 +87,26 @@ struct BandwidthCurve {
   std::vector<SamplePoint> points;  //!< x = bytes moved
 };
 
-enum class CalibrationOrigin { Measured, Defaults };
+//! What one deployment's start-up log stated about the memory that is not weights or KV, for one
+//! model / engine profile / GPU / parallel layout (`vramplan reconcile --update-calibration`,
+//! docs/reconcile.md). A plan of the same deployment takes these in place of the engine profile's
+//! modelled figures (vLLM: non-torch, activation peak, CUDA graphs), so that re-planning it
+//! reproduces the pool the log printed.
+struct DeploymentFigures {
+  std::string model;           //!< the model id as planned (ModelSpec id: "llama-3.1-8b-instruct")
+  std::string engine;          //!< "vllm"
+  std::string engine_version;  //!< the profile the log was planned with ("0.19")
+  std::string gpu;             //!< the GPU id as planned ("h100-sxm-80", "custom:85031714816B")
+  std::uint64_t tp = 1, pp = 1;
+  std::optional<Bytes> non_torch;        //!< vLLM "non-torch forward increase memory"
+  std::optional<Bytes> activation_peak;  //!< vLLM "torch peak memory increase"
+  std::optional<Bytes> cuda_graphs;      //!< vLLM "Graph capturing finished ... took"
+  std::string source;  //!< the log and its lines ("x.log lines 5, 6, 9")
+};
+
+//! Measured: a vramplan-probe file. Deployment: a file holding only `deployment` entries (no
+//! device measured), which no GPU matches in data/calibration and whose figures are all absent.
+enum class CalibrationOrigin { Measured, Defaults, Deployment };
 
 struct Calibration {
   CalibrationOrigin origin = CalibrationOrigin::Defaults;
@@ -100,7 +119,21 @@ struct Calibration {
   //! Everything else the probe recorded (allocation sweep, pool behaviour, skipped points),
   //! kept verbatim for readers; the planner does not interpret it.
   nlohmann::json measurements = nlohmann::json::object();
+  //! Optional `deployment` section (added after vramplan.calibration/1 was first written; files
+  //! without it load as before).
+  std::vector<DeploymentFigures> deployment;
 };
+
+//! One `deployment` entry as the file holds it.
+nlohmann::json deployment_to_json(const DeploymentFigures& d);
+
+//! The entry of `cal` for this model / engine profile / GPU / layout; nullptr when none.
+const DeploymentFigures* find_deployment(const Calibration& cal, std::string_view model, std::string_view engine,
+                                         std::string_view engine_version, std::string_view gpu, std::uint64_t tp,
+                                         std::uint64_t pp);
+
+//! `cal` with `d` added, replacing an entry of the same model / engine / version / GPU / layout.
+void put_deployment(Calibration& cal, DeploymentFigures d);
 
 //! Documented defaults (docs/calibration.md, each with its source) for a GPU of compute
 //! capability `cc_major`: cuBLASLt workspace 32 MiB on 9.x and newer, 4 MiB before; allocation

@@ -13,6 +13,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "vramplan/core/bytes.hpp"
 #include "vramplan/core/error.hpp"
@@ -35,7 +37,7 @@ struct LoggedSize {
 
 struct EngineLog {
   std::string origin;          //!< the file, for messages
-  std::string engine;          //!< "vllm", "sglang", "llamacpp"
+  std::string engine;          //!< "vllm", "sglang", "llamacpp", "trtllm", "ollama"
   std::string engine_version;  //!< "0.19.0"; "" when the log does not print it
   std::string model;           //!< as the log names it (an HF id or a path); "" when absent
   //! Engine flags the log states, keyed like memory::EngineArgs ("max-model-len" -> "8192"):
@@ -49,7 +51,10 @@ struct EngineLog {
   std::optional<LoggedSize> non_torch;      //!< vLLM: "non-torch forward increase memory"
   std::optional<LoggedSize> cuda_graphs;    //!< vLLM: "Graph capturing finished ... took"
   std::optional<LoggedSize> kv_cache;       //!< vLLM: "Available KV cache memory"; llama.cpp: "CUDA0 KV buffer size"
-  std::optional<LoggedSize> compute_buffer; //!< llama.cpp: "CUDA0 compute buffer size"
+  std::optional<LoggedSize> compute_buffer; //!< llama.cpp: "CUDA0 compute buffer size"; TensorRT-LLM: "execution context memory"
+  std::optional<LoggedSize> free_for_kv;     //!< TensorRT-LLM: "... paged kv cache: total: T, available: F" (F)
+  std::optional<LoggedSize> runtime_buffers; //!< TensorRT-LLM: "Allocated X GB GPU memory for runtime buffers"
+  std::optional<LoggedSize> decoder_buffers; //!< TensorRT-LLM: "Allocated X GB GPU memory for decoder"
   std::optional<LoggedSize> free_before_load;  //!< SGLang: "Load weight begin. avail mem"
   std::optional<LoggedSize> after_pool;        //!< SGLang: "Memory pool end. avail mem"
   std::optional<LoggedSize> peak_torch;        //!< vLLM 0.6.4: "peak_torch_memory" (weights included)
@@ -59,13 +64,27 @@ struct EngineLog {
   std::optional<double> max_concurrency;    //!< vLLM: "Maximum concurrency for N tokens per request: Xx"
   std::optional<std::uint64_t> concurrency_tokens;  //!< the N of that line
   std::size_t kv_tokens_line = 0, concurrency_line = 0;
+  //! TensorRT-LLM: the token budget before rounding up to whole blocks ("Using N tokens in paged KV
+  //! cache", 0.5; the PyTorch backend's estimate in "Both free_gpu_memory_fraction and max_tokens are set").
+  std::optional<std::uint64_t> kv_token_budget;
+  std::size_t kv_token_budget_line = 0;
+
+  //! The engine's own estimate printed before it starts (ollama: the memory.* keys of its
+  //! "offload to cuda" line, llm/memory.go EstimateGPULayers), first GPU, in log order.
+  std::vector<std::pair<std::string, LoggedSize>> engine_estimate;
+  std::optional<std::uint64_t> estimate_layers;  //!< ollama: layers.offload
+  //! llama.cpp: the KV lines come from llama_kv_cache_init, a build (2024 - early 2025) from before
+  //! the per-sequence KV streams of llama.cpp PR #14363 (June 2025, `--kv-unified`): all sequences
+  //! share one cache ("the vanilla unified approach which we always used until now", the PR says).
+  //! Its successor llama_kv_cache_unified spans the change (renamed by PR #15467): not marked.
+  bool llamacpp_unified_kv = false;
 
   std::size_t lines = 0;       //!< lines read
   std::size_t recognised = 0;  //!< lines that gave a figure or a setting
 
   bool has_figures() const {
     return weights || activation || non_torch || cuda_graphs || kv_cache || kv_tokens || compute_buffer || gpu_blocks ||
-           free_before_load || after_pool;
+           free_before_load || after_pool || free_for_kv || runtime_buffers || decoder_buffers || kv_token_budget;
   }
 };
 
@@ -85,6 +104,9 @@ struct LogReader {
   std::string_view figures;  //!< the lines with figures, for "no recognised start-up lines"
   bool (*claims)(std::string_view line);
   void (*read)(std::string_view line, std::size_t number, EngineLog& out);
+  //! Lines the reader also reads once the log is its, though they do not name the engine
+  //! (ollama: the llama.cpp runner's own lines); nullptr: none.
+  bool (*also_reads)(std::string_view line) = nullptr;
 };
 
 //! vLLM (V1 0.8 - 0.19: io/vllm_log.cpp; its V0 lines, 0.6 - 0.10: io/vllm_v0_log.cpp).
@@ -102,5 +124,12 @@ void sglang_read_line(std::string_view line, std::size_t number, EngineLog& out)
 //! llama.cpp / llama-server: io/llamacpp_log.cpp.
 bool llamacpp_claims_line(std::string_view line);
 void llamacpp_read_line(std::string_view line, std::size_t number, EngineLog& out);
+//! ollama's server log (its own slog lines and the llama.cpp runner's): io/ollama_log.cpp.
+bool ollama_claims_line(std::string_view line);
+bool ollama_also_reads(std::string_view line);
+void ollama_read_line(std::string_view line, std::size_t number, EngineLog& out);
+//! TensorRT-LLM (C++ executor and PyTorch backend): io/trtllm_log.cpp.
+bool trtllm_claims_line(std::string_view line);
+void trtllm_read_line(std::string_view line, std::size_t number, EngineLog& out);
 
 }  // namespace vramplan

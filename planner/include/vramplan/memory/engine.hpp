@@ -72,6 +72,14 @@ struct PlanInput {
   //! replaces the engine data's documented default (sglang, trtllm, hf).
   std::optional<Bytes> measured_context = std::nullopt;
   std::string measured_context_source = {};  //!< the calibration file
+  //! A calibration file's figures of this very deployment (calib::DeploymentFigures, written by
+  //! `vramplan reconcile --update-calibration`): what the engine's log stated, used in place of the
+  //! profile's modelled figures (vLLM: non-torch, activation peak, CUDA graphs).
+  struct Deployment {
+    std::optional<Bytes> non_torch, activation_peak, cuda_graphs;
+    std::string source;  //!< "calibration FILE (x.log lines ...)"
+  };
+  std::optional<Deployment> deployment = std::nullopt;
 };
 
 //! KV-cache figures of a plan (per GPU).

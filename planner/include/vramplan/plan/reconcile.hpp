@@ -5,11 +5,15 @@
 // (data/accuracy_bounds.json), the likely cause. docs/reconcile.md.
 #pragma once
 
+#include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "vramplan/calib/calibration.hpp"
 
 #include "vramplan/io/data_root.hpp"
 #include "vramplan/io/engine_log.hpp"
@@ -21,6 +25,10 @@ struct ReconcileOptions {
   std::optional<std::string> model;  //!< --model: overrides the model the log names
   std::optional<std::string> gpu;    //!< --gpu: the card (the log's total is kept as its total)
   std::optional<std::string> engine; //!< --engine: the profile ("vllm@0.11") instead of the log's version
+  std::optional<std::string> weights;  //!< --weights: the weight format, when the log does not state it
+  //! --engine-arg KEY=VALUE: engine flags the log does not print (a TensorRT engine's build flags,
+  //! a quantization); they win over the log's.
+  std::map<std::string, std::string> args;
 };
 
 struct ReconcileRow {
@@ -37,6 +45,16 @@ struct ReconcileRow {
   double difference_pct() const { return planned != 0 ? 100.0 * (logged - planned) / planned : 0; }
 };
 
+//! One figure of the engine's own estimate (ollama's "offload to cuda" line) and the plan's
+//! figure for the same thing, when there is one.
+struct EstimateRow {
+  std::string key;                   //!< "memory.required.kv"
+  double logged_gib = 0;             //!< as the engine printed it (one decimal)
+  std::optional<double> planned_gib;
+  std::string planned_as;            //!< what the planned figure is
+  std::size_t line = 0;
+};
+
 struct Reconciliation {
   EngineLog log;
   memory::PlanRequest request;  //!< the configuration re-planned
@@ -44,6 +62,7 @@ struct Reconciliation {
   std::string gpu_basis;
   memory::PlanOutcome outcome;
   std::vector<ReconcileRow> rows;
+  std::vector<EstimateRow> estimate;  //!< ollama: its own estimate beside the plan
   std::size_t outside() const;
 };
 
@@ -56,6 +75,19 @@ std::optional<std::string> catalogue_id_for(const std::string& hf_id, const std:
 //! names is not in the catalogue (pass --model), Error(Usage) when the log names neither a model
 //! nor a GPU total and the options do not give them.
 Reconciliation reconcile(const EngineLog& log, const ReconcileOptions& options, const DataRoot& root);
+
+//! The deployment figures of a reconciled log, for a calibration file: what the log stated of
+//! the components the engine profile models (vLLM: non-torch, activation peak, CUDA graphs), keyed
+//! by the model, engine profile, GPU and layout the log was planned as. Throws Error(Usage) for a
+//! log of another engine (no plan takes their figures from a calibration yet) or without them.
+calib::DeploymentFigures deployment_figures(const Reconciliation& r);
+
+//! `vramplan plan` arguments that re-plan the reconciled configuration with `calibration`.
+std::string replan_command(const Reconciliation& r, const std::string& calibration);
+
+//! Adds deployment_figures(r) to the calibration `file` (created as a deployment-only file when
+//! absent; an existing file keeps everything else) and returns the entry written.
+calib::DeploymentFigures update_calibration(const Reconciliation& r, const std::filesystem::path& file);
 
 //! vramplan.reconcile/1 (docs/schemas/reconcile.schema.json).
 nlohmann::json reconcile_json(const Reconciliation& r);

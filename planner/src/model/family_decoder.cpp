@@ -62,17 +62,7 @@ void moe_block(InventoryBuilder& b, const DecoderLayout& lay, const std::string&
     b.experts(p + "experts.*.w2.weight", R::FfnDownExps, E, h, Ie);
     return;
   }
-  const auto p = layer + "mlp.";
-  b.linear(p + "gate", R::FfnGateInp, E, h);
-  b.experts(p + "experts.*.gate_proj.weight", R::FfnGateExps, E, Ie, h);
-  b.experts(p + "experts.*.up_proj.weight", R::FfnUpExps, E, Ie, h);
-  b.experts(p + "experts.*.down_proj.weight", R::FfnDownExps, E, h, Ie);
-  if (const auto Is = a.shared_expert_intermediate_size; Is > 0) {
-    b.linear(p + "shared_expert.gate_proj", R::FfnGateShexp, Is, h);
-    b.linear(p + "shared_expert.up_proj", R::FfnUpShexp, Is, h);
-    b.linear(p + "shared_expert.down_proj", R::FfnDownShexp, h, Is);
-    b.linear(p + "shared_expert_gate", R::FfnGateInpShexp, 1, h);
-  }
+  qwen_moe_mlp(b, layer + "mlp.", a);
 }
 
 }  // namespace

@@ -52,20 +52,6 @@ void qwen3_next_attention(InventoryBuilder& b, const std::string& p, const Model
   b.norm(p + "k_norm", R::AttnKNorm, hd);
 }
 
-void qwen3_next_moe(InventoryBuilder& b, const std::string& p, const ModelArch& a) {
-  const auto h = a.hidden_size, E = a.num_experts, Ie = a.moe_intermediate_size;
-  b.linear(p + "gate", R::FfnGateInp, E, h);
-  b.experts(p + "experts.*.gate_proj.weight", R::FfnGateExps, E, Ie, h);
-  b.experts(p + "experts.*.up_proj.weight", R::FfnUpExps, E, Ie, h);
-  b.experts(p + "experts.*.down_proj.weight", R::FfnDownExps, E, h, Ie);
-  if (const auto Is = a.shared_expert_intermediate_size; Is > 0) {
-    b.linear(p + "shared_expert.gate_proj", R::FfnGateShexp, Is, h);
-    b.linear(p + "shared_expert.up_proj", R::FfnUpShexp, Is, h);
-    b.linear(p + "shared_expert.down_proj", R::FfnDownShexp, h, Is);
-    b.linear(p + "shared_expert_gate", R::FfnGateInpShexp, 1, h);
-  }
-}
-
 void qwen3_next_layer(InventoryBuilder& b, const std::string& p, const ModelArch& a,
                       LayerAttention kind, const GatedDeltaNetDims& d, bool gate) {
   b.norm(p + "input_layernorm", R::AttnNorm, a.hidden_size);
@@ -74,7 +60,7 @@ void qwen3_next_layer(InventoryBuilder& b, const std::string& p, const ModelArch
     qwen3_next_delta_net(b, p + "linear_attn.", a.hidden_size, d);
   else
     qwen3_next_attention(b, p + "self_attn.", a, gate);
-  qwen3_next_moe(b, p + "mlp.", a);
+  qwen_moe_mlp(b, p + "mlp.", a);
 }
 
 }  // namespace

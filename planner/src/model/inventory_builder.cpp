@@ -31,6 +31,21 @@ void InventoryBuilder::experts(const std::string& name, TensorRole role, std::ui
   tensor(name, role, {experts, out, in});
 }
 
+void qwen_moe_mlp(InventoryBuilder& b, const std::string& p, const ModelArch& a) {
+  using R = TensorRole;
+  const auto h = a.hidden_size, E = a.num_experts, Ie = a.moe_intermediate_size;
+  b.linear(p + "gate", R::FfnGateInp, E, h);
+  b.experts(p + "experts.*.gate_proj.weight", R::FfnGateExps, E, Ie, h);
+  b.experts(p + "experts.*.up_proj.weight", R::FfnUpExps, E, Ie, h);
+  b.experts(p + "experts.*.down_proj.weight", R::FfnDownExps, E, h, Ie);
+  if (const auto Is = a.shared_expert_intermediate_size; Is > 0) {
+    b.linear(p + "shared_expert.gate_proj", R::FfnGateShexp, Is, h);
+    b.linear(p + "shared_expert.up_proj", R::FfnUpShexp, Is, h);
+    b.linear(p + "shared_expert.down_proj", R::FfnDownShexp, h, Is);
+    b.linear(p + "shared_expert_gate", R::FfnGateInpShexp, 1, h);
+  }
+}
+
 std::string layer_prefix(std::string_view model_prefix, std::string_view layers, std::uint64_t i) {
   return std::string(model_prefix) + std::string(layers) + "." + std::to_string(i) + ".";
 }

@@ -42,6 +42,11 @@ class InventoryBuilder {
   std::optional<TensorRole> override_;
 };
 
+//! A Qwen2-MoE-style sparse MLP under `prefix` ("model.layers.3.mlp."): the router `gate`,
+//! the stacked routed experts' gate / up / down projections and, when the config has one, the
+//! shared expert with its sigmoid gate (transformers qwen2_moe / qwen3_moe / qwen3_next).
+void qwen_moe_mlp(InventoryBuilder& b, const std::string& prefix, const ModelArch& a);
+
 //! "<prefix><layers>.<i>." — the module path of decoder layer i.
 std::string layer_prefix(std::string_view model_prefix, std::string_view layers, std::uint64_t i);
 

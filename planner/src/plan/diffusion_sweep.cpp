@@ -9,21 +9,10 @@
 #include "vramplan/core/table.hpp"
 #include "vramplan/core/text.hpp"
 #include "vramplan/hardware/gpu_catalog.hpp"
+#include "plan/sweep_gpus.hpp"
 
 namespace vramplan::plan {
 namespace {
-
-std::vector<GpuSpec> diffusion_sweep_gpus(const DiffusionSweepRequest& r, const GpuCatalog& catalog) {
-  if (!r.gpus.empty()) {
-    std::vector<GpuSpec> named = catalog.resolve(r.gpus);
-    for (const auto& g : named) require_plannable(g);
-    return named;
-  }
-  std::vector<GpuSpec> out;
-  for (const auto& g : catalog.all())
-    if ((g.kind == GpuKind::Card || r.include_mig) && g.not_plannable.empty()) out.push_back(g);
-  return out;
-}
 
 std::string denoiser_format(const diffusion::DiffusionPlan& p) {
   for (const auto& w : p.weights)
@@ -51,7 +40,7 @@ DiffusionSweepResult run_diffusion_sweep(const DiffusionSweepRequest& r, const D
   DiffusionSweepResult out;
   out.periods = r.periods;
   GpuCatalog catalog = GpuCatalog::load(root.data_file("gpus.json"));
-  const std::vector<GpuSpec> gpus = diffusion_sweep_gpus(r, catalog);
+  const std::vector<GpuSpec> gpus = sweep_candidates(catalog, r.gpus, r.include_mig);
   if (gpus.empty()) throw_usage("no GPU matches the sweep's GPU selection");
   const PriceBook prices = load_price_book(root, r.prices_file);
   for (const auto& gpu : gpus)

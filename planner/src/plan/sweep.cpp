@@ -11,27 +11,13 @@
 #include "vramplan/plan/compatibility.hpp"
 #include "vramplan/plan/throughput.hpp"
 #include "vramplan/plan/tp_validity.hpp"
+#include "plan/sweep_gpus.hpp"
 
 namespace vramplan::plan {
 namespace {
 
 std::uint64_t non_kv(const memory::MemoryPlan& p) {
   return (p.weights_bytes() + p.activation_bytes() + p.overhead_bytes()).count();
-}
-
-std::vector<GpuSpec> sweep_gpus(const SweepRequest& r, const GpuCatalog& catalog) {
-  if (!r.gpus.empty()) {
-    std::vector<GpuSpec> named = catalog.resolve(r.gpus);
-    for (const auto& g : named) require_plannable(g);
-    return named;
-  }
-  // Cards the catalogue lists as not plannable (no engine profile serves them) are left out.
-  std::vector<GpuSpec> out;
-  for (const auto& g : catalog.all())
-    if ((g.kind == GpuKind::Card || r.include_mig) && g.not_plannable.empty() &&
-        (!r.min_memory || g.reported_total >= *r.min_memory))
-      out.push_back(g);
-  return out;
 }
 
 GpuFixed fixed_for(const PlanSession& session, const GpuSpec& gpu, const memory::EngineArgs& args,
@@ -133,7 +119,7 @@ SweepResult run_sweep(const SweepRequest& r, const DataRoot& root,
   const std::size_t total = r.models.size() * r.weights.size() * r.tps.size() * r.pps.size();
   for (const auto& model : r.models) {
     const PlanSession session(root, model, r.engine);
-    const std::vector<GpuSpec> gpus = sweep_gpus(r, session.gpus());
+    const std::vector<GpuSpec> gpus = sweep_candidates(session.gpus(), r.gpus, r.include_mig, r.min_memory);
     GpuCatalog priced = session.gpus();  // the session's catalogue carries no prices (check skips them)
     priced.attach_prices(root.data_file("prices.json"));
     PriceBook prices = PriceBook::from_catalogue(priced);

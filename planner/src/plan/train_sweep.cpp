@@ -9,21 +9,10 @@
 #include "vramplan/core/text.hpp"
 #include "vramplan/hardware/gpu_catalog.hpp"
 #include "vramplan/plan/train_limits.hpp"
+#include "plan/sweep_gpus.hpp"
 
 namespace vramplan::plan {
 namespace {
-
-std::vector<GpuSpec> train_sweep_gpus(const std::string& list, const GpuCatalog& catalog) {
-  if (!list.empty()) {
-    std::vector<GpuSpec> named = catalog.resolve(list);
-    for (const auto& g : named) require_plannable(g);
-    return named;
-  }
-  std::vector<GpuSpec> out;
-  for (const auto& g : catalog.all())
-    if (g.kind == GpuKind::Card && g.not_plannable.empty()) out.push_back(g);
-  return out;
-}
 
 // Layout label for tables and misses: "zero3, recompute full".
 std::string layout_text(const std::string& sharding, const std::string& recompute) {
@@ -48,7 +37,7 @@ TrainSweepResult run_train_sweep(const TrainSweepRequest& r, const DataRoot& roo
   if (r.counts.empty() || r.shardings.empty() || r.recomputes.empty())
     throw Error(ErrorKind::Usage, "--gpus, --sharding and --grad-checkpointing need at least one value");
   const GpuCatalog catalog = GpuCatalog::load(root.data_file("gpus.json"));
-  const std::vector<GpuSpec> gpus = train_sweep_gpus(r.gpus, catalog);
+  const std::vector<GpuSpec> gpus = sweep_candidates(catalog, r.gpus, false);
   if (gpus.empty()) throw Error(ErrorKind::Usage, "no GPU matches the sweep's GPU selection");
   const std::uint64_t layouts = gpus.size() * r.counts.size() * r.shardings.size() * r.recomputes.size();
   if (layouts > kMaxTrainSweepLayouts)

@@ -13,6 +13,7 @@
 // And the configuration recovered from the log is the record's: the planned figures equal the
 // accuracy test's, which plans from the record's fields.
 #include <cmath>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,7 +24,9 @@
 #include "accuracy/trtllm_records.hpp"
 #include "accuracy/vllm_legacy_records.hpp"
 #include "support/test_support.hpp"
+#include "vramplan/core/error.hpp"
 #include "vramplan/io/engine_log.hpp"
+#include "vramplan/memory/plan_request.hpp"
 #include "vramplan/plan/reconcile.hpp"
 
 namespace vramplan::test {
@@ -299,6 +302,127 @@ TEST(ReconcileLogs, TrtllmUnplannedBuffersNameTheirCause) {
   const auto* runtime = reconciled_row(r, "runtime buffers");
   ASSERT_NE(runtime, nullptr);
   EXPECT_FALSE(runtime->outside);  // 2.66 GiB, inside the 2.68 GiB runtime margin + print rounding
+}
+
+// SGLang's CUDA-graph line (model_runner.py init_cuda_graphs) in the shapes its releases print:
+// 0.4.3's "avail mem=E GB. mem usage=G GB." (the llms-in-clouds record), later releases' "mem
+// usage=G GB. avail mem=E GB.", an end line with avail mem alone (G = begin - end, how SGLang
+// computes mem usage) and the pre-0.4.3 line without figures.
+TEST(ReconcileLogs, SglangCudaGraphLinesAreRead) {
+  const auto qwq = read_engine_log(fixture("logs/sglang/llms-in-clouds-qwq32b-4xl4-tp4.log"));
+  ASSERT_TRUE(qwq.cuda_graphs.has_value());
+  EXPECT_EQ(qwq.cuda_graphs->bytes, Bytes::from_gib(0.93));
+  EXPECT_EQ(qwq.cuda_graphs->line, 7u);
+  const auto later = parse_engine_log(
+      "[2025-06-01 08:40:32 TP0] Capture cuda graph end. Time elapsed: 54.61 s. mem usage=1.93 GB. avail mem=8.16 GB.\n",
+      "later.log");
+  ASSERT_TRUE(later.cuda_graphs.has_value());
+  EXPECT_EQ(later.cuda_graphs->bytes, Bytes::from_gib(1.93));
+  const auto derived = parse_engine_log(
+      "[2025-03-25 16:37:06 TP0] Capture cuda graph begin. This can take up to several minutes. avail mem=8.17 GB\n"
+      "[2025-03-25 16:37:20 TP0] Capture cuda graph end. Time elapsed: 14.00 s. avail mem=7.02 GB\n",
+      "derived.log");
+  ASSERT_TRUE(derived.cuda_graphs.has_value());
+  EXPECT_EQ(derived.cuda_graphs->bytes, Bytes::from_gib(8.17) - Bytes::from_gib(7.02));
+  EXPECT_EQ(derived.cuda_graphs->line, 2u);
+  const auto none = parse_engine_log(
+      "[2025-01-23 19:35:20 TP0] KV Cache is allocated. K size: 27.13 GB, V size: 27.13 GB.\n"
+      "[2025-01-23 19:35:27 TP0] Capture cuda graph end. Time elapsed: 6.80 s\n",
+      "old.log");
+  EXPECT_FALSE(none.cuda_graphs.has_value());
+  // Beside the plan: SGLang's reserve rule, cuda_graph_max_bs 80 x 2 MB = 160,000,000 B = 0.149 GiB,
+  // against 0.93 GiB captured: outside (no bound is recorded for the graphs), with the cause.
+  const auto r = reconcile_record_log("logs/sglang/llms-in-clouds-qwq32b-4xl4-tp4.log", "qwen2.5-32b", "l4", "sglang@0.4.3");
+  const auto* graphs = reconciled_row(r, "CUDA graphs");
+  ASSERT_NE(graphs, nullptr);
+  EXPECT_NEAR(graphs->logged, 0.93, 1e-9);
+  EXPECT_NEAR(graphs->planned, 160e6 / 1073741824.0, 1e-9);
+  EXPECT_EQ(graphs->line, 7u);
+  EXPECT_TRUE(graphs->outside);
+  EXPECT_NE(graphs->likely_cause.find("reserve rule"), std::string::npos) << graphs->likely_cause;
+}
+
+// --update-calibration for SGLang and TensorRT-LLM: every record whose log states a deployment
+// figure is written into a calibration file, re-planned with it (the request reconcile planned,
+// plus --calibration), and the re-plan's KV capacity must equal the logged one within the bound of
+// reconcile's row for it; a record without such a figure is a usage error (exit 2).
+struct RoundTrip {
+  std::string id;
+  const char* row;  //!< the KV capacity row: "KV tokens", "KV blocks" or "KV cache"
+  double logged = 0, before = 0, after = 0, bound = 0;
+};
+
+double replanned_capacity(const plan::Reconciliation& r, const char* row, const std::filesystem::path& cal) {
+  auto q = r.request;
+  q.calibration = cal;
+  const auto out = memory::run_plan(q, DataRoot{source_dir()});
+  const std::string name(row);
+  if (name == "KV tokens") return static_cast<double>(*out.plan.kv.capacity_tokens);
+  if (name == "KV blocks") return out.plan.engine_view.at("kv_blocks").get<double>();
+  return out.plan.kv_cache_bytes().gib();
+}
+
+std::optional<RoundTrip> round_trip(const plan::Reconciliation& r, const std::string& id, const ScratchDir& dir) {
+  const auto cal = dir.path() / (id + ".json");
+  try {
+    plan::update_calibration(r, cal);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Usage) << e.what();
+    EXPECT_NE(std::string(e.what()).find("the log states none of"), std::string::npos) << e.what();
+    return std::nullopt;
+  }
+  for (const char* row : {"KV tokens", "KV blocks", "KV cache"})
+    if (const auto* x = reconciled_row(r, row)) {
+      RoundTrip t{id, row, x->logged, x->planned, replanned_capacity(r, row, cal), x->bound};
+      std::printf("round trip %-55s %-9s logged %12.2f before %12.2f (%+6.2f %%) after %12.2f (%+6.2f %%) bound %.2f\n",
+                  id.c_str(), row, t.logged, t.before, 100 * (t.logged - t.before) / t.before, t.after,
+                  100 * (t.logged - t.after) / t.after, t.bound);
+      return t;
+    }
+  ADD_FAILURE() << id << ": no KV row";
+  return std::nullopt;
+}
+
+TEST(ReconcileLogs, UpdateCalibrationReproducesEverySglangPool) {
+  ScratchDir dir;
+  std::vector<RoundTrip> done;
+  for (const auto& rec : load_sglang_records()) {
+    SCOPED_TRACE(rec.id);
+    const auto& j = rec.j;
+    const bool catalogue_model = rec.id == "docs-llama31-8b-h100-tp1";
+    const auto r = reconcile_record_log("logs/sglang/" + rec.id + ".log",
+                                        catalogue_model ? std::nullopt : std::optional(j.at("config").get<std::string>()),
+                                        j.at("gpu"), "sglang@" + j.at("sglang_version").get<std::string>());
+    if (const auto t = round_trip(r, rec.id, dir)) {
+      EXPECT_LE(std::fabs(t->logged - t->after), t->bound) << t->after;
+      done.push_back(*t);
+    }
+  }
+  // Four logs state the free memory before loading; the Qwen3-235B one prints only its pool.
+  ASSERT_EQ(done.size(), 4u);
+}
+
+TEST(ReconcileLogs, UpdateCalibrationReproducesEveryTrtllmPool) {
+  ScratchDir dir;
+  std::vector<RoundTrip> done;
+  for (const auto& c : load_trtllm_records()) {
+    SCOPED_TRACE(c.id);
+    const auto q = trtllm_request(c, Budget::Predicted);
+    const auto log = read_engine_log(fixture("logs/trtllm/" + c.id + ".log"));
+    plan::ReconcileOptions o;
+    o.model = q.model;
+    o.gpu = q.gpu;
+    o.engine = q.engine;
+    o.weights = q.weights;
+    for (const auto& [k, v] : q.args)
+      if (!log.args.contains(k)) o.args[k] = v;
+    const auto r = plan::reconcile(log, o, DataRoot{source_dir()});
+    if (const auto t = round_trip(r, c.id, dir)) {
+      EXPECT_LE(std::fabs(t->logged - t->after), t->bound) << t->after;
+      done.push_back(*t);
+    }
+  }
+  ASSERT_EQ(done.size(), 4u);
 }
 
 // An ollama server log (tests/fixtures/logs/ollama/README.md, ollama#9221): ollama's own estimate

@@ -265,15 +265,18 @@ std::vector<Row> rows() {
       Row{"reconcile: --engine-arg without a value", {"reconcile", "--log", "<dir>/x.log", "--engine-arg", "max-batch-size"},
           {{"x.log", "[TensorRT-LLM][INFO] Number of blocks in KV cache primary pool: 631\n"}}, 2,
           "reconcile: --engine-arg expects KEY=VALUE (an engine flag without its dashes), got 'max-batch-size'"},
-      Row{"reconcile: --update-calibration on a TensorRT-LLM log",
+      Row{"reconcile: --update-calibration on a TensorRT-LLM log without a deployment figure",
           {"reconcile", "--log", "<dir>/x.log", "--model", "llama-2-7b", "--gpu", "h100-sxm-80", "--engine", "trtllm",
            "--update-calibration", "<dir>/c.json"},
           {{"x.log", "[TensorRT-LLM][INFO] Number of blocks in KV cache primary pool: 4060\n"}}, 2,
-          "<dir>/x.log: --update-calibration takes vLLM logs only (trtllm's plan takes no deployment figures from a calibration yet)"},
+          "<dir>/x.log: --update-calibration: the log states none of free memory for the KV cache, execution context, "
+          "runtime or decoder buffers ('Memory usage when calculating max tokens in paged kv cache', 'Allocated ... for "
+          "execution context memory', '... for runtime buffers', '... for decoder')"},
       Row{"calibration: deployment entry without figures",
           {"plan", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--calibration", "<dir>/cal.json"},
           {{"cal.json", R"({"schema": "vramplan.calibration/1", "created_utc": "2026-12-02T00:00:00Z", "deployment": [{"model": "llama-3.1-8b", "engine": "vllm", "engine_version": "0.19", "gpu": "h100-sxm-80", "figures": {}}]})"}},
-          3, "<dir>/cal.json: /deployment/0/figures: expected at least one of non_torch_bytes, activation_peak_bytes, cuda_graph_bytes"},
+          3, "<dir>/cal.json: /deployment/0/figures: expected at least one of non_torch_bytes, activation_peak_bytes, cuda_graph_bytes, "
+          "free_before_load_bytes, free_for_kv_bytes, execution_context_bytes, runtime_buffers_bytes, decoder_buffers_bytes"},
       Row{"report: --out in a missing folder", {"report", "--model", "llama-3.1-8b", "--gpu", "l4", "--out", "<dir>/no/q.html"},
           {}, 5, "--out: cannot write <dir>/no/q.html"},
       Row{"report: --out a directory", {"report", "--model", "llama-3.1-8b", "--gpu", "l4", "--out", "<dir>/d"},

@@ -1,5 +1,7 @@
-// Every subcommand's --help fits one screen (at most 40 lines of at most 100 columns), names only
-// options the command has, and ends with two examples that run as written (exit 0) from the source tree.
+// Every subcommand's --help fits one screen, names only options the command has, and ends with two
+// examples that run as written (exit 0) from the source tree. One screen: 24 lines (the VT100's and
+// the default of xterm, GNOME Terminal and macOS Terminal) of at most 100 columns (the help width,
+// planner/cli/cli_common.cpp kHelpWidth); --help-all, which lists every option, may be longer.
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -49,7 +51,7 @@ TEST(Help, EveryCommandFitsOneScreenAndEndsWithTwoExamples) {
     const auto r = run_cli({name, "--help"});
     ASSERT_EQ(r.exit_code, 0) << name << ": " << r.err;
     const auto lines = lines_of(r.out);
-    EXPECT_LE(lines.size(), 40u) << name << " --help:\n" << r.out;
+    EXPECT_LE(lines.size(), 24u) << name << " --help:\n" << r.out;
     for (const auto& line : lines) EXPECT_LE(line.size(), 100u) << name << ": " << line;
     ASSERT_EQ(c.examples.size(), 2u) << name;
     const std::string ending = "\nexamples:\n  vramplan " + std::string(c.examples[0]) + "\n  vramplan " +

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The installed vramplan works away from the source and build trees: `cmake --install` into a
-# temporary prefix, and the .deb that `cpack -G DEB` makes (unpacked with dpkg-deb -x, so the test
-# needs no root and leaves the system alone). Each copy must find its catalogue under
+# temporary prefix, and the .deb that `cpack -G DEB` makes, installed by dpkg itself (`dpkg -i`
+# into a scratch root with its own package database: --root, so the system is left alone;
+# --force-not-root so it also runs unprivileged; --force-depends because that database has no libc6),
+# then removed again (`dpkg -r` must leave no file behind). Each copy must find its catalogue under
 # <prefix>/share/vramplan when run from an unrelated folder, and its bash completion must complete
 # a subcommand, an option and a GPU id.
 #   bash tests/install/install_smoke.sh BUILD_DIR        (ctest runs it as Install.SmokeFromPrefixAndDeb)
@@ -41,6 +43,16 @@ smoke "$tmp/prefix"
 (cd "$build" && cpack -G DEB -B "$tmp/deb" >"$tmp/cpack.log" 2>&1) || { cat "$tmp/cpack.log" >&2; fail "cpack -G DEB failed"; }
 debs=("$tmp"/deb/*.deb)
 [[ -f ${debs[0]} ]] || fail "cpack made no .deb"
-dpkg-deb -x "${debs[0]}" "$tmp/root"
-smoke "$tmp/root/usr"
-echo "install_smoke: prefix and .deb ($(basename "${debs[0]}")) both run from $tmp/elsewhere"
+deb=${debs[0]}
+[[ $(dpkg-deb -f "$deb" Package) == vramplan ]] || fail "$deb: package name $(dpkg-deb -f "$deb" Package)"
+dpkg-deb -f "$deb" Depends | grep -q libc6 || fail "$deb: Depends does not name libc6: $(dpkg-deb -f "$deb" Depends)"
+root=$tmp/root
+mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates"
+touch "$root/var/lib/dpkg/status"
+dpkg_root=(dpkg --root="$root" --force-not-root --force-script-chrootless)
+"${dpkg_root[@]}" --force-depends -i "$deb" >"$tmp/dpkg.log" 2>&1 || { cat "$tmp/dpkg.log" >&2; fail "dpkg -i $deb failed"; }
+"${dpkg_root[@]}" -s vramplan | grep -q '^Status: install ok installed' || fail "dpkg does not list vramplan as installed"
+smoke "$root/usr"
+"${dpkg_root[@]}" -r vramplan >"$tmp/dpkg.log" 2>&1 || { cat "$tmp/dpkg.log" >&2; fail "dpkg -r vramplan failed"; }
+[[ ! -e $root/usr/bin/vramplan && ! -e $root/usr/share/vramplan ]] || fail "dpkg -r left files behind"
+echo "install_smoke: prefix and .deb ($(basename "$deb"), dpkg -i / -r) both run from $tmp/elsewhere"

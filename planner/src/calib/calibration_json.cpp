@@ -170,11 +170,16 @@ BandwidthCurve bandwidth_from_json(const JsonView& v) {
   return c;
 }
 
-// The vLLM figures a deployment entry may carry, with their file keys.
-constexpr std::array<std::pair<const char*, std::optional<Bytes> DeploymentFigures::*>, 3> kDeploymentFigures = {{
+// The figures a deployment entry may carry (vLLM, SGLang, TensorRT-LLM), with their file keys.
+constexpr std::array<std::pair<const char*, std::optional<Bytes> DeploymentFigures::*>, 8> kDeploymentFigures = {{
     {"non_torch_bytes", &DeploymentFigures::non_torch},
     {"activation_peak_bytes", &DeploymentFigures::activation_peak},
     {"cuda_graph_bytes", &DeploymentFigures::cuda_graphs},
+    {"free_before_load_bytes", &DeploymentFigures::free_before_load},
+    {"free_for_kv_bytes", &DeploymentFigures::free_for_kv},
+    {"execution_context_bytes", &DeploymentFigures::execution_context},
+    {"runtime_buffers_bytes", &DeploymentFigures::runtime_buffers},
+    {"decoder_buffers_bytes", &DeploymentFigures::decoder_buffers},
 }};
 
 }  // namespace
@@ -199,10 +204,17 @@ DeploymentFigures deployment_from_json(const JsonView& v) {
   d.pp = v.opt_u64("pp").value_or(1);
   if (d.tp == 0 || d.pp == 0) v.fail_at(d.tp == 0 ? "tp" : "pp", "expected a parallel degree >= 1");
   const JsonView figures = v.at("figures");
+  bool any = false;
   for (const auto& [key, slot] : kDeploymentFigures)
-    if (const auto b = figures.opt_u64(key)) d.*slot = Bytes(*b);
-  if (!d.non_torch && !d.activation_peak && !d.cuda_graphs)
-    v.fail_at("figures", "expected at least one of non_torch_bytes, activation_peak_bytes, cuda_graph_bytes");
+    if (const auto b = figures.opt_u64(key)) {
+      d.*slot = Bytes(*b);
+      any = true;
+    }
+  if (!any) {
+    std::string keys;
+    for (const auto& entry : kDeploymentFigures) keys += (keys.empty() ? "" : ", ") + std::string(entry.first);
+    v.fail_at("figures", "expected at least one of " + keys);
+  }
   d.source = v.opt_string("source").value_or("");
   return d;
 }

@@ -11,6 +11,11 @@
 //   model_runner.py init_memory_pool:
 //     "KV Cache is allocated. [#tokens: N, ]K size: %.2f GB, V size: %.2f GB"  KV pool = K + V
 //     "Memory pool end. avail mem=%.2f GB"                 what the pool leaves
+//   model_runner.py init_cuda_graphs (CUDA graphs, captured after the pool):
+//     "Capture cuda graph begin. This can take up to several minutes. avail mem=%.2f GB"
+//     "Capture cuda graph end. Time elapsed: %.2f s. mem usage=%.2f GB. avail mem=%.2f GB."  graphs
+//     (0.4.3 printed "avail mem=... GB. mem usage=... GB."; builds before 0.4.3 print neither
+//     figure; one with "avail mem" alone gives begin - end, which is how mem usage is computed)
 //   managers/scheduler.py: "max_total_num_tokens=N, ..., context_len=N"  KV tokens, context
 //   server_args.py: "server_args=ServerArgs(tp_size=..., mem_fraction_static=..., ...)" and the
 //   launch command `python3 -m sglang.launch_server --tp 4 --mem-fraction-static 0.93 ...`.
@@ -41,9 +46,10 @@ bool sglang_is_date(std::string_view s) {
 }
 
 // Messages only SGLang prints (also pasted without the logger prefix).
-constexpr std::array<std::string_view, 8> kSglangMessages = {
-    "Load weight begin.", "Load weight end.", "KV Cache is allocated.", "Memory pool end.", "max_total_num_tokens=",
-    "server_args=ServerArgs(", "Capture cuda graph begin.", "Init torch distributed ends."};
+constexpr std::array<std::string_view, 9> kSglangMessages = {
+    "Load weight begin.",      "Load weight end.",          "KV Cache is allocated.",
+    "Memory pool end.",        "max_total_num_tokens=",     "server_args=ServerArgs(",
+    "Capture cuda graph begin.", "Capture cuda graph end.", "Init torch distributed ends."};
 
 // The message of a logger line; nullopt when the line has not the logger's shape.
 std::optional<std::string_view> sglang_logged(std::string_view line) {
@@ -211,6 +217,17 @@ void sglang_read_line(std::string_view line, std::size_t number, EngineLog& out)
     }
   } else if (m.starts_with("Memory pool end.")) {
     sglang_keep(out.after_pool, sglang_size(out, number, m, "avail mem="), out);
+  } else if (m.starts_with("Capture cuda graph begin.")) {
+    sglang_keep(out.free_before_graphs, sglang_size(out, number, m, "avail mem="), out);
+  } else if (m.starts_with("Capture cuda graph end.")) {
+    if (const auto usage = sglang_size(out, number, m, "mem usage=")) {
+      sglang_keep(out.cuda_graphs, usage, out);
+    } else if (const auto end = sglang_size(out, number, m, "avail mem="); end && out.free_before_graphs && !out.cuda_graphs) {
+      // "mem usage" is begin - end avail (init_cuda_graphs): the same from the two lines.
+      if (end->bytes > out.free_before_graphs->bytes) sglang_bad_figure(out, number, "avail mem", m);
+      out.cuda_graphs = LoggedSize{out.free_before_graphs->bytes - end->bytes, number};
+      ++out.recognised;
+    }
   } else if (m.starts_with("max_total_num_tokens=")) {
     if (const auto t = sglang_count(m, "max_total_num_tokens="); t && !out.kv_tokens) {
       out.kv_tokens = *t;

@@ -66,7 +66,9 @@ ResolvedPlan resolve_plan(const PlanRequest& r, const DataRoot& root) {
   const std::uint64_t tp = parallel_degree(*engine, r.args, "tp"), pp = parallel_degree(*engine, r.args, "pp");
   if (cal && !cal->deployment.empty()) {
     if (const auto* d = calib::find_deployment(*cal, out.model.id, engine->name(), engine->version(), spec.id, tp, pp)) {
-      input.deployment = PlanInput::Deployment{d->non_torch, d->activation_peak, d->cuda_graphs,
+      input.deployment = PlanInput::Deployment{d->non_torch,         d->activation_peak, d->cuda_graphs,
+                                               d->free_before_load,  d->free_for_kv,     d->execution_context,
+                                               d->runtime_buffers,   d->decoder_buffers,
                                                "from calibration " + cal->source + (d->source.empty() ? "" : ", " + d->source)};
       out.calibration.memory = "the deployment's logged figures " + input.deployment->source;
     } else {

@@ -182,8 +182,21 @@ class SglangEngine final : public Engine {
     // cell_size: every layer in full (SGLang's hybrid SWA pools are not modelled).
     const KvLayout kv = place_kv_layout(p, in, rw, tp);
 
-    const Bytes ctx = in.measured_context.value_or(Bytes::from_gib(d_.number("context_gib")));
-    const std::string ctx_source = in.measured_context ? in.measured_context_source : "engine data context_gib";
+    // A calibration's figures of this deployment (reconcile --update-calibration): the memory
+    // SGLang's log found free before loading ("Load weight begin. avail mem", model_runner.py
+    // load_model; the total_gpu_memory of profile_max_num_token) replaces total - context, and the
+    // graphs it logged ("Capture cuda graph end ... mem usage", model_runner.py init_cuda_graphs)
+    // replace the reserve rule.
+    const auto& dep = in.deployment;
+    const bool logged_free = dep && dep->free_before_load;
+    if (logged_free && *dep->free_before_load > in.gpu.total)
+      throw_usage("calibration: the deployment's free memory before loading (" + format_gib(*dep->free_before_load) +
+                  ") exceeds the card's total (" + format_gib(in.gpu.total) + "): plan it on the card its log came from");
+    const Bytes ctx = logged_free ? in.gpu.total - *dep->free_before_load
+                                  : in.measured_context.value_or(Bytes::from_gib(d_.number("context_gib")));
+    const std::string ctx_source = logged_free ? "total - the logged free memory before loading, " + dep->source
+                                   : in.measured_context ? in.measured_context_source
+                                                         : "engine data context_gib";
     const double free_before = total - static_cast<double>(ctx.count());
     const double rest_all = free_before * f - static_cast<double>(weights.count());
     const SglangMambaSplit mamba = sglang_mamba_split(arch, tp, rest_all, a);
@@ -206,10 +219,13 @@ class SglangEngine final : public Engine {
                               grouped(kv.bytes_per_token) + " B (page size " + std::to_string(page) + ")"});
     // What SGLang's own reserve heuristic sets aside for the (1 - f) share (server_args.py).
     const Bytes act_reserve(static_cast<std::uint64_t>(static_cast<double>(chunk) * 1.5 * static_cast<double>(kMB)));
-    const Bytes graph_reserve(graph_bs * 2 * kMB);
+    const bool logged_graphs = dep && dep->cuda_graphs && graph_bs > 0;
+    const Bytes graph_reserve = logged_graphs ? *dep->cuda_graphs : Bytes(graph_bs * 2 * kMB);
     p.activation.push_back({"activation.reserve", act_reserve,
                             "chunked_prefill_size " + std::to_string(chunk) + " x 1.5 MB (server_args.py reserve)"});
-    p.overhead.push_back({"overhead.cuda_graphs", graph_reserve, "cuda_graph_max_bs " + std::to_string(graph_bs) + " x 2 MB"});
+    p.overhead.push_back({"overhead.cuda_graphs", graph_reserve,
+                          logged_graphs ? "CUDA graphs, logged, " + dep->source
+                                        : "cuda_graph_max_bs " + std::to_string(graph_bs) + " x 2 MB (server_args.py reserve)"});
     p.overhead.push_back({"overhead.context", ctx, "CUDA context + libraries before loading (" + ctx_source + ")"});
     p.kv.capacity_tokens = tokens;
     const std::uint64_t ctx_len = arg_u64(a, "context-length").value_or(in.workload.context.value_or(arch.max_position_embeddings));
@@ -235,6 +251,8 @@ class SglangEngine final : public Engine {
       p.fits = false;
       p.reason = "the token pool holds " + std::to_string(tokens) + " tokens, fewer than --batch x context";
     }
+    if (logged_free || logged_graphs)
+      p.notes.push_back("free memory before loading and CUDA graphs where the deployment's log gave them: " + dep->source);
     p.notes.push_back("SGLang pool from mem_fraction_static " + std::to_string(f).substr(0, 5) +
                       (user_f ? "" : " (the version's default rule)") +
                       "; hybrid SWA pools, DP attention and speculative buffers not modelled");
@@ -246,6 +264,7 @@ class SglangEngine final : public Engine {
                      {"chunked_prefill_size", chunk},
                      {"cuda_graph_max_bs", graph_bs},
                      {"free_before_load_gib", free_before / static_cast<double>(kGiB)},
+                     {"cuda_graph_gib", graph_reserve.gib()},
                      {"kv_pool_gib", static_cast<double>(pool) / static_cast<double>(kGiB)},
                      {"weights_gib", weights.gib()},
                      {"page_size", page},

@@ -74,18 +74,49 @@ class TrtllmEngine final : public Engine {
     const ResolvedWeights rw = place_weights(p, in, {arg_string(a, "dtype"), arg_string(a, "quantization"), in.weights},
                                              {tp, 1, 0, tp, false});
     const std::uint64_t ab = rw.compute_bytes;
-    // Activation buffers: one layer's live set for max_num_tokens (memory.md: "activation size is
-    // max_num_tokens x constant", blocks reused across layers) + fp32 logits of the batch.
-    const std::uint64_t fwd = T * ab * (3 * arch.hidden_size + 3 * arch.intermediate_size / tp);
-    const std::uint64_t logits = std::min(B, T) * arch.vocab_size * 4;
-    p.activation.push_back({"activation.forward", Bytes(fwd), "max_num_tokens " + std::to_string(T) + " x a x (3h + 3 I/TP)"});
-    p.activation.push_back({"activation.logits", Bytes(logits), "min(max_batch_size, max_num_tokens) x vocab x 4 B (fp32 logits)"});
-    const Bytes runtime = in.measured_context.value_or(Bytes::from_gib(d_.number("runtime_gib")));
-    p.overhead.push_back({"overhead.runtime", runtime,
-                          "CUDA context, cuBLAS workspaces, NCCL (" +
-                              (in.measured_context ? in.measured_context_source : d_.source("runtime_gib")) + ")"});
-    const Bytes used = p.weights_bytes() + p.activation_bytes() + runtime;
-    const std::uint64_t free = used < in.gpu.total ? (in.gpu.total - used).count() : 0;
+    // A calibration's figures of this deployment (reconcile --update-calibration): what the C++
+    // runtime logged (runtime/tllmRuntime.cpp: the execution context; batch_manager/
+    // trtGptModelInflightBatching.cpp: runtime and decoder buffers, allocated before the pool is
+    // sized) and the free memory kvCacheManager.cpp calculateMaxNumBlocks sized the pool from.
+    const auto& dep = in.deployment;
+    if (dep && dep->execution_context) {
+      p.activation.push_back({"activation.execution_context", *dep->execution_context,
+                              "the engine's execution context memory, logged, " + dep->source});
+    } else {
+      // Activation buffers: one layer's live set for max_num_tokens (memory.md: "activation size is
+      // max_num_tokens x constant", blocks reused across layers) + fp32 logits of the batch.
+      const std::uint64_t fwd = T * ab * (3 * arch.hidden_size + 3 * arch.intermediate_size / tp);
+      const std::uint64_t logits = std::min(B, T) * arch.vocab_size * 4;
+      p.activation.push_back({"activation.forward", Bytes(fwd), "max_num_tokens " + std::to_string(T) + " x a x (3h + 3 I/TP)"});
+      p.activation.push_back({"activation.logits", Bytes(logits), "min(max_batch_size, max_num_tokens) x vocab x 4 B (fp32 logits)"});
+    }
+    if (dep && dep->runtime_buffers)
+      p.overhead.push_back({"overhead.runtime_buffers", *dep->runtime_buffers, "the C++ runtime's buffers, logged, " + dep->source});
+    if (dep && dep->decoder_buffers)
+      p.overhead.push_back({"overhead.decoder", *dep->decoder_buffers, "the decoder's buffers, logged, " + dep->source});
+    Bytes runtime = in.measured_context.value_or(Bytes::from_gib(d_.number("runtime_gib")));
+    std::string runtime_explain = "CUDA context, cuBLAS workspaces, NCCL (" +
+                                  (in.measured_context ? in.measured_context_source : d_.source("runtime_gib")) + ")";
+    std::uint64_t free = 0;
+    if (dep && dep->free_for_kv) {
+      // The logged free memory is what the pool is a fraction of; what the card held besides the
+      // planned components is the rest of the runtime (floored at 0: the planned weights or
+      // buffers may exceed what the log implies).
+      if (*dep->free_for_kv > in.gpu.total)
+        throw_usage("calibration: the deployment's free memory for the KV cache (" + format_gib(*dep->free_for_kv) +
+                    ") exceeds the card's total (" + format_gib(in.gpu.total) + "): plan it on the card its log came from");
+      free = dep->free_for_kv->count();
+      const Bytes held = in.gpu.total - *dep->free_for_kv;
+      const Bytes planned = p.weights_bytes() + p.activation_bytes() + p.overhead_bytes();
+      runtime = held > planned ? held - planned : Bytes(0);
+      runtime_explain = "total " + format_gib(in.gpu.total) + " - logged free " + format_gib(*dep->free_for_kv) +
+                        " - the components above (" + dep->source + ")";
+      p.overhead.push_back({"overhead.runtime", runtime, runtime_explain});
+    } else {
+      p.overhead.push_back({"overhead.runtime", runtime, runtime_explain});
+      const Bytes used = p.weights_bytes() + p.activation_bytes() + p.overhead_bytes();
+      free = used < in.gpu.total ? (in.gpu.total - used).count() : 0;
+    }
     const std::uint64_t from_fraction = static_cast<std::uint64_t>(std::floor(static_cast<double>(free) * frac));
     const auto byte_cap = arg_u64(a, "max-gpu-total-bytes");
     const auto token_cap = arg_u64(a, "max-tokens");
@@ -112,7 +143,11 @@ class TrtllmEngine final : public Engine {
       p.fits = false;
       p.reason = "the KV pool holds fewer than --batch sequences of the planned length";
     }
-    p.notes.push_back("first-order TensorRT-LLM profile: activation buffers estimated from max_num_tokens, not read from an engine");
+    if (dep && (dep->free_for_kv || dep->execution_context || dep->runtime_buffers || dep->decoder_buffers))
+      p.notes.push_back("free memory, execution context, runtime and decoder buffers where the deployment's log gave them: " +
+                        dep->source);
+    else
+      p.notes.push_back("first-order TensorRT-LLM profile: activation buffers estimated from max_num_tokens, not read from an engine");
     const std::string policy = arg_string(a, "capacity-scheduler-policy").value_or(d_.string("capacity_scheduler_policy"));
     if (policy != "GUARANTEED_NO_EVICT" && policy != "MAX_UTILIZATION" && policy != "STATIC_BATCH")
       throw_usage("--capacity-scheduler-policy: expected GUARANTEED_NO_EVICT, MAX_UTILIZATION or STATIC_BATCH, got '" +

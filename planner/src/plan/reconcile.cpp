@@ -8,6 +8,7 @@
 #include <ctime>
 #include <filesystem>
 #include <span>
+#include <vector>
 
 #include "vramplan/core/error.hpp"
 #include "vramplan/core/text.hpp"
@@ -82,7 +83,7 @@ double reconcile_sglang_kv_gib(const memory::MemoryPlan& p) { return p.kv_cache_
 
 // SGLang: the figures of engine_view (memory/sglang_engine.cpp); the pool is
 // (free before loading) x mem_fraction_static - weights (model_runner.py profile_max_num_token).
-constexpr std::array<ReconcileComponent, 4> kSglangReconcile = {{
+constexpr std::array<ReconcileComponent, 5> kSglangReconcile = {{
     {"free before loading", &EngineLog::free_before_load,
      [](const memory::MemoryPlan& p) { return reconcile_view_number(p.engine_view, "free_before_load_gib"); },
      "overhead.context",
@@ -104,6 +105,14 @@ constexpr std::array<ReconcileComponent, 4> kSglangReconcile = {{
      nullptr,
      "SGLang allocates the request-to-token table (max_running_requests x context_len x 4 B, "
      "mem_cache/memory_pool.py ReqToTokenPool) and other buffers with the pool; vramplan does not plan them"},
+    // Captured after the pool, out of the (1 - mem_fraction_static) share: the graphs do not move
+    // the pool. The plan's figure is SGLang's own reserve rule, not a capture (memory/sglang_engine.cpp).
+    {"CUDA graphs", &EngineLog::cuda_graphs, [](const memory::MemoryPlan& p) { return reconcile_view_number(p.engine_view, "cuda_graph_gib"); },
+     "overhead.cuda_graphs",
+     "the plan's figure is SGLang's reserve rule (cuda_graph_max_bs x 2 MB, server_args.py), not a capture: the graphs "
+     "depend on the captured batch sizes (--cuda-graph-max-bs / --cuda-graph-bs), the attention backend and TP. They "
+     "come out of the (1 - mem_fraction_static) share and leave the KV pool as planned; --update-calibration records "
+     "the logged figure"},
 }};
 
 // TensorRT-LLM: the first-order profile (memory/trtllm_engine.cpp). The pool is
@@ -381,10 +390,60 @@ Reconciliation reconcile(const EngineLog& log, const ReconcileOptions& options, 
   return r;
 }
 
+namespace {
+
+// The logged figures each engine's plan takes from a calibration file's deployment entry (the
+// memory/<engine>_engine.cpp that reads them), and the lines that state them for the message.
+using DeploymentSlot = std::optional<Bytes> calib::DeploymentFigures::*;
+struct DeploymentSource {
+  DeploymentSlot slot;
+  std::optional<LoggedSize> EngineLog::*figure;
+};
+struct DeploymentEngine {
+  std::string_view engine;
+  std::vector<DeploymentSource> figures;
+  const char* lines;  //!< the lines, for "the log states none of ..."
+};
+
+const std::vector<DeploymentEngine>& deployment_engines() {
+  static const std::vector<DeploymentEngine> engines = {
+      {"vllm",
+       {{&calib::DeploymentFigures::non_torch, &EngineLog::non_torch},
+        {&calib::DeploymentFigures::activation_peak, &EngineLog::activation},
+        {&calib::DeploymentFigures::cuda_graphs, &EngineLog::cuda_graphs}},
+       "non-torch, activation peak, CUDA graphs ('Memory profiling takes ...', 'Graph capturing finished')"},
+      {"sglang",
+       {{&calib::DeploymentFigures::free_before_load, &EngineLog::free_before_load},
+        {&calib::DeploymentFigures::cuda_graphs, &EngineLog::cuda_graphs}},
+       "free memory before loading, CUDA graphs ('Load weight begin. avail mem', 'Capture cuda graph end ... mem usage')"},
+      {"trtllm",
+       {{&calib::DeploymentFigures::free_for_kv, &EngineLog::free_for_kv},
+        {&calib::DeploymentFigures::execution_context, &EngineLog::compute_buffer},
+        {&calib::DeploymentFigures::runtime_buffers, &EngineLog::runtime_buffers},
+        {&calib::DeploymentFigures::decoder_buffers, &EngineLog::decoder_buffers}},
+       "free memory for the KV cache, execution context, runtime or decoder buffers ('Memory usage when calculating max "
+       "tokens in paged kv cache', 'Allocated ... for execution context memory', '... for runtime buffers', '... for "
+       "decoder')"},
+  };
+  return engines;
+}
+
+}  // namespace
+
 calib::DeploymentFigures deployment_figures(const Reconciliation& r) {
-  if (r.log.engine != "vllm")
-    throw_usage(r.log.origin + ": --update-calibration takes vLLM logs only (" + r.log.engine +
-                "'s plan takes no deployment figures from a calibration yet)");
+  // llama.cpp (and ollama's runner) sizes its buffers from the flags the log states, by the
+  // formulas the plan uses: the KV buffer is exact and the model buffer within print rounding on
+  // every log (docs/reconcile.md); a compute buffer that differs is another build's graph, which a
+  // per-deployment figure would hide rather than explain.
+  if (r.log.engine == "llamacpp" || r.log.engine == "ollama")
+    throw_usage(r.log.origin + ": --update-calibration: " + r.log.engine +
+                "'s buffers are sized from the flags its log states by the formulas the plan uses (the KV buffer is "
+                "exact, docs/reconcile.md): there is no deployment figure to take; a compute buffer that differs is "
+                "another llama.cpp build");
+  const auto engine = std::find_if(deployment_engines().begin(), deployment_engines().end(),
+                                   [&](const DeploymentEngine& e) { return e.engine == r.log.engine; });
+  if (engine == deployment_engines().end())
+    throw_internal("--update-calibration: no deployment figures for engine '" + r.log.engine + "'");
   calib::DeploymentFigures d;
   d.model = r.outcome.model.id;
   d.engine = r.outcome.plan.engine;
@@ -392,19 +451,18 @@ calib::DeploymentFigures deployment_figures(const Reconciliation& r) {
   d.gpu = r.outcome.gpu.id;
   d.tp = r.outcome.tp;
   d.pp = r.outcome.pp;
-  std::string lines;
-  for (const auto& [slot, figure] : {std::pair{&calib::DeploymentFigures::non_torch, &r.log.non_torch},
-                                     std::pair{&calib::DeploymentFigures::activation_peak, &r.log.activation},
-                                     std::pair{&calib::DeploymentFigures::cuda_graphs, &r.log.cuda_graphs}})
-    if (*figure) {
-      d.*slot = (*figure)->bytes;
-      const std::string n = std::to_string((*figure)->line);
-      if (lines.find(" " + n + ",") == std::string::npos && !lines.ends_with(" " + n)) lines += (lines.empty() ? " " : ", ") + n;
+  std::vector<std::size_t> lines;
+  for (const auto& f : engine->figures)
+    if (const auto& figure = r.log.*(f.figure)) {
+      d.*(f.slot) = figure->bytes;
+      if (std::find(lines.begin(), lines.end(), figure->line) == lines.end()) lines.push_back(figure->line);
     }
-  if (!d.non_torch && !d.activation_peak && !d.cuda_graphs)
-    throw_usage(r.log.origin + ": --update-calibration: the log states none of non-torch, activation peak, CUDA graphs "
-                               "('Memory profiling takes ...', 'Graph capturing finished')");
-  d.source = std::filesystem::path(r.log.origin).filename().string() + " line" + (lines.find(',') == std::string::npos ? "" : "s") + lines;
+  if (lines.empty())
+    throw_usage(r.log.origin + ": --update-calibration: the log states none of " + engine->lines);
+  std::sort(lines.begin(), lines.end());
+  std::string listed;
+  for (const auto n : lines) listed += (listed.empty() ? " " : ", ") + std::to_string(n);
+  d.source = std::filesystem::path(r.log.origin).filename().string() + " line" + (lines.size() > 1 ? "s" : "") + listed;
   return d;
 }
 

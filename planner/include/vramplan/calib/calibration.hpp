@@ -90,17 +90,23 @@ struct BandwidthCurve {
 //! What one deployment's start-up log stated about the memory that is not weights or KV, for one
 //! model / engine profile / GPU / parallel layout (`vramplan reconcile --update-calibration`,
 //! docs/reconcile.md). A plan of the same deployment takes these in place of the engine profile's
-//! modelled figures (vLLM: non-torch, activation peak, CUDA graphs), so that re-planning it
-//! reproduces the pool the log printed.
+//! modelled figures (vLLM: non-torch, activation peak, CUDA graphs; SGLang: the memory free before
+//! loading, CUDA graphs; TensorRT-LLM: the free memory the pool was sized from, the execution
+//! context, runtime and decoder buffers), so that re-planning it reproduces the pool the log printed.
 struct DeploymentFigures {
   std::string model;           //!< the model id as planned (ModelSpec id: "llama-3.1-8b-instruct")
-  std::string engine;          //!< "vllm"
+  std::string engine;          //!< "vllm", "sglang", "trtllm"
   std::string engine_version;  //!< the profile the log was planned with ("0.19")
   std::string gpu;             //!< the GPU id as planned ("h100-sxm-80", "custom:85031714816B")
   std::uint64_t tp = 1, pp = 1;
   std::optional<Bytes> non_torch;        //!< vLLM "non-torch forward increase memory"
   std::optional<Bytes> activation_peak;  //!< vLLM "torch peak memory increase"
-  std::optional<Bytes> cuda_graphs;      //!< vLLM "Graph capturing finished ... took"
+  std::optional<Bytes> cuda_graphs;      //!< vLLM "Graph capturing finished ... took"; SGLang "Capture cuda graph end ... mem usage"
+  std::optional<Bytes> free_before_load;   //!< SGLang "Load weight begin. avail mem"
+  std::optional<Bytes> free_for_kv;        //!< TensorRT-LLM "... paged kv cache: total: T, available: F" (F)
+  std::optional<Bytes> execution_context;  //!< TensorRT-LLM "Allocated X MiB for execution context memory"
+  std::optional<Bytes> runtime_buffers;    //!< TensorRT-LLM "Allocated X GB GPU memory for runtime buffers"
+  std::optional<Bytes> decoder_buffers;    //!< TensorRT-LLM "Allocated X GB GPU memory for decoder"
   std::string source;  //!< the log and its lines ("x.log lines 5, 6, 9")
 };
 

@@ -49,7 +49,7 @@ struct EngineLog {
   std::optional<LoggedSize> weights;        //!< vLLM: "Model loading took"; llama.cpp: "CUDA0 (model) buffer size"
   std::optional<LoggedSize> activation;     //!< vLLM: "torch peak memory increase"
   std::optional<LoggedSize> non_torch;      //!< vLLM: "non-torch forward increase memory"
-  std::optional<LoggedSize> cuda_graphs;    //!< vLLM: "Graph capturing finished ... took"
+  std::optional<LoggedSize> cuda_graphs;    //!< vLLM: "Graph capturing finished ... took"; SGLang: "Capture cuda graph end ... mem usage"
   std::optional<LoggedSize> kv_cache;       //!< vLLM: "Available KV cache memory"; llama.cpp: "CUDA0 KV buffer size"
   std::optional<LoggedSize> compute_buffer; //!< llama.cpp: "CUDA0 compute buffer size"; TensorRT-LLM: "execution context memory"
   std::optional<LoggedSize> free_for_kv;     //!< TensorRT-LLM: "... paged kv cache: total: T, available: F" (F)
@@ -57,6 +57,7 @@ struct EngineLog {
   std::optional<LoggedSize> decoder_buffers; //!< TensorRT-LLM: "Allocated X GB GPU memory for decoder"
   std::optional<LoggedSize> free_before_load;  //!< SGLang: "Load weight begin. avail mem"
   std::optional<LoggedSize> after_pool;        //!< SGLang: "Memory pool end. avail mem"
+  std::optional<LoggedSize> free_before_graphs;  //!< SGLang: "Capture cuda graph begin. ... avail mem"
   std::optional<LoggedSize> peak_torch;        //!< vLLM 0.6.4: "peak_torch_memory" (weights included)
   std::optional<std::uint64_t> gpu_blocks;     //!< vLLM V0: "# GPU blocks: N"
   std::size_t gpu_blocks_line = 0;

@@ -74,9 +74,13 @@ struct PlanInput {
   std::string measured_context_source = {};  //!< the calibration file
   //! A calibration file's figures of this very deployment (calib::DeploymentFigures, written by
   //! `vramplan reconcile --update-calibration`): what the engine's log stated, used in place of the
-  //! profile's modelled figures (vLLM: non-torch, activation peak, CUDA graphs).
+  //! profile's modelled figures (vLLM: non-torch, activation peak, CUDA graphs; SGLang: free memory
+  //! before loading, CUDA graphs; TensorRT-LLM: free memory for the KV cache, execution context,
+  //! runtime and decoder buffers).
   struct Deployment {
     std::optional<Bytes> non_torch, activation_peak, cuda_graphs;
+    std::optional<Bytes> free_before_load;  //!< SGLang
+    std::optional<Bytes> free_for_kv, execution_context, runtime_buffers, decoder_buffers;  //!< TensorRT-LLM
     std::string source;  //!< "calibration FILE (x.log lines ...)"
   };
   std::optional<Deployment> deployment = std::nullopt;

@@ -38,6 +38,8 @@ std::string train_text(const train::TrainPlan& p) {
        (p.fits ? "FITS" : "DOES NOT FIT") + ", headroom " +
        (p.headroom < 0 ? "-" + format_gib(Bytes(static_cast<std::uint64_t>(-p.headroom))) : format_gib(Bytes(static_cast<std::uint64_t>(p.headroom)))) + "\n";
   s += "Peak reserved: " + format_gib(p.reserved.peak_reserved) + " (PyTorch caching allocator: " + p.reserved.explain + ")\n";
+  s += "Peak on the device: " + format_gib(p.peak_device) + " (peak reserved + CUDA context " + format_gib(p.cuda_context) + ")" +
+       (r.fit_on_device ? ": the FITS verdict above uses this figure" : "") + "\n";
   for (const auto& c : p.unified) s += "Unified memory (paged): " + c.name + " " + format_gib(c.bytes) + " — " + c.explain + "\n";
   for (const auto& c : p.cpu) s += "CPU per rank (offload): " + c.name + " " + format_gib(c.bytes) + " — " + c.explain + "\n";
   for (const auto& n : p.notes) s += "note: " + n + "\n";

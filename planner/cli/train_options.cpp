@@ -51,6 +51,8 @@ void add_train_setup_options(po::options_description& desc) {
       ("loss-chunks", po::value<std::uint64_t>()->default_value(1), "cross-entropy chunks (torchtune: 8)")
       ("loss", po::value<std::string>()->default_value("fp32"),
        "fp32 (transformers >= 4.46, torchtune) | bf16 (LitGPT bf16-true) | hf-legacy (transformers <= 4.45: fp32 logits + shifted copy)")
+      ("fit-on", po::value<std::string>()->default_value("allocated"),
+       "allocated (FITS: peak allocated <= GPU total) | device (peak reserved + CUDA context <= GPU total: a real OOM)")
       ("upcast-unquantized", "PEFT prepare_model_for_kbit_training: the unquantized frozen parameters in fp32")
       ("lora-rank", po::value<std::uint64_t>()->default_value(8), "LoRA rank")
       ("lora-targets", po::value<std::string>()->default_value("q_proj,v_proj"), "target modules (PEFT / torchtune / LitGPT names, or all-linear)")
@@ -101,6 +103,9 @@ train::TrainRequest read_train_setup(const po::variables_map& vm) {
   if (r.loss_chunks == 0) throw Error(ErrorKind::Usage, "--loss-chunks must be > 0");
   r.loss = train::loss_from_name(vm["loss"].as<std::string>());
   r.adapter.upcast_unquantized = vm.count("upcast-unquantized") > 0;
+  const std::string fit_on = vm["fit-on"].as<std::string>();
+  if (fit_on != "allocated" && fit_on != "device") throw Error(ErrorKind::Usage, "--fit-on must be allocated or device, not '" + fit_on + "'");
+  r.fit_on_device = fit_on == "device";
   r.adapter.rank = vm["lora-rank"].as<std::uint64_t>();
   r.adapter.targets = vm["lora-targets"].as<std::string>();
   r.adapter.dropout = vm.count("lora-dropout") > 0;

@@ -128,9 +128,11 @@ inline const std::map<std::string, std::function<FwSetup()>>& framework_setups()
       // 7B_qlora_single_device: lora_attn_modules q, v, k, output_proj and apply_lora_to_mlp (the record's targets)
       {"tt-tut-qlora-7b", [] { return torchtune_tutorial("q_proj,k_proj,v_proj,output_proj,mlp", 8, true); }},
       {"tt-tut-lora-7b-qv-r8", [] { return torchtune_tutorial("q_proj,v_proj", 8, false); }},
-      {"tt-tut-lora-7b-all-r8", [] { return torchtune_tutorial("q_proj,k_proj,v_proj,output_proj,mlp", 8, false); }},
+      // "all layers": the tutorial's config block sets lora_attn_modules q, k, v, output_proj,
+      // apply_lora_to_mlp and apply_lora_to_output (the 32000 x 4096 output projection) True.
+      {"tt-tut-lora-7b-all-r8", [] { return torchtune_tutorial("q_proj,k_proj,v_proj,output_proj,mlp,output", 8, false); }},
       {"tt-tut-lora-7b-qv-r64", [] { return torchtune_tutorial("q_proj,v_proj", 64, false); }},
-      {"tt-tut-lora-7b-all-r64", [] { return torchtune_tutorial("q_proj,k_proj,v_proj,output_proj,mlp", 64, false); }},
+      {"tt-tut-lora-7b-all-r64", [] { return torchtune_tutorial("q_proj,k_proj,v_proj,output_proj,mlp,output", 64, false); }},
       {"tt-flags-3b-packed", [] { return torchtune_flags_packed(); }},
       {"tt2-8b-fsdp8", [] { return torchtitan_8b(8); }},
       {"tt2-8b-fsdp128", [] { return torchtitan_8b(128); }},

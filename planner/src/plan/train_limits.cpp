@@ -57,7 +57,9 @@ std::string train_overflow(const train::TrainPlan& p) {
   for (const auto& c : p.gpu)
     if (c.phase == p.peak_phase && (!largest || c.part.bytes > largest->bytes)) largest = &c.part;
   const Bytes over(static_cast<std::uint64_t>(-std::min<std::int64_t>(p.headroom, 0)));
-  std::string s = "peak allocated " + limit_size_text(p.peak_allocated) + " > " + limit_size_text(p.capacity) + " by " + limit_size_text(over) + ": resident " +
+  const std::string peak = p.request.fit_on_device ? "peak on the device (reserved + CUDA context) " + limit_size_text(p.peak_device)
+                                                   : "peak allocated " + limit_size_text(p.peak_allocated);
+  std::string s = peak + " > " + limit_size_text(p.capacity) + " by " + limit_size_text(over) + ": resident " +
                   limit_size_text(p.resident) + " + " + p.peak_phase + " " + limit_size_text(phase);
   if (largest) s += " (largest: " + largest->name + " " + limit_size_text(largest->bytes) + ")";
   return s;

@@ -25,9 +25,10 @@ struct LayerTerms {
 LayerTerms layer_terms(const ActivationInput& in, std::size_t layer) {
   const auto& a = in.arch;
   const std::uint64_t b = in.act_bytes, h = a.hidden_size;
+  const std::uint64_t rb = in.residual_bytes ? in.residual_bytes : b;  // fp32 hidden states (activations.hpp)
   const std::uint64_t q = a.num_heads * a.head_dim, kv = a.num_kv_heads * a.head_dim;
   LayerTerms t;
-  const std::uint64_t norm = 4 * h + 4 + b * h;
+  const std::uint64_t norm = 4 * h + 4 + rb * h;  // the normalised output is fp32 with fp32 hidden states
   t.sequence_sized = 2 * norm + (in.saved.qkv ? b * h : 0) + (in.saved.gate_up ? b * h : 0);
   if (in.attention == AttentionImpl::Flash) {
     t.tp_sized = b * (2 * q + 2 * kv) + 4 * a.num_heads;
@@ -39,7 +40,7 @@ LayerTerms layer_terms(const ActivationInput& in, std::size_t layer) {
 
   const bool moe = a.num_experts > 0 && (a.layer_is_moe.empty() || (layer < a.layer_is_moe.size() && a.layer_is_moe[layer]));
   auto mlp = [&](std::uint64_t inter) {
-    return (in.gated_mlp ? 3 * b * inter : b * inter) + (in.saved.down ? b * inter : 0);
+    return (in.gated_mlp ? 3 * rb * inter : rb * inter) + (in.saved.down ? b * inter : 0);
   };
   if (moe) {
     const std::uint64_t k = a.experts_per_token;
@@ -128,7 +129,8 @@ Activations activations(const ActivationInput& in) {
     const auto t = layer_terms(in, l);
     if (l == 0) out.per_token_layer = t.sequence_sized + t.tp_sized + t.adapter;
     const bool op_level = in.recompute == Recompute::Selective && in.selective_op;
-    const std::uint64_t kept = in.recompute == Recompute::Full ? ceil_div(in.act_bytes * in.arch.hidden_size, sp)
+    const std::uint64_t block_input = in.residual_bytes ? in.residual_bytes : in.act_bytes;
+    const std::uint64_t kept = in.recompute == Recompute::Full ? ceil_div(block_input * in.arch.hidden_size, sp)
                                : op_level                      ? op_level_saved_per_token(in, tp, sp)
                                                                : saved_per_token(t, in.recompute, tp, sp);
     widest_layer = std::max(widest_layer, saved_per_token(t, Recompute::None, tp, sp));

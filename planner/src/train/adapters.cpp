@@ -117,7 +117,8 @@ AdapterPlan adapter_plan(const ModelSpec& spec, const AdapterSetup& setup, const
                              (want_q || want_k || want_v);
     const bool targeted = linear && (contains(targets, t.role) || fused_parts);
     const bool block_linear = linear && contains(block_linear_roles(), t.role);
-    const bool quantize = quantized_base && block_linear && (!setup.quantize_targets_only || targeted);
+    const bool head = linear && t.role == R::Output && setup.quantize_head;
+    const bool quantize = quantized_base && (block_linear || head) && (!setup.quantize_targets_only || targeted);
 
     ParamTensor frozen;
     frozen.name = t.name;
@@ -127,7 +128,9 @@ AdapterPlan adapter_plan(const ModelSpec& spec, const AdapterSetup& setup, const
     frozen.tp_split = linear || t.role == R::TokenEmbedding;
     const std::uint64_t plain_bytes = quantized_base && setup.upcast_unquantized ? 4 : setup.base_bytes;
     frozen.frozen_bytes = quantize ? tensor_bytes(*base, t.shape, t.name) : checked_mul(t.elements(), plain_bytes);
-    if (quantize) plan.dequant_buffer = std::max(plan.dequant_buffer, checked_mul(t.elements(), act_bytes));
+    // The dequantized weight: act_bytes wide, plus the fp16 copy it is cast from (dequant_via_fp16).
+    if (quantize)
+      plan.dequant_buffer = std::max(plan.dequant_buffer, checked_mul(t.elements(), act_bytes + (setup.dequant_via_fp16 ? 2 : 0)));
     // bitsandbytes' MatMul4Bit / MatMul8bitLt keep the input of every quantized linear for
     // backward, frozen or not (bnb/autograd/_functions.py: ctx.tensors = (A, B) whenever an input
     // needs a gradient); torchao's NF4 linear (torchtune) keeps only the weight.

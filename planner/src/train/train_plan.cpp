@@ -6,6 +6,7 @@
 
 #include "vramplan/core/error.hpp"
 #include "vramplan/hardware/gpu_catalog.hpp"
+#include "vramplan/io/json_file.hpp"
 #include "vramplan/model/inventory.hpp"
 #include "vramplan/model/load.hpp"
 #include "vramplan/perf/perf_defaults.hpp"
@@ -65,6 +66,35 @@ ReservedInput reserved_input(const TrainPlan& plan, const TrainRequest& r, const
   return in;
 }
 
+// The CUDA context of a PyTorch process: the figure data/engines/hf.json gives its default
+// profile (PyTorch PR #86509: 287-667 MB, + the cuBLAS workspace), the same process a training
+// script runs in.
+Bytes pytorch_cuda_context(const DataRoot& root) {
+  const auto path = root.data_file("engines/hf.json");
+  const auto json = read_json_file(path);
+  const std::string profile = json.at("default_profile").get<std::string>();
+  for (const auto& p : json.at("profiles"))
+    if (p.at("version").get<std::string>() == profile)
+      return Bytes::from_gib(p.at("params").at("cuda_context_gib").at("value").get<double>());
+  throw Error(ErrorKind::InputFile, path.string() + ": default_profile '" + profile + "' not among the profiles");
+}
+
+// A separate lm_head {vocab, hidden}, stored as the embedding is (TrainRequest::untie_head).
+void untie(ModelSpec& spec) {
+  for (const auto& t : spec.tensors)
+    if (t.role == TensorRole::Output) return;
+  for (const auto& t : spec.tensors)
+    if (t.role == TensorRole::TokenEmbedding && t.shape.size() == 2) {
+      TensorInfo head = t;
+      head.name = "lm_head.weight";
+      head.role = TensorRole::Output;
+      head.layer.reset();
+      spec.tensors.push_back(std::move(head));
+      spec.arch.tied_embeddings = false;
+      return;
+    }
+}
+
 }  // namespace
 
 TrainPlan plan_training(const TrainRequest& r, const DataRoot& root) {
@@ -78,7 +108,8 @@ TrainPlan plan_training(const TrainRequest& r, const DataRoot& root) {
   GpuSpec gpu = gpus.resolve_one(r.gpu);
   require_plannable(gpu);
   if (r.gpu_memory) gpu = with_reported_total(gpu, *r.gpu_memory);
-  const ModelSpec spec = load_model(r.model, root, quant);
+  ModelSpec spec = load_model(r.model, root, quant);
+  if (r.untie_head && spec.arch.tied_embeddings) untie(spec);
   if (spec.arch.num_layers == 0 || spec.arch.hidden_size == 0)
     throw Error(ErrorKind::Usage, "model " + spec.id + " has no decoder layers vramplan can size for training");
 
@@ -113,6 +144,9 @@ TrainPlan plan_training(const TrainRequest& r, const DataRoot& root) {
   act_in.sequence_parallel = r.sequence_parallel;
   act_in.loss_chunks = r.loss_chunks;
   act_in.loss = r.loss;
+  // PEFT's fp32 upcast of what it does not quantize makes the hidden states fp32 (activations.hpp).
+  if (is_adapter(r.method) && r.adapter.upcast_unquantized && r.adapter.base_format != "bf16" && r.adapter.base_format != "fp16")
+    act_in.residual_bytes = 4;
 
   std::uint64_t dequant_buffer = 0;
   if (is_adapter(r.method)) {
@@ -157,6 +191,9 @@ TrainPlan plan_training(const TrainRequest& r, const DataRoot& root) {
   plan.peak_allocated = plan.resident + (step_peak ? plan.optimizer_step : plan.forward_backward);
   plan.headroom = signed_difference(plan.capacity, plan.peak_allocated);
   plan.reserved = reserved_view(reserved_input(plan, r, spec, states_in, act_bytes));
+  plan.cuda_context = pytorch_cuda_context(root);
+  plan.peak_device = plan.reserved.peak_reserved + plan.cuda_context;
+  if (r.fit_on_device) plan.headroom = signed_difference(plan.capacity, plan.peak_device);
   plan.fits = plan.headroom >= 0;
 
   plan.notes.push_back("peak allocated is PyTorch max_memory_allocated(); peak reserved (max_memory_reserved()) adds the "
@@ -251,6 +288,9 @@ nlohmann::json train_json(const TrainPlan& p) {
           {"peak_reserved_gib", gib(p.reserved.peak_reserved)},
           {"peak_reserved_bytes", p.reserved.peak_reserved.count()},
           {"reserved_explain", p.reserved.explain},
+          {"cuda_context_gib", gib(p.cuda_context)},
+          {"peak_device_gib", gib(p.peak_device)},
+          {"fit_on", p.request.fit_on_device ? "device" : "allocated"},
           {"headroom_gib", std::round(static_cast<double>(p.headroom) / static_cast<double>(kGiB) * 1e4) / 1e4},
           {"fits", p.fits},
           {"cpu_per_rank", parts(p.cpu)},

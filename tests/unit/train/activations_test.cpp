@@ -49,6 +49,18 @@ TEST(TrainActivations, FullRecomputationKeepsBlockInputsAndRebuildsOneBlock) {
   EXPECT_EQ(bytes_of(a, "recomputed_block"), 209'032ull * 4096);       // one block, no recompute
 }
 
+TEST(TrainActivations, Fp32HiddenStatesWidenTheBlockInputsNormsAndMlp) {
+  // PEFT's kbit preparation (residual_bytes 4): the block input 4 h per layer under full
+  // recomputation; the rebuilt block has each norm's output at 4 h (+ 2 h x 2 norms) and the
+  // SwiGLU gate / up / product at 4 I (+ 2 x 3 x 14336): 209,032 + 16,384 + 86,016 = 311,432 B.
+  auto in = llama8b(1, 1024);
+  in.recompute = Recompute::Full;
+  in.residual_bytes = 4;
+  const auto a = activations(in);
+  EXPECT_EQ(bytes_of(a, "activations"), 4ull * 4096 * 32 * 1024);
+  EXPECT_EQ(bytes_of(a, "recomputed_block"), 311'432ull * 1024);
+}
+
 // torchtitan's op-level SAC: block input 2h + outputs of wq (2q), wv (2kv), w1 (2I), w2 (2h) and
 // SDPA (2q + 4a) = 2 (4096 + 4096 + 1024 + 14336 + 4096 + 4096) + 4 x 32 = 63,616 B per token and
 // layer; backward rebuilds the rest of one block: 209,032 - 63,616 = 145,416 B per token.

@@ -84,6 +84,24 @@ TEST(TrainAdapters, PeftKbitPreparationUpcastsTheUnquantizedParameters) {
   EXPECT_EQ(frozen, 3'600'416'768ull + 4'203'757'568ull);
 }
 
+TEST(TrainAdapters, FabricQuantizesTheHeadAndDequantizesThroughFp16) {
+  // Lightning Fabric (LitGPT --quantize bnb.nf4): lm_head {128256, 4096} quantized too, and
+  // dequantized to fp16 then cast to bf16: 128,256 x 4,096 x (2 + 2) B = 2,101,346,304 B.
+  AdapterSetup s;
+  s.method = Method::Qlora;
+  s.base_format = "nf4";
+  s.targets = "query,value";
+  EXPECT_EQ(plan("llama-3.1-8b", s).dequant_buffer, 14336ull * 4096 * 2);  // transformers: block linears, one copy
+  s.quantize_head = true;
+  s.dequant_via_fp16 = true;
+  const auto p = plan("llama-3.1-8b", s);
+  EXPECT_EQ(p.dequant_buffer, 2'101'346'304ull);
+  for (const auto& t : p.tensors)
+    if (t.name.find("lm_head") != std::string::npos && !t.trainable) {
+      EXPECT_LT(t.frozen_bytes, 128256ull * 4096);  // NF4: about 0.5 B per value, not bf16
+    }
+}
+
 TEST(TrainAdapters, TorchtuneQuantizesOnlyTheTargets) {
   AdapterSetup s;
   s.method = Method::Qlora;

@@ -74,6 +74,13 @@ struct ActivationInput {
   bool selective_op = false;
   AttentionImpl attention = AttentionImpl::Flash;
   std::uint64_t act_bytes = 2;  //!< bf16 / fp16 activations
+  //! Width of the hidden states between and inside blocks where the model keeps them in fp32:
+  //! PEFT's prepare_model_for_kbit_training upcasts the embedding and the RMSNorm weights to fp32
+  //! (peft/utils/other.py), so the embedding output, every norm output (fp32 weight x normalised)
+  //! and the residual adds are fp32, and bitsandbytes' Linear4bit returns its input's dtype
+  //! (bnb/nn/modules.py Linear4bit.forward: out.to(inp_dtype)): the block input kept under
+  //! recomputation and the SwiGLU gate / up outputs are 4 B wide. 0 = act_bytes.
+  std::uint64_t residual_bytes = 0;
   SavedLinearInputs saved;
   //! Adapter side branch per token and layer (LoRA dropout copies, rank-sized outputs), bytes.
   std::uint64_t adapter_bytes_per_token_layer = 0;

@@ -45,6 +45,16 @@ struct AdapterSetup {
   //! PEFT prepare_model_for_kbit_training casts every fp16 / bf16 parameter that is not quantized
   //! (embedding, norms, lm_head) to fp32 (peft/utils/other.py); applies with a quantized base.
   bool upcast_unquantized = false;
+  //! Quantize the lm_head too: Lightning Fabric's BitsandbytesPrecision (LitGPT --quantize bnb.*)
+  //! replaces every torch.nn.Linear built under its init context, lm_head included
+  //! (lightning/fabric/plugins/precision/bitsandbytes.py init_context: _ClassReplacementContextManager
+  //! {"torch.nn.Linear": linear_cls}, no ignore_modules from LitGPT). transformers + bnb skip it.
+  bool quantize_head = false;
+  //! The quantization state is fp16 while compute is bf16: Fabric's _Linear4bit._quantize_weight
+  //! quantizes weight.to(dtype=torch.half), so bnb's MatMul4Bit dequantizes to fp16 and then casts
+  //! to the input's bf16 (F.dequantize_4bit(B, state).to(A.dtype)): two copies of the weight alive
+  //! at each matmul instead of one.
+  bool dequant_via_fp16 = false;
 };
 
 //! The roles a target list names; Error(Usage) for a name vramplan does not know.

@@ -8,8 +8,9 @@
 // Peak allocated = resident + max(forward/backward, optimizer step). Gradients are created during
 // backward as activations are freed and dropped by zero_grad(set_to_none=True) (the torch >= 2.0
 // default), so the two phases do not add up. That figure is PyTorch's max_memory_allocated();
-// `reserved` is the allocator view, max_memory_reserved() (train/reserved.hpp). The CUDA context
-// (what nvidia-smi adds) is not modelled here.
+// `reserved` is the allocator view, max_memory_reserved() (train/reserved.hpp); `peak_device` adds
+// the CUDA context (what nvidia-smi shows). FITS compares peak allocated with the GPU's total, or
+// peak_device with it under fit_on_device.
 #pragma once
 
 #include <cstdint>
@@ -49,6 +50,14 @@ struct TrainRequest {
   std::uint64_t loss_chunks = 1;
   LossImpl loss = LossImpl::Fp32;
   AdapterSetup adapter;  //!< used for LoRA / DoRA / QLoRA
+  //! The FITS verdict (and so every limit) on the device view — peak reserved + the CUDA context
+  //! <= the GPU's total, what decides a real out-of-memory (--fit-on device) — instead of the
+  //! default peak allocated <= total (--fit-on allocated).
+  bool fit_on_device = false;
+  //! A model with tied embeddings trained with a separate lm_head: LitGPT's convert_hf_checkpoint
+  //! copies the embedding into lm_head.weight when the checkpoint has none (litgpt/scripts/
+  //! convert_hf_checkpoint.py copy_weights_hf_llama), and GPT builds lm_head as its own Linear.
+  bool untie_head = false;
   //! Tokens the run trains on (--tokens, or --epochs x --dataset-tokens): its duration is planned.
   std::optional<double> run_tokens;
 };
@@ -70,6 +79,10 @@ struct TrainPlan {
   Bytes resident, forward_backward, optimizer_step, peak_allocated;
   std::string peak_phase;
   ReservedView reserved;  //!< the allocator view: peak reserved (train/reserved.hpp)
+  //! The PyTorch process's CUDA context + cuBLAS workspace (data/engines/hf.json cuda_context_gib),
+  //! outside the caching allocator but inside the GPU's total.
+  Bytes cuda_context;
+  Bytes peak_device;  //!< peak reserved + cuda_context: what nvidia-smi shows at the peak
   std::int64_t headroom = 0;
   bool fits = false;
   std::vector<std::string> notes;

@@ -47,6 +47,18 @@ plan::Reconciliation reconcile_record_log(const std::string& file, std::optional
   return plan::reconcile(read_engine_log(fixture(file)), o, DataRoot{source_dir()});
 }
 
+// An SGLang record's log reconciled as a user would: the logs print neither the version nor the
+// card (both from the record). The model: the log's own where its server_args name an HF id of
+// the catalogue (meta-llama/Meta-Llama-3.1-8B-Instruct); the others name a local path or no model
+// at all: --model, the record's config.
+plan::Reconciliation reconcile_sglang_record(const SglangRecord& rec) {
+  const auto& j = rec.j;
+  const bool catalogue_model = rec.id == "docs-llama31-8b-h100-tp1";
+  return reconcile_record_log("logs/sglang/" + rec.id + ".log",
+                              catalogue_model ? std::nullopt : std::optional(j.at("config").get<std::string>()),
+                              j.at("gpu"), "sglang@" + j.at("sglang_version").get<std::string>());
+}
+
 TEST(ReconcileLogs, EverySglangRecordReconcilesWithinItsTargets) {
   const auto records = load_sglang_records();
   ASSERT_EQ(records.size(), 5u);
@@ -54,13 +66,7 @@ TEST(ReconcileLogs, EverySglangRecordReconcilesWithinItsTargets) {
   for (const auto& rec : records) {
     SCOPED_TRACE(rec.id);
     const auto& j = rec.j;
-    // The logs print neither the version nor the card. The model: the log's own where its
-    // server_args name an HF id of the catalogue (meta-llama/Meta-Llama-3.1-8B-Instruct); the
-    // others name a local path or no model at all: --model, the record's config.
-    const bool catalogue_model = rec.id == "docs-llama31-8b-h100-tp1";
-    const auto r = reconcile_record_log("logs/sglang/" + rec.id + ".log",
-                                        catalogue_model ? std::nullopt : std::optional(j.at("config").get<std::string>()),
-                                        j.at("gpu"), "sglang@" + j.at("sglang_version").get<std::string>());
+    const auto r = reconcile_sglang_record(rec);
     EXPECT_EQ(r.log.engine, "sglang");
     EXPECT_EQ(r.request.model, j.at("config").get<std::string>());
     // TP as stated (a log without server_args states none: TP 1, the record's).
@@ -388,11 +394,7 @@ TEST(ReconcileLogs, UpdateCalibrationReproducesEverySglangPool) {
   std::vector<RoundTrip> done;
   for (const auto& rec : load_sglang_records()) {
     SCOPED_TRACE(rec.id);
-    const auto& j = rec.j;
-    const bool catalogue_model = rec.id == "docs-llama31-8b-h100-tp1";
-    const auto r = reconcile_record_log("logs/sglang/" + rec.id + ".log",
-                                        catalogue_model ? std::nullopt : std::optional(j.at("config").get<std::string>()),
-                                        j.at("gpu"), "sglang@" + j.at("sglang_version").get<std::string>());
+    const auto r = reconcile_sglang_record(rec);
     if (const auto t = round_trip(r, rec.id, dir)) {
       EXPECT_LE(std::fabs(t->logged - t->after), t->bound) << t->after;
       done.push_back(*t);

@@ -184,6 +184,20 @@ void sglang_keep(std::optional<LoggedSize>& slot, const std::optional<LoggedSize
   ++out.recognised;
 }
 
+// A phase's "... end." line: its "mem usage", or, in releases that print none, what the phase
+// took = the begin line's "avail mem" - this line's (init_cuda_graphs and the weight loader log
+// "mem usage" as exactly that difference).
+void sglang_keep_usage(std::optional<LoggedSize>& slot, const std::optional<LoggedSize>& begin, std::string_view m,
+                       std::size_t number, EngineLog& out) {
+  if (const auto usage = sglang_size(out, number, m, "mem usage=")) {
+    sglang_keep(slot, usage, out);
+  } else if (const auto end = sglang_size(out, number, m, "avail mem="); end && begin && !slot) {
+    if (end->bytes > begin->bytes) sglang_bad_figure(out, number, "avail mem", m);
+    slot = LoggedSize{begin->bytes - end->bytes, number};
+    ++out.recognised;
+  }
+}
+
 }  // namespace
 
 bool sglang_claims_line(std::string_view line) {
@@ -198,14 +212,7 @@ void sglang_read_line(std::string_view line, std::size_t number, EngineLog& out)
   if (m.starts_with("Load weight begin.")) {
     sglang_keep(out.free_before_load, sglang_size(out, number, m, "avail mem="), out);
   } else if (m.starts_with("Load weight end.")) {
-    if (const auto usage = sglang_size(out, number, m, "mem usage=")) {
-      sglang_keep(out.weights, usage, out);
-    } else if (const auto end = sglang_size(out, number, m, "avail mem="); end && out.free_before_load && !out.weights) {
-      // 0.4.1 - 0.4.2 print no "mem usage": the weights are what loading took.
-      if (end->bytes > out.free_before_load->bytes) sglang_bad_figure(out, number, "avail mem", m);
-      out.weights = LoggedSize{out.free_before_load->bytes - end->bytes, number};
-      ++out.recognised;
-    }
+    sglang_keep_usage(out.weights, out.free_before_load, m, number, out);  // 0.4.1 - 0.4.2 print no "mem usage"
     if (const auto end = sglang_size(out, number, m, "avail mem="); end && out.weights && !out.free_before_load)
       out.free_before_load = LoggedSize{end->bytes + out.weights->bytes, number};  // what loading started from
   } else if (m.starts_with("KV Cache is allocated.")) {
@@ -220,14 +227,7 @@ void sglang_read_line(std::string_view line, std::size_t number, EngineLog& out)
   } else if (m.starts_with("Capture cuda graph begin.")) {
     sglang_keep(out.free_before_graphs, sglang_size(out, number, m, "avail mem="), out);
   } else if (m.starts_with("Capture cuda graph end.")) {
-    if (const auto usage = sglang_size(out, number, m, "mem usage=")) {
-      sglang_keep(out.cuda_graphs, usage, out);
-    } else if (const auto end = sglang_size(out, number, m, "avail mem="); end && out.free_before_graphs && !out.cuda_graphs) {
-      // "mem usage" is begin - end avail (init_cuda_graphs): the same from the two lines.
-      if (end->bytes > out.free_before_graphs->bytes) sglang_bad_figure(out, number, "avail mem", m);
-      out.cuda_graphs = LoggedSize{out.free_before_graphs->bytes - end->bytes, number};
-      ++out.recognised;
-    }
+    sglang_keep_usage(out.cuda_graphs, out.free_before_graphs, m, number, out);
   } else if (m.starts_with("max_total_num_tokens=")) {
     if (const auto t = sglang_count(m, "max_total_num_tokens="); t && !out.kv_tokens) {
       out.kv_tokens = *t;

@@ -100,7 +100,7 @@ AdapterPlan adapter_plan(const ModelSpec& spec, const AdapterSetup& setup, const
   if (setup.method == Method::Full) throw Error(ErrorKind::Internal, "adapter_plan called for full training");
   if (setup.rank == 0) throw Error(ErrorKind::Usage, "--lora-rank must be > 0");
   const QuantFormat* base = &formats.get(setup.base_format);
-  const bool quantized_base = setup.base_format != "bf16" && setup.base_format != "fp16";
+  const bool quantized = quantized_base(setup);
   const auto targets = lora_target_roles(setup.targets);
   const std::uint64_t L = spec.arch.num_layers, r = setup.rank;
   const bool want_q = contains(targets, R::AttnQ), want_k = contains(targets, R::AttnK), want_v = contains(targets, R::AttnV);
@@ -118,7 +118,7 @@ AdapterPlan adapter_plan(const ModelSpec& spec, const AdapterSetup& setup, const
     const bool targeted = linear && (contains(targets, t.role) || fused_parts);
     const bool block_linear = linear && contains(block_linear_roles(), t.role);
     const bool head = linear && t.role == R::Output && setup.quantize_head;
-    const bool quantize = quantized_base && (block_linear || head) && (!setup.quantize_targets_only || targeted);
+    const bool quantize = quantized && (block_linear || head) && (!setup.quantize_targets_only || targeted);
 
     ParamTensor frozen;
     frozen.name = t.name;
@@ -126,7 +126,7 @@ AdapterPlan adapter_plan(const ModelSpec& spec, const AdapterSetup& setup, const
     frozen.layer = pos;
     frozen.trainable = false;
     frozen.tp_split = linear || t.role == R::TokenEmbedding;
-    const std::uint64_t plain_bytes = quantized_base && setup.upcast_unquantized ? 4 : setup.base_bytes;
+    const std::uint64_t plain_bytes = quantized && setup.upcast_unquantized ? 4 : setup.base_bytes;
     frozen.frozen_bytes = quantize ? tensor_bytes(*base, t.shape, t.name) : checked_mul(t.elements(), plain_bytes);
     // The dequantized weight: act_bytes wide, plus the fp16 copy it is cast from (dequant_via_fp16).
     if (quantize)

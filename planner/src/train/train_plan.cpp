@@ -6,7 +6,7 @@
 
 #include "vramplan/core/error.hpp"
 #include "vramplan/hardware/gpu_catalog.hpp"
-#include "vramplan/io/json_file.hpp"
+#include "vramplan/memory/engine_data.hpp"
 #include "vramplan/model/inventory.hpp"
 #include "vramplan/model/load.hpp"
 #include "vramplan/perf/perf_defaults.hpp"
@@ -66,17 +66,11 @@ ReservedInput reserved_input(const TrainPlan& plan, const TrainRequest& r, const
   return in;
 }
 
-// The CUDA context of a PyTorch process: the figure data/engines/hf.json gives its default
-// profile (PyTorch PR #86509: 287-667 MB, + the cuBLAS workspace), the same process a training
-// script runs in.
+// The CUDA context of a PyTorch process: the figure of the default profile of data/engines/hf.json
+// (PyTorch PR #86509: 287-667 MB, + the cuBLAS workspace), the same process a training script
+// runs in; the profile is chosen as the hf engine chooses it.
 Bytes pytorch_cuda_context(const DataRoot& root) {
-  const auto path = root.data_file("engines/hf.json");
-  const auto json = read_json_file(path);
-  const std::string profile = json.at("default_profile").get<std::string>();
-  for (const auto& p : json.at("profiles"))
-    if (p.at("version").get<std::string>() == profile)
-      return Bytes::from_gib(p.at("params").at("cuda_context_gib").at("value").get<double>());
-  throw Error(ErrorKind::InputFile, path.string() + ": default_profile '" + profile + "' not among the profiles");
+  return Bytes::from_gib(memory::EngineProfileData::load(root.data(), "hf", "").number("cuda_context_gib"));
 }
 
 // A separate lm_head {vocab, hidden}, stored as the embedding is (TrainRequest::untie_head).
@@ -145,7 +139,7 @@ TrainPlan plan_training(const TrainRequest& r, const DataRoot& root) {
   act_in.loss_chunks = r.loss_chunks;
   act_in.loss = r.loss;
   // PEFT's fp32 upcast of what it does not quantize makes the hidden states fp32 (activations.hpp).
-  if (is_adapter(r.method) && r.adapter.upcast_unquantized && r.adapter.base_format != "bf16" && r.adapter.base_format != "fp16")
+  if (is_adapter(r.method) && r.adapter.upcast_unquantized && quantized_base(r.adapter))
     act_in.residual_bytes = 4;
 
   std::uint64_t dequant_buffer = 0;

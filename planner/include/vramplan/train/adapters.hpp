@@ -57,6 +57,9 @@ struct AdapterSetup {
   bool dequant_via_fp16 = false;
 };
 
+//! Whether the frozen base's linears are stored in a quantized format (anything but bf16 / fp16).
+inline bool quantized_base(const AdapterSetup& s) { return s.base_format != "bf16" && s.base_format != "fp16"; }
+
 //! The roles a target list names; Error(Usage) for a name vramplan does not know.
 std::vector<TensorRole> lora_target_roles(std::string_view targets);
 

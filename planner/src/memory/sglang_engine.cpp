@@ -144,6 +144,7 @@ class SglangEngine final : public Engine {
             {"max-prefill-tokens", "token budget of one prefill batch (default 16384)", false, {}},
             {"disable-radix-cache", "no prefix reuse through the radix tree", true, {}},
             {"enable-mixed-chunk", "run a prefill chunk and the decode batch in one step", true, {}},
+            {"disable-overlap-schedule", "form each batch after the previous one finishes (no CPU/GPU overlap)", true, {}},
             {"schedule-conservativeness", "scales the share of future output tokens reserved at admission (default 1.0)", false, {}},
             {"mamba-full-memory-ratio", "hybrid models: state pool / token pool memory ratio (default 0.9)", false, {}},
             {"max-mamba-cache-size", "hybrid models: request state slots (default: from the ratio)", false, {}}};
@@ -272,6 +273,9 @@ class SglangEngine final : public Engine {
                      {"max_running_requests", max_running},
                      {"max_prefill_tokens", max_prefill},
                      {"enable_mixed_chunk", arg_switch(a, "enable-mixed-chunk")},
+                     // server_args.py disable_overlap_schedule (default False since 0.4): the
+                     // scheduler runs event_loop_overlap (scheduler.py).
+                     {"overlap_schedule", !arg_switch(a, "disable-overlap-schedule")},
                      {"radix_cache", !arg_switch(a, "disable-radix-cache")},
                      {"init_new_token_ratio", init_ratio},
                      {"min_new_token_ratio", min_ratio},

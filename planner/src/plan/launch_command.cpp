@@ -75,6 +75,7 @@ void sglang(const memory::PlanOutcome& o, const memory::EngineArgs& a, const std
   from_args(c.argv, a, "quantization", "--quantization");
   from_args(c.argv, a, "dtype", "--dtype");
   if (view_flag(v, "enable_mixed_chunk")) c.argv.push_back("--enable-mixed-chunk");
+  if (!view_flag(v, "overlap_schedule")) c.argv.push_back("--disable-overlap-schedule");
   if (!view_flag(v, "radix_cache")) c.argv.push_back("--disable-radix-cache");
 }
 

@@ -123,6 +123,7 @@ void sglang_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
   // chunked_prefill_size (rem_chunk_tokens) new tokens.
   r.step_tokens = r.chunked_prefill ? std::min(chunk, max_prefill) : max_prefill;
   r.mix_prefill_decode = view_flag(o, "enable_mixed_chunk");
+  r.overlap_schedule = view_flag(o, "overlap_schedule");
   r.admission = Admission::ExpectedOutput;
   r.reserve_ratio = view_number(o, "init_new_token_ratio");
   r.reserve_ratio_min = view_number(o, "min_new_token_ratio");
@@ -144,6 +145,12 @@ void sglang_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
           " (schedule_policy.py PrefillAdder rem_input_tokens / rem_chunk_tokens)",
       std::string("prefill and decode ") + (r.mix_prefill_decode ? "mixed in one step (--enable-mixed-chunk)" : "in separate steps, a prefill batch first when one can be formed") +
           " (scheduler.py get_next_batch_to_run)",
+      std::string("overlap scheduler ") +
+          (r.overlap_schedule ? "on: a step's batch is formed when the previous step starts, so a request "
+                                "arriving during a step waits for the next one too"
+                              : "off (--disable-overlap-schedule): a step's batch is formed when it starts") +
+          " (scheduler.py event_loop_overlap: recv_requests, get_next_batch_to_run, run_batch, then the last "
+          "batch's result)",
       "admission: prompt + reserve_ratio x min(remaining max_new_tokens, " + std::to_string(r.reserve_clip_tokens) +
           ") of every running and admitted request must fit the free + evictable tokens "
           "(schedule_policy.py PrefillAdder.add_one_req, rem_total_tokens)",

@@ -360,6 +360,11 @@ class Simulation {
     chunk_slots_.clear();
     preempted_this_step_ = false;
     std::uint64_t budget = budget_full_;
+    // When this step's batch was formed, and so which waiting requests it can take (eligible()):
+    // at this step's start, or, with SGLang's overlap scheduler on a busy engine, at the previous
+    // step's start (this batch was formed while that one ran). An idle engine forms it at once.
+    const bool busy = running() > 0 && last_step_end_ == now_;
+    formed_at_ = busy && r_.overlap_schedule ? last_step_start_ : now_;
     // Finished and preempted requests leave tombstones in the decode order; sweep them when they
     // are half of it, so that memory stays O(requests running) at O(1) amortised per step.
     if (dead_in_order_ > 64 && 2 * dead_in_order_ > decode_order_.size()) compact_decode_order();
@@ -382,8 +387,8 @@ class Simulation {
       }
       schedule_prompts(budget);
     }
-    // Every request that had arrived was admitted: the engine is keeping up at this moment.
-    if (waiting_.empty()) last_drained_s_ = now_;
+    // Every request the engine could have taken was admitted: it is keeping up at this moment.
+    if (waiting_.empty() || !eligible(waiting_.front())) last_drained_s_ = now_;
     const std::uint64_t decoders = decode_now ? decoding_ : 0;
     // Static batches (HF generate) keep computing finished sequences as padding.
     const std::uint64_t seqs = decoders + (decode_now ? padding_seqs_ : 0);
@@ -403,7 +408,9 @@ class Simulation {
     running_h_.add(static_cast<double>(running()), dt);
     waiting_h_.add(static_cast<double>(waiting_.size()), dt);
     observe_peak();
+    last_step_start_ = now_;
     now_ += dt;
+    last_step_end_ = now_;
     ++res_.steps;
     if (decode_now) finish_decode_step(start);
     finish_prompt_chunks();
@@ -509,10 +516,19 @@ class Simulation {
     if (r_.static_batch && running() > 0) return;  // a static batch runs to its end
     const std::uint64_t limit = r_.static_batch ? std::min(r_.static_batch, r_.max_seqs) : r_.max_seqs;
     while (!waiting_.empty() && budget > 0 && running() < limit) {
-      if (!try_admit(waiting_.front(), budget)) break;
+      if (!eligible(waiting_.front()) || !try_admit(waiting_.front(), budget)) break;
       waiting_.pop_front();
     }
   }
+
+  // Whether the batch of the step being formed can take waiting request `id`: one sent by the
+  // time the batch was formed (the client's round trip to the scheduler is not modelled). With
+  // SGLang's overlap scheduler that is the previous step's start (scheduler.py
+  // event_loop_overlap: recv_requests, get_next_batch_to_run and run_batch come before the wait
+  // for the previous batch's result, so the batch formed then runs after the one already on the
+  // GPU). The waiting queue is in sending order (requests put back by a preemption or a
+  // retraction, at its head, were sent earlier), so the first ineligible request ends admission.
+  bool eligible(std::uint32_t id) const { return slots_[id].sent_s <= formed_at_; }
 
   bool try_admit(std::uint32_t id, std::uint64_t& budget) {
     Slot& s = slots_[id];
@@ -856,6 +872,8 @@ class Simulation {
   std::uint64_t admit_seq_ = 0;
   double now_ = 0;
   double last_decode_end_ = 0;
+  double last_step_start_ = -1, last_step_end_ = -1;  // the last step run
+  double formed_at_ = 0;     // when this step's batch was formed (eligible())
   // Prompt-only steps (no mixing): when requests got their first token since the last decode
   // step, and how many, so that their first decode gap starts there.
   std::vector<std::pair<double, std::uint64_t>> fresh_;

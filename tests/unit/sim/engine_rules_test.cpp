@@ -139,6 +139,7 @@ TEST(EngineRulesSglang, TokenPoolAndAdmissionRatio) {
   EXPECT_TRUE(r.chunked_prefill);
   EXPECT_EQ(r.step_tokens, 4096u);
   EXPECT_FALSE(r.mix_prefill_decode);
+  EXPECT_TRUE(r.overlap_schedule);  // server_args.py disable_overlap_schedule = False
   EXPECT_EQ(r.admission, Admission::ExpectedOutput);
   // init 0.7; min 0.7 x 0.14 = 0.098; decay (0.7 - 0.098) / 600 = 0.0010033 per decode step.
   EXPECT_DOUBLE_EQ(r.reserve_ratio, 0.7);
@@ -161,7 +162,8 @@ TEST(EngineRulesSglang, Flags) {
                                        {"max-prefill-tokens", "2048"},
                                        {"schedule-conservativeness", "2"},
                                        {"disable-radix-cache", "true"},
-                                       {"enable-mixed-chunk", "true"}}));
+                                       {"enable-mixed-chunk", "true"},
+                                       {"disable-overlap-schedule", "true"}}));
   EXPECT_EQ(r.max_seqs, 100u);     // min(100, tokens / 2)
   EXPECT_EQ(r.step_tokens, 2048u);  // min(chunked_prefill_size (8192 on an H100), 2048)
   // 0.7 x 2 = 1.4, capped at 1; min 1 x 0.14; decay (1 - 0.14) / 600.
@@ -170,6 +172,7 @@ TEST(EngineRulesSglang, Flags) {
   EXPECT_DOUBLE_EQ(r.reserve_ratio_decay, (1.0 - 0.14) / 600.0);
   EXPECT_FALSE(r.prefix_caching);
   EXPECT_TRUE(r.mix_prefill_decode);
+  EXPECT_FALSE(r.overlap_schedule);
 }
 
 TEST(EngineRulesSglang, ChunkingOffLeavesTheMaxPrefillTokensBudget) {

@@ -239,6 +239,47 @@ TEST(Simulator, InterTokenGapsWhenPromptsRunInTheirOwnSteps) {
   EXPECT_NEAR(res.itl.max, 0.02102, 1e-9);
 }
 
+TEST(Simulator, OverlapSchedulingDelaysAClosedLoopRequestByOneStep) {
+  // Closed loop, 2 users, prompt steps apart (SGLang); A (100 + 2), B (100 + 10), C (100 + 3) all
+  // ready at 0:
+  //   [0, 0.012]         A and B's prompts (200 tokens)      first tokens at 0.012
+  //   [0.012, 0.02202]   decode A, B; A done: its user sends C at 0.02202
+  // Without the overlap C's prompt runs next, [0.02202, 0.03302]: TTFT 0.011 s. With it, the
+  // batch after 0.02202 was formed at 0.012, before C was sent:
+  //   [0.02202, 0.03203] decode B; [0.03203, 0.04303] C's prompt -> TTFT 0.02101 s.
+  auto run = [](bool overlap) {
+    SchedulerRules r = vllm_like(1000);
+    r.overlap_schedule = overlap;
+    r.mix_prefill_decode = false;
+    ListSource src({{0, 0, 100, 2, 0, 0}, {1, 0, 100, 10, 0, 0}, {2, 0, 100, 3, 0, 0}});
+    SimOptions o;
+    o.concurrency = 2;
+    return simulate(r, linear_clock, src, o);
+  };
+  const SimResult sync = run(false);
+  EXPECT_NEAR(sync.ttft.max, 0.012, 1e-9);
+  EXPECT_NEAR(sync.ttft.mean, (0.012 + 0.012 + 0.011) / 3, 1e-9);
+  const SimResult overlap = run(true);
+  EXPECT_NEAR(overlap.ttft.max, 0.02101, 1e-9);
+  EXPECT_NEAR(overlap.ttft.mean, (0.012 + 0.012 + 0.02101) / 3, 1e-9);
+  EXPECT_EQ(overlap.completed, 3u);
+}
+
+TEST(Simulator, OverlapSchedulingDelaysAnArrivalDuringAStepByOneStep) {
+  // Prompt steps apart, overlap on. A (100 + 5) arrives at 0, B (100 + 5) at 0.015, during A's
+  // first decode step [0.011, 0.02101], whose successor was formed at 0.011 (before B came):
+  //   [0.02101, 0.03102] decode A; [0.03102, 0.04202] B's prompt -> B's TTFT 0.02702 s,
+  // one decode step (0.01001 s) more than without the overlap (0.03201 - 0.015 = 0.01701 s).
+  // An idle engine takes a request at once: A's TTFT is its prompt step, 0.011 s.
+  SchedulerRules r = vllm_like(1000);
+  r.mix_prefill_decode = false;
+  r.overlap_schedule = true;
+  ListSource src({{0, 0, 100, 5, 0, 0}, {1, 0.015, 100, 5, 0, 0}});
+  const SimResult res = simulate(r, linear_clock, src, {});
+  EXPECT_NEAR(res.ttft.max, 0.02702, 1e-9);
+  EXPECT_NEAR(res.ttft.mean, (0.011 + 0.02702) / 2, 1e-9);
+}
+
 TEST(Simulator, RejectsRequestsLongerThanMaxModelLen) {
   ListSource src({{0, 0, 8000, 300, 0, 0}, {1, 0.1, 100, 100, 0, 0}, {2, 0.2, 8100, 92, 0, 0}});
   const SimResult r = simulate(vllm_like(1000), linear_clock, src, {});

@@ -58,6 +58,10 @@ struct SchedulerRules {
   //! longer than step_tokens can never be scheduled (TensorRT-LLM without chunked context).
   bool chunked_prefill = true;
   bool mix_prefill_decode = true;    //!< one step may hold prompt and decode tokens together
+  //! The batch of a step is formed when the previous step starts, while that one runs on the GPU
+  //! (SGLang's overlap scheduler, scheduler.py event_loop_overlap): a request that arrives during
+  //! a step waits one step more than in an engine that forms the batch at the step's start.
+  bool overlap_schedule = false;
   Admission admission = Admission::OnDemand;
   double reserve_ratio = 0;          //!< ExpectedOutput: share of future output tokens reserved
   //! ExpectedOutput: the ratio falls by `reserve_ratio_decay` after every decode step, down to

@@ -5,6 +5,7 @@
 #include "vramplan/core/bytes.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/memory/component.hpp"
+#include "vramplan/model/recurrent_state.hpp"
 #include "vramplan/quant/format.hpp"
 
 namespace vramplan::memory {
@@ -95,12 +96,14 @@ KvLayout kv_layout(const ModelArch& arch, const KvDtype& dtype, std::uint64_t tp
                   std::to_string(arch.qk_rope_head_dim) + " rope)";
         break;
       case LayerAttention::Recurrent:
-        l.state_bytes = ceil_div(arch.recurrent_state_bytes_per_layer, tp);
-        out.state_bytes_per_seq += l.state_bytes;
+        l.state_bytes = recurrent_state_bytes(arch, tp);
         break;
       case LayerAttention::None:
         break;
     }
+    // Falcon-H1: the Mamba mixer beside every layer's attention keeps its own state.
+    if (arch.recurrent_in_every_layer && l.kind != LayerAttention::None) l.state_bytes = recurrent_state_bytes(arch, tp);
+    out.state_bytes_per_seq += l.state_bytes;
     if (l.shared) l.k_elems = l.v_elems = 0;
     l.bytes_per_token = checked_add(kv_bytes(dtype, l.k_elems), kv_bytes(dtype, l.v_elems));
     out.bytes_per_token = checked_add(out.bytes_per_token, l.bytes_per_token, "KV bytes per token");

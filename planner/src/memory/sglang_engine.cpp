@@ -11,8 +11,9 @@
 // The (1 - mem_fraction_static) share of the free memory is left for activations and CUDA graphs;
 // unset, mem_fraction_static follows the version's rule in data/engines/sglang.json
 // (server_args.py). Hybrid linear-attention / Mamba models (Qwen3-Next) split rest_memory between
-// a per-request state pool and the full-attention token pool (sglang_mamba_split below). Not
-// modelled: hybrid SWA pools, DP attention, speculative decoding buffers, multimodal
+// a per-request state pool and the full-attention token pool (sglang_mamba_split below); hybrid
+// SWA models (gpt-oss, Llama-4) split the token pool between full and sliding layers
+// (sglang_swa_split). Not modelled: DP attention, speculative decoding buffers, multimodal
 // (adjust_mem_fraction_for_vlm).
 #include <algorithm>
 #include <cmath>
@@ -25,6 +26,7 @@
 #include "vramplan/memory/engine_profiles.hpp"
 #include "vramplan/memory/engine_setup.hpp"
 #include "vramplan/memory/sglang_weights.hpp"
+#include "vramplan/model/recurrent_state.hpp"
 
 namespace vramplan::memory {
 
@@ -76,15 +78,60 @@ struct SglangMambaSplit {
   std::uint64_t per_req = 0, slots = 0, pool_bytes = 0, ratio_divisor = 3;
 };
 
+//! Hybrid SWA token pools (model_runner_kv_cache_mixin.py set_num_tokens_hybrid_swa, 0.5.x):
+//! for the architectures model_config.py is_hybrid_swa_model lists (Llama4ForConditionalGeneration,
+//! GptOssForCausalLM; Gemma-2/3 are not in it: their sliding layers keep full-length pools) and
+//! without --disable-hybrid-swa-memory, the profiled max_total_num_tokens M (rest // cell_size,
+//! every layer counted) is re-split so that full_tokens x F + swa_tokens x S = M x (F + S) with
+//! swa_tokens = full_tokens x r: full_tokens = int(M (F + S) / (F + r S)), swa_tokens =
+//! int(full_tokens x r), both page-aligned, where F / S are the bytes per token of all full /
+//! sliding (or Llama-4 chunked) layers and r = --swa-full-tokens-ratio (server_args.py default
+//! 0.8). The scheduler's max_total_num_tokens is then full_tokens (SWAKVPool size).
+struct SglangSwaSplit {
+  bool on = false;
+  double ratio = 0.8;
+  std::uint64_t full_tokens = 0, swa_tokens = 0, full_bytes_per_token = 0, swa_bytes_per_token = 0;
+};
+
+SglangSwaSplit sglang_swa_split(const ModelArch& arch, const KvLayout& kv, std::uint64_t profiled_tokens,
+                                std::uint64_t page, const EngineArgs& a) {
+  SglangSwaSplit s;
+  s.ratio = arg_double(a, "swa-full-tokens-ratio").value_or(0.8);
+  if (!(s.ratio > 0)) throw_usage("--swa-full-tokens-ratio must be > 0");
+  const bool listed = arch.architecture == "GptOssForCausalLM" || arch.architecture == "Llama4ForConditionalGeneration";
+  if (!listed || arg_switch(a, "disable-hybrid-swa-memory")) return s;
+  for (const auto& l : kv.layers) {
+    if (l.window > 0) s.swa_bytes_per_token += l.bytes_per_token;
+    else s.full_bytes_per_token += l.bytes_per_token;
+  }
+  if (s.swa_bytes_per_token == 0) return s;  // get_hybrid_layer_ids found no SWA layer
+  s.on = true;
+  if (s.full_bytes_per_token == 0) {  // every layer sliding: one pool of M tokens
+    s.swa_tokens = profiled_tokens / page * page;
+    return s;
+  }
+  const double total = static_cast<double>(profiled_tokens) *
+                       static_cast<double>(s.full_bytes_per_token + s.swa_bytes_per_token);
+  const double denominator = static_cast<double>(s.full_bytes_per_token) + s.ratio * static_cast<double>(s.swa_bytes_per_token);
+  s.full_tokens = static_cast<std::uint64_t>(total / denominator);
+  s.swa_tokens = static_cast<std::uint64_t>(static_cast<double>(s.full_tokens) * s.ratio);
+  s.full_tokens = s.full_tokens / page * page;
+  s.swa_tokens = s.swa_tokens / page * page;
+  return s;
+}
+
 SglangMambaSplit sglang_mamba_split(const ModelArch& arch, std::uint64_t tp, double rest, const EngineArgs& a) {
   SglangMambaSplit m;
   std::uint64_t layers = 0;
-  for (auto kind : arch.layer_attention) layers += kind == LayerAttention::Recurrent ? 1 : 0;
+  for (auto kind : arch.layer_attention)  // Falcon-H1: a Mamba mixer beside every attention
+    layers += kind == LayerAttention::Recurrent || (arch.recurrent_in_every_layer && kind != LayerAttention::None) ? 1 : 0;
   if (layers == 0 || arch.recurrent_ssm_state_elems == 0) return m;
-  constexpr std::uint64_t kConvBytes = 2;  // CONV_DTYPE = torch.bfloat16
-  constexpr std::uint64_t kSsmBytes = 4;   // default "float32"
-  m.per_req = checked_mul(layers, ceil_div(arch.recurrent_conv_state_elems, tp) * kConvBytes +
-                                      ceil_div(arch.recurrent_ssm_state_elems, tp) * kSsmBytes);
+  constexpr std::uint64_t kConvBytes = 2;  // SGLANG_MAMBA_CONV_DTYPE default torch.bfloat16
+  constexpr std::uint64_t kSsmBytes = 4;   // default "float32" (configs read mamba_ssm_dtype, not
+                                           // the mamba_ssm_cache_dtype Nemotron configs carry)
+  // Mamba2StateShape.create: the same TP split as vLLM's, n_groups replicated up to TP.
+  const auto e = recurrent_state_elems(arch, tp);
+  m.per_req = checked_mul(layers, e.conv * kConvBytes + e.ssm * kSsmBytes);
   const double r = arg_double(a, "mamba-full-memory-ratio").value_or(0.9);
   if (!(r > 0)) throw_usage("--mamba-full-memory-ratio must be > 0");
   if (const auto user = arg_u64(a, "max-mamba-cache-size")) {
@@ -147,7 +194,9 @@ class SglangEngine final : public Engine {
             {"disable-overlap-schedule", "form each batch after the previous one finishes (no CPU/GPU overlap)", true, {}},
             {"schedule-conservativeness", "scales the share of future output tokens reserved at admission (default 1.0)", false, {}},
             {"mamba-full-memory-ratio", "hybrid models: state pool / token pool memory ratio (default 0.9)", false, {}},
-            {"max-mamba-cache-size", "hybrid models: request state slots (default: from the ratio)", false, {}}};
+            {"max-mamba-cache-size", "hybrid models: request state slots (default: from the ratio)", false, {}},
+            {"swa-full-tokens-ratio", "gpt-oss / Llama-4: sliding-window pool tokens per full-pool token (default 0.8)", false, {}},
+            {"disable-hybrid-swa-memory", "gpt-oss / Llama-4: size the sliding layers' pools like full ones", true, {}}};
   }
 
   MemoryPlan plan(const PlanInput& in) const override {
@@ -180,7 +229,7 @@ class SglangEngine final : public Engine {
                                        "engine data load_non_torch_gib"}))
       p.weights.push_back(std::move(c));
     const Bytes weights = p.weights_bytes();
-    // cell_size: every layer in full (SGLang's hybrid SWA pools are not modelled).
+    // cell_size: every layer at full length; the hybrid SWA split below re-divides the pool.
     const KvLayout kv = place_kv_layout(p, in, rw, tp);
 
     // A calibration's figures of this deployment (reconcile --update-calibration): the memory
@@ -213,11 +262,23 @@ class SglangEngine final : public Engine {
     std::uint64_t tokens = kv.bytes_per_token ? pool / kv.bytes_per_token : 0;
     if (const auto cap = arg_u64(a, "max-total-tokens")) tokens = std::min(tokens, *cap);
     tokens = tokens / page * page;
-    p.kv_cache.push_back({"kv_cache", Bytes(checked_mul(tokens, kv.bytes_per_token)),
-                          "token pool = (total " + format_gib(in.gpu.total) + " - context " + format_gib(ctx) +
-                              ") x mem_fraction_static " + std::to_string(f).substr(0, 5) + " - weights " +
-                              format_gib(weights) + " = " + grouped(pool) + " B -> " + grouped(tokens) + " tokens x " +
-                              grouped(kv.bytes_per_token) + " B (page size " + std::to_string(page) + ")"});
+    const std::string pool_explain = "token pool = (total " + format_gib(in.gpu.total) + " - context " + format_gib(ctx) +
+                                     ") x mem_fraction_static " + std::to_string(f).substr(0, 5) + " - weights " +
+                                     format_gib(weights) + " = " + grouped(pool) + " B -> " + grouped(tokens) +
+                                     " tokens x " + grouped(kv.bytes_per_token) + " B (page size " + std::to_string(page) + ")";
+    const SglangSwaSplit swa = sglang_swa_split(arch, kv, tokens, page, a);
+    if (swa.on) {
+      tokens = swa.full_tokens > 0 ? swa.full_tokens : swa.swa_tokens;
+      const std::uint64_t bytes = checked_add(checked_mul(swa.full_tokens, swa.full_bytes_per_token),
+                                              checked_mul(swa.swa_tokens, swa.swa_bytes_per_token), "SWA pools");
+      p.kv_cache.push_back({"kv_cache", Bytes(bytes),
+                            pool_explain + "; hybrid SWA pools (swa_full_tokens_ratio " + std::to_string(swa.ratio).substr(0, 4) +
+                                "): " + grouped(swa.full_tokens) + " tokens x " + grouped(swa.full_bytes_per_token) +
+                                " B (full layers) + " + grouped(swa.swa_tokens) + " tokens x " +
+                                grouped(swa.swa_bytes_per_token) + " B (sliding layers)"});
+    } else {
+      p.kv_cache.push_back({"kv_cache", Bytes(checked_mul(tokens, kv.bytes_per_token)), pool_explain});
+    }
     // What SGLang's own reserve heuristic sets aside for the (1 - f) share (server_args.py).
     const Bytes act_reserve(static_cast<std::uint64_t>(static_cast<double>(chunk) * 1.5 * static_cast<double>(kMB)));
     const bool logged_graphs = dep && dep->cuda_graphs && graph_bs > 0;
@@ -256,7 +317,7 @@ class SglangEngine final : public Engine {
       p.notes.push_back("free memory before loading and CUDA graphs where the deployment's log gave them: " + dep->source);
     p.notes.push_back("SGLang pool from mem_fraction_static " + std::to_string(f).substr(0, 5) +
                       (user_f ? "" : " (the version's default rule)") +
-                      "; hybrid SWA pools, DP attention and speculative buffers not modelled");
+                      "; DP attention and speculative buffers not modelled");
     p.engine_view = {{"mem_fraction_static", f},
                      {"max_total_num_tokens", tokens},
                      // The longest request it runs: its context length, capped by the pool
@@ -282,6 +343,11 @@ class SglangEngine final : public Engine {
                      {"new_token_ratio_decay", (init_ratio - min_ratio) / d_.number("new_token_ratio_decay_steps")},
                      {"clip_max_new_tokens", d_.u64("clip_max_new_tokens")},
                      {"retract_decode_steps", d_.u64("retract_decode_steps")}};
+    if (swa.on) {
+      p.engine_view["swa_full_tokens_ratio"] = swa.ratio;
+      p.engine_view["full_max_total_num_tokens"] = swa.full_tokens;
+      p.engine_view["swa_max_total_num_tokens"] = swa.swa_tokens;
+    }
     if (mamba.per_req > 0) {
       p.engine_view["max_mamba_cache_size"] = mamba.slots;
       p.engine_view["mamba_cache_per_req"] = mamba.per_req;

@@ -465,7 +465,7 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
   };
   if (mamba) {
     std::uint64_t recurrent_in_first = 0;
-    for (const auto& l : first.kv.layers) recurrent_in_first += l.kind == LayerAttention::Recurrent && l.state_bytes > 0 ? 1 : 0;
+    for (const auto& l : first.kv.layers) recurrent_in_first += l.state_bytes > 0 ? 1 : 0;
     view["hybrid"] = {
         {"attention_block_size", mamba->block_size},
         {"recurrent_layers", mamba->recurrent_layers},

@@ -38,7 +38,7 @@ VllmKvGroups vllm_kv_groups(const KvLayout& layout, std::uint64_t block_size,
   // attention page (kv_cache_interface.py MambaSpec.max_memory_usage_bytes).
   if (mamba_blocks > 0 && widest > 0)
     for (const auto& l : layout.layers) {
-      if (l.kind != LayerAttention::Recurrent || l.state_bytes == 0) continue;
+      if (l.state_bytes == 0) continue;  // a Mamba layer, or Falcon-H1's mixer beside attention
       auto& t = types[{static_cast<int>(LayerAttention::Recurrent), 0}];
       t.first += 1;
       t.second = mamba_blocks;
@@ -86,7 +86,7 @@ std::optional<VllmMambaPages> vllm_mamba_pages(const KvLayout& layout,
   VllmMambaPages m;
   for (const auto& l : layout.layers) {
     m.attn_bytes_per_token = std::max(m.attn_bytes_per_token, l.bytes_per_token);
-    if (l.kind == LayerAttention::Recurrent && l.state_bytes > 0) {
+    if (l.state_bytes > 0) {
       m.state_bytes = std::max(m.state_bytes, l.state_bytes);
       m.recurrent_layers += 1;
     }

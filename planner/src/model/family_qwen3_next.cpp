@@ -14,6 +14,7 @@
 // decoder layer, mtp.norm; the embedding and lm_head are shared with the main model).
 #include "model/hf_family.hpp"
 #include "model/inventory_builder.hpp"
+#include "vramplan/model/recurrent_state.hpp"
 
 namespace vramplan::hf {
 namespace {
@@ -24,12 +25,6 @@ struct GatedDeltaNetDims {
   std::uint64_t value_dim() const { return v_heads * v_dim; }
   std::uint64_t conv_dim() const { return 2 * key_dim() + value_dim(); }
 };
-
-// Bytes of one state element: vLLM's mamba_cache_dtype "auto" keeps the model dtype
-// (MambaStateDtypeCalculator.gated_delta_net_state_dtype), which is the checkpoint's torch_dtype.
-std::uint64_t qwen3_next_state_elem_bytes(const std::string& torch_dtype) {
-  return torch_dtype == "float32" || torch_dtype == "float" ? 4 : 2;
-}
 
 void qwen3_next_delta_net(InventoryBuilder& b, const std::string& p, std::uint64_t h,
                      const GatedDeltaNetDims& d) {
@@ -102,10 +97,12 @@ void build_qwen3_next(const ConfigView& c, const Family& family, ModelSpec& spec
   // Per-request state of one linear layer (vLLM mamba_utils.py
   // MambaStateShapeCalculator.gated_delta_net_state_shape, TP 1): conv state
   // {kernel - 1, conv_dim} + recurrent (SSM) state {v_heads, k_head_dim, v_head_dim}.
+  // Both parts in the model dtype (mamba_cache_dtype "auto",
+  // MambaStateDtypeCalculator.gated_delta_net_state_dtype).
   a.recurrent_conv_state_elems = (d.kernel - 1) * d.conv_dim();
   a.recurrent_ssm_state_elems = d.v_heads * d.k_dim * d.v_dim;
-  a.recurrent_state_bytes_per_layer = (a.recurrent_conv_state_elems + a.recurrent_ssm_state_elems) *
-                                      qwen3_next_state_elem_bytes(a.torch_dtype);
+  a.recurrent_shape = {d.kernel - 1, d.conv_dim(), 0, 0, d.v_heads, d.k_dim * d.v_dim};
+  a.recurrent_state_bytes_per_layer = recurrent_state_bytes(a, 1);
 
   const bool gate = c.flag("attn_output_gate", true);  // Qwen3NextAttention default True
   const auto h = a.hidden_size, V = a.vocab_size;

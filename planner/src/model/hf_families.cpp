@@ -197,6 +197,9 @@ std::vector<Family> make_families() {
   add("gpt_oss", {"GptOssForCausalLM"}, false, llama_layout(), build_gpt_oss);
   // Hybrid: gated-DeltaNet linear attention + gated full attention (family_qwen3_next.cpp).
   add("qwen3_next", {"Qwen3NextForCausalLM"}, false, DecoderLayout{}, build_qwen3_next);
+  // Mamba2 + attention hybrids (family_mamba_hybrid.cpp).
+  add("nemotron_h", {"NemotronHForCausalLM"}, false, DecoderLayout{}, build_nemotron_h);
+  add("granitemoehybrid", {"GraniteMoeHybridForCausalLM"}, true, DecoderLayout{}, build_granite_moe_hybrid);
   add("falcon", {"FalconForCausalLM", "RWForCausalLM"}, true, DecoderLayout{}, build_falcon)
       ->class_defaults = falcon_defaults();
   add("gpt_bigcode", {"GPTBigCodeForCausalLM"}, true, DecoderLayout{}, build_gpt_bigcode);

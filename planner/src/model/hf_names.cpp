@@ -19,13 +19,15 @@ struct NameRole {
   TensorRole role;
 };
 
-constexpr std::array<NameRole, 20> kGlobal{{
+constexpr std::array<NameRole, 22> kGlobal{{
     {"model.embed_tokens", R::TokenEmbedding},
     {"transformer.word_embeddings", R::TokenEmbedding},
     {"transformer.wte", R::TokenEmbedding},
     {"model.embed_positions", R::PositionEmbedding},
     {"transformer.wpe", R::PositionEmbedding},
     {"model.norm", R::OutputNorm},
+    {"backbone.embeddings", R::TokenEmbedding},  // Nemotron-H
+    {"backbone.norm_f", R::OutputNorm},
     {"model.final_layernorm", R::OutputNorm},
     {"transformer.ln_f", R::OutputNorm},
     {"lm_head", R::Output},
@@ -44,7 +46,7 @@ constexpr std::array<NameRole, 20> kGlobal{{
 }};
 
 // Module paths inside one decoder layer (after normalisation).
-constexpr std::array<NameRole, 89> kLayer{{
+constexpr std::array<NameRole, 121> kLayer{{
     {"self_attn.q_proj", R::AttnQ},
     {"self_attn.k_proj", R::AttnK},
     {"self_attn.v_proj", R::AttnV},
@@ -134,6 +136,42 @@ constexpr std::array<NameRole, 89> kLayer{{
     {"linear_attn.A_log", R::Recurrent},
     {"linear_attn.norm", R::Recurrent},
     {"linear_attn.out_proj", R::AttnOutput},
+    // Mamba2 mixers (family_mamba_hybrid.cpp): Nemotron-H under "mixer.", Granite-4.0-H and
+    // Falcon-H1 under "mamba."; dt_bias folds to "dt" + bias.
+    {"mixer.in_proj", R::Recurrent},
+    {"mixer.conv1d", R::Recurrent},
+    {"mixer.dt", R::Recurrent},
+    {"mixer.A_log", R::Recurrent},
+    {"mixer.D", R::Recurrent},
+    {"mixer.norm", R::Recurrent},
+    {"mixer.out_proj", R::AttnOutput},
+    {"mamba.in_proj", R::Recurrent},
+    {"mamba.conv1d", R::Recurrent},
+    {"mamba.dt", R::Recurrent},
+    {"mamba.A_log", R::Recurrent},
+    {"mamba.D", R::Recurrent},
+    {"mamba.norm", R::Recurrent},
+    {"mamba.out_proj", R::AttnOutput},
+    // Nemotron-H's other mixers and its one pre-norm per layer.
+    {"norm", R::AttnNorm},
+    {"mixer.q_proj", R::AttnQ},
+    {"mixer.k_proj", R::AttnK},
+    {"mixer.v_proj", R::AttnV},
+    {"mixer.o_proj", R::AttnOutput},
+    {"mixer.up_proj", R::FfnUp},
+    {"mixer.down_proj", R::FfnDown},
+    {"mixer.gate", R::FfnGateInp},
+    {"mixer.gate.e_score_correction_bias", R::FfnExpProbsBias},
+    {"mixer.experts.*.up_proj", R::FfnUpExps},
+    {"mixer.experts.*.down_proj", R::FfnDownExps},
+    {"mixer.shared_experts.up_proj", R::FfnUpShexp},
+    {"mixer.shared_experts.down_proj", R::FfnDownShexp},
+    // Granite-4.0-H's MoE (block_sparse_moe. folds to mlp.) and shared MLP.
+    {"mlp.router.layer", R::FfnGateInp},
+    {"mlp.input_linear", R::FfnGateUpExps},
+    {"mlp.output_linear", R::FfnDownExps},
+    {"shared_mlp.input_linear", R::FfnGateUp},
+    {"shared_mlp.output_linear", R::FfnDown},
     // DeepSeek MTP module pieces (only ever in layers >= num_hidden_layers).
     {"enorm", R::Mtp},
     {"hnorm", R::Mtp},

@@ -32,17 +32,17 @@ void InventoryBuilder::experts(const std::string& name, TensorRole role, std::ui
 }
 
 void qwen_moe_mlp(InventoryBuilder& b, const std::string& p, const ModelArch& a) {
-  using R = TensorRole;
+  using TR = TensorRole;  // not `R`: hf_family.hpp's alias may share this unity batch
   const auto h = a.hidden_size, E = a.num_experts, Ie = a.moe_intermediate_size;
-  b.linear(p + "gate", R::FfnGateInp, E, h);
-  b.experts(p + "experts.*.gate_proj.weight", R::FfnGateExps, E, Ie, h);
-  b.experts(p + "experts.*.up_proj.weight", R::FfnUpExps, E, Ie, h);
-  b.experts(p + "experts.*.down_proj.weight", R::FfnDownExps, E, h, Ie);
+  b.linear(p + "gate", TR::FfnGateInp, E, h);
+  b.experts(p + "experts.*.gate_proj.weight", TR::FfnGateExps, E, Ie, h);
+  b.experts(p + "experts.*.up_proj.weight", TR::FfnUpExps, E, Ie, h);
+  b.experts(p + "experts.*.down_proj.weight", TR::FfnDownExps, E, h, Ie);
   if (const auto Is = a.shared_expert_intermediate_size; Is > 0) {
-    b.linear(p + "shared_expert.gate_proj", R::FfnGateShexp, Is, h);
-    b.linear(p + "shared_expert.up_proj", R::FfnUpShexp, Is, h);
-    b.linear(p + "shared_expert.down_proj", R::FfnDownShexp, h, Is);
-    b.linear(p + "shared_expert_gate", R::FfnGateInpShexp, 1, h);
+    b.linear(p + "shared_expert.gate_proj", TR::FfnGateShexp, Is, h);
+    b.linear(p + "shared_expert.up_proj", TR::FfnUpShexp, Is, h);
+    b.linear(p + "shared_expert.down_proj", TR::FfnDownShexp, h, Is);
+    b.linear(p + "shared_expert_gate", TR::FfnGateInpShexp, 1, h);
   }
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "vramplan/core/error.hpp"
+#include "vramplan/model/recurrent_state.hpp"
 
 namespace vramplan::perf {
 namespace {
@@ -208,14 +209,15 @@ PerfModelShape shape_from_model(const ModelSpec& spec, std::span<const std::uint
   } else {
     double recurrent_layers = 0;
     for (LayerAttention kind : arch.layer_attention) {
-      if (kind == LayerAttention::Recurrent) ++recurrent_layers;
+      if (kind == LayerAttention::Recurrent || (arch.recurrent_in_every_layer && kind != LayerAttention::None))
+        ++recurrent_layers;  // Falcon-H1: a Mamba mixer beside each attention
       if (kind == LayerAttention::Recurrent || kind == LayerAttention::None) continue;
       add_layer(shape, arch, kind, opt);
     }
     // The recurrent layers' weights are streamed like any others (their tensors are in the
     // inventory); their per-sequence state is the extra traffic: the plan's figure (the engine's
     // state dtypes), else the config's in the model dtype.
-    const double tp_state = std::ceil(static_cast<double>(arch.recurrent_state_bytes_per_layer) / tp);
+    const double tp_state = static_cast<double>(recurrent_state_bytes(arch, opt.tp));
     shape.recurrent_state_bytes = opt.state_bytes_per_seq_per_gpu > 0 ? opt.state_bytes_per_seq_per_gpu
                                                                       : recurrent_layers * tp_state / pp;
   }

@@ -149,6 +149,24 @@ struct ModelArch {
   //! them in different dtypes (SGLang keeps the SSM state in float32).
   std::uint64_t recurrent_conv_state_elems = 0;
   std::uint64_t recurrent_ssm_state_elems = 0;
+  //! The state's shape, so engines split it over TP as vLLM / SGLang do (model/recurrent_state.hpp;
+  //! vLLM mamba_utils.py MambaStateShapeCalculator). All 0 when unknown (GGUF): the totals above
+  //! are then divided by TP.
+  struct RecurrentShape {
+    std::uint64_t conv_window = 0;    //!< conv kernel - 1 (tokens the conv state keeps)
+    std::uint64_t conv_channels = 0;  //!< conv channels split over TP (Mamba: d_inner; GDN: 2 key + value dim)
+    std::uint64_t groups = 0;         //!< Mamba2 n_groups: B and C channels, replicated up to TP
+    std::uint64_t group_state = 0;    //!< d_state of each group's B / C
+    std::uint64_t ssm_heads = 0;      //!< SSM state rows split over TP (Mamba2 heads; Mamba1 d_inner)
+    std::uint64_t ssm_head_elems = 0; //!< values per row (head_dim x d_state; Mamba1 d_state)
+  } recurrent_shape;
+  //! The SSM (temporal) state's dtype when it differs from the model dtype ("" = model dtype):
+  //! the config's mamba_ssm_cache_dtype, which vLLM honours for Nemotron-H (float32 when absent,
+  //! vllm/model_executor/models/config.py NemotronHForCausalLMConfig).
+  std::string recurrent_ssm_dtype;
+  //! Every decoder layer also runs a Mamba mixer next to its attention (Falcon-H1's parallel
+  //! hybrid): each layer then holds KV and a recurrent state.
+  bool recurrent_in_every_layer = false;
   //! Layers that reuse another layer's KV (config-declared KV sharing); empty when none.
   std::vector<int> kv_shared_with;
 

@@ -1,0 +1,37 @@
+// SGLang's state pool for Mamba2 hybrids (the Qwen3-Next path, sglang_hybrid_test.cpp):
+// mamba_cache_per_req = Mamba layers x (conv state in bf16 + SSM state in float32), both split
+// over TP with the groups replicated up to it (configs/mamba_utils.py Mamba2StateShape.create,
+// mamba2_state_dtype; model_runner_kv_cache_mixin.py handle_max_mamba_cache).
+#include <gtest/gtest.h>
+
+#include "support/engine_plans.hpp"
+#include "support/test_support.hpp"
+#include "vramplan/memory/engine.hpp"
+#include "vramplan/model/catalogue.hpp"
+
+namespace vramplan::memory {
+namespace {
+
+MemoryPlan sglang_mamba_plan(const std::string& id, const std::string& tp) {
+  const auto model = load_catalogue_model(test::source_root(), id);
+  return test::plan_engine("sglang", model, test::gpu_target(Bytes::from_gib(79.2)),
+                           {{"tp-size", tp}, {"mem-fraction-static", "0.85"}, {"max-mamba-cache-size", "100"}});
+}
+
+TEST(SglangMambaHybrid, Nemotron3NanoStatePerRequest) {
+  // TP 2, 23 Mamba layers: conv 3 x 6144 / 2 = 9,216 values x 2 B = 18,432 B; SSM 64 / 2 x 64 x 128
+  // = 262,144 values x 4 B = 1,048,576 B -> 1,067,008 B x 23 = 24,541,184 B per request.
+  const auto p = sglang_mamba_plan("nemotron-3-nano-30b-a3b", "2");
+  EXPECT_EQ(p.engine_view.at("mamba_cache_per_req").get<std::uint64_t>(), 24541184u);
+  EXPECT_EQ(test::component(p.kv_cache, "kv_cache.recurrent_state").bytes.count(), 100ull * 24541184ull);
+}
+
+TEST(SglangMambaHybrid, GraniteTinyReplicatesItsGroup) {
+  // TP 2, 36 Mamba layers, 1 group replicated to 2: conv 3 x (3072 + 2 x 2 x 128) / 2 = 5,376 x 2 B
+  // = 10,752 B; SSM 24 x 64 x 128 = 196,608 x 4 B = 786,432 B -> 797,184 B x 36 = 28,698,624 B.
+  const auto p = sglang_mamba_plan("granite-4.0-h-tiny", "2");
+  EXPECT_EQ(p.engine_view.at("mamba_cache_per_req").get<std::uint64_t>(), 28698624u);
+}
+
+}  // namespace
+}  // namespace vramplan::memory

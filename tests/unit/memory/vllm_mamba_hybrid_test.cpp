@@ -1,0 +1,70 @@
+// vLLM's hybrid page alignment for Mamba2 hybrids (the Qwen3-Next path, vllm_hybrid_test.cpp):
+// the attention block is raised so one attention page holds one Mamba2 state
+// (config.py HybridAttentionMambaModelConfig.verify_and_update_config), the Mamba layers form
+// their own groups (kv_cache_utils.py _get_kv_cache_groups_uniform_page_size) and each request
+// holds 2 state pages per group in "align" mode (kv_cache_interface.py MambaSpec).
+#include <gtest/gtest.h>
+
+#include "support/engine_plans.hpp"
+#include "support/test_support.hpp"
+#include "vramplan/memory/engine.hpp"
+#include "vramplan/model/catalogue.hpp"
+
+namespace vramplan::memory {
+namespace {
+
+MemoryPlan vllm_mamba_plan(const std::string& id, EngineArgs args) {
+  const auto model = load_catalogue_model(test::source_root(), id);
+  args.emplace("max-model-len", "32768");
+  return test::plan_engine("vllm@0.19", model, test::gpu_target(Bytes::from_gib(79.2), test::kH100Name), std::move(args));
+}
+
+TEST(VllmMambaHybrid, Nemotron3NanoBlockHoldsOneState) {
+  const auto p = vllm_mamba_plan("nemotron-3-nano-30b-a3b", {});
+  const auto& h = p.engine_view.at("hybrid");
+  // Attention: 2 x 2 kv heads x 128 x 2 B = 1,024 B/token/layer. State 2,134,016 B
+  // (mamba_hybrid_test.cpp): block 16 x cdiv(2,134,016, 16 x 1,024) = 16 x 131 = 2,096 tokens,
+  // page 2,096 x 1,024 = 2,146,304 B (the state padded by 0.58 %).
+  EXPECT_EQ(h.at("recurrent_state_bytes_per_layer"), 2134016);
+  EXPECT_EQ(h.at("attention_block_size"), 2096);
+  EXPECT_EQ(h.at("recurrent_page_bytes"), 2146304);
+  EXPECT_EQ(p.engine_view.at("block_size"), 2096);
+  // 6 attention + 23 Mamba layers: group size 6 -> 1 attention group + cdiv(23, 6) = 4 Mamba groups.
+  EXPECT_EQ(p.engine_view.at("kv_cache_groups"), 5);
+  EXPECT_EQ(h.at("recurrent_groups"), 4);
+  // One 32,768-token request: cdiv(32,768, 2,096) = 16 attention blocks + 4 groups x 2 pages = 24.
+  EXPECT_EQ(h.at("blocks_per_request"), 24);
+  // A block id costs one page per layer of a group: 2,146,304 x 6 = 12,877,824 B.
+  EXPECT_EQ(p.engine_view.at("kv_block_bytes"), 12877824);
+}
+
+TEST(VllmMambaHybrid, GraniteTinyAndTheTpSplitOfItsGroup) {
+  const auto p = vllm_mamba_plan("granite-4.0-h-tiny", {});
+  const auto& h = p.engine_view.at("hybrid");
+  // 2 x 4 kv heads x 128 x 2 B = 2,048 B/token; state 806,400 B -> 16 x cdiv(806,400, 32,768)
+  // = 16 x 25 = 400 tokens; 4 attention + 36 Mamba -> 1 + 9 groups; cdiv(32,768, 400) = 82 + 9 x 2 = 100.
+  EXPECT_EQ(h.at("attention_block_size"), 400);
+  EXPECT_EQ(h.at("recurrent_page_bytes"), 400 * 2048);
+  EXPECT_EQ(p.engine_view.at("kv_cache_groups"), 10);
+  EXPECT_EQ(h.at("blocks_per_request"), 100);
+  // TP 2: 2 kv heads -> 1,024 B/token; the single group is replicated to 2, state 403,968 B
+  // (not half of 806,400): 16 x cdiv(403,968, 16,384) = 16 x 25 = 400.
+  const auto tp2 = vllm_mamba_plan("granite-4.0-h-tiny", {{"tensor-parallel-size", "2"}});
+  EXPECT_EQ(tp2.engine_view.at("hybrid").at("recurrent_state_bytes_per_layer"), 403968);
+  EXPECT_EQ(tp2.engine_view.at("hybrid").at("attention_block_size"), 400);
+}
+
+TEST(VllmMambaHybrid, Nemotron8BDenseLayersHoldNoCache) {
+  const auto p = vllm_mamba_plan("nemotron-h-8b", {{"max-model-len", "8192"}});
+  const auto& h = p.engine_view.at("hybrid");
+  // 2 x 8 x 128 x 2 B = 4,096 B/token; state 4,255,744 B -> 16 x cdiv(4,255,744, 65,536) = 16 x 65
+  // = 1,040 tokens. The 24 MLP layers have no cache: 4 attention + 24 Mamba -> 1 + 6 groups.
+  EXPECT_EQ(h.at("attention_block_size"), 1040);
+  EXPECT_EQ(h.at("recurrent_layers"), 24);
+  EXPECT_EQ(p.engine_view.at("kv_cache_groups"), 7);
+  // cdiv(8192, 1040) = 8 + 6 x 2 = 20 blocks per request.
+  EXPECT_EQ(h.at("blocks_per_request"), 20);
+}
+
+}  // namespace
+}  // namespace vramplan::memory

@@ -1,0 +1,124 @@
+// Mamba2 + attention hybrids (family_mamba_hybrid.cpp): Nemotron-H (NemotronHForCausalLM) and
+// Granite-4.0-H (GraniteMoeHybridForCausalLM) — tensor inventories checked against the
+// publishers' counts, and the per-request Mamba2 state with vLLM's TP split
+// (mamba_utils.py MambaStateShapeCalculator.mamba2_state_shape).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+
+#include "support/test_support.hpp"
+#include "vramplan/model/catalogue.hpp"
+#include "vramplan/model/inventory.hpp"
+#include "vramplan/model/recurrent_state.hpp"
+
+namespace vramplan {
+namespace {
+
+const ModelSpec& hybrid_model(const std::string& id) {
+  static std::map<std::string, ModelSpec> cache;
+  auto it = cache.find(id);
+  if (it == cache.end()) it = cache.emplace(id, load_catalogue_model(test::source_root(), id)).first;
+  return it->second;
+}
+
+std::size_t count_kind(const ModelArch& a, LayerAttention k) {
+  return static_cast<std::size_t>(std::count(a.layer_attention.begin(), a.layer_attention.end(), k));
+}
+
+TEST(NemotronH, Dense8BCountsMatchTheModelCard) {
+  const auto& m = hybrid_model("nemotron-h-8b");
+  // hidden 4096, vocab 131,072, pattern of 52: 24 Mamba2 (M), 24 MLP (-), 4 attention (*).
+  //   embeddings + lm_head   2 x 131,072 x 4096                                   = 1,073,741,824
+  //   Mamba2 layer  d_inner 128 x 64 = 8192, conv_dim 8192 + 2 x 8 x 128 = 10,240;
+  //                 in_proj (8192 + 10,240 + 128) x 4096 = 76,021,760; conv1d 10,240 x 4 + bias
+  //                 10,240 = 51,200; dt_bias, A_log, D 3 x 128; norm 8192; out_proj 4096 x 8192
+  //                 = 33,554,432                                   -> 109,635,968 x 24 = 2,631,263,232
+  //   attention     q, o 4096 x 4096; k, v 1024 x 4096             ->  41,943,040 x 4  =   167,772,160
+  //   MLP           up, down 21,504 x 4096 (squared ReLU, no gate) -> 176,160,768 x 24 = 4,227,858,432
+  //   norms         52 x 4096 + norm_f 4096                                             =       217,088
+  //   total                                                                             = 8,100,852,736
+  EXPECT_EQ(count_params(m).total, 8'100'852'736ull);
+  // Model card: an "8B" hybrid; 4 attention, 24 Mamba-2 layers.
+  EXPECT_NEAR(static_cast<double>(count_params(m).total) / 1e9, 8.0, 0.2);
+  EXPECT_EQ(count_kind(m.arch, LayerAttention::Full), 4u);
+  EXPECT_EQ(count_kind(m.arch, LayerAttention::Recurrent), 24u);
+  EXPECT_EQ(count_kind(m.arch, LayerAttention::None), 24u);
+  EXPECT_EQ(m.arch.head_dim, 128u);  // attention_head_dim
+}
+
+TEST(NemotronH, Nano3MoeCountsMatchTheModelCard) {
+  const auto& m = hybrid_model("nemotron-3-nano-30b-a3b");
+  const auto c = count_params(m);
+  // hidden 2688, pattern of 52: 23 Mamba2, 23 MoE (E), 6 attention.
+  //   embeddings + lm_head   2 x 131,072 x 2688                                    =   704,643,072
+  //   Mamba2   d_inner 64 x 64 = 4096, conv_dim 4096 + 2 x 8 x 128 = 6144; in_proj 10,304 x 2688
+  //            = 27,697,152; conv1d 6144 x 4 + 6144; 3 x 64; norm 4096; out_proj 2688 x 4096
+  //            = 11,010,048                                        ->     38,742,208 x 23 =  891,070,784
+  //   attention  q, o 4096 x 2688; k, v 256 x 2688                 ->     23,396,352 x 6  =  140,378,112
+  //   MoE      router 128 x 2688 + correction bias 128; experts 128 x (up + down) 2 x 1856 x 2688
+  //            = 1,277,165,568; shared up + down 2 x 3712 x 2688 = 19,955,712
+  //                                                                -> 1,297,465,472 x 23 = 29,841,705,856
+  //   norms    52 x 2688 + 2688                                                          =       142,464
+  //   total                                                                              = 31,577,940,288
+  EXPECT_EQ(c.total, 31'577'940'288ull);
+  // Active: 6 of 128 experts -> minus 23 x 122 x 2 x 1856 x 2688 = 27,997,863,936 = 3,580,076,352.
+  EXPECT_EQ(c.active, 3'580'076'352ull);
+  // Model card: 31.6B total; 3.6B active including embeddings, 3.2B without the lm_head's 0.35B.
+  EXPECT_NEAR(static_cast<double>(c.total) / 1e9, 31.6, 0.05);
+  EXPECT_NEAR(static_cast<double>(c.active) / 1e9, 3.6, 0.05);
+  EXPECT_NEAR(static_cast<double>(c.active - c.embedding) / 1e9, 3.2, 0.05);
+}
+
+TEST(GraniteMoeHybrid, TinyCountsMatchTheModelCard) {
+  const auto& m = hybrid_model("granite-4.0-h-tiny");
+  const auto c = count_params(m);
+  // hidden 1536, 40 layers: 36 Mamba2 + 4 attention, every layer a 64-expert MoE + shared MLP.
+  //   embeddings (tied)   100,352 x 1536                                           =   154,140,672
+  //   Mamba2   d_inner 2 x 1536 = 3072, conv_dim 3072 + 2 x 1 x 128 = 3328; in_proj
+  //            (3072 + 3328 + 48) x 1536 = 9,904,128; conv1d 3328 x 4 + 3328; 3 x 48; norm 3072;
+  //            out_proj 1536 x 3072 = 4,718,592                     ->  14,642,576 x 36 =   527,132,736
+  //   attention  head_dim 1536 / 12 = 128; q, o 1536 x 1536; k, v 512 x 1536 -> 6,291,456 x 4 = 25,165,824
+  //   MoE      router 64 x 1536 = 98,304; input_linear 64 x 1024 x 1536 = 100,663,296;
+  //            output_linear 64 x 1536 x 512 = 50,331,648; shared 2048 x 1536 + 1536 x 1024
+  //            = 4,718,592                                         -> 155,811,840 x 40 = 6,232,473,600
+  //   norms    2 x 40 x 1536 + 1536                                                    =       124,416
+  //   total                                                                            = 6,939,037,248
+  EXPECT_EQ(c.total, 6'939'037'248ull);
+  // Model card: "7B"; IBM's "1B active" is rounded from 6 of 64 experts:
+  // 6,939,037,248 - 40 x 58/64 x 150,994,944 = 1,465,470,528.
+  EXPECT_NEAR(static_cast<double>(c.total) / 1e9, 7.0, 0.1);
+  EXPECT_EQ(c.active, 1'465'470'528ull);
+  EXPECT_EQ(count_kind(m.arch, LayerAttention::Full), 4u);
+  EXPECT_EQ(m.arch.layer_attention[5], LayerAttention::Full);
+}
+
+TEST(MambaState, ConvPlusSsmStateInTheEnginesDtypes) {
+  // Nemotron-H-8B at TP 1: conv {3, 10,240} = 30,720 values in bf16; SSM {128, 64, 128} =
+  // 1,048,576 values in float32 (the config has no mamba_ssm_cache_dtype: vLLM's
+  // NemotronHForCausalLMConfig default) -> 61,440 + 4,194,304 = 4,255,744 B.
+  EXPECT_EQ(hybrid_model("nemotron-h-8b").arch.recurrent_state_bytes_per_layer, 4'255'744u);
+  // Nemotron-3 Nano: conv 3 x 6144 x 2 B = 36,864 + SSM 64 x 64 x 128 x 4 B = 2,097,152 -> 2,134,016 B.
+  EXPECT_EQ(hybrid_model("nemotron-3-nano-30b-a3b").arch.recurrent_state_bytes_per_layer, 2'134'016u);
+  // Granite-4.0-H-Tiny (mamba_ssm_cache_dtype "auto": the model dtype): (3 x 3328 + 48 x 64 x 128) x 2 B
+  // = (9,984 + 393,216) x 2 = 806,400 B.
+  EXPECT_EQ(hybrid_model("granite-4.0-h-tiny").arch.recurrent_state_bytes_per_layer, 806'400u);
+}
+
+TEST(MambaState, GroupsAreReplicatedUpToTheTpSize) {
+  const auto& nemo = hybrid_model("nemotron-h-8b").arch;
+  // TP 2: 8 groups divide; conv 3 x 10,240 / 2 = 15,360, SSM 64 x 64 x 128 = 524,288.
+  EXPECT_EQ(recurrent_state_elems(nemo, 2).conv, 15'360u);
+  EXPECT_EQ(recurrent_state_elems(nemo, 2).ssm, 524'288u);
+  // TP 16: 8 % 16 != 0 -> 8 + (16 - 8) = 16 groups (extra_groups_for_head_shards):
+  // conv 3 x (8192 + 2 x 16 x 128) / 16 = 3 x 768 = 2304; SSM 8 x 64 x 128 = 65,536.
+  EXPECT_EQ(recurrent_state_elems(nemo, 16).conv, 2'304u);
+  EXPECT_EQ(recurrent_state_elems(nemo, 16).ssm, 65'536u);
+  // Granite-4.0-H-Tiny at TP 2: 1 group -> 2; conv 3 x (3072 + 2 x 2 x 128) / 2 = 5376, SSM
+  // 24 x 64 x 128 = 196,608 -> (5376 + 196,608) x 2 B = 403,968 B (not 806,400 / 2 = 403,200).
+  EXPECT_EQ(recurrent_state_bytes(hybrid_model("granite-4.0-h-tiny").arch, 2), 403'968u);
+}
+
+}  // namespace
+}  // namespace vramplan

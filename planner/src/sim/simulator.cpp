@@ -117,7 +117,9 @@ class Simulation {
     if (next_ && std::isinf(next_->arrival_s)) throw_internal("simulate: a request arrived at t = inf");
     while (true) {
       admit_arrivals();
-      if (running() == 0 && waiting_.empty()) {
+      // Finished requests riding in the overlap scheduler's next step keep the engine busy for
+      // it; once nothing is left to arrive that step changes nothing measured.
+      if (running() == 0 && waiting_.empty() && (riders_ == 0 || !next_)) {
         if (!next_) break;
         // Idle: jump to the next arrival (or the next free user slot, which needs a completion:
         // with nothing running that cannot be, so the next arrival decides).
@@ -133,7 +135,7 @@ class Simulation {
   // ---- lockstep driving: several replicas behind one router (simulate_replicas) ----------------
   //! Runs the steps that start before `t`; an idle engine waits until `t`.
   void advance_to(double t) {
-    while ((running() > 0 || !waiting_.empty()) && now_ < t) step();
+    while (has_work() && now_ < t) step();
     now_ = std::max(now_, t);
   }
   //! A request routed here at its arrival time.
@@ -234,6 +236,8 @@ class Simulation {
   }
   std::uint64_t residue(const Slot& s) const { return ((s.computed % bs_) + bs_ - (s.g0 % bs_)) % bs_; }
   std::uint64_t running() const { return decoding_ + prefill_.size(); }
+  // Something to run: requests, or the finished ones riding in the overlap scheduler's next step.
+  bool has_work() const { return running() > 0 || !waiting_.empty() || riders_ > 0; }
   // ExpectedOutput: sum over running requests of min(output still to come, clip).
   std::uint64_t reserved_output() const {
     const std::uint64_t clipped_part = clipped_ == 0 ? 0 : clipped_ * clip_;
@@ -363,7 +367,14 @@ class Simulation {
     // When this step's batch was formed, and so which waiting requests it can take (eligible()):
     // at this step's start, or, with SGLang's overlap scheduler on a busy engine, at the previous
     // step's start (this batch was formed while that one ran). An idle engine forms it at once.
-    const bool busy = running() > 0 && last_step_end_ == now_;
+    // With the overlap scheduler the requests that finished in the previous step ride in this
+    // one (below), so the engine is busy even when they were the last ones running.
+    const bool follows = last_step_end_ == now_;
+    const std::uint64_t riders = follows ? riders_ : 0;
+    const double riders_cached = follows ? riders_cached_ : 0.0;
+    riders_ = 0;
+    riders_cached_ = 0;
+    const bool busy = (running() > 0 || riders > 0) && follows;
     formed_at_ = busy && r_.overlap_schedule ? last_step_start_ : now_;
     // Finished and preempted requests leave tombstones in the decode order; sweep them when they
     // are half of it, so that memory stays O(requests running) at O(1) amortised per step.
@@ -390,9 +401,18 @@ class Simulation {
     // Every request the engine could have taken was admitted: it is keeping up at this moment.
     if (waiting_.empty() || !eligible(waiting_.front())) last_drained_s_ = now_;
     const std::uint64_t decoders = decode_now ? decoding_ : 0;
+    // SGLang's overlap scheduler formed this step's decode batch before it processed the previous
+    // step's result, so the requests that finished there decode once more, their token discarded
+    // (scheduler.py event_loop_overlap: get_next_batch_to_run and run_batch come before
+    // pop_and_process, and update_running_batch filters finished requests out of the running batch
+    // only at the next one). They ride only in a decode batch: a prompt batch runs alone unless
+    // prompts and decodes mix, and the decode batch after it is formed once the result is known.
+    const bool ride = riders > 0 && (r_.mix_prefill_decode || chunks_.empty());
     // Static batches (HF generate) keep computing finished sequences as padding.
-    const std::uint64_t seqs = decoders + (decode_now ? padding_seqs_ : 0);
-    const double attended = decode_now ? static_cast<double>(cached_sum_ + decoding_ + padding_cached_ + padding_seqs_) : 0.0;
+    const std::uint64_t seqs = decoders + (decode_now ? padding_seqs_ : 0) + (ride ? riders : 0);
+    const double attended =
+        (decode_now ? static_cast<double>(cached_sum_ + decoding_ + padding_cached_ + padding_seqs_) : 0.0) +
+        (ride ? riders_cached + static_cast<double>(riders) : 0.0);
     if (seqs == 0 && chunks_.empty()) {
       // Everything running was preempted to make room: the next step readmits from the queue.
       if (preempted_this_step_) return;
@@ -698,6 +718,10 @@ class Simulation {
     res_.input_tokens += s.req.input_tokens;
     res_.output_tokens += s.target;
     res_.last_completion_s = now_;
+    if (r_.overlap_schedule && !r_.static_batch) {  // it rides in the next step (step())
+      ++riders_;
+      riders_cached_ += static_cast<double>(s.req.input_tokens) + static_cast<double>(s.target) - 1;
+    }
     s.phase = Phase::Free;
     free_slots_.push_back(id);
     leave_system(now_);
@@ -873,6 +897,10 @@ class Simulation {
   double now_ = 0;
   double last_decode_end_ = 0;
   double last_step_start_ = -1, last_step_end_ = -1;  // the last step run
+  // Requests that finished in the last step, and their cached tokens: with the overlap scheduler
+  // they are in the next step's decode batch.
+  std::uint64_t riders_ = 0;
+  double riders_cached_ = 0;
   double formed_at_ = 0;     // when this step's batch was formed (eligible())
   // Prompt-only steps (no mixing): when requests got their first token since the last decode
   // step, and how many, so that their first decode gap starts there.

@@ -245,8 +245,9 @@ TEST(Simulator, OverlapSchedulingDelaysAClosedLoopRequestByOneStep) {
   //   [0, 0.012]         A and B's prompts (200 tokens)      first tokens at 0.012
   //   [0.012, 0.02202]   decode A, B; A done: its user sends C at 0.02202
   // Without the overlap C's prompt runs next, [0.02202, 0.03302]: TTFT 0.011 s. With it, the
-  // batch after 0.02202 was formed at 0.012, before C was sent:
-  //   [0.02202, 0.03203] decode B; [0.03203, 0.04303] C's prompt -> TTFT 0.02101 s.
+  // batch after 0.02202 was formed at 0.012, before C was sent, and still holds A (its last token
+  // was not yet seen):
+  //   [0.02202, 0.03204] decode B + A riding; [0.03204, 0.04304] C's prompt -> TTFT 0.02102 s.
   auto run = [](bool overlap) {
     SchedulerRules r = vllm_like(1000);
     r.overlap_schedule = overlap;
@@ -260,9 +261,38 @@ TEST(Simulator, OverlapSchedulingDelaysAClosedLoopRequestByOneStep) {
   EXPECT_NEAR(sync.ttft.max, 0.012, 1e-9);
   EXPECT_NEAR(sync.ttft.mean, (0.012 + 0.012 + 0.011) / 3, 1e-9);
   const SimResult overlap = run(true);
-  EXPECT_NEAR(overlap.ttft.max, 0.02101, 1e-9);
-  EXPECT_NEAR(overlap.ttft.mean, (0.012 + 0.012 + 0.02101) / 3, 1e-9);
+  EXPECT_NEAR(overlap.ttft.max, 0.02102, 1e-9);
+  EXPECT_NEAR(overlap.ttft.mean, (0.012 + 0.012 + 0.02102) / 3, 1e-9);
   EXPECT_EQ(overlap.completed, 3u);
+}
+
+TEST(Simulator, OverlapSchedulingRunsAFinishedRequestOnceMore) {
+  // One user, overlap on (SGLang event_loop_overlap: the batch after a request's last token was
+  // formed before that token was seen, so the finished request decodes once more). A (100 + 2),
+  // then B (100 + 2), sent when A completes:
+  //   [0, 0.011]          A's prompt, first token
+  //   [0.011, 0.02101]    decode A: A done, B sent at 0.02101
+  //   [0.02101, 0.03102]  decode A again (riding; its token discarded); B's batch not yet formed
+  //   [0.03102, 0.04202]  B's prompt -> TTFT 0.02101 s (0.011 s without the overlap)
+  // Nothing is left to arrive after B: its ride changes nothing measured and is not run.
+  auto run = [](bool overlap) {
+    SchedulerRules r = vllm_like(1000);
+    r.overlap_schedule = overlap;
+    r.mix_prefill_decode = false;
+    ListSource src({{0, 0, 100, 2, 0, 0}, {1, 0, 100, 2, 0, 0}});
+    SimOptions o;
+    o.concurrency = 1;
+    return simulate(r, linear_clock, src, o);
+  };
+  const SimResult sync = run(false);
+  EXPECT_NEAR(sync.ttft.max, 0.011, 1e-9);
+  EXPECT_EQ(sync.steps, 4u);
+  const SimResult overlap = run(true);
+  EXPECT_NEAR(overlap.ttft.max, 0.02101, 1e-9);
+  EXPECT_NEAR(overlap.ttft.mean, (0.011 + 0.02101) / 2, 1e-9);
+  EXPECT_NEAR(overlap.e2e.max, 0.02101 + 0.01001, 1e-9);  // B: TTFT + one decode step
+  EXPECT_EQ(overlap.steps, 5u);
+  EXPECT_EQ(overlap.completed, 2u);
 }
 
 TEST(Simulator, OverlapSchedulingDelaysAnArrivalDuringAStepByOneStep) {

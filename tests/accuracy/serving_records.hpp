@@ -210,20 +210,28 @@ inline std::optional<double> printed(const nlohmann::json& results, const char* 
 //! printed median TPOT, benchmark_serving's (e2e - TTFT) / (output - 1)), "derived" (the blis
 //! records, whose TPOT field is not that figure: (mean E2E - mean TTFT) / (mean output - 1) on
 //! both sides, README of the ground truth), "itl" (no TPOT printed: median ITL), "none".
-inline void add_metrics(ServingComparison& c, const sim::SimResult& r, const std::string& tpot) {
+//! `measured_output_tokens`: the tokens each request really generated where the client's count
+//! is known to be wrong (the setup says why); the measured output throughput and derived TPOT
+//! then use it instead of the printed output_throughput and mean_output_len.
+inline void add_metrics(ServingComparison& c, const sim::SimResult& r, const std::string& tpot,
+                        std::optional<double> measured_output_tokens = std::nullopt) {
   const auto& res = c.record.at("results");
   const double d = r.duration_s;
   auto add = [&](const char* name, MetricKind kind, double pred, std::optional<double> meas) {
     if (meas && *meas > 0) c.metrics.push_back({name, kind, pred, *meas});
   };
-  add("req/s", MetricKind::Throughput, static_cast<double>(r.completed) / d, printed(res, "request_throughput"));
-  add("out tok/s", MetricKind::Throughput, r.output_tokens / d, printed(res, "output_throughput"));
+  const auto request_throughput = printed(res, "request_throughput");
+  add("req/s", MetricKind::Throughput, static_cast<double>(r.completed) / d, request_throughput);
+  add("out tok/s", MetricKind::Throughput, r.output_tokens / d,
+      measured_output_tokens && request_throughput ? std::optional(*request_throughput * *measured_output_tokens)
+                                                   : printed(res, "output_throughput"));
   add("TTFT p50", MetricKind::MedianLatency, r.ttft.p50 * 1e3, printed(res, "median_ttft_ms"));
   if (tpot == "field") {
     add("TPOT p50", MetricKind::MedianLatency, r.tpot.p50 * 1e3, printed(res, "median_tpot_ms"));
     add("TPOT p99", MetricKind::P99Latency, r.tpot.p99 * 1e3, printed(res, "p99_tpot_ms"));
   } else if (tpot == "derived") {
-    const auto e2e = printed(res, "mean_e2e_ms"), ttft = printed(res, "mean_ttft_ms"), out = printed(res, "mean_output_len");
+    const auto e2e = printed(res, "mean_e2e_ms"), ttft = printed(res, "mean_ttft_ms");
+    const auto out = measured_output_tokens ? measured_output_tokens : printed(res, "mean_output_len");
     const double sim_out = r.output_tokens / static_cast<double>(r.completed);
     add("TPOT (means)", MetricKind::MedianLatency, (r.e2e.mean - r.ttft.mean) * 1e3 / (sim_out - 1),
         e2e && ttft && out ? std::optional((*e2e - *ttft) / (*out - 1)) : std::nullopt);
@@ -289,7 +297,10 @@ inline ServingComparison simulate_record(const nlohmann::json& record, const nlo
   c.preemptions = out.result.preemptions;
   c.verdict = out.result.verdict.state;
   if (record.at("record_type") == "timeline") add_timeline_metrics(c, out.result);
-  else add_metrics(c, out.result, setup.at("tpot"));
+  else
+    add_metrics(c, out.result, setup.at("tpot"),
+                setup.contains("measured_output_tokens") ? std::optional(setup.at("measured_output_tokens").get<double>())
+                                                         : std::nullopt);
   return c;
 }
 

@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets (tests/fuzz/, clang, ASan + UBSan) and runs each for a bounded time
 # on its seed corpus. Any crash, sanitizer report, uncaught non-vramplan exception, input slower
 # than -timeout or run above -rss_limit_mb fails the script; the input is kept under
-# build-fuzz/findings/ and must become a regression test.
+# build-asan/findings/ and must become a regression test.
 #
 #   bash tools/fuzz.sh                 every target, FUZZ_SECONDS (default 20) each
 #   FUZZ_SECONDS=3600 bash tools/fuzz.sh gguf hf_config     named targets, one hour each
@@ -13,14 +13,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-20}
-build=${FUZZ_BUILD_DIR:-build-fuzz}
 if ! command -v clang++ >/dev/null; then
   echo "tools/fuzz.sh: clang++ not found (apt-get install clang)" >&2
   exit 1
 fi
-
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
-  -DVRAMPLAN_FUZZ=ON -DVRAMPLAN_BUILD_TESTS=OFF -DVRAMPLAN_BUILD_BENCH=OFF -DVRAMPLAN_BUILD_PROBES=OFF >/dev/null
+# The sanitized build shared with `tools/test.sh --sanitize` (after it, only the fuzz mains link).
+build=build-asan
+bash tools/configure-sanitized.sh
 
 # Seeds: the real files of the repository each reader is meant for, plus tests/fuzz/seeds/<target>.
 seeds_of() {

@@ -95,7 +95,9 @@ TEST(DiffusionSweepCli, ACommaSeparatedListRanksPipelinesTogether) {
   const auto text = run_cli({"sweep", "--model", "sdxl-base-1.0,flux.1-schnell", "--gpu", "h100-sxm-80"});
   EXPECT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("pipeline"), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find("flux.1-schnell (FluxPipeline)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("2 pipelines, cheapest image first across them:\n  sdxl-base-1.0 (StableDiffusionXLPipeline), "
+                          "1024x1024, 50 steps\n  flux.1-schnell (FluxPipeline), 1024x1024, 4 steps\n"),
+            std::string::npos) << text.out;
 }
 
 TEST(DiffusionSweepCli, AListMixingPipelinesAndLlmsIsRefused) {

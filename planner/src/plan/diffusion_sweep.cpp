@@ -155,11 +155,17 @@ std::string diffusion_sweep_text(const DiffusionSweepResult& r, std::size_t top)
       cells.push_back(k < x.cost_usd.size() ? format_number("%.0f", x.cost_usd[k]) : "-");
     t.add_row(cells);
   }
+  auto describe = [](const DiffusionSweepPipeline& p) {
+    return p.id + " (" + p.class_name + "), " + std::to_string(p.width) + "x" + std::to_string(p.height) + ", " +
+           std::to_string(p.steps) + " steps";
+  };
   std::string s;
-  for (const auto& p : r.pipelines)
-    s += (s.empty() ? "" : "; ") + p.id + " (" + p.class_name + "), " + std::to_string(p.width) + "x" +
-         std::to_string(p.height) + ", " + std::to_string(p.steps) + " steps";
-  s += ": cheapest image first\n";
+  if (several) {
+    s = std::to_string(r.pipelines.size()) + " pipelines, cheapest image first across them:\n";
+    for (const auto& p : r.pipelines) s += "  " + describe(p) + "\n";
+  } else {
+    s = describe(r.pipelines.front()) + ": cheapest image first\n";
+  }
   s += t.render_text();
   s += "\n" + std::to_string(r.rows.size()) + " fitting of " + std::to_string(r.evaluations) + " points evaluated";
   if (r.rows.size() > top) s += "; first " + std::to_string(top) + " shown (--top)";

@@ -4,6 +4,7 @@
 #include "support/test_support.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/diffusion/diffusion_plan.hpp"
+#include "diffusion/conv_live.hpp"
 
 namespace vramplan::diffusion {
 namespace {
@@ -135,6 +136,27 @@ TEST(DiffusionPlan, StepTimeIsComputeBound) {
   EXPECT_GT(*p.images_per_s, 0.0);
   EXPECT_LE(*p.step_s_low, *p.step_s);
   EXPECT_LE(*p.step_s, *p.step_s_high);
+}
+
+TEST(DiffusionPlan, ResnetLiveSetCountsEachConvolutionsWorkspace) {
+  // ResnetBlock2D 256 -> 128 per pixel: 3 x 256 = 768 (norm1 / SiLU); conv1 256 + 256 + 128 +
+  // (256 + 128) workspace = 1,024; conv2 256 + 2 x 128 + 2 x 128 = 768; conv_shortcut
+  // 256 + 2 x 128 + (256 + 128) = 896; the residual 256 + 4 x 128 = 768 -> 1,024.
+  EXPECT_EQ(resnet_live_per_pixel(256, 128), 1024u);
+  // c -> c: conv1 2c + c + 2c = 5c, conv2 c + 2c + 2c = 5c, the residual 5c.
+  EXPECT_EQ(resnet_live_per_pixel(128, 128), 640u);
+  // UNet up block with its skip concatenated, 960 -> 320: conv1 3 x 960 + 2 x 320 = 3,520.
+  EXPECT_EQ(resnet_live_per_pixel(960, 320), 3520u);
+}
+
+TEST(DiffusionPlan, SdxlDecodesFourImagesInFp32) {
+  const auto p = plan(request("sdxl-base-1.0", 4));
+  ASSERT_EQ(p.stages[p.peak_stage].name, "decode (vae)");
+  // Four 1024^2 images through the fp32 VAE: the last Upsample2D's 1,140,850,688 elements each
+  // (FluxDevAllOnGpuPeaksInTheVaeDecode) x 4 B = 18,253,611,008 B; the decoded images 4 x 3 x
+  // 1024^2 x 4 B = 50,331,648; carried: prompt embeddings 8 (CFG) x 77 x 2048 x 2 B = 2,523,136 and
+  // latents 4 x 4 x 128^2 x 4 B = 1,048,576.
+  EXPECT_EQ(p.stages[p.peak_stage].activations.count(), 18'253'611'008ull + 50'331'648 + 2'523'136 + 1'048'576);
 }
 
 TEST(DiffusionPlan, ResolutionMustFitTheLatentGrid) {

@@ -128,8 +128,9 @@ int run_sweep(const std::vector<std::string>& args) {
     if (mode == "train") return run_sweep_train(args);
     if (!mode.empty() && mode != "serve") throw_usage("--mode must be serve or train, got '" + escape_control(mode) + "'");
   }
-  // A diffusion pipeline (models/diffusion/<id>, a diffusers directory): GPUs x batch x memory mode.
-  if (names_diffusion_pipeline(args, false)) return run_diffusion_sweep(args);
+  // Diffusion pipelines (models/diffusion/<id>, diffusers directories; a comma-separated list is
+  // ranked together): GPUs x batch x memory mode.
+  if (names_diffusion_pipelines(args)) return run_diffusion_sweep(args);
   const std::string spec = engine_spec_of(args);
   const auto engine = memory::make_engine(spec, data_root().data());
   po::options_description desc("Options");

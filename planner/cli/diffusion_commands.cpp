@@ -60,7 +60,8 @@ void refuse_other_flags(const std::vector<std::string>& args, const po::options_
 // The options of one pipeline call that plan, check and sweep share.
 void add_call_options(po::options_description& desc) {
   desc.add_options()
-      ("model,m", po::value<std::string>(), "diffusion pipeline: catalogue id (vramplan models) or diffusers directory")
+      ("model,m", po::value<std::string>(), "diffusion pipeline: catalogue id (vramplan models) or diffusers directory "
+       "(sweep: a comma-separated list)")
       ("engine", po::value<std::string>()->default_value("diffusers"), "diffusers (the only engine for pipelines)")
       ("resolution", po::value<std::string>(), "WIDTHxHEIGHT in pixels (default: the pipeline's, 1024x1024)")
       ("steps", po::value<std::uint64_t>(), "num_inference_steps (default: the pipeline's)")
@@ -156,6 +157,19 @@ bool names_diffusion_pipeline(const std::vector<std::string>& args, bool positio
   return !model.empty() && diffusion::is_pipeline(model, data_root());
 }
 
+bool names_diffusion_pipelines(const std::vector<std::string>& args) {
+  const std::string model = model_argument(args, false);
+  if (model.find(',') == std::string::npos) return names_diffusion_pipeline(args, false);
+  std::string pipelines, others;
+  for (const auto& m : split_list(model))
+    (diffusion::is_pipeline(m, data_root()) ? pipelines : others) += ", " + m;
+  if (pipelines.empty()) return false;
+  if (!others.empty())
+    throw_usage("--model mixes diffusion pipelines (" + pipelines.substr(2) + ") with LLMs (" + others.substr(2) +
+                "): sweep pipelines and LLMs separately");
+  return true;
+}
+
 int run_diffusion_plan(const std::vector<std::string>& args) { return run_pipeline_plan(args, false); }
 
 int run_diffusion_sweep(const std::vector<std::string>& args) {
@@ -172,12 +186,13 @@ int run_diffusion_sweep(const std::vector<std::string>& args) {
   add_common_options(desc);
   refuse_other_flags(args, desc, model_argument(args, false));
   po::variables_map vm;
-  if (!parse_args("sweep", "--model <pipeline> [--gpu G,G | --mig] [--batch 1,4] [--offload none,model] [--resolution WxH]",
+  if (!parse_args("sweep", "--model <pipeline>[,<pipeline>] [--gpu G,G | --mig] [--batch 1,4] [--offload none,model] [--resolution WxH]",
                   desc, args, vm))
     return kExitOk;
   const auto opts = read_common_options(vm);
   plan::DiffusionSweepRequest req;
   req.base = read_call(vm);
+  req.models = split_list(req.base.model);  // a comma-separated list of pipelines, ranked together
   if (vm.count("gpu")) req.gpus = vm["gpu"].as<std::string>();
   req.include_mig = vm["mig"].as<bool>();
   if (!req.gpus.empty() && req.include_mig) throw_usage("--mig selects slices when --gpu is not given: name the slices in --gpu instead");

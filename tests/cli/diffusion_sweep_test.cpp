@@ -64,5 +64,51 @@ TEST(DiffusionSweepCli, LlmSweepFlagsAreRefused) {
   EXPECT_NE(text.out.find("s/image"), std::string::npos) << text.out;
 }
 
+TEST(DiffusionSweepCli, ACommaSeparatedListRanksPipelinesTogether) {
+  ScratchDir dir;
+  const auto prices = dir.write("prices.json", R"({"schema":"vramplan.prices/1","prices":[
+    {"gpu":"h100-sxm-80","usd_per_gpu_hour":3.0,"as_of":"2026-12-02","source":"test quote"}]})");
+  const auto j = run_cli_json({"sweep", "--model", "sdxl-base-1.0,flux.1-schnell", "--gpu", "h100-sxm-80", "--batch",
+                               "1,2", "--prices", prices.string()});
+  const auto schema = nlohmann::json::parse(read_text(source_dir() / "docs/schemas/diffusion-sweep.schema.json"));
+  EXPECT_EQ(schema_violations(j, schema), std::vector<std::string>{});
+  EXPECT_EQ(j["evaluations"], 4);  // 2 pipelines x 1 GPU x 2 batches
+  EXPECT_EQ(j["pipeline"], "sdxl-base-1.0,flux.1-schnell");
+  ASSERT_EQ(j["pipelines"].size(), 2u);
+  EXPECT_EQ(j["pipelines"][0]["steps"], 50);  // each pipeline keeps its own defaults
+  EXPECT_EQ(j["pipelines"][1]["steps"], 4);
+  ASSERT_EQ(j["rows"].size(), 4u) << j.dump();
+  // One ranking across both: each row is the plan of its own pipeline at $3 per GPU-hour.
+  for (std::size_t i = 0; i < 4; ++i) {
+    const auto& row = j["rows"][i];
+    if (i > 0) {
+      EXPECT_LE(j["rows"][i - 1]["usd_per_1000_images"].get<double>(), row["usd_per_1000_images"].get<double>());
+    }
+    const auto plan = run_cli_json({"plan", "--model", row["pipeline"].get<std::string>(), "--gpu", "h100-sxm-80",
+                                    "--batch", std::to_string(row["batch"].get<int>())});
+    EXPECT_EQ(row["steps"], plan["run"]["steps"]) << row.dump();
+    const double per_image = plan["performance"]["seconds_per_call"].get<double>() / row["batch"].get<double>();
+    EXPECT_NEAR(row["usd_per_1000_images"].get<double>(), 3.0 * per_image / 3600 * 1000, 1e-9);
+  }
+  // The 4-step schnell makes the cheapest image.
+  EXPECT_EQ(j["rows"][0]["pipeline"], "flux.1-schnell");
+  const auto text = run_cli({"sweep", "--model", "sdxl-base-1.0,flux.1-schnell", "--gpu", "h100-sxm-80"});
+  EXPECT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("pipeline"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("2 pipelines, cheapest image first across them:\n  sdxl-base-1.0 (StableDiffusionXLPipeline), "
+                          "1024x1024, 50 steps\n  flux.1-schnell (FluxPipeline), 1024x1024, 4 steps\n"),
+            std::string::npos) << text.out;
+}
+
+TEST(DiffusionSweepCli, AListMixingPipelinesAndLlmsIsRefused) {
+  const auto r = run_cli({"sweep", "--model", "sdxl-base-1.0,codellama-7b"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--model mixes diffusion pipelines (sdxl-base-1.0) with LLMs (codellama-7b)"), std::string::npos)
+      << r.err;
+  const auto twice = run_cli({"sweep", "--model", "sdxl-base-1.0,sdxl-base-1.0", "--gpu", "l4"});
+  EXPECT_EQ(twice.exit_code, 2);
+  EXPECT_NE(twice.err.find("names sdxl-base-1.0 twice"), std::string::npos) << twice.err;
+}
+
 }  // namespace
 }  // namespace vramplan::test

@@ -7,8 +7,8 @@
 // (BasicTransformerBlock: self-attention without q/k/v bias, cross-attention, GEGLU FeedForward).
 //
 // Live activations of one forward, per sample, at a level of C channels over P latent pixels:
-//  * ResnetBlock2D.forward: input, norm1 output and SiLU output (3 C_in), or at the end input +
-//    conv_shortcut(input) + hidden + sum + the division (C_in + 4 C_out);
+//  * ResnetBlock2D.forward: conv_live.hpp resnet_live_per_pixel (norm1 / SiLU, each convolution
+//    with its cuDNN workspace, the residual sum and division);
 //  * BasicTransformerBlock: residual, norm, q, k, v, attention output (6 C) or in the GEGLU
 //    feed-forward residual, norm, proj (8 C), gelu(gate) (4 C) and the product (4 C): 18 C per
 //    token; eager attention adds heads x P^2 twice (scores, softmax) for self-attention;
@@ -17,6 +17,7 @@
 #include <algorithm>
 
 #include "diffusion/config_read.hpp"
+#include "diffusion/conv_live.hpp"
 #include "diffusion/walkers.hpp"
 
 namespace vramplan::diffusion {
@@ -40,7 +41,7 @@ struct UnetWalk {
     t.conv(out, out, 3, batch * pixels);
     if (in != out) t.conv(in, out, 1, batch * pixels);  // conv_shortcut
     if (batch)
-      t.live(static_cast<double>(batch) * (static_cast<double>(pixels) * static_cast<double>(std::max(3 * in, in + 4 * out)) + stash),
+      t.live(static_cast<double>(batch) * (static_cast<double>(pixels) * static_cast<double>(resnet_live_per_pixel(in, out)) + stash),
              "UNet ResnetBlock2D");
   }
 

@@ -7,14 +7,24 @@
 // Upsample2D conv except the last, conv_norm_out / conv_out on the first block's channels).
 //
 // A Geometry walks the decoder only (text-to-image decodes, never encodes). Live activations per
-// image at a stage of P output pixels: ResnetBlock2D.forward (models/resnet.py) holds the input,
-// norm1's and SiLU's outputs (3 C_in) and at its end input + conv_shortcut(input) + hidden + sum
-// + division (C_in + 4 C_out); Upsample2D.forward (models/upsampling.py) its input, the
-// interpolated copy and the conv output; the mid-block Attention residual, norm, q, k, v and the
-// output (6 C) and, eager, the P x P score matrix and its softmax.
+// image at a stage of P output pixels (inference: a tensor goes with its last Python reference):
+//  * ResnetBlock2D.forward (models/resnet.py): conv_live.hpp resnet_live_per_pixel, each
+//    convolution with its cuDNN workspace (NHWC copies of input and output);
+//  * Upsample2D.forward (models/upsampling.py): the caller (UpDecoderBlock2D.forward) keeps the
+//    input, F.interpolate's copy at 4x the pixels is the conv's input, then the conv output and its
+//    workspace: C (P_in + 4 P_out). (The bf16 -> fp32 cast around the interpolation applies only
+//    before torch 2.1.)
+//  * the mid-block Attention (AttnProcessor2_0) residual, norm, q, k, v and the output (6 C) and,
+//    eager, the P x P score matrix and its softmax;
+//  * Decoder.forward's tail: conv_norm_out, conv_act (each frees its input on return), conv_out
+//    with its workspace: 2 (C_0 + out_channels).
+// With 128-256-512-512 channels the peak is the last up block's first resnet (256 -> 128, full
+// resolution): conv1 holds 256 + 256 + 128 + (256 + 128) workspace = 1,024 channels per pixel; the
+// 256-channel Upsample2D before it holds 64 + 4 x 256 = 1,088 at the same pixels.
 #include <algorithm>
 
 #include "diffusion/config_read.hpp"
+#include "diffusion/conv_live.hpp"
 #include "diffusion/walkers.hpp"
 
 namespace vramplan::diffusion {
@@ -35,7 +45,7 @@ struct VaeWalk {
     t.conv(out, out, 3, rows);
     if (in != out) t.conv(in, out, 1, rows);
     if (decoding && batch)
-      t.live(static_cast<double>(batch) * static_cast<double>(pixels) * static_cast<double>(std::max(3 * in, in + 4 * out)),
+      t.live(static_cast<double>(batch) * static_cast<double>(pixels) * static_cast<double>(resnet_live_per_pixel(in, out)),
              "VAE decoder ResnetBlock2D");
   }
   void attention(std::uint64_t c, std::uint64_t pixels) {
@@ -105,15 +115,23 @@ Tally walk_autoencoder_kl(const nlohmann::json& config, const std::string& file,
     for (std::uint64_t l = 0; l <= lpb; ++l) w.resnet(l == 0 ? prev : out, out, pixels_up(i));
     if (i + 1 < n) {
       w.t.conv(out, out, 3, w.batch * pixels_up(i + 1));  // Upsample2D conv
-      if (g)
-        w.t.live(static_cast<double>(w.batch * out) * static_cast<double>(pixels_up(i) + 2 * pixels_up(i + 1)),
+      if (g) {
+        // Caller's input, the interpolated copy, the conv output and the conv's workspace.
+        const double p_in = static_cast<double>(pixels_up(i)), p_out = static_cast<double>(pixels_up(i + 1));
+        const double chan = static_cast<double>(out);
+        w.t.live(static_cast<double>(w.batch) *
+                     (chan * p_in + 2 * chan * p_out + static_cast<double>(conv_workspace(out, out)) * p_out),
                  "VAE decoder Upsample2D");
+      }
     }
   }
   const std::uint64_t full = pixels_up(n - 1);
   w.t.other(2 * ch[0]);                         // conv_norm_out
   w.t.conv(ch[0], out_ch, 3, w.batch * full);   // conv_out
-  if (g) w.t.live(static_cast<double>(w.batch) * static_cast<double>(full) * static_cast<double>(3 * ch[0] + out_ch), "VAE decoder conv_out");
+  if (g)
+    w.t.live(static_cast<double>(w.batch) * static_cast<double>(full) *
+                 static_cast<double>(2 * ch[0] + out_ch + conv_workspace(ch[0], out_ch)),
+             "VAE decoder conv_out");
   return w.t;
 }
 

@@ -4,6 +4,7 @@
 #include "support/test_support.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/diffusion/diffusion_plan.hpp"
+#include "diffusion/conv_live.hpp"
 
 namespace vramplan::diffusion {
 namespace {
@@ -24,10 +25,13 @@ constexpr std::uint64_t kFluxWeights = 16'870'599'139ull * 2;
 // Carried between stages at 1024x1024, one image: prompt embeddings 512 x 4096 x 2 B = 4,194,304;
 // latents 16 x 128 x 128 x 4 B = 1,048,576.
 constexpr std::uint64_t kFluxCarried = 4'194'304ull + 1'048'576;
-// VAE decode of one 1024x1024 image: the last up block's first ResnetBlock2D (256 -> 128) holds
-// max(3 x 256, 256 + 4 x 128) = 768 channels x 1024^2 = 805,306,368 elements, bf16 -> 1,610,612,736 B;
-// the decoded image 3 x 1024^2 x 2 B = 6,291,456 B is kept.
-constexpr std::uint64_t kFluxDecodePerImage = 805'306'368ull * 2;
+// VAE decode of one 1024x1024 image: the last Upsample2D (256 channels, 512^2 -> 1024^2) holds
+// the caller's input 256 x 512^2 + the interpolated copy and the conv output 2 x 256 x 1024^2 +
+// the conv's workspace (NHWC copies of input and output) 2 x 256 x 1024^2 = 67,108,864 +
+// 1,073,741,824 = 1,140,850,688 elements (1,088 channels at full resolution; the next resnet's
+// conv1 holds 256 + 256 + 128 + 384 = 1,024), bf16 -> 2,281,701,376 B; the decoded image
+// 3 x 1024^2 x 2 B = 6,291,456 B is kept.
+constexpr std::uint64_t kFluxDecodePerImage = 1'140'850'688ull * 2;
 constexpr std::uint64_t kImage = 3ull * 1024 * 1024 * 2;
 
 TEST(DiffusionPlan, FluxDevAllOnGpuPeaksInTheVaeDecode) {
@@ -49,9 +53,10 @@ TEST(DiffusionPlan, FluxDevAllOnGpuPeaksInTheVaeDecode) {
   r.vae_slicing = true;
   const auto sliced = plan(r);
   EXPECT_EQ(sliced.stages[3].total.count(), kFluxWeights + kFluxDecodePerImage + 4 * (kImage + kFluxCarried));
-  // ... which leaves the denoiser's forward over 4 latents as the peak: 4 x 212,336,640 x 2 B.
-  EXPECT_EQ(sliced.stages[sliced.peak_stage].name, "denoise (transformer)");
-  EXPECT_EQ(sliced.allocated_peak.count(), kFluxWeights + 4 * (212'336'640ull * 2 + kFluxCarried));
+  // ... which still holds the peak: one image's 2,281,701,376 B against the denoiser's forward over
+  // 4 latents, 4 x 212,336,640 x 2 B = 1,698,693,120 B.
+  EXPECT_EQ(sliced.stages[sliced.peak_stage].name, "decode (vae)");
+  EXPECT_EQ(sliced.stages[2].total.count(), kFluxWeights + 4 * (212'336'640ull * 2 + kFluxCarried));
 }
 
 TEST(DiffusionPlan, ModelOffloadHoldsOneComponent) {
@@ -131,6 +136,27 @@ TEST(DiffusionPlan, StepTimeIsComputeBound) {
   EXPECT_GT(*p.images_per_s, 0.0);
   EXPECT_LE(*p.step_s_low, *p.step_s);
   EXPECT_LE(*p.step_s, *p.step_s_high);
+}
+
+TEST(DiffusionPlan, ResnetLiveSetCountsEachConvolutionsWorkspace) {
+  // ResnetBlock2D 256 -> 128 per pixel: 3 x 256 = 768 (norm1 / SiLU); conv1 256 + 256 + 128 +
+  // (256 + 128) workspace = 1,024; conv2 256 + 2 x 128 + 2 x 128 = 768; conv_shortcut
+  // 256 + 2 x 128 + (256 + 128) = 896; the residual 256 + 4 x 128 = 768 -> 1,024.
+  EXPECT_EQ(resnet_live_per_pixel(256, 128), 1024u);
+  // c -> c: conv1 2c + c + 2c = 5c, conv2 c + 2c + 2c = 5c, the residual 5c.
+  EXPECT_EQ(resnet_live_per_pixel(128, 128), 640u);
+  // UNet up block with its skip concatenated, 960 -> 320: conv1 3 x 960 + 2 x 320 = 3,520.
+  EXPECT_EQ(resnet_live_per_pixel(960, 320), 3520u);
+}
+
+TEST(DiffusionPlan, SdxlDecodesFourImagesInFp32) {
+  const auto p = plan(request("sdxl-base-1.0", 4));
+  ASSERT_EQ(p.stages[p.peak_stage].name, "decode (vae)");
+  // Four 1024^2 images through the fp32 VAE: the last Upsample2D's 1,140,850,688 elements each
+  // (FluxDevAllOnGpuPeaksInTheVaeDecode) x 4 B = 18,253,611,008 B; the decoded images 4 x 3 x
+  // 1024^2 x 4 B = 50,331,648; carried: prompt embeddings 8 (CFG) x 77 x 2048 x 2 B = 2,523,136 and
+  // latents 4 x 4 x 128^2 x 4 B = 1,048,576.
+  EXPECT_EQ(p.stages[p.peak_stage].activations.count(), 18'253'611'008ull + 50'331'648 + 2'523'136 + 1'048'576);
 }
 
 TEST(DiffusionPlan, ResolutionMustFitTheLatentGrid) {

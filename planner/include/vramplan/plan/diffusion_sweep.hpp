@@ -1,5 +1,5 @@
-// vramplan/plan/diffusion_sweep.hpp — `vramplan sweep` for a diffusion pipeline: every GPU (or the
-// --gpu list) x batch x memory mode planned with diffusion::plan_diffusion (one call of the
+// vramplan/plan/diffusion_sweep.hpp — `vramplan sweep` for diffusion pipelines: every pipeline of
+// the --model list x GPU (or the --gpu list) x batch x memory mode planned with diffusion::plan_diffusion (one call of the
 // pipeline at one resolution), the fitting points ranked by USD per 1000 images (the GPU's hourly
 // price / images per hour; plan/prices.hpp), then by seconds per image; each with the cost of
 // renting the GPU for --periods (billed in the card's lots).
@@ -22,6 +22,7 @@ namespace vramplan::plan {
 
 struct DiffusionSweepRequest {
   diffusion::DiffusionRequest base;          //!< model, resolution, steps, dtype, ...; gpu / batch / offload swept
+  std::vector<std::string> models;           //!< pipelines swept (catalogue ids / directories); empty = base.model
   std::string gpus;                          //!< comma-separated ids; "" = every plannable card
   bool include_mig = false;                  //!< without gpus: MIG slices too
   std::vector<std::uint64_t> batches = {1};
@@ -31,6 +32,8 @@ struct DiffusionSweepRequest {
 };
 
 struct DiffusionSweepRow {
+  std::string pipeline;
+  std::uint64_t steps = 0;
   std::string gpu;
   std::uint64_t batch = 1;
   diffusion::Offload offload = diffusion::Offload::None;
@@ -47,15 +50,23 @@ struct DiffusionSweepRow {
 };
 
 struct DiffusionSweepMiss {
+  std::string pipeline;
   std::string gpu;
   std::uint64_t batch = 1;
   diffusion::Offload offload = diffusion::Offload::None;
   std::string why;
 };
 
-struct DiffusionSweepResult {
-  std::string pipeline, class_name;
+//! One swept pipeline as planned (its defaults may differ: SDXL 50 steps, FLUX 28).
+struct DiffusionSweepPipeline {
+  std::string id, class_name;
   std::uint64_t width = 0, height = 0, steps = 0;
+};
+
+struct DiffusionSweepResult {
+  std::string pipeline, class_name;          //!< the pipelines' ids / classes, comma-joined
+  std::uint64_t width = 0, height = 0, steps = 0;  //!< the first pipeline's
+  std::vector<DiffusionSweepPipeline> pipelines;
   std::vector<RentalPeriod> periods;
   std::size_t evaluations = 0;
   std::vector<DiffusionSweepRow> rows;       //!< cheapest per 1000 images first, unpriced last

@@ -83,6 +83,18 @@ TEST(VllmMambaHybrid, FalconH1EveryLayerHoldsKvAndState) {
   EXPECT_EQ(p.engine_view.at("kv_block_bytes"), 409600 * 36);
 }
 
+TEST(VllmMambaHybrid, FalconH1SevenBAtTp2ReplicatesItsGroup) {
+  const auto p = vllm_mamba_plan("falcon-h1-7b", {{"tensor-parallel-size", "2"}});
+  const auto& h = p.engine_view.at("hybrid");
+  // TP 2: 1 kv head per rank -> 2 x 1 x 128 x 2 B = 512 B/token/layer. State: the single group is
+  // replicated to 2 (extra_groups_for_head_shards): conv 3 x (3072 + 2 x 2 x 256) / 2 = 6,144, SSM
+  // 12 x 128 x 256 = 393,216 -> 798,720 B (not 1,594,368 / 2 = 797,184).
+  EXPECT_EQ(h.at("recurrent_state_bytes_per_layer"), 798720);
+  // 16 x cdiv(798,720, 8,192) = 16 x 98 = 1,568 tokens; cdiv(32,768, 1,568) = 21 + 2 = 23 blocks.
+  EXPECT_EQ(h.at("attention_block_size"), 1568);
+  EXPECT_EQ(h.at("blocks_per_request"), 23);
+}
+
 TEST(VllmMambaHybrid, JambaMambaOnePages) {
   const auto p = vllm_mamba_plan("jamba-1.5-mini", {});
   const auto& h = p.engine_view.at("hybrid");

@@ -144,6 +144,25 @@ TEST(FalconH1, HalfBCountMatchesTheHubCount) {
   EXPECT_EQ(m.arch.recurrent_state_bytes_per_layer, 403'968u);
 }
 
+TEST(FalconH1, SevenBCountMatchesTheCheckpointCensus) {
+  const auto& m = hybrid_model("falcon-h1-7b");
+  // hidden 3072, 44 layers, vocab 130,049 untied.
+  //   embeddings + lm_head   2 x 130,049 x 3072                                      =   799,021,056
+  //   Mamba2   d_ssm 24 x 128 = 3072, conv_dim 3072 + 2 x 256 = 3584; in_proj (3072 + 3584 + 24)
+  //            x 3072 = 20,520,960; conv1d 3584 x 5 = 17,920; 72; gated norm 3072 (mamba_rms_norm);
+  //            out_proj 3072 x 3072 = 9,437,184                              -> 29,979,208
+  //   attention head_dim 128: q, o 1536 x 3072; k, v 256 x 3072               -> 11,010,048
+  //   MLP      3 x 12,288 x 3072                                              -> 113,246,208
+  //   norms    2 x 3072                                                       ->      6,144
+  //   per layer 154,241,608 x 44 = 6,786,630,752; + final norm 3072           = 7,585,654,880
+  // A count of the released safetensors (catalogue _published_params_source): 7,585,654,880 in 751
+  // tensors = 44 x (2 norms + 4 attention + 8 Mamba + 3 MLP) + embedding, final norm, lm_head.
+  EXPECT_EQ(count_params(m).total, 7'585'654'880ull);
+  EXPECT_EQ(m.tensors.size(), 751u);
+  // State: conv 3 x 3584 = 10,752 + SSM 24 x 128 x 256 = 786,432 values, bf16 -> 1,594,368 B.
+  EXPECT_EQ(m.arch.recurrent_state_bytes_per_layer, 1'594'368u);
+}
+
 TEST(Jamba, MiniCountsMatchTheModelCard) {
   const auto& m = hybrid_model("jamba-1.5-mini");
   const auto c = count_params(m);

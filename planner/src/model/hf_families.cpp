@@ -200,6 +200,11 @@ std::vector<Family> make_families() {
   // Mamba2 + attention hybrids (family_mamba_hybrid.cpp).
   add("nemotron_h", {"NemotronHForCausalLM"}, false, DecoderLayout{}, build_nemotron_h);
   add("granitemoehybrid", {"GraniteMoeHybridForCausalLM"}, true, DecoderLayout{}, build_granite_moe_hybrid);
+  // Falcon-H1: attention and Mamba2 in parallel in every layer (family_falcon_h1.cpp);
+  // FalconH1Config ties no embeddings by default.
+  add("falcon_h1", {"FalconH1ForCausalLM"}, false, DecoderLayout{}, build_falcon_h1);
+  // Jamba: Mamba-1 + attention every 8th layer, MoE every other layer (family_jamba.cpp).
+  add("jamba", {"JambaForCausalLM"}, false, DecoderLayout{}, build_jamba);
   add("falcon", {"FalconForCausalLM", "RWForCausalLM"}, true, DecoderLayout{}, build_falcon)
       ->class_defaults = falcon_defaults();
   add("gpt_bigcode", {"GPTBigCodeForCausalLM"}, true, DecoderLayout{}, build_gpt_bigcode);

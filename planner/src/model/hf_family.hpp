@@ -94,6 +94,8 @@ void build_gpt_oss(const ConfigView& config, const Family& family, ModelSpec& sp
 void build_qwen3_next(const ConfigView& config, const Family& family, ModelSpec& spec);
 void build_nemotron_h(const ConfigView& config, const Family& family, ModelSpec& spec);
 void build_granite_moe_hybrid(const ConfigView& config, const Family& family, ModelSpec& spec);
+void build_falcon_h1(const ConfigView& config, const Family& family, ModelSpec& spec);
+void build_jamba(const ConfigView& config, const Family& family, ModelSpec& spec);
 void build_falcon(const ConfigView& config, const Family& family, ModelSpec& spec);
 void build_gpt_bigcode(const ConfigView& config, const Family& family, ModelSpec& spec);
 void build_gpt_neox(const ConfigView& config, const Family& family, ModelSpec& spec);

@@ -46,7 +46,7 @@ constexpr std::array<NameRole, 22> kGlobal{{
 }};
 
 // Module paths inside one decoder layer (after normalisation).
-constexpr std::array<NameRole, 121> kLayer{{
+constexpr std::array<NameRole, 127> kLayer{{
     {"self_attn.q_proj", R::AttnQ},
     {"self_attn.k_proj", R::AttnK},
     {"self_attn.v_proj", R::AttnV},
@@ -152,6 +152,14 @@ constexpr std::array<NameRole, 121> kLayer{{
     {"mamba.D", R::Recurrent},
     {"mamba.norm", R::Recurrent},
     {"mamba.out_proj", R::AttnOutput},
+    // Jamba's Mamba-1 mixer (family_jamba.cpp); Jamba and Falcon-H1 name the FFN pre-norm
+    // pre_ff_layernorm.
+    {"mamba.x_proj", R::Recurrent},
+    {"mamba.dt_proj", R::Recurrent},
+    {"mamba.dt_layernorm", R::Recurrent},
+    {"mamba.b_layernorm", R::Recurrent},
+    {"mamba.c_layernorm", R::Recurrent},
+    {"pre_ff_layernorm", R::FfnNorm},
     // Nemotron-H's other mixers and its one pre-norm per layer.
     {"norm", R::AttnNorm},
     {"mixer.q_proj", R::AttnQ},

@@ -1,4 +1,4 @@
-// SGLang's state pool for Mamba2 hybrids (the Qwen3-Next path, sglang_hybrid_test.cpp):
+// SGLang's state pool for Mamba2 hybrids (the Qwen3-Next path, sglang_hybrid_test.cpp; Falcon-H1 in every layer):
 // mamba_cache_per_req = Mamba layers x (conv state in bf16 + SSM state in float32), both split
 // over TP with the groups replicated up to it (configs/mamba_utils.py Mamba2StateShape.create,
 // mamba2_state_dtype; model_runner_kv_cache_mixin.py handle_max_mamba_cache).
@@ -31,6 +31,16 @@ TEST(SglangMambaHybrid, GraniteTinyReplicatesItsGroup) {
   // = 10,752 B; SSM 24 x 64 x 128 = 196,608 x 4 B = 786,432 B -> 797,184 B x 36 = 28,698,624 B.
   const auto p = sglang_mamba_plan("granite-4.0-h-tiny", "2");
   EXPECT_EQ(p.engine_view.at("mamba_cache_per_req").get<std::uint64_t>(), 28698624u);
+}
+
+TEST(SglangMambaHybrid, FalconH1StateInEveryLayer) {
+  // configs/falcon_h1.py FalconH1Config: full_attention_layer_ids and linear_layer_ids are both every
+  // layer; mamba2_cache_params replicates the 1 group to TP. Falcon-H1-7B, TP 2, 44 layers:
+  // conv 3 x (3072 + 2 x 2 x 256) / 2 = 6,144 x 2 B = 12,288 B; SSM 24 / 2 x 128 x 256 = 393,216 x 4 B
+  // = 1,572,864 B -> 1,585,152 B x 44 = 69,746,688 B per request.
+  const auto p = sglang_mamba_plan("falcon-h1-7b", "2");
+  EXPECT_EQ(p.engine_view.at("mamba_cache_per_req").get<std::uint64_t>(), 69746688u);
+  EXPECT_EQ(test::component(p.kv_cache, "kv_cache.recurrent_state").bytes.count(), 100ull * 69746688ull);
 }
 
 }  // namespace

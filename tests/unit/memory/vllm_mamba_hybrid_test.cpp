@@ -1,4 +1,4 @@
-// vLLM's hybrid page alignment for Mamba2 hybrids (the Qwen3-Next path, vllm_hybrid_test.cpp):
+// vLLM's hybrid page alignment for Mamba hybrids (the Qwen3-Next path, vllm_hybrid_test.cpp):
 // the attention block is raised so one attention page holds one Mamba2 state
 // (config.py HybridAttentionMambaModelConfig.verify_and_update_config), the Mamba layers form
 // their own groups (kv_cache_utils.py _get_kv_cache_groups_uniform_page_size) and each request
@@ -64,6 +64,49 @@ TEST(VllmMambaHybrid, Nemotron8BDenseLayersHoldNoCache) {
   EXPECT_EQ(p.engine_view.at("kv_cache_groups"), 7);
   // cdiv(8192, 1040) = 8 + 6 x 2 = 20 blocks per request.
   EXPECT_EQ(h.at("blocks_per_request"), 20);
+}
+
+TEST(VllmMambaHybrid, FalconH1EveryLayerHoldsKvAndState) {
+  // max_position_embeddings 16,384.
+  const auto p = vllm_mamba_plan("falcon-h1-0.5b", {{"max-model-len", "16384"}});
+  const auto& h = p.engine_view.at("hybrid");
+  // Attention 2 x 2 kv heads x 64 x 2 B = 512 B/token/layer; state 403,968 B (mamba_hybrid_test.cpp):
+  // block 16 x cdiv(403,968, 16 x 512) = 16 x 50 = 800 tokens, page 800 x 512 = 409,600 B.
+  EXPECT_EQ(h.at("attention_block_size"), 800);
+  EXPECT_EQ(h.at("recurrent_page_bytes"), 409600);
+  // Every one of the 36 layers is both an attention and a Mamba layer (falcon_h1.py
+  // FalconH1ParallelHybrid): 36 + 36 -> group size 36, 1 attention + 1 Mamba group.
+  EXPECT_EQ(h.at("recurrent_layers"), 36);
+  EXPECT_EQ(p.engine_view.at("kv_cache_groups"), 2);
+  // cdiv(16,384, 800) = 21 attention blocks + 1 group x 2 pages = 23.
+  EXPECT_EQ(h.at("blocks_per_request"), 23);
+  EXPECT_EQ(p.engine_view.at("kv_block_bytes"), 409600 * 36);
+}
+
+TEST(VllmMambaHybrid, FalconH1SevenBAtTp2ReplicatesItsGroup) {
+  const auto p = vllm_mamba_plan("falcon-h1-7b", {{"tensor-parallel-size", "2"}});
+  const auto& h = p.engine_view.at("hybrid");
+  // TP 2: 1 kv head per rank -> 2 x 1 x 128 x 2 B = 512 B/token/layer. State: the single group is
+  // replicated to 2 (extra_groups_for_head_shards): conv 3 x (3072 + 2 x 2 x 256) / 2 = 6,144, SSM
+  // 12 x 128 x 256 = 393,216 -> 798,720 B (not 1,594,368 / 2 = 797,184).
+  EXPECT_EQ(h.at("recurrent_state_bytes_per_layer"), 798720);
+  // 16 x cdiv(798,720, 8,192) = 16 x 98 = 1,568 tokens; cdiv(32,768, 1,568) = 21 + 2 = 23 blocks.
+  EXPECT_EQ(h.at("attention_block_size"), 1568);
+  EXPECT_EQ(h.at("blocks_per_request"), 23);
+}
+
+TEST(VllmMambaHybrid, JambaMambaOnePages) {
+  const auto p = vllm_mamba_plan("jamba-1.5-mini", {});
+  const auto& h = p.engine_view.at("hybrid");
+  // Attention 2 x 8 x 128 x 2 B = 4,096 B/token; Mamba-1 state 311,296 B -> 16 x cdiv(311,296,
+  // 65,536) = 16 x 5 = 80 tokens, page 80 x 4,096 = 327,680 B.
+  EXPECT_EQ(h.at("attention_block_size"), 80);
+  EXPECT_EQ(h.at("recurrent_page_bytes"), 327680);
+  // 4 attention + 28 Mamba layers -> group size 4: 1 + 7 groups.
+  EXPECT_EQ(p.engine_view.at("kv_cache_groups"), 8);
+  // cdiv(32,768, 80) = 410 + 7 x 2 = 424 blocks per request.
+  EXPECT_EQ(h.at("blocks_per_request"), 424);
+  EXPECT_EQ(p.engine_view.at("kv_block_bytes"), 327680 * 4);
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
-// Mamba2 + attention hybrids (family_mamba_hybrid.cpp): Nemotron-H (NemotronHForCausalLM) and
-// Granite-4.0-H (GraniteMoeHybridForCausalLM) — tensor inventories checked against the
-// publishers' counts, and the per-request Mamba2 state with vLLM's TP split
-// (mamba_utils.py MambaStateShapeCalculator.mamba2_state_shape).
+// Mamba + attention hybrids: Nemotron-H (NemotronHForCausalLM) and Granite-4.0-H
+// (GraniteMoeHybridForCausalLM) in family_mamba_hybrid.cpp, Falcon-H1 (family_falcon_h1.cpp) and
+// Jamba (family_jamba.cpp) — tensor inventories checked against the publishers' counts, and the
+// per-request state with vLLM's TP split (mamba_utils.py MambaStateShapeCalculator
+// mamba2_state_shape / mamba1_state_shape).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -118,6 +119,87 @@ TEST(MambaState, GroupsAreReplicatedUpToTheTpSize) {
   // Granite-4.0-H-Tiny at TP 2: 1 group -> 2; conv 3 x (3072 + 2 x 2 x 128) / 2 = 5376, SSM
   // 24 x 64 x 128 = 196,608 -> (5376 + 196,608) x 2 B = 403,968 B (not 806,400 / 2 = 403,200).
   EXPECT_EQ(recurrent_state_bytes(hybrid_model("granite-4.0-h-tiny").arch, 2), 403'968u);
+}
+
+TEST(FalconH1, HalfBCountMatchesTheHubCount) {
+  const auto& m = hybrid_model("falcon-h1-0.5b");
+  // hidden 1024, 36 layers, each attention + Mamba2 + SwiGLU MLP side by side; vocab 32,784, untied.
+  //   embeddings + lm_head   2 x 32,784 x 1024                                       =  67,141,632
+  //   Mamba2   d_ssm 24 x 64 = 1536, conv_dim 1536 + 2 x 1 x 128 = 1792; in_proj (1536 + 1792 + 24)
+  //            x 1024 = 3,432,448; conv1d 1792 x 4 + 1792 = 8,960; dt_bias, A_log, D 3 x 24 = 72;
+  //            no gated norm (mamba_rms_norm false); out_proj 1024 x 1536 = 1,572,864 -> 5,014,344
+  //   attention head_dim 64 (not 1024 / 8): q, o 512 x 1024; k, v 128 x 1024       -> 1,310,720
+  //   MLP      gate, up, down 2048 x 1024                                            -> 6,291,456
+  //   norms    input_layernorm + pre_ff_layernorm 2 x 1024                           ->     2,048
+  //   per layer 12,618,568 x 36 = 454,268,448; + final_layernorm 1024
+  //   total                                                                          = 521,411,104
+  EXPECT_EQ(count_params(m).total, 521'411'104ull);
+  // The Hub's safetensors count as llmrun.dev quotes it: "521M".
+  EXPECT_NEAR(static_cast<double>(count_params(m).total) / 1e6, 521.0, 0.5);
+  EXPECT_TRUE(m.arch.recurrent_in_every_layer);
+  EXPECT_EQ(count_kind(m.arch, LayerAttention::Full), 36u);
+  EXPECT_EQ(m.arch.head_dim, 64u);
+  // State per layer (bf16, mamba_ssm_cache_dtype "auto"): conv 3 x 1792 = 5,376 + SSM 24 x 64 x 128
+  // = 196,608 values -> 403,968 B.
+  EXPECT_EQ(m.arch.recurrent_state_bytes_per_layer, 403'968u);
+}
+
+TEST(FalconH1, SevenBCountMatchesTheCheckpointCensus) {
+  const auto& m = hybrid_model("falcon-h1-7b");
+  // hidden 3072, 44 layers, vocab 130,049 untied.
+  //   embeddings + lm_head   2 x 130,049 x 3072                                      =   799,021,056
+  //   Mamba2   d_ssm 24 x 128 = 3072, conv_dim 3072 + 2 x 256 = 3584; in_proj (3072 + 3584 + 24)
+  //            x 3072 = 20,520,960; conv1d 3584 x 5 = 17,920; 72; gated norm 3072 (mamba_rms_norm);
+  //            out_proj 3072 x 3072 = 9,437,184                              -> 29,979,208
+  //   attention head_dim 128: q, o 1536 x 3072; k, v 256 x 3072               -> 11,010,048
+  //   MLP      3 x 12,288 x 3072                                              -> 113,246,208
+  //   norms    2 x 3072                                                       ->      6,144
+  //   per layer 154,241,608 x 44 = 6,786,630,752; + final norm 3072           = 7,585,654,880
+  // A count of the released safetensors (catalogue _published_params_source): 7,585,654,880 in 751
+  // tensors = 44 x (2 norms + 4 attention + 8 Mamba + 3 MLP) + embedding, final norm, lm_head.
+  EXPECT_EQ(count_params(m).total, 7'585'654'880ull);
+  EXPECT_EQ(m.tensors.size(), 751u);
+  // State: conv 3 x 3584 = 10,752 + SSM 24 x 128 x 256 = 786,432 values, bf16 -> 1,594,368 B.
+  EXPECT_EQ(m.arch.recurrent_state_bytes_per_layer, 1'594'368u);
+}
+
+TEST(Jamba, MiniCountsMatchTheModelCard) {
+  const auto& m = hybrid_model("jamba-1.5-mini");
+  const auto c = count_params(m);
+  // hidden 4096, 32 layers: attention at i % 8 == 4 (4 layers), Mamba-1 elsewhere (28); MoE at
+  // i % 2 == 1 (16 layers), dense SwiGLU elsewhere.
+  //   embeddings + lm_head   2 x 65,536 x 4096                                     =    536,870,912
+  //   Mamba-1  d_inner 2 x 4096 = 8192, dt_rank 256, d_state 16: in_proj 16,384 x 4096 = 67,108,864;
+  //            conv1d 8192 x 4 + 8192 = 40,960; x_proj (256 + 32) x 8192 = 2,359,296; dt_proj
+  //            8192 x 256 + 8192 = 2,105,344; A_log 8192 x 16 = 131,072; D 8192; dt / b / c
+  //            layernorms 256 + 16 + 16 = 288; out_proj 4096 x 8192 = 33,554,432
+  //                                                      -> 105,308,448 x 28 =  2,948,636,544
+  //   attention q, o 4096 x 4096; k, v 1024 x 4096       ->  41,943,040 x 4  =    167,772,160
+  //   dense MLP 3 x 14,336 x 4096                         -> 176,160,768 x 16 =  2,818,572,288
+  //   MoE      router 16 x 4096 + 16 x 176,160,768        -> 2,818,637,824 x 16 = 45,098,205,184
+  //   norms    32 x 2 x 4096 + 4096                                           =        266,240
+  //   total                                                                   = 51,570,323,328
+  EXPECT_EQ(c.total, 51'570'323'328ull);
+  // Active: 2 of 16 experts -> minus 16 x 14 x 176,160,768 = 39,460,012,032 -> 12,110,311,296.
+  EXPECT_EQ(c.active, 12'110'311'296ull);
+  // Model card: 52B total, 12B active.
+  EXPECT_NEAR(static_cast<double>(c.total) / 1e9, 52.0, 0.5);
+  EXPECT_NEAR(static_cast<double>(c.active) / 1e9, 12.0, 0.2);
+  EXPECT_EQ(count_kind(m.arch, LayerAttention::Full), 4u);
+  EXPECT_EQ(count_kind(m.arch, LayerAttention::Recurrent), 28u);
+  EXPECT_EQ(m.arch.layer_attention[4], LayerAttention::Full);
+  EXPECT_TRUE(m.arch.layer_is_moe[1]);
+  EXPECT_FALSE(m.arch.layer_is_moe[4]);
+}
+
+TEST(MambaState, MambaOneStateSplitsItsChannelsOverTp) {
+  const auto& a = hybrid_model("jamba-1.5-mini").arch;
+  // mamba1_state_shape: conv {8192 / tp, 3}, temporal {8192 / tp, 16}, bf16.
+  // TP 1: (24,576 + 131,072) x 2 B = 311,296 B; TP 2: (12,288 + 65,536) x 2 B = 155,648 B.
+  EXPECT_EQ(a.recurrent_state_bytes_per_layer, 311'296u);
+  EXPECT_EQ(recurrent_state_bytes(a, 2), 155'648u);
+  EXPECT_EQ(recurrent_state_elems(a, 8).conv, 3'072u);  // 3 x 1024
+  EXPECT_EQ(recurrent_state_elems(a, 8).ssm, 16'384u);  // 1024 x 16
 }
 
 }  // namespace

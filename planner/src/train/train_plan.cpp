@@ -92,8 +92,9 @@ void untie(ModelSpec& spec) {
 
 // What the previous micro-batch's graph still holds during the next forward
 // (TrainRequest::holds_previous_graph): per token, the inputs bitsandbytes keeps on ctx — those of
-// the quantized block linears (blocks run without recomputation: under checkpointing a block's
-// forward runs without a graph) and of a quantized lm_head — and the logits the loop's list holds.
+// the quantized block linears (counted without recomputation only: under checkpointing what a ctx
+// keeps depends on the checkpoint implementation, not modelled) and of a quantized lm_head — and the
+// logits the loop's list holds.
 Component previous_graph(const TrainRequest& r, const ModelArch& a, const SavedLinearInputs& bnb, bool bnb_head,
                          std::uint64_t act_bytes) {
   const std::uint64_t tp = r.parallel.tp, b = act_bytes, h = a.hidden_size;

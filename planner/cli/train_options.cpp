@@ -54,6 +54,9 @@ void add_train_setup_options(po::options_description& desc) {
       ("fit-on", po::value<std::string>()->default_value("allocated"),
        "allocated (FITS: peak allocated <= GPU total) | device (peak reserved + CUDA context <= GPU total: a real OOM)")
       ("upcast-unquantized", "PEFT prepare_model_for_kbit_training: the unquantized frozen parameters in fp32")
+      ("previous-graph", po::value<std::uint64_t>(),
+       "TOKENS: the loop holds the previous micro-batch's graph (TOKENS long; 0 = micro-batch x seq-len) through "
+       "the next forward (LitGPT fit): its logits and bitsandbytes' ctx inputs")
       ("lora-rank", po::value<std::uint64_t>()->default_value(8), "LoRA rank")
       ("lora-targets", po::value<std::string>()->default_value("q_proj,v_proj"), "target modules (PEFT / torchtune / LitGPT names, or all-linear)")
       ("lora-dropout", "LoRA dropout > 0 (keeps a dropped copy of each adapted input)")
@@ -103,6 +106,10 @@ train::TrainRequest read_train_setup(const po::variables_map& vm) {
   if (r.loss_chunks == 0) throw Error(ErrorKind::Usage, "--loss-chunks must be > 0");
   r.loss = train::loss_from_name(vm["loss"].as<std::string>());
   r.adapter.upcast_unquantized = vm.count("upcast-unquantized") > 0;
+  if (vm.count("previous-graph")) {
+    r.holds_previous_graph = true;
+    r.previous_tokens = vm["previous-graph"].as<std::uint64_t>();
+  }
   const std::string fit_on = vm["fit-on"].as<std::string>();
   if (fit_on != "allocated" && fit_on != "device") throw Error(ErrorKind::Usage, "--fit-on must be allocated or device, not '" + fit_on + "'");
   r.fit_on_device = fit_on == "device";

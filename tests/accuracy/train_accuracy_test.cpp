@@ -23,6 +23,16 @@
 //     (quantize_head), and quantizes an fp16 copy of each weight, so MatMul4Bit dequantizes to fp16
 //     and casts to bf16 (dequant_via_fp16): the lm_head's two dequantized copies are the largest
 //     transient (lightning/fabric/plugins/precision/bitsandbytes.py _Linear4bit._quantize_weight).
+//   LoRA on q / k / v: LitGPT's one fused `attn` Linear, LoRAQKVLinear with one lora_dropout for all
+//     parts (fused_qkv_dropout);
+//   the loop (litgpt/finetune/lora.py fit) keeps `logits` — and through its grad_fn the previous
+//     iteration's graph — until the next forward returns: holds_previous_graph. bitsandbytes keeps
+//     each quantized linear's input as ctx.tensors, which backward does not release. The previous
+//     micro-batch: config_hub runs (Alpaca2k: 2,000 x (1 - 0.03847 validation) = 1,923 samples
+//     truncated at 512; 481 iterations at micro-batch 4 for one epoch, 3,846 at 2 for four) as long
+//     as the peak one (two consecutive batches at the cap: the upper bound); the resource-table runs'
+//     peak is their one longest Alpaca sample, after a typical one: 110 tokens, "the median length
+//     of the samples in Alpaca" (LitGPT tutorials/oom.md).
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -51,6 +61,8 @@ const std::map<std::string, std::string> kCatalogue = {
     {"microsoft/phi-2", "phi-2"}, {"microsoft/Phi-3-mini-4k-instruct", "phi-3-mini"},
     {"google/gemma-2-9b", "gemma-2-9b"}, {"tiiuae/falcon-7b", "falcon-7b"},
 };
+// "the median length of the samples in Alpaca is 110 tokens" (Lightning-AI/litgpt tutorials/oom.md).
+constexpr std::uint64_t kAlpacaMedianTokens = 110;
 const std::map<std::string, std::string> kGpus = {{"A10G 24GB", "a10g"}, {"A100-SXM4-40GB", "a100-sxm-40"}};
 
 // Records kept in the table but left out of the summary, each with its reason.
@@ -107,6 +119,9 @@ std::vector<Row> predict_all() {
     q.micro_batch = r.at("micro_batch");
     q.seq_len = r.at("seq_len");
     q.loss_chunks = (q.micro_batch * q.seq_len + 127) / 128;
+    q.holds_previous_graph = true;
+    if (r.at("source").get<std::string>().find("resource-tables.md") != std::string::npos)
+      q.previous_tokens = q.micro_batch * kAlpacaMedianTokens;
     q.optimizer = lower(r.at("optimizer")).find("paged") != std::string::npos ? train::Optimizer::PagedAdamW
                                                                                 : train::Optimizer::AdamW;
     const std::uint64_t gpus = r.at("n_gpus");
@@ -122,6 +137,7 @@ std::vector<Row> predict_all() {
       if (const auto all = targets.find(" (all)"); all != std::string::npos) targets.erase(all);
       q.adapter.targets = targets;
       q.adapter.dropout = true;
+      q.adapter.fused_qkv_dropout = true;
       if (q.method == train::Method::Qlora) {
         q.adapter.base_format = lower(r.at("base_precision")).find("double quant") != std::string::npos ? "nf4-dq" : "nf4";
         q.adapter.quantize_head = true;
@@ -139,25 +155,31 @@ std::vector<Row> predict_all() {
 
 constexpr const char* kTrainFindings =
     "What the records show:\n\n"
-    "- LoRA on a bf16 base is predicted within a few per cent: frozen weights, adapters with their AdamW states, "
-    "and the activations of the adapted linears (a frozen linear keeps no input) with LoRA dropout's copies.\n"
+    "- LoRA on a bf16 base is predicted 0.5-6 % under (median 2.9 %): frozen weights, adapters with their AdamW "
+    "states, and the activations of the adapted linears (a frozen linear keeps no input) with LoRA dropout's copies; "
+    "LitGPT adapts q / k / v through one fused `attn` Linear (LoRAQKVLinear, one lora_dropout for all parts), so a "
+    "catalogue model with separate q / k / v keeps one dropped copy (Llama-2-7B at 2 x 512: -0.38 GiB).\n"
     "- LitGPT keeps its own lm_head for a tied checkpoint (convert_hf_checkpoint copies the embedding into "
-    "lm_head.weight): Llama-3.2-1B / 3B carry a second vocab x hidden matrix (0.49 / 0.73 GiB in bf16), which took "
-    "their LoRA rows from -19.6 / -11.1 % to -7.9 / -2.9 %.\n"
-    "- QLoRA (bitsandbytes NF4): bnb's MatMul4Bit keeps the input of every quantized linear for backward, so the "
-    "activations are those of full training. LitGPT quantizes through Lightning Fabric's BitsandbytesPrecision, "
-    "which replaces every nn.Linear, the lm_head included, and quantizes an fp16 copy of each weight: MatMul4Bit "
-    "dequantizes the lm_head to fp16 and casts it to bf16, two vocab x hidden copies alive at its matmuls while "
-    "the activations peak (4 B x 525 M = 1.96 GiB for Llama-3.1-8B). With that, the resource-table runs are within "
-    "2.3 % and the config_hub runs 9-18 % under (were 15-35 %); Gemma-2-9B's eager softcapping attention (LitGPT "
-    "cannot use SDPA with it) took its row from -34.6 % to -10.2 %. The remaining config_hub gap, 1-3 GiB at 512-"
-    "2,048 tokens and absent from the 2023 resource-table runs at 1,304 tokens, is not explained: LitGPT's bnb and "
-    "torch versions changed between the two tables.\n"
-    "- lg-phi2-lora is 26 % over, the one record above 25 %. Candidates, not established: LitGPT's phi-2 block "
-    "(parallel residual, shared_attention_norm) has one LayerNorm on bf16 input where vramplan counts two norms with "
-    "fp32 inputs (about 10 h B per token and layer, 1.6 GiB here), and one fused qkv LoRA with one dropout copy of "
-    "its input where vramplan's catalogue phi-2 has separate q / k / v projections with three (0.9 GiB). lg-phi2-qlora "
-    "(-0.5 %) has the same two terms, so fixing them alone would move it under.\n"
+    "lm_head.weight): Llama-3.2-1B / 3B carry a second vocab x hidden matrix (0.49 / 0.73 GiB in bf16).\n"
+    "- LitGPT's loop holds the previous graph: fit() (litgpt/finetune/lora.py) keeps `logits = model(...)` until the "
+    "next forward returns, and bitsandbytes' MatMul4Bit keeps each quantized linear's input as ctx.tensors (an "
+    "attribute, not save_for_backward: backward does not free it; bnb/autograd/_functions.py 0.41-0.43). During the "
+    "next forward the previous micro-batch's bnb inputs and logits are alive: 1.42 GiB for Llama-2-7B at 2 x 512 "
+    "(2 B x (h + q + h + I) = 46,592 B per token and layer x 32 layers x 1,024 tokens). With it the config_hub QLoRA "
+    "rows went from 9-18 % under to 1-7 % under (the 1-3 GiB gap of the last revision); the previous micro-batch is "
+    "taken as long as the peak one there (481-3,846 iterations over Alpaca2k truncated at 512: the upper bound). "
+    "The resource-table runs peak at their one longest sample (1,304 tokens), after a typical one: 110 tokens, "
+    "Alpaca's median (LitGPT tutorials/oom.md). Fabric's BitsandbytesPrecision also quantizes the lm_head from an "
+    "fp16 copy: two dequantized vocab x hidden copies at its matmuls (1.96 GiB for Llama-3.1-8B); Gemma-2-9B's eager "
+    "softcapping attention keeps the s x s scores.\n"
+    "- lg-phi2-lora was 26.3 % over, now +8.6 %: Phi-2 (HF PhiDecoderLayer and LitGPT shared_attention_norm) runs "
+    "attention and MLP in parallel off one input_layernorm, a torch LayerNorm, which keeps its bf16 input with mean "
+    "and rstd (2h + 8 = 5,128 B per token and layer) where vramplan counted two RMSNorm-style norms (fp32 input + "
+    "normalised output, 30,728 B): -1.56 GiB at 4 x 512; LitGPT's fused q / k / v dropout: -0.94 GiB. Falcon-7B has "
+    "the same single LayerNorm (-0.69 GiB at 512 tokens). Two over-counts that autograd's rules show are not applied: "
+    "an adapted frozen linear's own input is counted beside the dropped copy LoRA's A keeps, and a frozen norm "
+    "weight keeps no normalised output; removing them moves every bf16 LoRA record 3-8 % under, with the missing "
+    "0.6-0.7 GiB not identified (LitGPT's fused qkv output, alive through the v view SDPA saves, is one candidate).\n"
     "- The FSDP multi-GPU and the single-GPU full fine-tuning records of these tables are excluded below, with the "
     "arithmetic that makes them inconsistent with the stated setup.\n";
 
@@ -169,7 +191,9 @@ constexpr const char* kFrameworkFindings =
     "logits and their gradients freed and reallocated at other sizes), which vramplan does not model; an "
     "under-predicted allocated peak is not ruled out (these records give no allocated figure for the step). The same holds for "
     "Yi-34B at 4096 tokens (-7.8 %) and torchtitan on 8 GPUs (-8.0 %); the 128-GPU torchtitan run (-2.5 %) and "
-    "Yi-34B at 512 tokens (-2.3 %) are close.\n"
+    "Yi-34B at 512 tokens (-2.3 %) are close. About half of the torchtune gap is there before the first step: the "
+    "tutorial's model-init line reads 13.96 GB allocated, 0.45 GiB above the bf16 weights and adapters (13.48 GB + "
+    "0.01 GB), which vramplan has no term for.\n"
     "- tt-tut-qlora-7b is 44 % under, with a stated mechanism: the tutorial reports 9.13 GB reserved at model "
     "init, above the predicted training peak; torchtune quantizes the bf16 checkpoint to NF4 on the GPU, and the "
     "segments of that loading peak stay reserved through training (no empty_cache). Model loading is not "
@@ -178,7 +202,17 @@ constexpr const char* kFrameworkFindings =
     "allocated: -4.9 %.\n"
     "- 88 records are excluded below; most because the measured quantity is not stated (torchtune README "
     "tables), because torch.compile / Float8 / optimizer-in-backward shaped the run, or because the model has no "
-    "published config in the reference set (Qwen1, Baichuan2, BERT).\n";
+    "published config in the reference set (Qwen1, Baichuan2, BERT).\n"
+    "- ms-swift's Qwen-1 records stay excluded (branch train-models, commit 65c0c48, adds the configs; it predicts "
+    "them 8-56 % under). Read at ms-swift 97e4d198b, the commit that wrote the table (2024-01-02): the figure is "
+    "max_memory_reserved(); defaults --gradient_checkpointing true --use_flash_attn true --max_length 2048 "
+    "--batch_size 1 --gradient_accumulation_steps 16, on a dataset of 3,234 tokens on average (nearly every sample "
+    "fills max_length); the loss is Qwen-1's own (QWenLMHeadModel.forward: bf16 logits, a shifted .contiguous() "
+    "copy, CrossEntropyLoss) and swift's compute_loss (swift/trainers/trainers.py) adds only an argmax accuracy. On "
+    "train-models' predictions the LoRA gap at 512 tokens is the same for Qwen-1.8B, 7B and 14B (2.46 / 2.38 / 2.40 "
+    "GiB, hidden 2,048 / 4,096 / 5,120) and at 2,048 tokens the same with and without gradient checkpointing (8.46 / "
+    "8.95 GiB): not in the blocks, but ~4.2-4.8 MiB per token up to 2,048 tokens, ~30 B per token and entry of "
+    "Qwen-1's 151,936 vocabulary — a logits-path term found neither in swift's nor in Qwen's code, so not modelled.\n";
 
 // Capacity boundaries (tests/accuracy/data/train_capacity_boundaries.jsonl, copied from
 // ../shared/groundtruth with their sources): an OOM must be predicted not to fit; a "max context
@@ -204,7 +238,10 @@ train::TrainRequest litgpt(std::string model, std::string gpu, train::Method met
   q.adapter.rank = 8;
   q.adapter.targets = std::move(targets);
   q.adapter.dropout = true;
+  q.adapter.fused_qkv_dropout = true;
   q.untie_head = true;
+  q.holds_previous_graph = true;  // the evaluated OOM records are resource-table runs (see the header)
+  q.previous_tokens = batch * kAlpacaMedianTokens;
   if (method == train::Method::Qlora) {
     q.adapter.base_format = "nf4";
     q.adapter.quantize_head = true;
@@ -363,13 +400,14 @@ TEST(TrainAccuracy, LitgptAllocatedPeaks) {
   render_boundaries(md, evaluate_boundaries());
   md << train_frameworks::render_frameworks(train_frameworks::predict_framework_records(), kFrameworkFindings);
   write_accuracy_doc_if_asked("accuracy-train.md", md.str());
-  // Regression guards: the achieved figures (this commit: 3.33 % median, 90th percentile 15.51 %, 1.02 % for the
-  // bf16-base LoRA records; before LitGPT's untied lm_head and Fabric's quantized lm_head: 5.07 %, 28.75 %, 1.10 %);
-  // a change that makes them worse must say why.
+  // Regression guards: the achieved figures (this commit: 3.84 % median, 90th percentile 6.75 %, 2.93 % for the
+  // bf16-base LoRA records, none over 9 %; before the previous graph, Phi-2's single LayerNorm and LitGPT's fused
+  // q / k / v dropout: 3.33 %, 15.51 %, 1.02 %, phi-2 LoRA +26.3 %); a change that makes them worse must say why.
   EXPECT_EQ(errs.size(), 24u);
-  EXPECT_LE(median, 3.35) << md.str();
-  EXPECT_LE(p90, 15.55) << md.str();
-  EXPECT_LE(median_abs(lora_errs), 1.05) << md.str();
+  EXPECT_LE(median, 3.85) << md.str();
+  EXPECT_LE(p90, 6.80) << md.str();
+  EXPECT_LE(median_abs(lora_errs), 2.95) << md.str();
+  for (double e : errs) EXPECT_LE(std::abs(e), 9.0) << md.str();
 }
 
 TEST(TrainAccuracy, CapacityBoundariesOnTheRightSide) {

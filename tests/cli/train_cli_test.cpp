@@ -30,6 +30,23 @@ TEST(TrainCli, JsonPartsAddUpToThePeak) {
   EXPECT_EQ(j["peak_reserved_bytes"].get<std::uint64_t>(), peak);
 }
 
+TEST(TrainCli, PreviousGraphAddsTheHeldLogits) {
+  // --previous-graph 100 on a bf16 LoRA: only the previous micro-batch's logits stay (autograd freed
+  // the rest on backward): 100 tokens x 128256 vocab x 2 B = 25,651,200 B, in forward / backward.
+  const auto r = run_cli({"train", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--method", "lora",
+                          "--previous-graph", "100", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  bool found = false;
+  for (const auto& c : j["per_gpu"])
+    if (c["name"] == "previous_graph") {
+      found = true;
+      EXPECT_EQ(c["bytes"].get<std::uint64_t>(), 25'651'200u);
+      EXPECT_EQ(c["phase"], "forward_backward");
+    }
+  EXPECT_TRUE(found);
+}
+
 TEST(TrainCli, ReservedExceedsAllocatedWhenGradientsOutgrowTheActivations) {
   // Llama-3.2-1B full, 8 x 512 tokens, loss in 8 chunks: the largest freed forward block is one
   // chunk's fp32 logits, 512 x 128256 x 4 B = 262,668,288 B. The tied embedding's gradient

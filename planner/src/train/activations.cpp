@@ -28,8 +28,10 @@ LayerTerms layer_terms(const ActivationInput& in, std::size_t layer) {
   const std::uint64_t rb = in.residual_bytes ? in.residual_bytes : b;  // fp32 hidden states (activations.hpp)
   const std::uint64_t q = a.num_heads * a.head_dim, kv = a.num_kv_heads * a.head_dim;
   LayerTerms t;
-  const std::uint64_t norm = 4 * h + 4 + rb * h;  // the normalised output is fp32 with fp32 hidden states
-  t.sequence_sized = 2 * norm + (in.saved.qkv ? b * h : 0) + (in.saved.gate_up ? b * h : 0);
+  // RMSNorm: fp32 input + rstd + the normalised output (fp32 with fp32 hidden states); LayerNorm:
+  // its input in the hidden states' dtype + mean and rstd (activations.hpp).
+  const std::uint64_t norm = in.layer_norm ? rb * h + 8 : 4 * h + 4 + rb * h;
+  t.sequence_sized = in.norms_per_layer * norm + (in.saved.qkv ? b * h : 0) + (in.saved.gate_up ? b * h : 0);
   if (in.attention == AttentionImpl::Flash) {
     t.tp_sized = b * (2 * q + 2 * kv) + 4 * a.num_heads;
   } else {
@@ -111,6 +113,18 @@ bool has_gated_mlp(const ModelSpec& spec) {
     return t.role == TensorRole::FfnGate || t.role == TensorRole::FfnGateUp || t.role == TensorRole::FfnGateExps ||
            t.role == TensorRole::FfnGateUpExps;
   });
+}
+
+void norm_layout(const ModelSpec& spec, ActivationInput& in) {
+  std::uint64_t norms = 0;
+  bool bias = false;
+  for (const auto& t : spec.tensors) {
+    if (!t.layer || *t.layer != 0 || (t.role != TensorRole::AttnNorm && t.role != TensorRole::FfnNorm)) continue;
+    if (t.is_bias) bias = true;
+    else ++norms;
+  }
+  in.norms_per_layer = norms > 0 ? norms : 2;
+  in.layer_norm = bias;
 }
 
 Activations activations(const ActivationInput& in) {

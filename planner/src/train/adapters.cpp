@@ -107,6 +107,7 @@ AdapterPlan adapter_plan(const ModelSpec& spec, const AdapterSetup& setup, const
 
   AdapterPlan plan;
   plan.saved = {false, false, false, false};
+  bool qkv_dropout_counted = false;  // fused_qkv_dropout: one dropped copy for q, k and v
   for (const auto& t : spec.tensors) {
     if (t.role == R::Mtp) continue;
     const int pos = position(t, L);
@@ -134,7 +135,11 @@ AdapterPlan adapter_plan(const ModelSpec& spec, const AdapterSetup& setup, const
     // bitsandbytes' MatMul4Bit / MatMul8bitLt keep the input of every quantized linear for
     // backward, frozen or not (bnb/autograd/_functions.py: ctx.tensors = (A, B) whenever an input
     // needs a gradient); torchao's NF4 linear (torchtune) keeps only the weight.
-    if (quantize && base->family == "bitsandbytes") mark_saved(t.role, plan.saved);
+    if (quantize && base->family == "bitsandbytes") {
+      mark_saved(t.role, plan.saved);
+      mark_saved(t.role, plan.bnb_saved);
+      if (t.role == R::Output) plan.bnb_head = true;
+    }
     plan.tensors.push_back(std::move(frozen));
     if (!targeted) continue;
 
@@ -160,7 +165,10 @@ AdapterPlan adapter_plan(const ModelSpec& spec, const AdapterSetup& setup, const
     }
     if (t.layer && *t.layer == 0) {
       std::uint64_t extra = r * parts * act_bytes;
-      if (setup.dropout) extra += in * (act_bytes + 1);
+      const bool qkv_part = t.role == R::AttnQ || t.role == R::AttnK || t.role == R::AttnV;
+      if (setup.dropout && !(setup.fused_qkv_dropout && qkv_part && qkv_dropout_counted))
+        extra += in * (act_bytes + 1);
+      if (qkv_part) qkv_dropout_counted = true;
       if (setup.method == Method::Dora) extra += out * act_bytes;
       plan.adapter_bytes_per_token_layer += copies == 1 ? extra : extra * spec.arch.experts_per_token;
     }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "vramplan/core/bytes.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/hardware/gpu_catalog.hpp"
 #include "vramplan/memory/engine_data.hpp"
@@ -89,6 +90,32 @@ void untie(ModelSpec& spec) {
     }
 }
 
+// What the previous micro-batch's graph still holds during the next forward
+// (TrainRequest::holds_previous_graph): per token, the inputs bitsandbytes keeps on ctx — those of
+// the quantized block linears (counted without recomputation only: under checkpointing what a ctx
+// keeps depends on the checkpoint implementation, not modelled) and of a quantized lm_head — and the
+// logits the loop's list holds.
+Component previous_graph(const TrainRequest& r, const ModelArch& a, const SavedLinearInputs& bnb, bool bnb_head,
+                         std::uint64_t act_bytes) {
+  const std::uint64_t tp = r.parallel.tp, b = act_bytes, h = a.hidden_size;
+  const std::uint64_t tokens = r.previous_tokens ? r.previous_tokens : checked_mul(r.micro_batch, r.seq_len);
+  std::uint64_t layer = 0;
+  if (r.recompute == Recompute::None) {
+    if (bnb.qkv) layer += b * h;
+    if (bnb.o) layer += b * ceil_div(a.num_heads * a.head_dim, tp);
+    if (bnb.gate_up) layer += b * h;
+    if (bnb.down) layer += b * ceil_div(a.intermediate_size, tp);
+  }
+  const std::uint64_t head = bnb_head ? b * h : 0;
+  const std::uint64_t logit_bytes = r.loss == LossImpl::HfLegacy ? 4 : b;
+  const std::uint64_t logits = logit_bytes * ceil_div(a.vocab_size, tp);
+  const std::uint64_t per_token = checked_add(checked_add(checked_mul(layer, a.num_layers), head), logits);
+  return {"previous_graph", Bytes(checked_mul(per_token, tokens)),
+          "the previous micro-batch's graph, held by the loop through this forward: " + grouped(tokens) + " tokens x (" +
+              std::to_string(a.num_layers) + " layers x " + grouped(layer) + " B bitsandbytes ctx inputs + " + grouped(head) +
+              " B lm_head input + " + grouped(logits) + " B logits)"};
+}
+
 }  // namespace
 
 TrainPlan plan_training(const TrainRequest& r, const DataRoot& root) {
@@ -128,6 +155,7 @@ TrainPlan plan_training(const TrainRequest& r, const DataRoot& root) {
   ActivationInput act_in;
   act_in.arch = spec.arch;
   act_in.gated_mlp = has_gated_mlp(spec);
+  norm_layout(spec, act_in);
   act_in.micro_batch = r.micro_batch;
   act_in.seq_len = r.seq_len;
   act_in.recompute = r.recompute;
@@ -143,6 +171,8 @@ TrainPlan plan_training(const TrainRequest& r, const DataRoot& root) {
     act_in.residual_bytes = 4;
 
   std::uint64_t dequant_buffer = 0;
+  SavedLinearInputs bnb_saved{false, false, false, false};
+  bool bnb_head = false;
   if (is_adapter(r.method)) {
     AdapterSetup setup = r.adapter;
     setup.method = r.method;
@@ -152,6 +182,8 @@ TrainPlan plan_training(const TrainRequest& r, const DataRoot& root) {
     act_in.saved = adapters.saved;
     act_in.adapter_bytes_per_token_layer = adapters.adapter_bytes_per_token_layer;
     dequant_buffer = adapters.dequant_buffer;
+    bnb_saved = adapters.bnb_saved;
+    bnb_head = adapters.bnb_head;
   } else {
     states_in.tensors = full_model_tensors(spec);
   }
@@ -175,6 +207,8 @@ TrainPlan plan_training(const TrainRequest& r, const DataRoot& root) {
                          "largest quantized linear dequantized to " + std::to_string(act_bytes) + " B: " + grouped(dequant_buffer) + " B"},
                         "forward_backward"});
   if (auto t = step_temporaries(r, states.gpu)) plan.gpu.push_back({*t, "optimizer_step"});
+  if (r.holds_previous_graph)
+    plan.gpu.push_back({previous_graph(r, spec.arch, bnb_saved, bnb_head, act_bytes), "forward_backward"});
 
   for (const auto& p : plan.gpu) {
     Bytes& phase = p.phase == "resident" ? plan.resident : p.phase == "forward_backward" ? plan.forward_backward : plan.optimizer_step;

@@ -34,6 +34,35 @@ const DataRoot& limits_root() {
 
 bool tiny_fits(train::TrainRequest r) { return train::plan_training(r, limits_root()).fits; }
 
+double part_bytes(const train::TrainPlan& p, const std::string& name) {
+  for (const auto& c : p.gpu)
+    if (c.part.name == name) return static_cast<double>(c.part.bytes.count());
+  return -1;
+}
+
+TEST(TrainPlan, PreviousGraphHoldsBitsandbytesInputsAndLogits) {
+  // LitGPT's loop holds the previous graph (TrainRequest::holds_previous_graph). QLoRA (nf4,
+  // lm_head quantized too): bitsandbytes' ctx keeps, per token, each block's q/k/v input h, o input
+  // q = 64, gate/up input h and down input I: 2 B x (64 + 64 + 64 + 128) = 640, x 2 layers = 1,280;
+  // the lm_head input 2 x 64 = 128; the logits 2 B x 256 = 512 -> 1,920 B per token.
+  auto r = tiny_llama_request("custom:4MiB");
+  r.method = train::Method::Qlora;
+  r.adapter.base_format = "nf4";
+  r.adapter.targets = "q_proj,v_proj";
+  r.adapter.quantize_head = true;
+  r.holds_previous_graph = true;
+  EXPECT_EQ(part_bytes(train::plan_training(r, limits_root()), "previous_graph"), 1'920.0 * 64);
+  r.previous_tokens = 10;  // a shorter previous micro-batch
+  EXPECT_EQ(part_bytes(train::plan_training(r, limits_root()), "previous_graph"), 1'920.0 * 10);
+  // A bf16 base: autograd released everything on backward; only the logits remain (512 B a token).
+  r.method = train::Method::Lora;
+  r.adapter.base_format = "bf16";
+  r.previous_tokens = 0;
+  EXPECT_EQ(part_bytes(train::plan_training(r, limits_root()), "previous_graph"), 512.0 * 64);
+  r.holds_previous_graph = false;
+  EXPECT_EQ(part_bytes(train::plan_training(r, limits_root()), "previous_graph"), -1.0);
+}
+
 TEST(TrainLimits, ThePeakIsTheHandSum) {
   const auto p = train::plan_training(tiny_llama_request("custom:4MiB"), limits_root());
   EXPECT_EQ(p.total_params, 106'816u);

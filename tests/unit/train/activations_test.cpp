@@ -120,6 +120,28 @@ TEST(TrainActivations, FrozenLinearsDoNotSaveTheirInputs) {
   EXPECT_EQ(bytes_of(activations(in), "activations"), 163'976ull * 32 * 2048);
 }
 
+TEST(TrainActivations, OneSharedLayerNormInParallelBlocks) {
+  // Phi-2: attention and MLP in parallel off one input_layernorm, a LayerNorm (it has a bias):
+  // h 2560, 32 heads x 80 (q = kv = 2560), GELU MLP I 10240, full training, bf16.
+  //   the norm: its input 2h + mean and rstd 8 = 5,128 (not 2 x (4h + 4 + 2h) = 30,728)
+  //   q/k/v input 2h + fc1 input 2h = 10,240 -> sequence-sized 15,368
+  //   flash 2 (2 x 2560 + 2 x 2560) + 4 x 32 = 20,608; dense input 5,120; GELU input 2I = 20,480;
+  //   fc2 input 2I = 20,480 -> 66,688; per token per layer 82,056 B.
+  static const ModelSpec spec = load_catalogue_model(test::source_root(), "phi-2");
+  ActivationInput in;
+  in.arch = spec.arch;
+  in.gated_mlp = has_gated_mlp(spec);
+  norm_layout(spec, in);
+  EXPECT_EQ(in.norms_per_layer, 1u);
+  EXPECT_TRUE(in.layer_norm);
+  EXPECT_EQ(activations(in).per_token_layer, 82'056u);
+  // Llama: two RMSNorms (no bias).
+  ActivationInput llama = llama8b(1, 2048);
+  norm_layout(load_catalogue_model(test::source_root(), "llama-3.1-8b"), llama);
+  EXPECT_EQ(llama.norms_per_layer, 2u);
+  EXPECT_FALSE(llama.layer_norm);
+}
+
 TEST(TrainActivations, ContextParallelMustDivideTheSequence) {
   auto in = llama8b(1, 2049);
   in.parallel.gpus = 2;

@@ -37,6 +37,19 @@ TEST(TrainAdapters, LoraOnQueryAndValue) {
   EXPECT_EQ(plan("llama-2-7b", s).adapter_params, 4'194'304u);
 }
 
+TEST(TrainAdapters, FusedQkvSharesOneDropoutCopy) {
+  // Phi-2 (separate q / k / v in the catalogue), r 8, dropout: per adapted module r x 2 B + the
+  // dropped input 2560 x (2 B + 1 B mask) = 7,696 B per token. Three modules: 23,088; LitGPT's
+  // fused LoRAQKVLinear drops the input once: 7,696 + 2 x 16 = 7,728.
+  AdapterSetup s;
+  s.rank = 8;
+  s.targets = "query,key,value";
+  s.dropout = true;
+  EXPECT_EQ(plan("phi-2", s).adapter_bytes_per_token_layer, 23'088u);
+  s.fused_qkv_dropout = true;
+  EXPECT_EQ(plan("phi-2", s).adapter_bytes_per_token_layer, 7'728u);
+}
+
 TEST(TrainAdapters, AllLinearOnGqaModel) {
   // per layer 16 x (2 x (4096 + 4096) + 2 x (4096 + 1024) + 3 x (4096 + 14336)) = 1,310,720; x 32.
   AdapterSetup s;

@@ -7,6 +7,12 @@
 // LitGPT Llama-style blocks; a linear layer saves its input only when its weight trains —
 // autograd's generated code guards every saved tensor by the gradients it feeds):
 //   each RMSNorm      4h (fp32 input, x.to(float32)) + 4 (rstd) + b h (normalised, for x weight)
+//   each LayerNorm    b h (input) + 8 (mean, rstd): torch.nn.LayerNorm is one native_layer_norm,
+//                     whose backward takes input, mean and rstd (aten derivatives.yaml), not an fp32
+//                     copy or the output. A norm with a bias is a LayerNorm (the model inventory).
+//   norms per layer   as the model has them: Phi-2 and Falcon-7B run attention and MLP in parallel
+//                     on one shared input_layernorm (HF PhiDecoderLayer / FalconDecoderLayer, LitGPT
+//                     shared_attention_norm), most blocks have two.
 //   q/k/v input       b h           (when any of q, k, v trains or carries an adapter)
 //   attention, flash  b (2 q + 2 kv) (q, k, v, out) + 4 a (logsumexp)          q = a d, kv = a_kv d
 //   attention, eager  b (q + 2 kv) + a s (4 + b) (fp32 softmax output + its bf16 cast) + b q
@@ -68,6 +74,8 @@ struct SavedLinearInputs {
 struct ActivationInput {
   ModelArch arch;
   bool gated_mlp = true;  //!< SwiGLU / GeGLU (gate, up, down) rather than fc1 / fc2
+  std::uint64_t norms_per_layer = 2;  //!< pre-attention / pre-MLP norms of one block (norm_layout())
+  bool layer_norm = false;            //!< LayerNorm (has a bias) rather than RMSNorm
   std::uint64_t micro_batch = 1, seq_len = 2048;
   Recompute recompute = Recompute::None;
   //! With Recompute::Selective: torchtitan's op-level policy instead of Korthikanti's (see above).
@@ -101,5 +109,8 @@ Activations activations(const ActivationInput& in);
 
 //! True when the inventory has separate gate projections (SwiGLU / GeGLU).
 bool has_gated_mlp(const ModelSpec& spec);
+//! The first block's pre-attention / pre-MLP norms (AttnNorm, FfnNorm weights; 2 when the inventory
+//! has none) and whether they are LayerNorms (a bias vector beside the weight).
+void norm_layout(const ModelSpec& spec, ActivationInput& in);
 
 }  // namespace vramplan::train

@@ -55,6 +55,11 @@ struct AdapterSetup {
   //! to the input's bf16 (F.dequantize_4bit(B, state).to(A.dtype)): two copies of the weight alive
   //! at each matmul instead of one.
   bool dequant_via_fp16 = false;
+  //! q / k / v adapters on one fused projection: LitGPT's CausalSelfAttention has one `attn` Linear
+  //! for q, k and v, and LoRAQKVLinear.forward applies one lora_dropout to the block input for all
+  //! enabled parts (litgpt/lora.py: after_A = F.linear(self.lora_dropout(x), self.lora_A)), so a
+  //! catalogue model with separate q / k / v projections keeps one dropped copy, not one per part.
+  bool fused_qkv_dropout = false;
 };
 
 //! Whether the frozen base's linears are stored in a quantized format (anything but bf16 / fp16).
@@ -66,6 +71,11 @@ std::vector<TensorRole> lora_target_roles(std::string_view targets);
 struct AdapterPlan {
   std::vector<ParamTensor> tensors;  //!< frozen base + trainable adapters
   SavedLinearInputs saved;
+  //! The linear inputs bitsandbytes keeps as a ctx attribute (MatMul4Bit / MatMul8bitLt:
+  //! ctx.tensors = (A, B)), which backward does not release: they live as long as the graph does
+  //! (TrainRequest::holds_previous_graph). bnb_head: the lm_head is one of them.
+  SavedLinearInputs bnb_saved{false, false, false, false};
+  bool bnb_head = false;
   std::uint64_t adapter_params = 0;
   std::uint64_t adapter_bytes_per_token_layer = 0;  //!< activations of the adapter branch, first layer
   std::uint64_t dequant_buffer = 0;                 //!< bytes, 0 for a bf16 base

@@ -58,6 +58,16 @@ struct TrainRequest {
   //! copies the embedding into lm_head.weight when the checkpoint has none (litgpt/scripts/
   //! convert_hf_checkpoint.py copy_weights_hf_llama), and GPT builds lm_head as its own Linear.
   bool untie_head = false;
+  //! The training loop keeps the previous micro-batch's graph alive through the next forward:
+  //! LitGPT's fit() holds `logits = model(...)` (whose grad_fn reaches the whole graph) until the
+  //! next iteration's forward returns (litgpt/finetune/lora.py fit). backward has released every
+  //! tensor autograd saved, but not what a custom Function keeps as a ctx attribute: bitsandbytes'
+  //! MatMul4Bit stores ctx.tensors = (A, B) (bnb/autograd/_functions.py, 0.41-0.43), so the input
+  //! of every bnb-quantized linear stays, with the logits the list holds. Component
+  //! `previous_graph`, in forward / backward.
+  bool holds_previous_graph = false;
+  //! Tokens of that previous micro-batch; 0 = micro_batch x seq_len (every batch padded alike).
+  std::uint64_t previous_tokens = 0;
   //! Tokens the run trains on (--tokens, or --epochs x --dataset-tokens): its duration is planned.
   std::optional<double> run_tokens;
 };

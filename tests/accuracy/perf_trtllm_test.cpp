@@ -19,6 +19,7 @@
 #include <Eigen/Dense>
 
 #include "accuracy/perf_llama_inventory.hpp"
+#include "support/sanitizer.hpp"
 #include "support/test_support.hpp"
 #include "vramplan/core/text.hpp"
 #include "vramplan/hardware/gpu_catalog.hpp"
@@ -423,6 +424,7 @@ double fit_objective(const Inputs& in) {
 }
 
 TEST(PerfAccuracy, MemoryComputeOverlapIsTheFittedValue) {
+  VRAMPLAN_SKIP_REFIT_UNDER_ASAN();
   const auto data = test::source_dir() / "tests" / "accuracy" / "data" / "perf_trtllm_published.json";
   Inputs in{read_json_file(data), data.string(),
             GpuCatalog::load(test::source_dir() / "data" / "gpus.json"),

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "accuracy/serving_records.hpp"
+#include "support/sanitizer.hpp"
 #include "support/test_support.hpp"
 
 namespace vramplan::test {
@@ -129,13 +130,6 @@ SglangTerms coordinate_descent(const FitDataRoot& data, SglangTerms start, const
   return t;
 }
 
-// The re-fits simulate the records hundreds of times: minutes under AddressSanitizer, for numbers
-// the Release suite already checks (CI runs both), so the sanitizer build skips them.
-#if defined(__SANITIZE_ADDRESS__)
-#define VRAMPLAN_SKIP_REFIT_UNDER_ASAN() GTEST_SKIP() << "re-fit checked by the Release suite"
-#else
-#define VRAMPLAN_SKIP_REFIT_UNDER_ASAN() (void)0
-#endif
 
 TEST(SimAccuracy, SglangMoeOverheadIsTheFittedValue) {
   VRAMPLAN_SKIP_REFIT_UNDER_ASAN();

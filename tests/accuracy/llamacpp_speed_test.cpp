@@ -4,6 +4,8 @@
 //    second generating N tokens after an empty prompt);
 //  - ./main's "eval time" (tokens per second of the generated tokens after a prompt, with the
 //    context shifting of a full -c).
+// The llama.cpp CUDA scoreboard rows (discussion #15013, llama 7B Q4_0 pp512 / tg128 per GPU, 2025
+// builds, -fa 0 and -fa 1) are all held out: nothing is fitted on them.
 //
 // Data: tests/accuracy/data/llamacpp_bench.jsonl, copied from the PR threads and benchmark
 // notebooks named in each record's `source`. Every prediction goes through `vramplan plan`'s own
@@ -40,6 +42,7 @@ struct LlamaBenchRecord {
   nlohmann::json raw;
   std::string id, gpu, model, file_type, test, source;
   bool cuda_graphs = false;
+  bool flash_attn = false;    // the run's -fa (absent in a record: off, those builds' default)
   std::uint64_t n_ctx = 0;    // the run's context size (-c; llama-bench: prompt + generated)
   std::uint64_t context = 0;  // decode: the mean cached context of its steps
   double measured = 0;        // tokens per second
@@ -50,6 +53,11 @@ struct LlamaBenchRecord {
 };
 
 bool llama_bench_is_decode(const LlamaBenchRecord& r) { return r.test != "pp512"; }
+
+// A row of llama.cpp's CUDA scoreboard (discussion #15013); never fitted on.
+bool llama_bench_is_scoreboard(const LlamaBenchRecord& r) {
+  return r.source.find("llama.cpp/discussions/15013") != std::string::npos;
+}
 
 // ./main of December 2023 (examples/main/main.cpp, "infinite text generation via context
 // swapping"): before a token is evaluated, when n_past + 1 > n_ctx, n_discard = (n_past - n_keep
@@ -80,10 +88,10 @@ sim::ServingPlan llama_bench_plan(const LlamaBenchRecord& r, std::uint64_t promp
   q.gpu = r.gpu;
   q.engine = "llamacpp";
   q.weights = "gguf:" + r.file_type;
-  // flash attention off, f16 KV: the defaults of these builds.
+  // f16 KV (llama-bench's default); flash attention as the record ran it (-fa 0 unless stated).
   q.args = {{"ctx-size", std::to_string(r.n_ctx)},
             {"n-gpu-layers", "99"},
-            {"flash-attn", "off"},
+            {"flash-attn", r.flash_attn ? "on" : "off"},
             {"llamacpp-cuda-graphs", r.cuda_graphs ? "on" : "off"}};
   q.workload.batch = 1;
   q.workload.context = r.context;
@@ -106,6 +114,7 @@ std::vector<LlamaBenchRecord> llama_bench_predictions() {
     r.source = r.raw.at("source");
     r.measured = r.raw.at("t_per_s");
     r.cuda_graphs = r.raw.at("cuda_graphs");
+    r.flash_attn = r.raw.value("flash_attn", false);
     r.n_ctx = r.raw.at("n_ctx");
     const bool decode = llama_bench_is_decode(r);
     r.context = decode ? llama_bench_mean_context(r.raw, r.test) : 64;
@@ -157,12 +166,14 @@ constexpr LlamacppEra kLlamacppEras[] = {{"llamacpp-nograph", false}, {"llamacpp
 //    the XiongjieDai README publishes that data/gpus.json rates); the professional and data-centre
 //    cards are held out.
 bool llama_bench_in_fit(const LlamaBenchRecord& r) {
+  if (llama_bench_is_scoreboard(r)) return false;
   if (!r.cuda_graphs)
     return r.test == "tg128" && r.gpu == "rtx-3090" && (r.file_type == "F16" || r.file_type == "Q4_0");
   return r.test == "tg512" && (r.gpu == "rtx-3090" || r.gpu == "rtx-4090");
 }
 // The records whose own per-layer excess sets the top of an era's range.
 bool llama_bench_bounds_range(const LlamaBenchRecord& r) {
+  if (llama_bench_is_scoreboard(r)) return false;
   return r.cuda_graphs ? llama_bench_in_fit(r) : r.test == "tg128" && r.gpu == "rtx-3090";
 }
 
@@ -201,11 +212,34 @@ std::string llama_summary_row(const std::vector<LlamaBenchRecord>& records, cons
   return "| " + label + " | " + std::to_string(e.size()) + " | " + llama_pct(llama_bench_median_abs(e)) + " |\n";
 }
 
+// The scoreboard's -fa 0 tg128 rows, one per card: the measured time per token against the modelled
+// step without its overhead (weights + KV over 0.8 x the datasheet bandwidth), and what is left per
+// layer: (1 / measured - kernels) / layers. The era's fitted overhead is the model's value for it.
+std::string llama_scoreboard_excess_table(const std::vector<LlamaBenchRecord>& records) {
+  std::string md =
+      "\n## CUDA scoreboard: time per token over the bandwidth term (tg128, -fa 0)\n\n"
+      "| id | GPU | graphs | measured ms / token | model without overhead, ms | excess per layer, us | model's overhead per layer, us |\n"
+      "|---|---|---|---:|---:|---:|---:|\n";
+  const auto d = perf::load_perf_defaults(test::source_dir() / "data" / "perf_defaults.json");
+  for (const LlamaBenchRecord& r : records) {
+    if (!llama_bench_is_scoreboard(r) || r.test != "tg128" || r.flash_attn) continue;
+    const double t = 1 / r.measured;
+    const double model_us = 1e6 * d.step_overhead.at(r.cuda_graphs ? "llamacpp" : "llamacpp-nograph").per_layer_s.expected;
+    md += "| " + r.id + " | " + r.gpu + " | " + (r.cuda_graphs ? "on" : "off") + " | " + test::fmt("%.3f", 1e3 * t) +
+          " | " + test::fmt("%.3f", 1e3 * r.kernels_s) + " | " + test::fmt("%.1f", 1e6 * (t - r.kernels_s) / r.layers) +
+          " | " + test::fmt("%.1f", model_us) + " |\n";
+  }
+  return md;
+}
+
 std::string render_llamacpp_speed_doc(const std::vector<LlamaBenchRecord>& records, const LlamacppLayerFit& nograph,
                                       const LlamacppLayerFit& graphs) {
-  std::vector<double> tg128;
-  for (const LlamaBenchRecord& r : records)
-    if (r.test == "tg128") tg128.push_back(llama_bench_error(r));
+  std::vector<double> tg128, tg128_jan;
+  for (const LlamaBenchRecord& r : records) {
+    if (r.test != "tg128") continue;
+    tg128.push_back(llama_bench_error(r));
+    if (!llama_bench_is_scoreboard(r)) tg128_jan.push_back(llama_bench_error(r));
+  }
   const auto decode = [](const LlamaBenchRecord& r) { return llama_bench_is_decode(r); };
   const auto held = [](const LlamaBenchRecord& r) { return llama_bench_is_decode(r) && !llama_bench_in_fit(r); };
   std::string md =
@@ -216,7 +250,7 @@ std::string render_llamacpp_speed_doc(const std::vector<LlamaBenchRecord>& recor
       "on|off --batch 1 --context <C> --prompt-len 512`: a decode record's t/s = the decode tokens/s at C, the "
       "mean cached context of its steps (llama-bench tgN: N / 2; ./main: its context shifting replayed), "
       "pp512 = 512 / TTFT. Uncalibrated: datasheet x default efficiencies.\n\n"
-      "Records: `tests/accuracy/data/llamacpp_bench.jsonl`, three sets, each with its build:\n\n"
+      "Records: `tests/accuracy/data/llamacpp_bench.jsonl`, four sets, each with its build:\n\n"
       "- llama.cpp PR #4766 (January 2024 master, before CUDA graphs): llama-bench pp512 / tg128 of llama 7B "
       "(LLaMA / Llama 2 / CodeLlama 7B, the same shapes; planned as `llama-2-7b`) on an RTX 3090 and an RTX "
       "4090;\n"
@@ -224,24 +258,47 @@ std::string render_llamacpp_speed_doc(const std::vector<LlamaBenchRecord>& recor
       "before CUDA graphs): ./main eval t/s of Llama 2 7B / 13B Q4_0 and F16 after a 494-token prompt, "
       "1023 tokens at -c 512;\n"
       "- the same repository's LLaMA 3 notebooks (May 2024, builds 2824-2843, compiled with "
-      "GGML_CUDA_USE_GRAPHS: CUDA graphs): llama-bench tg512 of Llama 3 8B Q4_K_M and F16 on seven cards.\n\n"
-      "Left out: the notebooks' RTX 4080, RTX 6000 Ada and RTX A6000 runs (data/gpus.json has no sourced fp16 "
-      "tensor rate for them, so `plan` gives no speed), the cards not in data/gpus.json (RTX 3070 / 3080 / "
-      "3080 Ti / 4070 Ti, RTX 4000 / 5000 Ada) and every multi-GPU run.\n\n"
+      "GGML_CUDA_USE_GRAPHS: CUDA graphs): llama-bench tg512 of Llama 3 8B Q4_K_M and F16 on seven cards;\n"
+      "- llama.cpp's CUDA scoreboard (discussion #15013, opened 2025-08-01; builds of 2025, one commit per row): "
+      "`llama-bench -m llama-2-7b.Q4_0.gguf -ngl 99 -fa 0,1`, pp512 / tg128 of llama 7B Q4_0 on seven cards of "
+      "data/gpus.json (RTX 3090 / 4090 / 5090, A40, V100 32 GB, A100 80 GB, H100 80 GB HBM3), -fa 0 on all "
+      "and -fa 1 where the stored copy has that column (RTX 3090 / 4090 / 5090, A100, H100). CUDA graphs on "
+      "(CMake builds since PR #6766 / #8140) except on the V100: ggml-cuda.cu disables them below compute "
+      "capability 8.0 until PR #25749 (July 2026). The discussion page is not stored here; the rows come "
+      "from third-party copies of its table, named in each record, which agree on every figure they share. "
+      "None is fitted on.\n\n"
+      "Left out: the notebooks' RTX 4080, RTX 6000 Ada and RTX A6000 runs and the scoreboard's RTX 4080, RTX "
+      "5080, RTX 6000 Ada, RTX A5000, RTX A6000 and RTX PRO 6000 rows (data/gpus.json has no sourced fp16 "
+      "tensor rate for them, so `plan` gives no speed; the L40 has no bandwidth there), the cards not in "
+      "data/gpus.json (RTX 3070 / 3080 / 3080 Ti / 4070 Ti, RTX 4000 / 5000 Ada; from the scoreboard RTX "
+      "3060, 3090 Ti, 4090 D, 4080 SUPER, 4070 Ti SUPER, 5070 Ti, 5070, 5060 Ti, RTX PRO 4000, A30, Quadro RTX "
+      "6000 / 8000, P40, M40, K80, DGX Spark), the Vulkan and ROCm scoreboards (not CUDA) and every "
+      "multi-GPU run.\n\n"
       "## Summary\n\n| decode records | records | median abs error |\n|---|---:|---:|\n" +
       llama_summary_row(records, "all (tg128, tg512, ./main)", decode) +
       llama_summary_row(records, "held out (not fitted on)", held) +
-      llama_summary_row(records, "tg128 (llama-bench, January 2024)", [](const LlamaBenchRecord& r) { return r.test == "tg128"; }) +
+      llama_summary_row(records, "tg128, all", [](const LlamaBenchRecord& r) { return r.test == "tg128"; }) +
+      llama_summary_row(records, "tg128, January 2024 (PR #4766, no CUDA graphs)",
+                        [](const LlamaBenchRecord& r) { return r.test == "tg128" && !llama_bench_is_scoreboard(r); }) +
+      llama_summary_row(records, "tg128, CUDA scoreboard (2025; all held out)",
+                        [](const LlamaBenchRecord& r) { return r.test == "tg128" && llama_bench_is_scoreboard(r); }) +
+      llama_summary_row(records, "tg128, CUDA scoreboard, -fa 0 only (one row per card)", [](const LlamaBenchRecord& r) {
+        return r.test == "tg128" && llama_bench_is_scoreboard(r) && !r.flash_attn;
+      }) +
       llama_summary_row(records, "./main eval (December 2023, no CUDA graphs; all held out)",
                         [](const LlamaBenchRecord& r) { return r.test == "main-eval"; }) +
       llama_summary_row(records, "tg512 (May 2024, CUDA graphs)", [](const LlamaBenchRecord& r) { return r.test == "tg512"; }) +
       llama_summary_row(records, "tg512, held out (professional / data-centre cards)",
                         [](const LlamaBenchRecord& r) { return r.test == "tg512" && !llama_bench_in_fit(r); }) +
       "\n| prompt records | records | median abs error |\n|---|---:|---:|\n" +
-      llama_summary_row(records, "pp512", [](const LlamaBenchRecord& r) { return r.test == "pp512"; }) +
+      llama_summary_row(records, "pp512, January 2024",
+                        [](const LlamaBenchRecord& r) { return r.test == "pp512" && !llama_bench_is_scoreboard(r); }) +
+      llama_summary_row(records, "pp512, CUDA scoreboard (2025)",
+                        [](const LlamaBenchRecord& r) { return r.test == "pp512" && llama_bench_is_scoreboard(r); }) +
       "\nTarget (issue 17): tg128 median |error| <= 15 % on CUDA: " +
       std::string(llama_bench_median_abs(tg128) <= 0.15 ? "**met**" : "**not met**") + " on the " +
-      std::to_string(tg128.size()) + " tg128 records (" + llama_pct(llama_bench_median_abs(tg128)) +
+      std::to_string(tg128.size()) + " tg128 records (" + llama_pct(llama_bench_median_abs(tg128)) + "; the " +
+      std::to_string(tg128_jan.size()) + " January 2024 records alone: " + llama_pct(llama_bench_median_abs(tg128_jan)) +
       "). Step overheads (data/perf_defaults.json, step_ms pinned at 0):\n\n"
       "- `llamacpp-nograph` (`--llamacpp-cuda-graphs off`): fitted on the " + std::to_string(nograph.points) +
       " RTX 3090 tg128 records (F16, Q4_0): " + test::fmt("%.1f", nograph.layer_us) + " us per layer, range 0-" +
@@ -250,11 +307,11 @@ std::string render_llamacpp_speed_doc(const std::vector<LlamaBenchRecord>& recor
       "- `llamacpp` (the default, CUDA graphs): fitted on the " + std::to_string(graphs.points) +
       " GeForce tg512 records: " + test::fmt("%.1f", graphs.layer_us) + " us per layer, range 0-" +
       test::fmt("%.1f", graphs.max_us) + " us (the top: the largest fitted record's own per-layer excess).\n\n"
-      "## Records\n\n| id | GPU | model | file type | test | graphs | measured t/s | predicted t/s [range] | error | fitted on | source |\n"
-      "|---|---|---|---|---|---|---:|---:|---:|---|---|\n";
+      "## Records\n\n| id | GPU | model | file type | test | graphs | fa | measured t/s | predicted t/s [range] | error | fitted on | source |\n"
+      "|---|---|---|---|---|---|---|---:|---:|---:|---|---|\n";
   for (const LlamaBenchRecord& r : records)
     md += "| " + r.id + " | " + r.gpu + " | " + r.model + " | " + r.file_type + " | " + r.test + " | " +
-          (r.cuda_graphs ? "on" : "off") + " | " + test::fmt("%.2f", r.measured) + " | " + test::fmt("%.1f", r.predicted) +
+          (r.cuda_graphs ? "on" : "off") + " | " + (r.flash_attn ? "on" : "off") + " | " + test::fmt("%.2f", r.measured) + " | " + test::fmt("%.1f", r.predicted) +
           " [" + test::fmt("%.1f", r.low) + "-" + test::fmt("%.1f", r.high) + "] | " +
           test::fmt("%+.1f %%", 100 * llama_bench_error(r)) + " | " + (llama_bench_in_fit(r) ? "yes" : "no") + " | " +
           r.source + " |\n";
@@ -273,7 +330,7 @@ std::string render_llamacpp_speed_doc(const std::vector<LlamaBenchRecord>& recor
         "bytes in flight for HBM), and the model has one bandwidth efficiency for every card. A per-memory-type "
         "efficiency would need its own fit and held-out cards; these ten records are the only HBM ones, so it is "
         "not added.\n"
-        "- The tg128 median, (14.1 + 16.1) / 2 = 15.1 %, sits on the two RTX 4090 rows because the two K-quant rows "
+        "- The January 2024 tg128 median, (14.1 + 16.1) / 2 = 15.1 %, sits on the two RTX 4090 rows because the two K-quant rows "
         "are far above it; the target is met with the K-quant pair under 15.9 % (the median is then (14.1 + the "
         "larger) / 2) or the RTX 4090 pair at a mean under 15 %. The K-quant rows of January 2024 "
         "(Q2_K, Q3_K_S; the two largest errors) are predicted 63-66 % fast. Taking the modelled 32 x 94.9 us = 3.04 ms "
@@ -292,7 +349,7 @@ std::string render_llamacpp_speed_doc(const std::vector<LlamaBenchRecord>& recor
         "288 = 0.58 of Q4_0's rate for Q2_K and 0.76 for Q3_K (measured 0.45 and 0.47), so the dot-product latency "
         "is the larger part for Q3_K. Modelling it needs the per-format instruction latency of each kernel "
         "version and each card's memory latency, neither sourced here; fitting a per-format efficiency to these two "
-        "records would be tuning, so it is not done and the tg128 target stays unmet. The May 2024 Q4_K_M rows "
+        "records would be tuning, so it is not done. The May 2024 Q4_K_M rows "
         "(vdr 2, 288 B per iteration) show no such gap on GDDR cards.\n"
         "- The RTX 4090 tg128 rows (F16 -16.1 %, Q8_0 -14.1 %; ggerganov's machine, not the RTX 3090's): F16 took less than the bandwidth term alone (above): the card streamed "
         "above the 0.8 default efficiency and that host launched its kernels faster than the fitted 94.9 us per "
@@ -301,13 +358,34 @@ std::string render_llamacpp_speed_doc(const std::vector<LlamaBenchRecord>& recor
         "- pp512 is compute-bound at the catalogue's fp16 tensor rate x 0.65. It over-predicts: these builds "
         "dequantised the weights to fp16 and ran cuBLAS, and the achieved rate is close to the FP32-accumulate "
         "figure on GeForce cards (RTX 3090: 71 of 142 TFLOPS), which the catalogue does not list for every card. "
-        "Newer builds run MMQ kernels on int8 tensor cores (llama.cpp PR #7676); not modelled, no records.\n";
+        "Newer builds run MMQ kernels on int8 tensor cores (llama.cpp PR #7676); not modelled: the scoreboard's "
+        "pp512 rows are such builds (below).\n"
+        "- The CUDA scoreboard (2025 builds, all held out): tg128 median 17.4 % over its 12 rows (17.3 % over the "
+        "7 -fa 0 rows, one per card); with the 6 January 2024 rows 16.7 % over 18, against 15.1 % on those 6 "
+        "alone: the target stays unmet. The errors split by card as in the 2024 rows: the RTX 3090, A40 and V100 "
+        "(the V100 planned without CUDA graphs, compute capability 7.0) are predicted 7-11 % slow, the RTX 4090 "
+        "and 5090 18-25 % slow, the A100 and H100 12-24 % fast. The last table takes the modelled weight and KV "
+        "time (0.8 x datasheet bandwidth) off each -fa 0 row's measured token time: the GDDR cards with CUDA "
+        "graphs leave 19-37 us per layer against the 55 us fitted on May 2024 builds (the RTX 4090 and 5090 "
+        "least: those builds lose less per layer, or those cards stream above 0.8 of their datasheet figure; "
+        "the records do not separate the two), the A100 and H100 72-86 us (after 55 us per layer they took 1.4 "
+        "times the modelled stream time: the HBM gap of the May 2024 rows again), the V100 74 us without graphs "
+        "against the 94.9 us of January 2024. The model keeps one overhead per build era (graphs on / off) and "
+        "one bandwidth efficiency for every card; a 2025 era or a per-memory-type efficiency would each need "
+        "a fit on some of these seven cards and a hold-out on the others, and neither is re-fitted here.\n"
+        "- -fa 1: the model's decode time does not depend on flash attention (at 64 cached tokens the KV is "
+        "under 1 % of the bytes read); the measured -fa 1 rows are 1.5-5.2 % faster than -fa 0 in tg128 "
+        "and 6-23 % in pp512.\n"
+        "- pp512 on the scoreboard: median |error| 47.1 %, from -50 % (RTX 4090, -fa 1) to +286 % (H100). "
+        "The fp16 rate x 0.65 is the January 2024 cuBLAS path; these builds run MMQ on int8 tensor cores, "
+        "and the A100 and H100 reach 26-38 % of the modelled rate, the RTX 4090 1.6-2 times it.\n";
+  md += llama_scoreboard_excess_table(records);
   return md;
 }
 
 TEST(LlamacppSpeedAccuracy, DecodeAndPromptAgainstPublishedTables) {
   const std::vector<LlamaBenchRecord> records = llama_bench_predictions();
-  ASSERT_GE(records.size(), 41u);
+  ASSERT_GE(records.size(), 65u);
   std::vector<double> tg128, decode, held;
   for (const LlamaBenchRecord& r : records) {
     if (r.test == "tg128") tg128.push_back(llama_bench_error(r));
@@ -319,9 +397,9 @@ TEST(LlamacppSpeedAccuracy, DecodeAndPromptAgainstPublishedTables) {
   RecordProperty("decode_median_abs_error", test::fmt("%.4f", llama_bench_median_abs(decode)));
   RecordProperty("held_out_median_abs_error", test::fmt("%.4f", llama_bench_median_abs(held)));
   // Regression guards: the figures of docs/accuracy-llamacpp-speed.md rounded up, not the target.
-  EXPECT_LE(llama_bench_median_abs(tg128), 0.16);
-  EXPECT_LE(llama_bench_median_abs(decode), 0.15);
-  EXPECT_LE(llama_bench_median_abs(held), 0.17);
+  EXPECT_LE(llama_bench_median_abs(tg128), 0.17);   // 16.7 % (18 records; 15.1 % on the 6 of January 2024)
+  EXPECT_LE(llama_bench_median_abs(decode), 0.16);  // 15.5 %
+  EXPECT_LE(llama_bench_median_abs(held), 0.17);    // 16.6 %
   const LlamacppLayerFit nograph = fit_llamacpp_layer_overhead(records, false);
   const LlamacppLayerFit graphs = fit_llamacpp_layer_overhead(records, true);
   test::write_accuracy_doc_if_asked("accuracy-llamacpp-speed.md", render_llamacpp_speed_doc(records, nograph, graphs));

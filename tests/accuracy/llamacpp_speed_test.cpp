@@ -4,8 +4,8 @@
 //    second generating N tokens after an empty prompt);
 //  - ./main's "eval time" (tokens per second of the generated tokens after a prompt, with the
 //    context shifting of a full -c).
-// The llama.cpp CUDA scoreboard rows (discussion #15013, llama 7B Q4_0 pp512 / tg128 per GPU, 2025
-// builds, -fa 0 and -fa 1) are all held out: nothing is fitted on them.
+// The llama.cpp CUDA scoreboard rows (discussion #15013, llama 7B Q4_0 pp512 / tg128 per GPU, builds
+// of 2024-2025 with one commit per row, -fa 0 and -fa 1) are all held out: nothing is fitted on them.
 //
 // Data: tests/accuracy/data/llamacpp_bench.jsonl, copied from the PR threads and benchmark
 // notebooks named in each record's `source`. Every prediction goes through `vramplan plan`'s own
@@ -259,7 +259,8 @@ std::string render_llamacpp_speed_doc(const std::vector<LlamaBenchRecord>& recor
       "1023 tokens at -c 512;\n"
       "- the same repository's LLaMA 3 notebooks (May 2024, builds 2824-2843, compiled with "
       "GGML_CUDA_USE_GRAPHS: CUDA graphs): llama-bench tg512 of Llama 3 8B Q4_K_M and F16 on seven cards;\n"
-      "- llama.cpp's CUDA scoreboard (discussion #15013, opened 2025-08-01; builds of 2025, one commit per row): "
+      "- llama.cpp's CUDA scoreboard (discussion #15013, opened 2025-08-01; one commit per row, "
+      "those dated from 2025: 51f5a45 January 2025, 5143fa8 pinned 2025-09-05): "
       "`llama-bench -m llama-2-7b.Q4_0.gguf -ngl 99 -fa 0,1`, pp512 / tg128 of llama 7B Q4_0 on seven cards of "
       "data/gpus.json (RTX 3090 / 4090 / 5090, A40, V100 32 GB, A100 80 GB, H100 80 GB HBM3), -fa 0 on all "
       "and -fa 1 where the stored copy has that column (RTX 3090 / 4090 / 5090, A100, H100). CUDA graphs on "
@@ -280,7 +281,7 @@ std::string render_llamacpp_speed_doc(const std::vector<LlamaBenchRecord>& recor
       llama_summary_row(records, "tg128, all", [](const LlamaBenchRecord& r) { return r.test == "tg128"; }) +
       llama_summary_row(records, "tg128, January 2024 (PR #4766, no CUDA graphs)",
                         [](const LlamaBenchRecord& r) { return r.test == "tg128" && !llama_bench_is_scoreboard(r); }) +
-      llama_summary_row(records, "tg128, CUDA scoreboard (2025; all held out)",
+      llama_summary_row(records, "tg128, CUDA scoreboard (all held out)",
                         [](const LlamaBenchRecord& r) { return r.test == "tg128" && llama_bench_is_scoreboard(r); }) +
       llama_summary_row(records, "tg128, CUDA scoreboard, -fa 0 only (one row per card)", [](const LlamaBenchRecord& r) {
         return r.test == "tg128" && llama_bench_is_scoreboard(r) && !r.flash_attn;
@@ -293,7 +294,7 @@ std::string render_llamacpp_speed_doc(const std::vector<LlamaBenchRecord>& recor
       "\n| prompt records | records | median abs error |\n|---|---:|---:|\n" +
       llama_summary_row(records, "pp512, January 2024",
                         [](const LlamaBenchRecord& r) { return r.test == "pp512" && !llama_bench_is_scoreboard(r); }) +
-      llama_summary_row(records, "pp512, CUDA scoreboard (2025)",
+      llama_summary_row(records, "pp512, CUDA scoreboard",
                         [](const LlamaBenchRecord& r) { return r.test == "pp512" && llama_bench_is_scoreboard(r); }) +
       "\nTarget (issue 17): tg128 median |error| <= 15 % on CUDA: " +
       std::string(llama_bench_median_abs(tg128) <= 0.15 ? "**met**" : "**not met**") + " on the " +
@@ -360,18 +361,18 @@ std::string render_llamacpp_speed_doc(const std::vector<LlamaBenchRecord>& recor
         "figure on GeForce cards (RTX 3090: 71 of 142 TFLOPS), which the catalogue does not list for every card. "
         "Newer builds run MMQ kernels on int8 tensor cores (llama.cpp PR #7676); not modelled: the scoreboard's "
         "pp512 rows are such builds (below).\n"
-        "- The CUDA scoreboard (2025 builds, all held out): tg128 median 17.4 % over its 12 rows (17.3 % over the "
+        "- The CUDA scoreboard (all held out): tg128 median 17.4 % over its 12 rows (17.3 % over the "
         "7 -fa 0 rows, one per card); with the 6 January 2024 rows 16.7 % over 18, against 15.1 % on those 6 "
         "alone: the target stays unmet. The errors split by card as in the 2024 rows: the RTX 3090, A40 and V100 "
         "(the V100 planned without CUDA graphs, compute capability 7.0) are predicted 7-11 % slow, the RTX 4090 "
         "and 5090 18-25 % slow, the A100 and H100 12-24 % fast. The last table takes the modelled weight and KV "
         "time (0.8 x datasheet bandwidth) off each -fa 0 row's measured token time: the GDDR cards with CUDA "
         "graphs leave 19-37 us per layer against the 55 us fitted on May 2024 builds (the RTX 4090 and 5090 "
-        "least: those builds lose less per layer, or those cards stream above 0.8 of their datasheet figure; "
+        "least: these builds lose less per layer, or those cards stream above 0.8 of their datasheet figure; "
         "the records do not separate the two), the A100 and H100 72-86 us (after 55 us per layer they took 1.4 "
         "times the modelled stream time: the HBM gap of the May 2024 rows again), the V100 74 us without graphs "
         "against the 94.9 us of January 2024. The model keeps one overhead per build era (graphs on / off) and "
-        "one bandwidth efficiency for every card; a 2025 era or a per-memory-type efficiency would each need "
+        "one bandwidth efficiency for every card; a newer build era or a per-memory-type efficiency would each need "
         "a fit on some of these seven cards and a hold-out on the others, and neither is re-fitted here.\n"
         "- -fa 1: the model's decode time does not depend on flash attention (at 64 cached tokens the KV is "
         "under 1 % of the bytes read); the measured -fa 1 rows are 1.5-5.2 % faster than -fa 0 in tg128 "

@@ -81,6 +81,8 @@ PerfDefaults load_perf_defaults(const std::filesystem::path& file) {
   d.link_efficiency = read_range(root, "link_efficiency", 1, true);
   d.link_latency_s = read_range(root, "link_latency_us", 1e-6, false);
   d.memory_compute_overlap = read_unit_interval(root, "memory_compute_overlap");
+  if (root.get("llamacpp_mmvq_bytes_per_sm_cycle"))
+    d.llamacpp_mmvq_bytes_per_sm_cycle = read_range(root, "llamacpp_mmvq_bytes_per_sm_cycle", 1, false);
   for (const auto& [gen, value] : root.at("pcie_gbps_per_direction").members()) {
     if (gen == "unit" || gen == "sources") continue;
     int g = 0;

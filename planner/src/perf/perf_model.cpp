@@ -73,11 +73,12 @@ StepBreakdown finish_step(const PerfModelShape& shape, const HardwareRates& r, d
   s.flops = gemm_flops + attention_flops;
   s.attention_flops = attention_flops;
   s.experts_touched = experts;
-  s.memory_s = (weight_bytes + kv_bytes) / r.bandwidth_bytes_per_s;
+  const double weight_bw = r.weight_bandwidth_bytes_per_s > 0 ? r.weight_bandwidth_bytes_per_s : r.bandwidth_bytes_per_s;
+  s.memory_s = weight_bytes / weight_bw + kv_bytes / r.bandwidth_bytes_per_s;
   s.compute_s = s.flops / r.tensor_flops_per_s;
   s.memory_bound = s.memory_s >= s.compute_s;
   const double o = r.memory_compute_overlap;
-  s.kernels_s = kernel_time(weight_bytes / r.bandwidth_bytes_per_s, gemm_flops / r.tensor_flops_per_s, o) +
+  s.kernels_s = kernel_time(weight_bytes / weight_bw, gemm_flops / r.tensor_flops_per_s, o) +
                 kernel_time(kv_bytes / r.bandwidth_bytes_per_s, attention_flops / r.tensor_flops_per_s, o);
   if (shape.tp > 1) {
     // Two all-reduces per layer (after attention, after the MLP) of tokens x hidden elements;

@@ -9,6 +9,7 @@
 #include "vramplan/memory/encoder_memory.hpp"
 #include "vramplan/perf/hardware_rates.hpp"
 #include "vramplan/perf/host_offload.hpp"
+#include "vramplan/perf/llamacpp_mmvq.hpp"
 #include "vramplan/perf/model_shape.hpp"
 #include "vramplan/perf/perf_defaults.hpp"
 
@@ -160,9 +161,22 @@ PlanPerformance plan_performance(const memory::PlanRequest& r, const memory::Pla
                          "plan shows both, the serving simulator's one-rate step clock does not model it";
       return perf;
     }
-    perf.estimate = perf::estimate_serving(shape, hw, perf.query);
+    // llama.cpp on an NVIDIA card: decode steps stream the block-quantized weights through MMVQ,
+    // whose rate is capped by SM count x clock (perf/llamacpp_mmvq.hpp); prompt micro-batches run
+    // MMQ / cuBLAS (compute-bound), so the TTFT keeps the plain rates.
+    const std::optional<double> sm_hz = perf::sm_cycles_per_s(gpu);
+    const double quantized = p.engine == "llamacpp" ? perf::block_quantized_share(out.model, rw.tensor_bytes) : 0;
+    if (p.engine == "llamacpp" && sm_hz && quantized > 0 && defaults.llamacpp_mmvq_bytes_per_sm_cycle) {
+      const perf::PerfHardware decode_hw =
+          perf::with_llamacpp_mmvq_cap(hw, *sm_hz, quantized, *defaults.llamacpp_mmvq_bytes_per_sm_cycle);
+      perf.estimate = perf::estimate_serving(shape, decode_hw, perf.query);
+      perf.estimate->ttft_s = perf::estimate_ttft(shape, hw, perf.query.prompt_tokens, perf.query.token_budget);
+      perf.hardware = decode_hw;  // the simulator's step clock: decode steps dominate a llama.cpp run
+    } else {
+      perf.estimate = perf::estimate_serving(shape, hw, perf.query);
+      perf.hardware = hw;
+    }
     perf.shape = shape;
-    perf.hardware = hw;
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::Usage) throw;
     perf.unavailable = e.what();

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -50,6 +51,9 @@ struct PerfDefaults {
   //! the fitted expected value may be 0, so this range may include zero).
   DefaultRange memory_compute_overlap;
   std::map<int, double> pcie_gbps_per_direction;  //!< PCIe generation -> GB/s of a x16 link
+  //! Bytes per SM cycle llama.cpp's one-token quantized mat-vec kernel (MMVQ) streams at most
+  //! (perf/llamacpp_mmvq.hpp; file: llamacpp_mmvq_bytes_per_sm_cycle, fitted); absent = no cap.
+  std::optional<DefaultRange> llamacpp_mmvq_bytes_per_sm_cycle;
 
   //! The engine's entry, else "default" (an empty name also gives "default").
   const StepOverheadDefaults& step_overhead_for(std::string_view engine) const;

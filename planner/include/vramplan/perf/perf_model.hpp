@@ -53,6 +53,10 @@ struct HardwareRates {
   //! GPUs form a fully connected mesh of n point-to-point links each (AMD Infinity Fabric), and
   //! link_bytes_per_s is one link's: a group of k GPUs drives min(k - 1, n) of them.
   int link_mesh_links = 0;
+  //! Rate the weight stream of a decode step reads at, when the engine's mat-vec kernels cannot
+  //! reach bandwidth_bytes_per_s (llama.cpp MMVQ on fast memory: perf/llamacpp_mmvq.hpp); 0 = the
+  //! bandwidth. The KV reads (attention kernels) keep bandwidth_bytes_per_s.
+  double weight_bandwidth_bytes_per_s = 0;
 };
 
 //! The all-reduce bandwidth per GPU, one direction, of a group of `group` GPUs.

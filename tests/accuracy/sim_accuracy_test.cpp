@@ -229,7 +229,14 @@ TEST(SimAccuracy, OverloadedRunsArePredictedOverloaded) {
 // (194-210; serving_sim_setup.json says why): from {7.3, 6.0, 17.5, 9.1, 44.8, 11.8} to the values
 // below. Median TPOT rises: with the true lengths the vLLM step model is 32-54 % slow on those runs,
 // which the short outputs had hidden.
-constexpr double kAchievedMedianPct[] = {7.4, 6.0, 17.5, 10.4, 44.4, 11.8};
+// Re-measured 2026-12-03 when the simulator's percentiles became numpy's (np.percentile, linear
+// interpolation, as benchmark_serving / bench_serving print them) for up to 4,096 samples instead
+// of the nearest rank: from {7.4, 6.0, 17.5, 10.4, 44.4, 11.8} to the values below. p99 TTFT
+// moves away from its target: on an 80-request run the simulated p99 was the largest TTFT (the
+// slowest of the simulated first wave) and is now between the 79th and 80th, like the measured
+// one; the runs whose measured tail is a cold start were under-predicted already (docs/accuracy-sim.md,
+// "p99 TTFT, record by record").
+constexpr double kAchievedMedianPct[] = {7.4, 6.0, 17.5, 10.4, 46.1, 12.3};
 constexpr double kGuardPct = 2.0;
 
 TEST(SimAccuracy, MedianErrorsMeetTheTargetsOrTheirRegressionGuards) {
@@ -381,6 +388,160 @@ constexpr const char* kMaxRateFindings =
     "10, not monotone in the rate (a slow start in the lighter run), so the measured table crosses the target "
     "below its first rate while the simulator serves both rates within it.\n";
 
+// What the p99 TTFT table shows (figures as of when this test was written, 2026-12-03).
+constexpr const char* kP99Findings =
+    "What it shows. Most misses are cold costs of the measured deployment, not load: in the order the cookbook "
+    "lists a deployment's runs (1,000 / 1,000 tokens at 1, 16, 100 users, then 1,000 / 8,000, then 8,000 / 1,000), "
+    "the first run at each new shape holds the tail, and a later run whose first prompts have the same lengths does "
+    "not (DeepSeek-V3.1 at 16 users: first-wave excess 2.08 s per request and p99 2,135 ms in run -01, 0.10 s and "
+    "300 ms in run -04; DeepSeek-R1 0.71 s / 840 ms against 0.11 s / 268 ms; the vLLM Mixtral runs' first stage of a "
+    "run has TTFT maxima of 1.2-2.0 s, where codegen's second stage on the same server has 106 ms). The records' "
+    "own fields do not explain it: bench_serving (sglang/bench_serving.py `benchmark`) sends one warm-up request "
+    "before the run (the first prompt, at most 32 output tokens) and sleeps 1 s, and with `--request-rate inf` "
+    "and `--max-concurrency C` releases the first C requests at once (an asyncio.Semaphore over tasks created "
+    "together), which the simulator does. Its `random` dataset (`sample_random_requests`, random_sample=True) "
+    "builds prompt i from the i-th ShareGPT conversation of a seed-shuffled list, repeated or truncated to the "
+    "drawn length: with the default seed, prompt i of every run on a page is the same text cut to that run's "
+    "length, so on a server that keeps its radix cache between runs a later run finds its prompts cached "
+    "(DeepSeek-V3.1 run -03, the same 10 lengths as run -00: p99 160 ms = its median; DeepSeek-R1 -03 138 ms). "
+    "That makes later runs faster, never the first ones slower, so it does not explain the misses; it is not "
+    "simulated, because whether a page's runs shared one server in page order is not recorded (Qwen3-235B -08, "
+    "whose first 80 prompts are run -07's, is as fast as a cached run would be, +549 % predicted; DeepSeek-R1 "
+    "-08 is not). The first forwards of a new batch shape paying kernel compilation or tuning (Triton compiles a "
+    "kernel at its first launch for each new set of compile-time parameters, and fused-MoE kernels pick theirs by "
+    "the number of tokens; every cookbook model and Mixtral are MoE, and the dense Llama-2-7B runs show no such "
+    "tail) is the likely cause; no source gives its size, so no term is fitted to it. Since 2026-12-03 a p99 over "
+    "10 or 80 requests is numpy's linear interpolation on both sides (the simulator had reported the nearest "
+    "rank, the largest of 80, which for a simulated first wave is its slowest request): the p99 TTFT median "
+    "moved 44.4 -> 46.1 %, p99 TPOT 11.8 -> 12.3 %, the rest within 0.1 point.\n";
+
+// What the Kimi-K2.5 sweep shows (figures from its records, 2026-12-03).
+constexpr const char* kKimiFindings =
+    "\nThe one sweep missed, Kimi-K2.5 on 8 x H200 (SGLang 0.5.6.post2, INT4 group-32 routed experts): its records "
+    "say what the engine spent per decode step. The measured median ITL (one decode step once the first token is "
+    "out) is 8.8 ms at one user (1,000 / 1,000 tokens), 54 ms at 16 and 316 ms at 100 users: about 3 ms more per "
+    "running sequence per step, and 5-7 ms per sequence with 8,000-token contexts (96 ms at 16 users, 296 ms at 64; "
+    "15.9 and 21.7 ms at one user with longer contexts). Output throughput therefore stays at 254-258 tok/s from 16 "
+    "to 100 users, while the bench_serving \"peak output token throughput\" (the most tokens in one second) is "
+    "1,103 and 1,199 tok/s in the same runs, about what the step model gives at 16 users (973 tok/s, 14.7 ms "
+    "steps). Three milliseconds per sequence per step is ten times what one more sequence can add in bytes: at most "
+    "8 routed experts per MoE layer it did not share (60 layers x 8 x 3 x 7,168 x 2,048 INT4 weights with "
+    "group-32 scales, ~1.5 GB per GPU at TP 8, 0.31 ms at 4.8 TB/s) plus its own KV cache (tens of microseconds); "
+    "DeepSeek-R1, the same architecture on the same SGLang line, decodes 100 users in 42 ms steps on B200. What "
+    "this deployment spends per sequence (the INT4 MoE path on Hopper, or per-token work outside the GPU: the "
+    "model's tiktoken tokenizer in the detokenizer) is not established from a source, so nothing is fitted to it "
+    "and the sweep stays missed.\n";
+
+// ---- p99 TTFT, record by record ---------------------------------------------------------
+
+// What dominates each p99 TTFT miss (|error| > 35 %), read off the record's own fields and its
+// neighbours on the same deployment (issue 12: "list, per record, the p99 TTFT error and what
+// dominates it"). The figures in the table beside each cause are computed from the record.
+// Causes:
+//  * cold: a cost the measured run paid at its first forwards and the later runs of the same
+//    deployment did not (the first-wave excess below is large while a later run whose first
+//    prompts have the same lengths has a small tail). Not in any record field; not modelled.
+//  * kimi: the step model (Kimi-K2.5 on 8 x H200; the saturation section says why).
+//  * deploy: per-request cost of the deployment (Modal), outside any engine.
+//  * burst: the simulated first wave (64-100 prompts sent at once, prefilled 16,384 tokens a
+//    step) takes longer than the measured one.
+//  * overload: the predicted capacity is under the offered rate (the queue grows).
+//  * spread: a tail the simulated constant-rate run does not have.
+//  * engine-log: the preempting KV-saturated trace replay (llmservingsim), 42-49 % slow throughout.
+const std::map<std::string, std::string>& p99_causes() {
+  static const std::map<std::string, std::string> m = {
+      {"sglcookbook-llama4-00", "cold: a request of tens of seconds (mean TTFT 4.2 s over 10, median 69 ms; first run of Scout)"},
+      {"sglcookbook-llama4-03", "cold: a request of tens of seconds (mean TTFT 4.3 s over 10, median 57 ms; first run of Maverick)"},
+      {"sglcookbook-deepseek-v3-1-00", "cold: 3.4 s excess over 10 requests (first run); run -03, the same 10 prompt lengths, p99 160 = its median"},
+      {"sglcookbook-deepseek-v3-1-06", "cold: 4.0 s excess over 10 requests (first run with 8,000-token prompts)"},
+      {"sglcookbook-qwen3-coder-00", "cold: one of 10 requests ~0.66 s (first run)"},
+      {"sglcookbook-deepseek-r1-00", "cold: one of 10 requests 215 ms against a median of 141 (first run); run -03 p99 138"},
+      {"sglcookbook-qwen3-00", "cold: one of 10 requests 166 ms against a median of 92 (first run)"},
+      {"sglcookbook-qwen3-03", "cold or spread: one of 10 requests 167 ms against a median of 109"},
+      {"sglcookbook-deepseek-r1-01", "cold: first 16-user run; run -04 (same first 16 prompt lengths) p99 268"},
+      {"sglcookbook-deepseek-v3-1-01", "cold: first 16-user run; run -04 (same first 16 prompt lengths) p99 300"},
+      {"sglcookbook-qwen3-01", "cold: first 16-user run; run -04 (same first 16 prompt lengths) p99 456"},
+      {"sglcookbook-qwen3-coder-01", "cold: first 16-user run"},
+      {"sglcookbook-llama4-04", "cold: first 16-user run of Maverick"},
+      {"sglcookbook-llama4-01", "cold: first 16-user run"},
+      {"sglcookbook-deepseek-r1-02", "cold: first 100-user run"},
+      {"sglcookbook-deepseek-v3-1-02", "cold: first 100-user run"},
+      {"sglcookbook-deepseek-r1-07", "cold: first run with 16 x 8,000-token prompts"},
+      {"sglcookbook-deepseek-v3-1-07", "cold: first run with 16 x 8,000-token prompts"},
+      {"sglcookbook-qwen3-04", "first wave slower than simulated on a warm deployment (not explained)"},
+      {"sglcookbook-qwen3-05", "first wave slower than simulated on a warm deployment (not explained)"},
+      {"sglcookbook-kimi-k2-5-00", "kimi"},
+      {"sglcookbook-kimi-k2-5-01", "kimi"},
+      {"sglcookbook-kimi-k2-5-02", "kimi"},
+      {"sglcookbook-kimi-k2-5-03", "kimi"},
+      {"sglcookbook-kimi-k2-5-05", "kimi"},
+      {"sglcookbook-kimi-k2-5-06", "kimi"},
+      {"achatbot-183-gptoss20b-h100-sglang-c4", "deploy: TTFT median 2.5 s for 512-token prompts"},
+      {"achatbot-183-gptoss20b-h100-sglang-c32", "deploy: TTFT median 2.1 s for 512-token prompts"},
+      {"blis-train-20260218-120914-mixtral-8x7b-v0-1-tp2-codegen-stage0",
+       "cold: first stage of the run (TTFT p99.9 1.36 s, max 1.99 s); its stage 1, same server, p99 68 ms, max 106 ms"},
+      {"blis-train-20260218-130541-mixtral-8x7b-v0-1-tp2-general-stage0",
+       "cold: first stage of the run (TTFT p99.9 1.00 s, max 1.21 s)"},
+      {"blis-train-20260218-141024-mixtral-8x7b-v0-1-tp2-roleplay-stage0",
+       "cold: first stage of the run (TTFT p99.9 1.07 s, max 1.81 s)"},
+      {"blis-train-20260217-155451-llama-2-7b-tp1-codegen-stage0",
+       "spread: measured p99 1.9 x its median (p99.9 67 ms, max 130 ms), simulated 1.2 x"},
+      {"sglcookbook-deepseek-v3-1-03",
+       "cached: its 10 prompts are run -00's at the same lengths (bench_serving's random text), p99 160 = its median 156"},
+      {"sglcookbook-qwen3-08", "burst: 64 first prompts of ~4,000 tokens; measured mean TTFT only 35 ms over the median"},
+      {"sglcookbook-deepseek-v3-1-08", "burst: 64 first prompts of ~4,000 tokens"},
+      {"sglcookbook-llama4-02", "burst: 100 first prompts"},
+      {"llmservingsim-bench-rtx4090-llama-3.1-8b", "engine-log: every latency 42-49 % slow"},
+      {"blis-train-20260217-231439-llama-2-7b-tp1-general-stage1", "overload: predicted capacity 16.5 req/s under the 20 offered"},
+      {"blis-train-20260218-130541-mixtral-8x7b-v0-1-tp2-general-stage1", "overload: predicted capacity 18.7 req/s under the 20 offered"},
+      {"kvcached-overhead-sglang-a100-rate32-baseline", "overload: both overloaded; queue grows faster in the simulation"},
+  };
+  return m;
+}
+
+//! (mean - median) x requests: how much TTFT the slowest requests hold above the typical one; per
+//! first-wave request (/ concurrency) for a closed loop, whose first wave is sent at once.
+std::string first_wave_excess(const nlohmann::json& rec) {
+  const auto& r = rec.at("results");
+  if (!r.contains("mean_ttft_ms") || !r.contains("median_ttft_ms") || r.at("mean_ttft_ms").is_null()) return "-";
+  const double total_s = (r.at("mean_ttft_ms").get<double>() - r.at("median_ttft_ms").get<double>()) *
+                         rec.at("num_prompts").get<double>() / 1000.0;
+  std::string out = fmt("%.1f s", total_s);
+  if (!rec.at("max_concurrency").is_null())
+    out += fmt(" (%.2f s per first-wave request)", total_s / rec.at("max_concurrency").get<double>());
+  return out;
+}
+
+std::string p99_section() {
+  std::ostringstream md;
+  md << "\n## p99 TTFT, record by record\n\n"
+     << "Every record in the medians whose p99 TTFT is off by more than 35 %, with what dominates the error (read "
+        "off the record's own fields and its neighbours on the same deployment; `sim_accuracy_test.cpp` "
+        "`p99_causes`). \"Excess\" is (mean - median TTFT) x requests, as measured: the TTFT the slow requests hold "
+        "above the typical one, and for a closed loop that figure over the concurrency (the first wave, sent at "
+        "once). A p99 over 10 requests is numpy's 9.91-th order statistic, nearly the largest TTFT; over 80, "
+        "between the 79th and the 80th.\n\n"
+     << "| record | p99 TTFT predicted / measured (error) | measured median | measured excess | what dominates |\n"
+        "|---|---|---|---|---|\n";
+  std::vector<std::pair<double, std::string>> rows;
+  for (const auto& c : serving_comparisons()) {
+    if (!c.median_exclusion.empty()) continue;
+    const auto* m = c.find("TTFT p99");
+    if (!m || std::abs(m->err()) <= 35) continue;
+    const auto* med = c.find("TTFT p50");
+    const auto cause = p99_causes().find(c.id);
+    std::ostringstream row;
+    row << "| " << c.id << " | " << cell(c, {"TTFT p99"}) << " | " << (med ? fmt("%.0f", med->measured) : "-")
+        << " | " << first_wave_excess(c.record) << " | "
+        << (cause == p99_causes().end() ? "not attributed" : cause->second) << " |\n";
+    rows.emplace_back(-std::abs(m->err()), row.str());
+  }
+  std::sort(rows.begin(), rows.end());
+  for (const auto& [e, row] : rows) md << row;
+  md << "\n" << kP99Findings;
+  return md.str();
+}
+
 // Issue 15's last check, rendered: predicted max rate under a p99 TTFT target per rate sweep.
 std::string max_rate_section() {
   const auto& m = max_rate_sweeps();
@@ -528,10 +689,12 @@ std::string sim_doc() {
     md << "| " << s.label << " | " << loads << " | " << meas << " | " << pred << " | " << at(s.measured_step) << " / "
        << at(s.predicted_step) << " | " << (step_distance(s) <= 1 ? "yes" : "**no**") << " |\n";
   }
+  md << kKimiFindings;
   md << "\nSweeps not evaluated:\n\n";
   for (const auto& s : sw)
     if (!s.skipped.empty()) md << "- " << s.label << ": " << s.skipped << "\n";
 
+  md << p99_section();
   md << max_rate_section();
   md << "\n## How each record is set up\n\n";
   std::map<std::string, std::vector<std::string>> by_note;
@@ -550,6 +713,18 @@ std::string sim_doc() {
   for (const auto& x : setup.at("not_simulated"))
     md << "- " << x.at("id").get<std::string>() << ": " << x.at("reason").get<std::string>() << "\n";
   return md.str();
+}
+
+// Every p99 TTFT miss in the medians (|error| > 35 %) names what dominates it in p99_causes(), so
+// that a new miss, or one a change moves past 35 %, is looked at rather than averaged away.
+TEST(SimAccuracy, EveryP99TtftMissHasAStatedCause) {
+  for (const auto& c : serving_comparisons()) {
+    if (!c.median_exclusion.empty()) continue;
+    const auto* m = c.find("TTFT p99");
+    if (m && std::abs(m->err()) > 35) {
+      EXPECT_TRUE(p99_causes().count(c.id)) << c.id << " " << m->err() << " %";
+    }
+  }
 }
 
 TEST(SimAccuracy, RendersTheAccuracyDocument) {

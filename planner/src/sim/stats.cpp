@@ -27,16 +27,40 @@ void LogHistogram::add(double value, double weight) {
   weighted_sum_ += weight * value;
   max_ = std::max(max_, value);
   ++count_;
+  if (exact_ok_) keep_exact(value, weight == 1 ? 1 : 0);
 }
 
 void LogHistogram::add_samples(double value, std::uint64_t n) {
   if (n == 0) return;
+  const bool was_ok = exact_ok_;
+  exact_ok_ = false;  // add() must not keep one copy: the n copies are kept below
   add(value, static_cast<double>(n));
   count_ += n - 1;
+  exact_ok_ = was_ok;
+  if (exact_ok_) keep_exact(value, n);
+}
+
+// n copies of an unweighted sample (n = 0: a weighted one, which ends exact mode).
+void LogHistogram::keep_exact(double value, std::uint64_t n) {
+  if (n == 0 || exact_.size() + n > kExactSamples) {
+    exact_ok_ = false;
+    std::vector<double>().swap(exact_);
+    return;
+  }
+  exact_.insert(exact_.end(), n, value);
 }
 
 double LogHistogram::quantile(double q) const {
   if (weight_ <= 0) return 0;
+  if (exact_ok_ && !exact_.empty()) {
+    // numpy.percentile(x, 100 q), method "linear" (its default).
+    std::vector<double> s = exact_;
+    std::sort(s.begin(), s.end());
+    const double pos = std::clamp(q, 0.0, 1.0) * static_cast<double>(s.size() - 1);
+    const auto lo = static_cast<std::size_t>(std::floor(pos));
+    if (lo + 1 >= s.size()) return s.back();
+    return s[lo] + (pos - static_cast<double>(lo)) * (s[lo + 1] - s[lo]);
+  }
   const double target = q * weight_;
   double seen = 0;
   for (std::size_t i = 0; i < buckets_.size(); ++i) {

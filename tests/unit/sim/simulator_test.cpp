@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "vramplan/core/error.hpp"
+#include "vramplan/sim/stats.hpp"
 
 namespace vramplan::sim {
 namespace {
@@ -465,6 +466,45 @@ TEST(Simulator, RecurrentStateBlocksCapTheRunningRequests) {
   EXPECT_DOUBLE_EQ(hybrid.running.max, 10.0);
   EXPECT_DOUBLE_EQ(plain.running.max, 14.0);
   EXPECT_LE(hybrid.kv_blocks_peak, 100u);
+}
+
+// ---- percentiles (planner/src/sim/stats.cpp): numpy's np.percentile (linear) while the samples
+// are few and unweighted, the bucket nearest rank otherwise. Hand-computed values.
+
+TEST(LogHistogram, FewUnweightedSamplesGiveNumpysLinearPercentiles) {
+  // 1 .. 10 s: np.percentile(x, 99) = x[8] + 0.91 (x[9] - x[8]) = 9 + 0.91 = 9.91 (position
+  // 0.99 x 9 = 8.91); np.median = (5 + 6) / 2 = 5.5; p90 at 0.9 x 9 = 8.1: 9 + 0.1 = 9.1.
+  LogHistogram h;
+  for (int v = 10; v >= 1; --v) h.add(v);
+  const auto s = h.summary();
+  EXPECT_DOUBLE_EQ(s.p99, 9.91);
+  EXPECT_DOUBLE_EQ(s.p50, 5.5);
+  EXPECT_DOUBLE_EQ(s.p90, 9.1);
+  EXPECT_DOUBLE_EQ(s.max, 10);
+  EXPECT_DOUBLE_EQ(s.mean, 5.5);
+}
+
+TEST(LogHistogram, RepeatedSamplesCountEachCopy) {
+  // 3 x 1 s and 1 x 5 s: sorted 1, 1, 1, 5; p50 at 1.5 -> 1; p99 at 2.97 -> 1 + 0.97 x 4 = 4.88.
+  LogHistogram h;
+  h.add_samples(1, 3);
+  h.add(5);
+  EXPECT_DOUBLE_EQ(h.quantile(0.5), 1);
+  EXPECT_DOUBLE_EQ(h.quantile(0.99), 4.88);
+  EXPECT_EQ(h.summary().count, 4u);
+}
+
+TEST(LogHistogram, WeightedOrManySamplesUseTheBuckets) {
+  // A weighted sample ends exact mode: the nearest rank of the 0.5 %-wide buckets, within 0.25 %.
+  LogHistogram w;
+  w.add(1, 0.5);
+  w.add(2, 0.5);
+  EXPECT_NEAR(w.quantile(0.99), 2, 2 * 0.0025);
+  // Over kExactSamples samples: 0.001 .. 5.000 s; the nearest rank at 0.99 x 5000 = 4950 is
+  // 4.950 s (numpy would give 4.95001); the bucket middle is within 0.25 % of it.
+  LogHistogram many;
+  for (int i = 1; i <= 5000; ++i) many.add(i * 0.001);
+  EXPECT_NEAR(many.quantile(0.99), 4.95, 4.95 * 0.0025);
 }
 
 }  // namespace

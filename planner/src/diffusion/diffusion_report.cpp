@@ -164,9 +164,10 @@ std::string diffusion_plan_text(const DiffusionPlan& p) {
   out += line;
   if (p.step_s) {
     std::snprintf(line, sizeof line,
-                  "time (compute-bound): %.3g TFLOP per step -> %.3f s/step [%.3f-%.3f], %.2f s per call of %llu image(s), %.3f images/s\n",
+                  "time (compute-bound): %.3g TFLOP per step -> %.3f s/step [%.3f-%.3f], %.2f s per call of %llu %s, %.3f %s/s\n",
                   p.flops_per_step / 1e12, *p.step_s, *p.step_s_low, *p.step_s_high, *p.seconds_per_call,
-                  static_cast<unsigned long long>(p.request.batch), *p.images_per_s);
+                  static_cast<unsigned long long>(p.request.batch), p.frames ? "video(s)" : "image(s)", *p.images_per_s,
+                  p.frames ? "videos" : "images");
     out += line;
     out += "  (" + p.perf_basis + ")\n";
   }

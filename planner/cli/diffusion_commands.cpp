@@ -65,6 +65,7 @@ void add_call_options(po::options_description& desc) {
       ("engine", po::value<std::string>()->default_value("diffusers"), "diffusers (the only engine for pipelines)")
       ("resolution", po::value<std::string>(), "WIDTHxHEIGHT in pixels (default: the pipeline's, 1024x1024)")
       ("steps", po::value<std::uint64_t>(), "num_inference_steps (default: the pipeline's)")
+      ("frames", po::value<std::uint64_t>(), "num_frames of a video pipeline (default: the pipeline's, CogVideoX 49)")
       ("guidance", po::value<double>(), "guidance_scale (default: the pipeline's); CFG doubles the batch when > 1")
       ("cfg", po::value<double>(), "same as --guidance")
       ("max-sequence-length", po::value<std::uint64_t>(), "T5 tokens (SD3 / FLUX)")
@@ -110,6 +111,7 @@ diffusion::DiffusionRequest read_call(const po::variables_map& vm) {
     }
   }
   if (vm.count("steps")) r.steps = vm["steps"].as<std::uint64_t>();
+  if (vm.count("frames")) r.frames = vm["frames"].as<std::uint64_t>();
   if (vm.count("guidance") && vm.count("cfg")) throw_usage("--guidance and --cfg are the same setting: give one");
   if (vm.count("guidance")) r.guidance = vm["guidance"].as<double>();
   if (vm.count("cfg")) r.guidance = vm["cfg"].as<double>();

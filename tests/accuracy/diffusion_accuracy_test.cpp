@@ -53,6 +53,8 @@ TEST(DiffusionAccuracy, GeneratesDocsAccuracyDiffusion) {
     req.weights = r.at("weights").get<std::string>();
     req.offload = diffusion::parse_offload(r.at("offload").get<std::string>());
     req.eager_attention = r.at("attention").get<std::string>() == "eager";
+    req.vae_tiling = r.value("vae_tiling", false);
+    if (r.contains("frames")) req.frames = r.at("frames").get<std::uint64_t>();
     const auto plan = diffusion::plan_diffusion(req, source_root());
     const std::string quantity = r.at("quantity").get<std::string>();
     double predicted = plan.allocated_peak.gib();
@@ -77,7 +79,8 @@ TEST(DiffusionAccuracy, GeneratesDocsAccuracyDiffusion) {
     const std::string src = r.at("source").get<std::string>();
     md << "| [" << r.at("id").get<std::string>() << "](" << src.substr(0, src.find(' ')) << ") | " << req.model << ", "
        << req.gpu << " | " << req.batch << ", " << req.dtype << ", " << (req.weights.empty() ? "-" : req.weights) << ", "
-       << r.at("offload").get<std::string>() << ", " << r.at("attention").get<std::string>() << " | " << f2(measured)
+       << r.at("offload").get<std::string>() << (req.vae_tiling ? " + VAE tiling" : "") << ", "
+       << r.at("attention").get<std::string>() << " | " << f2(measured)
        << " (" << quantity << ") | " << f2(predicted) << " | " << signed_pct(err) << " |\n";
   }
   const double med_peak = diffusion_median(peak_errors), med_all = diffusion_median(all_errors);
@@ -132,7 +135,14 @@ TEST(DiffusionAccuracy, GeneratesDocsAccuracyDiffusion) {
      << "The SDXL blog's offload figures (20.2 / 19.9 GB for 4 images) sit above the plan's decode peak (VAE\n"
      << "weights in fp32 + 4 images decoded in fp32, ~17.4 GiB) while its own all-on-GPU figure (21.7 GB) leaves\n"
      << "only ~15 GB beside the 6.6 GiB of weights: the post's rows are not consistent with one fixed decode peak\n"
-     << "(its measuring code is not shown), and the offload rows are reported as misses, not fitted.\n";
+     << "(its measuring code is not shown), and the offload rows are reported as misses, not fitted.\n"
+     << "CogVideoX-2b (diffusers docs, 49 frames at 720x480, fp16): the plan is below all three figures, by 6.2 GiB\n"
+     << "all on the GPU, 4.3 GiB with model offload (the VAE decode: 14.3 GiB of activations for the first 9-frame\n"
+     << "chunk's spatial norms, causal-conv copies and conv caches, read from autoencoder_kl_cogvideox.py) and\n"
+     << "2.1 GiB with model offload + tiling, where the plan's peak is the T5-XXL stage (8.9 GiB of weights, which\n"
+     << "no decode model changes). The page states neither the GPU nor how memory was read (its replication gist is\n"
+     << "not reachable here); read as 10^9-byte GB the gaps are -12.7 / -16.8 / -13.0 %. Listed, not asserted; the\n"
+     << "docs' 'under 4 GB' for sequential offload is an upper bound without its VAE settings and is not listed.\n";
   write_accuracy_doc_if_asked("accuracy-diffusion.md", md.str());
 }
 

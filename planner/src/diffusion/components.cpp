@@ -8,7 +8,7 @@ namespace vramplan::diffusion {
 
 namespace {
 
-constexpr std::array<ComponentClass, 7> kClasses{{
+constexpr std::array<ComponentClass, 9> kClasses{{
     {"CLIPTextModel", Role::TextEncoder, "transformers models/clip/modeling_clip.py", walk_clip_text},
     {"CLIPTextModelWithProjection", Role::TextEncoder, "transformers models/clip/modeling_clip.py",
      walk_clip_text_projection},
@@ -17,6 +17,10 @@ constexpr std::array<ComponentClass, 7> kClasses{{
     {"SD3Transformer2DModel", Role::Denoiser, "diffusers models/transformers/transformer_sd3.py", walk_sd3_transformer},
     {"FluxTransformer2DModel", Role::Denoiser, "diffusers models/transformers/transformer_flux.py",
      walk_flux_transformer},
+    {"CogVideoXTransformer3DModel", Role::Denoiser, "diffusers models/transformers/cogvideox_transformer_3d.py",
+     walk_cogvideox_transformer},
+    {"AutoencoderKLCogVideoX", Role::Vae, "diffusers models/autoencoders/autoencoder_kl_cogvideox.py",
+     walk_autoencoder_kl_cogvideox},
     {"AutoencoderKL", Role::Vae, "diffusers models/autoencoders/autoencoder_kl.py", walk_autoencoder_kl},
 }};
 

@@ -13,6 +13,11 @@
 //    at once, one image at a time with enable_slicing, and in tiles of config.sample_size pixels
 //    (stride 75 %, every decoded tile kept until blended) with enable_tiling when the latent is
 //    larger than sample_size / vae_scale_factor; SDXL decodes an fp16 VAE in fp32 (force_upcast).
+//  * video (CogVideoXPipeline): the latents hold (num_frames - 1) / temporal_compression_ratio + 1
+//    frames; AutoencoderKLCogVideoX decodes them in frame chunks (vae_cogvideox.cpp) and, with
+//    enable_tiling, in tiles of sample_height / 2 x sample_width / 2 pixels every 5/6 x 4/5 of a
+//    latent tile (tiled_decode: tile_overlap_factor_height 1/6, width 1/5), every tile's frames kept
+//    until blended.
 #include "vramplan/diffusion/diffusion_plan.hpp"
 
 #include <algorithm>
@@ -74,7 +79,7 @@ Bytes denoiser_bytes(const Tally& t, std::string_view scheme, std::uint64_t a, s
 Bytes leaf_bytes(const Tally& t, std::uint64_t a) { return times(t.largest_leaf, a); }
 
 std::uint64_t joint_dim(const Component& denoiser) {
-  for (const char* key : {"joint_attention_dim", "cross_attention_dim"}) {
+  for (const char* key : {"joint_attention_dim", "cross_attention_dim", "text_embed_dim"}) {
     const auto it = denoiser.config.find(key);
     if (it != denoiser.config.end() && it->is_number_unsigned()) return it->get<std::uint64_t>();
   }
@@ -130,6 +135,16 @@ DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) 
   if (p.height == 0 || p.width == 0 || p.height % multiple || p.width % multiple)
     throw_usage("--resolution " + std::to_string(p.height) + "x" + std::to_string(p.width) + ": " + pl.class_name +
                 " needs height and width that are positive multiples of " + std::to_string(multiple));
+  if (pl.traits->video) {
+    p.frames = req.frames.value_or(pl.defaults.frames);
+    const std::uint64_t tf = vae_temporal_factor(pl);
+    if (p.frames == 0 || p.frames > kMaxSteps || (p.frames - 1) % tf)
+      throw_usage("--frames " + std::to_string(p.frames) + ": " + pl.class_name + " needs 1 + a multiple of " +
+                  std::to_string(tf) + " frames (the VAE's temporal_compression_ratio)");
+    p.latent_frames = latent_frames(pl, p.frames);
+  } else if (req.frames) {
+    throw_usage("--frames applies to video pipelines (CogVideoXPipeline); " + pl.class_name + " makes images");
+  }
   p.steps = req.steps.value_or(pl.defaults.steps);
   if (p.steps == 0 || p.steps > kMaxSteps) throw_usage("--steps must be between 1 and " + std::to_string(kMaxSteps));
   p.guidance = req.guidance.value_or(pl.defaults.guidance);
@@ -182,7 +197,7 @@ DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) 
   const std::uint64_t lh = p.height / scale, lw = p.width / scale;
   const std::uint64_t latent_ch = vae_config_u64(vae, "latent_channels", 4);
   const Bytes carried = times(product({p.denoiser_batch, p.context_tokens, joint_dim(den)}), a) +
-                        times(product({req.batch, latent_ch, lh, lw}), 4);
+                        times(product({req.batch, latent_ch, p.latent_frames, lh, lw}), 4);
 
   auto resident = [&](Bytes own, Bytes leaf) {
     switch (req.offload) {
@@ -216,6 +231,7 @@ DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) 
   dg.height = p.height;
   dg.width = p.width;
   dg.vae_scale = scale;
+  dg.frames = p.latent_frames;
   dg.text_tokens = p.context_tokens;
   dg.act_bytes = a;
   dg.eager_attention = req.eager_attention;
@@ -236,13 +252,31 @@ DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) 
   vg.height = p.height;
   vg.width = p.width;
   vg.vae_scale = scale;
+  vg.frames = p.latent_frames;
   vg.act_bytes = vae_a;
   vg.eager_attention = req.eager_attention;
-  std::string how = std::to_string(slice) + " image(s) at once";
-  Bytes kept = times(product({req.batch, 3, p.height, p.width}), vae_a);  // the decoded images
+  const std::uint64_t out_frames = pl.traits->video ? p.frames : 1;
+  std::string how = std::to_string(slice) + (pl.traits->video ? " video(s)" : " image(s)") + " at once";
+  Bytes kept = times(product({req.batch, 3, out_frames, p.height, p.width}), vae_a);  // the decoded images
   const std::uint64_t tile_sample = vae_config_u64(vae, "sample_size", 0);
   const std::uint64_t tile_latent = tile_sample / scale;
-  if (req.vae_tiling && tile_latent && (lh > tile_latent || lw > tile_latent)) {
+  if (pl.traits->video) {
+    // AutoencoderKLCogVideoX.enable_tiling / tiled_decode.
+    const std::uint64_t th = vae_config_u64(vae, "sample_height", 480) / 2, tw = vae_config_u64(vae, "sample_width", 720) / 2;
+    const std::uint64_t tlh = th / scale, tlw = tw / scale;
+    const std::uint64_t step_h = std::max<std::uint64_t>(tlh * 5 / 6, 1), step_w = std::max<std::uint64_t>(tlw * 4 / 5, 1);
+    if (req.vae_tiling && (lh > tlh || lw > tlw)) {
+      const std::uint64_t tiles = product({ceil_div(lh, step_h), ceil_div(lw, step_w)});
+      vg.height = th;
+      vg.width = tw;
+      kept = kept + times(product({slice, tiles, 3, out_frames, th, tw}), vae_a);
+      how += ", tiled: " + std::to_string(tiles) + " tiles of " + std::to_string(tw) + "x" + std::to_string(th) + " px";
+    } else if (req.vae_tiling) {
+      p.notes.push_back("--vae-tiling changes nothing at " + std::to_string(p.width) + "x" + std::to_string(p.height) +
+                        ": AutoencoderKLCogVideoX tiles only latents larger than " + std::to_string(tlw) + "x" +
+                        std::to_string(tlh));
+    }
+  } else if (req.vae_tiling && tile_latent && (lh > tile_latent || lw > tile_latent)) {
     // AutoencoderKL.tiled_decode: tiles of tile_latent latent pixels every 75 % of that, each
     // decoded to tile_sample pixels and kept in `rows` until blended.
     const std::uint64_t stride = tile_latent * 3 / 4;

@@ -88,6 +88,7 @@ std::string pipeline_inspect_text(const Pipeline& p) {
                 std::string(guidance_name(p.guidance())).c_str());
   out += line;
   if (p.defaults.t5_tokens) out += ", max_sequence_length " + std::to_string(p.defaults.t5_tokens);
+  if (p.defaults.frames) out += ", num_frames " + std::to_string(p.defaults.frames);
   out += "\n    from " + p.defaults.source + "\n";
   return out;
 }
@@ -112,7 +113,7 @@ nlohmann::json diffusion_plan_json(const DiffusionPlan& p) {
                    {"max_sequence_length", p.t5_tokens}, {"dtype", p.dtype}, {"vae_dtype", p.vae_dtype},
                    {"weights", p.request.weights.empty() ? p.dtype : p.request.weights},
                    {"offload", std::string(offload_name(p.request.offload))}, {"vae_tiling", p.request.vae_tiling},
-                   {"vae_slicing", p.request.vae_slicing},
+                   {"vae_slicing", p.request.vae_slicing}, {"frames", p.frames}, {"latent_frames", p.latent_frames},
                    {"attention", p.request.eager_attention ? "eager" : "sdpa"}}},
           {"weights", weights},
           {"stages", stages},
@@ -140,6 +141,8 @@ std::string diffusion_plan_text(const DiffusionPlan& p) {
                 p.dtype.c_str(), std::string(offload_name(p.request.offload)).c_str(),
                 p.request.vae_tiling ? ", VAE tiling" : "", p.request.vae_slicing ? ", VAE slicing" : "");
   out += line;
+  if (p.frames)
+    out += "  " + std::to_string(p.frames) + " frames -> " + std::to_string(p.latent_frames) + " latent frames\n";
   out += "weights\n";
   for (const auto& w : p.weights) {
     std::snprintf(line, sizeof line, "  %-15s %-28s %16s params  %10s  %s\n", w.name.c_str(), w.class_name.c_str(),
@@ -161,9 +164,10 @@ std::string diffusion_plan_text(const DiffusionPlan& p) {
   out += line;
   if (p.step_s) {
     std::snprintf(line, sizeof line,
-                  "time (compute-bound): %.3g TFLOP per step -> %.3f s/step [%.3f-%.3f], %.2f s per call of %llu image(s), %.3f images/s\n",
+                  "time (compute-bound): %.3g TFLOP per step -> %.3f s/step [%.3f-%.3f], %.2f s per call of %llu %s, %.3f %s/s\n",
                   p.flops_per_step / 1e12, *p.step_s, *p.step_s_low, *p.step_s_high, *p.seconds_per_call,
-                  static_cast<unsigned long long>(p.request.batch), *p.images_per_s);
+                  static_cast<unsigned long long>(p.request.batch), p.frames ? "video(s)" : "image(s)", *p.images_per_s,
+                  p.frames ? "videos" : "images");
     out += line;
     out += "  (" + p.perf_basis + ")\n";
   }

@@ -98,6 +98,18 @@ std::uint64_t vae_scale_factor(const Pipeline& p) {
   return std::uint64_t{1} << (n - 1);
 }
 
+std::uint64_t vae_temporal_factor(const Pipeline& p) {
+  if (!p.traits->video) return 1;
+  const auto& cfg = p.vae().config;
+  const auto it = cfg.find("temporal_compression_ratio");
+  return it != cfg.end() && it->is_number() && it->get<double>() >= 1 ? static_cast<std::uint64_t>(it->get<double>()) : 4;
+}
+
+std::uint64_t latent_frames(const Pipeline& p, std::uint64_t frames) {
+  if (!p.traits->video) return 1;
+  return (frames - 1) / vae_temporal_factor(p) + 1;
+}
+
 const Component& Pipeline::denoiser() const {
   for (const auto& c : components)
     if (c.role == Role::Denoiser) return c;
@@ -196,6 +208,19 @@ Pipeline load_pipeline(std::string_view model, const DataRoot& root) {
   // height / width default: default_sample_size x vae_scale_factor (the denoiser's sample_size for
   // SDXL / SD3, 128 fixed in FluxPipeline.__init__).
   const auto& den = p.denoiser().config;
+  if (p.traits->video) {
+    // CogVideoXPipeline.__call__: transformer.config.sample_height / sample_width x
+    // vae_scale_factor_spatial, num_frames = transformer.config.sample_frames.
+    const auto get = [&](const char* key, std::uint64_t fallback) {
+      const auto it = den.find(key);
+      return it != den.end() && it->is_number_unsigned() ? it->get<std::uint64_t>() : fallback;
+    };
+    p.defaults.height = get("sample_height", 60) * vae_scale_factor(p);
+    p.defaults.width = get("sample_width", 90) * vae_scale_factor(p);
+    p.defaults.frames = get("sample_frames", 49);
+    if (p.origin == "catalogue") read_catalogue_source(p, dir / "source.json");
+    return p;
+  }
   const auto ss = den.find("sample_size");
   const std::uint64_t sample = p.class_name != "FluxPipeline" && ss != den.end() && ss->is_number_unsigned()
                                    ? ss->get<std::uint64_t>() : 128;

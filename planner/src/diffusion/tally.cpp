@@ -26,8 +26,8 @@ void Tally::linear(std::uint64_t in, std::uint64_t out, bool bias, std::uint64_t
   flops += 2.0 * static_cast<double>(w) * static_cast<double>(tokens);
 }
 
-void Tally::conv(std::uint64_t in, std::uint64_t out, std::uint64_t k, std::uint64_t pixels) {
-  const std::uint64_t w = checked_mul(checked_mul(in, out, "conv weight"), k * k, "conv weight");
+void Tally::conv(std::uint64_t in, std::uint64_t out, std::uint64_t k, std::uint64_t pixels, std::uint64_t k_t) {
+  const std::uint64_t w = checked_mul(checked_mul(in, out, "conv weight"), k * k * k_t, "conv weight");
   const std::uint64_t n = checked_add(w, out, "conv parameters");
   params = checked_add(params, n, "parameters");
   largest_leaf = std::max(largest_leaf, n);

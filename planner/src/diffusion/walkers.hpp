@@ -15,6 +15,8 @@ Tally walk_t5_encoder(const nlohmann::json& config, const std::string& file, con
 Tally walk_unet_2d_condition(const nlohmann::json& config, const std::string& file, const Geometry* g);
 Tally walk_sd3_transformer(const nlohmann::json& config, const std::string& file, const Geometry* g);
 Tally walk_flux_transformer(const nlohmann::json& config, const std::string& file, const Geometry* g);
+Tally walk_cogvideox_transformer(const nlohmann::json& config, const std::string& file, const Geometry* g);
+Tally walk_autoencoder_kl_cogvideox(const nlohmann::json& config, const std::string& file, const Geometry* g);
 Tally walk_autoencoder_kl(const nlohmann::json& config, const std::string& file, const Geometry* g);
 
 }  // namespace vramplan::diffusion

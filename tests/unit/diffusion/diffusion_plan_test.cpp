@@ -190,3 +190,48 @@ TEST(DiffusionPlan, HostileSizesAreRefusedNotWrapped) {
 
 }  // namespace
 }  // namespace vramplan::diffusion
+
+namespace vramplan::diffusion {
+namespace {
+
+TEST(DiffusionPlan, CogVideoXAttendsOverEveryLatentFrame) {
+  auto r = request("cogvideox-2b");
+  r.offload = Offload::Model;
+  const auto p = plan(r);
+  EXPECT_EQ(p.frames, 49u);
+  EXPECT_EQ(p.latent_frames, 13u);     // (49 - 1) / 4 + 1
+  EXPECT_EQ(p.denoiser_batch, 2u);     // guidance 6 > 1: CFG
+  EXPECT_EQ(p.context_tokens, 226u);   // T5 max_sequence_length
+  EXPECT_EQ(p.dtype, "fp16");
+  // Denoise: S = 226 + 13 x (60 / 2) x (90 / 2) = 17,776 tokens; 13 S x d x 2 samples =
+  // 13 x 17,776 x 1,920 x 2 = 887,377,920 elements x 2 B = 1,774,755,840 B; carried: prompt
+  // embeddings 2 x 226 x 4096 x 2 B = 3,702,784 + latents 16 x 13 x 60 x 90 x 4 B = 4,492,800.
+  EXPECT_EQ(p.stages[1].activations.count(), 1'774'755'840ull + 3'702'784 + 4'492'800);
+  // Model offload: the transformer alone, parameters + pos_embedding (226 + 17,550) x 1,920, fp16.
+  EXPECT_EQ(p.stages[1].weights.count(), (1'693'783'872ull + 17'776ull * 1'920) * 2);
+  // Decode: at least the first chunk's spatial norm of the last up block, (6 x 256 + 16) channels
+  // x 9 frames x 720 x 480 = 4,926,873,600 elements x 2 B, plus the kept video 3 x 49 x 720 x 480.
+  EXPECT_EQ(p.peak_stage, 2u);
+  EXPECT_GT(p.stages[2].activations.count(), 4'926'873'600ull * 2 + 3ull * 49 * 720 * 480 * 2);
+  EXPECT_NE(p.stages[2].detail.find("CogVideoXSpatialNorm3D"), std::string::npos);
+}
+
+TEST(DiffusionPlan, CogVideoXTilesAndFrames) {
+  auto r = request("cogvideox-2b");
+  r.vae_tiling = true;
+  const auto tiled = plan(r);
+  // Latent 60 x 90, tiles of 30 x 45 every 25 x 36: ceil(60 / 25) x ceil(90 / 36) = 3 x 3.
+  EXPECT_NE(tiled.stages[2].detail.find("9 tiles of 360x240"), std::string::npos);
+  r.vae_tiling = false;
+  EXPECT_LT(tiled.stages[2].activations, plan(r).stages[2].activations);
+  r.frames = 50;  // not 1 + a multiple of 4
+  EXPECT_THROW(plan(r), Error);
+  r.frames = 25;
+  EXPECT_EQ(plan(r).latent_frames, 7u);
+  auto flux = request("flux.1-dev");
+  flux.frames = 9;
+  EXPECT_THROW(plan(flux), Error);
+}
+
+}  // namespace
+}  // namespace vramplan::diffusion

@@ -154,3 +154,54 @@ TEST(DiffusionParams, SafetensorsHeadersAreCountedBesideTheConfig) {
 
 }  // namespace
 }  // namespace vramplan::diffusion
+
+namespace vramplan::diffusion {
+namespace {
+
+TEST(DiffusionParams, CogVideoX2bTransformerIs1693783872) {
+  // CogVideoXTransformer3DModel, d = 30 heads x 64 = 1,920, time_embed_dim 512:
+  //  patch_embed.proj Conv2d(16, 1920, 2x2) 16 x 1920 x 4 + 1920 = 124,800; text_proj 4096 x 1920
+  //  + 1920 = 7,866,240; time_embedding 1920 x 512 + 512 = 983,552 and 512 x 512 + 512 = 262,656;
+  //  per block: norm1 / norm2 (512 x 11,520 + 11,520 = 5,909,760, LayerNorm 3,840) x 2 =
+  //  11,827,200, q / k / v / to_out 4 x (1920^2 + 1920) = 14,753,280, norm_q / norm_k 4 x 64 = 256,
+  //  ff 1920 x 7680 + 7680 = 14,753,280 and 7680 x 1920 + 1920 = 14,747,520 -> 56,081,536 x 30 =
+  //  1,682,446,080; norm_final 3,840; norm_out 512 x 3840 + 3840 = 1,969,920 + LayerNorm 3,840;
+  //  proj_out 1920 x 64 + 64 = 122,944.
+  const std::uint64_t expected = 124'800ull + 7'866'240 + 983'552 + 262'656 + 1'682'446'080 + 3'840 + 1'969'920 +
+                                 3'840 + 122'944;
+  EXPECT_EQ(expected, 1'693'783'872ull);  // the checkpoint's element sum as public repositories print it
+  const auto p = catalogue("cogvideox-2b");
+  EXPECT_EQ(p.class_name, "CogVideoXPipeline");
+  EXPECT_EQ(component(p, "transformer").inventory.params, expected);
+  // pos_embedding (non-persistent): (226 text + 13 latent frames x 30 x 45 patches) x 1920.
+  EXPECT_EQ(component(p, "transformer").inventory.buffers, (226ull + 13 * 30 * 45) * 1920);
+  EXPECT_EQ(component(p, "text_encoder").inventory.params, kT5Xxl);
+  EXPECT_EQ(p.defaults.width, 720u);   // sample_width 90 x 8
+  EXPECT_EQ(p.defaults.height, 480u);  // sample_height 60 x 8
+  EXPECT_EQ(p.defaults.frames, 49u);   // sample_frames
+  EXPECT_EQ(latent_frames(p, 49), 13u);  // (49 - 1) / 4 + 1
+}
+
+TEST(DiffusionParams, CogVideoXVaeIs215583907) {
+  // AutoencoderKLCogVideoX, 128-256-256-512, 3 layers per block, latent 16; a CausalConv3d is
+  // C_in x C_out x 27 + C_out, a resnet two GroupNorms (2 C each), conv1, conv2 and a 1x1x1
+  // conv_shortcut when the channels change; the decoder's norms are spatial norms (GroupNorm +
+  // conv_y / conv_b 1x1x1 from the 16 latent channels: + 2 x (16 C + C)); Down/Upsample a Conv2d
+  // 3x3. Per part (each resnet summed as above):
+  //  encoder: conv_in 10,496; down blocks 2,804,096 + 10,359,552 + 11,211,520 + 39,068,672; mid
+  //  28,317,696; norm_out + conv_out (512 -> 32) 443,424 -> 92,215,456;
+  //  decoder: conv_in (16 -> 512) 221,696; mid 28,387,328; up blocks 59,134,464 + 16,731,648 +
+  //  14,821,632 + 4,056,704; norm_out + conv_out (128 -> 3) 14,979 -> 123,368,451;
+  //  215,583,907 in all: the checkpoint's element sum as public repositories print it.
+  EXPECT_EQ(10'496ull + 2'804'096 + 10'359'552 + 11'211'520 + 39'068'672 + 28'317'696 + 443'424, 92'215'456ull);
+  EXPECT_EQ(221'696ull + 28'387'328 + 59'134'464 + 16'731'648 + 14'821'632 + 4'056'704 + 14'979, 123'368'451ull);
+  const auto p = catalogue("cogvideox-2b");
+  EXPECT_EQ(component(p, "vae").inventory.params, 215'583'907ull);
+  // One hand-checked piece: a decoder resnet 512 -> 512 with spatial norms: two norms of
+  // GroupNorm 1,024 + conv_y / conv_b 2 x (16 x 512 + 512) = 17,408 -> 18,432 each; two convs
+  // 2 x (512^2 x 27 + 512) = 14,156,800 -> 14,193,664.
+  EXPECT_EQ(2 * (1'024ull + 2 * (16 * 512 + 512)) + 2 * (512ull * 512 * 27 + 512), 14'193'664ull);
+}
+
+}  // namespace
+}  // namespace vramplan::diffusion

@@ -25,6 +25,7 @@ struct Geometry {
   std::uint64_t act_bytes = 2;    //!< bytes per activation element (compute dtype)
   bool eager_attention = false;   //!< true: QK^T and its softmax are materialised (no SDPA kernel)
   std::uint64_t vae_scale = 8;    //!< pixels per latent pixel: 2^(len(vae block_out_channels) - 1)
+  std::uint64_t frames = 1;       //!< latent frames of a video pipeline (1 for images)
   std::uint64_t latent_h() const { return height / vae_scale; }
   std::uint64_t latent_w() const { return width / vae_scale; }
 };
@@ -45,8 +46,9 @@ struct Tally {
 
   //! nn.Linear(in, out) applied to `tokens` rows (0: parameters only).
   void linear(std::uint64_t in, std::uint64_t out, bool bias = true, std::uint64_t tokens = 0);
-  //! nn.Conv2d(in, out, k x k) applied at `pixels` output positions.
-  void conv(std::uint64_t in, std::uint64_t out, std::uint64_t k, std::uint64_t pixels = 0);
+  //! nn.Conv2d(in, out, k x k) applied at `pixels` output positions; `k_t` > 1: nn.Conv3d with a
+  //! k_t x k x k kernel (`pixels` then counts output frames x pixels).
+  void conv(std::uint64_t in, std::uint64_t out, std::uint64_t k, std::uint64_t pixels = 0, std::uint64_t k_t = 1);
   //! Norm / embedding parameters (not a linear weight); `leaf` counts it as one module.
   void other(std::uint64_t n);
   void buffer(std::uint64_t n);

@@ -34,6 +34,7 @@ struct DiffusionRequest {
   std::uint64_t batch = 1;                   //!< images per call (num_images_per_prompt, one prompt)
   std::optional<std::uint64_t> height, width;
   std::optional<std::uint64_t> steps;
+  std::optional<std::uint64_t> frames;       //!< num_frames (video pipelines)
   std::optional<double> guidance;            //!< guidance_scale
   std::optional<std::uint64_t> max_sequence_length;  //!< T5 tokens
   std::string dtype;                         //!< torch_dtype: fp16 | bf16 | fp32 ("" = the pipeline's usual)
@@ -69,6 +70,7 @@ struct DiffusionPlan {
   DiffusionRequest request;
   // Resolved run.
   std::uint64_t height = 0, width = 0, steps = 0, t5_tokens = 0, denoiser_batch = 0, context_tokens = 0;
+  std::uint64_t frames = 0, latent_frames = 1;  //!< video pipelines: num_frames and its latent frames (0 / 1: images)
   double guidance = 0;
   Guidance guidance_mode = Guidance::Cfg;
   bool cfg_doubles = false;

@@ -36,6 +36,7 @@ struct PipelineTraits {
   bool context_has_t5_tokens;          //!< ... and to the T5 tokens (SD3, FLUX)
   bool upcasts_fp16_vae;               //!< decodes an fp16 VAE in fp32 when its config says force_upcast (SDXL)
   std::string_view usual_dtype;        //!< torch_dtype of the pipeline's documented example
+  bool video = false;                  //!< generates num_frames frames (the denoiser's sample_frames default)
 };
 const PipelineTraits* find_pipeline_traits(std::string_view class_name);
 std::string supported_pipelines();  //!< "StableDiffusionXLPipeline, ..." for messages
@@ -46,6 +47,7 @@ struct RunDefaults {
   double guidance = 0;
   std::uint64_t t5_tokens = 0;
   std::uint64_t height = 1024, width = 1024;
+  std::uint64_t frames = 0;  //!< num_frames of a video pipeline (0: an image pipeline)
   std::string source;  //!< where these come from
 };
 
@@ -75,6 +77,11 @@ struct Pipeline {
 
 //! 2^(len(vae.block_out_channels) - 1): pixels per latent pixel (the pipelines' vae_scale_factor).
 std::uint64_t vae_scale_factor(const Pipeline& p);
+//! Frames per latent frame of a video VAE (config temporal_compression_ratio; 1 for images).
+std::uint64_t vae_temporal_factor(const Pipeline& p);
+//! Latent frames of `frames` video frames: (frames - 1) / temporal factor + 1 (CogVideoXPipeline
+//! prepare_latents); 1 for an image pipeline.
+std::uint64_t latent_frames(const Pipeline& p, std::uint64_t frames);
 
 //! True when `model` names a diffusion pipeline: a catalogue id under models/diffusion/, a
 //! directory holding model_index.json, or a model_index.json file.

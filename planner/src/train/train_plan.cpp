@@ -232,6 +232,20 @@ TrainPlan plan_training(const TrainRequest& r, const DataRoot& root) {
     plan.gpu.push_back({{"dequant_buffer", Bytes(dequant_buffer),
                          "largest quantized linear dequantized to " + std::to_string(act_bytes) + " B: " + grouped(dequant_buffer) + " B"},
                         "forward_backward"});
+  // Autocast over an fp32 frozen lm_head (PEFT's upcast of what bitsandbytes left unquantized, HF
+  // Trainer bf16=True): F.linear is on autocast's lower-precision list, so the head weight is cast to
+  // bf16 at every forward — not cached, since autocast caches only leaves that require grad
+  // (aten/src/ATen/autocast_mode.cpp cached_cast) — and mm saves that copy for the gradient of its
+  // input (derivatives.yaml mm: mat1 grad = grad x mat2^T), alive from the head's forward to its
+  // backward, at the loss peak.
+  if (is_adapter(r.method) && quantized_base(r.adapter) && r.adapter.upcast_unquantized && !r.adapter.quantize_head &&
+      r.precision == PrecisionRecipe::AmpFp32Params) {
+    const std::uint64_t copy = checked_mul(checked_mul(ceil_div(spec.arch.vocab_size, r.parallel.tp), spec.arch.hidden_size), 2);
+    plan.gpu.push_back({{"autocast_head_copy", Bytes(copy),
+                         "bf16 copy of the fp32 lm_head autocast makes for its matmul, saved for backward: " +
+                             grouped(spec.arch.vocab_size) + " x " + grouped(spec.arch.hidden_size) + " x 2 B"},
+                        "forward_backward"});
+  }
   if (auto t = step_temporaries(r, states.gpu)) plan.gpu.push_back({*t, "optimizer_step"});
   if (r.holds_previous_graph)
     plan.gpu.push_back({previous_graph(r, spec.arch, bnb_saved, bnb_head, act_bytes), "forward_backward"});

@@ -57,6 +57,11 @@ void add_train_setup_options(po::options_description& desc) {
       ("previous-graph", po::value<std::uint64_t>(),
        "TOKENS: the loop holds the previous micro-batch's graph (TOKENS long; 0 = micro-batch x seq-len) through "
        "the next forward (LitGPT fit): its logits and bitsandbytes' ctx inputs")
+      ("length-median", po::value<double>(),
+       "TOKENS: variable-length batches, log-normal sample lengths with this median (truncated at --seq-len, a batch "
+       "padded to its longest): the caching allocator is replayed over 200 steps for the peak reserved")
+      ("length-sigma", po::value<double>()->default_value(0.0), "standard deviation of the log of the sample length")
+      ("keeps-previous-logits", "with --length-median: the loop's logits outlive the step (torchtune's recipe)")
       ("lora-rank", po::value<std::uint64_t>()->default_value(8), "LoRA rank")
       ("lora-targets", po::value<std::string>()->default_value("q_proj,v_proj"), "target modules (PEFT / torchtune / LitGPT names, or all-linear)")
       ("lora-dropout", "LoRA dropout > 0 (keeps a dropped copy of each adapted input)")
@@ -109,6 +114,10 @@ train::TrainRequest read_train_setup(const po::variables_map& vm) {
   if (vm.count("previous-graph")) {
     r.holds_previous_graph = true;
     r.previous_tokens = vm["previous-graph"].as<std::uint64_t>();
+  }
+  if (vm.count("length-median")) {
+    r.lengths = train::LengthSchedule{vm["length-median"].as<double>(), vm["length-sigma"].as<double>(), 200};
+    r.keeps_previous_logits = vm.count("keeps-previous-logits") > 0;
   }
   const std::string fit_on = vm["fit-on"].as<std::string>();
   if (fit_on != "allocated" && fit_on != "device") throw Error(ErrorKind::Usage, "--fit-on must be allocated or device, not '" + fit_on + "'");

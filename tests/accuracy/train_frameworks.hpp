@@ -56,6 +56,14 @@ inline FwSetup torchtune_tutorial(const std::string& targets, std::uint64_t rank
   if (qlora) {
     q.adapter.base_format = "nf4-dq";
     q.adapter.quantize_targets_only = true;
+  } else {
+    // Variable-length batches (train/step_replay.hpp): alpaca_cleaned, padded_collate pads a batch to
+    // its longer sample, max_seq_len 512 truncates. Lengths log-normal with Alpaca's published
+    // median, 110 tokens, and longest, 1,304 of 52,002 samples (LitGPT tutorials/oom.md): sigma =
+    // ln(1304 / 110) / z, z = 4.27 the normal quantile of 1 - 1/52,002 -> 2.4727 / 4.27 = 0.579.
+    // The recipe's `logits` (the shifted fp32 copy) is rebound only when the next forward returns.
+    q.lengths = train::LengthSchedule{110, 0.579, 200};
+    q.keeps_previous_logits = true;
   }
   return {q, std::string("llama-2-7b ") + (qlora ? "qlora" : "lora") + " r" + std::to_string(rank) + " " + targets +
                  " mb 2 x 512 AC"};
@@ -120,6 +128,11 @@ inline FwSetup swift_yi34b(std::uint64_t seq) {
   q.adapter.rank = 8;
   q.adapter.targets = "q_proj,k_proj,v_proj";
   q.adapter.dropout = true;
+  // Variable-length batches (train/step_replay.hpp): cls-fudan-news-zh, 3,234.4 +- 2,547.5 tokens
+  // (ms-swift Benchmark.md), truncated at max_length; log-normal with that mean and deviation:
+  // sigma^2 = ln(1 + (2547.5 / 3234.4)^2) = 0.4827 -> sigma 0.695, median = 3234.4 / exp(0.4827 / 2)
+  // = 2,541. The HF Trainer returns loss.detach(): no logits outlive the step.
+  q.lengths = train::LengthSchedule{2541, 0.695, 200};
   return {q, "yi-34b lora r8 qkv mb 1 x " + std::to_string(seq) + " AC"};
 }
 

@@ -47,6 +47,24 @@ TEST(TrainCli, PreviousGraphAddsTheHeldLogits) {
   EXPECT_TRUE(found);
 }
 
+TEST(TrainCli, VariableLengthsReserveMoreThanTheyAllocate) {
+  // --length-median replays the caching allocator over variable-length steps (train/step_replay.hpp):
+  // the peak reserved rises above the peak allocated, which the lengths do not change.
+  const std::vector<std::string> base = {"train", "--model", "llama-2-7b", "--gpu", "a100-sxm-80", "--method", "lora",
+                                         "--micro-batch", "2", "--seq-len", "512", "--grad-checkpointing", "full",
+                                         "--format", "json"};
+  const auto fixed = run_cli(base);
+  auto args = base;
+  for (const char* a : {"--length-median", "110", "--length-sigma", "0.579"}) args.emplace_back(a);
+  const auto variable = run_cli(args);
+  ASSERT_EQ(fixed.exit_code, 0) << fixed.err;
+  ASSERT_EQ(variable.exit_code, 0) << variable.err;
+  const auto f = nlohmann::json::parse(fixed.out), v = nlohmann::json::parse(variable.out);
+  EXPECT_EQ(f["peak_allocated_bytes"], v["peak_allocated_bytes"]);
+  EXPECT_GT(v["peak_reserved_bytes"].get<std::uint64_t>(), f["peak_reserved_bytes"].get<std::uint64_t>());
+  EXPECT_NE(v["reserved_explain"].get<std::string>().find("caching-allocator replay"), std::string::npos);
+}
+
 TEST(TrainCli, ReservedExceedsAllocatedWhenGradientsOutgrowTheActivations) {
   // Llama-3.2-1B full, 8 x 512 tokens, loss in 8 chunks: the largest freed forward block is one
   // chunk's fp32 logits, 512 x 128256 x 4 B = 262,668,288 B. The tied embedding's gradient

@@ -67,7 +67,11 @@ std::string train_overflow(const train::TrainPlan& p) {
 
 bool train_fits(const train::TrainRequest& request, const DataRoot& root, std::string* reason) {
   try {
-    const train::TrainPlan p = train::plan_training(request, root);
+    // The variable-length replay (train/step_replay.hpp) only moves the peak reserved: a verdict on the
+    // peak allocated does not need it, and the searches below plan dozens of times.
+    train::TrainRequest q = request;
+    if (!q.fit_on_device) q.lengths.reset();
+    const train::TrainPlan p = train::plan_training(q, root);
     if (!p.fits && reason) *reason = train_overflow(p);
     return p.fits;
   } catch (const Error& e) {

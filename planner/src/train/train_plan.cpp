@@ -116,6 +116,32 @@ Component previous_graph(const TrainRequest& r, const ModelArch& a, const SavedL
               " B lm_head input + " + grouped(logits) + " B logits)"};
 }
 
+// The variable-length replay's input (train/step_replay.hpp) from the request; Error(Usage) for a
+// setup the replayed program does not cover.
+ReplayInput replay_input(const TrainRequest& r, const ModelSpec& spec, bool gated) {
+  const bool one_gpu = r.parallel.gpus == 1 && r.parallel.tp == 1 && r.parallel.pp == 1 && r.parallel.cp == 1;
+  if (r.method != Method::Lora || quantized_base(r.adapter) || r.recompute != Recompute::Full || !gated ||
+      spec.arch.num_experts > 0 || !one_gpu || r.sharding != Sharding::None || r.loss == LossImpl::Bf16)
+    throw Error(ErrorKind::Usage, "variable-length batches are replayed for LoRA on a bf16 base with full "
+                                  "recomputation, a dense gated MLP, fp32 logits and one GPU only");
+  ReplayInput in;
+  in.arch = spec.arch;
+  in.micro_batch = r.micro_batch;
+  in.max_len = r.seq_len;
+  in.lengths = *r.lengths;
+  in.rank = r.adapter.rank;
+  in.keeps_previous_logits = r.keeps_previous_logits;
+  for (const TensorRole role : lora_target_roles(r.adapter.targets)) {
+    in.lora_q |= role == TensorRole::AttnQ || role == TensorRole::AttnQKV;
+    in.lora_k |= role == TensorRole::AttnK || role == TensorRole::AttnQKV;
+    in.lora_v |= role == TensorRole::AttnV || role == TensorRole::AttnQKV;
+    in.lora_o |= role == TensorRole::AttnOutput;
+    in.lora_mlp |= role == TensorRole::FfnGate || role == TensorRole::FfnUp || role == TensorRole::FfnDown;
+    in.lora_output |= role == TensorRole::Output;
+  }
+  return in;
+}
+
 }  // namespace
 
 TrainPlan plan_training(const TrainRequest& r, const DataRoot& root) {
@@ -206,6 +232,20 @@ TrainPlan plan_training(const TrainRequest& r, const DataRoot& root) {
     plan.gpu.push_back({{"dequant_buffer", Bytes(dequant_buffer),
                          "largest quantized linear dequantized to " + std::to_string(act_bytes) + " B: " + grouped(dequant_buffer) + " B"},
                         "forward_backward"});
+  // Autocast over an fp32 frozen lm_head (PEFT's upcast of what bitsandbytes left unquantized, HF
+  // Trainer bf16=True): F.linear is on autocast's lower-precision list, so the head weight is cast to
+  // bf16 at every forward — not cached, since autocast caches only leaves that require grad
+  // (aten/src/ATen/autocast_mode.cpp cached_cast) — and mm saves that copy for the gradient of its
+  // input (derivatives.yaml mm: mat1 grad = grad x mat2^T), alive from the head's forward to its
+  // backward, at the loss peak.
+  if (is_adapter(r.method) && quantized_base(r.adapter) && r.adapter.upcast_unquantized && !r.adapter.quantize_head &&
+      r.precision == PrecisionRecipe::AmpFp32Params) {
+    const std::uint64_t copy = checked_mul(checked_mul(ceil_div(spec.arch.vocab_size, r.parallel.tp), spec.arch.hidden_size), 2);
+    plan.gpu.push_back({{"autocast_head_copy", Bytes(copy),
+                         "bf16 copy of the fp32 lm_head autocast makes for its matmul, saved for backward: " +
+                             grouped(spec.arch.vocab_size) + " x " + grouped(spec.arch.hidden_size) + " x 2 B"},
+                        "forward_backward"});
+  }
   if (auto t = step_temporaries(r, states.gpu)) plan.gpu.push_back({*t, "optimizer_step"});
   if (r.holds_previous_graph)
     plan.gpu.push_back({previous_graph(r, spec.arch, bnb_saved, bnb_head, act_bytes), "forward_backward"});
@@ -219,6 +259,15 @@ TrainPlan plan_training(const TrainRequest& r, const DataRoot& root) {
   plan.peak_allocated = plan.resident + (step_peak ? plan.optimizer_step : plan.forward_backward);
   plan.headroom = signed_difference(plan.capacity, plan.peak_allocated);
   plan.reserved = reserved_view(reserved_input(plan, r, spec, states_in, act_bytes));
+  if (r.lengths) {
+    // Fragmentation over variable-length steps (step_replay.hpp) on top of the analytic allocated peak.
+    const ReplayResult replay = replay_variable_length_steps(replay_input(r, spec, act_in.gated_mlp));
+    const Bytes with_frag = std::min(plan.capacity, plan.peak_allocated + Bytes(replay.fragmentation));
+    if (with_frag > plan.reserved.peak_reserved) {
+      plan.reserved.peak_reserved = with_frag;
+      plan.reserved.explain = "peak allocated + fragmentation over variable-length steps: " + replay.explain;
+    }
+  }
   plan.cuda_context = pytorch_cuda_context(root);
   plan.peak_device = plan.reserved.peak_reserved + plan.cuda_context;
   if (r.fit_on_device) plan.headroom = signed_difference(plan.capacity, plan.peak_device);

@@ -40,6 +40,23 @@ double part_bytes(const train::TrainPlan& p, const std::string& name) {
   return -1;
 }
 
+TEST(TrainPlan, AutocastCopiesAnFp32FrozenHead) {
+  // QLoRA with PEFT's fp32 upcast of the unquantized lm_head under autocast (HF Trainer bf16=True,
+  // the amp recipe): a bf16 copy of the head, 256 x 64 x 2 B = 32,768 B, saved for backward.
+  auto r = tiny_llama_request("custom:4MiB");
+  r.method = train::Method::Qlora;
+  r.adapter.base_format = "nf4";
+  r.adapter.upcast_unquantized = true;
+  r.precision = train::PrecisionRecipe::AmpFp32Params;
+  EXPECT_EQ(part_bytes(train::plan_training(r, limits_root()), "autocast_head_copy"), 32'768.0);
+  // A quantized head (bitsandbytes dequantizes it itself) or pure bf16: no copy.
+  r.adapter.quantize_head = true;
+  EXPECT_EQ(part_bytes(train::plan_training(r, limits_root()), "autocast_head_copy"), -1.0);
+  r.adapter.quantize_head = false;
+  r.precision = train::PrecisionRecipe::PureBf16;
+  EXPECT_EQ(part_bytes(train::plan_training(r, limits_root()), "autocast_head_copy"), -1.0);
+}
+
 TEST(TrainPlan, PreviousGraphHoldsBitsandbytesInputsAndLogits) {
   // LitGPT's loop holds the previous graph (TrainRequest::holds_previous_graph). QLoRA (nf4,
   // lm_head quantized too): bitsandbytes' ctx keeps, per token, each block's q/k/v input h, o input

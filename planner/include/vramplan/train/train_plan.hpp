@@ -27,6 +27,7 @@
 #include "vramplan/train/adapters.hpp"
 #include "vramplan/train/model_states.hpp"
 #include "vramplan/train/reserved.hpp"
+#include "vramplan/train/step_replay.hpp"
 #include "vramplan/train/train_speed.hpp"
 
 namespace vramplan::train {
@@ -68,6 +69,12 @@ struct TrainRequest {
   bool holds_previous_graph = false;
   //! Tokens of that previous micro-batch; 0 = micro_batch x seq_len (every batch padded alike).
   std::uint64_t previous_tokens = 0;
+  //! Batches of variable length (padded to their longest sample, truncated at seq_len): the
+  //! allocator's fragmentation over many steps is replayed (train/step_replay.hpp) and added to the
+  //! peak reserved. Modelled for LoRA on a bf16 base with full recomputation, one GPU.
+  std::optional<LengthSchedule> lengths;
+  //! With `lengths`: the loop's `logits` outlives the step (torchtune's recipe; step_replay.hpp).
+  bool keeps_previous_logits = false;
   //! Tokens the run trains on (--tokens, or --epochs x --dataset-tokens): its duration is planned.
   std::optional<double> run_tokens;
 };

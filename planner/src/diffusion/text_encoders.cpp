@@ -5,7 +5,10 @@
 //  * T5EncoderModel (models/t5/modeling_t5.py: shared embedding (encoder.embed_tokens is the same
 //    tensor), T5Attention q/k/v/o without bias over num_heads x d_kv, relative_attention_bias in
 //    layer 0 only, T5LayerNorm (weight only), T5DenseGatedActDense wi_0/wi_1/wo for "gated-*"
-//    feed_forward_proj, else T5DenseActDense wi/wo; final_layer_norm).
+//    feed_forward_proj, else T5DenseActDense wi/wo; final_layer_norm);
+//  * UMT5EncoderModel (models/umt5/modeling_umt5.py: the T5 layout, but UMT5LayerSelfAttention
+//    builds UMT5Attention(config, has_relative_attention_bias=True) in every layer, so each layer
+//    owns a relative_attention_bias of num_buckets x heads and computes its own position bias).
 // Live set of one forward over T tokens, per sample: the attention step holds the residual, the
 // norm output, q, k, v and the attention output (6h; eager adds QK^T and its softmax, 2 x heads x
 // T^2, which T5 always materialises: T5Attention computes `scores` with torch.matmul and keeps
@@ -58,7 +61,9 @@ Tally walk_clip_text_projection(const nlohmann::json& config, const std::string&
   return clip_walk(config, file, g, true);
 }
 
-Tally walk_t5_encoder(const nlohmann::json& config, const std::string& file, const Geometry* g) {
+namespace {
+
+Tally t5_walk(const nlohmann::json& config, const std::string& file, const Geometry* g, bool bias_every_layer) {
   const ConfigReader c(config, file);
   const std::uint64_t vocab = c.count("vocab_size"), d = c.count("d_model"), dkv = c.count("d_kv");
   const std::uint64_t heads = c.count("num_heads"), dff = c.count("d_ff"), layers = c.count("num_layers");
@@ -74,7 +79,7 @@ Tally walk_t5_encoder(const nlohmann::json& config, const std::string& file, con
     out.linear(d, inner, false, n * t);  // k
     out.linear(d, inner, false, n * t);  // v
     out.linear(inner, d, false, n * t);  // o
-    if (l == 0) out.other(buckets * heads);  // relative_attention_bias
+    if (l == 0 || bias_every_layer) out.other(buckets * heads);  // relative_attention_bias
     out.other(d);                            // layer[0].layer_norm
     out.linear(d, dff, false, n * t);        // wi / wi_0
     if (gated) out.linear(d, dff, false, n * t);  // wi_1
@@ -90,6 +95,16 @@ Tally walk_t5_encoder(const nlohmann::json& config, const std::string& file, con
     out.live(dn * (dt * static_cast<double>(2 * d + (gated ? 4 : 2) * dff) + bias), "T5 feed-forward");
   }
   return out;
+}
+
+}  // namespace
+
+Tally walk_t5_encoder(const nlohmann::json& config, const std::string& file, const Geometry* g) {
+  return t5_walk(config, file, g, false);
+}
+
+Tally walk_umt5_encoder(const nlohmann::json& config, const std::string& file, const Geometry* g) {
+  return t5_walk(config, file, g, true);
 }
 
 }  // namespace vramplan::diffusion

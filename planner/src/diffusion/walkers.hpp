@@ -17,6 +17,9 @@ Tally walk_sd3_transformer(const nlohmann::json& config, const std::string& file
 Tally walk_flux_transformer(const nlohmann::json& config, const std::string& file, const Geometry* g);
 Tally walk_cogvideox_transformer(const nlohmann::json& config, const std::string& file, const Geometry* g);
 Tally walk_autoencoder_kl_cogvideox(const nlohmann::json& config, const std::string& file, const Geometry* g);
+Tally walk_umt5_encoder(const nlohmann::json& config, const std::string& file, const Geometry* g);
+Tally walk_wan_transformer(const nlohmann::json& config, const std::string& file, const Geometry* g);
+Tally walk_autoencoder_kl_wan(const nlohmann::json& config, const std::string& file, const Geometry* g);
 Tally walk_autoencoder_kl(const nlohmann::json& config, const std::string& file, const Geometry* g);
 
 }  // namespace vramplan::diffusion

@@ -21,6 +21,7 @@
 #include "accuracy/accuracy_doc.hpp"
 #include "accuracy/max_rate_sweeps.hpp"
 #include "accuracy/serving_records.hpp"
+#include "support/sanitizer.hpp"
 
 namespace vramplan::test {
 namespace {
@@ -178,6 +179,7 @@ TEST(SimAccuracy, EveryRecordRunsToCompletion) {
 // The runs that failed most of their requests (kept out of the medians) must at least come out
 // overloaded: arrivals outpace what the engine serves.
 TEST(SimAccuracy, OverloadedRunsArePredictedOverloaded) {
+  VRAMPLAN_SKIP_FIGURES_UNDER_ASAN();
   int checked = 0;
   for (const auto& c : serving_comparisons()) {
     if (c.median_exclusion.empty()) continue;
@@ -240,6 +242,7 @@ constexpr double kAchievedMedianPct[] = {7.4, 6.0, 17.5, 10.4, 46.1, 12.3};
 constexpr double kGuardPct = 2.0;
 
 TEST(SimAccuracy, MedianErrorsMeetTheTargetsOrTheirRegressionGuards) {
+  VRAMPLAN_SKIP_FIGURES_UNDER_ASAN();
   std::size_t i = 0;
   for (const auto& f : families()) {
     const auto e = errors(f);
@@ -258,6 +261,7 @@ TEST(SimAccuracy, MedianErrorsMeetTheTargetsOrTheirRegressionGuards) {
 const std::map<std::string, std::size_t> kKnownSaturationMisses = {{"sglcookbook-kimi-k2-5-00", 2}};
 
 TEST(SimAccuracy, SaturationWithinOneStep) {
+  VRAMPLAN_SKIP_FIGURES_UNDER_ASAN();
   for (const auto& s : sweeps()) {
     if (!s.skipped.empty()) continue;
     const auto known = kKnownSaturationMisses.find(s.first_id);
@@ -718,6 +722,7 @@ std::string sim_doc() {
 // Every p99 TTFT miss in the medians (|error| > 35 %) names what dominates it in p99_causes(), so
 // that a new miss, or one a change moves past 35 %, is looked at rather than averaged away.
 TEST(SimAccuracy, EveryP99TtftMissHasAStatedCause) {
+  VRAMPLAN_SKIP_FIGURES_UNDER_ASAN();
   for (const auto& c : serving_comparisons()) {
     if (!c.median_exclusion.empty()) continue;
     const auto* m = c.find("TTFT p99");
@@ -728,6 +733,7 @@ TEST(SimAccuracy, EveryP99TtftMissHasAStatedCause) {
 }
 
 TEST(SimAccuracy, RendersTheAccuracyDocument) {
+  VRAMPLAN_SKIP_FIGURES_UNDER_ASAN();
   const std::string md = sim_doc();
   for (const auto& c : serving_comparisons()) EXPECT_NE(md.find("| " + c.id + " |"), std::string::npos) << c.id;
   write_accuracy_doc_if_asked("accuracy-sim.md", md);

@@ -46,6 +46,7 @@
 #include "accuracy/accuracy_doc.hpp"
 #include "accuracy/train_frameworks.hpp"
 #include "accuracy/vllm_records.hpp"
+#include "support/sanitizer.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/plan/train_limits.hpp"
 #include "vramplan/train/train_plan.hpp"
@@ -368,6 +369,7 @@ double percentile_abs(std::vector<double> v, double p) {
 }
 
 TEST(TrainAccuracy, LitgptAllocatedPeaks) {
+  VRAMPLAN_SKIP_FIGURES_UNDER_ASAN();
   const auto rows = predict_all();
   ASSERT_EQ(rows.size(), 45u);
   std::vector<double> errs;

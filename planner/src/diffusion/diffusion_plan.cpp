@@ -130,7 +130,7 @@ DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) 
   if (req.gpu_memory) p.gpu = with_reported_total(p.gpu, *req.gpu_memory);
   if (req.batch == 0 || req.batch > kMaxBatch) throw_usage("--batch must be between 1 and " + std::to_string(kMaxBatch));
 
-  p.dtype = req.dtype.empty() ? std::string(pl.traits->usual_dtype) : req.dtype;
+  p.dtype = req.dtype.empty() ? pl.defaults.dtype : req.dtype;
   const std::uint64_t a = dtype_bytes(p.dtype);
   const std::uint64_t scale = vae_scale_factor(pl);
   p.height = req.height.value_or(pl.defaults.height);

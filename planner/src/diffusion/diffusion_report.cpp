@@ -55,6 +55,7 @@ nlohmann::json pipeline_inspect_json(const Pipeline& p) {
           {"components", comps}, {"total_params", total},
           {"defaults", {{"height", p.defaults.height}, {"width", p.defaults.width}, {"steps", p.defaults.steps},
                         {"guidance_scale", p.defaults.guidance}, {"max_sequence_length", p.defaults.t5_tokens},
+                        {"torch_dtype", p.defaults.dtype},
                         {"guidance", std::string(guidance_name(p.guidance()))}, {"source", p.defaults.source}}}};
 }
 
@@ -89,6 +90,7 @@ std::string pipeline_inspect_text(const Pipeline& p) {
   out += line;
   if (p.defaults.t5_tokens) out += ", max_sequence_length " + std::to_string(p.defaults.t5_tokens);
   if (p.defaults.frames) out += ", num_frames " + std::to_string(p.defaults.frames);
+  out += ", " + p.defaults.dtype;
   out += "\n    from " + p.defaults.source + "\n";
   return out;
 }

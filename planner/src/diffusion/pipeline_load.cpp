@@ -52,6 +52,10 @@ void read_catalogue_source(Pipeline& p, const fs::path& file) {
     if (auto v = d->opt_u64("num_inference_steps")) p.defaults.steps = *v;
     if (auto v = d->opt_number("guidance_scale")) p.defaults.guidance = *v;
     if (auto v = d->opt_u64("max_sequence_length")) p.defaults.t5_tokens = *v;
+    if (auto v = d->opt_string("torch_dtype")) {
+      if (*v != "fp16" && *v != "bf16" && *v != "fp32") d->fail_at("torch_dtype", "expected fp16, bf16 or fp32");
+      p.defaults.dtype = *v;
+    }
   }
 }
 
@@ -211,6 +215,7 @@ Pipeline load_pipeline(std::string_view model, const DataRoot& root) {
   p.defaults.steps = p.traits->default_steps;
   p.defaults.guidance = p.traits->default_guidance;
   p.defaults.t5_tokens = p.traits->default_t5_tokens;
+  p.defaults.dtype = std::string(p.traits->usual_dtype);
   p.defaults.source = "diffusers " + std::string(p.traits->source) + " __call__ defaults";
   // height / width default: default_sample_size x vae_scale_factor (the denoiser's sample_size for
   // SDXL / SD3, 128 fixed in FluxPipeline.__init__).

@@ -216,6 +216,20 @@ TEST(DiffusionPlan, CogVideoXAttendsOverEveryLatentFrame) {
   EXPECT_NE(p.stages[2].detail.find("CogVideoXSpatialNorm3D"), std::string::npos);
 }
 
+TEST(DiffusionPlan, CogVideoX5bRunsInBf16WithoutPositionBuffer) {
+  auto r = request("cogvideox-5b");
+  r.offload = Offload::Model;
+  const auto p = plan(r);
+  EXPECT_EQ(p.dtype, "bf16");  // source.json _defaults.torch_dtype (the 5B's recommended BF16)
+  // Model offload: the transformer's 5,570,283,072 parameters alone (RoPE: no pos_embedding), bf16.
+  EXPECT_EQ(p.stages[1].weights.count(), 5'570'283'072ull * 2);
+  // S = 17,776 tokens (as for the 2B), d = 3,072: 13 S x d x 2 samples = 1,419,804,672 elements x 2 B
+  // = 2,839,609,344 B, + prompt embeddings 2 x 226 x 4096 x 2 B and fp32 latents 16 x 13 x 60 x 90 x 4 B.
+  EXPECT_EQ(p.stages[1].activations.count(), 2'839'609'344ull + 3'702'784 + 4'492'800);
+  r.dtype = "fp16";  // an explicit --dtype still wins
+  EXPECT_EQ(plan(r).dtype, "fp16");
+}
+
 TEST(DiffusionPlan, CogVideoXTilesAndFrames) {
   auto r = request("cogvideox-2b");
   r.vae_tiling = true;

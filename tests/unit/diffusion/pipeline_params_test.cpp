@@ -182,6 +182,39 @@ TEST(DiffusionParams, CogVideoX2bTransformerIs1693783872) {
   EXPECT_EQ(latent_frames(p, 49), 13u);  // (49 - 1) / 4 + 1
 }
 
+TEST(DiffusionParams, CogVideoX5bTransformerIs5570283072) {
+  // CogVideoXTransformer3DModel with the 5B settings (scripts/convert_cogvideox_to_diffusers.py: 42
+  // layers, 48 heads, RoPE), d = 48 x 64 = 3,072, time_embed_dim 512:
+  //  patch_embed.proj Conv2d(16, 3072, 2x2) 16 x 3072 x 4 + 3072 = 199,680; text_proj 4096 x 3072
+  //  + 3072 = 12,585,984; time_embedding 3072 x 512 + 512 = 1,573,376 and 512 x 512 + 512 = 262,656;
+  //  per block: norm1 / norm2 (512 x 18,432 + 18,432 = 9,455,616, LayerNorm 6,144) x 2 =
+  //  18,923,520, q / k / v / to_out 4 x (3072^2 + 3072) = 37,761,024, norm_q / norm_k 4 x 64 = 256,
+  //  ff 3072 x 12,288 + 12,288 = 37,761,024 and 12,288 x 3072 + 3072 = 37,751,808 -> 132,197,632
+  //  x 42 = 5,552,300,544; norm_final 6,144; norm_out 512 x 6144 + 6144 = 3,151,872 + LayerNorm
+  //  6,144; proj_out 3072 x 64 + 64 = 196,672.
+  EXPECT_EQ(18'923'520ull + 37'761'024 + 256 + 37'761'024 + 37'751'808, 132'197'632ull);
+  const std::uint64_t expected = 199'680ull + 12'585'984 + 1'573'376 + 262'656 + 132'197'632ull * 42 + 6'144 +
+                                 3'151'872 + 6'144 + 196'672;
+  // finetrainers docs/training/cogvideox.md (a-r-r-o-w/finetrainers e5df80cc): full finetuning of
+  // THUDM/CogVideoX-5b prints "trainable parameters": 5570283072.
+  EXPECT_EQ(expected, 5'570'283'072ull);
+  const auto p = catalogue("cogvideox-5b");
+  EXPECT_EQ(p.class_name, "CogVideoXPipeline");
+  EXPECT_EQ(component(p, "transformer").inventory.params, expected);
+  // use_rotary_positional_embeddings: CogVideoXPatchEmbed(use_positional_embeddings=False) registers
+  // no pos_embedding buffer (the pipeline builds the RoPE cos / sin per call).
+  EXPECT_EQ(component(p, "transformer").inventory.buffers, 0u);
+  EXPECT_EQ(component(p, "text_encoder").inventory.params, kT5Xxl);
+  EXPECT_EQ(component(p, "vae").inventory.params, 215'583'907ull);  // the 2B's VAE layout
+  EXPECT_EQ(p.defaults.dtype, "bf16");  // source.json _defaults: the 5B's recommended BF16
+  EXPECT_EQ(catalogue("cogvideox-2b").defaults.dtype, "fp16");  // CogVideoXPipeline's usual (the 2B)
+  EXPECT_EQ(p.defaults.frames, 49u);
+  EXPECT_EQ(p.defaults.width, 720u);
+  EXPECT_EQ(p.defaults.height, 480u);
+  for (const auto& pub : p.published)
+    EXPECT_DOUBLE_EQ(pub.params, static_cast<double>(component(p, pub.component).inventory.params)) << pub.component;
+}
+
 TEST(DiffusionParams, Wan21T2v13bCatalogueEntry) {
   // models/diffusion/wan2.1-t2v-1.3b: the exact counts of wan_params_test.cpp from the catalogue's
   // configs, and WanPipeline's scale fields and __call__ defaults.
@@ -201,6 +234,30 @@ TEST(DiffusionParams, Wan21T2v13bCatalogueEntry) {
   EXPECT_EQ(p.defaults.t5_tokens, 512u);
   EXPECT_EQ(latent_frames(p, 81), 21u);  // (81 - 1) // 4 + 1 (WanPipeline.prepare_latents)
   EXPECT_EQ(p.guidance(), Guidance::CfgSequential);
+  ASSERT_EQ(p.published.size(), 3u);
+  for (const auto& pub : p.published)
+    EXPECT_DOUBLE_EQ(pub.params, static_cast<double>(component(p, pub.component).inventory.params)) << pub.component;
+}
+
+TEST(DiffusionParams, Wan21T2v14bTransformerIs14288491584) {
+  // models/diffusion/wan2.1-t2v-14b (convert_wan_to_diffusers.py 'Wan-T2V-14B'): d = 40 x 128 =
+  // 5,120, ffn 13,824, 40 layers. patch_embedding Conv3d(16, 5120, 1x2x2) 16 x 4 x 5120 + 5120 =
+  // 332,800; time_embedder 256 x 5120 + 5120 = 1,315,840 and 5120^2 + 5120 = 26,219,520; time_proj
+  // 5120 x 30,720 + 30,720 = 157,317,120; text_embedder 4096 x 5120 + 5120 = 20,976,640 and
+  // 26,219,520; per block: attn1 / attn2 2 x (4 x 26,219,520 + norm_q / norm_k 10,240) =
+  // 209,776,640, norm2 10,240, ffn 5120 x 13,824 + 13,824 = 70,792,704 and 13,824 x 5120 + 5120 =
+  // 70,784,000, scale_shift_table 30,720 -> 351,394,304 x 40 = 14,055,772,160; proj_out 5120 x 64
+  // + 64 = 327,744; scale_shift_table 10,240.
+  EXPECT_EQ(209'776'640ull + 10'240 + 70'792'704 + 70'784'000 + 30'720, 351'394'304ull);
+  const std::uint64_t expected = 332'800ull + 1'315'840 + 26'219'520 + 157'317'120 + 20'976'640 + 26'219'520 +
+                                 351'394'304ull * 40 + 327'744 + 10'240;
+  EXPECT_EQ(expected, 14'288'491'584ull);  // the checkpoint's element sum as public repositories print it
+  const auto p = catalogue("wan2.1-t2v-14b");
+  EXPECT_EQ(p.class_name, "WanPipeline");
+  EXPECT_EQ(component(p, "transformer").inventory.params, expected);
+  EXPECT_EQ(component(p, "transformer").inventory.buffers, 2ull * 1024 * 128);  // rope freqs_cos / freqs_sin
+  EXPECT_EQ(component(p, "text_encoder").inventory.params, 5'680'910'336ull);  // the 1.3B's UMT5-XXL
+  EXPECT_EQ(component(p, "vae").inventory.params, 126'892'531ull);            // and Wan2.1 VAE
   ASSERT_EQ(p.published.size(), 3u);
   for (const auto& pub : p.published)
     EXPECT_DOUBLE_EQ(pub.params, static_cast<double>(component(p, pub.component).inventory.params)) << pub.component;

@@ -53,6 +53,9 @@ struct RunDefaults {
   std::uint64_t t5_tokens = 0;
   std::uint64_t height = 1024, width = 1024;
   std::uint64_t frames = 0;  //!< num_frames of a video pipeline (0: an image pipeline)
+  //! torch_dtype: the pipeline's documented example (traits usual_dtype), or a catalogue entry's
+  //! recommended precision (source.json _defaults.torch_dtype: CogVideoX-5b bf16 beside the 2B's fp16).
+  std::string dtype;
   std::string source;  //!< where these come from
 };
 

@@ -685,7 +685,7 @@ std::string sim_doc() {
        << cell(c, {"TPOT p99", "ITL p99"}) << " | " << c.preemptions << " | " << c.verdict
        << (c.median_exclusion.empty() ? "" : " (out of the medians)") << (is_fit_record(c.id) ? " *fit*" : "")
        << (c.cold_server.empty() ? std::string()
-                                 : fmt(", cold start: %llu first uses", static_cast<unsigned long long>(c.cold_first_uses)))
+                                 : ", cold start: " + std::to_string(c.cold_first_uses) + " first uses")
        << " |\n";
   md << "\nTimelines (the engine's periodic log of the same run; no target): predicted / logged.\n\n"
      << "| record | max running | max waiting | max KV usage % | mean running | mean waiting |\n|---|---|---|---|---|---|\n";

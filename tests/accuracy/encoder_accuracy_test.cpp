@@ -2,9 +2,11 @@
 // counts exact and consistent with the publishers' rounding; measured memory where a record states
 // enough to plan it. Generates docs/accuracy-encoders.md:
 //   VRAMPLAN_WRITE_ACCURACY_DOC=1 vramplan_tests --gtest_filter='EncoderAccuracy.*'
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -55,39 +57,94 @@ TEST(EncoderAccuracy, GeneratesDocsAccuracyEncoders) {
   }
 
   md << "\n## Memory\n\n"
-     << "Measured figures with enough configuration to plan them are scarce: the records found are below,\n"
-     << "each with what it states. The target (median |error| <= 10 % over peak-memory records) cannot be\n"
-     << "assessed on them: no record states an engine's peak with its batch settings.\n\n"
+     << "The target (median |error| <= 10 % over peak-memory records) needs records stating an engine's peak\n"
+     << "with its batch settings. None was found, and for vLLM none can be: an encoder-only model has no KV\n"
+     << "cache spec, so vLLM runs no memory profile at start-up (vllm/v1/engine/core.py\n"
+     << "EngineCore._initialize_kv_caches: no `determine_available_memory` without a KV cache) and prints\n"
+     << "only the weights (`Model loading took`) and the CUDA graph pool; the peak comes with the first full\n"
+     << "batch, which no log shows. Decoder embedders (Qwen3-Embedding, e5-mistral, gte-Qwen2) do print a\n"
+     << "profile under vLLM, but no such start-up log was found in public issues or committed files.\n"
+     << "The records found are below, each set beside the plan figure it can be compared with\n"
+     << "(`comparable`): weights, resident memory, whether the engine started; none otherwise.\n\n"
      << "| record | model / engine | measured | vramplan | error | configuration, comparability |\n|---|---|---:|---:|---:|---|\n";
-  std::size_t compared = 0;
+  std::size_t weights = 0, resident = 0, fit = 0;
+  std::vector<double> peak_errors;
   for (const auto& r : data.at("memory")) {
     const auto comparable = r.at("comparable").get<std::string>();
     const double measured = r.at("measured_gib").get<double>();
-    std::string predicted = "-", error = "-";
-    if (comparable == "resident") {
+    std::string predicted = "-", error = "-", measured_text = f2(measured) + " GiB";
+    if (comparable != "none") {
+      // The request a user would type for the record's setup: its engine (and version), GPU and
+      // flags; the GPU does not change weights + context where the record names none.
       memory::PlanRequest req;
       req.model = r.at("model").get<std::string>();
-      req.gpu = "a100-sxm-80";  // the GPU does not change weights + context
+      req.gpu = "a100-sxm-80";
       req.engine = r.at("engine").get<std::string>();
+      if (const auto plan = r.find("plan"); plan != r.end()) {
+        req.engine = plan->value("engine", req.engine);
+        req.gpu = plan->value("gpu", req.gpu);
+        if (plan->contains("gpu_memory_gib")) req.gpu_memory = Bytes::from_gib(plan->at("gpu_memory_gib").get<double>());
+        const auto args = plan->value("args", nlohmann::json::object());
+        for (const auto& [k, v] : args.items()) req.args[k] = v.get<std::string>();
+      }
       const auto out = memory::run_plan(req, source_root());
-      const double resident = (out.plan.weights_bytes() + out.plan.overhead_bytes()).gib();
-      predicted = f2(resident) + " GiB resident (peak " + f2(out.plan.total_bytes().gib()) + ")";
-      error = signed_pct(100.0 * (resident - measured) / measured);
-      ++compared;
-      // "about 1.5G": within the record's own rounding (1.45-1.55) plus the unknown unit (GB vs GiB, 7 %).
-      EXPECT_NEAR(resident, measured, 0.15) << r.at("id");
+      if (const auto logged = r.find("logged_max_num_batched_tokens"); logged != r.end()) {
+        EXPECT_EQ(out.plan.engine_view.at("max_num_batched_tokens").get<std::uint64_t>(), logged->get<std::uint64_t>()) << r.at("id");
+      }
+      if (comparable == "resident") {
+        const double value = (out.plan.weights_bytes() + out.plan.overhead_bytes()).gib();
+        predicted = f2(value) + " GiB resident (peak " + f2(out.plan.total_bytes().gib()) + ")";
+        error = signed_pct(100.0 * (value - measured) / measured);
+        ++resident;
+        // "about 1.5G": within the record's own rounding (1.45-1.55) plus the unknown unit (GB vs GiB, 7 %).
+        EXPECT_NEAR(value, measured, 0.15) << r.at("id");
+      } else if (comparable == "weights") {
+        const double value = out.plan.weights_bytes().gib();
+        const double pct = 100.0 * (value - measured) / measured;
+        measured_text = fmt("%.4f", measured) + " GiB";
+        predicted = fmt("%.4f", value) + " GiB weights (peak " + f2(out.plan.total_bytes().gib()) + ")";
+        error = signed_pct(pct);
+        ++weights;
+        EXPECT_LE(std::abs(pct), 0.5) << r.at("id");  // the vLLM weights target (accuracy/vllm_targets.hpp)
+      } else if (comparable == "fit") {
+        const bool started = r.at("measured_fits").get<bool>();
+        measured_text = started ? "started" : "did not start";
+        predicted = std::string(out.plan.fits ? "fits" : "does not fit") + " (peak " + f2(out.plan.total_bytes().gib()) + " of " +
+                    f2(out.plan.gpu_total.gib()) + " GiB)";
+        error = out.plan.fits == started ? "agrees" : "DISAGREES";
+        ++fit;
+        EXPECT_EQ(out.plan.fits, started) << r.at("id");
+      } else if (comparable == "peak") {
+        const double value = out.plan.total_bytes().gib();
+        predicted = f2(value) + " GiB peak";
+        peak_errors.push_back(100.0 * (value - measured) / measured);
+        error = signed_pct(peak_errors.back());
+      }
     }
+    measured_text += " (" + r.at("measured_note").get<std::string>() + ")";
     md << "| [" << r.at("id").get<std::string>() << "](" << r.at("source").get<std::string>().substr(0, r.at("source").get<std::string>().find(' '))
-       << ") | " << r.at("model").get<std::string>() << " / " << r.at("engine").get<std::string>() << " | " << f2(measured) << " GiB ("
-       << r.at("measured_note").get<std::string>() << ") | " << predicted << " | " << error << " | " << r.at("flags").get<std::string>()
-       << "; comparable: " << comparable << " |\n";
+       << ") | " << r.at("model").get<std::string>() << " / " << r.at("engine").get<std::string>() << " | " << measured_text << " | "
+       << predicted << " | " << error << " | " << r.at("flags").get<std::string>() << "; comparable: " << comparable << " |\n";
   }
+  const std::size_t compared = weights + resident + fit;
   md << "\nSummary: " << params_ok << " of " << data.at("params").size() << " parameter counts round to the published figure; "
-     << compared << " memory record compared (resident memory only), " << data.at("memory").size() - compared
-     << " listed without a comparison. Too few published peak-memory figures were found to state a median error.\n";
+     << data.at("memory").size() << " memory records, " << compared << " compared (" << weights << " weights, " << resident
+     << " resident, " << fit << " start-up fit), " << data.at("memory").size() - compared << " listed without a comparison; "
+     << peak_errors.size() << " peak-memory records";
+  if (peak_errors.size() >= 5) {
+    std::vector<double> abs_errors;
+    for (double e : peak_errors) abs_errors.push_back(std::abs(e));
+    std::sort(abs_errors.begin(), abs_errors.end());
+    const std::size_t n = abs_errors.size();
+    const double median = n % 2 ? abs_errors[n / 2] : (abs_errors[n / 2 - 1] + abs_errors[n / 2]) / 2;
+    md << ", median |error| " << fmt("%.2f", median) << " % (target <= 10 %).\n";
+    EXPECT_LE(median, 10.0);
+  } else {
+    md << ": too few to state a median error (5 needed).\n";
+  }
   write_accuracy_doc_if_asked("accuracy-encoders.md", md.str());
   EXPECT_EQ(params_ok, data.at("params").size());
-  EXPECT_EQ(compared, 1u);
+  EXPECT_EQ(compared, 3u);
 }
 
 }  // namespace

@@ -446,6 +446,7 @@ TEST(TrainAccuracy, FrameworkRecordsMatchTheirMeasuredQuantity) {
   for (const auto& r : rows)
     if (r.excluded.empty()) all << r.id << " " << f2(r.measured) << " " << f2(r.predicted) << " " << signed_pct(r.err()) << "\n";
   EXPECT_EQ(predicted, 10u) << all.str();
+  if (VRAMPLAN_UNDER_ASAN) return;  // a 20-step replay there (kReplaySteps): figures not asserted
   // Regression guards at the achieved figures (this commit: median 2.20 %, 90th percentile 8.00 %, one
   // record over 25 %: tt-tut-qlora-7b, whose reserved peak was set at model init — see the findings);
   // the targets (5 % / 12 %) are met.

@@ -80,3 +80,35 @@ TEST(DiffusionCli, UnsupportedPipelineDirectorySaysWhatIsSupported) {
 
 }  // namespace
 }  // namespace vramplan::cli
+
+namespace vramplan::cli {
+namespace {
+
+TEST(DiffusionCli, WanPipelinePlansWithFramesGuidanceAndOffload) {
+  const auto plan_schema = nlohmann::json::parse(test::read_text(test::source_dir() / "docs/schemas/diffusion-plan.schema.json"));
+  const auto j = run_cli_json({"plan", "--model", "wan2.1-t2v-1.3b", "--gpu", "rtx-4090", "--frames", "81",
+                               "--resolution", "832x480", "--offload", "model", "--vae-tiling", "--guidance", "6"});
+  EXPECT_EQ(test::schema_violations(j, plan_schema), std::vector<std::string>{});
+  EXPECT_EQ(j.at("model").at("pipeline"), "WanPipeline");
+  EXPECT_EQ(j.at("run").at("frames"), 81);
+  EXPECT_EQ(j.at("run").at("latent_frames"), 21);      // (81 - 1) / 4 + 1
+  EXPECT_EQ(j.at("run").at("denoiser_batch"), 1);      // CFG as two passes, not a doubled batch
+  EXPECT_EQ(j.at("run").at("denoiser_passes"), 2);
+  EXPECT_EQ(j.at("run").at("context_tokens"), 512);    // UMT5 max_sequence_length
+  EXPECT_EQ(j.at("run").at("vae_dtype"), "fp32");
+  // Model offload: the UMT5 stage (5,680,910,336 x 2 B of weights) is the peak.
+  EXPECT_EQ(j.at("peak_stage"), "encode (text_encoder)");
+  EXPECT_TRUE(j.at("fits").get<bool>());
+  const auto text = run_cli({"plan", "--model", "wan2.1-t2v-1.3b", "--gpu", "h100-sxm-80"});
+  EXPECT_EQ(text.exit_code, kExitOk) << text.err;
+  EXPECT_NE(text.out.find("denoiser batch 1 x 2 passes per step"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("81 frames -> 21 latent frames"), std::string::npos) << text.out;
+  // --frames must be 1 + a multiple of the VAE's scale_factor_temporal.
+  EXPECT_EQ(run_cli({"plan", "--model", "wan2.1-t2v-1.3b", "--gpu", "h100-sxm-80", "--frames", "80"}).exit_code,
+            kExitUsage);
+  const auto inspect = run_cli_json({"inspect", "wan2.1-t2v-1.3b"});
+  EXPECT_EQ(inspect.at("total_params"), 5'680'910'336ull + 1'418'996'800 + 126'892'531);
+}
+
+}  // namespace
+}  // namespace vramplan::cli

@@ -18,11 +18,18 @@
 //    enable_tiling, in tiles of sample_height / 2 x sample_width / 2 pixels every 5/6 x 4/5 of a
 //    latent tile (tiled_decode: tile_overlap_factor_height 1/6, width 1/5), every tile's frames kept
 //    until blended.
+//  * WanPipeline (pipelines/wan/pipeline_wan.py __call__): classifier-free guidance as two
+//    transformer calls per step on the batch itself (the peak is one call's; the conditional
+//    noise_pred is held through the unconditional call), the VAE loaded in fp32 as the documented
+//    example does; AutoencoderKLWan decodes one latent frame per decoder call (vae_wan.cpp) and,
+//    with enable_tiling, tiles of tile_sample_min 256 px every tile_sample_stride 192 px
+//    (AutoencoderKLWan.__init__ / tiled_decode), each tile's frames kept until blended.
 #include "vramplan/diffusion/diffusion_plan.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
+#include <utility>
 
 #include "vramplan/calib/calibration.hpp"
 #include "vramplan/core/error.hpp"
@@ -79,7 +86,7 @@ Bytes denoiser_bytes(const Tally& t, std::string_view scheme, std::uint64_t a, s
 Bytes leaf_bytes(const Tally& t, std::uint64_t a) { return times(t.largest_leaf, a); }
 
 std::uint64_t joint_dim(const Component& denoiser) {
-  for (const char* key : {"joint_attention_dim", "cross_attention_dim", "text_embed_dim"}) {
+  for (const char* key : {"joint_attention_dim", "cross_attention_dim", "text_embed_dim", "text_dim"}) {
     const auto it = denoiser.config.find(key);
     if (it != denoiser.config.end() && it->is_number_unsigned()) return it->get<std::uint64_t>();
   }
@@ -91,7 +98,7 @@ std::uint64_t vae_config_u64(const Component& vae, const char* key, std::uint64_
   return it != vae.config.end() && it->is_number_unsigned() ? it->get<std::uint64_t>() : fallback;
 }
 
-bool is_t5(const Component& c) { return c.class_name == "T5EncoderModel"; }
+bool is_t5(const Component& c) { return c.class_name == "T5EncoderModel" || c.class_name == "UMT5EncoderModel"; }
 
 }  // namespace
 
@@ -143,7 +150,7 @@ DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) 
                   std::to_string(tf) + " frames (the VAE's temporal_compression_ratio)");
     p.latent_frames = latent_frames(pl, p.frames);
   } else if (req.frames) {
-    throw_usage("--frames applies to video pipelines (CogVideoXPipeline); " + pl.class_name + " makes images");
+    throw_usage("--frames applies to video pipelines (CogVideoXPipeline, WanPipeline); " + pl.class_name + " makes images");
   }
   p.steps = req.steps.value_or(pl.defaults.steps);
   if (p.steps == 0 || p.steps > kMaxSteps) throw_usage("--steps must be between 1 and " + std::to_string(kMaxSteps));
@@ -151,6 +158,9 @@ DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) 
   p.guidance_mode = pl.guidance();
   p.cfg_doubles = p.guidance_mode == Guidance::Cfg && p.guidance > 1.0;
   p.denoiser_batch = req.batch * (p.cfg_doubles ? 2 : 1);
+  // WanPipeline: the cond and uncond calls run one after the other on the batch.
+  p.denoiser_passes = p.guidance_mode == Guidance::CfgSequential && p.guidance > 1.0 ? 2 : 1;
+  const std::uint64_t prompt_copies = p.cfg_doubles || p.denoiser_passes == 2 ? 2 : 1;  // + negative prompt
   p.t5_tokens = req.max_sequence_length.value_or(pl.defaults.t5_tokens);
   if (p.t5_tokens > kMaxSide) throw_usage("--max-sequence-length: at most " + std::to_string(kMaxSide) + " tokens");
   const bool has_t5 = std::any_of(pl.components.begin(), pl.components.end(), is_t5);
@@ -162,9 +172,15 @@ DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) 
   const Component& vae = pl.vae();
   const bool upcast = pl.traits->upcasts_fp16_vae && p.dtype == "fp16" &&
                       vae.config.value("force_upcast", true);
-  p.vae_dtype = upcast ? "fp32" : p.dtype;
+  // The VAE's own dtype: the pipeline's, or the documented example's (WanPipeline: fp32).
+  const std::string vae_load_dtype = pl.traits->vae_dtype.empty() ? p.dtype : std::string(pl.traits->vae_dtype);
+  const std::uint64_t vae_load_a = dtype_bytes(vae_load_dtype);
+  p.vae_dtype = upcast ? "fp32" : vae_load_dtype;
   const std::uint64_t vae_a = dtype_bytes(p.vae_dtype);
   if (upcast) p.notes.push_back("the fp16 VAE decodes in fp32: StableDiffusionXLPipeline upcasts when vae.config.force_upcast");
+  if (vae_load_dtype != p.dtype)
+    p.notes.push_back("the VAE is loaded in " + vae_load_dtype + " as " + pl.class_name +
+                      "'s documented example does (" + std::string(pl.traits->source) + ")");
 
   // Weights.
   Bytes all_weights;
@@ -184,6 +200,9 @@ DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) 
       leaf.params = leaf.linear_weights = c.inventory.largest_leaf;
       std::string leaf_format;
       den_leaf = denoiser_bytes(leaf, req.weights, a, leaf_format, p.dtype);
+    } else if (c.role == Role::Vae) {
+      w.format = vae_load_dtype;
+      w.bytes = times(c.inventory.params + c.inventory.buffers, vae_load_a);
     } else {
       w.bytes = times(c.inventory.params + c.inventory.buffers, a);
     }
@@ -192,12 +211,14 @@ DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) 
   }
   const Bytes vae_decode_weights = times(vae.inventory.params, vae_a);
 
-  // Tensors carried between stages: the prompt embeddings for the batch (x2 with CFG) and the
-  // latents (the schedulers step in fp32).
+  // Tensors carried between stages: the prompt embeddings for the batch (x2 with CFG: the
+  // negative prompt's) and the latents (the schedulers step in fp32; WanPipeline also keeps an fp32
+  // `mask` of the latents' shape).
   const std::uint64_t lh = p.height / scale, lw = p.width / scale;
-  const std::uint64_t latent_ch = vae_config_u64(vae, "latent_channels", 4);
-  const Bytes carried = times(product({p.denoiser_batch, p.context_tokens, joint_dim(den)}), a) +
-                        times(product({req.batch, latent_ch, p.latent_frames, lh, lw}), 4);
+  const std::uint64_t latent_ch = vae_config_u64(vae, "latent_channels", vae_config_u64(vae, "z_dim", 4));
+  const std::uint64_t latent_elems = product({req.batch, latent_ch, p.latent_frames, lh, lw});
+  const Bytes carried = times(product({req.batch, prompt_copies, p.context_tokens, joint_dim(den)}), a) +
+                        times(latent_elems, pl.traits->latent_mask ? 8 : 4);
 
   auto resident = [&](Bytes own, Bytes leaf) {
     switch (req.offload) {
@@ -236,11 +257,15 @@ DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) 
   dg.act_bytes = a;
   dg.eager_attention = req.eager_attention;
   const Tally dt = walk_at(den, dg);
-  p.flops_per_step = dt.flops;
+  p.flops_per_step = dt.flops * static_cast<double>(p.denoiser_passes);
   {
-    Stage s{"denoise (" + den.name + ")", resident(den_weights, den_leaf), times(dt.peak_elements, a) + carried, {},
-            std::to_string(p.denoiser_batch) + " latents x " + std::to_string(p.context_tokens) +
-                " context tokens, peak in " + dt.peak_where};
+    // Sequential CFG (WanPipeline): latents.to(transformer_dtype) and the cond call's noise_pred
+    // (the latents' shape, in the dtype) are held through the uncond call.
+    const Bytes between = p.denoiser_passes == 2 ? times(checked_mul(latent_elems, 2), a) : Bytes();
+    Stage s{"denoise (" + den.name + ")", resident(den_weights, den_leaf),
+            times(dt.peak_elements, a) + carried + between, {},
+            std::to_string(p.denoiser_batch) + " latents x " + std::to_string(p.context_tokens) + " context tokens" +
+                (p.denoiser_passes == 2 ? ", cond then uncond pass" : "") + ", peak in " + dt.peak_where};
     s.total = s.weights + s.activations;
     p.stages.push_back(s);
   }
@@ -260,7 +285,41 @@ DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) 
   Bytes kept = times(product({req.batch, 3, out_frames, p.height, p.width}), vae_a);  // the decoded images
   const std::uint64_t tile_sample = vae_config_u64(vae, "sample_size", 0);
   const std::uint64_t tile_latent = tile_sample / scale;
-  if (pl.traits->video) {
+  Bytes blend_end;  // AutoencoderKLWan.tiled_decode after the last tile: tiles + result rows + dec + clamp
+  const bool wan_vae = vae.class_name == "AutoencoderKLWan";
+  if (wan_vae) {
+    // AutoencoderKLWan.__init__: tile_sample_min_height / width 256, tile_sample_stride 192 (plain
+    // attributes, not config fields); tiled_decode runs when a latent side exceeds 256 / 8 = 32,
+    // tiles z[..., i : i + 32, j : j + 32] for i, j in range(0, side, 24), the edge tiles cut by the
+    // latent's end; each tile decoded frame by frame with a fresh cache (clear_cache) and kept in
+    // `rows` (its frames torch.cat) until blended; then each result row is a torch.cat, `dec` the
+    // torch.cat of the rows and torch.clamp a third full-size copy.
+    constexpr std::uint64_t kTileSample = 256, kTileStride = 192;
+    const std::uint64_t tl = kTileSample / scale, ts = std::max<std::uint64_t>(kTileStride / scale, 1);
+    if (req.vae_tiling && (lh > tl || lw > tl)) {
+      // Pixels covered by the tiles along a side: every start i adds min(tl, side - i) latent pixels.
+      auto covered = [&](std::uint64_t side) {
+        std::uint64_t sum = 0, n = 0;
+        for (std::uint64_t i = 0; i < side; i += ts, ++n) sum += std::min(tl, side - i) * scale;
+        return std::pair{sum, n};
+      };
+      const auto [sum_h, rows] = covered(lh);
+      const auto [sum_w, cols] = covered(lw);
+      vg.height = std::min(p.height, tl * scale);
+      vg.width = std::min(p.width, tl * scale);
+      // Kept while a tile decodes: the tiles so far (taken as all) and, with slicing, the videos of
+      // the earlier slices; no untiled `out` is built.
+      const Bytes done = times(product({req.batch - slice, 3, out_frames, p.height, p.width}), vae_a);
+      const Bytes tiles = times(product({slice, 3, out_frames, sum_h, sum_w}), vae_a);
+      kept = tiles + done;
+      blend_end = kept + times(product({slice, 3, 3, out_frames, p.height, p.width}), vae_a);
+      how += ", tiled: " + std::to_string(rows * cols) + " tiles of at most " + std::to_string(vg.width) + "x" +
+             std::to_string(vg.height) + " px";
+    } else if (req.vae_tiling) {
+      p.notes.push_back("--vae-tiling changes nothing at " + std::to_string(p.width) + "x" + std::to_string(p.height) +
+                        ": AutoencoderKLWan tiles only latents with a side above " + std::to_string(tl));
+    }
+  } else if (pl.traits->video) {
     // AutoencoderKLCogVideoX.enable_tiling / tiled_decode.
     const std::uint64_t th = vae_config_u64(vae, "sample_height", 480) / 2, tw = vae_config_u64(vae, "sample_width", 720) / 2;
     const std::uint64_t tlh = th / scale, tlw = tw / scale;
@@ -292,10 +351,11 @@ DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) 
   const Tally vt = walk_at(vae, vg);
   {
     Stage s{"decode (" + vae.name + ")",
-            req.offload == Offload::None ? all_weights - times(vae.inventory.params, a) + vae_decode_weights
+            req.offload == Offload::None ? all_weights - times(vae.inventory.params, vae_load_a) + vae_decode_weights
             : req.offload == Offload::Model ? vae_decode_weights
                                             : leaf_bytes(vae.inventory, vae_a),
-            times(vt.peak_elements, vae_a) + kept + carried, {}, how + ", peak in " + vt.peak_where};
+            std::max(times(vt.peak_elements, vae_a) + kept, blend_end) + carried, {},
+            how + ", peak in " + (blend_end > times(vt.peak_elements, vae_a) + kept ? "the tiles' blend" : vt.peak_where)};
     s.total = s.weights + s.activations;
     p.stages.push_back(s);
   }

@@ -109,7 +109,8 @@ nlohmann::json diffusion_plan_json(const DiffusionPlan& p) {
           {"gpu", {{"id", p.gpu.id}, {"reported_total_bytes", p.gpu.reported_total.count()}}},
           {"run", {{"height", p.height}, {"width", p.width}, {"batch", p.request.batch}, {"steps", p.steps},
                    {"guidance_scale", p.guidance}, {"guidance", std::string(guidance_name(p.guidance_mode))},
-                   {"denoiser_batch", p.denoiser_batch}, {"context_tokens", p.context_tokens},
+                   {"denoiser_batch", p.denoiser_batch}, {"denoiser_passes", p.denoiser_passes},
+                   {"context_tokens", p.context_tokens},
                    {"max_sequence_length", p.t5_tokens}, {"dtype", p.dtype}, {"vae_dtype", p.vae_dtype},
                    {"weights", p.request.weights.empty() ? p.dtype : p.request.weights},
                    {"offload", std::string(offload_name(p.request.offload))}, {"vae_tiling", p.request.vae_tiling},
@@ -134,11 +135,11 @@ nlohmann::json diffusion_plan_json(const DiffusionPlan& p) {
 std::string diffusion_plan_text(const DiffusionPlan& p) {
   char line[600];
   std::string out = p.pipeline.id + " (" + p.pipeline.class_name + ") on " + p.gpu.id + "\n";
-  std::snprintf(line, sizeof line, "  %llux%llu, batch %llu, %llu steps, guidance %.1f: %s -> denoiser batch %llu; %s, offload %s%s%s\n",
+  std::snprintf(line, sizeof line, "  %llux%llu, batch %llu, %llu steps, guidance %.1f: %s -> denoiser batch %llu%s; %s, offload %s%s%s\n",
                 static_cast<unsigned long long>(p.height), static_cast<unsigned long long>(p.width),
                 static_cast<unsigned long long>(p.request.batch), static_cast<unsigned long long>(p.steps), p.guidance,
                 std::string(guidance_name(p.guidance_mode)).c_str(), static_cast<unsigned long long>(p.denoiser_batch),
-                p.dtype.c_str(), std::string(offload_name(p.request.offload)).c_str(),
+                p.denoiser_passes > 1 ? " x 2 passes per step" : "", p.dtype.c_str(), std::string(offload_name(p.request.offload)).c_str(),
                 p.request.vae_tiling ? ", VAE tiling" : "", p.request.vae_slicing ? ", VAE slicing" : "");
   out += line;
   if (p.frames)

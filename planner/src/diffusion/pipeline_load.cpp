@@ -93,6 +93,9 @@ std::optional<std::uint64_t> checkpoint_elements(const fs::path& dir, const Data
 
 std::uint64_t vae_scale_factor(const Pipeline& p) {
   const auto& cfg = p.vae().config;
+  // WanPipeline.__init__: vae_scale_factor_spatial = vae.config.scale_factor_spatial.
+  const auto sf = cfg.find("scale_factor_spatial");
+  if (sf != cfg.end() && sf->is_number_unsigned() && sf->get<std::uint64_t>() >= 1) return sf->get<std::uint64_t>();
   const auto it = cfg.find("block_out_channels");
   const std::size_t n = it != cfg.end() && it->is_array() && !it->empty() ? it->size() : 4;
   return std::uint64_t{1} << (n - 1);
@@ -101,6 +104,10 @@ std::uint64_t vae_scale_factor(const Pipeline& p) {
 std::uint64_t vae_temporal_factor(const Pipeline& p) {
   if (!p.traits->video) return 1;
   const auto& cfg = p.vae().config;
+  // WanPipeline.__init__: vae.config.scale_factor_temporal; CogVideoXPipeline:
+  // vae.config.temporal_compression_ratio.
+  const auto st = cfg.find("scale_factor_temporal");
+  if (st != cfg.end() && st->is_number_unsigned() && st->get<std::uint64_t>() >= 1) return st->get<std::uint64_t>();
   const auto it = cfg.find("temporal_compression_ratio");
   return it != cfg.end() && it->is_number() && it->get<double>() >= 1 ? static_cast<std::uint64_t>(it->get<double>()) : 4;
 }
@@ -210,14 +217,21 @@ Pipeline load_pipeline(std::string_view model, const DataRoot& root) {
   const auto& den = p.denoiser().config;
   if (p.traits->video) {
     // CogVideoXPipeline.__call__: transformer.config.sample_height / sample_width x
-    // vae_scale_factor_spatial, num_frames = transformer.config.sample_frames.
+    // vae_scale_factor_spatial, num_frames = transformer.config.sample_frames; WanPipeline: its
+    // __call__ signature's defaults (traits).
     const auto get = [&](const char* key, std::uint64_t fallback) {
       const auto it = den.find(key);
       return it != den.end() && it->is_number_unsigned() ? it->get<std::uint64_t>() : fallback;
     };
-    p.defaults.height = get("sample_height", 60) * vae_scale_factor(p);
-    p.defaults.width = get("sample_width", 90) * vae_scale_factor(p);
-    p.defaults.frames = get("sample_frames", 49);
+    if (p.traits->default_frames) {  // WanPipeline.__call__: height 480, width 832, num_frames 81
+      p.defaults.height = p.traits->default_height;
+      p.defaults.width = p.traits->default_width;
+      p.defaults.frames = p.traits->default_frames;
+    } else {
+      p.defaults.height = get("sample_height", 60) * vae_scale_factor(p);
+      p.defaults.width = get("sample_width", 90) * vae_scale_factor(p);
+      p.defaults.frames = get("sample_frames", 49);
+    }
     if (p.origin == "catalogue") read_catalogue_source(p, dir / "source.json");
     return p;
   }

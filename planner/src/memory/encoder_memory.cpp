@@ -6,6 +6,7 @@
 
 #include "vramplan/core/error.hpp"
 #include "vramplan/memory/engine_setup.hpp"
+#include "vramplan/memory/vllm_scheduler_defaults.hpp"
 #include "vramplan/model/encoder.hpp"
 
 namespace vramplan::memory {
@@ -27,12 +28,16 @@ ResolvedWeights place_pooling_weights(MemoryPlan& p, const PlanInput& in, std::o
   return place_weights(p, in, {std::move(dtype), std::nullopt, in.weights, downcast_fp32}, {1, 1, 0, vocab_pad, false});
 }
 
+// The pooled vector of every input ([CLS] / mean / last token), in the compute dtype.
+void add_pooled(MemoryPlan& p, const ModelSpec& m, std::uint64_t inputs, std::uint64_t bytes) {
+  p.activation.push_back({"activation.pooled", Bytes(checked_mul(inputs * m.arch.hidden_size, bytes, "pooled")),
+                          "pooled outputs: " + std::to_string(inputs) + " inputs x hidden " +
+                              std::to_string(m.arch.hidden_size) + " x " + std::to_string(bytes) + " B"});
+}
+
 void add_forward(MemoryPlan& p, const ModelSpec& m, const EncoderForward& f) {
   for (auto& c : encoder_forward_activation(m, f)) p.activation.push_back(std::move(c));
-  // The pooled vector of every input ([CLS] / mean / last token), in the compute dtype.
-  p.activation.push_back({"activation.pooled", Bytes(checked_mul(f.inputs * m.arch.hidden_size, f.compute_bytes, "pooled")),
-                          "pooled outputs: " + std::to_string(f.inputs) + " inputs x hidden " +
-                              std::to_string(m.arch.hidden_size) + " x " + std::to_string(f.compute_bytes) + " B"});
+  add_pooled(p, m, f.inputs, f.compute_bytes);
 }
 
 // sentence-transformers SentenceTransformer.encode: without convert_to_numpy each batch's
@@ -188,29 +193,63 @@ MemoryPlan plan_pooling_vllm(const Engine& engine, const EngineProfileData& d, c
   const std::uint64_t max_len = arg_u64(in.args, "max-model-len").value_or(m.arch.max_position_embeddings);
   if (max_len == 0) throw_usage("--max-model-len is required: " + m.id + " has no max_position_embeddings");
   check_encoder_length(m, max_len, "--max-model-len");
-  // SchedulerConfig: a pooling runner raises the token budget to at least
-  // POOLING_MODEL_MAX_NUM_BATCHED_TOKENS (and never below max_model_len: no chunked prefill).
-  const std::uint64_t T = arg_u64(in.args, "max-num-batched-tokens")
-                              .value_or(std::max<std::uint64_t>(max_len, d.u64("pooling_max_num_batched_tokens")));
+  // The token budget when the user gives none. From 0.11 (data/engines/vllm.json
+  // pooling_budget_from_usage_defaults) EngineArgs._set_default_max_num_seqs_and_batched_tokens_args
+  // (vllm/engine/arg_utils.py) fills it from get_batch_defaults before SchedulerConfig exists:
+  // max(max_model_len, the GPU class's server default) — an encoder runs without chunked
+  // prefill — capped at max_num_seqs x max_model_len; SchedulerConfig.__post_init__'s raise to
+  // POOLING_MODEL_MAX_NUM_BATCHED_TOKENS only applies to a budget still unset, which older
+  // profiles keep.
+  const bool usage_defaults = d.flag("pooling_budget_from_usage_defaults");
+  std::uint64_t seqs = 0, T = 0;
+  std::string budget_rule;
+  if (usage_defaults) {
+    const auto sd = v1_scheduler_defaults(d, in.gpu, in.args);
+    seqs = arg_u64(in.args, "max-num-seqs").value_or(sd.max_num_seqs);
+    T = arg_u64(in.args, "max-num-batched-tokens")
+            .value_or(std::min(std::max(max_len, sd.max_num_batched_tokens), checked_mul(seqs, max_len, "tokens")));
+    budget_rule = "max(max_model_len, " + std::to_string(sd.max_num_batched_tokens) + ": the server default of the " + sd.explain +
+                  ") capped at max_num_seqs x max_model_len";
+  } else {
+    seqs = arg_u64(in.args, "max-num-seqs").value_or(d.u64("large_gpu_max_num_seqs"));
+    T = arg_u64(in.args, "max-num-batched-tokens")
+            .value_or(std::max<std::uint64_t>(max_len, d.u64("pooling_max_num_batched_tokens")));
+    budget_rule = "max(max_model_len, POOLING_MODEL_MAX_NUM_BATCHED_TOKENS " + std::to_string(d.u64("pooling_max_num_batched_tokens")) + ")";
+  }
   if (T < max_len)
     throw_usage("--max-num-batched-tokens " + std::to_string(T) + " is below --max-model-len " + std::to_string(max_len) +
                 ": a pooling model runs each input in one step (no chunked prefill)");
   const auto rw = place_pooling_weights(p, in, arg_string(in.args, "dtype"), true, 64);
-  // profile_run: _dummy_run(max_num_tokens) unpadded (varlen attention), then the pooler over
-  // min(max_num_tokens, max_num_seqs) dummy requests.
-  const std::uint64_t seqs = arg_u64(in.args, "max-num-seqs").value_or(d.u64("large_gpu_max_num_seqs"));
+  // The peak is the first step that schedules a full budget: T unpadded tokens (varlen attention)
+  // in min(T, max_num_seqs) requests, then the pooler. Nothing reserves it at start-up: a model
+  // whose layers all lack a KV cache spec (encoder-only attention) skips
+  // determine_available_memory and its profile_run (vllm/v1/engine/core.py
+  // EngineCore._initialize_kv_caches: has_kv_cache false -> no profiling); the warm-up after graph
+  // capture runs only min(max_num_seqs, max_num_batched_tokens) tokens
+  // (vllm/v1/worker/gpu_worker.py compile_or_warm_up_model: _dummy_run + _dummy_pooler_run).
+  // Varlen attention keeps no per-request padding or scores, so the layer live sets follow the
+  // token count alone (counted as one run of T tokens); the pooler then holds one vector per request.
   const std::uint64_t reqs = std::max<std::uint64_t>(1, std::min(T, seqs));
-  add_forward(p, m, {reqs, T / reqs, rw.compute_bytes, false});
+  for (auto& c : encoder_forward_activation(m, {1, T, rw.compute_bytes, false})) p.activation.push_back(std::move(c));
+  add_pooled(p, m, reqs, rw.compute_bytes);
   const Bytes non_torch = Bytes::from_gib(d.number("non_torch_gib_tp1"));
   p.overhead.push_back({"non_torch", non_torch, d.source("non_torch_gib_tp1")});
   no_kv(p, m);
-  const Bytes budget(static_cast<std::uint64_t>(static_cast<double>(in.gpu.total.count()) * util));
-  check_fit(p, budget, "vLLM refuses to start (profile run over gpu_memory_utilization " + std::to_string(util).substr(0, 4) + ")");
-  p.notes.push_back("vLLM pooling runner: encoder-only attention has no KV cache spec, so no pool is allocated and "
-                    "gpu_memory_utilization is only the ceiling the profile run is checked against");
-  p.notes.push_back("CUDA graphs not counted (pooling models of encoder-only attention run eagerly in this profile)");
+  // Without a profile run gpu_memory_utilization caps nothing: vLLM only requires that much free
+  // memory at start-up (vllm/v1/worker/gpu_worker.py init_device: "Free memory on device ... on
+  // startup is less than desired GPU memory utilization"), and a full batch then allocates on
+  // demand, up to the whole GPU.
+  check_fit(p, in.gpu.total, "CUDA out of memory when a full batch of " + std::to_string(T) + " tokens runs");
+  p.notes.push_back("vLLM pooling runner: encoder-only attention has no KV cache spec, so vLLM allocates no pool and runs no "
+                    "memory profile at start-up; gpu_memory_utilization (" + std::to_string(util).substr(0, 4) +
+                    ") is only the free memory it requires at start-up, and the peak above is reached by the first full batch");
+  p.notes.push_back("max_num_batched_tokens " + std::to_string(T) + " = " +
+                    (arg_u64(in.args, "max-num-batched-tokens") ? std::string("--max-num-batched-tokens") : budget_rule));
+  p.notes.push_back("CUDA graph pool not counted: pooling models capture piecewise graphs up to 512 tokens "
+                    "(vllm/config/vllm.py: full cudagraphs not supported for pooling models); logged 0.01 GiB for "
+                    "nomic-embed-text-v1.5 under 0.13 (docs/accuracy-encoders.md), no estimate for encoders");
   p.engine_view = {{"runner", "pooling"}, {"max_num_batched_tokens", T}, {"max_model_len", max_len}, {"max_num_seqs", seqs},
-                   {"profile_requests", reqs}, {"gpu_memory_utilization", util},
+                   {"peak_batch_requests", reqs}, {"gpu_memory_utilization", util},
                    {"task", std::string(encoder_task_name(encoder_task(m.arch)))}};
   return p;
 }

@@ -235,3 +235,92 @@ TEST(DiffusionPlan, CogVideoXTilesAndFrames) {
 
 }  // namespace
 }  // namespace vramplan::diffusion
+
+namespace vramplan::diffusion {
+namespace {
+
+// WanPipeline (wan2.1-t2v-1.3b) at its __call__ defaults: 81 frames of 832 x 480, 50 steps,
+// guidance 5.0 (two sequential transformer passes), 512 UMT5 tokens, bf16 with the VAE in fp32.
+// Weights: transformer (1,418,996,800 + 262,144 rope) x 2 B = 2,838,517,888; UMT5 5,680,910,336 x
+// 2 B = 11,361,820,672; VAE 126,892,531 x 4 B = 507,570,124 -> 14,707,908,684 B.
+constexpr std::uint64_t kWanTransformer = (1'418'996'800ull + 262'144) * 2;
+constexpr std::uint64_t kWanVae = 126'892'531ull * 4;
+constexpr std::uint64_t kWanWeights = kWanTransformer + 5'680'910'336ull * 2 + kWanVae;
+// Latents 16 x 21 x 60 x 104 = 2,096,640 elements. Carried: prompt + negative prompt embeddings
+// 2 x 512 x 4096 x 2 B = 8,388,608; latents and `mask`, both fp32: 2 x 2,096,640 x 4 B =
+// 16,773,120.
+constexpr std::uint64_t kWanLatent = 16ull * 21 * 60 * 104;
+constexpr std::uint64_t kWanCarried = 2ull * 512 * 4096 * 2 + 2 * kWanLatent * 4;
+// The decoded video 3 x 81 x 480 x 832 = 97,044,480 elements, fp32.
+constexpr std::uint64_t kWanVideo = 3ull * 81 * 480 * 832 * 4;
+
+TEST(DiffusionPlan, WanRunsGuidanceAsTwoPassesAndDecodesInFp32) {
+  const auto p = plan(request("wan2.1-t2v-1.3b"));
+  EXPECT_EQ(p.pipeline.class_name, "WanPipeline");
+  EXPECT_EQ(p.height, 480u);
+  EXPECT_EQ(p.width, 832u);
+  EXPECT_EQ(p.frames, 81u);
+  EXPECT_EQ(p.latent_frames, 21u);  // (81 - 1) / scale_factor_temporal 4 + 1
+  EXPECT_EQ(p.steps, 50u);
+  EXPECT_DOUBLE_EQ(p.guidance, 5.0);
+  EXPECT_EQ(p.guidance_mode, Guidance::CfgSequential);
+  EXPECT_EQ(p.denoiser_batch, 1u);   // not doubled
+  EXPECT_EQ(p.denoiser_passes, 2u);  // cond, then uncond
+  EXPECT_EQ(p.context_tokens, 512u);
+  EXPECT_EQ(p.dtype, "bf16");
+  EXPECT_EQ(p.vae_dtype, "fp32");
+  ASSERT_EQ(p.stages.size(), 3u);
+  EXPECT_EQ(p.stages[0].weights.count(), kWanWeights);
+  // Denoise, one pass: S = 21 x (60 / 2) x (104 / 2) = 32,760 tokens; the FFN live set S x (4 x
+  // 1,536 + 2 x 8,960) = 788,336,640 elements x 2 B; plus the bf16 latent input and the cond
+  // noise_pred held through the uncond pass, 2 x 2,096,640 x 2 B.
+  EXPECT_EQ(p.stages[1].activations.count(), 788'336'640ull * 2 + kWanCarried + 2 * kWanLatent * 2);
+  // Decode in fp32: the peak of a later latent frame, 996,802,560 elements at up 2's upsample +
+  // 944,286,720 of causal caches (wan_params_test.cpp) = 1,941,089,280 x 4 B, plus the video.
+  EXPECT_EQ(p.stages[2].activations.count(), 1'941'089'280ull * 4 + kWanVideo + kWanCarried);
+  EXPECT_EQ(p.stages[2].weights.count(), kWanWeights);
+  EXPECT_EQ(p.peak_stage, 2u);
+  EXPECT_EQ(p.allocated_peak.count(), kWanWeights + 1'941'089'280ull * 4 + kWanVideo + kWanCarried);
+  // FLOPs per step are two passes' of one latent batch.
+  auto one = request("wan2.1-t2v-1.3b");
+  one.guidance = 1.0;  // no CFG: one pass
+  const auto single = plan(one);
+  EXPECT_EQ(single.denoiser_passes, 1u);
+  EXPECT_DOUBLE_EQ(p.flops_per_step, 2 * single.flops_per_step);
+  EXPECT_EQ(single.stages[1].activations.count(), 788'336'640ull * 2 + 2ull * 512 * 4096 + 2 * kWanLatent * 4);
+}
+
+TEST(DiffusionPlan, WanModelOffloadAndTiledDecode) {
+  auto r = request("wan2.1-t2v-1.3b");
+  r.offload = Offload::Model;
+  const auto p = plan(r);
+  // Model offload: the UMT5 stage holds its 11,361,820,672 B of weights, the largest stage.
+  EXPECT_EQ(p.stages[0].weights.count(), 5'680'910'336ull * 2);
+  EXPECT_EQ(p.stages[1].weights.count(), kWanTransformer);
+  EXPECT_EQ(p.stages[2].weights.count(), kWanVae);
+  EXPECT_EQ(p.peak_stage, 0u);
+  r.vae_tiling = true;
+  const auto tiled = plan(r);
+  // Latent 60 x 104, tiles of 32 every 24: rows start 0, 24, 48 (256 + 256 + 96 = 608 px), columns
+  // 0, 24, 48, 72, 96 (4 x 256 + 64 = 1,088 px): 15 tiles, every decoded tile kept:
+  // 3 x 81 x 608 x 1,088 = 160,745,472 elements x 4 B = 642,981,888.
+  EXPECT_NE(tiled.stages[2].detail.find("15 tiles of at most 256x256"), std::string::npos) << tiled.stages[2].detail;
+  // A 256 x 256 tile (32 x 32 = 1,024 latent pixels): the peak 159,744 + caches 151,328 elements
+  // per latent pixel (wan_params_test.cpp) x 1,024 = 318,537,728 x 4 B = 1,274,150,912, above the
+  // blend's end (the tiles + result rows, dec and the clamp: 642,981,888 + 3 x 388,177,920).
+  EXPECT_EQ(tiled.stages[2].activations.count(), 318'537'728ull * 4 + 642'981'888 + kWanCarried);
+  EXPECT_EQ(tiled.stages[2].total.count(), kWanVae + 318'537'728ull * 4 + 642'981'888 + kWanCarried);
+  // Below 256 px a side nothing is tiled, and a note says so.
+  r.height = 240;
+  r.width = 224;
+  const auto small = plan(r);
+  EXPECT_EQ(small.stages[2].detail.find("tiles"), std::string::npos);
+  // Frames: 1 + a multiple of 4.
+  r.frames = 80;
+  EXPECT_THROW(plan(r), Error);
+  r.frames = 33;
+  EXPECT_EQ(plan(r).latent_frames, 9u);
+}
+
+}  // namespace
+}  // namespace vramplan::diffusion

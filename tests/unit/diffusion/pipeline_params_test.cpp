@@ -182,6 +182,30 @@ TEST(DiffusionParams, CogVideoX2bTransformerIs1693783872) {
   EXPECT_EQ(latent_frames(p, 49), 13u);  // (49 - 1) / 4 + 1
 }
 
+TEST(DiffusionParams, Wan21T2v13bCatalogueEntry) {
+  // models/diffusion/wan2.1-t2v-1.3b: the exact counts of wan_params_test.cpp from the catalogue's
+  // configs, and WanPipeline's scale fields and __call__ defaults.
+  const auto p = catalogue("wan2.1-t2v-1.3b");
+  EXPECT_EQ(p.class_name, "WanPipeline");
+  EXPECT_EQ(component(p, "transformer").inventory.params, 1'418'996'800ull);
+  EXPECT_EQ(component(p, "transformer").inventory.buffers, 2ull * 1024 * 128);  // rope freqs_cos / freqs_sin
+  EXPECT_EQ(component(p, "text_encoder").inventory.params, 5'680'910'336ull);
+  EXPECT_EQ(component(p, "vae").inventory.params, 126'892'531ull);
+  EXPECT_EQ(vae_scale_factor(p), 8u);     // vae config scale_factor_spatial
+  EXPECT_EQ(vae_temporal_factor(p), 4u);  // vae config scale_factor_temporal
+  EXPECT_EQ(p.defaults.height, 480u);     // WanPipeline.__call__ defaults
+  EXPECT_EQ(p.defaults.width, 832u);
+  EXPECT_EQ(p.defaults.frames, 81u);
+  EXPECT_EQ(p.defaults.steps, 50u);
+  EXPECT_DOUBLE_EQ(p.defaults.guidance, 5.0);
+  EXPECT_EQ(p.defaults.t5_tokens, 512u);
+  EXPECT_EQ(latent_frames(p, 81), 21u);  // (81 - 1) // 4 + 1 (WanPipeline.prepare_latents)
+  EXPECT_EQ(p.guidance(), Guidance::CfgSequential);
+  ASSERT_EQ(p.published.size(), 3u);
+  for (const auto& pub : p.published)
+    EXPECT_DOUBLE_EQ(pub.params, static_cast<double>(component(p, pub.component).inventory.params)) << pub.component;
+}
+
 TEST(DiffusionParams, CogVideoXVaeIs215583907) {
   // AutoencoderKLCogVideoX, 128-256-256-512, 3 layers per block, latent 16; a CausalConv3d is
   // C_in x C_out x 27 + C_out, a resnet two GroupNorms (2 C each), conv1, conv2 and a 1x1x1

@@ -58,13 +58,37 @@ TEST(EncoderMemory, TeiWarmupRunsMaxBatchTokensInFloat16) {
   EXPECT_EQ(out.plan.engine_view.at("warmup_requests").get<std::uint64_t>(), 32u);
 }
 
-TEST(EncoderMemory, VllmPoolingRunnerProfilesTheRaisedTokenBudget) {
+TEST(EncoderMemory, VllmPoolingBudgetIsTheServerDefaultOrTheModelLength) {
   const auto out = pooling_plan_of("bge-m3", "vllm");
-  // max_num_batched_tokens = max(max_model_len 8194, POOLING_MODEL_MAX_NUM_BATCHED_TOKENS 32768);
-  // fp32 checkpoint served in 2-byte floats: 32768 x 2 B x 9216 = 603,979,776 B.
+  // vLLM 0.19 on an H100 (>= 70 GiB, not A100): get_batch_defaults gives the server 8192 tokens and
+  // 1024 sequences; without chunked prefill the budget is max(max_model_len 8194, 8192) = 8194,
+  // below the cap 1024 x 8194. fp32 checkpoint served in 2-byte floats: the MLP live set
+  // 8194 x 2 B x 9216 = 151,031,808 B (attention 8194 x 2 x 5120 is smaller).
+  EXPECT_EQ(out.plan.engine_view.at("max_num_batched_tokens").get<std::uint64_t>(), 8194u);
+  EXPECT_EQ(out.plan.engine_view.at("max_num_seqs").get<std::uint64_t>(), 1024u);
+  EXPECT_EQ(pooled_component_bytes(out.plan.activation, "activation.mlp"), 151'031'808ull);
+  EXPECT_TRUE(out.plan.kv_cache.empty());
+  // A short max_model_len keeps the server default: max(512, 8192) = 8192 tokens,
+  // 8192 x 2 B x 9216 = 150,994,944 B.
+  const auto short_len = pooling_plan_of("bge-large-en-v1.5", "vllm");
+  EXPECT_EQ(short_len.plan.engine_view.at("max_num_batched_tokens").get<std::uint64_t>(), 8192u);
+  EXPECT_EQ(pooled_component_bytes(short_len.plan.activation, "activation.mlp"), 150'994'944ull);
+}
+
+TEST(EncoderMemory, VllmPoolingBudgetBeforeTheUsageDefaultsIsThePoolingConstant) {
+  // vLLM 0.9 profile: SchedulerConfig raises the unset budget to POOLING_MODEL_MAX_NUM_BATCHED_TOKENS:
+  // max(8194, 32768) = 32768; 32768 x 2 B x 9216 = 603,979,776 B.
+  const auto out = pooling_plan_of("bge-m3", "vllm@0.9.2");
   EXPECT_EQ(out.plan.engine_view.at("max_num_batched_tokens").get<std::uint64_t>(), 32768u);
   EXPECT_EQ(pooled_component_bytes(out.plan.activation, "activation.mlp"), 603'979'776ull);
-  EXPECT_TRUE(out.plan.kv_cache.empty());
+}
+
+TEST(EncoderMemory, VllmPoolingPeakIsCheckedAgainstTheWholeGpuNotTheUtilisation) {
+  // No profile run for an encoder-only model: gpu_memory_utilization caps nothing, so a budget
+  // whose batch exceeds 0.1 x 80 GiB still fits on the GPU.
+  const auto out = pooling_plan_of("bge-m3", "vllm", {{"gpu-memory-utilization", "0.1"}, {"max-num-batched-tokens", "524288"}});
+  EXPECT_GT(out.plan.total_bytes().gib(), 0.1 * out.plan.gpu_total.gib());
+  EXPECT_TRUE(out.plan.fits) << out.plan.reason;
 }
 
 TEST(EncoderMemory, FlagsWithoutMeaningForAPoolingModelAreRefused) {

@@ -74,6 +74,7 @@ struct DiffusionPlan {
   double guidance = 0;
   Guidance guidance_mode = Guidance::Cfg;
   bool cfg_doubles = false;
+  std::uint64_t denoiser_passes = 1;  //!< denoiser calls per step (2: sequential classifier-free guidance)
   std::string dtype;        //!< compute dtype
   std::string vae_dtype;    //!< the VAE's decode dtype (SDXL upcasts fp16)
   std::vector<WeightRow> weights;

@@ -18,6 +18,7 @@ namespace vramplan::diffusion {
 //! How a pipeline applies guidance in its denoising loop.
 enum class Guidance {
   Cfg,        //!< classifier-free guidance: the latents are doubled when guidance_scale > 1
+  CfgSequential,  //!< classifier-free guidance as two denoiser calls one after the other (WanPipeline)
   Distilled,  //!< guidance is an input embedding (FLUX.1-dev guidance_embeds): no doubling
   None,       //!< no guidance at all (FLUX.1-schnell: guidance_embeds false)
 };
@@ -37,6 +38,10 @@ struct PipelineTraits {
   bool upcasts_fp16_vae;               //!< decodes an fp16 VAE in fp32 when its config says force_upcast (SDXL)
   std::string_view usual_dtype;        //!< torch_dtype of the pipeline's documented example
   bool video = false;                  //!< generates num_frames frames (the denoiser's sample_frames default)
+  std::string_view vae_dtype = "";     //!< torch_dtype the documented example loads the VAE in ("" = the pipeline's)
+  //! __call__ defaults of a video pipeline whose denoiser config has no sample_* fields (0: read them).
+  std::uint64_t default_height = 0, default_width = 0, default_frames = 0;
+  bool latent_mask = false;            //!< __call__ keeps an fp32 tensor of the latents' shape (WanPipeline `mask`)
 };
 const PipelineTraits* find_pipeline_traits(std::string_view class_name);
 std::string supported_pipelines();  //!< "StableDiffusionXLPipeline, ..." for messages
@@ -75,9 +80,11 @@ struct Pipeline {
   Guidance guidance() const;
 };
 
-//! 2^(len(vae.block_out_channels) - 1): pixels per latent pixel (the pipelines' vae_scale_factor).
+//! Pixels per latent pixel (the pipelines' vae_scale_factor): the VAE config's scale_factor_spatial
+//! (AutoencoderKLWan, read by WanPipeline.__init__), else 2^(len(vae.block_out_channels) - 1).
 std::uint64_t vae_scale_factor(const Pipeline& p);
-//! Frames per latent frame of a video VAE (config temporal_compression_ratio; 1 for images).
+//! Frames per latent frame of a video VAE (config scale_factor_temporal or temporal_compression_ratio;
+//! 1 for images).
 std::uint64_t vae_temporal_factor(const Pipeline& p);
 //! Latent frames of `frames` video frames: (frames - 1) / temporal factor + 1 (CogVideoXPipeline
 //! prepare_latents); 1 for an image pipeline.

@@ -6,9 +6,9 @@
 // largest batch is and whether it is padded (docs/encoders.md):
 //  * transformers / sentence-transformers: `--batch` inputs padded to `--context` tokens;
 //    eager attention materialises batch x heads x seq x seq scores, SDPA does not;
-//  * vLLM pooling runner: profile_run runs max_num_batched_tokens unpadded tokens, then the
-//    pooler (vllm/v1/worker/gpu_model_runner.py GPUModelRunner.profile_run / _dummy_pooler_run);
-//    encoder-only attention layers get no KV cache spec;
+//  * vLLM pooling runner: encoder-only attention layers get no KV cache spec, so no profile run
+//    and no pool (vllm/v1/engine/core.py EngineCore._initialize_kv_caches); the peak is the first
+//    step scheduling max_num_batched_tokens unpadded tokens, then the pooler;
 //  * text-embeddings-inference: warmup runs --max-batch-tokens unpadded tokens on GPU
 //    (backends/src/lib.rs Backend::warmup), flash attention (varlen, no scores).
 #pragma once

@@ -85,10 +85,11 @@ int run_simulate(const std::vector<std::string>& args) {
       ("periods", po::value<std::string>()->default_value("3d,7d,30d"), "rental periods to price")
       ("prices", po::value<std::string>(), "your own GPU prices (vramplan.prices/1) instead of data/prices.json")
       ("probe-requests", po::value<std::uint64_t>()->default_value(3000), "requests simulated per capacity probe")
-      ("router", po::value<std::string>()->default_value("least-outstanding"), "with --target-rate: least-outstanding or round-robin");
+      ("router", po::value<std::string>()->default_value("least-outstanding"), "with --target-rate: least-outstanding or round-robin")
+      ("cold-start", po::bool_switch(), "a freshly started server (vllm): a step whose forward needs a fused-MoE kernel variant not compiled at start-up stalls for the compile");
   declared.insert({"rate", "arrivals", "requests", "duration", "concurrency", "input-len", "output-len", "trace", "seed",
                    "timeout", "timeline", "sample-every", "slo", "find-max-rate", "target-rate", "workers", "margin",
-                   "periods", "prices", "probe-requests", "router"});
+                   "periods", "prices", "probe-requests", "router", "cold-start"});
   add_engine_options(desc, *engine, declared);
   add_common_options(desc, true);
   po::variables_map vm;
@@ -115,6 +116,7 @@ int run_simulate(const std::vector<std::string>& args) {
     w.output = sim::parse_length(vm["output-len"].as<std::string>(), "--output-len", data_root());
   }
   w.seed = vm["seed"].as<std::uint64_t>();
+  req.cold_start.enabled = vm["cold-start"].as<bool>();
   if (vm.count("timeout")) req.options.timeout_s = sim::parse_duration(vm["timeout"].as<std::string>(), "--timeout");
 
   if (vm.count("slo")) q.slo = plan::parse_slo(vm["slo"].as<std::string>());

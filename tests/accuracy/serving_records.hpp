@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <optional>
 #include <random>
 #include <string>
@@ -42,6 +44,11 @@ struct ServingComparison {
   std::string verdict;  //!< the simulator's: stable, overloaded, closed-loop, offline
   nlohmann::json record;  //!< verbatim
   std::uint64_t completed = 0, rejected = 0, preemptions = 0;
+  //! Simulated as a server's run with --cold-start (setup "cold_start"): the server, the
+  //! first-use stalls this run paid.
+  std::string cold_server;
+  std::uint64_t cold_first_uses = 0;
+  double cold_stalled_s = 0;
   std::vector<ServingMetric> metrics;
   const ServingMetric* find(const std::string& name) const {
     for (const auto& m : metrics)
@@ -260,9 +267,18 @@ inline void add_timeline_metrics(ServingComparison& c, const sim::SimResult& r) 
   c.metrics.push_back({"mean waiting", MetricKind::Timeline, r.waiting.mean, waiting / n});
 }
 
+//! The kernel variants each server has compiled, by the setup's "cold_start" "server" name:
+//! records of one server are simulated in file order (the order the source ran them), each
+//! starting from what the earlier ones compiled.
+using ColdServers = std::map<std::string, std::set<sim::FusedMoeVariant>>;
+
 //! `root`: the data and models read (a test may swap one data file, e.g. to re-run a fit).
+//! `servers`: where a "cold_start" record finds and leaves its server's compiled variants (null:
+//! a fresh server); `compile_s`: a first use's cost instead of data/cold_start.json's (the fit).
 inline ServingComparison simulate_record(const nlohmann::json& record, const nlohmann::json& setup,
-                                         const DataRoot& root = DataRoot{source_dir()}) {
+                                         const DataRoot& root = DataRoot{source_dir()},
+                                         ColdServers* servers = nullptr,
+                                         std::optional<double> compile_s = std::nullopt) {
   ServingComparison c;
   c.record = record;
   c.id = record.at("id");
@@ -286,7 +302,18 @@ inline ServingComparison simulate_record(const nlohmann::json& record, const nlo
     q.workload.trace = std::move(trace);
     c.workload += " (the run's own lengths, re-drawn)";
   }
+  if (setup.contains("cold_start")) {
+    c.cold_server = setup.at("cold_start").at("server").get<std::string>();
+    q.cold_start.enabled = true;
+    q.cold_start.compile_s = compile_s;
+    if (servers) q.cold_start.compiled = (*servers)[c.cold_server];
+  }
   const sim::SimulateOutcome out = sim::run_simulation(q, root);
+  if (out.cold) {
+    c.cold_first_uses = out.cold->first_uses;
+    c.cold_stalled_s = out.cold->stalled_s;
+    if (servers) (*servers)[c.cold_server] = out.cold->compiled;
+  }
   if (q.workload.trace) {  // the trace and, once empty, its directory
     std::error_code ec;
     std::filesystem::remove(*q.workload.trace, ec);
@@ -323,8 +350,15 @@ inline const std::vector<std::string>& sglang_amd_block_fp8_fit_records() {
   return ids;
 }
 
+//! The record vLLM's first-use compile stall is fitted on (data/cold_start.json vllm.compile_s;
+//! SimAccuracy.VllmColdStartCompileIsTheFittedValue): a fresh server's first stage of Mixtral-8x7B.
+inline const std::vector<std::string>& vllm_cold_start_fit_records() {
+  static const std::vector<std::string> ids = {"blis-train-20260218-120914-mixtral-8x7b-v0-1-tp2-codegen-stage0"};
+  return ids;
+}
+
 inline bool is_fit_record(const std::string& id) {
-  for (const auto* f : {&sglang_overhead_fit_records(), &sglang_amd_block_fp8_fit_records()})
+  for (const auto* f : {&sglang_overhead_fit_records(), &sglang_amd_block_fp8_fit_records(), &vllm_cold_start_fit_records()})
     if (std::find(f->begin(), f->end(), id) != f->end()) return true;
   return false;
 }
@@ -334,7 +368,9 @@ inline const std::vector<ServingComparison>& serving_comparisons() {
   static const std::vector<ServingComparison> all = [] {
     const auto setup = serving_setup();
     std::vector<ServingComparison> v;
-    for (const auto& r : serving_records()) v.push_back(simulate_record(r, setup.at("simulated").at(r.at("id").get<std::string>())));
+    ColdServers servers;
+    for (const auto& r : serving_records())
+      v.push_back(simulate_record(r, setup.at("simulated").at(r.at("id").get<std::string>()), DataRoot{source_dir()}, &servers));
     return v;
   }();
   return all;

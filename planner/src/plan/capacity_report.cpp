@@ -32,6 +32,8 @@ SimulateAnswers answer_simulate(const SimulateQuestions& q, const DataRoot& root
     throw_usage("--find-max-rate and --target-rate need latency targets: --slo \"p99_ttft<=2s,p99_tpot<=60ms\"");
   if (q.workers && !std::isinf(q.request.workload.arrivals.rate_per_s))
     throw_usage("--workers: an offline job queues everything at t = 0; give --rate inf");
+  if (q.request.cold_start.enabled && (q.find_max_rate || q.target_rate || q.workers))
+    throw_usage("--cold-start applies to one run of a freshly started server, not to --find-max-rate, --target-rate or --workers");
   SimulateAnswers a;
   a.slo = q.slo;
   a.periods = q.periods;
@@ -58,7 +60,9 @@ SimulateAnswers answer_simulate(const SimulateQuestions& q, const DataRoot& root
     sim::SimOptions options = q.request.options;
     if (q.request.workload.concurrency) options.concurrency = q.request.workload.concurrency;
     const auto source = sim::make_request_source(a.run.workload);
-    a.run.result = sim::simulate(engine.rules, engine.clock(), *source, options);
+    auto [clock, cold] = sim::step_clock_for(engine, q.request, root);
+    a.run.result = sim::simulate(engine.rules, clock, *source, options);
+    if (cold) a.run.cold = *cold;
   }
   if (!q.slo.empty()) a.slo_report = check_slo(a.run.result, q.slo);
   if (q.workers)

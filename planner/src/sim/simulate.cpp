@@ -7,6 +7,7 @@
 
 #include "vramplan/core/bytes.hpp"
 #include "vramplan/core/error.hpp"
+#include "vramplan/memory/engine.hpp"
 #include "vramplan/perf/perf_model.hpp"
 
 namespace vramplan::sim {
@@ -55,6 +56,16 @@ nlohmann::json length_json(const LengthSpec& l) { return {{"source", l.source}, 
 
 double per_s(double n, double seconds) { return seconds > 0 ? n / seconds : 0.0; }
 
+nlohmann::json step_time_json(const SimulateOutcome& o) {
+  nlohmann::json j = {{"basis", o.engine.step_basis}, {"calibrated", o.engine.calibrated}};
+  if (o.cold)
+    j["cold_start"] = {{"first_uses", o.cold->first_uses},
+                       {"stalled_s", round6(o.cold->stalled_s)},
+                       {"compile_s", round6(o.cold->compile_s)},
+                       {"graph_tokens", o.cold->graph_tokens}};
+  return j;
+}
+
 }  // namespace
 
 StepClock PreparedEngine::clock() const {
@@ -78,6 +89,22 @@ PreparedEngine prepare_engine(const memory::PlanRequest& request, const DataRoot
   return e;
 }
 
+std::pair<StepClock, std::shared_ptr<ColdStartState>> step_clock_for(const PreparedEngine& engine,
+                                                                     const SimulateRequest& request,
+                                                                     const DataRoot& root) {
+  if (!request.cold_start.enabled) return {engine.clock(), nullptr};
+  if (engine.rules.engine != "vllm")
+    throw_usage("simulate: --cold-start is modelled for --engine vllm only (docs/simulator.md#cold-start: what " +
+                engine.rules.engine + " compiles at first use is not)");
+  const perf::PerfModelShape& sh = engine.shape;
+  auto state = std::make_shared<ColdStartState>(vllm_fresh_server(
+      static_cast<std::uint64_t>(sh.num_experts), static_cast<std::uint64_t>(sh.experts_per_token),
+      engine.rules.max_seqs, engine.rules.step_tokens, memory::arg_switch(request.plan.args, "enforce-eager"),
+      request.cold_start.compile_s ? *request.cold_start.compile_s : cold_start_compile_seconds(root)));
+  state->compiled.insert(request.cold_start.compiled.begin(), request.cold_start.compiled.end());
+  return {with_cold_start(engine.clock(), state), state};
+}
+
 SimulateOutcome run_simulation(const SimulateRequest& request, const DataRoot& root) {
   SimulateOutcome out;
   out.engine = prepare_engine(request.plan, root);
@@ -87,7 +114,9 @@ SimulateOutcome run_simulation(const SimulateRequest& request, const DataRoot& r
   SimOptions options = request.options;
   if (request.workload.concurrency) options.concurrency = request.workload.concurrency;
   const std::unique_ptr<RequestSource> source = make_request_source(out.workload);
-  out.result = simulate(out.engine.rules, out.engine.clock(), *source, options);
+  auto [clock, cold] = step_clock_for(out.engine, request, root);
+  out.result = simulate(out.engine.rules, clock, *source, options);
+  if (cold) out.cold = *cold;
   return out;
 }
 
@@ -165,7 +194,7 @@ nlohmann::json simulate_json(const SimulateOutcome& o) {
         {"first_timeout_s", r.verdict.first_timeout_s ? nlohmann::json(round6(*r.verdict.first_timeout_s))
                                                       : nlohmann::json(nullptr)},
         {"explanation", r.verdict.explanation}}},
-      {"step_time", {{"basis", o.engine.step_basis}, {"calibrated", o.engine.calibrated}}},
+      {"step_time", step_time_json(o)},
   };
 }
 
@@ -214,6 +243,10 @@ std::string simulate_text(const SimulateOutcome& o) {
                                          format_number("%.2f", *r.verdict.first_timeout_s) + " s\n"
                                    : "  no request exceeded the " + format_number("%.4g", o.timeout_s) + " s timeout\n";
   s += "step times: " + std::string(o.engine.calibrated ? "calibrated" : "uncalibrated (datasheet x default efficiency)") + "\n";
+  if (o.cold)
+    s += "cold start: " + std::to_string(o.cold->first_uses) + " first uses of a fused-MoE kernel variant, " +
+         format_number("%.4g", o.cold->compile_s) + " s each (" + format_number("%.2f", o.cold->stalled_s) +
+         " s of stalls; forwards of at most " + std::to_string(o.cold->graph_tokens) + " tokens replay captured graphs)\n";
   return s;
 }
 

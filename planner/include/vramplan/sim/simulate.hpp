@@ -5,13 +5,16 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
+#include <utility>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "vramplan/io/data_root.hpp"
 #include "vramplan/memory/plan_request.hpp"
+#include "vramplan/sim/cold_start.hpp"
 #include "vramplan/sim/serving_plan.hpp"
 #include "vramplan/sim/scheduler_rules.hpp"
 #include "vramplan/sim/simulator.hpp"
@@ -19,10 +22,19 @@
 
 namespace vramplan::sim {
 
+//! `--cold-start`: the server has just started, and a step whose forward launches a kernel
+//! variant not compiled yet stalls for the compile (cold_start.hpp; vLLM only).
+struct ColdStartRequest {
+  bool enabled = false;
+  std::optional<double> compile_s;        //!< one first use; unset: data/cold_start.json
+  std::set<FusedMoeVariant> compiled;     //!< compiled by earlier runs on the same server
+};
+
 struct SimulateRequest {
   memory::PlanRequest plan;  //!< model, GPU, engine and its flags, weights, calibration
   WorkloadSpec workload;
   SimOptions options;        //!< timeout, timeline sink, progress
+  ColdStartRequest cold_start;
 };
 
 //! One engine replica ready to replay workloads: its plan, scheduler rules and step clock.
@@ -47,7 +59,15 @@ struct SimulateOutcome {
   WorkloadSpec workload;
   double timeout_s = 0;
   SimResult result;
+  std::optional<ColdStartState> cold;  //!< with --cold-start: what the server compiled, stalls paid
 };
+
+//! The step clock of one run: `engine.clock()`, or with `request.cold_start` enabled that clock
+//! plus the first-use stalls of the returned state (which the run updates). Error(Usage) for
+//! --cold-start on an engine other than vLLM.
+std::pair<StepClock, std::shared_ptr<ColdStartState>> step_clock_for(const PreparedEngine& engine,
+                                                                     const SimulateRequest& request,
+                                                                     const DataRoot& root);
 
 //! prepare_engine, then the workload through simulate(); throws what either throws and what
 //! the workload source throws.

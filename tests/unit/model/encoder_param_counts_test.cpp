@@ -33,6 +33,15 @@ TEST(EncoderParamCounts, BgeLargeEnV15IsBertLargeWithPooler) {
   EXPECT_EQ(catalogue_total("bge-large-en-v1.5"), 335'141'888ull);
 }
 
+TEST(EncoderParamCounts, BgeBaseEnV15IsBertBaseWithPooler) {
+  // BERT-base: embeddings 30522 x 768 + 512 x 768 + 2 x 768 + LN 1,536 = 23,837,184; layer
+  // 4 x (768 x 768 + 768) + 2 x 1,536 + (768 x 3072 + 3072) + (3072 x 768 + 768) = 7,087,872, x 12 =
+  // 85,054,464; pooler 768 x 768 + 768 = 590,592 -> 109,482,240
+  // (huggingface.co/BAAI/bge-base-en-v1.5: "109M params").
+  EXPECT_EQ(23'837'184ull + 85'054'464 + 590'592, 109'482'240ull);
+  EXPECT_EQ(catalogue_total("bge-base-en-v1.5"), 109'482'240ull);
+}
+
 TEST(EncoderParamCounts, BgeM3IsXlmRobertaLargeWithPooler) {
   // word 250002 x 1024 = 256,002,048; positions 8194 x 1024 = 8,390,656; one token type 1,024;
   // LayerNorm 2,048; layers 302,309,376; pooler 1,049,600 -> 567,754,752

@@ -175,6 +175,10 @@ TEST(EncoderAccuracy, GeneratesDocsAccuracyEncoders) {
        << "); activation growth over batch 1 (" << growth_errors.size() << " records) median |error| "
        << fmt("%.2f", encoder_median_abs(growth_errors)) << " %.\n";
     EXPECT_EQ(peak_errors.size(), 17u);
+    // Regression guards at the achieved figures (this commit: 47.04 % on the totals, 19.94 % on the
+    // growth over batch 1); the 10 % is not met on the totals (see the text above).
+    EXPECT_LE(median, 47.1);
+    EXPECT_LE(encoder_median_abs(growth_errors), 20.0);
   } else {
     md << ": too few to state a median error (5 needed).\n";
   }

@@ -21,8 +21,8 @@
 //    size and replays a graph whose kernels are compiled; a larger one runs the kernels eagerly
 //    with its own M. So the variants compiled at start are those of the captured sizes and of the
 //    profile forward; every other variant compiles at its first use, stalling that step.
-// The cost of one first use is not in any source: it is a fitted constant (data/perf_defaults.json
-// `cold_start`, with the records it was fitted on).
+// The cost of one first use is not in any source: it is a fitted constant (data/cold_start.json
+// `vllm.compile_s`, with the record it was fitted on).
 #pragma once
 
 #include <compare>

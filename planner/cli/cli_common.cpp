@@ -118,6 +118,14 @@ bool parse_args(const std::string& command, const std::string& synopsis,
                                           "' (each option takes one value; lists are comma-separated)");
     po::store(parsed, vm);
     po::notify(vm);
+  } catch (const po::unknown_option& e) {
+    // --offload names a diffusers memory mode (diffusion_commands.cpp) or train's CPU offload.
+    const std::string hint = e.get_option_name().find("offload") != std::string::npos
+                                 ? ": --offload is a memory mode of diffusion pipelines (none, model, sequential, "
+                                   "group:...) and of train, not of an LLM's " + command
+                                 : "";
+    throw Error(ErrorKind::Usage, "vramplan " + command + ": " + e.what() + hint +
+                                      " (see 'vramplan " + command + " --help')");
   } catch (const po::error& e) {
     throw Error(ErrorKind::Usage, "vramplan " + command + ": " + e.what() +
                                       " (see 'vramplan " + command + " --help')");

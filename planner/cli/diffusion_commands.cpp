@@ -83,7 +83,8 @@ void add_pipeline_options(po::options_description& desc, bool check) {
       ("gpu-memory", po::value<std::string>(), "runtime-reported total per GPU (e.g. 79.18GiB)")
       ("batch", po::value<std::uint64_t>()->default_value(1), "images per call (num_images_per_prompt)")
       ("offload", po::value<std::string>()->default_value("none"),
-       "none | model (enable_model_cpu_offload) | sequential (enable_sequential_cpu_offload)");
+       "none | model (enable_model_cpu_offload) | sequential (enable_sequential_cpu_offload) | "
+       "group:block:N | group:leaf (enable_group_offload; +stream, /<component>=<setting>)");
   if (check) desc.add_options()("headroom", po::value<std::string>()->default_value("0%"), "fraction of the GPU kept free");
 }
 
@@ -131,7 +132,9 @@ diffusion::DiffusionRequest read_request(const po::variables_map& vm) {
   if (vm.count("gpu")) r.gpu = vm["gpu"].as<std::string>();
   if (vm.count("gpu-memory")) r.gpu_memory = parse_gpu_memory(vm["gpu-memory"].as<std::string>(), "--gpu-memory");
   r.batch = vm["batch"].as<std::uint64_t>();
-  r.offload = diffusion::parse_offload(vm["offload"].as<std::string>());
+  const auto mode = diffusion::parse_offload(vm["offload"].as<std::string>());
+  r.offload = mode.kind;
+  r.group = mode.group;
   if (vm.count("headroom")) r.headroom = parse_fraction(vm["headroom"].as<std::string>(), "--headroom");
   return r;
 }
@@ -181,7 +184,8 @@ int run_diffusion_sweep(const std::vector<std::string>& args) {
       ("gpu", po::value<std::string>(), "GPUs, comma-separated (default: every card in the catalogue)")
       ("mig", po::bool_switch(), "without --gpu: include MIG slices")
       ("batch", po::value<std::string>()->default_value("1"), "images per call, comma-separated")
-      ("offload", po::value<std::string>()->default_value("none"), "memory modes, comma-separated: none, model, sequential")
+      ("offload", po::value<std::string>()->default_value("none"),
+       "memory modes, comma-separated: none, model, sequential, group:block:N, group:leaf (+stream, /<component>=<setting>)")
       ("periods", po::value<std::string>()->default_value("3d,7d,30d"), "rental periods (h, d, w)")
       ("prices", po::value<std::string>(), "your own prices (vramplan.prices/1 JSON) instead of the catalogue's")
       ("top", po::value<std::size_t>()->default_value(20), "rows shown");

@@ -53,6 +53,7 @@ Tally walk_cogvideox_transformer(const nlohmann::json& config, const std::string
   t.linear(d, ted, true, b);    // time_embedding.linear_1
   t.linear(ted, ted, true, b);  // time_embedding.linear_2
   for (std::uint64_t l = 0; l < layers; ++l) {
+    const std::uint64_t before = t.elements();
     for (int n = 0; n < 2; ++n) {
       t.linear(ted, 6 * d, true, b);  // norm1 / norm2 .linear
       t.other(2 * d);                 // norm1 / norm2 .norm
@@ -69,6 +70,7 @@ Tally walk_cogvideox_transformer(const nlohmann::json& config, const std::string
       const double scores = g->eager_attention ? 2.0 * static_cast<double>(heads) * s * s : 0.0;
       t.live(static_cast<double>(b) * (s * static_cast<double>(d * kCogVideoXBlockLive) + scores), "CogVideoXBlock");
     }
+    t.block("transformer_blocks", t.elements() - before);
   }
   t.other(2 * d);                                     // norm_final
   t.linear(ted, 2 * d, true, b);                      // norm_out.linear

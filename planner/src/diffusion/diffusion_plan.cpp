@@ -8,7 +8,10 @@
 //    cpu_offload_with_hook chained in model_cpu_offload_seq: the previous model is offloaded before
 //    the next one moves in, so a stage holds its own component only); enable_sequential_cpu_offload
 //    (accelerate cpu_offload: each leaf module's weights come in for its forward, so a stage holds
-//    its largest leaf);
+//    its largest leaf); group offloading (enable_group_offload / apply_group_offloading,
+//    group_offload.cpp): a stage holds its component's groups (block level: the unmatched group +
+//    one group of blocks, two with use_stream; leaf level: one leaf, two with use_stream) and the
+//    components kept on the GPU;
 //  * the VAE decode: AutoencoderKL.decode (models/autoencoders/autoencoder_kl.py) decodes the batch
 //    at once, one image at a time with enable_slicing, and in tiles of config.sample_size pixels
 //    (stride 75 %, every decoded tile kept until blended) with enable_tiling when the latent is
@@ -100,6 +103,15 @@ std::uint64_t vae_config_u64(const Component& vae, const char* key, std::uint64_
 
 bool is_t5(const Component& c) { return c.class_name == "T5EncoderModel" || c.class_name == "UMT5EncoderModel"; }
 
+//! `part` of `total` elements of a component whose weights take `whole` bytes: exact when every
+//! element has the same width; a quantised denoiser's groups at its average bytes per element.
+Bytes share(Bytes whole, std::uint64_t part, std::uint64_t total) {
+  if (total == 0 || part >= total) return whole;
+  const long double b = static_cast<long double>(whole.count()) * static_cast<long double>(part) /
+                        static_cast<long double>(total);
+  return Bytes(static_cast<std::uint64_t>(b + 0.5L));
+}
+
 }  // namespace
 
 std::string_view offload_name(Offload o) {
@@ -107,16 +119,23 @@ std::string_view offload_name(Offload o) {
     case Offload::None: return "none";
     case Offload::Model: return "model";
     case Offload::Sequential: return "sequential";
+    case Offload::Group: return "group";
   }
   return "?";
 }
 
-Offload parse_offload(std::string_view text) {
-  if (text == "none") return Offload::None;
-  if (text == "model") return Offload::Model;
-  if (text == "sequential") return Offload::Sequential;
-  throw_usage("--offload '" + std::string(text) + "': expected none, model (enable_model_cpu_offload) or "
-              "sequential (enable_sequential_cpu_offload)");
+OffloadMode parse_offload(std::string_view text) {
+  if (text == "none") return {Offload::None, {}};
+  if (text == "model") return {Offload::Model, {}};
+  if (text == "sequential") return {Offload::Sequential, {}};
+  if (text.rfind("group:", 0) == 0) return {Offload::Group, parse_group_offload(text.substr(6))};
+  throw_usage("--offload '" + std::string(text) + "': expected none, model (enable_model_cpu_offload), "
+              "sequential (enable_sequential_cpu_offload) or group:<setting> (enable_group_offload: group:block:N, "
+              "group:leaf, +stream, /<component>=<setting>)");
+}
+
+std::string offload_text(Offload kind, const GroupOffload& group) {
+  return kind == Offload::Group ? "group:" + group_offload_text(group) : std::string(offload_name(kind));
 }
 
 DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) {
@@ -220,11 +239,60 @@ DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) 
   const Bytes carried = times(product({req.batch, prompt_copies, p.context_tokens, joint_dim(den)}), a) +
                         times(latent_elems, pl.traits->latent_mask ? 8 : 4);
 
-  auto resident = [&](Bytes own, Bytes leaf) {
+  if (req.offload == Offload::Group) {
+    for (const auto& [name, s] : req.group.components) {
+      if (std::none_of(pl.components.begin(), pl.components.end(), [&](const Component& c) { return c.name == name; })) {
+        std::string names;
+        for (const auto& c : pl.components) names += (names.empty() ? "" : ", ") + c.name;
+        throw_usage("--offload group:.../" + name + "=...: " + pl.class_name + " has no component " + name + " (" + names + ")");
+      }
+    }
+    bool clamped = false;
+    for (const auto& c : pl.components) {
+      const GroupSetting& s = req.group.setting(c.name);
+      clamped = clamped || (s.level == GroupSetting::Level::Block && s.stream && s.blocks_per_group != 1);
+    }
+    if (clamped)
+      p.notes.push_back("block level with use_stream: diffusers sets num_blocks_per_group to 1 (a warning in "
+                        "_apply_group_offloading_block_level); planned with 1 block and the next one prefetched");
+    p.notes.push_back("group offloading copies each offloaded group from the host at every forward: the step time "
+                      "above (compute only) is a lower bound, approached with +stream when the copy of the next group "
+                      "overlaps the current one's compute");
+    for (const auto& c : pl.components) {
+      const GroupSetting& s = req.group.setting(c.name);
+      if (s.stream) {
+        p.notes.push_back("use_stream keeps a pinned host copy of the offloaded weights (ModuleGroup cpu_param_dict; "
+                          "low_cpu_mem_usage pins on the fly instead): host RAM, not planned here");
+        break;
+      }
+    }
+    if (std::any_of(pl.components.begin(), pl.components.end(),
+                    [&](const Component& c) { return req.group.setting(c.name).record_stream; }))
+      p.notes.push_back("record_stream: an offloaded group's memory stays reserved until the compute stream passes "
+                        "it; max_memory_allocated (planned) does not change, max_memory_reserved rises");
+  }
+  // Group offloading: the components kept on the GPU (`gpu`) beside the stage's own.
+  auto on_gpu_others = [&](const std::string& name) {
+    Bytes sum;
+    if (req.offload != Offload::Group) return sum;
+    for (const auto& w : p.weights)
+      if (w.name != name && req.group.setting(w.name).level == GroupSetting::Level::OnGpu) sum = sum + w.bytes;
+    return sum;
+  };
+  // The weights on the GPU while component `c` runs: `own` all of it in the stage's dtype, `leaf`
+  // its largest leaf module.
+  auto resident = [&](const Component& c, Bytes own, Bytes leaf, std::string& detail) {
     switch (req.offload) {
       case Offload::None: return all_weights;
       case Offload::Model: return own;
       case Offload::Sequential: return leaf;
+      case Offload::Group: {
+        const GroupSetting& s = req.group.setting(c.name);
+        const GroupResident g = group_resident(c, s);
+        detail += "; group " + group_setting_text(s) + ": " + g.detail;
+        const Bytes mine = g.leaves ? times(leaf.count(), g.leaves) : share(own, g.elements, c.inventory.elements());
+        return mine + on_gpu_others(c.name);
+      }
     }
     return own;
   };
@@ -240,8 +308,9 @@ DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) 
     g.eager_attention = req.eager_attention;
     const Tally t = walk_at(c, g);
     const Bytes own = times(c.inventory.params + c.inventory.buffers, a);
-    Stage s{"encode (" + c.name + ")", resident(own, leaf_bytes(c.inventory, a)), times(t.peak_elements, a) + carried,
+    Stage s{"encode (" + c.name + ")", {}, times(t.peak_elements, a) + carried,
             {}, std::to_string(g.text_tokens) + " tokens, peak in " + t.peak_where};
+    s.weights = resident(c, own, leaf_bytes(c.inventory, a), s.detail);
     s.total = s.weights + s.activations;
     p.stages.push_back(s);
   }
@@ -262,10 +331,11 @@ DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) 
     // Sequential CFG (WanPipeline): latents.to(transformer_dtype) and the cond call's noise_pred
     // (the latents' shape, in the dtype) are held through the uncond call.
     const Bytes between = p.denoiser_passes == 2 ? times(checked_mul(latent_elems, 2), a) : Bytes();
-    Stage s{"denoise (" + den.name + ")", resident(den_weights, den_leaf),
+    Stage s{"denoise (" + den.name + ")", {},
             times(dt.peak_elements, a) + carried + between, {},
             std::to_string(p.denoiser_batch) + " latents x " + std::to_string(p.context_tokens) + " context tokens" +
                 (p.denoiser_passes == 2 ? ", cond then uncond pass" : "") + ", peak in " + dt.peak_where};
+    s.weights = resident(den, den_weights, den_leaf, s.detail);
     s.total = s.weights + s.activations;
     p.stages.push_back(s);
   }
@@ -350,12 +420,11 @@ DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) 
   }
   const Tally vt = walk_at(vae, vg);
   {
-    Stage s{"decode (" + vae.name + ")",
-            req.offload == Offload::None ? all_weights - times(vae.inventory.params, vae_load_a) + vae_decode_weights
-            : req.offload == Offload::Model ? vae_decode_weights
-                                            : leaf_bytes(vae.inventory, vae_a),
+    Stage s{"decode (" + vae.name + ")", {},
             std::max(times(vt.peak_elements, vae_a) + kept, blend_end) + carried, {},
             how + ", peak in " + (blend_end > times(vt.peak_elements, vae_a) + kept ? "the tiles' blend" : vt.peak_where)};
+    s.weights = req.offload == Offload::None ? all_weights - times(vae.inventory.params, vae_load_a) + vae_decode_weights
+                : resident(vae, vae_decode_weights, leaf_bytes(vae.inventory, vae_a), s.detail);
     s.total = s.weights + s.activations;
     p.stages.push_back(s);
   }

@@ -115,7 +115,7 @@ nlohmann::json diffusion_plan_json(const DiffusionPlan& p) {
                    {"context_tokens", p.context_tokens},
                    {"max_sequence_length", p.t5_tokens}, {"dtype", p.dtype}, {"vae_dtype", p.vae_dtype},
                    {"weights", p.request.weights.empty() ? p.dtype : p.request.weights},
-                   {"offload", std::string(offload_name(p.request.offload))}, {"vae_tiling", p.request.vae_tiling},
+                   {"offload", offload_text(p.request.offload, p.request.group)}, {"vae_tiling", p.request.vae_tiling},
                    {"vae_slicing", p.request.vae_slicing}, {"frames", p.frames}, {"latent_frames", p.latent_frames},
                    {"attention", p.request.eager_attention ? "eager" : "sdpa"}}},
           {"weights", weights},
@@ -141,7 +141,7 @@ std::string diffusion_plan_text(const DiffusionPlan& p) {
                 static_cast<unsigned long long>(p.height), static_cast<unsigned long long>(p.width),
                 static_cast<unsigned long long>(p.request.batch), static_cast<unsigned long long>(p.steps), p.guidance,
                 std::string(guidance_name(p.guidance_mode)).c_str(), static_cast<unsigned long long>(p.denoiser_batch),
-                p.denoiser_passes > 1 ? " x 2 passes per step" : "", p.dtype.c_str(), std::string(offload_name(p.request.offload)).c_str(),
+                p.denoiser_passes > 1 ? " x 2 passes per step" : "", p.dtype.c_str(), offload_text(p.request.offload, p.request.group).c_str(),
                 p.request.vae_tiling ? ", VAE tiling" : "", p.request.vae_slicing ? ", VAE slicing" : "");
   out += line;
   if (p.frames)

@@ -63,6 +63,7 @@ Tally walk_flux_transformer(const nlohmann::json& config, const std::string& fil
   t.linear(joint, d, true, b * txt);  // context_embedder
   t.linear(in, d, true, b * img);     // x_embedder
   for (std::uint64_t l = 0; l < doubles; ++l) {
+    const std::uint64_t before = t.elements();
     t.linear(d, 6 * d, true, b);  // norm1.linear (AdaLayerNormZero)
     t.linear(d, 6 * d, true, b);  // norm1_context.linear
     for (int p = 0; p < 3; ++p) t.linear(d, d, true, b * img);  // to_q, to_k, to_v
@@ -75,14 +76,17 @@ Tally walk_flux_transformer(const nlohmann::json& config, const std::string& fil
     t.linear(d, mlp, true, b * txt);  // ff_context
     t.linear(mlp, d, true, b * txt);
     attention_cost(t, g, seq, d, heads, kJointBlockLive, "FluxTransformerBlock");
+    t.block("transformer_blocks", t.elements() - before);
   }
   for (std::uint64_t l = 0; l < singles; ++l) {
+    const std::uint64_t before = t.elements();
     t.linear(d, 3 * d, true, b);  // norm.linear (AdaLayerNormZeroSingle)
     t.linear(d, mlp, true, b * seq);  // proj_mlp
     for (int p = 0; p < 3; ++p) t.linear(d, d, true, b * seq);  // to_q, to_k, to_v
     t.other(2 * hd);  // norm_q, norm_k
     t.linear(d + mlp, d, true, b * seq);  // proj_out
     attention_cost(t, g, seq, d, heads, kFluxBlockLive, "FluxSingleTransformerBlock");
+    t.block("single_transformer_blocks", t.elements() - before);
   }
   t.linear(d, 2 * d, true, b);  // norm_out.linear (AdaLayerNormContinuous)
   t.linear(d, patch * patch * out_ch, true, b * img);  // proj_out
@@ -122,6 +126,7 @@ Tally walk_sd3_transformer(const nlohmann::json& config, const std::string& file
   t.linear(d, d, true, b);
   t.linear(joint, caption, true, b * txt);  // context_embedder
   for (std::uint64_t l = 0; l < layers; ++l) {
+    const std::uint64_t before = t.elements();
     const bool last = l + 1 == layers;  // context_pre_only
     t.linear(d, (dual[l] ? 9 : 6) * d, true, b);  // norm1.linear (AdaLayerNormZero / SD35AdaLayerNormZeroX)
     t.linear(d, (last ? 2 : 6) * d, true, b);     // norm1_context.linear
@@ -142,6 +147,7 @@ Tally walk_sd3_transformer(const nlohmann::json& config, const std::string& file
       t.linear(4 * d, d, true, b * txt);
     }
     attention_cost(t, g, seq, d, heads, kJointBlockLive, "JointTransformerBlock");
+    t.block("transformer_blocks", t.elements() - before);
   }
   t.linear(d, 2 * d, true, b);  // norm_out.linear
   t.linear(d, patch * patch * out_ch, true, b * img);  // proj_out

@@ -41,6 +41,16 @@ void Tally::other(std::uint64_t n) {
 
 void Tally::buffer(std::uint64_t n) { buffers = checked_add(buffers, n, "buffers"); }
 
+void Tally::block(std::string_view list, std::uint64_t elements, std::uint64_t owner) {
+  for (auto& l : block_lists)
+    if (l.name == list) {
+      l.blocks.push_back(elements);
+      l.owner = owner;
+      return;
+    }
+  block_lists.push_back({std::string(list), {elements}, owner});
+}
+
 void Tally::live(double elements, std::string_view where) {
   if (!(elements < 4.6e18))
     throw_usage("the activations of " + std::string(where) + " exceed 2^62 elements: resolution or batch too large");

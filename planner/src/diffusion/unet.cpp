@@ -136,6 +136,7 @@ Tally walk_unet_2d_condition(const nlohmann::json& config, const std::string& fi
 
   std::uint64_t out = channels[0];
   for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t before = w.t.elements();
     const std::uint64_t in = out;
     out = channels[i];
     const bool cross = down[i] == "CrossAttnDownBlock2D";
@@ -146,6 +147,7 @@ Tally walk_unet_2d_condition(const nlohmann::json& config, const std::string& fi
       if (cross) w.transformer(out, heads[i], tlayers[i], pixels_at(i));
     }
     if (i + 1 < n) w.t.conv(out, out, 3, w.batch * pixels_at(i + 1));  // Downsample2D
+    w.t.block("down_blocks", w.t.elements() - before);
   }
   const std::uint64_t top = channels[n - 1];
   w.resnet(top, top, pixels_at(n - 1));
@@ -154,6 +156,7 @@ Tally walk_unet_2d_condition(const nlohmann::json& config, const std::string& fi
 
   out = channels[n - 1];
   for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t before = w.t.elements();
     const std::size_t level = n - 1 - i;
     const std::uint64_t prev = out;
     out = channels[level];
@@ -168,6 +171,7 @@ Tally walk_unet_2d_condition(const nlohmann::json& config, const std::string& fi
       if (cross) w.transformer(out, heads[level], tlayers[level], pixels_at(level));
     }
     if (level > 0) w.t.conv(out, out, 3, w.batch * pixels_at(level - 1));  // Upsample2D
+    w.t.block("up_blocks", w.t.elements() - before);
   }
   w.t.other(2 * channels[0]);                                 // conv_norm_out
   w.t.conv(channels[0], out_ch, 3, w.batch * pixels_at(0));  // conv_out

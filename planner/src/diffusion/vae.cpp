@@ -22,6 +22,7 @@
 // resolution): conv1 holds 256 + 256 + 128 + (256 + 128) workspace = 1,024 channels per pixel; the
 // 256-channel Upsample2D before it holds 64 + 4 x 256 = 1,088 at the same pixels.
 #include <algorithm>
+#include <vector>
 
 #include "diffusion/config_read.hpp"
 #include "diffusion/conv_live.hpp"
@@ -106,10 +107,13 @@ Tally walk_autoencoder_kl(const nlohmann::json& config, const std::string& file,
   const std::uint64_t lh = g ? g->latent_h() : 0, lw = g ? g->latent_w() : 0;
   auto pixels_up = [&](std::size_t doublings) { return (lh << doublings) * (lw << doublings); };
   if (post_quant) w.t.conv(latent, latent, 1, w.batch * pixels_up(0));
+  const std::uint64_t decoder_start = w.t.elements();
+  std::vector<std::uint64_t> up_blocks;  // Decoder.up_blocks (an nn.ModuleList), for group offloading
   w.t.conv(latent, ch[n - 1], 3, w.batch * pixels_up(0));
   w.mid(ch[n - 1], pixels_up(0), mid_attn);
   out = ch[n - 1];
   for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t before = w.t.elements();
     const std::uint64_t prev = out;
     out = ch[n - 1 - i];
     for (std::uint64_t l = 0; l <= lpb; ++l) w.resnet(l == 0 ? prev : out, out, pixels_up(i));
@@ -124,6 +128,7 @@ Tally walk_autoencoder_kl(const nlohmann::json& config, const std::string& file,
                  "VAE decoder Upsample2D");
       }
     }
+    up_blocks.push_back(w.t.elements() - before);
   }
   const std::uint64_t full = pixels_up(n - 1);
   w.t.other(2 * ch[0]);                         // conv_norm_out
@@ -132,6 +137,8 @@ Tally walk_autoencoder_kl(const nlohmann::json& config, const std::string& file,
     w.t.live(static_cast<double>(w.batch) * static_cast<double>(full) *
                  static_cast<double>(2 * ch[0] + out_ch + conv_workspace(ch[0], out_ch)),
              "VAE decoder conv_out");
+  // AutoencoderKL._group_offload_block_modules names the decoder: its up_blocks are the groups.
+  for (const auto b : up_blocks) w.t.block("decoder.up_blocks", b, w.t.elements() - decoder_start);
   return w.t;
 }
 

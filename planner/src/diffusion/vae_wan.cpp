@@ -137,12 +137,15 @@ Tally walk_autoencoder_kl_wan(const nlohmann::json& config, const std::string& f
   std::vector<std::uint64_t> ddims{dec_base * mult[n - 1]};
   for (std::size_t i = n; i-- > 0;) ddims.push_back(dec_base * mult[i]);
   std::vector<bool> tup(tdown.rbegin(), tdown.rend());  // temperal_upsample
+  const std::uint64_t decoder_start = t.elements();
+  std::vector<std::uint64_t> up_blocks;  // WanDecoder3d.up_blocks (an nn.ModuleList), for group offloading
   t.conv(z, ddims[0], 3, 0, 3);  // decoder.conv_in
   resnet(ddims[0], ddims[0]);
   attention(ddims[0]);
   resnet(ddims[0], ddims[0]);    // decoder.mid_block
   std::vector<std::uint64_t> up_in(n);
   for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t before = t.elements();
     up_in[i] = i > 0 ? ddims[i] / 2 : ddims[i];
     std::uint64_t in = up_in[i];
     for (std::uint64_t r = 0; r <= nrb; ++r, in = ddims[i + 1]) resnet(in, ddims[i + 1]);
@@ -150,9 +153,12 @@ Tally walk_autoencoder_kl_wan(const nlohmann::json& config, const std::string& f
       t.conv(ddims[i + 1], ddims[i + 1] / 2, 3);                   // resample Conv2d -> C / 2
       if (tup[i]) t.conv(ddims[i + 1], 2 * ddims[i + 1], 1, 0, 3); // time_conv (3, 1, 1) C -> 2 C
     }
+    up_blocks.push_back(t.elements() - before);
   }
   t.other(ddims[n]);                   // decoder.norm_out
   t.conv(ddims[n], out_ch, 3, 0, 3);   // decoder.conv_out
+  // AutoencoderKLWan._group_offload_block_modules names the decoder: its up_blocks are the groups.
+  for (const auto b : up_blocks) t.block("decoder.up_blocks", b, t.elements() - decoder_start);
   if (!g) return t;
 
   // Decode: chunk 0 (1 frame out) and a later chunk (4 frames out), each latent frame alone.

@@ -76,6 +76,7 @@ Tally walk_wan_transformer(const nlohmann::json& config, const std::string& file
   t.linear(text, d, true, b * txt); // condition_embedder.text_embedder.linear_1
   t.linear(d, d, true, b * txt);    // condition_embedder.text_embedder.linear_2
   for (std::uint64_t l = 0; l < layers; ++l) {
+    const std::uint64_t before = t.elements();
     t.linear(d, d, true, b * img);  // attn1.to_q
     t.linear(d, d, true, b * img);  // attn1.to_k
     t.linear(d, d, true, b * img);  // attn1.to_v
@@ -98,6 +99,7 @@ Tally walk_wan_transformer(const nlohmann::json& config, const std::string& file
       t.live(db * (s * static_cast<double>(kWanAttentionLive * d) + scores), "WanTransformerBlock attn1");
       t.live(db * s * static_cast<double>(4 * d + 2 * ffn), "WanTransformerBlock ffn");
     }
+    t.block("blocks", t.elements() - before);
   }
   t.linear(d, out_ch * pt * ph * pw, true, b * img);  // proj_out
   t.other(2 * d);                                     // scale_shift_table

@@ -29,6 +29,7 @@ bool cheaper(const DiffusionSweepRow& a, const DiffusionSweepRow& b) {
   const double sa = a.seconds_per_image.value_or(inf), sb = b.seconds_per_image.value_or(inf);
   if (sa != sb) return sa < sb;
   if (a.offload != b.offload) return a.offload < b.offload;
+  if (a.offload_text != b.offload_text) return a.offload_text < b.offload_text;
   if (a.batch != b.batch) return a.batch < b.batch;
   if (a.gpu != b.gpu) return a.gpu < b.gpu;
   return a.pipeline < b.pipeline;
@@ -51,18 +52,21 @@ DiffusionSweepResult run_diffusion_sweep(const DiffusionSweepRequest& r, const D
   for (const auto& model : models) {
     DiffusionSweepPipeline seen;
     for (const auto& gpu : gpus)
-      for (const auto offload : r.offloads)
+      for (const auto& mode : r.offloads)
         for (const auto batch : r.batches) {
           diffusion::DiffusionRequest q = r.base;
           q.model = model;
           q.gpu = gpu.id;
           q.batch = batch;
-          q.offload = offload;
+          q.offload = mode.kind;
+          q.group = mode.group;
+          const diffusion::Offload offload = mode.kind;
+          const std::string offload_text = diffusion::offload_text(mode.kind, mode.group);
           const auto p = diffusion::plan_diffusion(q, root);  // a bad request fails here, on the first point
           ++out.evaluations;
           seen = {p.pipeline.id, p.pipeline.class_name, p.width, p.height, p.steps};
           if (!p.fits) {
-            out.misses.push_back({p.pipeline.id, gpu.id, batch, offload,
+            out.misses.push_back({p.pipeline.id, gpu.id, batch, offload, offload_text,
                                   "needs " + format_gib(p.required) + " of " + format_gib(p.capacity)});
             continue;
           }
@@ -72,6 +76,7 @@ DiffusionSweepResult run_diffusion_sweep(const DiffusionSweepRequest& r, const D
           row.gpu = gpu.id;
           row.batch = batch;
           row.offload = offload;
+          row.offload_text = offload_text;
           row.weights = denoiser_format(p);
           row.required = p.required;
           row.capacity = p.capacity;
@@ -82,6 +87,8 @@ DiffusionSweepResult run_diffusion_sweep(const DiffusionSweepRequest& r, const D
           }
           if (offload == diffusion::Offload::Sequential)
             row.note = "sequential offload streams every weight each step: the time is a lower bound";
+          if (offload == diffusion::Offload::Group)
+            row.note = "group offloading copies the offloaded groups each step: the time is a lower bound";
           if (const auto price = prices.price(gpu.id)) {
             row.billed_gpus = billed_gpus(1, price->lot_sizes);
             row.price_basis = price->basis;
@@ -114,7 +121,7 @@ nlohmann::json diffusion_sweep_json(const DiffusionSweepResult& r, std::size_t t
     pipelines.push_back({{"id", p.id}, {"class_name", p.class_name}, {"width", p.width}, {"height", p.height}, {"steps", p.steps}});
   for (std::size_t i = 0; i < r.rows.size() && i < top; ++i) {
     const auto& x = r.rows[i];
-    rows.push_back({{"pipeline", x.pipeline}, {"steps", x.steps}, {"gpu", x.gpu}, {"batch", x.batch}, {"offload", std::string(diffusion::offload_name(x.offload))},
+    rows.push_back({{"pipeline", x.pipeline}, {"steps", x.steps}, {"gpu", x.gpu}, {"batch", x.batch}, {"offload", x.offload_text},
                     {"weights", x.weights}, {"required_bytes", x.required.count()}, {"capacity_bytes", x.capacity.count()},
                     {"spare_fraction", x.spare_fraction}, {"seconds_per_image", opt(x.seconds_per_image)},
                     {"images_per_s", opt(x.images_per_s)}, {"usd_per_1000_images", opt(x.usd_per_1000_images)},
@@ -124,7 +131,7 @@ nlohmann::json diffusion_sweep_json(const DiffusionSweepResult& r, std::size_t t
   }
   for (const auto& m : r.misses)
     misses.push_back({{"pipeline", m.pipeline}, {"gpu", m.gpu}, {"batch", m.batch},
-                      {"offload", std::string(diffusion::offload_name(m.offload))}, {"why", m.why},
+                      {"offload", m.offload_text}, {"why", m.why},
                       {"verdict", "DOES NOT FIT"}});
   return {{"schema", "vramplan.diffusion_sweep/1"}, {"pipeline", r.pipeline}, {"class_name", r.class_name},
           {"width", r.width}, {"height", r.height}, {"steps", r.steps}, {"pipelines", pipelines},
@@ -146,7 +153,7 @@ std::string diffusion_sweep_text(const DiffusionSweepResult& r, std::size_t top)
     const auto& x = r.rows[i];
     std::vector<std::string> cells = {std::to_string(i + 1)};
     if (several) cells.push_back(x.pipeline);
-    for (std::string c : {x.gpu, std::to_string(x.batch), std::string(diffusion::offload_name(x.offload)), x.weights,
+    for (std::string c : {x.gpu, std::to_string(x.batch), x.offload_text, x.weights,
                           fixed(x.required.gib(), 1) + "/" + fixed(x.capacity.gib(), 1),
                           x.seconds_per_image ? fixed(*x.seconds_per_image, 2) : std::string("-"),
                           x.usd_per_1000_images ? fixed(*x.usd_per_1000_images, 2) : std::string("-")})
@@ -174,7 +181,7 @@ std::string diffusion_sweep_text(const DiffusionSweepResult& r, std::size_t top)
     s += "not fitting:\n";
     for (const auto& m : r.misses)
       s += "  " + (several ? m.pipeline + " on " : std::string()) + m.gpu + " batch " + std::to_string(m.batch) +
-           " offload " + std::string(diffusion::offload_name(m.offload)) + ": " + m.why + "\n";
+           " offload " + m.offload_text + ": " + m.why + "\n";
   }
   s += "s/image: seconds per call / batch (compute-bound step time, docs/diffusion.md); $/1k img: the GPU's hourly "
        "price (billed lot) x s/image / 3600 x 1000; sequential offload's time is a lower bound\n";

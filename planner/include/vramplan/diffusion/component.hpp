@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -30,6 +31,15 @@ struct Geometry {
   std::uint64_t latent_w() const { return width / vae_scale; }
 };
 
+//! One nn.ModuleList / nn.Sequential that diffusers' block-level group offloading splits into groups
+//! (hooks/group_offloading.py _apply_group_offloading_block_level: the direct children of the
+//! component, or of a `_group_offload_block_modules` child such as AutoencoderKL's decoder).
+struct BlockList {
+  std::string name;                   //!< "transformer_blocks", "decoder.up_blocks"
+  std::vector<std::uint64_t> blocks;  //!< parameters + buffers of each block, in execution order
+  std::uint64_t owner = 0;            //!< parameters + buffers of the module holding the list (0: the component)
+};
+
 //! Sums over a module tree walked once: parameters (exact), the share in nn.Linear weights (what
 //! 8-bit / NF4 / fp8 schemes store in fewer bytes), the largest single leaf module (what
 //! sequential offload keeps on the GPU), and, for a Geometry, FLOPs and the largest live set of
@@ -43,6 +53,7 @@ struct Tally {
   double flops = 0;                  //!< one forward pass at the geometry (0 without one)
   std::uint64_t peak_elements = 0;   //!< largest live activation set, elements (0 without a geometry)
   std::string peak_where;            //!< which layer holds it
+  std::vector<BlockList> block_lists; //!< the lists block-level group offloading groups (block())
 
   //! nn.Linear(in, out) applied to `tokens` rows (0: parameters only).
   void linear(std::uint64_t in, std::uint64_t out, bool bias = true, std::uint64_t tokens = 0);
@@ -52,6 +63,10 @@ struct Tally {
   //! Norm / embedding parameters (not a linear weight); `leaf` counts it as one module.
   void other(std::uint64_t n);
   void buffer(std::uint64_t n);
+  //! One block of the list `list` held `elements` parameters + buffers (appended in call order);
+  //! `owner`: the elements of the module holding the list when it is not the component itself.
+  void block(std::string_view list, std::uint64_t elements, std::uint64_t owner = 0);
+  std::uint64_t elements() const { return params + buffers; }
   //! A live set of `elements` activation elements at `where` (computed in double so that no
   //! product wraps; Error(Usage) beyond 2^62 elements); keeps the largest.
   void live(double elements, std::string_view where);

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "vramplan/core/bytes.hpp"
+#include "vramplan/diffusion/group_offload.hpp"
 #include "vramplan/diffusion/pipeline.hpp"
 #include "vramplan/hardware/gpu_catalog.hpp"
 #include "vramplan/io/data_root.hpp"
@@ -23,9 +24,17 @@ enum class Offload {
   None,        //!< pipe.to("cuda"): every component resident
   Model,       //!< enable_model_cpu_offload: one component on the GPU at a time
   Sequential,  //!< enable_sequential_cpu_offload: one leaf module's weights at a time
+  Group,       //!< enable_group_offload / apply_group_offloading (group_offload.hpp)
 };
 std::string_view offload_name(Offload o);
-Offload parse_offload(std::string_view text);  //!< "none" | "model" | "sequential" (Error(Usage) otherwise)
+//! A memory mode as `--offload` spells it: the kind and, for group offloading, its settings.
+struct OffloadMode {
+  Offload kind = Offload::None;
+  GroupOffload group;
+};
+//! "none" | "model" | "sequential" | "group:<settings>" (Error(Usage) otherwise).
+OffloadMode parse_offload(std::string_view text);
+std::string offload_text(Offload kind, const GroupOffload& group);  //!< "model", "group:leaf+stream", ...
 
 struct DiffusionRequest {
   std::string model;                         //!< catalogue id or diffusers directory
@@ -40,6 +49,7 @@ struct DiffusionRequest {
   std::string dtype;                         //!< torch_dtype: fp16 | bf16 | fp32 ("" = the pipeline's usual)
   std::string weights;                       //!< denoiser weights: "" (= dtype) | fp8 | int8 | nf4
   Offload offload = Offload::None;
+  GroupOffload group;                        //!< offload == Group: the settings per component
   bool vae_tiling = false;
   bool vae_slicing = false;
   bool eager_attention = false;              //!< attention without an SDPA kernel

@@ -26,7 +26,7 @@ struct DiffusionSweepRequest {
   std::string gpus;                          //!< comma-separated ids; "" = every plannable card
   bool include_mig = false;                  //!< without gpus: MIG slices too
   std::vector<std::uint64_t> batches = {1};
-  std::vector<diffusion::Offload> offloads = {diffusion::Offload::None};
+  std::vector<diffusion::OffloadMode> offloads = {diffusion::OffloadMode{}};
   std::vector<RentalPeriod> periods;
   std::optional<std::filesystem::path> prices_file;
 };
@@ -37,6 +37,7 @@ struct DiffusionSweepRow {
   std::string gpu;
   std::uint64_t batch = 1;
   diffusion::Offload offload = diffusion::Offload::None;
+  std::string offload_text = "none";         //!< the mode as --offload spells it ("group:leaf+stream")
   std::string weights;                       //!< the denoiser's format ("bf16", "nf4 linear + bf16", ...)
   Bytes required, capacity;                  //!< allocated peak + CUDA context; the card's usable memory
   double spare_fraction = 0;
@@ -54,6 +55,7 @@ struct DiffusionSweepMiss {
   std::string gpu;
   std::uint64_t batch = 1;
   diffusion::Offload offload = diffusion::Offload::None;
+  std::string offload_text = "none";
   std::string why;
 };
 

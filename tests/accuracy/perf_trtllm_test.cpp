@@ -127,6 +127,7 @@ constexpr const char* kStatic = "output throughput, static batch";
 constexpr const char* kClosedLoop = "output throughput, fixed concurrency (closed loop)";
 constexpr const char* kLatency = "end-to-end latency, fixed batch";
 constexpr const char* kTtft = "time to first token, batch 1";
+constexpr const char* kTpot = "time per output token, fixed concurrency (closed loop)";
 
 std::string in_out(std::uint64_t input, std::uint64_t output) {
   return std::to_string(input) + "/" + std::to_string(output);
@@ -208,6 +209,25 @@ Report build_report(const Inputs& in) {
                fixed(r.low * 1e3, 0) + "-" + fixed(r.high * 1e3, 0), err, inside});
   }
 
+  // --- time per output token at a fixed concurrency: C clients, each decoding while the others
+  // do, is a decode step of C sequences (estimate_decode). The other clients' prefills that land
+  // inside a request's decode are not modelled (they lengthen a few of its steps).
+  Table o({{"source", Align::Left}, {"GPU", Align::Left}, {"model", Align::Left},
+           {"prec", Align::Left}, {"TP", Align::Right}, {"concurrency", Align::Right},
+           {"context", Align::Right}, {"measured ms", Align::Right}, {"predicted ms", Align::Right},
+           {"range ms", Align::Right}, {"error", Align::Right}, {"in range", Align::Left}});
+  for (const JsonView& row : ev.root().at("tpot_ms").items()) {
+    const auto [shape, hw] = ev.setup(row);
+    const std::uint64_t conc = row.req_u64("concurrency"), context = row.req_u64("context");
+    const Range r = estimate_decode(shape, hw, DecodeBatch{conc, context}).step_s;
+    const double measured = row.req_positive("value") / 1e3;
+    const auto [err, inside] = record(kTpot, row, r.expected, r, measured);
+    o.add_row({row.req_string("source"), row.req_string("gpu"), row.req_string("model"),
+               row.req_string("precision"), std::to_string(shape.tp), std::to_string(conc),
+               std::to_string(context), fixed(measured * 1e3, 2), fixed(r.expected * 1e3, 2),
+               fixed(r.low * 1e3, 2) + "-" + fixed(r.high * 1e3, 2), err, inside});
+  }
+
   // --- time to first token ---
   Table f({{"source", Align::Left}, {"GPU", Align::Left}, {"model", Align::Left},
            {"prec", Align::Left}, {"TP", Align::Right}, {"prompt", Align::Right},
@@ -249,12 +269,16 @@ Report build_report(const Inputs& in) {
         "per step + decoder layers x per layer), chosen by each source's `engine`. It is FITTED on "
         "these rows: `trtllm-gptsession` on the TensorRT-LLM 0.5-0.9 throughputs and TTFTs (jointly "
         "with the memory/math overlap), `trtllm` on the NIM closed-loop rows (the NIM TTFTs are held "
-        "out), `vllm` on its two latencies (two points, two unknowns: their 0 % says nothing about "
-        "accuracy). `PerfAccuracy.StepOverheadIsTheFittedValuePerEngine` re-runs the fits.\n\n"
+        "out), `vllm-sync` (vLLM before 0.14: serial scheduling) on the two vLLM nightly latencies "
+        "(two points, two unknowns: their 0 % says nothing about accuracy), `vllm` (0.14 and later: "
+        "asynchronous scheduling hides the per-step host work, so the step term is 0) on the "
+        "InferenceBench vLLM 0.21 TPOTs (one layer count: the per-layer term only; the vLLM 0.23 "
+        "A100 TPOT is held out). `PerfAccuracy.StepOverheadIsTheFittedValuePerEngine` re-runs the "
+        "fits.\n\n"
      << "## Summary\n\n"
      << "| metric | points | median abs error | measured inside the model's range |\n"
      << "|---|---:|---:|---:|\n";
-  const char* metrics[] = {kStatic, kClosedLoop, kLatency, kTtft};
+  const char* metrics[] = {kStatic, kClosedLoop, kLatency, kTpot, kTtft};
   for (const char* m : metrics) {
     const GroupStats g = stats(rep.points, m, "");
     md << "| " << m << " | " << g.points << " | " << fixed(100 * g.median_abs, 1) << " % | "
@@ -285,6 +309,12 @@ Report build_report(const Inputs& in) {
         "deployment (all its GPUs).\n\n"
      << c.render_markdown() << "\n"
      << "## End-to-end latency of a fixed batch\n\n" << l.render_markdown() << "\n"
+     << "## Time per output token at a fixed concurrency (closed loop)\n\n"
+     << "C clients each send their next request when the previous one finishes; the published "
+        "TPOT is predicted as one decode step of C sequences at the stated context "
+        "(`estimate_decode`). The other clients' prefills inside a request's decode are not "
+        "modelled.\n\n"
+     << o.render_markdown() << "\n"
      << "## Time to first token\n\n" << f.render_markdown() << "\n"
      << "## Not comparable\n\n"
      << "Published figures the model is not compared with, because the batch the engine ran is "
@@ -324,7 +354,7 @@ TEST(PerfAccuracy, TensorRtLlmPublishedFiguresAndDocIsCurrent) {
             GpuCatalog::load(test::source_dir() / "data" / "gpus.json"),
             load_perf_defaults(test::source_dir() / "data" / "perf_defaults.json")};
   const Report rep = build_report(in);
-  for (const char* m : {kStatic, kClosedLoop, kLatency, kTtft}) {
+  for (const char* m : {kStatic, kClosedLoop, kLatency, kTpot, kTtft}) {
     const GroupStats g = stats(rep.points, m, "");
     ASSERT_GT(g.points, 0u) << m;
     RecordProperty(std::string(m) + " median_abs_error", fixed(g.median_abs, 4));
@@ -355,7 +385,8 @@ struct OverheadFitSet {
 constexpr OverheadFitSet kOverheadFits[] = {
     {"trtllm-gptsession", "trtllm-", nullptr, false},
     {"trtllm", "nim-", kClosedLoop, true},  // NIM's TTFTs held out
-    {"vllm", "vllm-", nullptr, false},
+    {"vllm-sync", "vllm-ci-", nullptr, false},
+    {"vllm", "inferencebench-", kTpot, true},  // the vLLM 0.23 A100 TPOT held out
 };
 static_assert(std::string_view(kOverheadFits[0].engine) == "trtllm-gptsession",
               "the overlap fit refits this one");

@@ -325,7 +325,9 @@ std::vector<std::string> at_rate_args(std::vector<std::string> extra) {
 }
 
 TEST(CheckCli, BatchRangeAtARateFindsTheLargestCapMeetingTheTargets) {
-  const auto r = run_cli(at_rate_args({"--rate", "20", "--slo", "p99_ttft<=5s,p99_tpot<=13ms", "--json"}));
+  // An 11 ms p99 TPOT binds below the memory limit (13 ms did until vLLM 0.14+'s step overhead
+  // lost its per-step host term; the memory limit now meets 13 ms).
+  const auto r = run_cli(at_rate_args({"--rate", "20", "--slo", "p99_ttft<=5s,p99_tpot<=11ms", "--json"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   expect_matches_schema(j, "check.schema.json");

@@ -98,6 +98,25 @@ PerfDefaults load_perf_defaults(const std::filesystem::path& file) {
   return d;
 }
 
+std::string step_overhead_entry(std::string_view engine, std::string_view version) {
+  if (engine != "vllm" || version.empty()) return std::string(engine);
+  // major.minor of "0.11", "0.6.4", "0.19.0rc1": digits up to the first non-digit of each field.
+  auto field = [&](std::size_t& i) {
+    long v = 0;
+    bool any = false;
+    for (; i < version.size() && version[i] >= '0' && version[i] <= '9'; ++i, any = true) v = v * 10 + (version[i] - '0');
+    return any ? v : -1;
+  };
+  std::size_t i = 0;
+  const long major = field(i);
+  if (major < 0 || i >= version.size() || version[i] != '.') return std::string(engine);
+  ++i;
+  const long minor = field(i);
+  if (minor < 0) return std::string(engine);
+  const bool before_async_default = major == 0 && minor < 14;  // v0.14.0, PR #27614
+  return before_async_default ? "vllm-sync" : std::string(engine);
+}
+
 const StepOverheadDefaults& PerfDefaults::step_overhead_for(std::string_view engine) const {
   if (auto it = step_overhead.find(engine); it != step_overhead.end()) return it->second;
   return step_overhead.at("default");  // the loader guarantees it

@@ -177,7 +177,9 @@ SweepResult run_sweep(const SweepRequest& r, const DataRoot& root,
               // A pooling model decodes nothing: no decode roofline (its inputs/s are in plan's notes).
               if (!is_pooling_model(session.model()))
                 f.rates = perf::perf_hardware_from(gpu, nullptr, tm.compute_dtype, defaults,
-                                                   session.engine().name()).expected;
+                                                   perf::step_overhead_entry(session.engine().name(),
+                                                                             session.engine().version()))
+                              .expected;
             } catch (const Error& e) {
               if (e.kind() != ErrorKind::Usage) throw;
             }

@@ -29,7 +29,7 @@ ThroughputModel throughput_model(const PlanSession& session, const GpuSpec& gpu,
   m.shape = perf::shape_from_model(session.model(), resolved.tensor_bytes, options);
   try {
     m.hardware = perf::perf_hardware_from(gpu, nullptr, resolved.compute_precision, defaults,
-                                          session.engine().name());
+                                          perf::step_overhead_entry(session.engine().name(), session.engine().version()));
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::Usage) throw;
     m.unavailable = e.what();

@@ -20,14 +20,15 @@ namespace {
 using memory::MemoryPlan;
 using memory::PlanBasis;
 
-// The data/perf_defaults.json step_overhead entry of a plan: its engine's, except a llama.cpp
-// build without CUDA graphs (engine_view cuda_graphs false, --llamacpp-cuda-graphs off), whose
-// decode step launches every kernel from the host (docs/performance.md §5).
+// The data/perf_defaults.json step_overhead entry of a plan: its engine release's
+// (perf::step_overhead_entry: vLLM before 0.14 is "vllm-sync"), except a llama.cpp build without
+// CUDA graphs (engine_view cuda_graphs false, --llamacpp-cuda-graphs off), whose decode step
+// launches every kernel from the host (docs/performance.md §5).
 std::string step_overhead_entry(const MemoryPlan& p) {
   const auto it = p.engine_view.find("cuda_graphs");
   if (p.engine == "llamacpp" && it != p.engine_view.end() && it->is_boolean() && !it->get<bool>())
     return "llamacpp-nograph";
-  return p.engine;
+  return perf::step_overhead_entry(p.engine, p.engine_version);
 }
 
 // The tensor-core rate a step runs at: fp8 GEMMs when the linear weights are fp8 and the card has
@@ -59,7 +60,7 @@ PlanPerformance pooling_performance(memory::PlanOutcome& out, const GpuSpec& gpu
     perf.tensor_dtype = tensor_dtype(p, gpu, cal);
     perf::PerfDefaults defaults = perf::load_perf_defaults(root.data_file("perf_defaults.json"));
     defaults.source = "data/perf_defaults.json";
-    const perf::PerfHardware hw = perf::perf_hardware_from(gpu, cal, perf.tensor_dtype, defaults, p.engine);
+    const perf::PerfHardware hw = perf::perf_hardware_from(gpu, cal, perf.tensor_dtype, defaults, step_overhead_entry(p));
     const double flops = memory::encoder_flops_per_input(out.model, length);
     const auto rate = [&](const perf::HardwareRates& h) { return h.tensor_flops_per_s / flops; };
     const double expected = rate(hw.expected);

@@ -108,6 +108,25 @@ TEST(PerfHardware, EngineSelectsItsStepOverhead) {
       << sglang.basis;
 }
 
+TEST(PerfHardware, VllmReleaseSelectsSerialOrAsyncScheduling) {
+  // Async scheduling is vLLM's default from v0.14.0: earlier releases (V0 0.6.x, V1 0.8-0.13)
+  // run "vllm-sync", 0.14 and later (and an unknown version: the current catalogue) "vllm".
+  EXPECT_EQ(step_overhead_entry("vllm", "0.6"), "vllm-sync");
+  EXPECT_EQ(step_overhead_entry("vllm", "0.6.4"), "vllm-sync");
+  EXPECT_EQ(step_overhead_entry("vllm", "0.11"), "vllm-sync");
+  EXPECT_EQ(step_overhead_entry("vllm", "0.13.9"), "vllm-sync");
+  EXPECT_EQ(step_overhead_entry("vllm", "0.14"), "vllm");
+  EXPECT_EQ(step_overhead_entry("vllm", "0.19.0rc1"), "vllm");
+  EXPECT_EQ(step_overhead_entry("vllm", "1.0"), "vllm");
+  EXPECT_EQ(step_overhead_entry("vllm", ""), "vllm");
+  EXPECT_EQ(step_overhead_entry("vllm", "nightly"), "vllm");
+  EXPECT_EQ(step_overhead_entry("sglang", "0.4"), "sglang");
+  // The async entry has no per-step term (it overlaps the forward); the serial one keeps it.
+  const PerfDefaults d = shipped_defaults();
+  EXPECT_EQ(d.step_overhead.at("vllm").per_step_s.expected, 0);
+  EXPECT_GT(d.step_overhead.at("vllm-sync").per_step_s.expected, 0);
+}
+
 TEST(PerfHardware, BlockFp8GemmTermFollowsTheGpuVendor) {
   const PerfDefaults d = shipped_defaults();
   // A sheet without a vendor (a custom GPU) gets no per-launch term, NVIDIA 5 us in a decode step

@@ -59,6 +59,14 @@ struct PerfDefaults {
   const StepOverheadDefaults& step_overhead_for(std::string_view engine) const;
 };
 
+//! The step_overhead entry an engine release runs with: vLLM before 0.14 schedules each step
+//! serially with the forward ("vllm-sync"); from 0.14 it schedules asynchronously by default
+//! ("vllm"): vllm/config/vllm.py VllmConfig.__post_init__ turns async_scheduling on, and
+//! vllm/v1/engine/core.py EngineCore.step_with_batch_queue schedules step N+1 and processes step
+//! N's output while the GPU runs step N (docs/performance.md §1). An empty or unparsable version
+//! is the engine's current catalogue entry (async). Other engines keep their name.
+std::string step_overhead_entry(std::string_view engine, std::string_view version);
+
 //! Reads and validates the file: every range positive and ordered, fractions <= 1. Errors are
 //! Error(InputFile) naming the file and JSON pointer, or Error(Io).
 PerfDefaults load_perf_defaults(const std::filesystem::path& file);

@@ -23,7 +23,8 @@ struct Sizes {
   std::uint64_t stats = 0;   // LayerNorm mean / rstd: T x 4 B (fp32 whatever the input)
   std::uint64_t mask = 0;    // the extended mask: n x s x a
   std::uint64_t pooled = 0;  // n x hidden x a
-  std::uint64_t pos = 0;     // the position embeddings of one sequence: s x hidden x a
+  std::uint64_t pos = 0;     // the position lookup: s x hidden x a (BERT), T x hidden x a (RoBERTa)
+  std::uint64_t pos_ids = 0; // RoBERTa's per-token position ids (int64), 0 for BERT
 };
 
 class Forward {
@@ -42,11 +43,17 @@ class Forward {
 
   // BertEmbeddings.forward: word + token-type lookups, their sum, += positions (in place on the
   // sum, the position lookup allocated first), LayerNorm; dropout is the identity in eval.
+  // RobertaEmbeddings.forward first builds per-token position ids from input_ids
+  // (create_position_ids_from_input_ids: int64, n x s; its int32 temporaries are not replayed) and
+  // looks them up per token, where BERT looks up one (1, s) row block.
   Handle embeddings() {
+    std::optional<Handle> ids;
+    if (z_.pos_ids > 0) ids = a_.malloc(z_.pos_ids);
     const Handle words = a_.malloc(z_.th), types = a_.malloc(z_.th), sum = a_.malloc(z_.th);
     const Handle positions = a_.malloc(z_.pos);
     const Handle out = layer_norm();
     for (Handle h : {words, types, sum, positions}) a_.free(h);
+    if (ids) a_.free(*ids);
     return out;
   }
 
@@ -163,7 +170,9 @@ HfEncoderReplay replay_hf_encoder_forward(const ModelSpec& model, const std::vec
   z.stats = checked_mul(T, 4, "layer norm stats");
   z.mask = checked_mul(T, a, "mask");
   z.pooled = checked_mul(n * arch.hidden_size, a, "pooled");
-  z.pos = checked_mul(s * arch.hidden_size, a, "positions");
+  const bool roberta = model.arch.family == "roberta";
+  z.pos = roberta ? z.th : checked_mul(s * arch.hidden_size, a, "positions");
+  z.pos_ids = roberta ? checked_mul(T, 8, "position ids") : 0;
 
   TorchCachingAllocator alloc;
   // model.to(device): one block per parameter in checkpoint order, then the int64 buffers

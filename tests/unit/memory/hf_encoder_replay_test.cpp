@@ -43,6 +43,19 @@ TEST(HfEncoderReplay, SdpaHoldsNoScoreMatrix) {
   EXPECT_EQ(r.peak_allocated - r.weights_allocated, 613'154'816ull);
 }
 
+TEST(HfEncoderReplay, XlmRobertaFollowsTheSameLayerCode) {
+  // bge-m3 (XLMRobertaModel: h 1024, 16 heads, intermediate 4096, 24 layers), 64 x 256, fp32 eager:
+  //   th = 64 x 256 x 1024 x 4 = 67,108,864; sc = 64 x 16 x 256² x 4 = 268,435,456.
+  //   Peak at the P @ V matmul: 8 th + 2 sc = 1,073,741,824 (the MLP's 4 th + 2 x 268,435,456 is
+  //   less; RobertaEmbeddings' per-token position ids and lookup are freed before the first layer)
+  //   + pooled 64 x 1024 x 4 = 262,144 + inputs 393,216 + mask 65,536 + workspace 8,519,680
+  //   = 1,082,982,400 B.
+  const auto m = load_catalogue_model(test::source_root(), "bge-m3");
+  const auto r = replay_hf_encoder_forward(m, fp32_bytes(m), {64, 256, 4, true}, cublas_workspace_bytes(8));
+  EXPECT_TRUE(hf_encoder_replay_applies(m));
+  EXPECT_EQ(r.peak_allocated - r.weights_allocated, 1'082'982'400ull);
+}
+
 TEST(HfEncoderReplay, CublasWorkspaceFollowsTheComputeCapability) {
   EXPECT_EQ(cublas_workspace_bytes(8), 4096ull * 1024 * 2 + 16ull * 1024 * 8);
   EXPECT_EQ(cublas_workspace_bytes(9), 32ull * 1024 * 1024);

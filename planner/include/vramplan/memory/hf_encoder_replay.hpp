@@ -7,7 +7,8 @@
 // score-sized blocks split for smaller tensors leave gaps the next score matrix cannot use.
 // The replay walks the allocations of transformers' eager BERT code (models/bert/modeling_bert.py,
 // 4.34: BertModel.forward, BertEmbeddings.forward, BertSelfAttention.forward, BertSelfOutput,
-// BertIntermediate, BertOutput, BertPooler; RobertaModel is the same code, "Copied from") and
+// BertIntermediate, BertOutput, BertPooler; RobertaModel is the same code, "Copied from", but for
+// RobertaEmbeddings' per-token position ids and lookup) and
 // reports max_memory_allocated() and memory_reserved() as PyTorch would. Beyond the closed form it
 // holds: the operand copies at::matmul makes of the permuted q / k / v views, the context's
 // .contiguous() copy, the embedding output (bound in BertModel.forward until it returns) and the

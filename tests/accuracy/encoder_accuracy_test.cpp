@@ -14,6 +14,7 @@
 
 #include "accuracy/accuracy_doc.hpp"
 #include "accuracy/vllm_records.hpp"  // median_abs()
+#include "vramplan/hardware/gpu_catalog.hpp"
 #include "vramplan/memory/plan_request.hpp"
 #include "vramplan/model/catalogue.hpp"
 #include "vramplan/model/inventory.hpp"
@@ -102,7 +103,7 @@ TEST(EncoderAccuracy, GeneratesDocsAccuracyEncoders) {
      << "(`comparable`): weights, resident memory, whether the engine started; none otherwise.\n\n"
      << "| record | model / engine | measured | vramplan | error | configuration, comparability |\n|---|---|---:|---:|---:|---|\n";
   std::size_t weights = 0, resident = 0, fit = 0, nvml_records = 0;
-  std::vector<double> peak_errors, growth_errors;
+  std::vector<double> peak_errors, growth_errors, catalogue_errors;
   std::map<std::string, double> measured_of, plan_peak;
   for (const auto& r : data.at("memory")) {
     const auto comparable = r.at("comparable").get<std::string>();
@@ -168,6 +169,12 @@ TEST(EncoderAccuracy, GeneratesDocsAccuracyEncoders) {
           value = reserved.gib() + non_torch;
           predicted = f2(value) + " GiB NVML (reserved " + f2(reserved.gib()) + " + non-torch " + f2(non_torch) + ")";
           ++nvml_records;
+          // Cross-check without the measured figure: the plan as a user gets it (reserved + the hf
+          // context default) + what the driver keeps outside the runtime total (the catalogue's
+          // nvidia-smi total - runtime total).
+          const auto card = GpuCatalog::load(source_dir() / "data" / "gpus.json").resolve_one(req.gpu);
+          const double outside = card.nvidia_smi_total->gib() - card.reported_total.gib();
+          catalogue_errors.push_back(100.0 * (out.plan.total_bytes().gib() + outside - measured) / measured);
         }
         peak_errors.push_back(100.0 * (value - measured) / measured);
         error = signed_pct(peak_errors.back());
@@ -200,6 +207,11 @@ TEST(EncoderAccuracy, GeneratesDocsAccuracyEncoders) {
      << " of the allocated scope)";
   if (peak_errors.size() >= 5) {
     const double median = median_abs(peak_errors);
+    md << ", median |error| " << fmt("%.2f", median) << " % (target <= 10 %: " << (median <= 10.0 ? "met" : "NOT met")
+       << "); activation growth over batch 1 (" << growth_errors.size() << " records) median |error| "
+       << fmt("%.2f", median_abs(growth_errors)) << " %; the NVML records against the plan's own total (the hf context\n"
+       << "default) + the driver's memory outside the runtime total (gpus.json), without the measured non-torch figure:\n"
+       << "median |error| " << fmt("%.2f", median_abs(catalogue_errors)) << " %.\n";
     EXPECT_EQ(peak_errors.size(), 17u);
     // The target, and regression guards at the achieved figures (this commit: 0.03 % on the
     // NVML-scope totals, 0.27 % on the growth over batch 1; before the allocator replay and the
@@ -207,6 +219,7 @@ TEST(EncoderAccuracy, GeneratesDocsAccuracyEncoders) {
     EXPECT_LE(median, 10.0);
     EXPECT_LE(median, 0.5);
     EXPECT_LE(median_abs(growth_errors), 1.0);
+    EXPECT_LE(median_abs(catalogue_errors), 2.5);  // this commit: 2.29 % without the measured non-torch figure
     // Every record within 6 % (the batch-1024 point is the one outlier, -5.2 %: see the text).
     for (const double e : peak_errors) EXPECT_LE(std::abs(e), 6.0);
   } else {

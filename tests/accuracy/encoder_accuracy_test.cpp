@@ -14,6 +14,7 @@
 
 #include "accuracy/accuracy_doc.hpp"
 #include "accuracy/vllm_records.hpp"  // median_abs()
+#include "vramplan/hardware/gpu_catalog.hpp"
 #include "vramplan/memory/plan_request.hpp"
 #include "vramplan/model/catalogue.hpp"
 #include "vramplan/model/inventory.hpp"
@@ -34,6 +35,12 @@ double rounding_half_unit(const std::string& published) {
   if (const auto dot = published.find('.'); dot != std::string::npos)
     for (std::size_t i = dot + 1; i + 1 < published.size(); ++i) half /= 10;
   return half;
+}
+
+const nlohmann::json& non_torch_of(const nlohmann::json& data, const std::string& id) {
+  for (const auto& e : data.at("non_torch"))
+    if (e.at("id") == id) return e;
+  throw std::runtime_error("no non_torch entry " + id);
 }
 
 TEST(EncoderAccuracy, GeneratesDocsAccuracyEncoders) {
@@ -60,21 +67,34 @@ TEST(EncoderAccuracy, GeneratesDocsAccuracyEncoders) {
 
   md << "\n## Memory\n\n"
      << "The target (median |error| <= 10 % over peak-memory records) needs records stating an engine's peak\n"
-     << "with its batch settings. The ones found are optimum-benchmark's fast-mteb sweeps (BAAI/bge-base-en-v1.5,\n"
-     << "PyTorch backend, fp32, A100-SXM4-80GB, commit 714a57ec): `forward.peak_memory(MB)` is NVML's *used*\n"
-     << "memory of GPU 0 read after one forward (optimum_benchmark/trackers/memory.py at that commit; MB = 10^6 B,\n"
-     << "env_utils.bytes_to_mega_bytes), so it holds the CUDA context, the caching allocator's reserved segments\n"
-     << "(never emptied) and any driver reservation, and is compared with the plan's total (weights + activation\n"
-     << "peak + hf CUDA context). Batch 1 leaves 1.45 GB beside the 0.44 GB of weights where the plan has\n"
-     << "0.54 GB (data/engines/hf.json cuda_context_gib 0.5): that fixed part is not modelled for this setup\n"
-     << "(torch 2.0.1, eager CUDA module loading unknown) and dominates the small batches. Part of it is\n"
-     << "outside any process: NVML's v1 `used` is the sum of the memory reserved by the driver / firmware\n"
-     << "and the allocated memory (NVML API reference, nvmlMemory_t; v2 reports the reserved part apart), and\n"
-     << "no published figure gives that reservation for an A100-SXM4-80GB. The growth over\n"
-     << "batch 1 cancels it and tests the activation model alone: the plan counts two score-sized fp32\n"
-     << "matrices per eager attention (scores + softmax), the measurement grows by 12.6-13.4 MB per input\n"
-     << "against the plan's 10.2 MB, i.e. 0.8-1 more 3.1 MB score-sized block (the caching allocator\n"
-     << "keeps segments that the next size cannot reuse; fragmentation is not modelled, docs/encoders.md).\n"
+     << "with its batch settings, and a plan of the same scope. Scopes: *allocated* (torch.cuda.max_memory_allocated:\n"
+     << "weights + the forward's live tensors), *reserved* (torch.cuda.memory_reserved: the caching allocator's\n"
+     << "segments, never released), *NVML used* (reserved + what the device holds outside PyTorch: CUDA context,\n"
+     << "kernels, driver reservations). The hf plan's memory is the reserved scope plus its CUDA-context default;\n"
+     << "its reserved part comes from a replay of transformers' BERT forward through PyTorch's caching allocator\n"
+     << "(memory/hf_encoder_replay.cpp: modeling_bert.py 4.34 allocation by allocation under CUDACachingAllocator's\n"
+     << "rules, the cuBLAS workspace, the embedding output held by BertModel.forward, the previous forward's\n"
+     << "outputs held by the calling loop; `activation.caching_allocator` in the plan).\n\n"
+     << "The peak records found are optimum-benchmark's fast-mteb sweeps (BAAI/bge-base-en-v1.5, PyTorch backend,\n"
+     << "fp32, eager attention, A100-SXM4-80GB, commit 714a57ec): `forward.peak_memory(MB)` is NVML's *used*\n"
+     << "memory of GPU 0 read after the forward (optimum_benchmark/trackers/memory.py at that commit; MB = 10^6 B,\n"
+     << "env_utils.bytes_to_mega_bytes): NVML scope. They are compared with the plan's reserved memory plus the\n"
+     << "non-PyTorch memory measured by the same tool on the same machine type in other runs (`non_torch` below:\n"
+     << "NVML used - max_memory_reserved = 1386 MB in each of five Llama-2-7B forwards, torch 2.1.0; fast-mteb\n"
+     << "ran torch 2.0.1), in place of the plan's 0.5 GiB CUDA-context default (data/engines/hf.json), which\n"
+     << "is a process's context alone; the two agree: of the 1386 MB, 805 MB are what the driver keeps outside\n"
+     << "the runtime's total (data/gpus.json a100-sxm-80: nvidia-smi 81920 MiB - runtime total 79.25 GiB,\n"
+     << "never part of a plan checked against that total), 581 MB the process's (default 537 MB).\n"
+     << "No figure of these records enters the plan. The growth over batch 1\n"
+     << "cancels the fixed part and tests the activation and allocator model alone. 16 of the 17 points\n"
+     << "land within 0.15 %; batch 1024 is 0.75 GiB short (-5.2 %): the replay reserves 0.04 GiB beyond\n"
+     << "its allocated peak there, the measurement about 0.8 GiB, a split-block pattern the replay's\n"
+     << "allocation order does not reproduce (cudaMalloc addresses are not modelled; at batch 2048 the\n"
+     << "replay itself reserves 1.5 GiB beyond its allocated peak and matches).\n"
+     << "No encoder record of the allocated scope (max_memory_allocated) with its configuration was found:\n"
+     << "transformers' SDPA PRs post such tables for BertLMHeadModel under generate() (per-token latency;\n"
+     << "KV cache and logits), DistilBERT and ALBERT (families vramplan does not build); the later\n"
+     << "optimum-benchmark reports with max_allocated / max_reserved hold decoders only.\n"
      << "For vLLM no such record can exist: an encoder-only model has no KV\n"
      << "cache spec, so vLLM runs no memory profile at start-up (vllm/v1/engine/core.py\n"
      << "EngineCore._initialize_kv_caches: no `determine_available_memory` without a KV cache) and prints\n"
@@ -82,8 +102,8 @@ TEST(EncoderAccuracy, GeneratesDocsAccuracyEncoders) {
      << "The records found are below, each set beside the plan figure it can be compared with\n"
      << "(`comparable`): weights, resident memory, whether the engine started; none otherwise.\n\n"
      << "| record | model / engine | measured | vramplan | error | configuration, comparability |\n|---|---|---:|---:|---:|---|\n";
-  std::size_t weights = 0, resident = 0, fit = 0;
-  std::vector<double> peak_errors, growth_errors;
+  std::size_t weights = 0, resident = 0, fit = 0, nvml_records = 0;
+  std::vector<double> peak_errors, growth_errors, catalogue_errors;
   std::map<std::string, double> measured_of, plan_peak;
   for (const auto& r : data.at("memory")) {
     const auto comparable = r.at("comparable").get<std::string>();
@@ -136,8 +156,26 @@ TEST(EncoderAccuracy, GeneratesDocsAccuracyEncoders) {
         ++fit;
         EXPECT_EQ(out.plan.fits, started) << r.at("id");
       } else if (comparable == "peak") {
-        const double value = out.plan.total_bytes().gib();
+        double value = out.plan.total_bytes().gib();
         predicted = f2(value) + " GiB peak";
+        if (r.value("scope", "") == "nvml_used") {
+          // NVML's used memory: the plan's reserved memory (weights + activations + the caching
+          // allocator's replay) plus what the device holds outside PyTorch, measured apart
+          // (`non_torch`); the plan's own CUDA-context default is left out.
+          Bytes reserved = out.plan.weights_bytes();
+          for (const auto& c : out.plan.activation) reserved = reserved + c.bytes;
+          const auto& nt = non_torch_of(data, r.at("non_torch").get<std::string>());
+          const double non_torch = nt.at("value_mb").get<double>() * 1e6 / 1073741824.0;
+          value = reserved.gib() + non_torch;
+          predicted = f2(value) + " GiB NVML (reserved " + f2(reserved.gib()) + " + non-torch " + f2(non_torch) + ")";
+          ++nvml_records;
+          // Cross-check without the measured figure: the plan as a user gets it (reserved + the hf
+          // context default) + what the driver keeps outside the runtime total (the catalogue's
+          // nvidia-smi total - runtime total).
+          const auto card = GpuCatalog::load(source_dir() / "data" / "gpus.json").resolve_one(req.gpu);
+          const double outside = card.nvidia_smi_total->gib() - card.reported_total.gib();
+          catalogue_errors.push_back(100.0 * (out.plan.total_bytes().gib() + outside - measured) / measured);
+        }
         peak_errors.push_back(100.0 * (value - measured) / measured);
         error = signed_pct(peak_errors.back());
         plan_peak[r.at("id").get<std::string>()] = value;
@@ -158,22 +196,32 @@ TEST(EncoderAccuracy, GeneratesDocsAccuracyEncoders) {
        << predicted << " | " << error << " | " << r.at("flags").get<std::string>() << "; comparable: " << comparable << " |\n";
   }
   const std::size_t compared = weights + resident + fit + peak_errors.size();
+  md << "\nNon-PyTorch memory used by the NVML-scope comparisons:\n\n| id | MB (10^6 B) | source | what it is |\n|---|---:|---|---|\n";
+  for (const auto& e : data.at("non_torch"))
+    md << "| " << e.at("id").get<std::string>() << " | " << e.at("value_mb").get<double>() << " | " << e.at("source").get<std::string>()
+       << " | " << e.at("note").get<std::string>() << " |\n";
   md << "\nSummary: " << params_ok << " of " << data.at("params").size() << " parameter counts round to the published figure; "
      << data.at("memory").size() << " memory records, " << compared << " compared (" << weights << " weights, " << resident
      << " resident, " << fit << " start-up fit, " << peak_errors.size() << " peak), " << data.at("memory").size() - compared << " listed without a comparison; "
-     << peak_errors.size() << " peak-memory records";
+     << peak_errors.size() << " peak-memory records (" << nvml_records << " of the NVML scope, " << peak_errors.size() - nvml_records
+     << " of the allocated scope)";
   if (peak_errors.size() >= 5) {
     const double median = median_abs(peak_errors);
-    // The target (<= 10 %) is stated, not asserted: it is not met (the doc says why), and
-    // no constant is fitted to these records to meet it.
     md << ", median |error| " << fmt("%.2f", median) << " % (target <= 10 %: " << (median <= 10.0 ? "met" : "NOT met")
        << "); activation growth over batch 1 (" << growth_errors.size() << " records) median |error| "
-       << fmt("%.2f", median_abs(growth_errors)) << " %.\n";
+       << fmt("%.2f", median_abs(growth_errors)) << " %; the NVML records against the plan's own total (the hf context\n"
+       << "default) + the driver's memory outside the runtime total (gpus.json), without the measured non-torch figure:\n"
+       << "median |error| " << fmt("%.2f", median_abs(catalogue_errors)) << " %.\n";
     EXPECT_EQ(peak_errors.size(), 17u);
-    // Regression guards at the achieved figures (this commit: 47.04 % on the totals, 19.94 % on the
-    // growth over batch 1); the 10 % is not met on the totals (see the text above).
-    EXPECT_LE(median, 47.1);
-    EXPECT_LE(median_abs(growth_errors), 20.0);
+    // The target, and regression guards at the achieved figures (this commit: 0.03 % on the
+    // NVML-scope totals, 0.27 % on the growth over batch 1; before the allocator replay and the
+    // measured non-PyTorch memory: 47.04 % and 19.94 %).
+    EXPECT_LE(median, 10.0);
+    EXPECT_LE(median, 0.5);
+    EXPECT_LE(median_abs(growth_errors), 1.0);
+    EXPECT_LE(median_abs(catalogue_errors), 2.5);  // this commit: 2.29 % without the measured non-torch figure
+    // Every record within 6 % (the batch-1024 point is the one outlier, -5.2 %: see the text).
+    for (const double e : peak_errors) EXPECT_LE(std::abs(e), 6.0);
   } else {
     md << ": too few to state a median error (5 needed).\n";
   }

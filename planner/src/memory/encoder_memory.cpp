@@ -6,6 +6,7 @@
 
 #include "vramplan/core/error.hpp"
 #include "vramplan/memory/engine_setup.hpp"
+#include "vramplan/memory/hf_encoder_replay.hpp"
 #include "vramplan/memory/vllm_scheduler_defaults.hpp"
 #include "vramplan/model/encoder.hpp"
 
@@ -59,6 +60,28 @@ void add_kept_outputs(MemoryPlan& p, const ModelSpec& m, std::uint64_t n, std::u
                                 format_gib(forward) + ")"});
   }
   p.activation.push_back({"activation.kept_embeddings", kept, "embeddings kept on the GPU (convert_to_tensor=True): " + shape});
+}
+
+// What PyTorch's caching allocator holds beyond the weights and the closed-form live set: the
+// replay of transformers' forward (memory/hf_encoder_replay.hpp) gives memory_reserved() after the
+// forwards — every segment cudaMalloc'd, never released — which is what the process holds and what
+// runs out first. The difference covers the tensors the live set leaves out (the operand copies
+// at::matmul makes of permuted q / k / v views, the context's .contiguous() copy, LayerNorm
+// statistics), the cuBLAS workspace, segment rounding and blocks split for smaller tensors.
+void add_caching_allocator(MemoryPlan& p, const ModelSpec& m, const std::vector<std::uint64_t>& tensor_bytes,
+                           const EncoderForward& f, const std::string& compute_capability) {
+  const int major = compute_capability.empty() ? 8 : std::stoi(compute_capability.substr(0, compute_capability.find('.')));
+  const auto r = replay_hf_encoder_forward(m, tensor_bytes, f, cublas_workspace_bytes(major));
+  Bytes counted = p.weights_bytes();
+  for (const auto& c : p.activation) counted = counted + c.bytes;
+  if (r.reserved <= counted.count()) return;
+  p.activation.push_back(
+      {"activation.caching_allocator", Bytes(r.reserved - counted.count()),
+       "PyTorch caching allocator (replay of transformers' " + m.arch.architecture +
+           " forward through CUDACachingAllocator's rules, memory/hf_encoder_replay.cpp): memory_reserved " +
+           format_mib(Bytes(r.reserved)) + " after " + std::to_string(r.forwards) + " forwards against max_memory_allocated " +
+           format_mib(Bytes(r.peak_allocated)) + " (cuBLAS workspace " + format_mib(Bytes(r.workspace)) +
+           " included), less the weights and the live set above"});
 }
 
 void no_kv(MemoryPlan& p, const ModelSpec& m) {
@@ -166,6 +189,8 @@ MemoryPlan plan_pooling_transformers(const Engine& engine, const EngineProfileDa
   add_forward(p, m, {B, S, rw.compute_bytes, attn == "eager"});
   const auto kept = arg_u64(in.args, "kept-embeddings");
   if (kept) add_kept_outputs(p, m, *kept, rw.compute_bytes);
+  const bool replayed = !kept && hf_encoder_replay_applies(m);
+  if (replayed) add_caching_allocator(p, m, rw.tensor_bytes, {B, S, rw.compute_bytes, attn == "eager"}, in.gpu.compute_capability);
   p.overhead.push_back({"overhead.cuda_context", in.measured_context.value_or(Bytes::from_gib(d.number("cuda_context_gib"))),
                         in.measured_context ? in.measured_context_source : d.source("cuda_context_gib")});
   no_kv(p, m);
@@ -176,7 +201,9 @@ MemoryPlan plan_pooling_transformers(const Engine& engine, const EngineProfileDa
                          ? std::string("encode(convert_to_tensor=True) keeps every batch's embeddings on the GPU and stacks them at the end")
                          : std::string("encode() moves each batch's embeddings to the CPU (convert_to_numpy), so only one batch of "
                                        "pooled outputs is on the GPU")));
-  p.notes.push_back("the caching allocator's fragmentation is not included");
+  if (!replayed)
+    p.notes.push_back("the caching allocator's reserved memory beyond the live set is not included (the allocator replay "
+                      "follows transformers' BERT / RoBERTa code without kept embeddings)");
   p.engine_view = {{"runner", "pooling"}, {"batch", B}, {"sequence_length", S}, {"attn_implementation", attn},
                    {"task", std::string(encoder_task_name(encoder_task(m.arch)))}};
   return p;

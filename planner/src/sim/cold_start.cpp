@@ -79,9 +79,7 @@ double cold_start_compile_seconds(const DataRoot& root) {
 
 StepClock with_cold_start(StepClock base, std::shared_ptr<ColdStartState> state) {
   return [base = std::move(base), state = std::move(state)](const perf::MixedStep& step) {
-    std::uint64_t tokens = step.decode_sequences;
-    for (const perf::PrefillChunk& c : step.chunks) tokens += c.end - c.start;
-    return base(step) + state->charge(tokens);
+    return base(step) + state->charge(step.tokens());
   };
 }
 

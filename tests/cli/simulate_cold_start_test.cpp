@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -74,18 +73,18 @@ TEST(SimulateColdStartCli, RefusedWhereItIsNotModelled) {
   }
 }
 
-// A data root (VRAMPLAN_DATA) that is a copy of the repository's, with data/cold_start.json
-// replaced by `body` (or left out when nullopt).
+// A data root (VRAMPLAN_DATA): a copy of the repository's data/ (models/ linked: only
+// data/cold_start.json changes), whose cold_start.json each test writes or removes.
 class ColdStartDataRoot {
  public:
-  explicit ColdStartDataRoot(const std::optional<std::string>& body) {
+  ColdStartDataRoot() {
     namespace fs = std::filesystem;
-    for (const char* sub : {"data", "models"})
-      fs::copy(source_dir() / sub, dir_.path() / sub, fs::copy_options::recursive);
+    fs::copy(source_dir() / "data", dir_.path() / "data", fs::copy_options::recursive);
+    fs::create_directory_symlink(source_dir() / "models", dir_.path() / "models");
     fs::remove(file());
-    if (body) dir_.write("data/cold_start.json", *body);
   }
   std::filesystem::path file() const { return dir_.path() / "data" / "cold_start.json"; }
+  void write(const std::string& body) const { dir_.write("data/cold_start.json", body); }
   CliResult run(const std::string& cold_start = "--cold-start") const {
     return run_cli(with(mixtral({cold_start}), "--requests", "20"), {{}, {{"VRAMPLAN_DATA", dir_.path().string()}}});
   }
@@ -96,22 +95,23 @@ class ColdStartDataRoot {
 
 TEST(SimulateColdStartCli, MalformedCompileFileIsAOneLineInputFileError) {
   // Found by the CLI's own data-root override; the message names the file and the field.
+  const ColdStartDataRoot root;
   for (const std::string body : {R"({"vllm": {"compile_s": -1}})", R"({"vllm": {"compile_s": "1.2"}})", R"({"vllm": 5})",
                                  R"([1, 2])", "{}"}) {
-    const ColdStartDataRoot root(body);
+    root.write(body);
     const CliResult r = root.run();
     EXPECT_EQ(r.exit_code, cli::kExitInputFile) << body;
     EXPECT_EQ(r.err, "vramplan: error: " + root.file().string() +
                          ": /vllm/compile_s: a non-negative number of seconds is required\n") << body;
   }
-  const ColdStartDataRoot cut(R"({"vllm":)");
-  const CliResult r = cut.run();
+  root.write(R"({"vllm":)");
+  const CliResult r = root.run();
   EXPECT_EQ(r.exit_code, cli::kExitInputFile);
-  EXPECT_EQ(r.err, "vramplan: error: " + cut.file().string() + ": invalid JSON at line 1, column 9\n");
+  EXPECT_EQ(r.err, "vramplan: error: " + root.file().string() + ": invalid JSON at line 1, column 9\n");
 }
 
 TEST(SimulateColdStartCli, MissingCompileFileIsAnIoError) {
-  const ColdStartDataRoot root(std::nullopt);
+  const ColdStartDataRoot root;
   const CliResult r = root.run();
   EXPECT_EQ(r.exit_code, cli::kExitIo);
   EXPECT_EQ(r.err, "vramplan: error: " + root.file().string() + ": no such file\n");

@@ -33,6 +33,8 @@ seeds_of() {
     engine_profile) ls data/engines/*.json ;;
     calibration) ls tests/fixtures/calib/*.json ;;
     engine_log) ls tests/fixtures/logs/*/*.log ;;
+    diffusion_source) ls models/diffusion/*/source.json tests/fuzz/seeds/diffusion_source/* ;;
+    cold_start) ls data/cold_start.json tests/fuzz/seeds/cold_start/* ;;
     *) echo "tools/fuzz.sh: no seeds for target '$1'" >&2; return 1 ;;
   esac
 }

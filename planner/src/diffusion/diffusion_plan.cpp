@@ -52,6 +52,14 @@ std::uint64_t dtype_bytes(std::string_view dtype) {
 
 // Bounds on what a request may ask, so that every product below stays within 64 bits.
 constexpr std::uint64_t kMaxBatch = 1u << 16, kMaxSide = 1u << 16, kMaxSteps = 1u << 20;
+// Frames share the steps' bound (Wan's default is 81, CogVideoX's 49).
+constexpr std::uint64_t kMaxFrames = kMaxSteps;
+
+// A count as the message quotes it: the option parser reads "-3" into an unsigned count as
+// 2^64 - 3, which is a negative number to the user.
+std::string count_text(std::uint64_t value) {
+  return value > static_cast<std::uint64_t>(INT64_MAX) ? "a negative number" : std::to_string(value);
+}
 
 Bytes times(std::uint64_t elements, std::uint64_t bytes) { return Bytes(checked_mul(elements, bytes, "bytes")); }
 
@@ -147,7 +155,8 @@ DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) 
   if (req.gpu.empty()) throw_usage("--gpu is required (a GPU catalogue id or custom:<size>)");
   p.gpu = catalog.resolve_one(req.gpu);
   if (req.gpu_memory) p.gpu = with_reported_total(p.gpu, *req.gpu_memory);
-  if (req.batch == 0 || req.batch > kMaxBatch) throw_usage("--batch must be between 1 and " + std::to_string(kMaxBatch));
+  if (req.batch == 0 || req.batch > kMaxBatch)
+    throw_usage("--batch must be between 1 and " + std::to_string(kMaxBatch) + ", got " + count_text(req.batch));
 
   p.dtype = req.dtype.empty() ? pl.defaults.dtype : req.dtype;
   const std::uint64_t a = dtype_bytes(p.dtype);
@@ -164,7 +173,9 @@ DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) 
   if (pl.traits->video) {
     p.frames = req.frames.value_or(pl.defaults.frames);
     const std::uint64_t tf = vae_temporal_factor(pl);
-    if (p.frames == 0 || p.frames > kMaxSteps || (p.frames - 1) % tf)
+    if (p.frames == 0 || p.frames > kMaxFrames)
+      throw_usage("--frames must be between 1 and " + std::to_string(kMaxFrames) + ", got " + count_text(p.frames));
+    if ((p.frames - 1) % tf)
       throw_usage("--frames " + std::to_string(p.frames) + ": " + pl.class_name + " needs 1 + a multiple of " +
                   std::to_string(tf) + " frames (the VAE's temporal_compression_ratio)");
     p.latent_frames = latent_frames(pl, p.frames);
@@ -172,8 +183,11 @@ DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) 
     throw_usage("--frames applies to video pipelines (CogVideoXPipeline, WanPipeline); " + pl.class_name + " makes images");
   }
   p.steps = req.steps.value_or(pl.defaults.steps);
-  if (p.steps == 0 || p.steps > kMaxSteps) throw_usage("--steps must be between 1 and " + std::to_string(kMaxSteps));
+  if (p.steps == 0 || p.steps > kMaxSteps)
+    throw_usage("--steps must be between 1 and " + std::to_string(kMaxSteps) + ", got " + count_text(p.steps));
   p.guidance = req.guidance.value_or(pl.defaults.guidance);
+  // The option parser reads "nan" and "inf"; neither is a guidance_scale.
+  if (!std::isfinite(p.guidance)) throw_usage("--guidance must be a finite number");
   p.guidance_mode = pl.guidance();
   p.cfg_doubles = p.guidance_mode == Guidance::Cfg && p.guidance > 1.0;
   p.denoiser_batch = req.batch * (p.cfg_doubles ? 2 : 1);
@@ -181,7 +195,8 @@ DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) 
   p.denoiser_passes = p.guidance_mode == Guidance::CfgSequential && p.guidance > 1.0 ? 2 : 1;
   const std::uint64_t prompt_copies = p.cfg_doubles || p.denoiser_passes == 2 ? 2 : 1;  // + negative prompt
   p.t5_tokens = req.max_sequence_length.value_or(pl.defaults.t5_tokens);
-  if (p.t5_tokens > kMaxSide) throw_usage("--max-sequence-length: at most " + std::to_string(kMaxSide) + " tokens");
+  if (p.t5_tokens > kMaxSide)
+    throw_usage("--max-sequence-length: at most " + std::to_string(kMaxSide) + " tokens, got " + count_text(p.t5_tokens));
   const bool has_t5 = std::any_of(pl.components.begin(), pl.components.end(), is_t5);
   if (req.max_sequence_length && !has_t5) throw_usage("--max-sequence-length applies to pipelines with a T5 encoder");
   p.context_tokens = (pl.traits->context_has_clip_tokens ? pl.traits->clip_tokens : 0) +

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "vramplan/core/bytes.hpp"
 #include "vramplan/core/error.hpp"
 
 namespace vramplan::perf {
@@ -365,9 +366,16 @@ ThroughputCurve throughput_vs_batch(const PerfModelShape& shape, const PerfHardw
   return curve;
 }
 
+std::uint64_t MixedStep::tokens() const {
+  std::uint64_t n = decode_sequences;
+  for (const PrefillChunk& c : chunks)
+    n = checked_add(n, checked_sub(c.end, c.start, "prefill chunk length"), "step tokens");
+  return n;
+}
+
 double mixed_step_seconds(const PerfModelShape& shape, const HardwareRates& r, const MixedStep& step) {
-  double prompt_tokens = 0;
-  for (const PrefillChunk& c : step.chunks) prompt_tokens += static_cast<double>(c.end - c.start);
+  const std::uint64_t step_tokens = step.tokens();
+  const double prompt_tokens = static_cast<double>(step_tokens - step.decode_sequences);
   const double b = static_cast<double>(step.decode_sequences);
   auto decode_sums = [&](double fraction, double* sums) {
     for (std::size_t g = 0; g < shape.attention.size(); ++g) {
@@ -384,7 +392,7 @@ double mixed_step_seconds(const PerfModelShape& shape, const HardwareRates& r, c
   // parallelism it crosses every stage once (the first chunk of estimate_prefill's fill).
   double sums[kMaxAttentionGroups] = {};
   decode_sums(1.0, sums);
-  const double tokens = b + prompt_tokens;
+  const double tokens = static_cast<double>(step_tokens);
   auto [weights, touched] = weights_read(shape, tokens);
   double kv = recurrent_state_traffic(shape, b + static_cast<double>(step.chunks.size())), attention = 0;
   add_decode_attention(shape, sums, kv, attention);

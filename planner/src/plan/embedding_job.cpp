@@ -4,6 +4,7 @@
 #include "vramplan/plan/embedding_job.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 
@@ -49,6 +50,8 @@ EmbeddingJob embedding_job(const sim::ServingPlan& plan, const EmbeddingJobReque
                 " is not a pooling plan (an offline embedding job needs an encoder, a pooling model or --engine tei; "
                 "generation jobs are `vramplan simulate --requests N --workers K`)");
   if (r.documents == 0) throw_usage("--documents must be >= 1");
+  // The option parser reads "-3" into an unsigned count as 2^64 - 3; no job has 2^63 documents.
+  if (r.documents > static_cast<std::uint64_t>(INT64_MAX)) throw_usage("--documents must be >= 1, got a negative number");
   if (!(r.margin_hours >= 0)) throw_usage("--margin: must not be negative");
   const auto& ips = view.at("inputs_per_s");
   // inputs_per_s = tensor rate / FLOPs per input of `input_tokens`: the rates behind it.

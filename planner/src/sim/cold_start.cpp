@@ -73,15 +73,13 @@ double cold_start_compile_seconds(const DataRoot& root) {
   const nlohmann::json j = read_json_file(path);
   const auto* v = j.contains("vllm") ? &j.at("vllm") : nullptr;
   if (!v || !v->contains("compile_s") || !v->at("compile_s").is_number() || v->at("compile_s").get<double>() < 0)
-    throw Error(ErrorKind::InputFile, path.string() + ": vllm.compile_s: a non-negative number of seconds is required");
+    throw Error(ErrorKind::InputFile, path.string() + ": /vllm/compile_s: a non-negative number of seconds is required");
   return v->at("compile_s").get<double>();
 }
 
 StepClock with_cold_start(StepClock base, std::shared_ptr<ColdStartState> state) {
   return [base = std::move(base), state = std::move(state)](const perf::MixedStep& step) {
-    std::uint64_t tokens = step.decode_sequences;
-    for (const perf::PrefillChunk& c : step.chunks) tokens += c.end - c.start;
-    return base(step) + state->charge(tokens);
+    return base(step) + state->charge(step.tokens());
   };
 }
 

@@ -2,9 +2,11 @@
 // estimate_decode's round, a prompt-only step is estimate_prefill's chunk (issue 12 item 3).
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <vector>
 
 #include "support/perf_shapes.hpp"
+#include "vramplan/core/error.hpp"
 #include "vramplan/perf/perf_model.hpp"
 
 namespace vramplan::perf {
@@ -78,6 +80,21 @@ TEST(MixedStep, SlidingWindowCapsDecodeAttention) {
 
 TEST(MixedStep, EmptyStepTakesNoTime) {
   EXPECT_EQ(mixed_step_seconds(test::round_dense_shape(), hw_with_layer_overhead().expected, MixedStep{}), 0.0);
+}
+
+TEST(MixedStep, TokensCountDecodeSequencesAndChunkLengths) {
+  // 5 decode sequences + chunk [0, 512) + chunk [2048, 2100): 5 + 512 + 52 = 569.
+  const std::vector<PrefillChunk> chunks{{0, 512}, {2048, 2100}};
+  EXPECT_EQ((MixedStep{5, 5.0 * 100, chunks}.tokens()), 569u);
+  EXPECT_EQ(MixedStep{}.tokens(), 0u);
+}
+
+TEST(MixedStep, TokensThrowOnOverflowAndOnAReversedChunk) {
+  // (2^64 - 1) decode sequences + one prompt token does not fit in 64 bits.
+  const std::vector<PrefillChunk> one{{0, 1}};
+  EXPECT_THROW((MixedStep{UINT64_MAX, 0, one}.tokens()), Error);
+  const std::vector<PrefillChunk> reversed{{10, 4}};
+  EXPECT_THROW((MixedStep{0, 0, reversed}.tokens()), Error);
 }
 
 }  // namespace

@@ -225,6 +225,11 @@ struct MixedStep {
   std::uint64_t decode_sequences = 0;
   double decode_attended = 0;
   std::span<const PrefillChunk> chunks;
+
+  //! Tokens the step computes: one per decode sequence plus every chunk's end - start (the
+  //! count GEMMs run over and the cold-start charge keys on). Throws Error(Usage) on overflow or
+  //! a chunk with end < start.
+  std::uint64_t tokens() const;
 };
 
 //! Seconds of one mixed step with `rates` (the serving simulator's step clock,

@@ -99,7 +99,12 @@ PerfDefaults load_perf_defaults(const std::filesystem::path& file) {
 }
 
 std::string step_overhead_entry(std::string_view engine, std::string_view version) {
-  if (engine != "vllm" || version.empty()) return std::string(engine);
+  if (engine != "vllm") return std::string(engine);
+  return vllm_schedules_async(version) ? std::string(engine) : "vllm-sync";
+}
+
+bool vllm_schedules_async(std::string_view version) {
+  if (version.empty()) return true;
   // major.minor of "0.11", "0.6.4", "0.19.0rc1": digits up to the first non-digit of each field.
   auto field = [&](std::size_t& i) {
     long v = 0;
@@ -109,12 +114,11 @@ std::string step_overhead_entry(std::string_view engine, std::string_view versio
   };
   std::size_t i = 0;
   const long major = field(i);
-  if (major < 0 || i >= version.size() || version[i] != '.') return std::string(engine);
+  if (major < 0 || i >= version.size() || version[i] != '.') return true;
   ++i;
   const long minor = field(i);
-  if (minor < 0) return std::string(engine);
-  const bool before_async_default = major == 0 && minor < 14;  // v0.14.0, PR #27614
-  return before_async_default ? "vllm-sync" : std::string(engine);
+  if (minor < 0) return true;
+  return !(major == 0 && minor < 14);  // v0.14.0, PR #27614
 }
 
 const StepOverheadDefaults& PerfDefaults::step_overhead_for(std::string_view engine) const {

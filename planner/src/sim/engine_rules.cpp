@@ -8,6 +8,7 @@
 
 #include "vramplan/core/bytes.hpp"
 #include "vramplan/core/error.hpp"
+#include "vramplan/perf/perf_defaults.hpp"
 #include "vramplan/sim/scheduler_rules.hpp"
 
 namespace vramplan::sim {
@@ -83,6 +84,7 @@ void vllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
   r.out_of_blocks = OutOfBlocks::PreemptNewest;
   r.prefix_caching = view_flag(o, "enable_prefix_caching");
   r.max_model_len = view_u64(o, "max_model_len");
+  r.overlap_schedule = perf::vllm_schedules_async(o.plan.engine_version);
   r.basis = {
       "KV pool " + std::to_string(r.kv_blocks) + " blocks of " + std::to_string(r.block_tokens) + " tokens (gpu_blocks " +
           std::to_string(blocks) + " / " + std::to_string(groups) +
@@ -98,6 +100,13 @@ void vllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
       "(vllm/v1/core/kv_cache_manager.py KVCacheManager.allocate_slots)",
       "out of blocks: preempt the last running request (running.pop()), free its blocks, prepend it to the waiting "
       "queue, recompute on readmission; no waiting request admitted in that step (scheduler.py Scheduler.schedule, _preempt_request)",
+      std::string(r.overlap_schedule
+                      ? "async scheduling (the default from 0.14): a step's batch is formed when the previous step starts, "
+                        "so a request arriving during a step waits for the next one too; a request at max_tokens is not "
+                        "scheduled again (v1/engine/core.py EngineCore.step_with_batch_queue, batch queue of 2; "
+                        "v1/core/sched/scheduler.py Scheduler.schedule)"
+                      : "serial scheduling (before 0.14): a step's batch is formed when it starts (v1/engine/core.py "
+                        "EngineCore.step)"),
       "prefix caching " + on_off(r.prefix_caching) +
           ": full prompt blocks hashed and shared, freed cached blocks reused LRU, the last prompt token always "
           "recomputed (kv_cache_manager.py get_computed_blocks; block_pool.py)",
@@ -124,6 +133,7 @@ void sglang_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
   r.step_tokens = r.chunked_prefill ? std::min(chunk, max_prefill) : max_prefill;
   r.mix_prefill_decode = view_flag(o, "enable_mixed_chunk");
   r.overlap_schedule = view_flag(o, "overlap_schedule");
+  r.finished_rides_next_step = r.overlap_schedule;
   r.admission = Admission::ExpectedOutput;
   r.reserve_ratio = view_number(o, "init_new_token_ratio");
   r.reserve_ratio_min = view_number(o, "min_new_token_ratio");

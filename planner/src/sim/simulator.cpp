@@ -365,10 +365,11 @@ class Simulation {
     preempted_this_step_ = false;
     std::uint64_t budget = budget_full_;
     // When this step's batch was formed, and so which waiting requests it can take (eligible()):
-    // at this step's start, or, with SGLang's overlap scheduler on a busy engine, at the previous
-    // step's start (this batch was formed while that one ran). An idle engine forms it at once.
-    // With the overlap scheduler the requests that finished in the previous step ride in this
-    // one (below), so the engine is busy even when they were the last ones running.
+    // at this step's start, or, with SGLang's overlap scheduler or vLLM's async scheduling on a
+    // busy engine, at the previous step's start (this batch was formed while that one ran). An
+    // idle engine forms it at once. With SGLang's overlap scheduler the requests that finished in
+    // the previous step ride in this one (below), so the engine is busy even when they were the
+    // last ones running.
     const bool follows = last_step_end_ == now_;
     const std::uint64_t riders = follows ? riders_ : 0;
     const double riders_cached = follows ? riders_cached_ : 0.0;
@@ -543,6 +544,8 @@ class Simulation {
 
   // Whether the batch of the step being formed can take waiting request `id`: one sent by the
   // time the batch was formed (the client's round trip to the scheduler is not modelled). With
+  // vLLM's async scheduling (v1/engine/core.py step_with_batch_queue: with one batch in flight it
+  // schedules and submits the next, then blocks on the older one's result) and with
   // SGLang's overlap scheduler that is the previous step's start (scheduler.py
   // event_loop_overlap: recv_requests, get_next_batch_to_run and run_batch come before the wait
   // for the previous batch's result, so the batch formed then runs after the one already on the
@@ -718,7 +721,7 @@ class Simulation {
     res_.input_tokens += s.req.input_tokens;
     res_.output_tokens += s.target;
     res_.last_completion_s = now_;
-    if (r_.overlap_schedule && !r_.static_batch) {  // it rides in the next step (step())
+    if (r_.finished_rides_next_step && !r_.static_batch) {  // it rides in the next step (step())
       ++riders_;
       riders_cached_ += static_cast<double>(s.req.input_tokens) + static_cast<double>(s.target) - 1;
     }

@@ -48,6 +48,22 @@ void expect_sourced_basis(const SchedulerRules& r) {
 
 // ---- vLLM ---------------------------------------------------------------------------------------
 
+TEST(EngineRulesVllm, AsyncSchedulingFormsTheNextBatchFrom014) {
+  // VllmConfig.__post_init__ turns async scheduling on by default from 0.14 (PR #27614):
+  // EngineCore.step_with_batch_queue forms a step's batch while the previous one runs. Unlike
+  // SGLang, a request at max_tokens is not scheduled again, so none rides in the next step.
+  auto o = plan("vllm", {{"max-model-len", "8192"}});
+  o.plan.engine_version = "0.15.1";
+  SchedulerRules r = rules(o);
+  EXPECT_TRUE(r.overlap_schedule);
+  EXPECT_FALSE(r.finished_rides_next_step);
+  o.plan.engine_version = "0.13.0";  // serial EngineCore.step: the batch is formed when the step starts
+  r = rules(o);
+  EXPECT_FALSE(r.overlap_schedule);
+  EXPECT_FALSE(r.finished_rides_next_step);
+  expect_sourced_basis(r);
+}
+
 TEST(EngineRulesVllm, LargeGpuDefaults) {
   const auto o = plan("vllm", {{"max-model-len", "8192"}});
   const auto r = rules(o);
@@ -140,6 +156,7 @@ TEST(EngineRulesSglang, TokenPoolAndAdmissionRatio) {
   EXPECT_EQ(r.step_tokens, 4096u);
   EXPECT_FALSE(r.mix_prefill_decode);
   EXPECT_TRUE(r.overlap_schedule);  // server_args.py disable_overlap_schedule = False
+  EXPECT_TRUE(r.finished_rides_next_step);  // update_running_batch filters finished ones a step late
   EXPECT_EQ(r.admission, Admission::ExpectedOutput);
   // init 0.7; min 0.7 x 0.14 = 0.098; decay (0.7 - 0.098) / 600 = 0.0010033 per decode step.
   EXPECT_DOUBLE_EQ(r.reserve_ratio, 0.7);
@@ -173,6 +190,7 @@ TEST(EngineRulesSglang, Flags) {
   EXPECT_FALSE(r.prefix_caching);
   EXPECT_TRUE(r.mix_prefill_decode);
   EXPECT_FALSE(r.overlap_schedule);
+  EXPECT_FALSE(r.finished_rides_next_step);
 }
 
 TEST(EngineRulesSglang, ChunkingOffLeavesTheMaxPrefillTokensBudget) {

@@ -252,6 +252,7 @@ TEST(Simulator, OverlapSchedulingDelaysAClosedLoopRequestByOneStep) {
   auto run = [](bool overlap) {
     SchedulerRules r = vllm_like(1000);
     r.overlap_schedule = overlap;
+    r.finished_rides_next_step = overlap;  // SGLang
     r.mix_prefill_decode = false;
     ListSource src({{0, 0, 100, 2, 0, 0}, {1, 0, 100, 10, 0, 0}, {2, 0, 100, 3, 0, 0}});
     SimOptions o;
@@ -279,6 +280,7 @@ TEST(Simulator, OverlapSchedulingRunsAFinishedRequestOnceMore) {
   auto run = [](bool overlap) {
     SchedulerRules r = vllm_like(1000);
     r.overlap_schedule = overlap;
+    r.finished_rides_next_step = overlap;  // SGLang
     r.mix_prefill_decode = false;
     ListSource src({{0, 0, 100, 2, 0, 0}, {1, 0, 100, 2, 0, 0}});
     SimOptions o;
@@ -294,6 +296,25 @@ TEST(Simulator, OverlapSchedulingRunsAFinishedRequestOnceMore) {
   EXPECT_NEAR(overlap.e2e.max, 0.02101 + 0.01001, 1e-9);  // B: TTFT + one decode step
   EXPECT_EQ(overlap.steps, 5u);
   EXPECT_EQ(overlap.completed, 2u);
+}
+
+TEST(Simulator, VllmAsyncSchedulingRunsNoStepForAFinishedRequest) {
+  // The one-user case above with vLLM's async scheduling: its batches are formed a step ahead
+  // too, but Scheduler.schedule skips a request sure to have reached max_tokens, so after A's
+  // last decode step nothing runs and B, sent at 0.02101, is taken at once by an idle engine:
+  //   [0, 0.011] A's prompt; [0.011, 0.02101] decode A, done; [0.02101, 0.03201] B's prompt
+  // -> B's TTFT 0.011 s, 4 steps (5 and 0.02101 s with SGLang's riding step).
+  SchedulerRules r = vllm_like(1000);
+  r.overlap_schedule = true;
+  r.finished_rides_next_step = false;
+  r.mix_prefill_decode = false;
+  ListSource src({{0, 0, 100, 2, 0, 0}, {1, 0, 100, 2, 0, 0}});
+  SimOptions o;
+  o.concurrency = 1;
+  const SimResult res = simulate(r, linear_clock, src, o);
+  EXPECT_NEAR(res.ttft.max, 0.011, 1e-9);
+  EXPECT_EQ(res.steps, 4u);
+  EXPECT_EQ(res.completed, 2u);
 }
 
 TEST(Simulator, OverlapSchedulingDelaysAnArrivalDuringAStepByOneStep) {

@@ -67,6 +67,11 @@ struct PerfDefaults {
 //! is the engine's current catalogue entry (async). Other engines keep their name.
 std::string step_overhead_entry(std::string_view engine, std::string_view version);
 
+//! Whether a vLLM release schedules asynchronously by default (from 0.14.0, PR #27614): an empty
+//! or unparsable version is the current release (yes). The simulator forms each step's batch when
+//! the previous step starts (sim/engine_rules.cpp); step_overhead_entry picks the step cost.
+bool vllm_schedules_async(std::string_view version);
+
 //! Reads and validates the file: every range positive and ordered, fractions <= 1. Errors are
 //! Error(InputFile) naming the file and JSON pointer, or Error(Io).
 PerfDefaults load_perf_defaults(const std::filesystem::path& file);

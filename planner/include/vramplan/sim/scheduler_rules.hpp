@@ -59,9 +59,16 @@ struct SchedulerRules {
   bool chunked_prefill = true;
   bool mix_prefill_decode = true;    //!< one step may hold prompt and decode tokens together
   //! The batch of a step is formed when the previous step starts, while that one runs on the GPU
-  //! (SGLang's overlap scheduler, scheduler.py event_loop_overlap): a request that arrives during
-  //! a step waits one step more than in an engine that forms the batch at the step's start.
+  //! (SGLang's overlap scheduler, scheduler.py event_loop_overlap; vLLM's async scheduling from
+  //! 0.14, v1/engine/core.py EngineCore.step_with_batch_queue): a request that arrives during a
+  //! step waits one step more than in an engine that forms the batch at the step's start.
   bool overlap_schedule = false;
+  //! With overlap_schedule, a request that finished in a step is decoded once more in the next
+  //! one, its token discarded (SGLang: the next batch was formed before the result was known).
+  //! vLLM's async scheduler skips a request sure to have reached max_tokens (v1/core/sched/
+  //! scheduler.py Scheduler.schedule: num_computed_tokens + 2 - num_output_placeholders >=
+  //! num_prompt_tokens + max_tokens), so it has no such step.
+  bool finished_rides_next_step = false;
   Admission admission = Admission::OnDemand;
   double reserve_ratio = 0;          //!< ExpectedOutput: share of future output tokens reserved
   //! ExpectedOutput: the ratio falls by `reserve_ratio_decay` after every decode step, down to

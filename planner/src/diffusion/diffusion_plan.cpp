@@ -255,7 +255,9 @@ DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) 
                         times(latent_elems, pl.traits->latent_mask ? 8 : 4);
 
   if (req.offload == Offload::Group) {
-    for (const auto& [name, s] : req.group.components) {
+    for (const auto& entry : req.group.components) {
+      // A named reference, not a structured binding: clang 15 cannot capture those in a lambda.
+      const std::string& name = entry.first;
       if (std::none_of(pl.components.begin(), pl.components.end(), [&](const Component& c) { return c.name == name; })) {
         std::string names;
         for (const auto& c : pl.components) names += (names.empty() ? "" : ", ") + c.name;

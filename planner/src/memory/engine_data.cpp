@@ -5,39 +5,13 @@
 #include <vector>
 
 #include "vramplan/core/error.hpp"
+#include "vramplan/core/version.hpp"
 #include "vramplan/io/json_file.hpp"
 #include "vramplan/io/json_skim.hpp"
 
 namespace vramplan::memory {
 
 namespace {
-
-// "0.6.4.post1", "0.8.5.dev169+gce17db808", "0.7.4rc1": the leading dotted numbers are the
-// version; a pre/post/dev/local suffix (PEP 440) after them is ignored, so a pip-reported
-// version selects the profile of its release.
-std::vector<std::uint64_t> version_parts(std::string_view v) {
-  std::vector<std::uint64_t> parts;
-  std::uint64_t cur = 0;
-  bool have_digit = false;
-  for (char c : v) {
-    if (c >= '0' && c <= '9') {
-      cur = cur * 10 + static_cast<std::uint64_t>(c - '0');
-      have_digit = true;
-      if (cur > 1000000) throw_usage("engine version '" + std::string(v) + "' is not a version");
-    } else if (c == '.' && have_digit) {
-      parts.push_back(cur);
-      cur = 0;
-      have_digit = false;
-    } else if (((c >= 'a' && c <= 'z') || c == '+') && (have_digit || !parts.empty())) {
-      break;  // suffix: "post1", "dev169+g...", "rc1"
-    } else {
-      throw_usage("engine version '" + std::string(v) + "': expected dotted numbers like 0.17.1");
-    }
-  }
-  if (have_digit) parts.push_back(cur);
-  if (parts.empty()) throw_usage("engine version '" + std::string(v) + "': expected dotted numbers");
-  return parts;
-}
 
 std::vector<std::uint64_t> prefix(const std::vector<std::uint64_t>& v, std::size_t n) {
   return {v.begin(), v.begin() + static_cast<std::ptrdiff_t>(std::min(v.size(), n))};
@@ -46,18 +20,18 @@ std::vector<std::uint64_t> prefix(const std::vector<std::uint64_t>& v, std::size
 // Versions compare on the precision of the bound: "0.18.2" lies inside [0.17, 0.18] because
 // its first two parts (0.18) do.
 bool within(std::string_view v, std::string_view min, const std::optional<std::string>& max) {
-  const auto pv = version_parts(v);
-  const auto pmin = version_parts(min);
+  const auto pv = version_numbers(v);
+  const auto pmin = version_numbers(min);
   if (prefix(pv, pmin.size()) < pmin) return false;
   if (!max) return true;
-  const auto pmax = version_parts(*max);
+  const auto pmax = version_numbers(*max);
   return prefix(pv, pmax.size()) <= pmax;
 }
 
 }  // namespace
 
 int compare_versions(std::string_view a, std::string_view b) {
-  const auto pa = version_parts(a), pb = version_parts(b);
+  const auto pa = version_numbers(a), pb = version_numbers(b);
   return pa < pb ? -1 : (pb < pa ? 1 : 0);
 }
 

@@ -3,7 +3,10 @@
 #include <limits>
 #include <string>
 #include <utility>
+#include <vector>
 
+#include "vramplan/core/error.hpp"
+#include "vramplan/core/version.hpp"
 #include "vramplan/io/json_file.hpp"
 
 namespace vramplan::perf {
@@ -105,20 +108,11 @@ std::string step_overhead_entry(std::string_view engine, std::string_view versio
 
 bool vllm_schedules_async(std::string_view version) {
   if (version.empty()) return true;
-  // major.minor of "0.11", "0.6.4", "0.19.0rc1": digits up to the first non-digit of each field.
-  auto field = [&](std::size_t& i) {
-    long v = 0;
-    bool any = false;
-    for (; i < version.size() && version[i] >= '0' && version[i] <= '9'; ++i, any = true) v = v * 10 + (version[i] - '0');
-    return any ? v : -1;
-  };
-  std::size_t i = 0;
-  const long major = field(i);
-  if (major < 0 || i >= version.size() || version[i] != '.') return true;
-  ++i;
-  const long minor = field(i);
-  if (minor < 0) return true;
-  return !(major == 0 && minor < 14);  // v0.14.0, PR #27614
+  try {
+    return version_numbers(version) >= std::vector<std::uint64_t>{0, 14};  // v0.14.0, PR #27614
+  } catch (const Error&) {
+    return true;  // not a release number ("nightly"): the current release
+  }
 }
 
 const StepOverheadDefaults& PerfDefaults::step_overhead_for(std::string_view engine) const {

@@ -1,0 +1,18 @@
+// vramplan/core/version.hpp — an engine release number as comparable parts, shared by the engine
+// profiles (memory/engine_data.cpp: which profile a version selects) and the performance defaults
+// (perf/perf_defaults.cpp: which step-overhead entry a vLLM release runs with).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace vramplan {
+
+//! "0.6.4.post1", "0.8.5.dev169+gce17db808", "0.7.4rc1" -> {0, 6, 4}, {0, 8, 5}, {0, 7, 4}: the
+//! leading dotted numbers are the version; a pre/post/dev/local suffix (PEP 440) after them is
+//! ignored, so a pip-reported version selects the profile of its release. The vectors compare
+//! lexicographically. Throws Error(Usage) on anything else.
+std::vector<std::uint64_t> version_numbers(std::string_view v);
+
+}  // namespace vramplan

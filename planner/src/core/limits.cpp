@@ -1,6 +1,7 @@
 #include "vramplan/core/limits.hpp"
 
 #include <array>
+#include <cstdint>
 
 namespace vramplan {
 namespace {
@@ -101,6 +102,10 @@ const PlausibilityLimit& config_field_limit(std::string_view key) {
   for (const auto& k : kKeys)
     if (k.key == key) return *k.limit;
   return kOther;
+}
+
+std::string count_text(std::uint64_t value) {
+  return value > static_cast<std::uint64_t>(INT64_MAX) ? "a negative number" : std::to_string(value);
 }
 
 }  // namespace vramplan

@@ -36,6 +36,7 @@
 
 #include "vramplan/calib/calibration.hpp"
 #include "vramplan/core/error.hpp"
+#include "vramplan/core/limits.hpp"
 #include "vramplan/io/json_file.hpp"
 #include "vramplan/perf/hardware_rates.hpp"
 #include "vramplan/perf/perf_defaults.hpp"
@@ -54,12 +55,6 @@ std::uint64_t dtype_bytes(std::string_view dtype) {
 constexpr std::uint64_t kMaxBatch = 1u << 16, kMaxSide = 1u << 16, kMaxSteps = 1u << 20;
 // Frames share the steps' bound (Wan's default is 81, CogVideoX's 49).
 constexpr std::uint64_t kMaxFrames = kMaxSteps;
-
-// A count as the message quotes it: the option parser reads "-3" into an unsigned count as
-// 2^64 - 3, which is a negative number to the user.
-std::string count_text(std::uint64_t value) {
-  return value > static_cast<std::uint64_t>(INT64_MAX) ? "a negative number" : std::to_string(value);
-}
 
 Bytes times(std::uint64_t elements, std::uint64_t bytes) { return Bytes(checked_mul(elements, bytes, "bytes")); }
 
@@ -264,27 +259,21 @@ DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) 
         throw_usage("--offload group:.../" + name + "=...: " + pl.class_name + " has no component " + name + " (" + names + ")");
       }
     }
-    bool clamped = false;
-    for (const auto& c : pl.components) {
-      const GroupSetting& s = req.group.setting(c.name);
-      clamped = clamped || (s.level == GroupSetting::Level::Block && s.stream && s.blocks_per_group != 1);
-    }
-    if (clamped)
+    // Whether any component's setting has a property (its own, else the pipeline-wide one).
+    auto any_setting = [&](auto has) {
+      return std::any_of(pl.components.begin(), pl.components.end(),
+                         [&](const Component& c) { return has(req.group.setting(c.name)); });
+    };
+    if (any_setting([](const GroupSetting& s) { return s.level == GroupSetting::Level::Block && s.stream && s.blocks_per_group != 1; }))
       p.notes.push_back("block level with use_stream: diffusers sets num_blocks_per_group to 1 (a warning in "
                         "_apply_group_offloading_block_level); planned with 1 block and the next one prefetched");
     p.notes.push_back("group offloading copies each offloaded group from the host at every forward: the step time "
                       "above (compute only) is a lower bound, approached with +stream when the copy of the next group "
                       "overlaps the current one's compute");
-    for (const auto& c : pl.components) {
-      const GroupSetting& s = req.group.setting(c.name);
-      if (s.stream) {
-        p.notes.push_back("use_stream keeps a pinned host copy of the offloaded weights (ModuleGroup cpu_param_dict; "
-                          "low_cpu_mem_usage pins on the fly instead): host RAM, not planned here");
-        break;
-      }
-    }
-    if (std::any_of(pl.components.begin(), pl.components.end(),
-                    [&](const Component& c) { return req.group.setting(c.name).record_stream; }))
+    if (any_setting([](const GroupSetting& s) { return s.stream; }))
+      p.notes.push_back("use_stream keeps a pinned host copy of the offloaded weights (ModuleGroup cpu_param_dict; "
+                        "low_cpu_mem_usage pins on the fly instead): host RAM, not planned here");
+    if (any_setting([](const GroupSetting& s) { return s.record_stream; }))
       p.notes.push_back("record_stream: an offloaded group's memory stays reserved until the compute stream passes "
                         "it; max_memory_allocated (planned) does not change, max_memory_reserved rises");
   }

@@ -70,6 +70,7 @@ void add_kept_outputs(MemoryPlan& p, const ModelSpec& m, std::uint64_t n, std::u
 // statistics), the cuBLAS workspace, segment rounding and blocks split for smaller tensors.
 void add_caching_allocator(MemoryPlan& p, const ModelSpec& m, const std::vector<std::uint64_t>& tensor_bytes,
                            const EncoderForward& f, const std::string& compute_capability) {
+  // An unknown GPU (no compute capability) gets the pre-Hopper workspace, the smaller one.
   const int major = compute_capability.empty() ? 8 : std::stoi(compute_capability.substr(0, compute_capability.find('.')));
   const auto r = replay_hf_encoder_forward(m, tensor_bytes, f, cublas_workspace_bytes(major));
   Bytes counted = p.weights_bytes();

@@ -11,10 +11,7 @@ namespace {
 
 void check_count(std::optional<std::uint64_t> value, std::string_view option, std::uint64_t max) {
   if (!value || (*value >= 1 && *value <= max)) return;
-  // The option parser reads "-3" into an unsigned count as 2^64 - 3.
-  const bool negative = *value > static_cast<std::uint64_t>(INT64_MAX);
-  throw_usage(std::string(option) + ": must be in 1.." + std::to_string(max) + ", got " +
-              (negative ? std::string("a negative number") : std::to_string(*value)));
+  throw_usage(std::string(option) + ": must be in 1.." + std::to_string(max) + ", got " + count_text(*value));
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "vramplan/core/error.hpp"
+#include "vramplan/core/limits.hpp"
 #include "vramplan/core/text.hpp"
 #include "vramplan/memory/encoder_memory.hpp"
 #include "vramplan/sim/workload.hpp"
@@ -50,8 +51,8 @@ EmbeddingJob embedding_job(const sim::ServingPlan& plan, const EmbeddingJobReque
                 " is not a pooling plan (an offline embedding job needs an encoder, a pooling model or --engine tei; "
                 "generation jobs are `vramplan simulate --requests N --workers K`)");
   if (r.documents == 0) throw_usage("--documents must be >= 1");
-  // The option parser reads "-3" into an unsigned count as 2^64 - 3; no job has 2^63 documents.
-  if (r.documents > static_cast<std::uint64_t>(INT64_MAX)) throw_usage("--documents must be >= 1, got a negative number");
+  // No job has 2^63 documents: above that, count_text's wrapped-around negative count.
+  if (r.documents > static_cast<std::uint64_t>(INT64_MAX)) throw_usage("--documents must be >= 1, got " + count_text(r.documents));
   if (!(r.margin_hours >= 0)) throw_usage("--margin: must not be negative");
   const auto& ips = view.at("inputs_per_s");
   // inputs_per_s = tensor rate / FLOPs per input of `input_tokens`: the rates behind it.

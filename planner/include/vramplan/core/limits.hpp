@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace vramplan {
@@ -31,6 +32,9 @@ inline constexpr std::uint64_t kMaxBatch = 1u << 20;  // 1,048,576
 //! Tokens per sequence (--context): the position limit, 134,217,728, 12.8 x Llama 4 Scout's
 //! 10,485,760-token context.
 inline constexpr std::uint64_t kMaxContextTokens = 1u << 27;
+//! A count option's value as an error message quotes it: the option parser reads "-3" into an
+//! unsigned count as 2^64 - 3, so a value above INT64_MAX (no real count) is "a negative number".
+std::string count_text(std::uint64_t value);
 //! Tensors in one checkpoint (all safetensors shards together, or one GGUF file).
 inline constexpr std::uint64_t kMaxTensors = 1u << 22;  // 4,194,304
 

@@ -465,6 +465,19 @@ constexpr const char* kP99Findings =
 // (4000, 333) tokens): 6.0 - 3.4 = 3500 x 0.74 us; 7.7 - 3.4 = 2334 x 1.8 us; 3.4 - 0.37 - 0.61 =
 // 2.4 ms. The 100-user run (316 / 100 = 3.16 ms against 3.38) is 7 % under it, the 64-user one
 // (296 / 64 = 4.63 ms against 2.4 + 2.96 + 0.61 = 5.97) 22 % under.
+// The slow-tokenizer check (2026-12-03) read the sglang 0.5.9 wheel (managers/detokenizer_manager.py
+// _decode_batch_token_id_output / _grouped_batch_decode, managers/schedule_batch.py Req.tail_str,
+// managers/tokenizer_manager.py _wait_one_response, utils/common.py get_zmq_socket, environ.py
+// SGLANG_PATCH_TOKENIZER, utils/patch_tokenizer.py, bench_serving.py async_request_sglang_generate
+// and its peak-throughput buckets), the transformers 4.57.1 wheel it pins (tokenization_utils.py
+// convert_ids_to_tokens / _decode, tokenization_utils_base.py all_special_tokens / all_special_ids /
+// batch_decode), Moonshot's tokenization_kimi.py (TikTokenTokenizer.decode: tiktoken only without
+// kwargs) and sglang PRs #16427 / #25309 / #23409 (their measured decode times) and #13275 / #34852
+// (the surr_offset stall on empty / U+FFFD text). Its arithmetic: 3 ids x 9-12 us = 0.03 ms per
+// sequence per step against 3.4 ms; backlog at 16 users ~15 users x ~250 undelivered tokens x 3.4 ms
+// = 12.75 s against a 0.38 s median TTFT; peak 1,103 tok/s / 16 users = 68.9 steps/s = 14.5 ms per
+// step; Kimi-K2 1,113 tok/s -> 0.90 ms per token; MI350X (184 - 35.7) / 15 = 9.9 ms vs H200
+// (54 - 8.8) / 15 = 3.0 ms per sequence.
 constexpr const char* kKimiFindings =
     "\nThe one sweep missed, Kimi-K2.5 on 8 x H200 (SGLang 0.5.6.post2, INT4 group-32 routed experts): its "
     "records say what the engine spent per decode step. The measured median ITL (one decode step once the first "
@@ -508,7 +521,43 @@ constexpr const char* kKimiFindings =
     "tok/s at 100 users through the same single detokenizer process (managers/detokenizer_manager.py), which "
     "bounds what that tokenizer costs per token. What is left in common, the INT4 checkpoint's MoE path on both "
     "vendors or something of the multimodal wrapper outside the decode forward, is not pinned by a source, so "
-    "nothing is fitted to it and the sweep stays missed.\n";
+    "nothing is fitted to it and the sweep stays missed.\n\nChecked on 2026-12-03 and not adopted: that the "
+    "cost is Kimi's slow tokenizer run on the host per request per step. The tokenizer is a transformers "
+    "PreTrainedTokenizer (Moonshot's tokenization_kimi.py TikTokenTokenizer), whose decode calls tiktoken only "
+    "when given no keyword arguments; with any it falls to transformers 4.57.1 (the version sglang 0.5.9 pins) "
+    "PreTrainedTokenizer._decode, which rebuilds legacy_added_tokens on every call and, through the "
+    "all_special_ids / all_special_tokens properties (rebuilt on every access, tokenization_utils_base.py), "
+    "re-lists the special tokens for every id (convert_ids_to_tokens) and every token. In SGLang 0.5.9 the only "
+    "per-step decode of a running request is in the detokenizer process: "
+    "DetokenizerManager._decode_batch_token_id_output calls tokenizer.batch_decode with skip_special_tokens and "
+    "spaces_between_special_tokens twice, over decode_ids[surr_offset:read_offset] and decode_ids[surr_offset:], "
+    "the ids since the last committed text: 1-3 per step, the prompt only as its last 5 ids "
+    "(schedule_batch.py INIT_INCREMENTAL_DETOKENIZATION_OFFSET); a window grows only while the new text is "
+    "empty or ends in U+FFFD. The scheduler decodes only for stop strings (Req.tail_str), which bench_serving's "
+    "sglang backend does not send (temperature 0, max_new_tokens, ignore_eos). SGLang measured that path: its "
+    "PR #16427 (utils/patch_tokenizer.py, caching both properties for Kimi's tokenizer behind "
+    "SGLANG_PATCH_TOKENIZER, off by default in 0.5.9's environ.py; the cookbook's launch sets no environment) "
+    "took a 20,000-id decode from 233 to 21.9 ms (11.7 -> 1.1 us per id), PR #25309 gives 727 ms for 80,002 ids "
+    "unpatched (9.1 us per id), and a later environ.py, where PR #23409 has turned the patch on by default, says "
+    "the ITL \"can differ by +10x under high batch size\". It does not fit these records: (1) size: 3 ids per sequence "
+    "per step at 9-12 us is ~0.03 ms, a hundredth of the 3 ms measured, so the two calls' fixed costs would have "
+    "to be ~1.5 ms each or the windows ~300 ids, and empty-text stalls would drop tokens from the streamed text, "
+    "yet the runs' \"Total generated tokens (retokenized)\" matches the generated count (40,775 of 40,805; "
+    "252,588 of 252,662); (2) place: the detokenizer is its own process behind unbounded ZMQ queues "
+    "(utils/common.py get_zmq_socket: SNDHWM and RCVHWM 0) and does not slow the scheduler; a stage after the "
+    "GPU that is slower than it would, in a closed loop, queue each new request's first token behind the other "
+    "users' undelivered tokens (at 16 users ~15 x 250 tokens x 3.4 ms ~ 13 s), while the measured median TTFT "
+    "is 0.38 s at 16 users and 1.3 s at 100, 4-7 ITLs: a cost on the scheduler's own step; (3) the peak output "
+    "throughput (bench_serving.py counts tokens per one-second bucket from ttft + itl) of 1,103 tok/s at 16 "
+    "users, 14.5 ms steps, is not reachable with a per-sequence cost of a fixed window; (4) Kimi-K2-Instruct, "
+    "the same tokenizer class, on SGLang 0.5.6.post1 (before the patch existed) streams 1,113 tok/s at 100 "
+    "users (at most 0.9 ms per sequence-step); (5) the per-sequence cost follows the GPU deployment, 9.9 ms on "
+    "4 x MI350X against 3.0 ms on 8 x H200 (3.3x) where the one-user step is 35.7 against 8.8 ms (4.1x). And the "
+    "one-user ITL grows with context, 8.8 / 15.9 / 21.7 ms at 1,000 / 1,000, 1,000 / 8,000 and 8,000 / 1,000 "
+    "tokens (3-4 us more per context token per step), where DeepSeek-R1 on B200 keeps 9.15 / 9.22 / 9.28 ms: "
+    "work in the step that grows with each sequence's context, which a few-id detokenizer window does not "
+    "have. So no host stage is modelled: the cost the records need sits on the scheduler's step and grows with "
+    "the running sequences and their contexts, and no source read pins it.\n";
 
 // ---- p99 TTFT, record by record ---------------------------------------------------------
 

@@ -67,6 +67,8 @@ int run_plan(const std::vector<std::string>& args) {
   if (vm.count("context")) req.workload.context = vm["context"].as<std::uint64_t>();
   if (vm.count("prompt-len")) req.prompt_tokens = vm["prompt-len"].as<std::uint64_t>();
   const bool job = vm.count("documents") > 0;
+  // Checked before planning: --keep-embeddings-on-gpu below sizes the kept embeddings from it.
+  const std::uint64_t documents = job ? plan::checked_documents(vm["documents"].as<std::uint64_t>()) : 0;
   for (const char* flag : {"input-len", "prices"})
     if (!job && vm.count(flag)) throw_usage(std::string("--") + flag + " applies to an offline embedding job: give --documents N");
   if (!job && (!vm["margin"].defaulted() || !vm["periods"].defaulted()))
@@ -76,7 +78,7 @@ int run_plan(const std::vector<std::string>& args) {
     if (engine->name() != "hf")
       throw_usage("--keep-embeddings-on-gpu applies to --engine hf (sentence-transformers encode(convert_to_tensor=True)); " +
                   std::string(engine->name()) + " returns each request's embeddings to the client");
-    req.args["kept-embeddings"] = std::to_string(vm["documents"].as<std::uint64_t>());
+    req.args["kept-embeddings"] = std::to_string(documents);
   }
   const auto outcome = sim::run_serving_plan(req, data_root());
   if (vm.count("emit-rehearsal"))
@@ -86,7 +88,7 @@ int run_plan(const std::vector<std::string>& args) {
     return 0;
   }
   plan::EmbeddingJobRequest jr;
-  jr.documents = vm["documents"].as<std::uint64_t>();
+  jr.documents = documents;
   const auto& ips = outcome.plan.engine_view.value("inputs_per_s", nlohmann::json::object());
   jr.input = sim::parse_length(vm.count("input-len") ? vm["input-len"].as<std::string>()
                                                      : std::to_string(ips.value("input_tokens", std::uint64_t{512})),

@@ -133,6 +133,33 @@ std::string in_out(std::uint64_t input, std::uint64_t output) {
   return std::to_string(input) + "/" + std::to_string(output);
 }
 
+// Every results table: the record (source, GPU, model, precision, TP), its workload columns, then
+// the measured figure, the prediction with its slow-fast range, the error and whether the
+// measurement lies inside the range. `unit` follows the predicted and range headers (" ms").
+Table results_table(const std::vector<std::string>& workload, const std::string& measured, const std::string& unit) {
+  std::vector<Table::Column> cols = {{"source", Align::Left}, {"GPU", Align::Left}, {"model", Align::Left},
+                                     {"prec", Align::Left}, {"TP", Align::Right}};
+  for (const std::string& w : workload) cols.push_back({w, Align::Right});
+  for (const std::string& h : {measured, "predicted" + unit, "range" + unit, std::string("error")})
+    cols.push_back({h, Align::Right});
+  cols.push_back({"in range", Align::Left});
+  return Table(std::move(cols));
+}
+
+// A row of results_table: figures x `scale` (1e3: seconds shown in ms) with `digits` decimals;
+// `verdict` is the error and in-range cells.
+std::vector<std::string> result_cells(const JsonView& row, std::uint32_t tp, const std::vector<std::string>& workload,
+                                      double measured, const Range& pred, double scale, int digits,
+                                      const std::pair<std::string, std::string>& verdict) {
+  std::vector<std::string> cells = {row.req_string("source"), row.req_string("gpu"), row.req_string("model"),
+                                    row.req_string("precision"), std::to_string(tp)};
+  cells.insert(cells.end(), workload.begin(), workload.end());
+  const auto shown = [&](double v) { return fixed(v * scale, digits); };
+  cells.insert(cells.end(), {shown(measured), shown(pred.expected), shown(pred.low) + "-" + shown(pred.high),
+                             verdict.first, verdict.second});
+  return cells;
+}
+
 Report build_report(const Inputs& in) {
   const Evaluator ev(in);
   Report rep;
@@ -145,11 +172,7 @@ Report build_report(const Inputs& in) {
   };
 
   // --- static-batch throughput ---
-  Table t({{"source", Align::Left}, {"GPU", Align::Left}, {"model", Align::Left},
-           {"prec", Align::Left}, {"TP", Align::Right}, {"batch", Align::Right},
-           {"in/out", Align::Right}, {"measured tok/s/GPU", Align::Right},
-           {"predicted", Align::Right}, {"range", Align::Right}, {"error", Align::Right},
-           {"in range", Align::Left}});
+  Table t = results_table({"batch", "in/out"}, "measured tok/s/GPU", "");
   for (const JsonView& row : ev.root().at("throughput").items()) {
     const auto [shape, hw] = ev.setup(row);
     const std::uint64_t batch = row.req_u64("batch"), input = row.req_u64("input"),
@@ -159,11 +182,8 @@ Report build_report(const Inputs& in) {
     const Range pred{g.output_tokens_per_s.low / gpus, g.output_tokens_per_s.expected / gpus,
                      g.output_tokens_per_s.high / gpus};
     const double measured = row.req_positive("value");
-    const auto [err, inside] = record(kStatic, row, pred.expected, pred, measured);
-    t.add_row({row.req_string("source"), row.req_string("gpu"), row.req_string("model"),
-               row.req_string("precision"), std::to_string(shape.tp), std::to_string(batch),
-               in_out(input, output), fixed(measured, 0), fixed(pred.expected, 0),
-               fixed(pred.low, 0) + "-" + fixed(pred.high, 0), err, inside});
+    t.add_row(result_cells(row, shape.tp, {std::to_string(batch), in_out(input, output)}, measured, pred, 1, 0,
+                           record(kStatic, row, pred.expected, pred, measured)));
   }
 
   // --- closed-loop fixed concurrency: C clients each send the next request when the last ends.
@@ -171,10 +191,7 @@ Report build_report(const Inputs& in) {
   // the same work as a static batch of C (the requests are staggered, not synchronised, which
   // changes when the work runs, not how much there is); so the static model applies while the
   // engine admits all C requests (TTFT stays near one prefill).
-  Table c({{"source", Align::Left}, {"GPU", Align::Left}, {"model", Align::Left},
-           {"prec", Align::Left}, {"TP", Align::Right}, {"concurrency", Align::Right},
-           {"in/out", Align::Right}, {"measured tok/s", Align::Right}, {"predicted", Align::Right},
-           {"range", Align::Right}, {"error", Align::Right}, {"in range", Align::Left}});
+  Table c = results_table({"concurrency", "in/out"}, "measured tok/s", "");
   for (const JsonView& row : ev.root().at("concurrency").items()) {
     const auto [shape, hw] = ev.setup(row);
     const std::uint64_t conc = row.req_u64("concurrency"), input = row.req_u64("input"),
@@ -184,65 +201,43 @@ Report build_report(const Inputs& in) {
     const Range pred{g.output_tokens_per_s.low / gpus, g.output_tokens_per_s.expected / gpus,
                      g.output_tokens_per_s.high / gpus};
     const double measured = row.req_positive("value");
-    const auto [err, inside] = record(kClosedLoop, row, pred.expected, pred, measured);
-    c.add_row({row.req_string("source"), row.req_string("gpu"), row.req_string("model"),
-               row.req_string("precision"), std::to_string(shape.tp), std::to_string(conc),
-               in_out(input, output), fixed(measured, 1), fixed(pred.expected, 1),
-               fixed(pred.low, 1) + "-" + fixed(pred.high, 1), err, inside});
+    c.add_row(result_cells(row, shape.tp, {std::to_string(conc), in_out(input, output)}, measured, pred, 1, 1,
+                           record(kClosedLoop, row, pred.expected, pred, measured)));
   }
 
   // --- end-to-end latency of a fixed batch ---
-  Table l({{"source", Align::Left}, {"GPU", Align::Left}, {"model", Align::Left},
-           {"prec", Align::Left}, {"TP", Align::Right}, {"batch", Align::Right},
-           {"in/out", Align::Right}, {"measured ms", Align::Right}, {"predicted ms", Align::Right},
-           {"range ms", Align::Right}, {"error", Align::Right}, {"in range", Align::Left}});
+  Table l = results_table({"batch", "in/out"}, "measured ms", " ms");
   for (const JsonView& row : ev.root().at("latency_ms").items()) {
     const auto [shape, hw] = ev.setup(row);
     const std::uint64_t batch = row.req_u64("batch"), input = row.req_u64("input"),
                         output = row.req_u64("output");
     const Range r = estimate_generation(shape, hw, batch, input, output, 0).total_s;
     const double measured = row.req_positive("value") / 1e3;
-    const auto [err, inside] = record(kLatency, row, r.expected, r, measured);
-    l.add_row({row.req_string("source"), row.req_string("gpu"), row.req_string("model"),
-               row.req_string("precision"), std::to_string(shape.tp), std::to_string(batch),
-               in_out(input, output), fixed(measured * 1e3, 0), fixed(r.expected * 1e3, 0),
-               fixed(r.low * 1e3, 0) + "-" + fixed(r.high * 1e3, 0), err, inside});
+    l.add_row(result_cells(row, shape.tp, {std::to_string(batch), in_out(input, output)}, measured, r, 1e3, 0,
+                           record(kLatency, row, r.expected, r, measured)));
   }
 
   // --- time per output token at a fixed concurrency: C clients, each decoding while the others
   // do, is a decode step of C sequences (estimate_decode). The other clients' prefills that land
   // inside a request's decode are not modelled (they lengthen a few of its steps).
-  Table o({{"source", Align::Left}, {"GPU", Align::Left}, {"model", Align::Left},
-           {"prec", Align::Left}, {"TP", Align::Right}, {"concurrency", Align::Right},
-           {"context", Align::Right}, {"measured ms", Align::Right}, {"predicted ms", Align::Right},
-           {"range ms", Align::Right}, {"error", Align::Right}, {"in range", Align::Left}});
+  Table o = results_table({"concurrency", "context"}, "measured ms", " ms");
   for (const JsonView& row : ev.root().at("tpot_ms").items()) {
     const auto [shape, hw] = ev.setup(row);
     const std::uint64_t conc = row.req_u64("concurrency"), context = row.req_u64("context");
     const Range r = estimate_decode(shape, hw, DecodeBatch{conc, context}).step_s;
     const double measured = row.req_positive("value") / 1e3;
-    const auto [err, inside] = record(kTpot, row, r.expected, r, measured);
-    o.add_row({row.req_string("source"), row.req_string("gpu"), row.req_string("model"),
-               row.req_string("precision"), std::to_string(shape.tp), std::to_string(conc),
-               std::to_string(context), fixed(measured * 1e3, 2), fixed(r.expected * 1e3, 2),
-               fixed(r.low * 1e3, 2) + "-" + fixed(r.high * 1e3, 2), err, inside});
+    o.add_row(result_cells(row, shape.tp, {std::to_string(conc), std::to_string(context)}, measured, r, 1e3, 2,
+                           record(kTpot, row, r.expected, r, measured)));
   }
 
   // --- time to first token ---
-  Table f({{"source", Align::Left}, {"GPU", Align::Left}, {"model", Align::Left},
-           {"prec", Align::Left}, {"TP", Align::Right}, {"prompt", Align::Right},
-           {"measured ms", Align::Right}, {"predicted ms", Align::Right}, {"range ms", Align::Right},
-           {"error", Align::Right}, {"in range", Align::Left}});
+  Table f = results_table({"prompt"}, "measured ms", " ms");
   for (const JsonView& row : ev.root().at("ttft_ms").items()) {
     const auto [shape, hw] = ev.setup(row);
     const Range r = estimate_ttft(shape, hw, row.req_u64("input"), 0);
     const double measured = row.req_positive("value") / 1e3;
-    const auto [err, inside] = record(kTtft, row, r.expected, r, measured);
-    f.add_row({row.req_string("source"), row.req_string("gpu"), row.req_string("model"),
-               row.req_string("precision"), std::to_string(shape.tp),
-               std::to_string(row.req_u64("input")), fixed(measured * 1e3, 1),
-               fixed(r.expected * 1e3, 1), fixed(r.low * 1e3, 1) + "-" + fixed(r.high * 1e3, 1),
-               err, inside});
+    f.add_row(result_cells(row, shape.tp, {std::to_string(row.req_u64("input"))}, measured, r, 1e3, 1,
+                           record(kTtft, row, r.expected, r, measured)));
   }
 
   std::ostringstream md;

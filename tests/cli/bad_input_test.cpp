@@ -265,6 +265,9 @@ std::vector<Row> rows() {
           {}, 2, "--cold-start applies to one run of a freshly started server, not to --find-max-rate, --target-rate or --workers"},
       Row{"embedding job: --documents -1", plan_model("bge-m3", {"--engine", "hf", "--documents", "-1"}),
           {}, 2, "--documents must be >= 1, got a negative number"},
+      Row{"embedding job: --documents -1 --keep-embeddings-on-gpu",
+          plan_model("bge-m3", {"--engine", "hf", "--documents", "-1", "--keep-embeddings-on-gpu"}), {}, 2,
+          "--documents must be >= 1, got a negative number"},
       // --- other input files
       Row{"calibration file with the wrong schema", plan_8b({"--calibration", "<dir>/cal.json"}),
           {{"cal.json", R"({"schema": "vramplan.tenants/1"})"}}, 3,

@@ -46,6 +46,31 @@ TEST(SimulateCli, ReportsTheContractFields) {
   EXPECT_GT(peak, j.at("memory").at("non_kv_gib").get<double>());
 }
 
+TEST(SimulateCli, VllmAsyncSchedulingOffRunsTheSerialStep) {
+  // One request (512 prompt tokens, one step) on an idle engine: both rules take it at once, so
+  // its TTFT is its prompt step. The step differs by the host term: async ("vllm": 0 per step +
+  // 26.1 us per layer) against serial ("vllm-sync": 0.65 ms + 55.7 us per layer,
+  // data/perf_defaults.json). Llama-3.1-8B, 32 layers: 0.65 ms + 32 x 29.6 us = 1.5972 ms more.
+  const auto run = [](std::vector<std::string> extra) {
+    extra.insert(extra.end(), {"--rate", "1", "--requests", "1", "--input-len", "512", "--output-len", "4"});
+    return simulate_json(extra);
+  };
+  const auto async_on = run({});
+  const auto serial = run({"--no-async-scheduling"});
+  const auto pre014 = run({"--engine", "vllm@0.13"});  // the release's default: serial
+  const double on_ms = async_on.at("latency_ms").at("ttft").at("mean").get<double>();
+  EXPECT_NEAR(serial.at("latency_ms").at("ttft").at("mean").get<double>() - on_ms, 1.5972, 1e-4);
+  EXPECT_NEAR(pre014.at("latency_ms").at("ttft").at("mean").get<double>() - on_ms, 1.5972, 0.05);
+  const auto basis_has = [](const nlohmann::json& j, const std::string& s) {
+    for (const auto& line : j.at("engine_rules").at("basis"))
+      if (line.get<std::string>().find(s) != std::string::npos) return true;
+    return false;
+  };
+  EXPECT_TRUE(basis_has(async_on, "async scheduling (the default from 0.14)"));
+  EXPECT_TRUE(basis_has(serial, "serial scheduling"));
+  EXPECT_TRUE(basis_has(pre014, "serial scheduling"));
+}
+
 // Every document the command writes is valid against its published schema.
 void expect_valid(const nlohmann::json& doc, const std::string& schema_file) {
   const auto schema = nlohmann::json::parse(read_text(source_dir() / "docs" / "schemas" / schema_file));

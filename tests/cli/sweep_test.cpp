@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -48,6 +50,44 @@ TEST(SweepCli, AgreesWithCheckOnEveryPoint) {
         EXPECT_EQ(verdict_of_exit(c.exit_code), verdict_in(fitting, gpu + "/" + ctx + "/" + batch))
             << gpu << " " << ctx << " " << batch << ": " << c.out << c.err;
       }
+}
+
+TEST(SweepCli, LlamacppWithoutCudaGraphsUsesTheNoGraphStepOverhead) {
+  // --llamacpp-cuda-graphs off selects the "llamacpp-nograph" step overhead (data/perf_defaults.json:
+  // 0 per step + 94.9 us per layer, against 55.0 us with graphs) in plan, check --batch-range and
+  // sweep alike (perf::step_overhead_entry of the engine plan). Llama-3.1-8B has 32 layers, so
+  // every decode step is 32 x (94.9 - 55.0) us = 1.2768 ms longer. F16 weights: no block-quantized
+  // mat-vec cap (plan applies one to quantized GGUF decode, sweep does not), so plan's decode step
+  // (the one the simulator times its steps with) and the sweep's agree.
+  const auto run = [](std::vector<std::string> args, bool graphs) {
+    args.insert(args.end(), {"--engine", "llamacpp", "--model", "llama-3.1-8b", "--weights", "gguf:F16", "--gpu",
+                             "h100-sxm-80", "--llamacpp-cuda-graphs", graphs ? "on" : "off", "--json"});
+    const auto r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out);
+  };
+  const auto sweep_tpot = [&](bool graphs) {
+    const auto j = run({"sweep", "--context", "4096", "--batch", "1", "--tp", "1"}, graphs);
+    EXPECT_EQ(j.at("rows").size(), 1u) << j.dump();
+    return j.at("rows").at(0).at("tpot_s").get<double>();
+  };
+  const auto plan_tpot = [&](bool graphs) {
+    return run({"plan", "-c", "4096", "--batch", "1", "--context", "4096"}, graphs)
+        .at("performance").at("decode").at("tpot_s").at("expected").get<double>();
+  };
+  const auto range_tpot = [&](bool graphs) {
+    const auto rows = run({"check", "-c", "4096", "--batch-range"}, graphs).at("batch_range").at("rows");
+    EXPECT_FALSE(rows.empty());
+    return std::make_pair(rows.at(0).at("batch").get<int>(), rows.at(0).at("tpot_s").at("expected").get<double>());
+  };
+  EXPECT_NEAR(sweep_tpot(false) - sweep_tpot(true), 32 * 39.9e-6, 1e-9);
+  EXPECT_NEAR(plan_tpot(false) - plan_tpot(true), 32 * 39.9e-6, 1e-9);
+  const auto [batch_off, range_off] = range_tpot(false);
+  const auto [batch_on, range_on] = range_tpot(true);
+  ASSERT_EQ(batch_off, batch_on);
+  EXPECT_NEAR(range_off - range_on, 32 * 39.9e-6, 1e-9);
+  // Sweep and plan time the same decode step (batch 1 at 4096 tokens).
+  EXPECT_NEAR(sweep_tpot(false), plan_tpot(false), 0.005 * plan_tpot(false));
 }
 
 TEST(SweepCli, PipelineStagesAndReplicasAgreeWithCheck) {

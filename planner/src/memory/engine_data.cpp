@@ -54,6 +54,7 @@ EngineProfileData EngineProfileData::load(const std::filesystem::path& data_dir,
     throw_input(out.file_, "/engine", "expected '" + std::string(engine) + "'");
   const std::string wanted = version.empty() ? top_string("default_profile") : std::string(version);
   out.assumed_ = version.empty();
+  out.release_ = wanted;
 
   // Each profile's name and version range. A profile whose bounds the skimmer cannot read as
   // strings is parsed, so that its fault is worded as the full reader words it.

@@ -22,6 +22,7 @@
 #include "vramplan/memory/vllm_activation.hpp"
 #include "vramplan/memory/vllm_cuda_graphs.hpp"
 #include "vramplan/memory/vllm_kv_groups.hpp"
+#include "vramplan/memory/vllm_async_scheduling.hpp"
 #include "vramplan/memory/vllm_scheduler_defaults.hpp"
 #include "vramplan/memory/vllm_weight_allocation.hpp"
 #include "vramplan/memory/weights.hpp"
@@ -75,6 +76,8 @@ class VllmEngine final : public Engine {
         {"no-enable-prefix-caching", "no automatic prefix caching", true, {}},
         {"enable-chunked-prefill", "split prompts at the per-step token budget (V1 default: on)", true, {}},
         {"no-enable-chunked-prefill", "a prompt runs in one step: max_num_batched_tokens must cover max_model_len", true, {}},
+        {"async-scheduling", "form the next step's batch while the GPU runs this one (default from 0.14, not with PP > 1 on 0.14)", true, {}},
+        {"no-async-scheduling", "form each step's batch when it starts (serial scheduling, the default before 0.14)", true, {}},
     };
   }
 
@@ -163,6 +166,8 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
   const std::uint64_t pp = arg_u64(args, "pipeline-parallel-size").value_or(1);
   if (tp == 0 || pp == 0) throw_usage("--tensor-parallel-size / --pipeline-parallel-size must be >= 1");
   p.gpu_count = tp * pp;
+  // Resolved from the release asked for, not the profile's name: the 0.11 profile covers 0.11-0.16.
+  const VllmAsyncScheduling async = vllm_async_scheduling(d_.release(), args, pp);
   const double util = arg_double(args, "gpu-memory-utilization").value_or(d_.number("gpu_memory_utilization"));
   if (!(util > 0 && util <= 1)) throw_usage("--gpu-memory-utilization must be in (0, 1]");
 
@@ -462,6 +467,7 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
       {"kv_block_bytes", first.groups.block_bytes},
       {"enable_prefix_caching", prefix_caching},
       {"enable_chunked_prefill", chunked_prefill},
+      {"async_scheduling", async.on},
   };
   if (mamba) {
     std::uint64_t recurrent_in_first = 0;
@@ -489,6 +495,7 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
     view["stages"] = st;
   }
   p.engine_view = view;
+  if (!async.on) p.notes.push_back(async.why);
   if (const auto pooling = pooling_view_mode(in.model); !pooling.empty()) {
     // A decoder embedder runs on the pooling runner, but its attention is causal (AttentionType.DECODER),
     // so GPUModelRunner.get_kv_cache_spec gives it a KV cache spec and the pool is sized as for

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "vramplan/core/error.hpp"
-#include "vramplan/core/version.hpp"
 #include "vramplan/io/json_file.hpp"
 
 namespace vramplan::perf {
@@ -101,18 +100,14 @@ PerfDefaults load_perf_defaults(const std::filesystem::path& file) {
   return d;
 }
 
-std::string step_overhead_entry(std::string_view engine, std::string_view version) {
-  if (engine != "vllm") return std::string(engine);
-  return vllm_schedules_async(version) ? std::string(engine) : "vllm-sync";
-}
-
-bool vllm_schedules_async(std::string_view version) {
-  if (version.empty()) return true;
-  try {
-    return version_numbers(version) >= std::vector<std::uint64_t>{0, 14};  // v0.14.0, PR #27614
-  } catch (const Error&) {
-    return true;  // not a release number ("nightly"): the current release
-  }
+std::string step_overhead_entry(std::string_view engine, const nlohmann::json& engine_view) {
+  const auto off = [&](const char* key) {
+    const auto it = engine_view.find(key);
+    return it != engine_view.end() && it->is_boolean() && !it->get<bool>();
+  };
+  if (engine == "vllm" && off("async_scheduling")) return "vllm-sync";
+  if (engine == "llamacpp" && off("cuda_graphs")) return "llamacpp-nograph";
+  return std::string(engine);
 }
 
 const StepOverheadDefaults& PerfDefaults::step_overhead_for(std::string_view engine) const {

@@ -157,7 +157,8 @@ CheckOutcome run_check(const CheckRequest& req, const DataRoot& root, std::uniqu
   if (req.batch_range) {
     const auto defaults = perf::load_perf_defaults(root.data_file("perf_defaults.json"));
     const ThroughputModel model =
-        throughput_model(session, out.gpu, req.args, req.weights, defaults, engine_token_budget(out.eval.plan));
+        throughput_model(session, out.gpu, req.args, req.weights, defaults, engine_token_budget(out.eval.plan),
+                         out.eval.plan);
     out.range = batch_range(session, s, req.policy, bounds, model, req.targets, req.range_workload);
     if (req.rate && out.range->memory_max > 0) {
       out.at_rate = range_at_rate(session, req, *out.range, root);

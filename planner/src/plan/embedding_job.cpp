@@ -44,15 +44,20 @@ double view_number(const nlohmann::json& v, const char* key) {
 
 }  // namespace
 
+std::uint64_t checked_documents(std::uint64_t documents) {
+  if (documents == 0) throw_usage("--documents must be >= 1");
+  // No job has 2^63 documents: above that, count_text's wrapped-around negative count.
+  if (documents > static_cast<std::uint64_t>(INT64_MAX)) throw_usage("--documents must be >= 1, got " + count_text(documents));
+  return documents;
+}
+
 EmbeddingJob embedding_job(const sim::ServingPlan& plan, const EmbeddingJobRequest& r, const PriceBook& prices) {
   const auto& view = plan.plan.engine_view;
   if (!view.contains("inputs_per_s"))
     throw_usage("--documents: " + plan.model.id + " under " + plan.plan.engine +
                 " is not a pooling plan (an offline embedding job needs an encoder, a pooling model or --engine tei; "
                 "generation jobs are `vramplan simulate --requests N --workers K`)");
-  if (r.documents == 0) throw_usage("--documents must be >= 1");
-  // No job has 2^63 documents: above that, count_text's wrapped-around negative count.
-  if (r.documents > static_cast<std::uint64_t>(INT64_MAX)) throw_usage("--documents must be >= 1, got " + count_text(r.documents));
+  checked_documents(r.documents);
   if (!(r.margin_hours >= 0)) throw_usage("--margin: must not be negative");
   const auto& ips = view.at("inputs_per_s");
   // inputs_per_s = tensor rate / FLOPs per input of `input_tokens`: the rates behind it.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 
 #include "vramplan/core/error.hpp"
 #include "vramplan/model/encoder.hpp"
@@ -159,10 +160,15 @@ SweepResult run_sweep(const SweepRequest& r, const DataRoot& root,
           if (contexts.empty()) contexts.push_back(session.planned_context(base_args, {}));
           const std::uint64_t longest = *std::max_element(contexts.begin(), contexts.end());
           // Per context: KV of one sequence (engine's allocation unit), on the reference GPU.
+          // The first plan also says how the engine runs a step (its step overhead entry).
           std::vector<std::uint64_t> per_seq;
-          for (const std::uint64_t c : contexts)
-            per_seq.push_back(per_sequence_kv(session.plan(*reference, args, weights, {1, c}), c));
-          const ThroughputModel tm = throughput_model(session, *reference, args, weights, defaults, 0);
+          std::optional<memory::MemoryPlan> reference_plan;
+          for (const std::uint64_t c : contexts) {
+            memory::MemoryPlan rp = session.plan(*reference, args, weights, {1, c});
+            per_seq.push_back(per_sequence_kv(rp, c));
+            if (!reference_plan) reference_plan = std::move(rp);
+          }
+          const ThroughputModel tm = throughput_model(session, *reference, args, weights, defaults, 0, *reference_plan);
           for (const auto& gpu : gpus) {
             // Compatibility first: a GPU the engine cannot run this on is a miss, whatever its memory.
             const compat::Verdict cv = scenario_compatibility(session, gpu, args, weights);
@@ -176,10 +182,7 @@ SweepResult run_sweep(const SweepRequest& r, const DataRoot& root,
             try {
               // A pooling model decodes nothing: no decode roofline (its inputs/s are in plan's notes).
               if (!is_pooling_model(session.model()))
-                f.rates = perf::perf_hardware_from(gpu, nullptr, tm.compute_dtype, defaults,
-                                                   perf::step_overhead_entry(session.engine().name(),
-                                                                             session.engine().version()))
-                              .expected;
+                f.rates = perf::perf_hardware_from(gpu, nullptr, tm.compute_dtype, defaults, tm.step_overhead_entry).expected;
             } catch (const Error& e) {
               if (e.kind() != ErrorKind::Usage) throw;
             }

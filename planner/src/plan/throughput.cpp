@@ -10,9 +10,10 @@ namespace vramplan::plan {
 
 ThroughputModel throughput_model(const PlanSession& session, const GpuSpec& gpu, const memory::EngineArgs& args,
                                  const std::optional<std::string>& weights, const perf::PerfDefaults& defaults,
-                                 std::uint64_t token_budget) {
+                                 std::uint64_t token_budget, const memory::MemoryPlan& plan) {
   ThroughputModel m;
   m.token_budget = token_budget;
+  m.step_overhead_entry = perf::step_overhead_entry(plan.engine, plan.engine_view);
   const memory::WeightRequest request{memory::arg_string(args, "dtype"), memory::arg_string(args, "quantization"),
                                       weights};
   const memory::ResolvedWeights resolved = memory::resolve_weights(session.model(), session.quant(), request);
@@ -28,8 +29,7 @@ ThroughputModel throughput_model(const PlanSession& session, const GpuSpec& gpu,
   options.block_scaled_fp8 = resolved.block_scaled_fp8;
   m.shape = perf::shape_from_model(session.model(), resolved.tensor_bytes, options);
   try {
-    m.hardware = perf::perf_hardware_from(gpu, nullptr, resolved.compute_precision, defaults,
-                                          perf::step_overhead_entry(session.engine().name(), session.engine().version()));
+    m.hardware = perf::perf_hardware_from(gpu, nullptr, resolved.compute_precision, defaults, m.step_overhead_entry);
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::Usage) throw;
     m.unavailable = e.what();

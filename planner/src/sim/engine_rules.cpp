@@ -8,7 +8,6 @@
 
 #include "vramplan/core/bytes.hpp"
 #include "vramplan/core/error.hpp"
-#include "vramplan/perf/perf_defaults.hpp"
 #include "vramplan/sim/scheduler_rules.hpp"
 
 namespace vramplan::sim {
@@ -84,7 +83,7 @@ void vllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
   r.out_of_blocks = OutOfBlocks::PreemptNewest;
   r.prefix_caching = view_flag(o, "enable_prefix_caching");
   r.max_model_len = view_u64(o, "max_model_len");
-  r.overlap_schedule = perf::vllm_schedules_async(o.plan.engine_version);
+  r.overlap_schedule = view_flag(o, "async_scheduling");  // memory/vllm_async_scheduling.cpp
   r.basis = {
       "KV pool " + std::to_string(r.kv_blocks) + " blocks of " + std::to_string(r.block_tokens) + " tokens (gpu_blocks " +
           std::to_string(blocks) + " / " + std::to_string(groups) +
@@ -105,8 +104,9 @@ void vllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
                         "so a request arriving during a step waits for the next one too; a request at max_tokens is not "
                         "scheduled again (v1/engine/core.py EngineCore.step_with_batch_queue, batch queue of 2; "
                         "v1/core/sched/scheduler.py Scheduler.schedule)"
-                      : "serial scheduling (before 0.14): a step's batch is formed when it starts (v1/engine/core.py "
-                        "EngineCore.step)"),
+                      : "serial scheduling (before 0.14, --no-async-scheduling, or PP > 1 on 0.14: the plan's notes say "
+                        "which; vllm/config/vllm.py VllmConfig.__post_init__): a step's batch is formed when it starts "
+                        "(v1/engine/core.py EngineCore.step)"),
       "prefix caching " + on_off(r.prefix_caching) +
           ": full prompt blocks hashed and shared, freed cached blocks reused LRU, the last prompt token always "
           "recomputed (kv_cache_manager.py get_computed_blocks; block_pool.py)",

@@ -20,17 +20,6 @@ namespace {
 using memory::MemoryPlan;
 using memory::PlanBasis;
 
-// The data/perf_defaults.json step_overhead entry of a plan: its engine release's
-// (perf::step_overhead_entry: vLLM before 0.14 is "vllm-sync"), except a llama.cpp build without
-// CUDA graphs (engine_view cuda_graphs false, --llamacpp-cuda-graphs off), whose decode step
-// launches every kernel from the host (docs/performance.md §5).
-std::string step_overhead_entry(const MemoryPlan& p) {
-  const auto it = p.engine_view.find("cuda_graphs");
-  if (p.engine == "llamacpp" && it != p.engine_view.end() && it->is_boolean() && !it->get<bool>())
-    return "llamacpp-nograph";
-  return perf::step_overhead_entry(p.engine, p.engine_version);
-}
-
 // The tensor-core rate a step runs at: fp8 GEMMs when the linear weights are fp8 and the card has
 // an fp8 rate (vLLM / SGLang / TensorRT-LLM run W8A8 on Hopper and newer), else the activation dtype.
 std::string tensor_dtype(const MemoryPlan& plan, const GpuSpec& gpu, const calib::Calibration* cal) {
@@ -60,7 +49,8 @@ PlanPerformance pooling_performance(memory::PlanOutcome& out, const GpuSpec& gpu
     perf.tensor_dtype = tensor_dtype(p, gpu, cal);
     perf::PerfDefaults defaults = perf::load_perf_defaults(root.data_file("perf_defaults.json"));
     defaults.source = "data/perf_defaults.json";
-    const perf::PerfHardware hw = perf::perf_hardware_from(gpu, cal, perf.tensor_dtype, defaults, step_overhead_entry(p));
+    const perf::PerfHardware hw =
+        perf::perf_hardware_from(gpu, cal, perf.tensor_dtype, defaults, perf::step_overhead_entry(p.engine, p.engine_view));
     const double flops = memory::encoder_flops_per_input(out.model, length);
     const auto rate = [&](const perf::HardwareRates& h) { return h.tensor_flops_per_s / flops; };
     const double expected = rate(hw.expected);
@@ -152,7 +142,7 @@ PlanPerformance plan_performance(const memory::PlanRequest& r, const memory::Pla
     perf::PerfDefaults defaults = perf::load_perf_defaults(root.data_file("perf_defaults.json"));
     defaults.source = "data/perf_defaults.json";  // the basis names the catalogue file, not this install's path
     const perf::PerfHardware hw =
-        perf::perf_hardware_from(gpu, cal, perf.tensor_dtype, defaults, step_overhead_entry(p));
+        perf::perf_hardware_from(gpu, cal, perf.tensor_dtype, defaults, perf::step_overhead_entry(p.engine, p.engine_view));
     perf.calibrated = hw.calibrated;
     if (host_layers) {
       perf.estimate = partial_offload_serving(r, out.model, rw.tensor_bytes, *host_layers, gpu, defaults, shape, hw, perf.query);

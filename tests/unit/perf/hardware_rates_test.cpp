@@ -108,19 +108,17 @@ TEST(PerfHardware, EngineSelectsItsStepOverhead) {
       << sglang.basis;
 }
 
-TEST(PerfHardware, VllmReleaseSelectsSerialOrAsyncScheduling) {
-  // Async scheduling is vLLM's default from v0.14.0: earlier releases (V0 0.6.x, V1 0.8-0.13)
-  // run "vllm-sync", 0.14 and later (and an unknown version: the current catalogue) "vllm".
-  EXPECT_EQ(step_overhead_entry("vllm", "0.6"), "vllm-sync");
-  EXPECT_EQ(step_overhead_entry("vllm", "0.6.4"), "vllm-sync");
-  EXPECT_EQ(step_overhead_entry("vllm", "0.11"), "vllm-sync");
-  EXPECT_EQ(step_overhead_entry("vllm", "0.13.9"), "vllm-sync");
-  EXPECT_EQ(step_overhead_entry("vllm", "0.14"), "vllm");
-  EXPECT_EQ(step_overhead_entry("vllm", "0.19.0rc1"), "vllm");
-  EXPECT_EQ(step_overhead_entry("vllm", "1.0"), "vllm");
-  EXPECT_EQ(step_overhead_entry("vllm", ""), "vllm");
-  EXPECT_EQ(step_overhead_entry("vllm", "nightly"), "vllm");
-  EXPECT_EQ(step_overhead_entry("sglang", "0.4"), "sglang");
+TEST(PerfHardware, StepOverheadEntryFollowsHowTheEngineRunsAStep) {
+  // The engine plan's view decides (memory/vllm_async_scheduling.cpp resolves vLLM's
+  // async_scheduling from the release and flags; llamacpp_engine.cpp its cuda_graphs).
+  EXPECT_EQ(step_overhead_entry("vllm", {{"async_scheduling", false}}), "vllm-sync");
+  EXPECT_EQ(step_overhead_entry("vllm", {{"async_scheduling", true}}), "vllm");
+  EXPECT_EQ(step_overhead_entry("vllm", nlohmann::json::object()), "vllm");  // encoder on the pooling runner
+  EXPECT_EQ(step_overhead_entry("llamacpp", {{"cuda_graphs", false}}), "llamacpp-nograph");
+  EXPECT_EQ(step_overhead_entry("llamacpp", {{"cuda_graphs", true}}), "llamacpp");
+  EXPECT_EQ(step_overhead_entry("llamacpp", nlohmann::json::object()), "llamacpp");  // CPU-only: no view entry
+  // A figure only means something for its own engine.
+  EXPECT_EQ(step_overhead_entry("sglang", {{"cuda_graphs", false}, {"async_scheduling", false}}), "sglang");
   // The async entry has no per-step term (it overlaps the forward); the serial one keeps it.
   const PerfDefaults d = shipped_defaults();
   EXPECT_EQ(d.step_overhead.at("vllm").per_step_s.expected, 0);

@@ -30,6 +30,14 @@ TEST(LaunchCommand, VllmCarriesTheResolvedLimits) {
   EXPECT_TRUE(c.note.empty());  // a repo id was given
 }
 
+TEST(LaunchCommand, VllmCarriesAnAsyncSchedulingFlagOnlyAsGiven) {
+  // Without one, vLLM resolves the release's default itself (memory/vllm_async_scheduling.hpp).
+  EXPECT_EQ(launch_command(plan_of("vllm", {}), {}, "m").line().find("async-scheduling"), std::string::npos);
+  const memory::EngineArgs off = {{"no-async-scheduling", "true"}};
+  EXPECT_NE(launch_command(plan_of("vllm", off), off, "m").line().find(" --no-async-scheduling --enable-prefix-caching"),
+            std::string::npos);
+}
+
 TEST(LaunchCommand, CatalogueIdsSayWhatToFillIn) {
   const auto c = launch_command(plan_of("sglang", {{"context-length", "8192"}}), {{"context-length", "8192"}}, "llama-3.1-8b");
   ASSERT_GE(c.argv.size(), 5u);

@@ -52,13 +52,17 @@ TEST(EngineRulesVllm, AsyncSchedulingFormsTheNextBatchFrom014) {
   // VllmConfig.__post_init__ turns async scheduling on by default from 0.14 (PR #27614):
   // EngineCore.step_with_batch_queue forms a step's batch while the previous one runs. Unlike
   // SGLang, a request at max_tokens is not scheduled again, so none rides in the next step.
-  auto o = plan("vllm", {{"max-model-len", "8192"}});
-  o.plan.engine_version = "0.15.1";
-  SchedulerRules r = rules(o);
+  // The plan resolved it (memory/vllm_async_scheduling.cpp: release, flags, PP).
+  SchedulerRules r = rules(plan("vllm@0.15.1", {{"max-model-len", "8192"}}));
   EXPECT_TRUE(r.overlap_schedule);
   EXPECT_FALSE(r.finished_rides_next_step);
-  o.plan.engine_version = "0.13.0";  // serial EngineCore.step: the batch is formed when the step starts
-  r = rules(o);
+  // Serial EngineCore.step: the batch is formed when the step starts. Before 0.14 by default,
+  // and with --no-async-scheduling on any release.
+  r = rules(plan("vllm@0.13.0", {{"max-model-len", "8192"}}));
+  EXPECT_FALSE(r.overlap_schedule);
+  EXPECT_FALSE(r.finished_rides_next_step);
+  EXPECT_FALSE(rules(plan("vllm", {{"max-model-len", "8192"}, {"no-async-scheduling", ""}})).overlap_schedule);
+  r = rules(plan("vllm@0.13.0", {{"max-model-len", "8192"}}));
   EXPECT_FALSE(r.overlap_schedule);
   EXPECT_FALSE(r.finished_rides_next_step);
   expect_sourced_basis(r);

@@ -1,6 +1,6 @@
 // vramplan/core/version.hpp — an engine release number as comparable parts, shared by the engine
-// profiles (memory/engine_data.cpp: which profile a version selects) and the performance defaults
-// (perf/perf_defaults.cpp: which step-overhead entry a vLLM release runs with).
+// profiles (memory/engine_data.cpp: which profile a version selects) and the release defaults an
+// engine resolves (memory/vllm_async_scheduling.cpp: whether a vLLM release schedules asynchronously).
 #pragma once
 
 #include <cstdint>

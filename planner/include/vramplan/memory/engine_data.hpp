@@ -31,6 +31,10 @@ class EngineProfileData {
 
   const std::string& engine() const { return engine_; }
   const std::string& version() const { return version_; }         //!< profile name ("0.19")
+  //! The release asked for ("0.15.1"; the default profile's name when none was given). A profile
+  //! covers a range of releases; a default that changed inside it (vLLM's async scheduling from
+  //! 0.14, inside the 0.11 profile) follows the release, not the profile.
+  const std::string& release() const { return release_; }
   const std::string& description() const { return description_; }
   bool assumed() const { return assumed_; }  //!< true when the caller gave no version
   //! True when no profile's range holds the requested version (a neighbouring one was used).
@@ -52,7 +56,7 @@ class EngineProfileData {
  private:
   const nlohmann::json& param(const std::string& name) const;
   std::string file_;
-  std::string engine_, version_, description_, range_;
+  std::string engine_, version_, description_, range_, release_;
   std::string substitute_;  //!< why another profile stands in for the requested version
   std::size_t profile_index_ = 0;
   bool assumed_ = false;

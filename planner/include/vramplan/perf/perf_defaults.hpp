@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 namespace vramplan::perf {
 
 //! min <= expected <= max, in the unit of the field that holds it.
@@ -59,18 +61,16 @@ struct PerfDefaults {
   const StepOverheadDefaults& step_overhead_for(std::string_view engine) const;
 };
 
-//! The step_overhead entry an engine release runs with: vLLM before 0.14 schedules each step
-//! serially with the forward ("vllm-sync"); from 0.14 it schedules asynchronously by default
-//! ("vllm"): vllm/config/vllm.py VllmConfig.__post_init__ turns async_scheduling on, and
-//! vllm/v1/engine/core.py EngineCore.step_with_batch_queue schedules step N+1 and processes step
-//! N's output while the GPU runs step N (docs/performance.md §1). An empty or unparsable version
-//! is the engine's current catalogue entry (async). Other engines keep their name.
-std::string step_overhead_entry(std::string_view engine, std::string_view version);
-
-//! Whether a vLLM release schedules asynchronously by default (from 0.14.0, PR #27614): an empty
-//! or unparsable version is the current release (yes). The simulator forms each step's batch when
-//! the previous step starts (sim/engine_rules.cpp); step_overhead_entry picks the step cost.
-bool vllm_schedules_async(std::string_view version);
+//! The step_overhead entry a planned configuration runs with: the engine's name, except
+//!  - vLLM scheduling serially ("vllm-sync": engine_view async_scheduling false; the engine
+//!    resolves it from the release, --[no-]async-scheduling and PP, memory/vllm_async_scheduling.hpp).
+//!    With async scheduling vllm/v1/engine/core.py EngineCore.step_with_batch_queue schedules step
+//!    N+1 and processes step N's output while the GPU runs step N (docs/performance.md §1);
+//!  - llama.cpp without CUDA graphs ("llamacpp-nograph": engine_view cuda_graphs false,
+//!    --llamacpp-cuda-graphs off), whose decode step launches every kernel from the host (§5).
+//! A view without the figure (a vLLM encoder on the pooling runner: no decode steps) keeps the
+//! engine's entry. The one choice of entry: plan, check, sweep and simulate all call it.
+std::string step_overhead_entry(std::string_view engine, const nlohmann::json& engine_view);
 
 //! Reads and validates the file: every range positive and ordered, fractions <= 1. Errors are
 //! Error(InputFile) naming the file and JSON pointer, or Error(Io).

@@ -54,6 +54,11 @@ struct EmbeddingJob {
   std::optional<std::uint64_t> kept_outputs;  //!< embeddings kept on the GPU (hf --keep-embeddings-on-gpu)
 };
 
+//! `documents` if a job can have that many: Error(Usage) for 0 and for a count above INT64_MAX (the
+//! option parser's reading of "-1"). `plan --documents` checks it before planning, since
+//! --keep-embeddings-on-gpu sizes the kept embeddings from it.
+std::uint64_t checked_documents(std::uint64_t documents);
+
 //! The job on `plan`, a pooling plan with engine_view "inputs_per_s" (sim::run_serving_plan).
 //! Error(Usage) for a generative plan, a plan without a throughput figure, or documents == 0.
 EmbeddingJob embedding_job(const sim::ServingPlan& plan, const EmbeddingJobRequest& request, const PriceBook& prices);

@@ -20,11 +20,16 @@ struct ThroughputModel {
   std::string unavailable;                     //!< why not, when hardware is nullopt
   std::string compute_dtype;                   //!< the engine's activation dtype ("bf16")
   std::uint64_t token_budget = 0;              //!< prefill chunk (engine's max_num_batched_tokens; 0 = whole prompt)
+  //! The data/perf_defaults.json step_overhead entry the rates carry (perf::step_overhead_entry
+  //! of the engine plan: "vllm-sync", "llamacpp-nograph", else the engine's name).
+  std::string step_overhead_entry;
 };
 
-//! `args` and `weights` as given to the engine (dtype, quantization, kv-cache-dtype are read).
+//! `args` and `weights` as given to the engine (dtype, quantization, kv-cache-dtype are read);
+//! `plan` is the engine's plan of that configuration (on any GPU): its engine_view says how the
+//! engine schedules and launches a step, which picks the step overhead.
 ThroughputModel throughput_model(const PlanSession& session, const GpuSpec& gpu, const memory::EngineArgs& args,
                                  const std::optional<std::string>& weights, const perf::PerfDefaults& defaults,
-                                 std::uint64_t token_budget);
+                                 std::uint64_t token_budget, const memory::MemoryPlan& plan);
 
 }  // namespace vramplan::plan

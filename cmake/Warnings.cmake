@@ -19,6 +19,11 @@ if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
 else()
   set(VRAMPLAN_SANITIZER_DEBUG_INFO -g1)
 endif()
+# -O1 everywhere, the tests included: a test unity translation unit compiles 2.4x faster at -O0
+# (clang + ASan + UBSan + coverage: 29 s against 70 s), but the sanitized suite then ran 3-4x longer
+# (SimAccuracy.EveryRecordRunsToCompletion 80 -> 300 s, ReconcileLogs 18 -> 53 s): the test
+# objects come first on the link line, so their unoptimised copies of shared templates (std::regex,
+# nlohmann::json) replace the library's, and the records' length replay runs in test code.
 if(VRAMPLAN_SANITIZE OR VRAMPLAN_FUZZ)
   target_compile_options(vramplan_flags INTERFACE -fsanitize=address,undefined
     -fno-sanitize-recover=all -fno-omit-frame-pointer -O1 ${VRAMPLAN_SANITIZER_DEBUG_INFO})
@@ -37,7 +42,10 @@ if(VRAMPLAN_FUZZ)
   # Coverage for libFuzzer in every object (the fuzz executables add -fsanitize=fuzzer, libFuzzer's
   # main); in the test executables the ASan runtime's default coverage callbacks take it, so one
   # build serves both the sanitized test suite and the fuzzers (tools/configure-sanitized.sh).
-  target_compile_options(vramplan_flags INTERFACE -fsanitize=fuzzer-no-link)
+  # The test executable (property VRAMPLAN_NO_FUZZ_COVERAGE) is no fuzzer: its own objects skip the
+  # instrumentation, 18 % of their compile time (a test unity translation unit: 70 -> 57 s).
+  target_compile_options(vramplan_flags INTERFACE
+    $<$<NOT:$<BOOL:$<TARGET_PROPERTY:VRAMPLAN_NO_FUZZ_COVERAGE>>>:-fsanitize=fuzzer-no-link>)
 endif()
 
 # Precompiled headers: nlohmann/json.hpp and the standard headers almost every file includes cost

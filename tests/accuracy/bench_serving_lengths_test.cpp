@@ -4,6 +4,7 @@
 
 #include "accuracy/bench_serving_lengths.hpp"
 #include "accuracy/serving_records.hpp"
+#include "support/sanitizer.hpp"
 
 namespace vramplan::test {
 namespace {
@@ -40,6 +41,7 @@ TEST(BenchServingLengths, ReproducesPrintedTotals) {
 // input tokens where the same commands' draw (and every other 80- and 500-prompt run of the
 // cookbook) gives 39,668 and 249,831.
 TEST(BenchServingLengths, UsedForEveryMatchingRecord) {
+  VRAMPLAN_SKIP_FIGURES_UNDER_ASAN();  // SimAccuracy.EveryRecordRunsToCompletion simulates the same records there
   std::size_t redrawn = 0, uniform = 0;
   for (const auto& c : serving_comparisons()) {
     if (c.workload.find("uniform") == std::string::npos) continue;

@@ -34,6 +34,7 @@
 #include <nlohmann/json.hpp>
 
 #include "accuracy/accuracy_doc.hpp"
+#include "support/sanitizer.hpp"
 #include "support/test_support.hpp"
 #include "vramplan/core/text.hpp"
 #include "vramplan/hardware/gpu_catalog.hpp"
@@ -509,6 +510,7 @@ TEST(LlamacppSpeedAccuracy, DecodeAndPromptAgainstPublishedTables) {
 // The MMVQ cap's rate per SM cycle is the least-squares value on its fit set (the scoreboard A100
 // rows), and the range ends are the same fit on theirs; every fit record is one the cap binds on.
 TEST(LlamacppSpeedAccuracy, MmvqRateIsTheFittedValue) {
+  VRAMPLAN_SKIP_REFIT_UNDER_ASAN();
   const std::vector<LlamaBenchRecord> records = llama_bench_predictions();
   const auto d = perf::load_perf_defaults(test::source_dir() / "data" / "perf_defaults.json");
   ASSERT_TRUE(d.llamacpp_mmvq_bytes_per_sm_cycle);
@@ -568,6 +570,7 @@ TEST(LlamacppSpeedAccuracy, CudaGraphsSettingPicksTheOverheadEntry) {
 }
 
 TEST(LlamacppSpeedAccuracy, StepOverheadIsTheFittedValue) {
+  VRAMPLAN_SKIP_REFIT_UNDER_ASAN();
   const std::vector<LlamaBenchRecord> records = llama_bench_predictions();
   const auto d = perf::load_perf_defaults(test::source_dir() / "data" / "perf_defaults.json");
   for (const LlamacppEra& era : kLlamacppEras) {

@@ -478,6 +478,7 @@ TEST(PerfAccuracy, MemoryComputeOverlapIsTheFittedValue) {
 }
 
 TEST(PerfAccuracy, StepOverheadIsTheFittedValuePerEngine) {
+  VRAMPLAN_SKIP_REFIT_UNDER_ASAN();
   const auto data = test::source_dir() / "tests" / "accuracy" / "data" / "perf_trtllm_published.json";
   const Inputs in{read_json_file(data), data.string(),
                   GpuCatalog::load(test::source_dir() / "data" / "gpus.json"),

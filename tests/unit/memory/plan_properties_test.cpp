@@ -12,6 +12,7 @@
 
 #include "support/catalogs.hpp"
 #include "support/json_schema.hpp"
+#include "support/sanitizer.hpp"
 #include "support/test_support.hpp"
 #include "vramplan/memory/engine.hpp"
 #include "vramplan/memory/plan_request.hpp"
@@ -22,7 +23,10 @@
 namespace vramplan::memory {
 namespace {
 
-constexpr int kConfigs = 2000;
+// Issue 14 asked for a few thousand random configurations: 2000 in the Release suite; under ASan the
+// same properties over the first 500 of the same seeded stream (the 2000 took ~65 s there, the
+// sanitized suite's longest test).
+constexpr int kConfigs = VRAMPLAN_UNDER_ASAN ? 500 : 2000;
 constexpr std::uint64_t kSeed = 20261201;
 
 // A random valid Llama-style config.json: heads x head_dim = hidden, KV heads dividing the heads.

@@ -39,11 +39,12 @@ if(VRAMPLAN_FUZZ)
   if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
     message(FATAL_ERROR "vramplan: VRAMPLAN_FUZZ needs clang (libFuzzer): -DCMAKE_CXX_COMPILER=clang++")
   endif()
-  # Coverage for libFuzzer in every object (the fuzz executables add -fsanitize=fuzzer, libFuzzer's
-  # main); in the test executables the ASan runtime's default coverage callbacks take it, so one
-  # build serves both the sanitized test suite and the fuzzers (tools/configure-sanitized.sh).
-  # The test executable (property VRAMPLAN_NO_FUZZ_COVERAGE) is no fuzzer: its own objects skip the
-  # instrumentation, 18 % of their compile time (a test unity translation unit: 70 -> 57 s).
+  # Coverage for libFuzzer in every library object (the fuzz executables add -fsanitize=fuzzer,
+  # libFuzzer's main); in the test executable the ASan runtime's default coverage callbacks take
+  # it, so one build serves both the sanitized test suite and the fuzzers
+  # (tools/configure-sanitized.sh). The test executable's own objects (property
+  # VRAMPLAN_NO_FUZZ_COVERAGE) are no fuzzer's: they skip the instrumentation, 18 % of their compile
+  # time (a test unity translation unit: 70 -> 57 s).
   target_compile_options(vramplan_flags INTERFACE
     $<$<NOT:$<BOOL:$<TARGET_PROPERTY:VRAMPLAN_NO_FUZZ_COVERAGE>>>:-fsanitize=fuzzer-no-link>)
 endif()

@@ -57,8 +57,7 @@ TEST(SweepCli, LlamacppWithoutCudaGraphsUsesTheNoGraphStepOverhead) {
   // 0 per step + 94.9 us per layer, against 55.0 us with graphs) in plan, check --batch-range and
   // sweep alike (perf::step_overhead_entry of the engine plan). Llama-3.1-8B has 32 layers, so
   // every decode step is 32 x (94.9 - 55.0) us = 1.2768 ms longer. F16 weights: no block-quantized
-  // mat-vec cap (plan applies one to quantized GGUF decode, sweep does not), so plan's decode step
-  // (the one the simulator times its steps with) and the sweep's agree.
+  // mat-vec cap (SweepCli.LlamacppQuantizedDecodeUnderTheMmvqCapEverywhere checks that one).
   const auto run = [](std::vector<std::string> args, bool graphs) {
     args.insert(args.end(), {"--engine", "llamacpp", "--model", "llama-3.1-8b", "--weights", "gguf:F16", "--gpu",
                              "h100-sxm-80", "--llamacpp-cuda-graphs", graphs ? "on" : "off", "--json"});
@@ -88,6 +87,33 @@ TEST(SweepCli, LlamacppWithoutCudaGraphsUsesTheNoGraphStepOverhead) {
   EXPECT_NEAR(range_off - range_on, 32 * 39.9e-6, 1e-9);
   // Sweep and plan time the same decode step (batch 1 at 4096 tokens).
   EXPECT_NEAR(sweep_tpot(false), plan_tpot(false), 0.005 * plan_tpot(false));
+}
+
+TEST(SweepCli, LlamacppQuantizedDecodeUnderTheMmvqCapEverywhere) {
+  // Q4_K_M weights on an H100: llama.cpp decodes them through MMVQ, whose rate is capped by SM count
+  // x clock below the HBM bandwidth (perf::decode_hardware). plan, check --batch-range and sweep
+  // take their decode rates from the same function, so their batch-1 TPOTs at 4096 tokens agree
+  // (until 2026-12-03 sweep and check used the uncapped bandwidth), and the cap is named in the basis.
+  const auto run = [](std::vector<std::string> args) {
+    args.insert(args.end(), {"--engine", "llamacpp", "--model", "llama-3.1-8b", "--weights", "gguf:Q4_K_M", "--gpu",
+                             "h100-sxm-80", "--json"});
+    const auto r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out);
+  };
+  const auto sweep = run({"sweep", "--context", "4096", "--batch", "1", "--tp", "1"});
+  ASSERT_EQ(sweep.at("rows").size(), 1u) << sweep.dump();
+  const double sweep_tpot = sweep.at("rows").at(0).at("tpot_s").get<double>();
+  const auto plan = run({"plan", "-c", "4096", "--batch", "1", "--context", "4096"});
+  const auto& decode = plan.at("performance").at("decode");
+  const double plan_tpot = decode.at("tpot_s").at("expected").get<double>();
+  const auto range = run({"check", "-c", "4096", "--context", "4096", "--batch-range"}).at("batch_range");
+  ASSERT_FALSE(range.at("rows").empty());
+  ASSERT_EQ(range.at("rows").at(0).at("batch").get<int>(), 1);
+  const double range_tpot = range.at("rows").at(0).at("tpot_s").at("expected").get<double>();
+  EXPECT_NEAR(sweep_tpot, plan_tpot, 0.005 * plan_tpot);
+  EXPECT_NEAR(range_tpot, plan_tpot, 0.005 * plan_tpot);
+  EXPECT_NE(range.at("basis").get<std::string>().find("llama.cpp MMVQ"), std::string::npos) << range.dump();
 }
 
 TEST(SweepCli, PipelineStagesAndReplicasAgreeWithCheck) {

@@ -72,4 +72,12 @@ PerfHardware with_llamacpp_mmvq_cap(const PerfHardware& hw, double sm_hz, double
   return out;
 }
 
+PerfHardware decode_hardware(const PerfHardware& hw, std::string_view engine, const GpuSpec& gpu,
+                             double quantized_share, const PerfDefaults& defaults) {
+  if (engine != "llamacpp" || quantized_share <= 0 || !defaults.llamacpp_mmvq_bytes_per_sm_cycle) return hw;
+  const std::optional<double> sm_hz = sm_cycles_per_s(gpu);
+  if (!sm_hz) return hw;
+  return with_llamacpp_mmvq_cap(hw, *sm_hz, quantized_share, *defaults.llamacpp_mmvq_bytes_per_sm_cycle);
+}
+
 }  // namespace vramplan::perf

@@ -26,7 +26,8 @@ struct Sequences {
 
 Perf estimate(const ThroughputModel& m, std::uint64_t batch, std::uint64_t replicas, const Sequences& q) {
   const std::uint64_t per_replica = std::max<std::uint64_t>(1, ceil_div(batch, replicas));
-  const perf::DecodeResult d = perf::estimate_decode(m.shape, *m.hardware, perf::DecodeBatch{per_replica, q.decode_context});
+  const perf::DecodeResult d =
+      perf::estimate_decode(m.shape, *m.decode_hardware, perf::DecodeBatch{per_replica, q.decode_context});
   const perf::PrefillResult p =
       perf::estimate_prefill(m.shape, *m.hardware, perf::PrefillBatch{per_replica, q.prompt, m.token_budget});
   const double r = static_cast<double>(replicas);
@@ -68,7 +69,7 @@ BatchRange batch_range(const PlanSession& session, const Scenario& given, const 
   BatchRange r;
   r.workload = workload_text;
   const bool has_perf = model.hardware.has_value();
-  if (has_perf) r.basis = model.hardware->basis;
+  if (has_perf) r.basis = model.decode_hardware->basis;
   else r.unavailable = model.unavailable;
   if (!has_perf && (targets.max_tpot_s || targets.max_ttft_s))
     r.unavailable += "; --max-tpot / --max-ttft cannot be checked without throughput figures";

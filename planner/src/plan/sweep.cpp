@@ -8,6 +8,7 @@
 #include "vramplan/core/error.hpp"
 #include "vramplan/model/encoder.hpp"
 #include "vramplan/perf/hardware_rates.hpp"
+#include "vramplan/perf/llamacpp_mmvq.hpp"
 #include "vramplan/perf/perf_defaults.hpp"
 #include "vramplan/plan/compatibility.hpp"
 #include "vramplan/plan/throughput.hpp"
@@ -182,7 +183,10 @@ SweepResult run_sweep(const SweepRequest& r, const DataRoot& root,
             try {
               // A pooling model decodes nothing: no decode roofline (its inputs/s are in plan's notes).
               if (!is_pooling_model(session.model()))
-                f.rates = perf::perf_hardware_from(gpu, nullptr, tm.compute_dtype, defaults, tm.step_overhead_entry).expected;
+                f.rates = perf::decode_hardware(
+                              perf::perf_hardware_from(gpu, nullptr, tm.compute_dtype, defaults, tm.step_overhead_entry),
+                              tm.engine, gpu, tm.block_quantized_share, defaults)
+                              .expected;
             } catch (const Error& e) {
               if (e.kind() != ErrorKind::Usage) throw;
             }

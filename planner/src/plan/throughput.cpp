@@ -4,6 +4,7 @@
 #include "vramplan/memory/kv_cache.hpp"
 #include "vramplan/memory/weights.hpp"
 #include "vramplan/perf/hardware_rates.hpp"
+#include "vramplan/perf/llamacpp_mmvq.hpp"
 #include "vramplan/perf/model_shape.hpp"
 
 namespace vramplan::plan {
@@ -28,8 +29,11 @@ ThroughputModel throughput_model(const PlanSession& session, const GpuSpec& gpu,
   options.activation_bytes = static_cast<double>(resolved.compute_bytes);
   options.block_scaled_fp8 = resolved.block_scaled_fp8;
   m.shape = perf::shape_from_model(session.model(), resolved.tensor_bytes, options);
+  m.engine = plan.engine;
+  m.block_quantized_share = perf::block_quantized_share(session.model(), resolved.tensor_bytes);
   try {
     m.hardware = perf::perf_hardware_from(gpu, nullptr, resolved.compute_precision, defaults, m.step_overhead_entry);
+    m.decode_hardware = perf::decode_hardware(*m.hardware, m.engine, gpu, m.block_quantized_share, defaults);
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::Usage) throw;
     m.unavailable = e.what();

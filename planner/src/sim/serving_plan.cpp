@@ -153,20 +153,14 @@ PlanPerformance plan_performance(const memory::PlanRequest& r, const memory::Pla
       return perf;
     }
     // llama.cpp on an NVIDIA card: decode steps stream the block-quantized weights through MMVQ,
-    // whose rate is capped by SM count x clock (perf/llamacpp_mmvq.hpp); prompt micro-batches run
-    // MMQ / cuBLAS (compute-bound), so the TTFT keeps the plain rates.
-    const std::optional<double> sm_hz = perf::sm_cycles_per_s(gpu);
-    const double quantized = p.engine == "llamacpp" ? perf::block_quantized_share(out.model, rw.tensor_bytes) : 0;
-    if (p.engine == "llamacpp" && sm_hz && quantized > 0 && defaults.llamacpp_mmvq_bytes_per_sm_cycle) {
-      const perf::PerfHardware decode_hw =
-          perf::with_llamacpp_mmvq_cap(hw, *sm_hz, quantized, *defaults.llamacpp_mmvq_bytes_per_sm_cycle);
-      perf.estimate = perf::estimate_serving(shape, decode_hw, perf.query);
-      perf.estimate->ttft_s = perf::estimate_ttft(shape, hw, perf.query.prompt_tokens, perf.query.token_budget);
-      perf.hardware = decode_hw;  // the simulator's step clock: decode steps dominate a llama.cpp run
-    } else {
-      perf.estimate = perf::estimate_serving(shape, hw, perf.query);
-      perf.hardware = hw;
-    }
+    // whose rate is capped by SM count x clock (perf::decode_hardware); prompt micro-batches run
+    // MMQ / cuBLAS (compute-bound), so the TTFT keeps the plain rates. The simulator's step clock
+    // is the decode one: decode steps dominate a llama.cpp run.
+    const perf::PerfHardware decode_hw =
+        perf::decode_hardware(hw, p.engine, gpu, perf::block_quantized_share(out.model, rw.tensor_bytes), defaults);
+    perf.estimate = perf::estimate_serving(shape, decode_hw, perf.query);
+    perf.estimate->ttft_s = perf::estimate_ttft(shape, hw, perf.query.prompt_tokens, perf.query.token_budget);
+    perf.hardware = decode_hw;
     perf.shape = shape;
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::Usage) throw;

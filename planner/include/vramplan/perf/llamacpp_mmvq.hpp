@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string_view>
 
 #include "vramplan/hardware/gpu_catalog.hpp"
 #include "vramplan/model/spec.hpp"
@@ -48,5 +49,12 @@ double block_quantized_share(const ModelSpec& spec, std::span<const std::uint64_
 //! min(bandwidth, k x sm_hz), the rest at the bandwidth; each end of the range with its own k.
 PerfHardware with_llamacpp_mmvq_cap(const PerfHardware& hw, double sm_hz, double quantized_share,
                                     const DefaultRange& bytes_per_sm_cycle);
+
+//! The rates an engine's decode steps run at on `gpu`: for llama.cpp with block-quantized weights
+//! (quantized_share > 0) on a card with SM figures, `hw` under the MMVQ cap; otherwise `hw`. Prompt
+//! steps keep `hw` (MMQ / cuBLAS are compute-bound). plan, check --batch-range, sweep and the
+//! simulator all take their decode rates from here.
+PerfHardware decode_hardware(const PerfHardware& hw, std::string_view engine, const GpuSpec& gpu,
+                             double quantized_share, const PerfDefaults& defaults);
 
 }  // namespace vramplan::perf

@@ -17,6 +17,10 @@ namespace vramplan::plan {
 struct ThroughputModel {
   perf::PerfModelShape shape;
   std::optional<perf::PerfHardware> hardware;  //!< nullopt when the GPU has no rates
+  //! The rates of decode steps (perf::decode_hardware: llama.cpp's MMVQ cap), set with `hardware`.
+  std::optional<perf::PerfHardware> decode_hardware;
+  std::string engine;                          //!< the engine plan's name ("llamacpp", "vllm", ...)
+  double block_quantized_share = 0;            //!< share of streamed weight bytes block-quantized
   std::string unavailable;                     //!< why not, when hardware is nullopt
   std::string compute_dtype;                   //!< the engine's activation dtype ("bf16")
   std::uint64_t token_budget = 0;              //!< prefill chunk (engine's max_num_batched_tokens; 0 = whole prompt)

@@ -1,5 +1,5 @@
 // The generic decoder builder: Llama, Mistral, Mixtral, Qwen2/3(-MoE), Gemma 1/2/3, Phi-2/3/4,
-// Granite, Cohere, GLM — every family that is a row of DecoderLayout in hf_families.cpp.
+// Granite, Cohere, GLM, MiniMax-M2 — every family that is a row of DecoderLayout in hf_families.cpp.
 #include <algorithm>
 
 #include "model/hf_family.hpp"
@@ -9,11 +9,28 @@ namespace vramplan::hf {
 namespace {
 
 void read_moe(const ConfigView& c, const DecoderLayout& lay, ModelArch& a) {
-  a.num_experts = c.positive({"num_local_experts", "num_experts", "n_routed_experts"});
-  a.experts_per_token = c.positive({"num_experts_per_tok", "experts_per_token"});
+  a.num_experts = c.positive({"num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts"});
+  a.experts_per_token = c.positive({"num_experts_per_tok", "experts_per_token", "moe_k"});  // moe_k: ERNIE
   if (a.experts_per_token > a.num_experts)
     c.fail("num_experts_per_tok", "is larger than the number of experts");
   a.layer_is_moe.assign(a.num_layers, true);
+  if (lay.moe == Moe::Ernie) {
+    // Its experts and lm_head would carry biases with use_bias, which no released checkpoint sets.
+    if (c.flag("use_bias", false)) c.fail("use_bias", "ERNIE-4.5 MoE with biases is not modelled");
+    // HF Ernie4_5_MoeDecoderLayer: sparse when (i + 1) % moe_layer_interval == 0 and
+    // moe_layer_start_index <= i <= moe_layer_end_index (-1: the last layer); the shared experts
+    // are one Ernie4_5_MoeMLP of moe_intermediate_size x moe_num_shared_experts.
+    a.moe_intermediate_size = c.positive({"moe_intermediate_size"});
+    a.num_shared_experts = c.u64({"moe_num_shared_experts"}).value_or(0);
+    a.shared_expert_intermediate_size = a.moe_intermediate_size * a.num_shared_experts;
+    const auto interval = c.positive_opt({"moe_layer_interval"}).value_or(1);
+    const auto start = c.u64({"moe_layer_start_index"}).value_or(0);
+    const auto end_raw = c.number({"moe_layer_end_index"}).value_or(-1.0);
+    const auto end = end_raw < 0 ? a.num_layers - 1 : static_cast<std::uint64_t>(end_raw);
+    for (std::uint64_t i = 0; i < a.num_layers; ++i)
+      a.layer_is_moe[i] = (i + 1) % interval == 0 && i >= start && i <= end;
+    return;
+  }
   if (lay.moe == Moe::Mixtral) {
     a.moe_intermediate_size = a.intermediate_size;  // HF MixtralBlockSparseTop2MLP: ffn_dim
     return;
@@ -60,6 +77,23 @@ void moe_block(InventoryBuilder& b, const DecoderLayout& lay, const std::string&
     b.experts(p + "experts.*.w1.weight", R::FfnGateExps, E, Ie, h);
     b.experts(p + "experts.*.w3.weight", R::FfnUpExps, E, Ie, h);
     b.experts(p + "experts.*.w2.weight", R::FfnDownExps, E, h, Ie);
+    if (lay.moe_routing_bias) b.tensor(p + "e_score_correction_bias", R::FfnExpProbsBias, {E});
+    return;
+  }
+  if (lay.moe == Moe::Ernie) {
+    // HF Ernie4_5_MoeSparseMoeBlock: fp32 gate, moe_statics.e_score_correction_bias [1, E],
+    // routed experts, then shared_experts (no gate on them).
+    const auto p = layer + "mlp.";
+    b.linear(p + "gate", R::FfnGateInp, E, h);
+    b.tensor(p + "moe_statics.e_score_correction_bias", R::FfnExpProbsBias, {1, E});
+    b.experts(p + "experts.*.gate_proj.weight", R::FfnGateExps, E, Ie, h);
+    b.experts(p + "experts.*.up_proj.weight", R::FfnUpExps, E, Ie, h);
+    b.experts(p + "experts.*.down_proj.weight", R::FfnDownExps, E, h, Ie);
+    if (const auto Is = a.shared_expert_intermediate_size; Is > 0) {
+      b.linear(p + "shared_experts.gate_proj", R::FfnGateShexp, Is, h);
+      b.linear(p + "shared_experts.up_proj", R::FfnUpShexp, Is, h);
+      b.linear(p + "shared_experts.down_proj", R::FfnDownShexp, h, Is);
+    }
     return;
   }
   qwen_moe_mlp(b, layer + "mlp.", a);
@@ -85,7 +119,8 @@ void build_decoder(const ConfigView& c, const Family& family, ModelSpec& spec) {
   const bool mlp_bias = bias_enabled(c, lay.mlp_bias);
   const bool norm_bias = lay.norm == Norm::LayerNorm;
   const bool per_head_qk_norm = lay.qk_norm == QkNorm::ConfigUseQkNormPerHead && c.flag("use_qk_norm", false);
-  const bool qk_norm = lay.qk_norm == QkNorm::PerHeadDim || per_head_qk_norm;
+  const bool whole_qk_norm = lay.qk_norm == QkNorm::WholeProjection && c.flag("use_qk_norm", true);
+  const bool qk_norm = lay.qk_norm == QkNorm::PerHeadDim || per_head_qk_norm || whole_qk_norm;
 
   const auto h = a.hidden_size, d = a.head_dim, V = a.vocab_size;
   const auto q_out = a.num_heads * d, kv_out = a.num_kv_heads * d;
@@ -105,7 +140,11 @@ void build_decoder(const ConfigView& c, const Family& family, ModelSpec& spec) {
       b.linear(at + "v_proj", R::AttnV, kv_out, h, qkv_bias);
     }
     b.linear(at + std::string(lay.o_proj), R::AttnOutput, h, q_out, o_bias);
-    if (qk_norm) {
+    if (whole_qk_norm) {
+      // MiniMax-M2 (FlexOlmoAttention): one RMSNorm over the whole q and k projections.
+      b.tensor(at + "q_norm.weight", R::AttnQNorm, {q_out});
+      b.tensor(at + "k_norm.weight", R::AttnKNorm, {kv_out});
+    } else if (qk_norm) {
       // Qwen3 / Gemma-3 normalise over head_dim; Cohere keeps one weight row per head.
       b.tensor(at + "q_norm.weight", R::AttnQNorm,
                per_head_qk_norm ? std::vector<std::uint64_t>{a.num_heads, d} : std::vector<std::uint64_t>{d});

@@ -91,6 +91,13 @@ void read_layer_attention(const ConfigView& c, Pattern pattern, ModelArch& a) {
 }
 
 std::uint64_t rotary_dim_of(const ConfigView& c, const ModelArch& a) {
+  // MiniMax-M2's config states the rotated width itself (rotary_dim 64 of head_dim 128;
+  // vLLM / SGLang minimax_m2.py pass config.rotary_dim to get_rope).
+  if (!c.find({"partial_rotary_factor"}))
+    if (auto rd = c.positive_opt({"rotary_dim"})) {
+      if (*rd > a.head_dim) c.fail("rotary_dim", "is larger than head_dim");
+      return *rd;
+    }
   const double factor = c.number({"partial_rotary_factor"}).value_or(1.0);
   if (!(factor > 0.0 && factor <= 1.0))
     c.fail("partial_rotary_factor", "must be in (0, 1]");
@@ -135,6 +142,7 @@ bool bias_enabled(const ConfigView& c, Bias rule) {
     case Bias::AttentionBiasKey: return c.flag("attention_bias", false);
     case Bias::MlpBiasKey: return c.flag("mlp_bias", false);
     case Bias::BiasKey: return c.flag("bias", false);
+    case Bias::UseBiasKey: return c.flag("use_bias", false);  // ERNIE-4.5
   }
   return false;
 }

@@ -157,6 +157,29 @@ std::vector<Family> make_families() {
     l.moe = Moe::Mixtral;
     return l;
   }());
+  // MiniMax-M2 / M2.5 (transformers models/minimax_m2/modular_minimax_m2.py): Mixtral's sparse
+  // block (block_sparse_moe.gate, experts.*.w1/w2/w3 of intermediate_size) with a sigmoid router
+  // and its e_score_correction_bias; FlexOlmo attention, q_norm / k_norm over the whole
+  // projection; no shared expert, every layer sparse. The checkpoint's MTP modules are not
+  // loaded without speculative decoding (not counted).
+  add("minimax_m2", {"MiniMaxM2ForCausalLM"}, false, [] {
+    DecoderLayout l;
+    l.moe = Moe::Mixtral;
+    l.moe_routing_bias = true;
+    l.qk_norm = QkNorm::WholeProjection;
+    return l;
+  }());
+  // ERNIE-4.5 MoE (transformers models/ernie4_5_moe/modular_ernie4_5_moe.py): Llama attention
+  // (biases follow use_bias), a dense first layer, then routed + shared experts
+  // (family_decoder.cpp read_moe). Ernie4_5_MoeConfig ties the embeddings by default.
+  add("ernie4_5_moe", {"Ernie4_5_MoeForCausalLM"}, true, [] {
+    DecoderLayout l;
+    l.qkv_bias = Bias::UseBiasKey;
+    l.o_bias = Bias::UseBiasKey;
+    l.mlp_bias = Bias::UseBiasKey;
+    l.moe = Moe::Ernie;
+    return l;
+  }());
   add("qwen2", {"Qwen2ForCausalLM"}, false, qwen2_layout(Moe::None));
   add("qwen2_moe", {"Qwen2MoeForCausalLM"}, false, qwen2_layout(Moe::QwenMoe));
   add("qwen3", {"Qwen3ForCausalLM"}, false, qwen3_layout(Moe::None));

@@ -25,13 +25,15 @@ using R = TensorRole;
 
 //! When a bias exists: never, always (the module constructor hard-codes bias=True) or as the
 //! config key says (`attention_bias`, `mlp_bias`, `bias`, default false).
-enum class Bias { No, Yes, AttentionBiasKey, MlpBiasKey, BiasKey };
+enum class Bias { No, Yes, AttentionBiasKey, MlpBiasKey, BiasKey, UseBiasKey };
 enum class Mlp { Gated, GatedFused, Plain };  // gate/up/down; gate_up_proj + down; fc1 + fc2
 enum class Norm { Rms, LayerNorm, LayerNormNoBias };
 // q_norm/k_norm: of {head_dim} always (Qwen3, Gemma-3), or per head {heads, head_dim} when
 // the config sets use_qk_norm (Cohere).
-enum class QkNorm { No, PerHeadDim, ConfigUseQkNormPerHead };
-enum class Moe { None, Mixtral, QwenMoe };
+//! WholeProjection: one RMSNorm over all heads' q (num_heads x head_dim) and k (num_kv_heads x
+//! head_dim), as FlexOlmoAttention / MiniMaxM2Attention keep it.
+enum class QkNorm { No, PerHeadDim, ConfigUseQkNormPerHead, WholeProjection };
+enum class Moe { None, Mixtral, QwenMoe, Ernie };
 //! How layers are typed when the config has no `layer_types`.
 enum class Pattern {
   SlidingIfConfigured,  //!< every layer sliding when `sliding_window` is set (and not disabled)
@@ -61,6 +63,9 @@ struct DecoderLayout {
   std::string_view lm_head = "lm_head";
   bool lm_head_bias = false;
   Moe moe = Moe::None;
+  //! The sparse block keeps an e_score_correction_bias buffer, one value per expert
+  //! (MiniMaxM2SparseMoeBlock).
+  bool moe_routing_bias = false;
   Pattern pattern = Pattern::SlidingIfConfigured;
 };
 

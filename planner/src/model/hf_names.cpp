@@ -46,7 +46,7 @@ constexpr std::array<NameRole, 22> kGlobal{{
 }};
 
 // Module paths inside one decoder layer (after normalisation).
-constexpr std::array<NameRole, 127> kLayer{{
+constexpr std::array<NameRole, 129> kLayer{{
     {"self_attn.q_proj", R::AttnQ},
     {"self_attn.k_proj", R::AttnK},
     {"self_attn.v_proj", R::AttnV},
@@ -84,6 +84,8 @@ constexpr std::array<NameRole, 127> kLayer{{
     {"mlp.gate", R::FfnGateInp},
     {"mlp.router", R::FfnGateInp},
     {"mlp.gate.e_score_correction_bias", R::FfnExpProbsBias},
+    {"mlp.e_score_correction_bias", R::FfnExpProbsBias},  // MiniMax-M2: block_sparse_moe.
+    {"mlp.moe_statics.e_score_correction_bias", R::FfnExpProbsBias},  // ERNIE-4.5 MoE
     {"mlp.experts.*.gate_proj", R::FfnGateExps},
     {"mlp.experts.*.up_proj", R::FfnUpExps},
     {"mlp.experts.*.down_proj", R::FfnDownExps},

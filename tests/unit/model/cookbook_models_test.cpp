@@ -1,0 +1,68 @@
+// Catalogue entries added for SGLang cookbook serving records (tests/accuracy/data/
+// serving_sim_setup.json): each loads through the real catalogue loader, sums to a count derived
+// by hand from its config and the HF module constructors, and lands within rounding of the
+// publisher's total / active figures.
+#include <gtest/gtest.h>
+
+#include "support/test_support.hpp"
+#include "vramplan/model/catalogue.hpp"
+#include "vramplan/model/inventory.hpp"
+
+namespace vramplan {
+namespace {
+
+// MiniMax-M2.5 (transformers modular_minimax_m2.py; h 3072, 62 layers, vocab 200064, 48 / 8 heads of
+// 128, 256 experts of 1536, top 8, untied):
+//   embed + lm_head 2·200064·3072 = 1,229,193,216; final norm 3,072
+//   per layer: norms 2·3072 + q/o 2·3072·6144 + k/v 2·3072·1024 + q_norm 6144 + k_norm 1024
+//              + gate 256·3072 + e_score_correction_bias 256 + experts 256·3·3072·1536
+//            = 6,144 + 44,040,192 + 7,168 + 786,432 + 256 + 3,623,878,656 = 3,668,718,848
+//   total 62·3,668,718,848 + 1,229,196,288 = 228,689,764,864
+//   active: 8 of 256 experts, 8·3·3072·1536 = 113,246,208 a layer:
+//           62·(3,668,718,848 - 3,623,878,656 + 113,246,208) + 1,229,196,288 = 11,030,553,088
+//   Published (SGLang docs, MiniMax's model-card text): 230B total, 10B active.
+TEST(CookbookModels, MiniMaxM25CountsItsExperts) {
+  const auto spec = load_catalogue_model(test::source_root(), "minimax-m2.5");
+  const auto c = count_params(spec);
+  EXPECT_EQ(c.total, 228'689'764'864ull);
+  EXPECT_EQ(c.active, 11'030'553'088ull);
+  ASSERT_TRUE(spec.source.published_params.has_value());
+  EXPECT_EQ(*spec.source.published_params, 230'000'000'000ull);
+  // 10B active as published: 9.80B without the 1.23B of embedding and LM head.
+  EXPECT_NEAR(static_cast<double>(c.active - 1'229'193'216ull) / 1e9, 9.8, 0.05);
+  EXPECT_EQ(spec.arch.num_experts, 256u);
+  EXPECT_EQ(spec.arch.experts_per_token, 8u);
+  EXPECT_EQ(spec.arch.moe_intermediate_size, 1536u);
+  EXPECT_TRUE(spec.exclusions.empty());
+}
+
+// ERNIE-4.5-21B-A3B (transformers modular_ernie4_5_moe.py; h 2560, 28 layers, vocab 103424 tied,
+// 20 / 4 heads of 128, layer 0 dense (12288), layers 1-27 with 64 experts of 1536, top 6, and
+// shared experts of 2·1536):
+//   embed 103424·2560 = 264,765,440; final norm 2,560
+//   attention + norms, every layer: 2·2560·2560 + 2·2560·512 + 2·2560 = 15,733,760 (x 28 = 440,545,280)
+//   layer 0 MLP 3·2560·12288 = 94,371,840
+//   MoE layer: gate 64·2560 + bias 64 + experts 64·3·2560·1536 + shared 3·2560·3072
+//            = 163,840 + 64 + 754,974,720 + 23,592,960 = 778,731,584 (x 27 = 21,025,752,768)
+//   total 264,765,440 + 2,560 + 440,545,280 + 94,371,840 + 21,025,752,768 = 21,825,437,888
+//   active: 6 of 64 experts (70,778,880 a layer): 27·94,535,744 = 2,552,465,088 instead,
+//           3,352,150,208 in all. Published: 21B total, 3B active.
+TEST(CookbookModels, Ernie45CountsItsSharedExpertsAndDenseFirstLayer) {
+  const auto spec = load_catalogue_model(test::source_root(), "ernie-4.5-21b-a3b");
+  const auto c = count_params(spec);
+  EXPECT_EQ(c.total, 21'825'437'888ull);
+  EXPECT_EQ(c.active, 3'352'150'208ull);
+  ASSERT_TRUE(spec.source.published_params.has_value());
+  EXPECT_EQ(*spec.source.published_params, 21'000'000'000ull);
+  // 3B active as published: 3.09B without the tied embedding.
+  EXPECT_NEAR(static_cast<double>(c.active - 264'765'440ull) / 1e9, 3.0, 0.1);
+  EXPECT_TRUE(spec.arch.tied_embeddings);
+  ASSERT_EQ(spec.arch.layer_is_moe.size(), 28u);
+  EXPECT_FALSE(spec.arch.layer_is_moe[0]);
+  for (std::size_t i = 1; i < 28; ++i) EXPECT_TRUE(spec.arch.layer_is_moe[i]) << i;
+  EXPECT_EQ(spec.arch.shared_expert_intermediate_size, 3072u);
+  EXPECT_TRUE(spec.exclusions.empty());
+}
+
+}  // namespace
+}  // namespace vramplan

@@ -49,6 +49,17 @@ fi
 cmake --build "$build" -j2 --target "${targets[@]/#/fuzz_}"
 
 mkdir -p "$build/findings" "$build/results"
+# Every execution writes its input to a scratch file (tests/fuzz/fuzz_support.hpp, under TMPDIR).
+# On a disk, right after the link above wrote ~1 GB of binaries, an open() there waited 19 s for the
+# journal (the 2026-12-03 CI run: fuzz_prices and fuzz_quant_formats "timeout" inside open(), both
+# clean on a rerun), so the fuzzers start after a sync and write their scratch files to memory
+# (/dev/shm) when it is there, in a directory of this run removed at exit.
+sync
+if [[ -d /dev/shm && -w /dev/shm ]]; then
+  TMPDIR=$(mktemp -d /dev/shm/vramplan-fuzz.XXXXXX)
+  export TMPDIR
+  trap 'rm -rf "$TMPDIR"' EXIT
+fi
 # One target: copy its seeds, fuzz for the bounded time, record ok / FAILED in results/<target>.
 run_one() {
   local t=$1 corpus="$build/corpus/$1" log="$build/fuzz_$1.log"

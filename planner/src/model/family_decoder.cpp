@@ -86,14 +86,9 @@ void moe_block(InventoryBuilder& b, const DecoderLayout& lay, const std::string&
     const auto p = layer + "mlp.";
     b.linear(p + "gate", R::FfnGateInp, E, h);
     b.tensor(p + "moe_statics.e_score_correction_bias", R::FfnExpProbsBias, {1, E});
-    b.experts(p + "experts.*.gate_proj.weight", R::FfnGateExps, E, Ie, h);
-    b.experts(p + "experts.*.up_proj.weight", R::FfnUpExps, E, Ie, h);
-    b.experts(p + "experts.*.down_proj.weight", R::FfnDownExps, E, h, Ie);
-    if (const auto Is = a.shared_expert_intermediate_size; Is > 0) {
-      b.linear(p + "shared_experts.gate_proj", R::FfnGateShexp, Is, h);
-      b.linear(p + "shared_experts.up_proj", R::FfnUpShexp, Is, h);
-      b.linear(p + "shared_experts.down_proj", R::FfnDownShexp, h, Is);
-    }
+    routed_experts(b, p, E, Ie, h);
+    if (const auto Is = a.shared_expert_intermediate_size; Is > 0)
+      gated_mlp(b, p + "shared_experts.", Is, h, R::FfnGateShexp, R::FfnUpShexp, R::FfnDownShexp);
     return;
   }
   qwen_moe_mlp(b, layer + "mlp.", a);

@@ -38,23 +38,16 @@ void decoder_layer(InventoryBuilder& b, const std::string& p, const ModelArch& a
   mla_attention(b, p + "self_attn.", a);
   const auto m = p + "mlp.";
   if (!moe) {
-    b.linear(m + "gate_proj", R::FfnGate, a.intermediate_size, h);
-    b.linear(m + "up_proj", R::FfnUp, a.intermediate_size, h);
-    b.linear(m + "down_proj", R::FfnDown, h, a.intermediate_size);
+    gated_mlp(b, m, a.intermediate_size, h, R::FfnGate, R::FfnUp, R::FfnDown);
     return;
   }
   const auto E = a.num_experts, Ie = a.moe_intermediate_size;
   b.linear(m + "gate", R::FfnGateInp, E, h);
   // V3's noaux_tc routing adds a per-expert bias to the scores (a checkpoint tensor).
   if (score_bias) b.tensor(m + "gate.e_score_correction_bias", R::FfnExpProbsBias, {E});
-  b.experts(m + "experts.*.gate_proj.weight", R::FfnGateExps, E, Ie, h);
-  b.experts(m + "experts.*.up_proj.weight", R::FfnUpExps, E, Ie, h);
-  b.experts(m + "experts.*.down_proj.weight", R::FfnDownExps, E, h, Ie);
-  if (const auto Is = a.shared_expert_intermediate_size; Is > 0) {
-    b.linear(m + "shared_experts.gate_proj", R::FfnGateShexp, Is, h);
-    b.linear(m + "shared_experts.up_proj", R::FfnUpShexp, Is, h);
-    b.linear(m + "shared_experts.down_proj", R::FfnDownShexp, h, Is);
-  }
+  routed_experts(b, m, E, Ie, h);
+  if (const auto Is = a.shared_expert_intermediate_size; Is > 0)
+    gated_mlp(b, m + "shared_experts.", Is, h, R::FfnGateShexp, R::FfnUpShexp, R::FfnDownShexp);
 }
 
 }  // namespace

@@ -31,17 +31,28 @@ void InventoryBuilder::experts(const std::string& name, TensorRole role, std::ui
   tensor(name, role, {experts, out, in});
 }
 
-void qwen_moe_mlp(InventoryBuilder& b, const std::string& p, const ModelArch& a) {
+void gated_mlp(InventoryBuilder& b, const std::string& p, std::uint64_t intermediate, std::uint64_t hidden,
+               TensorRole gate, TensorRole up, TensorRole down) {
+  b.linear(p + "gate_proj", gate, intermediate, hidden);
+  b.linear(p + "up_proj", up, intermediate, hidden);
+  b.linear(p + "down_proj", down, hidden, intermediate);
+}
+
+void routed_experts(InventoryBuilder& b, const std::string& p, std::uint64_t experts, std::uint64_t intermediate,
+                    std::uint64_t hidden) {
   using TR = TensorRole;  // not `R`: hf_family.hpp's alias may share this unity batch
-  const auto h = a.hidden_size, E = a.num_experts, Ie = a.moe_intermediate_size;
+  b.experts(p + "experts.*.gate_proj.weight", TR::FfnGateExps, experts, intermediate, hidden);
+  b.experts(p + "experts.*.up_proj.weight", TR::FfnUpExps, experts, intermediate, hidden);
+  b.experts(p + "experts.*.down_proj.weight", TR::FfnDownExps, experts, hidden, intermediate);
+}
+
+void qwen_moe_mlp(InventoryBuilder& b, const std::string& p, const ModelArch& a) {
+  using TR = TensorRole;
+  const auto h = a.hidden_size, E = a.num_experts;
   b.linear(p + "gate", TR::FfnGateInp, E, h);
-  b.experts(p + "experts.*.gate_proj.weight", TR::FfnGateExps, E, Ie, h);
-  b.experts(p + "experts.*.up_proj.weight", TR::FfnUpExps, E, Ie, h);
-  b.experts(p + "experts.*.down_proj.weight", TR::FfnDownExps, E, h, Ie);
+  routed_experts(b, p, E, a.moe_intermediate_size, h);
   if (const auto Is = a.shared_expert_intermediate_size; Is > 0) {
-    b.linear(p + "shared_expert.gate_proj", TR::FfnGateShexp, Is, h);
-    b.linear(p + "shared_expert.up_proj", TR::FfnUpShexp, Is, h);
-    b.linear(p + "shared_expert.down_proj", TR::FfnDownShexp, h, Is);
+    gated_mlp(b, p + "shared_expert.", Is, h, TR::FfnGateShexp, TR::FfnUpShexp, TR::FfnDownShexp);
     b.linear(p + "shared_expert_gate", TR::FfnGateInpShexp, 1, h);
   }
 }

@@ -42,6 +42,16 @@ class InventoryBuilder {
   std::optional<TensorRole> override_;
 };
 
+//! A gated MLP under `prefix` ("...mlp." or "...shared_experts."): `gate_proj` and `up_proj`
+//! {intermediate, hidden}, `down_proj` {hidden, intermediate}, with the three roles given.
+void gated_mlp(InventoryBuilder& b, const std::string& prefix, std::uint64_t intermediate, std::uint64_t hidden,
+               TensorRole gate, TensorRole up, TensorRole down);
+
+//! Stacked routed experts under `prefix`: `experts.*.{gate,up,down}_proj.weight` of `experts`
+//! experts, each `intermediate` wide over `hidden` (the layout Qwen2-MoE, DeepSeek and ERNIE share).
+void routed_experts(InventoryBuilder& b, const std::string& prefix, std::uint64_t experts,
+                    std::uint64_t intermediate, std::uint64_t hidden);
+
 //! A Qwen2-MoE-style sparse MLP under `prefix` ("model.layers.3.mlp."): the router `gate`,
 //! the stacked routed experts' gate / up / down projections and, when the config has one, the
 //! shared expert with its sigmoid gate (transformers qwen2_moe / qwen3_moe / qwen3_next).

@@ -210,6 +210,10 @@ std::vector<Family> make_families() {
   add("glm4", {"Glm4ForCausalLM"}, false, glm_layout(true));
   add("deepseek", {"DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM"}, false, DecoderLayout{},
       build_deepseek);
+  // GLM-4.7-Flash: DeepSeek-V3's layer (MLA with q_lora, noaux_tc router, shared expert, dense
+  // first layer) under its own name (transformers modular_glm4_moe_lite.py builds it from the
+  // DeepseekV3 classes; lmdeploy's Glm4MoeLiteReader reads the DeepSeek-V2 tensor layout).
+  add("deepseek", {"Glm4MoeLiteForCausalLM"}, false, DecoderLayout{}, build_deepseek);
   // Kimi-K2.5: its text_config is DeepseekV3 (family_deepseek.cpp) under "language_model.";
   // MoonViT is not counted. Same family name, as the two Gemma-3 rows share theirs.
   add("deepseek", {"KimiK25ForConditionalGeneration"}, false, multimodal_text(DecoderLayout{}),

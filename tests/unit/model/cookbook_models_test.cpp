@@ -64,5 +64,37 @@ TEST(CookbookModels, Ernie45CountsItsSharedExpertsAndDenseFirstLayer) {
   EXPECT_TRUE(spec.exclusions.empty());
 }
 
+// GLM-4.7-Flash (DeepSeek-V3's layer: transformers modular_glm4_moe_lite.py; h 2048, 47 layers,
+// vocab 154880 untied, 20 heads, q_lora 768, kv_lora 512, qk 192 + 64, v 256, layer 0 dense (10240),
+// layers 1-46 with 64 experts of 1536, top 4, one shared expert of 1536):
+//   embed + lm_head 2·154880·2048 = 634,388,480; final norm 2,048
+//   attention, every layer: q_a 2048·768 + q_a_norm 768 + q_b 768·20·256 + kv_a 2048·576
+//     + kv_a_norm 512 + kv_b 512·20·448 + o 20·256·2048 + 2 norms 2·2048
+//     = 1,572,864 + 768 + 3,932,160 + 1,179,648 + 512 + 4,587,520 + 10,485,760 + 4,096
+//     = 21,763,328 (x 47 = 1,022,876,416)
+//   layer 0 MLP 3·2048·10240 = 62,914,560
+//   MoE layer: gate 64·2048 + bias 64 + experts 64·3·2048·1536 + shared 3·2048·1536
+//            = 131,072 + 64 + 603,979,776 + 9,437,184 = 613,548,096 (x 46 = 28,223,212,416)
+//   total 634,388,480 + 2,048 + 1,022,876,416 + 62,914,560 + 28,223,212,416 = 29,943,393,920
+//   active: 4 of 64 experts, 46·60·9,437,184 = 26,046,627,840 fewer: 3,896,766,080.
+//   Published (SGLang cookbook): 30B total, 3B active.
+TEST(CookbookModels, Glm47FlashIsDeepseekV3sLayer) {
+  const auto spec = load_catalogue_model(test::source_root(), "glm-4.7-flash");
+  const auto c = count_params(spec);
+  EXPECT_EQ(c.total, 29'943'393'920ull);
+  EXPECT_EQ(c.active, 3'896'766'080ull);
+  EXPECT_EQ(c.mtp, 0u);
+  ASSERT_TRUE(spec.source.published_params.has_value());
+  EXPECT_EQ(*spec.source.published_params, 30'000'000'000ull);
+  // 3B active as published: 3.26B without the embedding and LM head.
+  EXPECT_NEAR(static_cast<double>(c.active - 634'388'480ull) / 1e9, 3.26, 0.01);
+  EXPECT_EQ(spec.arch.kv_lora_rank, 512u);
+  EXPECT_EQ(spec.arch.qk_rope_head_dim, 64u);
+  ASSERT_EQ(spec.arch.layer_is_moe.size(), 47u);
+  EXPECT_FALSE(spec.arch.layer_is_moe[0]);
+  for (std::size_t i = 1; i < 47; ++i) EXPECT_TRUE(spec.arch.layer_is_moe[i]) << i;
+  EXPECT_TRUE(spec.exclusions.empty());
+}
+
 }  // namespace
 }  // namespace vramplan

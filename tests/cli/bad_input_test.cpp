@@ -115,7 +115,7 @@ std::vector<Row> rows() {
       config_row("unknown architecture", tiny_set("architectures", {"FrobForCausalLM"}), 4,
                  cfg + ": architecture 'FrobForCausalLM' is not supported (supported: BertForMaskedLM, "
                        "BertForSequenceClassification, BertModel, CohereForCausalLM, DebertaV2ForSequenceClassification, "
-                       "DebertaV2Model, DeepseekV2ForCausalLM, "
+                       "DebertaV2Model, DeciLMForCausalLM, DeepseekV2ForCausalLM, "
                        "DeepseekV3ForCausalLM, Ernie4_5_MoeForCausalLM, FalconForCausalLM, FalconH1ForCausalLM, GPTBigCodeForCausalLM, GPTNeoXForCausalLM, Gemma2ForCausalLM, "
                        "Gemma3ForCausalLM, Gemma3ForConditionalGeneration, GemmaForCausalLM, Glm4ForCausalLM, Glm4MoeLiteForCausalLM, GlmForCausalLM, "
                        "GptOssForCausalLM, GraniteForCausalLM, GraniteMoeHybridForCausalLM, JambaForCausalLM, KimiK25ForConditionalGeneration, Llama4ForCausalLM, "

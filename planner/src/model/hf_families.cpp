@@ -236,6 +236,8 @@ std::vector<Family> make_families() {
       ->class_defaults = falcon_defaults();
   add("gpt_bigcode", {"GPTBigCodeForCausalLM"}, true, DecoderLayout{}, build_gpt_bigcode);
   add("gpt_neox", {"GPTNeoXForCausalLM"}, false, DecoderLayout{}, build_gpt_neox);
+  // Nemotron-NAS: Llama layers with per-layer attention / FFN from block_configs (family_decilm.cpp).
+  add("decilm", {"DeciLMForCausalLM"}, false, DecoderLayout{}, build_decilm);
   // Encoders (family_encoder.cpp): planned as pooling models, no KV cache.
   add("bert", {"BertModel", "BertForSequenceClassification", "BertForMaskedLM"}, true,
       DecoderLayout{}, build_bert);

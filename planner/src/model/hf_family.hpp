@@ -104,6 +104,7 @@ void build_jamba(const ConfigView& config, const Family& family, ModelSpec& spec
 void build_falcon(const ConfigView& config, const Family& family, ModelSpec& spec);
 void build_gpt_bigcode(const ConfigView& config, const Family& family, ModelSpec& spec);
 void build_gpt_neox(const ConfigView& config, const Family& family, ModelSpec& spec);
+void build_decilm(const ConfigView& config, const Family& family, ModelSpec& spec);
 // Bidirectional encoders (family_encoder.cpp): embedders, rerankers, masked-LM checkpoints.
 void build_bert(const ConfigView& config, const Family& family, ModelSpec& spec);
 void build_deberta_v2(const ConfigView& config, const Family& family, ModelSpec& spec);

@@ -1,5 +1,5 @@
 // The generic decoder builder: Llama, Mistral, Mixtral, Qwen2/3(-MoE), Gemma 1/2/3, Phi-2/3/4,
-// Granite, Cohere, GLM, MiniMax-M2 — every family that is a row of DecoderLayout in hf_families.cpp.
+// Granite, Cohere, GLM, GLM-4.5 MoE, MiniMax-M2 — every family that is a row of DecoderLayout in hf_families.cpp.
 #include <algorithm>
 
 #include "model/hf_family.hpp"
@@ -33,6 +33,17 @@ void read_moe(const ConfigView& c, const DecoderLayout& lay, ModelArch& a) {
   }
   if (lay.moe == Moe::Mixtral) {
     a.moe_intermediate_size = a.intermediate_size;  // HF MixtralBlockSparseTop2MLP: ffn_dim
+    return;
+  }
+  if (lay.moe == Moe::Glm4) {
+    // HF / vLLM Glm4MoeDecoderLayer: sparse from layer first_k_dense_replace on; the shared experts
+    // are one MLP of moe_intermediate_size x n_shared_experts. The checkpoint's MTP layers
+    // (num_nextn_predict_layers) load only for speculative decoding and are not counted.
+    a.moe_intermediate_size = c.positive({"moe_intermediate_size"});
+    a.num_shared_experts = c.u64({"n_shared_experts"}).value_or(0);
+    a.shared_expert_intermediate_size = a.moe_intermediate_size * a.num_shared_experts;
+    const auto first_dense = c.u64({"first_k_dense_replace"}).value_or(0);
+    for (std::uint64_t i = 0; i < a.num_layers; ++i) a.layer_is_moe[i] = i >= first_dense;
     return;
   }
   // Qwen2-MoE / Qwen3-MoE (HF Qwen2MoeDecoderLayer): a layer is sparse when it is not in
@@ -80,6 +91,17 @@ void moe_block(InventoryBuilder& b, const DecoderLayout& lay, const std::string&
     if (lay.moe_routing_bias) b.tensor(p + "e_score_correction_bias", R::FfnExpProbsBias, {E});
     return;
   }
+  if (lay.moe == Moe::Glm4) {
+    // vLLM glm4_moe.py Glm4MoE: gate {E, h} and its e_score_correction_bias {E} (fp32 in the
+    // checkpoint), experts.*, shared_experts.
+    const auto p = layer + "mlp.";
+    b.linear(p + "gate", R::FfnGateInp, E, h);
+    b.tensor(p + "gate.e_score_correction_bias", R::FfnExpProbsBias, {E});
+    routed_experts(b, p, E, Ie, h);
+    if (const auto Is = a.shared_expert_intermediate_size; Is > 0)
+      gated_mlp(b, p + "shared_experts.", Is, h, R::FfnGateShexp, R::FfnUpShexp, R::FfnDownShexp);
+    return;
+  }
   if (lay.moe == Moe::Ernie) {
     // HF Ernie4_5_MoeSparseMoeBlock: fp32 gate, moe_statics.e_score_correction_bias [1, E],
     // routed experts, then shared_experts (no gate on them).
@@ -115,7 +137,8 @@ void build_decoder(const ConfigView& c, const Family& family, ModelSpec& spec) {
   const bool norm_bias = lay.norm == Norm::LayerNorm;
   const bool per_head_qk_norm = lay.qk_norm == QkNorm::ConfigUseQkNormPerHead && c.flag("use_qk_norm", false);
   const bool whole_qk_norm = lay.qk_norm == QkNorm::WholeProjection && c.flag("use_qk_norm", true);
-  const bool qk_norm = lay.qk_norm == QkNorm::PerHeadDim || per_head_qk_norm || whole_qk_norm;
+  const bool head_dim_qk_norm = lay.qk_norm == QkNorm::ConfigUseQkNormHeadDim && c.flag("use_qk_norm", false);
+  const bool qk_norm = lay.qk_norm == QkNorm::PerHeadDim || per_head_qk_norm || whole_qk_norm || head_dim_qk_norm;
 
   const auto h = a.hidden_size, d = a.head_dim, V = a.vocab_size;
   const auto q_out = a.num_heads * d, kv_out = a.num_kv_heads * d;

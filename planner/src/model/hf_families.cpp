@@ -180,6 +180,19 @@ std::vector<Family> make_families() {
     l.moe = Moe::Ernie;
     return l;
   }());
+  // GLM-4.5 / 4.6 / 4.7 MoE (vLLM / SGLang glm4_moe.py): attention with q/k/v bias from
+  // attention_bias, no o_proj bias, q/k RMSNorm of head_dim when use_qk_norm, partial rotary;
+  // first_k_dense_replace dense layers, then DeepSeek-V3's sparse block (family_decoder.cpp).
+  // partial_rotary_factor defaults to 0.5, which the published configs omit (transformers
+  // Glm4MoeConfig: kwargs.setdefault("partial_rotary_factor", 0.5); SGLang glm4_moe.py:
+  // getattr(config, "partial_rotary_factor", 0.5)).
+  add("glm4_moe", {"Glm4MoeForCausalLM"}, false, [] {
+    DecoderLayout l;
+    l.qkv_bias = Bias::AttentionBiasKey;
+    l.qk_norm = QkNorm::ConfigUseQkNormHeadDim;
+    l.moe = Moe::Glm4;
+    return l;
+  }())->class_defaults = {{"partial_rotary_factor", 0.5}};
   add("qwen2", {"Qwen2ForCausalLM"}, false, qwen2_layout(Moe::None));
   add("qwen2_moe", {"Qwen2MoeForCausalLM"}, false, qwen2_layout(Moe::QwenMoe));
   add("qwen3", {"Qwen3ForCausalLM"}, false, qwen3_layout(Moe::None));

@@ -31,9 +31,12 @@ enum class Norm { Rms, LayerNorm, LayerNormNoBias };
 // q_norm/k_norm: of {head_dim} always (Qwen3, Gemma-3), or per head {heads, head_dim} when
 // the config sets use_qk_norm (Cohere).
 //! WholeProjection: one RMSNorm over all heads' q (num_heads x head_dim) and k (num_kv_heads x
-//! head_dim), as FlexOlmoAttention / MiniMaxM2Attention keep it.
-enum class QkNorm { No, PerHeadDim, ConfigUseQkNormPerHead, WholeProjection };
-enum class Moe { None, Mixtral, QwenMoe, Ernie };
+//! head_dim), as FlexOlmoAttention / MiniMaxM2Attention keep it. ConfigUseQkNormHeadDim: of
+//! {head_dim} when the config sets use_qk_norm (Glm4MoeAttention).
+enum class QkNorm { No, PerHeadDim, ConfigUseQkNormPerHead, ConfigUseQkNormHeadDim, WholeProjection };
+//! Glm4: DeepSeek-V3's sparse block (gate with e_score_correction_bias, routed experts, shared
+//! experts of moe_intermediate_size x n_shared_experts) after first_k_dense_replace dense layers.
+enum class Moe { None, Mixtral, QwenMoe, Ernie, Glm4 };
 //! How layers are typed when the config has no `layer_types`.
 enum class Pattern {
   SlidingIfConfigured,  //!< every layer sliding when `sliding_window` is set (and not disabled)

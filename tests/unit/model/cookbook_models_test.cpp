@@ -4,9 +4,7 @@
 // publisher's total / active figures.
 #include <gtest/gtest.h>
 
-#include "support/test_support.hpp"
-#include "vramplan/model/catalogue.hpp"
-#include "vramplan/model/inventory.hpp"
+#include "support/catalogue_counts.hpp"
 
 namespace vramplan {
 namespace {
@@ -22,14 +20,10 @@ namespace {
 //           62·(3,668,718,848 - 3,623,878,656 + 113,246,208) + 1,229,196,288 = 11,030,553,088
 //   Published (SGLang docs, MiniMax's model-card text): 230B total, 10B active.
 TEST(CookbookModels, MiniMaxM25CountsItsExperts) {
-  const auto spec = load_catalogue_model(test::source_root(), "minimax-m2.5");
-  const auto c = count_params(spec);
-  EXPECT_EQ(c.total, 228'689'764'864ull);
-  EXPECT_EQ(c.active, 11'030'553'088ull);
-  ASSERT_TRUE(spec.source.published_params.has_value());
-  EXPECT_EQ(*spec.source.published_params, 230'000'000'000ull);
+  const auto spec =
+      test::expect_catalogue_counts("minimax-m2.5", 228'689'764'864ull, 11'030'553'088ull, 230'000'000'000ull);
   // 10B active as published: 9.80B without the 1.23B of embedding and LM head.
-  EXPECT_NEAR(static_cast<double>(c.active - 1'229'193'216ull) / 1e9, 9.8, 0.05);
+  EXPECT_NEAR(test::active_billions_without(spec, 1'229'193'216ull), 9.8, 0.05);
   EXPECT_EQ(spec.arch.num_experts, 256u);
   EXPECT_EQ(spec.arch.experts_per_token, 8u);
   EXPECT_EQ(spec.arch.moe_intermediate_size, 1536u);
@@ -48,14 +42,10 @@ TEST(CookbookModels, MiniMaxM25CountsItsExperts) {
 //   active: 6 of 64 experts (70,778,880 a layer): 27·94,535,744 = 2,552,465,088 instead,
 //           3,352,150,208 in all. Published: 21B total, 3B active.
 TEST(CookbookModels, Ernie45CountsItsSharedExpertsAndDenseFirstLayer) {
-  const auto spec = load_catalogue_model(test::source_root(), "ernie-4.5-21b-a3b");
-  const auto c = count_params(spec);
-  EXPECT_EQ(c.total, 21'825'437'888ull);
-  EXPECT_EQ(c.active, 3'352'150'208ull);
-  ASSERT_TRUE(spec.source.published_params.has_value());
-  EXPECT_EQ(*spec.source.published_params, 21'000'000'000ull);
+  const auto spec =
+      test::expect_catalogue_counts("ernie-4.5-21b-a3b", 21'825'437'888ull, 3'352'150'208ull, 21'000'000'000ull);
   // 3B active as published: 3.09B without the tied embedding.
-  EXPECT_NEAR(static_cast<double>(c.active - 264'765'440ull) / 1e9, 3.0, 0.1);
+  EXPECT_NEAR(test::active_billions_without(spec, 264'765'440ull), 3.0, 0.1);
   EXPECT_TRUE(spec.arch.tied_embeddings);
   ASSERT_EQ(spec.arch.layer_is_moe.size(), 28u);
   EXPECT_FALSE(spec.arch.layer_is_moe[0]);
@@ -79,15 +69,11 @@ TEST(CookbookModels, Ernie45CountsItsSharedExpertsAndDenseFirstLayer) {
 //   active: 4 of 64 experts, 46·60·9,437,184 = 26,046,627,840 fewer: 3,896,766,080.
 //   Published (SGLang cookbook): 30B total, 3B active.
 TEST(CookbookModels, Glm47FlashIsDeepseekV3sLayer) {
-  const auto spec = load_catalogue_model(test::source_root(), "glm-4.7-flash");
-  const auto c = count_params(spec);
-  EXPECT_EQ(c.total, 29'943'393'920ull);
-  EXPECT_EQ(c.active, 3'896'766'080ull);
-  EXPECT_EQ(c.mtp, 0u);
-  ASSERT_TRUE(spec.source.published_params.has_value());
-  EXPECT_EQ(*spec.source.published_params, 30'000'000'000ull);
+  const auto spec =
+      test::expect_catalogue_counts("glm-4.7-flash", 29'943'393'920ull, 3'896'766'080ull, 30'000'000'000ull);
+  EXPECT_EQ(count_params(spec).mtp, 0u);
   // 3B active as published: 3.26B without the embedding and LM head.
-  EXPECT_NEAR(static_cast<double>(c.active - 634'388'480ull) / 1e9, 3.26, 0.01);
+  EXPECT_NEAR(test::active_billions_without(spec, 634'388'480ull), 3.26, 0.01);
   EXPECT_EQ(spec.arch.kv_lora_rank, 512u);
   EXPECT_EQ(spec.arch.qk_rope_head_dim, 64u);
   ASSERT_EQ(spec.arch.layer_is_moe.size(), 47u);

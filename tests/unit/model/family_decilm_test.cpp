@@ -3,11 +3,9 @@
 
 #include <algorithm>
 
-#include "support/test_support.hpp"
+#include "support/catalogue_counts.hpp"
 #include "vramplan/core/error.hpp"
-#include "vramplan/model/catalogue.hpp"
 #include "vramplan/model/hf_config.hpp"
-#include "vramplan/model/inventory.hpp"
 
 namespace vramplan {
 namespace {
@@ -29,19 +27,15 @@ std::size_t layers_of(const ModelArch& a, LayerAttention kind) {
 //   embed + lm_head 2·128256·8192 = 2,101,346,304; final norm 8,192
 //   total 49,867,145,216 (published: 49B)
 TEST(FamilyDecilm, NemotronSuper49bCountsEveryBlock) {
-  const auto spec = load_catalogue_model(test::source_root(), "llama-3.3-nemotron-super-49b");
-  EXPECT_EQ(count_params(spec).total, 49'867'145'216ull);
-  ASSERT_TRUE(spec.source.published_params.has_value());
-  EXPECT_EQ(*spec.source.published_params, 49'000'000'000ull);
+  const auto spec = test::expect_catalogue_counts("llama-3.3-nemotron-super-49b", 49'867'145'216ull,
+                                                   49'867'145'216ull, 49'000'000'000ull);  // dense: all active
   EXPECT_EQ(spec.arch.num_kv_heads, 8u);
   EXPECT_EQ(spec.arch.head_dim, 128u);
   EXPECT_EQ(layers_of(spec.arch, LayerAttention::Full), 49u);
   EXPECT_EQ(layers_of(spec.arch, LayerAttention::None), 31u);
   EXPECT_EQ(spec.arch.intermediate_size, 28672u);  // the widest block: the activation peak
   // Layer 0: attention, FFN 2.625 (14336); a no-attention layer has no q_proj and no input norm.
-  const auto has = [&](const std::string& name) {
-    return std::any_of(spec.tensors.begin(), spec.tensors.end(), [&](const auto& t) { return t.name == name; });
-  };
+  const auto has = [&](const std::string& name) { return test::has_tensor(spec, name); };
   EXPECT_TRUE(has("model.layers.0.self_attn.k_proj.weight"));
   for (std::size_t i = 0; i < spec.arch.layer_attention.size(); ++i)
     if (spec.arch.layer_attention[i] == LayerAttention::None) {

@@ -3,18 +3,12 @@
 // vLLM / SGLang glm4_moe.py module constructors.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-
-#include "support/test_support.hpp"
-#include "vramplan/model/catalogue.hpp"
-#include "vramplan/model/inventory.hpp"
+#include "support/catalogue_counts.hpp"
 
 namespace vramplan {
 namespace {
 
-bool has_tensor(const ModelSpec& spec, const std::string& name) {
-  return std::any_of(spec.tensors.begin(), spec.tensors.end(), [&](const auto& t) { return t.name == name; });
-}
+using test::has_tensor;
 
 // GLM-4.5-Air (CONFIG_100B: h 4096, 46 layers, 96 / 8 heads of 128, q/k/v bias, no q/k norm,
 // layer 0 dense 10944, then 128 experts of 1408, top 8, one shared expert; vocab 151552 untied):
@@ -28,14 +22,10 @@ bool has_tensor(const ModelSpec& spec, const std::string& name) {
 //   active: 8 of 128 experts, 45·120·17,301,504 = 93,428,121,600 fewer: 13,424,129,664.
 //   Published: 106B total, 12B active.
 TEST(Glm4MoeModels, Glm45AirCountsItsDenseFirstLayerAndSharedExpert) {
-  const auto spec = load_catalogue_model(test::source_root(), "glm-4.5-air");
-  const auto c = count_params(spec);
-  EXPECT_EQ(c.total, 106'852'251'264ull);
-  EXPECT_EQ(c.active, 13'424'129'664ull);
-  ASSERT_TRUE(spec.source.published_params.has_value());
-  EXPECT_EQ(*spec.source.published_params, 106'000'000'000ull);
+  const auto spec =
+      test::expect_catalogue_counts("glm-4.5-air", 106'852'251'264ull, 13'424'129'664ull, 106'000'000'000ull);
   // 12B active as published: 12.18B without the embedding and LM head.
-  EXPECT_NEAR(static_cast<double>(c.active - 1'241'513'984ull) / 1e9, 12.18, 0.01);
+  EXPECT_NEAR(test::active_billions_without(spec, 1'241'513'984ull), 12.18, 0.01);
   ASSERT_EQ(spec.arch.layer_is_moe.size(), 46u);
   EXPECT_FALSE(spec.arch.layer_is_moe[0]);
   EXPECT_TRUE(spec.arch.layer_is_moe[1]);
@@ -59,12 +49,8 @@ TEST(Glm4MoeModels, Glm45AirCountsItsDenseFirstLayerAndSharedExpert) {
 //   total 352,797,829,024 (published 355B, which the MTP layer this count leaves out nearly fills)
 //   active: 8 of 160 experts, 89·152·23,592,960 = 319,165,562,880 fewer: 33,632,266,144.
 TEST(Glm4MoeModels, Glm45CountsItsQkNormsAndThreeDenseLayers) {
-  const auto spec = load_catalogue_model(test::source_root(), "glm-4.5");
-  const auto c = count_params(spec);
-  EXPECT_EQ(c.total, 352'797'829'024ull);
-  EXPECT_EQ(c.active, 33'632'266'144ull);
-  ASSERT_TRUE(spec.source.published_params.has_value());
-  EXPECT_EQ(*spec.source.published_params, 355'000'000'000ull);
+  const auto spec =
+      test::expect_catalogue_counts("glm-4.5", 352'797'829'024ull, 33'632'266'144ull, 355'000'000'000ull);
   ASSERT_EQ(spec.arch.layer_is_moe.size(), 92u);
   EXPECT_FALSE(spec.arch.layer_is_moe[2]);
   EXPECT_TRUE(spec.arch.layer_is_moe[3]);

@@ -124,7 +124,8 @@ std::vector<Row> rows() {
                        "MllamaForConditionalGeneration, ModernBertForMaskedLM, "
                        "ModernBertModel, NemotronHForCausalLM, NomicBertModel, Phi3ForCausalLM, PhiForCausalLM, "
                        "Qwen2ForCausalLM, Qwen2MoeForCausalLM, Qwen2_5_VLForConditionalGeneration, Qwen3ForCausalLM, "
-                       "Qwen3MoeForCausalLM, Qwen3NextForCausalLM, Qwen3VLForConditionalGeneration, RWForCausalLM, "
+                       "Qwen3MoeForCausalLM, Qwen3NextForCausalLM, Qwen3VLForConditionalGeneration, Qwen3_5ForConditionalGeneration, "
+                       "Qwen3_5MoeForConditionalGeneration, RWForCausalLM, "
                        "RobertaForMaskedLM, RobertaForSequenceClassification, RobertaModel, XLMRobertaForMaskedLM, "
                        "XLMRobertaForSequenceClassification, XLMRobertaModel); "
                        "--assume-llama-like builds it as a Llama-style decoder"),

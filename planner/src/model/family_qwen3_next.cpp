@@ -12,6 +12,12 @@
 // norm {v_head_dim}, out_proj {hidden, value_dim}), and vllm/model_executor/models/qwen3_next_mtp.py
 // (mtp.fc {hidden, 2 hidden}, pre_fc_norm_hidden / pre_fc_norm_embedding, one full-attention
 // decoder layer, mtp.norm; the embedding and lm_head are shared with the main model).
+// Qwen3.5 (Qwen3_5MoeForConditionalGeneration / Qwen3_5ForConditionalGeneration; transformers
+// modular_qwen3_5_moe.py) is this layer under "model.language_model." with its text_config: the
+// gated-DeltaNet checkpoint splits the two input projections (in_proj_qkv, in_proj_z, in_proj_b,
+// in_proj_a: the same rows, which vLLM's Qwen3_5GatedDeltaNet merges back on load), the dense
+// variant has a gated MLP of intermediate_size instead of the MoE block, the MTP count is
+// mtp_num_hidden_layers, and a Qwen3-VL vision tower sits under "model.visual." (vision_qwen.cpp).
 #include "model/hf_family.hpp"
 #include "model/inventory_builder.hpp"
 #include "vramplan/model/recurrent_state.hpp"
@@ -26,10 +32,28 @@ struct GatedDeltaNetDims {
   std::uint64_t conv_dim() const { return 2 * key_dim() + value_dim(); }
 };
 
+// How a family stores the hybrid model (Qwen3-Next or Qwen3.5).
+struct HybridNaming {
+  bool split_projections = false;  // in_proj_qkv / _z / _b / _a instead of in_proj_qkvz / _ba
+  const char* mtp_count_key = "num_nextn_predict_layers";
+};
+
+HybridNaming naming_of(const Family& family) {
+  if (family.name == "qwen3_5") return {true, "mtp_num_hidden_layers"};
+  return {};
+}
+
 void qwen3_next_delta_net(InventoryBuilder& b, const std::string& p, std::uint64_t h,
-                     const GatedDeltaNetDims& d) {
-  b.linear(p + "in_proj_qkvz", R::Recurrent, 2 * d.key_dim() + 2 * d.value_dim(), h);
-  b.linear(p + "in_proj_ba", R::Recurrent, 2 * d.v_heads, h);
+                     const GatedDeltaNetDims& d, bool split) {
+  if (split) {
+    b.linear(p + "in_proj_qkv", R::Recurrent, 2 * d.key_dim() + d.value_dim(), h);
+    b.linear(p + "in_proj_z", R::Recurrent, d.value_dim(), h);
+    b.linear(p + "in_proj_b", R::Recurrent, d.v_heads, h);
+    b.linear(p + "in_proj_a", R::Recurrent, d.v_heads, h);
+  } else {
+    b.linear(p + "in_proj_qkvz", R::Recurrent, 2 * d.key_dim() + 2 * d.value_dim(), h);
+    b.linear(p + "in_proj_ba", R::Recurrent, 2 * d.v_heads, h);
+  }
   b.tensor(p + "conv1d.weight", R::Recurrent, {d.conv_dim(), 1, d.kernel});
   b.tensor(p + "dt_bias", R::Recurrent, {d.v_heads}, /*is_bias=*/true);  // added to dt, never quantized
   b.tensor(p + "A_log", R::Recurrent, {d.v_heads});
@@ -48,31 +72,40 @@ void qwen3_next_attention(InventoryBuilder& b, const std::string& p, const Model
 }
 
 void qwen3_next_layer(InventoryBuilder& b, const std::string& p, const ModelArch& a,
-                      LayerAttention kind, const GatedDeltaNetDims& d, bool gate) {
+                      LayerAttention kind, const GatedDeltaNetDims& d, bool gate, bool split) {
   b.norm(p + "input_layernorm", R::AttnNorm, a.hidden_size);
   b.norm(p + "post_attention_layernorm", R::FfnNorm, a.hidden_size);
   if (kind == LayerAttention::Recurrent)
-    qwen3_next_delta_net(b, p + "linear_attn.", a.hidden_size, d);
+    qwen3_next_delta_net(b, p + "linear_attn.", a.hidden_size, d, split);
   else
     qwen3_next_attention(b, p + "self_attn.", a, gate);
-  qwen_moe_mlp(b, p + "mlp.", a);
+  if (a.num_experts > 0)
+    qwen_moe_mlp(b, p + "mlp.", a);
+  else  // dense Qwen3.5: Qwen3_5MLP
+    gated_mlp(b, p + "mlp.", a.intermediate_size, a.hidden_size, R::FfnGate, R::FfnUp, R::FfnDown);
 }
 
 }  // namespace
 
 void build_qwen3_next(const ConfigView& c, const Family& family, ModelSpec& spec) {
   auto& a = spec.arch;
+  const HybridNaming naming = naming_of(family);
   read_common_dims(c, family, a);
-  a.intermediate_size = c.u64({"intermediate_size"}).value_or(0);  // unused: every layer is MoE
-  a.num_experts = c.positive({"num_experts"});
-  a.experts_per_token = c.positive({"num_experts_per_tok"});
-  if (a.experts_per_token > a.num_experts) c.fail("num_experts_per_tok", "is larger than num_experts");
-  a.moe_intermediate_size = c.positive({"moe_intermediate_size"});
-  a.shared_expert_intermediate_size = c.u64({"shared_expert_intermediate_size"}).value_or(0);
-  a.num_shared_experts = a.shared_expert_intermediate_size > 0 ? 1 : 0;
-  a.layer_is_moe.assign(a.num_layers, true);
-  // vLLM qwen3_next_mtp.py: num_nextn_predict_layers, 1 when the config omits it.
-  a.mtp_layers = c.u64({"num_nextn_predict_layers"}).value_or(1);
+  a.intermediate_size = c.u64({"intermediate_size"}).value_or(0);  // the dense variant's MLP
+  if (c.find({"num_experts"})) {
+    a.num_experts = c.positive({"num_experts"});
+    a.experts_per_token = c.positive({"num_experts_per_tok"});
+    if (a.experts_per_token > a.num_experts) c.fail("num_experts_per_tok", "is larger than num_experts");
+    a.moe_intermediate_size = c.positive({"moe_intermediate_size"});
+    a.shared_expert_intermediate_size = c.u64({"shared_expert_intermediate_size"}).value_or(0);
+    a.num_shared_experts = a.shared_expert_intermediate_size > 0 ? 1 : 0;
+    a.layer_is_moe.assign(a.num_layers, true);
+  } else if (a.intermediate_size == 0) {
+    c.fail("num_experts", "is missing and so is intermediate_size (neither a MoE nor a dense MLP)");
+  }
+  // vLLM qwen3_next_mtp.py: num_nextn_predict_layers, 1 when the config omits it; Qwen3.5 states
+  // mtp_num_hidden_layers.
+  a.mtp_layers = c.u64({naming.mtp_count_key}).value_or(1);
 
   // transformers Qwen3NextConfig: layer_types default "linear_attention" unless
   // (i + 1) % full_attention_interval == 0 (interval default 4).
@@ -106,11 +139,13 @@ void build_qwen3_next(const ConfigView& c, const Family& family, ModelSpec& spec
 
   const bool gate = c.flag("attn_output_gate", true);  // Qwen3NextAttention default True
   const auto h = a.hidden_size, V = a.vocab_size;
+  const std::string mp(family.layout.model_prefix);
   InventoryBuilder b(spec, stored_format_of(c));
-  b.tensor("model.embed_tokens.weight", R::TokenEmbedding, {V, h});
+  b.tensor(mp + "embed_tokens.weight", R::TokenEmbedding, {V, h});
   for (std::uint64_t i = 0; i < a.num_layers; ++i) {
     b.set_layer(static_cast<int>(i));
-    qwen3_next_layer(b, layer_prefix("model.", "layers", i), a, a.layer_attention[i], d, gate);
+    qwen3_next_layer(b, layer_prefix(mp, "layers", i), a, a.layer_attention[i], d, gate,
+                     naming.split_projections);
   }
   b.override_role(R::Mtp);
   b.set_layer(std::nullopt);
@@ -122,11 +157,12 @@ void build_qwen3_next(const ConfigView& c, const Family& family, ModelSpec& spec
   }
   for (std::uint64_t m = 0; m < a.mtp_layers; ++m) {
     b.set_layer(static_cast<int>(a.num_layers + m));
-    qwen3_next_layer(b, layer_prefix("mtp.", "layers", m), a, LayerAttention::Full, d, gate);
+    qwen3_next_layer(b, layer_prefix("mtp.", "layers", m), a, LayerAttention::Full, d, gate,
+                     naming.split_projections);
   }
   b.override_role(std::nullopt);
   b.set_layer(std::nullopt);
-  b.norm("model.norm", R::OutputNorm, h);
+  b.norm(mp + "norm", R::OutputNorm, h);
   if (!a.tied_embeddings) b.linear(std::string(family.layout.lm_head), R::Output, V, h);
 }
 

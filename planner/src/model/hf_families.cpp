@@ -2,6 +2,8 @@
 // modeling files (https://github.com/huggingface/transformers/tree/main/src/transformers/models/
 // <model_type>/modeling_<model_type>.py): which projections exist, which carry bias=True, how many
 // norms a layer has and what they are called.
+#include <stdexcept>
+
 #include "model/hf_family.hpp"
 
 namespace vramplan::hf {
@@ -128,7 +130,8 @@ nlohmann::json falcon_defaults() { return {{"max_position_embeddings", 2048}}; }
 
 std::vector<Family> make_families() {
   std::vector<Family> f;
-  f.reserve(48);  // `add` hands out pointers into f
+  constexpr std::size_t kRows = 64;
+  f.reserve(kRows);  // `add` hands out pointers into f: they stay valid while f does not grow
   auto add = [&](std::string_view name, std::vector<std::string_view> archs, bool tied,
                  DecoderLayout layout, BuildFn build = nullptr) {
     Family fam;
@@ -237,6 +240,17 @@ std::vector<Family> make_families() {
   add("gpt_oss", {"GptOssForCausalLM"}, false, llama_layout(), build_gpt_oss);
   // Hybrid: gated-DeltaNet linear attention + gated full attention (family_qwen3_next.cpp).
   add("qwen3_next", {"Qwen3NextForCausalLM"}, false, DecoderLayout{}, build_qwen3_next);
+  // Qwen3.5 (MoE and dense): the same hybrid under "model.language_model." with a Qwen3-VL vision
+  // tower; Qwen3_5MoeTextConfig inherits Qwen3NextConfig's partial_rotary_factor 0.25.
+  auto* qwen3_5 = add("qwen3_5", {"Qwen3_5MoeForConditionalGeneration", "Qwen3_5ForConditionalGeneration"},
+                      false, [] {
+                        DecoderLayout l;
+                        l.model_prefix = "model.language_model.";
+                        return l;
+                      }(),
+                      build_qwen3_next);
+  qwen3_5->class_defaults = {{"partial_rotary_factor", 0.25}};
+  qwen3_5->vision_tower = add_qwen3_vision_tower;
   // Mamba2 + attention hybrids (family_mamba_hybrid.cpp).
   add("nemotron_h", {"NemotronHForCausalLM"}, false, DecoderLayout{}, build_nemotron_h);
   add("granitemoehybrid", {"GraniteMoeHybridForCausalLM"}, true, DecoderLayout{}, build_granite_moe_hybrid);
@@ -263,6 +277,7 @@ std::vector<Family> make_families() {
   add("modernbert", {"ModernBertModel", "ModernBertForMaskedLM"}, true, DecoderLayout{},
       build_modernbert);
   add("nomic_bert", {"NomicBertModel"}, true, DecoderLayout{}, build_nomic_bert);
+  if (f.size() > kRows) throw std::logic_error("hf_families.cpp: more family rows than kRows, raise it");
   return f;
 }
 

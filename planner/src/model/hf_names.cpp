@@ -46,7 +46,7 @@ constexpr std::array<NameRole, 22> kGlobal{{
 }};
 
 // Module paths inside one decoder layer (after normalisation).
-constexpr std::array<NameRole, 129> kLayer{{
+constexpr std::array<NameRole, 133> kLayer{{
     {"self_attn.q_proj", R::AttnQ},
     {"self_attn.k_proj", R::AttnK},
     {"self_attn.v_proj", R::AttnV},
@@ -133,6 +133,11 @@ constexpr std::array<NameRole, 129> kLayer{{
     // Qwen3-Next gated-DeltaNet layers (family_qwen3_next.cpp); dt_bias folds to "dt" + bias.
     {"linear_attn.in_proj_qkvz", R::Recurrent},
     {"linear_attn.in_proj_ba", R::Recurrent},
+    // Qwen3.5 stores the two projections split (vLLM merges them back on load).
+    {"linear_attn.in_proj_qkv", R::Recurrent},
+    {"linear_attn.in_proj_z", R::Recurrent},
+    {"linear_attn.in_proj_b", R::Recurrent},
+    {"linear_attn.in_proj_a", R::Recurrent},
     {"linear_attn.conv1d", R::Recurrent},
     {"linear_attn.dt", R::Recurrent},
     {"linear_attn.A_log", R::Recurrent},

@@ -4,9 +4,7 @@
 
 #include <algorithm>
 
-#include "support/test_support.hpp"
-#include "vramplan/model/catalogue.hpp"
-#include "vramplan/model/inventory.hpp"
+#include "support/catalogue_counts.hpp"
 
 namespace vramplan {
 namespace {
@@ -62,6 +60,35 @@ TEST(Qwen3Next, CoderNextSharesTheArchitecture) {
   const auto m = load_catalogue_model(test::source_root(), "qwen3-coder-next");
   EXPECT_EQ(count_params(m).total, 79'674'391'296ull);
   EXPECT_EQ(m.arch.recurrent_state_bytes_per_layer, 1'097'728u);
+}
+
+// Qwen3.5-397B-A17B (Qwen3_5MoeForConditionalGeneration): Qwen3-Next's layers under
+// "model.language_model.", hidden 4096, vocab 248,320, 60 layers (45 gated-DeltaNet + 15 gated
+// attention), 512 experts of 1024, top 10, and a Qwen3-VL vision tower:
+//   embedding + lm_head    2 x 248,320 x 4096                                  =   2,034,237,440
+//   DeltaNet layer  in_proj_qkv (2x2048 + 8192) x 4096 = 50,331,648; in_proj_z 8192 x 4096 =
+//                   33,554,432; in_proj_b, in_proj_a 64 x 4096 each; conv1d 12,288 x 4 = 49,152;
+//                   dt_bias, A_log 64; norm 128; out_proj 4096 x 8192 -> 118,014,208 x 45
+//   attention layer q_proj 32 x 256 x 2 x 4096 = 67,108,864; k, v 512 x 4096 each; o 4096 x 8192;
+//                   q_norm, k_norm 256                                  -> 104,858,112 x 15
+//   MoE per layer   router 512 x 4096 + experts 512 x 3 x 1024 x 4096 + shared 3 x 1024 x 4096
+//                   + shared_expert_gate 4096                        -> 6,457,135,104 x 60
+//   norms 2 x 4096 x 60 + final 4096; text total 396,346,350,336
+//   vision (27 blocks of 1152, MLP 4304, patch 16 x 16 x 2 frames, 2304 positions, merger 4608 ->
+//   4096): 456,010,480; total 396,802,360,816 (published: 397B)
+//   active: 10 of 512 experts, 60 x 502 x 3 x 1024 x 4096 = 378,997,309,440 fewer: 17,805,051,376
+TEST(Qwen3Next, Qwen35IsTheSameHybridUnderItsTextConfig) {
+  const auto spec = test::expect_catalogue_counts("qwen3.5-397b-a17b", 396'802'360'816ull, 17'805'051'376ull,
+                                                  397'000'000'000ull);
+  EXPECT_TRUE(test::has_tensor(spec, "model.language_model.layers.0.linear_attn.in_proj_qkv.weight"));
+  EXPECT_TRUE(test::has_tensor(spec, "model.language_model.layers.3.self_attn.q_norm.weight"));
+  EXPECT_TRUE(test::has_tensor(spec, "model.visual.merger.linear_fc2.weight"));
+  EXPECT_EQ(count_params(spec).vision, 456'010'480ull);
+  const auto& a = spec.arch;
+  EXPECT_EQ(std::count(a.layer_attention.begin(), a.layer_attention.end(), LayerAttention::Full), 15);
+  EXPECT_EQ(a.mtp_layers, 1u);  // mtp_num_hidden_layers
+  ASSERT_FALSE(a.rope_tables.empty());
+  EXPECT_EQ(a.rope_tables[0].rotary_dim, 64u);  // 256 x partial_rotary_factor 0.25 (class default)
 }
 
 }  // namespace

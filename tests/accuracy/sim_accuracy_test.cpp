@@ -258,7 +258,16 @@ TEST(SimAccuracy, OverloadedRunsArePredictedOverloaded) {
 // from {7.4, 6.0, 14.3, 9.6, 46.1, 12.3} to the values below. ERNIE is within 0-21 % on throughput
 // and TPOT; MiniMax-M2.5 is predicted 21-28 % fast on TPOT, 27-60 % high on throughput, and the
 // p99 TTFT misses of both (first runs, first waves) move that median further from its target.
-constexpr double kAchievedMedianPct[] = {8.1, 6.7, 17.0, 10.3, 49.0, 12.5};
+// Re-measured 2026-12-04 when 19 more SGLang cookbook records joined the medians (they were tried
+// and kept out before, listed as not simulated): Qwen3-Coder-Next (9 runs, 2 x B200), GLM-4.7-Flash
+// (9 runs, one B200, --attention-backend triton; catalogued this day) and Nemotron-3-Nano BF16 (one
+// B200). Every one is predicted too fast (throughput +9 to +161 %, median TTFT -29 to -77 %): the
+// step model charges gated-DeltaNet, Mamba-2 and Triton-MLA layers by their bytes, and their
+// kernels cost more (docs/accuracy-sim.md). From {8.1, 6.7, 17.0, 10.3, 49.0, 12.5} to the values
+// below: request / output throughput and median TTFT now miss their targets. Keeping simulatable
+// records out of the medians because they are badly predicted would overstate the accuracy on the
+// unseen runs the project is measured on.
+constexpr double kAchievedMedianPct[] = {13.1, 13.5, 24.7, 12.5, 56.4, 16.1};
 constexpr double kGuardPct = 2.0;
 
 TEST(SimAccuracy, MedianErrorsMeetTheTargetsOrTheirRegressionGuards) {
@@ -367,7 +376,7 @@ constexpr const char* kSimFindings =
     "does not have. "
     "Every run of "
     "bench_serving's random dataset is replayed with its own request lengths, re-drawn as bench_serving draws them "
-    "(numpy's seed-1 stream, tests/accuracy/bench_serving_lengths.hpp; the printed input totals match on 57 of 62 runs, "
+    "(numpy's seed-1 stream, tests/accuracy/bench_serving_lengths.hpp; the printed input totals match on 76 of 81 runs, "
     "the two Llama-4-Scout runs that print other totals and MiniMax-M2.5's three 1,000-token runs, one token "
     "fewer per prompt than the draw, keep a generated sample). SGLang's overlap scheduler "
     "(scheduler.py event_loop_overlap: a step's batch is formed while the previous step runs) makes a request that "
@@ -409,7 +418,19 @@ constexpr const char* kSimFindings =
     "already at one user: with experts placed whole, a step waits for the GPU holding the most of the experts its "
     "tokens chose (8 of 256 per token over 8 GPUs: two or three on the busiest at one user, against the even eighth "
     "the TP plan charges), a likely share of it that the step model, which spreads the touched experts' bytes evenly, "
-    "does not have.\n"
+    "does not have. Three deployments joined the medians on 2026-12-04 (they had been tried and kept out): "
+    "Qwen3-Coder-Next (2 x B200, gated-DeltaNet hybrid, 9 runs), GLM-4.7-Flash (one B200, MLA, "
+    "--attention-backend triton, 9 runs) and Nemotron-3-Nano BF16 (one B200, Mamba-2 hybrid, 1 run). All are "
+    "predicted too fast, and from the first user: Qwen3-Coder-Next's one-user TTFT is 94-168 ms measured, flat from "
+    "1,000- to 8,000-token prompts, against 57-63 ms, and its throughput is +9 to +53 %; GLM-4.7-Flash's one-user "
+    "step is 8.8 ms against 5.1 and grows with the context (8.8 / 11.3 / 13.1 ms at 1,000 / 1,000, 1,000 / 8,000 "
+    "and 8,000 / 1,000 tokens) where the latent KV it reads adds ~0.03 ms, throughput +55 to +161 %; SGLang's "
+    "Triton MLA decode runs a grid of batch x ceil(heads / 16) x 8 KV splits "
+    "(layers/attention/triton_ops/decode_attention.py _decode_grouped_att_m_fwd), 16 CTAs on 148 SMs at one user, "
+    "so it streams the context at a fraction of the HBM rate; Nemotron-3-Nano at 256 users is +43 % on throughput, "
+    "TPOT -30 %. The step model charges recurrent and attention layers by the bytes they move; what these "
+    "kernels cost beyond that is not in the datasheet model, and nothing is fitted to it. These 19 runs move the "
+    "throughput medians from 8.1 / 6.7 % to 13.0 / 13.5 % and the median TTFT from 17.0 to 24.6 %.\n"
     "- **kvcached** (SGLang 0.4, A100, Llama-3.2-3B, Poisson 8 / 16 / 32 req/s): throughput and median TTFT / ITL "
     "within about 1-11 % below the overload (median TTFT -17 / -23 % before the overlap rule), and the overload at 32 req/s is found (23.9 req/s predicted against 26.8 measured); the "
     "p99 ITL +2 / +31 % at 16 / 8 req/s (+66 / +66 % before the overlap rule).\n"
@@ -591,6 +612,8 @@ constexpr const char* kKimiFindings =
 //    --cold-start); for SGLang no per-shape first-use cost is established from its source
 //    (docs/simulator.md#cold-start), so not modelled.
 //  * kimi: the step model (Kimi-K2.5 on 8 x H200; the saturation section says why).
+//  * step: the step model is too fast for the deployment's kernels (gated-DeltaNet, Mamba-2,
+//    SGLang's Triton MLA decode at small batch), on the median TTFT as much as on the tail.
 //  * deploy: per-request cost of the deployment (Modal), outside any engine.
 //  * burst: the simulated first wave (64-100 prompts sent at once, prefilled 16,384 tokens a
 //    step) takes longer than the measured one.
@@ -634,6 +657,24 @@ const std::map<std::string, std::string>& p99_causes() {
       {"sglcookbook-ernie4-5-08",
        "warm radix cache: its first 80 prompts are run -07's; uncached, 64 prompts of ~4,000 tokens are 1.6 PFLOP "
        "(1.2 s at 1,307 TFLOPS) against a measured p99 of 380 ms"},
+      {"sglcookbook-qwen3-coder-next-00", "step: the gated-DeltaNet layers cost more than their bytes (one-user TTFT 94-168 ms measured, flat from 1,000- to 8,000-token prompts; median TTFT -29 to -66 %)"},
+      {"sglcookbook-qwen3-coder-next-01", "step: the gated-DeltaNet layers cost more than their bytes (one-user TTFT 94-168 ms measured, flat from 1,000- to 8,000-token prompts; median TTFT -29 to -66 %)"},
+      {"sglcookbook-qwen3-coder-next-02", "step: the gated-DeltaNet layers cost more than their bytes (one-user TTFT 94-168 ms measured, flat from 1,000- to 8,000-token prompts; median TTFT -29 to -66 %)"},
+      {"sglcookbook-qwen3-coder-next-03", "step: the gated-DeltaNet layers cost more than their bytes (one-user TTFT 94-168 ms measured, flat from 1,000- to 8,000-token prompts; median TTFT -29 to -66 %)"},
+      {"sglcookbook-qwen3-coder-next-04", "step: the gated-DeltaNet layers cost more than their bytes (one-user TTFT 94-168 ms measured, flat from 1,000- to 8,000-token prompts; median TTFT -29 to -66 %)"},
+      {"sglcookbook-qwen3-coder-next-05", "step: the gated-DeltaNet layers cost more than their bytes (one-user TTFT 94-168 ms measured, flat from 1,000- to 8,000-token prompts; median TTFT -29 to -66 %)"},
+      {"sglcookbook-qwen3-coder-next-06", "step: the gated-DeltaNet layers cost more than their bytes (one-user TTFT 94-168 ms measured, flat from 1,000- to 8,000-token prompts; median TTFT -29 to -66 %)"},
+      {"sglcookbook-qwen3-coder-next-07", "step: the gated-DeltaNet layers cost more than their bytes (one-user TTFT 94-168 ms measured, flat from 1,000- to 8,000-token prompts; median TTFT -29 to -66 %)"},
+      {"sglcookbook-qwen3-coder-next-08", "step: the gated-DeltaNet layers cost more than their bytes (one-user TTFT 94-168 ms measured, flat from 1,000- to 8,000-token prompts; median TTFT -29 to -66 %)"},
+      {"sglcookbook-glm-4-7-flash-00", "step: SGLang's Triton MLA decode at small batch (--attention-backend triton; one-user step 8.8 ms against 5.1 predicted; median TTFT -44 to -77 %)"},
+      {"sglcookbook-glm-4-7-flash-01", "step: SGLang's Triton MLA decode at small batch (--attention-backend triton; one-user step 8.8 ms against 5.1 predicted; median TTFT -44 to -77 %)"},
+      {"sglcookbook-glm-4-7-flash-02", "step: SGLang's Triton MLA decode at small batch (--attention-backend triton; one-user step 8.8 ms against 5.1 predicted; median TTFT -44 to -77 %)"},
+      {"sglcookbook-glm-4-7-flash-03", "step: SGLang's Triton MLA decode at small batch (--attention-backend triton; one-user step 8.8 ms against 5.1 predicted; median TTFT -44 to -77 %)"},
+      {"sglcookbook-glm-4-7-flash-04", "step: SGLang's Triton MLA decode at small batch (--attention-backend triton; one-user step 8.8 ms against 5.1 predicted; median TTFT -44 to -77 %)"},
+      {"sglcookbook-glm-4-7-flash-06", "step: SGLang's Triton MLA decode at small batch (--attention-backend triton; one-user step 8.8 ms against 5.1 predicted; median TTFT -44 to -77 %)"},
+      {"sglcookbook-glm-4-7-flash-07", "step: SGLang's Triton MLA decode at small batch (--attention-backend triton; one-user step 8.8 ms against 5.1 predicted; median TTFT -44 to -77 %)"},
+      {"sglcookbook-glm-4-7-flash-08", "burst: 64 first prompts of ~4,000 tokens, prefilled at the datasheet rate (measured median TTFT 442 ms, 4x the predicted)"},
+      {"sglcookbook-nemotron3-nano-01", "step: the Mamba-2 layers cost more than their bytes (median TTFT -46 %, TPOT -30 %)"},
       {"sglcookbook-minimax-m2-5-00", "cold: one of 10 requests 191 ms against a median of 116 (first run)"},
       {"sglcookbook-minimax-m2-5-01", "cold: first 16-user run (max ITL 484 ms)"},
       {"sglcookbook-minimax-m2-5-02", "cold: first 100-user run (max ITL 1.1 s)"},

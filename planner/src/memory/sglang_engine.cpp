@@ -120,6 +120,26 @@ SglangSwaSplit sglang_swa_split(const ModelArch& arch, const KvLayout& kv, std::
   return s;
 }
 
+//! SGLang's token pool of a model with no recurrent layer (MHATokenToKVPool) holds a K and a V
+//! buffer for every layer the runner counts (model_runner.py: num_effective_layers = end_layer -
+//! start_layer over num_hidden_layers), attention or not: DeciLM's attention-free blocks
+//! (nemotron_nas.py no_op) get buffers of the model's KV heads like the others. Hybrid models
+//! (Mamba, gated DeltaNet) take HybridLinearKVPool over their attention layers only.
+void pool_every_layer(KvLayout& kv, const ModelArch& arch, MemoryPlan& p) {
+  std::uint64_t empty = 0, per_layer = 0;
+  for (const auto& l : kv.layers) {
+    if (l.kind == LayerAttention::Recurrent || l.state_bytes > 0) return;
+    if (l.kind == LayerAttention::None) ++empty;
+    else per_layer = std::max(per_layer, l.bytes_per_token);
+  }
+  if (empty == 0 || per_layer == 0 || arch.layer_attention.size() != kv.layers.size()) return;
+  kv.bytes_per_token = checked_add(kv.bytes_per_token, checked_mul(empty, per_layer), "KV bytes per token");
+  kv.explain += " + " + std::to_string(empty) + " attention-free layers x " + grouped(per_layer) +
+                " B (SGLang's pool spans every layer) = " + grouped(kv.bytes_per_token) + " B";
+  p.kv.bytes_per_token = kv.bytes_per_token;
+  p.kv.explain = kv.explain;
+}
+
 SglangMambaSplit sglang_mamba_split(const ModelArch& arch, std::uint64_t tp, double rest, const EngineArgs& a) {
   SglangMambaSplit m;
   std::uint64_t layers = 0;
@@ -230,7 +250,8 @@ class SglangEngine final : public Engine {
       p.weights.push_back(std::move(c));
     const Bytes weights = p.weights_bytes();
     // cell_size: every layer at full length; the hybrid SWA split below re-divides the pool.
-    const KvLayout kv = place_kv_layout(p, in, rw, tp);
+    KvLayout kv = place_kv_layout(p, in, rw, tp);
+    pool_every_layer(kv, arch, p);
 
     // A calibration's figures of this deployment (reconcile --update-calibration): the memory
     // SGLang's log found free before loading ("Load weight begin. avail mem", model_runner.py

@@ -10,6 +10,7 @@
 #include "vramplan/core/error.hpp"
 #include "vramplan/memory/engine.hpp"
 #include "vramplan/memory/engine_profiles.hpp"
+#include "vramplan/model/catalogue.hpp"
 
 namespace vramplan::memory {
 namespace {
@@ -97,6 +98,16 @@ TEST(SglangEngine, AMalformedDefaultsTableNamesTheFileAndPointer) {
     EXPECT_EQ(e.kind(), ErrorKind::InputFile);
     EXPECT_NE(std::string(e.what()).find("/profiles/0/params/default_mem_fraction/value/rule"), std::string::npos) << e.what();
   }
+}
+
+// DeciLM's attention-free blocks (Llama-3.3-Nemotron-Super-49B: 49 attention layers of 8 KV heads,
+// 31 without): vLLM keeps KV for the 49 (49 x 2 x 8 x 128 x 2 B = 200,704 B per token); SGLang's
+// MHATokenToKVPool spans all 80 layers the runner counts (+ 31 x 4,096 B = 327,680 B).
+TEST(SglangEngine, PoolSpansAttentionFreeLayersOfANonHybridModel) {
+  const auto model = load_catalogue_model(test::source_root(), "llama-3.3-nemotron-super-49b");
+  const auto gpu = test::gpu_target(Bytes(150'000'000'000u));
+  EXPECT_EQ(test::plan_engine("vllm", model, gpu, {}).kv.bytes_per_token, 200704u);
+  EXPECT_EQ(test::plan_engine("sglang", model, gpu, {}).kv.bytes_per_token, 327680u);
 }
 
 }  // namespace

@@ -120,11 +120,11 @@ SglangSwaSplit sglang_swa_split(const ModelArch& arch, const KvLayout& kv, std::
   return s;
 }
 
-//! SGLang's token pool of a model with no recurrent layer (MHATokenToKVPool) holds a K and a V
-//! buffer for every layer the runner counts (model_runner.py: num_effective_layers = end_layer -
-//! start_layer over num_hidden_layers), attention or not: DeciLM's attention-free blocks
-//! (nemotron_nas.py no_op) get buffers of the model's KV heads like the others. Hybrid models
-//! (Mamba, gated DeltaNet) take HybridLinearKVPool over their attention layers only.
+//! SGLang's token pool of a model with no recurrent layer spans every layer the runner counts
+//! (model_runner_kv_cache_mixin.py profile_max_num_token: num_layers = num_effective_layers, and
+//! get_cell_size_per_token = kv heads x (head_dim + v_head_dim) x num_layers x element size), attention
+//! or not: DeciLM's attention-free blocks (nemotron_nas.py no_op) cost the model's KV heads like the
+//! others. Hybrid models (Mamba, gated DeltaNet: mambaish_config) count full_attention_layer_ids only.
 void pool_every_layer(KvLayout& kv, const ModelArch& arch, MemoryPlan& p) {
   std::uint64_t empty = 0, per_layer = 0;
   for (const auto& l : kv.layers) {

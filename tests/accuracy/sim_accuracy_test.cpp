@@ -267,7 +267,11 @@ TEST(SimAccuracy, OverloadedRunsArePredictedOverloaded) {
 // below: request / output throughput and median TTFT now miss their targets. Keeping simulatable
 // records out of the medians because they are badly predicted would overstate the accuracy on the
 // unseen runs the project is measured on.
-constexpr double kAchievedMedianPct[] = {13.1, 13.5, 24.7, 12.5, 56.4, 16.1};
+// The same day GLM-4.6's 9 runs joined: the record lists four platforms, the same page at an earlier
+// commit names the hardware of the same printed results (8 x B200, TP 8), and the catalogue's
+// glm-4.5 entry is its architecture and shape. Predicted 24-46 % fast on throughput, TPOT -4 to
+// -31 %: from {13.1, 13.5, 24.7, 12.5, 56.4, 16.1} to the values below.
+constexpr double kAchievedMedianPct[] = {15.6, 16.1, 25.9, 14.7, 55.4, 18.5};
 constexpr double kGuardPct = 2.0;
 
 TEST(SimAccuracy, MedianErrorsMeetTheTargetsOrTheirRegressionGuards) {
@@ -376,7 +380,7 @@ constexpr const char* kSimFindings =
     "does not have. "
     "Every run of "
     "bench_serving's random dataset is replayed with its own request lengths, re-drawn as bench_serving draws them "
-    "(numpy's seed-1 stream, tests/accuracy/bench_serving_lengths.hpp; the printed input totals match on 76 of 81 runs, "
+    "(numpy's seed-1 stream, tests/accuracy/bench_serving_lengths.hpp; the printed input totals match on 85 of 90 runs, "
     "the two Llama-4-Scout runs that print other totals and MiniMax-M2.5's three 1,000-token runs, one token "
     "fewer per prompt than the draw, keep a generated sample). SGLang's overlap scheduler "
     "(scheduler.py event_loop_overlap: a step's batch is formed while the previous step runs) makes a request that "
@@ -430,7 +434,12 @@ constexpr const char* kSimFindings =
     "so it streams the context at a fraction of the HBM rate; Nemotron-3-Nano at 256 users is +43 % on throughput, "
     "TPOT -30 %. The step model charges recurrent and attention layers by the bytes they move; what these "
     "kernels cost beyond that is not in the datasheet model, and nothing is fitted to it. These 19 runs move the "
-    "throughput medians from 8.1 / 6.7 % to 13.0 / 13.5 % and the median TTFT from 17.0 to 24.6 %.\n"
+    "throughput medians from 8.1 / 6.7 % to 13.0 / 13.5 % and the median TTFT from 17.0 to 24.6 %. GLM-4.6 "
+    "(9 runs) joined too: its record lists four platforms, but the same cookbook page at an earlier commit "
+    "(2c360cae) gives these printed results under 8 x B200, TP 8, SGLang 0.5.6.post1, and the catalogue's glm-4.5 "
+    "entry is its architecture and shape. It is predicted too fast throughout, like the Qwen3-235B bf16 runs before "
+    "their fitted terms: one-user TPOT 10.5 against 14.8 ms, throughput +24 to +46 %; the SGLang terms were fitted "
+    "on DeepSeek-R1 and Qwen3-235B and do not carry to it (held out). With it the medians are the table's.\n"
     "- **kvcached** (SGLang 0.4, A100, Llama-3.2-3B, Poisson 8 / 16 / 32 req/s): throughput and median TTFT / ITL "
     "within about 1-11 % below the overload (median TTFT -17 / -23 % before the overlap rule), and the overload at 32 req/s is found (23.9 req/s predicted against 26.8 measured); the "
     "p99 ITL +2 / +31 % at 16 / 8 req/s (+66 / +66 % before the overlap rule).\n"
@@ -675,6 +684,12 @@ const std::map<std::string, std::string>& p99_causes() {
       {"sglcookbook-glm-4-7-flash-07", "step: SGLang's Triton MLA decode at small batch (--attention-backend triton; one-user step 8.8 ms against 5.1 predicted; median TTFT -44 to -77 %)"},
       {"sglcookbook-glm-4-7-flash-08", "burst: 64 first prompts of ~4,000 tokens, prefilled at the datasheet rate (measured median TTFT 442 ms, 4x the predicted)"},
       {"sglcookbook-nemotron3-nano-01", "step: the Mamba-2 layers cost more than their bytes (median TTFT -46 %, TPOT -30 %)"},
+      {"sglcookbook-glm-4-6-00", "step: GLM-4.6 on 8 x B200 is predicted too fast throughout (one-user TPOT 10.5 against 14.8 ms, median TTFT -14 to -40 %)"},
+      {"sglcookbook-glm-4-6-01", "step: GLM-4.6 on 8 x B200 is predicted too fast throughout (one-user TPOT 10.5 against 14.8 ms, median TTFT -14 to -40 %)"},
+      {"sglcookbook-glm-4-6-03", "step: GLM-4.6 on 8 x B200 is predicted too fast throughout (one-user TPOT 10.5 against 14.8 ms, median TTFT -14 to -40 %)"},
+      {"sglcookbook-glm-4-6-04", "step: GLM-4.6 on 8 x B200 is predicted too fast throughout (one-user TPOT 10.5 against 14.8 ms, median TTFT -14 to -40 %)"},
+      {"sglcookbook-glm-4-6-06", "step: GLM-4.6 on 8 x B200 is predicted too fast throughout (one-user TPOT 10.5 against 14.8 ms, median TTFT -14 to -40 %)"},
+      {"sglcookbook-glm-4-6-08", "burst: 64 first prompts of ~4,000 tokens (measured mean TTFT 356 ms, median 269)"},
       {"sglcookbook-minimax-m2-5-00", "cold: one of 10 requests 191 ms against a median of 116 (first run)"},
       {"sglcookbook-minimax-m2-5-01", "cold: first 16-user run (max ITL 484 ms)"},
       {"sglcookbook-minimax-m2-5-02", "cold: first 100-user run (max ITL 1.1 s)"},

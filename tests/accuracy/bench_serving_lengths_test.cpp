@@ -54,8 +54,8 @@ TEST(BenchServingLengths, UsedForEveryMatchingRecord) {
                      c.id == "sglcookbook-minimax-m2-5-02")
         << c.id;
   }
-  EXPECT_EQ(uniform, 90u);
-  EXPECT_EQ(redrawn, 85u);
+  EXPECT_EQ(uniform, 93u);
+  EXPECT_EQ(redrawn, 88u);
 }
 
 }  // namespace

@@ -94,12 +94,7 @@ void moe_block(InventoryBuilder& b, const DecoderLayout& lay, const std::string&
   if (lay.moe == Moe::Glm4) {
     // vLLM glm4_moe.py Glm4MoE: gate {E, h} and its e_score_correction_bias {E} (fp32 in the
     // checkpoint), experts.*, shared_experts.
-    const auto p = layer + "mlp.";
-    b.linear(p + "gate", R::FfnGateInp, E, h);
-    b.tensor(p + "gate.e_score_correction_bias", R::FfnExpProbsBias, {E});
-    routed_experts(b, p, E, Ie, h);
-    if (const auto Is = a.shared_expert_intermediate_size; Is > 0)
-      gated_mlp(b, p + "shared_experts.", Is, h, R::FfnGateShexp, R::FfnUpShexp, R::FfnDownShexp);
+    deepseek_moe_mlp(b, layer + "mlp.", a, /*score_bias=*/true);
     return;
   }
   if (lay.moe == Moe::Ernie) {

@@ -37,17 +37,9 @@ void decoder_layer(InventoryBuilder& b, const std::string& p, const ModelArch& a
   b.norm(p + "post_attention_layernorm", R::FfnNorm, h);
   mla_attention(b, p + "self_attn.", a);
   const auto m = p + "mlp.";
-  if (!moe) {
-    gated_mlp(b, m, a.intermediate_size, h, R::FfnGate, R::FfnUp, R::FfnDown);
-    return;
-  }
-  const auto E = a.num_experts, Ie = a.moe_intermediate_size;
-  b.linear(m + "gate", R::FfnGateInp, E, h);
   // V3's noaux_tc routing adds a per-expert bias to the scores (a checkpoint tensor).
-  if (score_bias) b.tensor(m + "gate.e_score_correction_bias", R::FfnExpProbsBias, {E});
-  routed_experts(b, m, E, Ie, h);
-  if (const auto Is = a.shared_expert_intermediate_size; Is > 0)
-    gated_mlp(b, m + "shared_experts.", Is, h, R::FfnGateShexp, R::FfnUpShexp, R::FfnDownShexp);
+  if (moe) deepseek_moe_mlp(b, m, a, score_bias);
+  else gated_mlp(b, m, a.intermediate_size, h, R::FfnGate, R::FfnUp, R::FfnDown);
 }
 
 }  // namespace

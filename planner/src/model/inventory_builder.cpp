@@ -57,6 +57,16 @@ void qwen_moe_mlp(InventoryBuilder& b, const std::string& p, const ModelArch& a)
   }
 }
 
+void deepseek_moe_mlp(InventoryBuilder& b, const std::string& p, const ModelArch& a, bool score_bias) {
+  using TR = TensorRole;
+  const auto h = a.hidden_size, E = a.num_experts;
+  b.linear(p + "gate", TR::FfnGateInp, E, h);
+  if (score_bias) b.tensor(p + "gate.e_score_correction_bias", TR::FfnExpProbsBias, {E});
+  routed_experts(b, p, E, a.moe_intermediate_size, h);
+  if (const auto Is = a.shared_expert_intermediate_size; Is > 0)
+    gated_mlp(b, p + "shared_experts.", Is, h, TR::FfnGateShexp, TR::FfnUpShexp, TR::FfnDownShexp);
+}
+
 std::string layer_prefix(std::string_view model_prefix, std::string_view layers, std::uint64_t i) {
   return std::string(model_prefix) + std::string(layers) + "." + std::to_string(i) + ".";
 }

@@ -57,6 +57,12 @@ void routed_experts(InventoryBuilder& b, const std::string& prefix, std::uint64_
 //! shared expert with its sigmoid gate (transformers qwen2_moe / qwen3_moe / qwen3_next).
 void qwen_moe_mlp(InventoryBuilder& b, const std::string& prefix, const ModelArch& a);
 
+//! DeepSeek-V3's sparse MLP under `prefix` ("model.layers.3.mlp."): the router `gate`, its
+//! per-expert `gate.e_score_correction_bias` when `score_bias` (noaux_tc routing), the stacked
+//! routed experts and, when the arch has them, `shared_experts` (no gate on them). GLM-4.5 MoE and
+//! GLM-4.7-Flash use the same block.
+void deepseek_moe_mlp(InventoryBuilder& b, const std::string& prefix, const ModelArch& a, bool score_bias);
+
 //! "<prefix><layers>.<i>." — the module path of decoder layer i.
 std::string layer_prefix(std::string_view model_prefix, std::string_view layers, std::uint64_t i);
 

@@ -125,14 +125,14 @@ SglangSwaSplit sglang_swa_split(const ModelArch& arch, const KvLayout& kv, std::
 //! get_cell_size_per_token = kv heads x (head_dim + v_head_dim) x num_layers x element size), attention
 //! or not: DeciLM's attention-free blocks (nemotron_nas.py no_op) cost the model's KV heads like the
 //! others. Hybrid models (Mamba, gated DeltaNet: mambaish_config) count full_attention_layer_ids only.
-void pool_every_layer(KvLayout& kv, const ModelArch& arch, MemoryPlan& p) {
+void pool_every_layer(KvLayout& kv, MemoryPlan& p) {
   std::uint64_t empty = 0, per_layer = 0;
   for (const auto& l : kv.layers) {
     if (l.kind == LayerAttention::Recurrent || l.state_bytes > 0) return;
     if (l.kind == LayerAttention::None) ++empty;
     else per_layer = std::max(per_layer, l.bytes_per_token);
   }
-  if (empty == 0 || per_layer == 0 || arch.layer_attention.size() != kv.layers.size()) return;
+  if (empty == 0 || per_layer == 0) return;
   kv.bytes_per_token = checked_add(kv.bytes_per_token, checked_mul(empty, per_layer), "KV bytes per token");
   kv.explain += " + " + std::to_string(empty) + " attention-free layers x " + grouped(per_layer) +
                 " B (SGLang's pool spans every layer) = " + grouped(kv.bytes_per_token) + " B";
@@ -251,7 +251,7 @@ class SglangEngine final : public Engine {
     const Bytes weights = p.weights_bytes();
     // cell_size: every layer at full length; the hybrid SWA split below re-divides the pool.
     KvLayout kv = place_kv_layout(p, in, rw, tp);
-    pool_every_layer(kv, arch, p);
+    pool_every_layer(kv, p);
 
     // A calibration's figures of this deployment (reconcile --update-calibration): the memory
     // SGLang's log found free before loading ("Load weight begin. avail mem", model_runner.py

@@ -9,6 +9,9 @@
 namespace vramplan::perf {
 namespace {
 
+// The engine whose decode runs llama.cpp's MMVQ kernels (the cap and the share it needs).
+constexpr std::string_view kMmvqEngine = "llamacpp";
+
 // 1 / (q / capped + (1 - q) / bw): the quantized share of the weights streams at the capped rate.
 double mixed_weight_bandwidth(double q, double bw, double cap) {
   const double capped = std::min(bw, cap);
@@ -54,6 +57,11 @@ double block_quantized_share(const ModelSpec& spec, std::span<const std::uint64_
   return total > 0 ? quantized / total : 0;
 }
 
+double decode_quantized_share(std::string_view engine, const ModelSpec& spec,
+                              std::span<const std::uint64_t> tensor_bytes) {
+  return engine == kMmvqEngine ? block_quantized_share(spec, tensor_bytes) : 0.0;
+}
+
 PerfHardware with_llamacpp_mmvq_cap(const PerfHardware& hw, double sm_hz, double q, const DefaultRange& k) {
   PerfHardware out = hw;
   const auto cap = [&](HardwareRates& r, double bytes_per_cycle) {
@@ -74,7 +82,7 @@ PerfHardware with_llamacpp_mmvq_cap(const PerfHardware& hw, double sm_hz, double
 
 PerfHardware decode_hardware(const PerfHardware& hw, std::string_view engine, const GpuSpec& gpu,
                              double quantized_share, const PerfDefaults& defaults) {
-  if (engine != "llamacpp" || quantized_share <= 0 || !defaults.llamacpp_mmvq_bytes_per_sm_cycle) return hw;
+  if (engine != kMmvqEngine || quantized_share <= 0 || !defaults.llamacpp_mmvq_bytes_per_sm_cycle) return hw;
   const std::optional<double> sm_hz = sm_cycles_per_s(gpu);
   if (!sm_hz) return hw;
   return with_llamacpp_mmvq_cap(hw, *sm_hz, quantized_share, *defaults.llamacpp_mmvq_bytes_per_sm_cycle);

@@ -30,8 +30,7 @@ ThroughputModel throughput_model(const PlanSession& session, const GpuSpec& gpu,
   options.block_scaled_fp8 = resolved.block_scaled_fp8;
   m.shape = perf::shape_from_model(session.model(), resolved.tensor_bytes, options);
   m.engine = plan.engine;
-  // Only llama.cpp's decode depends on it (perf::decode_hardware).
-  if (m.engine == "llamacpp") m.block_quantized_share = perf::block_quantized_share(session.model(), resolved.tensor_bytes);
+  m.block_quantized_share = perf::decode_quantized_share(m.engine, session.model(), resolved.tensor_bytes);
   try {
     m.hardware = perf::perf_hardware_from(gpu, nullptr, resolved.compute_precision, defaults, m.step_overhead_entry);
     m.decode_hardware = perf::decode_hardware(*m.hardware, m.engine, gpu, m.block_quantized_share, defaults);

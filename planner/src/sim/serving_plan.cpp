@@ -156,8 +156,8 @@ PlanPerformance plan_performance(const memory::PlanRequest& r, const memory::Pla
     // whose rate is capped by SM count x clock (perf::decode_hardware); prompt micro-batches run
     // MMQ / cuBLAS (compute-bound), so the TTFT keeps the plain rates. The simulator's step clock
     // is the decode one: decode steps dominate a llama.cpp run.
-    const double quantized = p.engine == "llamacpp" ? perf::block_quantized_share(out.model, rw.tensor_bytes) : 0;
-    const perf::PerfHardware decode_hw = perf::decode_hardware(hw, p.engine, gpu, quantized, defaults);
+    const perf::PerfHardware decode_hw = perf::decode_hardware(
+        hw, p.engine, gpu, perf::decode_quantized_share(p.engine, out.model, rw.tensor_bytes), defaults);
     perf.estimate = perf::estimate_serving(shape, decode_hw, perf.query);
     perf.estimate->ttft_s = perf::estimate_ttft(shape, hw, perf.query.prompt_tokens, perf.query.token_budget);
     perf.hardware = decode_hw;

@@ -45,6 +45,11 @@ std::optional<double> sm_cycles_per_s(const GpuSpec& gpu);
 //! tensors: stored at fewer than 2 bytes per element (GGUF's F16 / BF16 / F32 tensors have 2 or 4).
 double block_quantized_share(const ModelSpec& spec, std::span<const std::uint64_t> tensor_bytes);
 
+//! block_quantized_share for an engine whose decode rate depends on it (llama.cpp, the one
+//! decode_hardware caps); 0 for the others, which are spared the walk over every tensor.
+double decode_quantized_share(std::string_view engine, const ModelSpec& spec,
+                              std::span<const std::uint64_t> tensor_bytes);
+
 //! The decode rates with the weight stream limited by the MMVQ cap: the quantized share q reads at
 //! min(bandwidth, k x sm_hz), the rest at the bandwidth; each end of the range with its own k.
 PerfHardware with_llamacpp_mmvq_cap(const PerfHardware& hw, double sm_hz, double quantized_share,

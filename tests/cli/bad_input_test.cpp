@@ -115,10 +115,10 @@ std::vector<Row> rows() {
       config_row("unknown architecture", tiny_set("architectures", {"FrobForCausalLM"}), 4,
                  cfg + ": architecture 'FrobForCausalLM' is not supported (supported: BertForMaskedLM, "
                        "BertForSequenceClassification, BertModel, CohereForCausalLM, DebertaV2ForSequenceClassification, "
-                       "DebertaV2Model, DeciLMForCausalLM, DeepseekV2ForCausalLM, "
+                       "DebertaV2Model, DeciLMForCausalLM, DeepseekV2ForCausalLM, DeepseekV32ForCausalLM, "
                        "DeepseekV3ForCausalLM, Ernie4_5_MoeForCausalLM, FalconForCausalLM, FalconH1ForCausalLM, GPTBigCodeForCausalLM, GPTNeoXForCausalLM, Gemma2ForCausalLM, "
                        "Gemma3ForCausalLM, Gemma3ForConditionalGeneration, GemmaForCausalLM, Glm4ForCausalLM, Glm4MoeForCausalLM, Glm4MoeLiteForCausalLM, GlmForCausalLM, "
-                       "GptOssForCausalLM, GraniteForCausalLM, GraniteMoeHybridForCausalLM, JambaForCausalLM, KimiK25ForConditionalGeneration, Llama4ForCausalLM, "
+                       "GlmMoeDsaForCausalLM, GptOssForCausalLM, GraniteForCausalLM, GraniteMoeHybridForCausalLM, JambaForCausalLM, KimiK25ForConditionalGeneration, Llama4ForCausalLM, "
                        "Llama4ForConditionalGeneration, LlamaForCausalLM, LlavaForConditionalGeneration, "
                        "MiniMaxM2ForCausalLM, Mistral3ForConditionalGeneration, MistralForCausalLM, MixtralForCausalLM, "
                        "MllamaForConditionalGeneration, ModernBertForMaskedLM, "

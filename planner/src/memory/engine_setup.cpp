@@ -49,9 +49,10 @@ ResolvedWeights place_weights(MemoryPlan& plan, const PlanInput& in, const Weigh
 }
 
 KvLayout place_kv_layout(MemoryPlan& plan, const PlanInput& in, const ResolvedWeights& weights,
-                         std::uint64_t tp) {
-  const KvDtype dtype =
-      resolve_kv_dtype(arg_string(in.args, "kv-cache-dtype").value_or("auto"), weights.compute_precision, in.quant);
+                         std::uint64_t tp, std::string_view auto_kv_dtype) {
+  std::string asked = arg_string(in.args, "kv-cache-dtype").value_or("auto");
+  if (asked == "auto" && !auto_kv_dtype.empty()) asked = auto_kv_dtype;
+  const KvDtype dtype = resolve_kv_dtype(asked, weights.compute_precision, in.quant);
   KvLayout kv = kv_layout(in.model.arch, dtype, tp);
   plan.kv.bytes_per_token = kv.bytes_per_token;
   plan.kv.explain = kv.explain;

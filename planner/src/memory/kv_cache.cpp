@@ -43,6 +43,24 @@ std::uint64_t kv_heads_on_rank(const ModelArch& arch, std::uint64_t tp) {
   return std::max<std::uint64_t>(1, n / tp);
 }
 
+// DeepSeek sparse attention keeps two rows per token and layer (vLLM v0.11.0
+// v1/attention/backends/mla/flashmla_sparse.py and deepseek_v2.py Indexer; SGLang 0.5.9
+// mem_cache/memory_pool.py NSATokenToKVPool): an fp8 KV cache stores the latent as
+// "fp8_ds_mla", kv_lora_rank fp8 values + one fp32 scale per 128 + the rope part in bf16
+// (512 + 16 + 128 = 656 B; a bf16 cache keeps the plain 576 x 2 B), and the indexer's key cache
+// stores index_head_dim fp8 values + one fp32 scale per 128 whatever the KV dtype (132 B).
+constexpr std::uint64_t kDsaQuantBlock = 128;
+//! Marks a layer-class formula already stated in bytes (the explain text adds no "x dtype size").
+constexpr std::string_view kInBytes = "bytes:";
+
+std::uint64_t fp8_ds_mla_row(const ModelArch& a) {
+  return a.kv_lora_rank + a.kv_lora_rank / kDsaQuantBlock * 4 + a.qk_rope_head_dim * 2;
+}
+
+std::uint64_t dsa_indexer_row(const ModelArch& a) {
+  return a.index_head_dim + a.index_head_dim / kDsaQuantBlock * 4;
+}
+
 std::string kind_label(LayerAttention kind, std::uint64_t window) {
   std::string s(layer_attention_name(kind));
   if (window != 0) s += " " + std::to_string(window);
@@ -67,11 +85,17 @@ KvLayout kv_layout(const ModelArch& arch, const KvDtype& dtype, std::uint64_t tp
   const std::uint64_t hd = arch.head_dim;
   const std::uint64_t vd = arch.v_head_dim != 0 ? arch.v_head_dim : arch.head_dim;
   const std::uint64_t elem_bytes_num = dtype.block_bytes, elem_bytes_den = dtype.block_elems;
+  const bool fp8_ds_mla = dtype.name.starts_with("fp8") && dtype.block_bytes == 1 && dtype.block_elems == 1;
+  const std::string per_elem = elem_bytes_den == 1
+                                   ? std::to_string(elem_bytes_num) + " B"
+                                   : std::to_string(elem_bytes_num) + "/" +
+                                         std::to_string(elem_bytes_den) + " B";
 
   // For the explain text: count layers per (kind, bytes) class.
   std::map<std::string, std::pair<std::uint64_t, std::string>> classes;
   for (std::uint64_t i = first_layer; i < end_layer; ++i) {
     LayerKv l;
+    std::uint64_t extra = 0;  // bytes outside the dtype's elements (DeepSeek sparse attention rows)
     l.layer = static_cast<int>(i);
     l.kind = kinds[i];
     l.shared = i < arch.kv_shared_with.size() && arch.kv_shared_with[i] >= 0;
@@ -94,6 +118,23 @@ KvLayout kv_layout(const ModelArch& arch, const KvDtype& dtype, std::uint64_t tp
         l.k_elems = arch.kv_lora_rank + arch.qk_rope_head_dim;
         formula = "(" + std::to_string(arch.kv_lora_rank) + " kv_lora_rank + " +
                   std::to_string(arch.qk_rope_head_dim) + " rope)";
+        if (arch.index_topk > 0) {  // stated in bytes: the rows mix dtypes
+          if (fp8_ds_mla) {
+            extra = fp8_ds_mla_row(arch);
+            l.k_elems = 0;
+            formula = std::string(kInBytes) + "(" + std::to_string(arch.kv_lora_rank) + " fp8 + " +
+                      std::to_string(arch.kv_lora_rank / kDsaQuantBlock) + " x 4 B scales + " +
+                      std::to_string(arch.qk_rope_head_dim) + " x 2 B rope: fp8_ds_mla, " +
+                      std::to_string(extra) + " B)";
+          } else {
+            formula = std::string(kInBytes) + formula + " x " + per_elem + " (" + dtype.name + ")";
+          }
+          if (i < arch.layer_has_indexer.size() && arch.layer_has_indexer[i]) {
+            extra = checked_add(extra, dsa_indexer_row(arch), "KV bytes per token");
+            formula += " + indexer key " + std::to_string(dsa_indexer_row(arch)) + " B (" +
+                       std::to_string(arch.index_head_dim) + " fp8 + fp32 scales)";
+          }
+        }
         break;
       case LayerAttention::Recurrent:
         l.state_bytes = recurrent_state_bytes(arch, tp);
@@ -104,8 +145,8 @@ KvLayout kv_layout(const ModelArch& arch, const KvDtype& dtype, std::uint64_t tp
     // Falcon-H1: the Mamba mixer beside every layer's attention keeps its own state.
     if (arch.recurrent_in_every_layer && l.kind != LayerAttention::None) l.state_bytes = recurrent_state_bytes(arch, tp);
     out.state_bytes_per_seq += l.state_bytes;
-    if (l.shared) l.k_elems = l.v_elems = 0;
-    l.bytes_per_token = checked_add(kv_bytes(dtype, l.k_elems), kv_bytes(dtype, l.v_elems));
+    if (l.shared) l.k_elems = l.v_elems = extra = 0;
+    l.bytes_per_token = checked_add(checked_add(kv_bytes(dtype, l.k_elems), kv_bytes(dtype, l.v_elems)), extra);
     out.bytes_per_token = checked_add(out.bytes_per_token, l.bytes_per_token, "KV bytes per token");
     if (l.bytes_per_token > 0) {
       auto& cls = classes[kind_label(l.kind, l.window) + "|" + formula + "|" +
@@ -115,15 +156,13 @@ KvLayout kv_layout(const ModelArch& arch, const KvDtype& dtype, std::uint64_t tp
     }
     out.layers.push_back(l);
   }
-  const std::string per_elem = elem_bytes_den == 1
-                                   ? std::to_string(elem_bytes_num) + " B"
-                                   : std::to_string(elem_bytes_num) + "/" +
-                                         std::to_string(elem_bytes_den) + " B";
   std::string terms;
   for (const auto& [key, cls] : classes) {
     const std::string kind = key.substr(0, key.find('|'));
+    const bool in_bytes = cls.second.starts_with(kInBytes);
     terms += (terms.empty() ? "" : " + ") + std::to_string(cls.first) + " " + kind + " layers x " +
-             cls.second + " x " + per_elem + " (" + dtype.name + ")";
+             (in_bytes ? "(" + cls.second.substr(kInBytes.size()) + ")"
+                       : cls.second + " x " + per_elem + " (" + dtype.name + ")");
   }
   if (terms.empty()) terms = "0 (no attention layers)";
   out.explain = "KV/token/GPU = " + terms + " = " + grouped(out.bytes_per_token) + " B";

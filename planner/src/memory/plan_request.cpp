@@ -50,6 +50,7 @@ ResolvedPlan resolve_plan(const PlanRequest& r, const DataRoot& root) {
   out.gpu.name = spec.name;
   out.gpu.total = spec.reported_total;
   if (spec.compute_capability) out.gpu.compute_capability = spec.compute_capability->str();
+  out.gpu.vendor = spec.vendor;
   out.gpu_memory_note = r.gpu_memory ? "--gpu-memory" : spec.reported_note;
   PlanInput input{out.model, quant, out.gpu, r.workload, r.args, r.weights, std::nullopt, ""};
   std::optional<calib::Calibration> cal =

@@ -238,7 +238,11 @@ class SglangEngine final : public Engine {
     const std::optional<double> user_f = arg_double(a, "mem-fraction-static");
     const double f = user_f.value_or(default_fraction(d_, gpu_mib, tp, used));
     if (!(f > 0 && f < 1)) throw_usage("--mem-fraction-static must be in (0, 1)");
-    const std::uint64_t page = arg_u64(a, "page-size").value_or(d_.u64("page_size"));
+    // DeepSeek sparse attention: SGLang's NSA pool asserts 64-token pages on CUDA and 1 on ROCm,
+    // and server_args.py sets them for these models (0.5.9 _handle_model_specific_adjustments;
+    // mem_cache/memory_pool.py NSATokenToKVPool: assert page_size == 64).
+    const std::uint64_t dsa_page = in.gpu.vendor == "amd" ? 1 : 64;
+    const std::uint64_t page = arch.index_topk > 0 ? dsa_page : arg_u64(a, "page-size").value_or(d_.u64("page_size"));
     if (page == 0) throw_usage("--page-size must be >= 1");
 
     const ShardOptions shard{tp, 1, 0, d_.u64("vocab_pad"), false};
@@ -250,7 +254,11 @@ class SglangEngine final : public Engine {
       p.weights.push_back(std::move(c));
     const Bytes weights = p.weights_bytes();
     // cell_size: every layer at full length; the hybrid SWA split below re-divides the pool.
-    KvLayout kv = place_kv_layout(p, in, rw, tp);
+    // DeepSeek sparse attention: "auto" means an fp8 cache on compute capability 10+ and bf16
+    // below (0.5.9 server_args.py _set_default_nsa_kv_cache_dtype).
+    const auto& cc = in.gpu.compute_capability;
+    const bool dsa_fp8 = arch.index_topk > 0 && !cc.empty() && std::stoi(cc) >= 10;
+    KvLayout kv = place_kv_layout(p, in, rw, tp, dsa_fp8 ? "fp8_e4m3" : "");
     pool_every_layer(kv, p);
 
     // A calibration's figures of this deployment (reconcile --update-calibration): the memory

@@ -217,6 +217,16 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
                       "factor, not modelled) or VLLM_ALLOW_LONG_MAX_MODEL_LEN=1");
   const auto user_block_size = arg_u64(args, "block-size");
   std::uint64_t block_size = user_block_size.value_or(d_.u64("block_size"));
+  // DeepSeek sparse attention runs FlashMLA's sparse kernels on 64-token blocks: vLLM sets the
+  // block size to 64 whatever was asked (vllm/platforms/cuda.py check_and_update_config, v0.11.0
+  // and v0.16.0: `if use_sparse and cache_config.block_size != 64`, use_sparse = the config has
+  // index_topk).
+  if (arch.index_topk > 0) {
+    if (user_block_size && *user_block_size != 64)
+      p.notes.push_back("--block-size " + std::to_string(*user_block_size) +
+                        " ignored: vLLM runs DeepSeek sparse attention on 64-token blocks");
+    block_size = 64;
+  }
   const bool eager = arg_switch(args, "enforce-eager");
   const bool hybrid = !arg_switch(args, "disable-hybrid-kv-cache-manager");
 

@@ -8,6 +8,11 @@
 // KimiK25ForConditionalGeneration.__init__ builds vision_tower (MoonViT), mm_projector and
 // language_model = DeepseekV3ForCausalLM(config.text_config); the checkpoint keeps the text model
 // under "language_model." (the family row's model_prefix / lm_head).
+//
+// DeepSeek sparse attention (DeepseekV32ForCausalLM: DeepSeek-V3.2 / V3.2-Exp; GlmMoeDsaForCausalLM:
+// GLM-5 / 5.1) is this layer plus a lightning indexer in the attention of every layer that runs
+// its own (DeepSeek-V3.2-Exp inference/model.py Indexer.__init__ @6d8cb70d; transformers
+// models/glm_moe_dsa GlmMoeDsaIndexer; vLLM v0.11.0 deepseek_v2.py Indexer).
 #include "model/hf_family.hpp"
 #include "model/inventory_builder.hpp"
 
@@ -30,16 +35,69 @@ void mla_attention(InventoryBuilder& b, const std::string& p, const ModelArch& a
   b.linear(p + "o_proj", R::AttnOutput, h, n * a.v_head_dim);
 }
 
+// The indexer: wq_b from the q latent, one key head wk from the hidden state with a LayerNorm
+// (weight and bias), and weights_proj giving each head's weight in the score; weights_proj is
+// built unquantized (vLLM Indexer: quant_config=None; the reference builds it in the default dtype).
+void dsa_indexer(InventoryBuilder& b, const std::string& p, const ModelArch& a) {
+  b.linear(p + "wq_b", R::IndexerQB, a.index_n_heads * a.index_head_dim, a.q_lora_rank);
+  b.linear(p + "wk", R::IndexerK, a.index_head_dim, a.hidden_size);
+  b.norm(p + "k_norm", R::IndexerKNorm, a.index_head_dim, true);
+  b.linear(p + "weights_proj", R::IndexerProj, a.index_n_heads, a.hidden_size);
+}
+
 void decoder_layer(InventoryBuilder& b, const std::string& p, const ModelArch& a, bool moe,
-                   bool score_bias) {
+                   bool score_bias, bool indexer) {
   const auto h = a.hidden_size;
   b.norm(p + "input_layernorm", R::AttnNorm, h);
   b.norm(p + "post_attention_layernorm", R::FfnNorm, h);
   mla_attention(b, p + "self_attn.", a);
+  if (indexer) dsa_indexer(b, p + "self_attn.indexer.", a);
   const auto m = p + "mlp.";
   // V3's noaux_tc routing adds a per-expert bias to the scores (a checkpoint tensor).
   if (moe) deepseek_moe_mlp(b, m, a, score_bias);
   else gated_mlp(b, m, a.intermediate_size, h, R::FfnGate, R::FfnUp, R::FfnDown);
+}
+
+// Which layers run their own indexer: transformers GlmMoeDsaConfig.__post_init__ (and vLLM
+// models/utils.py compute_skip_topk_layers, SGLang model_config.py dsa_layer_skips_topk, which
+// agree): `indexer_types` ("full" / "shared") when given, else `index_topk_pattern` (F / S per
+// layer), else layer i is full when max(i - index_skip_topk_offset + 1, 0) % index_topk_freq == 0
+// (defaults 2 and 1: every layer). DeepSeek-V3.2 and GLM-5 / 5.1 state none of these.
+void read_dsa_indexer(const ConfigView& c, ModelArch& a) {
+  a.index_topk = c.positive({"index_topk"});
+  a.index_n_heads = c.positive({"index_n_heads"});
+  a.index_head_dim = c.positive({"index_head_dim"});
+  if (a.q_lora_rank == 0) c.fail("q_lora_rank", "must be set: the sparse-attention indexer reads the q latent");
+  const auto L = a.num_layers;
+  a.layer_has_indexer.assign(L, true);
+  std::string_view rule = "index_topk_freq";
+  if (auto types = c.find({"indexer_types"})) {
+    rule = "indexer_types";
+    const auto items = types->items();
+    if (items.size() != L)
+      types->fail("has " + std::to_string(items.size()) + " entries, num_hidden_layers is " + std::to_string(L));
+    for (std::size_t i = 0; i < L; ++i) {
+      const auto t = items[i].as_string();
+      if (t != "full" && t != "shared") items[i].fail("must be \"full\" or \"shared\", not '" + t + "'");
+      a.layer_has_indexer[i] = t == "full";
+    }
+  } else if (auto pattern = c.string({"index_topk_pattern"})) {
+    rule = "index_topk_pattern";
+    if (pattern->size() != L) c.fail("index_topk_pattern", "has " + std::to_string(pattern->size()) +
+                                                            " letters, num_hidden_layers is " + std::to_string(L));
+    for (std::size_t i = 0; i < L; ++i) {
+      const char ch = (*pattern)[i];
+      if (ch != 'F' && ch != 'S') c.fail("index_topk_pattern", "letters must be F (full) or S (shared)");
+      a.layer_has_indexer[i] = ch == 'F';
+    }
+  } else {
+    const auto freq = c.positive_opt({"index_topk_freq"}).value_or(1);
+    const auto offset = c.u64({"index_skip_topk_offset"}).value_or(2);
+    for (std::uint64_t i = 0; i < L; ++i)
+      a.layer_has_indexer[i] = (i + 1 > offset ? i + 1 - offset : 0) % freq == 0;
+  }
+  if (!a.layer_has_indexer.empty() && !a.layer_has_indexer[0])
+    c.fail(rule, "makes the first layer share an indexer (a shared layer reuses an earlier one's choice)");
 }
 
 }  // namespace
@@ -71,6 +129,8 @@ void build_deepseek(const ConfigView& c, const Family& family, ModelSpec& spec) 
   a.layer_attention.assign(a.num_layers, LayerAttention::Mla);
   read_rope_tables(c, a.qk_rope_head_dim, a);
   const bool score_bias = c.string({"topk_method"}).value_or("") == "noaux_tc";
+  if (family.sparse_attention) read_dsa_indexer(c, a);
+  const auto indexer_at = [&](std::uint64_t i) { return i < a.layer_has_indexer.size() && a.layer_has_indexer[i]; };
 
   const auto h = a.hidden_size, V = a.vocab_size;
   // "model." for DeepseekV2/V3ForCausalLM; "language_model.model." for Kimi-K2.5's wrapper.
@@ -79,7 +139,7 @@ void build_deepseek(const ConfigView& c, const Family& family, ModelSpec& spec) 
   b.tensor(prefix + "embed_tokens.weight", R::TokenEmbedding, {V, h});
   for (std::uint64_t i = 0; i < a.num_layers; ++i) {
     b.set_layer(static_cast<int>(i));
-    decoder_layer(b, layer_prefix(prefix, "layers", i), a, a.layer_is_moe[i], score_bias);
+    decoder_layer(b, layer_prefix(prefix, "layers", i), a, a.layer_is_moe[i], score_bias, indexer_at(i));
   }
   // MTP module (DeepSeek-V3 README_WEIGHTS.md): a full MoE decoder layer plus enorm, hnorm,
   // eh_proj and its own copies of the embedding and output head, as layers L .. L+mtp-1.
@@ -92,7 +152,9 @@ void build_deepseek(const ConfigView& c, const Family& family, ModelSpec& spec) 
     b.norm(p + "enorm", R::Mtp, h);
     b.norm(p + "hnorm", R::Mtp, h);
     b.linear(p + "eh_proj", R::Mtp, h, 2 * h);
-    decoder_layer(b, p, a, true, score_bias);
+    // The MTP layer keeps an indexer of its own (vLLM v0.34 DeepseekV32Attention: `not skip_topk
+    // or is_mtp_layer`).
+    decoder_layer(b, p, a, true, score_bias, family.sparse_attention);
     b.norm(p + "shared_head.norm", R::Mtp, h);
     b.linear(p + "shared_head.head", R::Mtp, V, h);
   }

@@ -230,6 +230,10 @@ std::vector<Family> make_families() {
   // first layer) under its own name (transformers modular_glm4_moe_lite.py builds it from the
   // DeepseekV3 classes; lmdeploy's Glm4MoeLiteReader reads the DeepSeek-V2 tensor layout).
   add("deepseek", {"Glm4MoeLiteForCausalLM"}, false, DecoderLayout{}, build_deepseek);
+  // DeepSeek sparse attention: DeepSeek-V3.2(-Exp) and GLM-5 / 5.1 (transformers GlmMoeDsa is
+  // DeepseekV3's layer with the V3.2 indexer; vLLM registers both on deepseek_v2.py).
+  add("deepseek", {"DeepseekV32ForCausalLM", "GlmMoeDsaForCausalLM"}, false, DecoderLayout{},
+      build_deepseek)->sparse_attention = true;
   // Kimi-K2.5: its text_config is DeepseekV3 (family_deepseek.cpp) under "language_model.";
   // MoonViT is not counted. Same family name, as the two Gemma-3 rows share theirs.
   add("deepseek", {"KimiK25ForConditionalGeneration"}, false, multimodal_text(DecoderLayout{}),

@@ -82,6 +82,9 @@ struct Family {
   bool tied_default = false;
   DecoderLayout layout;
   BuildFn build = nullptr;  //!< nullptr: the generic decoder builder
+  //! DeepSeek sparse attention: MLA layers with a lightning indexer (build_deepseek reads
+  //! index_n_heads / index_head_dim / index_topk and which layers run their own indexer).
+  bool sparse_attention = false;
   //! transformers config-class defaults for keys that published checkpoints omit (applied to
   //! the text config before reading); each family that has them cites the class.
   nlohmann::json class_defaults = nlohmann::json::object();

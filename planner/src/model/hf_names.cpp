@@ -46,7 +46,7 @@ constexpr std::array<NameRole, 22> kGlobal{{
 }};
 
 // Module paths inside one decoder layer (after normalisation).
-constexpr std::array<NameRole, 133> kLayer{{
+constexpr std::array<NameRole, 137> kLayer{{
     {"self_attn.q_proj", R::AttnQ},
     {"self_attn.k_proj", R::AttnK},
     {"self_attn.v_proj", R::AttnV},
@@ -65,6 +65,10 @@ constexpr std::array<NameRole, 133> kLayer{{
     {"self_attn.kv_a_proj_with_mqa", R::AttnKVAMqa},
     {"self_attn.kv_a_layernorm", R::AttnKVANorm},
     {"self_attn.kv_b_proj", R::AttnKVB},
+    {"self_attn.indexer.wq_b", R::IndexerQB},  // DeepSeek sparse attention (V3.2, GLM-5)
+    {"self_attn.indexer.wk", R::IndexerK},
+    {"self_attn.indexer.k_norm", R::IndexerKNorm},
+    {"self_attn.indexer.weights_proj", R::IndexerProj},
     {"input_layernorm", R::AttnNorm},
     {"ln_attn", R::AttnNorm},
     {"ln_mlp", R::FfnNorm},

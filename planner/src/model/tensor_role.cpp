@@ -8,7 +8,7 @@
 namespace vramplan {
 namespace {
 
-constexpr std::array<std::pair<TensorRole, std::string_view>, 44> kRoleNames{{
+constexpr std::array<std::pair<TensorRole, std::string_view>, 48> kRoleNames{{
     {TensorRole::TokenEmbedding, "token_embd"},
     {TensorRole::PositionEmbedding, "pos_embd"},
     {TensorRole::Output, "output"},
@@ -31,6 +31,10 @@ constexpr std::array<std::pair<TensorRole, std::string_view>, 44> kRoleNames{{
     {TensorRole::AttnKVB, "attn_kv_b"},
     {TensorRole::AttnKVB, "attn_k_b"},  // llama.cpp splits attn_kv_b for MLA (DeepSeek-V2/V3 GGUF)
     {TensorRole::AttnKVB, "attn_v_b"},
+    {TensorRole::IndexerQB, "indexer.attn_q_b"},  // llama.cpp llama-arch.cpp LLM_TENSOR_INDEXER_*
+    {TensorRole::IndexerK, "indexer.attn_k"},
+    {TensorRole::IndexerKNorm, "indexer.k_norm"},
+    {TensorRole::IndexerProj, "indexer.proj"},
     {TensorRole::FfnNorm, "ffn_norm"},
     {TensorRole::FfnPostNorm, "post_ffw_norm"},
     {TensorRole::FfnGate, "ffn_gate"},

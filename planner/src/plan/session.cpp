@@ -39,6 +39,7 @@ memory::GpuTarget gpu_target(const GpuSpec& gpu) {
   t.name = gpu.name;
   t.total = gpu.reported_total;
   if (gpu.compute_capability) t.compute_capability = gpu.compute_capability->str();
+  t.vendor = gpu.vendor;
   return t;
 }
 

@@ -551,6 +551,35 @@ TEST(CompatArchitecture, MissingFromRegistry) {
   EXPECT_EQ(v.unchecked.size(), 1u);
 }
 
+// The 2025-2026 families (architectures.json, read from the PyPI wheels' registries): GLM-5's
+// GlmMoeDsaForCausalLM first in vLLM 0.16.0 and SGLang 0.5.9; Jamba in no SGLang release;
+// MiniMax-M2 from vLLM 0.11.1 (the 0.11 series' latest release has it).
+TEST(CompatArchitecture, NewerFamiliesByEngineAndVersion) {
+  auto verdict = [](const std::string& engine, const std::string& version, const std::string& arch) {
+    Query q = query(engine, version, "h100");
+    q.architectures = {arch};
+    return rules().evaluate(q);
+  };
+  const Verdict old = verdict("vllm", "0.15.1", "GlmMoeDsaForCausalLM");
+  ASSERT_NE(find(old, "vllm-registry"), nullptr);
+  EXPECT_NE(find(old, "vllm-registry")->message.find(">=0.16.0"), std::string::npos);
+  EXPECT_EQ(verdict("vllm", "0.16.0", "GlmMoeDsaForCausalLM").support, Support::Supported);
+  EXPECT_EQ(verdict("sglang", "0.5.8", "GlmMoeDsaForCausalLM").support, Support::Unsupported);
+  EXPECT_EQ(verdict("sglang", "0.5.9", "GlmMoeDsaForCausalLM").support, Support::Supported);
+  EXPECT_EQ(verdict("sglang", "0.5", "JambaForCausalLM").support, Support::Unsupported);
+  EXPECT_EQ(verdict("vllm", "0.11", "MiniMaxM2ForCausalLM").support, Support::Supported);
+  EXPECT_EQ(verdict("vllm", "0.9", "MiniMaxM2ForCausalLM").support, Support::Unsupported);
+  // Each of them is decided, not left "not checked".
+  for (const std::string arch :
+       {"DeciLMForCausalLM", "Ernie4_5_MoeForCausalLM", "FalconH1ForCausalLM", "Glm4MoeForCausalLM",
+        "Glm4MoeLiteForCausalLM", "GraniteMoeHybridForCausalLM", "JambaForCausalLM", "KimiK25ForConditionalGeneration",
+        "MiniMaxM2ForCausalLM", "NemotronHForCausalLM", "Qwen3NextForCausalLM", "Qwen3_5MoeForConditionalGeneration",
+        "Qwen3_5ForConditionalGeneration", "DeepseekV32ForCausalLM", "GlmMoeDsaForCausalLM"}) {
+    const Verdict v = verdict("vllm", "0.19", arch);
+    for (const auto& u : v.unchecked) EXPECT_EQ(u.find("architecture"), std::string::npos) << arch << ": " << u;
+  }
+}
+
 // --- the model's guarantees ------------------------------------------------------------------
 
 TEST(CompatModel, UnknownFamilyOrEngineIsAnError) {

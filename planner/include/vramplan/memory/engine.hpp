@@ -37,6 +37,7 @@ struct GpuTarget {
   Bytes total;                //!< runtime-reported total per GPU (cudaMemGetInfo), e.g. 79.19 GiB
   std::uint64_t count = 1;    //!< GPUs available / used
   std::string compute_capability;  //!< "9.0"; "" when unknown
+  std::string vendor;              //!< "nvidia", "amd"; "" when unknown (a custom size)
 };
 
 //! What the user wants to serve (engine flags that mean the same thing take precedence).

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "vramplan/memory/engine.hpp"
 #include "vramplan/memory/engine_data.hpp"
@@ -32,9 +33,10 @@ std::uint64_t place_tp_size(MemoryPlan& plan, const EngineArgs& args);
 ResolvedWeights place_weights(MemoryPlan& plan, const PlanInput& in, const WeightRequest& request,
                               const ShardOptions& shard);
 
-//! KV per token on one of `tp` ranks for --kv-cache-dtype (default "auto": the compute dtype);
-//! records bytes per token and its derivation in plan.kv.
+//! KV per token on one of `tp` ranks for --kv-cache-dtype (default "auto": `auto_kv_dtype` when
+//! the engine picks one for this model, else the compute dtype); records bytes per token and its
+//! derivation in plan.kv.
 KvLayout place_kv_layout(MemoryPlan& plan, const PlanInput& in, const ResolvedWeights& weights,
-                         std::uint64_t tp);
+                         std::uint64_t tp, std::string_view auto_kv_dtype = "");
 
 }  // namespace vramplan::memory

@@ -44,6 +44,10 @@ enum class TensorRole {
   AttnKVAMqa,         // attn_kv_a_mqa   (MLA kv down-projection + rope key)
   AttnKVANorm,        // attn_kv_a_norm
   AttnKVB,            // attn_kv_b       (MLA kv up-projection; llama.cpp may split k_b / v_b)
+  IndexerQB,          // indexer.attn_q_b (DeepSeek sparse attention's indexer: q from the q latent)
+  IndexerK,           // indexer.attn_k   (its one key head, from the hidden state)
+  IndexerKNorm,       // indexer.k_norm   (LayerNorm of that key)
+  IndexerProj,        // indexer.proj     (per-head score weights, kept unquantized)
   FfnNorm,            // ffn_norm (post_attention_layernorm in HF Llama naming)
   FfnPostNorm,        // post_ffw_norm (Gemma-2/3)
   FfnGate,            // ffn_gate
@@ -138,6 +142,14 @@ struct ModelArch {
   std::uint64_t kv_lora_rank = 0;
   std::uint64_t qk_rope_head_dim = 0;
   std::uint64_t qk_nope_head_dim = 0;
+  //! DeepSeek sparse attention (DeepSeek-V3.2, GLM-5): a lightning indexer scores every cached
+  //! token with index_n_heads heads of index_head_dim and the MLA reads only the index_topk best.
+  //! 0 when absent. layer_has_indexer: layers that run their own indexer (and keep its key
+  //! cache); the others reuse the previous indexer's choice (config indexer_types).
+  std::uint64_t index_n_heads = 0;
+  std::uint64_t index_head_dim = 0;
+  std::uint64_t index_topk = 0;
+  std::vector<bool> layer_has_indexer;
 
   // Attention pattern.
   std::vector<LayerAttention> layer_attention;  //!< one per decoder layer

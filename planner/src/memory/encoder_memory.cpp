@@ -69,9 +69,9 @@ void add_kept_outputs(MemoryPlan& p, const ModelSpec& m, std::uint64_t n, std::u
 // at::matmul makes of permuted q / k / v views, the context's .contiguous() copy, LayerNorm
 // statistics), the cuBLAS workspace, segment rounding and blocks split for smaller tensors.
 void add_caching_allocator(MemoryPlan& p, const ModelSpec& m, const std::vector<std::uint64_t>& tensor_bytes,
-                           const EncoderForward& f, const std::string& compute_capability) {
+                           const EncoderForward& f, const std::optional<ComputeCapability>& capability) {
   // An unknown GPU (no compute capability) gets the pre-Hopper workspace, the smaller one.
-  const int major = compute_capability.empty() ? 8 : std::stoi(compute_capability.substr(0, compute_capability.find('.')));
+  const int major = capability ? capability->major : 8;
   const auto r = replay_hf_encoder_forward(m, tensor_bytes, f, cublas_workspace_bytes(major));
   Bytes counted = p.weights_bytes();
   for (const auto& c : p.activation) counted = counted + c.bytes;
@@ -191,7 +191,7 @@ MemoryPlan plan_pooling_transformers(const Engine& engine, const EngineProfileDa
   const auto kept = arg_u64(in.args, "kept-embeddings");
   if (kept) add_kept_outputs(p, m, *kept, rw.compute_bytes);
   const bool replayed = !kept && hf_encoder_replay_applies(m);
-  if (replayed) add_caching_allocator(p, m, rw.tensor_bytes, {B, S, rw.compute_bytes, attn == "eager"}, in.gpu.compute_capability);
+  if (replayed) add_caching_allocator(p, m, rw.tensor_bytes, {B, S, rw.compute_bytes, attn == "eager"}, in.gpu.capability());
   p.overhead.push_back({"overhead.cuda_context", in.measured_context.value_or(Bytes::from_gib(d.number("cuda_context_gib"))),
                         in.measured_context ? in.measured_context_source : d.source("cuda_context_gib")});
   no_kv(p, m);

@@ -50,8 +50,6 @@ std::uint64_t kv_heads_on_rank(const ModelArch& arch, std::uint64_t tp) {
 // (512 + 16 + 128 = 656 B; a bf16 cache keeps the plain 576 x 2 B), and the indexer's key cache
 // stores index_head_dim fp8 values + one fp32 scale per 128 whatever the KV dtype (132 B).
 constexpr std::uint64_t kDsaQuantBlock = 128;
-//! Marks a layer-class formula already stated in bytes (the explain text adds no "x dtype size").
-constexpr std::string_view kInBytes = "bytes:";
 
 std::uint64_t fp8_ds_mla_row(const ModelArch& a) {
   return a.kv_lora_rank + a.kv_lora_rank / kDsaQuantBlock * 4 + a.qk_rope_head_dim * 2;
@@ -100,6 +98,7 @@ KvLayout kv_layout(const ModelArch& arch, const KvDtype& dtype, std::uint64_t tp
     l.kind = kinds[i];
     l.shared = i < arch.kv_shared_with.size() && arch.kv_shared_with[i] >= 0;
     std::string formula;
+    bool in_bytes = false;  // the formula already states bytes (no "x dtype size" to append)
     switch (l.kind) {
       case LayerAttention::Full:
       case LayerAttention::Sliding:
@@ -119,21 +118,23 @@ KvLayout kv_layout(const ModelArch& arch, const KvDtype& dtype, std::uint64_t tp
         formula = "(" + std::to_string(arch.kv_lora_rank) + " kv_lora_rank + " +
                   std::to_string(arch.qk_rope_head_dim) + " rope)";
         if (arch.index_topk > 0) {  // stated in bytes: the rows mix dtypes
+          in_bytes = true;
           if (fp8_ds_mla) {
             extra = fp8_ds_mla_row(arch);
             l.k_elems = 0;
-            formula = std::string(kInBytes) + "(" + std::to_string(arch.kv_lora_rank) + " fp8 + " +
+            formula = "((" + std::to_string(arch.kv_lora_rank) + " fp8 + " +
                       std::to_string(arch.kv_lora_rank / kDsaQuantBlock) + " x 4 B scales + " +
                       std::to_string(arch.qk_rope_head_dim) + " x 2 B rope: fp8_ds_mla, " +
                       std::to_string(extra) + " B)";
           } else {
-            formula = std::string(kInBytes) + formula + " x " + per_elem + " (" + dtype.name + ")";
+            formula = "(" + formula + " x " + per_elem + " (" + dtype.name + ")";
           }
           if (i < arch.layer_has_indexer.size() && arch.layer_has_indexer[i]) {
             extra = checked_add(extra, dsa_indexer_row(arch), "KV bytes per token");
             formula += " + indexer key " + std::to_string(dsa_indexer_row(arch)) + " B (" +
                        std::to_string(arch.index_head_dim) + " fp8 + fp32 scales)";
           }
+          formula += ")";
         }
         break;
       case LayerAttention::Recurrent:
@@ -145,6 +146,7 @@ KvLayout kv_layout(const ModelArch& arch, const KvDtype& dtype, std::uint64_t tp
     // Falcon-H1: the Mamba mixer beside every layer's attention keeps its own state.
     if (arch.recurrent_in_every_layer && l.kind != LayerAttention::None) l.state_bytes = recurrent_state_bytes(arch, tp);
     out.state_bytes_per_seq += l.state_bytes;
+    if (!in_bytes) formula += " x " + per_elem + " (" + dtype.name + ")";
     if (l.shared) l.k_elems = l.v_elems = extra = 0;
     l.bytes_per_token = checked_add(checked_add(kv_bytes(dtype, l.k_elems), kv_bytes(dtype, l.v_elems)), extra);
     out.bytes_per_token = checked_add(out.bytes_per_token, l.bytes_per_token, "KV bytes per token");
@@ -159,10 +161,7 @@ KvLayout kv_layout(const ModelArch& arch, const KvDtype& dtype, std::uint64_t tp
   std::string terms;
   for (const auto& [key, cls] : classes) {
     const std::string kind = key.substr(0, key.find('|'));
-    const bool in_bytes = cls.second.starts_with(kInBytes);
-    terms += (terms.empty() ? "" : " + ") + std::to_string(cls.first) + " " + kind + " layers x " +
-             (in_bytes ? "(" + cls.second.substr(kInBytes.size()) + ")"
-                       : cls.second + " x " + per_elem + " (" + dtype.name + ")");
+    terms += (terms.empty() ? "" : " + ") + std::to_string(cls.first) + " " + kind + " layers x " + cls.second;
   }
   if (terms.empty()) terms = "0 (no attention layers)";
   out.explain = "KV/token/GPU = " + terms + " = " + grouped(out.bytes_per_token) + " B";

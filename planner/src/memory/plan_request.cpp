@@ -46,11 +46,7 @@ ResolvedPlan resolve_plan(const PlanRequest& r, const DataRoot& root) {
   require_plannable(spec);
   if (r.gpu_memory) spec = with_reported_total(spec, *r.gpu_memory);
   PlanOutcome out{load_model(r.model, root), {}, {}, {}, {}, 1, 1, {}};
-  out.gpu.id = spec.id;
-  out.gpu.name = spec.name;
-  out.gpu.total = spec.reported_total;
-  if (spec.compute_capability) out.gpu.compute_capability = spec.compute_capability->str();
-  out.gpu.vendor = spec.vendor;
+  out.gpu = gpu_target_of(spec);
   out.gpu_memory_note = r.gpu_memory ? "--gpu-memory" : spec.reported_note;
   PlanInput input{out.model, quant, out.gpu, r.workload, r.args, r.weights, std::nullopt, ""};
   std::optional<calib::Calibration> cal =

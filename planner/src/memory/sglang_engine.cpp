@@ -256,8 +256,8 @@ class SglangEngine final : public Engine {
     // cell_size: every layer at full length; the hybrid SWA split below re-divides the pool.
     // DeepSeek sparse attention: "auto" means an fp8 cache on compute capability 10+ and bf16
     // below (0.5.9 server_args.py _set_default_nsa_kv_cache_dtype).
-    const auto& cc = in.gpu.compute_capability;
-    const bool dsa_fp8 = arch.index_topk > 0 && !cc.empty() && std::stoi(cc) >= 10;
+    const auto cc = in.gpu.capability();
+    const bool dsa_fp8 = arch.index_topk > 0 && cc && cc->major >= 10;
     KvLayout kv = place_kv_layout(p, in, rw, tp, dsa_fp8 ? "fp8_e4m3" : "");
     pool_every_layer(kv, p);
 

@@ -2,7 +2,6 @@
 // kv_cache_utils.py get_kv_cache_configs / check_enough_kv_cache_memory), per version profile in
 // data/engines/vllm.json. Mechanisms: docs/engines.md and engine-mechanisms.md.
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -114,19 +113,16 @@ std::string VllmEngine::pad_mxfp4_moe(const PlanInput& in, const WeightRequest& 
     return {};
   }
   const std::string& cc = in.gpu.compute_capability;
-  int major = 0, minor = 0;
-  const auto parsed = std::from_chars(cc.data(), cc.data() + cc.size(), major);
-  if (cc.empty() || parsed.ec != std::errc()) {
+  const auto cap = in.gpu.capability();
+  if (!cap) {
     rw.notes.push_back("MXFP4 MoE padding not modelled: the GPU's compute capability is unknown");
     return {};
   }
-  if (parsed.ptr != cc.data() + cc.size() && *parsed.ptr == '.')
-    std::from_chars(parsed.ptr + 1, cc.data() + cc.size(), minor);
   compat::Query q;
   q.engine = "vllm";
   q.engine_version = d_.version();
   q.vendor = "nvidia";
-  q.compute_capability = major + minor / 10.0;
+  q.compute_capability = cap->major + cap->minor / 10.0;
   q.weight_families = {"mxfp4"};
   const compat::Verdict v = compat().evaluate(q);
   if (v.support == compat::Support::Unsupported) {
@@ -136,7 +132,7 @@ std::string VllmEngine::pad_mxfp4_moe(const PlanInput& in, const WeightRequest& 
   }
   const bool marlin = std::any_of(v.findings.begin(), v.findings.end(),
                                   [](const compat::Finding& f) { return f.kernel == "marlin"; });
-  const std::string backend = marlin ? "marlin" : major == 10 ? "sm100" : "triton";
+  const std::string backend = marlin ? "marlin" : cap->major == 10 ? "sm100" : "triton";
   const auto param = [&](const std::string& name) { return d_.u64("mxfp4_" + backend + "_" + name); };
   const MoePadding pad{backend,
                        param("intermediate_multiple"),

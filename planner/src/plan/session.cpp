@@ -33,16 +33,6 @@ std::string context_flag_of(const std::vector<memory::EngineOption>& options) {
 
 }  // namespace
 
-memory::GpuTarget gpu_target(const GpuSpec& gpu) {
-  memory::GpuTarget t;
-  t.id = gpu.id;
-  t.name = gpu.name;
-  t.total = gpu.reported_total;
-  if (gpu.compute_capability) t.compute_capability = gpu.compute_capability->str();
-  t.vendor = gpu.vendor;
-  return t;
-}
-
 PlanSession::PlanSession(const DataRoot& root, const std::string& model, const std::string& engine_spec)
     : PlanSession(root, model, memory::make_engine(engine_spec, root.data())) {}
 
@@ -119,7 +109,7 @@ std::uint64_t PlanSession::planned_context(const memory::EngineArgs& args, const
 memory::MemoryPlan PlanSession::plan(const GpuSpec& gpu, const memory::EngineArgs& args,
                                      const std::optional<std::string>& weights,
                                      const memory::Workload& workload) const {
-  const memory::PlanInput input{model_, quant_, gpu_target(gpu), workload, args, weights};
+  const memory::PlanInput input{model_, quant_, memory::gpu_target_of(gpu), workload, args, weights};
   return engine_->plan(input);
 }
 

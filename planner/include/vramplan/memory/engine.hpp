@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "vramplan/core/bytes.hpp"
+#include "vramplan/hardware/gpu_catalog.hpp"
 #include "vramplan/memory/component.hpp"
 #include "vramplan/model/spec.hpp"
 
@@ -38,7 +39,13 @@ struct GpuTarget {
   std::uint64_t count = 1;    //!< GPUs available / used
   std::string compute_capability;  //!< "9.0"; "" when unknown
   std::string vendor;              //!< "nvidia", "amd"; "" when unknown (a custom size)
+
+  //! compute_capability as numbers; nullopt when unknown or not "major[.minor]".
+  std::optional<ComputeCapability> capability() const;
 };
+
+//! The GpuTarget an engine sees for a catalogue entry (one GPU; callers set count).
+GpuTarget gpu_target_of(const GpuSpec& gpu);
 
 //! What the user wants to serve (engine flags that mean the same thing take precedence).
 struct Workload {

@@ -80,7 +80,4 @@ class PlanSession {
   std::string tp_flag_, pp_flag_, context_flag_;
 };
 
-//! The GpuTarget an engine sees for a catalogue entry.
-memory::GpuTarget gpu_target(const GpuSpec& gpu);
-
 }  // namespace vramplan::plan

@@ -5,6 +5,7 @@
 #include "vramplan/core/bytes.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/memory/component.hpp"
+#include "vramplan/model/dsa_cache_rows.hpp"
 #include "vramplan/model/recurrent_state.hpp"
 #include "vramplan/quant/format.hpp"
 
@@ -41,22 +42,6 @@ std::uint64_t kv_heads_on_rank(const ModelArch& arch, std::uint64_t tp) {
     throw_usage("tensor parallel size " + std::to_string(tp) + " cannot split " +
                 std::to_string(n) + " KV heads (vLLM requires one to divide the other)");
   return std::max<std::uint64_t>(1, n / tp);
-}
-
-// DeepSeek sparse attention keeps two rows per token and layer (vLLM v0.11.0
-// v1/attention/backends/mla/flashmla_sparse.py and deepseek_v2.py Indexer; SGLang 0.5.9
-// mem_cache/memory_pool.py NSATokenToKVPool): an fp8 KV cache stores the latent as
-// "fp8_ds_mla", kv_lora_rank fp8 values + one fp32 scale per 128 + the rope part in bf16
-// (512 + 16 + 128 = 656 B; a bf16 cache keeps the plain 576 x 2 B), and the indexer's key cache
-// stores index_head_dim fp8 values + one fp32 scale per 128 whatever the KV dtype (132 B).
-constexpr std::uint64_t kDsaQuantBlock = 128;
-
-std::uint64_t fp8_ds_mla_row(const ModelArch& a) {
-  return a.kv_lora_rank + a.kv_lora_rank / kDsaQuantBlock * 4 + a.qk_rope_head_dim * 2;
-}
-
-std::uint64_t dsa_indexer_row(const ModelArch& a) {
-  return a.index_head_dim + a.index_head_dim / kDsaQuantBlock * 4;
 }
 
 std::string kind_label(LayerAttention kind, std::uint64_t window) {

@@ -8,12 +8,13 @@
 #include <string>
 
 #include "vramplan/core/error.hpp"
+#include "vramplan/model/dsa_cache_rows.hpp"
 #include "vramplan/model/recurrent_state.hpp"
 
 namespace vramplan::perf {
 namespace {
 
-enum class Streamed { Always, Gathered, RoutedExpert, NotInDecode };
+enum class Streamed { Always, Replicated, Gathered, RoutedExpert, NotInDecode };
 
 Streamed how_streamed(TensorRole role) {
   switch (role) {
@@ -24,6 +25,14 @@ Streamed how_streamed(TensorRole role) {
     case TensorRole::Vision:
     case TensorRole::Audio:
       return Streamed::NotInDecode;
+    // DeepSeek sparse attention's indexer is not tensor-parallel: its wq_b, wk and weights_proj
+    // are ReplicatedLinear in vLLM (v0.11.0 deepseek_v2.py Indexer, "no tensor parallel, just
+    // replicated") and SGLang (layers/attention/nsa/nsa_indexer.py), so every rank reads them all.
+    case TensorRole::IndexerQB:
+    case TensorRole::IndexerK:
+    case TensorRole::IndexerKNorm:
+    case TensorRole::IndexerProj:
+      return Streamed::Replicated;
     default:
       return is_routed_expert_role(role) ? Streamed::RoutedExpert : Streamed::Always;
   }
@@ -49,6 +58,8 @@ int gemm_launch(TensorRole role) {
     case R::FfnDownShexp: return 7;
     case R::FfnGateExps: case R::FfnUpExps: case R::FfnGateUpExps: return 8;
     case R::FfnDownExps: return 9;
+    case R::IndexerQB: return 10;  // DeepSeek sparse attention's indexer: wq_b and wk run apart
+    case R::IndexerK: return 11;   // (vLLM deepseek_v2.py Indexer.forward, SGLang nsa_indexer.py)
     default: return -1;
   }
 }
@@ -69,8 +80,37 @@ double block_fp8_launches(const ModelSpec& spec, const std::vector<bool>& block_
   return static_cast<double>(launches.size());
 }
 
+// Counts `g` into the shape's group that attends the same way, or opens a group for it.
+void merge_group(PerfModelShape& shape, AttentionGroup g) {
+  for (AttentionGroup& have : shape.attention) {
+    if (have.q_heads == g.q_heads && have.qk_dim == g.qk_dim && have.v_dim == g.v_dim &&
+        have.kv_bytes_per_token == g.kv_bytes_per_token && have.window == g.window &&
+        have.decode_kv_reads == g.decode_kv_reads && have.fixed_row == g.fixed_row) {
+      have.layers += 1;
+      return;
+    }
+  }
+  g.layers = 1;
+  shape.attention.push_back(g);
+}
+
+// DeepSeek sparse attention's lightning indexer (vLLM v0.11.0 deepseek_v2.py Indexer, SGLang
+// layers/attention/nsa/nsa_indexer.py Indexer): index_n_heads heads of index_head_dim score
+// every cached indexer key of the sequence (fp8_paged_mqa_logits: a dot product per head and
+// key, no value sum). Its projections are ReplicatedLinear, so every TP rank runs all heads, and
+// its key rows keep the size the format fixes whatever the KV dtype.
+AttentionGroup indexer_group(const ModelArch& arch) {
+  AttentionGroup g;
+  g.q_heads = static_cast<double>(arch.index_n_heads);
+  g.qk_dim = static_cast<double>(arch.index_head_dim);
+  g.v_dim = 0;
+  g.kv_bytes_per_token = static_cast<double>(dsa_indexer_row(arch));
+  g.fixed_row = true;
+  return g;
+}
+
 // One attention group per distinct way of attending, whole model (divided by pp later).
-void add_layer(PerfModelShape& shape, const ModelArch& arch, LayerAttention kind,
+void add_layer(PerfModelShape& shape, const ModelArch& arch, std::size_t layer, LayerAttention kind,
                const ShapeOptions& opt) {
   AttentionGroup g;
   const double tp = opt.tp;
@@ -81,6 +121,15 @@ void add_layer(PerfModelShape& shape, const ModelArch& arch, LayerAttention kind
     g.qk_dim = latent + static_cast<double>(arch.qk_rope_head_dim);
     g.v_dim = latent;
     g.kv_bytes_per_token = g.qk_dim * opt.kv_element_bytes;  // replicated on every TP rank
+    if (arch.index_topk > 0) {
+      // DeepSeek sparse attention: each query reads only the index_topk latent rows its indexer
+      // picks (FlashMLA sparse decode / prefill over topk_indices), i.e. min(context, index_topk)
+      // rows as a window does; an fp8 cache stores them as fp8_ds_mla rows.
+      g.window = arch.index_topk;
+      if (opt.kv_element_bytes < 2) g.kv_bytes_per_token = static_cast<double>(fp8_ds_mla_row(arch));
+      if (layer < arch.layer_has_indexer.size() && arch.layer_has_indexer[layer])
+        merge_group(shape, indexer_group(arch));
+    }
   } else {
     const double d_k = static_cast<double>(arch.head_dim);
     const double d_v = arch.v_head_dim ? static_cast<double>(arch.v_head_dim) : d_k;
@@ -92,32 +141,24 @@ void add_layer(PerfModelShape& shape, const ModelArch& arch, LayerAttention kind
     if (kind == LayerAttention::Sliding) g.window = arch.sliding_window;
     if (kind == LayerAttention::Chunked) g.window = arch.attention_chunk_size;
   }
-  for (AttentionGroup& have : shape.attention) {
-    if (have.q_heads == g.q_heads && have.qk_dim == g.qk_dim && have.v_dim == g.v_dim &&
-        have.kv_bytes_per_token == g.kv_bytes_per_token && have.window == g.window &&
-        have.decode_kv_reads == g.decode_kv_reads) {
-      have.layers += 1;
-      return;
-    }
-  }
-  g.layers = 1;
-  shape.attention.push_back(g);
+  merge_group(shape, g);
 }
 
 // Scales every group's KV bytes per token so that their sum over the GPU's layers is the memory
 // plan's figure: the one KV size both models use. The plan may differ from the even per-stage split
 // here (its worst pipeline stage, engine-specific head replication, quantized KV scales).
 void use_planned_kv_bytes(PerfModelShape& shape, double planned) {
-  double derived = 0;
-  for (const AttentionGroup& g : shape.attention) derived += g.layers * g.kv_bytes_per_token;
-  if (derived <= 0) return;  // no attention layers: nothing to scale (recurrent state is not KV)
-  const double ratio = planned / derived;
-  for (AttentionGroup& g : shape.attention) g.kv_bytes_per_token *= ratio;
+  double scaled = 0, fixed = 0;
+  for (const AttentionGroup& g : shape.attention) (g.fixed_row ? fixed : scaled) += g.layers * g.kv_bytes_per_token;
+  if (scaled <= 0 || planned <= fixed) return;  // nothing to scale (recurrent state is not KV)
+  const double ratio = (planned - fixed) / scaled;
+  for (AttentionGroup& g : shape.attention)
+    if (!g.fixed_row) g.kv_bytes_per_token *= ratio;
   if (std::fabs(ratio - 1) > 0.005) {
     char buf[160];
     std::snprintf(buf, sizeof buf,
                   "KV bytes per token per GPU taken from the memory plan (%.0f B; the config alone gives %.0f B)",
-                  planned, derived);
+                  planned, scaled + fixed);
     shape.notes.push_back(buf);
   }
 }
@@ -147,6 +188,7 @@ PerfModelShape shape_from_model(const ModelSpec& spec, std::span<const std::uint
   const bool embedding_is_head = arch.tied_embeddings && !has_output;
 
   double dense_bytes = 0, dense_params = 0, routed_bytes = 0, routed_params = 0;
+  double replicated_bytes = 0, replicated_params = 0;  // read and multiplied in full on every rank
   std::set<int> moe_layers;
   for (std::size_t i = 0; i < spec.tensors.size(); ++i) {
     const TensorInfo& t = spec.tensors[i];
@@ -170,6 +212,10 @@ PerfModelShape shape_from_model(const ModelSpec& spec, std::span<const std::uint
         dense_bytes += bytes;
         dense_params += params;
         break;
+      case Streamed::Replicated:
+        replicated_bytes += bytes;
+        replicated_params += params;
+        break;
     }
   }
 
@@ -181,7 +227,7 @@ PerfModelShape shape_from_model(const ModelSpec& spec, std::span<const std::uint
   shape.activation_bytes = opt.activation_bytes;
   shape.layers = static_cast<double>(arch.num_layers) / pp;
   shape.block_fp8_gemms = block_fp8_launches(spec, opt.block_scaled_fp8) / pp;
-  shape.dense_weight_bytes = dense_bytes / (tp * pp);
+  shape.dense_weight_bytes = dense_bytes / (tp * pp) + replicated_bytes / pp;
   double active = dense_params;
   if (routed_bytes > 0) {
     if (arch.num_experts == 0 || arch.experts_per_token == 0)
@@ -202,17 +248,18 @@ PerfModelShape shape_from_model(const ModelSpec& spec, std::span<const std::uint
     active += routed_params * shape.experts_per_token / experts;
   }
   // FLOPs spread evenly over the tp x pp GPUs (with ep > 1 on average over the ranks).
-  shape.active_params = active / (tp * pp);
+  shape.active_params = active / (tp * pp) + replicated_params / pp;
 
   if (arch.layer_attention.empty()) {
-    for (std::uint64_t l = 0; l < arch.num_layers; ++l) add_layer(shape, arch, LayerAttention::Full, opt);
+    for (std::uint64_t l = 0; l < arch.num_layers; ++l) add_layer(shape, arch, l, LayerAttention::Full, opt);
   } else {
     double recurrent_layers = 0;
-    for (LayerAttention kind : arch.layer_attention) {
+    for (std::size_t l = 0; l < arch.layer_attention.size(); ++l) {
+      const LayerAttention kind = arch.layer_attention[l];
       if (kind == LayerAttention::Recurrent || (arch.recurrent_in_every_layer && kind != LayerAttention::None))
         ++recurrent_layers;  // Falcon-H1: a Mamba mixer beside each attention
       if (kind == LayerAttention::Recurrent || kind == LayerAttention::None) continue;
-      add_layer(shape, arch, kind, opt);
+      add_layer(shape, arch, l, kind, opt);
     }
     // The recurrent layers' weights are streamed like any others (their tensors are in the
     // inventory); their per-sequence state is the extra traffic: the plan's figure (the engine's
@@ -225,7 +272,9 @@ PerfModelShape shape_from_model(const ModelSpec& spec, std::span<const std::uint
   if (opt.kv_bytes_per_token_per_gpu > 0) use_planned_kv_bytes(shape, opt.kv_bytes_per_token_per_gpu);
 
   if (opt.tp > 1)
-    shape.notes.push_back("weights divided evenly over tp ranks (replicated norms/routers ignored)");
+    shape.notes.push_back(replicated_bytes > 0
+                              ? "weights divided evenly over tp ranks (replicated norms/routers ignored), the sparse-attention indexer read in full on every rank"
+                              : "weights divided evenly over tp ranks (replicated norms/routers ignored)");
   if (opt.pp > 1) shape.notes.push_back("layers divided evenly over pipeline stages");
   return shape;
 }

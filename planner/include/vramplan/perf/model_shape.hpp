@@ -10,7 +10,9 @@
 //   everything else              streamed once per step
 // Sharding: dense weights / (tp x pp); routed experts TP-sliced (ep = 1) or whole experts spread
 // over ep ranks; KV heads per rank max(1, n_kv / tp) (MLA latents replicated), as in vLLM
-// (docs/memory-model.md §3.7).
+// (docs/memory-model.md §3.7). DeepSeek sparse attention (index_topk > 0): the indexer's weights
+// are replicated on every rank, its heads score every cached indexer key (an attention group of
+// its own), and the MLA reads at most index_topk latent rows per query (the group's window).
 #pragma once
 
 #include <cstdint>

@@ -81,10 +81,15 @@ struct AttentionGroup {
   double qk_dim = 0;                  //!< Q.K dot-product length (MLA absorbed: kv_lora + rope)
   double v_dim = 0;                   //!< length of the values summed (MLA absorbed: kv_lora)
   double kv_bytes_per_token = 0;      //!< KV bytes one token costs in ONE layer on one GPU
-  std::uint64_t window = 0;           //!< 0 = full context; else only the last `window` tokens
+  //! 0 = full context; else at most `window` tokens: the last ones (sliding, chunked) or the ones
+  //! DeepSeek sparse attention's indexer picks (index_topk)
+  std::uint64_t window = 0;
   //! Times a decode step reads each cached token's K/V: 1 for GQA-aware kernels; the query heads
   //! per KV head for a kernel that runs one thread block per query head (ShapeOptions).
   double decode_kv_reads = 1;
+  //! The row size is fixed by its format (DeepSeek sparse attention's indexer key: fp8 + scales
+  //! whatever the KV dtype), so the memory plan's KV figure does not rescale it.
+  bool fixed_row = false;
 };
 
 //! Everything the step model needs about a model, per GPU (one pipeline stage, one TP rank).

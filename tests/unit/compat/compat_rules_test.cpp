@@ -580,6 +580,33 @@ TEST(CompatArchitecture, NewerFamiliesByEngineAndVersion) {
   }
 }
 
+TEST(CompatArchitecture, OlderFamiliesByEngineAndVersion) {
+  auto verdict = [](const std::string& engine, const std::string& version, const std::string& arch) {
+    Query q = query(engine, version, "h100");
+    q.architectures = {arch};
+    return rules().evaluate(q);
+  };
+  // vLLM dropped the text-only Llama4ForCausalLM after 0.8.3 (PR #16113) and has it again from
+  // 0.10.1 (registry.py of the PyPI wheels); GLM-4 arrived in 0.8.4, GLM in 0.6.5.
+  EXPECT_EQ(verdict("vllm", "0.9.1", "Llama4ForCausalLM").support, Support::Unsupported);
+  EXPECT_EQ(verdict("vllm", "0.11", "Llama4ForCausalLM").support, Support::Supported);
+  EXPECT_EQ(verdict("vllm", "0.8.3", "Glm4ForCausalLM").support, Support::Unsupported);
+  EXPECT_EQ(verdict("vllm", "0.6.4", "GlmForCausalLM").support, Support::Unsupported);
+  EXPECT_EQ(verdict("vllm", "0.6", "CohereForCausalLM").support, Support::Supported);
+  // SGLang has no Falcon, GPT-NeoX or GLM (1) model class in any release 0.3.0-0.5.23.
+  EXPECT_EQ(verdict("sglang", "0.5", "GPTNeoXForCausalLM").support, Support::Unsupported);
+  EXPECT_EQ(verdict("sglang", "0.5", "Glm4ForCausalLM").support, Support::Supported);
+  // TensorRT-LLM's PyTorch backend registers none of them (Gemma 3 only, Cohere 2 only).
+  EXPECT_EQ(verdict("trtllm", "1.0", "GemmaForCausalLM").support, Support::Unsupported);
+  for (const std::string arch :
+       {"CohereForCausalLM", "FalconForCausalLM", "GPTBigCodeForCausalLM", "GPTNeoXForCausalLM",
+        "GemmaForCausalLM", "GlmForCausalLM", "Glm4ForCausalLM", "GraniteForCausalLM", "Llama4ForCausalLM"}) {
+    const Verdict v = verdict("vllm", "0.19", arch);
+    EXPECT_EQ(v.support, Support::Supported) << arch;
+    for (const auto& u : v.unchecked) EXPECT_EQ(u.find("architecture"), std::string::npos) << arch << ": " << u;
+  }
+}
+
 // --- the model's guarantees ------------------------------------------------------------------
 
 TEST(CompatModel, UnknownFamilyOrEngineIsAnError) {

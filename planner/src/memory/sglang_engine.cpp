@@ -242,8 +242,12 @@ class SglangEngine final : public Engine {
     // and server_args.py sets them for these models (0.5.9 _handle_model_specific_adjustments;
     // mem_cache/memory_pool.py NSATokenToKVPool: assert page_size == 64).
     const std::uint64_t dsa_page = in.gpu.vendor == "amd" ? 1 : 64;
-    const std::uint64_t page = arch.index_topk > 0 ? dsa_page : arg_u64(a, "page-size").value_or(d_.u64("page_size"));
-    if (page == 0) throw_usage("--page-size must be >= 1");
+    const auto user_page = arg_u64(a, "page-size");
+    const std::uint64_t page = arch.index_topk > 0 ? dsa_page : user_page.value_or(d_.u64("page_size"));
+    if (page == 0 || (user_page && *user_page == 0)) throw_usage("--page-size must be >= 1");
+    if (arch.index_topk > 0 && user_page && *user_page != dsa_page)
+      p.notes.push_back("--page-size " + std::to_string(*user_page) + " ignored: SGLang runs DeepSeek sparse attention on " +
+                        std::to_string(dsa_page) + "-token pages on " + (in.gpu.vendor == "amd" ? "ROCm" : "CUDA"));
 
     const ShardOptions shard{tp, 1, 0, d_.u64("vocab_pad"), false};
     const ResolvedWeights rw =

@@ -51,5 +51,19 @@ TEST(DsaEngines, SglangPicksTheCacheDtypeByComputeCapability) {
   EXPECT_EQ(rocm.engine_view.at("page_size").get<std::uint64_t>(), 1u);
 }
 
+// SGLang overrides --page-size for these models as vLLM overrides --block-size, and says so.
+TEST(DsaEngines, SglangNotesTheOverriddenPageSize) {
+  auto noted = [](const MemoryPlan& p, const std::string& text) {
+    for (const auto& n : p.notes)
+      if (n.find(text) != std::string::npos) return true;
+    return false;
+  };
+  const auto asked = test::plan_engine("sglang", glm5(), card("10.0"), {{"tp-size", "8"}, {"quantization", "fp8"}, {"page-size", "16"}});
+  EXPECT_EQ(asked.engine_view.at("page_size").get<std::uint64_t>(), 64u);
+  EXPECT_TRUE(noted(asked, "--page-size 16 ignored: SGLang runs DeepSeek sparse attention on 64-token pages on CUDA"));
+  const auto same = test::plan_engine("sglang", glm5(), card("10.0"), {{"tp-size", "8"}, {"quantization", "fp8"}, {"page-size", "64"}});
+  EXPECT_FALSE(noted(same, "--page-size"));
+}
+
 }  // namespace
 }  // namespace vramplan::memory

@@ -274,7 +274,13 @@ TEST(SimAccuracy, OverloadedRunsArePredictedOverloaded) {
 // Then MiniMax-M2's 3 runs (4 x MI300X, TP 4) on the minimax-m2.5 entry, the same series and size:
 // held out, 16 and 100 users within 8 % on throughput and 5 % on TPOT; from {15.6, 16.1, 25.9, 14.7,
 // 55.4, 18.5} to the values below.
-constexpr double kAchievedMedianPct[] = {15.3, 16.0, 25.8, 14.6, 55.6, 19.0};
+// Re-measured 2026-12-04 when SGLang's decode steps on NVIDIA were charged per kernel counted in
+// its source for six architectures (data/perf_defaults.json decode_kernels: 4.5 us a kernel fitted
+// on the same six one-user runs as the per-layer terms; docs/performance.md "kernels counted"):
+// GLM-4.6, MiniMax-M2.5, GLM-4.7-Flash and Qwen3-Coder-Next, held out, were 10-42 % fast on one-user
+// TPOT and are now within 1-6 %. From {15.3, 16.0, 25.8, 14.6, 55.6, 19.0} to the values below:
+// output-token throughput meets its target.
+constexpr double kAchievedMedianPct[] = {10.8, 9.3, 24.8, 10.6, 55.6, 12.9};
 constexpr double kGuardPct = 2.0;
 
 TEST(SimAccuracy, MedianErrorsMeetTheTargetsOrTheirRegressionGuards) {

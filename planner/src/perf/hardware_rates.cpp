@@ -118,6 +118,15 @@ PerfHardware perf_hardware_from(const DatasheetFigures& sheet,
              "] in a decode step, " + fmt(p_fp8.expected * 1e6) + " us [" + fmt(p_fp8.min * 1e6) + "-" +
              fmt(p_fp8.max * 1e6) + "] in a step with prompt tokens";
 
+  if (o.decode_kernels && o.decode_kernels->vendor == sheet.vendor) {
+    const DefaultRange& k = o.decode_kernels->per_kernel_s;
+    set_overhead(&HardwareRates::decode_kernel_overhead_s, k);
+    basis += "; decode steps of the architectures whose kernels were counted (" +
+             std::to_string(o.decode_kernels->architectures.size()) + ", data/perf_defaults.json decode_kernels): " +
+             fmt(k.expected * 1e6) + " us [" + fmt(k.min * 1e6) + "-" + fmt(k.max * 1e6) + "] per kernel (" +
+             (o.decode_kernels->fitted ? "fitted" : "not fitted") + ") instead of the per-layer terms";
+  }
+
   // Overlap: the slow end hides the least (the larger of the two bounds' sum), the fast end the most.
   exp.memory_compute_overlap = d.memory_compute_overlap.expected;
   slow.memory_compute_overlap = d.memory_compute_overlap.min;

@@ -40,6 +40,32 @@ DefaultRange read_unit_interval(const JsonView& root, std::string_view key) {
   return out;
 }
 
+DecodeKernelDefaults read_decode_kernels(const JsonView& k) {
+  DecodeKernelDefaults out;
+  out.vendor = k.req_string("vendor");
+  const JsonView cost = k.at("kernel_us");
+  out.per_kernel_s = read_nonnegative(cost, 1e-6, std::numeric_limits<double>::infinity());
+  out.fitted = cost.opt_bool("fitted").value_or(false);
+  if (!cost.get("sources")) cost.fail("every default needs its sources");
+  for (const auto& [arch, e] : k.at("architectures").members()) {
+    LayerKernelCounts c;
+    c.weights = e.req_string("weights");
+    if (c.weights != "bf16" && c.weights != "fp8-block") e.fail_at("weights", "expected \"bf16\" or \"fp8-block\"");
+    const auto count = [&](const JsonView& v) {
+      const double n = v.as_number();
+      if (!(n >= 0 && n <= 1000)) v.fail("expected a kernel count in 0..1000");
+      return n;
+    };
+    for (const auto& [kind, n] : e.at("attention").members()) c.attention.emplace(kind, count(n));
+    if (auto m = e.get("moe_mlp")) c.moe_mlp = count(*m);
+    if (auto m = e.get("dense_mlp")) c.dense_mlp = count(*m);
+    if (auto m = e.get("extra_allreduces")) c.extra_allreduces = count(*m);
+    if (!e.get("source")) e.fail("every count needs its source");
+    out.architectures.emplace(arch, std::move(c));
+  }
+  return out;
+}
+
 StepOverheadDefaults read_step_overhead(const JsonView& engine) {
   StepOverheadDefaults s;
   s.per_step_s = read_nonnegative(engine.at("step_ms"), 1e-3, std::numeric_limits<double>::infinity());
@@ -59,6 +85,7 @@ StepOverheadDefaults read_step_overhead(const JsonView& engine) {
         by_vendor->emplace(vendor, read_nonnegative(range, 1e-6, kNoUpper));
         s.block_fp8_fitted = s.block_fp8_fitted || range.opt_bool("fitted").value_or(false);
       }
+  if (auto k = engine.get("decode_kernels")) s.decode_kernels = read_decode_kernels(*k);
   if (!engine.get("sources")) engine.fail("every default needs its sources");
   return s;
 }
@@ -108,6 +135,13 @@ std::string step_overhead_entry(std::string_view engine, const nlohmann::json& e
   if (engine == "vllm" && off("async_scheduling")) return "vllm-sync";
   if (engine == "llamacpp" && off("cuda_graphs")) return "llamacpp-nograph";
   return std::string(engine);
+}
+
+const LayerKernelCounts* StepOverheadDefaults::counted_layers(std::string_view vendor, std::string_view architecture,
+                                                               std::string_view weights) const {
+  if (!decode_kernels || decode_kernels->vendor != vendor) return nullptr;
+  const auto it = decode_kernels->architectures.find(architecture);
+  return it != decode_kernels->architectures.end() && it->second.weights == weights ? &it->second : nullptr;
 }
 
 const StepOverheadDefaults& PerfDefaults::step_overhead_for(std::string_view engine) const {

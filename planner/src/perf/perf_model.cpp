@@ -87,12 +87,19 @@ StepBreakdown finish_step(const PerfModelShape& shape, const HardwareRates& r, d
     const double tp = shape.tp;
     const double payload = tokens * shape.hidden * shape.activation_bytes;
     const double one = r.link_latency_s + 2 * (tp - 1) / tp * payload / group_link_bytes_per_s(r, shape.tp);
-    s.comm_s = 2 * shape.layers * one;
+    s.comm_s = 2 * shape.layers * one + shape.extra_allreduces * r.link_latency_s;
   }
   // Launches scale with the layers this GPU runs; scheduling and sampling happen once per step.
   // MoE layers cost more launches than dense ones, and a forward with prompt tokens may run
   // outside the engine's CUDA graphs; block-scaled FP8 GEMMs may cost an extra fixed time per
   // launch on some kernel stacks (docs/performance.md §4).
+  // A decode step (one CUDA graph) of an architecture whose kernels were counted in the engine's
+  // source costs a fixed time per kernel on its critical path instead (docs/performance.md §1,
+  // "kernels counted").
+  if (!has_prompt && shape.decode_kernels > 0 && r.decode_kernel_overhead_s > 0) {
+    s.overhead_s = r.step_overhead_s + shape.decode_kernels * r.decode_kernel_overhead_s;
+    return s;
+  }
   const double per_moe = has_prompt ? r.prompt_moe_layer_overhead_s : r.moe_layer_overhead_s;
   const double per_fp8_gemm = has_prompt ? r.prompt_block_fp8_gemm_overhead_s : r.block_fp8_gemm_overhead_s;
   s.overhead_s = r.step_overhead_s + shape.layers * r.layer_overhead_s + shape.moe_layers * per_moe +

@@ -137,12 +137,14 @@ PlanPerformance plan_performance(const memory::PlanRequest& r, const memory::Pla
   so.state_bytes_per_seq_per_gpu = static_cast<double>(p.kv.state_bytes_per_sequence);
   so.block_scaled_fp8 = rw.block_scaled_fp8;
   try {
-    const perf::PerfModelShape shape = perf::shape_from_model(out.model, rw.tensor_bytes, so);
-    perf.tensor_dtype = tensor_dtype(p, gpu, cal);
     perf::PerfDefaults defaults = perf::load_perf_defaults(root.data_file("perf_defaults.json"));
     defaults.source = "data/perf_defaults.json";  // the basis names the catalogue file, not this install's path
-    const perf::PerfHardware hw =
-        perf::perf_hardware_from(gpu, cal, perf.tensor_dtype, defaults, perf::step_overhead_entry(p.engine, p.engine_view));
+    const std::string entry = perf::step_overhead_entry(p.engine, p.engine_view);
+    so.decode_kernels = defaults.step_overhead_for(entry).counted_layers(
+        gpu.vendor, out.model.arch.architecture, perf::kernel_count_format(rw.block_scaled_fp8, rw.weights_precision));
+    const perf::PerfModelShape shape = perf::shape_from_model(out.model, rw.tensor_bytes, so);
+    perf.tensor_dtype = tensor_dtype(p, gpu, cal);
+    const perf::PerfHardware hw = perf::perf_hardware_from(gpu, cal, perf.tensor_dtype, defaults, entry);
     perf.calibrated = hw.calibrated;
     if (host_layers) {
       perf.estimate = partial_offload_serving(r, out.model, rw.tensor_bytes, *host_layers, gpu, defaults, shape, hw, perf.query);

@@ -17,8 +17,11 @@
 
 #include <cstdint>
 #include <span>
+#include <string_view>
+#include <vector>
 
 #include "vramplan/model/spec.hpp"
+#include "vramplan/perf/perf_defaults.hpp"
 #include "vramplan/perf/perf_model.hpp"
 
 namespace vramplan::perf {
@@ -48,7 +51,16 @@ struct ShapeOptions {
   //! .state_bytes_per_sequence: the engine's state dtypes). 0 = derive it from the config (the
   //! recurrent layers' state in the model dtype, split over tp).
   double state_bytes_per_seq_per_gpu = 0;
+  //! The engine's counted decode kernels of this architecture and checkpoint format
+  //! (StepOverheadDefaults::counted_layers); nullptr = not counted. Sets
+  //! PerfModelShape::decode_kernels and extra_allreduces.
+  const LayerKernelCounts* decode_kernels = nullptr;
 };
+
+//! The checkpoint format kernel counts are keyed by (LayerKernelCounts::weights): "fp8-block" when
+//! any tensor is stored as 2-D block-scaled FP8, "bf16" for 16-bit float weights (bf16 and fp16 run
+//! the same kernels), else "" (no count applies: other quantized formats launch other kernels).
+std::string_view kernel_count_format(const std::vector<bool>& block_scaled_fp8, std::string_view weights_precision);
 
 //! `tensor_bytes[i]` are the stored bytes of `spec.tensors[i]` in the chosen precision. Throws
 //! Error(Usage) when the sizes do not match the inventory or the architecture lacks the

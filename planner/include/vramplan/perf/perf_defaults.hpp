@@ -18,6 +18,33 @@ struct DefaultRange {
   double min = 0, expected = 0, max = 0;
 };
 
+//! The kernels one decoder layer launches on the critical path of an engine's decode step (one
+//! CUDA graph), apart from its two tensor-parallel all-reduces, as counted in the engine's source
+//! for one architecture and checkpoint format (file: decode_kernels.architectures; docs/performance.md
+//! §1, "kernels counted"). Kernels on a second CUDA stream count only where they are the longer path.
+struct LayerKernelCounts {
+  std::string weights;  //!< the checkpoint format counted: "bf16" or "fp8-block"
+  //! Attention part (input norm to output projection) by layer kind (layer_attention_name: "full",
+  //! "mla", "recurrent", ...); a layer kind missing here leaves the architecture uncounted.
+  std::map<std::string, double, std::less<>> attention;
+  double moe_mlp = 0;    //!< MLP part of an MoE layer (post-attention norm to the expert output)
+  double dense_mlp = 0;  //!< MLP part of a dense layer
+  //! Latency-bound all-reduces per layer besides the two of every layer (MiniMax-M2's q/k norm
+  //! over the whole projection sums 2 values a token over the TP group).
+  double extra_allreduces = 0;
+};
+
+//! An engine's counted decode kernels: one cost per kernel for one GPU vendor's kernel stack, and
+//! the architectures whose kernels were counted. A decode step of a counted architecture on that
+//! vendor costs step + kernels x per_kernel instead of the per-layer, per-MoE-layer and per-FP8-GEMM
+//! terms (which keep serving every other architecture, vendor and prompt step).
+struct DecodeKernelDefaults {
+  std::string vendor;       //!< data/gpus.json vendor the counts were read for ("nvidia")
+  DefaultRange per_kernel_s;  //!< seconds per counted kernel (file: kernel_us)
+  bool fitted = false;
+  std::map<std::string, LayerKernelCounts, std::less<>> architectures;  //!< by HF architectures[0]
+};
+
 //! Fixed time of one forward step on one GPU, outside GEMMs, attention and all-reduces: kernel
 //! launches, scheduling, input preparation, sampling, host synchronisation. Modelled as
 //! `per_step + layers_on_the_gpu x per_layer` (docs/performance.md §1, "step overhead").
@@ -36,6 +63,12 @@ struct StepOverheadDefaults {
   std::map<std::string, DefaultRange, std::less<>> block_fp8_gemm_s{};
   std::map<std::string, DefaultRange, std::less<>> prompt_block_fp8_gemm_s{};
   bool block_fp8_fitted = false;
+  std::optional<DecodeKernelDefaults> decode_kernels;  //!< file: decode_kernels; absent = none counted
+
+  //! The counted kernels of `architecture` stored as `weights` ("bf16", "fp8-block") on a GPU of
+  //! `vendor`, or nullptr where this entry has none (another vendor, architecture or format).
+  const LayerKernelCounts* counted_layers(std::string_view vendor, std::string_view architecture,
+                                          std::string_view weights) const;
 };
 
 struct PerfDefaults {

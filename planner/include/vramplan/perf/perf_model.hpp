@@ -49,6 +49,10 @@ struct HardwareRates {
   double block_fp8_gemm_overhead_s = 0;
   //! The same in a forward with prompt tokens (which an engine may run outside its CUDA graphs).
   double prompt_block_fp8_gemm_overhead_s = 0;
+  //! Time per counted kernel of a decode-only step (PerfModelShape::decode_kernels): for a shape
+  //! whose kernels are counted it replaces the per-layer, per-MoE-layer and per-FP8-GEMM terms of
+  //! decode steps (data/perf_defaults.json decode_kernels; 0 = none for this engine and vendor).
+  double decode_kernel_overhead_s = 0;
   //! 0: link_bytes_per_s is the all-reduce bandwidth of any group (an NVLink switch, PCIe). n: the
   //! GPUs form a fully connected mesh of n point-to-point links each (AMD Infinity Fabric), and
   //! link_bytes_per_s is one link's: a group of k GPUs drives min(k - 1, n) of them.
@@ -116,6 +120,13 @@ struct PerfModelShape {
   //! layers. A decode token reads and writes all of it; a prompt chunk once per sequence (the
   //! chunked scan carries it from chunk to chunk). 0 when the model has no recurrent layers.
   double recurrent_state_bytes = 0;
+  //! Kernels on the critical path of one decode forward on this GPU, apart from the two
+  //! all-reduces of every layer, as the engine's source was counted (LayerKernelCounts summed over
+  //! this GPU's layers); 0 = not counted (the per-layer overhead terms apply).
+  double decode_kernels = 0;
+  //! Latency-bound all-reduces per forward on this GPU besides the two of every layer (counted
+  //! architectures only).
+  double extra_allreduces = 0;
 };
 
 //! B sequences decoding one token each, all at the same context length (tokens already cached).

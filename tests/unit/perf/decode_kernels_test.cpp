@@ -1,0 +1,98 @@
+// Counted decode kernels (data/perf_defaults.json step_overhead.sglang.decode_kernels;
+// perf/model_shape.cpp count_decode_kernels, perf_model.cpp finish_step): which deployments they
+// apply to, the per-layer sums, and what a decode step costs with them.
+#include <gtest/gtest.h>
+
+#include "support/test_support.hpp"
+#include "vramplan/core/error.hpp"
+#include "vramplan/io/json_file.hpp"
+#include "vramplan/model/catalogue.hpp"
+#include "vramplan/perf/model_shape.hpp"
+
+namespace vramplan::perf {
+namespace {
+
+const PerfDefaults& defaults() {
+  static const PerfDefaults d = load_perf_defaults(test::source_dir() / "data" / "perf_defaults.json");
+  return d;
+}
+
+const StepOverheadDefaults& sglang() { return defaults().step_overhead_for("sglang"); }
+
+// The catalogue model with its tensors in bf16 (2 B an element; the counts do not read the bytes).
+PerfModelShape counted_shape(const std::string& id, std::string_view weights, std::uint32_t tp = 1) {
+  const ModelSpec spec = load_catalogue_model(test::source_root(), id);
+  std::vector<std::uint64_t> bytes;
+  for (const TensorInfo& t : spec.tensors) bytes.push_back(t.elements() * 2);
+  ShapeOptions opt;
+  opt.tp = tp;
+  opt.decode_kernels = sglang().counted_layers("nvidia", spec.arch.architecture, weights);
+  EXPECT_NE(opt.decode_kernels, nullptr) << id;
+  return shape_from_model(spec, bytes, opt);
+}
+
+TEST(DecodeKernels, PerLayerCountsSumOverTheModel) {
+  // Qwen3-235B-A22B: 94 MoE layers x (8 attention + 9 MoE) = 1,598.
+  EXPECT_DOUBLE_EQ(counted_shape("qwen3-235b-a22b", "bf16", 8).decode_kernels, 1598);
+  // DeepSeek-R1: 58 MoE layers x (13 MLA + 11 MoE) + 3 dense x (13 + 5) = 1,392 + 54 = 1,446.
+  EXPECT_DOUBLE_EQ(counted_shape("deepseek-r1", "fp8-block", 8).decode_kernels, 1446);
+  // GLM-4.5 / 4.6: 89 MoE x (8 + 20) + 3 dense x (8 + 4) = 2,492 + 36 = 2,528.
+  EXPECT_DOUBLE_EQ(counted_shape("glm-4.5", "bf16", 8).decode_kernels, 2528);
+  // Qwen3-Coder-Next: 36 gated-DeltaNet x (7 + 9) + 12 full x (12 + 9) = 576 + 252 = 828.
+  EXPECT_DOUBLE_EQ(counted_shape("qwen3-coder-next", "bf16", 2).decode_kernels, 828);
+  // GLM-4.7-Flash: 46 MoE x (13 + 20) + 1 dense x (13 + 4) = 1,518 + 17 = 1,535.
+  EXPECT_DOUBLE_EQ(counted_shape("glm-4.7-flash", "bf16").decode_kernels, 1535);
+  // MiniMax-M2.5: 62 x (12 + 12) = 1,488, and one q/k-norm all-reduce per layer.
+  const PerfModelShape mm = counted_shape("minimax-m2.5", "fp8-block", 8);
+  EXPECT_DOUBLE_EQ(mm.decode_kernels, 1488);
+  EXPECT_DOUBLE_EQ(mm.extra_allreduces, 62);
+}
+
+TEST(DecodeKernels, ApplyOnlyToTheCountedVendorArchitectureAndFormat) {
+  EXPECT_NE(sglang().counted_layers("nvidia", "Qwen3MoeForCausalLM", "bf16"), nullptr);
+  EXPECT_EQ(sglang().counted_layers("amd", "Qwen3MoeForCausalLM", "bf16"), nullptr);  // ROCm kernels not counted
+  EXPECT_EQ(sglang().counted_layers("nvidia", "Qwen3MoeForCausalLM", "fp8-block"), nullptr);  // +1 quant per GEMM
+  EXPECT_EQ(sglang().counted_layers("nvidia", "LlamaForCausalLM", "bf16"), nullptr);
+  EXPECT_EQ(defaults().step_overhead_for("vllm").counted_layers("nvidia", "Qwen3MoeForCausalLM", "bf16"), nullptr);
+  EXPECT_EQ(kernel_count_format({false, true}, "fp8-block (mixed)"), "fp8-block");
+  EXPECT_EQ(kernel_count_format({false, false}, "fp16"), "bf16");
+  EXPECT_EQ(kernel_count_format({}, "int4-awq (linear) + bf16"), "");
+}
+
+TEST(DecodeKernels, CountedDecodeStepsPayPerKernelPromptStepsPerLayer) {
+  PerfModelShape s = counted_shape("qwen3-235b-a22b", "bf16", 8);
+  HardwareRates r{1e15, 1e18, 0.5e-3, 1e12, 10e-6, 1, 55e-6};
+  r.moe_layer_overhead_s = 20e-6;
+  r.prompt_moe_layer_overhead_s = 700e-6;
+  r.decode_kernel_overhead_s = 4.5e-6;
+  // Decode: 0.5 ms + 1,598 x 4.5 us = 7.691 ms (the per-layer terms would give 0.5 + 94 x 75 us).
+  EXPECT_NEAR(decode_step(s, r, 1, 100).overhead_s, 0.5e-3 + 1598 * 4.5e-6, 1e-12);
+  // A prompt chunk keeps the per-layer terms: 0.5 ms + 94 x (55 + 700) us = 71.47 ms.
+  const PrefillChunk chunk{0, 100};
+  const MixedStep prompt{0, 0, std::span<const PrefillChunk>(&chunk, 1)};
+  const double with_prompt = mixed_step_seconds(s, r, prompt);
+  EXPECT_GT(with_prompt, 0.5e-3 + 94 * 755e-6);
+  // Without a cost for this vendor the per-layer terms serve decode too: 0.5 + 94 x 75 us.
+  r.decode_kernel_overhead_s = 0;
+  EXPECT_NEAR(decode_step(s, r, 1, 100).overhead_s, 0.5e-3 + 94 * 75e-6, 1e-12);
+}
+
+TEST(DecodeKernels, BadCountsNameTheField) {
+  nlohmann::json doc = read_json_file(test::source_dir() / "data" / "perf_defaults.json");
+  test::ScratchDir dir;
+  auto& arch = doc["step_overhead"]["engines"]["sglang"]["decode_kernels"]["architectures"]["Qwen3MoeForCausalLM"];
+  arch["weights"] = "int4";
+  try {
+    load_perf_defaults(dir.write("perf.json", doc.dump()));
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InputFile);
+    EXPECT_NE(std::string(e.what()).find("Qwen3MoeForCausalLM/weights"), std::string::npos) << e.what();
+  }
+  arch["weights"] = "bf16";
+  arch["moe_mlp"] = -1;
+  EXPECT_THROW(load_perf_defaults(dir.write("perf.json", doc.dump())), Error);
+}
+
+}  // namespace
+}  // namespace vramplan::perf

@@ -1,5 +1,5 @@
 // Re-runs the fits of SGLang's step overheads (data/perf_defaults.json step_overhead.sglang:
-// decode_kernels.kernel_us, moe_layer_us / prompt_moe_layer_us on NVIDIA GPUs, block_fp8_gemm_us.amd) on the serving records
+// kernel_counts.kernel_us, moe_layer_us / prompt_moe_layer_us on NVIDIA GPUs, block_fp8_gemm_us.amd) on the serving records
 // each names, through the simulator: each grid value is written into a copy of the data folder and
 // the fit's one-user SGLang cookbook runs are re-simulated. The shipped values must be the grid's
 // least-squares ones.
@@ -20,10 +20,11 @@
 namespace vramplan::test {
 namespace {
 
-// SGLang's fitted terms on NVIDIA GPUs (microseconds): moe_layer_us, prompt_moe_layer_us and
-// block_fp8_gemm_us.nvidia.
+// SGLang's fitted terms on NVIDIA GPUs (microseconds): moe_layer_us, prompt_moe_layer_us,
+// block_fp8_gemm_us.nvidia, prompt_block_fp8_gemm_us.nvidia, and the counted architectures' prompt
+// terms kernel_counts.prompt_launch_us and kernel_counts.prompt_block_fp8_gemm_us.
 struct SglangTerms {
-  double moe = 0, prompt = 0, block_nvidia = 0, prompt_block_nvidia = 0;
+  double moe = 0, prompt = 0, block_nvidia = 0, prompt_block_nvidia = 0, prompt_launch = 0, counted_prompt_block = 0;
 };
 
 // A data folder equal to the shipped one except for SGLang's fitted terms.
@@ -44,7 +45,11 @@ class FitDataRoot {
   DataRoot with(const SglangTerms& t, bool counted = true) const {
     nlohmann::json d = defaults_;
     auto& e = d["step_overhead"]["engines"]["sglang"];
-    if (!counted) e.erase("decode_kernels");
+    for (auto [key, v] : {std::pair{"prompt_launch_us", t.prompt_launch}, std::pair{"prompt_block_fp8_gemm_us", t.counted_prompt_block}}) {
+      auto& k = e["kernel_counts"][key];  // keeps its sources
+      k["min"] = k["expected"] = k["max"] = v;
+    }
+    if (!counted) e.erase("kernel_counts");
     e["moe_layer_us"] = point(t.moe);
     e["prompt_moe_layer_us"] = point(t.prompt);
     e["block_fp8_gemm_us"]["nvidia"] = point(t.block_nvidia);
@@ -59,18 +64,20 @@ class FitDataRoot {
   }
   DataRoot with_kernel_us(double us) const {
     nlohmann::json d = defaults_;
-    auto& k = d["step_overhead"]["engines"]["sglang"]["decode_kernels"]["kernel_us"];
+    auto& k = d["step_overhead"]["engines"]["sglang"]["kernel_counts"]["kernel_us"];
     k["min"] = k["expected"] = k["max"] = us;
     return write(d);
   }
   double shipped_kernel_us() const {
-    return defaults_["step_overhead"]["engines"]["sglang"]["decode_kernels"]["kernel_us"]["expected"].get<double>();
+    return defaults_["step_overhead"]["engines"]["sglang"]["kernel_counts"]["kernel_us"]["expected"].get<double>();
   }
   SglangTerms shipped() const {
     const auto& e = defaults_["step_overhead"]["engines"]["sglang"];
     return {e["moe_layer_us"]["expected"].get<double>(), e["prompt_moe_layer_us"]["expected"].get<double>(),
             e["block_fp8_gemm_us"]["nvidia"]["expected"].get<double>(),
-            e["prompt_block_fp8_gemm_us"]["nvidia"]["expected"].get<double>()};
+            e["prompt_block_fp8_gemm_us"]["nvidia"]["expected"].get<double>(),
+            e["kernel_counts"]["prompt_launch_us"]["expected"].get<double>(),
+            e["kernel_counts"]["prompt_block_fp8_gemm_us"]["expected"].get<double>()};
   }
   double shipped_amd_block_fp8(const char* key) const {
     return defaults_["step_overhead"]["engines"]["sglang"][key]["amd"]["expected"].get<double>();
@@ -119,7 +126,7 @@ std::vector<double> grid(double step, double last) {
   return g;
 }
 
-// Two of the terms fitted together on `metric`: from `start` (the two at zero), alternately the
+// Two of the terms fitted together on `metric`: from `start` (the two at their grids' first values), alternately the
 // argmin of each on its grid with the other held, until neither moves.
 struct Axis {
   double SglangTerms::*term;
@@ -128,7 +135,8 @@ struct Axis {
 SglangTerms coordinate_descent(const FitDataRoot& data, SglangTerms start, const Axis& a, const Axis& b,
                                const char* metric, bool counted) {
   SglangTerms t = start;
-  t.*a.term = t.*b.term = 0;
+  t.*a.term = a.grid.front();
+  t.*b.term = b.grid.front();
   for (int round = 0; round < 10; ++round) {
     const SglangTerms before = t;
     for (const Axis* axis : {&a, &b})
@@ -153,21 +161,34 @@ TEST(SimAccuracy, SglangMoeOverheadIsTheFittedValue) {
   const SglangTerms d = coordinate_descent(data, shipped, {&SglangTerms::moe, grid(5, 60)},
                                            {&SglangTerms::block_nvidia, grid(1, 20)}, "TPOT p50", false);
   // Prompts: a one-user run's TTFT has no decode step of its own request in it, so its two terms
-  // are fitted apart (with the decode steps as shipped).
+  // are fitted apart (with the decode steps as shipped), also without the count.
   const SglangTerms p = coordinate_descent(data, shipped, {&SglangTerms::prompt, grid(50, 1500)},
-                                           {&SglangTerms::prompt_block_nvidia, grid(10, 250)}, "TTFT p50", true);
+                                           {&SglangTerms::prompt_block_nvidia, grid(10, 250)}, "TTFT p50", false);
+  // The counted architectures' prompt terms: a cost per launched kernel and an extra one per
+  // block-FP8 GEMM, on the same runs with the count.
+  // (0 per launch would hand those steps back to the per-layer terms: the grid starts at 1 us).
+  std::vector<double> per_launch = grid(1, 150);
+  per_launch.erase(per_launch.begin());
+  SglangTerms start = shipped;
+  start.prompt_launch = per_launch.front();
+  const SglangTerms c = coordinate_descent(data, start, {&SglangTerms::prompt_launch, per_launch},
+                                           {&SglangTerms::counted_prompt_block, grid(5, 300)}, "TTFT p50", true);
   RecordProperty("fitted_moe_layer_us", std::to_string(d.moe));
   RecordProperty("fitted_block_fp8_gemm_us_nvidia", std::to_string(d.block_nvidia));
   RecordProperty("fitted_prompt_moe_layer_us", std::to_string(p.prompt));
   RecordProperty("fitted_prompt_block_fp8_gemm_us_nvidia", std::to_string(p.prompt_block_nvidia));
+  RecordProperty("fitted_prompt_launch_us", std::to_string(c.prompt_launch));
+  RecordProperty("fitted_counted_prompt_block_fp8_gemm_us", std::to_string(c.counted_prompt_block));
   const char* why = " in data/perf_defaults.json (step_overhead.sglang) is not the fit on its stated records";
   EXPECT_EQ(shipped.moe, d.moe) << "moe_layer_us" << why;
   EXPECT_EQ(shipped.block_nvidia, d.block_nvidia) << "block_fp8_gemm_us.nvidia" << why;
   EXPECT_EQ(shipped.prompt, p.prompt) << "prompt_moe_layer_us" << why;
   EXPECT_EQ(shipped.prompt_block_nvidia, p.prompt_block_nvidia) << "prompt_block_fp8_gemm_us.nvidia" << why;
+  EXPECT_EQ(shipped.prompt_launch, c.prompt_launch) << "kernel_counts.prompt_launch_us" << why;
+  EXPECT_EQ(shipped.counted_prompt_block, c.counted_prompt_block) << "kernel_counts.prompt_block_fp8_gemm_us" << why;
 }
 
-// The cost of one counted kernel of a decode step on NVIDIA GPUs (decode_kernels.kernel_us): the
+// The cost of one counted kernel of a decode step on NVIDIA GPUs (kernel_counts.kernel_us): the
 // median TPOT of the same six one-user runs (DeepSeek-R1 and Qwen3-235B on 8 x B200, whose kernels
 // were counted), on a 0.1 us grid; the counted architectures the fit does not see (GLM-4.6,
 // MiniMax-M2.5, Qwen3-Coder-Next, GLM-4.7-Flash) are held out.
@@ -179,7 +200,7 @@ TEST(SimAccuracy, SglangDecodeKernelCostIsTheFittedValue) {
   const double fitted = argmin(g, [&](double v) { return squared_log_error(data.with_kernel_us(v), "TPOT p50"); });
   RecordProperty("fitted_kernel_us", std::to_string(fitted));
   EXPECT_NEAR(data.shipped_kernel_us(), fitted, 1e-9)
-      << "data/perf_defaults.json sglang decode_kernels.kernel_us is not the fit on its stated records";
+      << "data/perf_defaults.json sglang kernel_counts.kernel_us is not the fit on its stated records";
 }
 
 // The extra cost of a block-scaled FP8 GEMM launch on AMD GPUs: the median TPOT of the one-user

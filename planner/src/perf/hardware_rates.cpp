@@ -118,13 +118,20 @@ PerfHardware perf_hardware_from(const DatasheetFigures& sheet,
              "] in a decode step, " + fmt(p_fp8.expected * 1e6) + " us [" + fmt(p_fp8.min * 1e6) + "-" +
              fmt(p_fp8.max * 1e6) + "] in a step with prompt tokens";
 
-  if (o.decode_kernels && o.decode_kernels->vendor == sheet.vendor) {
-    const DefaultRange& k = o.decode_kernels->per_kernel_s;
+  if (o.kernel_counts && o.kernel_counts->vendor == sheet.vendor) {
+    const DefaultRange& k = o.kernel_counts->per_kernel_s;
     set_overhead(&HardwareRates::decode_kernel_overhead_s, k);
-    basis += "; decode steps of the architectures whose kernels were counted (" +
-             std::to_string(o.decode_kernels->architectures.size()) + ", data/perf_defaults.json decode_kernels): " +
-             fmt(k.expected * 1e6) + " us [" + fmt(k.min * 1e6) + "-" + fmt(k.max * 1e6) + "] per kernel (" +
-             (o.decode_kernels->fitted ? "fitted" : "not fitted") + ") instead of the per-layer terms";
+    set_overhead(&HardwareRates::prompt_launch_overhead_s, o.kernel_counts->per_prompt_launch_s);
+    set_overhead(&HardwareRates::counted_prompt_block_fp8_s, o.kernel_counts->prompt_block_fp8_s);
+    const DefaultRange& pl = o.kernel_counts->per_prompt_launch_s;
+    const DefaultRange& pf = o.kernel_counts->prompt_block_fp8_s;
+    basis += "; for the architectures whose kernels were counted (" +
+             std::to_string(o.kernel_counts->architectures.size()) + ", data/perf_defaults.json kernel_counts, " +
+             (o.kernel_counts->fitted ? "fitted" : "not fitted") + "), instead of the per-layer terms: " +
+             fmt(k.expected * 1e6) + " us [" + fmt(k.min * 1e6) + "-" + fmt(k.max * 1e6) +
+             "] per kernel of a decode step, " + fmt(pl.expected * 1e6) + " us [" + fmt(pl.min * 1e6) + "-" +
+             fmt(pl.max * 1e6) + "] per kernel launched in a step with prompt tokens + " + fmt(pf.expected * 1e6) +
+             " us per block-scaled FP8 GEMM in it";
   }
 
   // Overlap: the slow end hides the least (the larger of the two bounds' sum), the fast end the most.

@@ -166,20 +166,24 @@ void use_planned_kv_bytes(PerfModelShape& shape, double planned) {
 // Sums the counted kernels over the model's layers: the attention part by each layer's kind, the
 // MLP part by whether the layer has routed experts. A layer kind the count lacks leaves the model
 // uncounted (0), with a note.
-void count_decode_kernels(PerfModelShape& shape, const ModelArch& arch, const std::set<int>& moe_layers,
+void count_kernels(PerfModelShape& shape, const ModelArch& arch, const std::set<int>& moe_layers,
                           const LayerKernelCounts& c, double pp) {
-  double kernels = 0;
+  double kernels = 0, launches = 0;
   for (std::uint64_t l = 0; l < arch.num_layers; ++l) {
     const LayerAttention kind = l < arch.layer_attention.size() ? arch.layer_attention[l] : LayerAttention::Full;
     const auto it = c.attention.find(layer_attention_name(kind));
-    if (it == c.attention.end()) {
-      shape.notes.push_back("decode kernels not counted for " + std::string(layer_attention_name(kind)) +
+    const auto launched = c.launches.attention.find(layer_attention_name(kind));
+    if (it == c.attention.end() || launched == c.launches.attention.end()) {
+      shape.notes.push_back("kernels not counted for " + std::string(layer_attention_name(kind)) +
                             " layers of this architecture: the per-layer overhead terms apply");
       return;
     }
-    kernels += it->second + (moe_layers.contains(static_cast<int>(l)) ? c.moe_mlp : c.dense_mlp);
+    const bool moe = moe_layers.contains(static_cast<int>(l));
+    kernels += it->second + (moe ? c.moe_mlp : c.dense_mlp);
+    launches += launched->second + (moe ? c.launches.moe_mlp : c.launches.dense_mlp);
   }
   shape.decode_kernels = kernels / pp;
+  shape.prompt_launches = launches / pp;
   shape.extra_allreduces = c.extra_allreduces * static_cast<double>(arch.num_layers) / pp;
 }
 
@@ -294,7 +298,7 @@ PerfModelShape shape_from_model(const ModelSpec& spec, std::span<const std::uint
                                                                       : recurrent_layers * tp_state / pp;
   }
   for (AttentionGroup& g : shape.attention) g.layers /= pp;
-  if (opt.decode_kernels) count_decode_kernels(shape, arch, moe_layers, *opt.decode_kernels, pp);
+  if (opt.counted_kernels) count_kernels(shape, arch, moe_layers, *opt.counted_kernels, pp);
   if (opt.kv_bytes_per_token_per_gpu > 0) use_planned_kv_bytes(shape, opt.kv_bytes_per_token_per_gpu);
 
   if (opt.tp > 1)

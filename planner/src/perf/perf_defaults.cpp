@@ -40,13 +40,16 @@ DefaultRange read_unit_interval(const JsonView& root, std::string_view key) {
   return out;
 }
 
-DecodeKernelDefaults read_decode_kernels(const JsonView& k) {
-  DecodeKernelDefaults out;
+KernelCountDefaults read_kernel_counts(const JsonView& k) {
+  KernelCountDefaults out;
   out.vendor = k.req_string("vendor");
-  const JsonView cost = k.at("kernel_us");
-  out.per_kernel_s = read_nonnegative(cost, 1e-6, std::numeric_limits<double>::infinity());
-  out.fitted = cost.opt_bool("fitted").value_or(false);
-  if (!cost.get("sources")) cost.fail("every default needs its sources");
+  for (auto [key, range] : {std::pair{"kernel_us", &out.per_kernel_s}, std::pair{"prompt_launch_us", &out.per_prompt_launch_s},
+                            std::pair{"prompt_block_fp8_gemm_us", &out.prompt_block_fp8_s}}) {
+    const JsonView cost = k.at(key);
+    *range = read_nonnegative(cost, 1e-6, std::numeric_limits<double>::infinity());
+    out.fitted = out.fitted || cost.opt_bool("fitted").value_or(false);
+    if (!cost.get("sources")) cost.fail("every default needs its sources");
+  }
   for (const auto& [arch, e] : k.at("architectures").members()) {
     LayerKernelCounts c;
     c.weights = e.req_string("weights");
@@ -60,6 +63,10 @@ DecodeKernelDefaults read_decode_kernels(const JsonView& k) {
     if (auto m = e.get("moe_mlp")) c.moe_mlp = count(*m);
     if (auto m = e.get("dense_mlp")) c.dense_mlp = count(*m);
     if (auto m = e.get("extra_allreduces")) c.extra_allreduces = count(*m);
+    const JsonView launches = e.at("launches");
+    for (const auto& [kind, n] : launches.at("attention").members()) c.launches.attention.emplace(kind, count(n));
+    if (auto m = launches.get("moe_mlp")) c.launches.moe_mlp = count(*m);
+    if (auto m = launches.get("dense_mlp")) c.launches.dense_mlp = count(*m);
     if (!e.get("source")) e.fail("every count needs its source");
     out.architectures.emplace(arch, std::move(c));
   }
@@ -85,7 +92,7 @@ StepOverheadDefaults read_step_overhead(const JsonView& engine) {
         by_vendor->emplace(vendor, read_nonnegative(range, 1e-6, kNoUpper));
         s.block_fp8_fitted = s.block_fp8_fitted || range.opt_bool("fitted").value_or(false);
       }
-  if (auto k = engine.get("decode_kernels")) s.decode_kernels = read_decode_kernels(*k);
+  if (auto k = engine.get("kernel_counts")) s.kernel_counts = read_kernel_counts(*k);
   if (!engine.get("sources")) engine.fail("every default needs its sources");
   return s;
 }
@@ -139,9 +146,9 @@ std::string step_overhead_entry(std::string_view engine, const nlohmann::json& e
 
 const LayerKernelCounts* StepOverheadDefaults::counted_layers(std::string_view vendor, std::string_view architecture,
                                                                std::string_view weights) const {
-  if (!decode_kernels || decode_kernels->vendor != vendor) return nullptr;
-  const auto it = decode_kernels->architectures.find(architecture);
-  return it != decode_kernels->architectures.end() && it->second.weights == weights ? &it->second : nullptr;
+  if (!kernel_counts || kernel_counts->vendor != vendor) return nullptr;
+  const auto it = kernel_counts->architectures.find(architecture);
+  return it != kernel_counts->architectures.end() && it->second.weights == weights ? &it->second : nullptr;
 }
 
 const StepOverheadDefaults& PerfDefaults::step_overhead_for(std::string_view engine) const {

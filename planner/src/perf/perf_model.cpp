@@ -100,6 +100,13 @@ StepBreakdown finish_step(const PerfModelShape& shape, const HardwareRates& r, d
     s.overhead_s = r.step_overhead_s + shape.decode_kernels * r.decode_kernel_overhead_s;
     return s;
   }
+  // A forward with prompt tokens runs outside the graphs (SGLang captures decode batches only):
+  // every kernel it launches, on any stream, costs host launch time.
+  if (has_prompt && shape.prompt_launches > 0 && r.prompt_launch_overhead_s > 0) {
+    s.overhead_s = r.step_overhead_s + shape.prompt_launches * r.prompt_launch_overhead_s +
+                   shape.block_fp8_gemms * r.counted_prompt_block_fp8_s;
+    return s;
+  }
   const double per_moe = has_prompt ? r.prompt_moe_layer_overhead_s : r.moe_layer_overhead_s;
   const double per_fp8_gemm = has_prompt ? r.prompt_block_fp8_gemm_overhead_s : r.block_fp8_gemm_overhead_s;
   s.overhead_s = r.step_overhead_s + shape.layers * r.layer_overhead_s + shape.moe_layers * per_moe +

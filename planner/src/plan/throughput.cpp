@@ -28,7 +28,7 @@ ThroughputModel throughput_model(const PlanSession& session, const GpuSpec& gpu,
   options.kv_element_bytes = static_cast<double>(kv.block_bytes) / static_cast<double>(kv.block_elems);
   options.activation_bytes = static_cast<double>(resolved.compute_bytes);
   options.block_scaled_fp8 = resolved.block_scaled_fp8;
-  options.decode_kernels = defaults.step_overhead_for(m.step_overhead_entry)
+  options.counted_kernels = defaults.step_overhead_for(m.step_overhead_entry)
                                .counted_layers(gpu.vendor, session.model().arch.architecture,
                                                perf::kernel_count_format(resolved.block_scaled_fp8, resolved.weights_precision));
   m.shape = perf::shape_from_model(session.model(), resolved.tensor_bytes, options);

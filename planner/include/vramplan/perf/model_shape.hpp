@@ -51,10 +51,10 @@ struct ShapeOptions {
   //! .state_bytes_per_sequence: the engine's state dtypes). 0 = derive it from the config (the
   //! recurrent layers' state in the model dtype, split over tp).
   double state_bytes_per_seq_per_gpu = 0;
-  //! The engine's counted decode kernels of this architecture and checkpoint format
+  //! The engine's counted kernels of this architecture and checkpoint format
   //! (StepOverheadDefaults::counted_layers); nullptr = not counted. Sets
-  //! PerfModelShape::decode_kernels and extra_allreduces.
-  const LayerKernelCounts* decode_kernels = nullptr;
+  //! PerfModelShape::decode_kernels, prompt_launches and extra_allreduces.
+  const LayerKernelCounts* counted_kernels = nullptr;
 };
 
 //! The checkpoint format kernel counts are keyed by (LayerKernelCounts::weights): "fp8-block" when

@@ -20,8 +20,10 @@ struct DefaultRange {
 
 //! The kernels one decoder layer launches on the critical path of an engine's decode step (one
 //! CUDA graph), apart from its two tensor-parallel all-reduces, as counted in the engine's source
-//! for one architecture and checkpoint format (file: decode_kernels.architectures; docs/performance.md
+//! for one architecture and checkpoint format (file: kernel_counts.architectures; docs/performance.md
 //! §1, "kernels counted"). Kernels on a second CUDA stream count only where they are the longer path.
+//! `launches` counts every kernel of the same parts on every stream, the all-reduces included (at the
+//! tensor parallelism the census read): what a forward outside the CUDA graphs launches from the host.
 struct LayerKernelCounts {
   std::string weights;  //!< the checkpoint format counted: "bf16" or "fp8-block"
   //! Attention part (input norm to output projection) by layer kind (layer_attention_name: "full",
@@ -32,15 +34,23 @@ struct LayerKernelCounts {
   //! Latency-bound all-reduces per layer besides the two of every layer (MiniMax-M2's q/k norm
   //! over the whole projection sums 2 values a token over the TP group).
   double extra_allreduces = 0;
+  struct Launches {
+    std::map<std::string, double, std::less<>> attention;
+    double moe_mlp = 0, dense_mlp = 0;
+  } launches;
 };
 
-//! An engine's counted decode kernels: one cost per kernel for one GPU vendor's kernel stack, and
-//! the architectures whose kernels were counted. A decode step of a counted architecture on that
-//! vendor costs step + kernels x per_kernel instead of the per-layer, per-MoE-layer and per-FP8-GEMM
-//! terms (which keep serving every other architecture, vendor and prompt step).
-struct DecodeKernelDefaults {
+//! An engine's counted kernels: costs for one GPU vendor's kernel stack, and the architectures whose
+//! kernels were counted. On that vendor a decode step of a counted architecture costs step + kernels
+//! x per_kernel, and a forward with prompt tokens step + launches x per_prompt_launch + block-FP8
+//! GEMMs x prompt_block_fp8, instead of the per-layer, per-MoE-layer and per-FP8-GEMM terms (which
+//! keep serving every other architecture and vendor).
+struct KernelCountDefaults {
   std::string vendor;       //!< data/gpus.json vendor the counts were read for ("nvidia")
-  DefaultRange per_kernel_s;  //!< seconds per counted kernel (file: kernel_us)
+  DefaultRange per_kernel_s;  //!< seconds per counted kernel of a decode step (file: kernel_us)
+  //! Seconds per kernel a forward with prompt tokens launches (file: prompt_launch_us) and extra
+  //! seconds per block-scaled FP8 GEMM launch in it (file: prompt_block_fp8_gemm_us).
+  DefaultRange per_prompt_launch_s, prompt_block_fp8_s;
   bool fitted = false;
   std::map<std::string, LayerKernelCounts, std::less<>> architectures;  //!< by HF architectures[0]
 };
@@ -63,7 +73,7 @@ struct StepOverheadDefaults {
   std::map<std::string, DefaultRange, std::less<>> block_fp8_gemm_s{};
   std::map<std::string, DefaultRange, std::less<>> prompt_block_fp8_gemm_s{};
   bool block_fp8_fitted = false;
-  std::optional<DecodeKernelDefaults> decode_kernels;  //!< file: decode_kernels; absent = none counted
+  std::optional<KernelCountDefaults> kernel_counts;  //!< file: kernel_counts; absent = none counted
 
   //! The counted kernels of `architecture` stored as `weights` ("bf16", "fp8-block") on a GPU of
   //! `vendor`, or nullptr where this entry has none (another vendor, architecture or format).

@@ -49,10 +49,14 @@ struct HardwareRates {
   double block_fp8_gemm_overhead_s = 0;
   //! The same in a forward with prompt tokens (which an engine may run outside its CUDA graphs).
   double prompt_block_fp8_gemm_overhead_s = 0;
-  //! Time per counted kernel of a decode-only step (PerfModelShape::decode_kernels): for a shape
-  //! whose kernels are counted it replaces the per-layer, per-MoE-layer and per-FP8-GEMM terms of
-  //! decode steps (data/perf_defaults.json decode_kernels; 0 = none for this engine and vendor).
+  //! Time per counted kernel of a decode-only step (PerfModelShape::decode_kernels), per kernel
+  //! launched by a forward with prompt tokens (prompt_launches) and extra per block-scaled FP8 GEMM
+  //! in such a forward: for a shape whose kernels are counted they replace the per-layer,
+  //! per-MoE-layer and per-FP8-GEMM terms (data/perf_defaults.json kernel_counts; 0 = none for this
+  //! engine and vendor).
   double decode_kernel_overhead_s = 0;
+  double prompt_launch_overhead_s = 0;
+  double counted_prompt_block_fp8_s = 0;
   //! 0: link_bytes_per_s is the all-reduce bandwidth of any group (an NVLink switch, PCIe). n: the
   //! GPUs form a fully connected mesh of n point-to-point links each (AMD Infinity Fabric), and
   //! link_bytes_per_s is one link's: a group of k GPUs drives min(k - 1, n) of them.
@@ -124,6 +128,9 @@ struct PerfModelShape {
   //! all-reduces of every layer, as the engine's source was counted (LayerKernelCounts summed over
   //! this GPU's layers); 0 = not counted (the per-layer overhead terms apply).
   double decode_kernels = 0;
+  //! Kernels one forward launches on this GPU on every stream, all-reduces included (counted
+  //! architectures; what a forward outside the CUDA graphs launches from the host); 0 = not counted.
+  double prompt_launches = 0;
   //! Latency-bound all-reduces per forward on this GPU besides the two of every layer (counted
   //! architectures only).
   double extra_allreduces = 0;

@@ -1,6 +1,6 @@
-// Counted decode kernels (data/perf_defaults.json step_overhead.sglang.decode_kernels;
-// perf/model_shape.cpp count_decode_kernels, perf_model.cpp finish_step): which deployments they
-// apply to, the per-layer sums, and what a decode step costs with them.
+// Counted kernels (data/perf_defaults.json step_overhead.sglang.kernel_counts; perf/model_shape.cpp
+// count_kernels, perf_model.cpp finish_step): which deployments they apply to, the per-layer sums,
+// and what decode and prompt steps cost with them.
 #include <gtest/gtest.h>
 
 #include "support/test_support.hpp"
@@ -26,12 +26,12 @@ PerfModelShape counted_shape(const std::string& id, std::string_view weights, st
   for (const TensorInfo& t : spec.tensors) bytes.push_back(t.elements() * 2);
   ShapeOptions opt;
   opt.tp = tp;
-  opt.decode_kernels = sglang().counted_layers("nvidia", spec.arch.architecture, weights);
-  EXPECT_NE(opt.decode_kernels, nullptr) << id;
+  opt.counted_kernels = sglang().counted_layers("nvidia", spec.arch.architecture, weights);
+  EXPECT_NE(opt.counted_kernels, nullptr) << id;
   return shape_from_model(spec, bytes, opt);
 }
 
-TEST(DecodeKernels, PerLayerCountsSumOverTheModel) {
+TEST(KernelCounts, PerLayerCountsSumOverTheModel) {
   // Qwen3-235B-A22B: 94 MoE layers x (8 attention + 9 MoE) = 1,598.
   EXPECT_DOUBLE_EQ(counted_shape("qwen3-235b-a22b", "bf16", 8).decode_kernels, 1598);
   // DeepSeek-R1: 58 MoE layers x (13 MLA + 11 MoE) + 3 dense x (13 + 5) = 1,392 + 54 = 1,446.
@@ -48,7 +48,21 @@ TEST(DecodeKernels, PerLayerCountsSumOverTheModel) {
   EXPECT_DOUBLE_EQ(mm.extra_allreduces, 62);
 }
 
-TEST(DecodeKernels, ApplyOnlyToTheCountedVendorArchitectureAndFormat) {
+TEST(KernelCounts, PromptLaunchesCountEveryStreamAndAllReduce) {
+  // Qwen3-235B: 94 x (11 + 10) = 1,974 (the census's 21 a layer).
+  EXPECT_DOUBLE_EQ(counted_shape("qwen3-235b-a22b", "bf16", 8).prompt_launches, 1974);
+  // DeepSeek-R1: 58 x (15 + 17) + 3 x (15 + 6) = 1,856 + 63 = 1,919.
+  EXPECT_DOUBLE_EQ(counted_shape("deepseek-r1", "fp8-block", 8).prompt_launches, 1919);
+  // GLM-4.5: 89 x (12 + 21) + 3 x (12 + 5) = 2,937 + 51 = 2,988.
+  EXPECT_DOUBLE_EQ(counted_shape("glm-4.5", "bf16", 8).prompt_launches, 2988);
+  // Qwen3-Coder-Next: 36 x (9 + 15) + 12 x (14 + 15) = 864 + 348 = 1,212.
+  EXPECT_DOUBLE_EQ(counted_shape("qwen3-coder-next", "bf16", 2).prompt_launches, 1212);
+  // GLM-4.7-Flash: 46 x (14 + 20) + (14 + 4) = 1,564 + 18 = 1,582; MiniMax-M2.5: 62 x 27 = 1,674.
+  EXPECT_DOUBLE_EQ(counted_shape("glm-4.7-flash", "bf16").prompt_launches, 1582);
+  EXPECT_DOUBLE_EQ(counted_shape("minimax-m2.5", "fp8-block", 8).prompt_launches, 1674);
+}
+
+TEST(KernelCounts, ApplyOnlyToTheCountedVendorArchitectureAndFormat) {
   EXPECT_NE(sglang().counted_layers("nvidia", "Qwen3MoeForCausalLM", "bf16"), nullptr);
   EXPECT_EQ(sglang().counted_layers("amd", "Qwen3MoeForCausalLM", "bf16"), nullptr);  // ROCm kernels not counted
   EXPECT_EQ(sglang().counted_layers("nvidia", "Qwen3MoeForCausalLM", "fp8-block"), nullptr);  // +1 quant per GEMM
@@ -59,7 +73,7 @@ TEST(DecodeKernels, ApplyOnlyToTheCountedVendorArchitectureAndFormat) {
   EXPECT_EQ(kernel_count_format({}, "int4-awq (linear) + bf16"), "");
 }
 
-TEST(DecodeKernels, CountedDecodeStepsPayPerKernelPromptStepsPerLayer) {
+TEST(KernelCounts, CountedStepsPayPerKernelOthersPerLayer) {
   PerfModelShape s = counted_shape("qwen3-235b-a22b", "bf16", 8);
   HardwareRates r{1e15, 1e18, 0.5e-3, 1e12, 10e-6, 1, 55e-6};
   r.moe_layer_overhead_s = 20e-6;
@@ -72,15 +86,22 @@ TEST(DecodeKernels, CountedDecodeStepsPayPerKernelPromptStepsPerLayer) {
   const MixedStep prompt{0, 0, std::span<const PrefillChunk>(&chunk, 1)};
   const double with_prompt = mixed_step_seconds(s, r, prompt);
   EXPECT_GT(with_prompt, 0.5e-3 + 94 * 755e-6);
+  // With a cost per launch the prompt step pays every launch instead: doubling it from 36 to 72 us
+  // adds 1,974 x 36 us = 71.064 ms.
+  r.prompt_launch_overhead_s = 36e-6;
+  const double at36 = mixed_step_seconds(s, r, prompt);
+  r.prompt_launch_overhead_s = 72e-6;
+  EXPECT_NEAR(mixed_step_seconds(s, r, prompt) - at36, 1974 * 36e-6, 1e-9);
+  r.prompt_launch_overhead_s = 0;
   // Without a cost for this vendor the per-layer terms serve decode too: 0.5 + 94 x 75 us.
   r.decode_kernel_overhead_s = 0;
   EXPECT_NEAR(decode_step(s, r, 1, 100).overhead_s, 0.5e-3 + 94 * 75e-6, 1e-12);
 }
 
-TEST(DecodeKernels, BadCountsNameTheField) {
+TEST(KernelCounts, BadCountsNameTheField) {
   nlohmann::json doc = read_json_file(test::source_dir() / "data" / "perf_defaults.json");
   test::ScratchDir dir;
-  auto& arch = doc["step_overhead"]["engines"]["sglang"]["decode_kernels"]["architectures"]["Qwen3MoeForCausalLM"];
+  auto& arch = doc["step_overhead"]["engines"]["sglang"]["kernel_counts"]["architectures"]["Qwen3MoeForCausalLM"];
   arch["weights"] = "int4";
   try {
     load_perf_defaults(dir.write("perf.json", doc.dump()));

@@ -31,35 +31,39 @@ PerfModelShape counted_shape(const std::string& id, std::string_view weights, st
   return shape_from_model(spec, bytes, opt);
 }
 
-TEST(KernelCounts, PerLayerCountsSumOverTheModel) {
-  // Qwen3-235B-A22B: 94 MoE layers x (8 attention + 9 MoE) = 1,598.
-  EXPECT_DOUBLE_EQ(counted_shape("qwen3-235b-a22b", "bf16", 8).decode_kernels, 1598);
-  // DeepSeek-R1: 58 MoE layers x (13 MLA + 11 MoE) + 3 dense x (13 + 5) = 1,392 + 54 = 1,446.
-  EXPECT_DOUBLE_EQ(counted_shape("deepseek-r1", "fp8-block", 8).decode_kernels, 1446);
-  // GLM-4.5 / 4.6: 89 MoE x (8 + 20) + 3 dense x (8 + 4) = 2,492 + 36 = 2,528.
-  EXPECT_DOUBLE_EQ(counted_shape("glm-4.5", "bf16", 8).decode_kernels, 2528);
-  // Qwen3-Coder-Next: 36 gated-DeltaNet x (7 + 9) + 12 full x (12 + 9) = 576 + 252 = 828.
-  EXPECT_DOUBLE_EQ(counted_shape("qwen3-coder-next", "bf16", 2).decode_kernels, 828);
-  // GLM-4.7-Flash: 46 MoE x (13 + 20) + 1 dense x (13 + 4) = 1,518 + 17 = 1,535.
-  EXPECT_DOUBLE_EQ(counted_shape("glm-4.7-flash", "bf16").decode_kernels, 1535);
-  // MiniMax-M2.5: 62 x (12 + 12) = 1,488, and one q/k-norm all-reduce per layer.
-  const PerfModelShape mm = counted_shape("minimax-m2.5", "fp8-block", 8);
-  EXPECT_DOUBLE_EQ(mm.decode_kernels, 1488);
-  EXPECT_DOUBLE_EQ(mm.extra_allreduces, 62);
-}
+// Per forward: the decode critical path (attention part + MLP part per layer) and the launches of
+// a prompt step (every stream, the all-reduces included), hand-summed from the table in
+// data/perf_defaults.json.
+struct Expected {
+  const char* id;
+  const char* weights;
+  std::uint32_t tp;
+  double decode_kernels, prompt_launches, extra_allreduces;
+};
+constexpr Expected kExpected[] = {
+    // Qwen3-235B-A22B: 94 MoE layers x (8 + 9) = 1,598; launches 94 x (11 + 10) = 1,974.
+    {"qwen3-235b-a22b", "bf16", 8, 1598, 1974, 0},
+    // DeepSeek-R1: 58 MoE x (13 + 11) + 3 dense x (13 + 5) = 1,392 + 54 = 1,446;
+    // launches 58 x (15 + 17) + 3 x (15 + 6) = 1,856 + 63 = 1,919.
+    {"deepseek-r1", "fp8-block", 8, 1446, 1919, 0},
+    // GLM-4.5 / 4.6: 89 MoE x (8 + 20) + 3 dense x (8 + 4) = 2,528; 89 x (12 + 21) + 3 x (12 + 5) = 2,988.
+    {"glm-4.5", "bf16", 8, 2528, 2988, 0},
+    // Qwen3-Coder-Next: 36 gated-DeltaNet x (7 + 9) + 12 full x (12 + 9) = 828;
+    // 36 x (9 + 15) + 12 x (14 + 15) = 1,212.
+    {"qwen3-coder-next", "bf16", 2, 828, 1212, 0},
+    // GLM-4.7-Flash: 46 MoE x (13 + 20) + (13 + 4) = 1,535; 46 x (14 + 20) + (14 + 4) = 1,582.
+    {"glm-4.7-flash", "bf16", 1, 1535, 1582, 0},
+    // MiniMax-M2.5: 62 x (12 + 12) = 1,488; 62 x (14 + 13) = 1,674; one q/k-norm all-reduce a layer.
+    {"minimax-m2.5", "fp8-block", 8, 1488, 1674, 62},
+};
 
-TEST(KernelCounts, PromptLaunchesCountEveryStreamAndAllReduce) {
-  // Qwen3-235B: 94 x (11 + 10) = 1,974 (the census's 21 a layer).
-  EXPECT_DOUBLE_EQ(counted_shape("qwen3-235b-a22b", "bf16", 8).prompt_launches, 1974);
-  // DeepSeek-R1: 58 x (15 + 17) + 3 x (15 + 6) = 1,856 + 63 = 1,919.
-  EXPECT_DOUBLE_EQ(counted_shape("deepseek-r1", "fp8-block", 8).prompt_launches, 1919);
-  // GLM-4.5: 89 x (12 + 21) + 3 x (12 + 5) = 2,937 + 51 = 2,988.
-  EXPECT_DOUBLE_EQ(counted_shape("glm-4.5", "bf16", 8).prompt_launches, 2988);
-  // Qwen3-Coder-Next: 36 x (9 + 15) + 12 x (14 + 15) = 864 + 348 = 1,212.
-  EXPECT_DOUBLE_EQ(counted_shape("qwen3-coder-next", "bf16", 2).prompt_launches, 1212);
-  // GLM-4.7-Flash: 46 x (14 + 20) + (14 + 4) = 1,564 + 18 = 1,582; MiniMax-M2.5: 62 x 27 = 1,674.
-  EXPECT_DOUBLE_EQ(counted_shape("glm-4.7-flash", "bf16").prompt_launches, 1582);
-  EXPECT_DOUBLE_EQ(counted_shape("minimax-m2.5", "fp8-block", 8).prompt_launches, 1674);
+TEST(KernelCounts, PerLayerCountsSumOverTheModel) {
+  for (const Expected& e : kExpected) {
+    const PerfModelShape s = counted_shape(e.id, e.weights, e.tp);
+    EXPECT_DOUBLE_EQ(s.decode_kernels, e.decode_kernels) << e.id;
+    EXPECT_DOUBLE_EQ(s.prompt_launches, e.prompt_launches) << e.id;
+    EXPECT_DOUBLE_EQ(s.extra_allreduces, e.extra_allreduces) << e.id;
+  }
 }
 
 TEST(KernelCounts, ApplyOnlyToTheCountedVendorArchitectureAndFormat) {

@@ -3,6 +3,9 @@
 // and what decode and prompt steps cost with them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+
 #include "support/test_support.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/io/json_file.hpp"
@@ -63,6 +66,11 @@ TEST(KernelCounts, PerLayerCountsSumOverTheModel) {
     EXPECT_DOUBLE_EQ(s.decode_kernels, e.decode_kernels) << e.id;
     EXPECT_DOUBLE_EQ(s.prompt_launches, e.prompt_launches) << e.id;
     EXPECT_DOUBLE_EQ(s.extra_allreduces, e.extra_allreduces) << e.id;
+    // The plan says that the count applies, and what it is.
+    const std::string counted = std::to_string(static_cast<int>(e.decode_kernels)) + " per decode step";
+    EXPECT_TRUE(std::any_of(s.notes.begin(), s.notes.end(),
+                            [&](const std::string& n) { return n.find(counted) != std::string::npos; }))
+        << e.id;
   }
 }
 

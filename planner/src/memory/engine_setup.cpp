@@ -49,11 +49,13 @@ ResolvedWeights place_weights(MemoryPlan& plan, const PlanInput& in, const Weigh
 }
 
 KvLayout place_kv_layout(MemoryPlan& plan, const PlanInput& in, const ResolvedWeights& weights,
-                         std::uint64_t tp, std::string_view auto_kv_dtype) {
+                         std::uint64_t tp, std::string_view auto_kv_dtype, DsaFp8Latent dsa_latent,
+                         KvDtype* resolved) {
   std::string asked = arg_string(in.args, "kv-cache-dtype").value_or("auto");
   if (asked == "auto" && !auto_kv_dtype.empty()) asked = auto_kv_dtype;
   const KvDtype dtype = resolve_kv_dtype(asked, weights.compute_precision, in.quant);
-  KvLayout kv = kv_layout(in.model.arch, dtype, tp);
+  KvLayout kv = kv_layout(in.model.arch, dtype, tp, dsa_latent);
+  if (resolved) *resolved = dtype;
   plan.kv.bytes_per_token = kv.bytes_per_token;
   plan.kv.explain = kv.explain;
   return kv;

@@ -52,12 +52,12 @@ std::string kind_label(LayerAttention kind, std::uint64_t window) {
 
 }  // namespace
 
-KvLayout kv_layout(const ModelArch& arch, const KvDtype& dtype, std::uint64_t tp) {
-  return kv_layout(arch, dtype, tp, 0, arch.num_layers);
+KvLayout kv_layout(const ModelArch& arch, const KvDtype& dtype, std::uint64_t tp, DsaFp8Latent dsa_latent) {
+  return kv_layout(arch, dtype, tp, 0, arch.num_layers, dsa_latent);
 }
 
 KvLayout kv_layout(const ModelArch& arch, const KvDtype& dtype, std::uint64_t tp,
-                   std::uint64_t first_layer, std::uint64_t end_layer) {
+                   std::uint64_t first_layer, std::uint64_t end_layer, DsaFp8Latent dsa_latent) {
   if (tp == 0) throw_usage("tensor parallel size must be at least 1");
   const auto kinds = layer_kinds(arch);
   if (end_layer > kinds.size() || first_layer > end_layer)
@@ -68,7 +68,8 @@ KvLayout kv_layout(const ModelArch& arch, const KvDtype& dtype, std::uint64_t tp
   const std::uint64_t hd = arch.head_dim;
   const std::uint64_t vd = arch.v_head_dim != 0 ? arch.v_head_dim : arch.head_dim;
   const std::uint64_t elem_bytes_num = dtype.block_bytes, elem_bytes_den = dtype.block_elems;
-  const bool fp8_ds_mla = dtype.name.starts_with("fp8") && dtype.block_bytes == 1 && dtype.block_elems == 1;
+  const bool fp8_ds_mla = dsa_latent == DsaFp8Latent::Scaled && dtype.name.starts_with("fp8") &&
+                          dtype.block_bytes == 1 && dtype.block_elems == 1;
   const std::string per_elem = elem_bytes_den == 1
                                    ? std::to_string(elem_bytes_num) + " B"
                                    : std::to_string(elem_bytes_num) + "/" +

@@ -25,6 +25,7 @@
 #include "vramplan/memory/engine_data.hpp"
 #include "vramplan/memory/engine_profiles.hpp"
 #include "vramplan/memory/engine_setup.hpp"
+#include "vramplan/memory/sglang_dsa.hpp"
 #include "vramplan/memory/sglang_weights.hpp"
 #include "vramplan/model/recurrent_state.hpp"
 
@@ -236,12 +237,22 @@ class SglangEngine final : public Engine {
         arg_switch(a, "disable-cuda-graph") ? 0 : arg_u64(a, "cuda-graph-max-bs").value_or(sized.cuda_graph_max_bs);
     const SizeDefaults used{chunk, graph_bs};
     const std::optional<double> user_f = arg_double(a, "mem-fraction-static");
-    const double f = user_f.value_or(default_fraction(d_, gpu_mib, tp, used));
+    double f = user_f.value_or(default_fraction(d_, gpu_mib, tp, used));
     if (!(f > 0 && f < 1)) throw_usage("--mem-fraction-static must be in (0, 1)");
-    // DeepSeek sparse attention: SGLang's NSA pool asserts 64-token pages on CUDA and 1 on ROCm,
-    // and server_args.py sets them for these models (0.5.9 _handle_model_specific_adjustments;
-    // mem_cache/memory_pool.py NSATokenToKVPool: assert page_size == 64).
-    const std::uint64_t dsa_page = in.gpu.vendor == "amd" ? 1 : 64;
+    // DeepSeek sparse attention: the release's page size, fp8 latent layout and pool sizing
+    // (memory/sglang_dsa.hpp; 0.5.9 _handle_model_specific_adjustments; mem_cache/memory_pool.py
+    // NSATokenToKVPool: assert page_size == 64).
+    const bool dsa = arch.index_topk > 0;
+    const auto cc = in.gpu.capability();
+    const SglangRelease release = SglangRelease::parse(d_.release(), d_.assumed());
+    const SglangDsaPool dsa_rules = sglang_dsa_pool(release, in.gpu.vendor, cc ? cc->major : 0);
+    if (dsa && dsa_rules.forced_mem_fraction > 0) {
+      f = dsa_rules.forced_mem_fraction;
+      p.notes.push_back("mem_fraction_static " + std::to_string(f).substr(0, 4) +
+                        ": SGLang 0.5.3 sets it for DeepSeek sparse attention whatever was asked, and turns DP attention on "
+                        "(server_args.py _handle_model_specific_adjustments; DP attention not modelled)");
+    }
+    const std::uint64_t dsa_page = dsa_rules.page_size;
     const auto user_page = arg_u64(a, "page-size");
     const std::uint64_t page = arch.index_topk > 0 ? dsa_page : user_page.value_or(d_.u64("page_size"));
     if (page == 0 || (user_page && *user_page == 0)) throw_usage("--page-size must be >= 1");
@@ -260,10 +271,18 @@ class SglangEngine final : public Engine {
     // cell_size: every layer at full length; the hybrid SWA split below re-divides the pool.
     // DeepSeek sparse attention: "auto" means an fp8 cache on compute capability 10+ and bf16
     // below (0.5.9 server_args.py _set_default_nsa_kv_cache_dtype).
-    const auto cc = in.gpu.capability();
-    const bool dsa_fp8 = arch.index_topk > 0 && cc && cc->major >= 10;
-    KvLayout kv = place_kv_layout(p, in, rw, tp, dsa_fp8 ? "fp8_e4m3" : "");
+    const bool dsa_fp8 = dsa && cc && cc->major >= 10;
+    KvDtype kv_dtype;
+    KvLayout kv = place_kv_layout(p, in, rw, tp, dsa_fp8 ? "fp8_e4m3" : "", dsa_rules.fp8_latent, &kv_dtype);
     pool_every_layer(kv, p);
+    // The bytes a token costs in the release's cell size (profile_max_num_token divides the pool
+    // by it): what is allocated, except for DSA models before 0.5.17.
+    std::string budget_note;
+    const std::uint64_t cell =
+        dsa && kv_dtype.block_elems == 1
+            ? sglang_dsa_budget_bytes(release, arch, kv, kv_dtype.block_bytes, budget_note)
+            : kv.bytes_per_token;
+    if (!budget_note.empty()) p.notes.push_back(budget_note);
 
     // A calibration's figures of this deployment (reconcile --update-calibration): the memory
     // SGLang's log found free before loading ("Load weight begin. avail mem", model_runner.py
@@ -292,13 +311,14 @@ class SglangEngine final : public Engine {
                                 " B (conv bf16 + SSM fp32 over the recurrent layers; " +
                                 (arg_u64(a, "max-mamba-cache-size") ? std::string("--max-mamba-cache-size")
                                                                     : "rest x r / (1 + r)") + ")"});
-    std::uint64_t tokens = kv.bytes_per_token ? pool / kv.bytes_per_token : 0;
+    std::uint64_t tokens = cell ? pool / cell : 0;
     if (const auto cap = arg_u64(a, "max-total-tokens")) tokens = std::min(tokens, *cap);
     tokens = tokens / page * page;
     const std::string pool_explain = "token pool = (total " + format_gib(in.gpu.total) + " - context " + format_gib(ctx) +
                                      ") x mem_fraction_static " + std::to_string(f).substr(0, 5) + " - weights " +
                                      format_gib(weights) + " = " + grouped(pool) + " B -> " + grouped(tokens) +
-                                     " tokens x " + grouped(kv.bytes_per_token) + " B (page size " + std::to_string(page) + ")";
+                                     " tokens x " + grouped(kv.bytes_per_token) + " B (page size " + std::to_string(page) + ")" +
+                                     (cell != kv.bytes_per_token ? "; tokens counted at the release's " + grouped(cell) + " B a token" : "");
     const SglangSwaSplit swa = sglang_swa_split(arch, kv, tokens, page, a);
     if (swa.on) {
       tokens = swa.full_tokens > 0 ? swa.full_tokens : swa.swa_tokens;

@@ -35,8 +35,9 @@ ResolvedWeights place_weights(MemoryPlan& plan, const PlanInput& in, const Weigh
 
 //! KV per token on one of `tp` ranks for --kv-cache-dtype (default "auto": `auto_kv_dtype` when
 //! the engine picks one for this model, else the compute dtype); records bytes per token and its
-//! derivation in plan.kv.
+//! derivation in plan.kv. `dsa_latent`: how an fp8 cache stores DeepSeek sparse attention's latent.
 KvLayout place_kv_layout(MemoryPlan& plan, const PlanInput& in, const ResolvedWeights& weights,
-                         std::uint64_t tp, std::string_view auto_kv_dtype = "");
+                         std::uint64_t tp, std::string_view auto_kv_dtype = "",
+                         DsaFp8Latent dsa_latent = DsaFp8Latent::Scaled, KvDtype* resolved = nullptr);
 
 }  // namespace vramplan::memory

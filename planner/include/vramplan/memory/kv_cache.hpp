@@ -57,14 +57,21 @@ struct KvLayout {
   std::string explain;                    //!< "KV/token = 2 x 32 layers x 8 kv_heads x 128 x 2 B = 131,072 B"
 };
 
+//! How an fp8 cache stores DeepSeek sparse attention's latent: "fp8_ds_mla" rows (fp8 values, an
+//! fp32 scale per 128, the rope part in bf16: 656 B) or plain fp8 (576 B: SGLang's trtllm NSA
+//! backend, memory/sglang_dsa.hpp).
+enum class DsaFp8Latent { Scaled, Plain };
+
 //! KV per token for the layers [first_layer, end_layer) on one of `tp` tensor-parallel ranks.
 //! Throws Error(Usage) when TP cannot split the KV heads (neither divides the other), with
 //! the engine's wording.
 KvLayout kv_layout(const ModelArch& arch, const KvDtype& dtype, std::uint64_t tp,
-                   std::uint64_t first_layer, std::uint64_t end_layer);
+                   std::uint64_t first_layer, std::uint64_t end_layer,
+                   DsaFp8Latent dsa_latent = DsaFp8Latent::Scaled);
 
 //! The whole model on one rank of `tp`.
-KvLayout kv_layout(const ModelArch& arch, const KvDtype& dtype, std::uint64_t tp);
+KvLayout kv_layout(const ModelArch& arch, const KvDtype& dtype, std::uint64_t tp,
+                   DsaFp8Latent dsa_latent = DsaFp8Latent::Scaled);
 
 //! Per-layer attention kinds, defaulting to Full (Mla when kv_lora_rank > 0) when the arch
 //! lists none.

@@ -567,17 +567,29 @@ void expect_decided(const std::string& arch) {
     EXPECT_EQ(u.find("architecture"), std::string::npos) << arch << ": " << u;
 }
 
+// One release's verdict on one architecture.
+struct ArchCase {
+  const char* engine;
+  const char* version;
+  const char* arch;
+  Support support;
+};
+
+void expect_cases(std::initializer_list<ArchCase> cases) {
+  for (const ArchCase& c : cases)
+    EXPECT_EQ(arch_verdict(c.engine, c.version, c.arch).support, c.support) << c.engine << " " << c.version << " " << c.arch;
+}
+
 TEST(CompatArchitecture, NewerFamiliesByEngineAndVersion) {
-  const auto verdict = arch_verdict;
-  const Verdict old = verdict("vllm", "0.15.1", "GlmMoeDsaForCausalLM");
+  const Verdict old = arch_verdict("vllm", "0.15.1", "GlmMoeDsaForCausalLM");
   ASSERT_NE(find(old, "vllm-registry"), nullptr);
   EXPECT_NE(find(old, "vllm-registry")->message.find(">=0.16.0"), std::string::npos);
-  EXPECT_EQ(verdict("vllm", "0.16.0", "GlmMoeDsaForCausalLM").support, Support::Supported);
-  EXPECT_EQ(verdict("sglang", "0.5.8", "GlmMoeDsaForCausalLM").support, Support::Unsupported);
-  EXPECT_EQ(verdict("sglang", "0.5.9", "GlmMoeDsaForCausalLM").support, Support::Supported);
-  EXPECT_EQ(verdict("sglang", "0.5", "JambaForCausalLM").support, Support::Unsupported);
-  EXPECT_EQ(verdict("vllm", "0.11", "MiniMaxM2ForCausalLM").support, Support::Supported);
-  EXPECT_EQ(verdict("vllm", "0.9", "MiniMaxM2ForCausalLM").support, Support::Unsupported);
+  expect_cases({{"vllm", "0.16.0", "GlmMoeDsaForCausalLM", Support::Supported},
+                {"sglang", "0.5.8", "GlmMoeDsaForCausalLM", Support::Unsupported},
+                {"sglang", "0.5.9", "GlmMoeDsaForCausalLM", Support::Supported},
+                {"sglang", "0.5", "JambaForCausalLM", Support::Unsupported},
+                {"vllm", "0.11", "MiniMaxM2ForCausalLM", Support::Supported},
+                {"vllm", "0.9", "MiniMaxM2ForCausalLM", Support::Unsupported}});
   // Each of them is decided, not left "not checked".
   for (const std::string arch :
        {"DeciLMForCausalLM", "Ernie4_5_MoeForCausalLM", "FalconH1ForCausalLM", "Glm4MoeForCausalLM",
@@ -587,24 +599,23 @@ TEST(CompatArchitecture, NewerFamiliesByEngineAndVersion) {
     expect_decided(arch);
 }
 
+// vLLM dropped the text-only Llama4ForCausalLM after 0.8.3 (PR #16113) and has it again from 0.10.1
+// (registry.py of the PyPI wheels); GLM-4 arrived in 0.8.4, GLM in 0.6.5. SGLang has no Falcon,
+// GPT-NeoX or GLM (1) model class in any release 0.3.0-0.5.23. TensorRT-LLM's PyTorch backend
+// registers none of them (Gemma 3 only, Cohere 2 only).
 TEST(CompatArchitecture, OlderFamiliesByEngineAndVersion) {
-  const auto verdict = arch_verdict;
-  // vLLM dropped the text-only Llama4ForCausalLM after 0.8.3 (PR #16113) and has it again from
-  // 0.10.1 (registry.py of the PyPI wheels); GLM-4 arrived in 0.8.4, GLM in 0.6.5.
-  EXPECT_EQ(verdict("vllm", "0.9.1", "Llama4ForCausalLM").support, Support::Unsupported);
-  EXPECT_EQ(verdict("vllm", "0.11", "Llama4ForCausalLM").support, Support::Supported);
-  EXPECT_EQ(verdict("vllm", "0.8.3", "Glm4ForCausalLM").support, Support::Unsupported);
-  EXPECT_EQ(verdict("vllm", "0.6.4", "GlmForCausalLM").support, Support::Unsupported);
-  EXPECT_EQ(verdict("vllm", "0.6", "CohereForCausalLM").support, Support::Supported);
-  // SGLang has no Falcon, GPT-NeoX or GLM (1) model class in any release 0.3.0-0.5.23.
-  EXPECT_EQ(verdict("sglang", "0.5", "GPTNeoXForCausalLM").support, Support::Unsupported);
-  EXPECT_EQ(verdict("sglang", "0.5", "Glm4ForCausalLM").support, Support::Supported);
-  // TensorRT-LLM's PyTorch backend registers none of them (Gemma 3 only, Cohere 2 only).
-  EXPECT_EQ(verdict("trtllm", "1.0", "GemmaForCausalLM").support, Support::Unsupported);
+  expect_cases({{"vllm", "0.9.1", "Llama4ForCausalLM", Support::Unsupported},
+                {"vllm", "0.11", "Llama4ForCausalLM", Support::Supported},
+                {"vllm", "0.8.3", "Glm4ForCausalLM", Support::Unsupported},
+                {"vllm", "0.6.4", "GlmForCausalLM", Support::Unsupported},
+                {"vllm", "0.6", "CohereForCausalLM", Support::Supported},
+                {"sglang", "0.5", "GPTNeoXForCausalLM", Support::Unsupported},
+                {"sglang", "0.5", "Glm4ForCausalLM", Support::Supported},
+                {"trtllm", "1.0", "GemmaForCausalLM", Support::Unsupported}});
   for (const std::string arch :
        {"CohereForCausalLM", "FalconForCausalLM", "GPTBigCodeForCausalLM", "GPTNeoXForCausalLM",
         "GemmaForCausalLM", "GlmForCausalLM", "Glm4ForCausalLM", "GraniteForCausalLM", "Llama4ForCausalLM"}) {
-    EXPECT_EQ(verdict("vllm", "0.19", arch).support, Support::Supported) << arch;
+    EXPECT_EQ(arch_verdict("vllm", "0.19", arch).support, Support::Supported) << arch;
     expect_decided(arch);
   }
 }

@@ -44,8 +44,8 @@ struct Expected {
   double decode_kernels, prompt_launches, extra_allreduces;
 };
 constexpr Expected kExpected[] = {
-    // Qwen3-235B-A22B: 94 MoE layers x (8 + 9) = 1,598; launches 94 x (11 + 10) = 1,974.
-    {"qwen3-235b-a22b", "bf16", 8, 1598, 1974, 0},
+    // Qwen3-235B-A22B: 94 MoE layers x (8 + 9) = 1,598; launches 94 x (10 + 10) = 1,880.
+    {"qwen3-235b-a22b", "bf16", 8, 1598, 1880, 0},
     // DeepSeek-R1: 58 MoE x (13 + 11) + 3 dense x (13 + 5) = 1,392 + 54 = 1,446;
     // launches 58 x (15 + 17) + 3 x (15 + 6) = 1,856 + 63 = 1,919.
     {"deepseek-r1", "fp8-block", 8, 1446, 1919, 0},
@@ -99,11 +99,11 @@ TEST(KernelCounts, CountedStepsPayPerKernelOthersPerLayer) {
   const double with_prompt = mixed_step_seconds(s, r, prompt);
   EXPECT_GT(with_prompt, 0.5e-3 + 94 * 755e-6);
   // With a cost per launch the prompt step pays every launch instead: doubling it from 36 to 72 us
-  // adds 1,974 x 36 us = 71.064 ms.
+  // adds 1,880 x 36 us = 67.68 ms.
   r.prompt_launch_overhead_s = 36e-6;
   const double at36 = mixed_step_seconds(s, r, prompt);
   r.prompt_launch_overhead_s = 72e-6;
-  EXPECT_NEAR(mixed_step_seconds(s, r, prompt) - at36, 1974 * 36e-6, 1e-9);
+  EXPECT_NEAR(mixed_step_seconds(s, r, prompt) - at36, 1880 * 36e-6, 1e-9);
   r.prompt_launch_overhead_s = 0;
   // Without a cost for this vendor the per-layer terms serve decode too: 0.5 + 94 x 75 us.
   r.decode_kernel_overhead_s = 0;

@@ -124,7 +124,8 @@ void add_layer(PerfModelShape& shape, const ModelArch& arch, std::size_t layer, 
     if (arch.index_topk > 0) {
       // DeepSeek sparse attention: each query reads only the index_topk latent rows its indexer
       // picks (FlashMLA sparse decode / prefill over topk_indices), i.e. min(context, index_topk)
-      // rows as a window does; an fp8 cache stores them as fp8_ds_mla rows.
+      // rows as a window does; an fp8 cache stores them as fp8_ds_mla rows (an engine that keeps
+      // plain fp8 rows says so through the memory plan's bytes per token, use_planned_kv_bytes).
       g.window = arch.index_topk;
       if (opt.kv_element_bytes < 2) g.kv_bytes_per_token = static_cast<double>(fp8_ds_mla_row(arch));
       if (layer < arch.layer_has_indexer.size() && arch.layer_has_indexer[layer])
@@ -167,7 +168,7 @@ void use_planned_kv_bytes(PerfModelShape& shape, double planned) {
 // MLP part by whether the layer has routed experts. A layer kind the count lacks leaves the model
 // uncounted (0), with a note.
 void count_kernels(PerfModelShape& shape, const ModelArch& arch, const std::set<int>& moe_layers,
-                          const LayerKernelCounts& c, double pp) {
+                   const LayerKernelCounts& c, double pp) {
   double kernels = 0, launches = 0;
   for (std::uint64_t l = 0; l < arch.num_layers; ++l) {
     const LayerAttention kind = l < arch.layer_attention.size() ? arch.layer_attention[l] : LayerAttention::Full;

@@ -7,6 +7,7 @@
 
 #include "vramplan/core/error.hpp"
 #include "vramplan/io/json_file.hpp"
+#include "vramplan/model/spec.hpp"
 
 namespace vramplan::perf {
 namespace {
@@ -59,12 +60,22 @@ KernelCountDefaults read_kernel_counts(const JsonView& k) {
       if (!(n >= 0 && n <= 1000)) v.fail("expected a kernel count in 0..1000");
       return n;
     };
-    for (const auto& [kind, n] : e.at("attention").members()) c.attention.emplace(kind, count(n));
+    // A layer kind as model/spec.hpp names it ("full", "mla", "recurrent", ...): a misspelt one
+    // would leave every model of the architecture uncounted without a word.
+    const auto kind_name = [](const JsonView& parts, const std::string& kind) {
+      for (LayerAttention k : {LayerAttention::Full, LayerAttention::Sliding, LayerAttention::Chunked, LayerAttention::Mla,
+                               LayerAttention::Recurrent, LayerAttention::None})
+        if (layer_attention_name(k) == kind) return kind;
+      parts.fail_at(kind, "not a layer kind (full, sliding, chunked, mla, recurrent, none)");
+    };
+    const JsonView attention = e.at("attention");
+    for (const auto& [kind, n] : attention.members()) c.attention.emplace(kind_name(attention, kind), count(n));
     if (auto m = e.get("moe_mlp")) c.moe_mlp = count(*m);
     if (auto m = e.get("dense_mlp")) c.dense_mlp = count(*m);
     if (auto m = e.get("extra_allreduces")) c.extra_allreduces = count(*m);
     const JsonView launches = e.at("launches");
-    for (const auto& [kind, n] : launches.at("attention").members()) c.launches.attention.emplace(kind, count(n));
+    const JsonView launched = launches.at("attention");
+    for (const auto& [kind, n] : launched.members()) c.launches.attention.emplace(kind_name(launched, kind), count(n));
     if (auto m = launches.get("moe_mlp")) c.launches.moe_mlp = count(*m);
     if (auto m = launches.get("dense_mlp")) c.launches.dense_mlp = count(*m);
     if (!e.get("source")) e.fail("every count needs its source");

@@ -125,6 +125,15 @@ TEST(KernelCounts, BadCountsNameTheField) {
   arch["weights"] = "bf16";
   arch["moe_mlp"] = -1;
   EXPECT_THROW(load_perf_defaults(dir.write("perf.json", doc.dump())), Error);
+  // A misspelt layer kind would leave the architecture uncounted without a word.
+  arch["moe_mlp"] = 9;
+  arch["attention"] = {{"ful", 8}};
+  try {
+    load_perf_defaults(dir.write("perf.json", doc.dump()));
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("attention/ful"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -7,9 +7,12 @@
 // releases), after np.random.seed(args.seed) with --seed defaulting to 1:
 //     input_lens  = np.random.randint(max(int(input_len * range_ratio), 1), input_len + 1, size=n)
 //     output_lens = np.random.randint(int(output_len * range_ratio), output_len + 1, size=n)
-// (--random-range-ratio defaults to 0.0, so outputs are drawn from [0, output_len]). Requests are
-// sent in list order. A record's printed "Total input tokens" equal to the sum of the re-drawn
-// input lengths is the evidence that the run drew from this stream; only then are they used.
+// (--random-range-ratio defaults to 0.0, so outputs are drawn from [0, output_len]; from 0.5.6.post2
+// compute_random_lens draws them from [1, output_len], the inputs unchanged). Requests are sent in
+// list order. A record's printed "Total input tokens" equal to the sum of the re-drawn input lengths
+// is the evidence that the run drew from this stream; only then are they used. Its "Total
+// generated tokens" says which output range it drew from (the cookbook's 0.5.6 / 0.5.6.post1 runs
+// print the [0, O] sums, its 0.5.6.post2-0.5.9 runs the [1, O] ones: 4,210 and 4,220 for 10 prompts).
 #pragma once
 
 #include <cstdint>
@@ -50,12 +53,14 @@ struct DrawnLengths {
 };
 
 //! The lengths bench_serving's random dataset drew for n prompts of input_len / output_len with
-//! range ratio 0 and seed 1.
-inline DrawnLengths bench_serving_random_lengths(std::uint32_t input_len, std::uint32_t output_len, std::size_t n) {
+//! range ratio 0 and seed 1; outputs from [output_low, output_len] (0 up to SGLang 0.5.6.post1, 1 from
+//! 0.5.6.post2).
+inline DrawnLengths bench_serving_random_lengths(std::uint32_t input_len, std::uint32_t output_len, std::size_t n,
+                                                 std::uint32_t output_low = 0) {
   NumpyLegacyRandint rng(1);
   DrawnLengths d;
   d.input = rng.draw(1, input_len + 1, n);
-  d.output = rng.draw(0, output_len + 1, n);
+  d.output = rng.draw(output_low, output_len + 1, n);
   return d;
 }
 

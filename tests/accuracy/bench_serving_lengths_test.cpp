@@ -2,6 +2,8 @@
 // the totals the runs printed.
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "accuracy/bench_serving_lengths.hpp"
 #include "accuracy/serving_records.hpp"
 #include "support/sanitizer.hpp"
@@ -33,6 +35,17 @@ TEST(BenchServingLengths, ReproducesPrintedTotals) {
     const DrawnLengths d = bench_serving_random_lengths(c.in, c.out, c.n);
     EXPECT_EQ(total(d.input), c.total_in) << c.in << "/" << c.out << " x " << c.n;
     EXPECT_EQ(total(d.output), c.total_out) << c.in << "/" << c.out << " x " << c.n;
+  }
+}
+
+// From SGLang 0.5.6.post2 bench_serving draws outputs from [1, O] (compute_random_lens): the
+// cookbook's 0.5.6.post2-0.5.9 runs print those totals, the input totals unchanged (Kimi-K2.5 on
+// 0.5.6.post2: 6,101 input and 4,220 generated tokens over 10 prompts; 80 prompts 39,668 / 40,805).
+TEST(BenchServingLengths, OutputsFromOneInLaterReleases) {
+  for (auto [n, total_in, total_out] : {std::tuple{std::size_t{10}, 6101u, 4220u}, std::tuple{std::size_t{80}, 39668u, 40805u}}) {
+    const DrawnLengths d = bench_serving_random_lengths(1000, 1000, n, 1);
+    EXPECT_EQ(total(d.input), total_in) << n;
+    EXPECT_EQ(total(d.output), total_out) << n;
   }
 }
 

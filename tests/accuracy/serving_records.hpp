@@ -133,8 +133,16 @@ inline std::optional<std::filesystem::path> bench_serving_trace(const std::strin
       !res.contains("total_input_tokens") || res.at("total_input_tokens").is_null())
     return std::nullopt;
   const std::size_t n = w.at("num_prompts");
-  const DrawnLengths d = bench_serving_random_lengths(w.at("input_high"), w.at("output_high"), n);
+  DrawnLengths d = bench_serving_random_lengths(w.at("input_high"), w.at("output_high"), n);
   if (total(d.input) != res.at("total_input_tokens").get<std::uint64_t>()) return std::nullopt;
+  // From 0.5.6.post2 the outputs are drawn from [1, O]: the printed total of generated tokens says
+  // which draw the run made.
+  if (res.contains("total_output_tokens") && !res.at("total_output_tokens").is_null()) {
+    const DrawnLengths from_one = bench_serving_random_lengths(w.at("input_high"), w.at("output_high"), n, 1);
+    if (total(d.output) != res.at("total_output_tokens").get<std::uint64_t>() &&
+        total(from_one.output) == res.at("total_output_tokens").get<std::uint64_t>())
+      d = from_one;
+  }
   spec.input = spec.output = sim::LengthSpec{};
   spec.input.fixed = spec.output.fixed = 1;
   const auto arrivals = sim::make_request_source(spec);

@@ -13,6 +13,19 @@
 // is the evidence that the run drew from this stream; only then are they used. Its "Total
 // generated tokens" says which output range it drew from (the cookbook's 0.5.6 / 0.5.6.post1 runs
 // print the [0, O] sums, its 0.5.6.post2-0.5.9 runs the [1, O] ones: 4,210 and 4,220 for 10 prompts).
+//
+// The prompts themselves (sglang 0.5.3-0.5.9 bench_serving.py sample_random_requests, read
+// 2026-12-04; not yet simulated): prompt i is the first input_lens[i] tokens of the i-th first human
+// turn of ShareGPT_V3_unfiltered_cleaned_split.json after random.shuffle under random.seed(1),
+// repeated when shorter. So across the runs one server sees (no /flush_cache by default, a warmup
+// that sends the run's prompt 0):
+//   - the first N1 prompts of a run with the same input_len and N2 > N1 prompts are identical, and
+//     output length and concurrency do not change the prompts (the cookbook's 1,000 / 8,000 runs
+//     resend prompts 0..N-1 of its 1,000 / 1,000 runs);
+//   - prompt i of an 8,000-token run shares min(l_1000, l_8000) tokens with prompt i of a 1,000-token
+//     run (the same turn), minus a few at the cut after re-tokenising.
+// A radix cache kept from the runs before would turn much of a later run's prefill into cache hits
+// (the measured first waves of the 64-user 8,000-token runs, docs/accuracy-sim.md "warm" / "burst").
 #pragma once
 
 #include <cstdint>

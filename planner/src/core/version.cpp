@@ -31,4 +31,13 @@ std::vector<std::uint64_t> version_numbers(std::string_view v) {
   return parts;
 }
 
+std::vector<std::uint64_t> release_numbers(std::string_view release) {
+  if (release.empty()) return {};
+  try {
+    return version_numbers(release);
+  } catch (const Error&) {
+    return {};
+  }
+}
+
 }  // namespace vramplan

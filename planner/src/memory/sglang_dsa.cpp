@@ -3,7 +3,6 @@
 #include "vramplan/memory/sglang_dsa.hpp"
 
 #include "vramplan/core/bytes.hpp"
-#include "vramplan/core/error.hpp"
 #include "vramplan/core/version.hpp"
 #include "vramplan/memory/component.hpp"
 #include "vramplan/model/dsa_cache_rows.hpp"
@@ -12,12 +11,8 @@ namespace vramplan::memory {
 
 SglangRelease SglangRelease::parse(std::string_view release, bool assumed) {
   SglangRelease r;
-  if (assumed || release.empty()) return r;
-  try {
-    r.numbers = version_numbers(release);
-  } catch (const Error&) {
-    return r;  // "nightly" or another name: the newest release
-  }
+  if (assumed) return r;
+  r.numbers = release_numbers(release);  // empty: "nightly" or another name, the newest release
   if (r.numbers.size() < 3) {
     r.numbers.clear();  // "0.5": the newest release of the series, the newest there is
     return r;

@@ -254,9 +254,9 @@ class SglangEngine final : public Engine {
     }
     const std::uint64_t dsa_page = dsa_rules.page_size;
     const auto user_page = arg_u64(a, "page-size");
-    const std::uint64_t page = arch.index_topk > 0 ? dsa_page : user_page.value_or(d_.u64("page_size"));
+    const std::uint64_t page = dsa ? dsa_page : user_page.value_or(d_.u64("page_size"));
     if (page == 0 || (user_page && *user_page == 0)) throw_usage("--page-size must be >= 1");
-    if (arch.index_topk > 0 && user_page && *user_page != dsa_page)
+    if (dsa && user_page && *user_page != dsa_page)
       p.notes.push_back("--page-size " + std::to_string(*user_page) + " ignored: SGLang runs DeepSeek sparse attention on " +
                         std::to_string(dsa_page) + "-token pages on " + (in.gpu.vendor == "amd" ? "ROCm" : "CUDA"));
 

@@ -7,20 +7,6 @@
 
 namespace vramplan::memory {
 
-namespace {
-
-// The release's numbers; an empty or non-numeric one ("nightly") is the current release.
-std::vector<std::uint64_t> release_numbers(std::string_view release) {
-  if (release.empty()) return {};
-  try {
-    return version_numbers(release);
-  } catch (const Error&) {
-    return {};
-  }
-}
-
-}  // namespace
-
 VllmAsyncScheduling vllm_async_scheduling(std::string_view release, const EngineArgs& args, std::uint64_t pp) {
   const std::vector<std::uint64_t> v = release_numbers(release);
   const bool current = v.empty();

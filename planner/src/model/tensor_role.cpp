@@ -93,6 +93,12 @@ std::string_view layer_attention_name(LayerAttention kind) {
   return "none";
 }
 
+std::optional<LayerAttention> layer_attention_from_name(std::string_view name) {
+  for (const auto& [k, n] : kAttentionNames)
+    if (n == name) return k;
+  return std::nullopt;
+}
+
 std::uint64_t TensorInfo::elements() const {
   std::uint64_t n = 1;
   for (auto d : shape) n = checked_mul(n, d, "tensor '" + name + "' element count");

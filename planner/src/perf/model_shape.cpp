@@ -196,11 +196,6 @@ void count_kernels(PerfModelShape& shape, const ModelArch& arch, const std::set<
 
 }  // namespace
 
-std::string_view kernel_count_format(const std::vector<bool>& block_scaled_fp8, std::string_view weights_precision) {
-  if (std::find(block_scaled_fp8.begin(), block_scaled_fp8.end(), true) != block_scaled_fp8.end()) return "fp8-block";
-  return weights_precision == "bf16" || weights_precision == "fp16" ? "bf16" : "";
-}
-
 PerfModelShape shape_from_model(const ModelSpec& spec, std::span<const std::uint64_t> tensor_bytes,
                                 const ShapeOptions& opt) {
   const ModelArch& arch = spec.arch;

@@ -1,5 +1,6 @@
 #include "vramplan/perf/perf_defaults.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <string>
 #include <utility>
@@ -63,10 +64,8 @@ KernelCountDefaults read_kernel_counts(const JsonView& k) {
     // A layer kind as model/spec.hpp names it ("full", "mla", "recurrent", ...): a misspelt one
     // would leave every model of the architecture uncounted without a word.
     const auto kind_name = [](const JsonView& parts, const std::string& kind) {
-      for (LayerAttention k : {LayerAttention::Full, LayerAttention::Sliding, LayerAttention::Chunked, LayerAttention::Mla,
-                               LayerAttention::Recurrent, LayerAttention::None})
-        if (layer_attention_name(k) == kind) return kind;
-      parts.fail_at(kind, "not a layer kind (full, sliding, chunked, mla, recurrent, none)");
+      if (!layer_attention_from_name(kind)) parts.fail_at(kind, "not a layer kind (full, sliding, chunked, mla, recurrent, none)");
+      return kind;
     };
     const JsonView attention = e.at("attention");
     for (const auto& [kind, n] : attention.members()) c.attention.emplace(kind_name(attention, kind), count(n));
@@ -155,9 +154,16 @@ std::string step_overhead_entry(std::string_view engine, const nlohmann::json& e
   return std::string(engine);
 }
 
+std::string_view kernel_count_format(const std::vector<bool>& block_scaled_fp8, std::string_view weights_precision) {
+  if (std::find(block_scaled_fp8.begin(), block_scaled_fp8.end(), true) != block_scaled_fp8.end()) return "fp8-block";
+  return weights_precision == "bf16" || weights_precision == "fp16" ? "bf16" : "";
+}
+
 const LayerKernelCounts* StepOverheadDefaults::counted_layers(std::string_view vendor, std::string_view architecture,
-                                                               std::string_view weights) const {
+                                                               const std::vector<bool>& block_scaled_fp8,
+                                                               std::string_view weights_precision) const {
   if (!kernel_counts || kernel_counts->vendor != vendor) return nullptr;
+  const std::string_view weights = kernel_count_format(block_scaled_fp8, weights_precision);
   const auto it = kernel_counts->architectures.find(architecture);
   return it != kernel_counts->architectures.end() && it->second.weights == weights ? &it->second : nullptr;
 }

@@ -30,7 +30,7 @@ ThroughputModel throughput_model(const PlanSession& session, const GpuSpec& gpu,
   options.block_scaled_fp8 = resolved.block_scaled_fp8;
   options.counted_kernels = defaults.step_overhead_for(m.step_overhead_entry)
                                .counted_layers(gpu.vendor, session.model().arch.architecture,
-                                               perf::kernel_count_format(resolved.block_scaled_fp8, resolved.weights_precision));
+                                               resolved.block_scaled_fp8, resolved.weights_precision);
   m.shape = perf::shape_from_model(session.model(), resolved.tensor_bytes, options);
   m.engine = plan.engine;
   m.block_quantized_share = perf::decode_quantized_share(m.engine, session.model(), resolved.tensor_bytes);

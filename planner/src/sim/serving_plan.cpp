@@ -140,8 +140,8 @@ PlanPerformance plan_performance(const memory::PlanRequest& r, const memory::Pla
     perf::PerfDefaults defaults = perf::load_perf_defaults(root.data_file("perf_defaults.json"));
     defaults.source = "data/perf_defaults.json";  // the basis names the catalogue file, not this install's path
     const std::string entry = perf::step_overhead_entry(p.engine, p.engine_view);
-    so.counted_kernels = defaults.step_overhead_for(entry).counted_layers(
-        gpu.vendor, out.model.arch.architecture, perf::kernel_count_format(rw.block_scaled_fp8, rw.weights_precision));
+    so.counted_kernels = defaults.step_overhead_for(entry).counted_layers(gpu.vendor, out.model.arch.architecture,
+                                                                          rw.block_scaled_fp8, rw.weights_precision);
     const perf::PerfModelShape shape = perf::shape_from_model(out.model, rw.tensor_bytes, so);
     perf.tensor_dtype = tensor_dtype(p, gpu, cal);
     const perf::PerfHardware hw = perf::perf_hardware_from(gpu, cal, perf.tensor_dtype, defaults, entry);

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "support/test_support.hpp"
 #include "vramplan/core/error.hpp"
@@ -22,6 +24,10 @@ const PerfDefaults& defaults() {
 
 const StepOverheadDefaults& sglang() { return defaults().step_overhead_for("sglang"); }
 
+// Block-scaled FP8 flags for weights stored `weights` ("bf16" or "fp8-block"): one flagged tensor
+// makes the format fp8-block (kernel_count_format).
+std::vector<bool> block_fp8(std::string_view weights) { return weights == "fp8-block" ? std::vector<bool>{true} : std::vector<bool>{}; }
+
 // The catalogue model with its tensors in bf16 (2 B an element; the counts do not read the bytes).
 PerfModelShape counted_shape(const std::string& id, std::string_view weights, std::uint32_t tp = 1) {
   const ModelSpec spec = load_catalogue_model(test::source_root(), id);
@@ -29,7 +35,7 @@ PerfModelShape counted_shape(const std::string& id, std::string_view weights, st
   for (const TensorInfo& t : spec.tensors) bytes.push_back(t.elements() * 2);
   ShapeOptions opt;
   opt.tp = tp;
-  opt.counted_kernels = sglang().counted_layers("nvidia", spec.arch.architecture, weights);
+  opt.counted_kernels = sglang().counted_layers("nvidia", spec.arch.architecture, block_fp8(weights), weights);
   EXPECT_NE(opt.counted_kernels, nullptr) << id;
   return shape_from_model(spec, bytes, opt);
 }
@@ -75,11 +81,14 @@ TEST(KernelCounts, PerLayerCountsSumOverTheModel) {
 }
 
 TEST(KernelCounts, ApplyOnlyToTheCountedVendorArchitectureAndFormat) {
-  EXPECT_NE(sglang().counted_layers("nvidia", "Qwen3MoeForCausalLM", "bf16"), nullptr);
-  EXPECT_EQ(sglang().counted_layers("amd", "Qwen3MoeForCausalLM", "bf16"), nullptr);  // ROCm kernels not counted
-  EXPECT_EQ(sglang().counted_layers("nvidia", "Qwen3MoeForCausalLM", "fp8-block"), nullptr);  // +1 quant per GEMM
-  EXPECT_EQ(sglang().counted_layers("nvidia", "LlamaForCausalLM", "bf16"), nullptr);
-  EXPECT_EQ(defaults().step_overhead_for("vllm").counted_layers("nvidia", "Qwen3MoeForCausalLM", "bf16"), nullptr);
+  const std::vector<bool> bf16 = block_fp8("bf16"), fp8 = block_fp8("fp8-block");
+  EXPECT_NE(sglang().counted_layers("nvidia", "Qwen3MoeForCausalLM", bf16, "bf16"), nullptr);
+  EXPECT_NE(sglang().counted_layers("nvidia", "Qwen3MoeForCausalLM", bf16, "fp16"), nullptr);  // same kernels
+  EXPECT_EQ(sglang().counted_layers("amd", "Qwen3MoeForCausalLM", bf16, "bf16"), nullptr);  // ROCm kernels not counted
+  EXPECT_EQ(sglang().counted_layers("nvidia", "Qwen3MoeForCausalLM", fp8, "fp8-block"), nullptr);  // +1 quant per GEMM
+  EXPECT_EQ(sglang().counted_layers("nvidia", "Qwen3MoeForCausalLM", bf16, "int4-awq (linear) + bf16"), nullptr);
+  EXPECT_EQ(sglang().counted_layers("nvidia", "LlamaForCausalLM", bf16, "bf16"), nullptr);
+  EXPECT_EQ(defaults().step_overhead_for("vllm").counted_layers("nvidia", "Qwen3MoeForCausalLM", bf16, "bf16"), nullptr);
   EXPECT_EQ(kernel_count_format({false, true}, "fp8-block (mixed)"), "fp8-block");
   EXPECT_EQ(kernel_count_format({false, false}, "fp16"), "bf16");
   EXPECT_EQ(kernel_count_format({}, "int4-awq (linear) + bf16"), "");

@@ -15,4 +15,8 @@ namespace vramplan {
 //! lexicographically. Throws Error(Usage) on anything else.
 std::vector<std::uint64_t> version_numbers(std::string_view v);
 
+//! The numbers of a release an engine resolves its defaults for; empty for an empty or
+//! non-numeric release ("nightly"), which stands for the current one.
+std::vector<std::uint64_t> release_numbers(std::string_view release);
+
 }  // namespace vramplan

@@ -103,6 +103,8 @@ enum class LayerAttention {
   None,       //!< no attention / KV in this layer
 };
 std::string_view layer_attention_name(LayerAttention kind);
+//! The kind layer_attention_name gives `name`; nullopt for a name it never gives.
+std::optional<LayerAttention> layer_attention_from_name(std::string_view name);
 
 //! One rotary-embedding table an engine materialises (vLLM keeps a cos/sin cache per
 //! distinct rope configuration: max_positions x rotary_dim values in the model dtype).

@@ -57,11 +57,6 @@ struct ShapeOptions {
   const LayerKernelCounts* counted_kernels = nullptr;
 };
 
-//! The checkpoint format kernel counts are keyed by (LayerKernelCounts::weights): "fp8-block" when
-//! any tensor is stored as 2-D block-scaled FP8, "bf16" for 16-bit float weights (bf16 and fp16 run
-//! the same kernels), else "" (no count applies: other quantized formats launch other kernels).
-std::string_view kernel_count_format(const std::vector<bool>& block_scaled_fp8, std::string_view weights_precision);
-
 //! `tensor_bytes[i]` are the stored bytes of `spec.tensors[i]` in the chosen precision. Throws
 //! Error(Usage) when the sizes do not match the inventory or the architecture lacks the
 //! dimensions the model needs (layers, hidden size, heads).

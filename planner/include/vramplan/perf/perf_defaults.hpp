@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -45,6 +46,11 @@ struct LayerKernelCounts {
 //! x per_kernel, and a forward with prompt tokens step + launches x per_prompt_launch + block-FP8
 //! GEMMs x prompt_block_fp8, instead of the per-layer, per-MoE-layer and per-FP8-GEMM terms (which
 //! keep serving every other architecture and vendor).
+//! The checkpoint format kernel counts are keyed by (LayerKernelCounts::weights): "fp8-block" when
+//! any tensor is stored as 2-D block-scaled FP8, "bf16" for 16-bit float weights (bf16 and fp16 run
+//! the same kernels), else "" (no count applies: other quantized formats launch other kernels).
+std::string_view kernel_count_format(const std::vector<bool>& block_scaled_fp8, std::string_view weights_precision);
+
 struct KernelCountDefaults {
   std::string vendor;       //!< data/gpus.json vendor the counts were read for ("nvidia")
   DefaultRange per_kernel_s;  //!< seconds per counted kernel of a decode step (file: kernel_us)
@@ -75,10 +81,13 @@ struct StepOverheadDefaults {
   bool block_fp8_fitted = false;
   std::optional<KernelCountDefaults> kernel_counts;  //!< file: kernel_counts; absent = none counted
 
-  //! The counted kernels of `architecture` stored as `weights` ("bf16", "fp8-block") on a GPU of
-  //! `vendor`, or nullptr where this entry has none (another vendor, architecture or format).
+  //! The counted kernels of `architecture` on a GPU of `vendor`, for weights stored as the plan
+  //! resolved them (per-tensor block-scaled FP8 flags and the weights precision,
+  //! kernel_count_format), or nullptr where this entry has none (another vendor, architecture or
+  //! format).
   const LayerKernelCounts* counted_layers(std::string_view vendor, std::string_view architecture,
-                                          std::string_view weights) const;
+                                          const std::vector<bool>& block_scaled_fp8,
+                                          std::string_view weights_precision) const;
 };
 
 struct PerfDefaults {

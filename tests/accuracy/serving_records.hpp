@@ -121,12 +121,22 @@ inline std::filesystem::path replay_trace(const std::string& id, const std::stri
   return path;
 }
 
+//! A run of bench_serving's random dataset replayed with its own requests.
+struct BenchServingReplay {
+  std::filesystem::path trace;
+  //! Prompt 0, which bench_serving sends once as its warm-up before the run (`benchmark`:
+  //! `test_request = input_requests[0]`, at most 32 output tokens): cached when the run starts.
+  sim::CachedPrefix warmup;
+};
+
 //! A `uniform` workload of bench_serving's random dataset as the run's own requests
 //! (bench_serving_lengths.hpp), when the record's printed total of input tokens is the total of
 //! the re-drawn lengths: a trace of those lengths, with the arrival times `spec` generates (all at
 //! t = 0 for a closed loop or an infinite rate). A drawn output of 0 tokens is replayed as 1 (the
-//! simulator's least). nullopt when the totals differ: the run drew from another stream.
-inline std::optional<std::filesystem::path> bench_serving_trace(const std::string& id, const nlohmann::json& w,
+//! simulator's least). Each prompt is its own declared prefix (i + 1, its whole length): the run's
+//! first request finds prompt 0 cached by the warm-up. nullopt when the totals differ: the run
+//! drew from another stream.
+inline std::optional<BenchServingReplay> bench_serving_trace(const std::string& id, const nlohmann::json& w,
                                                                const nlohmann::json& record, sim::WorkloadSpec spec) {
   const auto& res = record.at("results");
   if (w.at("kind") != "uniform" || w.at("input_low") != 1 || w.at("output_low") != 1 ||
@@ -151,10 +161,12 @@ inline std::optional<std::filesystem::path> bench_serving_trace(const std::strin
   for (std::size_t i = 0; i < n; ++i)
     out << nlohmann::json{{"arrival_s", arrivals->next().value().arrival_s},
                           {"input_tokens", d.input[i]},
-                          {"output_tokens", std::max<std::uint32_t>(d.output[i], 1)}}
+                          {"output_tokens", std::max<std::uint32_t>(d.output[i], 1)},
+                          {"prefix_id", i + 1},
+                          {"prefix_tokens", d.input[i]}}
                .dump()
         << "\n";
-  return path;
+  return BenchServingReplay{path, {1, n ? d.input[0] : 0}};
 }
 
 //! The workload a setup states, as `vramplan simulate` flags would give it. Seed 1 for every
@@ -306,8 +318,9 @@ inline ServingComparison simulate_record(const nlohmann::json& record, const nlo
   // a quantized checkpoint of the same dimensions whose own config.json has no copy.
   if (setup.contains("weights")) q.plan.weights = setup.at("weights").get<std::string>();
   q.workload = serving_workload(c.id, w, root);
-  if (auto trace = bench_serving_trace(c.id, w, record, q.workload)) {
-    q.workload.trace = std::move(trace);
+  if (auto replay = bench_serving_trace(c.id, w, record, q.workload)) {
+    q.workload.trace = std::move(replay->trace);
+    q.options.warm_prefixes = {replay->warmup};
     c.workload += " (the run's own lengths, re-drawn)";
   }
   if (setup.contains("cold_start")) {

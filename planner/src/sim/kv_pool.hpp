@@ -62,6 +62,16 @@ class KvPool {
     shared_ += blocks;
     return true;
   }
+  //! Before the first request: a prefix the server already holds (SimOptions::warm_prefixes),
+  //! more recently used than those seeded before it. One already present, or one the free blocks
+  //! cannot hold, is skipped.
+  void seed(std::uint64_t id, std::uint64_t blocks) {
+    if (blocks == 0 || blocks > free_now() || prefixes_.count(id)) return;
+    const Prefix p{blocks, 0, {-1.0, ++lru_seq_}};
+    prefixes_.emplace(id, p);
+    lru_.emplace(p.lru_key, id);
+    cached_ += blocks;
+  }
   //! A request stops using prefix `id`; at zero references its blocks become cached.
   void release(std::uint64_t id, double now) {
     Prefix& p = prefixes_.at(id);

@@ -112,6 +112,9 @@ class Simulation {
   }
 
   SimResult run() {
+    if (r_.prefix_caching)
+      for (const CachedPrefix& p : opt_.warm_prefixes)
+        if (p.prefix_id) pool_.seed(p.prefix_id, p.tokens / bs_);
     pull_next();
     res_.first_arrival_s = next_ ? next_->arrival_s : 0;
     if (next_ && std::isinf(next_->arrival_s)) throw_internal("simulate: a request arrived at t = inf");

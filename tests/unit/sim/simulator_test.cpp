@@ -93,6 +93,37 @@ TEST(Simulator, OneRequestAloneTakesPrefillThenDecodeSteps) {
   EXPECT_NEAR(r.duration_s, 0.08003, 1e-12);  // first arrival .. last completion
 }
 
+TEST(Simulator, AWarmPrefixServesTheFirstRequestFromTheCache) {
+  // The request above, its whole prompt declared as prefix 7, which the server holds before the
+  // run (a load generator's warm-up): full blocks only and at least the last token computed, so
+  // min(3000 / 16, 2999 / 16) = 187 blocks (2992 tokens) are reused and 8 computed: TTFT one step
+  // of 0.01 + 8 x 1e-5 = 0.01008 s.
+  SimOptions o;
+  o.warm_prefixes = {{7, 3000}};
+  ListSource warm({{0, 0.5, 3000, 4, 7, 3000}});
+  const SimResult r = simulate(vllm_like(1000), linear_clock, warm, o);
+  EXPECT_NEAR(r.ttft.mean, 0.01008, 1e-12);
+  EXPECT_EQ(r.prefix_hits, 1u);
+  // Another prefix cached: no hit, the 0.05 s TTFT of a cold prompt.
+  ListSource other({{0, 0.5, 3000, 4, 8, 3000}});
+  const SimResult r2 = simulate(vllm_like(1000), linear_clock, other, o);
+  EXPECT_NEAR(r2.ttft.mean, 0.05, 1e-12);
+  EXPECT_EQ(r2.prefix_hits, 0u);
+  // A warm prefix the pool cannot hold (4000 / 16 = 250 blocks in a pool of 200) is not seeded.
+  SimOptions big;
+  big.warm_prefixes = {{7, 4000}};
+  big.check_invariants = true;
+  ListSource again({{0, 0.5, 3000, 4, 7, 3000}});
+  const SimResult r3 = simulate(vllm_like(200), linear_clock, again, big);
+  EXPECT_NEAR(r3.ttft.mean, 0.05, 1e-12);
+  EXPECT_EQ(r3.prefix_hits, 0u);
+  // With prefix caching off nothing is seeded.
+  SchedulerRules off = vllm_like(1000);
+  off.prefix_caching = false;
+  ListSource plain({{0, 0.5, 3000, 4, 7, 3000}});
+  EXPECT_NEAR(simulate(off, linear_clock, plain, o).ttft.mean, 0.05, 1e-12);
+}
+
 TEST(Simulator, TimelineWindowsCarryTheLatencyOfTheirRequests) {
   // The request of the test above: first token at 0.5 + 0.05 = 0.55 s (TTFT 0.05 s), last at
   // 0.58003 s (TPOT 0.01001 s). Sampled every 10 ms, exactly one window holds each, within the

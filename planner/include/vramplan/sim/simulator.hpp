@@ -41,6 +41,12 @@ struct TimelineSample {
   Summary ttft_window, tpot_window;
 };
 
+//! A declared prompt prefix (a workload's prefix_id) held in the KV cache.
+struct CachedPrefix {
+  std::uint64_t prefix_id = 0;
+  std::uint64_t tokens = 0;  //!< its full blocks are cached
+};
+
 struct SimOptions {
   //! At most this many requests outstanding (sent, not finished): benchmark_serving's
   //! --max-concurrency; with an infinite rate, a closed loop of this many users.
@@ -52,6 +58,10 @@ struct SimOptions {
   std::function<void(const TimelineSample&)> on_sample;
   //! Called every few thousand steps with requests finished (completed + rejected) so far.
   std::function<void(std::uint64_t finished)> on_progress;
+  //! Prefixes the server holds before the first request, least recently used first: cached
+  //! (evictable) at t = 0 when prefix caching is on. E.g. a load generator's warm-up request
+  //! (bench_serving sends the run's first prompt once before it starts).
+  std::vector<CachedPrefix> warm_prefixes;
   //! Tests: recount every block from the requests after every step and throw Error(Internal)
   //! on any mismatch (O(requests in system) per step). Debug builds check every 4096 steps.
   bool check_invariants = false;

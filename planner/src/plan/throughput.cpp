@@ -28,6 +28,11 @@ ThroughputModel throughput_model(const PlanSession& session, const GpuSpec& gpu,
   options.kv_element_bytes = static_cast<double>(kv.block_bytes) / static_cast<double>(kv.block_elems);
   options.activation_bytes = static_cast<double>(resolved.compute_bytes);
   options.block_scaled_fp8 = resolved.block_scaled_fp8;
+  // The plan's own KV and state sizes, as the simulator's step model takes them
+  // (sim/serving_plan.cpp plan_performance): one KV size for the batch table, the sweep and the
+  // simulator, e.g. SGLang's plain fp8 DSA latent rows (memory/sglang_dsa.cpp).
+  options.kv_bytes_per_token_per_gpu = static_cast<double>(plan.kv.bytes_per_token);
+  options.state_bytes_per_seq_per_gpu = static_cast<double>(plan.kv.state_bytes_per_sequence);
   options.counted_kernels = defaults.step_overhead_for(m.step_overhead_entry)
                                .counted_layers(gpu.vendor, session.model().arch.architecture,
                                                resolved.block_scaled_fp8, resolved.weights_precision);

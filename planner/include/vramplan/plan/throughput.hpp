@@ -31,7 +31,8 @@ struct ThroughputModel {
 
 //! `args` and `weights` as given to the engine (dtype, quantization, kv-cache-dtype are read);
 //! `plan` is the engine's plan of that configuration (on any GPU): its engine_view says how the
-//! engine schedules and launches a step, which picks the step overhead.
+//! engine schedules and launches a step, which picks the step overhead, and its KV bytes per token
+//! and recurrent state per sequence are the traffic the step model moves.
 ThroughputModel throughput_model(const PlanSession& session, const GpuSpec& gpu, const memory::EngineArgs& args,
                                  const std::optional<std::string>& weights, const perf::PerfDefaults& defaults,
                                  std::uint64_t token_budget, const memory::MemoryPlan& plan);

@@ -67,8 +67,8 @@ TEST(BenchServingLengths, UsedForEveryMatchingRecord) {
                      c.id == "sglcookbook-minimax-m2-5-02")
         << c.id;
   }
-  EXPECT_EQ(uniform, 93u);
-  EXPECT_EQ(redrawn, 88u);
+  EXPECT_EQ(uniform, 95u);  // 93 until Kimi-K2.5's two MI350X runs joined (2026-12-04)
+  EXPECT_EQ(redrawn, 90u);
 }
 
 }  // namespace

@@ -291,8 +291,11 @@ TEST(SimAccuracy, OverloadedRunsArePredictedOverloaded) {
 // 38 us a launch, 80 -> 70 us a block-FP8 GEMM): from {9.3, 9.0, 19.2, 9.7, 53.4, 12.8} to the values
 // {9.4, 9.0, 17.5, 9.6, 52.7, 12.7}. Re-measured 2026-12-04 once each re-drawn run's first prompt
 // is cached by bench_serving's warm-up request and the two block-FP8 prompt terms re-fitted (70 ->
-// 75 us on NVIDIA, 270 -> 280 us on AMD): the values below.
-constexpr double kAchievedMedianPct[] = {9.2, 9.1, 17.5, 9.6, 53.4, 12.4};
+// 75 us on NVIDIA, 270 -> 280 us on AMD): {9.2, 9.1, 17.5, 9.6, 53.4, 12.4}. Re-measured 2026-12-04
+// when Kimi-K2.5's two runs on 4 x MI350X joined (the catalogue gained the MI350X): their step is 5-12
+// times what the step model gives, as on H200, and request throughput leaves its target (the values
+// below).
+constexpr double kAchievedMedianPct[] = {10.4, 9.1, 18.5, 9.9, 54.5, 12.6};
 constexpr double kGuardPct = 2.0;
 
 TEST(SimAccuracy, MedianErrorsMeetTheTargetsOrTheirRegressionGuards) {
@@ -597,8 +600,8 @@ constexpr const char* kKimiFindings =
     "layer that read the experts touched, which is what the step model charges. The cookbook's benchmark server "
     "sets no reasoning or tool parser, and bench_serving's sglang backend streams /generate, which runs none. "
     "Nothing there does work per running sequence of the size measured. Two more records bound the cause: the "
-    "same checkpoint on 4 x MI350X (SGLang 0.5.9, TP 4; sglcookbook-kimi-k2-5-08 / 09, not simulated: no MI350X "
-    "in the catalogue) has the same shape, median ITL 35.7 ms at one user and 184 ms at 16 (about 10 ms per "
+    "same checkpoint on 4 x MI350X (SGLang 0.5.9, TP 4; sglcookbook-kimi-k2-5-08 / 09, simulated since 2026-12-04 "
+    "on the catalogue's derived MI350X rates: TPOT -79 and -92 %) has the same shape, median ITL 35.7 ms at one user and 184 ms at 16 (about 10 ms per "
     "sequence, output 27 -> 77 tok/s) with other attention and MoE kernels (aiter MLA; "
     "CompressedTensorsWNA16TritonMoE, get_moe_scheme's ROCm branch), so no Hopper kernel (FA3, Marlin) explains "
     "it alone; and Kimi-K2-Instruct (FP8 block weights, a tiktoken tokenizer of the same family, 8 x B200, "
@@ -747,7 +750,14 @@ const std::map<std::string, std::string>& p99_causes() {
        "spread: measured p99 1.9 x its median (p99.9 67 ms, max 130 ms), simulated 1.2 x"},
       {"sglcookbook-deepseek-v3-1-03",
        "cached: its 10 prompts are run -00's at the same lengths (bench_serving's random text), p99 160 = its median 156"},
-      {"sglcookbook-qwen3-08", "burst: 64 first prompts of ~4,000 tokens; measured mean TTFT only 35 ms over the median"},
+      // The first 64 of the 8,000-token draw of 320 hold 248,315 tokens (bench_serving_lengths.hpp).
+      {"sglcookbook-kimi-k2-5-08", "kimi"},
+      {"sglcookbook-kimi-k2-5-09", "kimi"},
+      {"sglcookbook-qwen3-08",
+       "warm radix cache: its first 80 prompts are run -07's; uncached, its first wave (64 prompts, 248,315 tokens) "
+       "is 2 x 22B active parameters x 248,315 = 10.9 PFLOP, 0.61 s at 8 x 2,250 dense BF16 TFLOPS, and the 60th "
+       "prompt's first token needs 0.57 s of it: more than the measured p99 (510 ms, between the 4th and 5th "
+       "slowest of 320)"},
       {"sglcookbook-deepseek-v3-1-08", "burst: 64 first prompts of ~4,000 tokens"},
       {"sglcookbook-llama4-02", "burst: 100 first prompts"},
       {"llmservingsim-bench-rtx4090-llama-3.1-8b", "engine-log: every latency 36-43 % slow"},

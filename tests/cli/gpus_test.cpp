@@ -43,7 +43,7 @@ TEST(GpusCommand, JsonHasEveryRequiredKeyOfTheSchema) {
   const auto schema = nlohmann::json::parse(in);
   const auto out = test::run_cli_json({"gpus", "--all", "--json"});
   EXPECT_EQ(out["schema"], "vramplan.gpus/1");
-  EXPECT_EQ(out["gpus"].size(), 41u + 43u);  // every card and every MIG slice of data/gpus.json
+  EXPECT_EQ(out["gpus"].size(), 42u + 43u);  // every card and every MIG slice of data/gpus.json
   check_required(schema, schema, out, "");
 }
 
@@ -85,11 +85,12 @@ TEST(GpusCommand, MigAndVendorFilters) {
     EXPECT_EQ(g["kind"], "mig");
   }
   const auto amd = test::run_cli_json({"gpus", "--json", "--vendor", "amd"})["gpus"];
-  ASSERT_EQ(amd.size(), 4u);  // file order
+  ASSERT_EQ(amd.size(), 5u);  // file order
   EXPECT_EQ(amd[0]["id"], "mi300x");
   EXPECT_EQ(amd[1]["id"], "mi325x");
   EXPECT_EQ(amd[2]["id"], "mi355x");
-  EXPECT_EQ(amd[3]["id"], "mi250x");
+  EXPECT_EQ(amd[3]["id"], "mi350x");
+  EXPECT_EQ(amd[4]["id"], "mi250x");
   // Intel Gaudi is listed with the reason it cannot be planned.
   const auto intel = test::run_cli_json({"gpus", "--json", "--vendor", "intel"})["gpus"];
   ASSERT_EQ(intel.size(), 2u);

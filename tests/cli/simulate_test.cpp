@@ -248,5 +248,14 @@ TEST(SimulateCli, MarkdownQuoteSaysOnlyWhatWasAsked) {
   EXPECT_NE(r.out.find("```sh\nvllm serve llama-3.1-8b --tensor-parallel-size 1 --max-model-len 8192"), std::string::npos) << r.out;
 }
 
+TEST(SimulateCli, RefusesSpeculativeDecodingItPlansForMemoryOnly) {
+  // `plan` sizes SGLang's MTP draft (memory/sglang_speculative.hpp); its draft and verify steps
+  // are not in the simulator: a usage error naming the flag, not a simulation of plain decoding.
+  const CliResult r = run_cli({"simulate", "--model", "deepseek-r1", "--gpu", "h200", "--engine", "sglang", "--tp-size", "8",
+                               "--speculative-algorithm", "EAGLE", "--rate", "1", "--requests", "10"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--speculative-algorithm"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace vramplan::test

@@ -13,8 +13,9 @@
 // (server_args.py). Hybrid linear-attention / Mamba models (Qwen3-Next) split rest_memory between
 // a per-request state pool and the full-attention token pool (sglang_mamba_split below); hybrid
 // SWA models (gpt-oss, Llama-4) split the token pool between full and sliding layers
-// (sglang_swa_split). Not modelled: DP attention, speculative decoding buffers, multimodal
-// (adjust_mem_fraction_for_vlm).
+// (sglang_swa_split). Speculative decoding with the checkpoint's MTP layer as the draft:
+// memory/sglang_speculative.hpp. Not modelled: DP attention, other drafts (EAGLE3, NGRAM, a
+// separate checkpoint), multimodal (adjust_mem_fraction_for_vlm).
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -26,6 +27,7 @@
 #include "vramplan/memory/engine_profiles.hpp"
 #include "vramplan/memory/engine_setup.hpp"
 #include "vramplan/memory/sglang_dsa.hpp"
+#include "vramplan/memory/sglang_speculative.hpp"
 #include "vramplan/memory/sglang_weights.hpp"
 #include "vramplan/model/recurrent_state.hpp"
 
@@ -166,8 +168,10 @@ SglangMambaSplit sglang_mamba_split(const ModelArch& arch, std::uint64_t tp, dou
   return m;
 }
 
-//! mem_fraction_static when the user leaves it unset, by the profile's rule (see sglang.json).
-double default_fraction(const EngineProfileData& d, double gpu_mib, std::uint64_t tp, const SizeDefaults& s) {
+//! mem_fraction_static when the user leaves it unset, by the profile's rule (see sglang.json);
+//! `speculative_mib`: what the reserve_sum rule adds for a draft model, after its floor.
+double default_fraction(const EngineProfileData& d, double gpu_mib, std::uint64_t tp, const SizeDefaults& s,
+                        double speculative_mib) {
   const JsonView rule = d.table("default_mem_fraction");
   const std::string kind = rule.req_string("rule");
   if (kind == "tp_table") {  // rows [min TP, fraction], largest TP first
@@ -186,7 +190,7 @@ double default_fraction(const EngineProfileData& d, double gpu_mib, std::uint64_
                       static_cast<double>(s.cuda_graph_max_bs) * rule.req_number("mib_per_graph_bs") +
                       static_cast<double>(tp) * rule.req_number("mib_per_rank");
     if (gpu_mib > rule.req_number("floor_above_mib")) reserved = std::max(reserved, rule.req_number("floor_mib"));
-    return round3((gpu_mib - reserved) / gpu_mib);
+    return round3((gpu_mib - reserved - speculative_mib) / gpu_mib);
   }
   rule.fail_at("rule", "unknown rule '" + kind + "' (known: tp_table, gpu_buckets, reserve_sum)");
 }
@@ -217,7 +221,12 @@ class SglangEngine final : public Engine {
             {"mamba-full-memory-ratio", "hybrid models: state pool / token pool memory ratio (default 0.9)", false, {}},
             {"max-mamba-cache-size", "hybrid models: request state slots (default: from the ratio)", false, {}},
             {"swa-full-tokens-ratio", "gpt-oss / Llama-4: sliding-window pool tokens per full-pool token (default 0.8)", false, {}},
-            {"disable-hybrid-swa-memory", "gpt-oss / Llama-4: size the sliding layers' pools like full ones", true, {}}};
+            {"disable-hybrid-swa-memory", "gpt-oss / Llama-4: size the sliding layers' pools like full ones", true, {}},
+            {"speculative-algorithm", "EAGLE or NEXTN: the checkpoint's MTP layer drafts (DeepSeek-V3 / V3.2, GLM-5)", false, {}},
+            {"speculative-num-steps", "draft steps (default: SGLang's choice, 3)", false, {}},
+            {"speculative-eagle-topk", "draft branches per step (default 1)", false, {}},
+            {"speculative-num-draft-tokens", "tokens verified per step (default 4; steps + 1 with top-k 1)", false, {}},
+            {"speculative-draft-model-path", "a separate draft checkpoint (not modelled)", false, {}}};
   }
 
   MemoryPlan plan(const PlanInput& in) const override {
@@ -236,15 +245,17 @@ class SglangEngine final : public Engine {
     const std::uint64_t graph_bs =
         arg_switch(a, "disable-cuda-graph") ? 0 : arg_u64(a, "cuda-graph-max-bs").value_or(sized.cuda_graph_max_bs);
     const SizeDefaults used{chunk, graph_bs};
+    const SglangRelease release = SglangRelease::parse(d_.release(), d_.assumed());
+    const SglangSpeculative spec = sglang_speculative(a, in.model, release);
+    for (const auto& n : spec.notes) p.notes.push_back(n);
     const std::optional<double> user_f = arg_double(a, "mem-fraction-static");
-    double f = user_f.value_or(default_fraction(d_, gpu_mib, tp, used));
+    double f = user_f.value_or(default_fraction(d_, gpu_mib, tp, used, spec.on ? sglang_speculative_reserve_mib(release) : 0.0));
     if (!(f > 0 && f < 1)) throw_usage("--mem-fraction-static must be in (0, 1)");
     // DeepSeek sparse attention: the release's page size, fp8 latent layout and pool sizing
     // (memory/sglang_dsa.hpp; 0.5.9 _handle_model_specific_adjustments; mem_cache/memory_pool.py
     // NSATokenToKVPool: assert page_size == 64).
     const bool dsa = arch.index_topk > 0;
     const auto cc = in.gpu.capability();
-    const SglangRelease release = SglangRelease::parse(d_.release(), d_.assumed());
     const SglangDsaPool dsa_rules = sglang_dsa_pool(release, in.gpu.vendor, cc ? cc->major : 0);
     if (dsa && dsa_rules.forced_mem_fraction > 0) {
       f = dsa_rules.forced_mem_fraction;
@@ -314,10 +325,22 @@ class SglangEngine final : public Engine {
     std::uint64_t tokens = cell ? pool / cell : 0;
     if (const auto cap = arg_u64(a, "max-total-tokens")) tokens = std::min(tokens, *cap);
     tokens = tokens / page * page;
+    // Speculative decoding: 48 running requests when unset (server_args.py
+    // _handle_speculative_decoding); 0.5.3-0.5.6 grew the pool past its budget for the draft's and
+    // the verify's slots (sglang_speculative.hpp).
+    const std::optional<std::uint64_t> user_running =
+        spec.on ? std::optional<std::uint64_t>(arg_u64(a, "max-running-requests").value_or(48)) : arg_u64(a, "max-running-requests");
+    const std::uint64_t spec_extra = sglang_speculative_extra_tokens(spec, release, user_running.value_or(0));
+    if (spec_extra > 0) {
+      tokens = checked_add(tokens, spec_extra, "token pool");
+      p.notes.push_back("token pool + " + grouped(spec_extra) + " tokens past its budget: SGLang before 0.5.7 adds max_running_requests x "
+                        "(steps x top-k + draft tokens) + 100 for the draft and verify slots (model_runner.py init_memory_pool)");
+    }
     const std::string pool_explain = "token pool = (total " + format_gib(in.gpu.total) + " - context " + format_gib(ctx) +
                                      ") x mem_fraction_static " + std::to_string(f).substr(0, 5) + " - weights " +
                                      format_gib(weights) + " = " + grouped(pool) + " B -> " + grouped(tokens) +
                                      " tokens x " + grouped(kv.bytes_per_token) + " B (page size " + std::to_string(page) + ")" +
+                                     (spec_extra ? " (" + grouped(spec_extra) + " of them past the budget for speculative slots)" : "") +
                                      (cell != kv.bytes_per_token ? "; tokens counted at the release's " + grouped(cell) + " B a token" : "");
     const SglangSwaSplit swa = sglang_swa_split(arch, kv, tokens, page, a);
     if (swa.on) {
@@ -342,10 +365,29 @@ class SglangEngine final : public Engine {
                           logged_graphs ? "CUDA graphs, logged, " + dep->source
                                         : "cuda_graph_max_bs " + std::to_string(graph_bs) + " x 2 MB (server_args.py reserve)"});
     p.overhead.push_back({"overhead.context", ctx, "CUDA context + libraries before loading (" + ctx_source + ")"});
+    // The draft loads after the target and takes its weights and its one-layer pool (as many tokens
+    // as the target's) from the (1 - mem_fraction_static) headroom (eagle_worker.py EAGLEWorker).
+    Bytes draft_bytes(0);
+    if (spec.on) {
+      const std::uint64_t draft_w = sglang_draft_weight_bytes(in.model, rw, tp);
+      const std::uint64_t draft_cell = sglang_draft_kv_bytes_per_token(kv);
+      p.weights.push_back({"weights.draft", Bytes(draft_w),
+                           "the MTP layer as the draft (its decoder layer split over TP " + std::to_string(tp) +
+                               ", eh_proj and norms whole; embedding and head shared with the target), loaded after the "
+                               "target from the (1 - mem_fraction_static) headroom"});
+      p.kv_cache.push_back({"kv_cache.draft", Bytes(checked_mul(tokens, draft_cell, "draft KV pool")),
+                            grouped(tokens) + " tokens (the target pool's count) x " + grouped(draft_cell) +
+                                " B (one layer): the draft's own pool, from the headroom"});
+      draft_bytes = Bytes(checked_add(draft_w, checked_mul(tokens, draft_cell), "draft memory"));
+      p.notes.push_back("speculative decoding (" + spec.algorithm + ", steps " + std::to_string(spec.steps) + ", top-k " +
+                        std::to_string(spec.topk) + ", " + std::to_string(spec.draft_tokens) +
+                        " draft tokens): the draft's CUDA graphs are not counted (SGLang only logs them); "
+                        "the step-time estimates do not model draft and verify steps");
+    }
     p.kv.capacity_tokens = tokens;
     const std::uint64_t ctx_len = arg_u64(a, "context-length").value_or(in.workload.context.value_or(arch.max_position_embeddings));
     p.kv.max_concurrency = ctx_len ? static_cast<double>(tokens) / static_cast<double>(ctx_len) : 0.0;
-    std::uint64_t max_running = max_running_requests(arg_u64(a, "max-running-requests"), tokens, ctx_len);
+    std::uint64_t max_running = max_running_requests(user_running, tokens, ctx_len);
     if (mamba.per_req > 0) max_running = std::min(max_running, mamba.slots / mamba.ratio_divisor);
     const std::uint64_t max_prefill = arg_u64(a, "max-prefill-tokens").value_or(d_.u64("max_prefill_tokens"));
     const double conservativeness = arg_double(a, "schedule-conservativeness").value_or(1.0);
@@ -366,11 +408,19 @@ class SglangEngine final : public Engine {
       p.fits = false;
       p.reason = "the token pool holds " + std::to_string(tokens) + " tokens, fewer than --batch x context";
     }
+    // The draft is what tips it over: without it the plan stays within the card.
+    if (spec.on && p.fits && p.total_bytes() > in.gpu.total && p.total_bytes() - draft_bytes <= in.gpu.total) {
+      p.fits = false;
+      p.reason = "the draft (weights + its token pool) does not fit beside the target: the plan needs " +
+                 format_gib(p.total_bytes()) + " of " + format_gib(in.gpu.total) +
+                 " (SGLang loads the draft after sizing the target's pool and checks nothing: out of memory at start; "
+                 "lower --mem-fraction-static)";
+    }
     if (logged_free || logged_graphs)
       p.notes.push_back("free memory before loading and CUDA graphs where the deployment's log gave them: " + dep->source);
     p.notes.push_back("SGLang pool from mem_fraction_static " + std::to_string(f).substr(0, 5) +
                       (user_f ? "" : " (the version's default rule)") +
-                      "; DP attention and speculative buffers not modelled");
+                      "; DP attention not modelled");
     p.engine_view = {{"mem_fraction_static", f},
                      {"max_total_num_tokens", tokens},
                      // The longest request it runs: its context length, capped by the pool
@@ -386,16 +436,24 @@ class SglangEngine final : public Engine {
                      {"context_length", ctx_len},
                      {"max_running_requests", max_running},
                      {"max_prefill_tokens", max_prefill},
-                     {"enable_mixed_chunk", arg_switch(a, "enable-mixed-chunk")},
+                     // Speculative decoding turns mixed chunks and the overlap scheduler off
+                     // (server_args.py _handle_speculative_decoding; SGLANG_ENABLE_SPEC_V2 unset).
+                     {"enable_mixed_chunk", arg_switch(a, "enable-mixed-chunk") && !spec.on},
                      // server_args.py disable_overlap_schedule (default False since 0.4): the
                      // scheduler runs event_loop_overlap (scheduler.py).
-                     {"overlap_schedule", !arg_switch(a, "disable-overlap-schedule")},
+                     {"overlap_schedule", !arg_switch(a, "disable-overlap-schedule") && !spec.on},
                      {"radix_cache", !arg_switch(a, "disable-radix-cache")},
                      {"init_new_token_ratio", init_ratio},
                      {"min_new_token_ratio", min_ratio},
                      {"new_token_ratio_decay", (init_ratio - min_ratio) / d_.number("new_token_ratio_decay_steps")},
                      {"clip_max_new_tokens", d_.u64("clip_max_new_tokens")},
                      {"retract_decode_steps", d_.u64("retract_decode_steps")}};
+    if (spec.on) {
+      p.engine_view["speculative_algorithm"] = spec.algorithm;
+      p.engine_view["speculative_num_steps"] = spec.steps;
+      p.engine_view["speculative_eagle_topk"] = spec.topk;
+      p.engine_view["speculative_num_draft_tokens"] = spec.draft_tokens;
+    }
     if (swa.on) {
       p.engine_view["swa_full_tokens_ratio"] = swa.ratio;
       p.engine_view["full_max_total_num_tokens"] = swa.full_tokens;

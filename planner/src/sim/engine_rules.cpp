@@ -119,6 +119,11 @@ void vllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
 // SGLang: python/sglang/srt/managers/scheduler.py get_new_batch_prefill, schedule_policy.py
 // PrefillAdder, schedule_batch.py retract_decode; figures from memory/sglang_engine.cpp.
 void sglang_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
+  // A speculative step drafts, verifies several tokens per sequence and keeps the accepted ones
+  // (speculative/eagle_worker.py forward_batch_generation): not one token per decode step.
+  if (o.plan.engine_view.contains("speculative_algorithm"))
+    throw_usage("simulate: SGLang speculative decoding (--speculative-algorithm) is planned for memory only; the "
+                "simulator does not model draft and verify steps");
   const std::uint64_t tokens = view_u64(o, "max_total_num_tokens");
   const std::uint64_t page = view_u64(o, "page_size");
   r.block_tokens = static_cast<std::uint32_t>(page);

@@ -77,8 +77,15 @@ void sglang(const memory::PlanOutcome& o, const memory::EngineArgs& a, const std
   from_args(c.argv, a, "kv-cache-dtype", "--kv-cache-dtype");
   from_args(c.argv, a, "quantization", "--quantization");
   from_args(c.argv, a, "dtype", "--dtype");
+  // The MTP draft (memory/sglang_speculative.hpp), with the settings SGLang resolves; it turns
+  // the overlap scheduler off itself.
+  const bool speculative = v.contains("speculative_algorithm");
+  from_view(c.argv, v, "speculative_algorithm", "--speculative-algorithm");
+  from_view(c.argv, v, "speculative_num_steps", "--speculative-num-steps");
+  from_view(c.argv, v, "speculative_eagle_topk", "--speculative-eagle-topk");
+  from_view(c.argv, v, "speculative_num_draft_tokens", "--speculative-num-draft-tokens");
   if (view_flag(v, "enable_mixed_chunk")) c.argv.push_back("--enable-mixed-chunk");
-  if (!view_flag(v, "overlap_schedule")) c.argv.push_back("--disable-overlap-schedule");
+  if (!view_flag(v, "overlap_schedule") && !speculative) c.argv.push_back("--disable-overlap-schedule");
   if (!view_flag(v, "radix_cache")) c.argv.push_back("--disable-radix-cache");
 }
 

@@ -48,6 +48,23 @@ TEST(LaunchCommand, CatalogueIdsSayWhatToFillIn) {
   EXPECT_NE(c.note.find("catalogue id"), std::string::npos);
 }
 
+TEST(LaunchCommand, SglangCarriesTheResolvedSpeculativeSettings) {
+  // NEXTN as SGLang runs it: EAGLE with its (3, 1, 4) and 48 running requests; it turns the
+  // overlap scheduler off itself, so the command does not say so (memory/sglang_speculative.hpp).
+  memory::PlanRequest r;
+  r.model = "deepseek-r1";
+  r.gpu = "h200";
+  r.engine = "sglang@0.5.9";
+  r.args = {{"tp-size", "8"}, {"speculative-algorithm", "NEXTN"}};
+  const auto c = launch_command(memory::run_plan(r, test::source_root()), r.args, "deepseek-ai/DeepSeek-R1");
+  EXPECT_NE(c.line().find("--max-running-requests 48 "), std::string::npos) << c.line();
+  EXPECT_NE(c.line().find("--speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1 "
+                          "--speculative-num-draft-tokens 4"),
+            std::string::npos)
+      << c.line();
+  EXPECT_EQ(c.line().find("--disable-overlap-schedule"), std::string::npos) << c.line();
+}
+
 TEST(LaunchCommand, LlamaCppAndHf) {
   const memory::EngineArgs args = {{"ctx-size", "16384"}, {"parallel", "4"}, {"flash-attn", "on"}};
   const auto l = launch_command(plan_of("llamacpp", args, "rtx-4090", "gguf:Q4_K_M"), args, "models/llama-8b-q4_k_m.gguf");

@@ -255,6 +255,11 @@ TEST(SimulateCli, RefusesSpeculativeDecodingItPlansForMemoryOnly) {
                                "--speculative-algorithm", "EAGLE", "--rate", "1", "--requests", "10"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--speculative-algorithm"), std::string::npos) << r.err;
+  const CliResult v = run_cli({"simulate", "--model", "deepseek-r1", "--gpu", "h200", "--engine", "vllm", "--tensor-parallel-size", "8",
+                               "--speculative-config", R"({"method":"mtp","num_speculative_tokens":1})", "--rate", "1",
+                               "--requests", "10"});
+  EXPECT_EQ(v.exit_code, 2);
+  EXPECT_NE(v.err.find("--speculative-config"), std::string::npos) << v.err;
 }
 
 }  // namespace

@@ -27,6 +27,7 @@
 #include "vramplan/memory/engine_profiles.hpp"
 #include "vramplan/memory/engine_setup.hpp"
 #include "vramplan/memory/sglang_dsa.hpp"
+#include "vramplan/memory/mtp_draft.hpp"
 #include "vramplan/memory/sglang_speculative.hpp"
 #include "vramplan/memory/sglang_weights.hpp"
 #include "vramplan/model/recurrent_state.hpp"
@@ -369,8 +370,8 @@ class SglangEngine final : public Engine {
     // as the target's) from the (1 - mem_fraction_static) headroom (eagle_worker.py EAGLEWorker).
     Bytes draft_bytes(0);
     if (spec.on) {
-      const std::uint64_t draft_w = sglang_draft_weight_bytes(in.model, rw, tp);
-      const std::uint64_t draft_cell = sglang_draft_kv_bytes_per_token(kv);
+      const std::uint64_t draft_w = mtp_draft_weight_bytes(in.model, rw, tp);
+      const std::uint64_t draft_cell = mtp_draft_kv_bytes_per_token(kv);
       p.weights.push_back({"weights.draft", Bytes(draft_w),
                            "the MTP layer as the draft (its decoder layer split over TP " + std::to_string(tp) +
                                ", eh_proj and norms whole; embedding and head shared with the target), loaded after the "

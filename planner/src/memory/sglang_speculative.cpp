@@ -3,30 +3,14 @@
 #include "vramplan/memory/sglang_speculative.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cctype>
-#include <string_view>
 
 #include "vramplan/core/bytes.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/memory/engine_setup.hpp"
+#include "vramplan/memory/mtp_draft.hpp"
 
 namespace vramplan::memory {
-
-namespace {
-
-// The architectures whose MTP weights server_args.py loads from the target's own checkpoint
-// (_handle_speculative_decoding: speculative_draft_model_path = model_path) and whose draft
-// SGLang builds from them (configs/model_config.py _config_draft_model: DeepseekV3ForCausalLMNextN),
-// among those this planner builds with their MTP tensors (model/family_deepseek.cpp).
-constexpr std::array<std::string_view, 4> kMtpDraftArchitectures = {
-    "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "GlmMoeDsaForCausalLM", "Glm4MoeLiteForCausalLM"};
-
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-}  // namespace
 
 SglangSpeculative sglang_speculative(const EngineArgs& a, const ModelSpec& model, const SglangRelease& release) {
   SglangSpeculative s;
@@ -48,15 +32,8 @@ SglangSpeculative sglang_speculative(const EngineArgs& a, const ModelSpec& model
   if (!release.at_least({0, 5, 3}))
     throw_usage("--speculative-algorithm: SGLang's speculative decoding is modelled from 0.5.3 on (plan with sglang@0.5)");
   const std::string& arch = model.arch.architecture;
-  const bool listed = std::find(kMtpDraftArchitectures.begin(), kMtpDraftArchitectures.end(), arch) != kMtpDraftArchitectures.end();
-  if (!listed || model.arch.mtp_layers == 0)
-    throw_usage("--speculative-algorithm " + *algorithm + ": " + (arch.empty() ? std::string("this model") : arch) +
-                (listed ? " has no MTP layer in its checkpoint (num_nextn_predict_layers 0)"
-                        : " is not modelled with a draft: only the MTP layer of DeepSeek-V3 / V3.2 / GLM-5 / "
-                          "GLM-4.7-Flash checkpoints, which SGLang loads from the target's own files"));
-  if (model.arch.mtp_layers != 1)
-    throw_usage("--speculative-algorithm: SGLang loads exactly one MTP layer (deepseek_weight_loader.py "
-                "'Only 1 nextn layer is supported'); the config has " + std::to_string(model.arch.mtp_layers));
+  if (const std::string why = mtp_draft_unsupported(model.arch); !why.empty())
+    throw_usage("--speculative-algorithm " + *algorithm + ": " + why);
   if (arg_string(a, "speculative-draft-model-path"))
     throw_usage("--speculative-draft-model-path: a separate draft checkpoint is not modelled (leave it unset: "
                 "SGLang then loads the target's own MTP layer)");
@@ -105,27 +82,6 @@ std::uint64_t sglang_speculative_extra_tokens(const SglangSpeculative& s, const 
   // max_num_reqs x steps x topk (draft) + max_num_reqs x draft tokens (verify) + 100.
   return checked_add(checked_mul(max_running_requests, checked_add(checked_mul(s.steps, s.topk), s.draft_tokens)), 100,
                      "speculative token headroom");
-}
-
-std::uint64_t sglang_draft_weight_bytes(const ModelSpec& model, const ResolvedWeights& rw, std::uint64_t tp) {
-  std::uint64_t whole = 0, split = 0;
-  for (std::size_t i = 0; i < model.tensors.size(); ++i) {
-    const TensorInfo& t = model.tensors[i];
-    if (t.role != TensorRole::Mtp) continue;
-    // The target's embedding and head stand in for the MTP module's copies (set_embed_and_head).
-    if (t.name.find("embed_tokens") != std::string::npos || t.name.find("shared_head.head") != std::string::npos) continue;
-    // eh_proj is a plain ReplicatedLinear in models/deepseek_nextn.py: whole on every rank.
-    const bool replicated = t.name.find("eh_proj") != std::string::npos || ends_with(t.name, "norm.weight");
-    (replicated ? whole : split) += rw.tensor_bytes.at(i);
-  }
-  return checked_add(whole, split / std::max<std::uint64_t>(tp, 1), "draft weights");
-}
-
-std::uint64_t sglang_draft_kv_bytes_per_token(const KvLayout& kv) {
-  std::uint64_t most = 0;
-  for (const auto& l : kv.layers)
-    if (!l.shared && l.state_bytes == 0) most = std::max(most, l.bytes_per_token);
-  return most;
 }
 
 }  // namespace vramplan::memory

@@ -21,6 +21,8 @@
 #include "vramplan/memory/vllm_activation.hpp"
 #include "vramplan/memory/vllm_cuda_graphs.hpp"
 #include "vramplan/memory/vllm_kv_groups.hpp"
+#include "vramplan/memory/vllm_speculative.hpp"
+#include "vramplan/memory/mtp_draft.hpp"
 #include "vramplan/memory/vllm_async_scheduling.hpp"
 #include "vramplan/memory/vllm_scheduler_defaults.hpp"
 #include "vramplan/memory/vllm_weight_allocation.hpp"
@@ -77,6 +79,7 @@ class VllmEngine final : public Engine {
         {"no-enable-chunked-prefill", "a prompt runs in one step: max_num_batched_tokens must cover max_model_len", true, {}},
         {"async-scheduling", "form the next step's batch while the GPU runs this one (default from 0.14, not with PP > 1 on 0.14)", true, {}},
         {"no-async-scheduling", "form each step's batch when it starts (serial scheduling, the default before 0.14)", true, {}},
+        {"speculative-config", "JSON; {\"method\": \"mtp\", \"num_speculative_tokens\": k}: the checkpoint's MTP layer drafts", false, {}},
     };
   }
 
@@ -223,6 +226,8 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
                         " ignored: vLLM runs DeepSeek sparse attention on 64-token blocks");
     block_size = 64;
   }
+  const VllmSpeculative spec = vllm_speculative(args, in.model, v0, pp);
+  for (const auto& n : spec.notes) p.notes.push_back(n);
   const bool eager = arg_switch(args, "enforce-eager");
   const bool hybrid = !arg_switch(args, "disable-hybrid-kv-cache-manager");
 
@@ -302,6 +307,11 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
     if (lora_per_layer)
       r.weights.push_back({"weights.lora_slots", Bytes(lora_per_layer * (end - first)),
                            lora_explain + " x " + std::to_string(end - first) + " layers"});
+    // The MTP draft loads with the model, before the profile run (memory/vllm_speculative.hpp).
+    if (spec.on)
+      r.weights.push_back({"weights.draft", Bytes(mtp_draft_weight_bytes(in.model, rw, tp)),
+                           "the MTP layer as the draft (its decoder layer split over TP " + std::to_string(tp) +
+                               ", eh_proj in the model dtype and norms whole; embedding and head shared with the target)"});
     r.weights_bytes = sum_bytes(r.weights).count();
     VllmStageShape shape{batched, max_num_seqs, tp, rw.compute_bytes, s == 0, s + 1 == pp, max_model_len};
     r.activation = dep && dep->activation_peak
@@ -331,6 +341,14 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
     r.pool = fixed_kv != 0 ? static_cast<std::int64_t>(fixed_kv)
                       : static_cast<std::int64_t>(std::floor(budget)) - static_cast<std::int64_t>(non_kv);
     r.kv = kv_layout(arch, kvd, tp, first, end);
+    if (spec.on) {  // the draft's layer joins the target's KV cache group
+      auto it = std::max_element(r.kv.layers.begin(), r.kv.layers.end(),
+                                 [](const LayerKv& x, const LayerKv& y) { return x.bytes_per_token < y.bytes_per_token; });
+      const LayerKv draft = *it;
+      r.kv.layers.push_back(draft);
+      r.kv.bytes_per_token = checked_add(r.kv.bytes_per_token, draft.bytes_per_token, "KV bytes per token");
+      r.kv.explain += " + 1 MTP draft layer x " + grouped(draft.bytes_per_token) + " B = " + grouped(r.kv.bytes_per_token) + " B";
+    }
     r.groups = vllm_kv_groups(r.kv, block_size, max_model_len, batched, hybrid, mamba_blocks);
     r.blocks = r.pool > 0 && r.groups.block_bytes > 0 ? static_cast<std::uint64_t>(r.pool) / r.groups.block_bytes : 0;
     stages.push_back(std::move(r));
@@ -475,6 +493,15 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
       {"enable_chunked_prefill", chunked_prefill},
       {"async_scheduling", async.on},
   };
+  if (spec.on) {
+    view["speculative_method"] = spec.method;
+    view["num_speculative_tokens"] = spec.tokens;
+    p.notes.push_back("speculative decoding (mtp, " + std::to_string(spec.tokens) +
+                      " draft tokens): the draft's weights and KV layer are counted; its profile-run forwards, its "
+                      "CUDA graphs and the capture sizes spec decoding rounds to multiples of " +
+                      std::to_string(spec.tokens + 1) + " are not, and the step-time estimates do not model draft and "
+                      "verify steps");
+  }
   if (mamba) {
     std::uint64_t recurrent_in_first = 0;
     for (const auto& l : first.kv.layers) recurrent_in_first += l.state_bytes > 0 ? 1 : 0;

@@ -60,6 +60,7 @@ void vllm(const memory::PlanOutcome& o, const memory::EngineArgs& a, const std::
   // Only as given: without them vLLM resolves the release default (memory/vllm_async_scheduling.cpp).
   from_args(c.argv, a, "async-scheduling", "--async-scheduling");
   from_args(c.argv, a, "no-async-scheduling", "--no-async-scheduling");
+  from_args(c.argv, a, "speculative-config", "--speculative-config");  // as given: memory/vllm_speculative.hpp
   c.argv.push_back(view_flag(v, "enable_prefix_caching") ? "--enable-prefix-caching" : "--no-enable-prefix-caching");
   c.argv.push_back(view_flag(v, "enable_chunked_prefill") ? "--enable-chunked-prefill" : "--no-enable-chunked-prefill");
 }

@@ -56,6 +56,11 @@ std::string on_off(bool b) { return b ? "on" : "off"; }
 // vLLM V1: vllm/v1/core/sched/scheduler.py Scheduler.schedule, kv_cache_manager.py,
 // config/scheduler.py; figures from memory/vllm_engine.cpp.
 void vllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
+  // A speculative step schedules 1 + k tokens per sequence and keeps the accepted ones
+  // (v1/core/sched/scheduler.py Scheduler.schedule, update_from_output): not one token per step.
+  if (o.plan.engine_view.contains("speculative_method"))
+    throw_usage("simulate: vLLM speculative decoding (--speculative-config) is planned for memory only; the "
+                "simulator does not model draft and verify steps");
   const std::uint64_t blocks = view_u64(o, "gpu_blocks");
   // A hybrid model's KV groups (full attention, sliding window) take one block each per
   // block_size tokens from the one shared pool (kv_cache_utils.py get_kv_cache_configs): the

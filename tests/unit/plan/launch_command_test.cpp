@@ -65,6 +65,17 @@ TEST(LaunchCommand, SglangCarriesTheResolvedSpeculativeSettings) {
   EXPECT_EQ(c.line().find("--disable-overlap-schedule"), std::string::npos) << c.line();
 }
 
+TEST(LaunchCommand, VllmCarriesTheSpeculativeConfigQuoted) {
+  memory::PlanRequest r;
+  r.model = "deepseek-r1";
+  r.gpu = "h200";
+  r.engine = "vllm@0.19";
+  r.args = {{"tensor-parallel-size", "8"}, {"speculative-config", R"({"method":"mtp","num_speculative_tokens":1})"}};
+  const auto c = launch_command(memory::run_plan(r, test::source_root()), r.args, "deepseek-ai/DeepSeek-R1");
+  EXPECT_NE(c.line().find(R"( --speculative-config '{"method":"mtp","num_speculative_tokens":1}')"), std::string::npos)
+      << c.line();
+}
+
 TEST(LaunchCommand, LlamaCppAndHf) {
   const memory::EngineArgs args = {{"ctx-size", "16384"}, {"parallel", "4"}, {"flash-attn", "on"}};
   const auto l = launch_command(plan_of("llamacpp", args, "rtx-4090", "gguf:Q4_K_M"), args, "models/llama-8b-q4_k_m.gguf");

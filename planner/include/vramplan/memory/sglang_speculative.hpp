@@ -11,9 +11,9 @@
 //     max_running_requests x (steps x topk + draft tokens) + 100 tokens beyond the budget
 //     (model_runner.py init_memory_pool draft_runner_cache_size);
 //   * the draft's KV pool holds as many tokens as the target's, one layer each, and the draft's
-//     weights (the MTP decoder layer, its norms and eh_proj; embed_tokens and the head are the
-//     target's) load after the target: both come out of the (1 - mem_fraction_static) headroom, and
-//     SGLang checks neither (eagle_worker.py EAGLEWorker.__init__).
+//     weights (memory/mtp_draft.hpp) load after the target: both come out of the
+//     (1 - mem_fraction_static) headroom, and SGLang checks neither (eagle_worker.py
+//     EAGLEWorker.__init__).
 #pragma once
 
 #include <cstdint>
@@ -23,7 +23,6 @@
 #include "vramplan/memory/engine.hpp"
 #include "vramplan/memory/kv_cache.hpp"
 #include "vramplan/memory/sglang_dsa.hpp"
-#include "vramplan/memory/weights.hpp"
 #include "vramplan/model/spec.hpp"
 
 namespace vramplan::memory {
@@ -47,12 +46,5 @@ double sglang_speculative_reserve_mib(const SglangRelease& release);
 //! Tokens 0.5.3-0.5.6 add to both pools beyond the budget (0 from 0.5.7).
 std::uint64_t sglang_speculative_extra_tokens(const SglangSpeculative& s, const SglangRelease& release,
                                               std::uint64_t max_running_requests);
-
-//! Bytes per rank of the draft's weights: the MTP tensors but the embedding and output head,
-//! eh_proj whole on every rank, the rest split over `tp`.
-std::uint64_t sglang_draft_weight_bytes(const ModelSpec& model, const ResolvedWeights& rw, std::uint64_t tp);
-
-//! KV bytes per token of the draft's one layer: the largest attention layer of the target's layout.
-std::uint64_t sglang_draft_kv_bytes_per_token(const KvLayout& kv);
 
 }  // namespace vramplan::memory

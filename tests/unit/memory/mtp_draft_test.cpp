@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "support/catalogs.hpp"
+#include "mtp_fixtures.hpp"
 #include "support/engine_plans.hpp"
 #include "support/test_support.hpp"
 #include "vramplan/core/error.hpp"
@@ -16,34 +17,27 @@
 namespace vramplan::memory {
 namespace {
 
-const ModelSpec& r1_with_mtp() {
-  static const ModelSpec spec = load_catalogue_model(test::source_root(), "deepseek-r1");
-  return spec;
-}
-
-GpuTarget mtp_card() { return test::gpu_target(Bytes(150'000'000'000ull), "test card", 8, "9.0"); }
-
 TEST(MtpDraft, WeightsSplitTheLayerAndKeepEhProjWhole) {
   // W(tp) = whole + split / tp, so whole = (8 W(8) - W(1)) / 7 up to the integer division: eh_proj
   // in bf16, 7,168 x 14,336 x 2 B = 205,520,896 B, plus enorm, hnorm and shared_head.norm,
   // 3 x 7,168 x 2 B = 43,008 B: 205,563,904 B on every rank.
-  const ResolvedWeights rw = resolve_weights(r1_with_mtp(), test::quant_catalog(), {});
-  const double w1 = static_cast<double>(mtp_draft_weight_bytes(r1_with_mtp(), rw, 1));
-  const double w8 = static_cast<double>(mtp_draft_weight_bytes(r1_with_mtp(), rw, 8));
+  const ResolvedWeights rw = resolve_weights(test::deepseek_r1_with_mtp(), test::quant_catalog(), {});
+  const double w1 = static_cast<double>(mtp_draft_weight_bytes(test::deepseek_r1_with_mtp(), rw, 1));
+  const double w8 = static_cast<double>(mtp_draft_weight_bytes(test::deepseek_r1_with_mtp(), rw, 8));
   EXPECT_NEAR((8 * w8 - w1) / 7, 205'563'904.0, 8.0);
   // The rest is one MoE decoder layer: more than its 256 routed experts' fp8 bytes (256 x 3 x
   // 7,168 x 2,048 = 11.27 GB), far less than the 37 GB a copy of the embedding and head would add.
   EXPECT_GT(w1 - 205'563'904.0, 256.0 * 3 * 7168 * 2048);
   EXPECT_LT(w1, 256.0 * 3 * 7168 * 2048 * 1.2);
-  EXPECT_EQ(mtp_draft_unsupported(r1_with_mtp().arch), "");
+  EXPECT_EQ(mtp_draft_unsupported(test::deepseek_r1_with_mtp().arch), "");
 }
 
 TEST(VllmSpeculative, TheDraftLayerJoinsThePoolAndItsWeightsShrinkIt) {
   const EngineArgs tp8{{"tensor-parallel-size", "8"}};
   EngineArgs mtp = tp8;
   mtp["speculative-config"] = R"({"method": "mtp", "num_speculative_tokens": 2})";
-  const auto plain = test::plan_engine("vllm@0.19", r1_with_mtp(), mtp_card(), tp8);
-  const auto spec = test::plan_engine("vllm@0.19", r1_with_mtp(), mtp_card(), mtp);
+  const auto plain = test::plan_engine("vllm@0.19", test::deepseek_r1_with_mtp(), test::mtp_test_card(), tp8);
+  const auto spec = test::plan_engine("vllm@0.19", test::deepseek_r1_with_mtp(), test::mtp_test_card(), mtp);
   // 61 + 1 MLA layers x (512 + 64) x 2 B = 71,424 B a token; a 16-token block 1,142,784 B.
   EXPECT_EQ(plain.kv.bytes_per_token, 70'272u);
   EXPECT_EQ(spec.kv.bytes_per_token, 71'424u);
@@ -59,9 +53,9 @@ TEST(VllmSpeculative, TheDraftLayerJoinsThePoolAndItsWeightsShrinkIt) {
 }
 
 TEST(VllmSpeculative, RefusesWhatItDoesNotModel) {
-  const auto message = [&](const std::string& engine, EngineArgs a, const ModelSpec& m = r1_with_mtp()) {
+  const auto message = [&](const std::string& engine, EngineArgs a, const ModelSpec& m = test::deepseek_r1_with_mtp()) {
     try {
-      test::plan_engine(engine, m, mtp_card(), std::move(a));
+      test::plan_engine(engine, m, test::mtp_test_card(), std::move(a));
     } catch (const Error& e) {
       EXPECT_EQ(e.kind(), ErrorKind::Usage) << e.what();
       return std::string(e.what());

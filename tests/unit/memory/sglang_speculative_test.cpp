@@ -7,6 +7,7 @@
 
 #include <cmath>
 
+#include "mtp_fixtures.hpp"
 #include "support/engine_plans.hpp"
 #include "support/test_support.hpp"
 #include "vramplan/core/error.hpp"
@@ -14,14 +15,6 @@
 
 namespace vramplan::memory {
 namespace {
-
-const ModelSpec& deepseek_r1() {
-  static const ModelSpec spec = load_catalogue_model(test::source_root(), "deepseek-r1");
-  return spec;
-}
-
-// 150 GB per GPU (143,051 MiB: above the 61,440 MiB floor of the reserve rule), 8 ranks, Hopper.
-GpuTarget card() { return test::gpu_target(Bytes(150'000'000'000ull), "test card", 8, "9.0"); }
 
 const EngineArgs kTp8{{"tp-size", "8"}};
 
@@ -31,8 +24,8 @@ EngineArgs with(EngineArgs a, const std::string& k, const std::string& v) {
 }
 
 TEST(SglangSpeculative, DefaultsOfAnMtpDraft) {
-  const auto plain = test::plan_engine("sglang@0.5.9", deepseek_r1(), card(), kTp8);
-  const auto spec = test::plan_engine("sglang@0.5.9", deepseek_r1(), card(), with(kTp8, "speculative-algorithm", "NEXTN"));
+  const auto plain = test::plan_engine("sglang@0.5.9", test::deepseek_r1_with_mtp(), test::mtp_test_card(), kTp8);
+  const auto spec = test::plan_engine("sglang@0.5.9", test::deepseek_r1_with_mtp(), test::mtp_test_card(), with(kTp8, "speculative-algorithm", "NEXTN"));
   // server_args.py reserve_sum on 143,051.3 MiB: 512 + 8192 x 1.5 + 512 x 2 + 8 x 128 = 14,848 MiB
   // (above the 10,240 floor); mem_fraction_static = round3((143,051.3 - 14,848) / 143,051.3) =
   // 0.896 without a draft, round3((143,051.3 - 14,848 - 2,048) / 143,051.3) = 0.882 with one.
@@ -44,7 +37,7 @@ TEST(SglangSpeculative, DefaultsOfAnMtpDraft) {
                    std::round((mib - 14848 - 2048) / mib * 1000) / 1000);
   EXPECT_DOUBLE_EQ(spec.engine_view.at("mem_fraction_static").get<double>(), 0.882);
   // 0.5.10 reserves 4,096 MiB: round3((143,051.3 - 18,944) / 143,051.3) = 0.868.
-  const auto newer = test::plan_engine("sglang@0.5.10", deepseek_r1(), card(), with(kTp8, "speculative-algorithm", "EAGLE"));
+  const auto newer = test::plan_engine("sglang@0.5.10", test::deepseek_r1_with_mtp(), test::mtp_test_card(), with(kTp8, "speculative-algorithm", "EAGLE"));
   EXPECT_DOUBLE_EQ(newer.engine_view.at("mem_fraction_static").get<double>(), 0.868);
   // NEXTN runs as EAGLE with (3, 1, 4); 48 running requests; no overlap scheduler, no mixed chunks.
   EXPECT_EQ(spec.engine_view.at("speculative_algorithm"), "EAGLE");
@@ -54,14 +47,14 @@ TEST(SglangSpeculative, DefaultsOfAnMtpDraft) {
   EXPECT_EQ(spec.engine_view.at("max_running_requests").get<std::uint64_t>(), 48u);
   EXPECT_FALSE(spec.engine_view.at("overlap_schedule").get<bool>());
   EXPECT_TRUE(plain.engine_view.at("overlap_schedule").get<bool>());
-  const auto asked = test::plan_engine("sglang@0.5.9", deepseek_r1(), card(),
+  const auto asked = test::plan_engine("sglang@0.5.9", test::deepseek_r1_with_mtp(), test::mtp_test_card(),
                                        with(with(kTp8, "speculative-algorithm", "EAGLE"), "max-running-requests", "64"));
   EXPECT_EQ(asked.engine_view.at("max_running_requests").get<std::uint64_t>(), 64u);
 }
 
 TEST(SglangSpeculative, TheDraftTakesItsWeightsAndOneLayerPoolFromTheHeadroom) {
-  const auto plain = test::plan_engine("sglang@0.5.9", deepseek_r1(), card(), kTp8);
-  const auto spec = test::plan_engine("sglang@0.5.9", deepseek_r1(), card(), with(kTp8, "speculative-algorithm", "EAGLE"));
+  const auto plain = test::plan_engine("sglang@0.5.9", test::deepseek_r1_with_mtp(), test::mtp_test_card(), kTp8);
+  const auto spec = test::plan_engine("sglang@0.5.9", test::deepseek_r1_with_mtp(), test::mtp_test_card(), with(kTp8, "speculative-algorithm", "EAGLE"));
   // The target's pool is sized as without a draft, at the lower fraction: the same bytes per token.
   EXPECT_EQ(spec.kv.bytes_per_token, plain.kv.bytes_per_token);
   EXPECT_LT(*spec.kv.capacity_tokens, *plain.kv.capacity_tokens);
@@ -78,10 +71,10 @@ TEST(SglangSpeculative, TheDraftTakesItsWeightsAndOneLayerPoolFromTheHeadroom) {
 
 TEST(SglangSpeculative, Releases056GrewThePoolPastItsBudget) {
   // 0.5.6.post1 init_memory_pool: + 48 x (3 x 1 + 4) + 100 = 436 tokens, in both pools.
-  const auto plain = test::plan_engine("sglang@0.5.6.post1", deepseek_r1(), card(), kTp8);
-  const auto spec = test::plan_engine("sglang@0.5.6.post1", deepseek_r1(), card(), with(kTp8, "speculative-algorithm", "EAGLE"));
+  const auto plain = test::plan_engine("sglang@0.5.6.post1", test::deepseek_r1_with_mtp(), test::mtp_test_card(), kTp8);
+  const auto spec = test::plan_engine("sglang@0.5.6.post1", test::deepseek_r1_with_mtp(), test::mtp_test_card(), with(kTp8, "speculative-algorithm", "EAGLE"));
   const auto same_fraction = test::plan_engine(
-      "sglang@0.5.6.post1", deepseek_r1(), card(),
+      "sglang@0.5.6.post1", test::deepseek_r1_with_mtp(), test::mtp_test_card(),
       with(with(kTp8, "speculative-algorithm", "EAGLE"), "mem-fraction-static",
            std::to_string(plain.engine_view.at("mem_fraction_static").get<double>())));
   EXPECT_EQ(*same_fraction.kv.capacity_tokens, *plain.kv.capacity_tokens + 436u);
@@ -91,14 +84,14 @@ TEST(SglangSpeculative, Releases056GrewThePoolPastItsBudget) {
 }
 
 TEST(SglangSpeculative, UserSettingsAndRefusals) {
-  const auto mine = test::plan_engine("sglang@0.5.9", deepseek_r1(), card(),
+  const auto mine = test::plan_engine("sglang@0.5.9", test::deepseek_r1_with_mtp(), test::mtp_test_card(),
                                       {{"tp-size", "8"}, {"speculative-algorithm", "EAGLE"}, {"speculative-num-steps", "2"},
                                        {"speculative-eagle-topk", "1"}, {"speculative-num-draft-tokens", "5"}});
   // With top-k 1 SGLang verifies steps + 1 tokens whatever was asked.
   EXPECT_EQ(mine.engine_view.at("speculative_num_draft_tokens").get<std::uint64_t>(), 3u);
   const auto refused = [&](const EngineArgs& a, const std::string& engine = "sglang@0.5.9") {
     try {
-      test::plan_engine(engine, deepseek_r1(), card(), a);
+      test::plan_engine(engine, test::deepseek_r1_with_mtp(), test::mtp_test_card(), a);
     } catch (const Error& e) {
       EXPECT_EQ(e.kind(), ErrorKind::Usage) << e.what();
       return std::string(e.what());
@@ -121,7 +114,7 @@ TEST(SglangSpeculative, UserSettingsAndRefusals) {
   const auto message = [&](const char* id) {
     const ModelSpec m = load_catalogue_model(test::source_root(), id);
     try {
-      test::plan_engine("sglang@0.5.9", m, card(), {{"tp-size", "8"}, {"quantization", "fp8"}, {"speculative-algorithm", "EAGLE"}});
+      test::plan_engine("sglang@0.5.9", m, test::mtp_test_card(), {{"tp-size", "8"}, {"quantization", "fp8"}, {"speculative-algorithm", "EAGLE"}});
     } catch (const Error& e) {
       return std::string(e.what());
     }

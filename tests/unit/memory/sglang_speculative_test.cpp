@@ -69,6 +69,19 @@ TEST(SglangSpeculative, TheDraftTakesItsWeightsAndOneLayerPoolFromTheHeadroom) {
   EXPECT_EQ(spec.weights_bytes() - plain.weights_bytes(), Bytes(static_cast<std::uint64_t>(draft)));
 }
 
+TEST(SglangSpeculative, ADraftThatDoesNotFitTheHeadroomFailsThePlan) {
+  // mem_fraction_static 0.904 on the 139.70 GiB card: 0.904 x (139.70 - 0.50 context) = 125.84 GiB
+  // for weights + pool, + 11.44 GiB prefill reserve + 0.95 GiB graphs + 0.50 context = 138.73 GiB,
+  // 0.97 GiB under the card without a draft; the draft's 1.53 GiB of weights alone do not fit there.
+  EngineArgs a = with(kTp8, "mem-fraction-static", "0.904");
+  const auto plain = test::plan_engine("sglang@0.5.9", test::deepseek_r1_with_mtp(), test::mtp_test_card(), a);
+  EXPECT_TRUE(plain.fits) << plain.reason;
+  const auto spec = test::plan_engine("sglang@0.5.9", test::deepseek_r1_with_mtp(), test::mtp_test_card(),
+                                      with(a, "speculative-algorithm", "EAGLE"));
+  EXPECT_FALSE(spec.fits);
+  EXPECT_NE(spec.reason.find("the draft"), std::string::npos) << spec.reason;
+}
+
 TEST(SglangSpeculative, Releases056GrewThePoolPastItsBudget) {
   // 0.5.6.post1 init_memory_pool: + 48 x (3 x 1 + 4) + 100 = 436 tokens, in both pools.
   const auto plain = test::plan_engine("sglang@0.5.6.post1", test::deepseek_r1_with_mtp(), test::mtp_test_card(), kTp8);

@@ -80,8 +80,9 @@ std::uint64_t sglang_speculative_extra_tokens(const SglangSpeculative& s, const 
   if (!s.on || release.at_least({0, 5, 7})) return 0;
   // 0.5.6.post1 model_runner.py init_memory_pool: draft_runner_cache_size = max_total_num_tokens +
   // max_num_reqs x steps x topk (draft) + max_num_reqs x draft tokens (verify) + 100.
-  return checked_add(checked_mul(max_running_requests, checked_add(checked_mul(s.steps, s.topk), s.draft_tokens)), 100,
-                     "speculative token headroom");
+  const char* what = "speculative slots (--speculative-num-steps x --speculative-eagle-topk + draft tokens)";
+  return checked_add(checked_mul(max_running_requests, checked_add(checked_mul(s.steps, s.topk, what), s.draft_tokens, what), what),
+                     100, what);
 }
 
 }  // namespace vramplan::memory

@@ -29,8 +29,11 @@ SglangSpeculative sglang_speculative(const EngineArgs& a, const ModelSpec& model
                   ": not modelled (only EAGLE / NEXTN with the checkpoint's own MTP layer as the draft)");
     throw_usage("--speculative-algorithm: expected EAGLE, EAGLE3, NEXTN, STANDALONE or NGRAM, got '" + *algorithm + "'");
   }
-  if (!release.at_least({0, 5, 3}))
-    throw_usage("--speculative-algorithm: SGLang's speculative decoding is modelled from 0.5.3 on (plan with sglang@0.5)");
+  // Read in the 0.5.3-0.5.13 wheels; 0.5.14 moved these rules to arg_groups/ (speculative_hook.py,
+  // memory_hook.py) and dropped the draft's reserve, and the newest releases size pools otherwise.
+  if (release.numbers.empty() || !release.at_least({0, 5, 3}) || release.at_least({0, 5, 14}))
+    throw_usage("--speculative-algorithm: SGLang's speculative decoding is modelled for releases 0.5.3 to 0.5.13 "
+                "(read in their wheels): plan with --engine sglang@0.5.13 or an earlier 0.5 release");
   const std::string& arch = model.arch.architecture;
   if (const std::string why = mtp_draft_unsupported(model.arch); !why.empty())
     throw_usage("--speculative-algorithm " + *algorithm + ": " + why);
@@ -71,7 +74,7 @@ SglangSpeculative sglang_speculative(const EngineArgs& a, const ModelSpec& model
 
 double sglang_speculative_reserve_mib(const SglangRelease& release) {
   // server_args.py _handle_gpu_memory_settings: reserved_mem += 2 * 1024 for EAGLE drafts ("eagle
-  // draft models and cuda graphs"); 0.5.10 raised it to 4 * 1024.
+  // draft models and cuda graphs") in 0.5.3-0.5.9, 4 * 1024 in 0.5.10-0.5.13.
   return release.at_least({0, 5, 10}) ? 4096.0 : 2048.0;
 }
 

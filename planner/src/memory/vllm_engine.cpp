@@ -226,7 +226,7 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
                         " ignored: vLLM runs DeepSeek sparse attention on 64-token blocks");
     block_size = 64;
   }
-  const VllmSpeculative spec = vllm_speculative(args, in.model, v0, pp);
+  const VllmSpeculative spec = vllm_speculative(args, in.model, d_.release(), v0, pp);
   for (const auto& n : spec.notes) p.notes.push_back(n);
   const bool eager = arg_switch(args, "enforce-eager");
   const bool hybrid = !arg_switch(args, "disable-hybrid-kv-cache-manager");

@@ -5,11 +5,13 @@
 #include <nlohmann/json.hpp>
 
 #include "vramplan/core/error.hpp"
+#include "vramplan/core/version.hpp"
 #include "vramplan/memory/mtp_draft.hpp"
 
 namespace vramplan::memory {
 
-VllmSpeculative vllm_speculative(const EngineArgs& a, const ModelSpec& model, bool v0, std::uint64_t pp) {
+VllmSpeculative vllm_speculative(const EngineArgs& a, const ModelSpec& model, std::string_view release, bool v0,
+                                 std::uint64_t pp) {
   VllmSpeculative s;
   const auto text = arg_string(a, "speculative-config");
   if (!text) return s;
@@ -35,7 +37,10 @@ VllmSpeculative vllm_speculative(const EngineArgs& a, const ModelSpec& model, bo
   if (k == cfg.end() || !k->is_number_unsigned() || k->get<std::uint64_t>() == 0)
     throw_usage("--speculative-config: \"num_speculative_tokens\" must be a whole number >= 1 (vLLM requires it when "
                 "no draft model is given)");
-  if (v0) throw_usage("--speculative-config: speculative decoding is modelled for the V1 engine only (vllm@0.11 or later)");
+  const std::vector<std::uint64_t> numbers = release_numbers(release);
+  if (v0 || (!numbers.empty() && numbers < std::vector<std::uint64_t>{0, 19}))
+    throw_usage("--speculative-config: modelled from vLLM 0.19 on, read in its wheel (0.11 kept its own copy of the "
+                "LM head in the MTP layer; the V0 engine drafts otherwise): plan with vllm@0.19 or later");
   if (pp > 1) throw_usage("--speculative-config: speculative decoding with pipeline parallelism is not modelled");
   if (const std::string why = mtp_draft_unsupported(model.arch); !why.empty())
     throw_usage("--speculative-config: " + why);

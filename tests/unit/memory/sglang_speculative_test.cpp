@@ -121,7 +121,11 @@ TEST(SglangSpeculative, UserSettingsAndRefusals) {
   EXPECT_NE(refused(with(with(kTp8, "speculative-algorithm", "EAGLE"), "speculative-draft-model-path", "/d"))
                 .find("separate draft checkpoint"),
             std::string::npos);
-  EXPECT_NE(refused(with(kTp8, "speculative-algorithm", "EAGLE"), "sglang@0.4.6").find("0.5.3"), std::string::npos);
+  EXPECT_NE(refused(with(kTp8, "speculative-algorithm", "EAGLE"), "sglang@0.4.6").find("0.5.3 to 0.5.13"), std::string::npos);
+  // 0.5.14 moved the rules (arg_groups/speculative_hook.py) and dropped the reserve: not read, refused,
+  // as is an unversioned "sglang" (the newest release).
+  EXPECT_NE(refused(with(kTp8, "speculative-algorithm", "EAGLE"), "sglang@0.5.14").find("sglang@0.5.13"), std::string::npos);
+  EXPECT_NE(refused(with(kTp8, "speculative-algorithm", "EAGLE"), "sglang").find("sglang@0.5.13"), std::string::npos);
   // A listed architecture whose config gives no MTP layer (the catalogue's GLM-5 copy has no
   // num_nextn_predict_layers), and an architecture SGLang drafts for from no MTP layer (Kimi-K2.5).
   const auto message = [&](const char* id) {

@@ -2,11 +2,13 @@
 // which server_args.py renames EAGLE) changes in memory when the draft is the checkpoint's own MTP
 // layer (DeepSeek-V3/R1/V3.2, GLM-5, GLM-4.7-Flash: server_args.py _handle_speculative_decoding points
 // speculative_draft_model_path at the target's checkpoint). Read in the sglang 0.5.9 wheel, with
-// 0.5.6.post1 and 0.5.10 where they differ (docs/engines.md, "SGLang speculative decoding"):
+// 0.5.6.post1 and 0.5.10 where they differ, and checked in every 0.5.3-0.5.13 wheel (docs/engines.md,
+// SGLang item 7); 0.5.14 moved the rules to arg_groups/ and dropped the reserve below, so later
+// releases (and an unversioned "sglang") are refused:
 //   * steps / topk / draft tokens: all three given, or none (auto_choose_speculative_params: 3, 1, 4
 //     for these models; 5, 4, 8 for Llama and Grok); with topk 1 the draft tokens are steps + 1;
 //   * max_running_requests 48 when unset; the overlap scheduler and mixed chunks off;
-//   * the default mem_fraction_static reserve + 2048 MiB (+ 4096 from 0.5.10);
+//   * the default mem_fraction_static reserve + 2048 MiB (+ 4096 in 0.5.10-0.5.13);
 //   * the target's token pool is sized as without a draft (0.5.7+); 0.5.3-0.5.6 enlarged it by
 //     max_running_requests x (steps x topk + draft tokens) + 100 tokens beyond the budget
 //     (model_runner.py init_memory_pool draft_runner_cache_size);
@@ -36,7 +38,7 @@ struct SglangSpeculative {
 
 //! The run's speculative settings from the engine flags; `on` false without
 //! --speculative-algorithm. Throws Error(Usage) for what is not modelled (EAGLE3, STANDALONE,
-//! NGRAM, a separate draft checkpoint, a model without MTP layers, a release before 0.5.3) and for
+//! NGRAM, a separate draft checkpoint, a model without MTP layers, a release outside 0.5.3-0.5.13) and for
 //! settings SGLang refuses.
 SglangSpeculative sglang_speculative(const EngineArgs& args, const ModelSpec& model, const SglangRelease& release);
 

@@ -1,6 +1,6 @@
 // vramplan/memory/vllm_speculative.hpp — vLLM V1's speculative decoding with the checkpoint's own
 // MTP layer as the draft (`--speculative-config '{"method": "mtp", "num_speculative_tokens": k}'`),
-// read in the vllm 0.19.0 wheel (docs/engines.md, "vLLM speculative decoding"):
+// read in the vllm 0.19.0 wheel and modelled from 0.19 on (docs/engines.md, vLLM item 14):
 //   * config/speculative.py SpeculativeConfig.__post_init__: deepseek_mtp, glm4_moe_mtp, ... are
 //     renamed "mtp"; with no draft "model" the draft is the target's checkpoint in its quantization,
 //     and num_speculative_tokens is required (> 0);
@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "vramplan/memory/engine.hpp"
@@ -30,7 +31,10 @@ struct VllmSpeculative {
 //! The run's speculative settings from --speculative-config (a JSON object); `on` false without
 //! it. Throws Error(Usage), naming the flag, for JSON that does not parse, a method other than MTP,
 //! a separate draft model, a missing or zero num_speculative_tokens, a model without a modelled MTP
-//! layer, the V0 engine and pipeline parallelism.
-VllmSpeculative vllm_speculative(const EngineArgs& args, const ModelSpec& model, bool v0, std::uint64_t pp);
+//! layer, a release before 0.19 (0.11 kept its own copy of the LM head in the MTP layer:
+//! deepseek_mtp.py compute_logits used shared_head.head), the V0 engine and pipeline parallelism.
+//! `release`: the vLLM release asked for ("" or a name without numbers: the newest).
+VllmSpeculative vllm_speculative(const EngineArgs& args, const ModelSpec& model, std::string_view release, bool v0,
+                                 std::uint64_t pp);
 
 }  // namespace vramplan::memory

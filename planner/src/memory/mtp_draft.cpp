@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "vramplan/core/bytes.hpp"
+#include "vramplan/core/error.hpp"
 
 namespace vramplan::memory {
 
@@ -52,11 +53,12 @@ std::uint64_t mtp_draft_weight_bytes(const ModelSpec& model, const ResolvedWeigh
   return checked_add(whole, split / std::max<std::uint64_t>(tp, 1), "draft weights");
 }
 
-std::uint64_t mtp_draft_kv_bytes_per_token(const KvLayout& kv) {
-  std::uint64_t most = 0;
+LayerKv mtp_draft_kv_layer(const KvLayout& kv) {
+  const LayerKv* most = nullptr;
   for (const auto& l : kv.layers)
-    if (!l.shared && l.state_bytes == 0) most = std::max(most, l.bytes_per_token);
-  return most;
+    if (!l.shared && l.state_bytes == 0 && (!most || l.bytes_per_token > most->bytes_per_token)) most = &l;
+  if (!most) throw_internal("MTP draft: the target has no attention layer to copy");
+  return *most;
 }
 
 }  // namespace vramplan::memory

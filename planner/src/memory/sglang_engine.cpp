@@ -371,7 +371,7 @@ class SglangEngine final : public Engine {
     Bytes draft_bytes(0);
     if (spec.on) {
       const std::uint64_t draft_w = mtp_draft_weight_bytes(in.model, rw, tp);
-      const std::uint64_t draft_cell = mtp_draft_kv_bytes_per_token(kv);
+      const std::uint64_t draft_cell = mtp_draft_kv_layer(kv).bytes_per_token;
       p.weights.push_back({"weights.draft", Bytes(draft_w),
                            "the MTP layer as the draft (its decoder layer split over TP " + std::to_string(tp) +
                                ", eh_proj and norms whole; embedding and head shared with the target), loaded after the "

@@ -342,9 +342,7 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
                       : static_cast<std::int64_t>(std::floor(budget)) - static_cast<std::int64_t>(non_kv);
     r.kv = kv_layout(arch, kvd, tp, first, end);
     if (spec.on) {  // the draft's layer joins the target's KV cache group
-      auto it = std::max_element(r.kv.layers.begin(), r.kv.layers.end(),
-                                 [](const LayerKv& x, const LayerKv& y) { return x.bytes_per_token < y.bytes_per_token; });
-      const LayerKv draft = *it;
+      const LayerKv draft = mtp_draft_kv_layer(r.kv);
       r.kv.layers.push_back(draft);
       r.kv.bytes_per_token = checked_add(r.kv.bytes_per_token, draft.bytes_per_token, "KV bytes per token");
       r.kv.explain += " + 1 MTP draft layer x " + grouped(draft.bytes_per_token) + " B = " + grouped(r.kv.bytes_per_token) + " B";

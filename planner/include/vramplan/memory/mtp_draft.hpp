@@ -24,7 +24,8 @@ std::string mtp_draft_unsupported(const ModelArch& arch);
 //! Bytes per rank of the draft's weights on `tp` ranks.
 std::uint64_t mtp_draft_weight_bytes(const ModelSpec& model, const ResolvedWeights& rw, std::uint64_t tp);
 
-//! KV bytes per token of the draft's one layer: the largest attention layer of `kv`.
-std::uint64_t mtp_draft_kv_bytes_per_token(const KvLayout& kv);
+//! The draft's one KV layer: the largest attention layer of `kv` (neither shared nor recurrent).
+//! Throws Error(Internal) when `kv` has none (a supported architecture always has one).
+LayerKv mtp_draft_kv_layer(const KvLayout& kv);
 
 }  // namespace vramplan::memory

@@ -248,18 +248,36 @@ TEST(SimulateCli, MarkdownQuoteSaysOnlyWhatWasAsked) {
   EXPECT_NE(r.out.find("```sh\nvllm serve llama-3.1-8b --tensor-parallel-size 1 --max-model-len 8192"), std::string::npos) << r.out;
 }
 
-TEST(SimulateCli, RefusesSpeculativeDecodingItPlansForMemoryOnly) {
-  // `plan` sizes SGLang's MTP draft (memory/sglang_speculative.hpp); its draft and verify steps
-  // are not in the simulator: a usage error naming the flag, not a simulation of plain decoding.
-  const CliResult r = run_cli({"simulate", "--model", "deepseek-r1", "--gpu", "h200", "--engine", "sglang@0.5.9", "--tp-size", "8",
-                               "--speculative-algorithm", "EAGLE", "--rate", "1", "--requests", "10"});
+TEST(SimulateCli, SpeculativeDecodingTakesTheAcceptLengthFromTheUser) {
+  // SGLang EAGLE from DeepSeek-R1's MTP layer: without --spec-accept-length a usage error names
+  // it (the mean tokens a verify keeps depends on the model and the text: never guessed).
+  const std::vector<std::string> sglang = {"simulate", "--model", "deepseek-r1", "--gpu", "h200", "--engine", "sglang@0.5.9",
+                                           "--tp-size", "8", "--speculative-algorithm", "EAGLE", "--concurrency", "4",
+                                           "--rate", "inf", "--requests", "40", "--input-len", "512", "--output-len", "256"};
+  const CliResult r = run_cli(sglang);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("simulator does not model draft and verify steps"), std::string::npos) << r.err;
-  const CliResult v = run_cli({"simulate", "--model", "deepseek-r1", "--gpu", "h200", "--engine", "vllm", "--tensor-parallel-size", "8",
+  EXPECT_NE(r.err.find("--spec-accept-length"), std::string::npos) << r.err;
+  // With it, the run completes, and the rules say how a step runs.
+  std::vector<std::string> with = sglang;
+  with.insert(with.end(), {"--spec-accept-length", "3", "--json"});
+  const CliResult ok = run_cli(with);
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  const auto j = nlohmann::json::parse(ok.out);
+  EXPECT_EQ(j["requests"]["completed"], 40);
+  EXPECT_NE(j.dump().find("speculative decoding (EAGLE, 3 steps, top-k 1, 4 draft tokens)"), std::string::npos);
+  // Keeping more tokens a step makes decoding faster: TPOT at L = 3 below TPOT at L = 1.5.
+  std::vector<std::string> slow = sglang;
+  slow.insert(slow.end(), {"--spec-accept-length", "1.5", "--json"});
+  const CliResult s = run_cli(slow);
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  EXPECT_LT(j["latency_ms"]["tpot"]["p50"].get<double>(),
+            nlohmann::json::parse(s.out)["latency_ms"]["tpot"]["p50"].get<double>());
+  // vLLM mtp: an accept length past 1 + k is refused.
+  const CliResult v = run_cli({"simulate", "--model", "deepseek-r1", "--gpu", "h200", "--engine", "vllm@0.19", "--tensor-parallel-size", "8",
                                "--speculative-config", R"({"method":"mtp","num_speculative_tokens":1})", "--rate", "1",
-                               "--requests", "10"});
+                               "--requests", "10", "--spec-accept-length", "2.5"});
   EXPECT_EQ(v.exit_code, 2);
-  EXPECT_NE(v.err.find("simulator does not model draft and verify steps"), std::string::npos) << v.err;
+  EXPECT_NE(v.err.find("between 1 and 2"), std::string::npos) << v.err;
 }
 
 }  // namespace

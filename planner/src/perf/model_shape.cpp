@@ -85,7 +85,8 @@ void merge_group(PerfModelShape& shape, AttentionGroup g) {
   for (AttentionGroup& have : shape.attention) {
     if (have.q_heads == g.q_heads && have.qk_dim == g.qk_dim && have.v_dim == g.v_dim &&
         have.kv_bytes_per_token == g.kv_bytes_per_token && have.window == g.window &&
-        have.decode_kv_reads == g.decode_kv_reads && have.fixed_row == g.fixed_row) {
+        have.decode_kv_reads == g.decode_kv_reads && have.fixed_row == g.fixed_row &&
+        have.per_query_reads == g.per_query_reads) {
       have.layers += 1;
       return;
     }
@@ -106,6 +107,7 @@ AttentionGroup indexer_group(const ModelArch& arch) {
   g.v_dim = 0;
   g.kv_bytes_per_token = static_cast<double>(dsa_indexer_row(arch));
   g.fixed_row = true;
+  g.per_query_reads = true;
   return g;
 }
 
@@ -127,6 +129,7 @@ void add_layer(PerfModelShape& shape, const ModelArch& arch, std::size_t layer, 
       // rows as a window does; an fp8 cache stores them as fp8_ds_mla rows (an engine that keeps
       // plain fp8 rows says so through the memory plan's bytes per token, use_planned_kv_bytes).
       g.window = arch.index_topk;
+      g.per_query_reads = true;
       if (opt.kv_element_bytes < 2) g.kv_bytes_per_token = static_cast<double>(fp8_ds_mla_row(arch));
       if (layer < arch.layer_has_indexer.size() && arch.layer_has_indexer[layer])
         merge_group(shape, indexer_group(arch));
@@ -309,6 +312,34 @@ PerfModelShape shape_from_model(const ModelSpec& spec, std::span<const std::uint
                               : "weights divided evenly over tp ranks (replicated norms/routers ignored)");
   if (opt.pp > 1) shape.notes.push_back("layers divided evenly over pipeline stages");
   return shape;
+}
+
+PerfModelShape one_layer_draft_shape(const PerfModelShape& target, const OneLayerDraft& d) {
+  if (target.pp != 1) throw_usage("performance model: a speculative draft under pipeline parallelism is not modelled");
+  if (!(target.layers >= 1)) throw_internal("performance model: a draft needs a target with layers");
+  const double layers = target.layers;
+  PerfModelShape s;
+  s.tp = target.tp;
+  s.pp = 1;
+  s.hidden = target.hidden;
+  s.activation_bytes = target.activation_bytes;
+  s.layers = 1;
+  s.dense_weight_bytes = std::max(0.0, target.dense_weight_bytes - d.head_bytes) / layers + d.head_bytes + d.input_proj_bytes;
+  s.active_params = std::max(0.0, target.active_params - d.head_params) / layers + d.head_params + d.input_proj_params;
+  s.expert_bytes = target.expert_bytes;
+  s.local_experts = target.local_experts;
+  s.num_experts = target.num_experts;
+  s.experts_per_token = target.experts_per_token;
+  s.moe_layers = target.moe_layers > 0 ? 1 : 0;
+  s.block_fp8_gemms = target.block_fp8_gemms / layers;
+  s.attention = target.attention;
+  for (AttentionGroup& g : s.attention) g.layers /= layers;
+  s.decode_kernels = target.decode_kernels / layers;
+  s.prompt_launches = target.prompt_launches / layers;
+  s.extra_allreduces = target.extra_allreduces / layers;
+  s.notes.push_back("draft: one decoder layer (the target's mean layer, its few dense-MLP layers counted in) + the shared "
+                    "output head + the input projection, per GPU");
+  return s;
 }
 
 }  // namespace vramplan::perf

@@ -381,7 +381,8 @@ ThroughputCurve throughput_vs_batch(const PerfModelShape& shape, const PerfHardw
 }
 
 std::uint64_t MixedStep::tokens() const {
-  std::uint64_t n = decode_sequences;
+  if (decode_query_tokens == 0) throw_usage("performance model: a decode sequence runs at least one token a step");
+  std::uint64_t n = checked_mul(decode_sequences, decode_query_tokens, "step decode tokens");
   for (const PrefillChunk& c : chunks)
     n = checked_add(n, checked_sub(c.end, c.start, "prefill chunk length"), "step tokens");
   return n;
@@ -389,31 +390,60 @@ std::uint64_t MixedStep::tokens() const {
 
 double mixed_step_seconds(const PerfModelShape& shape, const HardwareRates& r, const MixedStep& step) {
   const std::uint64_t step_tokens = step.tokens();
-  const double prompt_tokens = static_cast<double>(step_tokens - step.decode_sequences);
   const double b = static_cast<double>(step.decode_sequences);
+  const double q = static_cast<double>(step.decode_query_tokens);
+  const double decode_tokens = b * q;
+  const double prompt_tokens = static_cast<double>(step_tokens) - decode_tokens;
   auto decode_sums = [&](double fraction, double* sums) {
     for (std::size_t g = 0; g < shape.attention.size(); ++g) {
       const double w = static_cast<double>(shape.attention[g].window);
       sums[g] = fraction * (w > 0 ? std::min(step.decode_attended, b * w) : step.decode_attended);
     }
   };
-  if (prompt_tokens == 0) {
+  if (prompt_tokens == 0 && step.decode_query_tokens == 1) {
     if (step.decode_sequences == 0) return 0;
     // Exactly estimate_decode's round: micro-batches through the pipeline stages.
     return decode_round(shape, r, step.decode_sequences, decode_sums).seconds;
   }
-  // A step with prompt tokens runs as one forward over all its tokens; under pipeline
-  // parallelism it crosses every stage once (the first chunk of estimate_prefill's fill).
+  // A step with prompt tokens (or a verify of several tokens per sequence) runs as one forward
+  // over all its tokens; under pipeline parallelism it crosses every stage once (the first chunk
+  // of estimate_prefill's fill).
   double sums[kMaxAttentionGroups] = {};
   decode_sums(1.0, sums);
   const double tokens = static_cast<double>(step_tokens);
   auto [weights, touched] = weights_read(shape, tokens);
   double kv = recurrent_state_traffic(shape, b + static_cast<double>(step.chunks.size())), attention = 0;
-  add_decode_attention(shape, sums, kv, attention);
+  // Every query token of a sequence scores its context; the K/V are read once for all of them,
+  // except where each token picks its own rows (per_query_reads).
+  for (std::size_t g = 0; g < shape.attention.size(); ++g) {
+    const AttentionGroup& a = shape.attention[g];
+    kv += a.layers * a.kv_bytes_per_token * a.decode_kv_reads * sums[g] * (a.per_query_reads ? q : 1.0);
+    attention += q * a.layers * 2 * a.q_heads * (a.qk_dim + a.v_dim) * sums[g];
+  }
   for (const PrefillChunk& c : step.chunks)
     add_prompt_positions(shape, static_cast<double>(c.start), static_cast<double>(c.end), kv, attention);
-  const StepBreakdown s = finish_step(shape, r, tokens, weights, kv, 2 * shape.active_params * tokens, attention, touched, true);
+  // A verify without prompt tokens runs in the decode CUDA graphs (SGLang's TARGET_VERIFY
+  // capture, vLLM's uniform-decode graphs): the decode overhead terms apply.
+  const bool has_prompt = prompt_tokens > 0;
+  const StepBreakdown s = finish_step(shape, r, tokens, weights, kv, 2 * shape.active_params * tokens, attention, touched, has_prompt);
   return shape.pp * step_time(s) + shape.pp * shape.pp_link_latency_s;
+}
+
+double speculative_step_seconds(const PerfModelShape& target, const DraftForwards& draft, const HardwareRates& rates,
+                                const MixedStep& step) {
+  if (!draft.shape) throw_internal("performance model: a speculative step without a draft shape");
+  double t = mixed_step_seconds(target, rates, step);
+  HardwareRates in_iteration = rates;
+  in_iteration.step_overhead_s = 0;
+  t += static_cast<double>(draft.host_rounds) * rates.step_overhead_s;
+  // The draft extend runs over every token of the step (SGLang forward_draft_extend /
+  // _draft_extend_for_decode, vLLM EagleProposer.propose's first forward).
+  t += mixed_step_seconds(*draft.shape, in_iteration, step);
+  if (step.decode_sequences > 0 && draft.single_token_forwards > 0) {
+    const MixedStep one{step.decode_sequences, step.decode_attended, {}, 1};
+    t += static_cast<double>(draft.single_token_forwards) * mixed_step_seconds(*draft.shape, in_iteration, one);
+  }
+  return t;
 }
 
 }  // namespace vramplan::perf

@@ -3,11 +3,13 @@
 // figures, with the user's flags and the version's defaults already resolved there) into
 // SchedulerRules. docs/simulator.md "Engine rules" lists every rule with the engine source read.
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "vramplan/core/bytes.hpp"
 #include "vramplan/core/error.hpp"
+#include "vramplan/core/text.hpp"
 #include "vramplan/sim/scheduler_rules.hpp"
 
 namespace vramplan::sim {
@@ -56,11 +58,6 @@ std::string on_off(bool b) { return b ? "on" : "off"; }
 // vLLM V1: vllm/v1/core/sched/scheduler.py Scheduler.schedule, kv_cache_manager.py,
 // config/scheduler.py; figures from memory/vllm_engine.cpp.
 void vllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
-  // A speculative step schedules 1 + k tokens per sequence and keeps the accepted ones
-  // (v1/core/sched/scheduler.py Scheduler.schedule, update_from_output): not one token per step.
-  if (o.plan.engine_view.contains("speculative_method"))
-    throw_usage("simulate: vLLM speculative decoding (--speculative-config) is planned for memory only; the "
-                "simulator does not model draft and verify steps");
   const std::uint64_t blocks = view_u64(o, "gpu_blocks");
   // A hybrid model's KV groups (full attention, sliding window) take one block each per
   // block_size tokens from the one shared pool (kv_cache_utils.py get_kv_cache_configs): the
@@ -124,11 +121,6 @@ void vllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
 // SGLang: python/sglang/srt/managers/scheduler.py get_new_batch_prefill, schedule_policy.py
 // PrefillAdder, schedule_batch.py retract_decode; figures from memory/sglang_engine.cpp.
 void sglang_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
-  // A speculative step drafts, verifies several tokens per sequence and keeps the accepted ones
-  // (speculative/eagle_worker.py forward_batch_generation): not one token per decode step.
-  if (o.plan.engine_view.contains("speculative_algorithm"))
-    throw_usage("simulate: SGLang speculative decoding (--speculative-algorithm) is planned for memory only; the "
-                "simulator does not model draft and verify steps");
   const std::uint64_t tokens = view_u64(o, "max_total_num_tokens");
   const std::uint64_t page = view_u64(o, "page_size");
   r.block_tokens = static_cast<std::uint32_t>(page);
@@ -296,6 +288,97 @@ void hf_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
   };
 }
 
+// ---- speculative decoding with the checkpoint's MTP layer (memory/mtp_draft.hpp) ---------------
+
+// What one decode step of each engine runs, read in sglang 0.5.9 and vllm 0.19.0.
+struct Speculation {
+  std::uint64_t verify = 0;       // tokens per decoding request through the target
+  std::uint64_t draft_steps = 0;  // single-token draft forwards besides the draft extend
+  std::uint64_t held = 0;         // slots a running request holds beyond its tokens
+  std::uint64_t host_rounds = 0;  // forwards of the draft prepared and synced from the host apart
+  std::string basis;
+};
+
+std::optional<Speculation> speculation(const memory::PlanOutcome& o) {
+  const auto& view = o.plan.engine_view;
+  if (view.contains("speculative_algorithm")) {
+    // SGLang EAGLE (NEXTN is renamed EAGLE): speculative/eagle_worker.py
+    // forward_batch_generation runs draft() (steps - 1 forwards of the draft over batch x top-k
+    // tokens after the first, whose top-k came from the last draft extend), verify() (one target
+    // forward over batch x num_draft_tokens, CUDA graph TARGET_VERIFY) and
+    // forward_draft_extend_after_decode (one draft forward over the verified tokens, graph-padded
+    // to batch x (steps + 1)); a prefill batch is followed by forward_draft_extend over its tokens.
+    const std::uint64_t steps = view_u64(o, "speculative_num_steps");
+    const std::uint64_t topk = view_u64(o, "speculative_eagle_topk");
+    const std::uint64_t draft = view_u64(o, "speculative_num_draft_tokens");
+    if (topk != 1)
+      throw_usage("simulate: --speculative-eagle-topk " + std::to_string(topk) +
+                  " drafts a tree; the simulator models top-k 1 (a chain of --speculative-num-steps drafts)");
+    if (steps == 0 || draft != steps + 1) throw_internal("sglang plan: top-k 1 with draft tokens != steps + 1");
+    Speculation s;
+    s.verify = draft;
+    s.draft_steps = steps - 1;
+    // The decode check keeps max(steps x top-k, draft tokens) free slots per running request for
+    // the draft's and the verify's KV (schedule_batch.py new_tokens_required_next_decode).
+    s.held = std::max(steps * topk, draft);
+    // draft() and forward_draft_extend_after_decode each build a ForwardBatch, replay a graph and
+    // sync to the host (_draft_preprocess_decode: seq_lens_sum .item(); the verify's accepted
+    // lengths are read on the CPU before the extend): two host rounds besides the verify's.
+    s.host_rounds = 2;
+    s.basis = "speculative decoding (EAGLE, " + std::to_string(steps) + " steps, top-k 1, " + std::to_string(draft) +
+              " draft tokens): a decode step runs " + std::to_string(steps - 1) +
+              " draft forward(s) over one token per request, one target verify over " + std::to_string(draft) +
+              " tokens per request and a draft extend over them; a prefill batch is followed by a draft extend over "
+              "its tokens (speculative/eagle_worker.py forward_batch_generation, draft, verify, "
+              "forward_draft_extend_after_decode)";
+    return s;
+  }
+  if (view.contains("speculative_method")) {
+    // vLLM: Scheduler.schedule gives a decoding request 1 + k tokens of the budget and allocates
+    // k lookahead slots (KVCacheManager.allocate_slots num_lookahead_tokens); after the target's
+    // forward EagleProposer.propose runs the drafter once over the step's tokens and k - 1 times
+    // over one token per request (v1/spec_decode/eagle.py).
+    const std::uint64_t k = view_u64(o, "num_speculative_tokens");
+    if (k == 0) throw_internal("vllm plan: speculative decoding with 0 tokens");
+    Speculation s;
+    s.verify = 1 + k;
+    s.draft_steps = k - 1;
+    s.held = k;
+    s.basis = "speculative decoding (mtp, " + std::to_string(k) + " tokens): a decoding request takes " +
+              std::to_string(1 + k) + " tokens of the step budget and " + std::to_string(k) +
+              " lookahead slots (v1/core/sched/scheduler.py Scheduler.schedule, kv_cache_manager.py allocate_slots); the "
+              "drafter runs once over the step's tokens and " + std::to_string(k - 1) +
+              " more time(s) over one token per request (v1/spec_decode/eagle.py EagleProposer.propose)";
+    return s;
+  }
+  return std::nullopt;
+}
+
+void apply_speculation(const memory::PlanOutcome& o, SchedulerRules& r, std::optional<double> accept_length) {
+  const std::optional<Speculation> s = speculation(o);
+  if (!s) {
+    if (accept_length)
+      throw_usage("--spec-accept-length: the plan runs no speculative decoding (give the engine's speculative flags)");
+    return;
+  }
+  const double d = static_cast<double>(s->verify);
+  if (!accept_length)
+    throw_usage("simulate: speculative decoding needs --spec-accept-length L, the mean tokens one verify keeps "
+                "(1 to " + std::to_string(s->verify) + "; SGLang's bench_serving prints it as 'Accept length'): it "
+                "depends on the model and the text, so the simulator does not guess it");
+  if (!(*accept_length >= 1 && *accept_length <= d))
+    throw_usage("--spec-accept-length: must be between 1 and " + std::to_string(s->verify) +
+                " (the tokens one verify runs), got " + format_number("%g", *accept_length));
+  r.decode_query_tokens = static_cast<std::uint32_t>(s->verify);
+  r.draft_forwards = static_cast<std::uint32_t>(s->draft_steps);
+  r.draft_host_rounds = static_cast<std::uint32_t>(s->host_rounds);
+  r.accept_length = *accept_length;
+  r.state_blocks = checked_add(r.state_blocks, ceil_div(s->held, r.block_tokens), "speculative slots");
+  r.basis.push_back(s->basis + "; each request keeps " + format_number("%g", *accept_length) +
+                    " tokens a decode step on average (--spec-accept-length) and holds " + std::to_string(s->held) +
+                    " more slots while it runs");
+}
+
 using RulesBuilder = void (*)(const memory::PlanOutcome&, SchedulerRules&);
 
 struct EngineRulesRow {
@@ -312,7 +395,8 @@ constexpr EngineRulesRow kEngineRules[] = {
 
 // The engine flags were resolved by the engine's plan (engine_view holds the settings they
 // produced), so the builders read the plan alone.
-SchedulerRules scheduler_rules(const memory::PlanOutcome& outcome, const memory::EngineArgs& /*args*/) {
+SchedulerRules scheduler_rules(const memory::PlanOutcome& outcome, const memory::EngineArgs& /*args*/,
+                               std::optional<double> accept_length) {
   const auto& plan = outcome.plan;
   const auto row = std::find_if(std::begin(kEngineRules), std::end(kEngineRules),
                                 [&](const EngineRulesRow& e) { return e.engine == plan.engine; });
@@ -327,6 +411,7 @@ SchedulerRules scheduler_rules(const memory::PlanOutcome& outcome, const memory:
   r.non_kv_bytes = (plan.weights_bytes() + plan.activation_bytes() + plan.overhead_bytes()).count();
   r.gpu_total_bytes = plan.gpu_total.count();
   row->build(outcome, r);
+  apply_speculation(outcome, r, accept_length);
   r.basis.push_back("memory per GPU: weights + activation peak + overheads = " + std::to_string(r.non_kv_bytes) +
                     " B, then " + std::to_string(r.kv_block_bytes) + " B per KV block in use (planner/src/memory/" +
                     plan.engine + "_engine.cpp)");

@@ -98,6 +98,31 @@ perf::ServingEstimate partial_offload_serving(const memory::PlanRequest& r, cons
   return e;
 }
 
+bool speculative(const MemoryPlan& p) {
+  return p.engine_view.contains("speculative_algorithm") || p.engine_view.contains("speculative_method");
+}
+
+// The MTP draft as its iterations run it: one more of the target's layers, the target's output
+// head (both engines share it: SGLang deepseek_nextn.py, vLLM deepseek_mtp.py) and the MTP
+// layer's eh_proj, whole in the model dtype (memory/mtp_draft.hpp).
+perf::PerfModelShape mtp_draft_shape(const ModelSpec& model, const memory::ResolvedWeights& rw,
+                                     const perf::PerfModelShape& target) {
+  perf::OneLayerDraft d;
+  const double tp = target.tp;
+  for (std::size_t i = 0; i < model.tensors.size(); ++i) {
+    const TensorInfo& t = model.tensors[i];
+    const double params = static_cast<double>(t.elements());
+    if (t.role == TensorRole::Output) {
+      d.head_bytes += static_cast<double>(rw.tensor_bytes.at(i)) / tp;
+      d.head_params += params / tp;
+    } else if (t.role == TensorRole::Mtp && t.name.find("eh_proj") != std::string::npos) {
+      d.input_proj_params += params;
+      d.input_proj_bytes += params * static_cast<double>(rw.compute_bytes);
+    }
+  }
+  return perf::one_layer_draft_shape(target, d);
+}
+
 PlanPerformance plan_performance(const memory::PlanRequest& r, const memory::PlanOutcome& out, const PlanBasis& basis,
                                  const DataRoot& root) {
   const GpuSpec& gpu = basis.gpu;
@@ -164,6 +189,7 @@ PlanPerformance plan_performance(const memory::PlanRequest& r, const memory::Pla
     perf.estimate->ttft_s = perf::estimate_ttft(shape, hw, perf.query.prompt_tokens, perf.query.token_budget);
     perf.hardware = decode_hw;
     perf.shape = shape;
+    if (speculative(p)) perf.draft_shape = mtp_draft_shape(out.model, rw, shape);
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::Usage) throw;
     perf.unavailable = e.what();

@@ -69,6 +69,10 @@ nlohmann::json step_time_json(const SimulateOutcome& o) {
 }  // namespace
 
 StepClock PreparedEngine::clock() const {
+  if (draft)
+    return [this](const perf::MixedStep& step) {
+      return perf::speculative_step_seconds(shape, {&*draft, rules.draft_forwards, rules.draft_host_rounds}, rates, step);
+    };
   return [this](const perf::MixedStep& step) { return perf::mixed_step_seconds(shape, rates, step); };
 }
 
@@ -78,11 +82,15 @@ PreparedEngine prepare_engine(const memory::PlanRequest& request, const DataRoot
   if (!e.plan.plan.fits)
     throw Error(ErrorKind::DoesNotFit, "simulate: the engine would not start on " + e.plan.gpu.name + ": " +
                                            e.plan.plan.reason);
-  e.rules = scheduler_rules(e.plan, request.args);
+  e.rules = scheduler_rules(e.plan, request.args, request.spec_accept_length);
   const PlanPerformance& perf = e.plan.performance;
   if (!perf.shape || !perf.hardware)
     throw_usage("simulate: no step-time model for this configuration: " + perf.unavailable);
   e.shape = *perf.shape;
+  if (e.rules.decode_query_tokens > 1) {
+    if (!perf.draft_shape) throw_internal("simulate: a speculative plan without a draft shape");
+    e.draft = *perf.draft_shape;
+  }
   e.rates = perf.hardware->expected;
   e.step_basis = perf.hardware->basis;
   e.calibrated = perf.hardware->calibrated;
@@ -160,6 +168,10 @@ nlohmann::json simulate_json(const SimulateOutcome& o) {
         {"mix_prefill_decode", ru.mix_prefill_decode}, {"admission", admission_name(ru.admission)},
         {"out_of_blocks", out_of_blocks_name(ru.out_of_blocks)}, {"prefix_caching", ru.prefix_caching},
         {"max_model_len", ru.max_model_len}, {"slot_tokens", ru.slot_tokens}, {"static_batch", ru.static_batch},
+        {"speculative", ru.decode_query_tokens > 1
+                            ? nlohmann::json{{"verify_tokens", ru.decode_query_tokens}, {"draft_forwards", ru.draft_forwards},
+                                             {"accept_length", ru.accept_length}}
+                            : nlohmann::json(nullptr)},
         {"basis", basis}}},
       {"requests",
        {{"arrived", r.arrived}, {"completed", r.completed}, {"rejected", r.rejected}, {"in_system", r.in_system},
@@ -210,6 +222,10 @@ std::string simulate_text(const SimulateOutcome& o) {
        std::to_string(ru.kv_blocks * ru.block_tokens) + " tokens, max " + std::to_string(ru.max_seqs) + " running, " +
        (ru.step_tokens ? std::to_string(ru.step_tokens) + " tokens/step" : std::string("no token limit per step")) +
        (ru.prefix_caching ? ", prefix caching" : "") + "\n";
+  if (ru.decode_query_tokens > 1)
+    s += "speculative decoding: a decode step verifies " + std::to_string(ru.decode_query_tokens) + " tokens a request, runs the draft " +
+         std::to_string(ru.draft_forwards + 1) + " time(s) and keeps " + format_number("%g", ru.accept_length) +
+         " tokens on average (--spec-accept-length)\n";
   s += "requests: " + std::to_string(r.arrived) + " arrived, " + std::to_string(r.completed) + " completed, " +
        std::to_string(r.rejected) + " rejected, " + std::to_string(r.in_system) + " left in the system; " +
        std::to_string(r.preemptions) + " preemptions\n";

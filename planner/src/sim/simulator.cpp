@@ -2,12 +2,16 @@
 // it comes from, is in docs/simulator.md; the comments here say how the loop stays O(1) per step.
 //
 // Decoding requests are never visited one by one in a step. Every decoding request advances by
-// one token per decode step, so a request's cached tokens are k0 + (g - g0), where g counts decode
-// steps; it needs a new KV block exactly when that count is a multiple of the block size, i.e.
-// when (k0 - g0 + g) mod block = 0. Requests are therefore counted per residue class
-// (k0 - g0) mod block, and the blocks a decode step needs are one class's count. Completions come
-// from a heap keyed by the decode step at which a request has produced its last token. A request
-// is materialised (its counters brought up to date) only at an event: completion, preemption.
+// the same number of tokens a in a decode step (one; with speculative decoding the step's share of
+// the accept length, SchedulerRules::accept_length), so a request's cached tokens are
+// k0 + (g - g0), where g counts the tokens decode steps have kept; it needs a new KV block exactly
+// when its next token's position is a multiple of the block size, i.e. when
+// (k0 - g0 + g) mod block = 0. Requests are therefore counted per residue class (k0 - g0) mod block,
+// and the blocks a decode step needs are the counts of the a classes its tokens pass. Completions
+// come from a heap keyed by the count g at which a request has produced its last token (a
+// speculative step may pass it: the surplus tokens are computed and dropped, as the engines drop
+// them). A request is materialised (its counters brought up to date) only at an event: completion,
+// preemption.
 #include "vramplan/sim/simulator.hpp"
 
 #include <algorithm>
@@ -22,6 +26,7 @@
 #include <vector>
 
 #include "kv_pool.hpp"
+#include "vramplan/core/bytes.hpp"
 #include "vramplan/core/error.hpp"
 
 namespace vramplan::sim {
@@ -61,8 +66,6 @@ struct Completion {
     return g_done != o.g_done ? g_done > o.g_done : admit_seq > o.admit_seq;
   }
 };
-
-std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
 
 // Requests in the system and completions over time, at most kCapacity points: when full, every
 // other point goes and the spacing doubles, so a run of any length keeps a fixed-size record at a
@@ -283,12 +286,16 @@ class Simulation {
       if (s.clipped) --clipped_;
       else {
         --unclipped_;
+        // Past its target by a speculative step's surplus, the difference is negative; the
+        // per-step decrements already took it below zero, and unsigned arithmetic (mod 2^64)
+        // brings the sum back exactly.
         unclipped_rem_ -= s.target - generated_now(s);
       }
     }
     const std::uint64_t k = computed_now(s);
     cached_sum_ -= k;
-    s.generated = static_cast<std::uint32_t>(generated_now(s));
+    // A speculative step may keep more tokens than the request asked for: they are dropped.
+    s.generated = static_cast<std::uint32_t>(std::min<std::uint64_t>(generated_now(s), s.target));
     s.computed = k;
     s.phase = Phase::Waiting;  // caller sets the real phase
     ++dead_in_order_;
@@ -388,6 +395,7 @@ class Simulation {
     // SGLang runs a prompt batch when it can form one and decodes otherwise; vLLM, TensorRT-LLM
     // and llama.cpp put prompt chunks and decode tokens in one step.
     bool decode_now = decoding_ > 0;
+    advance_ = tokens_kept(decode_steps_);
     if (!r_.mix_prefill_decode) {
       schedule_prompts(budget);
       decode_now = chunks_.empty() && decoding_ > 0;
@@ -397,8 +405,9 @@ class Simulation {
       if (decode_now) {
         allocate_decode_blocks();
         // Every decode runs; prompts get what is left (vLLM keeps max_num_batched_tokens >=
-        // max_num_seqs; SGLang's mixed chunk may not).
-        budget = decoding_ >= budget ? 0 : budget - decoding_;
+        // max_num_seqs; SGLang's mixed chunk may not). A speculative decode takes 1 + k tokens.
+        const std::uint64_t decode_tokens = checked_mul(decoding_, r_.decode_query_tokens, "decode tokens");
+        budget = decode_tokens >= budget ? 0 : budget - decode_tokens;
       }
       schedule_prompts(budget);
     }
@@ -424,7 +433,7 @@ class Simulation {
       // only a simulator bug gets here.
       throw_internal("simulate: no request can be scheduled and none is running");
     }
-    const double dt = clock_(perf::MixedStep{seqs, attended, chunks_});
+    const double dt = clock_(perf::MixedStep{seqs, attended, chunks_, r_.decode_query_tokens});
     if (!(dt > 0) || !std::isfinite(dt)) throw_internal("simulate: a step took " + std::to_string(dt) + " s");
 
     // Time-weighted state over the step.
@@ -451,10 +460,23 @@ class Simulation {
     if (opt_.timeout_s > 0 && !res_.verdict.first_timeout_s) watch_timeouts();
   }
 
-  // Blocks for one more token of every decoding request: one residue class needs a block each.
+  // Tokens every decoding request keeps in decode step n: floor((n + 1) L) - floor(n L), 1 without
+  // speculative decoding.
+  std::uint64_t tokens_kept(std::uint64_t n) const {
+    if (r_.accept_length == 1) return 1;
+    const double l = r_.accept_length;
+    return static_cast<std::uint64_t>(std::floor(static_cast<double>(n + 1) * l) - std::floor(static_cast<double>(n) * l));
+  }
+  // Blocks the next decode step's advance_ tokens of every decoding request take: the token at
+  // g + j opens a block for residue class (block - (g + j) mod block) mod block.
+  std::uint64_t decode_blocks_needed() const {
+    std::uint64_t need = 0;
+    for (std::uint64_t j = 0; j < advance_; ++j) need += class_count_[(bs_ - (g_ + j) % bs_) % bs_];
+    return need;
+  }
+  // Blocks for the next advance_ tokens of every decoding request.
   void allocate_decode_blocks() {
-    const std::uint64_t cls = (bs_ - g_ % bs_) % bs_;
-    const std::uint64_t need = class_count_[cls];
+    const std::uint64_t need = decode_blocks_needed();
     if (need == 0) return;
     if (pool_.make_free(need)) {
       pool_.take_private(need);
@@ -467,8 +489,10 @@ class Simulation {
     for (std::size_t i = 0; i < decode_order_.size(); ++i) {
       if (!alive(decode_order_[i])) continue;
       const std::uint32_t id = decode_order_[i].slot;
-      if (computed_now(slots_[id]) % bs_ != 0) continue;
-      if (!allocate_or_preempt(id, 1)) break;  // it preempted itself: nothing newer is left
+      const std::uint64_t c = computed_now(slots_[id]);
+      const std::uint64_t blocks = ceil_div(c + advance_, bs_) - ceil_div(c, bs_);
+      if (blocks == 0) continue;
+      if (!allocate_or_preempt(id, blocks)) break;  // it preempted itself: nothing newer is left
     }
   }
 
@@ -487,7 +511,7 @@ class Simulation {
     });
     auto enough = [&] {
       const std::uint64_t steps = std::max<std::uint64_t>(1, r_.retract_decode_steps);
-      const std::uint64_t want = std::max(need_now, ceil_div(steps * decoding_, bs_));
+      const std::uint64_t want = std::max(need_now, ceil_div(steps * advance_ * decoding_, bs_));
       return decoding_ == 0 || pool_.make_free(want);
     };
     std::vector<std::uint32_t> retracted;
@@ -512,8 +536,7 @@ class Simulation {
     ratio_ = std::min(1.0, (static_cast<double>(decoded) + steps * static_cast<double>(decoding_)) /
                                static_cast<double>(max_new + 1));
     // The survivors' blocks for this step.
-    const std::uint64_t cls = (bs_ - g_ % bs_) % bs_;
-    const std::uint64_t need = class_count_[cls];
+    const std::uint64_t need = decode_blocks_needed();
     if (!pool_.make_free(need)) throw_internal("simulate: retraction left too few blocks for one decode step");
     pool_.take_private(need);
   }
@@ -627,27 +650,31 @@ class Simulation {
   // ---- after the step ---------------------------------------------------------------------------
   void finish_decode_step(double step_start) {
     const std::uint64_t advanced = decoding_;
-    // Every decoding request produced one token. The gap since its previous token is this step
+    const std::uint64_t a = advance_;
+    const double share = 1.0 / static_cast<double>(a);
+    // Every decoding request produced `a` tokens. The gap since its previous token is this step
     // when prompts and decodes share steps. Otherwise it is everything since the last decode
     // step, except for requests whose previous token came from a prompt step after it: theirs
-    // is counted from that token.
+    // is counted from that token. Several tokens that arrive together split the gap evenly, as
+    // SGLang's bench_serving counts a chunk of n tokens (n samples of gap / n).
     std::uint64_t counted = 0;
     if (!r_.mix_prefill_decode) {
       for (const auto& [t, n] : fresh_) {
         const std::uint64_t k = std::min(n, advanced - counted);
-        itl_h_.add_samples(now_ - t, k);
+        itl_h_.add_samples((now_ - t) * share, k * a);
         counted += k;
       }
     }
     fresh_.clear();
     const double gap = r_.mix_prefill_decode || last_decode_end_ <= 0 ? now_ - step_start : now_ - last_decode_end_;
-    itl_h_.add_samples(gap, advanced - counted);
+    itl_h_.add_samples(gap * share, (advanced - counted) * a);
     last_decode_end_ = now_;
-    cached_sum_ += advanced;
+    cached_sum_ += advanced * a;
     padding_cached_ += padding_seqs_;
-    ++g_;
+    g_ += a;
+    ++decode_steps_;
     if (r_.admission == Admission::ExpectedOutput) {
-      unclipped_rem_ -= unclipped_;
+      unclipped_rem_ -= unclipped_ * a;
       ratio_ = std::max(r_.reserve_ratio_min, ratio_ - r_.reserve_ratio_decay);
       while (!crossings_.empty() && crossings_.top().g_done <= g_) {
         const Completion c = crossings_.top();
@@ -657,7 +684,7 @@ class Simulation {
         s.clipped = false;
         --clipped_;
         ++unclipped_;
-        unclipped_rem_ += clip_;
+        unclipped_rem_ += clip_ - (g_ - c.g_done);  // a speculative step may have passed the crossing
       }
     }
     while (!completions_.empty() && completions_.top().g_done <= g_) {
@@ -808,6 +835,17 @@ class Simulation {
       throw_internal("simulate: block accounting broke (private " + std::to_string(priv) + " vs " +
                      std::to_string(pool_.private_blocks()) + ", decoders " + std::to_string(decoders) + " vs " +
                      std::to_string(decoding_) + ")");
+    if (r_.admission == Admission::ExpectedOutput) {
+      // The lazy reservation sums (clipped / unclipped decoders, prompts' reserve) against a recount.
+      std::uint64_t decode_reserve = 0, prompt_reserve = 0;
+      for (const Slot& s : slots_) {
+        if (s.phase == Phase::Decode) decode_reserve += std::min<std::uint64_t>(s.target - generated_now(s), clip_);
+        if (s.phase == Phase::Prefill) prompt_reserve += s.reserve_now;
+      }
+      if (decode_reserve != clipped_ * clip_ + unclipped_rem_ || prompt_reserve != prompt_reserve_)
+        throw_internal("simulate: the reservation of running requests' output broke (" + std::to_string(decode_reserve) +
+                       " vs " + std::to_string(clipped_ * clip_ + unclipped_rem_) + ")");
+    }
     if (pool_.used() + pool_.cached() > pool_.total()) throw_internal("simulate: more KV blocks in use than the pool has");
     if (res_.arrived != res_.completed + res_.rejected + outstanding())
       throw_internal("simulate: a request was lost (arrived " + std::to_string(res_.arrived) + ")");
@@ -898,7 +936,9 @@ class Simulation {
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> crossings_;
   std::uint64_t reserved_ = 0;       // FullLength: blocks reserved by running requests
   std::uint64_t padding_seqs_ = 0, padding_cached_ = 0;  // static batch: finished sequences still computed
-  std::uint64_t g_ = 0;              // decode steps so far
+  std::uint64_t g_ = 0;              // tokens decode steps have kept per request so far
+  std::uint64_t decode_steps_ = 0;   // decode steps so far
+  std::uint64_t advance_ = 1;        // tokens the current step's decodes keep (tokens_kept)
   std::uint64_t admit_seq_ = 0;
   double now_ = 0;
   double last_decode_end_ = 0;

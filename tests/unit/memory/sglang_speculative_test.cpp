@@ -126,7 +126,7 @@ TEST(SglangSpeculative, UserSettingsAndRefusals) {
   // as is an unversioned "sglang" (the newest release).
   EXPECT_NE(refused(with(kTp8, "speculative-algorithm", "EAGLE"), "sglang@0.5.14").find("sglang@0.5.13"), std::string::npos);
   EXPECT_NE(refused(with(kTp8, "speculative-algorithm", "EAGLE"), "sglang").find("sglang@0.5.13"), std::string::npos);
-  // A listed architecture whose config gives no MTP layer (the catalogue's GLM-5 copy has no
+  // A listed architecture whose config gives no MTP layer (the catalogue's GLM-4.7-Flash copy has no
   // num_nextn_predict_layers), and an architecture SGLang drafts for from no MTP layer (Kimi-K2.5).
   const auto message = [&](const char* id) {
     const ModelSpec m = load_catalogue_model(test::source_root(), id);
@@ -137,7 +137,7 @@ TEST(SglangSpeculative, UserSettingsAndRefusals) {
     }
     return std::string("accepted");
   };
-  EXPECT_NE(message("glm-5").find("has no MTP layer"), std::string::npos) << message("glm-5");
+  EXPECT_NE(message("glm-4.7-flash").find("has no MTP layer"), std::string::npos) << message("glm-4.7-flash");
   EXPECT_NE(message("kimi-k2.5").find("not modelled with a draft"), std::string::npos) << message("kimi-k2.5");
 }
 

@@ -4,10 +4,12 @@
 
 #include <regex>
 
+#include "../memory/mtp_fixtures.hpp"
 #include "support/catalogs.hpp"
 #include "support/engine_plans.hpp"
 #include "support/test_models.hpp"
 #include "support/test_support.hpp"
+#include "vramplan/core/error.hpp"
 #include "vramplan/io/data_root.hpp"
 #include "vramplan/model/catalogue.hpp"
 #include "vramplan/sim/scheduler_rules.hpp"
@@ -327,6 +329,72 @@ TEST(EngineRules, EngineNotModelledIsRefused) {
   o.plan.engine = "exllama";
   EXPECT_EQ(test::error_message([&] { rules(o); }, ErrorKind::Usage),
             "the simulator does not model engine 'exllama' (it models vllm, sglang, trtllm, llamacpp, hf)");
+}
+
+
+// ---- speculative decoding (the checkpoint's MTP layer) -------------------------------------------
+
+memory::PlanOutcome mtp_plan(const std::string& engine, memory::EngineArgs args) {
+  const ModelSpec& m = test::deepseek_r1_with_mtp();
+  const auto gpu = test::mtp_test_card();
+  return outcome_of(test::plan_engine(engine, m, gpu, std::move(args)), m, gpu);
+}
+
+std::string rules_error(const memory::PlanOutcome& o, std::optional<double> accept) {
+  try {
+    scheduler_rules(o, {}, accept);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Usage) << e.what();
+    return e.what();
+  }
+  return "accepted";
+}
+
+TEST(EngineRulesSpeculative, SglangEagleVerifiesStepsPlusOneTokensWithTwoDraftForwards) {
+  // --speculative-algorithm EAGLE with SGLang's choice (3 steps, top-k 1, 4 draft tokens): a
+  // decode step verifies 4 tokens, runs 3 - 1 = 2 single-token draft forwards and 2 host rounds
+  // besides the verify's, and every running request holds max(3 x 1, 4) = 4 more slots (page 1:
+  // 4 blocks). The accept length is the user's.
+  const auto o = mtp_plan("sglang@0.5.9", {{"tp-size", "8"}, {"speculative-algorithm", "EAGLE"}});
+  const SchedulerRules r = scheduler_rules(o, {}, 3.2);
+  EXPECT_EQ(r.decode_query_tokens, 4u);
+  EXPECT_EQ(r.draft_forwards, 2u);
+  EXPECT_EQ(r.draft_host_rounds, 2u);
+  EXPECT_DOUBLE_EQ(r.accept_length, 3.2);
+  EXPECT_EQ(r.block_tokens, 1u);
+  EXPECT_EQ(r.state_blocks, 4u);
+  EXPECT_FALSE(r.mix_prefill_decode);
+  EXPECT_FALSE(r.overlap_schedule);
+  EXPECT_EQ(r.max_seqs, 48u);
+  expect_sourced_basis(r);
+}
+
+TEST(EngineRulesSpeculative, VllmMtpVerifiesOnePlusKTokens) {
+  // k = 2: 1 + 2 = 3 tokens of the step budget per decoding request, one draft forward over one
+  // token besides the extend, no host round of its own, and ceil(2 / 16) = 1 lookahead block.
+  const auto o = mtp_plan("vllm@0.19", {{"tensor-parallel-size", "8"},
+                                         {"speculative-config", R"({"method": "mtp", "num_speculative_tokens": 2})"}});
+  const SchedulerRules r = scheduler_rules(o, {}, 2.4);
+  EXPECT_EQ(r.decode_query_tokens, 3u);
+  EXPECT_EQ(r.draft_forwards, 1u);
+  EXPECT_EQ(r.draft_host_rounds, 0u);
+  EXPECT_EQ(r.block_tokens, 16u);
+  EXPECT_EQ(r.state_blocks, 1u);
+  expect_sourced_basis(r);
+}
+
+TEST(EngineRulesSpeculative, TheAcceptLengthIsAskedForAndChecked) {
+  const auto o = mtp_plan("sglang@0.5.9", {{"tp-size", "8"}, {"speculative-algorithm", "EAGLE"}});
+  EXPECT_NE(rules_error(o, std::nullopt).find("--spec-accept-length"), std::string::npos);
+  EXPECT_NE(rules_error(o, 0.5).find("between 1 and 4"), std::string::npos);
+  EXPECT_NE(rules_error(o, 4.5).find("between 1 and 4"), std::string::npos);
+  EXPECT_EQ(rules_error(o, 4.0), "accepted");
+  // Tree drafts (top-k > 1) are not modelled.
+  const auto tree = mtp_plan("sglang@0.5.9", {{"tp-size", "8"}, {"speculative-algorithm", "EAGLE"}, {"speculative-num-steps", "3"},
+                                              {"speculative-eagle-topk", "4"}, {"speculative-num-draft-tokens", "8"}});
+  EXPECT_NE(rules_error(tree, 3.0).find("top-k 1"), std::string::npos);
+  // An accept length for a plan that does not speculate is a mistake, not ignored.
+  EXPECT_NE(rules_error(mtp_plan("sglang@0.5.9", {{"tp-size", "8"}}), 3.0).find("no speculative decoding"), std::string::npos);
 }
 
 }  // namespace

@@ -33,6 +33,11 @@ struct PlanRequest {
   //! --prompt-len: prompt tokens for the TTFT estimate (default perf::kDefaultPromptTokens; read by
   //! sim/serving_plan.hpp, not by the memory plan).
   std::optional<std::uint64_t> prompt_tokens;
+  //! --spec-accept-length: with speculative decoding, the mean tokens one verify keeps (the
+  //! accepted drafts + the target's own token; SGLang's bench_serving prints it as "Accept
+  //! length"). A property of the model and the text, not of the engine: read by the simulator
+  //! (sim/simulate.hpp), not by the memory plan.
+  std::optional<double> spec_accept_length;
 };
 
 //! Which calibration a plan used, and for what (every output names its basis).

@@ -63,4 +63,19 @@ struct ShapeOptions {
 PerfModelShape shape_from_model(const ModelSpec& spec, std::span<const std::uint64_t> tensor_bytes,
                                 const ShapeOptions& options);
 
+//! What a one-layer draft adds to one of the target's layers, on one GPU.
+struct OneLayerDraft {
+  double head_bytes = 0, head_params = 0;  //!< the target's output projection, which the draft shares
+  //! The draft's input projection (an MTP layer's eh_proj, 2h -> h), stored whole on every GPU.
+  double input_proj_bytes = 0, input_proj_params = 0;
+};
+
+//! The draft of speculative decoding that is one more decoder layer of the target's kind (a
+//! checkpoint's MTP layer, which SGLang and vLLM build as a DeepSeek-V3 decoder layer with the
+//! target's output head), per GPU: the target's mean layer (weights, routed experts, attention
+//! groups, counted kernels), plus the head and the input projection. The mean over layers
+//! counts the target's few dense-MLP layers in, which an MTP layer (MoE) does not have; the note
+//! says so. Throws Error(Usage) for a target under pipeline parallelism (the engines refuse it).
+PerfModelShape one_layer_draft_shape(const PerfModelShape& target, const OneLayerDraft& draft);
+
 }  // namespace vramplan::perf

@@ -98,6 +98,12 @@ struct AttentionGroup {
   //! The row size is fixed by its format (DeepSeek sparse attention's indexer key: fp8 + scales
   //! whatever the KV dtype), so the memory plan's KV figure does not rescale it.
   bool fixed_row = false;
+  //! Each query token picks its own cached rows (DeepSeek sparse attention: the indexer scores
+  //! and the MLA reads per token), so several query tokens of one sequence in a step (a
+  //! speculative verify) read them once each: SGLang's NSA backend gives every draft token a row
+  //! of its own (layers/attention/nsa_backend.py init_forward_metadata, target verify:
+  //! max_seqlen_q 1, seqlens_expanded). false: the tokens share one read of the context.
+  bool per_query_reads = false;
 };
 
 //! Everything the step model needs about a model, per GPU (one pipeline stage, one TP rank).
@@ -248,10 +254,15 @@ struct MixedStep {
   std::uint64_t decode_sequences = 0;
   double decode_attended = 0;
   std::span<const PrefillChunk> chunks;
+  //! Tokens each decode sequence runs through the model in this step: 1, or with speculative
+  //! decoding the last accepted token plus the drafted ones it verifies (1 + k). The GEMMs run
+  //! over all of them; the attention reads each sequence's cached K/V once for its query tokens
+  //! (the verify kernels take a query of q tokens per sequence) and does q times the math.
+  std::uint64_t decode_query_tokens = 1;
 
-  //! Tokens the step computes: one per decode sequence plus every chunk's end - start (the
-  //! count GEMMs run over and the cold-start charge keys on). Throws Error(Usage) on overflow or
-  //! a chunk with end < start.
+  //! Tokens the step computes: decode_query_tokens per decode sequence plus every chunk's
+  //! end - start (the count GEMMs run over and the cold-start charge keys on). Throws
+  //! Error(Usage) on overflow, a chunk with end < start, or decode_query_tokens 0.
   std::uint64_t tokens() const;
 };
 
@@ -263,6 +274,27 @@ struct MixedStep {
 //! min(decode_attended, sequences x window): exact when every context is on the same side of the
 //! window, an upper bound otherwise.
 double mixed_step_seconds(const PerfModelShape& shape, const HardwareRates& rates, const MixedStep& step);
+
+//! The draft of speculative decoding as the iteration runs it (SGLang EAGLE with top-k 1,
+//! vLLM's MTP proposer): after the target's forward (which verifies decode_query_tokens tokens
+//! per decoding sequence), one draft forward over every token of the step (the draft extend)
+//! and `single_token_forwards` more over one token per decoding sequence, all without a host
+//! round of their own.
+struct DraftForwards {
+  const PerfModelShape* shape = nullptr;  //!< the draft model per GPU (one_layer_draft_shape)
+  std::uint64_t single_token_forwards = 0;
+  //! Host rounds the draft adds to the iteration, each paying the fixed per-step term: SGLang
+  //! prepares and replays the draft and the draft extend as forwards of their own, with host
+  //! syncs between (speculative/eagle_worker.py draft, forward_draft_extend_after_decode); 0 where
+  //! the drafter's forwards are launched within the target's step (vLLM).
+  std::uint64_t host_rounds = 0;
+};
+
+//! Seconds of one speculative-decoding iteration: the target's step (mixed_step_seconds) plus
+//! the draft's forwards, which pay the per-layer and per-kernel terms of `rates`, and the fixed
+//! per-step term once per host round (DraftForwards::host_rounds). docs/simulator.md#speculative.
+double speculative_step_seconds(const PerfModelShape& target, const DraftForwards& draft,
+                                const HardwareRates& rates, const MixedStep& step);
 
 PrefillResult estimate_prefill(const PerfModelShape& shape, const PerfHardware& hw,
                                const PrefillBatch& batch);

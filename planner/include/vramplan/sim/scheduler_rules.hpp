@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,22 @@ struct SchedulerRules {
   //! scheduler.py Scheduler.schedule: num_computed_tokens + 2 - num_output_placeholders >=
   //! num_prompt_tokens + max_tokens), so it has no such step.
   bool finished_rides_next_step = false;
+  //! Speculative decoding (SGLang EAGLE / NEXTN, vLLM mtp): tokens each decoding request runs
+  //! through the target in a step, the last accepted one plus the drafted ones it verifies
+  //! (1 = no speculation). They count against step_tokens where prompts and decodes mix (vLLM
+  //! schedules 1 + k tokens per request: v1/core/sched/scheduler.py Scheduler.schedule).
+  std::uint32_t decode_query_tokens = 1;
+  //! Mean tokens a decode step keeps per request (1 without speculation; with it the accept
+  //! length the user gives, 1..decode_query_tokens). Every decoding request keeps
+  //! floor((n + 1) L) - floor(n L) tokens in the n-th decode step: the same for all of them, so
+  //! the O(1)-per-step bookkeeping holds, and the mean is L.
+  double accept_length = 1;
+  //! Speculative decoding: draft forwards over one token per decoding request in each decode
+  //! step, besides the draft extend over all of the step's tokens (SGLang: steps - 1; vLLM: k - 1).
+  std::uint32_t draft_forwards = 0;
+  //! Speculative decoding: host rounds (the fixed per-step term each) the draft adds to a step
+  //! (perf::DraftForwards::host_rounds: SGLang 2, vLLM 0).
+  std::uint32_t draft_host_rounds = 0;
   Admission admission = Admission::OnDemand;
   double reserve_ratio = 0;          //!< ExpectedOutput: share of future output tokens reserved
   //! ExpectedOutput: the ratio falls by `reserve_ratio_decay` after every decode step, down to
@@ -107,6 +124,8 @@ struct SchedulerRules {
 //! The rules of the engine that made `outcome`, from its plan (engine_view) and the flags the
 //! user gave. Throws Error(Usage) for an engine the simulator does not model, or a plan that
 //! does not fit (there is nothing to simulate).
-SchedulerRules scheduler_rules(const memory::PlanOutcome& outcome, const memory::EngineArgs& args);
+//! `accept_length`: --spec-accept-length, required for a speculative plan and refused without one.
+SchedulerRules scheduler_rules(const memory::PlanOutcome& outcome, const memory::EngineArgs& args,
+                               std::optional<double> accept_length = std::nullopt);
 
 }  // namespace vramplan::sim

@@ -26,6 +26,9 @@ struct PlanPerformance {
   //! times its steps with them.
   std::optional<perf::PerfModelShape> shape;
   std::optional<perf::PerfHardware> hardware;
+  //! With speculative decoding from the checkpoint's MTP layer (memory/mtp_draft.hpp): the
+  //! draft's step shape per GPU (perf::one_layer_draft_shape), for the simulator's iterations.
+  std::optional<perf::PerfModelShape> draft_shape;
 };
 
 //! An engine plan and its performance (a memory::PlanOutcome wherever only memory is asked).

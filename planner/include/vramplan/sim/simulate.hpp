@@ -43,10 +43,14 @@ struct PreparedEngine {
   ServingPlan plan;
   SchedulerRules rules;
   perf::PerfModelShape shape;
+  //! Speculative decoding: the draft's shape (PlanPerformance::draft_shape); the clock then
+  //! times every step as a whole iteration (perf::speculative_step_seconds).
+  std::optional<perf::PerfModelShape> draft;
   perf::HardwareRates rates;  //!< the expected rates (calibrated when a calibration applies)
   std::string step_basis;     //!< where the step times come from
   bool calibrated = false;
-  //! perf::mixed_step_seconds over `shape` and `rates`; valid while this object lives.
+  //! perf::mixed_step_seconds over `shape` and `rates` (with a draft, speculative_step_seconds);
+  //! valid while this object lives.
   StepClock clock() const;
 };
 

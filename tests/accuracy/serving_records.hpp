@@ -317,6 +317,8 @@ inline ServingComparison simulate_record(const nlohmann::json& record, const nlo
   // A stored weight format the catalogue config does not carry (`vramplan simulate --weights`):
   // a quantized checkpoint of the same dimensions whose own config.json has no copy.
   if (setup.contains("weights")) q.plan.weights = setup.at("weights").get<std::string>();
+  // Speculative decoding: the mean tokens a verify kept, as the run's load generator printed it.
+  if (setup.contains("spec_accept_length")) q.plan.spec_accept_length = setup.at("spec_accept_length").get<double>();
   q.workload = serving_workload(c.id, w, root);
   if (auto replay = bench_serving_trace(c.id, w, record, q.workload)) {
     q.workload.trace = std::move(replay->trace);

@@ -293,9 +293,11 @@ TEST(SimAccuracy, OverloadedRunsArePredictedOverloaded) {
 // is cached by bench_serving's warm-up request and the two block-FP8 prompt terms re-fitted (70 ->
 // 75 us on NVIDIA, 270 -> 280 us on AMD): {9.2, 9.1, 17.5, 9.6, 53.4, 12.4}. Re-measured 2026-12-04
 // when Kimi-K2.5's two runs on 4 x MI350X joined (the catalogue gained the MI350X): their step is 5-12
-// times what the step model gives, as on H200, and request throughput leaves its target (the values
-// below).
-constexpr double kAchievedMedianPct[] = {10.4, 9.1, 18.5, 9.9, 54.5, 12.6};
+// times what the step model gives, as on H200, and request throughput leaves its target:
+// {10.4, 9.1, 18.5, 9.9, 54.5, 12.6}. Re-measured 2026-12-05 when GLM-5's two EAGLE runs on 8 x H200
+// joined (the simulator models speculative decoding): GLM-5's steps are predicted 22-30 % short at one
+// and 100 users, so both runs add to the misses (the values below).
+constexpr double kAchievedMedianPct[] = {10.7, 9.2, 19.2, 10.2, 53.4, 13.2};
 constexpr double kGuardPct = 2.0;
 
 TEST(SimAccuracy, MedianErrorsMeetTheTargetsOrTheirRegressionGuards) {
@@ -473,7 +475,16 @@ constexpr const char* kSimFindings =
     "prompt steps are also charged per launched kernel (38 us, fitted with the decode cost's six runs). MiniMax-M2 (3 runs, 4 x MI300X, TP 4) is "
     "simulated on the minimax-m2.5 entry, the same MiniMaxM2ForCausalLM series and size (no copy of M2's own "
     "config was found): held out, within 8 % on throughput and 5 % on TPOT at 16 and 100 users; its one-user run "
-    "lost 38 s to a cold first request (throughput +96 %). With them the medians are the table's.\n"
+    "lost 38 s to a cold first request (throughput +96 %). GLM-5-FP8 (2 runs, 8 x H200, TP 8, joined 2026-12-05) decodes "
+    "with EAGLE from its own MTP layer (3 steps, top-k 1, 4 draft tokens): each decode step verifies 4 tokens a request "
+    "after two single-token draft forwards and before a draft extend, and keeps the accept length the page printed for "
+    "the run (3.48 and 3.50 tokens, --spec-accept-length; docs/simulator.md#speculative). The speculative rules are "
+    "SGLang's: max_running_requests falls to 48 and the overlap scheduler is off, so at 100 users about 52 requests "
+    "wait for a slot (as simulated: 48 running, the others waiting, whenever every user has a request out) and the median TTFT of 21.4 s measured is "
+    "queueing; it is predicted at 15.6 s (-27 %) because the steps are short: TPOT -22 % at 100 users and -30 % at "
+    "one (4.9 against 7.0 ms, an iteration of 17 against 24 ms), and the one-user median TTFT -30 % too (197 against "
+    "282 ms). No plain-decoding GLM-5 run is in the ground truth to tell the target's steps (DSA layers, whose kernels "
+    "are not counted) from the iteration's draft and host costs. With them the medians are the table's.\n"
     "- **kvcached** (SGLang 0.4, A100, Llama-3.2-3B, Poisson 8 / 16 / 32 req/s): throughput and median TTFT / ITL "
     "within about 1-11 % below the overload (median TTFT -17 / -23 % before the overlap rule), and the overload at 32 req/s is found (23.9 req/s predicted against 26.8 measured); the "
     "p99 ITL +2 / +31 % at 16 / 8 req/s (+66 / +66 % before the overlap rule).\n"
@@ -687,6 +698,9 @@ const std::map<std::string, std::string>& p99_causes() {
       {"sglcookbook-deepseek-v3-1-02", "cold: first 100-user run"},
       {"sglcookbook-deepseek-r1-07", "cold: first run with 16 x 8,000-token prompts"},
       {"sglcookbook-deepseek-v3-1-07", "cold: first run with 16 x 8,000-token prompts"},
+      {"sglcookbook-glm-5-00", "step: GLM-5's one-user prompt steps are predicted 30 % short at the median too (197 against 282 ms; "
+                               "DSA layers, kernels not counted; no plain-decoding GLM-5 record to separate the target's steps from "
+                               "the speculative iteration's)"},
       {"sglcookbook-qwen3-04", "first wave slower than simulated on a warm deployment (not explained)"},
       {"sglcookbook-qwen3-05", "first wave slower than simulated on a warm deployment (not explained)"},
       {"sglcookbook-kimi-k2-5-00", "kimi"},

@@ -382,7 +382,8 @@ ThroughputCurve throughput_vs_batch(const PerfModelShape& shape, const PerfHardw
 
 std::uint64_t MixedStep::tokens() const {
   if (decode_query_tokens == 0) throw_usage("performance model: a decode sequence runs at least one token a step");
-  std::uint64_t n = checked_mul(decode_sequences, decode_query_tokens, "step decode tokens");
+  std::uint64_t n = decode_query_tokens == 1 ? decode_sequences
+                                             : checked_mul(decode_sequences, decode_query_tokens, "step decode tokens");
   for (const PrefillChunk& c : chunks)
     n = checked_add(n, checked_sub(c.end, c.start, "prefill chunk length"), "step tokens");
   return n;

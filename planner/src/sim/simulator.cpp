@@ -406,7 +406,8 @@ class Simulation {
         allocate_decode_blocks();
         // Every decode runs; prompts get what is left (vLLM keeps max_num_batched_tokens >=
         // max_num_seqs; SGLang's mixed chunk may not). A speculative decode takes 1 + k tokens.
-        const std::uint64_t decode_tokens = checked_mul(decoding_, r_.decode_query_tokens, "decode tokens");
+        const std::uint64_t decode_tokens =
+            r_.decode_query_tokens == 1 ? decoding_ : checked_mul(decoding_, r_.decode_query_tokens, "decode tokens");
         budget = decode_tokens >= budget ? 0 : budget - decode_tokens;
       }
       schedule_prompts(budget);
@@ -470,6 +471,7 @@ class Simulation {
   // Blocks the next decode step's advance_ tokens of every decoding request take: the token at
   // g + j opens a block for residue class (block - (g + j) mod block) mod block.
   std::uint64_t decode_blocks_needed() const {
+    if (advance_ == 1) return class_count_[(bs_ - g_ % bs_) % bs_];  // the hot path: one class
     std::uint64_t need = 0;
     for (std::uint64_t j = 0; j < advance_; ++j) need += class_count_[(bs_ - (g_ + j) % bs_) % bs_];
     return need;
@@ -651,7 +653,8 @@ class Simulation {
   void finish_decode_step(double step_start) {
     const std::uint64_t advanced = decoding_;
     const std::uint64_t a = advance_;
-    const double share = 1.0 / static_cast<double>(a);
+    // Each of a tokens kept together gets gap / a (only divided when a > 1: this is the hot path).
+    const auto split = [a](double gap) { return a == 1 ? gap : gap / static_cast<double>(a); };
     // Every decoding request produced `a` tokens. The gap since its previous token is this step
     // when prompts and decodes share steps. Otherwise it is everything since the last decode
     // step, except for requests whose previous token came from a prompt step after it: theirs
@@ -661,13 +664,13 @@ class Simulation {
     if (!r_.mix_prefill_decode) {
       for (const auto& [t, n] : fresh_) {
         const std::uint64_t k = std::min(n, advanced - counted);
-        itl_h_.add_samples((now_ - t) * share, k * a);
+        itl_h_.add_samples(split(now_ - t), k * a);
         counted += k;
       }
     }
     fresh_.clear();
     const double gap = r_.mix_prefill_decode || last_decode_end_ <= 0 ? now_ - step_start : now_ - last_decode_end_;
-    itl_h_.add_samples(gap * share, (advanced - counted) * a);
+    itl_h_.add_samples(split(gap), (advanced - counted) * a);
     last_decode_end_ = now_;
     cached_sum_ += advanced * a;
     padding_cached_ += padding_seqs_;

@@ -93,6 +93,7 @@ int run_check(const std::vector<std::string>& args) {
       ("mig-layout", po::value<std::string>(), "co-tenancy: MIG profiles of the card, one tenant per slice (3g.40gb,3g.40gb)");
   declared.insert({"limits", "batch-range", "max-tpot", "max-ttft", "input-len", "output-len", "rate", "slo", "probe-requests",
                    "max-gpus", "tenant", "tenants", "mig-layout"});
+  add_spec_accept_option(desc, declared);
   add_engine_options(desc, *engine, declared);
   add_common_options(desc, true);
   po::variables_map vm;
@@ -119,6 +120,9 @@ int run_check(const std::vector<std::string>& args) {
   if (vm.count("rate")) req.rate = sim::parse_rate(vm["rate"].as<std::string>(), "--rate");
   if (vm.count("slo")) req.slo = plan::parse_slo(vm["slo"].as<std::string>());
   req.probe_requests = vm["probe-requests"].as<std::uint64_t>();
+  req.spec_accept_length = read_spec_accept(vm);
+  if (req.spec_accept_length && !req.rate)
+    throw_usage("--spec-accept-length applies to the simulated batch range: add --batch-range --rate R");
 
   const auto outcome = plan::run_check(req, data_root(), std::move(engine));
   if (opts.format == OutputFormat::Markdown) emit(opts, {}, plan::check_markdown(outcome));

@@ -81,6 +81,7 @@ int run_report(const std::vector<std::string>& args) {
       ("train-sharding", po::value<std::string>()->default_value("none"), "with --train: none, ddp, zero1..3, fsdp, hsdp");
   declared.insert({"out", "title", "top", "options", "simulate", "rate", "requests", "input-len", "output-len", "seed", "train",
                    "train-seq-len", "train-micro-batch", "train-gpus", "train-sharding"});
+  add_spec_accept_option(desc, declared);
   const std::set<std::string> own = declared;
   add_engine_options(desc, *engine, declared);
   add_common_options(desc, false);
@@ -95,6 +96,7 @@ int run_report(const std::vector<std::string>& args) {
   const bool simulate = vm["simulate"].as<bool>();
   for (const char* o : {"rate", "requests", "input-len", "output-len", "seed"})
     if (!simulate && !vm[o].defaulted()) throw_usage(std::string("--") + o + " applies to the simulated run: add --simulate");
+  if (!simulate && vm.count("spec-accept-length")) throw_usage("--spec-accept-length applies to the simulated run: add --simulate");
   // Fail on an unwritable --out before the work, not after it.
   std::ofstream out(out_path, std::ios::binary | std::ios::trunc);
   if (!out) throw Error(ErrorKind::Io, "--out: cannot write " + out_path);
@@ -167,6 +169,7 @@ int run_report(const std::vector<std::string>& args) {
     q.request.plan.engine = spec;
     q.request.plan.args = report_row_args(*session, req, row);
     q.request.plan.weights = report_row_weights(row);
+    q.request.plan.spec_accept_length = read_spec_accept(vm);
     sim::WorkloadSpec& w = q.request.workload;
     w.arrivals.rate_per_s = sim::parse_rate(vm["rate"].as<std::string>(), "--rate");
     w.requests = vm["requests"].as<std::uint64_t>();

@@ -86,11 +86,10 @@ int run_simulate(const std::vector<std::string>& args) {
       ("prices", po::value<std::string>(), "your own GPU prices (vramplan.prices/1) instead of data/prices.json")
       ("probe-requests", po::value<std::uint64_t>()->default_value(3000), "requests simulated per capacity probe")
       ("router", po::value<std::string>()->default_value("least-outstanding"), "with --target-rate: least-outstanding or round-robin")
-      ("cold-start", po::bool_switch(), "a freshly started server (vllm): a step whose forward needs a fused-MoE kernel variant not compiled at start-up stalls for the compile")
-      ("spec-accept-length", po::value<double>(), "with speculative decoding: mean tokens one verify keeps, 1..1+drafts (SGLang bench_serving's 'Accept length')");
+      ("cold-start", po::bool_switch(), "a freshly started server (vllm): a step whose forward needs a fused-MoE kernel variant not compiled at start-up stalls for the compile");
   declared.insert({"rate", "arrivals", "requests", "duration", "concurrency", "input-len", "output-len", "trace", "seed",
                    "timeout", "timeline", "sample-every", "slo", "find-max-rate", "target-rate", "workers", "margin",
-                   "periods", "prices", "probe-requests", "router", "cold-start", "spec-accept-length"});
+                   "periods", "prices", "probe-requests", "router", "cold-start"});
   add_engine_options(desc, *engine, declared);
   add_common_options(desc, true);
   po::variables_map vm;
@@ -102,7 +101,6 @@ int run_simulate(const std::vector<std::string>& args) {
   plan::SimulateQuestions q;
   sim::SimulateRequest& req = q.request;
   req.plan = read_plan_target(vm, spec, *engine);
-  if (vm.count("spec-accept-length")) req.plan.spec_accept_length = vm["spec-accept-length"].as<double>();
 
   sim::WorkloadSpec& w = req.workload;
   w.arrivals = sim::parse_arrivals(vm["arrivals"].as<std::string>(), "--arrivals");

@@ -148,6 +148,7 @@ int run_sweep(const std::vector<std::string>& args) {
       ("probe-requests", po::value<std::uint64_t>()->default_value(3000), "with --rate: requests simulated per probe")
       ("router", po::value<std::string>()->default_value("least-outstanding"), "with --rate: least-outstanding or round-robin");
   declared.insert({"mode", "top", "rate", "slo", "arrivals", "input-len", "output-len", "seed", "probe-requests", "router"});
+  add_spec_accept_option(desc, declared);
   const std::set<std::string> own = declared;  // --tp / --pp here are the sweep's lists, not engine flags
   add_engine_options(desc, *engine, declared);
   add_common_options(desc, true);
@@ -160,6 +161,8 @@ int run_sweep(const std::vector<std::string>& args) {
   const std::size_t top = vm["top"].as<std::size_t>();
 
   const bool progress = show_progress(opts);
+  if (vm.count("spec-accept-length") && !vm.count("rate"))
+    throw_usage("--spec-accept-length applies to the simulated sweep: add --rate R --slo T");
   if (vm.count("rate") || vm.count("slo")) {
     if (!vm.count("rate") || !vm.count("slo")) throw_usage("sweep: --rate and --slo go together (serve R requests/s within the targets)");
     plan::SloSweepRequest sr;
@@ -172,6 +175,7 @@ int run_sweep(const std::vector<std::string>& args) {
     sr.workload.seed = vm["seed"].as<std::uint64_t>();
     sr.options.requests_per_probe = vm["probe-requests"].as<std::uint64_t>();
     sr.options.router = plan::parse_router(vm["router"].as<std::string>());
+    sr.spec_accept_length = read_spec_accept(vm);
     if (sr.options.requests_per_probe < 100) throw_usage("--probe-requests: at least 100, or the p99 means nothing");
     const auto slo_result = plan::run_slo_sweep(sr, data_root(), [&](std::size_t done, std::size_t total) {
       if (progress) err() << "\rsweep: layout " << done + 1 << "/" << total << std::flush;

@@ -103,6 +103,17 @@ double parse_fraction(const std::string& text, const std::string& option) {
   return percent ? v / 100.0 : v;
 }
 
+void add_spec_accept_option(po::options_description& desc, std::set<std::string>& declared) {
+  desc.add_options()("spec-accept-length", po::value<double>(),
+                     "with speculative decoding: mean tokens one verify keeps, 1..1+drafts (SGLang bench_serving's 'Accept length')");
+  declared.insert("spec-accept-length");
+}
+
+std::optional<double> read_spec_accept(const po::variables_map& vm) {
+  if (!vm.count("spec-accept-length")) return std::nullopt;
+  return vm["spec-accept-length"].as<double>();
+}
+
 void add_plan_target_options(po::options_description& desc, std::set<std::string>& declared) {
   desc.add_options()
       ("model", po::value<std::string>(), "model: catalogue id, config.json, directory or .gguf")
@@ -112,6 +123,7 @@ void add_plan_target_options(po::options_description& desc, std::set<std::string
       ("weights", po::value<std::string>(), "weight format for the linear layers (bf16, fp8, ...)")
       ("calibration", po::value<std::string>(), "calibration file for the step times (default: matching file in data/calibration)");
   declared.insert({"model", "gpu", "gpu-memory", "engine", "weights", "calibration"});
+  add_spec_accept_option(desc, declared);
 }
 
 memory::PlanRequest read_plan_target(const po::variables_map& vm, const std::string& engine_spec,
@@ -124,6 +136,7 @@ memory::PlanRequest read_plan_target(const po::variables_map& vm, const std::str
   if (vm.count("weights")) r.weights = vm["weights"].as<std::string>();
   if (vm.count("calibration")) r.calibration = vm["calibration"].as<std::string>();
   r.args = read_engine_args(vm, engine);
+  r.spec_accept_length = read_spec_accept(vm);
   return r;
 }
 

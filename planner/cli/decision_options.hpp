@@ -40,6 +40,11 @@ void add_plan_target_options(po::options_description& desc, std::set<std::string
 memory::PlanRequest read_plan_target(const po::variables_map& vm, const std::string& engine_spec,
                                      const memory::Engine& engine);
 
+//! --spec-accept-length, for every command that simulates (simulate, trial, check --rate, sweep
+//! --rate, report --simulate): with speculative decoding, the mean tokens one verify keeps.
+void add_spec_accept_option(po::options_description& desc, std::set<std::string>& declared);
+std::optional<double> read_spec_accept(const po::variables_map& vm);
+
 //! "10%", "10 %" or "0.1" -> 0.1. Throws Error(Usage) naming `option`.
 double parse_fraction(const std::string& text, const std::string& option);
 

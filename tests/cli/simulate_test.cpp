@@ -280,5 +280,26 @@ TEST(SimulateCli, SpeculativeDecodingTakesTheAcceptLengthFromTheUser) {
   EXPECT_NE(v.err.find("between 1 and 2"), std::string::npos) << v.err;
 }
 
+TEST(SimulateCli, EveryCommandThatSimulatesTakesTheAcceptLength) {
+  // check --batch-range --rate simulates each cap with the draft and verify steps; the flag
+  // without the rate view, a sweep without --rate or a report without --simulate is a mistake.
+  const std::vector<std::string> eagle = {"--model", "deepseek-r1", "--gpu", "h200", "--engine", "sglang@0.5.9", "--tp-size", "8",
+                                          "--speculative-algorithm", "EAGLE"};
+  std::vector<std::string> check = {"check"};
+  check.insert(check.end(), eagle.begin(), eagle.end());
+  std::vector<std::string> rate = check;
+  rate.insert(rate.end(), {"--batch-range", "--rate", "2", "--probe-requests", "200", "--spec-accept-length", "3"});
+  const CliResult ok = run_cli(rate);
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("largest --max-running-requests meeting the targets at this rate"), std::string::npos) << ok.out;
+  check.insert(check.end(), {"--spec-accept-length", "3"});
+  const CliResult alone = run_cli(check);
+  EXPECT_EQ(alone.exit_code, 2);
+  EXPECT_NE(alone.err.find("add --batch-range --rate R"), std::string::npos) << alone.err;
+  const CliResult sweep = run_cli({"sweep", "--model", "deepseek-r1", "--gpu", "h200", "--tp", "8", "--spec-accept-length", "3"});
+  EXPECT_EQ(sweep.exit_code, 2);
+  EXPECT_NE(sweep.err.find("add --rate R --slo T"), std::string::npos) << sweep.err;
+}
+
 }  // namespace
 }  // namespace vramplan::test

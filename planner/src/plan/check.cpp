@@ -72,6 +72,7 @@ BatchAtRate range_at_rate(const PlanSession& session, const CheckRequest& req, c
   br.plan.engine = req.engine;
   br.plan.args = req.args;
   br.plan.weights = req.weights;
+  br.plan.spec_accept_length = req.spec_accept_length;
   br.rate_per_s = *req.rate;
   br.replicas = req.replicas;
   // Requests as the batch range's sequences, within the engine's length (one output token at least).

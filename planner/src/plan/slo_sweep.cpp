@@ -25,6 +25,7 @@ memory::PlanRequest plan_request(const SloSweepRequest& r, const PlanSession& se
   p.engine = r.sweep.engine;
   p.weights = l.weights;
   p.args = session.with_parallel(r.sweep.args, Parallel{l.tp, l.pp});
+  p.spec_accept_length = r.spec_accept_length;
   if (!r.sweep.contexts.empty() && !session.context_flag().empty())
     p.args[session.context_flag()] = std::to_string(r.sweep.contexts.front());
   return p;

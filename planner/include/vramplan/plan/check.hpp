@@ -39,6 +39,8 @@ struct CheckRequest {
   std::optional<double> rate;
   std::vector<SloTarget> slo;        //!< --slo for the rate view (else --max-ttft / --max-tpot as p99)
   std::uint64_t probe_requests = 3000;  //!< --probe-requests: requests simulated per cap
+  //! --spec-accept-length: with speculative decoding, the rate view's mean tokens a verify keeps.
+  std::optional<double> spec_accept_length;
 };
 
 struct CheckLimits {

@@ -5,6 +5,7 @@
 // replica and the replicas R needs) and priced.
 #pragma once
 
+#include <optional>
 #include <functional>
 #include <string>
 #include <vector>
@@ -23,6 +24,8 @@ struct SloSweepRequest {
   std::vector<SloTarget> slo;
   sim::WorkloadSpec workload;  //!< arrival process and lengths (rate and count set per probe)
   CapacityOptions options;
+  //! --spec-accept-length: with speculative decoding, the mean tokens a verify keeps.
+  std::optional<double> spec_accept_length;
 };
 
 struct SloSweepRow {

@@ -325,7 +325,11 @@ PerfModelShape one_layer_draft_shape(const PerfModelShape& target, const OneLaye
   s.activation_bytes = target.activation_bytes;
   s.layers = 1;
   s.dense_weight_bytes = std::max(0.0, target.dense_weight_bytes - d.head_bytes) / layers + d.head_bytes + d.input_proj_bytes;
-  s.active_params = std::max(0.0, target.active_params - d.head_params) / layers + d.head_params + d.input_proj_params;
+  // The head's weights are read every forward, but it multiplies one token per request (the
+  // engines take logits at each request's last position: vLLM EagleProposer.propose
+  // last_token_indices, SGLang's draft extend with CaptureHiddenMode.LAST), not every token of an
+  // extend over a prompt: its FLOPs are left out, a read of its weights outweighs them.
+  s.active_params = std::max(0.0, target.active_params - d.head_params) / layers + d.input_proj_params;
   s.expert_bytes = target.expert_bytes;
   s.local_experts = target.local_experts;
   s.num_experts = target.num_experts;

@@ -53,8 +53,9 @@ TEST(SpeculativeStep, TheDraftIsTheTargetsMeanLayerPlusHeadAndInputProjection) {
   EXPECT_EQ(d.layers, 1);
   // (15e9 - 1e9) / 32 + 1e9 + 67,108,864 = 437,500,000 + 1,067,108,864 = 1,504,608,864 B.
   EXPECT_DOUBLE_EQ(d.dense_weight_bytes, 1504608864.0);
-  // (7.5e9 - 5e8) / 32 + 5e8 + 33,554,432 = 218,750,000 + 533,554,432 = 752,304,432 params.
-  EXPECT_DOUBLE_EQ(d.active_params, 752304432.0);
+  // (7.5e9 - 5e8) / 32 + 33,554,432 = 218,750,000 + 33,554,432 = 252,304,432 params: the head
+  // multiplies one token per request (logits at the last position), so its FLOPs are left out.
+  EXPECT_DOUBLE_EQ(d.active_params, 252304432.0);
   ASSERT_EQ(d.attention.size(), 1u);
   EXPECT_DOUBLE_EQ(d.attention[0].layers, 1.0);
   EXPECT_DOUBLE_EQ(d.attention[0].kv_bytes_per_token, 4096.0);
@@ -67,8 +68,8 @@ TEST(SpeculativeStep, AnIterationAddsTheDraftExtendItsForwardsAndItsHostRounds) 
   const PerfModelShape target = test::round_dense_shape();
   const PerfModelShape draft = one_layer_draft_shape(target, round_draft());
   const HardwareRates r = test::exact_hardware().expected;
-  // The draft reads 1,504,608,864 B / 4e12 = 0.376152216 ms of weights (its GEMMs: 2 x 752,304,432
-  // x 12 FLOP = 0.018 ms, hidden) and 1 layer x 4096 B x 32,772 tokens / 4e12 = 0.033558528 ms of
+  // The draft reads 1,504,608,864 B / 4e12 = 0.376152216 ms of weights (its GEMMs: 2 x 252,304,432
+  // x 12 FLOP = 0.006 ms, hidden) and 1 layer x 4096 B x 32,772 tokens / 4e12 = 0.033558528 ms of
   // KV; without the per-step term, each of its forwards (the extend over the 12 tokens and every
   // single-token forward over 4) takes 0.409710744 ms.
   const double draft_forward = 1504608864.0 / 4e12 + 4096.0 * 32772 / 4e12;

@@ -73,7 +73,8 @@ struct OneLayerDraft {
 //! The draft of speculative decoding that is one more decoder layer of the target's kind (a
 //! checkpoint's MTP layer, which SGLang and vLLM build as a DeepSeek-V3 decoder layer with the
 //! target's output head), per GPU: the target's mean layer (weights, routed experts, attention
-//! groups, counted kernels), plus the head and the input projection. The mean over layers
+//! groups, counted kernels), plus the head (its weight read; its FLOPs, over one token per request,
+//! are left out) and the input projection. The mean over layers
 //! counts the target's few dense-MLP layers in, which an MTP layer (MoE) does not have; the note
 //! says so. Throws Error(Usage) for a target under pipeline parallelism (the engines refuse it).
 PerfModelShape one_layer_draft_shape(const PerfModelShape& target, const OneLayerDraft& draft);

@@ -8,25 +8,14 @@
 #include <random>
 #include <vector>
 
+#include "support/list_source.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/sim/stats.hpp"
 
 namespace vramplan::sim {
 namespace {
 
-// Requests from a list.
-class ListSource : public RequestSource {
- public:
-  explicit ListSource(std::vector<Request> r) : r_(std::move(r)) {}
-  std::optional<Request> next() override {
-    if (i_ == r_.size()) return std::nullopt;
-    return r_[i_++];
-  }
-
- private:
-  std::vector<Request> r_;
-  std::size_t i_ = 0;
-};
+using vramplan::test::ListSource;
 
 // Poisson arrivals at `rate`, fixed lengths, `n` requests; prefix ids cycle over `prefixes`
 // groups when set. The exponential gap is -ln(1 - u) / rate from a 53-bit uniform u.

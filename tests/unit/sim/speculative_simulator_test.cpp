@@ -8,23 +8,13 @@
 #include <random>
 #include <vector>
 
+#include "support/list_source.hpp"
 #include "vramplan/sim/simulator.hpp"
 
 namespace vramplan::sim {
 namespace {
 
-class SpecRequests : public RequestSource {
- public:
-  explicit SpecRequests(std::vector<Request> r) : r_(std::move(r)) {}
-  std::optional<Request> next() override {
-    if (i_ == r_.size()) return std::nullopt;
-    return r_[i_++];
-  }
-
- private:
-  std::vector<Request> r_;
-  std::size_t i_ = 0;
-};
+using SpecRequests = vramplan::test::ListSource;
 
 // 10 ms per step + 10 us per token the step computes (a verify of q tokens counts q).
 double spec_clock(const perf::MixedStep& s) { return 0.01 + 1e-5 * static_cast<double>(s.tokens()); }

@@ -265,6 +265,8 @@ TEST(SimulateCli, SpeculativeDecodingTakesTheAcceptLengthFromTheUser) {
   const auto j = nlohmann::json::parse(ok.out);
   EXPECT_EQ(j["requests"]["completed"], 40);
   EXPECT_NE(j.dump().find("speculative decoding (EAGLE, 3 steps, top-k 1, 4 draft tokens)"), std::string::npos);
+  EXPECT_EQ(j["engine_rules"]["speculative"], (nlohmann::json{{"verify_tokens", 4}, {"draft_forwards", 2}, {"accept_length", 3.0}}));
+  expect_valid(j, "simulate.schema.json");
   // Keeping more tokens a step makes decoding faster: TPOT at L = 3 below TPOT at L = 1.5.
   std::vector<std::string> slow = sglang;
   slow.insert(slow.end(), {"--spec-accept-length", "1.5", "--json"});

@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "support/json_schema.hpp"
 #include "support/test_support.hpp"
 
 namespace vramplan::test {
@@ -170,6 +171,41 @@ TEST(PlanPerfCli, LlamacppPartialOffloadReadsTheCpuLayersAtHostBandwidth) {
   // 1.929437e9 x (3.33333e-11 - 1.33547e-12) = 61.74 ms more per token; the KV of the host layers
   // (64 tokens x 16 layers x 2 x 4096 x 2 B = 16.8 MB) another 0.54 ms: 62.3 ms.
   EXPECT_NEAR(tpot("16") - tpot("99"), 0.0623, 0.0006);
+}
+
+TEST(PlanPerfCli, SpeculativeDecodeAtTheAcceptLengthGiven) {
+  // SGLang EAGLE from DeepSeek-R1's MTP layer (3 steps, 4 draft tokens): with --spec-accept-length
+  // 3 the plan adds decode as the simulator steps it. A step (verify + draft) keeps 3 tokens, so
+  // TPOT is the step / 3 and batch 1 makes 3 tokens a step; without the flag the figure is null.
+  const std::vector<std::string> eagle = {"plan", "--model", "deepseek-r1", "--gpu", "h200", "--engine", "sglang@0.5.9",
+                                          "--tp-size", "8", "--speculative-algorithm", "EAGLE", "--json"};
+  std::vector<std::string> given = eagle;
+  given.insert(given.end(), {"--spec-accept-length", "3"});
+  const auto r = run_cli(given);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& p = j.at("performance");
+  const auto& s = p.at("speculative_decode");
+  ASSERT_TRUE(s.is_object()) << p.dump();
+  const auto schema = nlohmann::json::parse(read_text(source_dir() / "docs" / "schemas" / "plan.schema.json"));
+  const auto violations = schema_violations(j, schema);
+  EXPECT_TRUE(violations.empty()) << violations.front();
+  EXPECT_EQ(s.at("verify_tokens"), 4);
+  EXPECT_DOUBLE_EQ(s.at("accept_length").get<double>(), 3.0);
+  for (const char* k : {"low", "expected", "high"}) {
+    const double step = s.at("step_s").at(k).get<double>();
+    EXPECT_DOUBLE_EQ(s.at("tpot_s").at(k).get<double>(), step / 3) << k;
+  }
+  EXPECT_DOUBLE_EQ(s.at("tokens_per_s").at("expected").get<double>(), 3 / s.at("step_s").at("expected").get<double>());
+  // A verify of 4 tokens plus the draft costs more than one plain decode step, but less than 3.
+  const double plain = p.at("decode").at("tpot_s").at("expected").get<double>();
+  EXPECT_GT(s.at("step_s").at("expected").get<double>(), plain);
+  EXPECT_LT(s.at("tpot_s").at("expected").get<double>(), plain);
+  const auto without = run_cli(eagle);
+  ASSERT_EQ(without.exit_code, 0) << without.err;
+  EXPECT_TRUE(nlohmann::json::parse(without.out).at("performance").at("speculative_decode").is_null());
+  given.back() = "5";  // more than the 4 tokens a verify runs
+  EXPECT_EQ(run_cli(given).exit_code, 2);
 }
 
 }  // namespace

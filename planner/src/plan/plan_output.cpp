@@ -45,13 +45,17 @@ nlohmann::json performance_json(const sim::PlanPerformance& perf) {
                       {"tensor_dtype", perf.tensor_dtype.empty() ? nlohmann::json(nullptr) : nlohmann::json(perf.tensor_dtype)},
                       {"calibrated", perf.calibrated},
                       {"basis", nullptr}, {"decode", nullptr}, {"ttft_s", nullptr}, {"throughput_vs_batch", nullptr},
-                      {"notes", nlohmann::json::array()}};
+                      {"speculative_decode", nullptr}, {"notes", nlohmann::json::array()}};
   if (!perf.estimate) return j;
   const auto& e = *perf.estimate;
   j["basis"] = e.basis;
   j["decode"] = {{"tokens_per_s", perf_range_json(e.decode.tokens_per_s)}, {"tpot_s", perf_range_json(e.decode.step_s)},
                  {"memory_bound", e.decode.step.memory_bound}};
   j["ttft_s"] = perf_range_json(e.ttft_s);
+  if (const auto& sp = perf.speculative)
+    j["speculative_decode"] = {{"accept_length", sp->accept_length}, {"verify_tokens", sp->verify_tokens},
+                               {"step_s", perf_range_json(sp->step_s)}, {"tpot_s", perf_range_json(sp->tpot_s)},
+                               {"tokens_per_s", perf_range_json(sp->tokens_per_s)}};
   if (e.curve) j["throughput_vs_batch"] = curve_json(*e.curve);
   j["notes"] = e.notes;
   return j;
@@ -89,6 +93,11 @@ std::string performance_text(const sim::PlanPerformance& perf) {
                   ", " + perf.tensor_dtype + " tensor rate):\n";
   s += "  decode   batch " + std::to_string(q.batch) + " at " + std::to_string(q.decode_context) + " tokens: " +
        perf_range_text(e.decode.tokens_per_s, 1, "%.0f") + " tok/s, TPOT " + perf_range_text(e.decode.step_s, 1e3, "%.2f") + " ms\n";
+  if (const auto& sp = perf.speculative)
+    s += "  spec     the same batch with speculative decoding, " + plan_number(sp->accept_length, "%g") + " of " +
+         std::to_string(sp->verify_tokens) + " verified tokens kept a step (--spec-accept-length): " +
+         perf_range_text(sp->tokens_per_s, 1, "%.0f") + " tok/s, TPOT " + perf_range_text(sp->tpot_s, 1e3, "%.2f") +
+         " ms (steps of " + perf_range_text(sp->step_s, 1e3, "%.2f") + " ms)\n";
   s += "  TTFT     prompt " + std::to_string(q.prompt_tokens) + " tokens: " + perf_range_text(e.ttft_s, 1e3, "%.1f") + " ms\n";
   if (e.curve)
     s += "  knee     batch " + std::to_string(e.curve->knee_batch) + " reaches 80 % of " +

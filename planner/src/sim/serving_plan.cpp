@@ -12,6 +12,7 @@
 #include "vramplan/perf/llamacpp_mmvq.hpp"
 #include "vramplan/perf/model_shape.hpp"
 #include "vramplan/perf/perf_defaults.hpp"
+#include "vramplan/sim/scheduler_rules.hpp"
 
 namespace vramplan::sim {
 
@@ -197,6 +198,32 @@ PlanPerformance plan_performance(const memory::PlanRequest& r, const memory::Pla
   return perf;
 }
 
+// Decode with the draft and verify steps at the query's batch and context, with the scheduler's
+// speculation rules (scheduler_rules: one reading of the engine's settings) and the user's accept
+// length. Nothing when the plan does not fit or has no step model; a usage error for an accept
+// length the plan cannot take (scheduler_rules says why).
+std::optional<PlanPerformance::Speculative> speculative_decode(const memory::PlanRequest& r, const ServingPlan& out) {
+  const PlanPerformance& perf = out.performance;
+  if (!out.plan.fits) return std::nullopt;
+  const SchedulerRules rules = scheduler_rules(out, r.args, r.spec_accept_length);
+  if (!perf.shape || !perf.hardware || !perf.draft_shape) return std::nullopt;
+  PlanPerformance::Speculative s;
+  s.accept_length = rules.accept_length;
+  s.verify_tokens = rules.decode_query_tokens;
+  const std::uint64_t b = perf.query.batch;
+  const perf::MixedStep step{b, static_cast<double>(b) * static_cast<double>(perf.query.decode_context), {}, rules.decode_query_tokens};
+  const perf::DraftForwards draft{&*perf.draft_shape, rules.draft_forwards, rules.draft_host_rounds};
+  const auto seconds = [&](const std::optional<perf::HardwareRates>& h) {
+    return perf::speculative_step_seconds(*perf.shape, draft, h ? *h : perf.hardware->expected, step);
+  };
+  // The slow rates give the long step (low throughput), the fast ones the short step.
+  s.step_s = {seconds(perf.hardware->fast), seconds(perf.hardware->expected), seconds(perf.hardware->slow)};
+  const double l = s.accept_length, tokens = static_cast<double>(b) * l;
+  s.tpot_s = {s.step_s.low / l, s.step_s.expected / l, s.step_s.high / l};
+  s.tokens_per_s = {tokens / s.step_s.high, tokens / s.step_s.expected, tokens / s.step_s.low};
+  return s;
+}
+
 }  // namespace
 
 ServingPlan run_serving_plan(const memory::PlanRequest& r, const DataRoot& root) {
@@ -213,6 +240,7 @@ ServingPlan run_serving_plan(const memory::PlanRequest& r, const DataRoot& root)
     out.performance = pooling_performance(out, basis.gpu, cal, root, length ? length : 512);
   } else {
     out.performance = plan_performance(r, out, basis, root);
+    if (r.spec_accept_length) out.performance.speculative = speculative_decode(r, out);
   }
   return out;
 }

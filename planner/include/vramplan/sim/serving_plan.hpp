@@ -29,6 +29,16 @@ struct PlanPerformance {
   //! With speculative decoding from the checkpoint's MTP layer (memory/mtp_draft.hpp): the
   //! draft's step shape per GPU (perf::one_layer_draft_shape), for the simulator's iterations.
   std::optional<perf::PerfModelShape> draft_shape;
+  //! With --spec-accept-length on a speculative plan: decode at the query's batch and context as
+  //! the simulator steps it (perf::speculative_step_seconds), each step keeping the accept length.
+  struct Speculative {
+    double accept_length = 1;
+    std::uint64_t verify_tokens = 1;  //!< tokens a sequence runs through the target per step
+    perf::Range step_s;               //!< one step: the verify and the draft's forwards
+    perf::Range tpot_s;               //!< step_s / accept_length
+    perf::Range tokens_per_s;         //!< batch x accept_length / step_s, whole replica
+  };
+  std::optional<Speculative> speculative;
 };
 
 //! An engine plan and its performance (a memory::PlanOutcome wherever only memory is asked).

@@ -482,9 +482,15 @@ constexpr const char* kSimFindings =
     "SGLang's: max_running_requests falls to 48 and the overlap scheduler is off, so at 100 users about 52 requests "
     "wait for a slot (as simulated: 48 running, the others waiting, whenever every user has a request out) and the median TTFT of 21.4 s measured is "
     "queueing; it is predicted at 15.6 s (-27 %) because the steps are short: TPOT -22 % at 100 users and -30 % at "
-    "one (4.9 against 7.0 ms, an iteration of 17 against 24 ms), and the one-user median TTFT -30 % too (197 against "
+    "one (4.9 against 7.0 ms, an iteration of 17 against 24 ms), and the one-user median TTFT -31 % too (196 against "
     "282 ms). No plain-decoding GLM-5 run is in the ground truth to tell the target's steps (DSA layers, whose kernels "
-    "are not counted) from the iteration's draft and host costs. With them the medians are the table's.\n"
+    "are not counted) from the iteration's draft and host costs. A count of the kernels SGLang 0.5.9 launches for this "
+    "architecture on Hopper (2026-12-05: the nsa backend with fa3 decode, a bf16 KV cache, Triton fused MoE, no "
+    "all-reduce fusion) finds 68 on the critical path of an attention + indexer layer, most of them a RoPE run as "
+    "eager PyTorch operations (models/deepseek_v2.py falls back to the native rotary embedding for GLM-5's unscaled "
+    "RoPE), and 22 in a MoE layer: 6,972 a forward, which at the 4.5 us fitted on B200 is 31 ms, more than a whole "
+    "measured iteration (24 ms). Small kernels cost less than that fit there, or the count is high; not applied "
+    "without a profile. With them the medians are the table's.\n"
     "- **kvcached** (SGLang 0.4, A100, Llama-3.2-3B, Poisson 8 / 16 / 32 req/s): throughput and median TTFT / ITL "
     "within about 1-11 % below the overload (median TTFT -17 / -23 % before the overlap rule), and the overload at 32 req/s is found (23.9 req/s predicted against 26.8 measured); the "
     "p99 ITL +2 / +31 % at 16 / 8 req/s (+66 / +66 % before the overlap rule).\n"
@@ -698,7 +704,7 @@ const std::map<std::string, std::string>& p99_causes() {
       {"sglcookbook-deepseek-v3-1-02", "cold: first 100-user run"},
       {"sglcookbook-deepseek-r1-07", "cold: first run with 16 x 8,000-token prompts"},
       {"sglcookbook-deepseek-v3-1-07", "cold: first run with 16 x 8,000-token prompts"},
-      {"sglcookbook-glm-5-00", "step: GLM-5's one-user prompt steps are predicted 30 % short at the median too (197 against 282 ms; "
+      {"sglcookbook-glm-5-00", "step: GLM-5's one-user prompt steps are predicted 31 % short at the median too (196 against 282 ms; "
                                "DSA layers, kernels not counted; no plain-decoding GLM-5 record to separate the target's steps from "
                                "the speculative iteration's)"},
       {"sglcookbook-qwen3-04", "first wave slower than simulated on a warm deployment (not explained)"},

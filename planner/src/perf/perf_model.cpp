@@ -436,7 +436,10 @@ double speculative_step_seconds(const PerfModelShape& target, const DraftForward
   double t = mixed_step_seconds(target, rates, step);
   HardwareRates in_iteration = rates;
   in_iteration.step_overhead_s = 0;
-  t += static_cast<double>(draft.host_rounds) * rates.step_overhead_s;
+  // A step without decoding sequences (SGLang's prefill batch) runs only the draft extend of the
+  // draft's rounds (eagle_worker.py forward_batch_generation: forward_draft_extend after the target).
+  const std::uint64_t rounds = step.decode_sequences > 0 ? draft.host_rounds : std::min<std::uint64_t>(draft.host_rounds, 1);
+  t += static_cast<double>(rounds) * rates.step_overhead_s;
   // The draft extend runs over every token of the step (SGLang forward_draft_extend /
   // _draft_extend_for_decode, vLLM EagleProposer.propose's first forward).
   t += mixed_step_seconds(*draft.shape, in_iteration, step);

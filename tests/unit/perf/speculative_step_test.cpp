@@ -4,6 +4,8 @@
 // the round shapes of support/perf_shapes.hpp.
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "support/perf_shapes.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/perf/model_shape.hpp"
@@ -81,6 +83,14 @@ TEST(SpeculativeStep, AnIterationAddsTheDraftExtendItsForwardsAndItsHostRounds) 
   EXPECT_NEAR(speculative_step_seconds(target, {&draft, 0, 0}, r, MixedStep{4, 4.0 * 8193, {}, 2}),
               kWeights + kKvOnce + kStep + draft_forward, 1e-15);
   EXPECT_THROW(speculative_step_seconds(target, {nullptr, 0, 0}, r, verify), Error);
+  // A prefill batch (no decoding sequence): the target's prompt forward, the draft extend over the
+  // prompt and its one host round, no single-token forwards.
+  const std::vector<PrefillChunk> prompt{{0, 1000}};
+  const MixedStep prefill{0, 0, prompt};
+  HardwareRates no_step = r;
+  no_step.step_overhead_s = 0;
+  EXPECT_NEAR(speculative_step_seconds(target, {&draft, 2, 2}, r, prefill),
+              mixed_step_seconds(target, r, prefill) + mixed_step_seconds(draft, no_step, prefill) + kStep, 1e-15);
 }
 
 }  // namespace

@@ -283,10 +283,11 @@ double mixed_step_seconds(const PerfModelShape& shape, const HardwareRates& rate
 struct DraftForwards {
   const PerfModelShape* shape = nullptr;  //!< the draft model per GPU (one_layer_draft_shape)
   std::uint64_t single_token_forwards = 0;
-  //! Host rounds the draft adds to the iteration, each paying the fixed per-step term: SGLang
+  //! Host rounds the draft adds to a decode step, each paying the fixed per-step term: SGLang
   //! prepares and replays the draft and the draft extend as forwards of their own, with host
-  //! syncs between (speculative/eagle_worker.py draft, forward_draft_extend_after_decode); 0 where
-  //! the drafter's forwards are launched within the target's step (vLLM).
+  //! syncs between (speculative/eagle_worker.py draft, forward_draft_extend_after_decode); a step
+  //! with no decoding sequence (a prefill batch) has the extend's round alone. 0 where the
+  //! drafter's forwards are launched within the target's step (vLLM).
   std::uint64_t host_rounds = 0;
 };
 

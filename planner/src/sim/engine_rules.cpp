@@ -3,6 +3,7 @@
 // figures, with the user's flags and the version's defaults already resolved there) into
 // SchedulerRules. docs/simulator.md "Engine rules" lists every rule with the engine source read.
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -361,6 +362,9 @@ void apply_speculation(const memory::PlanOutcome& o, SchedulerRules& r, std::opt
       throw_usage("--spec-accept-length: the plan runs no speculative decoding (give the engine's speculative flags)");
     return;
   }
+  // Flags that plan can hold (memory only) but no step runs: keep the counters in their width.
+  if (s->verify > std::numeric_limits<std::uint32_t>::max() || s->held > std::numeric_limits<std::uint32_t>::max())
+    throw_usage("simulate: speculative decoding of " + std::to_string(s->verify) + " tokens a step is beyond what the simulator runs");
   const double d = static_cast<double>(s->verify);
   if (!accept_length)
     throw_usage("simulate: speculative decoding needs --spec-accept-length L, the mean tokens one verify keeps "

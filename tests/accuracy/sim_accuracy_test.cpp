@@ -478,7 +478,7 @@ constexpr const char* kSimFindings =
     "lost 38 s to a cold first request (throughput +96 %). GLM-5-FP8 (2 runs, 8 x H200, TP 8, joined 2026-12-05) decodes "
     "with EAGLE from its own MTP layer (3 steps, top-k 1, 4 draft tokens): each decode step verifies 4 tokens a request "
     "after two single-token draft forwards and before a draft extend, and keeps the accept length the page printed for "
-    "the run (3.48 and 3.50 tokens, --spec-accept-length; docs/simulator.md#speculative). The speculative rules are "
+    "the run (3.48 and 3.50 tokens, --spec-accept-length; docs/simulator.md#speculative-decoding). The speculative rules are "
     "SGLang's: max_running_requests falls to 48 and the overlap scheduler is off, so at 100 users about 52 requests "
     "wait for a slot (as simulated: 48 running, the others waiting, whenever every user has a request out) and the median TTFT of 21.4 s measured is "
     "queueing; it is predicted at 15.6 s (-27 %) because the steps are short: TPOT -22 % at 100 users and -30 % at "

@@ -1,6 +1,6 @@
 // A speculative-decoding iteration on the step model: the target verifies several tokens per
 // sequence in one forward, the draft (one more of the target's layers) runs its extend and its
-// single-token forwards (docs/simulator.md#speculative). Every figure is computed by hand from
+// single-token forwards (docs/simulator.md#speculative-decoding). Every figure is computed by hand from
 // the round shapes of support/perf_shapes.hpp.
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The simulator with speculative decoding: every decode step verifies SchedulerRules::
 // decode_query_tokens tokens per request and keeps floor((n + 1) L) - floor(n L) of them
-// (docs/simulator.md#speculative). Hand-computed timings, and the block accounting checked after
+// (docs/simulator.md#speculative-decoding). Hand-computed timings, and the block accounting checked after
 // every step under preemption and retraction.
 #include <gtest/gtest.h>
 

@@ -293,7 +293,7 @@ struct DraftForwards {
 
 //! Seconds of one speculative-decoding iteration: the target's step (mixed_step_seconds) plus
 //! the draft's forwards, which pay the per-layer and per-kernel terms of `rates`, and the fixed
-//! per-step term once per host round (DraftForwards::host_rounds). docs/simulator.md#speculative.
+//! per-step term once per host round (DraftForwards::host_rounds). docs/simulator.md#speculative-decoding.
 double speculative_step_seconds(const PerfModelShape& target, const DraftForwards& draft,
                                 const HardwareRates& rates, const MixedStep& step);
 

@@ -87,50 +87,25 @@ TEST(SpeculativeSimulator, AVerifyTakesItsTokensFromTheStepBudget) {
   EXPECT_NEAR(simulate(tight, spec_clock, plain, o).ttft.max, 25 * 0.01005 + 0.01004, 1e-12);
 }
 
-TEST(SpeculativeSimulator, BlocksBalanceUnderPreemptionAndRetraction) {
-  // Poisson arrivals into a pool far too small: vLLM preempts, SGLang retracts. The accounting is
-  // recounted after every step (check_invariants), with a fractional accept length.
-  std::mt19937_64 rng(11);
-  std::vector<Request> reqs;
-  double t = 0;
-  for (std::uint64_t i = 0; i < 400; ++i) {
-    t += -std::log1p(-static_cast<double>(rng() >> 11) * 0x1.0p-53) / 40.0;
-    reqs.push_back({i, t, static_cast<std::uint32_t>(50 + rng() % 400), static_cast<std::uint32_t>(2 + rng() % 300), 0, 0});
-  }
-  SimOptions o;
-  o.check_invariants = true;
-  SpecRequests a(reqs);
-  const SimResult v = simulate(spec_vllm(80, 3.2), spec_clock, a, o);
-  EXPECT_EQ(v.completed, 400u);
-  EXPECT_GT(v.preemptions, 0u);
-
-  SchedulerRules s;
-  s.engine = "sglang";
-  s.kv_blocks = 1500;
-  s.block_tokens = 1;
-  s.max_seqs = 48;
-  s.step_tokens = 8192;
-  s.mix_prefill_decode = false;
-  s.admission = Admission::ExpectedOutput;
-  s.reserve_ratio = 0.7;
-  s.reserve_ratio_min = 0.1;
-  s.reserve_ratio_decay = 0.001;
-  s.reserve_clip_tokens = 100;
-  s.retract_decode_steps = 20;
-  s.out_of_blocks = OutOfBlocks::Retract;
-  s.decode_query_tokens = 4;
-  s.accept_length = 3.5;
-  s.state_blocks = 4;  // max(steps x top-k, draft tokens) slots
-  SpecRequests b(reqs);
-  const SimResult g = simulate(s, spec_clock, b, o);
-  EXPECT_EQ(g.completed, 400u);
-  EXPECT_GT(g.preemptions, 0u);
+// SGLang's scheduling on top of spec_vllm's pool: prompts and decodes apart, the output
+// reservation, retraction when the pool runs short (engine_rules.cpp sglang_rules).
+void make_sglang_like(SchedulerRules& r) {
+  r.engine = "sglang";
+  r.mix_prefill_decode = false;
+  r.admission = Admission::ExpectedOutput;
+  r.reserve_ratio = 0.7;
+  r.reserve_ratio_min = 0.1;
+  r.reserve_ratio_decay = 0.002;
+  r.reserve_clip_tokens = 150;
+  r.retract_decode_steps = 20;
+  r.out_of_blocks = OutOfBlocks::Retract;
 }
 
 TEST(SpeculativeSimulator, AccountingHoldsForEveryPageSizeAndAcceptLength) {
-  // SGLang's pages are 1 token, or 64 under DeepSeek sparse attention; vLLM's blocks 16. A step may
-  // keep 1-4 tokens and so cross a page boundary or not: every combination, tight pools, the
-  // accounting recounted after every step.
+  // Poisson arrivals into pools far too small, so vLLM preempts and SGLang retracts. SGLang's pages
+  // are 1 token, or 64 under DeepSeek sparse attention; vLLM's blocks 16. A step may keep 1-4
+  // tokens and so cross a page boundary or not: every combination, the blocks and SGLang's
+  // reservation recounted after every step (check_invariants).
   std::mt19937_64 rng(29);
   std::vector<Request> reqs;
   double t = 0;
@@ -141,20 +116,11 @@ TEST(SpeculativeSimulator, AccountingHoldsForEveryPageSizeAndAcceptLength) {
   SimOptions o;
   o.check_invariants = true;
   for (const std::uint32_t page : {1u, 16u, 64u})
-    for (const double accept : {1.3, 2.0, 3.7, 4.0}) {
+    for (const double accept : {1.3, 2.0, 3.2, 3.7, 4.0}) {
       SchedulerRules r = spec_vllm(6000 / page, accept);
       r.block_tokens = page;
-      r.state_blocks = (3 + page - 1) / page;
-      if (page != 16) {  // SGLang-like: prompts and decodes apart, reservation, retraction
-        r.mix_prefill_decode = false;
-        r.admission = Admission::ExpectedOutput;
-        r.reserve_ratio = 0.7;
-        r.reserve_ratio_min = 0.1;
-        r.reserve_ratio_decay = 0.002;
-        r.reserve_clip_tokens = 150;
-        r.retract_decode_steps = 20;
-        r.out_of_blocks = OutOfBlocks::Retract;
-      }
+      r.state_blocks = (3 + page - 1) / page;  // the held slots
+      if (page != 16) make_sglang_like(r);
       SpecRequests src(reqs);
       const SimResult res = simulate(r, spec_clock, src, o);
       EXPECT_EQ(res.completed, 250u) << "page " << page << ", L " << accept;

@@ -481,7 +481,7 @@ constexpr const char* kSimFindings =
     "the run (3.48 and 3.50 tokens, --spec-accept-length; docs/simulator.md#speculative-decoding). The speculative rules are "
     "SGLang's: max_running_requests falls to 48 and the overlap scheduler is off, so at 100 users about 52 requests "
     "wait for a slot (as simulated: 48 running, the others waiting, whenever every user has a request out) and the median TTFT of 21.4 s measured is "
-    "queueing; it is predicted at 15.6 s (-27 %) because the steps are short: TPOT -22 % at 100 users and -30 % at "
+    "queueing; it is predicted at 15.5 s (-27 %) because the steps are short: TPOT -22 % at 100 users and -30 % at "
     "one (4.9 against 7.0 ms, an iteration of 17 against 24 ms), and the one-user median TTFT -31 % too (196 against "
     "282 ms). No plain-decoding GLM-5 run is in the ground truth to tell the target's steps (DSA layers, whose kernels "
     "are not counted) from the iteration's draft and host costs. A count of the kernels SGLang 0.5.9 launches for this "

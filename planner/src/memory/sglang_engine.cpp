@@ -382,9 +382,8 @@ class SglangEngine final : public Engine {
       draft_bytes = Bytes(checked_add(draft_w, checked_mul(tokens, draft_cell), "draft memory"));
       p.notes.push_back("speculative decoding (" + spec.algorithm + ", steps " + std::to_string(spec.steps) + ", top-k " +
                         std::to_string(spec.topk) + ", " + std::to_string(spec.draft_tokens) +
-                        " draft tokens): the draft's CUDA graphs are not counted (SGLang only logs them); "
-                        "the decode / TTFT estimates are plain decoding's; with --spec-accept-length L, plan adds decode with "
-                        "the draft and verify steps and simulate runs them");
+                        " draft tokens): the draft's CUDA graphs are not counted (SGLang only logs them); " +
+                        kMtpDraftStepsNote);
     }
     p.kv.capacity_tokens = tokens;
     const std::uint64_t ctx_len = arg_u64(a, "context-length").value_or(in.workload.context.value_or(arch.max_position_embeddings));

@@ -497,8 +497,7 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
     p.notes.push_back("speculative decoding (mtp, " + std::to_string(spec.tokens) +
                       " draft tokens): the draft's weights and KV layer are counted; its profile-run forwards, its "
                       "CUDA graphs and the capture sizes spec decoding rounds to multiples of " +
-                      std::to_string(spec.tokens + 1) + " are not; the decode / TTFT estimates are plain decoding's; with --spec-accept-length L, plan "
-                      "adds decode with the draft and verify steps and simulate runs them");
+                      std::to_string(spec.tokens + 1) + " are not; " + kMtpDraftStepsNote);
   }
   if (mamba) {
     std::uint64_t recurrent_in_first = 0;

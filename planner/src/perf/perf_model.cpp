@@ -126,13 +126,17 @@ std::pair<double, double> weights_read(const PerfModelShape& shape, double token
 
 // One decode step of `b` sequences; attended[g] = sum over the sequences of the tokens group g
 // reads.
-// KV bytes and attention FLOPs of decode tokens whose attended tokens per group are `attended`.
-void add_decode_attention(const PerfModelShape& shape, const double* attended, double& kv, double& attention) {
+// KV bytes and attention FLOPs of decode sequences whose attended tokens per group are
+// `attended`, each with `query_tokens` query tokens (1; 1 + k in a speculative verify): every query
+// token scores the context, whose K/V are read once for all of them, except where each token picks
+// its own rows (per_query_reads).
+void add_decode_attention(const PerfModelShape& shape, const double* attended, double query_tokens, double& kv,
+                          double& attention) {
   for (std::size_t g = 0; g < shape.attention.size(); ++g) {
     const AttentionGroup& a = shape.attention[g];
-    kv += a.layers * a.kv_bytes_per_token * a.decode_kv_reads * attended[g];
+    kv += a.layers * a.kv_bytes_per_token * a.decode_kv_reads * attended[g] * (a.per_query_reads ? query_tokens : 1.0);
     // QK^T and PV: 2 FLOPs per multiply-add, per head, per attended token.
-    attention += a.layers * 2 * a.q_heads * (a.qk_dim + a.v_dim) * attended[g];
+    attention += query_tokens * a.layers * 2 * a.q_heads * (a.qk_dim + a.v_dim) * attended[g];
   }
 }
 
@@ -146,7 +150,7 @@ StepBreakdown decode_step_sums(const PerfModelShape& shape, const HardwareRates&
                                const double* attended_tokens) {
   auto [weights, touched] = weights_read(shape, b);
   double kv = recurrent_state_traffic(shape, b), attention = 0;
-  add_decode_attention(shape, attended_tokens, kv, attention);
+  add_decode_attention(shape, attended_tokens, 1, kv, attention);
   return finish_step(shape, r, b, weights, kv, 2 * shape.active_params * b, attention, touched);
 }
 
@@ -414,13 +418,7 @@ double mixed_step_seconds(const PerfModelShape& shape, const HardwareRates& r, c
   const double tokens = static_cast<double>(step_tokens);
   auto [weights, touched] = weights_read(shape, tokens);
   double kv = recurrent_state_traffic(shape, b + static_cast<double>(step.chunks.size())), attention = 0;
-  // Every query token of a sequence scores its context; the K/V are read once for all of them,
-  // except where each token picks its own rows (per_query_reads).
-  for (std::size_t g = 0; g < shape.attention.size(); ++g) {
-    const AttentionGroup& a = shape.attention[g];
-    kv += a.layers * a.kv_bytes_per_token * a.decode_kv_reads * sums[g] * (a.per_query_reads ? q : 1.0);
-    attention += q * a.layers * 2 * a.q_heads * (a.qk_dim + a.v_dim) * sums[g];
-  }
+  add_decode_attention(shape, sums, q, kv, attention);
   for (const PrefillChunk& c : step.chunks)
     add_prompt_positions(shape, static_cast<double>(c.start), static_cast<double>(c.end), kv, attention);
   // A verify without prompt tokens runs in the decode CUDA graphs (SGLang's TARGET_VERIFY

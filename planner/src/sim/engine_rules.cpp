@@ -291,6 +291,10 @@ void hf_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
 
 // ---- speculative decoding with the checkpoint's MTP layer (memory/mtp_draft.hpp) ---------------
 
+// The engine_view keys a speculative plan carries (memory/sglang_engine.cpp, vllm_engine.cpp).
+constexpr const char* kSglangSpeculation = "speculative_algorithm";
+constexpr const char* kVllmSpeculation = "speculative_method";
+
 // What one decode step of each engine runs, read in sglang 0.5.9 and vllm 0.19.0.
 struct Speculation {
   std::uint64_t verify = 0;       // tokens per decoding request through the target
@@ -302,7 +306,7 @@ struct Speculation {
 
 std::optional<Speculation> speculation(const memory::PlanOutcome& o) {
   const auto& view = o.plan.engine_view;
-  if (view.contains("speculative_algorithm")) {
+  if (view.contains(kSglangSpeculation)) {
     // SGLang EAGLE (NEXTN is renamed EAGLE): speculative/eagle_worker.py
     // forward_batch_generation runs draft() (steps - 1 forwards of the draft over batch x top-k
     // tokens after the first, whose top-k came from the last draft extend), verify() (one target
@@ -334,7 +338,7 @@ std::optional<Speculation> speculation(const memory::PlanOutcome& o) {
               "forward_draft_extend_after_decode)";
     return s;
   }
-  if (view.contains("speculative_method")) {
+  if (view.contains(kVllmSpeculation)) {
     // vLLM: Scheduler.schedule gives a decoding request 1 + k tokens of the budget and allocates
     // k lookahead slots (KVCacheManager.allocate_slots num_lookahead_tokens); after the target's
     // forward EagleProposer.propose runs the drafter once over the step's tokens and k - 1 times
@@ -396,6 +400,10 @@ constexpr EngineRulesRow kEngineRules[] = {
 };
 
 }  // namespace
+
+bool speculative_plan(const memory::MemoryPlan& plan) {
+  return plan.engine_view.contains(kSglangSpeculation) || plan.engine_view.contains(kVllmSpeculation);
+}
 
 // The engine flags were resolved by the engine's plan (engine_view holds the settings they
 // produced), so the builders read the plan alone.

@@ -99,10 +99,6 @@ perf::ServingEstimate partial_offload_serving(const memory::PlanRequest& r, cons
   return e;
 }
 
-bool speculative(const MemoryPlan& p) {
-  return p.engine_view.contains("speculative_algorithm") || p.engine_view.contains("speculative_method");
-}
-
 // The MTP draft as its iterations run it: one more of the target's layers, the target's output
 // head (both engines share it: SGLang deepseek_nextn.py, vLLM deepseek_mtp.py) and the MTP
 // layer's eh_proj, whole in the model dtype (memory/mtp_draft.hpp).
@@ -190,7 +186,7 @@ PlanPerformance plan_performance(const memory::PlanRequest& r, const memory::Pla
     perf.estimate->ttft_s = perf::estimate_ttft(shape, hw, perf.query.prompt_tokens, perf.query.token_budget);
     perf.hardware = decode_hw;
     perf.shape = shape;
-    if (speculative(p)) perf.draft_shape = mtp_draft_shape(out.model, rw, shape);
+    if (speculative_plan(p)) perf.draft_shape = mtp_draft_shape(out.model, rw, shape);
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::Usage) throw;
     perf.unavailable = e.what();

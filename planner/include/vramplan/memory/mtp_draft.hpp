@@ -28,4 +28,11 @@ std::uint64_t mtp_draft_weight_bytes(const ModelSpec& model, const ResolvedWeigh
 //! Throws Error(Internal) when `kv` has none (a supported architecture always has one).
 LayerKv mtp_draft_kv_layer(const KvLayout& kv);
 
+//! What a speculative plan's step times are, for the engines' notes: plain decoding's, with the
+//! draft and verify steps where the user gives --spec-accept-length (sim/serving_plan.hpp,
+//! sim/simulate.hpp).
+inline constexpr const char* kMtpDraftStepsNote =
+    "the decode / TTFT estimates are plain decoding's; with --spec-accept-length L, plan adds decode with the draft "
+    "and verify steps and simulate runs them";
+
 }  // namespace vramplan::memory

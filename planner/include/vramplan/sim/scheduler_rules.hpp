@@ -128,4 +128,8 @@ struct SchedulerRules {
 SchedulerRules scheduler_rules(const memory::PlanOutcome& outcome, const memory::EngineArgs& args,
                                std::optional<double> accept_length = std::nullopt);
 
+//! Whether the engine's plan runs a speculative draft (the engine_view key its memory profile sets
+//! for it: SGLang speculative_algorithm, vLLM speculative_method).
+bool speculative_plan(const memory::MemoryPlan& plan);
+
 }  // namespace vramplan::sim

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -233,6 +234,23 @@ inline std::optional<double> printed(const nlohmann::json& results, const char* 
   return results.at(key).get<double>();
 }
 
+//! The measured request throughput at the best precision the record gives. bench_serving
+//! computes it as `completed / dur_s` and prints it with two decimals (sglang 0.5.9
+//! bench_serving.py `calculate_metrics`, `print("{:<40} {:<10.2f}" ...)`; vLLM's
+//! benchmark_serving the same), so a one-user run of 10 requests in 411.34 s prints 0.02 for
+//! 0.0243: 18 % off before anything is simulated. Where the printed completed count and
+//! duration give the printed rate back at its two decimals, their quotient is that rate unrounded;
+//! where they do not (a page that mixes lines of two runs), the printed rate is kept.
+inline std::optional<double> measured_request_throughput(const nlohmann::json& results) {
+  const auto rate = printed(results, "request_throughput");
+  const auto completed = printed(results, "completed"), duration = printed(results, "duration_s");
+  if (!rate || !completed || !duration || *duration <= 0) return rate;
+  const double exact = *completed / *duration;
+  // Half the last printed digit, plus what the duration's own rounding (0.005 s) moves the quotient.
+  const double tolerance = 0.005 + exact * 0.005 / *duration;
+  return std::abs(exact - *rate) <= tolerance ? std::optional(exact) : rate;
+}
+
 //! Predicted vs printed for every figure the record has. TPOT as the setup says: "field" (the
 //! printed median TPOT, benchmark_serving's (e2e - TTFT) / (output - 1)), "derived" (the blis
 //! records, whose TPOT field is not that figure: (mean E2E - mean TTFT) / (mean output - 1) on
@@ -247,7 +265,7 @@ inline void add_metrics(ServingComparison& c, const sim::SimResult& r, const std
   auto add = [&](const char* name, MetricKind kind, double pred, std::optional<double> meas) {
     if (meas && *meas > 0) c.metrics.push_back({name, kind, pred, *meas});
   };
-  const auto request_throughput = printed(res, "request_throughput");
+  const auto request_throughput = measured_request_throughput(res);
   add("req/s", MetricKind::Throughput, static_cast<double>(r.completed) / d, request_throughput);
   add("out tok/s", MetricKind::Throughput, r.output_tokens / d,
       measured_output_tokens && request_throughput ? std::optional(*request_throughput * *measured_output_tokens)

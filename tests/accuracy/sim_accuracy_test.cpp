@@ -168,6 +168,22 @@ TEST(SimAccuracy, EveryGroundTruthRecordIsSimulatedOrListedWithItsReason) {
   EXPECT_EQ(ids.size(), kGroundTruthRecords);
 }
 
+
+// The measured request rate is the printed one unrounded where the record's own completed count
+// and duration give it back, and the printed one where they do not.
+TEST(SimAccuracy, MeasuredRequestRateIsThePrintedRateUnrounded) {
+  std::map<std::string, double> rate;
+  for (const auto& r : serving_records())
+    if (const auto m = measured_request_throughput(r.at("results"))) rate[r.at("id")] = *m;
+  // DeepSeek-R1 1,000 / 8,000 at one user: "Successful requests: 10 | Benchmark duration (s):
+  // 411.34 | Request throughput (req/s): 0.02"; 10 / 411.34 = 0.024311 rounds to 0.02.
+  EXPECT_NEAR(rate.at("sglcookbook-deepseek-r1-03"), 10 / 411.34, 1e-9);
+  // Llama-4-Scout at 16 users prints 80 requests in 45.41 s (1.76 req/s) beside 2.26 req/s: the
+  // page's lines disagree beyond rounding, so the printed rate stands.
+  EXPECT_DOUBLE_EQ(rate.at("sglcookbook-llama4-01"), 2.26);
+  // The blis records give the rate unrounded and no completed count: it stands.
+  EXPECT_DOUBLE_EQ(rate.at("blis-train-20260217-155451-llama-2-7b-tp1-codegen-stage0"), 4.986841420062726);
+}
 TEST(SimAccuracy, EveryRecordRunsToCompletion) {
   for (const auto& c : serving_comparisons()) {
     EXPECT_EQ(c.rejected, 0u) << c.id;
@@ -296,8 +312,11 @@ TEST(SimAccuracy, OverloadedRunsArePredictedOverloaded) {
 // times what the step model gives, as on H200, and request throughput leaves its target:
 // {10.4, 9.1, 18.5, 9.9, 54.5, 12.6}. Re-measured 2026-12-05 when GLM-5's two EAGLE runs on 8 x H200
 // joined (the simulator models speculative decoding): GLM-5's steps are predicted 22-30 % short at one
-// and 100 users, so both runs add to the misses (the values below).
-constexpr double kAchievedMedianPct[] = {10.7, 9.2, 19.2, 10.2, 53.4, 13.2};
+// and 100 users, so both runs add to the misses: {10.7, 9.2, 19.2, 10.2, 53.4, 13.2}. Re-measured
+// 2026-12-05 when the measured request rate became completed / duration where the record's printed
+// two decimals round it (measured_request_throughput: 0.02 printed for 0.0243 req/s; nothing
+// simulated changed): request throughput meets its target again (the values below).
+constexpr double kAchievedMedianPct[] = {9.3, 9.2, 19.2, 10.2, 53.4, 13.2};
 constexpr double kGuardPct = 2.0;
 
 TEST(SimAccuracy, MedianErrorsMeetTheTargetsOrTheirRegressionGuards) {
@@ -893,8 +912,10 @@ std::string sim_doc() {
         "fresh server and stage 1 after it (\"cold start: N first uses\" in the verdict column). The column \"held "
         "out\" gives the medians without the fit records. Seed 1 for every generated workload.\n\n"
      << "Cells are predicted / measured (error). TTFT, TPOT and ITL in ms, throughput in requests/s and output "
-        "tokens/s as the load generator computes them (completed over first arrival to last completion). "
-        "\"TPOT (means)\" is (mean E2E - mean TTFT) / (mean output - 1) on both sides: the blis records' TPOT field "
+        "tokens/s as the load generator computes them (completed over first arrival to last completion). The "
+        "measured request rate is the record's completed count over its duration where the printed rate (two "
+        "decimals: 0.02 for 10 requests in 411.34 s) is their quotient rounded, and the printed rate where it is not "
+        "(a page mixing two runs' lines). \"TPOT (means)\" is (mean E2E - mean TTFT) / (mean output - 1) on both sides: the blis records' TPOT field "
         "is not that figure (ground-truth README). \"ITL\" stands in where no TPOT was printed.\n\n"
      << "## Targets (issue 12, uncalibrated)\n\n"
      << "| figure | records | median \\|error\\| | held out: records, median | target | met |\n"

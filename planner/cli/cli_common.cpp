@@ -89,6 +89,30 @@ void print_help(const std::string& command, const std::string& synopsis, const p
 
 }  // namespace
 
+namespace {
+
+// Boost reads an unsigned option through lexical_cast, which takes "-1" and wraps it to
+// 2^64 - 1: --requests -1 would run (nearly) forever. A count given as a negative number is a
+// usage error naming the option.
+void refuse_negative_counts(const po::options_description& desc, const po::parsed_options& parsed) {
+  for (const auto& o : parsed.options) {
+    const auto* d = o.string_key.empty() ? nullptr : desc.find_nothrow(o.string_key, false);
+    if (d == nullptr) continue;
+    const auto& semantic = *d->semantic();
+    const bool unsigned_value = dynamic_cast<const po::typed_value<std::uint64_t>*>(&semantic) != nullptr ||
+                                dynamic_cast<const po::typed_value<std::uint32_t>*>(&semantic) != nullptr ||
+                                dynamic_cast<const po::typed_value<unsigned long long>*>(&semantic) != nullptr;
+    if (!unsigned_value) continue;
+    for (const auto& v : o.value) {
+      const auto first = v.find_first_not_of(" \t");
+      if (first != std::string::npos && v[first] == '-')
+        throw Error(ErrorKind::Usage, "--" + o.string_key + ": must not be negative, got '" + v + "'");
+    }
+  }
+}
+
+}  // namespace
+
 bool parse_args(const std::string& command, const std::string& synopsis,
                 const po::options_description& desc, const std::vector<std::string>& args,
                 po::variables_map& vm, const po::positional_options_description* positional) {
@@ -116,6 +140,7 @@ bool parse_args(const std::string& command, const std::string& synopsis,
       if (positional == nullptr && o.string_key.empty() && !o.original_tokens.empty())
         throw Error(ErrorKind::Usage, "vramplan " + command + ": unexpected argument '" + o.original_tokens.front() +
                                           "' (each option takes one value; lists are comma-separated)");
+    refuse_negative_counts(desc, parsed);
     po::store(parsed, vm);
     po::notify(vm);
   } catch (const po::unknown_option& e) {

@@ -3,6 +3,7 @@
 // percentiles, throughput, KV usage, memory and a verdict (stable / overloaded); --timeline
 // writes the state over time. Exit 0 whenever the inputs are valid, overloaded or not; 1 when
 // the engine would not start at all (the plan's reason).
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <set>
@@ -20,10 +21,13 @@ namespace vramplan::cli {
 namespace {
 
 // Timeline samples streamed to FILE as they are produced: memory stays O(1) in the run length.
-// .json -> one JSON array; anything else -> CSV with a header row.
+// .json -> one JSON array; .csv -> CSV with a header row; any other name is refused before the
+// file is created.
 class TimelineWriter {
  public:
-  explicit TimelineWriter(const std::string& path) : path_(path), out_(path), json_(path.ends_with(".json")) {
+  explicit TimelineWriter(const std::string& path) : path_(path), json_(path.ends_with(".json")) {
+    if (!json_ && !path.ends_with(".csv")) throw_usage("--timeline: '" + path + "' must end in .csv or .json (the format)");
+    out_.open(path);
     if (!out_) throw Error(ErrorKind::Io, "--timeline: cannot write " + path);
     out_ << (json_ ? "[\n" : "t_s,running,waiting,completed,preemptions,kv_blocks_used,kv_blocks_cached,kv_usage,memory_gib\n");
   }
@@ -51,8 +55,8 @@ class TimelineWriter {
  private:
   static unsigned long long ull(std::uint64_t v) { return static_cast<unsigned long long>(v); }
   std::string path_;
-  std::ofstream out_;
   bool json_;
+  std::ofstream out_;
   bool first_ = true;
 };
 
@@ -110,8 +114,15 @@ int run_simulate(const std::vector<std::string>& args) {
   if (vm.count("requests")) w.requests = vm["requests"].as<std::uint64_t>();
   if (vm.count("duration")) w.duration_s = sim::parse_duration(vm["duration"].as<std::string>(), "--duration");
   if (vm.count("concurrency")) w.concurrency = vm["concurrency"].as<std::uint64_t>();
-  if (vm.count("trace")) w.trace = vm["trace"].as<std::string>();
-  else {
+  if (vm.count("trace")) {
+    // A trace fixes its own arrivals and lengths: a flag that would set them is refused, not ignored.
+    for (const char* f : {"rate", "arrivals", "input-len", "output-len"})
+      if (vm.count(f) && !vm[f].defaulted()) throw_usage(std::string("--") + f + ": a --trace sets arrivals and lengths itself");
+    w.trace = vm["trace"].as<std::string>();
+  } else {
+    const bool searched_rate = vm["find-max-rate"].as<bool>() || vm.count("target-rate");
+    if (!vm["arrivals"].defaulted() && !searched_rate && !(vm.count("rate") && std::isfinite(w.arrivals.rate_per_s)))
+      throw_usage("--arrivals: spaces the arrivals of a finite --rate R, which is not given");
     w.input = sim::parse_length(vm["input-len"].as<std::string>(), "--input-len", data_root());
     w.output = sim::parse_length(vm["output-len"].as<std::string>(), "--output-len", data_root());
   }
@@ -128,14 +139,18 @@ int run_simulate(const std::vector<std::string>& args) {
   if (vm.count("prices")) q.prices_file = vm["prices"].as<std::string>();
   q.options.requests_per_probe = vm["probe-requests"].as<std::uint64_t>();
   q.options.router = plan::parse_router(vm["router"].as<std::string>());
-  if (q.options.requests_per_probe < 100) throw_usage("--probe-requests: at least 100, or the p99 means nothing");
+  plan::check_probe_requests(q.options.requests_per_probe);
   if ((q.find_max_rate || q.target_rate) && (vm.count("timeline") || vm.count("concurrency")))
     throw_usage("--find-max-rate / --target-rate run many probes: --timeline and --concurrency do not apply");
 
+  if (!vm["sample-every"].defaulted() && !vm.count("timeline"))
+    throw_usage("--sample-every: spaces the samples of --timeline FILE, which is not given");
   std::optional<TimelineWriter> timeline;
   if (vm.count("timeline")) {
     const double every = vm["sample-every"].as<double>();
-    if (!(every > 0)) throw_usage("--sample-every: must be a positive number of seconds");
+    // Below a millisecond (shorter than any engine step) the samples only repeat one state, and
+    // a spacing under the clock's resolution would never advance it.
+    if (!(every >= 1e-3) || !std::isfinite(every)) throw_usage("--sample-every: must be at least 0.001 seconds");
     timeline.emplace(vm["timeline"].as<std::string>());
     req.options.sample_every_s = every;
     req.options.on_sample = [&timeline](const sim::TimelineSample& t) { timeline->write(t); };

@@ -176,7 +176,7 @@ int run_sweep(const std::vector<std::string>& args) {
     sr.options.requests_per_probe = vm["probe-requests"].as<std::uint64_t>();
     sr.options.router = plan::parse_router(vm["router"].as<std::string>());
     sr.spec_accept_length = read_spec_accept(vm);
-    if (sr.options.requests_per_probe < 100) throw_usage("--probe-requests: at least 100, or the p99 means nothing");
+    plan::check_probe_requests(sr.options.requests_per_probe);
     const auto slo_result = plan::run_slo_sweep(sr, data_root(), [&](std::size_t done, std::size_t total) {
       if (progress) err() << "\rsweep: layout " << done + 1 << "/" << total << std::flush;
     });

@@ -11,6 +11,7 @@
 #include "exit_codes.hpp"
 #include "sweep_common.hpp"
 #include "vramplan/core/error.hpp"
+#include "vramplan/core/limits.hpp"
 #include "vramplan/plan/trial.hpp"
 #include "vramplan/sim/workload_spec.hpp"
 
@@ -67,10 +68,12 @@ int run_trial(const std::vector<std::string>& args) {
   for (const auto& b : split_list(vm["batches"].as<std::string>())) {
     std::uint64_t v = 0;
     try {
-      v = std::stoull(b);
+      // stoull takes "-1" and wraps it: a sign is refused first.
+      if (!b.empty() && b.front() != '-') v = std::stoull(b);
     } catch (...) {
     }
-    if (v == 0) throw_usage("--batches: '" + b + "' is not a positive batch size");
+    if (v == 0 || v > kMaxBatch)
+      throw_usage("--batches: '" + b + "' is not a batch size in 1.." + std::to_string(kMaxBatch));
     req.batches.push_back(v);
   }
   if (vm.count("max-latency")) req.max_latency_s = sim::parse_duration(vm["max-latency"].as<std::string>(), "--max-latency");

@@ -62,6 +62,13 @@ std::vector<std::string> plan_model(const std::string& model, std::vector<std::s
 }
 std::vector<std::string> plan_8b(std::vector<std::string> extra) { return plan_model("llama-3.1-8b", std::move(extra)); }
 
+// `vramplan simulate` of Llama-3.1-8B on one H100 under vLLM, 8,192-token context, + `extra`.
+std::vector<std::string> simulate_8b(std::vector<std::string> extra) {
+  std::vector<std::string> args = {"simulate", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--max-model-len", "8192"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
 std::vector<Row> rows() {
   using namespace std::string_literals;
   const std::string cfg = "<dir>/config.json";
@@ -209,7 +216,7 @@ std::vector<Row> rows() {
           "<dir>/x.safetensors: is a safetensors file; pass the checkpoint directory that holds it and its config.json"},
       // --- options
       Row{"--context 10^15", plan_8b({"--context", "1000000000000000"}), {}, 2, "--context: must be in 1..134217728, got 1000000000000000"},
-      Row{"--context -1", plan_8b({"--context", "-1"}), {}, 2, "--context: must be in 1..134217728, got a negative number"},
+      Row{"--context -1", plan_8b({"--context", "-1"}), {}, 2, "--context: must not be negative, got '-1'"},
       Row{"--context 0", plan_8b({"--context", "0"}), {}, 2, "--context: must be in 1..134217728, got 0"},
       Row{"--context 1e400", plan_8b({"--context", "1e400"}), {}, 2,
           "vramplan plan: the argument ('1e400') for option '--context' is invalid (see 'vramplan plan --help')"},
@@ -222,7 +229,7 @@ std::vector<Row> rows() {
           "--grad-accum 3 and --global-batch 8 disagree (global batch = micro-batch 1 x accumulation 8 x data-parallel 1 = 8 "
           "sequences): give one of them"},
       Row{"--batch 0", plan_8b({"--batch", "0"}), {}, 2, "--batch: must be in 1..1048576, got 0"},
-      Row{"--batch -3", plan_8b({"--batch", "-3"}), {}, 2, "--batch: must be in 1..1048576, got a negative number"},
+      Row{"--batch -3", plan_8b({"--batch", "-3"}), {}, 2, "--batch: must not be negative, got '-3'"},
       Row{"--gpu-memory-utilization 0", plan_8b({"--gpu-memory-utilization", "0"}), {}, 2, "--gpu-memory-utilization must be in (0, 1]"},
       Row{"--gpu-memory-utilization -0.5", plan_8b({"--gpu-memory-utilization", "-0.5"}), {}, 2, "--gpu-memory-utilization must be in (0, 1]"},
       Row{"--gpu-memory-utilization NaN", plan_8b({"--gpu-memory-utilization", "nan"}), {}, 2,
@@ -235,8 +242,8 @@ std::vector<Row> rows() {
       Row{"--gpu-memory -5GB", plan_8b({"--gpu-memory", "-5GB"}), {}, 2,
           "--gpu-memory: cannot read size '-5GB': no number (examples: 80GB, 79.22GiB, 81559MiB, 48e9)"},
       Row{"--gpu-memory 1e400GB", plan_8b({"--gpu-memory", "1e400GB"}), {}, 2, "--gpu-memory: size must be a finite, non-negative number"},
-      Row{"TP not dividing the KV heads", plan_8b({"-tp", "3"}), {}, 2,
-          "tensor parallel size 3 cannot split 8 KV heads (vLLM requires one to divide the other)"},
+      Row{"TP not dividing the attention heads", plan_8b({"-tp", "3"}), {}, 2,
+          "TP 3 is invalid for llama-3.1-8b: attention heads (32) must be divisible by TP 3"},
       Row{"GPU smaller than the weights and one KV block (check)", {"check", "--model", "llama-3.1-8b", "--gpu", "custom:1GiB"}, {}, 1,
           "DOES NOT FIT custom:1GiB x1: weights alone need 14.99 GiB per GPU at TP 1 (the GPU has 1.00 GiB); no layout of "
           "up to 8 x custom:1GiB fits (--max-gpus) (vLLM: No available memory for the cache blocks (weights + activation "
@@ -250,9 +257,9 @@ std::vector<Row> rows() {
       Row{"diffusion: --frames 50 (CogVideoX)", {"plan", "--model", "cogvideox-2b", "--gpu", "h100-sxm-80", "--frames", "50"},
           {}, 2, "--frames 50: CogVideoXPipeline needs 1 + a multiple of 4 frames (the VAE's temporal_compression_ratio)"},
       Row{"diffusion: --frames -1", {"plan", "--model", "wan2.1-t2v-1.3b", "--gpu", "h100-sxm-80", "--frames", "-1"},
-          {}, 2, "--frames must be between 1 and 1048576, got a negative number"},
+          {}, 2, "--frames: must not be negative, got '-1'"},
       Row{"diffusion: --steps -1", {"plan", "--model", "sdxl-base-1.0", "--gpu", "l4", "--steps", "-1"},
-          {}, 2, "--steps must be between 1 and 1048576, got a negative number"},
+          {}, 2, "--steps: must not be negative, got '-1'"},
       Row{"diffusion: --guidance NaN", {"plan", "--model", "wan2.1-t2v-1.3b", "--gpu", "h100-sxm-80", "--guidance", "nan"},
           {}, 2, "--guidance must be a finite number"},
       Row{"simulate --cold-start under another engine",
@@ -264,11 +271,46 @@ std::vector<Row> rows() {
           {"simulate", "--model", "mixtral-8x7b", "--gpu", "h100-sxm-80", "--tensor-parallel-size", "2", "--rate", "5",
            "--requests", "20", "--cold-start", "--slo", "p99_ttft<=1s", "--find-max-rate"},
           {}, 2, "--cold-start applies to one run of a freshly started server, not to --find-max-rate, --target-rate or --workers"},
+      // --- simulate: workloads that would run without end, write without bound or be ignored
+      Row{"simulate --requests -1", simulate_8b({"--rate", "5", "--requests", "-1"}), {}, 2,
+          "--requests: must not be negative, got '-1'"},
+      Row{"simulate --rate below one request in 11.6 days", simulate_8b({"--rate", "4.9e-324", "--requests", "10"}), {}, 2,
+          "--rate: must be at least 1e-06 requests per second, got '4.9e-324'"},
+      Row{"simulate --sample-every below a millisecond",
+          simulate_8b({"--rate", "5", "--requests", "10", "--timeline", "<dir>/t.csv", "--sample-every", "1e-9"}), {}, 2,
+          "--sample-every: must be at least 0.001 seconds"},
+      Row{"simulate --sample-every without --timeline", simulate_8b({"--rate", "5", "--requests", "10", "--sample-every", "2"}),
+          {}, 2, "--sample-every: spaces the samples of --timeline FILE, which is not given"},
+      Row{"simulate --timeline of no known format", simulate_8b({"--rate", "5", "--requests", "10", "--timeline", "<dir>/t.txt"}),
+          {}, 2, "--timeline: '<dir>/t.txt' must end in .csv or .json (the format)"},
+      Row{"simulate --arrivals without a finite --rate", simulate_8b({"--concurrency", "4", "--requests", "10", "--arrivals", "constant"}),
+          {}, 2, "--arrivals: spaces the arrivals of a finite --rate R, which is not given"},
+      Row{"simulate --trace with --rate", simulate_8b({"--trace", "<dir>/t.jsonl", "--rate", "5"}),
+          {{"t.jsonl", "{\"arrival_s\": 0, \"input_tokens\": 10, \"output_tokens\": 5}\n"}}, 2,
+          "--rate: a --trace sets arrivals and lengths itself"},
+      Row{"simulate --trace a directory", simulate_8b({"--trace", "<dir>/d"}), {{"d", "", File::Directory}}, 5,
+          "trace <dir>/d: is a directory, expected a file"},
+      Row{"simulate --trace an empty file", simulate_8b({"--trace", "<dir>/e.jsonl"}), {{"e.jsonl", "\n\n"}}, 3,
+          "<dir>/e.jsonl: empty trace: no requests"},
+      Row{"simulate --probe-requests 100000000",
+          simulate_8b({"--rate", "5", "--requests", "10", "--slo", "p99_ttft<=2s", "--find-max-rate", "--probe-requests", "100000000"}),
+          {}, 2, "--probe-requests: at most 1000000 (each probe simulates that many requests)"},
+      Row{"simulate --workers above --requests", simulate_8b({"--rate", "inf", "--requests", "10", "--workers", "11"}), {}, 2,
+          "--workers: at most 10 (one request per worker at the least, and at most 1000 workers)"},
+      Row{"simulate an embedding model", {"simulate", "--model", "bge-m3", "--gpu", "h100-sxm-80", "--rate", "5", "--requests", "10"},
+          {}, 2, "simulate: no step-time model for this configuration: decode / TTFT do not apply to a pooling model "
+                 "(XLMRobertaModel); its throughput in inputs/s is in the plan's notes"},
+      Row{"simulate sglang --context-length 1",
+          {"simulate", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--engine", "sglang", "--context-length", "1", "--rate",
+           "5", "--requests", "10"},
+          {}, 2, "--context-length: must be at least 2 (SGLang serves requests whose prompt + output tokens stay below it), got 1"},
+      Row{"trial --batches -1", {"trial", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--batches", "-1"}, {}, 2,
+          "--batches: '-1' is not a batch size in 1..1048576"},
       Row{"embedding job: --documents -1", plan_model("bge-m3", {"--engine", "hf", "--documents", "-1"}),
-          {}, 2, "--documents must be >= 1, got a negative number"},
+          {}, 2, "--documents: must not be negative, got '-1'"},
       Row{"embedding job: --documents -1 --keep-embeddings-on-gpu",
           plan_model("bge-m3", {"--engine", "hf", "--documents", "-1", "--keep-embeddings-on-gpu"}), {}, 2,
-          "--documents must be >= 1, got a negative number"},
+          "--documents: must not be negative, got '-1'"},
       // --- other input files
       Row{"calibration file with the wrong schema", plan_8b({"--calibration", "<dir>/cal.json"}),
           {{"cal.json", R"({"schema": "vramplan.tenants/1"})"}}, 3,

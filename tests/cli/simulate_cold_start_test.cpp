@@ -33,6 +33,13 @@ std::vector<std::string> with(std::vector<std::string> args, const std::string& 
   return args;
 }
 
+// `args` without `flag` and its value.
+std::vector<std::string> without(std::vector<std::string> args, const std::string& flag) {
+  const auto at = std::find(args.begin(), args.end(), flag);
+  args.erase(at, at + 2);
+  return args;
+}
+
 TEST(SimulateColdStartCli, ReportsTheFirstUseStallsAndMatchesTheSchema) {
   const auto cold = run_cli_json(mixtral({"--cold-start"}));
   const auto warm = run_cli_json(mixtral({}));
@@ -66,7 +73,8 @@ TEST(SimulateColdStartCli, RefusedWhereItIsNotModelled) {
                            "--find-max-rate, --target-rate or --workers\n";
   for (const auto& args : {mixtral({"--cold-start", "--slo", "p99_ttft<=1s", "--find-max-rate"}),
                            mixtral({"--cold-start", "--slo", "p99_ttft<=1s", "--target-rate", "20"}),
-                           with(mixtral({"--cold-start", "--workers", "2"}), "--rate", "inf")}) {  // an offline job
+                           // an offline job: everything at t = 0, so no arrival process
+                           with(without(mixtral({"--cold-start", "--workers", "2"}), "--arrivals"), "--rate", "inf")}) {
     const CliResult r = run_cli(args);
     EXPECT_EQ(r.exit_code, cli::kExitUsage) << args.back();
     EXPECT_EQ(r.err, many) << args.back();

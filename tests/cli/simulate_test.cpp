@@ -108,6 +108,28 @@ TEST(SimulateCli, OverloadIsReported) {
   EXPECT_GT(j.at("verdict").at("queue_growth_per_s").get<double>(), 10.0);
 }
 
+TEST(SimulateCli, AClosedLoopWithADurationEnds) {
+  // Eight users for 30 simulated seconds: the users stop sending at 30 s and the run ends when the
+  // last request sent finishes (it ran without end before 2026-12-05).
+  const auto j = simulate_json({"--concurrency", "8", "--duration", "30s", "--input-len", "512", "--output-len", "128"});
+  const auto arrived = j.at("requests").at("arrived").get<std::uint64_t>();
+  EXPECT_GT(arrived, 8u);
+  EXPECT_EQ(j.at("requests").at("completed").get<std::uint64_t>(), arrived);
+  EXPECT_EQ(j.at("verdict").at("state"), "closed-loop");
+}
+
+TEST(SimulateCli, SaysWhichEngineProfileItRan) {
+  // A version outside any profile's range is planned on the nearest one: the header and the
+  // JSON say which, and that 0.19+ covers it.
+  const CliResult r = simulate({"--engine", "vllm@99.9", "--rate", "1", "--requests", "5", "--input-len", "100", "--output-len", "10"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string first = r.out.substr(0, r.out.find('\n'));
+  EXPECT_NE(first.find("profile (versions 0.19+)"), std::string::npos) << first;
+  const auto j = simulate_json({"--rate", "1", "--requests", "5", "--input-len", "100", "--output-len", "10"});
+  EXPECT_NE(j.at("engine_profile").get<std::string>().find("assumed because no version was given"), std::string::npos)
+      << j.at("engine_profile");
+}
+
 TEST(SimulateCli, TimelineIsWrittenAsCsv) {
   ScratchDir dir;
   const auto path = (dir.path() / "t.csv").string();

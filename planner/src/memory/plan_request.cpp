@@ -3,6 +3,7 @@
 #include "vramplan/core/error.hpp"
 #include "vramplan/model/encoder.hpp"
 #include "vramplan/model/load.hpp"
+#include "vramplan/model/tp_validity.hpp"
 
 namespace vramplan::memory {
 
@@ -81,6 +82,7 @@ ResolvedPlan resolve_plan(const PlanRequest& r, const DataRoot& root) {
                                             : "a pooling model (" + out.model.arch.architecture + ", " + pooling_view_mode(out.model) + " pooling)") +
                 (is_encoder(out.model.arch) ? "; encoders" : "; pooling models") +
                 " are planned under hf (sentence-transformers), vllm (pooling runner) and tei");
+  require_valid_split(out.model.arch, out.model.id, tp, pp);
   out.plan = engine->plan(input);
   // Say what the engine really took from the file: vLLM's non-torch figure is a measured total
   // of its own and does not use the context overhead.

@@ -22,6 +22,7 @@
 
 #include "vramplan/core/bytes.hpp"
 #include "vramplan/core/error.hpp"
+#include "vramplan/memory/derived_context.hpp"
 #include "vramplan/memory/engine.hpp"
 #include "vramplan/memory/engine_data.hpp"
 #include "vramplan/memory/engine_profiles.hpp"
@@ -387,6 +388,12 @@ class SglangEngine final : public Engine {
     }
     p.kv.capacity_tokens = tokens;
     const std::uint64_t ctx_len = arg_u64(a, "context-length").value_or(in.workload.context.value_or(arch.max_position_embeddings));
+    // tokenizer_manager.py _validate_one_request refuses prompt + max_new_tokens >= context_len:
+    // below 2 not one request of one token in and one out is served.
+    if (ctx_len < 2)
+      throw_usage("--context-length: must be at least 2 (SGLang serves requests whose prompt + output tokens stay below it), got " +
+                  std::to_string(ctx_len));
+    const std::optional<std::uint64_t> derived_ctx = derived_context_length(arch);
     p.kv.max_concurrency = ctx_len ? static_cast<double>(tokens) / static_cast<double>(ctx_len) : 0.0;
     std::uint64_t max_running = max_running_requests(user_running, tokens, ctx_len);
     if (mamba.per_req > 0) max_running = std::min(max_running, mamba.slots / mamba.ratio_divisor);
@@ -396,7 +403,13 @@ class SglangEngine final : public Engine {
     // scheduler.py Scheduler.__init__ (NewTokenRatioTracker in 0.5.x).
     const double init_ratio = std::min(d_.number("init_new_token_ratio") * conservativeness, 1.0);
     const double min_ratio = std::min(init_ratio * d_.number("min_new_token_ratio_factor"), 1.0);
-    if (mamba.per_req > 0 && mamba.slots == 0) {
+    if (derived_ctx && ctx_len > *derived_ctx) {  // refused before the pool is sized: this reason comes first
+      p.fits = false;
+      p.reason = "User-specified context_length (" + std::to_string(ctx_len) + ") is greater than the derived context_length (" +
+                 std::to_string(*derived_ctx) +
+                 "). To allow overriding this maximum, set the env var SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 "
+                 "(configs/model_config.py _derive_context_length)";
+    } else if (mamba.per_req > 0 && mamba.slots == 0) {
       p.fits = false;
       p.reason = "Not enough GPU memory for hybrid (mamba/linear-attention) state cache (mamba_cache_per_req " +
                  grouped(mamba.per_req) + " B)";
@@ -417,6 +430,11 @@ class SglangEngine final : public Engine {
                  " (SGLang loads the draft after sizing the target's pool and checks nothing: out of memory at start; "
                  "lower --mem-fraction-static)";
     }
+    if (p.fits && p.total_bytes() > in.gpu.total)
+      p.notes.push_back("over the card by " + format_gib(Bytes(p.total_bytes() - in.gpu.total)) +
+                        ": SGLang starts (weights + token pool are mem_fraction_static of the memory), but what it leaves "
+                        "free is less than its own activation and CUDA-graph reserves (server_args.py): a long prefill "
+                        "or graph capture may run out of memory; lower --mem-fraction-static");
     if (logged_free || logged_graphs)
       p.notes.push_back("free memory before loading and CUDA graphs where the deployment's log gave them: " + dep->source);
     p.notes.push_back("SGLang pool from mem_fraction_static " + std::to_string(f).substr(0, 5) +

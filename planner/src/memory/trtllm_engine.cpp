@@ -135,6 +135,7 @@ class TrtllmEngine final : public Engine {
                               " blocks x " + std::to_string(block) + " tokens"});
     p.kv.capacity_tokens = blocks * block;
     const std::uint64_t len = arg_u64(a, "max-seq-len").value_or(in.workload.context.value_or(arch.max_position_embeddings));
+    if (len == 0) throw_usage("--max-seq-len must be >= 1 (the model gives no max_position_embeddings)");
     p.kv.max_concurrency = len ? static_cast<double>(blocks) / static_cast<double>(ceil_div(len, block)) : 0.0;
     if (blocks == 0 || (len && blocks < ceil_div(len, block))) {
       p.fits = false;

@@ -11,6 +11,7 @@
 #include "vramplan/compat/compat.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/core/limits.hpp"
+#include "vramplan/memory/derived_context.hpp"
 #include "vramplan/memory/encoder_memory.hpp"
 #include "vramplan/memory/engine.hpp"
 #include "vramplan/model/encoder.hpp"
@@ -197,17 +198,11 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
   }
   if (!user_seqs) max_num_seqs = std::min(max_num_seqs, batched);
   // vLLM derives the longest allowed length from max_position_embeddings (config/model.py
-  // _get_and_verify_max_len): rope types "su", "longrope" and "llama3" keep it as it is, other
-  // types multiply it by their factor, yarn multiplies original_max_position_embeddings (not kept
-  // in the spec: only a note then). A longer --max-model-len is refused at start-up (llm-d-planner
-  // microsoft-phi-2 8192 .FAILED.log).
-  std::uint64_t derived_max = arch.max_position_embeddings;
-  bool derived_known = true;
-  for (const RopeTable& t : arch.rope_tables) {
-    if (t.scaling_type.empty() || t.scaling_type == "su" || t.scaling_type == "longrope" || t.scaling_type == "llama3") continue;
-    if (t.scaling_type == "yarn") derived_known = false;
-    else derived_max = static_cast<std::uint64_t>(static_cast<double>(arch.max_position_embeddings) * t.scaling_factor);
-  }
+  // _get_and_verify_max_len; derived_context.hpp); yarn's is not known here (only a note then). A
+  // longer --max-model-len is refused at start-up (llm-d-planner microsoft-phi-2 8192 .FAILED.log).
+  const std::optional<std::uint64_t> derived = derived_context_length(arch);
+  const bool derived_known = derived.has_value();
+  const std::uint64_t derived_max = derived.value_or(arch.max_position_embeddings);
   const bool too_long = derived_max != 0 && max_model_len > derived_max;
   if (too_long && !derived_known)
     p.notes.push_back("max_model_len " + std::to_string(max_model_len) + " exceeds max_position_embeddings " +

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "vramplan/core/error.hpp"
+#include "vramplan/core/text.hpp"
 #include "vramplan/plan/prices.hpp"
 
 namespace vramplan::plan {
@@ -105,6 +106,11 @@ MaxRateAnswer find_max_rate(const sim::PreparedEngine& engine, const sim::Worklo
   return a;
 }
 
+void check_probe_requests(std::uint64_t requests_per_probe) {
+  if (requests_per_probe < 100) throw_usage("--probe-requests: at least 100, or the p99 means nothing");
+  if (requests_per_probe > 1'000'000) throw_usage("--probe-requests: at most 1000000 (each probe simulates that many requests)");
+}
+
 sim::Router parse_router(const std::string& text) {
   if (text == "least-outstanding") return sim::Router::LeastOutstanding;
   if (text == "round-robin") return sim::Router::RoundRobin;
@@ -113,6 +119,12 @@ sim::Router parse_router(const std::string& text) {
 
 std::string router_name(sim::Router router) {
   return router == sim::Router::LeastOutstanding ? "least-outstanding" : "round-robin";
+}
+
+std::uint64_t replicas_at_least(double target_rate, const MaxRateAnswer& max_rate) {
+  const double k = std::ceil(target_rate / max_rate.rate_per_s - 1e-9);
+  // Compared as a double: a count past 2^64 must not wrap on the way to the cap.
+  return k >= static_cast<double>(kMaxReplicas + 1) ? kMaxReplicas + 1 : std::max<std::uint64_t>(1, static_cast<std::uint64_t>(k));
 }
 
 ReplicaAnswer replicas_for(const sim::PreparedEngine& engine, const sim::WorkloadSpec& base,
@@ -124,8 +136,12 @@ ReplicaAnswer replicas_for(const sim::PreparedEngine& engine, const sim::Workloa
   a.target_rate_per_s = target_rate;
   a.router = router_name(options.router);
   if (!max_rate.found) return a;
-  const std::uint64_t start = static_cast<std::uint64_t>(std::ceil(target_rate / max_rate.rate_per_s - 1e-9));
-  for (std::uint64_t k = std::max<std::uint64_t>(1, start); k <= std::max<std::uint64_t>(1, start) + 4; ++k) {
+  const std::uint64_t start = replicas_at_least(target_rate, max_rate);
+  if (start > kMaxReplicas)
+    throw_usage("--target-rate: " + format_number("%.4g", target_rate) + " requests/s needs more than " +
+                std::to_string(kMaxReplicas) + " replicas of " + format_number("%.4g", max_rate.rate_per_s) +
+                " requests/s each, more than vramplan simulates");
+  for (std::uint64_t k = start; k <= start + 4; ++k) {
     const auto source = sim::make_request_source(at_rate(base, target_rate, options.requests_per_probe * k));
     const std::vector<sim::SimResult> runs =
         sim::simulate_replicas(engine.rules, engine.clock(), *source, k, options.router, {});
@@ -158,6 +174,9 @@ OfflineAnswer offline_job(const sim::PreparedEngine& engine, const sim::Workload
                           double margin_hours, const PriceBook& prices, const std::vector<RentalPeriod>& periods) {
   if (!base.requests) throw_usage("--workers: an offline job needs --requests N");
   if (workers == 0) throw_usage("--workers: must be at least 1");
+  if (workers > kMaxReplicas || workers > *base.requests)
+    throw_usage("--workers: at most " + std::to_string(std::min(kMaxReplicas, *base.requests)) +
+                " (one request per worker at the least, and at most " + std::to_string(kMaxReplicas) + " workers)");
   if (!(margin_hours >= 0)) throw_usage("--margin: must not be negative");
   OfflineAnswer a;
   a.requests = *base.requests;

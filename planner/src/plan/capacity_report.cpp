@@ -57,8 +57,7 @@ SimulateAnswers answer_simulate(const SimulateQuestions& q, const DataRoot& root
       }
     }
   } else {
-    sim::SimOptions options = q.request.options;
-    if (q.request.workload.concurrency) options.concurrency = q.request.workload.concurrency;
+    const sim::SimOptions options = sim::client_options(q.request.workload, q.request.options);
     const auto source = sim::make_request_source(a.run.workload);
     auto [clock, cold] = sim::step_clock_for(engine, q.request, root);
     a.run.result = sim::simulate(engine.rules, clock, *source, options);

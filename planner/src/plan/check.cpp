@@ -6,6 +6,7 @@
 
 #include "vramplan/core/error.hpp"
 #include "vramplan/core/text.hpp"
+#include "vramplan/plan/capacity.hpp"
 #include "vramplan/plan/compatibility.hpp"
 #include "vramplan/perf/perf_defaults.hpp"
 #include "vramplan/quant/precision_plan.hpp"
@@ -98,7 +99,7 @@ CheckOutcome run_check(const CheckRequest& req, const DataRoot& root, std::uniqu
   if (!req.slo.empty() && !req.rate) throw_usage("--slo applies to the batch range at a rate: add --rate R");
   if (req.rate && req.context)
     throw_usage("--rate replays requests of --input-len + --output-len tokens; --context describes a static batch: give one or the other");
-  if (req.rate && req.probe_requests < 100) throw_usage("--probe-requests: at least 100, or the p99 means nothing");
+  if (req.rate) check_probe_requests(req.probe_requests);
   const PlanSession session(root, req.model, engine ? std::move(engine) : memory::make_engine(req.engine, root.data()));
   CheckOutcome out;
   out.request = req;
@@ -120,9 +121,7 @@ CheckOutcome run_check(const CheckRequest& req, const DataRoot& root, std::uniqu
   }
   for (const auto* t : {&req.targets.max_tpot_s, &req.targets.max_ttft_s})
     if (*t && !(**t > 0 && std::isfinite(**t))) throw_usage("--max-tpot / --max-ttft must be a positive number of ms");
-  if (const TpCheck tc = check_tp(session.model().arch, p.tp); !tc.valid)
-    throw_usage("TP " + std::to_string(p.tp) + " is invalid for " + out.model_id + ": " + tc.why);
-  if (const std::string why = check_pp(session.model().arch, p.pp); !why.empty()) throw_usage(why);
+  require_valid_split(session.model().arch, out.model_id, p.tp, p.pp);
   out.eval = evaluate(session, s, req.policy, bounds);
   // A quantization that finds nothing to quantize (mxfp4 on a dense model) is served unquantized:
   // the verdict stands on the dtype's size, and says so instead of labelling it with the scheme.

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "vramplan/core/error.hpp"
+#include "vramplan/core/text.hpp"
 #include "vramplan/hardware/gpu_catalog.hpp"
 
 namespace vramplan::plan {
@@ -77,6 +78,12 @@ SloSweepResult run_slo_sweep(const SloSweepRequest& r, const DataRoot& root,
     if (!max_rate.found) {
       out.misses.push_back({l.model, l.weights_label, l.gpu, l.tp, l.pp,
                             "SLO: even a light load misses " + max_rate.binding});
+      continue;
+    }
+    if (replicas_at_least(r.rate_per_s, max_rate) > kMaxReplicas) {
+      out.misses.push_back({l.model, l.weights_label, l.gpu, l.tp, l.pp,
+                            "SLO: needs more than " + std::to_string(kMaxReplicas) + " replicas of " +
+                                format_number("%.4g", max_rate.rate_per_s) + " requests/s (not simulated)"});
       continue;
     }
     const ReplicaAnswer rep = replicas_for(engine, r.workload, r.slo, r.rate_per_s, max_rate, prices, r.sweep.periods, r.options);

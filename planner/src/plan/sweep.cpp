@@ -12,7 +12,7 @@
 #include "vramplan/perf/perf_defaults.hpp"
 #include "vramplan/plan/compatibility.hpp"
 #include "vramplan/plan/throughput.hpp"
-#include "vramplan/plan/tp_validity.hpp"
+#include "vramplan/model/tp_validity.hpp"
 #include "plan/sweep_gpus.hpp"
 
 namespace vramplan::plan {

@@ -369,6 +369,10 @@ void apply_speculation(const memory::PlanOutcome& o, SchedulerRules& r, std::opt
   // Flags that plan can hold (memory only) but no step runs: keep the counters in their width.
   if (s->verify > std::numeric_limits<std::uint32_t>::max() || s->held > std::numeric_limits<std::uint32_t>::max())
     throw_usage("simulate: speculative decoding of " + std::to_string(s->verify) + " tokens a step is beyond what the simulator runs");
+  // One request's verify must fit one step's token budget, or no decode is ever scheduled.
+  if (r.step_tokens && s->verify > r.step_tokens)
+    throw_usage("simulate: speculative decoding verifies " + std::to_string(s->verify) + " tokens a request, more than the " +
+                std::to_string(r.step_tokens) + " tokens a step schedules: no decode step could run");
   const double d = static_cast<double>(s->verify);
   if (!accept_length)
     throw_usage("simulate: speculative decoding needs --spec-accept-length L, the mean tokens one verify keeps "

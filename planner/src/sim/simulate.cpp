@@ -82,10 +82,11 @@ PreparedEngine prepare_engine(const memory::PlanRequest& request, const DataRoot
   if (!e.plan.plan.fits)
     throw Error(ErrorKind::DoesNotFit, "simulate: the engine would not start on " + e.plan.gpu.name + ": " +
                                            e.plan.plan.reason);
-  e.rules = scheduler_rules(e.plan, request.args, request.spec_accept_length);
+  // Before the scheduler rules: a pooling model's plan has no KV pool for them to read.
   const PlanPerformance& perf = e.plan.performance;
   if (!perf.shape || !perf.hardware)
     throw_usage("simulate: no step-time model for this configuration: " + perf.unavailable);
+  e.rules = scheduler_rules(e.plan, request.args, request.spec_accept_length);
   e.shape = *perf.shape;
   if (e.rules.decode_query_tokens > 1) {
     if (!perf.draft_shape) throw_internal("simulate: a speculative plan without a draft shape");
@@ -113,14 +114,21 @@ std::pair<StepClock, std::shared_ptr<ColdStartState>> step_clock_for(const Prepa
   return {with_cold_start(engine.clock(), state), state};
 }
 
+SimOptions client_options(const WorkloadSpec& workload, SimOptions options) {
+  if (workload.concurrency) {
+    options.concurrency = workload.concurrency;
+    if (workload.duration_s) options.send_until_s = *workload.duration_s;
+  }
+  return options;
+}
+
 SimulateOutcome run_simulation(const SimulateRequest& request, const DataRoot& root) {
   SimulateOutcome out;
   out.engine = prepare_engine(request.plan, root);
   out.workload = request.workload;
   out.workload.trace_max_total_tokens = out.engine.rules.max_model_len;
   out.timeout_s = request.options.timeout_s;
-  SimOptions options = request.options;
-  if (request.workload.concurrency) options.concurrency = request.workload.concurrency;
+  const SimOptions options = client_options(request.workload, request.options);
   const std::unique_ptr<RequestSource> source = make_request_source(out.workload);
   auto [clock, cold] = step_clock_for(out.engine, request, root);
   out.result = simulate(out.engine.rules, clock, *source, options);
@@ -159,6 +167,7 @@ nlohmann::json simulate_json(const SimulateOutcome& o) {
       {"gpu", plan.gpu.id},
       {"engine", plan.plan.engine},
       {"engine_version", plan.plan.engine_version},
+      {"engine_profile", plan.plan.engine_profile_note},
       {"tp", plan.tp},
       {"pp", plan.pp},
       {"workload", workload},
@@ -217,7 +226,8 @@ std::string simulate_text(const SimulateOutcome& o) {
   const double d = r.duration_s;
   std::string s;
   s += "simulate: " + plan.model.id + " on " + plan.gpu.name + (plan.tp * plan.pp > 1 ? " x" + std::to_string(plan.tp * plan.pp) : "") +
-       ", " + plan.plan.engine + " " + plan.plan.engine_version + "\n";
+       ", " + (plan.plan.engine_profile_note.empty() ? plan.plan.engine + " " + plan.plan.engine_version
+                                                     : plan.plan.engine_profile_note) + "\n";
   s += "engine: KV pool " + std::to_string(ru.kv_blocks) + " blocks x " + std::to_string(ru.block_tokens) + " tokens = " +
        std::to_string(ru.kv_blocks * ru.block_tokens) + " tokens, max " + std::to_string(ru.max_seqs) + " running, " +
        (ru.step_tokens ? std::to_string(ru.step_tokens) + " tokens/step" : std::string("no token limit per step")) +

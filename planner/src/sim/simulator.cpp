@@ -170,12 +170,17 @@ class Simulation {
   // arrives during a step is scheduled from the next step on).
   void admit_arrivals() {
     while (next_ && next_->arrival_s <= now_ && (!opt_.concurrency || outstanding() < *opt_.concurrency)) {
+      // With a concurrency limit the client sends when a user is free: latency starts then
+      // (benchmark_serving takes its semaphore before it starts the request's clock).
+      const double sent = std::max(next_->arrival_s, user_free_since_);
+      if (opt_.send_until_s > 0 && sent >= opt_.send_until_s) {
+        next_.reset();  // the client stops sending: nothing more arrives
+        return;
+      }
       Request q = *next_;
       pull_next();
       last_source_arrival_s_ = q.arrival_s;
-      // With a concurrency limit the client sends when a user is free: latency starts then
-      // (benchmark_serving takes its semaphore before it starts the request's clock).
-      arrive(q, std::max(q.arrival_s, user_free_since_));
+      arrive(q, sent);
     }
   }
 
@@ -810,6 +815,9 @@ class Simulation {
       window_ttft_ = LogHistogram();
       window_tpot_ = LogHistogram();
       opt_.on_sample(t);
+      // A bound on what a run writes: 10 million samples are about 1 GB of CSV.
+      if (++samples_ > 10'000'000)
+        throw_usage("--sample-every: the run would write more than 10000000 timeline samples; sample less often");
       next_sample_s_ += opt_.sample_every_s;
     }
   }
@@ -878,9 +886,17 @@ class Simulation {
   // Stable or overloaded, from the second half of the arrival window: overloaded when the
   // engine never once admitted everything that had arrived over that half (the waiting queue
   // never drained: a stable queue, even at 95 % load, empties between busy periods) and the
-  // number in the system grew. The growth rate is what the queue gains per second.
+  // number in the system grew. The growth rate is what the queue gains per second. A number in
+  // the system that grows by more than 2 % of the arrival rate while the waiting queue still
+  // drains is the running batch filling up: too early to tell ("inconclusive").
   Verdict verdict() const {
     Verdict v = res_.verdict;  // keeps first_timeout_s
+    if (res_.arrived > 0 && res_.rejected == res_.arrived) {
+      v.state = "rejected";
+      v.explanation = "every request was rejected (" + (rejections_.empty() ? std::string("see the rejections")
+                                                                              : rejections_.begin()->first) + ")";
+      return v;
+    }
     const double first = res_.first_arrival_s, last = last_source_arrival_s_;
     if (res_.arrived <= 1 || !(last > first)) {
       v.state = opt_.concurrency ? "closed-loop" : "offline";
@@ -899,7 +915,8 @@ class Simulation {
     }
     const bool backlogged = b.last_drained < a.t;
     const bool overloaded = backlogged && v.queue_growth_per_s > 0;
-    v.state = overloaded ? "overloaded" : "stable";
+    const bool filling = !overloaded && v.queue_growth_per_s > 0.02 * rate;
+    v.state = overloaded ? "overloaded" : filling ? "inconclusive" : "stable";
     char line[320];
     std::snprintf(line, sizeof line,
                   "%s: over the second half of the arrivals (%.4g s) requests arrived at %.4g/s and completed at %.4g/s; "
@@ -907,6 +924,9 @@ class Simulation {
                   v.state.c_str(), span, rate, v.served_per_s, v.queue_growth_per_s,
                   backlogged ? "never drained" : "drained at times");
     v.explanation = line;
+    if (filling)
+      v.explanation += " while the running batch was still filling: too short to tell stable from overloaded "
+                       "(simulate more requests)";
     return v;
   }
 
@@ -955,6 +975,7 @@ class Simulation {
   // step, and how many, so that their first decode gap starts there.
   std::vector<std::pair<double, std::uint64_t>> fresh_;
   double next_sample_s_ = 0;
+  std::uint64_t samples_ = 0;
   bool preempted_this_step_ = false;
   std::vector<perf::PrefillChunk> chunks_;
   std::vector<std::uint32_t> chunk_slots_;

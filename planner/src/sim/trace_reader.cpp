@@ -4,7 +4,6 @@
 #include "vramplan/sim/trace_reader.hpp"
 
 #include <array>
-#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <string>
@@ -27,23 +26,25 @@ using RawRecord = std::array<std::optional<std::string>, kFieldCount>;
 
 class TraceSource final : public RequestSource {
  public:
-  TraceSource(const std::filesystem::path& path, std::uint64_t max_total)
-      : file_(path.string()), in_(path, std::ios::binary), max_total_(max_total) {
+  // The file is read front to back once, never seeked: a pipe (--trace <(zcat t.jsonl.gz)) is
+  // read as a file is.
+  TraceSource(const std::filesystem::path& path, std::uint64_t max_total) : file_(path.string()), max_total_(max_total) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) throw Error(ErrorKind::Io, "trace " + file_ + ": is a directory, expected a file");
+    in_.open(path, std::ios::binary);
     if (!in_) throw Error(ErrorKind::Io, "cannot read trace " + file_);
-    skip_utf8_bom(in_);
     csv_ = detect_csv(path);
     if (csv_) read_header();
   }
 
   std::optional<Request> next() override {
-    bool too_long = false;
-    while (read_line(in_, line_, kMaxTraceLineBytes, too_long)) {
-      ++line_number_;
-      if (too_long) throw_input(where(), "", "line longer than " + std::to_string(kMaxTraceLineBytes) + " bytes");
+    while (next_line()) {
       const std::string_view text = trim(line_);
       if (text.empty() || (csv_ && text.front() == '#')) continue;
+      ++records_;
       return to_request(csv_ ? csv_record(line_) : json_record(text));
     }
+    if (records_ == 0) throw_input(file_, "", "empty trace: no requests");
     return std::nullopt;
   }
 
@@ -51,25 +52,38 @@ class TraceSource final : public RequestSource {
   //! "FILE:LINE" of the line being read, for errors.
   std::string where() const { return file_line(file_, line_number_); }
 
+  //! The next line into line_ (a line held back by detect_csv first), without a UTF-8 byte-order
+  //! mark at the start of the file; false at the end.
+  bool next_line() {
+    if (held_) {
+      held_ = false;
+      return true;
+    }
+    bool too_long = false;
+    if (!read_line(in_, line_, kMaxTraceLineBytes, too_long)) return false;
+    ++line_number_;
+    if (too_long) throw_input(where(), "", "line longer than " + std::to_string(kMaxTraceLineBytes) + " bytes");
+    if (line_number_ == 1 && line_.starts_with("\xEF\xBB\xBF")) line_.erase(0, 3);
+    return true;
+  }
+
   bool detect_csv(const std::filesystem::path& path) {
     const std::string ext = to_lower(path.extension().string());
     if (ext == ".csv") return true;
     if (ext == ".jsonl" || ext == ".json" || ext == ".ndjson") return false;
-    // Any other name: JSON objects start with '{'; anything else is taken as a CSV header.
-    const auto start = in_.tellg();
-    int c = 0;
-    while ((c = in_.rdbuf()->sbumpc()) != std::char_traits<char>::eof() && std::isspace(c)) {
+    // Any other name: JSON objects start with '{'; anything else is taken as a CSV header. The
+    // first line with text is held for the reader.
+    while (next_line()) {
+      const std::string_view text = trim(line_);
+      if (text.empty()) continue;
+      held_ = true;
+      return text.front() != '{';
     }
-    in_.clear();
-    in_.seekg(start);
-    return c != '{';
+    return false;  // no text at all: next() says the trace is empty
   }
 
   void read_header() {
-    bool too_long = false;
-    while (read_line(in_, line_, kMaxTraceLineBytes, too_long)) {
-      ++line_number_;
-      if (too_long) throw_input(where(), "", "line longer than " + std::to_string(kMaxTraceLineBytes) + " bytes");
+    while (next_line()) {
       if (trim(line_).empty() || trim(line_).front() == '#') continue;
       const auto cells = split_csv(line_);
       column_of_.fill(-1);
@@ -165,7 +179,10 @@ class TraceSource final : public RequestSource {
         throw_input(where(), "prefix_tokens",
                     std::to_string(r.prefix_tokens) + " is more than input_tokens " + std::to_string(r.input_tokens));
     } else if (raw[PrefixTokens] && tokens(*raw[PrefixTokens], PrefixTokens, 0) != 0) {
-      throw_input(where(), "prefix_id", "missing (prefix_tokens is given; requests share a prefix through its id)");
+      throw_input(where(), "prefix_id",
+                  raw[PrefixId] ? "0 means no shared prefix, yet prefix_tokens is " + *raw[PrefixTokens] +
+                                      ": give the prefix an id >= 1"
+                                : "missing (prefix_tokens is given; requests share a prefix through its id)");
     }
     r.id = next_id_++;
     return r;
@@ -177,7 +194,9 @@ class TraceSource final : public RequestSource {
   std::array<int, kFieldCount> column_of_{};
   std::size_t columns_ = 0;
   std::string line_;
+  bool held_ = false;  // line_ is a line read ahead and not yet consumed
   std::uint64_t line_number_ = 0;
+  std::uint64_t records_ = 0;
   double previous_arrival_ = 0;
   std::uint64_t next_id_ = 0;
   std::uint64_t max_total_ = 0;

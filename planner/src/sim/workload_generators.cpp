@@ -125,15 +125,16 @@ class GeneratedSource final : public RequestSource {
   }
 
   std::optional<std::uint64_t> expected_count() const override {
-    const bool all_at_zero = spec_.concurrency || std::isinf(spec_.arrivals.rate_per_s);
-    if (spec_.requests && (!spec_.duration_s || all_at_zero)) return spec_.requests;
+    if (spec_.requests && (!spec_.duration_s || std::isinf(spec_.arrivals.rate_per_s))) return spec_.requests;
     return std::nullopt;
   }
 
  private:
   double arrival_of_next() {
-    // Closed loop: the simulator sets arrival times; an infinite rate queues everything at 0.
-    if (spec_.concurrency || std::isinf(spec_.arrivals.rate_per_s)) return 0;
+    // An infinite rate queues everything at 0 (with a concurrency limit, a closed loop: the
+    // simulator sends each request when a user is free). A finite rate with a limit arrives as
+    // benchmark_serving's --request-rate with --max-concurrency: a request waits for a free slot.
+    if (std::isinf(spec_.arrivals.rate_per_s)) return 0;
     const double rate = spec_.arrivals.rate_per_s;
     // Constant: i / rate exactly, not a running sum that accumulates rounding.
     if (spec_.arrivals.process == ArrivalProcess::Constant) return static_cast<double>(next_id_) / rate;
@@ -210,7 +211,7 @@ std::unique_ptr<RequestSource> make_request_source(const WorkloadSpec& spec) {
     return std::make_unique<LimitedSource>(std::move(trace), spec.requests, spec.duration_s);
   }
   const double rate = spec.arrivals.rate_per_s;
-  if (!(rate > 0)) throw_usage("--rate: must be > 0 requests per second or inf");
+  if (!(rate >= kMinRatePerS)) throw_usage("--rate: must be at least 1e-06 requests per second, or inf");
   if (spec.arrivals.process == ArrivalProcess::Gamma && !(spec.arrivals.cv > 0 && spec.arrivals.cv <= 100))
     throw_usage("--arrivals: gamma:CV needs a coefficient of variation in (0, 100]");
   check_length(spec.input, "--input-len");

@@ -140,6 +140,9 @@ double parse_rate(std::string_view text, std::string_view flag) {
   const auto rate = parse_number(t);
   if (!rate || !(*rate > 0))
     flag_error(flag, "expected requests per second > 0 (e.g. 5, 0.5) or 'inf', got " + excerpt(text));
+  // A floor of one request in 11.6 days: below it the gaps between arrivals (1 / rate) leave
+  // the range in which simulated times stay finite and distinct.
+  if (*rate < kMinRatePerS) flag_error(flag, "must be at least 1e-06 requests per second, got " + excerpt(text));
   return *rate;
 }
 

@@ -72,6 +72,20 @@ TEST(SglangEngine, WeightsOverTheStaticBudgetDoNotFit) {
   EXPECT_NE(p.reason.find("Not enough memory. Please try to increase --mem-fraction-static"), std::string::npos) << p.reason;
 }
 
+TEST(SglangEngine, AContextLongerThanTheModelsIsRefusedAtStart) {
+  // The test model: max_position_embeddings 131,072, no rope scaling, so SGLang derives 131,072
+  // (configs/model_config.py _derive_context_length) and refuses more without its env override.
+  EXPECT_TRUE(plan("sglang", Bytes(80000000000u), {{"context-length", "131072"}}).fits);
+  const auto longer = plan("sglang", Bytes(80000000000u), {{"context-length", "131073"}});
+  EXPECT_FALSE(longer.fits);
+  EXPECT_EQ(longer.reason, "User-specified context_length (131073) is greater than the derived context_length (131072). To "
+                           "allow overriding this maximum, set the env var SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 "
+                           "(configs/model_config.py _derive_context_length)");
+  // Below 2 no request (one prompt token and one output token) stays under it.
+  EXPECT_EQ(test::error_message([] { plan("sglang", Bytes(80000000000u), {{"context-length", "1"}}); }, ErrorKind::Usage),
+            "--context-length: must be at least 2 (SGLang serves requests whose prompt + output tokens stay below it), got 1");
+}
+
 TEST(SglangEngine, BadFlagsAreUsageErrors) {
   EXPECT_THROW(plan("sglang", Bytes(80000000000u), {{"mem-fraction-static", "1.5"}}), Error);
   EXPECT_THROW(plan("sglang", Bytes(80000000000u), {{"page-size", "0"}}), Error);

@@ -6,12 +6,17 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 
+#include "support/test_support.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/plan/slo.hpp"
 
 namespace vramplan::plan {
 namespace {
+
+// The message of the Error(Usage) that `f` throws.
+std::string test_error(const std::function<void()>& f) { return test::error_message(f, ErrorKind::Usage); }
 
 sim::PreparedEngine ten_ms_engine() {
   sim::PreparedEngine e;
@@ -100,6 +105,35 @@ TEST(Capacity, ReplicasForATargetLoad) {
   EXPECT_EQ(r.replicas, 3u);
   EXPECT_EQ(r.gpus, 3u);
   EXPECT_FALSE(r.usd_per_hour.has_value());  // this engine's GPU has no price
+}
+
+TEST(Capacity, ReplicaCountsBeyondTheCapAreRefusedBeforeAnyRun) {
+  MaxRateAnswer m;
+  m.found = true;
+  m.rate_per_s = 10;
+  EXPECT_EQ(replicas_at_least(25, m), 3u);                       // ceil(2.5)
+  EXPECT_EQ(replicas_at_least(1e-3, m), 1u);                     // at least one
+  EXPECT_EQ(replicas_at_least(10'000, m), kMaxReplicas);         // exactly 1,000
+  EXPECT_EQ(replicas_at_least(10'010, m), kMaxReplicas + 1);     // 1,001
+  EXPECT_EQ(replicas_at_least(1e300, m), kMaxReplicas + 1);      // no wrap past 2^64
+  // 1e9 requests/s would be 1e8 replicas of 3000 requests each: refused, nothing simulated.
+  EXPECT_EQ(test_error([&] {
+              replicas_for(ten_ms_engine(), constant_workload(), parse_slo("p99_ttft<=1s"), 1e9, m, PriceBook{}, {}, {});
+            }),
+            "--target-rate: 1e+09 requests/s needs more than 1000 replicas of 10 requests/s each, more than vramplan "
+            "simulates");
+}
+
+TEST(Capacity, OfflineJobsAndProbesAreBounded) {
+  sim::WorkloadSpec w = constant_workload();
+  w.requests = 10;
+  EXPECT_EQ(test_error([&] { offline_job(ten_ms_engine(), w, 11, 24, PriceBook{}, {}); }),
+            "--workers: at most 10 (one request per worker at the least, and at most 1000 workers)");
+  EXPECT_EQ(test_error([] { check_probe_requests(1'000'001); }),
+            "--probe-requests: at most 1000000 (each probe simulates that many requests)");
+  EXPECT_EQ(test_error([] { check_probe_requests(99); }), "--probe-requests: at least 100, or the p99 means nothing");
+  check_probe_requests(100);
+  check_probe_requests(1'000'000);
 }
 
 TEST(Capacity, OfflineJobOnWorkers) {

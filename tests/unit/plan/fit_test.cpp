@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "vramplan/plan/limits.hpp"
-#include "vramplan/plan/tp_validity.hpp"
+#include "vramplan/model/tp_validity.hpp"
 
 namespace vramplan::plan {
 namespace {

@@ -397,5 +397,13 @@ TEST(EngineRulesSpeculative, TheAcceptLengthIsAskedForAndChecked) {
   EXPECT_NE(rules_error(mtp_plan("sglang@0.5.9", {{"tp-size", "8"}}), 3.0).find("no speculative decoding"), std::string::npos);
 }
 
+TEST(EngineRulesSpeculative, AVerifyOverTheStepBudgetIsRefused) {
+  // k = 2,048 with a 2,048-token budget: one request's verify (2,049 tokens) fits no step.
+  const auto o = mtp_plan("vllm@0.19", {{"tensor-parallel-size", "8"}, {"max-num-batched-tokens", "2048"},
+                                         {"speculative-config", R"({"method": "mtp", "num_speculative_tokens": 2048})"}});
+  EXPECT_EQ(rules_error(o, 2.0), "simulate: speculative decoding verifies 2049 tokens a request, more than the 2048 tokens a "
+                                 "step schedules: no decode step could run");
+}
+
 }  // namespace
 }  // namespace vramplan::sim

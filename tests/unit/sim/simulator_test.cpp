@@ -53,6 +53,13 @@ double linear_clock(const perf::MixedStep& s) {
   return 0.01 + 1e-5 * tokens;
 }
 
+// `n` requests of `in` / `out` tokens, all ready at t = 0.
+std::vector<Request> all_at_zero(std::uint64_t n, std::uint32_t in, std::uint32_t out) {
+  std::vector<Request> all;
+  for (std::uint64_t i = 0; i < n; ++i) all.push_back({i, 0, in, out, 0, 0});
+  return all;
+}
+
 SchedulerRules vllm_like(std::uint64_t blocks, std::uint64_t max_seqs = 256) {
   SchedulerRules r;
   r.engine = "vllm";
@@ -392,9 +399,7 @@ TEST(Simulator, SameInputsGiveIdenticalResults) {
 }
 
 TEST(Simulator, ClosedLoopKeepsConcurrencyOutstanding) {
-  std::vector<Request> all;
-  for (std::uint64_t i = 0; i < 400; ++i) all.push_back({i, 0, 500, 50, 0, 0});
-  ListSource src(all);
+  ListSource src(all_at_zero(400, 500, 50));
   SimOptions o;
   o.concurrency = 8;
   const SimResult r = simulate(vllm_like(2000), linear_clock, src, o);
@@ -408,10 +413,45 @@ TEST(Simulator, ClosedLoopKeepsConcurrencyOutstanding) {
   EXPECT_LE(r.mean_in_system, 8.0);
 }
 
-TEST(Simulator, OfflineBatchIsJudgedByItsMakespan) {
+TEST(Simulator, ClosedLoopStopsSendingAtItsDuration) {
+  // One user, requests of 100 / 10 tokens: a prefill step of 0.01 + 100 x 1e-5 = 0.011 s and 9
+  // decode steps of 0.01001 s, 0.10109 s a request, so request n is sent at n x 0.10109 s. With
+  // --duration 1 s the user sends n = 0..9 (9 x 0.10109 = 0.910 s) and not n = 10 (1.011 s),
+  // though the list holds 400 (a generated closed loop never runs out).
+  ListSource src(all_at_zero(400, 100, 10));
+  SimOptions o;
+  o.concurrency = 1;
+  o.send_until_s = 1.0;
+  const SimResult r = simulate(vllm_like(2000), linear_clock, src, o);
+  EXPECT_EQ(r.arrived, 10u);
+  EXPECT_EQ(r.completed, 10u);
+  EXPECT_NEAR(r.duration_s, 10 * 0.10109, 1e-9);
+}
+
+TEST(Simulator, ABatchStillFillingIsInconclusive) {
+  // 40 requests at a constant 20 / s, each decoding 1,000 tokens (over 10 s): when arrivals end
+  // at 1.95 s nothing has completed, every request runs (the waiting queue drains each step), and
+  // the number in the system grows at the arrival rate: not stable, not shown overloaded.
   std::vector<Request> all;
-  for (std::uint64_t i = 0; i < 300; ++i) all.push_back({i, 0, 200, 20, 0, 0});
+  for (std::uint64_t i = 0; i < 40; ++i) all.push_back({i, 0.05 * static_cast<double>(i), 100, 1000, 0, 0});
   ListSource src(all);
+  const SimResult r = simulate(vllm_like(20000), linear_clock, src, {});
+  EXPECT_EQ(r.verdict.state, "inconclusive");
+  EXPECT_EQ(r.verdict.served_per_s, 0.0);
+  EXPECT_NEAR(r.verdict.queue_growth_per_s, 20.0, 1.5);
+  EXPECT_NE(r.verdict.explanation.find("too short to tell"), std::string::npos) << r.verdict.explanation;
+  EXPECT_EQ(r.completed, 40u);
+}
+
+TEST(Simulator, EveryRequestRejectedIsSaidSo) {
+  ListSource src({{0, 0, 8000, 300, 0, 0}, {1, 0.1, 9000, 100, 0, 0}});
+  const SimResult r = simulate(vllm_like(1000), linear_clock, src, {});
+  EXPECT_EQ(r.verdict.state, "rejected");
+  EXPECT_EQ(r.verdict.explanation, "every request was rejected (prompt + output tokens exceed max_model_len 8192)");
+}
+
+TEST(Simulator, OfflineBatchIsJudgedByItsMakespan) {
+  ListSource src(all_at_zero(300, 200, 20));
   const SimResult r = simulate(vllm_like(4000), linear_clock, src, {});
   EXPECT_EQ(r.verdict.state, "offline");
   EXPECT_EQ(r.completed, 300u);

@@ -123,11 +123,23 @@ TEST(WorkloadArrivals, InfiniteRateQueuesEverythingAtZero) {
 }
 
 TEST(WorkloadArrivals, ClosedLoopLeavesArrivalsToTheSimulator) {
-  auto spec = open_loop(5, ArrivalProcess::Poisson, 50);
+  auto spec = open_loop(std::numeric_limits<double>::infinity(), ArrivalProcess::Poisson, 50);
   spec.concurrency = 8;
   const auto rs = drain(spec);
   ASSERT_EQ(rs.size(), 50u);
   for (const auto& r : rs) EXPECT_EQ(r.arrival_s, 0);
+}
+
+// benchmark_serving's --request-rate 5 --max-concurrency 8: the requests arrive at the rate (the
+// simulator holds each until a slot is free), the same arrivals as without the limit.
+TEST(WorkloadArrivals, ConcurrencyLimitKeepsAFiniteRate) {
+  auto limited = open_loop(5, ArrivalProcess::Poisson, 50);
+  limited.concurrency = 8;
+  const auto rs = drain(limited), open = drain(open_loop(5, ArrivalProcess::Poisson, 50));
+  ASSERT_EQ(rs.size(), 50u);
+  ASSERT_EQ(open.size(), 50u);
+  for (std::size_t i = 0; i < rs.size(); ++i) EXPECT_EQ(rs[i].arrival_s, open[i].arrival_s) << i;
+  EXPECT_GT(rs.back().arrival_s, 0);
 }
 
 TEST(WorkloadBounds, DurationStopsArrivals) {

@@ -1,6 +1,10 @@
 // Trace files: JSONL and CSV records become requests in file order; every fault is one
 // Error(InputFile) "FILE:LINE: field: message".
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <thread>
 
 #include "support/test_support.hpp"
 #include "vramplan/sim/trace_reader.hpp"
@@ -126,6 +130,57 @@ TEST(WorkloadTrace, CsvFaults) {
   EXPECT_EQ(fault("t.csv", header + "nan,2,4\n"),
             "t.csv:2: arrival_s: expected seconds as a finite number, got 'nan'");
   EXPECT_EQ(fault("t.csv", ""), "t.csv: empty trace: no CSV header row");
+}
+
+TEST(WorkloadTrace, AnEmptyTraceIsRefusedInEitherFormat) {
+  EXPECT_EQ(fault("t.jsonl", ""), "t.jsonl: empty trace: no requests");
+  EXPECT_EQ(fault("t.jsonl", "\n  \n"), "t.jsonl: empty trace: no requests");
+  EXPECT_EQ(fault("t.csv", "arrival_s,input_tokens,output_tokens\n# nothing yet\n"), "t.csv: empty trace: no requests");
+  EXPECT_EQ(fault("t.txt", "\n"), "t.txt: empty trace: no requests");
+}
+
+TEST(WorkloadTrace, AnyOtherNameIsReadByItsFirstLineWithoutRewinding) {
+  // A byte-order mark and blank lines before the first record; the line numbers of errors stay
+  // the file's own.
+  test::ScratchDir dir;
+  const auto json = dir.write("t.txt", "\xEF\xBB\xBF\n\n{\"arrival_s\": 0, \"input_tokens\": 3, \"output_tokens\": 2}\n");
+  ASSERT_EQ(read_all(json).size(), 1u);
+  EXPECT_EQ(read_all(json)[0].input_tokens, 3u);
+  const auto csv = dir.write("t.log", "\xEF\xBB\xBF" "arrival_s,input_tokens,output_tokens\n0,7,1\n");
+  ASSERT_EQ(read_all(csv).size(), 1u);
+  EXPECT_EQ(read_all(csv)[0].input_tokens, 7u);
+  EXPECT_EQ(fault("t.txt", "\n{\"arrival_s\": 0, \"input_tokens\": 0, \"output_tokens\": 2}\n"),
+            "t.txt:2: input_tokens: must be at least 1, got 0");
+}
+
+TEST(WorkloadTrace, APipeIsReadAsAFile) {
+  // --trace <(zcat trace.jsonl.gz): a FIFO can be read once, front to back.
+  test::ScratchDir dir;
+  const auto path = dir.path() / "t.jsonl";
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  std::thread writer([&] {
+    std::ofstream out(path);
+    out << "{\"arrival_s\": 0, \"input_tokens\": 10, \"output_tokens\": 5}\n"
+           "{\"arrival_s\": 1, \"input_tokens\": 20, \"output_tokens\": 6}\n";
+  });
+  const auto rs = read_all(path);
+  writer.join();
+  ASSERT_EQ(rs.size(), 2u);
+  EXPECT_EQ(rs[0].input_tokens, 10u);
+  EXPECT_EQ(rs[1].output_tokens, 6u);
+}
+
+TEST(WorkloadTrace, PrefixIdZeroIsNoPrefix) {
+  EXPECT_EQ(fault("t.jsonl",
+                  "{\"arrival_s\": 0, \"input_tokens\": 2000, \"output_tokens\": 5, \"prefix_id\": 0, \"prefix_tokens\": 1500}\n"),
+            "t.jsonl:1: prefix_id: 0 means no shared prefix, yet prefix_tokens is 1500: give the prefix an id >= 1");
+}
+
+TEST(WorkloadTrace, ADirectoryIsAnIoError) {
+  test::ScratchDir dir;
+  std::filesystem::create_directory(dir.path() / "d");
+  EXPECT_EQ(test::error_message([&] { open_trace(dir.path() / "d"); }, ErrorKind::Io),
+            "trace " + (dir.path() / "d").string() + ": is a directory, expected a file");
 }
 
 TEST(WorkloadTrace, OverlongLineIsRefused) {

@@ -22,6 +22,10 @@ struct CapacityOptions {
   sim::Router router = sim::Router::LeastOutstanding;  //!< in front of the replicas (--router)
 };
 
+//! --probe-requests within 100 (fewer and the p99 means nothing) .. 1,000,000 (a probe is one
+//! run of that many requests, times the replicas); Error(Usage) naming the flag otherwise.
+void check_probe_requests(std::uint64_t requests_per_probe);
+
 //! "least-outstanding" / "round-robin" (--router); Error(Usage) otherwise.
 sim::Router parse_router(const std::string& text);
 std::string router_name(sim::Router router);
@@ -72,9 +76,17 @@ struct ReplicaAnswer {
   std::string price_basis;
 };
 
+//! The most replicas a --target-rate answer simulates: K replicas are one run of K x
+//! requests_per_probe requests, so the work grows with the count asked for.
+inline constexpr std::uint64_t kMaxReplicas = 1000;
+
+//! ceil(target / max rate): the fewest replicas that could serve `target_rate` (at least 1).
+std::uint64_t replicas_at_least(double target_rate, const MaxRateAnswer& max_rate);
+
 //! The fewest replicas that, behind options.router, all meet the targets at `target_rate`:
 //! starting from ceil(target / max rate) and adding one until they do (at most 4 more). The K
 //! replicas are simulated together (sim::simulate_replicas) on K x requests_per_probe requests.
+//! Error(Usage) when that start is above kMaxReplicas.
 ReplicaAnswer replicas_for(const sim::PreparedEngine& engine, const sim::WorkloadSpec& base,
                            const std::vector<SloTarget>& targets, double target_rate, const MaxRateAnswer& max_rate,
                            const PriceBook& prices, const std::vector<RentalPeriod>& periods,
@@ -92,7 +104,8 @@ struct OfflineAnswer {
 };
 
 //! `base.requests` requests, all queued at t = 0, split round-robin over `workers` replicas;
-//! each worker is simulated. Throws Error(Usage) without a request count.
+//! each worker is simulated. Throws Error(Usage) without a request count, or with more workers
+//! than requests or than kMaxReplicas.
 OfflineAnswer offline_job(const sim::PreparedEngine& engine, const sim::WorkloadSpec& base, std::uint64_t workers,
                           double margin_hours, const PriceBook& prices, const std::vector<RentalPeriod>& periods);
 

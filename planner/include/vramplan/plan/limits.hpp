@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "vramplan/plan/evaluate.hpp"
-#include "vramplan/plan/tp_validity.hpp"
+#include "vramplan/model/tp_validity.hpp"
 
 namespace vramplan::plan {
 

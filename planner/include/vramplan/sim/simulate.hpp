@@ -73,6 +73,10 @@ std::pair<StepClock, std::shared_ptr<ColdStartState>> step_clock_for(const Prepa
                                                                      const SimulateRequest& request,
                                                                      const DataRoot& root);
 
+//! `options` with what the workload sets on the client: its concurrency limit, and with one, its
+//! --duration as the time after which no request is sent.
+SimOptions client_options(const WorkloadSpec& workload, SimOptions options);
+
 //! prepare_engine, then the workload through simulate(); throws what either throws and what
 //! the workload source throws.
 SimulateOutcome run_simulation(const SimulateRequest& request, const DataRoot& root);

@@ -51,6 +51,9 @@ struct SimOptions {
   //! At most this many requests outstanding (sent, not finished): benchmark_serving's
   //! --max-concurrency; with an infinite rate, a closed loop of this many users.
   std::optional<std::uint64_t> concurrency;
+  //! No request is sent at or after this simulated time (0 = no limit): a closed loop's
+  //! --duration, whose requests are all ready at t = 0 and are sent as users free up.
+  double send_until_s = 0;
   //! A request still unfinished this long after it was sent counts as timed out (0 = none).
   double timeout_s = 0;
   //! Timeline: a sample every this many simulated seconds to `on_sample` (0 = none).
@@ -73,9 +76,10 @@ struct RejectionCount {
 };
 
 struct Verdict {
-  //! "stable", "overloaded" (arrivals outpace service: the queue grows), "offline" (every
-  //! request queued at t = 0: a batch job, judged by its makespan), "closed-loop" (a fixed
-  //! number of users: the queue cannot grow).
+  //! "stable", "overloaded" (arrivals outpace service: the queue grows), "inconclusive" (the
+  //! running batch was still filling when arrivals ended: too short a run to tell), "offline"
+  //! (every request queued at t = 0: a batch job, judged by its makespan), "closed-loop" (a
+  //! fixed number of users: the queue cannot grow), "rejected" (every request was).
   std::string state;
   double queue_growth_per_s = 0;       //!< requests in the system per second, second half of the arrivals
   double served_per_s = 0;             //!< completions per second over the same window

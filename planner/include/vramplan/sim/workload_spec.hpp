@@ -67,7 +67,11 @@ struct WorkloadSpec {
   std::uint64_t seed = 0;
 };
 
-//! "5", "0.5", "inf" -> requests / s; Error(Usage) naming `flag` for 0, negatives, NaN, garbage.
+//! The lowest arrival rate accepted (one request in 11.6 days).
+inline constexpr double kMinRatePerS = 1e-6;
+
+//! "5", "0.5", "inf" -> requests / s; Error(Usage) naming `flag` for 0, negatives, NaN, garbage
+//! and rates below kMinRatePerS.
 double parse_rate(std::string_view text, std::string_view flag);
 //! "poisson", "gamma:CV", "constant" -> the process (cv in the returned spec; rate not set).
 ArrivalSpec parse_arrivals(std::string_view text, std::string_view flag);

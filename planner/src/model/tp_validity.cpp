@@ -1,6 +1,8 @@
-#include "vramplan/plan/tp_validity.hpp"
+#include "vramplan/model/tp_validity.hpp"
 
-namespace vramplan::plan {
+#include "vramplan/core/error.hpp"
+
+namespace vramplan {
 
 TpCheck check_tp(const ModelArch& arch, std::uint64_t tp) {
   TpCheck c;
@@ -30,4 +32,10 @@ std::string check_pp(const ModelArch& arch, std::uint64_t pp) {
   return "";
 }
 
-}  // namespace vramplan::plan
+void require_valid_split(const ModelArch& arch, const std::string& model_id, std::uint64_t tp, std::uint64_t pp) {
+  if (const TpCheck tc = check_tp(arch, tp); !tc.valid)
+    throw Error(ErrorKind::Usage, "TP " + std::to_string(tp) + " is invalid for " + model_id + ": " + tc.why);
+  if (const std::string why = check_pp(arch, pp); !why.empty()) throw Error(ErrorKind::Usage, why);
+}
+
+}  // namespace vramplan

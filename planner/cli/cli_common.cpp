@@ -176,6 +176,8 @@ CommonOptions read_common_options(const po::variables_map& vm) {
 }
 
 void emit(const CommonOptions& opts, const nlohmann::json& json, const std::string& text) {
+  // The documents echo the user's bytes (a path, a model id), which need not be UTF-8: a bad
+  // byte is written as U+FFFD (error_handler_t::replace) instead of aborting the dump.
   if (opts.format == OutputFormat::Json) {
     // nlohmann::json keeps keys sorted; put "schema" first so a reader sees what the document is.
     if (json.is_object() && json.contains("schema")) {
@@ -183,9 +185,9 @@ void emit(const CommonOptions& opts, const nlohmann::json& json, const std::stri
       ordered["schema"] = json.at("schema");
       for (auto it = json.begin(); it != json.end(); ++it)
         if (it.key() != "schema") ordered[it.key()] = it.value();
-      out() << ordered.dump(2) << "\n";
+      out() << ordered.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
     } else {
-      out() << json.dump(2) << "\n";
+      out() << json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     }
   } else {
     out() << text;

@@ -11,7 +11,6 @@
 #include "exit_codes.hpp"
 #include "sweep_common.hpp"
 #include "vramplan/core/error.hpp"
-#include "vramplan/core/limits.hpp"
 #include "vramplan/plan/trial.hpp"
 #include "vramplan/sim/workload_spec.hpp"
 
@@ -64,18 +63,7 @@ int run_trial(const std::vector<std::string>& args) {
   const sim::LengthSpec typical = sim::parse_length(vm["input-len"].as<std::string>(), "--input-len", data_root());
   req.typical_input = static_cast<std::uint64_t>(std::llround(typical.expected()));
   req.output_tokens = vm["output-len"].as<std::uint64_t>();
-  req.batches.clear();
-  for (const auto& b : split_list(vm["batches"].as<std::string>())) {
-    std::uint64_t v = 0;
-    try {
-      // stoull takes "-1" and wraps it: a sign is refused first.
-      if (!b.empty() && b.front() != '-') v = std::stoull(b);
-    } catch (...) {
-    }
-    if (v == 0 || v > kMaxBatch)
-      throw_usage("--batches: '" + b + "' is not a batch size in 1.." + std::to_string(kMaxBatch));
-    req.batches.push_back(v);
-  }
+  req.batches = split_positive_list(vm["batches"].as<std::string>(), "--batches");
   if (vm.count("max-latency")) req.max_latency_s = sim::parse_duration(vm["max-latency"].as<std::string>(), "--max-latency");
   const auto result = plan::run_trial(req, data_root());
   if (csv) {

@@ -100,7 +100,10 @@ double parse_fraction(const std::string& text, const std::string& option) {
   const double v = t.empty() ? -1 : std::strtod(t.c_str(), &end);
   if (t.empty() || end != t.c_str() + t.size() || !(v >= 0))
     throw_usage(option + ": expected a percentage such as 10% (or a fraction such as 0.1), got '" + text + "'");
-  return percent ? v / 100.0 : v;
+  // A spare share of the whole card or more leaves nothing to plan with (NaN and inf included).
+  const double fraction = percent ? v / 100.0 : v;
+  if (!(fraction < 1)) throw_usage(option + " must be in [0%, 100%)");
+  return fraction;
 }
 
 void add_spec_accept_option(po::options_description& desc, std::set<std::string>& declared) {

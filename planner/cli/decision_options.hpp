@@ -45,7 +45,7 @@ memory::PlanRequest read_plan_target(const po::variables_map& vm, const std::str
 void add_spec_accept_option(po::options_description& desc, std::set<std::string>& declared);
 std::optional<double> read_spec_accept(const po::variables_map& vm);
 
-//! "10%", "10 %" or "0.1" -> 0.1. Throws Error(Usage) naming `option`.
+//! "10%", "10 %" or "0.1" -> 0.1, in [0, 1). Throws Error(Usage) naming `option`.
 double parse_fraction(const std::string& text, const std::string& option);
 
 }  // namespace vramplan::cli

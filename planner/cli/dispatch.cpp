@@ -43,7 +43,7 @@ int report_error(ErrorKind kind, const std::string& message, bool json, int code
     nlohmann::json j = {{"schema", "vramplan.error/1"},
                         {"error", {{"kind", kind_name}, {"message", message}}},
                         {"exit_code", code}};
-    out() << j.dump(2) << "\n";
+    out() << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   }
   return code;
 }

@@ -20,13 +20,18 @@ std::vector<std::string> split_list(const std::string& text) {
   return out;
 }
 
-std::vector<std::uint64_t> split_positive_list(const std::string& text, const std::string& option) {
+std::vector<std::uint64_t> split_positive_list(const std::string& text, const std::string& option, std::uint64_t max) {
+  const std::vector<std::string> items = split_list(text);
+  if (items.size() > kMaxListEntries)
+    throw_usage(option + ": at most " + std::to_string(kMaxListEntries) + " entries, got " + std::to_string(items.size()));
   std::vector<std::uint64_t> out;
-  for (const auto& item : split_list(text)) {
-    char* end = nullptr;
-    const unsigned long long v = item.empty() ? 0 : std::strtoull(item.c_str(), &end, 10);
-    if (item.empty() || *end != '\0' || v == 0)
-      throw_usage(option + ": expected a comma-separated list of positive integers, got '" + text + "'");
+  for (const auto& item : items) {
+    // Digits only: strtoull would take "-1" (wrapping it) and saturate past 2^64.
+    const bool digits = !item.empty() && item.size() <= 19 && item.find_first_not_of("0123456789") == std::string::npos;
+    const std::uint64_t v = digits ? std::stoull(item) : 0;
+    if (v == 0 || v > max)
+      throw_usage(option + ": expected a comma-separated list of whole numbers in 1.." + std::to_string(max) + ", got '" +
+                  text + "'");
     out.push_back(v);
   }
   return out;
@@ -70,7 +75,7 @@ plan::SweepRequest read_sweep_request(const po::variables_map& vm, const std::st
   req.tps_given = !vm["tp"].defaulted();
   req.pps_given = !vm["pp"].defaulted();
   req.replicas = split_positive_list(vm["replicas"].as<std::string>(), "--replicas");
-  if (vm.count("context")) req.contexts = split_positive_list(vm["context"].as<std::string>(), "--context");
+  if (vm.count("context")) req.contexts = split_positive_list(vm["context"].as<std::string>(), "--context", kMaxContextTokens);
   req.batches = split_positive_list(vm["batch"].as<std::string>(), "--batch");
   req.policy.headroom = parse_fraction(vm["headroom"].as<std::string>(), "--headroom");
   req.policy.conservative = vm["conservative"].as<bool>();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli_common.hpp"
+#include "vramplan/core/limits.hpp"
 #include "vramplan/memory/engine.hpp"
 #include "vramplan/plan/sweep.hpp"
 #include "vramplan/core/table.hpp"
@@ -17,8 +18,12 @@ namespace vramplan::cli {
 
 //! "a,b,c" -> {"a", "b", "c"} ("" -> {""}).
 std::vector<std::string> split_list(const std::string& text);
-//! "1,2,4" -> {1, 2, 4}; Error(Usage) naming `option` for anything but positive integers.
-std::vector<std::uint64_t> split_positive_list(const std::string& text, const std::string& option);
+//! The most entries one list flag takes: every entry is a plan (or a simulation) per layout.
+inline constexpr std::size_t kMaxListEntries = 64;
+//! "1,2,4" -> {1, 2, 4}; Error(Usage) naming `option` for anything but whole numbers in
+//! 1..`max` (a sign, "1e3" and values past 2^64 included) or more than kMaxListEntries entries.
+std::vector<std::uint64_t> split_positive_list(const std::string& text, const std::string& option,
+                                               std::uint64_t max = kMaxBatch);
 
 //! --model ... --prices (the sweep's own spellings of --tp / --pp: lists), added to `desc` and
 //! their names to `declared`.

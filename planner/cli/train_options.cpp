@@ -140,7 +140,11 @@ std::optional<double> read_run_tokens(const po::variables_map& vm) {
   if (vm.count("epochs")) {
     const double epochs = vm["epochs"].as<double>();
     if (!(epochs > 0) || !std::isfinite(epochs)) throw Error(ErrorKind::Usage, "--epochs must be a positive number");
-    return epochs * parse_token_count(vm["dataset-tokens"].as<std::string>(), "--dataset-tokens");
+    const double tokens = epochs * parse_token_count(vm["dataset-tokens"].as<std::string>(), "--dataset-tokens");
+    // The same ceiling as --tokens: a run of more than 1e18 tokens is not a plan anyone rents for.
+    if (!(tokens <= 1e18))
+      throw Error(ErrorKind::Usage, "--epochs x --dataset-tokens: at most 1e18 tokens, got " + format_number("%.4g", tokens));
+    return tokens;
   }
   return std::nullopt;
 }

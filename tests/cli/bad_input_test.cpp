@@ -304,8 +304,28 @@ std::vector<Row> rows() {
           {"simulate", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--engine", "sglang", "--context-length", "1", "--rate",
            "5", "--requests", "10"},
           {}, 2, "--context-length: must be at least 2 (SGLang serves requests whose prompt + output tokens stay below it), got 1"},
+      Row{"simulate --requests above 100,000,000", simulate_8b({"--rate", "5", "--requests", "200000000"}), {}, 2,
+          "--requests: at most 100000000, got 200000000"},
+      Row{"sweep --tp -1", {"sweep", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--tp", "-1"}, {}, 2,
+          "--tp: expected a comma-separated list of whole numbers in 1..1048576, got '-1'"},
+      Row{"sweep --headroom 150%", {"sweep", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--headroom", "150%"}, {}, 2,
+          "--headroom must be in [0%, 100%)"},
+      Row{"check trtllm --max-batch-size 0", {"check", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--engine", "trtllm",
+                                              "--max-batch-size", "0", "--max-seq-len", "8192"},
+          {}, 2, "--max-batch-size must be >= 1"},
+      Row{"plan sglang --max-running-requests 0", plan_8b({"--engine", "sglang", "--max-running-requests", "0"}), {}, 2,
+          "--max-running-requests must be >= 1"},
+      Row{"train --epochs x --dataset-tokens past 1e18",
+          {"train", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--epochs", "1e12", "--dataset-tokens", "1B"}, {}, 2,
+          "--epochs x --dataset-tokens: at most 1e18 tokens, got 1e+21"},
+      Row{"train --lora-rank above the hidden size",
+          {"train", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--method", "lora", "--lora-rank", "99999999999"}, {}, 2,
+          "--lora-rank 99999999999 exceeds the model's hidden size 4096 (a LoRA update's rank is at most min(d_in, d_out))"},
+      Row{"plan llamacpp of a hybrid model", plan_model("jamba-1.5-mini", {"--engine", "llamacpp", "--weights", "gguf:Q4_K_M"}),
+          {}, 2, "--engine llamacpp: jamba-1.5-mini has recurrent (Mamba / linear-attention) layers, whose llama.cpp buffers "
+                 "vramplan does not model; plan it under vllm or sglang"},
       Row{"trial --batches -1", {"trial", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--batches", "-1"}, {}, 2,
-          "--batches: '-1' is not a batch size in 1..1048576"},
+          "--batches: expected a comma-separated list of whole numbers in 1..1048576, got '-1'"},
       Row{"embedding job: --documents -1", plan_model("bge-m3", {"--engine", "hf", "--documents", "-1"}),
           {}, 2, "--documents: must not be negative, got '-1'"},
       Row{"embedding job: --documents -1 --keep-embeddings-on-gpu",
@@ -387,6 +407,15 @@ TEST(BadInput, EveryRowGivesItsMessageAndExitCode) {
     // One line, whatever the input held.
     EXPECT_LE(std::count(r.err.begin(), r.err.end(), '\n'), 1) << row.input;
   }
+}
+
+// --json echoes the user's bytes (here a model name): a byte that is not UTF-8 becomes U+FFFD,
+// and the error document still parses (the dump aborted the program until 2026-12-05).
+TEST(BadInput, JsonOutputSurvivesBytesThatAreNotUtf8) {
+  const auto r = test::run_cli({"inspect", "--model", "x\xff", "--json"});
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("error").at("message").get<std::string>().substr(0, 20), "unknown model 'x\xEF\xBF\xBD'");
 }
 
 TEST(BadInput, DocsErrorsListsEveryRow) {

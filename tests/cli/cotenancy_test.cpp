@@ -119,6 +119,15 @@ TEST(CotenancyCli, MigLayoutsTheCardCannotHoldAreUsageErrors) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
 }
 
+TEST(CotenancyCli, ATeiEmbedderBesideAVllmInstance) {
+  // TEI allocates what its warm-up batch needs from the memory free at start (no pool to fill):
+  // it has a start-up rule like llama.cpp's and hf's (it was an internal error until 2026-12-05).
+  const auto j = run_cli_json({"check", "--gpu", "h100-sxm-80", "--tenant", "model=bge-m3,engine=tei", "--tenant",
+                               "model=qwen3-8b,gpu-memory-utilization=0.8,max-model-len=8192"});
+  ASSERT_EQ(j.at("tenants").size(), 2u) << j.dump();
+  EXPECT_EQ(j.at("tenants").at(0).at("engine"), "tei");
+}
+
 TEST(CotenancyCli, TenantSpecErrorsNameTheTenant) {
   auto r = run_cli({"check", "--gpu", "h100-sxm-80", "--tenant", "model=llama-3.2-1b,no-such-flag=1", "--tenant",
                     "model=llama-3.2-1b"});

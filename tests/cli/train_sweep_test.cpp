@@ -69,11 +69,15 @@ TEST(TrainSweepCli, TextShowsTheTableTheBoundAndTheMisses) {
 }
 
 TEST(TrainSweepCli, RefusesAnUnboundedSpaceAndAMissingRunLength) {
+  // 64 counts (the most one list flag takes) over every card: 40 x 64 x 2 x 2 = 10,240 layouts.
   std::string counts = "1";
-  for (int n = 2; n <= 200; ++n) counts += "," + std::to_string(n);
+  for (int n = 2; n <= 64; ++n) counts += "," + std::to_string(n);
   const auto big = run_cli({"sweep", "--mode", "train", "--model", "llama-3.2-1b", "--gpus", counts, "--tokens", "1B"});
   EXPECT_EQ(big.exit_code, 2);
   EXPECT_NE(big.err.find("more than the 4096"), std::string::npos) << big.err;
+  const auto long_list = run_cli({"sweep", "--mode", "train", "--model", "llama-3.2-1b", "--gpus", counts + ",65", "--tokens", "1B"});
+  EXPECT_EQ(long_list.exit_code, 2);
+  EXPECT_EQ(long_list.err, "vramplan: error: --gpus: at most 64 entries, got 65\n");
   const auto no_tokens = run_cli({"sweep", "--mode", "train", "--model", "llama-3.2-1b", "--gpu", "h100-sxm-80"});
   EXPECT_EQ(no_tokens.exit_code, 2);
   EXPECT_NE(no_tokens.err.find("--tokens"), std::string::npos) << no_tokens.err;

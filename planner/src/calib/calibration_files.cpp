@@ -46,7 +46,7 @@ Calibration load_calibration(const std::filesystem::path& path) {
 void write_calibration(const Calibration& cal, const std::filesystem::path& path) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) throw Error(ErrorKind::Io, path.string() + ": cannot open for writing");
-  out << calibration_to_json(cal).dump(2) << '\n';
+  out << calibration_to_json(cal).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
   out.close();
   if (!out) throw Error(ErrorKind::Io, path.string() + ": write failed");
 }

@@ -114,7 +114,7 @@ void write_rehearsal(const RehearsalInput& input, const std::filesystem::path& p
   const json doc = rehearsal_to_json(input);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) throw Error(ErrorKind::Io, path.string() + ": cannot open for writing");
-  out << doc.dump(2) << '\n';
+  out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
   out.close();
   if (!out) throw Error(ErrorKind::Io, path.string() + ": write failed");
 }

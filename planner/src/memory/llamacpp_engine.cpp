@@ -156,6 +156,14 @@ MemoryPlan LlamacppEngine::plan(const PlanInput& in) const {
   const lc::Settings s = settings(in);
   const bool cpu = s.device == lc::Device::Cpu;
   const ModelSpec model = gguf_spec(in, p.weights_precision, p.notes);
+  // The compute-graph replay (llamacpp/compute_graph.cpp) walks attention layers with a KV cache:
+  // llama.cpp's recurrent state cache (llama_memory_recurrent, hybrid models) and its layers
+  // without attention (DeciLM) are not replayed, so such a model is refused, not guessed.
+  for (const LayerAttention a : model.arch.layer_attention)
+    if (a == LayerAttention::Recurrent || a == LayerAttention::None)
+      throw_usage("--engine llamacpp: " + model.id + " has " +
+                  (a == LayerAttention::Recurrent ? "recurrent (Mamba / linear-attention) layers" : "layers without attention") +
+                  ", whose llama.cpp buffers vramplan does not model; plan it under vllm or sglang");
   const lc::Plan lp = lc::plan(model, s, profile_, quant_);
 
   // Where each buffer lives. CPU run: everything is host memory (the "device" of the plan). CUDA

@@ -332,6 +332,7 @@ class SglangEngine final : public Engine {
     // the verify's slots (sglang_speculative.hpp).
     const std::optional<std::uint64_t> user_running =
         spec.on ? std::optional<std::uint64_t>(arg_u64(a, "max-running-requests").value_or(48)) : arg_u64(a, "max-running-requests");
+    if (user_running && *user_running == 0) throw_usage("--max-running-requests must be >= 1");
     const std::uint64_t spec_extra = sglang_speculative_extra_tokens(spec, release, user_running.value_or(0));
     if (spec_extra > 0) {
       tokens = checked_add(tokens, spec_extra, "token pool");

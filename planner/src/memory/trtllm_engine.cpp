@@ -71,6 +71,9 @@ class TrtllmEngine final : public Engine {
     const std::uint64_t B = arg_u64(a, "max-batch-size").value_or(d_.u64("max_batch_size"));
     const std::uint64_t block = arg_u64(a, "tokens-per-block").value_or(d_.u64("tokens_per_block"));
     if (block == 0) throw_usage("--tokens-per-block must be >= 1");
+    // Zero would let no request run (a batch of none, a step of no tokens, a pool of no tokens).
+    if (T == 0) throw_usage("--max-num-tokens must be >= 1");
+    if (B == 0) throw_usage("--max-batch-size must be >= 1");
     const ResolvedWeights rw = place_weights(p, in, {arg_string(a, "dtype"), arg_string(a, "quantization"), in.weights},
                                              {tp, 1, 0, tp, false});
     const std::uint64_t ab = rw.compute_bytes;
@@ -120,6 +123,7 @@ class TrtllmEngine final : public Engine {
     const std::uint64_t from_fraction = static_cast<std::uint64_t>(std::floor(static_cast<double>(free) * frac));
     const auto byte_cap = arg_u64(a, "max-gpu-total-bytes");
     const auto token_cap = arg_u64(a, "max-tokens");
+    if (token_cap && *token_cap == 0) throw_usage("--max-tokens must be >= 1");
     const std::uint64_t budget = byte_cap ? std::min(from_fraction, *byte_cap) : from_fraction;
     const KvLayout kv = place_kv_layout(p, in, rw, tp);
     const std::uint64_t block_bytes = kv.bytes_per_token * block;

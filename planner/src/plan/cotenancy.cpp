@@ -22,7 +22,7 @@ struct StartRule {
   bool allocates_what_it_needs;  // true: no budget; false: a KV pool fills a budget
   std::string_view sizing;
 };
-constexpr std::array<StartRule, 5> kStartRules = {{
+constexpr std::array<StartRule, 6> kStartRules = {{
     {"vllm", true, false,
      "device total x gpu_memory_utilization; refuses to start when free < ceil(total x utilization) "
      "(vllm/v1/worker/utils.py request_memory)"},
@@ -32,6 +32,9 @@ constexpr std::array<StartRule, 5> kStartRules = {{
     {"trtllm", false, false, "memory free after loading x free_gpu_memory_fraction (TensorRT-LLM KvCacheConfig)"},
     {"hf", false, true, "allocates what it needs from the memory free at start"},
     {"llamacpp", false, true, "allocates its buffers from the memory free at start"},
+    {"tei", false, true,
+     "allocates what it needs from the memory free at start: its warm-up batch of --max-batch-tokens "
+     "(text-embeddings-inference has no KV pool to fill)"},
 }};
 
 const StartRule& start_rule(std::string_view engine) {
@@ -336,6 +339,10 @@ CotenancyOutcome run_cotenancy(const CotenancyRequest& req, const DataRoot& root
   if (req.gpu.empty()) throw_usage("--gpu is required");
   if (req.gpu == "cpu") throw_usage("--tenant: co-tenancy plans instances sharing a GPU; --gpu cpu is not one");
   if (req.tenants.size() < 2) throw_usage("co-tenancy needs at least two --tenant instances");
+  // Each tenant is a whole plan (a model loaded, an engine sized): 64 processes on one node's GPUs
+  // is far past any deployment, and the work grows with the count.
+  if (req.tenants.size() > 64)
+    throw_usage("co-tenancy plans at most 64 tenants, got " + std::to_string(req.tenants.size()));
   if (!(req.policy.headroom >= 0 && req.policy.headroom < 1)) throw_usage("--headroom must be in [0%, 100%)");
   if (!req.mig_layout.empty() && req.mig_layout.size() != req.tenants.size())
     throw_usage("--mig-layout has " + std::to_string(req.mig_layout.size()) + " slices for " +

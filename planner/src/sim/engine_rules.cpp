@@ -131,6 +131,7 @@ void sglang_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
   const std::uint64_t chunk = view_u64(o, "chunked_prefill_size");
   const std::uint64_t max_prefill = view_u64(o, "max_prefill_tokens");
   r.chunked_prefill = chunk > 0;
+  r.runs_oversized_prompt_alone = true;
   // A prefill batch takes at most max_prefill_tokens (rem_input_tokens) and, chunked, at most
   // chunked_prefill_size (rem_chunk_tokens) new tokens.
   r.step_tokens = r.chunked_prefill ? std::min(chunk, max_prefill) : max_prefill;
@@ -155,7 +156,8 @@ void sglang_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
           " (model_runner.py _resolve_max_num_reqs: min(request pool, max_total_num_tokens / 2))",
       "prefill batch at most " + std::to_string(r.step_tokens) + " new tokens: max_prefill_tokens " +
           std::to_string(max_prefill) + ", chunked_prefill_size " + std::to_string(chunk) +
-          " (schedule_policy.py PrefillAdder rem_input_tokens / rem_chunk_tokens)",
+          " (schedule_policy.py PrefillAdder rem_input_tokens / rem_chunk_tokens)" +
+          (r.chunked_prefill ? "" : "; unchunked, a longer prompt runs whole as the first of its batch (add_one_req)"),
       std::string("prefill and decode ") + (r.mix_prefill_decode ? "mixed in one step (--enable-mixed-chunk)" : "in separate steps, a prefill batch first when one can be formed") +
           " (scheduler.py get_next_batch_to_run)",
       std::string("overlap scheduler ") +
@@ -190,6 +192,7 @@ void trtllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
   r.max_seqs = view_u64(o, "max_batch_size");
   r.step_tokens = view_u64(o, "max_num_tokens");
   r.chunked_prefill = view_flag(o, "enable_chunked_prefill");
+  r.refuses_prompt_over_step = !r.chunked_prefill;
   r.mix_prefill_decode = true;
   r.prefix_caching = view_flag(o, "enable_block_reuse");
   r.max_model_len = view_u64(o, "max_seq_len");
@@ -217,7 +220,8 @@ void trtllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
       "max_batch_size " + std::to_string(r.max_seqs) + ", max_num_tokens " + std::to_string(r.step_tokens) +
           " per step, context and generation requests in one step (microBatchScheduler.cpp MicroBatchScheduler::operator())",
       "chunked context " + on_off(r.chunked_prefill) +
-          (r.chunked_prefill ? "" : ": a context longer than max_num_tokens cannot be scheduled") +
+          (r.chunked_prefill ? "" : ": a prompt longer than max_num_tokens is refused when it arrives (llmapi/llm.py "
+                                    "LLM._check_arguments)") +
           " (llm_args.py enable_chunked_prefill; microBatchScheduler.cpp)",
       policy_rule,
       "KV block reuse " + on_off(r.prefix_caching) + " (kvCacheManager.cpp BlockManager, KvCacheConfig.enable_block_reuse)",

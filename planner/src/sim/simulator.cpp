@@ -200,6 +200,8 @@ class Simulation {
         target = static_cast<std::uint32_t>(r_.slot_tokens - q.input_tokens);  // stops with finish_reason "length"
       }
     }
+    if (r_.refuses_prompt_over_step && r_.step_tokens && q.input_tokens > r_.step_tokens)
+      return reject("prompt longer than the " + std::to_string(r_.step_tokens) + " tokens of a step, unchunked", sent);
     if (ceil_div(static_cast<std::uint64_t>(q.input_tokens) + target, bs_) + r_.state_blocks > r_.kv_blocks)
       return reject("needs more KV blocks than the whole pool holds", sent);
     const std::uint32_t s = alloc_slot();
@@ -599,8 +601,9 @@ class Simulation {
     const std::uint64_t keep = hit ? s.req.prefix_id : 0;  // the prefix it reuses is not evicted for it
     const std::uint64_t start = hit * bs_;
     const std::uint64_t remaining = total - start;
-    if (!r_.chunked_prefill && remaining > budget) return false;
-    const std::uint64_t chunk = std::min(remaining, budget);
+    const bool oversized = !r_.chunked_prefill && remaining > budget;
+    if (oversized && !(r_.runs_oversized_prompt_alone && budget == budget_full_ && chunks_.empty())) return false;
+    const std::uint64_t chunk = oversized ? remaining : std::min(remaining, budget);
     const std::uint64_t need = ceil_div(start + chunk, bs_) - hit + r_.state_blocks;
     switch (r_.admission) {
       case Admission::OnDemand:
@@ -645,7 +648,7 @@ class Simulation {
     }
     prefill_.push_back(id);
     add_chunk(id, chunk);
-    budget -= chunk;
+    budget -= std::min(chunk, budget);
     return true;
   }
 

@@ -179,6 +179,10 @@ class LimitedSource final : public RequestSource {
 
 void check_bounds(const WorkloadSpec& spec) {
   if (spec.requests && *spec.requests == 0) throw_usage("--requests: must be at least 1");
+  // The run's time grows with the count (1,000,000 requests take about 1.5 s, docs/performance.md):
+  // 1e8 is a few minutes; more is a mistake, not a plan.
+  if (spec.requests && *spec.requests > kMaxRequests)
+    throw_usage("--requests: at most " + std::to_string(kMaxRequests) + ", got " + std::to_string(*spec.requests));
   if (spec.duration_s && !(*spec.duration_s > 0 && std::isfinite(*spec.duration_s)))
     throw_usage("--duration: must be a finite time > 0");
   if (spec.concurrency && *spec.concurrency == 0) throw_usage("--concurrency: must be at least 1");

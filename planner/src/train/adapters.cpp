@@ -99,6 +99,11 @@ AdapterPlan adapter_plan(const ModelSpec& spec, const AdapterSetup& setup, const
                          std::uint64_t act_bytes) {
   if (setup.method == Method::Full) throw Error(ErrorKind::Internal, "adapter_plan called for full training");
   if (setup.rank == 0) throw Error(ErrorKind::Usage, "--lora-rank must be > 0");
+  // A rank above min(d_in, d_out) of a target adds no expressiveness (the update's rank is bounded
+  // by both sides); the hidden size is the largest such minimum of a decoder's projections.
+  if (spec.arch.hidden_size > 0 && setup.rank > spec.arch.hidden_size)
+    throw Error(ErrorKind::Usage, "--lora-rank " + std::to_string(setup.rank) + " exceeds the model's hidden size " +
+                                      std::to_string(spec.arch.hidden_size) + " (a LoRA update's rank is at most min(d_in, d_out))");
   const QuantFormat* base = &formats.get(setup.base_format);
   const bool quantized = quantized_base(setup);
   const auto targets = lora_target_roles(setup.targets);

@@ -443,6 +443,30 @@ TEST(Simulator, ABatchStillFillingIsInconclusive) {
   EXPECT_EQ(r.completed, 40u);
 }
 
+TEST(Simulator, AnUnchunkedPromptOverTheStepBudget) {
+  // Budget 2,048 tokens a step, prompts not chunked; a 3,000-token prompt between two short ones.
+  auto rules = vllm_like(2000);
+  rules.chunked_prefill = false;
+  const std::vector<Request> reqs = {{0, 0, 100, 5, 0, 0}, {1, 0, 3000, 5, 0, 0}, {2, 0, 100, 5, 0, 0}};
+  // TensorRT-LLM refuses it when it arrives; the others run.
+  rules.refuses_prompt_over_step = true;
+  ListSource a(reqs);
+  const SimResult refused = simulate(rules, linear_clock, a, {});
+  EXPECT_EQ(refused.completed, 2u);
+  ASSERT_EQ(refused.rejections.size(), 1u);
+  EXPECT_EQ(refused.rejections[0].reason, "prompt longer than the 2048 tokens of a step, unchunked");
+  // SGLang runs it whole once it is the first of a prompt batch: all three complete (it had made
+  // the simulator stop with an internal error until 2026-12-05).
+  rules.refuses_prompt_over_step = false;
+  rules.runs_oversized_prompt_alone = true;
+  ListSource b(reqs);
+  SimOptions o;
+  o.check_invariants = true;
+  const SimResult alone = simulate(rules, linear_clock, b, o);
+  EXPECT_EQ(alone.completed, 3u);
+  EXPECT_EQ(alone.rejected, 0u);
+}
+
 TEST(Simulator, EveryRequestRejectedIsSaidSo) {
   ListSource src({{0, 0, 8000, 300, 0, 0}, {1, 0.1, 9000, 100, 0, 0}});
   const SimResult r = simulate(vllm_like(1000), linear_clock, src, {});

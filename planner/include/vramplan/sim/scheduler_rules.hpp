@@ -58,6 +58,14 @@ struct SchedulerRules {
   //! A prompt may be split over several steps; false = a prompt runs whole in one step, and one
   //! longer than step_tokens can never be scheduled (TensorRT-LLM without chunked context).
   bool chunked_prefill = true;
+  //! Without chunking, a prompt longer than step_tokens is refused when it arrives (TensorRT-LLM
+  //! llmapi/llm.py LLM._check_arguments: "The sum of prompt length (P), query length (0) should
+  //! not exceed max_num_tokens (T)", PyTorch backend, chunked prefill off).
+  bool refuses_prompt_over_step = false;
+  //! Without chunking, a prompt longer than step_tokens still runs when it is the first of its
+  //! prompt batch (SGLang schedule_policy.py PrefillAdder.add_one_req: over rem_input_tokens it
+  //! waits only `if len(self.can_run_list) != 0`).
+  bool runs_oversized_prompt_alone = false;
   bool mix_prefill_decode = true;    //!< one step may hold prompt and decode tokens together
   //! The batch of a step is formed when the previous step starts, while that one runs on the GPU
   //! (SGLang's overlap scheduler, scheduler.py event_loop_overlap; vLLM's async scheduling from

@@ -67,6 +67,9 @@ struct WorkloadSpec {
   std::uint64_t seed = 0;
 };
 
+//! The most requests one run replays (--requests).
+inline constexpr std::uint64_t kMaxRequests = 100'000'000;
+
 //! The lowest arrival rate accepted (one request in 11.6 days).
 inline constexpr double kMinRatePerS = 1e-6;
 

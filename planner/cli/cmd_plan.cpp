@@ -67,6 +67,8 @@ int run_plan(const std::vector<std::string>& args) {
   if (vm.count("batch")) req.workload.batch = vm["batch"].as<std::uint64_t>();
   if (vm.count("context")) req.workload.context = vm["context"].as<std::uint64_t>();
   if (vm.count("prompt-len")) req.prompt_tokens = vm["prompt-len"].as<std::uint64_t>();
+  // Checked here too: the performance model catches it only as an "unknown" line, after the plan.
+  if (req.prompt_tokens && *req.prompt_tokens == 0) throw_usage("--prompt-len must be >= 1");
   const bool job = vm.count("documents") > 0;
   // Checked before planning: --keep-embeddings-on-gpu below sizes the kept embeddings from it.
   const std::uint64_t documents = job ? plan::checked_documents(vm["documents"].as<std::uint64_t>()) : 0;

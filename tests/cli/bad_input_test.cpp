@@ -324,6 +324,7 @@ std::vector<Row> rows() {
       Row{"plan llamacpp of a hybrid model", plan_model("jamba-1.5-mini", {"--engine", "llamacpp", "--weights", "gguf:Q4_K_M"}),
           {}, 2, "--engine llamacpp: jamba-1.5-mini has recurrent (Mamba / linear-attention) layers, whose llama.cpp buffers "
                  "vramplan does not model; plan it under vllm or sglang"},
+      Row{"plan --prompt-len 0", plan_8b({"--prompt-len", "0"}), {}, 2, "--prompt-len must be >= 1"},
       Row{"trial --batches -1", {"trial", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--batches", "-1"}, {}, 2,
           "--batches: expected a comma-separated list of whole numbers in 1..1048576, got '-1'"},
       Row{"embedding job: --documents -1", plan_model("bge-m3", {"--engine", "hf", "--documents", "-1"}),

@@ -63,6 +63,12 @@ TEST(TrialCli, CsvRoundTripComparesPredictedWithMeasured) {
   EXPECT_NE(e.err.find("bad.csv"), std::string::npos);
   EXPECT_NE(e.err.find("line 2"), std::string::npos);
   EXPECT_NE(e.err.find("total_s"), std::string::npos);
+  // The file's text is shown, never sent: an escape sequence in a column comes out as \x1b.
+  const auto escaped = dir.write("esc.csv", csv.substr(0, row1) + "typical,1024,256,1,1,1,1,1,,,,,\x1b[31mred\n");
+  const CliResult t = run_cli({"trial", "--compare", escaped.string()});
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_EQ(t.out.find('\x1b'), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("\\x1b[31mred"), std::string::npos) << t.out;
 }
 
 }  // namespace

@@ -37,6 +37,7 @@
 #include "vramplan/calib/calibration.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/core/limits.hpp"
+#include "vramplan/core/text.hpp"
 #include "vramplan/io/json_file.hpp"
 #include "vramplan/perf/hardware_rates.hpp"
 #include "vramplan/perf/perf_defaults.hpp"
@@ -184,6 +185,13 @@ DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) 
   // The option parser reads "nan" and "inf"; neither is a guidance_scale.
   if (!std::isfinite(p.guidance)) throw_usage("--guidance must be a finite number");
   p.guidance_mode = pl.guidance();
+  // diffusers: do_classifier_free_guidance = guidance_scale > 1; at or below 1 the pipeline runs
+  // one unguided pass, and the plan says so rather than naming the guidance it does not run.
+  if ((p.guidance_mode == Guidance::Cfg || p.guidance_mode == Guidance::CfgSequential) && !(p.guidance > 1.0)) {
+    p.guidance_mode = Guidance::None;
+    p.notes.push_back("guidance_scale " + format_number("%g", p.guidance) +
+                      " <= 1: classifier-free guidance is off (diffusers do_classifier_free_guidance = guidance_scale > 1)");
+  }
   p.cfg_doubles = p.guidance_mode == Guidance::Cfg && p.guidance > 1.0;
   p.denoiser_batch = req.batch * (p.cfg_doubles ? 2 : 1);
   // WanPipeline: the cond and uncond calls run one after the other on the batch.

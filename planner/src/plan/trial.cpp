@@ -204,13 +204,14 @@ std::vector<TrialComparisonRow> read_trial_csv(const std::filesystem::path& file
     const auto f = csv_split(line);
     if (f.size() != 13) throw_input(name, "line " + std::to_string(n), "expected 13 columns, found " + std::to_string(f.size()));
     TrialComparisonRow r;
-    r.predicted = {f[0], static_cast<std::uint64_t>(num(f[1], "input_tokens")), static_cast<std::uint64_t>(num(f[2], "output_tokens")),
+    r.predicted = {escape_control(f[0]), static_cast<std::uint64_t>(num(f[1], "input_tokens")), static_cast<std::uint64_t>(num(f[2], "output_tokens")),
                    static_cast<std::uint64_t>(num(f[3], "batch")), static_cast<std::uint64_t>(num(f[4], "completed")),
-                   num(f[5], "total_s"), num(f[6], "held_gib"), num(f[7], "in_use_gib"), f[8]};
+                   num(f[5], "total_s"), num(f[6], "held_gib"), num(f[7], "in_use_gib"), escape_control(f[8])};
     if (!f[9].empty()) r.completed = static_cast<std::uint64_t>(num(f[9], "measured_completed"));
     if (!f[10].empty()) r.total_s = num(f[10], "measured_total_s");
     if (!f[11].empty()) r.peak_gib = num(f[11], "measured_peak_gib");
-    r.error = f[12];
+    // The file's own text reaches the terminal: control bytes are shown as \xHH, not sent.
+    r.error = escape_control(f[12]);
     rows.push_back(std::move(r));
   }
   return rows;

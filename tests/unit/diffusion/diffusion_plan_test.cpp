@@ -81,7 +81,14 @@ TEST(DiffusionPlan, ClassifierFreeGuidanceDoublesTheSdxlBatch) {
   auto r = request("sdxl-base-1.0", 3);
   EXPECT_EQ(plan(r).denoiser_batch, 6u);  // guidance_scale 5.0 > 1
   r.guidance = 1.0;
-  EXPECT_EQ(plan(r).denoiser_batch, 3u);
+  const auto off = plan(r);
+  EXPECT_EQ(off.denoiser_batch, 3u);
+  // At or below 1 diffusers runs no guidance (do_classifier_free_guidance = guidance_scale > 1):
+  // the plan names none, not the pipeline's CFG.
+  EXPECT_EQ(off.guidance_mode, Guidance::None);
+  ASSERT_FALSE(off.notes.empty());
+  EXPECT_EQ(off.notes.front(), "guidance_scale 1 <= 1: classifier-free guidance is off (diffusers do_classifier_free_guidance = "
+                               "guidance_scale > 1)");
   // FLUX.1-schnell has no guidance at all.
   EXPECT_EQ(plan(request("flux.1-schnell", 3)).denoiser_batch, 3u);
   EXPECT_EQ(plan(request("flux.1-schnell")).steps, 4u);  // its model card's 4 steps

@@ -38,8 +38,13 @@ ScopedOptionSink::ScopedOptionSink(std::vector<OptionInfo>& sink) { g_option_sin
 ScopedOptionSink::~ScopedOptionSink() { g_option_sink = nullptr; }
 
 void add_common_options(po::options_description& desc, bool markdown_allowed) {
+  // A command without a Markdown rendering refuses the format instead of printing its table.
+  auto check = [markdown_allowed](const std::string& f) {
+    if (!markdown_allowed && (f == "markdown" || f == "md"))
+      throw Error(ErrorKind::Usage, "--format markdown: this command writes a table or json (--format table|json)");
+  };
   desc.add_options()
-      ("format", po::value<std::string>()->default_value("table"),
+      ("format", po::value<std::string>()->default_value("table")->notifier(check),
        markdown_allowed ? "output format: table, json or markdown" : "output format: table or json")
       ("json", po::bool_switch(), "same as --format json")
       ("quiet,q", po::bool_switch(), "no progress output")

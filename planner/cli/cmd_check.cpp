@@ -116,6 +116,10 @@ int run_check(const std::vector<std::string>& args) {
     if (vm.count("output-len")) req.range_workload.output_len = vm["output-len"].as<std::uint64_t>();
     req.range_workload.defaulted = false;
   }
+  if (!vm["max-gpus"].defaulted() && !req.limits) throw_usage("--max-gpus applies to the limits: add --limits");
+  // (With --slo and no --rate, run_check's "--slo applies to the batch range at a rate" says more.)
+  if (!vm["probe-requests"].defaulted() && !vm.count("rate") && !vm.count("slo"))
+    throw_usage("--probe-requests applies to the simulated batch range: add --batch-range --rate R");
   req.max_gpus = vm["max-gpus"].as<std::uint64_t>();
   if (vm.count("rate")) req.rate = sim::parse_rate(vm["rate"].as<std::string>(), "--rate");
   if (vm.count("slo")) req.slo = plan::parse_slo(vm["slo"].as<std::string>());

@@ -187,7 +187,8 @@ int run_inspect(const std::vector<std::string>& args) {
                   vm, &positional))
     return 0;
   const auto opts = read_common_options(vm);
-  if (!vm.count("model")) throw_usage("vramplan inspect: --model is required (see 'vramplan models')");
+  if (!vm.count("model") || vm["model"].as<std::string>().empty())
+    throw_usage("vramplan inspect: --model is required (see 'vramplan models')");
   LoadOptions load;
   load.hf.assume_llama_like = vm["assume-llama-like"].as<bool>();
   load.hf.allow_missing_tensors = true;  // inspect shows an incomplete checkpoint (with a warning); plan refuses it

@@ -83,6 +83,8 @@ int run_plan(const std::vector<std::string>& args) {
                   std::string(engine->name()) + " returns each request's embeddings to the client");
     req.args["kept-embeddings"] = std::to_string(documents);
   }
+  if (vm.count("emit-rehearsal") && vm["emit-rehearsal"].as<std::string>().empty())
+    throw_usage("--emit-rehearsal: give the file to write");
   const auto outcome = sim::run_serving_plan(req, data_root());
   if (vm.count("emit-rehearsal"))
     calib::write_rehearsal(plan::rehearsal_input(outcome), vm["emit-rehearsal"].as<std::string>());

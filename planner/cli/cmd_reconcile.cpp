@@ -90,6 +90,7 @@ int run_reconcile(const std::vector<std::string>& args) {
   auto text = reconcile_text(r);
   if (vm.count("update-calibration")) {
     const std::string file = vm["update-calibration"].as<std::string>();
+    if (file.empty()) throw_usage("--update-calibration: give the calibration file to write");
     const auto d = plan::update_calibration(r, file);
     const std::string replan = plan::replan_command(r, file);
     json["calibration_updated"] = {{"file", file}, {"deployment", calib::deployment_to_json(d)}, {"replan", replan}};

@@ -163,6 +163,9 @@ int run_sweep(const std::vector<std::string>& args) {
   const bool progress = show_progress(opts);
   if (vm.count("spec-accept-length") && !vm.count("rate"))
     throw_usage("--spec-accept-length applies to the simulated sweep: add --rate R --slo T");
+  for (const char* o : {"arrivals", "input-len", "output-len", "seed", "probe-requests", "router"})
+    if (!vm.count("rate") && !vm[o].defaulted())
+      throw_usage(std::string("--") + o + " applies to the simulated sweep: add --rate R --slo T");
   if (vm.count("rate") || vm.count("slo")) {
     if (!vm.count("rate") || !vm.count("slo")) throw_usage("sweep: --rate and --slo go together (serve R requests/s within the targets)");
     plan::SloSweepRequest sr;

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "vramplan/core/error.hpp"
+#include "vramplan/io/input_file.hpp"
 #include "vramplan/plan/session.hpp"
 #include "vramplan/sim/simulate.hpp"
 
@@ -182,6 +183,7 @@ std::string trial_csv(const TrialResult& t) {
 }
 
 std::vector<TrialComparisonRow> read_trial_csv(const std::filesystem::path& file) {
+  require_regular_file(file, "trial --compare " + file.string());
   std::ifstream in(file);
   if (!in) throw Error(ErrorKind::Io, "trial --compare: cannot read " + file.string());
   const std::string name = file.string();

@@ -66,7 +66,12 @@ std::string serving_dtype(const ModelSpec& model, const QuantCatalog& quant, con
     notes.push_back("checkpoint dtype not given: bf16 assumed (pass --dtype)");
     return "bf16";
   }
-  const std::string name = quant.get(config).name;
+  // The config's own field: a value no format has is the file's fault, named with the file.
+  const QuantFormat* format = quant.find(config);
+  if (format == nullptr)
+    throw_input(model.source.path.empty() ? model.id : model.source.path, "torch_dtype",
+                "unknown dtype '" + config + "' (float16, bfloat16, float32, or a format of data/quant_formats.json)");
+  const std::string name = format->name;
   if (name == "fp32" && request.downcast_fp32) {
     notes.push_back("float32 checkpoint served in bf16 (dtype=auto downcasts fp32)");
     return "bf16";

@@ -33,6 +33,15 @@ bool bool_or(const json& j, const char* key, bool fallback) {
   return j.contains(key) && j[key].is_boolean() ? j[key].get<bool>() : fallback;
 }
 
+// A group size from the config: -1 (one group per output channel) or a positive size; 0 and other
+// negatives are no layout a producer writes.
+std::int64_t group_or(const json& j, const char* key, std::int64_t fallback, const std::string& origin) {
+  const std::int64_t g = int_or(j, key, fallback);
+  if (g == 0 || g < -1)
+    throw_input(origin, std::string("quantization_config/") + key, "must be -1 (per channel) or > 0, got " + std::to_string(g));
+  return g;
+}
+
 std::string group_name(std::string_view prefix, std::int64_t bits, std::int64_t group, bool actorder, bool asym) {
   return std::string(prefix) + "-" + std::to_string(bits) + "bit-g" + (group <= 0 ? std::string("-1") : std::to_string(group)) +
          (actorder ? "-actorder" : "") + (asym ? "-asym" : "");
@@ -73,11 +82,11 @@ std::optional<CheckpointQuant> checkpoint_quantization(const ModelSpec& model, c
   std::string activation;
   const std::string& m = out.method;
   if (m == "gptq") {
-    name = group_name("gptq", int_or(q, "bits", 4), int_or(q, "group_size", 128), bool_or(q, "desc_act", false), false);
+    name = group_name("gptq", int_or(q, "bits", 4), group_or(q, "group_size", 128, origin), bool_or(q, "desc_act", false), false);
     out.quantize_output = bool_or(q, "lm_head", false);
   } else if (m == "awq") {
     const std::int64_t bits = int_or(q, "bits", int_or(q, "w_bit", 4));
-    name = group_name("awq", bits, int_or(q, "group_size", int_or(q, "q_group_size", 128)), false, false);
+    name = group_name("awq", bits, group_or(q, "group_size", int_or(q, "q_group_size", 128), origin), false, false);
     out.ignore = string_list(q, "modules_to_not_convert");
   } else if (m == "compressed-tensors") {
     name = compressed_tensors_scheme(q, activation, origin);
@@ -106,7 +115,14 @@ std::optional<CheckpointQuant> checkpoint_quantization(const ModelSpec& model, c
     throw_unknown(origin + ": quantization_config.quant_method '" + m +
                   "' is not supported (gptq, awq, compressed-tensors, fp8, bitsandbytes, mxfp4, modelopt)");
   }
-  out.scheme = parse_weight_scheme(name, catalog);
+  // The scheme is derived from the file's fields: a value no scheme has (bits 0) is the file's
+  // fault, named as such, not an unknown --weights flag the user never gave.
+  try {
+    out.scheme = parse_weight_scheme(name, catalog);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::UnknownName && e.kind() != ErrorKind::Usage) throw;
+    throw_input(origin, "quantization_config", "its fields describe '" + name + "', which is no weight scheme vramplan knows");
+  }
   if (!activation.empty()) out.scheme.activation = activation;
   out.scheme.source = "checkpoint quantization_config (quant_method " + m + ")";
   return out;

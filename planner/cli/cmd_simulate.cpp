@@ -121,8 +121,10 @@ int run_simulate(const std::vector<std::string>& args) {
     w.trace = vm["trace"].as<std::string>();
   } else {
     const bool searched_rate = vm["find-max-rate"].as<bool>() || vm.count("target-rate");
-    if (!vm["arrivals"].defaulted() && !searched_rate && !(vm.count("rate") && std::isfinite(w.arrivals.rate_per_s)))
-      throw_usage("--arrivals: spaces the arrivals of a finite --rate R, which is not given");
+    // Poisson, the default, may be named anywhere; another process needs arrivals to space.
+    const bool process_given = !vm["arrivals"].defaulted() && w.arrivals.process != sim::ArrivalProcess::Poisson;
+    if (process_given && !searched_rate && !(vm.count("rate") && std::isfinite(w.arrivals.rate_per_s)))
+      throw_usage("--arrivals: spaces the arrivals of a finite --rate R; without one every request is ready at once");
     w.input = sim::parse_length(vm["input-len"].as<std::string>(), "--input-len", data_root());
     w.output = sim::parse_length(vm["output-len"].as<std::string>(), "--output-len", data_root());
   }

@@ -818,9 +818,9 @@ class Simulation {
       window_ttft_ = LogHistogram();
       window_tpot_ = LogHistogram();
       opt_.on_sample(t);
-      // A bound on what a run writes: 10 million samples are about 1 GB of CSV.
-      if (++samples_ > 10'000'000)
-        throw_usage("--sample-every: the run would write more than 10000000 timeline samples; sample less often");
+      // A bound on what a run writes: a million samples are about 50 MB of CSV.
+      if (++samples_ > 1'000'000)
+        throw_usage("--sample-every: the run would write more than 1000000 timeline samples; sample less often");
       next_sample_s_ += opt_.sample_every_s;
     }
   }

@@ -28,10 +28,12 @@ class TraceSource final : public RequestSource {
  public:
   // The file is read front to back once, never seeked: a pipe (--trace <(zcat t.jsonl.gz)) is
   // read as a file is.
-  TraceSource(const std::filesystem::path& path, std::uint64_t max_total) : file_(path.string()), max_total_(max_total) {
+  // "-" is standard input (errors name it "stdin").
+  TraceSource(const std::filesystem::path& path, std::uint64_t max_total)
+      : file_(path == "-" ? "stdin" : path.string()), max_total_(max_total) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec)) throw Error(ErrorKind::Io, "trace " + file_ + ": is a directory, expected a file");
-    in_.open(path, std::ios::binary);
+    in_.open(path == "-" ? std::filesystem::path("/dev/stdin") : path, std::ios::binary);
     if (!in_) throw Error(ErrorKind::Io, "cannot read trace " + file_);
     csv_ = detect_csv(path);
     if (csv_) read_header();

@@ -179,10 +179,13 @@ class LimitedSource final : public RequestSource {
 
 void check_bounds(const WorkloadSpec& spec) {
   if (spec.requests && *spec.requests == 0) throw_usage("--requests: must be at least 1");
-  // The run's time grows with the count (1,000,000 requests take about 1.5 s, docs/performance.md):
-  // 1e8 is a few minutes; more is a mistake, not a plan.
+  // The run's time grows with the count; an offline batch's memory too (every request queued).
   if (spec.requests && *spec.requests > kMaxRequests)
     throw_usage("--requests: at most " + std::to_string(kMaxRequests) + ", got " + std::to_string(*spec.requests));
+  if (spec.requests && *spec.requests > kMaxQueuedAtOnce && !spec.trace && !spec.concurrency &&
+      std::isinf(spec.arrivals.rate_per_s))
+    throw_usage("--requests: --rate inf queues every request at once: at most " + std::to_string(kMaxQueuedAtOnce) +
+                " (split a larger job with --workers, or give --concurrency C), got " + std::to_string(*spec.requests));
   if (spec.duration_s && !(*spec.duration_s > 0 && std::isfinite(*spec.duration_s)))
     throw_usage("--duration: must be a finite time > 0");
   if (spec.concurrency && *spec.concurrency == 0) throw_usage("--concurrency: must be at least 1");

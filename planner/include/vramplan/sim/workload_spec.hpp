@@ -67,8 +67,12 @@ struct WorkloadSpec {
   std::uint64_t seed = 0;
 };
 
-//! The most requests one run replays (--requests).
-inline constexpr std::uint64_t kMaxRequests = 100'000'000;
+//! The most requests one run replays (--requests): about 15 s of simulation (1,000,000 take
+//! about 1.5 s, docs/performance.md).
+inline constexpr std::uint64_t kMaxRequests = 10'000'000;
+//! The most requests queued at t = 0 (--rate inf without a concurrency limit): every one is in
+//! the system at once, so memory grows with the count (about 240 B a request).
+inline constexpr std::uint64_t kMaxQueuedAtOnce = 1'000'000;
 
 //! The lowest arrival rate accepted (one request in 11.6 days).
 inline constexpr double kMinRatePerS = 1e-6;

@@ -27,8 +27,7 @@ using RawRecord = std::array<std::optional<std::string>, kFieldCount>;
 class TraceSource final : public RequestSource {
  public:
   // The file is read front to back once, never seeked: a pipe (--trace <(zcat t.jsonl.gz)) is
-  // read as a file is.
-  // "-" is standard input (errors name it "stdin").
+  // read as a file is, and "-" is standard input (errors name it "stdin").
   TraceSource(const std::filesystem::path& path, std::uint64_t max_total)
       : file_(path == "-" ? "stdin" : path.string()), max_total_(max_total) {
     std::error_code ec;

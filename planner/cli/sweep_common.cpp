@@ -69,6 +69,8 @@ plan::SweepRequest read_sweep_request(const po::variables_map& vm, const std::st
   }
   if (vm.count("gpu")) req.gpus = vm["gpu"].as<std::string>();
   req.include_mig = vm["mig"].as<bool>();
+  if (vm.count("gpu") && (req.include_mig || vm.count("min-memory")))
+    throw_usage("--mig and --min-memory choose among the catalogue's GPUs: they apply without --gpu");
   if (vm.count("min-memory")) req.min_memory = parse_bytes(vm["min-memory"].as<std::string>(), "--min-memory");
   req.tps = split_positive_list(vm["tp"].as<std::string>(), "--tp");
   req.pps = split_positive_list(vm["pp"].as<std::string>(), "--pp");

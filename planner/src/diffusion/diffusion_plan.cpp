@@ -198,8 +198,9 @@ DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) 
   p.denoiser_passes = p.guidance_mode == Guidance::CfgSequential && p.guidance > 1.0 ? 2 : 1;
   const std::uint64_t prompt_copies = p.cfg_doubles || p.denoiser_passes == 2 ? 2 : 1;  // + negative prompt
   p.t5_tokens = req.max_sequence_length.value_or(pl.defaults.t5_tokens);
-  if (p.t5_tokens > kMaxSide)
-    throw_usage("--max-sequence-length: at most " + std::to_string(kMaxSide) + " tokens, got " + count_text(p.t5_tokens));
+  // (A pipeline without a T5 encoder has 0 by default; a user's 0 is no prompt length.)
+  if ((req.max_sequence_length && *req.max_sequence_length == 0) || p.t5_tokens > kMaxSide)
+    throw_usage("--max-sequence-length: 1 to " + std::to_string(kMaxSide) + " tokens, got " + count_text(p.t5_tokens));
   const bool has_t5 = std::any_of(pl.components.begin(), pl.components.end(), is_t5);
   if (req.max_sequence_length && !has_t5) throw_usage("--max-sequence-length applies to pipelines with a T5 encoder");
   p.context_tokens = (pl.traits->context_has_clip_tokens ? pl.traits->clip_tokens : 0) +

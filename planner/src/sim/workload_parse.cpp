@@ -235,6 +235,8 @@ double parse_duration(std::string_view text, std::string_view flag) {
   const auto value = parse_number(t);
   if (!value || !(*value > 0))
     flag_error(flag, "expected a duration > 0 such as 600, 600s, 10m, 2h or 1.5d, got " + excerpt(text));
+  // 1e9 s is 31.7 years: past it no run, timeout or rental margin is meant.
+  if (!(*value * unit <= 1e9)) flag_error(flag, "at most 1e9 seconds (31.7 years), got " + excerpt(text));
   return *value * unit;
 }
 

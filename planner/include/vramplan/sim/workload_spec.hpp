@@ -98,7 +98,7 @@ LengthSpec parse_length(std::string_view text, std::string_view flag, const Data
 //! A histogram file (JSON {"upper_edges": [...], "weights": [...]} or CSV "upper_edge,weight"
 //! rows; docs/simulator.md). Error(Io) when unreadable, Error(InputFile) naming file + field.
 LengthSpec read_length_histogram(const std::filesystem::path& path);
-//! "600", "600s", "10m", "2h", "1.5d" -> seconds; Error(Usage) naming `flag` otherwise.
+//! "600", "600s", "10m", "2h", "1.5d" -> seconds (at most 1e9); Error(Usage) naming `flag` otherwise.
 double parse_duration(std::string_view text, std::string_view flag);
 
 //! The requests of `spec`, in arrival order, lazily. Same spec and seed -> same requests.

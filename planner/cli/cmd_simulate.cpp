@@ -1,8 +1,8 @@
 // `vramplan simulate` — a serving workload replayed over time on one engine replica: arrivals,
 // continuous batching, paged KV, preemption and queueing (docs/simulator.md). Prints latency
-// percentiles, throughput, KV usage, memory and a verdict (stable / overloaded / inconclusive ...); --timeline
-// writes the state over time. Exit 0 whenever the inputs are valid, overloaded or not; 1 when
-// the engine would not start at all (the plan's reason).
+// percentiles, throughput, KV usage, memory and a verdict (stable, overloaded, inconclusive, ...);
+// --timeline writes the state over time. Exit 0 whenever the inputs are valid, overloaded or not;
+// 1 when the engine would not start at all (the plan's reason).
 #include <cmath>
 #include <cstdio>
 #include <fstream>

@@ -1,6 +1,6 @@
 #include "sweep_common.hpp"
 
-#include <cstdlib>
+#include <string>
 
 #include "decision_options.hpp"
 #include "vramplan/core/error.hpp"

@@ -9,6 +9,10 @@
 namespace vramplan::cli {
 namespace {
 
+// The most tokens a run may train on (--tokens, --epochs x --dataset-tokens): a run of more than
+// 1e18 tokens is not a plan anyone rents for.
+constexpr double kMaxRunTokens = 1e18;
+
 // "2e9", "2B", "500M", "1.5T", "100k" -> tokens; Error(Usage) naming the flag otherwise.
 double parse_token_count(const std::string& text, const char* flag) {
   std::size_t used = 0;
@@ -20,7 +24,7 @@ double parse_token_count(const std::string& text, const char* flag) {
   }
   const std::string unit = to_lower(text.substr(used));
   const double scale = unit.empty() ? 1 : unit == "k" ? 1e3 : unit == "m" ? 1e6 : unit == "b" || unit == "g" ? 1e9 : unit == "t" ? 1e12 : 0;
-  if (used == 0 || scale == 0 || !(v > 0) || !std::isfinite(v * scale) || v * scale > 1e18)
+  if (used == 0 || scale == 0 || !(v > 0) || !std::isfinite(v * scale) || v * scale > kMaxRunTokens)
     throw Error(ErrorKind::Usage, std::string(flag) + ": expected a positive token count such as 2e9, 500M or 1.5T, got '" +
                                       escape_control(text) + "'");
   return v * scale;
@@ -141,8 +145,7 @@ std::optional<double> read_run_tokens(const po::variables_map& vm) {
     const double epochs = vm["epochs"].as<double>();
     if (!(epochs > 0) || !std::isfinite(epochs)) throw Error(ErrorKind::Usage, "--epochs must be a positive number");
     const double tokens = epochs * parse_token_count(vm["dataset-tokens"].as<std::string>(), "--dataset-tokens");
-    // The same ceiling as --tokens: a run of more than 1e18 tokens is not a plan anyone rents for.
-    if (!(tokens <= 1e18))
+    if (!(tokens <= kMaxRunTokens))
       throw Error(ErrorKind::Usage, "--epochs x --dataset-tokens: at most 1e18 tokens, got " + format_number("%.4g", tokens));
     return tokens;
   }

@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "vramplan/core/error.hpp"
+#include "vramplan/core/text.hpp"
 #include "vramplan/sim/sampling.hpp"
 #include "vramplan/sim/trace_reader.hpp"
 #include "vramplan/sim/workload_spec.hpp"
@@ -218,7 +219,8 @@ std::unique_ptr<RequestSource> make_request_source(const WorkloadSpec& spec) {
     return std::make_unique<LimitedSource>(std::move(trace), spec.requests, spec.duration_s);
   }
   const double rate = spec.arrivals.rate_per_s;
-  if (!(rate >= kMinRatePerS)) throw_usage("--rate: must be at least 1e-06 requests per second, or inf");
+  if (!(rate >= kMinRatePerS))
+    throw_usage("--rate: must be at least " + format_number("%g", kMinRatePerS) + " requests per second, or inf");
   if (spec.arrivals.process == ArrivalProcess::Gamma && !(spec.arrivals.cv > 0 && spec.arrivals.cv <= 100))
     throw_usage("--arrivals: gamma:CV needs a coefficient of variation in (0, 100]");
   check_length(spec.input, "--input-len");

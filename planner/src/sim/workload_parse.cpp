@@ -142,7 +142,8 @@ double parse_rate(std::string_view text, std::string_view flag) {
     flag_error(flag, "expected requests per second > 0 (e.g. 5, 0.5) or 'inf', got " + excerpt(text));
   // A floor of one request in 11.6 days: below it the gaps between arrivals (1 / rate) leave
   // the range in which simulated times stay finite and distinct.
-  if (*rate < kMinRatePerS) flag_error(flag, "must be at least 1e-06 requests per second, got " + excerpt(text));
+  if (*rate < kMinRatePerS)
+    flag_error(flag, "must be at least " + format_number("%g", kMinRatePerS) + " requests per second, got " + excerpt(text));
   return *rate;
 }
 

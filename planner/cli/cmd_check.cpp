@@ -10,6 +10,7 @@
 #include "decision_options.hpp"
 #include "exit_codes.hpp"
 #include "vramplan/core/error.hpp"
+#include "vramplan/core/text.hpp"
 #include "vramplan/hardware/gpu_catalog.hpp"
 #include "vramplan/plan/check.hpp"
 #include "vramplan/plan/cotenancy.hpp"
@@ -52,6 +53,8 @@ int run_cotenancy_check(const po::variables_map& vm, const CommonOptions& opts, 
     const std::string layout = vm["mig-layout"].as<std::string>();
     for (std::size_t start = 0; start <= layout.size();) {
       const std::size_t comma = std::min(layout.find(',', start), layout.size());
+      if (comma == start)
+        throw_usage("--mig-layout " + excerpt(layout) + ": an empty profile; give MIG profiles separated by commas, e.g. 3g.40gb,3g.40gb");
       req.mig_layout.push_back(layout.substr(start, comma - start));
       start = comma + 1;
     }

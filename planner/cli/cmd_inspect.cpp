@@ -88,7 +88,9 @@ std::string text_report(const ModelSpec& spec, const ParamCounts& c,
                          (a.v_head_dim != a.head_dim ? " (v " + std::to_string(a.v_head_dim) + ")" : "") +
                          ", intermediate " + std::to_string(a.intermediate_size) + ", vocab " +
                          std::to_string(a.vocab_size) + (a.tied_embeddings ? " (tied)" : ""));
-  line("context", std::to_string(a.max_position_embeddings) + " positions");
+  line("context", a.max_position_embeddings
+                      ? std::to_string(a.max_position_embeddings) + " positions"
+                      : std::string("not given (max_position_embeddings 0): a plan needs --context N or the engine's context flag"));
   std::string attn = attention_summary(a);
   if (a.sliding_window) attn += "; window " + std::to_string(a.sliding_window);
   if (a.attention_chunk_size) attn += "; chunk " + std::to_string(a.attention_chunk_size);

@@ -64,6 +64,9 @@ int run_plan(const std::vector<std::string>& args) {
   const auto opts = read_common_options(vm);
 
   memory::PlanRequest req = read_plan_target(vm, spec, *engine);
+  // TEI forms its batches by tokens (core/src/queue.rs queue_blocking_task): it takes no input count.
+  if (vm.count("batch") && engine->name() == "tei")
+    throw_usage("--batch: TEI forms its batches by --max-batch-tokens and --max-batch-requests");
   if (vm.count("batch")) req.workload.batch = vm["batch"].as<std::uint64_t>();
   if (vm.count("context")) req.workload.context = vm["context"].as<std::uint64_t>();
   if (vm.count("prompt-len")) req.prompt_tokens = vm["prompt-len"].as<std::uint64_t>();

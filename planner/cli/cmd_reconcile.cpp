@@ -2,10 +2,12 @@
 // configuration (plan/reconcile.hpp, docs/reconcile.md). Exit 0 when the log was read and planned,
 // also when components lie outside their bounds (the table says which, and why it may be).
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "vramplan/core/error.hpp"
 #include "vramplan/core/text.hpp"
 #include "vramplan/io/engine_log.hpp"
 #include "vramplan/plan/reconcile.hpp"
@@ -85,7 +87,16 @@ int run_reconcile(const std::vector<std::string>& args) {
       while (key.starts_with("-")) key.erase(0, 1);
       o.args[key] = kv.substr(eq + 1);
     }
-  const auto r = plan::reconcile(log, o, data_root());
+  // An error planning the log's configuration names the log: its values (a TP of 0, a version
+  // with stray bytes) or its flags under another --engine are the cause more often than ours.
+  const auto r = [&] {
+    try {
+      return plan::reconcile(log, o, data_root());
+    } catch (const Error& e) {
+      if (std::string_view(e.what()).starts_with(log.origin)) throw;
+      throw Error(e.kind(), log.origin + " (" + log.engine + " start-up log): planning its configuration: " + e.what());
+    }
+  }();
   auto json = plan::reconcile_json(r);
   auto text = reconcile_text(r);
   if (vm.count("update-calibration")) {

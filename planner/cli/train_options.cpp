@@ -94,6 +94,11 @@ train::TrainRequest read_train_setup(const po::variables_map& vm) {
   if (vm.count("model")) r.model = vm["model"].as<std::string>();
   if (vm.count("gpu-memory")) r.gpu_memory = parse_gpu_memory(vm["gpu-memory"].as<std::string>(), "--gpu-memory");
   r.method = train::method_from_name(vm["method"].as<std::string>());
+  // Full training has no adapter: these flags would change nothing in the plan.
+  if (r.method == train::Method::Full)
+    for (const char* flag : {"lora-rank", "lora-targets", "lora-dropout", "base-format", "quantize-targets-only", "upcast-unquantized"})
+      if (vm.count(flag) && !vm[flag].defaulted())
+        throw Error(ErrorKind::Usage, std::string("--") + flag + " applies to an adapter: --method lora, dora or qlora");
   r.precision = train::precision_from_name(vm["precision"].as<std::string>());
   r.optimizer = train::optimizer_from_name(vm["optimizer"].as<std::string>());
   r.foreach_step = !vm.count("fused-optimizer");
@@ -149,6 +154,11 @@ std::optional<double> read_run_tokens(const po::variables_map& vm) {
       throw Error(ErrorKind::Usage, "--epochs x --dataset-tokens: at most 1e18 tokens, got " + format_number("%.4g", tokens));
     return tokens;
   }
+  // Without a run length there is no duration to add a margin to or to price.
+  for (const char* flag : {"margin", "periods", "prices"})
+    if (vm.count(flag) && !vm[flag].defaulted())
+      throw Error(ErrorKind::Usage, std::string("--") + flag +
+                                        " applies to the run's duration: give --tokens N, or --epochs E with --dataset-tokens N");
   return std::nullopt;
 }
 

@@ -18,11 +18,12 @@
 namespace vramplan {
 namespace {
 
-// A file to create in the scratch folder before the run: its bytes, or a FIFO / directory.
+// A file to create in the scratch folder before the run: its bytes, or a FIFO / directory, or a
+// sparse file of `bytes` (a decimal size) zero bytes, which costs no disk.
 struct File {
   std::string name;
   std::string bytes;
-  enum Kind { Regular, Fifo, Directory } kind = Regular;
+  enum Kind { Regular, Fifo, Directory, Sparse } kind = Regular;
 };
 
 struct Row {
@@ -108,6 +109,8 @@ std::vector<Row> rows() {
                  cfg + ": /max_position_embeddings: 1000000000000" + limits + "134217728 for positions (largest public model: 10485760 (Llama 4 Scout))"),
       config_row("rope_scaling.factor: 1e300", tiny_set("rope_scaling", {{"rope_type", "linear"}, {"factor", 1e300}}), 3,
                  cfg + ": /rope_scaling/factor: must be in (0, 1024] (real configs stretch the context 2 to 40 times)"),
+      config_row("rope_scaling: a string", tiny_set("rope_scaling", "big"), 3,
+                 cfg + ": /rope_scaling: must be an object such as {\"rope_type\": \"yarn\", \"factor\": 4}"),
       config_row("rope_scaling.factor: -2", tiny_set("rope_scaling", {{"rope_type", "linear"}, {"factor", -2}}), 3,
                  cfg + ": /rope_scaling/factor: must be in (0, 1024] (real configs stretch the context 2 to 40 times)"),
       config_row("no num_hidden_layers", tiny_with([](nlohmann::json& c) { c.erase("num_hidden_layers"); }), 3,
@@ -397,6 +400,52 @@ std::vector<Row> rows() {
           {{"cal.json", R"({"schema": "vramplan.calibration/1", "created_utc": "2026-12-02T00:00:00Z", "deployment": [{"model": "llama-3.1-8b", "engine": "vllm", "engine_version": "0.19", "gpu": "h100-sxm-80", "figures": {}}]})"}},
           3, "<dir>/cal.json: /deployment/0/figures: expected at least one of non_torch_bytes, activation_peak_bytes, cuda_graph_bytes, "
           "free_before_load_bytes, free_for_kv_bytes, execution_context_bytes, runtime_buffers_bytes, decoder_buffers_bytes"},
+      // Engine flags the plan does not read are still checked, as the engine's parser checks them.
+      Row{"engine flag of the wrong form, unread by the plan", plan_8b({"--max-loras", "abc"}), {}, 2,
+          "--max-loras: expected a non-negative integer, got 'abc'"},
+      Row{"llama.cpp --host-bandwidth not a bandwidth",
+          plan_8b({"--engine", "llamacpp", "--weights", "gguf:Q4_K_M", "--ngl", "0", "--host-bandwidth", "fast"}), {}, 2,
+          "--host-bandwidth 'fast': expected a bandwidth in GB/s (10^9 B/s), e.g. 60 or 60GB/s"},
+      Row{"vLLM --max-loras without --enable-lora", plan_8b({"--max-loras", "4"}), {}, 2,
+          "--max-loras sizes LoRA slots only with --enable-lora (vLLM ignores it without)"},
+      Row{"vLLM --max-lora-rank not one of vLLM's", plan_8b({"--enable-lora", "--max-lora-rank", "12"}), {}, 2,
+          "--max-lora-rank 12: vLLM takes one of 1, 8, 16, 32, 64, 128, 256, 320, 512 (vllm/config/lora.py MaxLoRARanks)"},
+      Row{"vLLM --speculative-config with an unknown key",
+          {"plan", "--model", "deepseek-v3", "--gpu", "h200", "--tp", "8", "--speculative-config",
+           R"({"method": "mtp", "num_speculative_tokens": 1, "frob": 1})"},
+          {}, 2, "--speculative-config: key 'frob' is not modelled (modelled: \"method\", \"num_speculative_tokens\")"},
+      Row{"vLLM --speculative-config drafts beyond the context",
+          {"plan", "--model", "deepseek-v3", "--gpu", "h200", "--tp", "8", "--max-model-len", "4096", "--speculative-config",
+           R"({"method": "mtp", "num_speculative_tokens": 99999999999})"},
+          {}, 2, "--speculative-config: num_speculative_tokens 99999999999 is not below max_model_len 4096: no request could hold its drafts"},
+      Row{"TEI plan with --batch", {"plan", "--model", "bge-m3", "--gpu", "l4", "--engine", "tei", "--batch", "8"}, {}, 2,
+          "--batch: TEI forms its batches by --max-batch-tokens and --max-batch-requests"},
+      Row{"pooling plan with --prompt-len", {"plan", "--model", "bge-m3", "--gpu", "l4", "--prompt-len", "512"}, {}, 2,
+          "--prompt-len sizes a generating model's TTFT: a pooling plan takes its input length from --context"},
+      Row{"train: LoRA flag with --method full",
+          {"train", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--method", "full", "--lora-rank", "64"}, {}, 2,
+          "--lora-rank applies to an adapter: --method lora, dora or qlora"},
+      Row{"train: --margin without a run length", {"train", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--margin", "2h"},
+          {}, 2, "--margin applies to the run's duration: give --tokens N, or --epochs E with --dataset-tokens N"},
+      Row{"check --mig-layout with an empty profile",
+          {"check", "--gpu", "a100-sxm-80", "--mig-layout", "3g.40gb,", "--tenant", "model=llama-3.2-1b", "--tenant", "model=llama-3.2-1b"},
+          {}, 2, "--mig-layout '3g.40gb,': an empty profile; give MIG profiles separated by commas, e.g. 3g.40gb,3g.40gb"},
+      Row{"check --tenant a diffusion pipeline",
+          {"check", "--gpu", "h100-sxm-80", "--tenant", "model=flux.1-dev", "--tenant", "model=qwen3-8b"}, {}, 2,
+          "tenant 1: flux.1-dev is a diffusion pipeline; co-tenancy plans serving instances (LLMs and embedders): check it "
+          "alone with vramplan check --model flux.1-dev"},
+      Row{"reconcile: a vLLM log planned under --engine sglang",
+          {"reconcile", "--log", "<dir>/x.log", "--engine", "sglang"},
+          {{"x.log", test::read_text(test::fixture("logs/vllm/llama-3.1-8b-tp1.log"))}}, 2,
+          "<dir>/x.log (vllm start-up log): planning its configuration: --gpu-memory-utilization is not a flag of engine "
+          "'sglang' (its flags: --mem-fraction-static, --max-running-requests, --max-total-tokens, --context-length, "
+          "--chunked-prefill-size, --cuda-graph-max-bs, --page-size, --kv-cache-dtype, --tp-size, --dtype, --quantization, "
+          "--disable-cuda-graph, --max-prefill-tokens, --disable-radix-cache, --enable-mixed-chunk, --disable-overlap-schedule, "
+          "--schedule-conservativeness, --mamba-full-memory-ratio, --max-mamba-cache-size, --swa-full-tokens-ratio, "
+          "--disable-hybrid-swa-memory, --speculative-algorithm, --speculative-num-steps, --speculative-eagle-topk, "
+          "--speculative-num-draft-tokens, --speculative-draft-model-path)"},
+      Row{"reconcile: log over 64 MiB", {"reconcile", "--log", "<dir>/x.log"}, {{"x.log", "67108865", File::Sparse}}, 3,
+          "<dir>/x.log: 67108865 bytes, above the 64 MiB limit for a start-up log (cut it to the start-up)"},
       Row{"report: --out in a missing folder", {"report", "--model", "llama-3.1-8b", "--gpu", "l4", "--out", "<dir>/no/q.html"},
           {}, 5, "--out: cannot write <dir>/no/q.html"},
       Row{"report: --out a directory", {"report", "--model", "llama-3.1-8b", "--gpu", "l4", "--out", "<dir>/d"},
@@ -423,6 +472,9 @@ TEST(BadInput, EveryRowGivesItsMessageAndExitCode) {
         ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
       } else if (f.kind == File::Directory) {
         std::filesystem::create_directory(path);
+      } else if (f.kind == File::Sparse) {
+        dir.write(f.name, "");
+        std::filesystem::resize_file(path, std::stoull(f.bytes));
       } else {
         dir.write(f.name, f.bytes);
       }

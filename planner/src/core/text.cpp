@@ -2,10 +2,13 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include <algorithm>
 #include <cctype>
 #include <utility>
+
+#include "vramplan/core/error.hpp"
 
 namespace vramplan {
 
@@ -94,6 +97,18 @@ std::string percent(double fraction, int decimals) { return fixed(fraction * 100
 double rounded(double v, int decimals) {
   const double scale = std::pow(10.0, decimals);
   return std::round(v * scale) / scale;
+}
+
+double parse_gbps(const std::string& text, const std::string& flag) {
+  std::string t = text;
+  for (const std::string unit : {"GB/s", "gb/s", "GBps"})
+    if (t.size() > unit.size() && t.ends_with(unit)) t.resize(t.size() - unit.size());
+  while (!t.empty() && t.back() == ' ') t.pop_back();
+  char* end = nullptr;
+  const double v = std::strtod(t.c_str(), &end);
+  if (t.empty() || end != t.c_str() + t.size() || !(v > 0) || !std::isfinite(v))
+    throw_usage(flag + " " + excerpt(text) + ": expected a bandwidth in GB/s (10^9 B/s), e.g. 60 or 60GB/s");
+  return v;
 }
 
 }  // namespace vramplan

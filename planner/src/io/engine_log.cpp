@@ -90,7 +90,7 @@ EngineLog read_engine_log(const std::filesystem::path& file) {
   require_regular_file(file);
   const auto size = std::filesystem::file_size(file);
   if (size > kMaxLogBytes)
-    throw Error(ErrorKind::Io, file.string() + ": " + std::to_string(size) + " bytes, above the 64 MiB limit for a start-up log (cut it to the start-up)");
+    throw Error(ErrorKind::InputFile, file.string() + ": " + std::to_string(size) + " bytes, above the 64 MiB limit for a start-up log (cut it to the start-up)");
   std::ifstream in(file, std::ios::binary);
   if (!in) throw Error(ErrorKind::Io, file.string() + ": cannot be opened");
   std::ostringstream buf;

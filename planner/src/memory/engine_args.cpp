@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "vramplan/core/error.hpp"
+#include "vramplan/core/text.hpp"
 #include "vramplan/memory/engine.hpp"
 
 namespace vramplan::memory {
@@ -27,7 +28,7 @@ std::optional<double> arg_double(const EngineArgs& args, const std::string& name
   const auto* end = text->data() + text->size();
   const auto [ptr, ec] = std::from_chars(text->data(), end, value);
   if (ec != std::errc() || ptr != end || !std::isfinite(value))
-    throw_usage("--" + name + ": expected a number, got '" + *text + "'");
+    throw_usage("--" + name + ": expected a number, got " + excerpt(*text));
   return value;
 }
 
@@ -38,7 +39,7 @@ std::optional<std::uint64_t> arg_u64(const EngineArgs& args, const std::string& 
   const auto* end = text->data() + text->size();
   const auto [ptr, ec] = std::from_chars(text->data(), end, value);
   if (ec != std::errc() || ptr != end)
-    throw_usage("--" + name + ": expected a non-negative integer, got '" + *text + "'");
+    throw_usage("--" + name + ": expected a non-negative integer, got " + excerpt(*text));
   return value;
 }
 
@@ -60,13 +61,21 @@ void check_known_args(const EngineArgs& args, const std::vector<EngineOption>& o
                       std::string_view engine) {
   for (const auto& [key, value] : args) {
     // An init-capture: clang before 16 (the fuzz build) cannot capture a structured binding.
-    const bool known = std::any_of(options.begin(), options.end(),
-                                   [&flag = key](const EngineOption& o) { return o.name == flag; });
-    if (!known) {
+    const auto option = std::find_if(options.begin(), options.end(),
+                                     [&flag = key](const EngineOption& o) { return o.name == flag; });
+    if (option == options.end()) {
       std::string names;
       for (const auto& o : options) names += (names.empty() ? "--" : ", --") + o.name;
       throw_usage("--" + key + " is not a flag of engine '" + std::string(engine) +
                   "' (its flags: " + names + ")");
+    }
+    if (option->is_switch) continue;
+    // The value's form, whether or not this plan reads it (the readers throw the same errors).
+    switch (option->value) {
+      case OptionValue::text: break;
+      case OptionValue::whole: arg_u64(args, key); break;
+      case OptionValue::number: arg_double(args, key); break;
+      case OptionValue::bandwidth: parse_gbps(value, "--" + key); break;
     }
   }
 }

@@ -25,9 +25,9 @@ class HfEngine final : public Engine {
     return {{"dtype", "torch_dtype: auto, bfloat16, float16, float32", false, {}},
             {"attn-implementation", "sdpa (default), flash_attention_2, eager", false, {}},
             {"kv-cache-dtype", "cache dtype (default: the model dtype)", false, {}},
-            {"max-new-tokens", "generate(max_new_tokens): the prompt is --context minus this (default 0)", false, {}},
+            {"max-new-tokens", "generate(max_new_tokens): the prompt is --context minus this (default 0)", false, {}, OptionValue::whole},
             {"kept-embeddings", "pooling models: N embeddings kept on the GPU until encode() returns (convert_to_tensor=True; "
-                                "plan --documents N --keep-embeddings-on-gpu sets it)", false, {}}};
+                                "plan --documents N --keep-embeddings-on-gpu sets it)", false, {}, OptionValue::whole}};
   }
 
   MemoryPlan plan(const PlanInput& in) const override {

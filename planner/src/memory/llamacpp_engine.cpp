@@ -62,18 +62,18 @@ class LlamacppEngine final : public Engine {
 
   std::vector<EngineOption> options() const override {
     return {
-        {"ctx-size", "-c: context size in tokens, all sequences together (default 4096, or --context x -np)", false, {"c"}},
+        {"ctx-size", "-c: context size in tokens, all sequences together (default 4096, or --context x -np)", false, {"c"}, OptionValue::whole},
         {"n-gpu-layers", "-ngl: layers offloaded to the GPU (default all; > n_layer also offloads the output layer)", false, {"ngl", "gpu-layers"}},
-        {"ubatch-size", "-ub: physical micro-batch (default 512)", false, {"ub"}},
-        {"batch-size", "-b: logical batch (default 2048)", false, {"b"}},
+        {"ubatch-size", "-ub: physical micro-batch (default 512)", false, {"ub"}, OptionValue::whole},
+        {"batch-size", "-b: logical batch (default 2048)", false, {"b"}, OptionValue::whole},
         {"flash-attn", "-fa: on, off or auto (default auto = on for CPU and CUDA)", false, {"fa"}},
         {"cache-type-k", "-ctk: K cache type (f16, q8_0, q4_0, ...)", false, {"ctk"}},
         {"cache-type-v", "-ctv: V cache type (quantized V needs -fa on)", false, {"ctv"}},
-        {"parallel", "-np: sequences (KV streams) (default 1, or --batch)", false, {"np"}},
+        {"parallel", "-np: sequences (KV streams) (default 1, or --batch)", false, {"np"}, OptionValue::whole},
         {"swa-full", "full-size cache for sliding-window layers", true, {}},
         {"no-repack", "-nr: no CPU_REPACK copies of Q4_0/Q4_K/IQ4_NL weights", true, {"nr"}},
         {"kv-unified", "-kvu: one KV stream shared by all sequences", true, {"kvu"}},
-        {"host-bandwidth", "host memory bandwidth in GB/s for layers left on the CPU (speed only; default 60: dual-channel DDR5-4800)", false, {}},
+        {"host-bandwidth", "host memory bandwidth in GB/s for layers left on the CPU (speed only; default 60: dual-channel DDR5-4800)", false, {}, OptionValue::bandwidth},
         // Not a llama.cpp flag: which build runs (a compile-time choice). It changes the
         // compatibility answer (docs/compatibility.md), not the memory plan.
         {"llamacpp-backend", "llama.cpp build: cuda, hip, vulkan or cpu (default: cuda on NVIDIA, hip on AMD)", false, {}},

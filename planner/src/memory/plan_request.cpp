@@ -82,6 +82,9 @@ ResolvedPlan resolve_plan(const PlanRequest& r, const DataRoot& root) {
                                             : "a pooling model (" + out.model.arch.architecture + ", " + pooling_view_mode(out.model) + " pooling)") +
                 (is_encoder(out.model.arch) ? "; encoders" : "; pooling models") +
                 " are planned under hf (sentence-transformers), vllm (pooling runner) and tei");
+  // A pooling plan has no TTFT: the length of its inputs is --context (the throughput note's input).
+  if (pooling && r.prompt_tokens)
+    throw_usage("--prompt-len sizes a generating model's TTFT: a pooling plan takes its input length from --context");
   require_valid_split(out.model.arch, out.model.id, tp, pp);
   out.plan = engine->plan(input);
   // Say what the engine really took from the file: vLLM's non-torch figure is a measured total

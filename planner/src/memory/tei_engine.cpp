@@ -16,9 +16,9 @@ class TeiEngine final : public Engine {
   std::string_view name() const override { return "tei"; }
   std::string_view version() const override { return d_.version(); }
   std::vector<EngineOption> options() const override {
-    return {{"max-batch-tokens", "tokens in one batch (default 16384): the warmup and peak batch", false, {}},
-            {"max-batch-requests", "inputs in one batch (default: unlimited)", false, {}},
-            {"max-concurrent-requests", "queued requests (default 512; host side, no GPU memory)", false, {}},
+    return {{"max-batch-tokens", "tokens in one batch (default 16384): the warmup and peak batch", false, {}, OptionValue::whole},
+            {"max-batch-requests", "inputs in one batch (default: unlimited)", false, {}, OptionValue::whole},
+            {"max-concurrent-requests", "queued requests (default 512; host side, no GPU memory)", false, {}, OptionValue::whole},
             {"dtype", "float16 (default), bfloat16, float32", false, {}}};
   }
   MemoryPlan plan(const PlanInput& in) const override { return plan_pooling_tei(*this, d_, in); }

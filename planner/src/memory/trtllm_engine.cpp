@@ -44,15 +44,15 @@ class TrtllmEngine final : public Engine {
   std::string_view name() const override { return "trtllm"; }
   std::string_view version() const override { return d_.version(); }
   std::vector<EngineOption> options() const override {
-    return {{"free-gpu-memory-fraction", "share of free memory (after weights/activations) for KV", false, {}},
-            {"max-batch-size", "max sequences", false, {}},
-            {"max-num-tokens", "max tokens per step (activation buffers)", false, {}},
-            {"max-seq-len", "max sequence length", false, {}},
-            {"tokens-per-block", "KV block size", false, {}},
-            {"max-tokens", "KvCacheConfig.max_tokens: cap on KV tokens (the smaller budget wins)", false, {}},
-            {"max-gpu-total-bytes", "KvCacheConfig.max_gpu_total_bytes: cap on KV bytes (the smaller budget wins)", false, {}},
+    return {{"free-gpu-memory-fraction", "share of free memory (after weights/activations) for KV", false, {}, OptionValue::number},
+            {"max-batch-size", "max sequences", false, {}, OptionValue::whole},
+            {"max-num-tokens", "max tokens per step (activation buffers)", false, {}, OptionValue::whole},
+            {"max-seq-len", "max sequence length", false, {}, OptionValue::whole},
+            {"tokens-per-block", "KV block size", false, {}, OptionValue::whole},
+            {"max-tokens", "KvCacheConfig.max_tokens: cap on KV tokens (the smaller budget wins)", false, {}, OptionValue::whole},
+            {"max-gpu-total-bytes", "KvCacheConfig.max_gpu_total_bytes: cap on KV bytes (the smaller budget wins)", false, {}, OptionValue::whole},
             {"kv-cache-dtype", "auto, fp8, int8", false, {}},
-            {"tp-size", "tensor parallel size", false, {"tp"}},
+            {"tp-size", "tensor parallel size", false, {"tp"}, OptionValue::whole},
             {"dtype", "auto, bfloat16, float16", false, {}},
             {"quantization", "fp8 or the checkpoint's method", false, {}},
             {"capacity-scheduler-policy", "scheduler_config.capacity_scheduler_policy: GUARANTEED_NO_EVICT (default), MAX_UTILIZATION or STATIC_BATCH", false, {}},

@@ -2,6 +2,7 @@
 // kv_cache_utils.py get_kv_cache_configs / check_enough_kv_cache_memory), per version profile in
 // data/engines/vllm.json. Mechanisms: docs/engines.md and engine-mechanisms.md.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -58,21 +59,21 @@ class VllmEngine final : public Engine {
 
   std::vector<EngineOption> options() const override {
     return {
-        {"gpu-memory-utilization", "fraction of total GPU memory vLLM may use (default from the profile)", false, {}},
-        {"max-model-len", "context length (default: the model's max_position_embeddings)", false, {}},
-        {"max-num-seqs", "max sequences per step (default by GPU memory, arg_utils.py)", false, {}},
-        {"max-num-batched-tokens", "max tokens per step (default by GPU memory)", false, {}},
-        {"block-size", "KV block size in tokens (default 16)", false, {}},
+        {"gpu-memory-utilization", "fraction of total GPU memory vLLM may use (default from the profile)", false, {}, OptionValue::number},
+        {"max-model-len", "context length (default: the model's max_position_embeddings)", false, {}, OptionValue::whole},
+        {"max-num-seqs", "max sequences per step (default by GPU memory, arg_utils.py)", false, {}, OptionValue::whole},
+        {"max-num-batched-tokens", "max tokens per step (default by GPU memory)", false, {}, OptionValue::whole},
+        {"block-size", "KV block size in tokens (default 16)", false, {}, OptionValue::whole},
         {"kv-cache-dtype", "auto, fp8, fp8_e4m3, fp8_e5m2, ...", false, {}},
         {"kv-cache-memory", "fixed KV pool size per GPU (bypasses the utilization rule)", false, {}},
         {"enforce-eager", "no CUDA graphs", true, {}},
-        {"tensor-parallel-size", "TP degree", false, {"tp"}},
-        {"pipeline-parallel-size", "PP degree", false, {"pp"}},
+        {"tensor-parallel-size", "TP degree", false, {"tp"}, OptionValue::whole},
+        {"pipeline-parallel-size", "PP degree", false, {"pp"}, OptionValue::whole},
         {"quantization", "weight quantization method (fp8 = online fp8)", false, {}},
         {"dtype", "auto, bfloat16, float16, float32", false, {}},
         {"enable-lora", "pre-allocate LoRA slots", true, {}},
-        {"max-loras", "LoRA slots (default 1)", false, {}},
-        {"max-lora-rank", "LoRA rank (default 16)", false, {}},
+        {"max-loras", "LoRA slots (default 1)", false, {}, OptionValue::whole},
+        {"max-lora-rank", "LoRA rank (default 16)", false, {}, OptionValue::whole},
         {"disable-hybrid-kv-cache-manager", "allocate sliding-window layers like full attention", true, {}},
         {"enable-prefix-caching", "share the KV blocks of a common prompt prefix (V1 default: on)", true, {}},
         {"no-enable-prefix-caching", "no automatic prefix caching", true, {}},
@@ -149,11 +150,30 @@ std::string VllmEngine::pad_mxfp4_moe(const PlanInput& in, const WeightRequest& 
   return pad_moe_experts(in.model, rw, tp, pad);
 }
 
+// LoRAConfig's own checks (vllm/config/lora.py): max_lora_rank is one of MaxLoRARanks and
+// max_loras is Field(ge=1). Without --enable-lora vLLM builds no LoRAConfig and ignores both flags;
+// here that would be a plan without the slots the user asked for, so they are refused instead.
+void check_lora_slots(std::uint64_t loras, std::uint64_t rank) {
+  static constexpr std::array<std::uint64_t, 9> kMaxLoraRanks{1, 8, 16, 32, 64, 128, 256, 320, 512};
+  if (std::find(kMaxLoraRanks.begin(), kMaxLoraRanks.end(), rank) == kMaxLoraRanks.end())
+    throw_usage("--max-lora-rank " + std::to_string(rank) +
+                ": vLLM takes one of 1, 8, 16, 32, 64, 128, 256, 320, 512 (vllm/config/lora.py MaxLoRARanks)");
+  if (loras == 0) throw_usage("--max-loras 0: vLLM needs at least 1 LoRA slot (vllm/config/lora.py)");
+}
+
+void refuse_lora_flags_without_lora(const EngineArgs& args) {
+  if (arg_switch(args, "enable-lora")) return;
+  for (const char* flag : {"max-loras", "max-lora-rank"})
+    if (arg_string(args, flag))
+      throw_usage(std::string("--") + flag + " sizes LoRA slots only with --enable-lora (vLLM ignores it without)");
+}
+
 MemoryPlan VllmEngine::plan(const PlanInput& in) const {
   // Encoders run on the pooling runner: no KV cache (memory/encoder_memory.cpp).
   if (is_encoder(in.model.arch)) return plan_pooling_vllm(*this, d_, in);
   check_workload(in.workload);
   check_known_args(in.args, options(), "vllm");
+  refuse_lora_flags_without_lora(in.args);
   const auto& arch = in.model.arch;
   const auto& args = in.args;
   MemoryPlan p;
@@ -223,6 +243,10 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
   }
   const VllmSpeculative spec = vllm_speculative(args, in.model, d_.release(), v0, pp);
   for (const auto& n : spec.notes) p.notes.push_back(n);
+  // A step verifies k drafts after a request's last token: more than its context can ever hold.
+  if (spec.on && spec.tokens >= max_model_len)
+    throw_usage("--speculative-config: num_speculative_tokens " + std::to_string(spec.tokens) +
+                " is not below max_model_len " + std::to_string(max_model_len) + ": no request could hold its drafts");
   const bool eager = arg_switch(args, "enforce-eager");
   const bool hybrid = !arg_switch(args, "disable-hybrid-kv-cache-manager");
 
@@ -279,10 +303,12 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
   std::string lora_explain;
   if (arg_switch(args, "enable-lora")) {
     const std::uint64_t loras = arg_u64(args, "max-loras").value_or(1), rank = arg_u64(args, "max-lora-rank").value_or(16);
+    check_lora_slots(loras, rank);
     const std::uint64_t h = arch.hidden_size, q = arch.num_heads * arch.head_dim,
                         kv = arch.num_kv_heads * arch.head_dim, inter = arch.intermediate_size;
     // Column-parallel (qkv, gate_up): A full input, B output/TP; row-parallel (o, down): A input/TP, B full output.
-    const std::uint64_t elems = rank * ((h + (q + 2 * kv) / tp) + (q / tp + h) + (h + 2 * inter / tp) + (inter / tp + h));
+    const std::uint64_t elems =
+        checked_mul(rank, (h + (q + 2 * kv) / tp) + (q / tp + h) + (h + 2 * inter / tp) + (inter / tp + h));
     lora_per_layer = checked_mul(checked_mul(elems, loras), rw.compute_bytes);
     lora_explain = std::to_string(loras) + " slots x rank " + std::to_string(rank) +
                    " x (qkv, o, gate_up, down) A+B per layer";

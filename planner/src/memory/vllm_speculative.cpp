@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "vramplan/core/error.hpp"
+#include "vramplan/core/text.hpp"
 #include "vramplan/core/version.hpp"
 #include "vramplan/memory/mtp_draft.hpp"
 
@@ -18,6 +19,11 @@ VllmSpeculative vllm_speculative(const EngineArgs& a, const ModelSpec& model, st
   const auto cfg = nlohmann::json::parse(*text, nullptr, false);
   if (cfg.is_discarded() || !cfg.is_object())
     throw_usage("--speculative-config: expected a JSON object, e.g. '{\"method\": \"mtp\", \"num_speculative_tokens\": 1}'");
+  // Only these keys change the plan; any other would be silently ignored, so it is refused.
+  for (const auto& item : cfg.items())
+    if (const std::string& key = item.key(); key != "method" && key != "num_speculative_tokens" && key != "model")
+      throw_usage("--speculative-config: key " + escape_control(excerpt(key)) +
+                  " is not modelled (modelled: \"method\", \"num_speculative_tokens\")");
   const auto method = cfg.find("method");
   if (method == cfg.end() || !method->is_string())
     throw_usage("--speculative-config: \"method\" missing (only \"mtp\", the checkpoint's own MTP layer, is modelled)");

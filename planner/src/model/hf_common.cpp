@@ -109,7 +109,10 @@ void read_rope_tables(const ConfigView& c, std::uint64_t rotary_dim, ModelArch& 
   RopeTable t;
   t.rotary_dim = rotary_dim;
   t.max_positions = a.max_position_embeddings;
-  if (auto scaling = c.find({"rope_scaling", "rope_parameters"}); scaling && scaling->is_object()) {
+  const auto scaling = c.find({"rope_scaling", "rope_parameters"});
+  // transformers' rope_config_validation reads it as a dict (rope_scaling.get("rope_type")).
+  if (scaling && !scaling->is_object()) scaling->fail("must be an object such as {\"rope_type\": \"yarn\", \"factor\": 4}");
+  if (scaling) {
     t.scaling_type = scaling->opt_string("rope_type").value_or(scaling->opt_string("type").value_or(""));
     t.scaling_factor = scaling->opt_number("factor").value_or(1.0);
     if (!(t.scaling_factor > 0.0 && t.scaling_factor <= kMaxRopeScalingFactor))

@@ -2,7 +2,6 @@
 #include "vramplan/perf/host_offload.hpp"
 
 #include <cstdio>
-#include <cstdlib>
 
 #include "vramplan/core/error.hpp"
 
@@ -63,18 +62,6 @@ PerfHardware decode_with_host_offload(const PerfHardware& gpu, const HostOffload
 
 PerfHardware prefill_with_host_offload(const PerfHardware& gpu, const HostOffload& o) {
   return with_offload_memory(gpu, o.gpu_share, o.pcie_bytes_per_s, "host->GPU link");
-}
-
-double parse_gbps(const std::string& text, const std::string& flag) {
-  std::string t = text;
-  for (const char* unit : {"GB/s", "gb/s", "GBps"})
-    if (t.size() > std::string(unit).size() && t.ends_with(unit)) t.resize(t.size() - std::string(unit).size());
-  while (!t.empty() && t.back() == ' ') t.pop_back();
-  char* end = nullptr;
-  const double v = std::strtod(t.c_str(), &end);
-  if (t.empty() || end != t.c_str() + t.size() || !(v > 0))
-    throw_usage(flag + " " + text + ": expected a bandwidth in GB/s (10^9 B/s), e.g. 60 or 60GB/s");
-  return v;
 }
 
 }  // namespace vramplan::perf

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "vramplan/core/error.hpp"
+#include "vramplan/diffusion/pipeline.hpp"
 #include "vramplan/io/json_file.hpp"
 #include "vramplan/plan/mig_layout.hpp"
 #include "plan/numbers.hpp"
@@ -351,6 +352,11 @@ CotenancyOutcome run_cotenancy(const CotenancyRequest& req, const DataRoot& root
   for (std::size_t i = 0; i < tenants.size(); ++i) {
     Tenant& t = tenants[i];
     t.spec = &req.tenants[i];
+    // A diffusers pipeline is no serving engine's model: it has its own plan and check.
+    if (diffusion::is_pipeline(t.spec->model, root))
+      throw_usage("tenant " + std::to_string(i + 1) + ": " + t.spec->model +
+                  " is a diffusion pipeline; co-tenancy plans serving instances (LLMs and embedders): check it alone "
+                  "with vramplan check --model " + t.spec->model);
     t.session = std::make_unique<PlanSession>(root, t.spec->model, memory::make_engine(t.spec->engine, root.data()));
     t.who = "tenant " + std::to_string(i + 1) + " (" + t.session->model().id + ", " +
             std::string(t.session->engine().name()) + ")";

@@ -83,7 +83,7 @@ perf::ServingEstimate partial_offload_serving(const memory::PlanRequest& r, cons
   perf::HostOffload off;
   off.gpu_share = perf::streamed_gpu_share(model, tensor_bytes, host_layers, false);
   const auto hb = memory::arg_string(r.args, "host-bandwidth");
-  off.host_bandwidth_bytes_per_s = 1e9 * (hb ? perf::parse_gbps(*hb, "--host-bandwidth") : perf::kDefaultHostBandwidthGBps);
+  off.host_bandwidth_bytes_per_s = 1e9 * (hb ? parse_gbps(*hb, "--host-bandwidth") : perf::kDefaultHostBandwidthGBps);
   const auto pcie = gpu.interconnect.pcie_gen ? defaults.pcie_gbps_per_direction.find(*gpu.interconnect.pcie_gen)
                                               : defaults.pcie_gbps_per_direction.end();
   if (pcie == defaults.pcie_gbps_per_direction.end())

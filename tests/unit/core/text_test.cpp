@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "vramplan/core/error.hpp"
+
 namespace vramplan {
 namespace {
 
@@ -23,6 +25,17 @@ TEST(Text, ClosestNamesPutsSubstringsFirst) {
   EXPECT_EQ(closest_names("H100", names), (std::vector<std::string>{"h100-sxm-80", "h100-pcie-80", "h200"}));
   EXPECT_EQ(closest_names("h100", names, 1), (std::vector<std::string>{"h100-sxm-80"}));
   EXPECT_TRUE(closest_names("zzzzzzzzzzzz", names).empty());
+}
+
+TEST(Text, BandwidthParsesDecimalGigabytesPerSecond) {
+  EXPECT_EQ(parse_gbps("60", "--host-bandwidth"), 60);
+  EXPECT_EQ(parse_gbps("76.8GB/s", "--host-bandwidth"), 76.8);
+  EXPECT_EQ(parse_gbps("40 GB/s", "--host-bandwidth"), 40);
+  EXPECT_THROW(parse_gbps("fast", "--host-bandwidth"), Error);
+  EXPECT_THROW(parse_gbps("0", "--host-bandwidth"), Error);
+  // strtod reads these as infinities: a bandwidth must be finite.
+  EXPECT_THROW(parse_gbps("inf", "--host-bandwidth"), Error);
+  EXPECT_THROW(parse_gbps("1e400", "--host-bandwidth"), Error);
 }
 
 }  // namespace

@@ -58,13 +58,5 @@ TEST(HostOffload, DecodeBandwidthIsTheHarmonicMixture) {
   EXPECT_EQ(decode_with_host_offload(gpu, {1.0, 60e9, 31.5e9}).expected.bandwidth_bytes_per_s, 1000e9);
 }
 
-TEST(HostOffload, BandwidthFlagParses) {
-  EXPECT_EQ(parse_gbps("60", "--host-bandwidth"), 60);
-  EXPECT_EQ(parse_gbps("76.8GB/s", "--host-bandwidth"), 76.8);
-  EXPECT_EQ(parse_gbps("40 GB/s", "--host-bandwidth"), 40);
-  EXPECT_THROW(parse_gbps("fast", "--host-bandwidth"), Error);
-  EXPECT_THROW(parse_gbps("0", "--host-bandwidth"), Error);
-}
-
 }  // namespace
 }  // namespace vramplan::perf

@@ -36,5 +36,8 @@ std::string fixed(double v, int decimals);
 std::string percent(double fraction, int decimals);
 //! `v` rounded to `decimals` places, for JSON figures that should not show float noise.
 double rounded(double v, int decimals);
+//! A bandwidth in decimal GB/s from "60", "60GB/s" or "60 GB/s"; Error(Usage) naming `flag` for
+//! anything else, including 0, a negative, inf and nan.
+double parse_gbps(const std::string& text, const std::string& flag);
 
 }  // namespace vramplan

@@ -59,11 +59,22 @@ struct Workload {
 //! names the flag.
 using EngineArgs = std::map<std::string, std::string>;
 
+//! The form an option's value takes. check_known_args refuses a value of another form even where
+//! the plan never reads it, as the engine's own argument parser would (vLLM's `--max-loras abc`
+//! is an argparse error whether or not LoRA is enabled): a typo never passes silently.
+enum class OptionValue {
+  text,       //!< checked where it is used (a dtype, a policy name, JSON)
+  whole,      //!< a non-negative integer (arg_u64)
+  number,     //!< a finite decimal number (arg_double); ranges are checked where it is used
+  bandwidth,  //!< GB/s: "60", "60GB/s" (parse_gbps)
+};
+
 struct EngineOption {
   std::string name;           //!< long name without dashes ("max-model-len")
   std::string help;
   bool is_switch = false;     //!< takes no value
   std::vector<std::string> aliases;  //!< other spellings accepted on the command line ("tp")
+  OptionValue value = OptionValue::text;  //!< ignored for a switch
 };
 
 //! Everything one plan needs. References stay owned by the caller for the call's duration.
@@ -174,7 +185,8 @@ bool arg_switch(const EngineArgs& args, const std::string& name);
 //! A feature with a --NAME / --no-NAME pair of switches (vLLM's argparse BooleanOptionalAction):
 //! true for --NAME, false for --no-NAME, `fallback` for neither; both is Error(Usage).
 bool arg_on_off(const EngineArgs& args, const std::string& name, bool fallback);
-//! Throws Error(Usage) for a key of `args` that `options` does not declare.
+//! Throws Error(Usage) for a key of `args` that `options` does not declare, or whose value is not of
+//! the option's OptionValue form.
 void check_known_args(const EngineArgs& args, const std::vector<EngineOption>& options,
                       std::string_view engine);
 

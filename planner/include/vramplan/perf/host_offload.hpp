@@ -45,7 +45,4 @@ PerfHardware decode_with_host_offload(const PerfHardware& gpu, const HostOffload
 //! The same for prompt processing: the CPU layers' weights cross the PCIe link.
 PerfHardware prefill_with_host_offload(const PerfHardware& gpu, const HostOffload& offload);
 
-//! "60 GB/s" from "60", "60GB/s" or "60 GB/s" (decimal GB); Error(Usage) naming the flag otherwise.
-double parse_gbps(const std::string& text, const std::string& flag);
-
 }  // namespace vramplan::perf

@@ -2,32 +2,48 @@
 #include "vramplan/plan/train_limits.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "vramplan/core/error.hpp"
 #include "vramplan/memory/component.hpp"
-#include "vramplan/model/load.hpp"
-#include "vramplan/quant/format.hpp"
 
 namespace vramplan::plan {
 namespace {
+
+// train_fits on inputs already loaded: each search below plans dozens of times.
+bool fits_on(const train::TrainRequest& request, const train::TrainInputs& in, std::string* reason) {
+  try {
+    // The variable-length replay (train/step_replay.hpp) only moves the peak reserved: a verdict on the
+    // peak allocated does not need it, and the searches below plan dozens of times.
+    train::TrainRequest q = request;
+    if (!q.fit_on_device) q.lengths.reset();
+    const train::TrainPlan p = train::plan_training(q, in);
+    if (!p.fits && reason) *reason = train_overflow(p);
+    return p.fits;
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::Usage) throw;
+    if (reason) *reason = e.what();
+    return false;
+  }
+}
 
 // The limit search of plan/limits.cpp with a training probe: largest_fitting over `make(v)`, then
 // the reason at value + 1 (or at 1 when nothing fits).
 // The largest value of the request's `field` (micro_batch, seq_len) in 1..cap that fits, and
 // what breaks one above it.
 LimitResult search_training(std::uint64_t cap, const train::TrainRequest& request,
-                            std::uint64_t train::TrainRequest::*field, const DataRoot& root) {
+                            std::uint64_t train::TrainRequest::*field, const train::TrainInputs& in) {
   const auto make = [&](std::uint64_t v) {
     train::TrainRequest q = request;
     q.*field = v;
     return q;
   };
   LimitResult r;
-  r.value = largest_fitting(cap, [&](std::uint64_t v) { return train_fits(make(v), root, nullptr); }, r.probes);
+  r.value = largest_fitting(cap, [&](std::uint64_t v) { return fits_on(make(v), in, nullptr); }, r.probes);
   r.capped = r.value == cap && cap > 0;
   if (!r.capped) {
     ++r.probes;
-    train_fits(make(r.value + 1), root, &r.breaks);
+    fits_on(make(r.value + 1), in, &r.breaks);
   }
   return r;
 }
@@ -66,33 +82,30 @@ std::string train_overflow(const train::TrainPlan& p) {
 }
 
 bool train_fits(const train::TrainRequest& request, const DataRoot& root, std::string* reason) {
+  std::optional<train::TrainInputs> in;
   try {
-    // The variable-length replay (train/step_replay.hpp) only moves the peak reserved: a verdict on the
-    // peak allocated does not need it, and the searches below plan dozens of times.
-    train::TrainRequest q = request;
-    if (!q.fit_on_device) q.lengths.reset();
-    const train::TrainPlan p = train::plan_training(q, root);
-    if (!p.fits && reason) *reason = train_overflow(p);
-    return p.fits;
+    in.emplace(train::load_train_inputs(request.model, root));
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::Usage) throw;
     if (reason) *reason = e.what();
     return false;
   }
+  return fits_on(request, *in, reason);
 }
 
-LimitResult train_max_micro_batch(const train::TrainRequest& request, const DataRoot& root, std::uint64_t cap) {
-  LimitResult r = search_training(cap, request, &train::TrainRequest::micro_batch, root);
+namespace {
+
+LimitResult max_micro_batch_on(const train::TrainRequest& request, const train::TrainInputs& in, std::uint64_t cap) {
+  LimitResult r = search_training(cap, request, &train::TrainRequest::micro_batch, in);
   if (r.capped) r.cap_reason = "search limit " + std::to_string(cap);
   if (!r.breaks.empty()) r.breaks = "at micro-batch " + memory::grouped(r.value + 1) + ": " + r.breaks;
   return r;
 }
 
-LimitResult train_max_seq_len(const train::TrainRequest& request, const DataRoot& root) {
-  const QuantCatalog quant = QuantCatalog::load(root.data_file("quant_formats.json"));
-  const std::uint64_t model_max = load_model(request.model, root, quant).arch.max_position_embeddings;
+LimitResult max_seq_len_on(const train::TrainRequest& request, const train::TrainInputs& in) {
+  const std::uint64_t model_max = in.model.arch.max_position_embeddings;
   const std::uint64_t cap = model_max ? model_max : (1u << 24);
-  LimitResult r = search_training(cap, request, &train::TrainRequest::seq_len, root);
+  LimitResult r = search_training(cap, request, &train::TrainRequest::seq_len, in);
   if (r.capped)
     r.cap_reason = model_max ? "the model's max_position_embeddings (" + std::to_string(model_max) + ")"
                              : "search limit " + std::to_string(cap);
@@ -100,7 +113,7 @@ LimitResult train_max_seq_len(const train::TrainRequest& request, const DataRoot
   return r;
 }
 
-TrainMinGpus train_min_gpus(const train::TrainRequest& request, const DataRoot& root, std::uint64_t bound) {
+TrainMinGpus min_gpus_on(const train::TrainRequest& request, const train::TrainInputs& in, std::uint64_t bound) {
   TrainMinGpus m;
   m.bound = bound;
   const auto& par = request.parallel;
@@ -121,21 +134,21 @@ TrainMinGpus train_min_gpus(const train::TrainRequest& request, const DataRoot& 
   // fits(d) is false ... false true ... true (sharding over more ranks only lowers the per-GPU
   // peak): the largest d that does NOT fit, by the same doubling and bisection, plus one.
   const std::uint64_t largest_failing =
-      largest_fitting(cap, [&](std::uint64_t d) { return !train_fits(at(d), root, nullptr); }, m.probes);
+      largest_fitting(cap, [&](std::uint64_t d) { return !fits_on(at(d), in, nullptr); }, m.probes);
   if (largest_failing < cap) {
     m.gpus = (largest_failing + 1) * m.model_parallel;
     return m;
   }
   std::string overflow;
   ++m.probes;
-  train_fits(at(cap), root, &overflow);
+  fits_on(at(cap), in, &overflow);
   if (replicated) {
     m.why_none = "sharding none (DDP) keeps every model state on every rank, so more GPUs do not lower the per-GPU peak: " + overflow;
     return m;
   }
   std::string unsharded;
   try {
-    unsharded = unsharded_parts(train::plan_training(at(std::min<std::uint64_t>(2, cap)), root), train::plan_training(at(cap), root));
+    unsharded = unsharded_parts(train::plan_training(at(std::min<std::uint64_t>(2, cap)), in), train::plan_training(at(cap), in));
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::Usage) throw;
     unsharded = e.what();
@@ -144,6 +157,20 @@ TrainMinGpus train_min_gpus(const train::TrainRequest& request, const DataRoot& 
                std::string(train::sharding_name(request.sharding)) +
                " shards model states over the data-parallel group only; what does not shrink with more GPUs: " + unsharded;
   return m;
+}
+
+}  // namespace
+
+LimitResult train_max_micro_batch(const train::TrainRequest& request, const DataRoot& root, std::uint64_t cap) {
+  return max_micro_batch_on(request, train::load_train_inputs(request.model, root), cap);
+}
+
+LimitResult train_max_seq_len(const train::TrainRequest& request, const DataRoot& root) {
+  return max_seq_len_on(request, train::load_train_inputs(request.model, root));
+}
+
+TrainMinGpus train_min_gpus(const train::TrainRequest& request, const DataRoot& root, std::uint64_t bound) {
+  return min_gpus_on(request, train::load_train_inputs(request.model, root), bound);
 }
 
 GradAccum grad_accum_for(std::uint64_t global_batch, std::uint64_t micro_batch, std::uint64_t data_parallel) {
@@ -167,9 +194,11 @@ TrainLimits train_limits(const train::TrainRequest& request, const DataRoot& roo
   TrainLimits l;
   l.seq_len = request.seq_len;
   l.micro_batch = request.micro_batch;
-  l.max_micro_batch = train_max_micro_batch(request, root);
-  l.max_seq_len = train_max_seq_len(request, root);
-  l.min_gpus = train_min_gpus(request, root);
+  // One load of the model and catalogues for the three searches (about 60 plans).
+  const train::TrainInputs in = train::load_train_inputs(request.model, root);
+  l.max_micro_batch = max_micro_batch_on(request, in, kTrainMicroBatchCap);
+  l.max_seq_len = max_seq_len_on(request, in);
+  l.min_gpus = min_gpus_on(request, in, kTrainGpuBound);
   l.grad_accum = grad_accum;
   return l;
 }

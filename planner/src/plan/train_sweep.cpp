@@ -47,6 +47,7 @@ TrainSweepResult run_train_sweep(const TrainSweepRequest& r, const DataRoot& roo
                                       " recomputations) is more than the " + std::to_string(kMaxTrainSweepLayouts) +
                                       " searched at most: narrow --gpu, --gpus, --sharding or --grad-checkpointing");
   const PriceBook prices = load_price_book(root, r.prices_file);
+  const train::TrainInputs inputs = train::load_train_inputs(r.base.model, root);  // once for every layout
   TrainSweepResult out;
   for (const auto& g : gpus) out.gpus.push_back(g.id);
   for (const auto& gpu : gpus) {
@@ -64,7 +65,7 @@ TrainSweepResult run_train_sweep(const TrainSweepRequest& r, const DataRoot& roo
           q.run_tokens = r.run_tokens;
           const std::string sname(train::sharding_name(sharding));
           try {
-            const train::TrainPlan p = train::plan_training(q, root);
+            const train::TrainPlan p = train::plan_training(q, inputs);
             if (out.model.empty()) out.model = p.model_id;
             if (!p.fits) {
               out.misses.push_back({gpu.id, sname, rc.label, n, train_overflow(p)});

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 
 #include "vramplan/core/error.hpp"
 #include "vramplan/io/input_file.hpp"
@@ -68,6 +69,8 @@ TrialResult run_trial(const TrialRequest& r, const DataRoot& root) {
   TrialResult out;
   // The engine's longest sequence, as it plans it with the user's flags.
   const memory::PlanOutcome probe = memory::run_plan(r.plan, root);
+  // Every cell plans the same model: load it once.
+  const auto loaded = std::make_shared<const ModelSpec>(probe.model);
   out.model = probe.model.id;
   out.gpu = probe.gpu.id;
   out.engine = probe.plan.engine;
@@ -81,6 +84,7 @@ TrialResult run_trial(const TrialRequest& r, const DataRoot& root) {
       c.output_tokens = r.output_tokens;
       c.batch = b;
       memory::PlanRequest pr = r.plan;
+      pr.loaded_model = loaded;
       pr.workload.batch = b;
       pr.workload.context = g.input + r.output_tokens;
       const memory::PlanOutcome plan = memory::run_plan(pr, root);

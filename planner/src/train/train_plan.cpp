@@ -144,18 +144,32 @@ ReplayInput replay_input(const TrainRequest& r, const ModelSpec& spec, bool gate
 
 }  // namespace
 
+TrainInputs load_train_inputs(const std::string& model, const DataRoot& root) {
+  if (model.empty()) throw Error(ErrorKind::Usage, "--model is required");
+  QuantCatalog quant = QuantCatalog::load(root.data_file("quant_formats.json"));
+  GpuCatalog gpus = GpuCatalog::load(root.data_file("gpus.json"));
+  ModelSpec spec = load_model(model, root, quant);
+  return {std::move(quant), std::move(gpus), std::move(spec), pytorch_cuda_context(root),
+          perf::load_perf_defaults(root.data_file("perf_defaults.json"))};
+}
+
 TrainPlan plan_training(const TrainRequest& r, const DataRoot& root) {
+  if (r.model.empty()) throw Error(ErrorKind::Usage, "--model is required");
+  if (r.gpu.empty()) throw Error(ErrorKind::Usage, "--gpu is required");
+  return plan_training(r, load_train_inputs(r.model, root));
+}
+
+TrainPlan plan_training(const TrainRequest& r, const TrainInputs& inputs) {
   if (r.model.empty()) throw Error(ErrorKind::Usage, "--model is required");
   if (r.gpu.empty()) throw Error(ErrorKind::Usage, "--gpu is required");
   if (r.grad_accum == 0) throw Error(ErrorKind::Usage, "--grad-accum must be > 0");
   if (r.method == Method::Qlora && r.adapter.base_format == "bf16")
     throw Error(ErrorKind::Usage, "QLoRA needs a quantized base (--base-format nf4 / nf4-dq)");
-  const QuantCatalog quant = QuantCatalog::load(root.data_file("quant_formats.json"));
-  const GpuCatalog gpus = GpuCatalog::load(root.data_file("gpus.json"));
-  GpuSpec gpu = gpus.resolve_one(r.gpu);
+  const QuantCatalog& quant = inputs.quant;
+  GpuSpec gpu = inputs.gpus.resolve_one(r.gpu);
   require_plannable(gpu);
   if (r.gpu_memory) gpu = with_reported_total(gpu, *r.gpu_memory);
-  ModelSpec spec = load_model(r.model, root, quant);
+  ModelSpec spec = inputs.model;
   if (r.untie_head && spec.arch.tied_embeddings) untie(spec);
   if (spec.arch.num_layers == 0 || spec.arch.hidden_size == 0)
     throw Error(ErrorKind::Usage, "model " + spec.id + " has no decoder layers vramplan can size for training");
@@ -268,7 +282,7 @@ TrainPlan plan_training(const TrainRequest& r, const DataRoot& root) {
       plan.reserved.explain = "peak allocated + fragmentation over variable-length steps: " + replay.explain;
     }
   }
-  plan.cuda_context = pytorch_cuda_context(root);
+  plan.cuda_context = inputs.cuda_context;
   plan.peak_device = plan.reserved.peak_reserved + plan.cuda_context;
   if (r.fit_on_device) plan.headroom = signed_difference(plan.capacity, plan.peak_device);
   plan.fits = plan.headroom >= 0;
@@ -283,8 +297,7 @@ TrainPlan plan_training(const TrainRequest& r, const DataRoot& root) {
                          "the larger of the first stage (PP micro-batches in flight) and the last (one, plus the logits)");
   try {
     const TrainFlops flops = training_flops(spec, r, r.method == Method::Full ? 0 : plan.trainable_params);
-    plan.speed = training_speed(flops, r, gpu, perf::load_perf_defaults(root.data_file("perf_defaults.json")),
-                                plan.speed_unavailable);
+    plan.speed = training_speed(flops, r, gpu, inputs.perf_defaults, plan.speed_unavailable);
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::Usage) throw;
     plan.speed_unavailable = e.what();  // the step model lacks a dimension this model needs

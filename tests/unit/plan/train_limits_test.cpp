@@ -80,6 +80,19 @@ TEST(TrainPlan, PreviousGraphHoldsBitsandbytesInputsAndLogits) {
   EXPECT_EQ(part_bytes(train::plan_training(r, limits_root()), "previous_graph"), -1.0);
 }
 
+// The searches plan on inputs loaded once (train::TrainInputs): the model in them is the one
+// planned, whatever the request's model string says, and the plan equals a fresh load's.
+TEST(TrainPlan, PlansOnInputsLoadedOnce) {
+  const train::TrainRequest r = tiny_llama_request("h100-sxm-80");
+  const train::TrainInputs in = train::load_train_inputs(r.model, limits_root());
+  train::TrainRequest elsewhere = r;
+  elsewhere.model = "no-such-model";  // never loaded: the inputs hold the model
+  const train::TrainPlan once = train::plan_training(elsewhere, in), fresh = train::plan_training(r, limits_root());
+  EXPECT_EQ(once.peak_allocated, fresh.peak_allocated);
+  EXPECT_EQ(once.peak_allocated.count(), 640'896u + 7'728u * 64u);  // peak(1, 64), above
+  EXPECT_EQ(once.model_id, fresh.model_id);
+}
+
 TEST(TrainLimits, ThePeakIsTheHandSum) {
   const auto p = train::plan_training(tiny_llama_request("custom:4MiB"), limits_root());
   EXPECT_EQ(p.total_params, 106'816u);

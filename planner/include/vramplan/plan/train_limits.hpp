@@ -33,14 +33,19 @@ std::string train_overflow(const train::TrainPlan& plan);
 //! with that error as the reason (as plan/limits.cpp's probe).
 bool train_fits(const train::TrainRequest& request, const DataRoot& root, std::string* reason);
 
+//! The searches' default ranges: micro-batches up to 65,536 and up to 1,024 GPUs.
+inline constexpr std::uint64_t kTrainMicroBatchCap = 1u << 16;
+inline constexpr std::uint64_t kTrainGpuBound = 1024;
+
 //! Largest micro-batch in [1, cap] that fits at request.seq_len.
-LimitResult train_max_micro_batch(const train::TrainRequest& request, const DataRoot& root, std::uint64_t cap = 1u << 16);
+LimitResult train_max_micro_batch(const train::TrainRequest& request, const DataRoot& root,
+                                  std::uint64_t cap = kTrainMicroBatchCap);
 
 //! Longest sequence that fits at request.micro_batch; capped at max_position_embeddings.
 LimitResult train_max_seq_len(const train::TrainRequest& request, const DataRoot& root);
 
 struct TrainMinGpus {
-  std::uint64_t bound = 1024;          //!< most GPUs searched
+  std::uint64_t bound = kTrainGpuBound;  //!< most GPUs searched
   std::uint64_t model_parallel = 1;    //!< TP x PP x CP: GPUs per data-parallel rank
   std::optional<std::uint64_t> gpus;   //!< fewest that fit; nullopt = none within the bound
   std::string why_none;                //!< when gpus is nullopt: what does not shard
@@ -48,7 +53,8 @@ struct TrainMinGpus {
 };
 
 //! Fewest GPUs (data-parallel size x model_parallel, at most `bound`) for request.sharding.
-TrainMinGpus train_min_gpus(const train::TrainRequest& request, const DataRoot& root, std::uint64_t bound = 1024);
+TrainMinGpus train_min_gpus(const train::TrainRequest& request, const DataRoot& root,
+                            std::uint64_t bound = kTrainGpuBound);
 
 struct GradAccum {
   std::uint64_t global_batch = 0;      //!< asked for, in sequences

@@ -21,8 +21,11 @@
 #include <nlohmann/json.hpp>
 
 #include "vramplan/core/bytes.hpp"
+#include "vramplan/hardware/gpu_catalog.hpp"
 #include "vramplan/io/data_root.hpp"
 #include "vramplan/memory/component.hpp"
+#include "vramplan/model/spec.hpp"
+#include "vramplan/quant/format.hpp"
 #include "vramplan/train/activations.hpp"
 #include "vramplan/train/adapters.hpp"
 #include "vramplan/train/model_states.hpp"
@@ -109,8 +112,23 @@ struct TrainPlan {
   std::optional<TrainRun> run;  //!< when request.run_tokens is set and the speed is known
 };
 
+//! What every plan of one model reads from disk: the catalogues, the model and the defaults.
+//! Searches that plan dozens of times (plan/train_limits, plan/train_sweep) load it once: a
+//! 50 MB config.json parsed per probe had made `train` take 15 s.
+struct TrainInputs {
+  QuantCatalog quant;
+  GpuCatalog gpus;
+  ModelSpec model;
+  Bytes cuda_context;                //!< PyTorch's (data/engines/hf.json cuda_context_gib)
+  perf::PerfDefaults perf_defaults;  //!< data/perf_defaults.json, for the step time
+};
+//! Throws Error(Usage) when `model` is empty.
+TrainInputs load_train_inputs(const std::string& model, const DataRoot& root);
+
 //! Throws Error(Usage) for missing --model / --gpu and impossible settings.
 TrainPlan plan_training(const TrainRequest& request, const DataRoot& root);
+//! The same on inputs already loaded; `inputs.model` must be the one `request.model` names.
+TrainPlan plan_training(const TrainRequest& request, const TrainInputs& inputs);
 
 //! The vramplan.train/1 document (docs/schemas/train.schema.json).
 nlohmann::json train_json(const TrainPlan& plan);

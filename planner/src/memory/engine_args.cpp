@@ -57,6 +57,15 @@ bool arg_on_off(const EngineArgs& args, const std::string& name, bool fallback) 
   return on ? true : off ? false : fallback;
 }
 
+std::string flag_with_alias(const std::vector<EngineOption>& options, std::string_view alias) {
+  for (const auto& o : options) {
+    if (o.name == alias) return o.name;
+    for (const auto& a : o.aliases)
+      if (a == alias) return o.name;
+  }
+  return "";
+}
+
 void check_known_args(const EngineArgs& args, const std::vector<EngineOption>& options,
                       std::string_view engine) {
   for (const auto& [key, value] : args) {

@@ -18,16 +18,6 @@ GpuSpec cpu_host() {
   return g;
 }
 
-// The engine flag spelled `alias` ("tp", "pp") among its options; "" when it has none.
-std::string flag_with_alias(const std::vector<EngineOption>& options, std::string_view alias) {
-  for (const auto& o : options) {
-    if (o.name == alias) return o.name;
-    for (const auto& a : o.aliases)
-      if (a == alias) return o.name;
-  }
-  return "";
-}
-
 std::uint64_t parallel_degree(const Engine& engine, const EngineArgs& args, std::string_view alias) {
   const std::string flag = flag_with_alias(engine.options(), alias);
   return flag.empty() ? 1 : arg_u64(args, flag).value_or(1);

@@ -15,15 +15,6 @@ namespace {
 constexpr std::array<std::string_view, 4> kContextFlags = {"max-model-len", "context-length", "max-seq-len",
                                                            "ctx-size"};
 
-std::string flag_with_alias(const std::vector<memory::EngineOption>& options, std::string_view alias) {
-  for (const auto& o : options) {
-    if (o.name == alias) return o.name;
-    for (const auto& a : o.aliases)
-      if (a == alias) return o.name;
-  }
-  return "";
-}
-
 std::string context_flag_of(const std::vector<memory::EngineOption>& options) {
   for (const auto& o : options)
     for (const auto name : kContextFlags)
@@ -45,8 +36,8 @@ PlanSession::PlanSession(const DataRoot& root, const std::string& model, std::un
       compat_(compat::CompatRules::load(root.data() / "compat")),
       engine_(engine ? std::move(engine) : throw Error(ErrorKind::Internal, "PlanSession: no engine")) {
   const auto options = engine_->options();
-  tp_flag_ = flag_with_alias(options, "tp");
-  pp_flag_ = flag_with_alias(options, "pp");
+  tp_flag_ = memory::flag_with_alias(options, "tp");
+  pp_flag_ = memory::flag_with_alias(options, "pp");
   context_flag_ = context_flag_of(options);
 }
 

@@ -185,6 +185,8 @@ bool arg_switch(const EngineArgs& args, const std::string& name);
 //! A feature with a --NAME / --no-NAME pair of switches (vLLM's argparse BooleanOptionalAction):
 //! true for --NAME, false for --no-NAME, `fallback` for neither; both is Error(Usage).
 bool arg_on_off(const EngineArgs& args, const std::string& name, bool fallback);
+//! The option spelled `alias` ("tp", "pp") by its name or one of its aliases; "" when none is.
+std::string flag_with_alias(const std::vector<EngineOption>& options, std::string_view alias);
 //! Throws Error(Usage) for a key of `args` that `options` does not declare, or whose value is not of
 //! the option's OptionValue form.
 void check_known_args(const EngineArgs& args, const std::vector<EngineOption>& options,

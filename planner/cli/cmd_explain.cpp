@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "decision_options.hpp"
 #include "exit_codes.hpp"
+#include "vramplan/core/error.hpp"
 #include "vramplan/plan/check.hpp"
 #include "vramplan/plan/explain.hpp"
 
@@ -25,6 +26,10 @@ int run_explain(const std::vector<std::string>& args) {
   const auto opts = read_common_options(vm);
   const plan::CheckRequest req = read_check_request(vm, spec, *engine);
   const auto outcome = plan::run_check(req, data_root(), std::move(engine));
+  // An unsupported configuration sizes nothing (plan/check.hpp): no table to explain, and the
+  // exit code is check's for it (1).
+  if (outcome.compat.support == compat::Support::Unsupported)
+    throw Error(ErrorKind::DoesNotFit, "explain: no memory is sized for an unsupported configuration: " + outcome.line);
   const auto lines = plan::explain_lines(outcome);
   emit(opts, plan::explain_json(outcome, lines), plan::explain_text(lines, opts.format == OutputFormat::Markdown));
   return kExitOk;

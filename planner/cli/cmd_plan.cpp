@@ -69,6 +69,11 @@ int run_plan(const std::vector<std::string>& args) {
     throw_usage("--batch: TEI forms its batches by --max-batch-tokens and --max-batch-requests");
   if (vm.count("batch")) req.workload.batch = vm["batch"].as<std::uint64_t>();
   if (vm.count("context")) req.workload.context = vm["context"].as<std::uint64_t>();
+  // As check refuses it (plan/evaluate.cpp): sequences longer than the engine is configured for.
+  if (const std::string flag = memory::context_flag_of(engine->options()); req.workload.context && !flag.empty())
+    if (const auto limit = memory::arg_u64(req.args, flag); limit && *req.workload.context > *limit)
+      throw_usage("--context " + std::to_string(*req.workload.context) + " exceeds the engine's maximum length " +
+                  std::to_string(*limit) + " (--" + flag + ")");
   if (vm.count("prompt-len")) req.prompt_tokens = vm["prompt-len"].as<std::uint64_t>();
   // Checked here too: the performance model catches it only as an "unknown" line, after the plan.
   if (req.prompt_tokens && *req.prompt_tokens == 0) throw_usage("--prompt-len must be >= 1");

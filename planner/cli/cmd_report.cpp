@@ -97,6 +97,8 @@ int run_report(const std::vector<std::string>& args) {
   for (const char* o : {"rate", "requests", "input-len", "output-len", "seed"})
     if (!simulate && !vm[o].defaulted()) throw_usage(std::string("--") + o + " applies to the simulated run: add --simulate");
   if (!simulate && vm.count("spec-accept-length")) throw_usage("--spec-accept-length applies to the simulated run: add --simulate");
+  for (const char* o : {"train-seq-len", "train-micro-batch", "train-gpus", "train-sharding"})
+    if (!vm.count("train") && !vm[o].defaulted()) throw_usage(std::string("--") + o + " applies to the training plan: add --train METHOD");
   // Fail on an unwritable --out before the work, not after it.
   std::ofstream out(out_path, std::ios::binary | std::ios::trunc);
   if (!out) throw Error(ErrorKind::Io, "--out: cannot write " + out_path);
@@ -193,6 +195,7 @@ int run_report(const std::vector<std::string>& args) {
     t.model = sessions.at(sweep.rows.front().model).first;
     t.gpu = sweep.rows.front().gpu;
     t.method = train::method_from_name(vm["train"].as<std::string>());
+    if (t.method == train::Method::Qlora) t.adapter.base_format = train::kQloraDefaultBase;
     t.seq_len = vm["train-seq-len"].as<std::uint64_t>();
     t.micro_batch = vm["train-micro-batch"].as<std::uint64_t>();
     t.parallel.gpus = vm["train-gpus"].as<std::uint64_t>();

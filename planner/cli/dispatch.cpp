@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <filesystem>
 #include <new>
 #include <ostream>
 #include <sstream>
@@ -82,6 +83,10 @@ int dispatch(const std::vector<std::string>& argv, std::ostream& out_stream, std
     return report_error(e.kind(), e.what(), json);
   } catch (const nlohmann::json::exception& e) {
     return report_error(ErrorKind::Internal, std::string("internal error (a bug in vramplan): JSON: ") + e.what(), json);
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A path the OS will not let us examine (a symlink loop, no permission): an I/O error on it.
+    return report_error(ErrorKind::Io, (e.path1().empty() ? std::string("file") : e.path1().string()) + ": " + e.code().message(),
+                        json);
   } catch (const std::bad_alloc&) {
     return report_error(ErrorKind::Internal, "out of memory", json);
   } catch (const std::exception& e) {

@@ -5,6 +5,7 @@
 #include "vramplan/core/error.hpp"
 #include "vramplan/core/text.hpp"
 #include "vramplan/hardware/gpu_catalog.hpp"
+#include "vramplan/train/adapters.hpp"
 
 namespace vramplan::cli {
 namespace {
@@ -136,7 +137,16 @@ train::TrainRequest read_train_setup(const po::variables_map& vm) {
   r.adapter.dropout = vm.count("lora-dropout") > 0;
   r.adapter.quantize_targets_only = vm.count("quantize-targets-only") > 0;
   r.adapter.base_format = vm.count("base-format") ? vm["base-format"].as<std::string>()
-                                                  : (r.method == train::Method::Qlora ? "nf4-dq" : "bf16");
+                                                  : (r.method == train::Method::Qlora ? train::kQloraDefaultBase : "bf16");
+  // What no layout can fix, checked once here: sweep --mode train would otherwise list the same
+  // error as a miss of every layout.
+  if (r.parallel.tp == 0 || r.parallel.pp == 0 || r.parallel.cp == 0)
+    throw Error(ErrorKind::Usage, "--tp, --pp and --cp must be >= 1");
+  if (r.micro_batch == 0 || r.seq_len == 0) throw Error(ErrorKind::Usage, "micro-batch and sequence length must be > 0");
+  if (r.lengths && !(std::isfinite(r.lengths->median_tokens) && r.lengths->median_tokens >= 1 && std::isfinite(r.lengths->sigma) &&
+                     r.lengths->sigma >= 0))
+    throw Error(ErrorKind::Usage, "--length-median must be >= 1 and --length-sigma >= 0, both finite");
+  if (r.method != train::Method::Full) train::lora_target_roles(r.adapter.targets);
   return r;
 }
 

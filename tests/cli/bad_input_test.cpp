@@ -19,11 +19,12 @@ namespace vramplan {
 namespace {
 
 // A file to create in the scratch folder before the run: its bytes, or a FIFO / directory, or a
-// sparse file of `bytes` (a decimal size) zero bytes, which costs no disk.
+// sparse file of `bytes` (a decimal size) zero bytes, which costs no disk, or a symbolic link to
+// `bytes` (a path in the folder).
 struct File {
   std::string name;
   std::string bytes;
-  enum Kind { Regular, Fifo, Directory, Sparse } kind = Regular;
+  enum Kind { Regular, Fifo, Directory, Sparse, Symlink } kind = Regular;
 };
 
 struct Row {
@@ -52,6 +53,14 @@ std::string gguf_bytes(const std::function<void(test::GgufDesc&)>& edit) {
   auto d = test::llama_like_gguf();
   edit(d);
   return test::build_gguf(d).bytes;
+}
+
+// The llama-like GGUF with the u32 key `key` set to `value`.
+std::string gguf_with_u32(const std::string& key, std::uint32_t value) {
+  return gguf_bytes([&](test::GgufDesc& d) {
+    for (auto& kv : d.kvs)
+      if (kv.key == key) kv = test::kv_u32(key, value);
+  });
 }
 
 const std::vector<std::string> kPlan = {"plan", "--gpu", "h100-sxm-80", "--model"};
@@ -91,6 +100,16 @@ std::vector<Row> rows() {
                  cfg + ": /num_hidden_layers: 10000000" + limits + "1024 for layers (largest public model: 126 (Llama-3.1-405B))"),
       config_row("torch_dtype: float7", tiny_set("torch_dtype", "float7"), 3,
                  cfg + ": torch_dtype: unknown dtype 'float7' (float16, bfloat16, float32, or a format of data/quant_formats.json)"),
+      config_row("quantization_config: bitsandbytes 4-bit and 8-bit",
+                 tiny_set("quantization_config", nlohmann::json{{"quant_method", "bitsandbytes"}, {"load_in_4bit", true},
+                                                                {"load_in_8bit", true}}),
+                 3, cfg + ": quantization_config: load_in_4bit and load_in_8bit are both true: bitsandbytes takes one"),
+      config_row("quantization_config: fp8 weight_block_size [0, 0]",
+                 tiny_set("quantization_config", nlohmann::json{{"quant_method", "fp8"}, {"weight_block_size", {0, 0}}}), 3,
+                 cfg + ": quantization_config/weight_block_size: expected two positive integers such as [128, 128], got [0,0]"),
+      config_row("quantization_config: modelopt quant_algo unknown",
+                 tiny_set("quantization_config", nlohmann::json{{"quant_method", "modelopt"}, {"quant_algo", "bogus"}}), 4,
+                 cfg + ": quantization_config quant_algo 'bogus' of modelopt is not modelled (FP8, NVFP4)"),
       config_row("quantization_config: gptq bits 0",
                  tiny_set("quantization_config", nlohmann::json{{"quant_method", "gptq"}, {"bits", 0}, {"group_size", 128}}), 3,
                  cfg + ": quantization_config: its fields describe 'gptq-0bit-g128', which is no weight scheme vramplan knows"),
@@ -175,6 +194,11 @@ std::vector<Row> rows() {
       gguf_row("*.gguf without the GGUF magic", "{\"not\": \"gguf\"}", 3, "<dir>/m.gguf: magic: '{\"no' is not 'GGUF': not a GGUF file"),
       gguf_row("GGUF claiming 2^40 tensors", gguf_bytes([](test::GgufDesc& d) { d.n_tensors = 1ull << 40; }), 3,
                "<dir>/m.gguf: tensor count: 1099511627776 tensor infos need at least 33 bytes each, but only 966824 bytes follow (offset 24)"),
+      gguf_row("GGUF head_count_kv above head_count", gguf_with_u32("llama.attention.head_count_kv", 8), 3,
+               "<dir>/m.gguf: key 'llama.attention.head_count_kv': 8 KV heads do not divide the 4 query heads of layer 0"),
+      gguf_row("GGUF head_count 0 without recurrent layers", gguf_with_u32("llama.attention.head_count", 0), 3,
+               "<dir>/m.gguf: key 'llama.attention.head_count': is 0 on every layer of a model without recurrent layers "
+               "(no ssm.* / wkv.* keys)"),
       gguf_row("GGUF version 1", gguf_bytes([](test::GgufDesc& d) { d.version = 1; }), 3,
                "<dir>/m.gguf: version: GGUF version 1 is not supported (it used 32-bit counts; re-convert the model with a current llama.cpp)"),
       gguf_row("GGUF cut inside its header", gguf_bytes([](test::GgufDesc&) {}).substr(0, 200), 3,
@@ -197,6 +221,13 @@ std::vector<Row> rows() {
       st_row("safetensors tensor listed twice",
              test::build_safetensors_raw(R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"w":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", 8),
              3, "<dir>/model.safetensors: header: tensor 'w' is listed twice"),
+      st_row("safetensors sub-byte dtype F4",
+             test::build_safetensors_raw(R"({"w":{"dtype":"F4","shape":[2],"data_offsets":[0,1]}})", 1), 3,
+             "<dir>/model.safetensors: /w/dtype: 'F4' packs 2 elements in 1 byte(s): sub-byte safetensors dtypes are not "
+             "read (packed FP4 / FP6 checkpoints store U8 with their scales)"),
+      Row{"model.safetensors a symbolic link loop", plan_model("<dir>"),
+          {{"config.json", tiny_set("num_hidden_layers", 2)}, {"model.safetensors", "model.safetensors", File::Symlink}}, 5,
+          "<dir>/model.safetensors: Too many levels of symbolic links"},
       st_row("safetensors unknown dtype",
              test::build_safetensors_raw(R"({"w":{"dtype":"F99","shape":[1],"data_offsets":[0,4]}})", 4), 3,
              "<dir>/model.safetensors: /w/dtype: unknown dtype 'F99' (not in data/quant_formats.json)"),
@@ -446,6 +477,46 @@ std::vector<Row> rows() {
           "--speculative-num-draft-tokens, --speculative-draft-model-path)"},
       Row{"reconcile: log over 64 MiB", {"reconcile", "--log", "<dir>/x.log"}, {{"x.log", "67108865", File::Sparse}}, 3,
           "<dir>/x.log: 67108865 bytes, above the 64 MiB limit for a start-up log (cut it to the start-up)"},
+      Row{"simulate --find-max-rate where no request fits the context",
+          simulate_8b({"--rate", "2", "--find-max-rate", "--slo", "p99_ttft<=2s", "--input-len", "9000"}), {}, 2,
+          "--find-max-rate / --target-rate: the engine completes none of these requests: it refuses them (prompt + "
+          "output tokens exceed max_model_len 8192)"},
+      Row{"simulate --arrivals gamma:1e-300", simulate_8b({"--rate", "2", "--arrivals", "gamma:1e-300"}), {}, 2,
+          "--arrivals: gamma:CV needs a coefficient of variation in [0.001, 100] (below, use constant), got 'gamma:1e-300'"},
+      Row{"simulate --trace of 1 MiB without a newline", simulate_8b({"--trace", "<dir>/t.jsonl"}),
+          {{"t.jsonl", std::string((1u << 20) + 1, '0')}}, 3, "<dir>/t.jsonl:1: line longer than 1048576 bytes"},
+      Row{"trace arrival beyond 1e9 s", simulate_8b({"--trace", "<dir>/t.csv"}),
+          {{"t.csv", "arrival_s,input_tokens,output_tokens\n1e308,10,10\n"}}, 3,
+          "<dir>/t.csv:2: arrival_s: at most 1e9 seconds (31.7 years), got '1e308'"},
+      Row{"engine flag of 2^63", {"plan", "--engine", "trtllm", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80",
+                                  "--tokens-per-block", "9223372036854775808"},
+          {}, 2, "--tokens-per-block: 9223372036854775808 is beyond any real setting (at most 2^53 = 9007199254740992)"},
+      Row{"vLLM --kv-cache-dtype of llama.cpp", plan_8b({"--kv-cache-dtype", "q4_0"}), {}, 2,
+          "--kv-cache-dtype 'q4_0': not a vLLM cache dtype (auto, float16, bfloat16, int8, fp8, fp8_e4m3, fp8_e5m2, "
+          "fp8_inc, fp8_ds_mla)"},
+      Row{"vLLM --quantization unknown", plan_8b({"--quantization", "abc"}), {}, 4,
+          "unknown --quantization method 'abc' (known: fp8 gptq gptq_marlin awq awq_marlin compressed-tensors bitsandbytes "
+          "mxfp4 modelopt modelopt_fp4 experts_int8)"},
+      Row{"plan --context above --max-model-len", plan_8b({"--max-model-len", "8192", "--context", "16384"}), {}, 2,
+          "--context 16384 exceeds the engine's maximum length 8192 (--max-model-len)"},
+      Row{"check --max-model-len 0", {"check", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--max-model-len", "0"},
+          {}, 2, "--max-model-len must be >= 1"},
+      Row{"sweep --periods beyond 1e9 s", {"sweep", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--tp", "1",
+                                           "--periods", "18446744073709551616h"},
+          {}, 2, "--periods: each period is from 1 minute to 277,777 h (1e9 s), got '18446744073709551616h'"},
+      Row{"sweep --mode train with TP 0", {"sweep", "--mode", "train", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80",
+                                           "--tokens", "1e9", "--tp", "0"},
+          {}, 2, "--tp, --pp and --cp must be >= 1"},
+      Row{"SLO sweep with --spec-accept-length and no speculation",
+          {"sweep", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--tp", "1", "--max-model-len", "8192", "--rate", "2",
+           "--slo", "p99_ttft<=2s", "--spec-accept-length", "2"},
+          {}, 2, "--spec-accept-length: the plan runs no speculative decoding (give the engine's speculative flags)"},
+      Row{"explain of a diffusion pipeline", {"explain", "--model", "flux.1-dev", "--gpu", "h100-sxm-80"}, {}, 2,
+          "'flux.1-dev' is a diffusion pipeline (models/diffusion/flux.1-dev): plan, check, sweep and inspect take it; "
+          "this command plans language and embedding models"},
+      Row{"report --train-gpus without --train",
+          {"report", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--train-gpus", "8", "--out", "<dir>/x.html"}, {}, 2,
+          "--train-gpus applies to the training plan: add --train METHOD"},
       Row{"report: --out in a missing folder", {"report", "--model", "llama-3.1-8b", "--gpu", "l4", "--out", "<dir>/no/q.html"},
           {}, 5, "--out: cannot write <dir>/no/q.html"},
       Row{"report: --out a directory", {"report", "--model", "llama-3.1-8b", "--gpu", "l4", "--out", "<dir>/d"},
@@ -472,6 +543,8 @@ TEST(BadInput, EveryRowGivesItsMessageAndExitCode) {
         ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
       } else if (f.kind == File::Directory) {
         std::filesystem::create_directory(path);
+      } else if (f.kind == File::Symlink) {
+        std::filesystem::create_symlink(dir.path() / f.bytes, path);
       } else if (f.kind == File::Sparse) {
         dir.write(f.name, "");
         std::filesystem::resize_file(path, std::stoull(f.bytes));

@@ -154,6 +154,22 @@ TEST(CheckCli, LimitsAreConsistentWithCheck) {
   EXPECT_EQ(j["limits"]["min_gpus"]["gpus"], 1);
 }
 
+// llama.cpp gives each of its -np sequences n_ctx / n_seq_max cells: -c 4096 -np 8 runs sequences
+// of 4096 / 8 = 512 tokens, and the verdict counts those (it said "8 sequences of 4096").
+TEST(CheckCli, LlamaCppSequencesAreTheirSlotsLength) {
+  auto r = run_cli({"check", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--engine", "llamacpp", "--weights",
+                    "gguf:Q4_K_M", "-c", "4096", "-np", "8"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(" = 8 sequences of 512\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("sequences of 512 tokens: llama.cpp splits --ctx-size over its -np sequences"), std::string::npos);
+  // A --context longer than a slot is a batch the server fails: it does not fit.
+  r = run_cli({"check", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--engine", "llamacpp", "--weights",
+               "gguf:Q4_K_M", "-c", "4096", "-np", "8", "--context", "1024"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("sequences of 1024 tokens exceed the 512 one llama.cpp slot holds (--ctx-size 4096 split over 8 "
+                       "sequences, -np)"), std::string::npos) << r.out;
+}
+
 TEST(CheckCli, CpuOnlyLlamaCppRun) {
   // --gpu cpu plans host memory for llama.cpp, as `vramplan plan` does; it needs the memory size.
   auto r = run_cli({"check", "--model", models().llama8b, "--gpu", "cpu", "--engine", "llamacpp", "--gpu-memory",

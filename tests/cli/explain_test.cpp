@@ -43,5 +43,15 @@ TEST(ExplainCli, KvPerTokenAndFitArithmetic) {
   EXPECT_EQ(j["verdict"], "DOES NOT FIT");
 }
 
+// An unsupported configuration sizes nothing (check's UNSUPPORTED): explain has no table and
+// exits as check does (1), with the reason, instead of an all-zero table (rc 0 until 2026-12-05).
+TEST(ExplainCli, UnsupportedConfigurationHasNoTable) {
+  const auto r = run_cli({"explain", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--engine", "tei"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_EQ(r.err.rfind("vramplan: error: explain: no memory is sized for an unsupported configuration: UNSUPPORTED: tei 1.8 "
+                        "has no LlamaForCausalLM in its model registry", 0), 0u) << r.err;
+}
+
 }  // namespace
 }  // namespace vramplan::test

@@ -72,6 +72,17 @@ TEST(ReportCli, SimulationAndTrainingAddTheirSections) {
   EXPECT_NE(html.find("TTFT p99"), std::string::npos);
 }
 
+// --train qlora quantizes the frozen base as train's QLoRA does (nf4-dq): report takes no
+// --base-format, and had failed with "QLoRA needs a quantized base" until 2026-12-05.
+TEST(ReportCli, QloraTrainsOnTheDefaultQuantizedBase) {
+  ScratchDir dir;
+  const auto out = dir.path() / "q.html";
+  const CliResult r = run_cli({"report", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--max-model-len", "8192", "--tp", "1",
+                               "--train", "qlora", "--out", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(read_text(out).find(">Training plan</h2>"), std::string::npos);
+}
+
 TEST(ReportCli, JsonNamesTheFileItWrote) {
   ScratchDir dir;
   const auto out = dir.path() / "q.html";

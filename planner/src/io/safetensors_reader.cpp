@@ -89,8 +89,12 @@ SafetensorsTensor read_entry(const JsonView& entry, const std::string& name, std
   t.dtype = entry.req_string("dtype");
   const QuantFormat* f = catalog.find_safetensors(t.dtype);
   if (!f) entry.fail_at("dtype", "unknown dtype '" + t.dtype + "' (not in data/quant_formats.json)");
+  // F4 / F6_*: elements below a byte. Published packed checkpoints (NVFP4, MXFP4) store them as U8
+  // with their scales beside; a raw sub-byte tensor has no format in the weight tables to size it by.
   if (f->layout != QuantLayout::Block || f->block_elems != 1)
-    throw_internal("safetensors dtype " + t.dtype + " maps to a non-element format " + f->name);
+    entry.fail_at("dtype", "'" + t.dtype + "' packs " + std::to_string(f->block_elems) + " elements in " +
+                               std::to_string(f->block_bytes) + " byte(s): sub-byte safetensors dtypes are not read "
+                               "(packed FP4 / FP6 checkpoints store U8 with their scales)");
 
   std::uint64_t elements = 1;
   for (const auto& dim : entry.at("shape").items()) {

@@ -1,5 +1,6 @@
 // Flag parsing shared by every engine profile, and the MemoryPlan totals.
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 
@@ -40,6 +41,11 @@ std::optional<std::uint64_t> arg_u64(const EngineArgs& args, const std::string& 
   const auto [ptr, ec] = std::from_chars(text->data(), end, value);
   if (ec != std::errc() || ptr != end)
     throw_usage("--" + name + ": expected a non-negative integer, got " + excerpt(*text));
+  // No engine setting (tokens, sequences, bytes) comes near 2^53; values from 2^63 up had wrapped
+  // to 0 in signed arithmetic further on (a KV block of 2^63 tokens gave a pool of 0 bytes).
+  if (value > kMaxFlagInteger)
+    throw_usage("--" + name + ": " + *text + " is beyond any real setting (at most 2^53 = " +
+                std::to_string(kMaxFlagInteger) + ")");
   return value;
 }
 
@@ -63,6 +69,18 @@ std::string flag_with_alias(const std::vector<EngineOption>& options, std::strin
     for (const auto& a : o.aliases)
       if (a == alias) return o.name;
   }
+  return "";
+}
+
+// Spellings of "the longest sequence the engine is configured for", one per engine family
+// (vLLM --max-model-len, SGLang --context-length, TensorRT-LLM --max-seq-len, llama.cpp
+// --ctx-size). The engine declares which one it takes.
+constexpr std::array<std::string_view, 4> kContextFlags = {"max-model-len", "context-length", "max-seq-len", "ctx-size"};
+
+std::string context_flag_of(const std::vector<EngineOption>& options) {
+  for (const auto& o : options)
+    for (const auto name : kContextFlags)
+      if (o.name == name) return o.name;
   return "";
 }
 

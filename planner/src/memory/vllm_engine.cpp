@@ -12,6 +12,7 @@
 #include "vramplan/compat/compat.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/core/limits.hpp"
+#include "vramplan/core/text.hpp"
 #include "vramplan/memory/derived_context.hpp"
 #include "vramplan/memory/encoder_memory.hpp"
 #include "vramplan/memory/engine.hpp"
@@ -256,7 +257,15 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
   p.weights_precision = rw.weights_precision;
   p.compute_precision = rw.compute_precision;
   for (const auto& n : rw.notes) p.notes.push_back(n);
-  const KvDtype kvd = resolve_kv_dtype(arg_string(args, "kv-cache-dtype").value_or("auto"), rw.compute_precision, in.quant);
+  // vllm/config/cache.py CacheDType, the union over the releases profiled (0.6 - 0.19): a
+  // llama.cpp cache type such as q4_0 is no vLLM choice.
+  static constexpr std::array<std::string_view, 9> kVllmCacheDtypes{
+      "auto", "float16", "bfloat16", "int8", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla"};
+  const std::string kv_flag = arg_string(args, "kv-cache-dtype").value_or("auto");
+  if (std::find(kVllmCacheDtypes.begin(), kVllmCacheDtypes.end(), kv_flag) == kVllmCacheDtypes.end())
+    throw_usage("--kv-cache-dtype " + excerpt(kv_flag) +
+                ": not a vLLM cache dtype (auto, float16, bfloat16, int8, fp8, fp8_e4m3, fp8_e5m2, fp8_inc, fp8_ds_mla)");
+  const KvDtype kvd = resolve_kv_dtype(kv_flag, rw.compute_precision, in.quant);
 
   // Attention + recurrent hybrids (Qwen3-Next, Mamba hybrids): block size and state pages as
   // vLLM aligns them (memory/vllm_kv_groups.hpp vllm_mamba_pages). With prefix caching the newer
@@ -449,6 +458,11 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
                std::to_string(max_model_len) +
                "). This effectively limits the maximum sequence length to max_num_batched_tokens and makes vLLM "
                "reject longer sequences. Please increase max_num_batched_tokens or decrease max_model_len.";
+  }
+  if (batched < max_num_seqs) {  // vllm/config/scheduler.py verify_max_model_len (both flags given)
+    p.fits = false;
+    p.reason = "max_num_batched_tokens (" + std::to_string(batched) + ") must be greater than or equal to max_num_seqs (" +
+               std::to_string(max_num_seqs) + ").";
   }
   if (mamba && !hybrid) {  // kv_cache_utils.py unify_hybrid_kv_cache_specs: recurrent specs cannot be unified
     p.fits = false;

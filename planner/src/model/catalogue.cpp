@@ -29,6 +29,11 @@ ModelSpec load_catalogue_model(const DataRoot& root, std::string_view id, const 
   const auto file = root.models() / (std::string(id) + ".json");
   std::error_code ec;  // a name too long for the file system is simply not in the catalogue
   if (id.empty() || id.find('/') != std::string_view::npos || !std::filesystem::is_regular_file(file, ec)) {
+    // A diffusers pipeline of the catalogue (models/diffusion/<id>/) is known, only not here.
+    if (!id.empty() && id.find('/') == std::string_view::npos &&
+        std::filesystem::is_regular_file(root.models() / "diffusion" / std::string(id) / "model_index.json", ec))
+      throw_usage("'" + std::string(id) + "' is a diffusion pipeline (models/diffusion/" + std::string(id) +
+                  "): plan, check, sweep and inspect take it; this command plans language and embedding models");
     const auto ids = catalogue_ids(root);
     const auto near = closest_ids(id, ids);
     std::string msg = "unknown model '" + std::string(id) + "'";

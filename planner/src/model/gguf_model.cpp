@@ -303,6 +303,18 @@ ModelSpec spec_from_gguf(const GgufFile& f, std::vector<GgufTensor>* owned) {
   note_varying(spec, m.key("attention.head_count_kv"), kv_heads);
   a.num_heads = max_of(heads);
   a.num_kv_heads = max_of(kv_heads);
+  // As a config.json's heads are checked (hf_common): per layer, the KV heads divide the query
+  // heads (llama.cpp's GQA: n_head % n_head_kv == 0). A layer of 0 heads is a recurrent one.
+  for (std::size_t i = 0; i < std::min(heads.size(), kv_heads.size()); ++i)
+    if (heads[i] > 0 && (kv_heads[i] == 0 || kv_heads[i] > heads[i] || heads[i] % kv_heads[i] != 0))
+      m.fail(m.key("attention.head_count_kv"), std::to_string(kv_heads[i]) + " KV heads do not divide the " +
+                                                   std::to_string(heads[i]) + " query heads of layer " + std::to_string(i));
+  if (a.num_heads == 0 && !m.find("ssm.state_size") && !m.find("wkv.head_size"))
+    m.fail(m.key("attention.head_count"), "is 0 on every layer of a model without recurrent layers (no ssm.* / wkv.* keys)");
+  if (const auto* embd = first_with_role(spec, TensorRole::TokenEmbedding);
+      embd && embd->shape.size() == 2 && embd->shape[1] != a.hidden_size)
+    m.fail(m.key("embedding_length"), std::to_string(a.hidden_size) + " is not the token embedding's width " +
+                                          std::to_string(embd->shape[1]) + " (tensor " + embd->name + ")");
 
   // MLA files converted by current llama.cpp store the latent sizes in key_length/value_length
   // and the per-head sizes in *_mla; older files only have the per-head sizes.

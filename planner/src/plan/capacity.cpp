@@ -74,7 +74,12 @@ MaxRateAnswer find_max_rate(const sim::PreparedEngine& engine, const sim::Worklo
   // Upper bound: what the engine completes per second when everything is queued at once.
   const sim::SimResult offline = run(engine, at_rate(base, kInf, options.requests_per_probe));
   a.capacity_per_s = offline.duration_s > 0 ? static_cast<double>(offline.completed) / offline.duration_s : 0;
-  if (!(a.capacity_per_s > 0)) throw_internal("find_max_rate: an offline run completed nothing");
+  // Nothing completes when the engine refuses every request (a prompt longer than its context):
+  // no rate serves such a workload, which is the workload's fault, not a search result.
+  if (!(a.capacity_per_s > 0))
+    throw_usage("--find-max-rate / --target-rate: the engine completes none of these requests" +
+                (offline.rejections.empty() ? std::string(" (it runs none of them)")
+                                            : ": it refuses them (" + offline.rejections.front().reason + ")"));
   auto probe = [&](double rate) {
     sim::SimResult r = run(engine, at_rate(base, rate, options.requests_per_probe));
     a.probes.push_back(probe_of(rate, r, targets));

@@ -19,6 +19,11 @@ Evaluation evaluate(const PlanSession& session, const Scenario& s, const FitPoli
   const std::uint64_t batch = batch_per_replica(s);
   const memory::Workload config_only{std::nullopt, s.context};
   const std::uint64_t engine_length = session.planned_context(s.args, config_only);
+  // The engine's flag of 0 (or a model without max_position_embeddings): name the flag, not the
+  // --context the length is passed on as.
+  if (engine_length == 0)
+    throw_usage(session.context_flag().empty() ? std::string("--context: the model gives no max_position_embeddings; give one")
+                                               : "--" + session.context_flag() + " must be >= 1");
   std::uint64_t context = s.context.value_or(engine_length);
   if (context > engine_length)
     throw_usage("--context " + std::to_string(context) + " exceeds the engine's maximum length " +
@@ -34,11 +39,28 @@ Evaluation evaluate(const PlanSession& session, const Scenario& s, const FitPoli
       e.capped_context = "without --context, one request of " + std::to_string(context) +
                          " tokens: the engine caps requests at its pool (max_req_len)";
     }
+  std::string slot_refusal;
+  // llama.cpp splits its context over the sequences (-np): a slot holds n_ctx_seq = n_ctx / n_seq_max
+  // cells (llama-context.cpp, unless --kv-unified), the longest request a sequence can run.
+  if (const auto it = e.plan.engine_view.find("n_ctx_seq");
+      it != e.plan.engine_view.end() && it->is_number_unsigned() && it->get<std::uint64_t>() > 0 &&
+      it->get<std::uint64_t>() < context) {
+    const std::uint64_t per_seq = it->get<std::uint64_t>();
+    if (s.context) {  // the server fails a request that outgrows its slot: this batch does not run
+      slot_refusal = "sequences of " + std::to_string(context) + " tokens exceed the " + std::to_string(per_seq) +
+                     " one llama.cpp slot holds (--ctx-size " + std::to_string(engine_length) + " split over " +
+                     std::to_string(engine_length / per_seq) + " sequences, -np)";
+    } else {
+      context = per_seq;
+      e.capped_context = "without --context, sequences of " + std::to_string(context) +
+                         " tokens: llama.cpp splits --ctx-size over its -np sequences";
+    }
+  }
   // The configuration alone is planned only when the workload does not fit: a batch only adds
   // checks to the engine's (pool, one max-length request), so an accepted workload implies an
   // accepted configuration — and this halves the plans of a fitting `check`.
-  std::string refusal;
-  if (!e.plan.fits)
+  std::string refusal = slot_refusal;
+  if (refusal.empty() && !e.plan.fits)
     if (const memory::MemoryPlan config = session.plan(s.gpu, s.args, s.weights, config_only); !config.fits)
       refusal = config.reason;
   // Sequences shorter than the engine's maximum: their KV comes from a plan at their length.

@@ -7,7 +7,9 @@
 #include <set>
 
 #include "vramplan/core/error.hpp"
+#include "vramplan/core/text.hpp"
 #include "vramplan/io/json_file.hpp"
+#include "vramplan/sim/workload_spec.hpp"
 
 namespace vramplan::plan {
 namespace {
@@ -68,6 +70,11 @@ std::vector<RentalPeriod> parse_periods(const std::string& text) {
     const std::string unit = end ? std::string(end) : "";
     const double per = unit == "h" ? 1 : unit == "d" ? 24 : unit == "w" ? 168 : 0;
     if (!(n > 0) || per == 0) throw_usage("--periods: expected a list such as 3d,7d,30d (units h, d, w), got '" + item + "'");
+    // From a minute to the 1e9 s every duration flag is bounded by (31.7 years; 2^64 h had priced
+    // a rental at 7e22 USD).
+    if (!(n * per >= 1.0 / 60 && n * per <= sim::kMaxDurationS / 3600))
+      throw_usage("--periods: each period is from 1 minute to 277,777 h (1e9 s), got " + excerpt(item));
+    if (out.size() == 64) throw_usage("--periods: at most 64 periods");
     out.push_back({item, n * per});
     if (comma == std::string::npos) break;
     start = comma + 1;

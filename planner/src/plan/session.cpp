@@ -1,28 +1,9 @@
 #include "vramplan/plan/session.hpp"
 
-#include <array>
-#include <string_view>
-
 #include "vramplan/core/error.hpp"
 #include "vramplan/model/load.hpp"
 
 namespace vramplan::plan {
-namespace {
-
-// Spellings of "the longest sequence the engine is configured for", one per engine family
-// (vLLM --max-model-len, SGLang --context-length, TensorRT-LLM --max-seq-len, llama.cpp
-// --ctx-size). The engine declares which one it takes.
-constexpr std::array<std::string_view, 4> kContextFlags = {"max-model-len", "context-length", "max-seq-len",
-                                                           "ctx-size"};
-
-std::string context_flag_of(const std::vector<memory::EngineOption>& options) {
-  for (const auto& o : options)
-    for (const auto name : kContextFlags)
-      if (o.name == name) return o.name;
-  return "";
-}
-
-}  // namespace
 
 PlanSession::PlanSession(const DataRoot& root, const std::string& model, const std::string& engine_spec)
     : PlanSession(root, model, memory::make_engine(engine_spec, root.data())) {}
@@ -38,7 +19,7 @@ PlanSession::PlanSession(const DataRoot& root, const std::string& model, std::un
   const auto options = engine_->options();
   tp_flag_ = memory::flag_with_alias(options, "tp");
   pp_flag_ = memory::flag_with_alias(options, "pp");
-  context_flag_ = context_flag_of(options);
+  context_flag_ = memory::context_flag_of(options);
 }
 
 GpuSpec PlanSession::device(const std::string& gpu, const std::optional<Bytes>& memory) const {

@@ -36,6 +36,9 @@ memory::PlanRequest plan_request(const SloSweepRequest& r, const PlanSession& se
 
 SloSweepResult run_slo_sweep(const SloSweepRequest& r, const DataRoot& root,
                              const std::function<void(std::size_t, std::size_t)>& progress) {
+  // Without the engine's speculative flags no layout drafts: refused once, not as a miss of each.
+  if (r.spec_accept_length && !r.sweep.args.count("speculative-config") && !r.sweep.args.count("speculative-algorithm"))
+    throw_usage(sim::kAcceptLengthWithoutSpeculation);
   if (!(r.rate_per_s > 0)) throw_usage("sweep --rate: must be a positive number of requests/s");
   if (r.slo.empty()) throw_usage("sweep --rate: give the latency targets with --slo");
   // Static pruning at batch 1, one replica: does the engine start at all?
@@ -74,7 +77,14 @@ SloSweepResult run_slo_sweep(const SloSweepRequest& r, const DataRoot& root,
       continue;
     }
     ++out.simulated_layouts;
-    const MaxRateAnswer max_rate = find_max_rate(engine, r.workload, r.slo, r.options);
+    MaxRateAnswer max_rate;
+    try {
+      max_rate = find_max_rate(engine, r.workload, r.slo, r.options);
+    } catch (const Error& e) {  // e.g. prompts longer than this layout's context: a miss of this layout
+      if (e.kind() != ErrorKind::Usage) throw;
+      out.misses.push_back({l.model, l.weights_label, l.gpu, l.tp, l.pp, std::string("SLO: ") + e.what()});
+      continue;
+    }
     if (!max_rate.found) {
       out.misses.push_back({l.model, l.weights_label, l.gpu, l.tp, l.pp,
                             "SLO: even a light load misses " + max_rate.binding});

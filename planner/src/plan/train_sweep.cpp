@@ -49,6 +49,7 @@ TrainSweepResult run_train_sweep(const TrainSweepRequest& r, const DataRoot& roo
   const PriceBook prices = load_price_book(root, r.prices_file);
   const train::TrainInputs inputs = train::load_train_inputs(r.base.model, root);  // once for every layout
   TrainSweepResult out;
+  out.model = inputs.model.id;  // also when no layout fits
   for (const auto& g : gpus) out.gpus.push_back(g.id);
   for (const auto& gpu : gpus) {
     const auto price = prices.price(gpu.id);
@@ -66,7 +67,6 @@ TrainSweepResult run_train_sweep(const TrainSweepRequest& r, const DataRoot& roo
           const std::string sname(train::sharding_name(sharding));
           try {
             const train::TrainPlan p = train::plan_training(q, inputs);
-            if (out.model.empty()) out.model = p.model_id;
             if (!p.fits) {
               out.misses.push_back({gpu.id, sname, rc.label, n, train_overflow(p)});
               continue;

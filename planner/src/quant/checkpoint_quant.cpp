@@ -62,7 +62,13 @@ std::string compressed_tensors_scheme(const json& q, std::string& activation, co
     if (strategy == "block") return "fp8-block";
     return strategy == "channel" ? "fp8-channel" : "fp8";
   }
-  if (type == "float" && bits == 4) return "nvfp4";
+  if (type == "float" && bits == 4) {
+    // NVFP4: FP8 scales over groups of 16 (compressed-tensors strategy tensor_group).
+    if (w.contains("group_size") && int_or(w, "group_size", 16) != 16)
+      throw_input(origin, "quantization_config/config_groups/weights/group_size",
+                  "4-bit float weights are NVFP4, in groups of 16; got " + w["group_size"].dump());
+    return "nvfp4";
+  }
   if (type == "int" && bits == 8 && strategy == "channel") return a.is_object() ? "w8a8" : "int8";
   const bool actorder = w.contains("actorder") && w["actorder"].is_string() && w["actorder"] == "group";
   const std::int64_t group_size = strategy == "group" ? int_or(w, "group_size", 128) : -1;
@@ -92,10 +98,20 @@ std::optional<CheckpointQuant> checkpoint_quantization(const ModelSpec& model, c
     name = compressed_tensors_scheme(q, activation, origin);
     out.ignore = string_list(q, "ignore");
   } else if (m == "fp8") {
-    name = q.contains("weight_block_size") && q["weight_block_size"].is_array() ? "fp8-block" : "fp8";
+    if (q.contains("weight_block_size") && !q["weight_block_size"].is_null()) {
+      const json& b = q["weight_block_size"];
+      if (!b.is_array() || b.size() != 2 || !b[0].is_number_unsigned() || !b[1].is_number_unsigned() || b[0] == 0 || b[1] == 0)
+        throw_input(origin, "quantization_config/weight_block_size", "expected two positive integers such as [128, 128], got " + b.dump());
+      name = "fp8-block";
+    } else {
+      name = "fp8";
+    }
     out.ignore = string_list(q, "ignored_layers");
     for (auto& s : string_list(q, "modules_to_not_convert")) out.ignore.push_back(s);
   } else if (m == "bitsandbytes") {
+    // transformers' BitsAndBytesConfig refuses both at once ("only one can be used at the same time").
+    if (bool_or(q, "load_in_8bit", false) && bool_or(q, "load_in_4bit", false))
+      throw_input(origin, "quantization_config", "load_in_4bit and load_in_8bit are both true: bitsandbytes takes one");
     if (bool_or(q, "load_in_8bit", false)) {
       name = "llm.int8";
     } else {
@@ -109,6 +125,8 @@ std::optional<CheckpointQuant> checkpoint_quantization(const ModelSpec& model, c
   } else if (m == "modelopt") {
     const json& algo_holder = q.contains("quantization") ? q["quantization"] : q;
     const std::string algo = algo_holder.value("quant_algo", "FP8");
+    if (algo != "FP8" && algo != "NVFP4")
+      throw_unknown(origin + ": quantization_config quant_algo '" + algo + "' of modelopt is not modelled (FP8, NVFP4)");
     name = algo == "NVFP4" ? "nvfp4" : "fp8";
     out.ignore = string_list(algo_holder, "exclude_modules");
   } else {

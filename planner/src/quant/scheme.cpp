@@ -242,6 +242,11 @@ WeightScheme parse_weight_scheme(std::string_view text, const QuantCatalog& cata
     return w;
   }
   std::string known;
+  // "vllm:<method>" is an engine's --quantization flag (memory/weights.cpp): name that flag.
+  if (key.starts_with("vllm:")) {
+    for (const auto& m : table.vllm_methods()) known += (known.empty() ? "" : " ") + m.name;
+    throw_unknown("unknown --quantization method '" + vllm_key + "' (known: " + known + ")");
+  }
   for (const auto& s : table.schemes()) known += (known.empty() ? "" : " ") + s.name;
   for (const auto& t : catalog.templates()) known += " " + t.prefix + "-<bits>bit-g<group|-1>[-actorder]";
   known += " gguf:<FILE_TYPE>";

@@ -12,6 +12,7 @@
 #include "vramplan/core/error.hpp"
 #include "vramplan/core/text.hpp"
 #include "vramplan/sim/scheduler_rules.hpp"
+#include "vramplan/sim/simulate.hpp"
 
 namespace vramplan::sim {
 
@@ -367,7 +368,7 @@ void apply_speculation(const memory::PlanOutcome& o, SchedulerRules& r, std::opt
   const std::optional<Speculation> s = speculation(o);
   if (!s) {
     if (accept_length)
-      throw_usage("--spec-accept-length: the plan runs no speculative decoding (give the engine's speculative flags)");
+      throw_usage(kAcceptLengthWithoutSpeculation);
     return;
   }
   // Flags that plan can hold (memory only) but no step runs: keep the counters in their width.

@@ -37,11 +37,11 @@ bool read_line(std::istream& in, std::string& line, std::size_t max_bytes, bool&
     }
     any = true;
     if (c == '\n') break;
-    if (line.size() < max_bytes) {
-      line.push_back(static_cast<char>(c));
-    } else {
+    if (line.size() == max_bytes) {  // stop here: a stream with no newline (/dev/zero) has no end
       too_long = true;
+      return true;
     }
+    line.push_back(static_cast<char>(c));
   }
   if (!line.empty() && line.back() == '\r') line.pop_back();
   return any;

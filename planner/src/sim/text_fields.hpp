@@ -19,8 +19,8 @@ std::optional<double> parse_number(std::string_view text);
 std::optional<std::uint64_t> parse_unsigned(std::string_view text);
 
 //! Reads the next line of `in` into `line` (without the '\n' or a trailing '\r'). Returns false
-//! at end of input. A line longer than `max_bytes` sets `too_long` and is skipped to its end, so
-//! that memory stays bounded whatever the file holds.
+//! at end of input. A line longer than `max_bytes` sets `too_long` and stops the read there (the
+//! caller refuses the file), so that memory and time stay bounded whatever the input holds.
 bool read_line(std::istream& in, std::string& line, std::size_t max_bytes, bool& too_long);
 
 //! Consumes a UTF-8 byte-order mark at the start of `in` (spreadsheets write one before CSV).

@@ -159,6 +159,7 @@ class TraceSource final : public RequestSource {
     const auto t = parse_number(arrival);
     if (!t) throw_input(where(), "arrival_s", "expected seconds as a finite number, got " + excerpt(arrival));
     if (*t < 0) throw_input(where(), "arrival_s", "must be >= 0, got " + arrival);
+    if (*t > kMaxDurationS) throw_input(where(), "arrival_s", "at most 1e9 seconds (31.7 years), got " + excerpt(arrival));
     if (*t < previous_arrival_)
       throw_input(where(), "arrival_s",
                   arrival + " is earlier than the previous request's; a trace must be in arrival order");

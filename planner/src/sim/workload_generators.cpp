@@ -221,8 +221,8 @@ std::unique_ptr<RequestSource> make_request_source(const WorkloadSpec& spec) {
   const double rate = spec.arrivals.rate_per_s;
   if (!(rate >= kMinRatePerS))
     throw_usage("--rate: must be at least " + format_number("%g", kMinRatePerS) + " requests per second, or inf");
-  if (spec.arrivals.process == ArrivalProcess::Gamma && !(spec.arrivals.cv > 0 && spec.arrivals.cv <= 100))
-    throw_usage("--arrivals: gamma:CV needs a coefficient of variation in (0, 100]");
+  if (spec.arrivals.process == ArrivalProcess::Gamma && !(spec.arrivals.cv >= kMinGammaCv && spec.arrivals.cv <= kMaxGammaCv))
+    throw_usage("--arrivals: gamma:CV needs a coefficient of variation in [0.001, 100] (below, use constant)");
   check_length(spec.input, "--input-len");
   check_length(spec.output, "--output-len");
   if (!spec.requests) {

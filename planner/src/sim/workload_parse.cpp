@@ -16,9 +16,6 @@ namespace {
 
 // A histogram file is a few thousand bins at most in practice; 100,000 bins of JSON fit easily.
 constexpr std::uintmax_t kMaxHistogramFileBytes = 16u << 20;
-// Gamma gaps with cv = 100 already have shape 1e-4 (nearly every gap 0, a few huge); beyond that
-// the process is not a meaningful arrival pattern.
-constexpr double kMaxCv = 100;
 // exp(10 * z) overflows no double for the z the sampler draws; larger sigmas put nearly every
 // sample at 1 or at the cap.
 constexpr double kMaxSigma = 10;
@@ -156,8 +153,8 @@ ArrivalSpec parse_arrivals(std::string_view text, std::string_view flag) {
     spec.process = ArrivalProcess::Constant;
   } else if (t.starts_with("gamma:")) {
     const auto cv = parse_number(std::string_view(t).substr(6));
-    if (!cv || !(*cv > 0) || *cv > kMaxCv)
-      flag_error(flag, "gamma:CV needs a coefficient of variation in (0, 100], got " + excerpt(text));
+    if (!cv || !(*cv >= kMinGammaCv && *cv <= kMaxGammaCv))
+      flag_error(flag, "gamma:CV needs a coefficient of variation in [0.001, 100] (below, use constant), got " + excerpt(text));
     spec.process = ArrivalProcess::Gamma;
     spec.cv = *cv;
   } else {
@@ -237,7 +234,7 @@ double parse_duration(std::string_view text, std::string_view flag) {
   if (!value || !(*value > 0))
     flag_error(flag, "expected a duration > 0 such as 600, 600s, 10m, 2h or 1.5d, got " + excerpt(text));
   // 1e9 s is 31.7 years: past it no run, timeout or rental margin is meant.
-  if (!(*value * unit <= 1e9)) flag_error(flag, "at most 1e9 seconds (31.7 years), got " + excerpt(text));
+  if (!(*value * unit <= kMaxDurationS)) flag_error(flag, "at most 1e9 seconds (31.7 years), got " + excerpt(text));
   return *value * unit;
 }
 

@@ -32,7 +32,10 @@ TEST(WorkloadParse, Arrivals) {
   EXPECT_EQ(g.process, ArrivalProcess::Gamma);
   EXPECT_EQ(g.cv, 2.5);
   EXPECT_EQ(usage([] { parse_arrivals("gamma:0", "--arrivals"); }),
-            "--arrivals: gamma:CV needs a coefficient of variation in (0, 100], got 'gamma:0'");
+            "--arrivals: gamma:CV needs a coefficient of variation in [0.001, 100] (below, use constant), got 'gamma:0'");
+  // 1e-300 had passed (0, 100] and hung the sampler: 1 / CV^2 is infinite.
+  usage([] { parse_arrivals("gamma:1e-300", "--arrivals"); });
+  EXPECT_EQ(parse_arrivals("gamma:0.001", "--arrivals").cv, 0.001);
   EXPECT_EQ(usage([] { parse_arrivals("bursty", "--arrivals"); }),
             "--arrivals: expected poisson, gamma:CV (e.g. gamma:2) or constant, got 'bursty'");
   usage([] { parse_arrivals("gamma:", "--arrivals"); });

@@ -179,6 +179,8 @@ std::unique_ptr<Engine> make_engine(std::string_view spec, const std::filesystem
 
 // ---- flag parsing helpers (errors name the flag: "--max-model-len: expected ...") ----------------
 std::optional<double> arg_double(const EngineArgs& args, const std::string& name);
+//! The largest whole-number flag value arg_u64 takes: 2^53.
+inline constexpr std::uint64_t kMaxFlagInteger = 1ull << 53;
 std::optional<std::uint64_t> arg_u64(const EngineArgs& args, const std::string& name);
 std::optional<std::string> arg_string(const EngineArgs& args, const std::string& name);
 bool arg_switch(const EngineArgs& args, const std::string& name);
@@ -187,6 +189,8 @@ bool arg_switch(const EngineArgs& args, const std::string& name);
 bool arg_on_off(const EngineArgs& args, const std::string& name, bool fallback);
 //! The option spelled `alias` ("tp", "pp") by its name or one of its aliases; "" when none is.
 std::string flag_with_alias(const std::vector<EngineOption>& options, std::string_view alias);
+//! The engine's context-length flag (max-model-len, context-length, max-seq-len or ctx-size); "" = none.
+std::string context_flag_of(const std::vector<EngineOption>& options);
 //! Throws Error(Usage) for a key of `args` that `options` does not declare, or whose value is not of
 //! the option's OptionValue form.
 void check_known_args(const EngineArgs& args, const std::vector<EngineOption>& options,

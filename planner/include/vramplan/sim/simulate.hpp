@@ -58,6 +58,10 @@ struct PreparedEngine {
 //! Error(Usage) when the engine or GPU has no step-time model.
 PreparedEngine prepare_engine(const memory::PlanRequest& plan, const DataRoot& root);
 
+//! The refusal of --spec-accept-length on a plan without speculative decoding.
+inline constexpr const char* kAcceptLengthWithoutSpeculation =
+    "--spec-accept-length: the plan runs no speculative decoding (give the engine's speculative flags)";
+
 struct SimulateOutcome {
   PreparedEngine engine;
   WorkloadSpec workload;

@@ -28,6 +28,11 @@ enum class ArrivalProcess {
   Constant,  //!< gaps of exactly 1/rate
 };
 
+//! The coefficients of variation gamma:CV takes. Below 0.001 (shape 10^6) the gaps are the mean
+//! within a tenth of a percent: `constant` is that process (and 1 / CV^2 overflows below 1e-154,
+//! where the sampler never returned). Above 100 (shape 10^-4) nearly every gap is 0.
+inline constexpr double kMinGammaCv = 0.001, kMaxGammaCv = 100;
+
 struct ArrivalSpec {
   ArrivalProcess process = ArrivalProcess::Poisson;
   //! Requests per second; +infinity = every request queued at t = 0 (an offline batch job).
@@ -98,6 +103,10 @@ LengthSpec parse_length(std::string_view text, std::string_view flag, const Data
 //! A histogram file (JSON {"upper_edges": [...], "weights": [...]} or CSV "upper_edge,weight"
 //! rows; docs/simulator.md). Error(Io) when unreadable, Error(InputFile) naming file + field.
 LengthSpec read_length_histogram(const std::filesystem::path& path);
+//! The longest duration any flag or trace gives: 1e9 s (31.7 years). Beyond it figures stop being
+//! printable (2^64 s had printed a margin of 5e15 hours).
+inline constexpr double kMaxDurationS = 1e9;
+
 //! "600", "600s", "10m", "2h", "1.5d" -> seconds (at most 1e9); Error(Usage) naming `flag` otherwise.
 double parse_duration(std::string_view text, std::string_view flag);
 

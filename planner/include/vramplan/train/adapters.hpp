@@ -63,6 +63,9 @@ struct AdapterSetup {
 };
 
 //! Whether the frozen base's linears are stored in a quantized format (anything but bf16 / fp16).
+//! The frozen base QLoRA quantizes to when none is named: NF4 with double quantization (the QLoRA
+//! paper's recipe, and PEFT / bitsandbytes examples' BitsAndBytesConfig).
+inline constexpr const char* kQloraDefaultBase = "nf4-dq";
 inline bool quantized_base(const AdapterSetup& s) { return s.base_format != "bf16" && s.base_format != "fp16"; }
 
 //! The roles a target list names; Error(Usage) for a name vramplan does not know.

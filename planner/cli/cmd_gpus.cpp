@@ -193,7 +193,14 @@ int run_gpus(const std::vector<std::string>& args) {
   catalog.attach_prices(data_root().data_file("prices.json"));
   std::vector<GpuSpec> candidates;
   if (vm.count("gpu")) {
-    candidates = catalog.resolve(vm["gpu"].as<std::string>());
+    // With --mig / --all the named cards' slices are listed (--mig: the slices only).
+    for (auto& g : catalog.resolve(vm["gpu"].as<std::string>())) {
+      if (!only_mig || g.kind == GpuKind::Mig) candidates.push_back(g);
+      if ((only_mig || all) && g.kind == GpuKind::Card)
+        for (const auto& slice : catalog.all())
+          if (slice.kind == GpuKind::Mig && slice.parent_id == g.id) candidates.push_back(slice);
+    }
+    if (only_mig && candidates.empty()) throw_usage("--mig: " + vm["gpu"].as<std::string>() + " has no MIG slices in the catalogue");
   } else {
     for (const auto& g : catalog.all()) {
       const bool is_mig = g.kind == GpuKind::Mig;

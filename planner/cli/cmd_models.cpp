@@ -3,6 +3,7 @@
 // vramplan.models/1 (docs/schemas/models.schema.json).
 #include <algorithm>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "vramplan/diffusion/pipeline.hpp"
 #include "param_count.hpp"
 #include "vramplan/core/error.hpp"
+#include "vramplan/core/text.hpp"
 #include "vramplan/model/catalogue.hpp"
 #include "vramplan/model/inventory.hpp"
 #include "vramplan/core/table.hpp"
@@ -30,7 +32,7 @@ struct Filters {
 
 bool keep(const ModelSpec& spec, const ParamCounts& counts, const std::vector<std::string>& features,
           const Filters& f) {
-  if (f.family && spec.arch.family != *f.family && spec.arch.model_type != *f.family) return false;
+  if (f.family && to_lower(spec.arch.family) != *f.family && to_lower(spec.arch.model_type) != *f.family) return false;
   if (f.min_params && counts.total < *f.min_params) return false;
   if (f.max_params && counts.total > *f.max_params) return false;
   for (const auto& want : f.features)
@@ -61,7 +63,7 @@ int run_models(const std::vector<std::string>& args) {
     return 0;
   const auto opts = read_common_options(vm);
   Filters f;
-  if (vm.count("family")) f.family = vm["family"].as<std::string>();
+  if (vm.count("family")) f.family = to_lower(vm["family"].as<std::string>());
   if (vm.count("min-params")) f.min_params = parse_params(vm["min-params"].as<std::string>(), "min-params");
   if (vm.count("max-params")) f.max_params = parse_params(vm["max-params"].as<std::string>(), "max-params");
   if (vm.count("feature")) f.features = vm["feature"].as<std::vector<std::string>>();
@@ -74,8 +76,10 @@ int run_models(const std::vector<std::string>& args) {
   Table table({{"id", Align::Left}, {"family", Align::Left}, {"params", Align::Right},
                {"active", Align::Right}, {"published", Align::Right}, {"layers", Align::Right},
                {"context", Align::Right}, {"dtype", Align::Left}, {"features", Align::Left}});
+  std::set<std::string> families;  // every family and model_type, to tell an unknown --family from no match
   for (const auto& id : catalogue_ids(root)) {
     const auto spec = load_catalogue_model(root, id);
+    families.insert({to_lower(spec.arch.family), to_lower(spec.arch.model_type)});
     const auto counts = count_params(spec);
     const auto features = model_features(spec);
     if (!keep(spec, counts, features, f)) continue;
@@ -99,6 +103,11 @@ int run_models(const std::vector<std::string>& args) {
                    spec.source.published_params ? format_params(*spec.source.published_params) : "",
                    std::to_string(a.num_layers), std::to_string(a.max_position_embeddings),
                    a.torch_dtype, join(features)});
+  }
+  if (f.family && !families.count(*f.family)) {
+    families.erase("");
+    throw_unknown("--family '" + *f.family + "': no catalogue model has that family or model_type (families: " +
+                  join(std::vector<std::string>(families.begin(), families.end())) + ")");
   }
   const nlohmann::json j = {{"schema", "vramplan.models/1"}, {"models", list}};
   std::string text = opts.format == OutputFormat::Markdown ? table.render_markdown() : table.render_text();

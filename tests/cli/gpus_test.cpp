@@ -98,6 +98,22 @@ TEST(GpusCommand, MigAndVendorFilters) {
   EXPECT_TRUE(test::run_cli_json({"gpus", "--json", "--gpu", "h100"})["gpus"][0]["not_plannable"].is_null());
 }
 
+// --mig with --gpu lists the named card's slices (it listed the card); a card without slices is
+// said to have none.
+TEST(GpusCommand, MigWithGpuListsThatCardsSlices) {
+  const auto slices = test::run_cli_json({"gpus", "--json", "--mig", "--gpu", "h100-sxm-80"})["gpus"];
+  ASSERT_FALSE(slices.empty());
+  for (const auto& g : slices) {
+    EXPECT_EQ(g["kind"], "mig") << g["id"];
+    EXPECT_EQ(g["id"].get<std::string>().rfind("h100-sxm-80/", 0), 0u) << g["id"];
+  }
+  const auto all = test::run_cli_json({"gpus", "--json", "--all", "--gpu", "h100-sxm-80"})["gpus"];
+  EXPECT_EQ(all.size(), slices.size() + 1);  // the card, then its slices
+  const auto r = test::run_cli({"gpus", "--mig", "--gpu", "l4"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "vramplan: error: --mig: l4 has no MIG slices in the catalogue\n");
+}
+
 TEST(GpusCommand, NotPlannableCardsAreListedAndRefused) {
   const auto table = test::run_cli({"gpus", "--vendor", "intel"});
   EXPECT_EQ(table.exit_code, 0) << table.err;

@@ -23,6 +23,20 @@ TEST(ModelsCli, ListsTheCatalogueAsJson) {
   EXPECT_TRUE(found);
 }
 
+// --family matches without regard to case; a family no entry has is an unknown name (it listed
+// 0 models with exit 0), while a known family that other filters empty is a valid empty list.
+TEST(ModelsCli, FamilyIsCaseBlindAndAnUnknownOneIsRefused) {
+  const auto llama = test::run_cli_json({"models", "--json", "--family", "LLAMA"})["models"];
+  ASSERT_FALSE(llama.empty());
+  for (const auto& m : llama) EXPECT_TRUE(m["family"] == "llama" || m["model_type"] == "llama") << m["id"];
+  const auto r = test::run_cli({"models", "--family", "nope"});
+  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_EQ(r.err.rfind("vramplan: error: --family 'nope': no catalogue model has that family or model_type (families: ", 0),
+            0u) << r.err;
+  const auto empty = test::run_cli({"models", "--json", "--family", "llama", "--min-params", "10T"});
+  EXPECT_EQ(empty.exit_code, 0) << empty.err;
+}
+
 TEST(ModelsCli, FeatureAndSizeFilters) {
   const auto r = test::run_cli({"models", "--json", "--feature", "mla"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -203,6 +203,21 @@ TEST(SweepCli, GpuComparisonInOneCommand) {
 namespace vramplan::test {
 namespace {
 
+// An encoder is planned on one GPU: the sweep's TP 1 layout runs and the others are misses with
+// the reason (the whole sweep failed on "--tensor-parallel-size does not apply" until 2026-12-05).
+TEST(SweepCli, PoolingModelSweepsItsOneGpuLayout) {
+  const auto r = run_cli({"sweep", "--model", "bge-m3", "--gpu", "l4", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["rows"].size(), 1u) << j.dump();
+  EXPECT_EQ(j["rows"][0]["tp"], 1);
+  bool tp2_missed = false;
+  for (const auto& m : j["not_fitting"])
+    if (m["tp"] == 2)
+      tp2_missed = m["why"] == "a pooling model is planned on one GPU: tensor / pipeline parallelism is not modelled for it";
+  EXPECT_TRUE(tp2_missed) << j.dump();
+}
+
 TEST(SweepCli, EngineTensorParallelFlagSetsTheTpList) {
   // The sweep used to ignore --tensor-parallel-size (its own --tp list won).
   ScratchDir dir;

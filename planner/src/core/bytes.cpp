@@ -8,6 +8,7 @@
 #include <string>
 
 #include "vramplan/core/error.hpp"
+#include "vramplan/core/text.hpp"
 
 namespace vramplan {
 namespace {
@@ -24,6 +25,10 @@ Bytes from_double(double value, std::uint64_t unit, std::string_view what) {
     throw Error(ErrorKind::Usage, std::string(what) + ": size must be a finite, non-negative number");
   // 2^64 as long double; anything >= it cannot be represented.
   if (exact >= 18446744073709551616.0L) overflow(what, "value");
+  // A size in bytes is a whole number (0.5 B had been rounded to a card of 1 B); in a larger unit
+  // the fraction of a byte is rounding (79.22 GiB = 85,061,827,297.28 B).
+  if (unit == 1 && exact != std::floor(exact))
+    throw Error(ErrorKind::Usage, std::string(what) + ": a size in bytes is a whole number, got " + format_number("%g", value));
   return Bytes(static_cast<std::uint64_t>(std::llroundl(exact)));
 }
 
@@ -116,8 +121,7 @@ Bytes parse_bytes(std::string_view text, std::string_view what) {
     if (j < text.size() && (text[j] == '+' || text[j] == '-')) ++j;
     const std::size_t exp_digits = j;
     while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
-    if (j == exp_digits) throw bad("incomplete exponent");
-    i = j;
+    if (j != exp_digits) i = j;  // else the 'e' starts the unit ("16EiB": an unknown unit, said so)
   }
   const std::string number(text.substr(num_begin, i - num_begin));
   while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;

@@ -166,6 +166,8 @@ void refuse_non_pooling_flags(const EngineArgs& args, std::string_view engine, c
                               const std::vector<std::string>& applicable) {
   for (const auto& [flag, value] : args) {
     if (std::find(applicable.begin(), applicable.end(), flag) != applicable.end()) continue;
+    // A sweep states every layout's degrees: one GPU is the layout an encoder runs on.
+    if ((flag == "tensor-parallel-size" || flag == "pipeline-parallel-size") && value == "1") continue;
     std::string names;
     for (const auto& a : applicable) names += (names.empty() ? "--" : ", --") + a;
     throw_usage("--" + flag + " does not apply to " + model.id + " (" + model_kind(model) +

@@ -151,6 +151,11 @@ SweepResult run_sweep(const SweepRequest& r, const DataRoot& root,
             miss("*", "invalid PP: " + why);
             continue;
           }
+          // A pooling model is planned on one GPU (memory/encoder_memory.cpp takes no parallel flags).
+          if ((tp > 1 || pp > 1) && is_pooling_model(session.model())) {
+            miss("*", "a pooling model is planned on one GPU: tensor / pipeline parallelism is not modelled for it");
+            continue;
+          }
           if ((tp > 1 && session.tp_flag().empty()) || (pp > 1 && session.pp_flag().empty())) {
             miss("*", std::string(session.engine().name()) + " has no " + (tp > 1 && session.tp_flag().empty() ? "tensor" : "pipeline") +
                           "-parallel option");

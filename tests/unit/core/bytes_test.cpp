@@ -58,8 +58,19 @@ TEST(Bytes, ParsesDecimalAndBinaryUnits) {
   EXPECT_EQ(parse_bytes("2tib").count(), 2ull << 40);
 }
 
+TEST(Bytes, AnEAfterTheNumberWithoutDigitsIsTheUnit) {
+  try {
+    parse_bytes("16EiB", "custom GPU memory");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "custom GPU memory: cannot read size '16EiB': unknown unit 'eib' (use B, KB, MB, GB, TB, "
+                                     "KiB, MiB, GiB or TiB) (examples: 80GB, 79.22GiB, 81559MiB, 48e9)");
+  }
+}
+
 TEST(Bytes, RejectsBadSizes) {
-  for (const char* bad : {"", "GB", "-5GB", "80G", "80 GiB extra", "1e", "abc", ".GB", "1e30GB"}) {
+  // 0.5 B is no whole byte; "16EiB" is an unknown unit, not an exponent (it read "incomplete exponent").
+  for (const char* bad : {"", "GB", "-5GB", "80G", "80 GiB extra", "1e", "abc", ".GB", "1e30GB", "0.5B", "16EiB"}) {
     EXPECT_THROW(parse_bytes(bad), Error) << bad;
   }
   try {

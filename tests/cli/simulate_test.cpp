@@ -183,6 +183,20 @@ TEST(SweepSloCli, RanksLayoutsByTheCostOfServingTheLoad) {
   for (const auto& row : rows) EXPECT_GE(row.at("replicas").get<int>(), 1);
 }
 
+// Every request refused (prompts longer than the context): the table says no latency was
+// measured instead of printing zeros, which read as instant answers; the JSON's counts are 0.
+TEST(SimulateCli, NoCompletedRequestHasNoLatencyTable) {
+  const CliResult r = run_cli({"simulate", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--max-model-len", "1024",
+                               "--rate", "1", "--requests", "10", "--input-len", "2000"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("rejected 10: prompt + output tokens exceed max_model_len 1024\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("latency: no request completed, so there is none to measure\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("latency (ms)"), std::string::npos) << r.out;
+  const auto j = nlohmann::json::parse(run_cli({"simulate", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--max-model-len",
+                                                "1024", "--rate", "1", "--requests", "10", "--input-len", "2000", "--json"}).out);
+  EXPECT_EQ(j.at("latency_ms").at("ttft").at("count"), 0);
+}
+
 TEST(SimulateCli, LlamaCppSlotsWithEveryLayerOnTheGpu) {
   // -c 8192 -np 4: four slots of 2048 cells. A 1900-token prompt asking for 256 tokens stops at
   // 148 (prompt + output reaches the slot, finish_reason "length"); 3000 tokens do not fit a slot.

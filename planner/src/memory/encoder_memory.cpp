@@ -295,7 +295,10 @@ MemoryPlan plan_pooling_tei(const Engine& engine, const EngineProfileData& d, co
   // Backend::warmup (GPU, not padded): max_batch_tokens tokens in requests of max_input tokens,
   // at most --max-batch-requests of them.
   std::uint64_t reqs = (T + max_input - 1) / max_input;
-  if (auto r = arg_u64(in.args, "max-batch-requests")) reqs = std::max<std::uint64_t>(1, std::min(reqs, *r));
+  if (auto r = arg_u64(in.args, "max-batch-requests")) {
+    if (*r == 0) throw_usage("--max-batch-requests must be >= 1 (0 batches no input)");
+    reqs = std::min(reqs, *r);
+  }
   const std::string dtype = arg_string(in.args, "dtype").value_or(d.string("dtype"));
   if (dtype != "float16" && dtype != "bfloat16" && dtype != "float32")
     throw_usage("--dtype: expected float16, bfloat16 or float32, got '" + dtype + "'");

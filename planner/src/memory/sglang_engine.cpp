@@ -399,6 +399,7 @@ class SglangEngine final : public Engine {
     std::uint64_t max_running = max_running_requests(user_running, tokens, ctx_len);
     if (mamba.per_req > 0) max_running = std::min(max_running, mamba.slots / mamba.ratio_divisor);
     const std::uint64_t max_prefill = arg_u64(a, "max-prefill-tokens").value_or(d_.u64("max_prefill_tokens"));
+    if (max_prefill == 0) throw_usage("--max-prefill-tokens must be >= 1 (0 admits no prompt)");
     const double conservativeness = arg_double(a, "schedule-conservativeness").value_or(1.0);
     if (!(conservativeness > 0)) throw_usage("--schedule-conservativeness must be > 0");
     // scheduler.py Scheduler.__init__ (NewTokenRatioTracker in 0.5.x).

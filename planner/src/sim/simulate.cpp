@@ -243,17 +243,21 @@ std::string simulate_text(const SimulateOutcome& o) {
   s += "throughput: " + format_number("%.3f", per_s(static_cast<double>(r.completed), d)) + " req/s, " +
        format_number("%.1f", per_s(r.output_tokens, d)) + " output tok/s, " + format_number("%.1f", per_s(r.output_tokens + r.input_tokens, d)) +
        " total tok/s over " + format_number("%.2f", d) + " s\n";
-  s += "latency (ms)        mean       p50       p90       p99\n";
   auto row = [&](const char* name, const Summary& x) {
     char b[160];
     std::snprintf(b, sizeof b, "  %-12s %9.2f %9.2f %9.2f %9.2f\n", name, x.mean * 1e3, x.p50 * 1e3, x.p90 * 1e3, x.p99 * 1e3);
     s += b;
   };
-  row("TTFT", r.ttft);
-  row("TPOT", r.tpot);
-  row("ITL", r.itl);
-  row("end-to-end", r.e2e);
-  row("queue wait", r.queue);
+  if (r.completed == 0) {  // a table of zeros would read as instant answers
+    s += "latency: no request completed, so there is none to measure\n";
+  } else {
+    s += "latency (ms)        mean       p50       p90       p99\n";
+    row("TTFT", r.ttft);
+    row("TPOT", r.tpot);
+    row("ITL", r.itl);
+    row("end-to-end", r.e2e);
+    row("queue wait", r.queue);
+  }
   s += "KV cache usage (share of the pool, over time): mean " + format_number("%.1f", r.kv_usage.mean * 100) + " %, p50 " +
        format_number("%.1f", r.kv_usage.p50 * 100) + " %, p99 " + format_number("%.1f", r.kv_usage.p99 * 100) + " %, max " +
        format_number("%.1f", r.kv_usage.max * 100) + " %\n";

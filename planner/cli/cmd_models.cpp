@@ -22,7 +22,9 @@
 namespace vramplan::cli {
 namespace {
 
-const std::vector<std::string> kFeatures = {"moe", "mla", "swa", "chunked", "tied", "multimodal", "mtp", "quantized"};
+// Every feature model_features (model/catalogue.cpp) can list, so each shown one can be filtered on.
+const std::vector<std::string> kFeatures = {"encoder", "pooling", "moe",        "mla", "swa",
+                                            "chunked", "tied",    "multimodal", "mtp", "quantized"};
 
 struct Filters {
   std::optional<std::string> family;

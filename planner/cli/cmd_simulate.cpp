@@ -14,6 +14,7 @@
 #include "commands.hpp"
 #include "decision_options.hpp"
 #include "vramplan/core/error.hpp"
+#include "vramplan/core/text.hpp"
 #include "vramplan/plan/capacity_report.hpp"
 #include "vramplan/sim/simulate.hpp"
 
@@ -25,8 +26,9 @@ namespace {
 // file is created.
 class TimelineWriter {
  public:
-  explicit TimelineWriter(const std::string& path) : path_(path), json_(path.ends_with(".json")) {
-    if (!json_ && !path.ends_with(".csv")) throw_usage("--timeline: '" + path + "' must end in .csv or .json (the format)");
+  // The extension in any case (x.CSV), as a trace's is read (sim/workload_parse.cpp is_csv).
+  explicit TimelineWriter(const std::string& path) : path_(path), json_(to_lower(path).ends_with(".json")) {
+    if (!json_ && !to_lower(path).ends_with(".csv")) throw_usage("--timeline: '" + path + "' must end in .csv or .json (the format)");
     out_.open(path);
     if (!out_) throw Error(ErrorKind::Io, "--timeline: cannot write " + path);
     out_ << (json_ ? "[\n" : "t_s,running,waiting,completed,preemptions,kv_blocks_used,kv_blocks_cached,kv_usage,memory_gib\n");

@@ -25,8 +25,9 @@ double parse_token_count(const std::string& text, const char* flag) {
   }
   const std::string unit = to_lower(text.substr(used));
   const double scale = unit.empty() ? 1 : unit == "k" ? 1e3 : unit == "m" ? 1e6 : unit == "b" || unit == "g" ? 1e9 : unit == "t" ? 1e12 : 0;
-  if (used == 0 || scale == 0 || !(v > 0) || !std::isfinite(v * scale) || v * scale > kMaxRunTokens)
-    throw Error(ErrorKind::Usage, std::string(flag) + ": expected a positive token count such as 2e9, 500M or 1.5T, got '" +
+  // At least one token: 1e-5 tokens had priced a run of a fraction of a step.
+  if (used == 0 || scale == 0 || !(v * scale >= 1) || !std::isfinite(v * scale) || v * scale > kMaxRunTokens)
+    throw Error(ErrorKind::Usage, std::string(flag) + ": expected a token count of at least 1 such as 2e9, 500M or 1.5T, got '" +
                                       escape_control(text) + "'");
   return v * scale;
 }
@@ -125,6 +126,8 @@ train::TrainRequest read_train_setup(const po::variables_map& vm) {
     r.holds_previous_graph = true;
     r.previous_tokens = vm["previous-graph"].as<std::uint64_t>();
   }
+  if (vm.count("keeps-previous-logits") && !vm.count("length-median"))
+    throw Error(ErrorKind::Usage, "--keeps-previous-logits applies to variable-length batches: add --length-median");
   if (vm.count("length-median")) {
     r.lengths = train::LengthSchedule{vm["length-median"].as<double>(), vm["length-sigma"].as<double>(), 200};
     r.keeps_previous_logits = vm.count("keeps-previous-logits") > 0;

@@ -35,6 +35,10 @@ TEST(ModelsCli, FamilyIsCaseBlindAndAnUnknownOneIsRefused) {
             0u) << r.err;
   const auto empty = test::run_cli({"models", "--json", "--family", "llama", "--min-params", "10T"});
   EXPECT_EQ(empty.exit_code, 0) << empty.err;
+  // Every feature the table shows can be filtered on (encoder and pooling had been refused).
+  const auto encoders = test::run_cli_json({"models", "--json", "--feature", "encoder"})["models"];
+  ASSERT_FALSE(encoders.empty());
+  for (const auto& m : encoders) EXPECT_NE(m["features"].dump().find("\"encoder\""), std::string::npos) << m["id"];
 }
 
 TEST(ModelsCli, FeatureAndSizeFilters) {

@@ -138,6 +138,10 @@ TEST(SimulateCli, TimelineIsWrittenAsCsv) {
   const std::string csv = read_text(path);
   EXPECT_EQ(csv.rfind("t_s,running,waiting,completed,preemptions,kv_blocks_used,kv_blocks_cached,kv_usage,memory_gib\n", 0), 0u);
   EXPECT_GT(std::count(csv.begin(), csv.end(), '\n'), 10);
+  // The extension in any case, as a trace's: T.CSV is a CSV timeline too.
+  const auto upper = (dir.path() / "T.CSV").string();
+  ASSERT_EQ(simulate({"--rate", "5", "--requests", "20", "--timeline", upper}).exit_code, 0);
+  EXPECT_EQ(read_text(upper).rfind("t_s,running,", 0), 0u);
 }
 
 TEST(SimulateCli, FindMaxRateThenReplicasForATargetLoad) {

@@ -184,6 +184,9 @@ DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) 
   p.guidance = req.guidance.value_or(pl.defaults.guidance);
   // The option parser reads "nan" and "inf"; neither is a guidance_scale.
   if (!std::isfinite(p.guidance)) throw_usage("--guidance must be a finite number");
+  // Published pipelines use 1 to about 20; a scale past 1,000 is a typo, not a setting.
+  if (std::abs(p.guidance) > 1000)
+    throw_usage("--guidance: a guidance scale within +-1000, got " + format_number("%g", p.guidance));
   p.guidance_mode = pl.guidance();
   // diffusers: do_classifier_free_guidance = guidance_scale > 1; at or below 1 the pipeline runs
   // one unguided pass, and the plan says so rather than naming the guidance it does not run.

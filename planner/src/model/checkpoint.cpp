@@ -20,9 +20,10 @@ std::string format_name(const FormatTable& formats, const std::string& dtype) {
 
 }  // namespace
 
+// Present in any form: a directory or FIFO under the name is then refused by the reader (it was
+// skipped, and the plan silently came from config.json alone).
 bool has_safetensors(const std::filesystem::path& dir) {
-  return std::filesystem::is_regular_file(dir / "model.safetensors") ||
-         std::filesystem::is_regular_file(dir / "model.safetensors.index.json");
+  return std::filesystem::exists(dir / "model.safetensors") || std::filesystem::exists(dir / "model.safetensors.index.json");
 }
 
 ModelSpec model_from_checkpoint_dir(const std::filesystem::path& dir, const FormatTable& formats,

@@ -85,7 +85,8 @@ int run_reconcile(const std::vector<std::string>& args) {
         throw_usage("reconcile: --engine-arg expects KEY=VALUE (an engine flag without its dashes), got '" + kv + "'");
       std::string key = kv.substr(0, eq);
       while (key.starts_with("-")) key.erase(0, 1);
-      o.args[key] = kv.substr(eq + 1);
+      if (!o.args.emplace(key, kv.substr(eq + 1)).second)
+        throw_usage("reconcile: --engine-arg " + key + " is given twice: give it once");
     }
   // An error planning the log's configuration names the log: its values (a TP of 0, a version
   // with stray bytes) or its flags under another --engine are the cause more often than ours.

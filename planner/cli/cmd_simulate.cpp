@@ -118,7 +118,8 @@ int run_simulate(const std::vector<std::string>& args) {
   if (vm.count("concurrency")) w.concurrency = vm["concurrency"].as<std::uint64_t>();
   if (vm.count("trace")) {
     // A trace fixes its own arrivals and lengths: a flag that would set them is refused, not ignored.
-    for (const char* f : {"rate", "arrivals", "input-len", "output-len"})
+    // --seed too: the seed draws only arrivals and lengths.
+    for (const char* f : {"rate", "arrivals", "input-len", "output-len", "seed"})
       if (vm.count(f) && !vm[f].defaulted()) throw_usage(std::string("--") + f + ": a --trace sets arrivals and lengths itself");
     w.trace = vm["trace"].as<std::string>();
   } else {

@@ -199,6 +199,8 @@ std::vector<Row> rows() {
       gguf_row("GGUF head_count 0 without recurrent layers", gguf_with_u32("llama.attention.head_count", 0), 3,
                "<dir>/m.gguf: key 'llama.attention.head_count': is 0 on every layer of a model without recurrent layers "
                "(no ssm.* / wkv.* keys)"),
+      gguf_row("GGUF without tensors", gguf_bytes([](test::GgufDesc& d) { d.tensors.clear(); }), 3,
+               "<dir>/m.gguf: tensor count: 0 tensors: a vocabulary-only GGUF has no weights to plan"),
       gguf_row("GGUF version 1", gguf_bytes([](test::GgufDesc& d) { d.version = 1; }), 3,
                "<dir>/m.gguf: version: GGUF version 1 is not supported (it used 32-bit counts; re-convert the model with a current llama.cpp)"),
       gguf_row("GGUF cut inside its header", gguf_bytes([](test::GgufDesc&) {}).substr(0, 200), 3,
@@ -489,12 +491,35 @@ std::vector<Row> rows() {
           "--schedule-conservativeness, --mamba-full-memory-ratio, --max-mamba-cache-size, --swa-full-tokens-ratio, "
           "--disable-hybrid-swa-memory, --speculative-algorithm, --speculative-num-steps, --speculative-eagle-topk, "
           "--speculative-num-draft-tokens, --speculative-draft-model-path)"},
+      Row{"reconcile: a log of two start-ups", {"reconcile", "--log", "<dir>/x.log"},
+          {{"x.log", test::read_text(test::fixture("logs/vllm/llama-3.1-8b-tp1.log")) +
+                         test::read_text(test::fixture("logs/vllm/llama-3.1-8b-tp1.log"))}},
+          3, "<dir>/x.log: 2 start-ups in one log (the version banner at lines 1 and 11): reconcile reads one; cut the log to a single start-up"},
+      Row{"reconcile: --engine-arg given twice",
+          {"reconcile", "--log", "<dir>/x.log", "--engine-arg", "max-batch-size=4", "--engine-arg", "max-batch-size=8"},
+          {{"x.log", "[TensorRT-LLM][INFO] Number of blocks in KV cache primary pool: 631\n"}}, 2,
+          "reconcile: --engine-arg max-batch-size is given twice: give it once"},
       Row{"reconcile: log over 64 MiB", {"reconcile", "--log", "<dir>/x.log"}, {{"x.log", "67108865", File::Sparse}}, 3,
           "<dir>/x.log: 67108865 bytes, above the 64 MiB limit for a start-up log (cut it to the start-up)"},
       Row{"simulate --find-max-rate where no request fits the context",
           simulate_8b({"--rate", "2", "--find-max-rate", "--slo", "p99_ttft<=2s", "--input-len", "9000"}), {}, 2,
           "--find-max-rate / --target-rate: the engine completes none of these requests: it refuses them (prompt + "
           "output tokens exceed max_model_len 8192)"},
+      Row{"simulate --seed with --trace", simulate_8b({"--trace", "<dir>/t.csv", "--seed", "3"}),
+          {{"t.csv", "arrival_s,input_tokens,output_tokens\n0,10,10\n"}}, 2, "--seed: a --trace sets arrivals and lengths itself"},
+      Row{"SLO sweep of a pooling model", {"sweep", "--model", "bge-m3", "--gpu", "h100-sxm-80", "--rate", "1", "--slo", "p99_ttft<=5s"},
+          {}, 2, "--rate / --slo simulate generation: bge-m3 is a pooling model with no TTFT or TPOT (size its embedding job "
+          "with vramplan plan --documents N)"},
+      Row{"vLLM --kv-cache-memory above the card", plan_8b({"--kv-cache-memory", "9223372036854775807"}), {}, 2,
+          "--kv-cache-memory 8388608.00 TiB is more than the GPU's 79.19 GiB"},
+      Row{"SGLang --swa-full-tokens-ratio above 1",
+          {"plan", "--engine", "sglang", "--model", "gpt-oss-20b", "--gpu", "h100-sxm-80", "--swa-full-tokens-ratio", "1e308"},
+          {}, 2, "--swa-full-tokens-ratio must be in (0, 1]"},
+      Row{"llama.cpp --ctx-size below -np",
+          {"check", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--engine", "llamacpp", "--weights", "gguf:Q4_K_M",
+           "-c", "100", "-np", "1000"},
+          {}, 1, "DOES NOT FIT h100-sxm-80 x1: llama_init_from_model: n_ctx_seq == 0: --ctx-size 256 split over 1000 sequences "
+          "(-np) gives each none"},
       Row{"simulate --arrivals gamma:1e-300", simulate_8b({"--rate", "2", "--arrivals", "gamma:1e-300"}), {}, 2,
           "--arrivals: gamma:CV needs a coefficient of variation in [0.001, 100] (below, use constant), got 'gamma:1e-300'"},
       Row{"simulate --trace of 1 MiB without a newline", simulate_8b({"--trace", "<dir>/t.jsonl"}),

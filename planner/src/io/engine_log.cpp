@@ -79,6 +79,12 @@ EngineLog parse_engine_log(std::string_view text, std::string_view origin) {
                 std::string(origin) + ":" + std::to_string(first_nonempty) + ": not a line of a vLLM, SGLang, llama.cpp, ollama or TensorRT-LLM start-up log (the formats reconcile reads): " +
                     excerpt(first_text, 60));
   }
+  // Each kept figure is the first of its kind: two start-ups in one file would mix their figures.
+  for (const auto* starts : {&out.banner_lines, &out.api_version_lines})
+    if (starts->size() > 1)
+      throw_input(std::string(origin), "", std::to_string(starts->size()) + " start-ups in one log (the version banner at lines " +
+                                               std::to_string(starts->front()) + " and " + std::to_string((*starts)[1]) +
+                                               "): reconcile reads one; cut the log to a single start-up");
   if (!out.has_figures())
     throw UnrecognisedLog(
                 std::string(origin) + ": no recognised start-up lines (" + std::string(reader->label) +

@@ -287,10 +287,12 @@ void vllm_read_line(std::string_view line, std::size_t number, EngineLog& out) {
     ++out.recognised;
   } else if (const auto v = m.find("vLLM API server version "); v != std::string_view::npos) {
     if (out.engine_version.empty()) out.engine_version = std::string(m.substr(v + 24, m.find(' ', v + 24) - v - 24));
+    out.api_version_lines.push_back(number);
     ++out.recognised;
   } else if (const auto b = m.find(" version "); b != std::string_view::npos && m.find("\xe2\x96\x88") != std::string_view::npos) {
     // The 0.11+ start-up banner (entrypoints/utils.py): block characters, then "version 0.19.0".
     if (out.engine_version.empty()) out.engine_version = std::string(m.substr(b + 9, m.find(' ', b + 9) - b - 9));
+    out.banner_lines.push_back(number);
     ++out.recognised;
   } else {
     // V0 messages in a bracketed logger line (the V0 engine ran until 0.10).

@@ -201,6 +201,7 @@ MemoryPlan LlamacppEngine::plan(const PlanInput& in) const {
   }
   if (!lp.ok) {
     p.fits = false;
+    p.refuses_configuration = true;
     p.reason = "llama_init_from_model: " + lp.refusal;
     view["refusal"] = lp.refusal;
     p.engine_view = view;

@@ -102,7 +102,9 @@ SglangSwaSplit sglang_swa_split(const ModelArch& arch, const KvLayout& kv, std::
                                 std::uint64_t page, const EngineArgs& a) {
   SglangSwaSplit s;
   s.ratio = arg_double(a, "swa-full-tokens-ratio").value_or(0.8);
-  if (!(s.ratio > 0)) throw_usage("--swa-full-tokens-ratio must be > 0");
+  // Above 1 the sliding-window pool would outgrow the full one it exists to be smaller than (and
+  // 1e308 overflowed the token counts below).
+  if (!(s.ratio > 0 && s.ratio <= 1)) throw_usage("--swa-full-tokens-ratio must be in (0, 1]");
   const bool listed = arch.architecture == "GptOssForCausalLM" || arch.architecture == "Llama4ForConditionalGeneration";
   if (!listed || arg_switch(a, "disable-hybrid-swa-memory")) return s;
   for (const auto& l : kv.layers) {

@@ -305,6 +305,9 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
   // --kv-cache-memory replaces the utilization rule (0 = not given).
   const std::uint64_t fixed_kv =
       arg_string(args, "kv-cache-memory") ? parse_bytes(*arg_string(args, "kv-cache-memory"), "--kv-cache-memory").count() : 0;
+  // More than the card is no pool vLLM can allocate (2^63 B had wrapped to a pool of 0 blocks).
+  if (fixed_kv > in.gpu.total.count())
+    throw_usage("--kv-cache-memory " + format_binary(Bytes(fixed_kv)) + " is more than the GPU's " + format_binary(in.gpu.total));
 
   // LoRA slots (vllm/lora/layers: stacked lora_a [max_loras, r, in] + lora_b [max_loras, out, r]
   // per wrapped linear, in the model dtype, TP-sharded like the base layer).

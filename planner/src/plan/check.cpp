@@ -130,7 +130,8 @@ CheckOutcome run_check(const CheckRequest& req, const DataRoot& root, std::uniqu
     if (!weights.nothing_quantized.empty()) out.warnings.push_back(weights.nothing_quantized);
   }
   if (!out.eval.capped_context.empty()) out.warnings.push_back(out.eval.capped_context);
-  if (out.eval.fit.limit == Limit::Engine && out.eval.fit.expected.kv_pool.count() == 0)
+  // A refusal about memory gets what layout would fit; one of the configuration itself is its own reason.
+  if (out.eval.fit.limit == Limit::Engine && out.eval.fit.expected.kv_pool.count() == 0 && !out.eval.plan.refuses_configuration)
     out.eval.fit.reason = planning_reason(session, s, req, out) + " (" + out.eval.fit.engine + ": " + out.eval.fit.reason + ")";
   if (out.gpu.vendor == "amd")
     out.warnings.push_back("the activation and non-torch figures of " + out.eval.fit.engine +

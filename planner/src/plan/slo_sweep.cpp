@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "vramplan/core/error.hpp"
+#include "vramplan/model/encoder.hpp"
 #include "vramplan/core/text.hpp"
 #include "vramplan/hardware/gpu_catalog.hpp"
 
@@ -67,6 +68,10 @@ SloSweepResult run_slo_sweep(const SloSweepRequest& r, const DataRoot& root,
     if (progress) progress(done++, layouts.size());
     auto& session = sessions[l.model];
     if (!session) session = std::make_unique<PlanSession>(root, l.model, r.sweep.engine);
+    // A pooling model generates nothing: no TTFT or TPOT target applies (its job: plan --documents).
+    if (is_pooling_model(session->model()))
+      throw_usage("--rate / --slo simulate generation: " + session->model().id +
+                  " is a pooling model with no TTFT or TPOT (size its embedding job with vramplan plan --documents N)");
     sim::PreparedEngine engine;
     const memory::PlanRequest request = plan_request(r, *session, l);
     try {

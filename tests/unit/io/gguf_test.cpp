@@ -202,6 +202,7 @@ TEST(GgufModel, SlidingWindowBoolArrayPattern) {
            test::kv_u32("gemma4.embedding_length", 64), test::kv_u32("gemma4.attention.head_count", 2),
            test::kv_u32("gemma4.attention.sliding_window", 1024),
            test::kv_arr_bool("gemma4.attention.sliding_window_pattern", {true, false, true})};
+  d.tensors = {{"token_embd.weight", {64, 10}, F32, 64 * 10 * 4}};  // a file with no tensor is refused
   const ModelSpec s = model_from_gguf_file(write(dir, d), test::quant_formats());
   EXPECT_EQ(s.arch.layer_attention,
             (std::vector<LayerAttention>{LayerAttention::Sliding, LayerAttention::Full, LayerAttention::Sliding}));

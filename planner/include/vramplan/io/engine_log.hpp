@@ -80,6 +80,10 @@ struct EngineLog {
   //! Its successor llama_kv_cache_unified spans the change (renamed by PR #15467): not marked.
   bool llamacpp_unified_kv = false;
 
+  //! Lines that announce a server start (vLLM's version banner, one kind per list): a second one
+  //! of a kind means the file holds two start-ups, whose figures would be mixed.
+  std::vector<std::size_t> banner_lines, api_version_lines;
+
   std::size_t lines = 0;       //!< lines read
   std::size_t recognised = 0;  //!< lines that gave a figure or a setting
 

@@ -137,6 +137,9 @@ struct MemoryPlan {
   bool kv_fixed = false;
   bool fits = true;
   std::string reason;          //!< when !fits: what breaks, in the engine's words
+  //! The engine refuses the configuration itself, whatever the memory (llama.cpp's n_ctx_seq == 0,
+  //! a quantized V cache without flash attention): no layout or card would start it.
+  bool refuses_configuration = false;
   std::string weights_precision;
   std::string compute_precision;
   nlohmann::json engine_view = nlohmann::json::object();  //!< figures in the engine's own words

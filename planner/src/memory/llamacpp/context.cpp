@@ -98,6 +98,12 @@ ContextResult make_context(const ModelArch& arch, const Settings& s,
     c.n_ctx_seq = c.n_ctx;
   } else {
     c.n_ctx_seq = round_up(c.n_ctx / s.n_parallel, profile.ctx_pad, "n_ctx_seq");
+    // llama-context.cpp refuses to start then ("n_ctx_seq == 0"): fewer cells than sequences.
+    if (c.n_ctx_seq == 0) {
+      result.refusal = "n_ctx_seq == 0: --ctx-size " + std::to_string(c.n_ctx) + " split over " +
+                       std::to_string(s.n_parallel) + " sequences (-np) gives each none";
+      return result;
+    }
     c.n_ctx = checked_mul(c.n_ctx_seq, s.n_parallel, "n_ctx");
   }
   c.n_streams = s.kv_unified ? 1 : s.n_parallel;

@@ -94,6 +94,8 @@ diffusion::DiffusionRequest read_call(const po::variables_map& vm) {
   if (!vm.count("model")) throw_usage("--model is required");
   r.model = vm["model"].as<std::string>();
   const std::string engine = vm["engine"].as<std::string>();
+  if (engine.starts_with("diffusers@"))
+    throw_usage("--engine " + engine + ": the diffusers plan follows its source of one release, not a version; give --engine diffusers");
   if (engine != "diffusers")
     throw_usage("engine '" + engine + "' does not run diffusion pipelines; " + r.model +
                 " is planned as a diffusers pipeline (--engine diffusers, the default)");
@@ -102,7 +104,8 @@ diffusion::DiffusionRequest read_call(const po::variables_map& vm) {
     const auto x = res.find_first_of("xX");
     try {
       std::size_t used = 0;
-      if (x == std::string::npos) throw std::invalid_argument(res);
+      // Digits only: std::stoull reads "-8" as 2^64 - 8.
+      if (x == std::string::npos || res.find_first_not_of("0123456789xX") != std::string::npos) throw std::invalid_argument(res);
       r.width = std::stoull(res.substr(0, x), &used);
       if (used != x) throw std::invalid_argument(res);
       r.height = std::stoull(res.substr(x + 1), &used);

@@ -30,7 +30,8 @@ const GpuSpec& GpuCatalog::find(std::string_view id) const {
   std::vector<std::string> names;
   for (const auto& e : entries_) names.push_back(e.id);
   for (const auto& [alias, target] : aliases_) names.push_back(alias);
-  const auto near = closest_names(key, names);
+  // A blank id is close to nothing: no list of near names.
+  const auto near = key.empty() ? std::vector<std::string>{} : closest_names(key, names);
   std::string message = "unknown GPU '" + std::string(id) + "'";
   if (!near.empty()) {
     message += " (closest:";

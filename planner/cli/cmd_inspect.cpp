@@ -15,6 +15,7 @@
 #include "param_count.hpp"
 #include "vramplan/core/bytes.hpp"
 #include "vramplan/core/error.hpp"
+#include "vramplan/memory/weights.hpp"
 #include "vramplan/model/catalogue.hpp"
 #include "vramplan/model/encoder.hpp"
 #include "vramplan/model/inventory.hpp"
@@ -197,6 +198,7 @@ int run_inspect(const std::vector<std::string>& args) {
   const auto& root = data_root();
   const auto formats = QuantCatalog::load(root.data_file("quant_formats.json"), root.data_file("quant_schemes.json"));
   auto spec = load_model(vm["model"].as<std::string>(), root, formats, load);
+  if (!spec.arch.torch_dtype.empty()) memory::config_dtype_format(spec, formats);  // refused as plan refuses it
   const std::string quantized_as = apply_checkpoint_quantization(spec, formats);
   const auto counts = count_params(spec);
   const auto roles = totals_by_role(spec, formats);

@@ -98,6 +98,8 @@ std::vector<Row> rows() {
       // --- config.json values
       config_row("num_hidden_layers: 10000000", tiny_set("num_hidden_layers", 10'000'000), 3,
                  cfg + ": /num_hidden_layers: 10000000" + limits + "1024 for layers (largest public model: 126 (Llama-3.1-405B))"),
+      Row{"inspect of torch_dtype: float7", {"inspect", "--model", cfg}, {{"config.json", tiny_set("torch_dtype", "float7")}}, 3,
+          cfg + ": torch_dtype: unknown dtype 'float7' (float16, bfloat16, float32, or a format of data/quant_formats.json)"},
       config_row("torch_dtype: float7", tiny_set("torch_dtype", "float7"), 3,
                  cfg + ": torch_dtype: unknown dtype 'float7' (float16, bfloat16, float32, or a format of data/quant_formats.json)"),
       config_row("quantization_config: bitsandbytes 4-bit and 8-bit",

@@ -12,6 +12,16 @@
 
 namespace vramplan::memory {
 
+const QuantFormat& config_dtype_format(const ModelSpec& model, const QuantCatalog& quant) {
+  // The config's own field: a value no format has is the file's fault, named with the file.
+  const QuantFormat* format = quant.find(model.arch.torch_dtype);
+  if (format == nullptr)
+    throw_input(model.source.path.empty() ? model.id : model.source.path, "torch_dtype",
+                "unknown dtype '" + model.arch.torch_dtype +
+                    "' (float16, bfloat16, float32, or a format of data/quant_formats.json)");
+  return *format;
+}
+
 namespace {
 
 enum class Split { Column, Row, Replicated, Vocab, KvProjection, FusedQkv, NotResident };
@@ -54,6 +64,7 @@ Split split_of(TensorRole role) {
 }
 
 
+
 // The dtype an engine loads unquantized tensors in. dtype=auto follows the config, except that
 // float32 checkpoints are served in bf16 (vLLM ModelConfig._resolve_auto_dtype; SGLang and
 // TRT-LLM do the same).
@@ -66,12 +77,7 @@ std::string serving_dtype(const ModelSpec& model, const QuantCatalog& quant, con
     notes.push_back("checkpoint dtype not given: bf16 assumed (pass --dtype)");
     return "bf16";
   }
-  // The config's own field: a value no format has is the file's fault, named with the file.
-  const QuantFormat* format = quant.find(config);
-  if (format == nullptr)
-    throw_input(model.source.path.empty() ? model.id : model.source.path, "torch_dtype",
-                "unknown dtype '" + config + "' (float16, bfloat16, float32, or a format of data/quant_formats.json)");
-  const std::string name = format->name;
+  const std::string name = config_dtype_format(model, quant).name;
   if (name == "fp32" && request.downcast_fp32) {
     notes.push_back("float32 checkpoint served in bf16 (dtype=auto downcasts fp32)");
     return "bf16";

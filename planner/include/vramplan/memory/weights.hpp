@@ -19,6 +19,7 @@
 
 namespace vramplan {
 class QuantCatalog;
+struct QuantFormat;
 }
 
 namespace vramplan::memory {
@@ -42,6 +43,10 @@ struct ResolvedWeights {
 };
 
 //! Throws Error(Usage) for a dtype / quantization it cannot model (naming it).
+//! The format of the config's torch_dtype; Error(InputFile) naming the file's field when no format
+//! has that name (plan and inspect alike).
+const QuantFormat& config_dtype_format(const ModelSpec& model, const QuantCatalog& quant);
+
 ResolvedWeights resolve_weights(const ModelSpec& model, const QuantCatalog& quant,
                                 const WeightRequest& request);
 

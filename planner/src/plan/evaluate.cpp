@@ -49,7 +49,7 @@ Evaluation evaluate(const PlanSession& session, const Scenario& s, const FitPoli
     if (s.context) {  // the server fails a request that outgrows its slot: this batch does not run
       slot_refusal = "sequences of " + std::to_string(context) + " tokens exceed the " + std::to_string(per_seq) +
                      " one llama.cpp slot holds (--ctx-size " + std::to_string(engine_length) + " split over " +
-                     std::to_string(engine_length / per_seq) + " sequences, -np)";
+                     e.plan.engine_view.value("n_seq_max", nlohmann::json(0)).dump() + " sequences, -np)";
     } else {
       context = per_seq;
       e.capped_context = "without --context, sequences of " + std::to_string(context) +

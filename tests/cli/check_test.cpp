@@ -168,7 +168,7 @@ TEST(CheckCli, LlamaCppSequencesAreTheirSlotsLength) {
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("sequences of 1024 tokens exceed the 512 one llama.cpp slot holds (--ctx-size 4096 split over 8 "
                        "sequences, -np)"), std::string::npos) << r.out;
-  // Slots are padded to 256 cells: -c 1000 -np 3 gives three of ceil(1024 / 3 -> 341, 256) = 512.
+  // Slots are padded to 256 cells: -c 1000 pads to 1024, / 3 sequences = 341, padded to 512 a slot.
   r = run_cli({"check", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--engine", "llamacpp", "--weights",
                "gguf:Q4_K_M", "-c", "1000", "-np", "3", "--context", "900"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;

@@ -127,7 +127,10 @@ int run_train(const std::vector<std::string>& args) {
   }
   const double margin_h = sim::parse_duration(vm["margin"].as<std::string>(), "--margin") / 3600;
   const auto periods = plan::parse_periods(vm["periods"].as<std::string>());
-  const auto plan = train::plan_training(r, data_root());
+  // One read of the model and catalogues for the plan and its limits (about 60 plans).
+  train::require_model_and_gpu(r);
+  const train::TrainInputs inputs = train::load_train_inputs(r.model, data_root());
+  const auto plan = train::plan_training(r, inputs);
   nlohmann::json doc = train::train_json(plan);
   std::optional<plan::RentalCover> cover;
   if (plan.run) {
@@ -141,7 +144,7 @@ int run_train(const std::vector<std::string>& args) {
                             {"price_basis", cover->usd ? nlohmann::json(cover->price_basis) : nlohmann::json(nullptr)}};
   }
   // Limits: about 60 full training plans (each a few milliseconds).
-  const plan::TrainLimits limits = plan::train_limits(r, data_root(), accum);
+  const plan::TrainLimits limits = plan::train_limits(r, inputs, accum);
   doc["limits"] = plan::train_limits_json(limits, r);
   emit(opts, doc, train_text(plan) + speed_text(plan, cover, margin_h) + plan::train_limits_text(limits, r));
   return 0;

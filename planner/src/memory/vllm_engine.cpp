@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <type_traits>
 
 #include "vramplan/compat/compat.hpp"
 #include "vramplan/core/error.hpp"
@@ -151,6 +153,18 @@ std::string VllmEngine::pad_mxfp4_moe(const PlanInput& in, const WeightRequest& 
   return pad_moe_experts(in.model, rw, tp, pad);
 }
 
+// "a, b, c": the values a refusal lists, from the table the check uses.
+template <typename T, std::size_t N>
+std::string listed(const std::array<T, N>& values) {
+  std::string out;
+  for (const auto& v : values) {
+    if (!out.empty()) out += ", ";
+    if constexpr (std::is_arithmetic_v<T>) out += std::to_string(v);
+    else out += v;
+  }
+  return out;
+}
+
 // LoRAConfig's own checks (vllm/config/lora.py): max_lora_rank is one of MaxLoRARanks and
 // max_loras is Field(ge=1). Without --enable-lora vLLM builds no LoRAConfig and ignores both flags;
 // here that would be a plan without the slots the user asked for, so they are refused instead.
@@ -158,7 +172,7 @@ void check_lora_slots(std::uint64_t loras, std::uint64_t rank) {
   static constexpr std::array<std::uint64_t, 9> kMaxLoraRanks{1, 8, 16, 32, 64, 128, 256, 320, 512};
   if (std::find(kMaxLoraRanks.begin(), kMaxLoraRanks.end(), rank) == kMaxLoraRanks.end())
     throw_usage("--max-lora-rank " + std::to_string(rank) +
-                ": vLLM takes one of 1, 8, 16, 32, 64, 128, 256, 320, 512 (vllm/config/lora.py MaxLoRARanks)");
+                ": vLLM takes one of " + listed(kMaxLoraRanks) + " (vllm/config/lora.py MaxLoRARanks)");
   if (loras == 0) throw_usage("--max-loras 0: vLLM needs at least 1 LoRA slot (vllm/config/lora.py)");
 }
 
@@ -264,7 +278,7 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
   const std::string kv_flag = arg_string(args, "kv-cache-dtype").value_or("auto");
   if (std::find(kVllmCacheDtypes.begin(), kVllmCacheDtypes.end(), kv_flag) == kVllmCacheDtypes.end())
     throw_usage("--kv-cache-dtype " + excerpt(kv_flag) +
-                ": not a vLLM cache dtype (auto, float16, bfloat16, int8, fp8, fp8_e4m3, fp8_e5m2, fp8_inc, fp8_ds_mla)");
+                ": not a vLLM cache dtype (" + listed(kVllmCacheDtypes) + ")");
   const KvDtype kvd = resolve_kv_dtype(kv_flag, rw.compute_precision, in.quant);
 
   // Attention + recurrent hybrids (Qwen3-Next, Mamba hybrids): block size and state pages as

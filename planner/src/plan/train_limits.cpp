@@ -190,12 +190,11 @@ GradAccum grad_accum_for(std::uint64_t global_batch, std::uint64_t micro_batch, 
   return g;
 }
 
-TrainLimits train_limits(const train::TrainRequest& request, const DataRoot& root, const std::optional<GradAccum>& grad_accum) {
+TrainLimits train_limits(const train::TrainRequest& request, const train::TrainInputs& in,
+                         const std::optional<GradAccum>& grad_accum) {
   TrainLimits l;
   l.seq_len = request.seq_len;
   l.micro_batch = request.micro_batch;
-  // One load of the model and catalogues for the three searches (about 60 plans).
-  const train::TrainInputs in = train::load_train_inputs(request.model, root);
   l.max_micro_batch = max_micro_batch_on(request, in, kTrainMicroBatchCap);
   l.max_seq_len = max_seq_len_on(request, in);
   l.min_gpus = min_gpus_on(request, in, kTrainGpuBound);

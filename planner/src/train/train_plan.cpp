@@ -153,15 +153,18 @@ TrainInputs load_train_inputs(const std::string& model, const DataRoot& root) {
           perf::load_perf_defaults(root.data_file("perf_defaults.json"))};
 }
 
-TrainPlan plan_training(const TrainRequest& r, const DataRoot& root) {
+void require_model_and_gpu(const TrainRequest& r) {
   if (r.model.empty()) throw Error(ErrorKind::Usage, "--model is required");
   if (r.gpu.empty()) throw Error(ErrorKind::Usage, "--gpu is required");
+}
+
+TrainPlan plan_training(const TrainRequest& r, const DataRoot& root) {
+  require_model_and_gpu(r);
   return plan_training(r, load_train_inputs(r.model, root));
 }
 
 TrainPlan plan_training(const TrainRequest& r, const TrainInputs& inputs) {
-  if (r.model.empty()) throw Error(ErrorKind::Usage, "--model is required");
-  if (r.gpu.empty()) throw Error(ErrorKind::Usage, "--gpu is required");
+  require_model_and_gpu(r);
   if (r.grad_accum == 0) throw Error(ErrorKind::Usage, "--grad-accum must be > 0");
   if (r.method == Method::Qlora && r.adapter.base_format == "bf16")
     throw Error(ErrorKind::Usage, "QLoRA needs a quantized base (--base-format nf4 / nf4-dq)");

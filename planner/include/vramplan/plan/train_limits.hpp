@@ -75,7 +75,8 @@ struct TrainLimits {
   std::uint64_t seq_len = 0, micro_batch = 0;
 };
 
-TrainLimits train_limits(const train::TrainRequest& request, const DataRoot& root,
+//! The three searches on inputs the caller loaded once (the plan beside them uses the same).
+TrainLimits train_limits(const train::TrainRequest& request, const train::TrainInputs& inputs,
                          const std::optional<GradAccum>& grad_accum = std::nullopt);
 
 //! The `limits` object of vramplan.train/1 (docs/schemas/train.schema.json).

@@ -124,6 +124,9 @@ struct TrainInputs {
 };
 //! Throws Error(Usage) when `model` is empty.
 TrainInputs load_train_inputs(const std::string& model, const DataRoot& root);
+//! Error(Usage) when the request names no model or no GPU: what plan_training asks first, before
+//! any file is read.
+void require_model_and_gpu(const TrainRequest& request);
 
 //! Throws Error(Usage) for missing --model / --gpu and impossible settings.
 TrainPlan plan_training(const TrainRequest& request, const DataRoot& root);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "vramplan/core/bytes.hpp"
 #include "vramplan/core/error.hpp"
@@ -172,8 +173,11 @@ TrainPlan plan_training(const TrainRequest& r, const TrainInputs& inputs) {
   GpuSpec gpu = inputs.gpus.resolve_one(r.gpu);
   require_plannable(gpu);
   if (r.gpu_memory) gpu = with_reported_total(gpu, *r.gpu_memory);
-  ModelSpec spec = inputs.model;
-  if (r.untie_head && spec.arch.tied_embeddings) untie(spec);
+  // The loaded model as it is, or an untied copy: a search plans dozens of times on one load, and
+  // a copy of a large inventory each time would undo much of what loading once saves.
+  std::optional<ModelSpec> untied;
+  if (r.untie_head && inputs.model.arch.tied_embeddings) untie(untied.emplace(inputs.model));
+  const ModelSpec& spec = untied ? *untied : inputs.model;
   if (spec.arch.num_layers == 0 || spec.arch.hidden_size == 0)
     throw Error(ErrorKind::Usage, "model " + spec.id + " has no decoder layers vramplan can size for training");
 

@@ -61,6 +61,9 @@ const std::map<std::string, std::string> kCatalogue = {
     {"meta-llama/Llama-2-13b-hf", "llama-2-13b"}, {"mistralai/Mistral-7B-v0.1", "mistral-7b-v0.1"},
     {"microsoft/phi-2", "phi-2"}, {"microsoft/Phi-3-mini-4k-instruct", "phi-3-mini"},
     {"google/gemma-2-9b", "gemma-2-9b"}, {"tiiuae/falcon-7b", "falcon-7b"},
+    {"TinyLlama/TinyLlama-1.1B-intermediate-step-1431k-3T", "tinyllama-1.1b"}, {"google/gemma-2b", "gemma-2b"},
+    {"google/gemma-7b", "gemma-7b"}, {"stabilityai/stablelm-base-alpha-3b", "stablelm-base-alpha-3b"},
+    {"microsoft/phi-1_5", "phi-1.5"},
 };
 // "the median length of the samples in Alpaca is 110 tokens" (Lightning-AI/litgpt tutorials/oom.md).
 constexpr std::uint64_t kAlpacaMedianTokens = 110;
@@ -182,7 +185,16 @@ constexpr const char* kTrainFindings =
     "weight keeps no normalised output; removing them moves every bf16 LoRA record 3-8 % under, with the missing "
     "0.6-0.7 GiB not identified (LitGPT's fused qkv output, alive through the v view SDPA saves, is one candidate).\n"
     "- The FSDP multi-GPU and the single-GPU full fine-tuning records of these tables are excluded below, with the "
-    "arithmetic that makes them inconsistent with the stated setup.\n";
+    "arithmetic that makes them inconsistent with the stated setup.\n"
+    "- The models added for these records on 2026-12-05 (TinyLlama, Gemma-1, StableLM-Alpha, phi-1.5; 15 records): "
+    "the QLoRA rows are within 7 % (gemma-2b +0.1 %, gemma-7b -2.0 %, tinyllama -2.0 %, stablelm -6.1 %), and so "
+    "are gemma-2b-lora (-1.8 %), the StableLM LoRA rows (-2.9 / -4.9 %) and phi-1.5's QLoRA (-7.8 %). Off: "
+    "tinyllama-full -21 % and tinyllama-lora +12 % at micro-batch 4 / 8 (every batch is taken as 512 tokens "
+    "long; shorter real batches would lower the prediction, a candidate for the over-prediction only), phi-1.5 "
+    "LoRA -11 % (micro-batch 1) and -20 % (micro-batch 4) at its longest Alpaca sample, and the FSDP full runs "
+    "stablelm3b-full-2gpu -14 % and gemma-2b-full-4gpu -32 % (16.23 GiB per GPU, near an unsharded copy of the "
+    "weights and gradients, as in the excluded FSDP LoRA runs). Not excluded, since no record-specific "
+    "arithmetic rules them out.\n";
 
 constexpr const char* kFrameworkFindings =
     "What these records show:\n\n"
@@ -209,10 +221,10 @@ constexpr const char* kFrameworkFindings =
     "- tt-flags-3b-packed compares torchtune's peak active bytes (= allocated on one stream) with the peak "
     "allocated: -4.9 %.\n"
     "- 88 records are excluded below; most because the measured quantity is not stated (torchtune README "
-    "tables), because torch.compile / Float8 / optimizer-in-backward shaped the run, or because the model has no "
-    "published config in the reference set (Qwen1, Baichuan2, BERT).\n"
-    "- ms-swift's Qwen-1 records stay excluded (branch train-models, commit 65c0c48, adds the configs; it predicts "
-    "them 8-56 % under). Read at ms-swift 97e4d198b, the commit that wrote the table (2024-01-02): the figure is "
+    "tables), because torch.compile / Float8 / optimizer-in-backward shaped the run, or because `train` does not "
+    "size the model (Qwen-1 and Baichuan2: docs/models.md; BERT, an encoder).\n"
+    "- ms-swift's Qwen-1 records stay excluded (branch train-models adds the architecture; it predicts them 2-56 % "
+    "under, median 30 %, so QWenLMHeadModel stays unsupported: docs/models.md). Read at ms-swift 97e4d198b, the commit that wrote the table (2024-01-02): the figure is "
     "max_memory_reserved(); defaults --gradient_checkpointing true --use_flash_attn true --max_length 2048 "
     "--batch_size 1 --gradient_accumulation_steps 16, on a dataset of 3,234 tokens on average (nearly every sample "
     "fills max_length); the loss is Qwen-1's own (QWenLMHeadModel.forward: bf16 logits, a shifted .contiguous() "
@@ -307,9 +319,15 @@ std::vector<Boundary> boundaries() {
       {"lg-oom-llama2-13b-lora-2gpu", std::nullopt, std::nullopt, kLitgptFsdp},
       {"lg-oom-llama2-7b-full-4xa10g", std::nullopt, std::nullopt, kLitgptFsdp},
       {"lg-oom-llama3-8b-full-4xa10g", std::nullopt, std::nullopt, kLitgptFsdp},
-      {"lg-oom-gemma-7b-lora-1xa10g", std::nullopt, std::nullopt, "excluded: google/gemma-7b is not in the catalogue"},
+      // config_hub/finetune/gemma-7b/lora.yaml: r 16 on every lora_* switch incl. the head, max_seq_length 512.
+      {"lg-oom-gemma-7b-lora-1xa10g", [&] {
+         auto q = litgpt("gemma-7b", "a10g", M::Lora, 1, 512, "query,key,value,projection,mlp,head");
+         q.adapter.rank = 16;
+         return q;
+       }(), std::nullopt, ""},
       {"swift-qwen72b-lora-4096-oom", std::nullopt, std::nullopt,
-       "excluded: Qwen-72B-Chat is not in the catalogue, and device_map layer splitting is not modelled"},
+       "excluded: Qwen-72B-Chat (QWenLMHeadModel) is not supported (docs/models.md), and device_map layer splitting "
+       "is not modelled"},
   };
   const std::vector<std::pair<std::string, std::uint64_t>> unsloth = {
       {"12gb", 932}, {"16gb", 2551}, {"24gb", 5789}, {"40gb", 12264}, {"48gb", 15502}, {"80gb", 28454}};
@@ -406,14 +424,16 @@ TEST(TrainAccuracy, LitgptAllocatedPeaks) {
   render_boundaries(md, evaluate_boundaries());
   md << train_frameworks::render_frameworks(train_frameworks::predict_framework_records(), kFrameworkFindings);
   write_accuracy_doc_if_asked("accuracy-train.md", md.str());
-  // Regression guards: the achieved figures (this commit: 3.84 % median, 90th percentile 6.75 %, 2.93 % for the
-  // bf16-base LoRA records, none over 9 %; before the previous graph, Phi-2's single LayerNorm and LitGPT's fused
-  // q / k / v dropout: 3.33 %, 15.51 %, 1.02 %, phi-2 LoRA +26.3 %); a change that makes them worse must say why.
-  EXPECT_EQ(errs.size(), 24u);
-  EXPECT_LE(median, 3.85) << md.str();
-  EXPECT_LE(p90, 6.80) << md.str();
-  EXPECT_LE(median_abs(lora_errs), 2.95) << md.str();
-  for (double e : errs) EXPECT_LE(std::abs(e), 9.0) << md.str();
+  // Regression guards: the achieved figures (this commit: 39 records, 4.15 % median, 90th percentile 14.34 %,
+  // 3.17 % for the bf16-base LoRA records, none over 32.3 % (gemma-2b-full-4gpu); before the TinyLlama / Gemma-1 /
+  // StableLM-Alpha / phi-1.5 entries: 24 records, 3.84 %, 6.75 %, 2.93 %, none over 9 %; before the previous graph,
+  // Phi-2's single LayerNorm and LitGPT's fused q / k / v dropout: 3.33 %, 15.51 %, 1.02 %, phi-2 LoRA +26.3 %);
+  // a change that makes them worse must say why.
+  EXPECT_EQ(errs.size(), 39u);
+  EXPECT_LE(median, 4.16) << md.str();
+  EXPECT_LE(p90, 14.35) << md.str();
+  EXPECT_LE(median_abs(lora_errs), 3.18) << md.str();
+  for (double e : errs) EXPECT_LE(std::abs(e), 32.3) << md.str();
 }
 
 TEST(TrainAccuracy, CapacityBoundariesOnTheRightSide) {
@@ -429,8 +449,9 @@ TEST(TrainAccuracy, CapacityBoundariesOnTheRightSide) {
       EXPECT_TRUE(r.right_side) << r.id << ": " << r.predicted;
     }
   }
-  // This commit: 10 of 10 (8 before autocast's lm_head copy, 3 before the device view).
-  EXPECT_EQ(right, 10u);
+  // This commit: 11 of 11 (10 before gemma-7b joined the catalogue, 8 before autocast's lm_head copy, 3 before
+  // the device view).
+  EXPECT_EQ(right, 11u);
 }
 
 TEST(TrainAccuracy, FrameworkRecordsMatchTheirMeasuredQuantity) {

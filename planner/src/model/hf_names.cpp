@@ -19,7 +19,7 @@ struct NameRole {
   TensorRole role;
 };
 
-constexpr std::array<NameRole, 22> kGlobal{{
+constexpr std::array<NameRole, 25> kGlobal{{
     {"model.embed_tokens", R::TokenEmbedding},
     {"transformer.word_embeddings", R::TokenEmbedding},
     {"transformer.wte", R::TokenEmbedding},
@@ -31,6 +31,10 @@ constexpr std::array<NameRole, 22> kGlobal{{
     {"model.final_layernorm", R::OutputNorm},
     {"transformer.ln_f", R::OutputNorm},
     {"lm_head", R::Output},
+    // GPT-NeoX (family_gpt_neox.cpp).
+    {"gpt_neox.embed_in", R::TokenEmbedding},
+    {"gpt_neox.final_layer_norm", R::OutputNorm},
+    {"embed_out", R::Output},
     {"model.rotary_emb.inv_freq", R::RopeFreqs},
     {"rope_freqs", R::RopeFreqs},
     // Encoders (family_encoder.cpp); embedding LayerNorms, token types, poolers are Other.
@@ -46,7 +50,7 @@ constexpr std::array<NameRole, 22> kGlobal{{
 }};
 
 // Module paths inside one decoder layer (after normalisation).
-constexpr std::array<NameRole, 137> kLayer{{
+constexpr std::array<NameRole, 145> kLayer{{
     {"self_attn.q_proj", R::AttnQ},
     {"self_attn.k_proj", R::AttnK},
     {"self_attn.v_proj", R::AttnV},
@@ -107,6 +111,16 @@ constexpr std::array<NameRole, 137> kLayer{{
     {"mlp.shared_experts.up_proj", R::FfnUpShexp},
     {"mlp.shared_experts.down_proj", R::FfnDownShexp},
     {"mlp.shared_expert_gate", R::FfnGateInpShexp},
+    // GPT-NeoX (family_gpt_neox.cpp).
+    {"attention.query_key_value", R::AttnQKV},
+    {"attention.dense", R::AttnOutput},
+    // GPT-2-style blocks (family_gpt_bigcode.cpp).
+    {"ln_1", R::AttnNorm},
+    {"ln_2", R::FfnNorm},
+    {"attn.c_attn", R::AttnQKV},
+    {"attn.c_proj", R::AttnOutput},
+    {"mlp.c_fc", R::FfnUp},
+    {"mlp.c_proj", R::FfnDown},
     // Mllama cross-attention layers: the scalar tanh gates (family_mllama.cpp); their
     // cross_attn.* projections fold onto self_attn.* below.
     {"cross_attn_attn_gate", R::AttnNorm},

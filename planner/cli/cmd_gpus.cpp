@@ -187,7 +187,7 @@ int run_gpus(const std::vector<std::string>& args) {
       throw_usage("--vendor: expected nvidia, amd or intel, got '" + vendor + "'");
   }
   std::optional<Bytes> min_memory;
-  if (vm.count("min-memory")) min_memory = parse_bytes(vm["min-memory"].as<std::string>(), "--min-memory");
+  if (vm.count("min-memory")) min_memory = parse_gpu_memory(vm["min-memory"].as<std::string>(), "--min-memory");
 
   auto catalog = GpuCatalog::load(data_root().data_file("gpus.json"));
   catalog.attach_prices(data_root().data_file("prices.json"));

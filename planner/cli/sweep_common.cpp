@@ -5,6 +5,7 @@
 #include "decision_options.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/core/text.hpp"
+#include "vramplan/hardware/gpu_catalog.hpp"
 
 namespace vramplan::cli {
 
@@ -71,7 +72,7 @@ plan::SweepRequest read_sweep_request(const po::variables_map& vm, const std::st
   req.include_mig = vm["mig"].as<bool>();
   if (vm.count("gpu") && (req.include_mig || vm.count("min-memory")))
     throw_usage("--mig and --min-memory choose among the catalogue's GPUs: they apply without --gpu");
-  if (vm.count("min-memory")) req.min_memory = parse_bytes(vm["min-memory"].as<std::string>(), "--min-memory");
+  if (vm.count("min-memory")) req.min_memory = parse_gpu_memory(vm["min-memory"].as<std::string>(), "--min-memory");
   req.tps = split_positive_list(vm["tp"].as<std::string>(), "--tp");
   req.pps = split_positive_list(vm["pp"].as<std::string>(), "--pp");
   req.tps_given = !vm["tp"].defaulted();

@@ -12,20 +12,38 @@
 namespace vramplan {
 namespace {
 
-// Sliding-window layouts llama.cpp hard-codes per architecture when the GGUF carries no
-// `<arch>.attention.sliding_window_pattern` (llama_hparams::set_swa_pattern(period): layer il
-// is windowed when il % period < period - 1, i.e. the last layer of each period is global).
+// Sliding-window layouts llama.cpp sets in code per architecture, for GGUFs that carry no
+// `<arch>.attention.sliding_window_pattern` (ggml-org/llama.cpp src/llama-model.cpp @00342301,
+// llama_model::load_hparams; the later per-architecture files src/models/<arch>.cpp keep them).
+// llama_hparams::set_swa_pattern(period, dense_first) windows layer il when il % period < period - 1
+// (the last layer of each period is global), or with dense_first when il % period != 0 (the first
+// is); a period of 0 windows every layer.
+enum class WindowWhen {
+  Always,           // unconditional: the window from the file, else default_window
+  WindowKeyAbove0,  // only when the file's sliding_window is present and > 0 (gemma3, olmo2, smallthinker)
+  Only64Layers,     // exaone4: `if (hparams.n_layer == 64) // 32B`; other sizes have no window
+  Never,            // phi3: "Phi SWA is currently disabled": every layer full whatever the file says
+};
 struct WindowLayout {
   std::string_view arch;
   LayerAttention kind;
   std::uint64_t period;
   std::uint64_t default_window;  // tokens, when the file has no sliding_window key (0: none)
+  WindowWhen when = WindowWhen::Always;
+  bool dense_first = false;
+  std::uint64_t forced_window = 0;  // smallthinker: n_swa = 4096 whatever the file says
+  std::uint64_t kv_layers = 0;      // gemma3n n_layer_kv_from_start: later layers reuse earlier caches
 };
 constexpr WindowLayout kWindowLayouts[] = {
-    {"gemma2", LayerAttention::Sliding, 2, 0},   // set_swa_pattern(2)
-    {"gemma3", LayerAttention::Sliding, 6, 0},   // get_key_or_arr(..._PATTERN) default 6
-    {"cohere2", LayerAttention::Sliding, 4, 0},  // set_swa_pattern(4)
-    {"gpt-oss", LayerAttention::Sliding, 2, 0},  // set_swa_pattern(2)
+    {"gemma2", LayerAttention::Sliding, 2, 4096},  // n_swa = 4096 "default value of gemma 2"
+    {"gemma3", LayerAttention::Sliding, 6, 0, WindowWhen::WindowKeyAbove0},
+    {"gemma3n", LayerAttention::Sliding, 5, 0, WindowWhen::Always, false, 0, 20},
+    {"cohere2", LayerAttention::Sliding, 4, 0},
+    {"olmo2", LayerAttention::Sliding, 4, 0, WindowWhen::WindowKeyAbove0},  // OLMo-3
+    {"exaone4", LayerAttention::Sliding, 4, 4096, WindowWhen::Only64Layers},
+    {"gpt-oss", LayerAttention::Sliding, 2, 0},
+    {"smallthinker", LayerAttention::Sliding, 4, 0, WindowWhen::WindowKeyAbove0, true, 4096},
+    {"phi3", LayerAttention::Full, 1, 0, WindowWhen::Never},
     // Llama-4: 3 chunked layers then 1 global; chunk of 8192 tokens hard-coded ("currently
     // the same for Scout and Maverick").
     {"llama4", LayerAttention::Chunked, 4, 8192},
@@ -246,8 +264,10 @@ void map_attention_layout(const Meta& m, const std::string& arch_name, ModelSpec
 
   const WindowLayout* layout = window_layout(arch_name);
   const auto window_key = m.opt_u64("attention.sliding_window");
+  if (layout && (layout->when == WindowWhen::Never || (layout->when == WindowWhen::Only64Layers && n != 64))) return;
   std::uint64_t window = window_key.value_or(layout ? layout->default_window : 0);
   if (window == 0) return;
+  if (layout && layout->forced_window > 0) window = layout->forced_window;
   const LayerAttention windowed = layout ? layout->kind : LayerAttention::Sliding;
 
   std::vector<bool> is_windowed(n, false);
@@ -258,7 +278,9 @@ void map_attention_layout(const Meta& m, const std::string& arch_name, ModelSpec
   } else if (pattern || layout) {
     const std::uint64_t period = pattern ? m.to_u64(*pattern, m.key("attention.sliding_window_pattern"))
                                          : layout->period;
-    for (std::uint64_t l = 0; l < n; ++l) is_windowed[l] = period == 0 || l % period < period - 1;
+    const bool dense_first = layout && layout->dense_first;
+    for (std::uint64_t l = 0; l < n; ++l)
+      is_windowed[l] = period == 0 || (dense_first ? l % period != 0 : l % period < period - 1);
   } else {
     spec.warnings.push_back(m.key("attention.sliding_window") + " = " + std::to_string(window) +
                             " but no per-layer pattern is known for '" + arch_name +
@@ -268,6 +290,9 @@ void map_attention_layout(const Meta& m, const std::string& arch_name, ModelSpec
   for (std::uint64_t l = 0; l < n; ++l)
     if (is_windowed[l] && a.layer_attention[l] == LayerAttention::Full) a.layer_attention[l] = windowed;
   (windowed == LayerAttention::Chunked ? a.attention_chunk_size : a.sliding_window) = window;
+  // llama_hparams::has_kv: layers from n_layer_kv_from_start on attend over earlier layers' caches.
+  if (layout && layout->kv_layers > 0)
+    for (std::uint64_t l = layout->kv_layers; l < n; ++l) a.layer_attention[l] = LayerAttention::None;
 }
 
 // The tensor names of `f` are read only by map_tensors, so `owned` may give them away there.

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "support/gguf_writer.hpp"
 #include "support/catalogs.hpp"
 #include "support/test_support.hpp"
@@ -206,6 +208,66 @@ TEST(GgufModel, SlidingWindowBoolArrayPattern) {
   const ModelSpec s = model_from_gguf_file(write(dir, d), test::quant_formats());
   EXPECT_EQ(s.arch.layer_attention,
             (std::vector<LayerAttention>{LayerAttention::Sliding, LayerAttention::Full, LayerAttention::Sliding}));
+}
+
+// Layouts llama.cpp sets in code (llama_model::load_hparams @00342301; gguf_model.cpp kWindowLayouts): a
+// file of `layers` blocks with 2 KV heads, plus the given keys.
+std::vector<LayerAttention> swa_layers(const std::string& arch, std::uint32_t layers, std::vector<test::GgufKv> extra,
+                                       std::uint64_t* window = nullptr, std::size_t* warnings = nullptr) {
+  test::ScratchDir dir;
+  test::GgufDesc d;
+  d.kvs = {test::kv_str("general.architecture", arch), test::kv_u32(arch + ".block_count", layers),
+           test::kv_u32(arch + ".embedding_length", 64), test::kv_u32(arch + ".attention.head_count", 2)};
+  for (auto& kv : extra) d.kvs.push_back(std::move(kv));
+  d.tensors = {{"token_embd.weight", {64, 10}, F32, 64 * 10 * 4}};
+  const ModelSpec s = model_from_gguf_file(write(dir, d), test::quant_formats());
+  if (window) *window = s.arch.sliding_window;
+  if (warnings) *warnings = s.warnings.size();
+  return s.arch.layer_attention;
+}
+
+constexpr auto kSwaSliding = LayerAttention::Sliding;
+constexpr auto kSwaFull = LayerAttention::Full;
+
+TEST(GgufModel, HardCodedWindowLayouts) {
+  std::uint64_t window = 0;
+  std::size_t warnings = 9;
+  // gemma2: n_swa = 4096 "default value of gemma 2" when the file has none; set_swa_pattern(2).
+  EXPECT_EQ(swa_layers("gemma2", 4, {}, &window), (std::vector<LayerAttention>{kSwaSliding, kSwaFull, kSwaSliding, kSwaFull}));
+  EXPECT_EQ(window, 4096u);
+  // olmo2 (OLMo-3): set_swa_pattern(4) only when sliding_window > 0: layers 3 and 7 global.
+  EXPECT_EQ(swa_layers("olmo2", 8, {test::kv_u32("olmo2.attention.sliding_window", 4096)}),
+            (std::vector<LayerAttention>{kSwaSliding, kSwaSliding, kSwaSliding, kSwaFull, kSwaSliding, kSwaSliding, kSwaSliding, kSwaFull}));
+  EXPECT_EQ(swa_layers("olmo2", 2, {}, nullptr, &warnings), (std::vector<LayerAttention>{kSwaFull, kSwaFull}));  // OLMo-2
+  EXPECT_EQ(warnings, 0u);
+  // exaone4: windowed only at 64 layers (32B), n_swa 4096 unless the file says otherwise; the 30-layer
+  // 1.2B has no window even with the key.
+  const auto exaone32b = swa_layers("exaone4", 64, {}, &window);
+  EXPECT_EQ(window, 4096u);
+  EXPECT_EQ(std::count(exaone32b.begin(), exaone32b.end(), kSwaFull), 16);  // 64 / 4
+  EXPECT_EQ(exaone32b[3], kSwaFull);
+  EXPECT_EQ(swa_layers("exaone4", 30, {test::kv_u32("exaone4.attention.sliding_window", 4096)}, nullptr, &warnings),
+            std::vector<LayerAttention>(30, kSwaFull));
+  EXPECT_EQ(warnings, 0u);
+  // smallthinker: set_swa_pattern(4, true) (dense first: layers 0 and 4 global), n_swa forced to 4096.
+  EXPECT_EQ(swa_layers("smallthinker", 6, {test::kv_u32("smallthinker.attention.sliding_window", 2048)}, &window),
+            (std::vector<LayerAttention>{kSwaFull, kSwaSliding, kSwaSliding, kSwaSliding, kSwaFull, kSwaSliding}));
+  EXPECT_EQ(window, 4096u);
+  // phi3: "Phi SWA is currently disabled": every layer full, and no over-estimate warning (llama.cpp agrees).
+  EXPECT_EQ(swa_layers("phi3", 3, {test::kv_u32("phi3.attention.sliding_window", 2047)}, nullptr, &warnings),
+            std::vector<LayerAttention>(3, kSwaFull));
+  EXPECT_EQ(warnings, 0u);
+  // gemma3n: set_swa_pattern(5) and n_layer_kv_from_start = 20: layers 20-29 hold no KV of their own.
+  const auto e2b = swa_layers("gemma3n", 30, {test::kv_u32("gemma3n.attention.sliding_window", 512)});
+  EXPECT_EQ(e2b[4], kSwaFull);
+  EXPECT_EQ(e2b[5], kSwaSliding);
+  EXPECT_EQ(e2b[19], kSwaFull);
+  EXPECT_EQ(std::count(e2b.begin(), e2b.end(), LayerAttention::None), 10);
+  EXPECT_EQ(std::count(e2b.begin(), e2b.begin() + 20, kSwaFull), 4);  // layers 4, 9, 14, 19
+  // An architecture with a window and no known layout keeps every layer full, with a warning.
+  EXPECT_EQ(swa_layers("frob", 2, {test::kv_u32("frob.attention.sliding_window", 512)}, nullptr, &warnings),
+            std::vector<LayerAttention>(2, kSwaFull));
+  EXPECT_EQ(warnings, 1u);
 }
 
 // A DeepSeek-V3-like MoE + MLA file (split attn_k_b / attn_v_b, one leading dense layer, an MTP

@@ -378,6 +378,16 @@ std::vector<Row> rows() {
       Row{"plan llamacpp of a hybrid model", plan_model("jamba-1.5-mini", {"--engine", "llamacpp", "--weights", "gguf:Q4_K_M"}),
           {}, 2, "--engine llamacpp: jamba-1.5-mini has recurrent (Mamba / linear-attention) layers, whose llama.cpp buffers "
                  "vramplan does not model; plan it under vllm or sglang"},
+      Row{"plan llamacpp of an encoder GGUF",
+          plan_model("<dir>/m.gguf", {"--engine", "llamacpp"}),
+          {{"m.gguf", gguf_bytes([](test::GgufDesc& d) {
+              for (auto& kv : d.kvs) {
+                if (kv.key == "general.architecture") kv = test::kv_str("general.architecture", "nomic-bert");
+                else if (kv.key.rfind("llama.", 0) == 0) kv.key = "nomic-bert." + kv.key.substr(6);
+              }
+            })}},
+          2, "--engine llamacpp: tiny-llama (GGUF architecture 'nomic-bert') keeps no KV cache in llama.cpp (an encoder or "
+             "diffusion model: llama_model::create_memory builds none), and its non-causal compute graph is not modelled"},
       Row{"plan --format markdown", plan_8b({"--format", "markdown"}), {}, 2,
           "--format markdown: this command writes a table or json (--format table|json)"},
       Row{"sweep --seed without --rate", {"sweep", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--seed", "3"}, {}, 2,

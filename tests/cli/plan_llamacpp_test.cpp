@@ -42,6 +42,24 @@ TEST(PlanLlamacpp, GgufOnCudaPutsTokenEmbeddingOnTheHost) {
   EXPECT_TRUE(j["fits"].get<bool>());
 }
 
+// llama_model::create_memory returns no memory for encoders: the same tensors under the
+// nomic-bert architecture (nomic-embed-text's GGUF) keep no KV cache and run a non-causal graph,
+// which is refused instead of planned as a decoder's.
+TEST(PlanLlamacpp, EncoderGgufIsRefusedNotPlannedAsADecoder) {
+  test::ScratchDir dir;
+  auto desc = test::llama_like_gguf();
+  for (auto& kv : desc.kvs) {
+    if (kv.key == "general.architecture") kv = test::kv_str("general.architecture", "nomic-bert");
+    else if (kv.key.rfind("llama.", 0) == 0) kv.key = "nomic-bert." + kv.key.substr(6);
+  }
+  const auto path = dir.write("embed.gguf", test::build_gguf(desc).bytes);
+  const auto r = test::run_cli({"plan", "--engine", "llamacpp", "--model", path.string(), "--gpu", "rtx-4090"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "vramplan: error: --engine llamacpp: tiny-llama (GGUF architecture 'nomic-bert') keeps no KV cache "
+                   "in llama.cpp (an encoder or diffusion model: llama_model::create_memory builds none), and its "
+                   "non-causal compute graph is not modelled\n");
+}
+
 TEST(PlanLlamacpp, TiedOutputIsASecondCopyOnTheGpu) {
   // No output.weight: llama-model.cpp creates `output` from token_embd with TENSOR_DUPLICATED in
   // the output layer's context, so with -ngl > n_layer it is loaded again onto the GPU.

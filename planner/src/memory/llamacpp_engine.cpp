@@ -158,7 +158,13 @@ MemoryPlan LlamacppEngine::plan(const PlanInput& in) const {
   const ModelSpec model = gguf_spec(in, p.weights_precision, p.notes);
   // The compute-graph replay (llamacpp/compute_graph.cpp) walks attention layers with a KV cache:
   // llama.cpp's recurrent state cache (llama_memory_recurrent, hybrid models) and its layers
-  // without attention (DeciLM) are not replayed, so such a model is refused, not guessed.
+  // without attention (DeciLM) are not replayed, so such a model is refused, not guessed; so is an
+  // encoder or diffusion GGUF, for which llama.cpp builds no cache and runs a non-causal graph.
+  const auto& kinds = model.arch.layer_attention;
+  if (!kinds.empty() && std::all_of(kinds.begin(), kinds.end(), [](LayerAttention a) { return a == LayerAttention::None; }))
+    throw_usage("--engine llamacpp: " + model.id + " (GGUF architecture '" + model.arch.model_type +
+                "') keeps no KV cache in llama.cpp (an encoder or diffusion model: llama_model::create_memory builds "
+                "none), and its non-causal compute graph is not modelled");
   for (const LayerAttention a : model.arch.layer_attention)
     if (a == LayerAttention::Recurrent || a == LayerAttention::None)
       throw_usage("--engine llamacpp: " + model.id + " has " +

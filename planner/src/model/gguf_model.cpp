@@ -32,7 +32,7 @@ struct WindowLayout {
   WindowWhen when = WindowWhen::Always;
   bool dense_first = false;
   std::uint64_t forced_window = 0;  // smallthinker: n_swa = 4096 whatever the file says
-  std::uint64_t kv_layers = 0;      // gemma3n n_layer_kv_from_start: later layers reuse earlier caches
+  std::uint64_t kv_layers = 0;      // gemma3n n_layer_kv_from_start: later layers reuse earlier caches (>= 2)
 };
 constexpr WindowLayout kWindowLayouts[] = {
     {"gemma2", LayerAttention::Sliding, 2, 4096},  // n_swa = 4096 "default value of gemma 2"
@@ -53,6 +53,17 @@ const WindowLayout* window_layout(std::string_view arch) {
   for (const auto& w : kWindowLayouts)
     if (w.arch == arch) return &w;
   return nullptr;
+}
+
+// Architectures llama.cpp builds no memory for (llama_model::create_memory: `res = nullptr`;
+// ggml-org/llama.cpp src/llama-model.cpp, names from src/llama-arch.cpp LLM_ARCH_NAMES): encoders
+// and diffusion LMs attend over the whole batch and keep no KV cache.
+constexpr std::string_view kCachelessArchs[] = {
+    "bert",        "jina-bert-v2", "jina-bert-v3",     "nomic-bert",  "nomic-bert-moe", "neo-bert", "eurobert",
+    "modern-bert", "gemma-embedding", "wavtokenizer-dec", "dream",     "llada",          "llada-moe", "rnd1"};
+
+bool cacheless(std::string_view arch) {
+  return std::find(std::begin(kCachelessArchs), std::end(kCachelessArchs), arch) != std::end(kCachelessArchs);
 }
 
 // Typed access to `<arch>.<suffix>` keys with errors naming the file and key.
@@ -250,6 +261,10 @@ void map_attention_layout(const Meta& m, const std::string& arch_name, ModelSpec
                           std::uint64_t block_count, const std::vector<std::uint64_t>& kv_heads) {
   ModelArch& a = spec.arch;
   const std::uint64_t n = a.num_layers;
+  if (cacheless(arch_name)) {
+    a.layer_attention.assign(n, LayerAttention::None);
+    return;
+  }
   a.layer_attention.assign(n, a.kv_lora_rank > 0 ? LayerAttention::Mla : LayerAttention::Full);
 
   // Hybrid recurrent models: Qwen3-Next marks every full_attention_interval-th layer global
@@ -290,9 +305,14 @@ void map_attention_layout(const Meta& m, const std::string& arch_name, ModelSpec
   for (std::uint64_t l = 0; l < n; ++l)
     if (is_windowed[l] && a.layer_attention[l] == LayerAttention::Full) a.layer_attention[l] = windowed;
   (windowed == LayerAttention::Chunked ? a.attention_chunk_size : a.sliding_window) = window;
-  // llama_hparams::has_kv: layers from n_layer_kv_from_start on attend over earlier layers' caches.
-  if (layout && layout->kv_layers > 0)
-    for (std::uint64_t l = layout->kv_layers; l < n; ++l) a.layer_attention[l] = LayerAttention::None;
+  // llama_hparams::has_kv: layers from n_layer_kv_from_start on hold no cache and attend over the
+  // last layer of their kind before it (create_memory's reuse callback: kv_from_start - 2 for a
+  // sliding layer, - 1 for a global one).
+  if (layout && layout->kv_layers > 0 && layout->kv_layers < n) {
+    a.kv_shared_with.assign(n, -1);
+    for (std::uint64_t l = layout->kv_layers; l < n; ++l)
+      a.kv_shared_with[l] = static_cast<int>(layout->kv_layers - (is_windowed[l] ? 2 : 1));
+  }
 }
 
 // The tensor names of `f` are read only by map_tensors, so `owned` may give them away there.

@@ -213,7 +213,8 @@ TEST(GgufModel, SlidingWindowBoolArrayPattern) {
 // Layouts llama.cpp sets in code (llama_model::load_hparams @00342301; gguf_model.cpp kWindowLayouts): a
 // file of `layers` blocks with 2 KV heads, plus the given keys.
 std::vector<LayerAttention> swa_layers(const std::string& arch, std::uint32_t layers, std::vector<test::GgufKv> extra,
-                                       std::uint64_t* window = nullptr, std::size_t* warnings = nullptr) {
+                                       std::uint64_t* window = nullptr, std::size_t* warnings = nullptr,
+                                       std::vector<int>* shared = nullptr) {
   test::ScratchDir dir;
   test::GgufDesc d;
   d.kvs = {test::kv_str("general.architecture", arch), test::kv_u32(arch + ".block_count", layers),
@@ -223,6 +224,7 @@ std::vector<LayerAttention> swa_layers(const std::string& arch, std::uint32_t la
   const ModelSpec s = model_from_gguf_file(write(dir, d), test::quant_formats());
   if (window) *window = s.arch.sliding_window;
   if (warnings) *warnings = s.warnings.size();
+  if (shared) *shared = s.arch.kv_shared_with;
   return s.arch.layer_attention;
 }
 
@@ -257,17 +259,31 @@ TEST(GgufModel, HardCodedWindowLayouts) {
   EXPECT_EQ(swa_layers("phi3", 3, {test::kv_u32("phi3.attention.sliding_window", 2047)}, nullptr, &warnings),
             std::vector<LayerAttention>(3, kSwaFull));
   EXPECT_EQ(warnings, 0u);
-  // gemma3n: set_swa_pattern(5) and n_layer_kv_from_start = 20: layers 20-29 hold no KV of their own.
-  const auto e2b = swa_layers("gemma3n", 30, {test::kv_u32("gemma3n.attention.sliding_window", 512)});
+  // gemma3n: set_swa_pattern(5) and n_layer_kv_from_start = 20: layers 20-29 hold no KV of their own
+  // and read layer 18's (sliding) or 19's (global).
+  std::vector<int> shared;
+  const auto e2b = swa_layers("gemma3n", 30, {test::kv_u32("gemma3n.attention.sliding_window", 512)}, nullptr,
+                              nullptr, &shared);
   EXPECT_EQ(e2b[4], kSwaFull);
   EXPECT_EQ(e2b[5], kSwaSliding);
   EXPECT_EQ(e2b[19], kSwaFull);
-  EXPECT_EQ(std::count(e2b.begin(), e2b.end(), LayerAttention::None), 10);
-  EXPECT_EQ(std::count(e2b.begin(), e2b.begin() + 20, kSwaFull), 4);  // layers 4, 9, 14, 19
+  EXPECT_EQ(std::count(e2b.begin(), e2b.end(), kSwaFull), 6);  // layers 4, 9, ..., 29
+  ASSERT_EQ(shared.size(), 30u);
+  EXPECT_EQ(shared[19], -1);
+  EXPECT_EQ(shared[20], 18);  // sliding
+  EXPECT_EQ(shared[24], 19);  // global
   // An architecture with a window and no known layout keeps every layer full, with a warning.
   EXPECT_EQ(swa_layers("frob", 2, {test::kv_u32("frob.attention.sliding_window", 512)}, nullptr, &warnings),
             std::vector<LayerAttention>(2, kSwaFull));
   EXPECT_EQ(warnings, 1u);
+}
+
+// llama_model::create_memory builds no cache for encoders (nomic-embed-text is a nomic-bert GGUF).
+TEST(GgufModel, EncodersHoldNoKvCache) {
+  EXPECT_EQ(swa_layers("nomic-bert", 3, {}), std::vector<LayerAttention>(3, LayerAttention::None));
+  EXPECT_EQ(swa_layers("gemma-embedding", 2, {test::kv_u32("gemma-embedding.attention.sliding_window", 512)}),
+            std::vector<LayerAttention>(2, LayerAttention::None));
+  EXPECT_EQ(swa_layers("llama", 2, {}), std::vector<LayerAttention>(2, kSwaFull));
 }
 
 // A DeepSeek-V3-like MoE + MLA file (split attn_k_b / attn_v_b, one leading dense layer, an MTP

@@ -45,6 +45,15 @@ TEST(LlamacppKv, Llama1bF16) {
   EXPECT_EQ(kv_total(llama_1b(), {}), 134217728u);
 }
 
+// gemma3n's layers from n_layer_kv_from_start on read an earlier layer's cache (hparams.has_kv):
+// with the last 4 of Llama-3.2-1B's 16 layers shared, 12 x 4096 x 512 x 2 B x 2 = 100,663,296 B.
+TEST(LlamacppKv, SharedLayersHoldNoCache) {
+  ModelArch a = llama_1b();
+  a.kv_shared_with.assign(16, -1);
+  for (int l = 12; l < 16; ++l) a.kv_shared_with[l] = 11;
+  EXPECT_EQ(kv_total(a, {}), 100663296u);
+}
+
 TEST(LlamacppKv, Llama1bQ8_0UsesBlockRowSize) {
   lc::Settings s;
   s.type_k = s.type_v = "q8_0";

@@ -61,6 +61,9 @@ std::vector<KvCache> kv_caches(const ModelArch& arch, const Context& c, const Se
   for (std::uint64_t i = 0; i < arch.num_layers; ++i) {
     const auto a = i < arch.layer_attention.size() ? arch.layer_attention[i] : LayerAttention::Full;
     const auto kind = cache_kind(a);
+    // A layer that reads another layer's cache (gemma3n from n_layer_kv_from_start on) has none:
+    // llama_kv_cache's layer filter skips it (hparams.has_kv).
+    if (i < arch.kv_shared_with.size() && arch.kv_shared_with[i] >= 0) continue;
     if (kind == CacheKind::Base) base_layers.push_back(static_cast<int>(i));
     if (kind == CacheKind::Swa) swa_layers.push_back(static_cast<int>(i));
   }

@@ -14,7 +14,9 @@ namespace {
 
 // Sliding-window layouts llama.cpp sets in code per architecture, for GGUFs that carry no
 // `<arch>.attention.sliding_window_pattern` (ggml-org/llama.cpp src/llama-model.cpp @00342301,
-// llama_model::load_hparams; the later per-architecture files src/models/<arch>.cpp keep them).
+// llama_model::load_hparams, and the per-architecture src/models/<arch>.cpp load_arch_hparams of
+// the 2026-10-01 tree (0c1e5709) that took it over, where load_swa_pattern reads a per-layer array
+// or a scalar period from the file before falling back to these).
 // llama_hparams::set_swa_pattern(period, dense_first) windows layer il when il % period < period - 1
 // (the last layer of each period is global), or with dense_first when il % period != 0 (the first
 // is); a period of 0 windows every layer.
@@ -44,6 +46,11 @@ constexpr WindowLayout kWindowLayouts[] = {
     {"gpt-oss", LayerAttention::Sliding, 2, 0},
     {"smallthinker", LayerAttention::Sliding, 4, 0, WindowWhen::WindowKeyAbove0, true, 4096},
     {"phi3", LayerAttention::Full, 1, 0, WindowWhen::Never},
+    {"cohere2moe", LayerAttention::Sliding, 4, 0, WindowWhen::Always, true},
+    {"exaone-moe", LayerAttention::Sliding, 4, 0},
+    {"afmoe", LayerAttention::Sliding, 4, 0, WindowWhen::WindowKeyAbove0},
+    {"mellum", LayerAttention::Sliding, 4, 0, WindowWhen::WindowKeyAbove0},
+    {"plamo3", LayerAttention::Sliding, 8, 0, WindowWhen::WindowKeyAbove0},
     // Llama-4: 3 chunked layers then 1 global; chunk of 8192 tokens hard-coded ("currently
     // the same for Scout and Maverick").
     {"llama4", LayerAttention::Chunked, 4, 8192},

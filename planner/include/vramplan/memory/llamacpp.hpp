@@ -116,7 +116,9 @@ std::vector<ModelBuffer> model_buffers(const ModelSpec& model, const Settings& s
 
 //! The tensors llama-quantize writes for `model` at `file_type` (src/llama-quant.cpp mixture of an
 //! F16 conversion, quant/gguf_mixture.hpp), each with its GGUF name, type and exact bytes, in file
-//! order. `quant` must carry the scheme table.
+//! order. `quant` must carry the scheme table. The attention layout is the converted
+//! architecture's in llama.cpp: sliding / chunked layers stay only where llama.cpp's loader
+//! windows that architecture (Gemma-2/3, Cohere2, gpt-oss, Llama-4); elsewhere they are full.
 ModelSpec gguf_model_spec(const ModelSpec& model, const GgufFileType& file_type, const QuantCatalog& quant);
 
 //! Exact bytes of one tensor as stored (stored_bytes, else from its format and shape).

@@ -1,17 +1,46 @@
 // The tensors of the GGUF file llama-quantize would write for a model and a file type, in file
 // order, so that the buffer model can work on them as on a GGUF the user gives.
 #include <algorithm>
+#include <iterator>
 #include <map>
+#include <string_view>
 
 #include "vramplan/memory/llamacpp.hpp"
 #include "vramplan/quant/format.hpp"
 #include "vramplan/quant/gguf_mixture.hpp"
 
 namespace vramplan::llamacpp {
+namespace {
+
+// The HF model types whose GGUF architecture llama.cpp windows (the loaders that set a SWA layout,
+// model/gguf_model.cpp kWindowLayouts; convert_hf_to_gguf.py maps Gemma2ForCausalLM -> gemma2,
+// Gemma3* -> gemma3, Cohere2ForCausalLM -> cohere2, GptOssForCausalLM -> gpt-oss, Llama4* -> llama4).
+// The config's own pattern is the loader's there (set_swa_pattern 2 / 6 / 4 / 2, chunked 3 + 1).
+constexpr std::string_view kWindowedModelTypes[] = {"gemma2", "gemma3", "gemma3_text", "cohere2",
+                                                    "gpt_oss", "llama4", "llama4_text"};
+
+// Any other converted checkpoint runs every layer with full attention in llama.cpp, whatever its
+// config.json says: Mistral-7B-v0.1's sliding_window 4096 (MistralForCausalLM converts to the llama
+// architecture, whose loader reads no window) and Phi-3's 2047 ("Phi SWA is currently disabled").
+void full_attention_unless_windowed(ModelArch& arch) {
+  if (std::find(std::begin(kWindowedModelTypes), std::end(kWindowedModelTypes), arch.model_type) !=
+      std::end(kWindowedModelTypes))
+    return;
+  bool changed = false;
+  for (auto& a : arch.layer_attention)
+    if (a == LayerAttention::Sliding || a == LayerAttention::Chunked) {
+      a = LayerAttention::Full;
+      changed = true;
+    }
+  if (changed) arch.sliding_window = arch.attention_chunk_size = 0;
+}
+
+}  // namespace
 
 ModelSpec gguf_model_spec(const ModelSpec& model, const GgufFileType& file_type, const QuantCatalog& quant) {
   ModelSpec out = model;
   out.tensors.clear();
+  full_attention_unless_windowed(out.arch);
   // File order: the global tensors, then each block's tensors by GGUF name (convert_hf_to_gguf
   // writes blocks in layer order; within a block the order only moves the CPU_Mapped span ends,
   // which the measured records pin down).

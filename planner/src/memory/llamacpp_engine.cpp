@@ -140,6 +140,13 @@ ModelSpec LlamacppEngine::gguf_spec(const PlanInput& in, std::string& precision,
   precision = scheme.name;
   notes.push_back("tensor types: llama-quantize's " + ft->name +
                   " mixture (src/llama-quant.cpp) of an F16 conversion; a .gguf --model gives the file's own");
+  std::uint64_t mmproj_params = 0;
+  for (const auto& t : in.model.tensors)
+    if (lc::is_mmproj_role(t.role)) mmproj_params = checked_add(mmproj_params, t.elements(), "vision tower parameters");
+  if (mmproj_params > 0)
+    notes.push_back("vision / audio tower (" + grouped(mmproj_params) +
+                    " parameters) not counted: convert_hf_to_gguf.py writes it to a separate mmproj GGUF, which "
+                    "llama-server loads with --mmproj into buffers of its own");
   return lc::gguf_model_spec(in.model, *ft, quant_);
 }
 

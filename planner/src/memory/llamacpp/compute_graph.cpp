@@ -1,7 +1,7 @@
 // The micro-batch graph llama.cpp reserves its compute buffer for, reduced to what ggml-alloc
 // needs: every intermediate's size, its sources and views, in the order ggml_build_forward_expand
 // visits them (depth first, sources left to right). Transcribed from llama.cpp's builders:
-// src/models/{llama,qwen3,gemma3,deepseek2}.cpp and src/llama-graph.cpp (build_inp_embd,
+// src/models/{llama,qwen2,qwen3,gemma2,gemma3,deepseek2,phi3,olmo2}.cpp and src/llama-graph.cpp (build_inp_embd,
 // build_attn, build_attn_mha, build_ffn, build_moe_ffn), src/llama-kv-cache.cpp (cpy_k, cpy_v,
 // get_k, get_v, input idxs). Weights and the KV cache are external (they live in other buffers).
 #include <algorithm>
@@ -22,7 +22,15 @@ struct Features {
   bool qk_norm = false;         // per-head RMS norm on Q and K before RoPE (qwen3, gemma3)
   bool sandwich_norms = false;  // post-attention and post-FFN norms (gemma3)
   bool embed_scale = false;     // inpL = scale(inpL, sqrt(n_embd)) (gemma3)
-  bool q_scale = false;         // Q = scale(Q, f_attention_scale) (gemma3)
+  bool q_scale = false;         // Q = scale(Q, f_attention_scale) (gemma3; phi3: 1 / sqrt(head_dim))
+  bool fused_qkv = false;       // one wqkv projection, Q / K / V strided views of it (phi3 build_qkv)
+  bool fused_up_glu = false;    // ffn_up of 2 n_ff, SWIGLU over its halves, no ffn_gate (phi3)
+  bool residual_first = false;  // l_out = add(ffn_inp, ffn_out): the residual is the first source (phi3)
+  bool no_pre_norms = false;    // attention and FFN read the residual stream unnormed (olmo2)
+  bool qk_norm_2d = false;      // RMS norm over the whole Q / K projection, before the 3-D reshape (olmo2)
+  bool qkv_bias = false;        // Q / K / V projection biases, added in place (qwen2)
+  bool attn_softcap = false;    // without FA, KQ = cap x tanh(KQ / cap) in place (gemma2: hparams.attn_soft_cap)
+  bool final_softcap = false;   // logits = cap x tanh(logits / cap): three in-place ops (gemma2)
 };
 
 // The model types whose llama.cpp builder this file transcribes (checked against measured loads of
@@ -37,6 +45,19 @@ const std::map<std::string, Features>& feature_table() {
       {"qwen3_moe", {true, false, false, false}},
       {"gemma3", {true, true, true, true}},
       {"gemma3_text", {true, true, true, true}},
+      // src/models/phi3.cpp (llama.cpp 0c1e5709): build_qkv's fused path, Q scaled before
+      // build_attn (kq_scale 1), build_ffn(ffn_up, LLM_FFN_SWIGLU, LLM_FFN_SEQ); checked against
+      // that build's CPU loads of Phi-3-mini cut to 4 layers (docs/llamacpp.md).
+      {"phi3", {false, false, false, true, true, true, true}},
+      // src/models/olmo2.cpp: no pre-norms, post-attention / post-FFN norms, Q / K normed as 2-D
+      // projections (build_qkv with reshape = false), kq_scale in build_attn; checked against CPU
+      // loads of an OLMo-2-1B cut to 8 layers, with and without a 4096-token window (OLMo-3).
+      {"olmo2", {false, true, false, false, false, false, false, true, true}},
+      // src/models/qwen2.cpp: llama's graph with build_qkv's bias adds. src/models/gemma2.cpp:
+      // gemma3's layer without Q / K norms, with the attention and final logit soft-capping. Both
+      // checked against CPU loads (Qwen2.5-0.5B whole, Gemma-2-2B cut to 4 layers).
+      {"qwen2", {false, false, false, false, false, false, false, false, false, true}},
+      {"gemma2", {false, true, true, true, false, false, false, false, false, false, true, true}},
   };
   return table;
 }
@@ -66,7 +87,10 @@ class Builder {
     if (f_.embed_scale) inpL = g_.op("inp_scaled", bytes(inpL), {inpL}, true);
     for (std::uint64_t il = 0; il < a_.num_layers; ++il) inpL = layer(static_cast<int>(il), inpL);
     const int norm = rms_mul("result_norm", inpL);
-    const int logits = g_.op("result_output", a_.vocab_size * T_ * kF32, {g_.external("output"), norm});
+    int logits = g_.op("result_output", a_.vocab_size * T_ * kF32, {g_.external("output"), norm});
+    if (f_.final_softcap)
+      for (const char* step : {"logits_scaled", "logits_tanh", "logits_capped"})
+        logits = g_.op(step, bytes(logits), {logits}, true);
     g_.mark_output(logits);
     return std::move(g_);
   }
@@ -124,7 +148,7 @@ class Builder {
   }
 
   int layer(int il, int inpL) {
-    const int attn_in = rms_mul("attn_norm", inpL);
+    const int attn_in = f_.no_pre_norms ? inpL : rms_mul("attn_norm", inpL);
     int cur = a_.kv_lora_rank > 0 ? mla_attention(il, attn_in) : attention(il, attn_in);
     int residual = inpL;
     if (static_cast<std::uint64_t>(il) + 1 == a_.num_layers) {
@@ -134,12 +158,21 @@ class Builder {
     }
     if (f_.sandwich_norms) cur = rms_mul("attn_post_norm", cur);
     const int ffn_inp = g_.op("ffn_inp", bytes(cur), {cur, residual}, true);
-    const int x = rms_mul("ffn_norm", ffn_inp);
+    const int x = f_.no_pre_norms ? ffn_inp : rms_mul("ffn_norm", ffn_inp);
     const bool moe = a_.num_experts > 0 &&
                      (a_.layer_is_moe.empty() || a_.layer_is_moe[static_cast<std::size_t>(il)]);
-    int out = moe ? moe_ffn(x) : ffn(x, a_.intermediate_size, "ffn");
+    int out = moe ? moe_ffn(x) : f_.fused_up_glu ? fused_up_ffn(x) : ffn(x, a_.intermediate_size, "ffn");
     if (f_.sandwich_norms) out = rms_mul("ffn_post_norm", out);
+    if (f_.residual_first) return g_.op("l_out", bytes(out), {ffn_inp, out}, true);
     return g_.op("l_out", bytes(out), {out, ffn_inp}, true);
+  }
+
+  // build_ffn(up = [n_embd, 2 n_ff], LLM_FFN_SWIGLU): ggml_swiglu over the two halves (not in place).
+  int fused_up_ffn(int x) {
+    const std::uint64_t n_ff = a_.intermediate_size;
+    const int up = g_.op("ffn_up", 2 * n_ff * T_ * kF32, {g_.external("ffn_up"), x});
+    const int act = g_.op("ffn_swiglu", n_ff * T_ * kF32, {up});
+    return g_.op("ffn_down", E() * T_ * kF32, {g_.external("ffn_down"), act});
   }
 
   // build_ffn with a parallel gate: the walk from the down projection meets gate before up.
@@ -185,18 +218,27 @@ class Builder {
     const std::uint64_t D = a_.head_dim, Dv = a_.v_head_dim ? a_.v_head_dim : a_.head_dim;
     const std::uint64_t H = a_.num_heads, Hkv = a_.num_kv_heads;
     const bool k_rot = quantized(kv.type_k), v_rot = quantized(kv.type_v);
-    // build_attn expands q, then v, then k.
-    int q = g_.op("Qcur", H * D * T_ * kF32, {g_.external("wq"), x});
-    q = g_.view("Qcur_3d", q);
+    // build_attn expands q, then v, then k. A fused projection (build_qkv's wqkv path) is one
+    // matmul whose Q / K / V are strided 3-D views: RoPE writes new tensors, and a transposed V
+    // cache (no FA) needs a contiguous copy of V (cpy_v's ggml_cont_2d).
+    const int qkv = f_.fused_qkv ? g_.op("wqkv", (H * D + Hkv * D + Hkv * Dv) * T_ * kF32, {g_.external("wqkv"), x}) : -1;
+    const auto projected = [&](const char* name, const char* weight, std::uint64_t size, const char* norm) {
+      int t = g_.op(name, size, {g_.external(weight), x});
+      if (f_.qkv_bias) t = g_.op(std::string(name) + "_bias", size, {t, g_.external(std::string(weight) + "_b")}, true);
+      if (f_.qk_norm_2d && norm) t = rms_mul(norm, t);
+      return g_.view(std::string(name) + "_3d", t);
+    };
+    int q = f_.fused_qkv ? g_.view("Qcur_view", qkv, false, H * D * T_ * kF32)
+                         : projected("Qcur", "wq", H * D * T_ * kF32, "attn_q_norm");
     if (f_.qk_norm) q = rms_mul("attn_q_norm", q);
     q = g_.op("Qcur_rope", H * D * T_ * kF32, {q, pos()}, true);
     if (f_.q_scale) q = g_.op("Qcur_scaled", bytes(q), {q}, true);
     if (k_rot) q = hadamard(q, rot("k_rot", D));
-    int v = g_.op("Vcur", Hkv * Dv * T_ * kF32, {g_.external("wv"), x});
-    v = g_.view("Vcur_3d", v);
+    int v = f_.fused_qkv ? g_.view("Vcur_view", qkv, false, Hkv * Dv * T_ * kF32)
+                         : projected("Vcur", "wv", Hkv * Dv * T_ * kF32, nullptr);
     if (v_rot) v = hadamard(v, rot("v_rot", Dv));
-    int k = g_.op("Kcur", Hkv * D * T_ * kF32, {g_.external("wk"), x});
-    k = g_.view("Kcur_3d", k);
+    int k = f_.fused_qkv ? g_.view("Kcur_view", qkv, false, Hkv * D * T_ * kF32)
+                         : projected("Kcur", "wk", Hkv * D * T_ * kF32, "attn_k_norm");
     if (f_.qk_norm) k = rms_mul("attn_k_norm", k);
     k = g_.op("Kcur_rope", Hkv * D * T_ * kF32, {k, pos()}, true);
     if (k_rot) k = hadamard(k, rot("k_rot", D));
@@ -206,7 +248,7 @@ class Builder {
     const int v_cache = g_.external("cache_v");
     g_.store("set_rows_k", {k_cache, g_.view("k_cur_2d", k), k_idxs(kv)});
     const int v_idx = v_idxs(kv, Hkv * Dv);
-    const int v_2d = g_.view("v_cur_2d", v);
+    const int v_2d = f_.fused_qkv && !fa() ? g_.op("v_cont_2d", Hkv * Dv * T_ * kF32, {v}) : g_.view("v_cur_2d", v);
     if (fa()) g_.store("set_rows_v", {v_cache, v_2d, v_idx});
     else g_.store("set_rows_v", {g_.view("v_cache_1wide", v_cache), g_.view("v_cur_1wide", v_2d), v_idx});
     const int kq_mask = mask(kv);
@@ -219,7 +261,9 @@ class Builder {
       const int o = g_.op("flash_attn_ext", H * Dv * T_ * kF32, {qp, kp, vp, kq_mask});
       cur = g_.view("kqv_2d", o);
     } else {
-      const int kq = g_.op("kq", kv.cells * T_ * H * kF32, {kp, qp});
+      int kq = g_.op("kq", kv.cells * T_ * H * kF32, {kp, qp});
+      if (f_.attn_softcap)
+        for (const char* step : {"kq_scaled", "kq_tanh", "kq_capped"}) kq = g_.op(step, bytes(kq), {kq}, true);
       const int sm = g_.op("kq_soft_max", bytes(kq), {kq, kq_mask}, true);
       const int kqv = g_.op("kqv", Dv * T_ * H * kF32, {vp, sm});
       cur = g_.op("kqv_cont", H * Dv * T_ * kF32, {g_.view("kqv_perm", kqv, false)});

@@ -37,6 +37,8 @@ void full_attention_unless_windowed(ModelArch& arch) {
 
 }  // namespace
 
+bool is_mmproj_role(TensorRole role) { return role == TensorRole::Vision || role == TensorRole::Audio; }
+
 ModelSpec gguf_model_spec(const ModelSpec& model, const GgufFileType& file_type, const QuantCatalog& quant) {
   ModelSpec out = model;
   out.tensors.clear();
@@ -48,6 +50,9 @@ ModelSpec gguf_model_spec(const ModelSpec& model, const GgufFileType& file_type,
   std::map<int, std::vector<TensorInfo>> blocks;
   for (const auto& tp : plan_gguf_file_type(model, file_type, quant)) {
     const TensorInfo& src = model.tensors.at(tp.tensor_index);
+    // convert_hf_to_gguf.py writes a multimodal checkpoint's vision / audio tower to a separate
+    // mmproj GGUF (--mmproj), which llama.cpp loads apart from the text model (tools/mtmd).
+    if (is_mmproj_role(src.role)) continue;
     for (const auto& part : tp.parts) {
       TensorInfo t = src;
       t.name = part.gguf_name;

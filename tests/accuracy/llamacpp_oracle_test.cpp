@@ -1,0 +1,119 @@
+// vramplan's llama.cpp buffers against llama.cpp itself, for architectures the ground truth has no
+// load of: tests/accuracy/data/llamacpp_oracle_loads.jsonl, CPU loads by llama.cpp 0c1e5709
+// (2026-10-01, the tree llama-cpp-python 0.3.36 vendors) of synthetic F16 GGUFs written from
+// published configs (tools/llamacpp-oracle/: gen_gguf.py, lcprobe.cpp, collect.py; the catalogue
+// model, cut to `layers` layers where the record says so). Every printed buffer (CPU_Mapped model,
+// KV, output, compute; MiB with two decimals) must come out the same through the user's path:
+// `vramplan plan --engine llamacpp --gpu cpu --model <config dir> --weights gguf:F16 ...`, or, for the
+// OLMo-2 records (no HF family), the same GGUF written by the test and given as --model.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "support/gguf_writer.hpp"
+#include "support/test_support.hpp"
+
+namespace vramplan {
+namespace {
+
+using nlohmann::json;
+
+std::vector<json> oracle_loads() {
+  std::ifstream in(test::source_dir() / "tests" / "accuracy" / "data" / "llamacpp_oracle_loads.jsonl");
+  std::vector<json> out;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) out.push_back(json::parse(line));
+  return out;
+}
+
+std::string printed_mib(double mib) {  // llama.cpp: "%.2f MiB"
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", mib);
+  return buf;
+}
+
+// The catalogue entry's config.json with the record's layer cut, as gen_gguf.py was given it.
+std::string cut_config(const json& r) {
+  json c = json::parse(test::read_text(test::source_dir() / "models" / (r["catalogue_model"].get<std::string>() + ".json")));
+  for (auto it = c.begin(); it != c.end();) it = it.key().rfind('_', 0) == 0 ? c.erase(it) : std::next(it);
+  if (!r["layers"].is_null()) (c.contains("text_config") ? c["text_config"] : c)["num_hidden_layers"] = r["layers"];
+  return c.dump();
+}
+
+// gen_gguf.py's olmo2 file: F16 matrices, F32 norms, in its order (32-byte alignment).
+std::string olmo2_gguf(const json& c) {
+  using namespace test::ggml_type;
+  const std::int64_t h = c["hidden_size"], nh = c["num_attention_heads"], nkv = c["num_key_value_heads"];
+  const std::int64_t ff = c["intermediate_size"], V = c["vocab_size"], L = c["num_hidden_layers"];
+  const std::int64_t hd = h / nh;
+  test::GgufDesc d;
+  d.kvs = {test::kv_str("general.architecture", "olmo2"), test::kv_u32("olmo2.block_count", static_cast<std::uint32_t>(L)),
+           test::kv_u32("olmo2.context_length", c["max_position_embeddings"].get<std::uint32_t>()),
+           test::kv_u32("olmo2.embedding_length", static_cast<std::uint32_t>(h)),
+           test::kv_u32("olmo2.feed_forward_length", static_cast<std::uint32_t>(ff)),
+           test::kv_u32("olmo2.attention.head_count", static_cast<std::uint32_t>(nh)),
+           test::kv_u32("olmo2.attention.head_count_kv", static_cast<std::uint32_t>(nkv)),
+           test::kv_u32("general.file_type", 1)};
+  if (c.contains("sliding_window")) d.kvs.push_back(test::kv_u32("olmo2.attention.sliding_window", c["sliding_window"].get<std::uint32_t>()));
+  const auto f16 = [&](std::string name, std::int64_t a, std::int64_t b) {
+    d.tensors.emplace_back(std::move(name), std::vector<std::int64_t>{a, b}, F16, static_cast<std::uint64_t>(a * b * 2));
+  };
+  const auto f32 = [&](std::string name, std::int64_t a) {
+    d.tensors.emplace_back(std::move(name), std::vector<std::int64_t>{a}, F32, static_cast<std::uint64_t>(a * 4));
+  };
+  f16("token_embd.weight", h, V);
+  f32("output_norm.weight", h);
+  f16("output.weight", h, V);
+  for (std::int64_t l = 0; l < L; ++l) {
+    const std::string b = "blk." + std::to_string(l) + ".";
+    f16(b + "attn_q.weight", h, hd * nh);
+    f16(b + "attn_k.weight", h, hd * nkv);
+    f16(b + "attn_v.weight", h, hd * nkv);
+    f16(b + "attn_output.weight", hd * nh, h);
+    f32(b + "attn_q_norm.weight", hd * nh);
+    f32(b + "attn_k_norm.weight", hd * nkv);
+    f32(b + "post_attention_norm.weight", h);
+    f32(b + "post_ffw_norm.weight", h);
+    f16(b + "ffn_gate.weight", h, ff);
+    f16(b + "ffn_up.weight", h, ff);
+    f16(b + "ffn_down.weight", ff, h);
+  }
+  return test::build_gguf(d).bytes;
+}
+
+TEST(LlamacppOracle, EveryPrintedBufferMatches) {
+  const auto loads = oracle_loads();
+  ASSERT_EQ(loads.size(), 59u);  // 7 catalogue models x 7 settings, 2 OLMo-2 configs x 5
+  std::size_t checked = 0;
+  for (const json& r : loads) {
+    test::ScratchDir dir;
+    std::string model;
+    std::vector<std::string> args = {"plan", "--engine", "llamacpp", "--gpu", "cpu"};
+    if (r.contains("catalogue_model")) {
+      dir.write("config.json", cut_config(r));
+      args.insert(args.end(), {"--model", dir.path().string(), "--weights", "gguf:F16"});
+    } else {
+      args.insert(args.end(), {"--model", dir.write("m.gguf", olmo2_gguf(r["config"])).string()});
+    }
+    args.insert(args.end(), {"-c", std::to_string(r["n_ctx"].get<int>()), "-ub", std::to_string(r["n_ubatch"].get<int>()),
+                             "-np", std::to_string(r["n_seq_max"].get<int>()), "-fa", r["flash_attn"].get<std::string>()});
+    const json j = test::run_cli_json(args);
+    ASSERT_TRUE(j.contains("engine_view")) << r["id"] << "\n" << j.dump();
+    const json& cpu = j["engine_view"]["devices"]["CPU"];
+    const std::string id = r["id"];
+    EXPECT_EQ(printed_mib(cpu["model_buffer_mib"]), printed_mib(r["model_buffer_mib"])) << id;
+    EXPECT_EQ(printed_mib(cpu["kv_buffer_mib"]), printed_mib(r["kv_buffer_mib"])) << id;
+    EXPECT_EQ(printed_mib(cpu["output_buffer_mib"]), printed_mib(r["output_buffer_mib"])) << id;
+    EXPECT_EQ(printed_mib(cpu["compute_buffer_mib"]), printed_mib(r["compute_buffer_mib"])) << id;
+    ++checked;
+  }
+  EXPECT_EQ(checked, loads.size());
+}
+
+}  // namespace
+}  // namespace vramplan

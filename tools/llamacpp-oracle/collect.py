@@ -1,0 +1,27 @@
+# Runs lcprobe over models x settings; one JSON record per load with llama.cpp's printed buffers.
+import json, re, subprocess, sys
+models = {  # name -> (catalogue id, layers kept, gguf arch)
+    'llama32-1b': ('llama-3.2-1b', None, 'llama'), 'qwen25-05b': ('qwen2.5-0.5b', None, 'qwen2'),
+    'gemma2-2b-L4': ('gemma-2-2b', 4, 'gemma2'), 'phi3-mini-L4': ('phi-3-mini', 4, 'phi3'),
+    'qwen3moe-L2': ('qwen3-30b-a3b', 2, 'qwen3moe'), 'mistral-v01-L4': ('mistral-7b-v0.1', 4, 'llama'),
+    'gemma3-4b-L8': ('gemma-3-4b', 8, 'gemma3'),
+}
+settings = [(4096, 512, -1, 1), (4096, 512, 0, 1), (8192, 512, -1, 1), (2048, 512, 0, 1), (4096, 256, -1, 1),
+            (8192, 512, 0, 4), (32768, 512, 1, 1)]
+fa_name = {-1: 'auto', 0: 'off', 1: 'on'}
+for name, (cat, layers, arch) in models.items():
+    for c, ub, fa, np_ in settings:
+        out = subprocess.run(['./lcprobe', f'm/{name}/{name}.gguf', str(c), '2048', str(ub), str(fa), str(np_)],
+                             capture_output=True, text=True).stderr
+        def grab(pat):
+            return [float(x) for x in re.findall(pat, out)]
+        rec = {'id': f'lco-{name}-c{c}-ub{ub}-fa{fa_name[fa]}-np{np_}', 'catalogue_model': cat, 'layers': layers,
+               'gguf_arch': arch, 'file_type': 'F16', 'n_ctx': c, 'n_batch': 2048, 'n_ubatch': ub,
+               'flash_attn': fa_name[fa], 'n_seq_max': np_, 'swa_full': False,
+               'model_buffer_mib': grab(r'CPU_Mapped model buffer size = +([0-9.]+) MiB')[0],
+               'kv_buffer_mib': sum(grab(r'CPU KV buffer size = +([0-9.]+) MiB')),
+               'output_buffer_mib': grab(r'CPU +output buffer size = +([0-9.]+) MiB')[0],
+               'compute_buffer_mib': grab(r'CPU compute buffer size = +([0-9.]+) MiB')[0],
+               'log_excerpt': [l.strip() for l in out.splitlines()
+                               if re.search(r'buffer size|llama_kv_cache: size|flash_attn +=|Flash Attention|n_ctx +=', l)]}
+        print(json.dumps(rec), flush=True)

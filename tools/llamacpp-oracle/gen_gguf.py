@@ -1,0 +1,82 @@
+# Synthetic F16 GGUF from an HF config.json, laid out as llama.cpp's loaders expect.
+import sys, json, numpy as np
+import os
+sys.path.insert(0, os.path.join(os.environ.get('LC', '.'), 'gguf-py'))  # the gguf-py of the llama.cpp tree
+import gguf
+
+def main(cfg_path, arch, out, layers=None):
+    c = json.load(open(cfg_path))
+    if 'text_config' in c: c = {**c, **c['text_config']}
+    L = layers or c['num_hidden_layers']
+    h = c['hidden_size']; nh = c['num_attention_heads']; nkv = c.get('num_key_value_heads', nh)
+    hd = c.get('head_dim') or h // nh
+    ff = c.get('intermediate_size'); V = c['vocab_size']
+    tied = c.get('tie_word_embeddings', arch in ('gemma', 'gemma2', 'gemma3'))
+    w = gguf.GGUFWriter(out, arch)
+    w.add_block_count(L); w.add_context_length(c.get('max_position_embeddings', 4096))
+    w.add_embedding_length(h); w.add_feed_forward_length(ff or 0)
+    w.add_head_count(nh); w.add_head_count_kv(nkv)
+    w.add_key_length(hd); w.add_value_length(hd)
+    w.add_rope_freq_base(float(c.get('rope_theta', 10000.0)))
+    w.add_rope_dimension_count(int(hd * c.get('partial_rotary_factor', 1.0)))
+    eps = c.get('rms_norm_eps', c.get('layer_norm_eps', 1e-5))
+    w.add_layer_norm_rms_eps(eps); w.add_layer_norm_eps(eps)
+    w.add_file_type(1)
+    if arch == 'gemma2':
+        w.add_sliding_window(c['sliding_window'])
+        w.add_attn_logit_softcapping(c.get('attn_logit_softcapping') or 50.0)
+        w.add_final_logit_softcapping(c.get('final_logit_softcapping') or 30.0)
+    if arch in ('gemma3',) and c.get('sliding_window'):
+        w.add_sliding_window(c['sliding_window'])
+    if arch == 'olmo2' and c.get('sliding_window'):
+        w.add_sliding_window(c['sliding_window'])
+    if arch == 'phi3' and c.get('sliding_window'):
+        w.add_sliding_window(c['sliding_window'])
+    if arch in ('qwen2moe', 'qwen3moe'):
+        w.add_expert_count(c['num_experts']); w.add_expert_used_count(c['num_experts_per_tok'])
+        w.add_expert_feed_forward_length(c['moe_intermediate_size'])
+        if arch == 'qwen2moe': w.add_expert_shared_feed_forward_length(c['shared_expert_intermediate_size'])
+    # tokenizer: an SPM vocabulary of V dummy pieces (only its size matters to the buffers)
+    w.add_tokenizer_model('llama')
+    toks = ['<unk>', '<s>', '</s>'] + [f'<0x{i:02X}>' for i in range(256)]
+    toks += [f't{i}' for i in range(V - len(toks))]
+    w.add_token_list(toks); w.add_token_scores([0.0] * V)
+    w.add_token_types([2, 3, 3] + [6] * 256 + [1] * (V - 259))
+    F16, F32 = np.float16, np.float32
+    def t(name, ne, dt=F16):  # ne in ggml order
+        w.add_tensor(name, np.zeros(tuple(reversed(ne)), dtype=dt))
+    t('token_embd.weight', [h, V]); t('output_norm.weight', [h], F32)
+    if not tied: t('output.weight', [h, V])
+    for l in range(L):
+        b = f'blk.{l}.'
+        if arch != 'olmo2': t(b + 'attn_norm.weight', [h], F32)
+        if arch == 'phi3':
+            t(b + 'attn_qkv.weight', [h, hd * (nh + 2 * nkv)])
+        else:
+            t(b + 'attn_q.weight', [h, hd * nh]); t(b + 'attn_k.weight', [h, hd * nkv]); t(b + 'attn_v.weight', [h, hd * nkv])
+        t(b + 'attn_output.weight', [hd * nh, h])
+        if arch in ('qwen2', 'qwen2moe'):
+            t(b + 'attn_q.bias', [hd * nh], F32); t(b + 'attn_k.bias', [hd * nkv], F32); t(b + 'attn_v.bias', [hd * nkv], F32)
+        if arch in ('qwen3', 'qwen3moe', 'gemma3'):
+            t(b + 'attn_q_norm.weight', [hd], F32); t(b + 'attn_k_norm.weight', [hd], F32)
+        if arch == 'olmo2':
+            t(b + 'attn_q_norm.weight', [hd * nh], F32); t(b + 'attn_k_norm.weight', [hd * nkv], F32)
+        if arch in ('gemma2', 'gemma3', 'olmo2'):
+            t(b + 'post_attention_norm.weight', [h], F32); t(b + 'post_ffw_norm.weight', [h], F32)
+        if arch != 'olmo2': t(b + 'ffn_norm.weight', [h], F32)
+        if arch in ('qwen2moe', 'qwen3moe'):
+            E = c['num_experts']; fe = c['moe_intermediate_size']
+            t(b + 'ffn_gate_inp.weight', [h, E], F32)
+            t(b + 'ffn_gate_exps.weight', [h, fe, E]); t(b + 'ffn_up_exps.weight', [h, fe, E]); t(b + 'ffn_down_exps.weight', [fe, h, E])
+            if arch == 'qwen2moe':
+                fs = c['shared_expert_intermediate_size']
+                t(b + 'ffn_gate_inp_shexp.weight', [h], F32)
+                t(b + 'ffn_gate_shexp.weight', [h, fs]); t(b + 'ffn_up_shexp.weight', [h, fs]); t(b + 'ffn_down_shexp.weight', [fs, h])
+        elif arch == 'phi3':
+            t(b + 'ffn_up.weight', [h, 2 * ff]); t(b + 'ffn_down.weight', [ff, h])
+        else:
+            t(b + 'ffn_gate.weight', [h, ff]); t(b + 'ffn_up.weight', [h, ff]); t(b + 'ffn_down.weight', [ff, h])
+    w.write_header_to_file(); w.write_kv_data_to_file(); w.write_tensors_to_file(); w.close()
+
+if __name__ == '__main__':
+    main(sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else None)

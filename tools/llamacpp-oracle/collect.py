@@ -5,7 +5,11 @@ models = {  # name -> (catalogue id, layers kept, gguf arch)
     'gemma2-2b-L4': ('gemma-2-2b', 4, 'gemma2'), 'phi3-mini-L4': ('phi-3-mini', 4, 'phi3'),
     'qwen3moe-L2': ('qwen3-30b-a3b', 2, 'qwen3moe'), 'mistral-v01-L4': ('mistral-7b-v0.1', 4, 'llama'),
     'gemma3-4b-L8': ('gemma-3-4b', 8, 'gemma3'),
+    'mixtral-L1': ('mixtral-8x7b', 1, 'llama'), 'qwen2moe-L1': ('qwen2-57b-a14b', 1, 'qwen2moe'),
+    'phi2-L4': ('phi-2', 4, 'phi2'),
 }
+import sys
+if len(sys.argv) > 1: models = {k: v for k, v in models.items() if k in sys.argv[1:]}
 settings = [(4096, 512, -1, 1), (4096, 512, 0, 1), (8192, 512, -1, 1), (2048, 512, 0, 1), (4096, 256, -1, 1),
             (8192, 512, 0, 4), (32768, 512, 1, 1)]
 fa_name = {-1: 'auto', 0: 'off', 1: 'on'}

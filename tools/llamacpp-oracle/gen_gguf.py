@@ -32,6 +32,8 @@ def main(cfg_path, arch, out, layers=None):
         w.add_sliding_window(c['sliding_window'])
     if arch == 'phi3' and c.get('sliding_window'):
         w.add_sliding_window(c['sliding_window'])
+    if arch == 'llama' and c.get('num_local_experts'):
+        w.add_expert_count(c['num_local_experts']); w.add_expert_used_count(c['num_experts_per_tok'])
     if arch in ('qwen2moe', 'qwen3moe'):
         w.add_expert_count(c['num_experts']); w.add_expert_used_count(c['num_experts_per_tok'])
         w.add_expert_feed_forward_length(c['moe_intermediate_size'])
@@ -46,16 +48,20 @@ def main(cfg_path, arch, out, layers=None):
     def t(name, ne, dt=F16):  # ne in ggml order
         w.add_tensor(name, np.zeros(tuple(reversed(ne)), dtype=dt))
     t('token_embd.weight', [h, V]); t('output_norm.weight', [h], F32)
+    if arch == 'phi2': t('output_norm.bias', [h], F32)
     if not tied: t('output.weight', [h, V])
+    if arch == 'phi2': t('output.bias', [V], F32)
     for l in range(L):
         b = f'blk.{l}.'
         if arch != 'olmo2': t(b + 'attn_norm.weight', [h], F32)
+        if arch == 'phi2': t(b + 'attn_norm.bias', [h], F32)
         if arch == 'phi3':
             t(b + 'attn_qkv.weight', [h, hd * (nh + 2 * nkv)])
         else:
             t(b + 'attn_q.weight', [h, hd * nh]); t(b + 'attn_k.weight', [h, hd * nkv]); t(b + 'attn_v.weight', [h, hd * nkv])
         t(b + 'attn_output.weight', [hd * nh, h])
-        if arch in ('qwen2', 'qwen2moe'):
+        if arch == 'phi2': t(b + 'attn_output.bias', [h], F32)
+        if arch in ('qwen2', 'qwen2moe', 'phi2'):
             t(b + 'attn_q.bias', [hd * nh], F32); t(b + 'attn_k.bias', [hd * nkv], F32); t(b + 'attn_v.bias', [hd * nkv], F32)
         if arch in ('qwen3', 'qwen3moe', 'gemma3'):
             t(b + 'attn_q_norm.weight', [hd], F32); t(b + 'attn_k_norm.weight', [hd], F32)
@@ -63,8 +69,14 @@ def main(cfg_path, arch, out, layers=None):
             t(b + 'attn_q_norm.weight', [hd * nh], F32); t(b + 'attn_k_norm.weight', [hd * nkv], F32)
         if arch in ('gemma2', 'gemma3', 'olmo2'):
             t(b + 'post_attention_norm.weight', [h], F32); t(b + 'post_ffw_norm.weight', [h], F32)
-        if arch != 'olmo2': t(b + 'ffn_norm.weight', [h], F32)
-        if arch in ('qwen2moe', 'qwen3moe'):
+        if arch not in ('olmo2', 'phi2'): t(b + 'ffn_norm.weight', [h], F32)
+        if arch == 'llama' and c.get('num_local_experts'):
+            E = c['num_local_experts']
+            t(b + 'ffn_gate_inp.weight', [h, E], F32)
+            t(b + 'ffn_gate_exps.weight', [h, ff, E]); t(b + 'ffn_up_exps.weight', [h, ff, E]); t(b + 'ffn_down_exps.weight', [ff, h, E])
+        elif arch == 'phi2':
+            t(b + 'ffn_up.weight', [h, ff]); t(b + 'ffn_up.bias', [ff], F32); t(b + 'ffn_down.weight', [ff, h]); t(b + 'ffn_down.bias', [h], F32)
+        elif arch in ('qwen2moe', 'qwen3moe'):
             E = c['num_experts']; fe = c['moe_intermediate_size']
             t(b + 'ffn_gate_inp.weight', [h, E], F32)
             t(b + 'ffn_gate_exps.weight', [h, fe, E]); t(b + 'ffn_up_exps.weight', [h, fe, E]); t(b + 'ffn_down_exps.weight', [fe, h, E])

@@ -1,7 +1,7 @@
 // The micro-batch graph llama.cpp reserves its compute buffer for, reduced to what ggml-alloc
 // needs: every intermediate's size, its sources and views, in the order ggml_build_forward_expand
 // visits them (depth first, sources left to right). Transcribed from llama.cpp's builders:
-// src/models/{llama,qwen2,qwen3,gemma2,gemma3,deepseek2,phi3,olmo2}.cpp and src/llama-graph.cpp (build_inp_embd,
+// src/models/{llama,qwen2,qwen3,gemma2,gemma3,deepseek2,phi2,phi3,olmo2}.cpp and src/llama-graph.cpp (build_inp_embd,
 // build_attn, build_attn_mha, build_ffn, build_moe_ffn), src/llama-kv-cache.cpp (cpy_k, cpy_v,
 // get_k, get_v, input idxs). Weights and the KV cache are external (they live in other buffers).
 #include <algorithm>
@@ -31,33 +31,41 @@ struct Features {
   bool qkv_bias = false;        // Q / K / V projection biases, added in place (qwen2)
   bool attn_softcap = false;    // without FA, KQ = cap x tanh(KQ / cap) in place (gemma2: hparams.attn_soft_cap)
   bool final_softcap = false;   // logits = cap x tanh(logits / cap): three in-place ops (gemma2)
+  bool parallel_layernorm = false;  // phi2: one LayerNorm (+ bias) feeds attention and a GELU MLP in
+                                    // parallel; biases on wo, ffn_up, ffn_down and the output
+  bool moe_norm_w = false;      // top-k weights / their sum: sum_rows, clamp, div (build_moe_ffn norm_w)
+  bool shexp_gate = false;      // shared expert x sigmoid(ffn_gate_inp_shexp . x) (qwen2moe)
 };
 
-// The model types whose llama.cpp builder this file transcribes (checked against measured loads of
-// llama, qwen3, gemma3_text and deepseek_v2: docs/accuracy-llamacpp.md).
+// The model types whose llama.cpp builder this file transcribes, keyed by the HF model_type of a
+// config and by the GGUF general.architecture of a .gguf. Checked against the measured loads of
+// llama, qwen3, gemma3_text and deepseek_v2 (docs/accuracy-llamacpp.md), and against llama.cpp
+// 0c1e5709's own CPU loads of the others (tests/accuracy/data/llamacpp_oracle_loads.jsonl):
+//  - phi3 (src/models/phi3.cpp): build_qkv's fused path, Q scaled before build_attn (kq_scale 1),
+//    build_ffn(ffn_up, LLM_FFN_SWIGLU, LLM_FFN_SEQ), l_out = add(residual, ffn_out);
+//  - olmo2: no pre-norms, post-attention / post-FFN norms, Q / K normed as 2-D projections
+//    (build_qkv with reshape = false), kq_scale in build_attn;
+//  - qwen2 / qwen2moe: llama's graph with build_qkv's bias adds;
+//  - gemma2: gemma3's layer without Q / K norms, with attention and final logit soft-capping;
+//  - phi2: one LayerNorm feeding attention and a GELU MLP in parallel, biases;
+//  - MoE top-k weights renormalised (build_moe_ffn norm_w): the llama architecture's MoE (Mixtral)
+//    and qwen3moe pass true, qwen2moe false.
 const std::map<std::string, Features>& feature_table() {
+  static const Features qwen3{.qk_norm = true};
+  static const Features gemma3{.qk_norm = true, .sandwich_norms = true, .embed_scale = true, .q_scale = true};
+  static const Features phi3{.q_scale = true, .fused_qkv = true, .fused_up_glu = true, .residual_first = true};
+  static const Features olmo2{.sandwich_norms = true, .no_pre_norms = true, .qk_norm_2d = true};
+  static const Features qwen2{.qkv_bias = true, .shexp_gate = true};  // the gate acts on MoE layers only
+  static const Features gemma2{.sandwich_norms = true, .embed_scale = true, .q_scale = true, .attn_softcap = true,
+                               .final_softcap = true};
+  static const Features phi2{.q_scale = true, .qkv_bias = true, .parallel_layernorm = true};
+  static const Features llama{.moe_norm_w = true};  // the norm only acts on MoE layers
   static const std::map<std::string, Features> table = {
-      {"llama", {}},
-      {"mistral", {}},
-      {"deepseek_v2", {}},
-      {"deepseek_v3", {}},
-      {"qwen3", {true, false, false, false}},
-      {"qwen3_moe", {true, false, false, false}},
-      {"gemma3", {true, true, true, true}},
-      {"gemma3_text", {true, true, true, true}},
-      // src/models/phi3.cpp (llama.cpp 0c1e5709): build_qkv's fused path, Q scaled before
-      // build_attn (kq_scale 1), build_ffn(ffn_up, LLM_FFN_SWIGLU, LLM_FFN_SEQ); checked against
-      // that build's CPU loads of Phi-3-mini cut to 4 layers (docs/llamacpp.md).
-      {"phi3", {false, false, false, true, true, true, true}},
-      // src/models/olmo2.cpp: no pre-norms, post-attention / post-FFN norms, Q / K normed as 2-D
-      // projections (build_qkv with reshape = false), kq_scale in build_attn; checked against CPU
-      // loads of an OLMo-2-1B cut to 8 layers, with and without a 4096-token window (OLMo-3).
-      {"olmo2", {false, true, false, false, false, false, false, true, true}},
-      // src/models/qwen2.cpp: llama's graph with build_qkv's bias adds. src/models/gemma2.cpp:
-      // gemma3's layer without Q / K norms, with the attention and final logit soft-capping. Both
-      // checked against CPU loads (Qwen2.5-0.5B whole, Gemma-2-2B cut to 4 layers).
-      {"qwen2", {false, false, false, false, false, false, false, false, false, true}},
-      {"gemma2", {false, true, true, true, false, false, false, false, false, false, true, true}},
+      {"llama", llama},   {"mistral", llama},    {"mixtral", llama},  {"deepseek_v2", {}}, {"deepseek_v3", {}},
+      {"deepseek2", {}},  {"qwen3", qwen3},      {"qwen3_moe", {.qk_norm = true, .moe_norm_w = true}},
+      {"qwen3moe", {.qk_norm = true, .moe_norm_w = true}},   {"gemma3", gemma3}, {"gemma3_text", gemma3},
+      {"phi3", phi3},     {"olmo2", olmo2},      {"qwen2", qwen2},    {"qwen2_moe", qwen2}, {"qwen2moe", qwen2},
+      {"gemma2", gemma2}, {"phi", phi2},         {"phi2", phi2},
   };
   return table;
 }
@@ -85,9 +93,11 @@ class Builder {
     g_.input("inp_embd", E() * T_ * kF32);
     int inpL = g_.op("get_rows(token_embd)", E() * T_ * kF32, {g_.external("token_embd"), tokens});
     if (f_.embed_scale) inpL = g_.op("inp_scaled", bytes(inpL), {inpL}, true);
-    for (std::uint64_t il = 0; il < a_.num_layers; ++il) inpL = layer(static_cast<int>(il), inpL);
-    const int norm = rms_mul("result_norm", inpL);
+    for (std::uint64_t il = 0; il < a_.num_layers; ++il)
+      inpL = f_.parallel_layernorm ? parallel_layer(static_cast<int>(il), inpL) : layer(static_cast<int>(il), inpL);
+    const int norm = f_.parallel_layernorm ? layer_norm("result_norm", inpL) : rms_mul("result_norm", inpL);
     int logits = g_.op("result_output", a_.vocab_size * T_ * kF32, {g_.external("output"), norm});
+    if (f_.parallel_layernorm) logits = g_.op("result_output_b", bytes(logits), {logits, g_.external("output.bias")}, true);
     if (f_.final_softcap)
       for (const char* step : {"logits_scaled", "logits_tanh", "logits_capped"})
         logits = g_.op(step, bytes(logits), {logits}, true);
@@ -103,6 +113,34 @@ class Builder {
   std::uint64_t E() const { return a_.hidden_size; }
   std::uint64_t bytes(int t) const { return g_.tensors()[static_cast<std::size_t>(t)].bytes; }
   bool fa() const { return c_.flash_attn; }
+
+  // build_norm(LLM_NORM) with a bias: ggml_norm (not an in-place op in ggml-alloc), then mul and add.
+  int layer_norm(const std::string& name, int x) {
+    const int n = g_.op(name + ".norm", bytes(x), {x});
+    const int m = g_.op(name, bytes(n), {n, g_.external(name + ".weight")}, true);
+    return g_.op(name + "_b", bytes(m), {m, g_.external(name + ".bias")}, true);
+  }
+
+  // phi2: attention and a GELU MLP off one LayerNorm, out = attn + mlp + residual.
+  int parallel_layer(int il, int inpL) {
+    int normed = layer_norm("attn_norm", inpL);
+    int cur = attention(il, normed);
+    cur = g_.op("attn_out_b", bytes(cur), {cur, g_.external("wo.bias")}, true);
+    int residual = inpL;
+    if (static_cast<std::uint64_t>(il) + 1 == a_.num_layers) {
+      cur = g_.op("get_rows(cur)", bytes(cur), {cur, out_ids()});
+      residual = g_.op("get_rows(inpL)", bytes(residual), {residual, out_ids()});
+      normed = g_.op("get_rows(attn_norm)", bytes(normed), {normed, out_ids()});
+    }
+    const std::uint64_t n_ff = a_.intermediate_size;
+    int up = g_.op("ffn_up", n_ff * T_ * kF32, {g_.external("ffn_up"), normed});
+    up = g_.op("ffn_up_b", bytes(up), {up, g_.external("ffn_up.bias")}, true);
+    const int act = g_.op("ffn_gelu", bytes(up), {up}, true);
+    int down = g_.op("ffn_down", E() * T_ * kF32, {g_.external("ffn_down"), act});
+    down = g_.op("ffn_down_b", bytes(down), {down, g_.external("ffn_down.bias")}, true);
+    const int sum = g_.op("attn_ffn", bytes(cur), {cur, down}, true);
+    return g_.op("l_out", bytes(sum), {sum, residual}, true);
+  }
 
   int rms_mul(const std::string& name, int x) {
     const int n = g_.op(name + ".rms_norm", bytes(x), {x}, true);
@@ -191,7 +229,13 @@ class Builder {
     const int argsort = g_.op("ffn_moe_argsort", X * T_ * kI32, {probs});
     const int selected = g_.view("ffn_moe_topk", argsort, false, K * T_ * kI32);
     const int probs3 = g_.view("probs_3d", probs);
-    const int weights = g_.op("ffn_moe_weights", K * T_ * kF32, {probs3, selected});
+    int weights = g_.op("ffn_moe_weights", K * T_ * kF32, {probs3, selected});
+    if (f_.moe_norm_w) {
+      const int w2 = g_.view("weights_2d", weights);
+      int sum = g_.op("ffn_moe_weights_sum", T_ * kF32, {w2});
+      sum = g_.op("ffn_moe_weights_sum_clamped", bytes(sum), {sum}, true);
+      weights = g_.view("weights_3d", g_.op("ffn_moe_weights_norm", K * T_ * kF32, {w2, sum}, true));
+    }
     // Experts: MUL_MAT_ID over [n_ff_exp, n_expert_used, n_tokens].
     const int x3 = g_.view("cur_3d", x);
     const int gate = g_.op("ffn_moe_gate", F * K * T_ * kF32, {g_.external("ffn_gate_exps"), x3, selected});
@@ -208,7 +252,13 @@ class Builder {
                                      ? a_.shared_expert_intermediate_size
                                      : a_.num_shared_experts * a_.moe_intermediate_size;
     if (shared == 0) return moe_out;
-    const int shexp = ffn(x, shared, "ffn_shexp");
+    int shexp = ffn(x, shared, "ffn_shexp");
+    if (f_.shexp_gate) {  // sigmoid as silu(g) / g; the walk meets it after the shared FFN
+      const int gate_inp = g_.op("ffn_shexp_gate_inp", T_ * kF32, {g_.external("ffn_gate_inp_shexp"), x});
+      const int silu = g_.op("ffn_shexp_gate_silu", T_ * kF32, {gate_inp}, true);
+      const int gate = g_.op("ffn_shexp_gate", T_ * kF32, {silu, gate_inp}, true);
+      shexp = g_.op("ffn_shexp_out", bytes(shexp), {shexp, gate}, true);
+    }
     return g_.op("ffn_out", E() * T_ * kF32, {moe_out, shexp}, true);
   }
 

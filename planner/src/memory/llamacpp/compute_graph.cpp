@@ -1,9 +1,10 @@
 // The micro-batch graph llama.cpp reserves its compute buffer for, reduced to what ggml-alloc
 // needs: every intermediate's size, its sources and views, in the order ggml_build_forward_expand
 // visits them (depth first, sources left to right). Transcribed from llama.cpp's builders:
-// src/models/{llama,qwen2,qwen3,gemma2,gemma3,deepseek2,phi2,phi3,olmo2}.cpp and src/llama-graph.cpp (build_inp_embd,
-// build_attn, build_attn_mha, build_ffn, build_moe_ffn), src/llama-kv-cache.cpp (cpy_k, cpy_v,
-// get_k, get_v, input idxs). Weights and the KV cache are external (they live in other buffers).
+// src/models/{llama,qwen2,qwen2moe,qwen3,qwen3moe,gemma,gemma2,gemma3,deepseek2,phi2,phi3,olmo2}.cpp
+// and src/llama-graph.cpp (build_inp_embd, build_attn, build_attn_mha, build_ffn, build_moe_ffn),
+// src/llama-kv-cache.cpp (cpy_k, cpy_v, get_k, get_v, input idxs). Weights and the KV cache are
+// external (they live in other buffers).
 #include <algorithm>
 #include <map>
 #include <string>
@@ -66,6 +67,7 @@ const std::map<std::string, Features>& feature_table() {
       {"qwen3moe", {.qk_norm = true, .moe_norm_w = true}},   {"gemma3", gemma3}, {"gemma3_text", gemma3},
       {"phi3", phi3},     {"olmo2", olmo2},      {"qwen2", qwen2},    {"qwen2_moe", qwen2}, {"qwen2moe", qwen2},
       {"gemma2", gemma2}, {"phi", phi2},         {"phi2", phi2},
+      {"gemma", {.embed_scale = true, .q_scale = true}},  // src/models/gemma.cpp: Gemma-1
   };
   return table;
 }

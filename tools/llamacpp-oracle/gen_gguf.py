@@ -32,6 +32,8 @@ def main(cfg_path, arch, out, layers=None):
         w.add_sliding_window(c['sliding_window'])
     if arch == 'phi3' and c.get('sliding_window'):
         w.add_sliding_window(c['sliding_window'])
+    if arch == 'qwen2vl':
+        w.add_rope_dimension_sections(list(c['rope_scaling']['mrope_section']) + [0])
     if arch == 'llama' and c.get('num_local_experts'):
         w.add_expert_count(c['num_local_experts']); w.add_expert_used_count(c['num_experts_per_tok'])
     if arch in ('qwen2moe', 'qwen3moe'):
@@ -61,7 +63,7 @@ def main(cfg_path, arch, out, layers=None):
             t(b + 'attn_q.weight', [h, hd * nh]); t(b + 'attn_k.weight', [h, hd * nkv]); t(b + 'attn_v.weight', [h, hd * nkv])
         t(b + 'attn_output.weight', [hd * nh, h])
         if arch == 'phi2': t(b + 'attn_output.bias', [h], F32)
-        if arch in ('qwen2', 'qwen2moe', 'phi2'):
+        if arch in ('qwen2', 'qwen2moe', 'phi2', 'qwen2vl'):
             t(b + 'attn_q.bias', [hd * nh], F32); t(b + 'attn_k.bias', [hd * nkv], F32); t(b + 'attn_v.bias', [hd * nkv], F32)
         if arch in ('qwen3', 'qwen3moe', 'gemma3'):
             t(b + 'attn_q_norm.weight', [hd], F32); t(b + 'attn_k_norm.weight', [hd], F32)

@@ -36,6 +36,7 @@ struct Features {
                                     // parallel; biases on wo, ffn_up, ffn_down and the output
   bool moe_norm_w = false;      // top-k weights / their sum: sum_rows, clamp, div (build_moe_ffn norm_w)
   bool shexp_gate = false;      // shared expert x sigmoid(ffn_gate_inp_shexp . x) (qwen2moe)
+  bool mrope = false;           // M-RoPE: 4 positions per token in inp_pos (hparams.n_pos_per_embd, qwen2vl)
 };
 
 // The model types whose llama.cpp builder this file transcribes, keyed by the HF model_type of a
@@ -68,6 +69,9 @@ const std::map<std::string, Features>& feature_table() {
       {"phi3", phi3},     {"olmo2", olmo2},      {"qwen2", qwen2},    {"qwen2_moe", qwen2}, {"qwen2moe", qwen2},
       {"gemma2", gemma2}, {"phi", phi2},         {"phi2", phi2},
       {"gemma", {.embed_scale = true, .q_scale = true}},  // src/models/gemma.cpp: Gemma-1
+      // src/models/qwen2vl.cpp: qwen2's layer with ggml_rope_multi (Qwen2-VL and Qwen2.5-VL text models).
+      {"qwen2vl", {.qkv_bias = true, .mrope = true}},     {"qwen2_vl", {.qkv_bias = true, .mrope = true}},
+      {"qwen2_5_vl", {.qkv_bias = true, .mrope = true}},
   };
   return table;
 }
@@ -157,7 +161,7 @@ class Builder {
     inputs_[name] = t;
     return t;
   }
-  int pos() { return input_once("inp_pos", T_ * kI32); }
+  int pos() { return input_once("inp_pos", T_ * (f_.mrope ? 4 : 1) * kI32); }
   int out_ids() { return input_once("inp_out_ids", T_ * kI32); }
 
   const KvCache& cache_of(int il) const {

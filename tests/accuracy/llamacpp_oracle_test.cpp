@@ -23,8 +23,8 @@ namespace {
 
 using nlohmann::json;
 
-std::vector<json> oracle_loads() {
-  std::ifstream in(test::source_dir() / "tests" / "accuracy" / "data" / "llamacpp_oracle_loads.jsonl");
+std::vector<json> oracle_records(const std::string& file) {
+  std::ifstream in(test::source_dir() / "tests" / "accuracy" / "data" / file);
   std::vector<json> out;
   for (std::string line; std::getline(in, line);)
     if (!line.empty()) out.push_back(json::parse(line));
@@ -87,7 +87,7 @@ std::string olmo2_gguf(const json& c) {
 }
 
 TEST(LlamacppOracle, EveryPrintedBufferMatches) {
-  const auto loads = oracle_loads();
+  const auto loads = oracle_records("llamacpp_oracle_loads.jsonl");
   ASSERT_EQ(loads.size(), 94u);  // 12 catalogue models x 7 settings, 2 OLMo-2 configs x 5
   std::size_t checked = 0;
   for (const json& r : loads) {
@@ -113,6 +113,29 @@ TEST(LlamacppOracle, EveryPrintedBufferMatches) {
     ++checked;
   }
   EXPECT_EQ(checked, loads.size());
+}
+
+// The same F16 files quantized by the tree's llama-quantize to 7 file types and loaded again
+// (llamacpp_oracle_quantized.jsonl): llama-quantize's mixture (quant/gguf_mixture.cpp) and the
+// CPU_Mapped span / CPU_REPACK copies it leaves must come out to the printed MiB from the config and
+// `--weights gguf:<TYPE>`. Before 2026-12-05 Phi-3's fused gate_up was named ffn_gate_up (llama.cpp:
+// ffn_up), moving the mapped span's end (399.30 against 372.30 MiB at Q4_K_M), and a multimodal
+// config failed at Q8_0 / Q4_0 on its vision tower's 14-wide rows, which belong to the mmproj file.
+TEST(LlamacppOracle, QuantizedModelBuffersMatch) {
+  const auto loads = oracle_records("llamacpp_oracle_quantized.jsonl");
+  ASSERT_EQ(loads.size(), 84u);  // 12 catalogue models x Q4_K_M, Q8_0, Q4_0, Q6_K, Q3_K_M, Q5_K_S, Q2_K
+  for (const json& r : loads) {
+    test::ScratchDir dir;
+    dir.write("config.json", cut_config(r));
+    const json j = test::run_cli_json({"plan", "--engine", "llamacpp", "--gpu", "cpu", "--model", dir.path().string(),
+                                       "--weights", "gguf:" + r["file_type"].get<std::string>(), "-c", "4096"});
+    ASSERT_TRUE(j.contains("engine_view")) << r["id"] << "\n" << j.dump();
+    const json& planned = j["engine_view"]["model_buffers_mib"];
+    const json& measured = r["model_buffers_mib"];
+    EXPECT_EQ(planned.size(), measured.size()) << r["id"] << " " << planned.dump();
+    for (const auto& [buffer, mib] : measured.items())
+      EXPECT_EQ(planned.contains(buffer) ? printed_mib(planned[buffer]) : "absent", printed_mib(mib)) << r["id"] << " " << buffer;
+  }
 }
 
 }  // namespace

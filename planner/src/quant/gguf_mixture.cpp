@@ -210,7 +210,9 @@ std::string choose(const ModelFacts& m, Counters& qs, const std::string& ft, std
 
 // The GGUF tensor name llama.cpp uses for an inventory tensor.
 std::string gguf_name(const TensorInfo& t) {
-  const std::string role(tensor_role_name(t.role));
+  // A fused dense gate + up projection (Phi-3 gate_up_proj, GLM-4) is written as ffn_up of 2 n_ff
+  // rows: llama.cpp's phi3 / glm4 loaders create LLM_TENSOR_FFN_UP {n_embd, 2 n_ff}.
+  const std::string role(t.role == TensorRole::FfnGateUp ? "ffn_up" : tensor_role_name(t.role));
   const std::string suffix = t.is_bias ? ".bias" : ".weight";
   if (t.name.starts_with("blk.") || (!t.layer && t.name == role + suffix))
     return t.name;  // already GGUF naming (an inventory read from a GGUF file)

@@ -40,7 +40,12 @@ void full_attention_unless_windowed(ModelArch& arch) {
 bool is_mmproj_role(TensorRole role) { return role == TensorRole::Vision || role == TensorRole::Audio; }
 
 ModelSpec gguf_model_spec(const ModelSpec& model, const GgufFileType& file_type, const QuantCatalog& quant) {
-  ModelSpec out = model;
+  // convert_hf_to_gguf.py writes a multimodal checkpoint's vision / audio tower to a separate mmproj
+  // GGUF (--mmproj), which llama.cpp loads apart from the text model (tools/mtmd); llama-quantize
+  // then sees (and counts, for its per-layer rules) the text tensors only.
+  ModelSpec text = model;
+  std::erase_if(text.tensors, [](const TensorInfo& t) { return is_mmproj_role(t.role); });
+  ModelSpec out = text;
   out.tensors.clear();
   full_attention_unless_windowed(out.arch);
   // File order: the global tensors, then each block's tensors by GGUF name (convert_hf_to_gguf
@@ -48,11 +53,8 @@ ModelSpec gguf_model_spec(const ModelSpec& model, const GgufFileType& file_type,
   // which the measured records pin down).
   std::vector<TensorInfo> globals;
   std::map<int, std::vector<TensorInfo>> blocks;
-  for (const auto& tp : plan_gguf_file_type(model, file_type, quant)) {
-    const TensorInfo& src = model.tensors.at(tp.tensor_index);
-    // convert_hf_to_gguf.py writes a multimodal checkpoint's vision / audio tower to a separate
-    // mmproj GGUF (--mmproj), which llama.cpp loads apart from the text model (tools/mtmd).
-    if (is_mmproj_role(src.role)) continue;
+  for (const auto& tp : plan_gguf_file_type(text, file_type, quant)) {
+    const TensorInfo& src = text.tensors.at(tp.tensor_index);
     for (const auto& part : tp.parts) {
       TensorInfo t = src;
       t.name = part.gguf_name;

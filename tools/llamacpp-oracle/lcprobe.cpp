@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 int main(int argc, char** argv) {
-  if (argc < 6) { std::fprintf(stderr, "usage: lcprobe model n_ctx n_batch n_ubatch fa(-1,0,1) [n_seq]\n"); return 2; }
+  if (argc < 6) { std::fprintf(stderr, "usage: lcprobe model n_ctx n_batch n_ubatch fa(-1,0,1) [n_seq [type_k type_v]]\n"); return 2; }
   llama_backend_init();
   llama_model_params mp = llama_model_default_params();
   mp.n_gpu_layers = 0;
@@ -17,6 +17,12 @@ int main(int argc, char** argv) {
   const int fa = std::atoi(argv[5]);
   cp.flash_attn_type = fa < 0 ? LLAMA_FLASH_ATTN_TYPE_AUTO : fa ? LLAMA_FLASH_ATTN_TYPE_ENABLED : LLAMA_FLASH_ATTN_TYPE_DISABLED;
   if (argc > 6) cp.n_seq_max = std::atoi(argv[6]);
+  // [type_k type_v]: f16, bf16, q8_0, q4_0 (ggml_type values)
+  const auto ggml_type_of = [](const char* n) {
+    return std::strcmp(n, "q8_0") == 0 ? GGML_TYPE_Q8_0 : std::strcmp(n, "q4_0") == 0 ? GGML_TYPE_Q4_0
+         : std::strcmp(n, "bf16") == 0 ? GGML_TYPE_BF16 : GGML_TYPE_F16;
+  };
+  if (argc > 8) { cp.type_k = ggml_type_of(argv[7]); cp.type_v = ggml_type_of(argv[8]); }
   cp.n_threads = 2;
   cp.swa_full = false;  // common_params default (llama-completion, llama-server)
   llama_context* c = llama_init_from_model(m, cp);

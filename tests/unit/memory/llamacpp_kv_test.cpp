@@ -154,6 +154,26 @@ TEST(LlamacppRefusals, AsLlamaCppWordsThem) {
   EXPECT_THROW(lc::make_context(llama_1b(), s, profile()), Error);
 }
 
+// With FA, a quantized cache's 32-value blocks must divide the head: Phi-2's 80 does not (llama.cpp
+// 0c1e5709 refuses the context with this line; checked on a Phi-2 GGUF, tools/llamacpp-oracle/).
+TEST(LlamacppRefusals, QuantizedCacheBlockMustDivideTheHead) {
+  ModelArch phi2 = llama_1b();
+  phi2.head_dim = phi2.v_head_dim = 80;
+  lc::Settings s;
+  s.flash_attn = lc::FlashAttn::On;
+  s.type_k = "q8_0";
+  EXPECT_EQ(lc::make_context(phi2, s, profile()).refusal,
+            "K cache type q8_0 with block size 32 does not divide n_embd_head_k=80");
+  s.type_k = "f16";
+  s.type_v = "q4_0";
+  EXPECT_EQ(lc::make_context(phi2, s, profile()).refusal,
+            "V cache type q4_0 with block size 32 does not divide n_embd_head_v=80");
+  s.type_v = "f16";
+  s.type_k = "q8_0";
+  s.flash_attn = lc::FlashAttn::Off;  // without FA llama.cpp does not check K's blocks
+  EXPECT_TRUE(lc::make_context(phi2, s, profile()).context);
+}
+
 TEST(LlamacppOffload, PartialNglPutsTheLastLayersOnTheGpu) {
   lc::Settings s;
   s.device = lc::Device::Cuda;

@@ -180,13 +180,20 @@ class Builder {
     // (graph_reserve uses n_seq_max sequences), so the mask and KQ cover n_kv = cells per stream.
     return input_once("kq_mask" + tag(kv), kv.cells * T_ * (fa() ? 2 : kF32));
   }
-  // The Hadamard rotation matrix (build_input_k_rot / _v_rot), taken as head size squared f32:
-  // 16-256 KiB, too small to move the printed figures.
+  // The Hadamard rotation matrix, f32 n x n (llama_kv_cache::build_input_k_rot / _v_rot): for K the
+  // largest power of two from 64 up that divides the head size, for V 64.
   int rot(const std::string& name, std::uint64_t n) { return input_once(name, n * n * kF32); }
+  static std::uint64_t k_rot_size(std::uint64_t head) {
+    std::uint64_t n = 64;
+    while (head % (2 * n) == 0) n *= 2;
+    return n;
+  }
 
-  // llama_mul_mat_hadamard: reshape, multiply by the rotation, reshape back.
+  // llama_mul_mat_hadamard: reshape (a contiguous copy of a strided view), multiply by the rotation,
+  // reshape back.
   int hadamard(int x, int rotation) {
-    const int r = g_.view("hadamard.reshape", x);
+    const GraphTensor& in = g_.tensors()[static_cast<std::size_t>(x)];
+    const int r = in.view_of >= 0 && !in.contiguous ? g_.op("hadamard.cont", bytes(x), {x}) : g_.view("hadamard.reshape", x);
     const int m = g_.op("hadamard.mul_mat", bytes(x), {rotation, r});
     return g_.view("hadamard.reshape_4d", m);
   }
@@ -273,7 +280,9 @@ class Builder {
     const KvCache& kv = cache_of(il);
     const std::uint64_t D = a_.head_dim, Dv = a_.v_head_dim ? a_.v_head_dim : a_.head_dim;
     const std::uint64_t H = a_.num_heads, Hkv = a_.num_kv_heads;
-    const bool k_rot = quantized(kv.type_k), v_rot = quantized(kv.type_v);
+    // llama_kv_cache: attn_rot_k / _v when the cache type is quantized and the head size a multiple
+    // of 64 (Phi-3's 96 and Phi-2's 80 are not rotated).
+    const bool k_rot = quantized(kv.type_k) && D % 64 == 0, v_rot = quantized(kv.type_v) && Dv % 64 == 0;
     // build_attn expands q, then v, then k. A fused projection (build_qkv's wqkv path) is one
     // matmul whose Q / K / V are strided 3-D views: RoPE writes new tensors, and a transposed V
     // cache (no FA) needs a contiguous copy of V (cpy_v's ggml_cont_2d).
@@ -289,15 +298,15 @@ class Builder {
     if (f_.qk_norm) q = rms_mul("attn_q_norm", q);
     q = g_.op("Qcur_rope", H * D * T_ * kF32, {q, pos()}, true);
     if (f_.q_scale) q = g_.op("Qcur_scaled", bytes(q), {q}, true);
-    if (k_rot) q = hadamard(q, rot("k_rot", D));
+    if (k_rot) q = hadamard(q, rot("k_rot" + tag(kv), k_rot_size(D)));
     int v = f_.fused_qkv ? g_.view("Vcur_view", qkv, false, Hkv * Dv * T_ * kF32)
                          : projected("Vcur", "wv", Hkv * Dv * T_ * kF32, nullptr);
-    if (v_rot) v = hadamard(v, rot("v_rot", Dv));
+    if (v_rot) v = hadamard(v, rot("v_rot" + tag(kv), 64));
     int k = f_.fused_qkv ? g_.view("Kcur_view", qkv, false, Hkv * D * T_ * kF32)
                          : projected("Kcur", "wk", Hkv * D * T_ * kF32, "attn_k_norm");
     if (f_.qk_norm) k = rms_mul("attn_k_norm", k);
     k = g_.op("Kcur_rope", Hkv * D * T_ * kF32, {k, pos()}, true);
-    if (k_rot) k = hadamard(k, rot("k_rot", D));
+    if (k_rot) k = hadamard(k, rot("k_rot" + tag(kv), k_rot_size(D)));
     // cpy_k / cpy_v: SET_ROWS into the cache (no memory of their own here). A transposed V cache
     // (no FA) is written through 1-wide reshapes of the cache and of V.
     const int k_cache = g_.external("cache_k");
@@ -324,7 +333,7 @@ class Builder {
       const int kqv = g_.op("kqv", Dv * T_ * H * kF32, {vp, sm});
       cur = g_.op("kqv_cont", H * Dv * T_ * kF32, {g_.view("kqv_perm", kqv, false)});
     }
-    if (v_rot) cur = hadamard(cur, rot("v_rot", Dv));
+    if (v_rot) cur = hadamard(cur, rot("v_rot" + tag(kv), 64));
     return g_.op("attn_out", E() * T_ * kF32, {g_.external("wo"), cur});
   }
 

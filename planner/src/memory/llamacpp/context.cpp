@@ -1,6 +1,7 @@
 // llama.cpp context sizing (llama_context constructor + llama_init_from_model checks).
 #include <algorithm>
 #include <cctype>
+#include <tuple>
 
 #include "vramplan/core/bytes.hpp"
 #include "vramplan/core/error.hpp"
@@ -90,6 +91,18 @@ ContextResult make_context(const ModelArch& arch, const Settings& s,
     result.refusal = "quantized V cache requires flash_attn to be enabled";
     return result;
   }
+  // Then, with FA, a quantized cache type's block must divide each head (llama_init_from_model:
+  // "K cache type q8_0 with block size 32 does not divide n_embd_head_k=80", Phi-2's head size).
+  // Every quantized type -ctk / -ctv take has 32-value blocks (ggml-common.h QK8_0, QK4_0, QK4_1,
+  // QK5_0, QK5_1, QK4_NL).
+  constexpr std::uint64_t kCacheBlock = 32;
+  const std::uint64_t head_v = arch.v_head_dim ? arch.v_head_dim : arch.head_dim;
+  for (const auto& [which, type, head] : {std::tuple{"K", s.type_k, arch.head_dim}, std::tuple{"V", s.type_v, head_v}})
+    if (fa && is_quantized_cache_type(type) && head % kCacheBlock != 0) {
+      result.refusal = std::string(which) + " cache type " + lower(type) + " with block size 32 does not divide n_embd_head_" +
+                       (which[0] == 'K' ? "k" : "v") + "=" + std::to_string(head);
+      return result;
+    }
 
   Context c;
   c.n_seq_max = s.n_parallel;

@@ -88,9 +88,10 @@ std::string olmo2_gguf(const json& c) {
 
 TEST(LlamacppOracle, EveryPrintedBufferMatches) {
   const auto loads = oracle_records("llamacpp_oracle_loads.jsonl");
-  // 12 catalogue models x 7 settings, 2 OLMo-2 configs x 5, and 14 x 3 quantized caches (q8_0 / q4_0
-  // with FA, q8_0 K without), of which Phi-2's two with FA are refused (head size 80).
-  ASSERT_EQ(loads.size(), 136u);
+  // 12 catalogue models x 7 settings, 2 OLMo-2 configs x 5, 14 x 3 quantized caches (q8_0 / q4_0
+  // with FA, q8_0 K without; Phi-2's two with FA are refused, head size 80), and 4 x 6 of --swa-full,
+  // -kvu with -np 4 and micro-batches of 1024 / 2048 (collect_more.py).
+  ASSERT_EQ(loads.size(), 160u);
   std::size_t checked = 0;
   for (const json& r : loads) {
     test::ScratchDir dir;
@@ -105,6 +106,8 @@ TEST(LlamacppOracle, EveryPrintedBufferMatches) {
     args.insert(args.end(), {"-c", std::to_string(r["n_ctx"].get<int>()), "-ub", std::to_string(r["n_ubatch"].get<int>()),
                              "-np", std::to_string(r["n_seq_max"].get<int>()), "-fa", r["flash_attn"].get<std::string>(),
                              "-ctk", r.value("type_k", "f16"), "-ctv", r.value("type_v", "f16")});
+    if (r.value("swa_full", false)) args.push_back("--swa-full");
+    if (r.value("kv_unified", false)) args.push_back("-kvu");
     if (r.contains("refusal")) {  // llama.cpp creates no context: the plan does not fit, with its line
       const json j = test::run_cli_json(args);
       EXPECT_FALSE(j["fits"].get<bool>()) << r["id"];

@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 int main(int argc, char** argv) {
-  if (argc < 6) { std::fprintf(stderr, "usage: lcprobe model n_ctx n_batch n_ubatch fa(-1,0,1) [n_seq [type_k type_v]]\n"); return 2; }
+  if (argc < 6) { std::fprintf(stderr, "usage: lcprobe model n_ctx n_batch n_ubatch fa(-1,0,1) [n_seq [type_k type_v [swa_full [kv_unified]]]]\n"); return 2; }
   llama_backend_init();
   llama_model_params mp = llama_model_default_params();
   mp.n_gpu_layers = 0;
@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   cp.n_batch = std::atoi(argv[3]);
   cp.n_ubatch = std::atoi(argv[4]);
   const int fa = std::atoi(argv[5]);
+  cp.swa_full = false;  // common_params default (llama-completion, llama-server)
   cp.flash_attn_type = fa < 0 ? LLAMA_FLASH_ATTN_TYPE_AUTO : fa ? LLAMA_FLASH_ATTN_TYPE_ENABLED : LLAMA_FLASH_ATTN_TYPE_DISABLED;
   if (argc > 6) cp.n_seq_max = std::atoi(argv[6]);
   // [type_k type_v]: f16, bf16, q8_0, q4_0 (ggml_type values)
@@ -23,8 +24,9 @@ int main(int argc, char** argv) {
          : std::strcmp(n, "bf16") == 0 ? GGML_TYPE_BF16 : GGML_TYPE_F16;
   };
   if (argc > 8) { cp.type_k = ggml_type_of(argv[7]); cp.type_v = ggml_type_of(argv[8]); }
+  if (argc > 9) cp.swa_full = std::atoi(argv[9]) != 0;    // --swa-full
+  if (argc > 10) cp.kv_unified = std::atoi(argv[10]) != 0;  // -kvu
   cp.n_threads = 2;
-  cp.swa_full = false;  // common_params default (llama-completion, llama-server)
   llama_context* c = llama_init_from_model(m, cp);
   if (!c) { std::fprintf(stderr, "CTX FAILED\n"); return 4; }
   llama_free(c);

@@ -29,31 +29,34 @@ enum class WindowWhen {
 struct WindowLayout {
   std::string_view arch;
   LayerAttention kind;
-  std::uint64_t period;
-  std::uint64_t default_window;  // tokens, when the file has no sliding_window key (0: none)
+  std::uint64_t period = 0;
+  std::uint64_t default_window = 0;  // tokens, when the file has no sliding_window key (0: none)
   WindowWhen when = WindowWhen::Always;
   bool dense_first = false;
   std::uint64_t forced_window = 0;  // smallthinker: n_swa = 4096 whatever the file says
   std::uint64_t kv_layers = 0;      // gemma3n n_layer_kv_from_start: later layers reuse earlier caches (>= 2)
 };
 constexpr WindowLayout kWindowLayouts[] = {
-    {"gemma2", LayerAttention::Sliding, 2, 4096},  // n_swa = 4096 "default value of gemma 2"
-    {"gemma3", LayerAttention::Sliding, 6, 0, WindowWhen::WindowKeyAbove0},
-    {"gemma3n", LayerAttention::Sliding, 5, 0, WindowWhen::Always, false, 0, 20},
-    {"cohere2", LayerAttention::Sliding, 4, 0},
-    {"olmo2", LayerAttention::Sliding, 4, 0, WindowWhen::WindowKeyAbove0},  // OLMo-3
-    {"exaone4", LayerAttention::Sliding, 4, 4096, WindowWhen::Only64Layers},
-    {"gpt-oss", LayerAttention::Sliding, 2, 0},
-    {"smallthinker", LayerAttention::Sliding, 4, 0, WindowWhen::WindowKeyAbove0, true, 4096},
-    {"phi3", LayerAttention::Full, 1, 0, WindowWhen::Never},
-    {"cohere2moe", LayerAttention::Sliding, 4, 0, WindowWhen::Always, true},
-    {"exaone-moe", LayerAttention::Sliding, 4, 0},
-    {"afmoe", LayerAttention::Sliding, 4, 0, WindowWhen::WindowKeyAbove0},
-    {"mellum", LayerAttention::Sliding, 4, 0, WindowWhen::WindowKeyAbove0},
-    {"plamo3", LayerAttention::Sliding, 8, 0, WindowWhen::WindowKeyAbove0},
+    // n_swa = 4096 "default value of gemma 2" when the file has none
+    {.arch = "gemma2", .kind = LayerAttention::Sliding, .period = 2, .default_window = 4096},
+    {.arch = "gemma3", .kind = LayerAttention::Sliding, .period = 6, .when = WindowWhen::WindowKeyAbove0},
+    {.arch = "gemma3n", .kind = LayerAttention::Sliding, .period = 5, .kv_layers = 20},
+    {.arch = "cohere2", .kind = LayerAttention::Sliding, .period = 4},
+    {.arch = "olmo2", .kind = LayerAttention::Sliding, .period = 4, .when = WindowWhen::WindowKeyAbove0},  // OLMo-3
+    {.arch = "exaone4", .kind = LayerAttention::Sliding, .period = 4, .default_window = 4096,
+     .when = WindowWhen::Only64Layers},
+    {.arch = "gpt-oss", .kind = LayerAttention::Sliding, .period = 2},
+    {.arch = "smallthinker", .kind = LayerAttention::Sliding, .period = 4, .when = WindowWhen::WindowKeyAbove0,
+     .dense_first = true, .forced_window = 4096},
+    {.arch = "phi3", .kind = LayerAttention::Full, .period = 1, .when = WindowWhen::Never},
+    {.arch = "cohere2moe", .kind = LayerAttention::Sliding, .period = 4, .dense_first = true},
+    {.arch = "exaone-moe", .kind = LayerAttention::Sliding, .period = 4},
+    {.arch = "afmoe", .kind = LayerAttention::Sliding, .period = 4, .when = WindowWhen::WindowKeyAbove0},
+    {.arch = "mellum", .kind = LayerAttention::Sliding, .period = 4, .when = WindowWhen::WindowKeyAbove0},
+    {.arch = "plamo3", .kind = LayerAttention::Sliding, .period = 8, .when = WindowWhen::WindowKeyAbove0},
     // Llama-4: 3 chunked layers then 1 global; chunk of 8192 tokens hard-coded ("currently
     // the same for Scout and Maverick").
-    {"llama4", LayerAttention::Chunked, 4, 8192},
+    {.arch = "llama4", .kind = LayerAttention::Chunked, .period = 4, .default_window = 8192},
 };
 
 const WindowLayout* window_layout(std::string_view arch) {

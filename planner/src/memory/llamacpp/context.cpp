@@ -99,8 +99,10 @@ ContextResult make_context(const ModelArch& arch, const Settings& s,
   const std::uint64_t head_v = arch.v_head_dim ? arch.v_head_dim : arch.head_dim;
   for (const auto& [which, type, head] : {std::tuple{"K", s.type_k, arch.head_dim}, std::tuple{"V", s.type_v, head_v}})
     if (fa && is_quantized_cache_type(type) && head % kCacheBlock != 0) {
-      result.refusal = std::string(which) + " cache type " + lower(type) + " with block size 32 does not divide n_embd_head_" +
-                       (which[0] == 'K' ? "k" : "v") + "=" + std::to_string(head);
+      result.refusal = std::string(which) + " cache type " + lower(type) +
+                       " with block size " + std::to_string(kCacheBlock) + " does not divide n_embd_head_" +
+                       (which[0] == 'K' ? "k" : "v") + "=" +
+                       std::to_string(head);
       return result;
     }
 

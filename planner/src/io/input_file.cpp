@@ -7,11 +7,18 @@
 
 namespace vramplan {
 
+std::string missing_file_reason(const std::filesystem::path& path, const std::error_code& status_error) {
+  std::error_code ec;
+  if (!std::filesystem::is_symlink(std::filesystem::symlink_status(path, ec)) || ec) return "no such file";
+  return status_error == std::errc::too_many_symbolic_link_levels ? "a loop of symbolic links"
+                                                                   : "a symbolic link to nothing (its target does not exist)";
+}
+
 void require_regular_file(const std::filesystem::path& path, std::string_view display) {
   const std::string name = display.empty() ? path.string() : std::string(display);
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);  // follows symlinks, never opens
-  if (ec || !std::filesystem::exists(status)) throw Error(ErrorKind::Io, name + ": no such file");
+  if (ec || !std::filesystem::exists(status)) throw Error(ErrorKind::Io, name + ": " + missing_file_reason(path, ec));
   if (std::filesystem::is_directory(status))
     throw Error(ErrorKind::Io, name + ": is a directory, expected a file");
   if (!std::filesystem::is_regular_file(status))

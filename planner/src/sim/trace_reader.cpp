@@ -11,6 +11,7 @@
 #include "text_fields.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/core/text.hpp"
+#include "vramplan/io/input_file.hpp"
 #include "vramplan/io/json_skim.hpp"
 #include "vramplan/sim/workload_spec.hpp"
 
@@ -33,7 +34,12 @@ class TraceSource final : public RequestSource {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec)) throw Error(ErrorKind::Io, "trace " + file_ + ": is a directory, expected a file");
     in_.open(path == "-" ? std::filesystem::path("/dev/stdin") : path, std::ios::binary);
-    if (!in_) throw Error(ErrorKind::Io, "cannot read trace " + file_);
+    if (!in_) {  // why: a missing file or a broken link is named as such
+      std::error_code sec;
+      const auto status = std::filesystem::status(path, sec);
+      const bool missing = path != "-" && (sec || !std::filesystem::exists(status));
+      throw Error(ErrorKind::Io, "trace " + file_ + ": " + (missing ? missing_file_reason(path, sec) : "cannot be read"));
+    }
     csv_ = detect_csv(path);
     if (csv_) read_header();
   }

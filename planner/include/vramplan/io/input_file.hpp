@@ -7,13 +7,20 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 #include <string_view>
+#include <system_error>
 
 namespace vramplan {
 
-//! Throws Error(Io) naming `path` (or `display`, when given) unless it is an existing regular file: "no such file", "is a
-//! directory, expected a file", or "is not a regular file (a FIFO, socket or device)".
+//! Throws Error(Io) naming `path` (or `display`, when given) unless it is an existing regular file: "no such file"
+//! (or, for a symbolic link, "a loop of symbolic links" / "a symbolic link to nothing"), "is a directory, expected a
+//! file", or "is not a regular file (a FIFO, socket or device)".
 void require_regular_file(const std::filesystem::path& path, std::string_view display = {});
+
+//! Why `path`, which std::filesystem::status (error `status_error`) did not find, is missing: "no such file", or for
+//! a symbolic link "a loop of symbolic links" / "a symbolic link to nothing (its target does not exist)".
+std::string missing_file_reason(const std::filesystem::path& path, const std::error_code& status_error);
 
 enum class FileMagic {
   Gguf,         //!< starts with "GGUF"

@@ -7,9 +7,10 @@
 
 namespace vramplan {
 
-std::string missing_file_reason(const std::filesystem::path& path, const std::error_code& status_error) {
+std::string missing_file_reason(const std::filesystem::path& path, const std::error_code& status_error,
+                                std::string_view absent) {
   std::error_code ec;
-  if (!std::filesystem::is_symlink(std::filesystem::symlink_status(path, ec)) || ec) return "no such file";
+  if (!std::filesystem::is_symlink(std::filesystem::symlink_status(path, ec)) || ec) return std::string(absent);
   return status_error == std::errc::too_many_symbolic_link_levels ? "a loop of symbolic links"
                                                                    : "a symbolic link to nothing (its target does not exist)";
 }

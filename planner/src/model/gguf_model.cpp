@@ -20,11 +20,12 @@ namespace {
 // llama_hparams::set_swa_pattern(period, dense_first) windows layer il when il % period < period - 1
 // (the last layer of each period is global), or with dense_first when il % period != 0 (the first
 // is); a period of 0 windows every layer.
+// A loader that windows only when the file's sliding_window is present and > 0 (gemma3, olmo2,
+// smallthinker, afmoe, mellum, plamo3) is a row with no default_window: a window of 0 windows nothing.
 enum class WindowWhen {
-  Always,           // unconditional: the window from the file, else default_window
-  WindowKeyAbove0,  // only when the file's sliding_window is present and > 0 (gemma3, olmo2, smallthinker)
-  Only64Layers,     // exaone4: `if (hparams.n_layer == 64) // 32B`; other sizes have no window
-  Never,            // phi3: "Phi SWA is currently disabled": every layer full whatever the file says
+  Always,        // the window from the file, else default_window
+  Only64Layers,  // exaone4: `if (hparams.n_layer == 64) // 32B`; other sizes have no window
+  Never,         // phi3: "Phi SWA is currently disabled": every layer full whatever the file says
 };
 struct WindowLayout {
   std::string_view arch;
@@ -39,21 +40,21 @@ struct WindowLayout {
 constexpr WindowLayout kWindowLayouts[] = {
     // n_swa = 4096 "default value of gemma 2" when the file has none
     {.arch = "gemma2", .kind = LayerAttention::Sliding, .period = 2, .default_window = 4096},
-    {.arch = "gemma3", .kind = LayerAttention::Sliding, .period = 6, .when = WindowWhen::WindowKeyAbove0},
+    {.arch = "gemma3", .kind = LayerAttention::Sliding, .period = 6},
     {.arch = "gemma3n", .kind = LayerAttention::Sliding, .period = 5, .kv_layers = 20},
     {.arch = "cohere2", .kind = LayerAttention::Sliding, .period = 4},
-    {.arch = "olmo2", .kind = LayerAttention::Sliding, .period = 4, .when = WindowWhen::WindowKeyAbove0},  // OLMo-3
+    {.arch = "olmo2", .kind = LayerAttention::Sliding, .period = 4},  // OLMo-3
     {.arch = "exaone4", .kind = LayerAttention::Sliding, .period = 4, .default_window = 4096,
      .when = WindowWhen::Only64Layers},
     {.arch = "gpt-oss", .kind = LayerAttention::Sliding, .period = 2},
-    {.arch = "smallthinker", .kind = LayerAttention::Sliding, .period = 4, .when = WindowWhen::WindowKeyAbove0,
+    {.arch = "smallthinker", .kind = LayerAttention::Sliding, .period = 4,
      .dense_first = true, .forced_window = 4096},
     {.arch = "phi3", .kind = LayerAttention::Full, .period = 1, .when = WindowWhen::Never},
     {.arch = "cohere2moe", .kind = LayerAttention::Sliding, .period = 4, .dense_first = true},
     {.arch = "exaone-moe", .kind = LayerAttention::Sliding, .period = 4},
-    {.arch = "afmoe", .kind = LayerAttention::Sliding, .period = 4, .when = WindowWhen::WindowKeyAbove0},
-    {.arch = "mellum", .kind = LayerAttention::Sliding, .period = 4, .when = WindowWhen::WindowKeyAbove0},
-    {.arch = "plamo3", .kind = LayerAttention::Sliding, .period = 8, .when = WindowWhen::WindowKeyAbove0},
+    {.arch = "afmoe", .kind = LayerAttention::Sliding, .period = 4},
+    {.arch = "mellum", .kind = LayerAttention::Sliding, .period = 4},
+    {.arch = "plamo3", .kind = LayerAttention::Sliding, .period = 8},
     // Llama-4: 3 chunked layers then 1 global; chunk of 8192 tokens hard-coded ("currently
     // the same for Scout and Maverick").
     {.arch = "llama4", .kind = LayerAttention::Chunked, .period = 4, .default_window = 8192},

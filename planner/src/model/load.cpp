@@ -74,8 +74,7 @@ ModelSpec load_with(std::string_view what, const DataRoot& root, const LoadOptio
     return model_from_checkpoint_dir(path, quant(), options.hf);
   }
   if (std::filesystem::exists(status)) return load_file(path, options.hf, quant);
-  const std::string reason = missing_file_reason(path, ec);
-  throw Error(ErrorKind::Io, std::string(what) + ": " + (reason == "no such file" ? "no such file or directory" : reason));
+  throw Error(ErrorKind::Io, std::string(what) + ": " + missing_file_reason(path, ec, "no such file or directory"));
 }
 
 }  // namespace

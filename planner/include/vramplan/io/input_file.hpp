@@ -18,9 +18,11 @@ namespace vramplan {
 //! file", or "is not a regular file (a FIFO, socket or device)".
 void require_regular_file(const std::filesystem::path& path, std::string_view display = {});
 
-//! Why `path`, which std::filesystem::status (error `status_error`) did not find, is missing: "no such file", or for
-//! a symbolic link "a loop of symbolic links" / "a symbolic link to nothing (its target does not exist)".
-std::string missing_file_reason(const std::filesystem::path& path, const std::error_code& status_error);
+//! Why `path`, which std::filesystem::status (error `status_error`) did not find, is missing: `absent` ("no such
+//! file"), or for a symbolic link "a loop of symbolic links" / "a symbolic link to nothing (its target does not
+//! exist)".
+std::string missing_file_reason(const std::filesystem::path& path, const std::error_code& status_error,
+                                std::string_view absent = "no such file");
 
 enum class FileMagic {
   Gguf,         //!< starts with "GGUF"

@@ -114,14 +114,15 @@ struct ModelBuffer {
 std::vector<ModelBuffer> model_buffers(const ModelSpec& model, const Settings& settings,
                                        const LlamacppProfile& profile, const QuantCatalog& quant);
 
+//! The tensor roles convert_hf_to_gguf.py --mmproj writes to the multimodal projector file.
+bool is_mmproj_role(TensorRole role);
+
 //! The tensors llama-quantize writes for `model` at `file_type` (src/llama-quant.cpp mixture of an
 //! F16 conversion, quant/gguf_mixture.hpp), each with its GGUF name, type and exact bytes, in file
 //! order. `quant` must carry the scheme table. The attention layout is the converted
 //! architecture's in llama.cpp: sliding / chunked layers stay only where llama.cpp's loader
 //! windows that architecture (Gemma-2/3, Cohere2, gpt-oss, Llama-4); elsewhere they are full.
 //! Vision / audio tower tensors are left out: the converter writes them to a separate mmproj GGUF.
-//! The tensor roles convert_hf_to_gguf.py --mmproj writes to the multimodal projector file.
-bool is_mmproj_role(TensorRole role);
 ModelSpec gguf_model_spec(const ModelSpec& model, const GgufFileType& file_type, const QuantCatalog& quant);
 
 //! Exact bytes of one tensor as stored (stored_bytes, else from its format and shape).

@@ -54,6 +54,7 @@ struct Features {
 //    and qwen3moe pass true, qwen2moe false.
 const std::map<std::string, Features>& feature_table() {
   static const Features qwen3{.qk_norm = true};
+  static const Features qwen3moe{.qk_norm = true, .moe_norm_w = true};
   static const Features gemma3{.qk_norm = true, .sandwich_norms = true, .embed_scale = true, .q_scale = true};
   static const Features phi3{.q_scale = true, .fused_qkv = true, .fused_up_glu = true, .residual_first = true};
   static const Features olmo2{.sandwich_norms = true, .no_pre_norms = true, .qk_norm_2d = true};
@@ -62,16 +63,15 @@ const std::map<std::string, Features>& feature_table() {
                                .final_softcap = true};
   static const Features phi2{.q_scale = true, .qkv_bias = true, .parallel_layernorm = true};
   static const Features llama{.moe_norm_w = true};  // the norm only acts on MoE layers
+  static const Features gemma1{.embed_scale = true, .q_scale = true};  // src/models/gemma.cpp
+  // src/models/qwen2vl.cpp: qwen2's layer with ggml_rope_multi (Qwen2-VL and Qwen2.5-VL text models).
+  static const Features qwen2vl{.qkv_bias = true, .mrope = true};
   static const std::map<std::string, Features> table = {
       {"llama", llama},   {"mistral", llama},    {"mixtral", llama},  {"deepseek_v2", {}}, {"deepseek_v3", {}},
-      {"deepseek2", {}},  {"qwen3", qwen3},      {"qwen3_moe", {.qk_norm = true, .moe_norm_w = true}},
-      {"qwen3moe", {.qk_norm = true, .moe_norm_w = true}},   {"gemma3", gemma3}, {"gemma3_text", gemma3},
-      {"phi3", phi3},     {"olmo2", olmo2},      {"qwen2", qwen2},    {"qwen2_moe", qwen2}, {"qwen2moe", qwen2},
-      {"gemma2", gemma2}, {"phi", phi2},         {"phi2", phi2},
-      {"gemma", {.embed_scale = true, .q_scale = true}},  // src/models/gemma.cpp: Gemma-1
-      // src/models/qwen2vl.cpp: qwen2's layer with ggml_rope_multi (Qwen2-VL and Qwen2.5-VL text models).
-      {"qwen2vl", {.qkv_bias = true, .mrope = true}},     {"qwen2_vl", {.qkv_bias = true, .mrope = true}},
-      {"qwen2_5_vl", {.qkv_bias = true, .mrope = true}},
+      {"deepseek2", {}},  {"qwen3", qwen3},      {"qwen3_moe", qwen3moe}, {"qwen3moe", qwen3moe},
+      {"gemma3", gemma3}, {"gemma3_text", gemma3}, {"phi3", phi3},     {"olmo2", olmo2},    {"qwen2", qwen2},
+      {"qwen2_moe", qwen2}, {"qwen2moe", qwen2},  {"gemma2", gemma2}, {"phi", phi2},       {"phi2", phi2},
+      {"gemma", gemma1},  {"qwen2vl", qwen2vl},  {"qwen2_vl", qwen2vl}, {"qwen2_5_vl", qwen2vl},
   };
   return table;
 }
@@ -269,8 +269,8 @@ class Builder {
     if (f_.shexp_gate) {  // sigmoid as silu(g) / g; the walk meets it after the shared FFN
       const int gate_inp = g_.op("ffn_shexp_gate_inp", T_ * kF32, {g_.external("ffn_gate_inp_shexp"), x});
       const int silu = g_.op("ffn_shexp_gate_silu", T_ * kF32, {gate_inp}, true);
-      const int gate = g_.op("ffn_shexp_gate", T_ * kF32, {silu, gate_inp}, true);
-      shexp = g_.op("ffn_shexp_out", bytes(shexp), {shexp, gate}, true);
+      const int shexp_weight = g_.op("ffn_shexp_gate", T_ * kF32, {silu, gate_inp}, true);
+      shexp = g_.op("ffn_shexp_out", bytes(shexp), {shexp, shexp_weight}, true);
     }
     return g_.op("ffn_out", E() * T_ * kF32, {moe_out, shexp}, true);
   }

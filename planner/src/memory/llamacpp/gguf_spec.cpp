@@ -45,9 +45,6 @@ ModelSpec gguf_model_spec(const ModelSpec& model, const GgufFileType& file_type,
   // then sees (and counts, for its per-layer rules) the text tensors only.
   ModelSpec text = model;
   std::erase_if(text.tensors, [](const TensorInfo& t) { return is_mmproj_role(t.role); });
-  ModelSpec out = text;
-  out.tensors.clear();
-  full_attention_unless_windowed(out.arch);
   // File order: the global tensors, then each block's tensors by GGUF name (convert_hf_to_gguf
   // writes blocks in layer order; within a block the order only moves the CPU_Mapped span ends,
   // which the measured records pin down).
@@ -80,6 +77,9 @@ ModelSpec gguf_model_spec(const ModelSpec& model, const GgufFileType& file_type,
     globals.insert(globals.begin(), std::move(t));
     break;
   }
+  // The converted model: the text model with the file's tensors (the checkpoint's are no longer read).
+  ModelSpec out = std::move(text);
+  full_attention_unless_windowed(out.arch);
   out.tensors = std::move(globals);
   for (auto& [layer, tensors] : blocks) {
     std::sort(tensors.begin(), tensors.end(), [](const TensorInfo& a, const TensorInfo& b) { return a.name < b.name; });

@@ -41,7 +41,14 @@ std::string printed_mib(double mib) {  // llama.cpp: "%.2f MiB"
 std::string cut_config(const json& r) {
   json c = json::parse(test::read_text(test::source_dir() / "models" / (r["catalogue_model"].get<std::string>() + ".json")));
   for (auto it = c.begin(); it != c.end();) it = it.key().rfind('_', 0) == 0 ? c.erase(it) : std::next(it);
-  if (!r["layers"].is_null()) (c.contains("text_config") ? c["text_config"] : c)["num_hidden_layers"] = r["layers"];
+  if (!r["layers"].is_null()) {
+    json& text = c.contains("text_config") ? c["text_config"] : c;
+    text["num_hidden_layers"] = r["layers"];
+    if (text.contains("layer_types")) {  // gpt-oss: the per-layer attention kinds of the layers kept
+      json& types = text["layer_types"];
+      types.erase(types.begin() + r["layers"].get<std::ptrdiff_t>(), types.end());
+    }
+  }
   return c.dump();
 }
 
@@ -88,10 +95,10 @@ std::string olmo2_gguf(const json& c) {
 
 TEST(LlamacppOracle, EveryPrintedBufferMatches) {
   const auto loads = oracle_records("llamacpp_oracle_loads.jsonl");
-  // 12 catalogue models x 7 settings, 2 OLMo-2 configs x 5, 14 x 3 quantized caches (q8_0 / q4_0
-  // with FA, q8_0 K without; Phi-2's two with FA are refused, head size 80), and 4 x 6 of --swa-full,
+  // 13 catalogue models x 7 settings, 2 OLMo-2 configs x 5, 15 x 3 quantized caches (q8_0 / q4_0
+  // with FA, q8_0 K without; Phi-2's two with FA are refused, head size 80), and 5 x 6 of --swa-full,
   // -kvu with -np 4 and micro-batches of 1024 / 2048 (collect_more.py).
-  ASSERT_EQ(loads.size(), 160u);
+  ASSERT_EQ(loads.size(), 176u);
   std::size_t checked = 0;
   for (const json& r : loads) {
     test::ScratchDir dir;
@@ -136,7 +143,9 @@ TEST(LlamacppOracle, EveryPrintedBufferMatches) {
 // config failed at Q8_0 / Q4_0 on its vision tower's 14-wide rows, which belong to the mmproj file.
 TEST(LlamacppOracle, QuantizedModelBuffersMatch) {
   const auto loads = oracle_records("llamacpp_oracle_quantized.jsonl");
-  ASSERT_EQ(loads.size(), 84u);  // 12 catalogue models x Q4_K_M, Q8_0, Q4_0, Q6_K, Q3_K_M, Q5_K_S, Q2_K
+  // 12 catalogue models x Q4_K_M, Q8_0, Q4_0, Q6_K, Q3_K_M, Q5_K_S, Q2_K; gpt-oss-20b x MXFP4_MOE,
+  // Q4_K_M, Q8_0, Q4_0
+  ASSERT_EQ(loads.size(), 88u);
   for (const json& r : loads) {
     test::ScratchDir dir;
     dir.write("config.json", cut_config(r));

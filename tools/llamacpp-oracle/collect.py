@@ -7,7 +7,7 @@ models = {  # name -> (catalogue id, layers kept, gguf arch)
     'gemma3-4b-L8': ('gemma-3-4b', 8, 'gemma3'),
     'mixtral-L1': ('mixtral-8x7b', 1, 'llama'), 'qwen2moe-L1': ('qwen2-57b-a14b', 1, 'qwen2moe'),
     'phi2-L4': ('phi-2', 4, 'phi2'), 'gemma-2b-L4': ('gemma-2b', 4, 'gemma'),
-    'qwen25vl-3b-L4': ('qwen2.5-vl-3b', 4, 'qwen2vl'),
+    'qwen25vl-3b-L4': ('qwen2.5-vl-3b', 4, 'qwen2vl'), 'gptoss20b-L2': ('gpt-oss-20b', 2, 'gpt-oss'),
 }
 import sys
 if len(sys.argv) > 1: models = {k: v for k, v in models.items() if k in sys.argv[1:]}

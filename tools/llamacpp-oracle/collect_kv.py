@@ -1,10 +1,12 @@
 # Quantized KV caches: the collect.py models at -c 4096 (1024 for the OLMo-2 configs) with q8_0 / q4_0 caches.
 import json, re, subprocess, sys
+names = sys.argv[1:]
 sys.argv = [sys.argv[0]]
 exec(open('collect.py').read().split('settings = [')[0])  # `models`
 models['olmo2-tiny'] = (None, None, 'olmo2'); models['olmo3-tiny'] = (None, None, 'olmo2')
 fa_name = {-1: 'auto', 0: 'off', 1: 'on'}
 for name, (cat, layers, arch) in models.items():
+    if names and name not in names: continue
     c = 1024 if cat is None else 4096
     for tk, tv, fa in (('q8_0', 'q8_0', 1), ('q4_0', 'q4_0', 1), ('q8_0', 'f16', 0)):
         out = subprocess.run(['./lcprobe', f'm/{name}/{name}.gguf', str(c), '2048', '512', str(fa), '1', tk, tv],

@@ -1,10 +1,11 @@
 # --swa-full, -kvu with -np 4, and micro-batches of 1024 / 2048 on the iSWA and plain models.
 import json, re, subprocess, sys
+names = sys.argv[1:]
 sys.argv = [sys.argv[0]]
 exec(open('collect.py').read().split('settings = [')[0])  # `models`
 models['olmo3-tiny'] = (None, None, 'olmo2')
 fa_name = {-1: 'auto', 0: 'off', 1: 'on'}
-for name in ('gemma3-4b-L8', 'gemma2-2b-L4', 'llama32-1b', 'olmo3-tiny'):
+for name in names or ('gemma3-4b-L8', 'gemma2-2b-L4', 'llama32-1b', 'olmo3-tiny'):
     cat, layers, arch = models[name]
     c0 = 1024 if cat is None else 4096
     for c, ub, fa, np_, swa_full, kvu in ((c0, 512, -1, 1, 1, 0), (c0, 512, 0, 1, 1, 0), (2 * c0, 512, -1, 4, 0, 1),

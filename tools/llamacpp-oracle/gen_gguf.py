@@ -32,6 +32,10 @@ def main(cfg_path, arch, out, layers=None):
         w.add_sliding_window(c['sliding_window'])
     if arch == 'phi3' and c.get('sliding_window'):
         w.add_sliding_window(c['sliding_window'])
+    if arch == 'gpt-oss':
+        w.add_sliding_window(c['sliding_window'])
+        w.add_expert_count(c['num_local_experts']); w.add_expert_used_count(c['num_experts_per_tok'])
+        w.add_expert_feed_forward_length(ff)
     if arch == 'qwen2vl':
         w.add_rope_dimension_sections(list(c['rope_scaling']['mrope_section']) + [0])
     if arch == 'llama' and c.get('num_local_experts'):
@@ -63,7 +67,9 @@ def main(cfg_path, arch, out, layers=None):
             t(b + 'attn_q.weight', [h, hd * nh]); t(b + 'attn_k.weight', [h, hd * nkv]); t(b + 'attn_v.weight', [h, hd * nkv])
         t(b + 'attn_output.weight', [hd * nh, h])
         if arch == 'phi2': t(b + 'attn_output.bias', [h], F32)
-        if arch in ('qwen2', 'qwen2moe', 'phi2', 'qwen2vl'):
+        if arch == 'gpt-oss':
+            t(b + 'attn_output.bias', [h], F32); t(b + 'attn_sinks.weight', [nh], F32)
+        if arch in ('qwen2', 'qwen2moe', 'phi2', 'qwen2vl', 'gpt-oss'):
             t(b + 'attn_q.bias', [hd * nh], F32); t(b + 'attn_k.bias', [hd * nkv], F32); t(b + 'attn_v.bias', [hd * nkv], F32)
         if arch in ('qwen3', 'qwen3moe', 'gemma3'):
             t(b + 'attn_q_norm.weight', [hd], F32); t(b + 'attn_k_norm.weight', [hd], F32)
@@ -71,11 +77,17 @@ def main(cfg_path, arch, out, layers=None):
             t(b + 'attn_q_norm.weight', [hd * nh], F32); t(b + 'attn_k_norm.weight', [hd * nkv], F32)
         if arch in ('gemma2', 'gemma3', 'olmo2'):
             t(b + 'post_attention_norm.weight', [h], F32); t(b + 'post_ffw_norm.weight', [h], F32)
-        if arch not in ('olmo2', 'phi2'): t(b + 'ffn_norm.weight', [h], F32)
+        if arch == 'gpt-oss': t(b + 'post_attention_norm.weight', [h], F32)  # the FFN's pre-norm
+        elif arch not in ('olmo2', 'phi2'): t(b + 'ffn_norm.weight', [h], F32)
         if arch == 'llama' and c.get('num_local_experts'):
             E = c['num_local_experts']
             t(b + 'ffn_gate_inp.weight', [h, E], F32)
             t(b + 'ffn_gate_exps.weight', [h, ff, E]); t(b + 'ffn_up_exps.weight', [h, ff, E]); t(b + 'ffn_down_exps.weight', [ff, h, E])
+        elif arch == 'gpt-oss':  # biased router and experts (src/models/openai-moe.cpp)
+            E = c['num_local_experts']
+            t(b + 'ffn_gate_inp.weight', [h, E], F32); t(b + 'ffn_gate_inp.bias', [E], F32)
+            for n, ne in (('gate', [h, ff, E]), ('up', [h, ff, E]), ('down', [ff, h, E])):
+                t(b + f'ffn_{n}_exps.weight', ne); t(b + f'ffn_{n}_exps.bias', [ne[1], E], F32)
         elif arch == 'phi2':
             t(b + 'ffn_up.weight', [h, ff]); t(b + 'ffn_up.bias', [ff], F32); t(b + 'ffn_down.weight', [ff, h]); t(b + 'ffn_down.bias', [h], F32)
         elif arch in ('qwen2moe', 'qwen3moe'):

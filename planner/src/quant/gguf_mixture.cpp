@@ -220,9 +220,11 @@ std::string gguf_name(const TensorInfo& t) {
   return "blk." + std::to_string(*t.layer) + "." + role + suffix;
 }
 
-// What convert_hf_to_gguf.py writes before quantization.
+// What convert_hf_to_gguf.py writes before quantization (ModelBase.prepare_tensors): 1-D tensors,
+// norms and anything not named .weight (gpt-oss's 2-D stacked expert biases) stay F32.
 std::string conversion_type_of(const GgufTensorChoice& c, TensorRole role, const std::string& conversion) {
-  if (ggml_n_dims(c.shape) <= 1 || c.gguf_name.ends_with("_norm.weight")) return "F32";
+  if (ggml_n_dims(c.shape) <= 1 || c.gguf_name.ends_with("_norm.weight") || !c.gguf_name.ends_with(".weight"))
+    return "F32";
   if (role == TensorRole::FfnGateInp || role == TensorRole::FfnGateInpShexp || role == TensorRole::PositionEmbedding)
     return "F32";
   return conversion;

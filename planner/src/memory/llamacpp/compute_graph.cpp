@@ -1,7 +1,8 @@
 // The micro-batch graph llama.cpp reserves its compute buffer for, reduced to what ggml-alloc
 // needs: every intermediate's size, its sources and views, in the order ggml_build_forward_expand
 // visits them (depth first, sources left to right). Transcribed from llama.cpp's builders:
-// src/models/{llama,qwen2,qwen2moe,qwen3,qwen3moe,gemma,gemma2,gemma3,deepseek2,phi2,phi3,olmo2}.cpp
+// src/models/{llama,qwen2,qwen2moe,qwen3,qwen3moe,gemma,gemma2,gemma3,deepseek2,phi2,phi3,olmo2,qwen2vl,
+// openai-moe}.cpp
 // and src/llama-graph.cpp (build_inp_embd, build_attn, build_attn_mha, build_ffn, build_moe_ffn),
 // src/llama-kv-cache.cpp (cpy_k, cpy_v, get_k, get_v, input idxs). Weights and the KV cache are
 // external (they live in other buffers).
@@ -37,6 +38,14 @@ struct Features {
   bool moe_norm_w = false;      // top-k weights / their sum: sum_rows, clamp, div (build_moe_ffn norm_w)
   bool shexp_gate = false;      // shared expert x sigmoid(ffn_gate_inp_shexp . x) (qwen2moe)
   bool mrope = false;           // M-RoPE: 4 positions per token in inp_pos (hparams.n_pos_per_embd, qwen2vl)
+  bool attn_out_bias = false;   // wo bias added to the attention output in place (build_attn's wo_b)
+  bool late_out_ids = false;    // the output rows are taken after the last layer, not inside it
+                                // (openai-moe.cpp: get_rows(l_out) before the final norm); the last
+                                // layer's output is res->t_h_nextn, a graph output (never freed)
+  bool router_bias = false;     // ffn_moe_logits + ffn_gate_inp.bias, in place
+  bool softmax_weight = false;  // LLAMA_EXPERT_GATING_FUNC_TYPE_SOFTMAX_WEIGHT: top-k on the raw
+                                // logits, softmax over the k selected weights
+  bool expert_bias = false;     // ADD_ID of a per-expert bias after each MUL_MAT_ID, in place
 };
 
 // The model types whose llama.cpp builder this file transcribes, keyed by the HF model_type of a
@@ -51,7 +60,8 @@ struct Features {
 //  - gemma2: gemma3's layer without Q / K norms, with attention and final logit soft-capping;
 //  - phi2: one LayerNorm feeding attention and a GELU MLP in parallel, biases;
 //  - MoE top-k weights renormalised (build_moe_ffn norm_w): the llama architecture's MoE (Mixtral)
-//    and qwen3moe pass true, qwen2moe false.
+//    and qwen3moe pass true, qwen2moe false;
+//  - gpt-oss (openai-moe.cpp): see its entry below; 117 graph nodes for two layers, as llama.cpp.
 const std::map<std::string, Features>& feature_table() {
   static const Features qwen3{.qk_norm = true};
   static const Features qwen3moe{.qk_norm = true, .moe_norm_w = true};
@@ -66,12 +76,18 @@ const std::map<std::string, Features>& feature_table() {
   static const Features gemma1{.embed_scale = true, .q_scale = true};  // src/models/gemma.cpp
   // src/models/qwen2vl.cpp: qwen2's layer with ggml_rope_multi (Qwen2-VL and Qwen2.5-VL text models).
   static const Features qwen2vl{.qkv_bias = true, .mrope = true};
+  // src/models/openai-moe.cpp (gpt-oss): biased Q / K / V / wo, attention sinks (a weight source
+  // of the softmax / FA node, no memory of its own), attn_post_norm as the FFN norm, a biased
+  // router with SOFTMAX_WEIGHT gating, biased experts under SWIGLU_OAI (a GLU: not in place).
+  static const Features gpt_oss{.qkv_bias = true, .attn_out_bias = true, .late_out_ids = true,
+                                .router_bias = true, .softmax_weight = true, .expert_bias = true};
   static const std::map<std::string, Features> table = {
       {"llama", llama},   {"mistral", llama},    {"mixtral", llama},  {"deepseek_v2", {}}, {"deepseek_v3", {}},
       {"deepseek2", {}},  {"qwen3", qwen3},      {"qwen3_moe", qwen3moe}, {"qwen3moe", qwen3moe},
       {"gemma3", gemma3}, {"gemma3_text", gemma3}, {"phi3", phi3},     {"olmo2", olmo2},    {"qwen2", qwen2},
       {"qwen2_moe", qwen2}, {"qwen2moe", qwen2},  {"gemma2", gemma2}, {"phi", phi2},       {"phi2", phi2},
       {"gemma", gemma1},  {"qwen2vl", qwen2vl},  {"qwen2_vl", qwen2vl}, {"qwen2_5_vl", qwen2vl},
+      {"gpt_oss", gpt_oss}, {"gpt-oss", gpt_oss},
   };
   return table;
 }
@@ -101,6 +117,10 @@ class Builder {
     if (f_.embed_scale) inpL = g_.op("inp_scaled", bytes(inpL), {inpL}, true);
     for (std::uint64_t il = 0; il < a_.num_layers; ++il)
       inpL = f_.parallel_layernorm ? parallel_layer(static_cast<int>(il), inpL) : layer(static_cast<int>(il), inpL);
+    if (f_.late_out_ids) {
+      g_.mark_output(inpL);
+      inpL = g_.op("get_rows(l_out)", bytes(inpL), {inpL, out_ids()});
+    }
     const int norm = f_.parallel_layernorm ? layer_norm("result_norm", inpL) : rms_mul("result_norm", inpL);
     int logits = g_.op("result_output", a_.vocab_size * T_ * kF32, {g_.external("output"), norm});
     if (f_.parallel_layernorm) logits = g_.op("result_output_b", bytes(logits), {logits, g_.external("output.bias")}, true);
@@ -202,7 +222,7 @@ class Builder {
     const int attn_in = f_.no_pre_norms ? inpL : rms_mul("attn_norm", inpL);
     int cur = a_.kv_lora_rank > 0 ? mla_attention(il, attn_in) : attention(il, attn_in);
     int residual = inpL;
-    if (static_cast<std::uint64_t>(il) + 1 == a_.num_layers) {
+    if (static_cast<std::uint64_t>(il) + 1 == a_.num_layers && !f_.late_out_ids) {
       // Only the output rows continue after the last layer (n_outputs = n_ubatch when reserving).
       cur = g_.op("get_rows(cur)", bytes(cur), {cur, out_ids()});
       residual = g_.op("get_rows(inpSA)", bytes(residual), {residual, out_ids()});
@@ -237,12 +257,15 @@ class Builder {
   int moe_ffn(int x) {
     const std::uint64_t X = a_.num_experts, K = a_.experts_per_token, F = a_.moe_intermediate_size;
     // Router: logits, softmax (in place), top-k ids, the selected weights.
-    const int logits = g_.op("ffn_moe_logits", X * T_ * kF32, {g_.external("ffn_gate_inp"), x});
-    const int probs = g_.op("ffn_moe_probs", bytes(logits), {logits}, true);
+    int logits = g_.op("ffn_moe_logits", X * T_ * kF32, {g_.external("ffn_gate_inp"), x});
+    if (f_.router_bias) logits = g_.op("ffn_moe_logits_biased", bytes(logits), {logits, g_.external("ffn_gate_inp.bias")}, true);
+    const int probs = f_.softmax_weight ? logits : g_.op("ffn_moe_probs", bytes(logits), {logits}, true);
     const int argsort = g_.op("ffn_moe_argsort", X * T_ * kI32, {probs});
     const int selected = g_.view("ffn_moe_topk", argsort, false, K * T_ * kI32);
     const int probs3 = g_.view("probs_3d", probs);
     int weights = g_.op("ffn_moe_weights", K * T_ * kF32, {probs3, selected});
+    if (f_.softmax_weight)
+      weights = g_.view("weights_3d", g_.op("ffn_moe_weights_softmax", K * T_ * kF32, {g_.view("weights_2d", weights)}, true));
     if (f_.moe_norm_w) {
       const int w2 = g_.view("weights_2d", weights);
       int sum = g_.op("ffn_moe_weights_sum", T_ * kF32, {w2});
@@ -251,10 +274,15 @@ class Builder {
     }
     // Experts: MUL_MAT_ID over [n_ff_exp, n_expert_used, n_tokens].
     const int x3 = g_.view("cur_3d", x);
-    const int gate = g_.op("ffn_moe_gate", F * K * T_ * kF32, {g_.external("ffn_gate_exps"), x3, selected});
-    const int up = g_.op("ffn_moe_up", F * K * T_ * kF32, {g_.external("ffn_up_exps"), x3, selected});
+    const auto experts = [&](const std::string& name, std::uint64_t size, int in) {
+      const int t = g_.op("ffn_moe_" + name, size, {g_.external("ffn_" + name + "_exps"), in, selected});
+      if (!f_.expert_bias) return t;
+      return g_.op("ffn_moe_" + name + "_biased", size, {t, g_.external("ffn_" + name + "_exps.bias"), selected}, true);
+    };
+    const int gate = experts("gate", F * K * T_ * kF32, x3);
+    const int up = experts("up", F * K * T_ * kF32, x3);
     const int act = g_.op("ffn_moe_glu", F * K * T_ * kF32, {gate, up});
-    const int down = g_.op("ffn_moe_down", E() * K * T_ * kF32, {g_.external("ffn_down_exps"), act, selected});
+    const int down = experts("down", E() * K * T_ * kF32, act);
     const int weighted = g_.op("ffn_moe_weighted", bytes(down), {down, weights}, true);
     std::vector<int> views;
     for (std::uint64_t i = 0; i < K; ++i) views.push_back(g_.view("expert_view", weighted, false, E() * T_ * kF32));
@@ -283,7 +311,8 @@ class Builder {
     // llama_kv_cache: attn_rot_k / _v when the cache type is quantized and the head size a multiple
     // of 64 (Phi-3's 96 and Phi-2's 80 are not rotated).
     const bool k_rot = quantized(kv.type_k) && D % 64 == 0, v_rot = quantized(kv.type_v) && Dv % 64 == 0;
-    // build_attn expands q, then v, then k. A fused projection (build_qkv's wqkv path) is one
+    // build_attn expands q, then v, then k (q, k, v for an iSWA model's layers: the
+    // llm_graph_input_attn_kv_iswa overload). A fused projection (build_qkv's wqkv path) is one
     // matmul whose Q / K / V are strided 3-D views: RoPE writes new tensors, and a transposed V
     // cache (no FA) needs a contiguous copy of V (cpy_v's ggml_cont_2d).
     const int qkv = f_.fused_qkv ? g_.op("wqkv", (H * D + Hkv * D + Hkv * Dv) * T_ * kF32, {g_.external("wqkv"), x}) : -1;
@@ -299,14 +328,22 @@ class Builder {
     q = g_.op("Qcur_rope", H * D * T_ * kF32, {q, pos()}, true);
     if (f_.q_scale) q = g_.op("Qcur_scaled", bytes(q), {q}, true);
     if (k_rot) q = hadamard(q, rot("k_rot" + tag(kv), k_rot_size(D)));
-    int v = f_.fused_qkv ? g_.view("Vcur_view", qkv, false, Hkv * Dv * T_ * kF32)
-                         : projected("Vcur", "wv", Hkv * Dv * T_ * kF32, nullptr);
-    if (v_rot) v = hadamard(v, rot("v_rot" + tag(kv), 64));
-    int k = f_.fused_qkv ? g_.view("Kcur_view", qkv, false, Hkv * D * T_ * kF32)
-                         : projected("Kcur", "wk", Hkv * D * T_ * kF32, "attn_k_norm");
-    if (f_.qk_norm) k = rms_mul("attn_k_norm", k);
-    k = g_.op("Kcur_rope", Hkv * D * T_ * kF32, {k, pos()}, true);
-    if (k_rot) k = hadamard(k, rot("k_rot" + tag(kv), k_rot_size(D)));
+    const auto build_v = [&] {
+      int v = f_.fused_qkv ? g_.view("Vcur_view", qkv, false, Hkv * Dv * T_ * kF32)
+                           : projected("Vcur", "wv", Hkv * Dv * T_ * kF32, nullptr);
+      return v_rot ? hadamard(v, rot("v_rot" + tag(kv), 64)) : v;
+    };
+    const auto build_k = [&] {
+      int k = f_.fused_qkv ? g_.view("Kcur_view", qkv, false, Hkv * D * T_ * kF32)
+                           : projected("Kcur", "wk", Hkv * D * T_ * kF32, "attn_k_norm");
+      if (f_.qk_norm) k = rms_mul("attn_k_norm", k);
+      k = g_.op("Kcur_rope", Hkv * D * T_ * kF32, {k, pos()}, true);
+      return k_rot ? hadamard(k, rot("k_rot" + tag(kv), k_rot_size(D))) : k;
+    };
+    const bool iswa = !kv.role.empty();
+    int v = iswa ? -1 : build_v();
+    const int k = build_k();
+    if (iswa) v = build_v();
     // cpy_k / cpy_v: SET_ROWS into the cache (no memory of their own here). A transposed V cache
     // (no FA) is written through 1-wide reshapes of the cache and of V.
     const int k_cache = g_.external("cache_k");
@@ -334,7 +371,9 @@ class Builder {
       cur = g_.op("kqv_cont", H * Dv * T_ * kF32, {g_.view("kqv_perm", kqv, false)});
     }
     if (v_rot) cur = hadamard(cur, rot("v_rot" + tag(kv), 64));
-    return g_.op("attn_out", E() * T_ * kF32, {g_.external("wo"), cur});
+    cur = g_.op("attn_out", E() * T_ * kF32, {g_.external("wo"), cur});
+    if (f_.attn_out_bias) cur = g_.op("attn_out_b", bytes(cur), {cur, g_.external("wo.bias")}, true);
+    return cur;
   }
 
   // DeepSeek MLA with the absorption optimisation (K-only latent cache, V read from K).

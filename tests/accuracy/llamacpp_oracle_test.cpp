@@ -4,8 +4,9 @@
 // published configs (tools/llamacpp-oracle/: gen_gguf.py, lcprobe.cpp, collect.py; the catalogue
 // model, cut to `layers` layers where the record says so). Every printed buffer (CPU_Mapped model,
 // KV, output, compute; MiB with two decimals) must come out the same through the user's path:
-// `vramplan plan --engine llamacpp --gpu cpu --model <config dir> --weights gguf:F16 ...`, or, for the
-// OLMo-2 records (no HF family), the same GGUF written by the test and given as --model.
+// `vramplan plan --engine llamacpp --gpu cpu --model <config dir> --weights gguf:F16 ...` (a record's
+// own `config` where it has no catalogue model), or, for the OLMo-2 records (no HF family), the same
+// GGUF written by the test and given as --model.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -97,15 +98,17 @@ TEST(LlamacppOracle, EveryPrintedBufferMatches) {
   const auto loads = oracle_records("llamacpp_oracle_loads.jsonl");
   // 13 catalogue models x 7 settings, 2 OLMo-2 configs x 5, 15 x 3 quantized caches (q8_0 / q4_0
   // with FA, q8_0 K without; Phi-2's two with FA are refused, head size 80), and 5 x 6 of --swa-full,
-  // -kvu with -np 4 and micro-batches of 1024 / 2048 (collect_more.py).
-  ASSERT_EQ(loads.size(), 176u);
+  // -kvu with -np 4 and micro-batches of 1024 / 2048 (collect_more.py); three small DeepSeek configs
+  // (V3 routing with 8 groups, V2's softmax routing with groups and a 16x scale, Kimi-K2's single
+  // group) x (7 settings + 3 quantized caches).
+  ASSERT_EQ(loads.size(), 206u);
   std::size_t checked = 0;
   for (const json& r : loads) {
     test::ScratchDir dir;
     std::string model;
     std::vector<std::string> args = {"plan", "--engine", "llamacpp", "--gpu", "cpu"};
-    if (r.contains("catalogue_model")) {
-      dir.write("config.json", cut_config(r));
+    if (r.contains("catalogue_model") || r["config"]["model_type"] != "olmo2") {
+      dir.write("config.json", r.contains("catalogue_model") ? cut_config(r) : r["config"].dump());
       args.insert(args.end(), {"--model", dir.path().string(), "--weights", "gguf:F16"});
     } else {
       args.insert(args.end(), {"--model", dir.write("m.gguf", olmo2_gguf(r["config"])).string()});

@@ -55,6 +55,14 @@ std::string gguf_bytes(const std::function<void(test::GgufDesc&)>& edit) {
   return test::build_gguf(d).bytes;
 }
 
+// A catalogue model's config.json (its "_" provenance keys dropped), edited.
+std::string catalogue_config_with(const std::string& model, const std::function<void(nlohmann::json&)>& edit) {
+  auto c = nlohmann::json::parse(test::read_text(test::source_dir() / "models" / (model + ".json")));
+  for (auto it = c.begin(); it != c.end();) it = it.key().rfind('_', 0) == 0 ? c.erase(it) : std::next(it);
+  edit(c);
+  return c.dump();
+}
+
 // The llama-like GGUF with the u32 key `key` set to `value`.
 std::string gguf_with_u32(const std::string& key, std::uint32_t value) {
   return gguf_bytes([&](test::GgufDesc& d) {
@@ -198,6 +206,25 @@ std::vector<Row> rows() {
                "<dir>/m.gguf: tensor count: 1099511627776 tensor infos need at least 33 bytes each, but only 966824 bytes follow (offset 24)"),
       gguf_row("GGUF head_count_kv above head_count", gguf_with_u32("llama.attention.head_count_kv", 8), 3,
                "<dir>/m.gguf: key 'llama.attention.head_count_kv': 8 KV heads do not divide the 4 query heads of layer 0"),
+      gguf_row("GGUF expert_group_count not dividing expert_count",
+               gguf_bytes([](test::GgufDesc& d) {
+                 for (const auto& [key, value] : {std::pair{"expert_count", 8u}, {"expert_used_count", 2u},
+                                                  {"expert_group_count", 3u}, {"expert_group_used_count", 1u}})
+                   d.kvs.push_back(test::kv_u32("llama."s + key, value));
+               }),
+               3,
+               "<dir>/m.gguf: key 'llama.expert_group_count': 3 groups of 8 experts with 1 used: llama.cpp needs "
+               "groups dividing the experts and 0 < used < groups"),
+      config_row("n_group not dividing n_routed_experts",
+                 catalogue_config_with("deepseek-v3", [](nlohmann::json& c) { c["n_group"] = 7; }), 3,
+                 cfg + ": /n_group: 7 does not divide n_routed_experts 256"),
+      Row{"topk_group equal to n_group under llama.cpp",
+          {"plan", "--gpu", "h100-sxm-80", "--engine", "llamacpp", "--weights", "gguf:Q4_K_M", "--model", "<dir>"},
+          {{"config.json", catalogue_config_with("deepseek-v3", [](nlohmann::json& c) {
+              c["topk_group"] = 8;
+              c["num_hidden_layers"] = 4;
+            })}},
+          2, "--engine llamacpp: llama.cpp loads a grouped router only with topk_group below n_group (here 8 of 8)"},
       gguf_row("GGUF head_count 0 without recurrent layers", gguf_with_u32("llama.attention.head_count", 0), 3,
                "<dir>/m.gguf: key 'llama.attention.head_count': is 0 on every layer of a model without recurrent layers "
                "(no ssm.* / wkv.* keys)"),

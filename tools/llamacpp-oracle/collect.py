@@ -8,6 +8,8 @@ models = {  # name -> (catalogue id, layers kept, gguf arch)
     'mixtral-L1': ('mixtral-8x7b', 1, 'llama'), 'qwen2moe-L1': ('qwen2-57b-a14b', 1, 'qwen2moe'),
     'phi2-L4': ('phi-2', 4, 'phi2'), 'gemma-2b-L4': ('gemma-2b', 4, 'gemma'),
     'qwen25vl-3b-L4': ('qwen2.5-vl-3b', 4, 'qwen2vl'), 'gptoss20b-L2': ('gpt-oss-20b', 2, 'gpt-oss'),
+    # DeepSeek-V2 / V3 / Kimi-K2 routing on small configs of their own (m/NAME/config.json)
+    'dsv3-heavy': (None, None, 'deepseek2'), 'dsv2-tiny': (None, None, 'deepseek2'), 'kimi-tiny': (None, None, 'deepseek2'),
 }
 import sys
 if len(sys.argv) > 1: models = {k: v for k, v in models.items() if k in sys.argv[1:]}
@@ -20,7 +22,7 @@ for name, (cat, layers, arch) in models.items():
                              capture_output=True, text=True).stderr
         def grab(pat):
             return [float(x) for x in re.findall(pat, out)]
-        rec = {'id': f'lco-{name}-c{c}-ub{ub}-fa{fa_name[fa]}-np{np_}', 'catalogue_model': cat, 'layers': layers,
+        rec = {'id': f'lco-{name}-c{c}-ub{ub}-fa{fa_name[fa]}-np{np_}', 'layers': layers,
                'gguf_arch': arch, 'file_type': 'F16', 'n_ctx': c, 'n_batch': 2048, 'n_ubatch': ub,
                'flash_attn': fa_name[fa], 'n_seq_max': np_, 'swa_full': False,
                'model_buffer_mib': grab(r'CPU_Mapped model buffer size = +([0-9.]+) MiB')[0],
@@ -29,4 +31,6 @@ for name, (cat, layers, arch) in models.items():
                'compute_buffer_mib': grab(r'CPU compute buffer size = +([0-9.]+) MiB')[0],
                'log_excerpt': [l.strip() for l in out.splitlines()
                                if re.search(r'buffer size|llama_kv_cache: size|flash_attn +=|Flash Attention|n_ctx +=', l)]}
+        if cat: rec['catalogue_model'] = cat
+        else: rec['config'] = json.load(open(f'm/{name}/config.json'))
         print(json.dumps(rec), flush=True)

@@ -18,7 +18,7 @@ def main(cfg_path, arch, out, layers=None):
     w.add_head_count(nh); w.add_head_count_kv(nkv)
     w.add_key_length(hd); w.add_value_length(hd)
     w.add_rope_freq_base(float(c.get('rope_theta', 10000.0)))
-    w.add_rope_dimension_count(int(hd * c.get('partial_rotary_factor', 1.0)))
+    w.add_rope_dimension_count(c['qk_rope_head_dim'] if arch == 'deepseek2' else int(hd * c.get('partial_rotary_factor', 1.0)))
     eps = c.get('rms_norm_eps', c.get('layer_norm_eps', 1e-5))
     w.add_layer_norm_rms_eps(eps); w.add_layer_norm_eps(eps)
     w.add_file_type(1)
@@ -36,6 +36,22 @@ def main(cfg_path, arch, out, layers=None):
         w.add_sliding_window(c['sliding_window'])
         w.add_expert_count(c['num_local_experts']); w.add_expert_used_count(c['num_experts_per_tok'])
         w.add_expert_feed_forward_length(ff)
+    if arch == 'deepseek2':  # convert_hf_to_gguf.py DeepseekV2Model: MLA as MQA with 576 / 512 heads
+        kvr, rope, nope, vd = c['kv_lora_rank'], c['qk_rope_head_dim'], c['qk_nope_head_dim'], c['v_head_dim']
+        w.add_head_count_kv(1)
+        if c.get('q_lora_rank'): w.add_q_lora_rank(c['q_lora_rank'])
+        w.add_kv_lora_rank(kvr); w.add_key_length(kvr + rope); w.add_value_length(kvr)
+        w.add_key_length_mla(nope + rope); w.add_value_length_mla(vd)
+        w.add_leading_dense_block_count(c.get('first_k_dense_replace', 0))
+        w.add_expert_feed_forward_length(c['moe_intermediate_size'])
+        w.add_expert_count(c['n_routed_experts']); w.add_expert_used_count(c['num_experts_per_tok'])
+        w.add_expert_shared_count(c.get('n_shared_experts', 0))
+        if c.get('routed_scaling_factor') is not None: w.add_expert_weights_scale(c['routed_scaling_factor'])
+        if c.get('norm_topk_prob'): w.add_expert_weights_norm(True)
+        if c.get('n_group') is not None: w.add_expert_group_count(c['n_group'])
+        if c.get('topk_group') is not None: w.add_expert_group_used_count(c['topk_group'])
+        if c.get('scoring_func'):
+            w.add_expert_gating_func(gguf.ExpertGatingFuncType.SIGMOID if c['scoring_func'] == 'sigmoid' else gguf.ExpertGatingFuncType.SOFTMAX)
     if arch == 'qwen2vl':
         w.add_rope_dimension_sections(list(c['rope_scaling']['mrope_section']) + [0])
     if arch == 'llama' and c.get('num_local_experts'):
@@ -57,7 +73,7 @@ def main(cfg_path, arch, out, layers=None):
     if arch == 'phi2': t('output_norm.bias', [h], F32)
     if not tied: t('output.weight', [h, V])
     if arch == 'phi2': t('output.bias', [V], F32)
-    for l in range(L):
+    for l in range(L if arch != 'deepseek2' else 0):
         b = f'blk.{l}.'
         if arch != 'olmo2': t(b + 'attn_norm.weight', [h], F32)
         if arch == 'phi2': t(b + 'attn_norm.bias', [h], F32)
@@ -102,6 +118,29 @@ def main(cfg_path, arch, out, layers=None):
             t(b + 'ffn_up.weight', [h, 2 * ff]); t(b + 'ffn_down.weight', [ff, h])
         else:
             t(b + 'ffn_gate.weight', [h, ff]); t(b + 'ffn_up.weight', [h, ff]); t(b + 'ffn_down.weight', [ff, h])
+    if arch == 'deepseek2':
+        qr, kvr = c.get('q_lora_rank'), c['kv_lora_rank']
+        rope, nope, vd = c['qk_rope_head_dim'], c['qk_nope_head_dim'], c['v_head_dim']
+        E, fe, ns = c['n_routed_experts'], c['moe_intermediate_size'], c.get('n_shared_experts', 0)
+        for l in range(L):
+            b = f'blk.{l}.'
+            t(b + 'attn_norm.weight', [h], F32)
+            if qr:
+                t(b + 'attn_q_a.weight', [h, qr]); t(b + 'attn_q_a_norm.weight', [qr], F32)
+                t(b + 'attn_q_b.weight', [qr, nh * (nope + rope)])
+            else:
+                t(b + 'attn_q.weight', [h, nh * (nope + rope)])
+            t(b + 'attn_kv_a_mqa.weight', [h, kvr + rope]); t(b + 'attn_kv_a_norm.weight', [kvr], F32)
+            t(b + 'attn_k_b.weight', [nope, kvr, nh]); t(b + 'attn_v_b.weight', [kvr, vd, nh])
+            t(b + 'attn_output.weight', [nh * vd, h]); t(b + 'ffn_norm.weight', [h], F32)
+            if l < c.get('first_k_dense_replace', 0):
+                t(b + 'ffn_gate.weight', [h, ff]); t(b + 'ffn_up.weight', [h, ff]); t(b + 'ffn_down.weight', [ff, h])
+                continue
+            t(b + 'ffn_gate_inp.weight', [h, E], F32)
+            if c.get('topk_method') == 'noaux_tc': t(b + 'exp_probs_b.bias', [E], F32)
+            t(b + 'ffn_gate_exps.weight', [h, fe, E]); t(b + 'ffn_up_exps.weight', [h, fe, E]); t(b + 'ffn_down_exps.weight', [fe, h, E])
+            if ns:
+                t(b + 'ffn_gate_shexp.weight', [h, fe * ns]); t(b + 'ffn_up_shexp.weight', [h, fe * ns]); t(b + 'ffn_down_shexp.weight', [fe * ns, h])
     w.write_header_to_file(); w.write_kv_data_to_file(); w.write_tensors_to_file(); w.close()
 
 if __name__ == '__main__':

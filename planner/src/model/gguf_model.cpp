@@ -121,6 +121,12 @@ class Meta {
     if (auto d = v->as_number()) return d;
     fail(key(suffix), "expected a number, got " + std::string(gguf_type_name(v->type)));
   }
+  std::optional<bool> opt_bool(std::string_view suffix) const {
+    const GgufValue* v = find(suffix);
+    if (!v) return std::nullopt;
+    if (v->type != GgufType::Bool) fail(key(suffix), "expected a bool, got " + std::string(gguf_type_name(v->type)));
+    return v->bool_value;
+  }
   std::optional<std::string> opt_string(std::string_view full_key) const {
     const GgufValue* v = f_.find(full_key);
     if (!v) return std::nullopt;
@@ -238,6 +244,30 @@ const TensorInfo* first_with_role(const ModelSpec& spec, TensorRole role) {
   return nullptr;
 }
 
+// The router's hparams as llama.cpp loads them (deepseek2.cpp / glm4-moe.cpp load_arch_hparams,
+// llama-model.cpp for the groups): without expert_gating_func, deepseek2 scores by softmax (sigmoid
+// for GLM-4.7-Flash: 47 / 48 layers and a 154,880-token vocabulary) and glm4moe by sigmoid.
+void map_routing(const Meta& m, ModelSpec& spec) {
+  ModelArch& a = spec.arch;
+  auto& r = a.moe_routing;
+  constexpr std::uint64_t kSoftmax = 1, kSigmoid = 2;  // llama_expert_gating_func_type
+  const auto gating = m.opt_u64("expert_gating_func");
+  if (gating && *gating != kSoftmax && *gating != kSigmoid && a.model_type == "deepseek2")
+    m.fail(m.key("expert_gating_func"), std::to_string(*gating) + " is not a gating vramplan models (1 softmax, 2 sigmoid)");
+  const bool glm_lite = (a.num_layers == 47 || a.num_layers == 48) && a.vocab_size == 154880;
+  r.sigmoid = gating ? *gating == kSigmoid : a.model_type == "glm4moe" || (a.model_type == "deepseek2" && glm_lite);
+  r.norm_topk = m.opt_bool("expert_weights_norm").value_or(false);
+  r.scale = m.opt_number("expert_weights_scale").value_or(0.0);
+  r.groups = m.opt_u64("expert_group_count").value_or(0);
+  r.groups_used = m.opt_u64("expert_group_used_count").value_or(0);
+  r.score_bias = std::any_of(spec.tensors.begin(), spec.tensors.end(),
+                             [](const TensorInfo& t) { return t.role == TensorRole::FfnExpProbsBias; });
+  if (r.groups > 1 && (a.num_experts % r.groups != 0 || r.groups_used == 0 || r.groups_used >= r.groups))
+    m.fail(m.key("expert_group_count"), std::to_string(r.groups) + " groups of " + std::to_string(a.num_experts) +
+                                            " experts with " + std::to_string(r.groups_used) +
+                                            " used: llama.cpp needs groups dividing the experts and 0 < used < groups");
+}
+
 void map_experts(const Meta& m, ModelSpec& spec) {
   ModelArch& a = spec.arch;
   a.num_experts = m.opt_u64("expert_count").value_or(0);
@@ -256,6 +286,7 @@ void map_experts(const Meta& m, ModelSpec& spec) {
   } else if (shexp_up && shexp_up->shape.size() == 2) {
     a.shared_expert_intermediate_size = shexp_up->shape[0];  // {I_shared, hidden}
   }
+  map_routing(m, spec);
   // Which layers are MoE: the tensors say it; without tensors, leading_dense_block_count does.
   a.layer_is_moe.assign(a.num_layers, false);
   bool any = false;

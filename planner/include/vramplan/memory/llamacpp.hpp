@@ -162,6 +162,9 @@ class ComputeGraph {
   //! A view / reshape / permute of `of` (contiguous = same layout as a fresh tensor of its shape);
   //! `bytes` is the size of the viewed shape (default: all of `of`).
   int view(std::string name, int of, bool contiguous = true, std::optional<std::uint64_t> bytes = std::nullopt);
+  //! An op whose result is a view of its destination `into` (ggml_set_rows into a graph tensor):
+  //! no memory of its own, every source in `src` (which holds `into`) consumed.
+  int write_into(std::string name, int into, std::vector<int> src);
   void mark_output(int t) { tensors_.at(static_cast<std::size_t>(t)).output = true; }
   const std::vector<GraphTensor>& tensors() const { return tensors_; }
   const std::vector<int>& leafs() const { return leafs_; }

@@ -138,6 +138,19 @@ struct ModelArch {
   std::uint64_t num_shared_experts = 0;
   std::uint64_t shared_expert_intermediate_size = 0;
   std::vector<bool> layer_is_moe;  //!< per layer (empty when dense)
+  //! How the router picks experts, as llama.cpp's build_moe_ffn takes it from a deepseek2 / glm4moe
+  //! GGUF (expert_gating_func, expert_weights_norm / _scale, expert_group_count / _used_count, an
+  //! exp_probs_b tensor) and convert_hf_to_gguf.py writes it from the config (scoring_func,
+  //! norm_topk_prob, routed_scaling_factor, n_group / topk_group, topk_method noaux_tc). Read by
+  //! the llama.cpp compute graph only (its router tensors).
+  struct MoeRouting {
+    bool sigmoid = false;            //!< sigmoid scores, else softmax
+    bool score_bias = false;         //!< e_score_correction_bias added to the scores before the top-k
+    bool norm_topk = false;          //!< the k selected weights renormalised
+    double scale = 0.0;              //!< routed_scaling_factor; 0 = not given (no scale op)
+    std::uint64_t groups = 0;        //!< n_group: group-limited top-k when > 1
+    std::uint64_t groups_used = 0;   //!< topk_group
+  } moe_routing;
 
   // MLA (DeepSeek-V2/V3); 0 when absent.
   std::uint64_t q_lora_rank = 0;

@@ -46,6 +46,9 @@ struct Features {
   bool softmax_weight = false;  // LLAMA_EXPERT_GATING_FUNC_TYPE_SOFTMAX_WEIGHT: top-k on the raw
                                 // logits, softmax over the k selected weights
   bool expert_bias = false;     // ADD_ID of a per-expert bias after each MUL_MAT_ID, in place
+  bool hparams_routing = false;  // the router as the model's hparams say (ModelArch::moe_routing:
+                                 // deepseek2.cpp passes expert_gating_func, expert_weights_norm / _scale
+                                 // and ffn_exp_probs_b to build_moe_ffn)
 };
 
 // The model types whose llama.cpp builder this file transcribes, keyed by the HF model_type of a
@@ -61,7 +64,9 @@ struct Features {
 //  - phi2: one LayerNorm feeding attention and a GELU MLP in parallel, biases;
 //  - MoE top-k weights renormalised (build_moe_ffn norm_w): the llama architecture's MoE (Mixtral)
 //    and qwen3moe pass true, qwen2moe false;
-//  - gpt-oss (openai-moe.cpp): see its entry below; 117 graph nodes for two layers, as llama.cpp.
+//  - gpt-oss (openai-moe.cpp): see its entry below; 117 graph nodes for two layers, as llama.cpp;
+//  - deepseek2 with a q latent and the hparams' router (V3 groups, V2 softmax + scale, Kimi-K2):
+//    small configs of their own (the oracle records that carry a `config`).
 const std::map<std::string, Features>& feature_table() {
   static const Features qwen3{.qk_norm = true};
   static const Features qwen3moe{.qk_norm = true, .moe_norm_w = true};
@@ -74,6 +79,9 @@ const std::map<std::string, Features>& feature_table() {
   static const Features phi2{.q_scale = true, .qkv_bias = true, .parallel_layernorm = true};
   static const Features llama{.moe_norm_w = true};  // the norm only acts on MoE layers
   static const Features gemma1{.embed_scale = true, .q_scale = true};  // src/models/gemma.cpp
+  // src/models/deepseek2.cpp (DeepSeek-V2 / V3, Kimi-K2, GLM-4.7-Flash: convert_hf_to_gguf.py writes
+  // them all as deepseek2): MLA (mla_attention below), the router from the hparams.
+  static const Features deepseek2{.hparams_routing = true};
   // src/models/qwen2vl.cpp: qwen2's layer with ggml_rope_multi (Qwen2-VL and Qwen2.5-VL text models).
   static const Features qwen2vl{.qkv_bias = true, .mrope = true};
   // src/models/openai-moe.cpp (gpt-oss): biased Q / K / V / wo, attention sinks (a weight source
@@ -82,8 +90,8 @@ const std::map<std::string, Features>& feature_table() {
   static const Features gpt_oss{.qkv_bias = true, .attn_out_bias = true, .late_out_ids = true,
                                 .router_bias = true, .softmax_weight = true, .expert_bias = true};
   static const std::map<std::string, Features> table = {
-      {"llama", llama},   {"mistral", llama},    {"mixtral", llama},  {"deepseek_v2", {}}, {"deepseek_v3", {}},
-      {"deepseek2", {}},  {"qwen3", qwen3},      {"qwen3_moe", qwen3moe}, {"qwen3moe", qwen3moe},
+      {"llama", llama},   {"mistral", llama},    {"mixtral", llama},  {"deepseek_v2", deepseek2}, {"deepseek_v3", deepseek2},
+      {"kimi_k2", deepseek2}, {"glm4_moe_lite", deepseek2}, {"deepseek2", deepseek2},  {"qwen3", qwen3},      {"qwen3_moe", qwen3moe}, {"qwen3moe", qwen3moe},
       {"gemma3", gemma3}, {"gemma3_text", gemma3}, {"phi3", phi3},     {"olmo2", olmo2},    {"qwen2", qwen2},
       {"qwen2_moe", qwen2}, {"qwen2moe", qwen2},  {"gemma2", gemma2}, {"phi", phi2},       {"phi2", phi2},
       {"gemma", gemma1},  {"qwen2vl", qwen2vl},  {"qwen2_vl", qwen2vl}, {"qwen2_5_vl", qwen2vl},
@@ -254,24 +262,64 @@ class Builder {
     return g_.op(name + "_down", E() * T_ * kF32, {g_.external(name + "_down"), act});
   }
 
-  int moe_ffn(int x) {
-    const std::uint64_t X = a_.num_experts, K = a_.experts_per_token, F = a_.moe_intermediate_size;
-    // Router: logits, softmax (in place), top-k ids, the selected weights.
+  // build_moe_ffn's router: the scores, the top-k expert ids and their weights, created in the order
+  // the walk from the weights meets them (the weights' reshaped scores first, then the selection).
+  struct Routed {
+    int selected, weights;
+  };
+  Routed route(int x) {
+    const std::uint64_t X = a_.num_experts, K = a_.experts_per_token;
+    ModelArch::MoeRouting r;  // softmax, no bias, no norm, no scale, no groups
+    if (f_.hparams_routing) r = a_.moe_routing;
+    if (f_.moe_norm_w) r.norm_topk = true;
     int logits = g_.op("ffn_moe_logits", X * T_ * kF32, {g_.external("ffn_gate_inp"), x});
     if (f_.router_bias) logits = g_.op("ffn_moe_logits_biased", bytes(logits), {logits, g_.external("ffn_gate_inp.bias")}, true);
+    // SOFTMAX_WEIGHT: the scores are the logits; softmax and sigmoid are in-place unary ops.
     const int probs = f_.softmax_weight ? logits : g_.op("ffn_moe_probs", bytes(logits), {logits}, true);
-    const int argsort = g_.op("ffn_moe_argsort", X * T_ * kI32, {probs});
-    const int selected = g_.view("ffn_moe_topk", argsort, false, K * T_ * kI32);
     const int probs3 = g_.view("probs_3d", probs);
+    int selection = probs;
+    if (r.score_bias) selection = g_.op("ffn_moe_probs_biased", bytes(probs), {probs, g_.external("exp_probs_b")}, true);
+    if (r.groups > 1 && r.groups_used >= r.groups)  // llama-model.cpp load_hparams asserts it
+      throw_usage("--engine llamacpp: llama.cpp loads a grouped router only with topk_group below n_group (here " +
+                  std::to_string(r.groups_used) + " of " + std::to_string(r.groups) + ")");
+    if (r.groups > 1) selection = keep_best_groups(selection, r);
+    const int argsort = g_.op("ffn_moe_argsort", X * T_ * kI32, {selection});
+    const int selected = g_.view("ffn_moe_topk", argsort, false, K * T_ * kI32);
     int weights = g_.op("ffn_moe_weights", K * T_ * kF32, {probs3, selected});
     if (f_.softmax_weight)
       weights = g_.view("weights_3d", g_.op("ffn_moe_weights_softmax", K * T_ * kF32, {g_.view("weights_2d", weights)}, true));
-    if (f_.moe_norm_w) {
+    if (r.norm_topk) {
       const int w2 = g_.view("weights_2d", weights);
       int sum = g_.op("ffn_moe_weights_sum", T_ * kF32, {w2});
       sum = g_.op("ffn_moe_weights_sum_clamped", bytes(sum), {sum}, true);
       weights = g_.view("weights_3d", g_.op("ffn_moe_weights_norm", K * T_ * kF32, {w2, sum}, true));
     }
+    if (r.scale != 0.0 && r.scale != 1.0) weights = g_.op("ffn_moe_weights_scaled", K * T_ * kF32, {weights}, true);
+    return {selected, weights};
+  }
+
+  // Group-limited routing (n_expert_groups > 1): each group scored by its two best experts, the
+  // groups_used best groups kept, the others' scores filled with -inf (a GET_ROWS of the kept
+  // groups, a FILL of the whole and a SET_ROWS of the first into the second).
+  int keep_best_groups(int selection, const ModelArch::MoeRouting& r) {
+    const std::uint64_t X = a_.num_experts, G = r.groups, P = X / G, U = r.groups_used;
+    const int groups = g_.view("selection_groups", selection);  // [P, G, T]
+    const int groups_4d = g_.view("selection_groups_4d", groups);
+    const int pair_sort = g_.op("group_argsort", X * T_ * kI32, {groups});
+    const int pairs = g_.view("group_top2", pair_sort, false, 2 * G * T_ * kI32);
+    const int pair_scores = g_.op("group_top2_scores", 2 * G * T_ * kF32, {groups_4d, pairs});
+    const int group_scores = g_.op("group_scores", G * T_ * kF32, {g_.view("group_top2_3d", pair_scores)});
+    const int group_sort = g_.op("group_argsort_2", G * T_ * kI32, {g_.view("group_scores_2d", group_scores)});
+    const int kept_groups = g_.view("ffn_moe_group_topk", group_sort, false, U * T_ * kI32);
+    const int kept = g_.op("selection_kept", P * U * T_ * kF32, {groups, kept_groups});
+    const int filled = g_.op("selection_filled", X * T_ * kF32, {groups}, true);
+    const int masked = g_.write_into("selection_set_rows", filled, {kept, kept_groups, filled});
+    return g_.view("ffn_moe_probs_masked", masked);
+  }
+
+  int moe_ffn(int x) {
+    const std::uint64_t K = a_.experts_per_token, F = a_.moe_intermediate_size;
+    const auto [selected, weights] = route(x);
     // Experts: MUL_MAT_ID over [n_ff_exp, n_expert_used, n_tokens].
     const int x3 = g_.view("cur_3d", x);
     const auto experts = [&](const std::string& name, std::uint64_t size, int in) {
@@ -383,7 +431,11 @@ class Builder {
     const std::uint64_t nope = a_.qk_nope_head_dim, Dv = a_.v_head_dim;
     // In the order the walk meets them: build_attn expands Qcur, then Vcur (the normed latent),
     // then Kcur; concat visits its first source first.
-    const int q = g_.op("q", H * (nope + rope) * T_ * kF32, {g_.external("wq"), x});
+    // With a q latent (q_lora_rank: V2 / V3, not V2-Lite) Q is wq_b x norm(wq_a x).
+    const int q_in = a_.q_lora_rank > 0
+                         ? rms_mul("attn_q_a_norm", g_.op("q_a", a_.q_lora_rank * T_ * kF32, {g_.external("wq_a"), x}))
+                         : x;
+    const int q = g_.op("q", H * (nope + rope) * T_ * kF32, {g_.external(a_.q_lora_rank > 0 ? "wq_b" : "wq"), q_in});
     const int q_nope = g_.view("q_nope", q, false, H * nope * T_ * kF32);
     const int q_abs = g_.op("q_nope_absorbed", R * T_ * H * kF32,
                             {g_.external("wk_b"), g_.view("q_nope_perm", q_nope, false)});

@@ -64,6 +64,14 @@ int ComputeGraph::view(std::string name, int of, bool contiguous, std::optional<
   return add(std::move(t), false);
 }
 
+int ComputeGraph::write_into(std::string name, int into, std::vector<int> src) {
+  const int v = view(std::move(name), into);
+  for (int s : src)
+    if (s < 0 || s >= v) throw_internal("graph source out of range: " + tensors_[static_cast<std::size_t>(v)].name);
+  tensors_[static_cast<std::size_t>(v)].src = std::move(src);
+  return v;
+}
+
 namespace {
 
 // ggml_dyn_tallocr with one chunk (the CPU and CUDA buffer types have no practical size limit).

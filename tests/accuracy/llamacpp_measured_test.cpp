@@ -240,12 +240,13 @@ TEST(LlamacppMeasured, ComputeBufferWithinBounds) {
   std::size_t exact = 0;  // printed MiB reproduced to the last digit
   for (const auto& r : fx().records) {
     if (!r["ok"].get<bool>()) continue;
-    const ModelArch arch = hf_model(fx().models, r["model_key"]).arch;
+    const ModelSpec model = hf_model(fx().models, r["model_key"]);
+    const ModelArch& arch = model.arch;
     const auto s = settings_from_record(r);
     const auto ctx = lc::make_context(arch, s, fx().profile);
     ASSERT_TRUE(ctx.context);
     const auto caches = lc::kv_caches(arch, *ctx.context, s, fx().quant);
-    const auto est = lc::compute_buffer(arch, *ctx.context, caches, lc::Device::Cpu);
+    const auto est = lc::compute_buffer(model, *ctx.context, caches, lc::Device::Cpu);
     const double pred = static_cast<double>(est.bytes) / 1048576.0;
     const double meas = r["compute_buffer_mib"];
     const double err = (pred - meas) / meas * 100.0;

@@ -10,6 +10,7 @@ models = {  # name -> (catalogue id, layers kept, gguf arch)
     'qwen25vl-3b-L4': ('qwen2.5-vl-3b', 4, 'qwen2vl'), 'gptoss20b-L2': ('gpt-oss-20b', 2, 'gpt-oss'),
     # DeepSeek-V2 / V3 / Kimi-K2 routing on small configs of their own (m/NAME/config.json)
     'dsv3-heavy': (None, None, 'deepseek2'), 'dsv2-tiny': (None, None, 'deepseek2'), 'kimi-tiny': (None, None, 'deepseek2'),
+    'glm45air-L2': ('glm-4.5-air', 2, 'glm4moe'), 'glm-tiny-qkn': (None, None, 'glm4moe'),  # + q / k norms
 }
 import sys
 if len(sys.argv) > 1: models = {k: v for k, v in models.items() if k in sys.argv[1:]}

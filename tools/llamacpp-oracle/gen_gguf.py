@@ -52,6 +52,14 @@ def main(cfg_path, arch, out, layers=None):
         if c.get('topk_group') is not None: w.add_expert_group_used_count(c['topk_group'])
         if c.get('scoring_func'):
             w.add_expert_gating_func(gguf.ExpertGatingFuncType.SIGMOID if c['scoring_func'] == 'sigmoid' else gguf.ExpertGatingFuncType.SOFTMAX)
+    if arch == 'glm4moe':  # conversion/glm.py Glm4MoeModel
+        w.add_rope_dimension_count(int(hd * c.get('partial_rotary_factor', 0.5)))
+        w.add_expert_count(c['n_routed_experts']); w.add_expert_used_count(c['num_experts_per_tok'])
+        w.add_expert_feed_forward_length(c['moe_intermediate_size']); w.add_expert_shared_count(c.get('n_shared_experts', 0))
+        w.add_leading_dense_block_count(c.get('first_k_dense_replace', 0))
+        w.add_expert_gating_func(gguf.ExpertGatingFuncType.SIGMOID)
+        if c.get('routed_scaling_factor') is not None: w.add_expert_weights_scale(c['routed_scaling_factor'])
+        if c.get('norm_topk_prob') is not None: w.add_expert_weights_norm(c['norm_topk_prob'])
     if arch == 'qwen2vl':
         w.add_rope_dimension_sections(list(c['rope_scaling']['mrope_section']) + [0])
     if arch == 'llama' and c.get('num_local_experts'):
@@ -73,7 +81,7 @@ def main(cfg_path, arch, out, layers=None):
     if arch == 'phi2': t('output_norm.bias', [h], F32)
     if not tied: t('output.weight', [h, V])
     if arch == 'phi2': t('output.bias', [V], F32)
-    for l in range(L if arch != 'deepseek2' else 0):
+    for l in range(L if arch not in ('deepseek2', 'glm4moe') else 0):
         b = f'blk.{l}.'
         if arch != 'olmo2': t(b + 'attn_norm.weight', [h], F32)
         if arch == 'phi2': t(b + 'attn_norm.bias', [h], F32)
@@ -118,6 +126,24 @@ def main(cfg_path, arch, out, layers=None):
             t(b + 'ffn_up.weight', [h, 2 * ff]); t(b + 'ffn_down.weight', [ff, h])
         else:
             t(b + 'ffn_gate.weight', [h, ff]); t(b + 'ffn_up.weight', [h, ff]); t(b + 'ffn_down.weight', [ff, h])
+    if arch == 'glm4moe':
+        E, fe, ns = c['n_routed_experts'], c['moe_intermediate_size'], c.get('n_shared_experts', 0)
+        for l in range(L):
+            b = f'blk.{l}.'
+            t(b + 'attn_norm.weight', [h], F32)
+            t(b + 'attn_q.weight', [h, hd * nh]); t(b + 'attn_k.weight', [h, hd * nkv]); t(b + 'attn_v.weight', [h, hd * nkv])
+            if c.get('attention_bias'):
+                t(b + 'attn_q.bias', [hd * nh], F32); t(b + 'attn_k.bias', [hd * nkv], F32); t(b + 'attn_v.bias', [hd * nkv], F32)
+            t(b + 'attn_output.weight', [hd * nh, h])
+            if c.get('use_qk_norm'): t(b + 'attn_q_norm.weight', [hd], F32); t(b + 'attn_k_norm.weight', [hd], F32)
+            t(b + 'post_attention_norm.weight', [h], F32)
+            if l < c.get('first_k_dense_replace', 0):
+                t(b + 'ffn_gate.weight', [h, ff]); t(b + 'ffn_up.weight', [h, ff]); t(b + 'ffn_down.weight', [ff, h])
+                continue
+            t(b + 'ffn_gate_inp.weight', [h, E], F32); t(b + 'exp_probs_b.bias', [E], F32)
+            t(b + 'ffn_gate_exps.weight', [h, fe, E]); t(b + 'ffn_up_exps.weight', [h, fe, E]); t(b + 'ffn_down_exps.weight', [fe, h, E])
+            if ns:
+                t(b + 'ffn_gate_shexp.weight', [h, fe * ns]); t(b + 'ffn_up_shexp.weight', [h, fe * ns]); t(b + 'ffn_down_shexp.weight', [fe * ns, h])
     if arch == 'deepseek2':
         qr, kvr = c.get('q_lora_rank'), c['kv_lora_rank']
         rope, nope, vd = c['qk_rope_head_dim'], c['qk_nope_head_dim'], c['v_head_dim']

@@ -44,6 +44,15 @@ void read_moe(const ConfigView& c, const DecoderLayout& lay, ModelArch& a) {
     a.shared_expert_intermediate_size = a.moe_intermediate_size * a.num_shared_experts;
     const auto first_dense = c.u64({"first_k_dense_replace"}).value_or(0);
     for (std::uint64_t i = 0; i < a.num_layers; ++i) a.layer_is_moe[i] = i >= first_dense;
+    // llama.cpp's router (ModelArch::moe_routing) as convert_hf_to_gguf.py (Glm4MoeModel) writes
+    // it: always sigmoid, the e_score_correction_bias always there (deepseek_moe_mlp below).
+    auto& r = a.moe_routing;
+    r.sigmoid = true;
+    r.score_bias = true;
+    r.norm_topk = c.boolean({"norm_topk_prob"}).value_or(false);
+    r.scale = c.number({"routed_scaling_factor"}).value_or(0.0);
+    r.groups = c.u64({"n_group"}).value_or(0);
+    r.groups_used = c.u64({"topk_group"}).value_or(0);
     return;
   }
   // Qwen2-MoE / Qwen3-MoE (HF Qwen2MoeDecoderLayer): a layer is sparse when it is not in

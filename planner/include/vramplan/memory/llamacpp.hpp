@@ -182,8 +182,9 @@ class ComputeGraph {
 std::uint64_t gallocr_peak(const ComputeGraph& graph, std::uint64_t alignment);
 
 //! The micro-batch graph llama.cpp reserves (graph_reserve: n_tokens = n_outputs = n_ubatch, KV
-//! views of the full cache), for the architectures of docs/llamacpp.md#compute-buffer.
-ComputeGraph llama_graph(const ModelArch& arch, const Context& context,
+//! views of the full cache), for the architectures of docs/llamacpp.md#compute-buffer. The tensor
+//! inventory says what llama.cpp's builders test for (`if (layer.bq)`, `if (layer.attn_q_norm)`).
+ComputeGraph llama_graph(const ModelSpec& model, const Context& context,
                          const std::vector<KvCache>& caches);
 
 //! True when llama_graph follows this model type's own llama.cpp builder; other types are built as
@@ -198,7 +199,7 @@ struct ComputeEstimate {
   std::size_t graph_nodes = 0;
   std::string explain;
 };
-ComputeEstimate compute_buffer(const ModelArch& arch, const Context& context,
+ComputeEstimate compute_buffer(const ModelSpec& model, const Context& context,
                                const std::vector<KvCache>& caches, Device device);
 
 //! Everything one llama.cpp load reserves.

@@ -23,10 +23,11 @@ std::string mib(std::uint64_t bytes) {
 
 }  // namespace
 
-ComputeEstimate compute_buffer(const ModelArch& a, const Context& c,
+ComputeEstimate compute_buffer(const ModelSpec& model, const Context& c,
                                const std::vector<KvCache>& caches, Device device) {
+  const ModelArch& a = model.arch;
   ComputeEstimate e;
-  const ComputeGraph graph = llama_graph(a, c, caches);
+  const ComputeGraph graph = llama_graph(model, c, caches);
   e.graph_nodes = graph.nodes().size();
   e.bytes = gallocr_peak(graph, device == Device::Cuda ? kCudaAlignment : kCpuAlignment);
   e.logits = checked_mul(checked_mul(a.vocab_size, c.n_ubatch), kF32ComputeBytes, "logits");

@@ -2,7 +2,7 @@
 // needs: every intermediate's size, its sources and views, in the order ggml_build_forward_expand
 // visits them (depth first, sources left to right). Transcribed from llama.cpp's builders:
 // src/models/{llama,qwen2,qwen2moe,qwen3,qwen3moe,gemma,gemma2,gemma3,deepseek2,phi2,phi3,olmo2,qwen2vl,
-// openai-moe}.cpp
+// openai-moe,glm4-moe}.cpp
 // and src/llama-graph.cpp (build_inp_embd, build_attn, build_attn_mha, build_ffn, build_moe_ffn),
 // src/llama-kv-cache.cpp (cpy_k, cpy_v, get_k, get_v, input idxs). Weights and the KV cache are
 // external (they live in other buffers).
@@ -66,7 +66,8 @@ struct Features {
 //    and qwen3moe pass true, qwen2moe false;
 //  - gpt-oss (openai-moe.cpp): see its entry below; 117 graph nodes for two layers, as llama.cpp;
 //  - deepseek2 with a q latent and the hparams' router (V3 groups, V2 softmax + scale, Kimi-K2):
-//    small configs of their own (the oracle records that carry a `config`).
+//    small configs of their own (the oracle records that carry a `config`);
+//  - glm4moe: GLM-4.5-Air cut to two layers, and a small config with Q / K norms.
 const std::map<std::string, Features>& feature_table() {
   static const Features qwen3{.qk_norm = true};
   static const Features qwen3moe{.qk_norm = true, .moe_norm_w = true};
@@ -82,6 +83,10 @@ const std::map<std::string, Features>& feature_table() {
   // src/models/deepseek2.cpp (DeepSeek-V2 / V3, Kimi-K2, GLM-4.7-Flash: convert_hf_to_gguf.py writes
   // them all as deepseek2): MLA (mla_attention below), the router from the hparams.
   static const Features deepseek2{.hparams_routing = true};
+  // src/models/glm4-moe.cpp (GLM-4.5 / 4.6 / 4.7, GLM-4.5-Air): llama's layer (Q / K / V biases and
+  // per-head Q / K norms when the file has them), dense lead layers, the hparams' router and one
+  // shared expert; the final norm is res->t_h_nextn (an output).
+  static const Features glm4moe{.hparams_routing = true};
   // src/models/qwen2vl.cpp: qwen2's layer with ggml_rope_multi (Qwen2-VL and Qwen2.5-VL text models).
   static const Features qwen2vl{.qkv_bias = true, .mrope = true};
   // src/models/openai-moe.cpp (gpt-oss): biased Q / K / V / wo, attention sinks (a weight source
@@ -95,7 +100,7 @@ const std::map<std::string, Features>& feature_table() {
       {"gemma3", gemma3}, {"gemma3_text", gemma3}, {"phi3", phi3},     {"olmo2", olmo2},    {"qwen2", qwen2},
       {"qwen2_moe", qwen2}, {"qwen2moe", qwen2},  {"gemma2", gemma2}, {"phi", phi2},       {"phi2", phi2},
       {"gemma", gemma1},  {"qwen2vl", qwen2vl},  {"qwen2_vl", qwen2vl}, {"qwen2_5_vl", qwen2vl},
-      {"gpt_oss", gpt_oss}, {"gpt-oss", gpt_oss},
+      {"gpt_oss", gpt_oss}, {"gpt-oss", gpt_oss}, {"glm4_moe", glm4moe}, {"glm4moe", glm4moe},
   };
   return table;
 }
@@ -110,10 +115,18 @@ bool quantized(const std::string& type) { return type != "f32" && type != "f16" 
 
 class Builder {
  public:
-  Builder(const ModelArch& a, const Context& c, const std::vector<KvCache>& caches)
-      : a_(a), c_(c), T_(c.n_ubatch), f_(features(a)) {
+  Builder(const ModelSpec& m, const Context& c, const std::vector<KvCache>& caches)
+      : a_(m.arch), c_(c), T_(c.n_ubatch), f_(features(m.arch)) {
     for (const auto& kv : caches)
       for (int l : kv.layers) layer_cache_[l] = &kv;
+    // Optional tensors the builders test for: Q / K / V biases (build_qkv: `if (layer.bq)`) and
+    // per-head Q / K norms (glm4-moe.cpp: `if (model.layers[il].attn_q_norm)`).
+    const auto has = [&](TensorRole role, bool bias) {
+      return std::any_of(m.tensors.begin(), m.tensors.end(),
+                         [&](const TensorInfo& t) { return t.role == role && t.is_bias == bias; });
+    };
+    if (!f_.fused_qkv && has(TensorRole::AttnQ, true)) f_.qkv_bias = true;
+    if (!f_.qk_norm_2d && has(TensorRole::AttnQNorm, false)) f_.qk_norm = true;
   }
 
   ComputeGraph build() {
@@ -489,10 +502,11 @@ class Builder {
 
 bool graph_is_transcribed(const ModelArch& arch) { return feature_table().count(arch.model_type) > 0; }
 
-ComputeGraph llama_graph(const ModelArch& arch, const Context& context, const std::vector<KvCache>& caches) {
+ComputeGraph llama_graph(const ModelSpec& model, const Context& context, const std::vector<KvCache>& caches) {
+  const ModelArch& arch = model.arch;
   if (arch.num_layers == 0 || arch.hidden_size == 0 || arch.vocab_size == 0)
     throw_usage("the model has no layers, hidden size or vocabulary: no llama.cpp graph to size");
-  return Builder(arch, context, caches).build();
+  return Builder(model, context, caches).build();
 }
 
 }  // namespace vramplan::llamacpp

@@ -27,7 +27,7 @@ Plan plan(const ModelSpec& model, const Settings& s, const LlamacppProfile& prof
     }
   }
   p.output_bytes = output_buffer_bytes(model.arch, p.context);
-  p.compute = compute_buffer(model.arch, p.context, p.kv, s.device);
+  p.compute = compute_buffer(model, p.context, p.kv, s.device);
   return p;
 }
 

@@ -11,6 +11,9 @@ models = {  # name -> (catalogue id, layers kept, gguf arch)
     # DeepSeek-V2 / V3 / Kimi-K2 routing on small configs of their own (m/NAME/config.json)
     'dsv3-heavy': (None, None, 'deepseek2'), 'dsv2-tiny': (None, None, 'deepseek2'), 'kimi-tiny': (None, None, 'deepseek2'),
     'glm45air-L2': ('glm-4.5-air', 2, 'glm4moe'), 'glm-tiny-qkn': (None, None, 'glm4moe'),  # + q / k norms
+    # Llama-4 on small configs: Scout-like (16 experts, every layer MoE), Maverick-like (128, every other)
+    'llama4s-tiny': (None, None, 'llama4'), 'llama4m-tiny': (None, None, 'llama4'),
+    'mistral3-L2': ('mistral-small-3.1-24b', 2, 'mistral3'),
 }
 import sys
 if len(sys.argv) > 1: models = {k: v for k, v in models.items() if k in sys.argv[1:]}

@@ -60,6 +60,11 @@ def main(cfg_path, arch, out, layers=None):
         w.add_expert_gating_func(gguf.ExpertGatingFuncType.SIGMOID)
         if c.get('routed_scaling_factor') is not None: w.add_expert_weights_scale(c['routed_scaling_factor'])
         if c.get('norm_topk_prob') is not None: w.add_expert_weights_norm(c['norm_topk_prob'])
+    if arch == 'llama4':  # conversion/llama.py Llama4Model: the dense FFN is intermediate_size_mlp
+        ff = c['intermediate_size_mlp']; w.add_feed_forward_length(ff)
+        w.add_interleave_moe_layer_step(c['interleave_moe_layer_step'])
+        w.add_expert_feed_forward_length(c['intermediate_size'])
+        w.add_expert_count(c['num_local_experts']); w.add_expert_used_count(c['num_experts_per_tok'])
     if arch == 'qwen2vl':
         w.add_rope_dimension_sections(list(c['rope_scaling']['mrope_section']) + [0])
     if arch == 'llama' and c.get('num_local_experts'):
@@ -81,7 +86,7 @@ def main(cfg_path, arch, out, layers=None):
     if arch == 'phi2': t('output_norm.bias', [h], F32)
     if not tied: t('output.weight', [h, V])
     if arch == 'phi2': t('output.bias', [V], F32)
-    for l in range(L if arch not in ('deepseek2', 'glm4moe') else 0):
+    for l in range(L if arch not in ('deepseek2', 'glm4moe', 'llama4') else 0):
         b = f'blk.{l}.'
         if arch != 'olmo2': t(b + 'attn_norm.weight', [h], F32)
         if arch == 'phi2': t(b + 'attn_norm.bias', [h], F32)
@@ -126,6 +131,19 @@ def main(cfg_path, arch, out, layers=None):
             t(b + 'ffn_up.weight', [h, 2 * ff]); t(b + 'ffn_down.weight', [ff, h])
         else:
             t(b + 'ffn_gate.weight', [h, ff]); t(b + 'ffn_up.weight', [h, ff]); t(b + 'ffn_down.weight', [ff, h])
+    if arch == 'llama4':
+        E, fe, step = c['num_local_experts'], c['intermediate_size'], c['interleave_moe_layer_step']
+        for l in range(L):
+            b = f'blk.{l}.'
+            t(b + 'attn_norm.weight', [h], F32)
+            t(b + 'attn_q.weight', [h, hd * nh]); t(b + 'attn_k.weight', [h, hd * nkv]); t(b + 'attn_v.weight', [h, hd * nkv])
+            t(b + 'attn_output.weight', [hd * nh, h]); t(b + 'ffn_norm.weight', [h], F32)
+            if (l + 1) % step == 0:
+                t(b + 'ffn_gate_inp.weight', [h, E], F32)
+                t(b + 'ffn_gate_exps.weight', [h, fe, E]); t(b + 'ffn_up_exps.weight', [h, fe, E]); t(b + 'ffn_down_exps.weight', [fe, h, E])
+                t(b + 'ffn_gate_shexp.weight', [h, fe]); t(b + 'ffn_up_shexp.weight', [h, fe]); t(b + 'ffn_down_shexp.weight', [fe, h])
+            else:
+                t(b + 'ffn_gate.weight', [h, ff]); t(b + 'ffn_up.weight', [h, ff]); t(b + 'ffn_down.weight', [ff, h])
     if arch == 'glm4moe':
         E, fe, ns = c['n_routed_experts'], c['moe_intermediate_size'], c.get('n_shared_experts', 0)
         for l in range(L):

@@ -2,7 +2,7 @@
 // needs: every intermediate's size, its sources and views, in the order ggml_build_forward_expand
 // visits them (depth first, sources left to right). Transcribed from llama.cpp's builders:
 // src/models/{llama,qwen2,qwen2moe,qwen3,qwen3moe,gemma,gemma2,gemma3,deepseek2,phi2,phi3,olmo2,qwen2vl,
-// openai-moe,glm4-moe}.cpp
+// openai-moe,glm4-moe,llama4}.cpp
 // and src/llama-graph.cpp (build_inp_embd, build_attn, build_attn_mha, build_ffn, build_moe_ffn),
 // src/llama-kv-cache.cpp (cpy_k, cpy_v, get_k, get_v, input idxs). Weights and the KV cache are
 // external (they live in other buffers).
@@ -46,6 +46,12 @@ struct Features {
   bool softmax_weight = false;  // LLAMA_EXPERT_GATING_FUNC_TYPE_SOFTMAX_WEIGHT: top-k on the raw
                                 // logits, softmax over the k selected weights
   bool expert_bias = false;     // ADD_ID of a per-expert bias after each MUL_MAT_ID, in place
+  bool nope_full_layers = false;  // the layers of an iSWA model's full cache skip RoPE and scale Q by
+                                  // the inp_attn_scale input (llama4.cpp: NoPE, temperature tuning)
+  bool kq_l2_norm = false;        // weightless RMS norm of Q and K after RoPE (llama4 use_kq_norm)
+  bool weight_before_experts = false;  // llama4's router: sigmoid, top-k on the raw logits, the
+                                       // weights multiplied into a REPEAT of the input before the
+                                       // experts (build_moe_ffn weight_before_ffn), not after
   bool hparams_routing = false;  // the router as the model's hparams say (ModelArch::moe_routing:
                                  // deepseek2.cpp passes expert_gating_func, expert_weights_norm / _scale
                                  // and ffn_exp_probs_b to build_moe_ffn)
@@ -67,7 +73,8 @@ struct Features {
 //  - gpt-oss (openai-moe.cpp): see its entry below; 117 graph nodes for two layers, as llama.cpp;
 //  - deepseek2 with a q latent and the hparams' router (V3 groups, V2 softmax + scale, Kimi-K2):
 //    small configs of their own (the oracle records that carry a `config`);
-//  - glm4moe: GLM-4.5-Air cut to two layers, and a small config with Q / K norms.
+//  - glm4moe: GLM-4.5-Air cut to two layers, and a small config with Q / K norms;
+//  - llama4: small Scout-like and Maverick-like configs; mistral3 (built as llama): Mistral-Small-3.1.
 const std::map<std::string, Features>& feature_table() {
   static const Features qwen3{.qk_norm = true};
   static const Features qwen3moe{.qk_norm = true, .moe_norm_w = true};
@@ -87,6 +94,9 @@ const std::map<std::string, Features>& feature_table() {
   // per-head Q / K norms when the file has them), dense lead layers, the hparams' router and one
   // shared expert; the final norm is res->t_h_nextn (an output).
   static const Features glm4moe{.hparams_routing = true};
+  // src/models/llama4.cpp (Llama-4 Scout / Maverick): chunked iSWA attention whose full layers are
+  // NoPE, L2-normed Q / K (not for 128 experts: Maverick), the llama4 router, a shared expert.
+  static const Features llama4{.nope_full_layers = true, .kq_l2_norm = true, .weight_before_experts = true};
   // src/models/qwen2vl.cpp: qwen2's layer with ggml_rope_multi (Qwen2-VL and Qwen2.5-VL text models).
   static const Features qwen2vl{.qkv_bias = true, .mrope = true};
   // src/models/openai-moe.cpp (gpt-oss): biased Q / K / V / wo, attention sinks (a weight source
@@ -101,6 +111,7 @@ const std::map<std::string, Features>& feature_table() {
       {"qwen2_moe", qwen2}, {"qwen2moe", qwen2},  {"gemma2", gemma2}, {"phi", phi2},       {"phi2", phi2},
       {"gemma", gemma1},  {"qwen2vl", qwen2vl},  {"qwen2_vl", qwen2vl}, {"qwen2_5_vl", qwen2vl},
       {"gpt_oss", gpt_oss}, {"gpt-oss", gpt_oss}, {"glm4_moe", glm4moe}, {"glm4moe", glm4moe},
+      {"llama4", llama4}, {"llama4_text", llama4}, {"mistral3", llama}, {"llava", llama},
   };
   return table;
 }
@@ -127,6 +138,7 @@ class Builder {
     };
     if (!f_.fused_qkv && has(TensorRole::AttnQ, true)) f_.qkv_bias = true;
     if (!f_.qk_norm_2d && has(TensorRole::AttnQNorm, false)) f_.qk_norm = true;
+    if (f_.kq_l2_norm && a_.num_experts == 128) f_.kq_l2_norm = false;  // llama4 load_arch_hparams
   }
 
   ComputeGraph build() {
@@ -285,12 +297,13 @@ class Builder {
     ModelArch::MoeRouting r;  // softmax, no bias, no norm, no scale, no groups
     if (f_.hparams_routing) r = a_.moe_routing;
     if (f_.moe_norm_w) r.norm_topk = true;
+    if (f_.weight_before_experts) r.sigmoid = true;
     int logits = g_.op("ffn_moe_logits", X * T_ * kF32, {g_.external("ffn_gate_inp"), x});
     if (f_.router_bias) logits = g_.op("ffn_moe_logits_biased", bytes(logits), {logits, g_.external("ffn_gate_inp.bias")}, true);
     // SOFTMAX_WEIGHT: the scores are the logits; softmax and sigmoid are in-place unary ops.
     const int probs = f_.softmax_weight ? logits : g_.op("ffn_moe_probs", bytes(logits), {logits}, true);
     const int probs3 = g_.view("probs_3d", probs);
-    int selection = probs;
+    int selection = f_.weight_before_experts ? logits : probs;  // llama4 selects on the logits
     if (r.score_bias) selection = g_.op("ffn_moe_probs_biased", bytes(probs), {probs, g_.external("exp_probs_b")}, true);
     if (r.groups > 1 && r.groups_used >= r.groups)  // llama-model.cpp load_hparams asserts it
       throw_usage("--engine llamacpp: llama.cpp loads a grouped router only with topk_group below n_group (here " +
@@ -334,7 +347,9 @@ class Builder {
     const std::uint64_t K = a_.experts_per_token, F = a_.moe_intermediate_size;
     const auto [selected, weights] = route(x);
     // Experts: MUL_MAT_ID over [n_ff_exp, n_expert_used, n_tokens].
-    const int x3 = g_.view("cur_3d", x);
+    int x3 = g_.view("cur_3d", x);
+    if (f_.weight_before_experts)  // [n_embd, n_expert_used, n_tokens], weighted in place
+      x3 = g_.op("ffn_moe_weighted_in", E() * K * T_ * kF32, {g_.op("ffn_moe_repeat", E() * K * T_ * kF32, {x3}), weights}, true);
     const auto experts = [&](const std::string& name, std::uint64_t size, int in) {
       const int t = g_.op("ffn_moe_" + name, size, {g_.external("ffn_" + name + "_exps"), in, selected});
       if (!f_.expert_bias) return t;
@@ -344,7 +359,7 @@ class Builder {
     const int up = experts("up", F * K * T_ * kF32, x3);
     const int act = g_.op("ffn_moe_glu", F * K * T_ * kF32, {gate, up});
     const int down = experts("down", E() * K * T_ * kF32, act);
-    const int weighted = g_.op("ffn_moe_weighted", bytes(down), {down, weights}, true);
+    const int weighted = f_.weight_before_experts ? down : g_.op("ffn_moe_weighted", bytes(down), {down, weights}, true);
     std::vector<int> views;
     for (std::uint64_t i = 0; i < K; ++i) views.push_back(g_.view("expert_view", weighted, false, E() * T_ * kF32));
     int moe_out = views[0];
@@ -386,7 +401,10 @@ class Builder {
     int q = f_.fused_qkv ? g_.view("Qcur_view", qkv, false, H * D * T_ * kF32)
                          : projected("Qcur", "wq", H * D * T_ * kF32, "attn_q_norm");
     if (f_.qk_norm) q = rms_mul("attn_q_norm", q);
-    q = g_.op("Qcur_rope", H * D * T_ * kF32, {q, pos()}, true);
+    const bool rope = !(f_.nope_full_layers && kv.role == "non-SWA");
+    q = rope ? g_.op("Qcur_rope", H * D * T_ * kF32, {q, pos()}, true)
+             : g_.op("Qcur_attn_scaled", H * D * T_ * kF32, {q, input_once("inp_attn_scale", T_ * kF32)}, true);
+    if (rope && f_.kq_l2_norm) q = g_.op("Qcur_normed", bytes(q), {q}, true);
     if (f_.q_scale) q = g_.op("Qcur_scaled", bytes(q), {q}, true);
     if (k_rot) q = hadamard(q, rot("k_rot" + tag(kv), k_rot_size(D)));
     const auto build_v = [&] {
@@ -398,7 +416,8 @@ class Builder {
       int k = f_.fused_qkv ? g_.view("Kcur_view", qkv, false, Hkv * D * T_ * kF32)
                            : projected("Kcur", "wk", Hkv * D * T_ * kF32, "attn_k_norm");
       if (f_.qk_norm) k = rms_mul("attn_k_norm", k);
-      k = g_.op("Kcur_rope", Hkv * D * T_ * kF32, {k, pos()}, true);
+      if (rope) k = g_.op("Kcur_rope", Hkv * D * T_ * kF32, {k, pos()}, true);
+      if (rope && f_.kq_l2_norm) k = g_.op("Kcur_normed", bytes(k), {k}, true);
       return k_rot ? hadamard(k, rot("k_rot" + tag(kv), k_rot_size(D))) : k;
     };
     const bool iswa = !kv.role.empty();

@@ -172,6 +172,10 @@ MemoryPlan LlamacppEngine::plan(const PlanInput& in) const {
     throw_usage("--engine llamacpp: " + model.id + " (GGUF architecture '" + model.arch.model_type +
                 "') keeps no KV cache in llama.cpp (an encoder or diffusion model: llama_model::create_memory builds "
                 "none), and its non-causal compute graph is not modelled");
+  if (model.arch.recurrent_in_every_layer)  // Falcon-H1: attention and Mamba-2 side by side in each layer
+    throw_usage("--engine llamacpp: " + model.id +
+                " has recurrent (Mamba / linear-attention) state in every layer, whose llama.cpp buffers vramplan "
+                "does not model; plan it under vllm or sglang");
   for (const LayerAttention a : model.arch.layer_attention)
     if (a == LayerAttention::Recurrent || a == LayerAttention::None)
       throw_usage("--engine llamacpp: " + model.id + " has " +

@@ -318,6 +318,10 @@ void map_attention_layout(const Meta& m, const std::string& arch_name, ModelSpec
   const bool has_ssm = m.find("ssm.state_size") != nullptr;
   for (std::uint64_t l = 0; l < n && l < kv_heads.size(); ++l)
     if (kv_heads[l] == 0) a.layer_attention[l] = has_ssm ? LayerAttention::Recurrent : LayerAttention::None;
+  // SSM keys with attention in every layer: Falcon-H1's parallel attention + Mamba-2 layers.
+  if (has_ssm && std::none_of(a.layer_attention.begin(), a.layer_attention.end(),
+                              [](LayerAttention k) { return k == LayerAttention::Recurrent; }))
+    a.recurrent_in_every_layer = true;
 
   const WindowLayout* layout = window_layout(arch_name);
   const auto window_key = m.opt_u64("attention.sliding_window");

@@ -208,10 +208,29 @@ std::string choose(const ModelFacts& m, Counters& qs, const std::string& ft, std
   return t;
 }
 
+// GGUF names of a Mamba / Mamba-2 layer's tensors (convert_hf_to_gguf.py's tensor map, llama-arch.cpp
+// LLM_TENSOR_SSM_*), by the end of the checkpoint name. They decide what llama-quantize keeps:
+// ssm_conv1d (the 4-wide kernel) is never quantized, and ssm_a / ssm_d have no ".weight".
+std::optional<std::string> recurrent_gguf_name(std::string_view hf_name) {
+  static constexpr std::pair<std::string_view, std::string_view> kNames[] = {
+      {".conv1d.weight", "ssm_conv1d.weight"}, {".conv1d.bias", "ssm_conv1d.bias"},
+      {".A_log", "ssm_a"},                     {".D", "ssm_d"},
+      {".dt_bias", "ssm_dt.bias"},             {".in_proj.weight", "ssm_in.weight"},
+      {".x_proj.weight", "ssm_x.weight"},      {".dt_proj.weight", "ssm_dt.weight"},
+      {".dt_proj.bias", "ssm_dt.bias"},        {".out_proj.weight", "ssm_out.weight"},
+  };
+  for (const auto& [ending, gguf] : kNames)
+    if (hf_name.ends_with(ending)) return std::string(gguf);
+  return std::nullopt;
+}
+
 // The GGUF tensor name llama.cpp uses for an inventory tensor.
 std::string gguf_name(const TensorInfo& t) {
   // A fused dense gate + up projection (Phi-3 gate_up_proj, GLM-4) is written as ffn_up of 2 n_ff
   // rows: llama.cpp's phi3 / glm4 loaders create LLM_TENSOR_FFN_UP {n_embd, 2 n_ff}.
+  if (t.role == TensorRole::Recurrent && t.layer && !t.name.starts_with("blk."))
+    if (const auto name = recurrent_gguf_name(t.name))
+      return "blk." + std::to_string(*t.layer) + "." + *name;
   const std::string role(t.role == TensorRole::FfnGateUp ? "ffn_up" : tensor_role_name(t.role));
   const std::string suffix = t.is_bias ? ".bias" : ".weight";
   if (t.name.starts_with("blk.") || (!t.layer && t.name == role + suffix))
@@ -274,6 +293,17 @@ std::vector<GgufTensorPlan> plan_gguf_file_type(const ModelSpec& model, const Gg
       p.parts.push_back({blk + "attn_v_b.weight", {a.num_heads, a.v_head_dim, a.kv_lora_rank}, "", 0, ""});
     } else {
       p.parts.push_back({gguf_name(t), t.shape, "", 0, ""});
+    }
+    if (t.role == TensorRole::Vision || t.role == TensorRole::Audio) {
+      // A multimodal tower goes to the projector file (convert_hf_to_gguf.py --mmproj, f16 by
+      // default, 1-D tensors f32), which llama-quantize never sees: not in its counters.
+      for (auto& part : p.parts) {
+        part.type = ggml_n_dims(part.shape) <= 1 ? "F32" : "F16";
+        part.reason = "multimodal projector file (--mmproj), not the text model's mixture: stays " + part.type;
+        part.bytes = tensor_bytes(catalog.get(part.type), part.shape, part.gguf_name);
+      }
+      plans.push_back(std::move(p));
+      continue;
     }
     for (std::size_t k = 0; k < p.parts.size(); ++k)
       order.push_back({plans.size(), k, t.layer.value_or(-1), t.role});

@@ -137,6 +137,50 @@ TEST(PrecisionPlan, GgufFileTypeFollowsLlamaCppMixture) {
   EXPECT_EQ(find(plan, m, "lm_head.weight").bytes, 1000u * 210u);  // one Q6_K block per row
 }
 
+// A vision tower goes to the --mmproj file: llama-quantize never sees it, so its 14-wide patch
+// rows (no Q8_0 fallback) must not reach the mixture, and it keeps f16 (1-D: f32). Until
+// 2026-12-05 a CUDA plan of Gemma-3 at gguf:Q8_0 failed with "no fallback for Q8_0 (row of 14)".
+TEST(PrecisionPlan, GgufFileTypeLeavesTheVisionTowerToTheProjectorFile) {
+  ModelSpec m = tiny_llama();
+  TensorInfo patch;
+  patch.name = "vision_tower.patch_embedding.weight";
+  patch.role = TensorRole::Vision;
+  patch.shape = {1152, 3, 14, 14};
+  m.tensors.push_back(patch);
+  TensorInfo bias = patch;
+  bias.name = "vision_tower.patch_embedding.bias";
+  bias.shape = {1152};
+  bias.is_bias = true;
+  m.tensors.push_back(bias);
+  const PrecisionPlan plan = plan_precision(m, test::quant_catalog(), {"gguf:Q8_0", ""});
+  EXPECT_EQ(find(plan, m, "vision_tower.patch_embedding.weight").format, "fp16");
+  EXPECT_EQ(find(plan, m, "vision_tower.patch_embedding.weight").bytes, 1152u * 3 * 14 * 14 * 2);
+  EXPECT_EQ(find(plan, m, "vision_tower.patch_embedding.bias").format, "fp32");
+  EXPECT_EQ(find(plan, m, "model.layers.0.self_attn.q_proj.weight").format, "Q8_0");
+}
+
+// A Mamba layer's GGUF names decide what llama-quantize keeps: ssm_conv1d (4-wide kernel rows, no
+// Q8_0 fallback) is never quantized, ssm_a / ssm_d are not ".weight" tensors.
+TEST(PrecisionPlan, GgufFileTypeKeepsMambaConvAndStateTensors) {
+  ModelSpec m = tiny_llama();
+  const auto add = [&](std::string name, std::vector<std::uint64_t> shape) {
+    TensorInfo t;
+    t.name = std::move(name);
+    t.role = TensorRole::Recurrent;
+    t.layer = 0;
+    t.shape = std::move(shape);
+    m.tensors.push_back(t);
+  };
+  add("model.layers.0.mixer.conv1d.weight", {768, 1, 4});
+  add("model.layers.0.mixer.A_log", {512, 16});
+  add("model.layers.0.mixer.in_proj.weight", {1024, 256});
+  const PrecisionPlan plan = plan_precision(m, test::quant_catalog(), {"gguf:Q8_0", ""});
+  // The F16 conversion's type, not quantized (a Q8_0 row needs 32 values).
+  EXPECT_EQ(find(plan, m, "model.layers.0.mixer.conv1d.weight").format, "fp16");
+  EXPECT_EQ(find(plan, m, "model.layers.0.mixer.A_log").format, "fp32");
+  EXPECT_EQ(find(plan, m, "model.layers.0.mixer.in_proj.weight").format, "Q8_0");
+}
+
 TEST(PrecisionPlan, UnknownQuantMethodIsRefused) {
   ModelSpec m = tiny_llama();
   m.quantization_config_json = R"({"quant_method": "quip"})";

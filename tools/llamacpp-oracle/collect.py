@@ -14,6 +14,7 @@ models = {  # name -> (catalogue id, layers kept, gguf arch)
     # Llama-4 on small configs: Scout-like (16 experts, every layer MoE), Maverick-like (128, every other)
     'llama4s-tiny': (None, None, 'llama4'), 'llama4m-tiny': (None, None, 'llama4'),
     'mistral3-L2': ('mistral-small-3.1-24b', 2, 'mistral3'),
+    'qwen3vl8b-L4': ('qwen3-vl-8b', 4, 'qwen3vl'), 'qwen3vl4b-L4': ('qwen3-vl-4b', 4, 'qwen3vl'),  # 3 deepstack layers
 }
 import sys
 if len(sys.argv) > 1: models = {k: v for k, v in models.items() if k in sys.argv[1:]}

@@ -65,11 +65,13 @@ def main(cfg_path, arch, out, layers=None):
         w.add_interleave_moe_layer_step(c['interleave_moe_layer_step'])
         w.add_expert_feed_forward_length(c['intermediate_size'])
         w.add_expert_count(c['num_local_experts']); w.add_expert_used_count(c['num_experts_per_tok'])
-    if arch == 'qwen2vl':
+    if arch in ('qwen2vl', 'qwen3vl', 'qwen3vlmoe'):
         w.add_rope_dimension_sections(list(c['rope_scaling']['mrope_section']) + [0])
+    if arch in ('qwen3vl', 'qwen3vlmoe'):  # conversion/qwen3vl.py: the deepstack levels of the vision tower
+        w.add_num_deepstack_layers(len(c.get('vision_config', {}).get('deepstack_visual_indexes', [])))
     if arch == 'llama' and c.get('num_local_experts'):
         w.add_expert_count(c['num_local_experts']); w.add_expert_used_count(c['num_experts_per_tok'])
-    if arch in ('qwen2moe', 'qwen3moe'):
+    if arch in ('qwen2moe', 'qwen3moe', 'qwen3vlmoe'):
         w.add_expert_count(c['num_experts']); w.add_expert_used_count(c['num_experts_per_tok'])
         w.add_expert_feed_forward_length(c['moe_intermediate_size'])
         if arch == 'qwen2moe': w.add_expert_shared_feed_forward_length(c['shared_expert_intermediate_size'])
@@ -100,7 +102,7 @@ def main(cfg_path, arch, out, layers=None):
             t(b + 'attn_output.bias', [h], F32); t(b + 'attn_sinks.weight', [nh], F32)
         if arch in ('qwen2', 'qwen2moe', 'phi2', 'qwen2vl', 'gpt-oss'):
             t(b + 'attn_q.bias', [hd * nh], F32); t(b + 'attn_k.bias', [hd * nkv], F32); t(b + 'attn_v.bias', [hd * nkv], F32)
-        if arch in ('qwen3', 'qwen3moe', 'gemma3'):
+        if arch in ('qwen3', 'qwen3moe', 'gemma3', 'qwen3vl', 'qwen3vlmoe'):
             t(b + 'attn_q_norm.weight', [hd], F32); t(b + 'attn_k_norm.weight', [hd], F32)
         if arch == 'olmo2':
             t(b + 'attn_q_norm.weight', [hd * nh], F32); t(b + 'attn_k_norm.weight', [hd * nkv], F32)
@@ -119,7 +121,7 @@ def main(cfg_path, arch, out, layers=None):
                 t(b + f'ffn_{n}_exps.weight', ne); t(b + f'ffn_{n}_exps.bias', [ne[1], E], F32)
         elif arch == 'phi2':
             t(b + 'ffn_up.weight', [h, ff]); t(b + 'ffn_up.bias', [ff], F32); t(b + 'ffn_down.weight', [ff, h]); t(b + 'ffn_down.bias', [h], F32)
-        elif arch in ('qwen2moe', 'qwen3moe'):
+        elif arch in ('qwen2moe', 'qwen3moe', 'qwen3vlmoe'):
             E = c['num_experts']; fe = c['moe_intermediate_size']
             t(b + 'ffn_gate_inp.weight', [h, E], F32)
             t(b + 'ffn_gate_exps.weight', [h, fe, E]); t(b + 'ffn_up_exps.weight', [h, fe, E]); t(b + 'ffn_down_exps.weight', [fe, h, E])

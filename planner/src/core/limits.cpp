@@ -25,6 +25,7 @@ struct KeyLimit {
 constexpr std::array kKeys{
     KeyLimit{"num_hidden_layers", &kLayers},
     KeyLimit{"n_layer", &kLayers},
+    KeyLimit{"n_deepstack_layers", &kLayers},
     KeyLimit{"num_layers", &kLayers},
     KeyLimit{"block_count", &kLayers},
     KeyLimit{"num_nextn_predict_layers", &kLayers},

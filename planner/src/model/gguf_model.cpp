@@ -446,6 +446,10 @@ ModelSpec spec_from_gguf(const GgufFile& f, std::vector<GgufTensor>* owned) {
                                    [](const TensorInfo& t) { return t.name == "output.weight"; });
 
   map_experts(m, spec);
+  a.deepstack_layers = m.opt_u64("n_deepstack_layers").value_or(0);
+  if (a.deepstack_layers > a.num_layers)
+    m.fail(m.key("n_deepstack_layers"), std::to_string(a.deepstack_layers) + " is more than the " +
+                                            std::to_string(a.num_layers) + " layers");
   map_attention_layout(m, *arch_name, spec, block_count, kv_heads);
 
   RopeTable rope;

@@ -121,6 +121,7 @@ void add_qwen3_vision_tower(const ConfigView& c, ModelSpec& spec) {
   // Qwen3VLForConditionalGeneration.embed_multimodal returns the main merger output concatenated
   // with the deepstack levels along the feature axis, and that is what the encoder cache holds.
   spec.arch.mm_embedding_width = checked_mul(d.out, 1 + deepstack);
+  spec.arch.deepstack_layers = deepstack;
 }
 
 }  // namespace vramplan::hf

@@ -198,6 +198,10 @@ struct ModelArch {
   std::vector<int> kv_shared_with;
 
   std::vector<RopeTable> rope_tables;
+  //! Qwen3-VL: the first layers add the vision tower's deepstack features to the residual stream
+  //! (len(vision_config.deepstack_visual_indexes); GGUF n_deepstack_layers). llama.cpp's input
+  //! embedding then holds (1 + deepstack_layers) x hidden_size values per token.
+  std::uint64_t deepstack_layers = 0;
   std::uint64_t mtp_layers = 0;  //!< DeepSeek-V3 num_nextn_predict_layers (reported separately)
 
   std::string torch_dtype;  //!< checkpoint dtype from the config ("bfloat16", ...)

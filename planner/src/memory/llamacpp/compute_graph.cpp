@@ -2,7 +2,7 @@
 // needs: every intermediate's size, its sources and views, in the order ggml_build_forward_expand
 // visits them (depth first, sources left to right). Transcribed from llama.cpp's builders:
 // src/models/{llama,qwen2,qwen2moe,qwen3,qwen3moe,gemma,gemma2,gemma3,deepseek2,phi2,phi3,olmo2,qwen2vl,
-// openai-moe,glm4-moe,llama4}.cpp
+// openai-moe,glm4-moe,llama4,qwen3vl,qwen3vlmoe}.cpp
 // and src/llama-graph.cpp (build_inp_embd, build_attn, build_attn_mha, build_ffn, build_moe_ffn),
 // src/llama-kv-cache.cpp (cpy_k, cpy_v, get_k, get_v, input idxs). Weights and the KV cache are
 // external (they live in other buffers).
@@ -74,7 +74,8 @@ struct Features {
 //  - deepseek2 with a q latent and the hparams' router (V3 groups, V2 softmax + scale, Kimi-K2):
 //    small configs of their own (the oracle records that carry a `config`);
 //  - glm4moe: GLM-4.5-Air cut to two layers, and a small config with Q / K norms;
-//  - llama4: small Scout-like and Maverick-like configs; mistral3 (built as llama): Mistral-Small-3.1.
+//  - llama4: small Scout-like and Maverick-like configs; mistral3 (built as llama): Mistral-Small-3.1;
+//  - qwen3vl: Qwen3-VL-8B / 4B cut to four layers (three deepstack adds).
 const std::map<std::string, Features>& feature_table() {
   static const Features qwen3{.qk_norm = true};
   static const Features qwen3moe{.qk_norm = true, .moe_norm_w = true};
@@ -99,6 +100,10 @@ const std::map<std::string, Features>& feature_table() {
   static const Features llama4{.nope_full_layers = true, .kq_l2_norm = true, .weight_before_experts = true};
   // src/models/qwen2vl.cpp: qwen2's layer with ggml_rope_multi (Qwen2-VL and Qwen2.5-VL text models).
   static const Features qwen2vl{.qkv_bias = true, .mrope = true};
+  // src/models/qwen3vl.cpp / qwen3vlmoe.cpp (Qwen3-VL text models): qwen3's / qwen3moe's layer with
+  // M-RoPE and the deepstack adds (ModelArch::deepstack_layers, in build()).
+  static const Features qwen3vl{.qk_norm = true, .mrope = true};
+  static const Features qwen3vlmoe{.qk_norm = true, .moe_norm_w = true, .mrope = true};
   // src/models/openai-moe.cpp (gpt-oss): biased Q / K / V / wo, attention sinks (a weight source
   // of the softmax / FA node, no memory of its own), attn_post_norm as the FFN norm, a biased
   // router with SOFTMAX_WEIGHT gating, biased experts under SWIGLU_OAI (a GLU: not in place).
@@ -111,6 +116,8 @@ const std::map<std::string, Features>& feature_table() {
       {"qwen2_moe", qwen2}, {"qwen2moe", qwen2},  {"gemma2", gemma2}, {"phi", phi2},       {"phi2", phi2},
       {"gemma", gemma1},  {"qwen2vl", qwen2vl},  {"qwen2_vl", qwen2vl}, {"qwen2_5_vl", qwen2vl},
       {"gpt_oss", gpt_oss}, {"gpt-oss", gpt_oss}, {"glm4_moe", glm4moe}, {"glm4moe", glm4moe},
+      {"qwen3_vl", qwen3vl}, {"qwen3_vl_text", qwen3vl}, {"qwen3vl", qwen3vl},
+      {"qwen3_vl_moe", qwen3vlmoe}, {"qwen3_vl_moe_text", qwen3vlmoe}, {"qwen3vlmoe", qwen3vlmoe},
       {"llama4", llama4}, {"llama4_text", llama4}, {"mistral3", llama}, {"llava", llama},
   };
   return table;
@@ -144,12 +151,20 @@ class Builder {
   ComputeGraph build() {
     // build_inp_embd: tokens -> GET_ROWS(token_embd); the vector-embedding input (inp_embd) is a
     // second input of the same shape that ggml_build_forward_select keeps in the graph.
+    // With deepstack layers (Qwen3-VL) an input embedding is n_embd_inp = (1 + n) x n_embd wide: the
+    // token path pads the gathered rows to it, layer 0 reads the first n_embd and layer il < n adds
+    // the (il + 1)-th slice after its FFN.
+    const std::uint64_t D = a_.deepstack_layers, width = (1 + D) * E();
     const int tokens = g_.input("inp_tokens", T_ * kI32);
-    g_.input("inp_embd", E() * T_ * kF32);
+    g_.input("inp_embd", width * T_ * kF32);
     int inpL = g_.op("get_rows(token_embd)", E() * T_ * kF32, {g_.external("token_embd"), tokens});
+    const int embd = D > 0 ? g_.op("inp_pad", width * T_ * kF32, {inpL}) : -1;
+    if (D > 0) inpL = g_.view("inp_embd_2d", embd, false, E() * T_ * kF32);
     if (f_.embed_scale) inpL = g_.op("inp_scaled", bytes(inpL), {inpL}, true);
-    for (std::uint64_t il = 0; il < a_.num_layers; ++il)
+    for (std::uint64_t il = 0; il < a_.num_layers; ++il) {
       inpL = f_.parallel_layernorm ? parallel_layer(static_cast<int>(il), inpL) : layer(static_cast<int>(il), inpL);
+      if (il < D) inpL = g_.op("deepstack_add", bytes(inpL), {inpL, g_.view("deepstack", embd, false, E() * T_ * kF32)}, true);
+    }
     if (f_.late_out_ids) {
       g_.mark_output(inpL);
       inpL = g_.op("get_rows(l_out)", bytes(inpL), {inpL, out_ids()});

@@ -60,6 +60,15 @@ def main(cfg_path, arch, out, layers=None):
         w.add_expert_gating_func(gguf.ExpertGatingFuncType.SIGMOID)
         if c.get('routed_scaling_factor') is not None: w.add_expert_weights_scale(c['routed_scaling_factor'])
         if c.get('norm_topk_prob') is not None: w.add_expert_weights_norm(c['norm_topk_prob'])
+    if arch == 'ernie4_5-moe':  # conversion/ernie.py Ernie4_5MoeModel
+        w.add_expert_count(c['moe_num_experts']); w.add_expert_used_count(c['moe_k'])
+        w.add_interleave_moe_layer_step(c['moe_layer_interval']); w.add_leading_dense_block_count(c['moe_layer_start_index'])
+        w.add_expert_feed_forward_length(c['moe_intermediate_size']); w.add_expert_shared_count(c['moe_num_shared_experts'])
+        w.add_expert_shared_feed_forward_length(c['intermediate_size'] // nkv)
+    if arch == 'minimax-m2':  # conversion/minimax.py MiniMaxM2Model + TextModel's gating
+        w.add_expert_count(c['num_local_experts']); w.add_expert_used_count(c['num_experts_per_tok'])
+        w.add_expert_feed_forward_length(ff); w.add_rope_dimension_count(c['rotary_dim'])
+        w.add_expert_gating_func(gguf.ExpertGatingFuncType.SIGMOID)
     if arch == 'llama4':  # conversion/llama.py Llama4Model: the dense FFN is intermediate_size_mlp
         ff = c['intermediate_size_mlp']; w.add_feed_forward_length(ff)
         w.add_interleave_moe_layer_step(c['interleave_moe_layer_step'])
@@ -88,7 +97,7 @@ def main(cfg_path, arch, out, layers=None):
     if arch == 'phi2': t('output_norm.bias', [h], F32)
     if not tied: t('output.weight', [h, V])
     if arch == 'phi2': t('output.bias', [V], F32)
-    for l in range(L if arch not in ('deepseek2', 'glm4moe', 'llama4') else 0):
+    for l in range(L if arch not in ('deepseek2', 'glm4moe', 'llama4', 'minimax-m2', 'ernie4_5-moe') else 0):
         b = f'blk.{l}.'
         if arch != 'olmo2': t(b + 'attn_norm.weight', [h], F32)
         if arch == 'phi2': t(b + 'attn_norm.bias', [h], F32)
@@ -133,6 +142,29 @@ def main(cfg_path, arch, out, layers=None):
             t(b + 'ffn_up.weight', [h, 2 * ff]); t(b + 'ffn_down.weight', [ff, h])
         else:
             t(b + 'ffn_gate.weight', [h, ff]); t(b + 'ffn_up.weight', [h, ff]); t(b + 'ffn_down.weight', [ff, h])
+    if arch == 'ernie4_5-moe':
+        E, fe, fs = c['moe_num_experts'], c['moe_intermediate_size'], c['intermediate_size'] // nkv
+        for l in range(L):
+            b = f'blk.{l}.'
+            t(b + 'attn_norm.weight', [h], F32)
+            t(b + 'attn_q.weight', [h, hd * nh]); t(b + 'attn_k.weight', [h, hd * nkv]); t(b + 'attn_v.weight', [h, hd * nkv])
+            t(b + 'attn_output.weight', [hd * nh, h]); t(b + 'ffn_norm.weight', [h], F32)
+            if l < c['moe_layer_start_index'] or (l + 1) % c['moe_layer_interval'] != 0:
+                t(b + 'ffn_gate.weight', [h, ff]); t(b + 'ffn_up.weight', [h, ff]); t(b + 'ffn_down.weight', [ff, h])
+                continue
+            t(b + 'ffn_gate_inp.weight', [h, E], F32); t(b + 'exp_probs_b.bias', [E], F32)
+            t(b + 'ffn_gate_exps.weight', [h, fe, E]); t(b + 'ffn_up_exps.weight', [h, fe, E]); t(b + 'ffn_down_exps.weight', [fe, h, E])
+            t(b + 'ffn_gate_shexp.weight', [h, fs]); t(b + 'ffn_up_shexp.weight', [h, fs]); t(b + 'ffn_down_shexp.weight', [fs, h])
+    if arch == 'minimax-m2':
+        E = c['num_local_experts']
+        for l in range(L):
+            b = f'blk.{l}.'
+            t(b + 'attn_norm.weight', [h], F32)
+            t(b + 'attn_q.weight', [h, hd * nh]); t(b + 'attn_k.weight', [h, hd * nkv]); t(b + 'attn_v.weight', [h, hd * nkv])
+            t(b + 'attn_q_norm.weight', [hd * nh], F32); t(b + 'attn_k_norm.weight', [hd * nkv], F32)
+            t(b + 'attn_output.weight', [hd * nh, h]); t(b + 'ffn_norm.weight', [h], F32)
+            t(b + 'ffn_gate_inp.weight', [h, E], F32); t(b + 'exp_probs_b.bias', [E], F32)
+            t(b + 'ffn_gate_exps.weight', [h, ff, E]); t(b + 'ffn_up_exps.weight', [h, ff, E]); t(b + 'ffn_down_exps.weight', [ff, h, E])
     if arch == 'llama4':
         E, fe, step = c['num_local_experts'], c['intermediate_size'], c['interleave_moe_layer_step']
         for l in range(L):

@@ -14,7 +14,13 @@ void read_moe(const ConfigView& c, const DecoderLayout& lay, ModelArch& a) {
   if (a.experts_per_token > a.num_experts)
     c.fail("num_experts_per_tok", "is larger than the number of experts");
   a.layer_is_moe.assign(a.num_layers, true);
+  // llama.cpp's router hparams (ModelArch::moe_routing) as convert_hf_to_gguf.py writes them
+  // (TextModel.set_gguf_parameters: the gating from scoring_func; the score bias is a tensor).
+  auto& r = a.moe_routing;
+  r.sigmoid = c.string({"scoring_func"}).value_or("") == "sigmoid";
+  r.score_bias = lay.moe_routing_bias;
   if (lay.moe == Moe::Ernie) {
+    r.score_bias = true;  // moe_statics.e_score_correction_bias (below), GGUF exp_probs_b
     // Its experts and lm_head would carry biases with use_bias, which no released checkpoint sets.
     if (c.flag("use_bias", false)) c.fail("use_bias", "ERNIE-4.5 MoE with biases is not modelled");
     // HF Ernie4_5_MoeDecoderLayer: sparse when (i + 1) % moe_layer_interval == 0 and

@@ -2,7 +2,7 @@
 // needs: every intermediate's size, its sources and views, in the order ggml_build_forward_expand
 // visits them (depth first, sources left to right). Transcribed from llama.cpp's builders:
 // src/models/{llama,qwen2,qwen2moe,qwen3,qwen3moe,gemma,gemma2,gemma3,deepseek2,phi2,phi3,olmo2,qwen2vl,
-// openai-moe,glm4-moe,llama4,qwen3vl,qwen3vlmoe}.cpp
+// openai-moe,glm4-moe,llama4,qwen3vl,qwen3vlmoe,minimax-m2,ernie4-5-moe}.cpp
 // and src/llama-graph.cpp (build_inp_embd, build_attn, build_attn_mha, build_ffn, build_moe_ffn),
 // src/llama-kv-cache.cpp (cpy_k, cpy_v, get_k, get_v, input idxs). Weights and the KV cache are
 // external (they live in other buffers).
@@ -75,7 +75,8 @@ struct Features {
 //    small configs of their own (the oracle records that carry a `config`);
 //  - glm4moe: GLM-4.5-Air cut to two layers, and a small config with Q / K norms;
 //  - llama4: small Scout-like and Maverick-like configs; mistral3 (built as llama): Mistral-Small-3.1;
-//  - qwen3vl: Qwen3-VL-8B / 4B cut to four layers (three deepstack adds).
+//  - qwen3vl: Qwen3-VL-8B / 4B cut to four layers (three deepstack adds);
+//  - minimax-m2: a small config; ernie4_5-moe: ERNIE-4.5-21B-A3B cut to two layers.
 const std::map<std::string, Features>& feature_table() {
   static const Features qwen3{.qk_norm = true};
   static const Features qwen3moe{.qk_norm = true, .moe_norm_w = true};
@@ -95,6 +96,13 @@ const std::map<std::string, Features>& feature_table() {
   // per-head Q / K norms when the file has them), dense lead layers, the hparams' router and one
   // shared expert; the final norm is res->t_h_nextn (an output).
   static const Features glm4moe{.hparams_routing = true};
+  // src/models/minimax-m2.cpp (MiniMax-M2 / M2.5): Q / K RMS-normed as whole projections (build_qkv
+  // with reshape = false), partial RoPE, every layer MoE with the hparams' gating, the score bias
+  // and normalised weights, no shared expert.
+  static const Features minimax_m2{.qk_norm_2d = true, .moe_norm_w = true, .hparams_routing = true};
+  // src/models/ernie4-5-moe.cpp (ERNIE-4.5 MoE): llama's layer, dense lead layers, softmax routing with
+  // the score bias and normalised weights, shared experts.
+  static const Features ernie45moe{.moe_norm_w = true, .hparams_routing = true};
   // src/models/llama4.cpp (Llama-4 Scout / Maverick): chunked iSWA attention whose full layers are
   // NoPE, L2-normed Q / K (not for 128 experts: Maverick), the llama4 router, a shared expert.
   static const Features llama4{.nope_full_layers = true, .kq_l2_norm = true, .weight_before_experts = true};
@@ -118,6 +126,7 @@ const std::map<std::string, Features>& feature_table() {
       {"gpt_oss", gpt_oss}, {"gpt-oss", gpt_oss}, {"glm4_moe", glm4moe}, {"glm4moe", glm4moe},
       {"qwen3_vl", qwen3vl}, {"qwen3_vl_text", qwen3vl}, {"qwen3vl", qwen3vl},
       {"qwen3_vl_moe", qwen3vlmoe}, {"qwen3_vl_moe_text", qwen3vlmoe}, {"qwen3vlmoe", qwen3vlmoe},
+      {"minimax_m2", minimax_m2}, {"minimax-m2", minimax_m2}, {"ernie4_5_moe", ernie45moe}, {"ernie4_5-moe", ernie45moe},
       {"llama4", llama4}, {"llama4_text", llama4}, {"mistral3", llama}, {"llava", llama},
   };
   return table;

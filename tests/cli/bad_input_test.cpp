@@ -419,6 +419,10 @@ std::vector<Row> rows() {
           plan_model("nemotron-h-8b", {"--engine", "llamacpp", "--weights", "gguf:Q8_0"}), {}, 2,
           "--engine llamacpp: nemotron-h-8b has recurrent (Mamba / linear-attention) layers, whose llama.cpp buffers "
           "vramplan does not model; plan it under vllm or sglang"},
+      Row{"plan llamacpp of Llama-3.2-Vision (mllama)",
+          plan_model("llama-3.2-11b-vision", {"--engine", "llamacpp", "--weights", "gguf:Q4_K_M"}), {}, 2,
+          "--engine llamacpp: llama-3.2-11b-vision (MllamaForConditionalGeneration) has no llama.cpp conversion or "
+          "builder (its cross-attention layers); plan it under vllm or hf"},
       Row{"plan llamacpp of an encoder GGUF",
           plan_model("<dir>/m.gguf", {"--engine", "llamacpp"}),
           {{"m.gguf", gguf_bytes([](test::GgufDesc& d) {

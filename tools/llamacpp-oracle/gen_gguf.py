@@ -7,6 +7,10 @@ import gguf
 def main(cfg_path, arch, out, layers=None):
     c = json.load(open(cfg_path))
     if 'text_config' in c: c = {**c, **c['text_config']}
+    if arch == 'falcon':  # RWForCausalLM names; MQA unless n_head_kv; MLP of 4 x hidden; tied
+        c = {**c, 'num_hidden_layers': c['n_layer'], 'num_attention_heads': c['n_head'],
+             'num_key_value_heads': c.get('n_head_kv', 1 if c.get('multi_query') else c['n_head']),
+             'intermediate_size': 4 * c['hidden_size'], 'tie_word_embeddings': True, 'layer_norm_eps': c['layer_norm_epsilon']}
     L = layers or c['num_hidden_layers']
     h = c['hidden_size']; nh = c['num_attention_heads']; nkv = c.get('num_key_value_heads', nh)
     hd = c.get('head_dim') or h // nh
@@ -18,7 +22,8 @@ def main(cfg_path, arch, out, layers=None):
     w.add_head_count(nh); w.add_head_count_kv(nkv)
     w.add_key_length(hd); w.add_value_length(hd)
     w.add_rope_freq_base(float(c.get('rope_theta', 10000.0)))
-    w.add_rope_dimension_count(c['qk_rope_head_dim'] if arch == 'deepseek2' else int(hd * c.get('partial_rotary_factor', 1.0)))
+    w.add_rope_dimension_count(c['qk_rope_head_dim'] if arch == 'deepseek2' else int(hd * c.get('partial_rotary_factor', c.get('rotary_pct', 1.0))))
+    if arch == 'gptneox': w.add_parallel_residual(c.get('use_parallel_residual', True))
     eps = c.get('rms_norm_eps', c.get('layer_norm_eps', 1e-5))
     w.add_layer_norm_rms_eps(eps); w.add_layer_norm_eps(eps)
     w.add_file_type(1)
@@ -97,7 +102,7 @@ def main(cfg_path, arch, out, layers=None):
     if arch == 'phi2': t('output_norm.bias', [h], F32)
     if not tied: t('output.weight', [h, V])
     if arch == 'phi2': t('output.bias', [V], F32)
-    for l in range(L if arch not in ('deepseek2', 'glm4moe', 'llama4', 'minimax-m2', 'ernie4_5-moe') else 0):
+    for l in range(L if arch not in ('deepseek2', 'glm4moe', 'llama4', 'minimax-m2', 'ernie4_5-moe', 'gptneox', 'falcon') else 0):
         b = f'blk.{l}.'
         if arch != 'olmo2': t(b + 'attn_norm.weight', [h], F32)
         if arch == 'phi2': t(b + 'attn_norm.bias', [h], F32)
@@ -142,6 +147,20 @@ def main(cfg_path, arch, out, layers=None):
             t(b + 'ffn_up.weight', [h, 2 * ff]); t(b + 'ffn_down.weight', [ff, h])
         else:
             t(b + 'ffn_gate.weight', [h, ff]); t(b + 'ffn_up.weight', [h, ff]); t(b + 'ffn_down.weight', [ff, h])
+    if arch in ('gptneox', 'falcon'):  # LayerNorms with biases, fused wqkv, a GELU MLP
+        bias = arch == 'gptneox'
+        t('output_norm.bias', [h], F32)
+        for l in range(L):
+            b = f'blk.{l}.'
+            t(b + 'attn_norm.weight', [h], F32); t(b + 'attn_norm.bias', [h], F32)
+            if arch == 'falcon' and 'n_head_kv' in c:  # Falcon-40B: ln_attn
+                t(b + 'attn_norm_2.weight', [h], F32); t(b + 'attn_norm_2.bias', [h], F32)
+            t(b + 'attn_qkv.weight', [h, hd * (nh + 2 * nkv)]); t(b + 'attn_output.weight', [hd * nh, h])
+            if bias:
+                t(b + 'attn_qkv.bias', [hd * (nh + 2 * nkv)], F32); t(b + 'attn_output.bias', [h], F32)
+                t(b + 'ffn_norm.weight', [h], F32); t(b + 'ffn_norm.bias', [h], F32)
+            t(b + 'ffn_up.weight', [h, ff]); t(b + 'ffn_down.weight', [ff, h])
+            if bias: t(b + 'ffn_up.bias', [ff], F32); t(b + 'ffn_down.bias', [h], F32)
     if arch == 'ernie4_5-moe':
         E, fe, fs = c['moe_num_experts'], c['moe_intermediate_size'], c['intermediate_size'] // nkv
         for l in range(L):

@@ -162,6 +162,11 @@ MemoryPlan LlamacppEngine::plan(const PlanInput& in) const {
 
   const lc::Settings s = settings(in);
   const bool cpu = s.device == lc::Device::Cpu;
+  // convert_hf_to_gguf.py has no converter for Llama-3.2-Vision (MllamaForConditionalGeneration,
+  // conversion/__init__.py) and llama.cpp no mllama builder (src/models/): there is no file to load.
+  if (in.model.arch.architecture == "MllamaForConditionalGeneration")
+    throw_usage("--engine llamacpp: " + in.model.id + " (MllamaForConditionalGeneration) has no llama.cpp "
+                "conversion or builder (its cross-attention layers); plan it under vllm or hf");
   const ModelSpec model = gguf_spec(in, p.weights_precision, p.notes);
   // The compute-graph replay (llamacpp/compute_graph.cpp) walks attention layers with a KV cache:
   // llama.cpp's recurrent state cache (llama_memory_recurrent, hybrid models) and its layers

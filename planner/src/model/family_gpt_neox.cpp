@@ -14,6 +14,7 @@ void build_gpt_neox(const ConfigView& c, const Family& family, ModelSpec& spec) 
   read_common_dims(c, family, a);
   a.intermediate_size = c.positive({"intermediate_size"});
   a.layer_attention.assign(a.num_layers, LayerAttention::Full);
+  a.sequential_residual = !c.flag("use_parallel_residual", true);  // GPTNeoXConfig default: parallel
   // GPTNeoXConfig.rotary_pct (default 0.25): rotary_ndims = int(head_dim * rotary_pct).
   const double pct = c.number({"rotary_pct", "partial_rotary_factor"}).value_or(0.25);
   if (!(pct > 0.0 && pct <= 1.0)) c.fail("rotary_pct", "expected a fraction in (0, 1]");

@@ -202,6 +202,9 @@ struct ModelArch {
   //! (len(vision_config.deepstack_visual_indexes); GGUF n_deepstack_layers). llama.cpp's input
   //! embedding then holds (1 + deepstack_layers) x hidden_size values per token.
   std::uint64_t deepstack_layers = 0;
+  //! GPT-NeoX with use_parallel_residual false (RedPajama-INCITE): attention, then the MLP on the
+  //! updated residual, instead of both off the same input.
+  bool sequential_residual = false;
   std::uint64_t mtp_layers = 0;  //!< DeepSeek-V3 num_nextn_predict_layers (reported separately)
 
   std::string torch_dtype;  //!< checkpoint dtype from the config ("bfloat16", ...)

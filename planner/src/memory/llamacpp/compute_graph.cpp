@@ -2,7 +2,7 @@
 // needs: every intermediate's size, its sources and views, in the order ggml_build_forward_expand
 // visits them (depth first, sources left to right). Transcribed from llama.cpp's builders:
 // src/models/{llama,qwen2,qwen2moe,qwen3,qwen3moe,gemma,gemma2,gemma3,deepseek2,phi2,phi3,olmo2,qwen2vl,
-// openai-moe,glm4-moe,llama4,qwen3vl,qwen3vlmoe,minimax-m2,ernie4-5-moe}.cpp
+// openai-moe,glm4-moe,llama4,qwen3vl,qwen3vlmoe,minimax-m2,ernie4-5-moe,gptneox,falcon}.cpp
 // and src/llama-graph.cpp (build_inp_embd, build_attn, build_attn_mha, build_ffn, build_moe_ffn),
 // src/llama-kv-cache.cpp (cpy_k, cpy_v, get_k, get_v, input idxs). Weights and the KV cache are
 // external (they live in other buffers).
@@ -52,6 +52,9 @@ struct Features {
   bool weight_before_experts = false;  // llama4's router: sigmoid, top-k on the raw logits, the
                                        // weights multiplied into a REPEAT of the input before the
                                        // experts (build_moe_ffn weight_before_ffn), not after
+  bool mlp_first = false;        // GPT-NeoX / Falcon: LayerNorms with biases, attention and a GELU MLP
+                                 // off the same input, the MLP added first (ffn_first_layer)
+  bool neox = false;             // GPT-NeoX: the MLP reads its own norm (ffn_norm); biases everywhere
   bool hparams_routing = false;  // the router as the model's hparams say (ModelArch::moe_routing:
                                  // deepseek2.cpp passes expert_gating_func, expert_weights_norm / _scale
                                  // and ffn_exp_probs_b to build_moe_ffn)
@@ -76,7 +79,9 @@ struct Features {
 //  - glm4moe: GLM-4.5-Air cut to two layers, and a small config with Q / K norms;
 //  - llama4: small Scout-like and Maverick-like configs; mistral3 (built as llama): Mistral-Small-3.1;
 //  - qwen3vl: Qwen3-VL-8B / 4B cut to four layers (three deepstack adds);
-//  - minimax-m2: a small config; ernie4_5-moe: ERNIE-4.5-21B-A3B cut to two layers.
+//  - minimax-m2: a small config; ernie4_5-moe: ERNIE-4.5-21B-A3B cut to two layers;
+//  - gptneox: StableLM-alpha-3B cut to two layers (parallel and sequential residual); falcon: Falcon-7B
+//    (multi-query, one norm) and Falcon-40B (two norms) cut to two layers.
 const std::map<std::string, Features>& feature_table() {
   static const Features qwen3{.qk_norm = true};
   static const Features qwen3moe{.qk_norm = true, .moe_norm_w = true};
@@ -96,6 +101,11 @@ const std::map<std::string, Features>& feature_table() {
   // per-head Q / K norms when the file has them), dense lead layers, the hparams' router and one
   // shared expert; the final norm is res->t_h_nextn (an output).
   static const Features glm4moe{.hparams_routing = true};
+  // src/models/gptneox.cpp (Pythia, StableLM-alpha, GPT-NeoX-20B): fused, biased wqkv, partial RoPE, a
+  // biased wo, LayerNorms, a biased GELU MLP; falcon.cpp: fused wqkv without biases, the MLP on the
+  // attention's norm (Falcon-40B: attention on attn_norm_2), no biases.
+  static const Features gptneox{.fused_qkv = true, .qkv_bias = true, .attn_out_bias = true, .mlp_first = true, .neox = true};
+  static const Features falcon{.fused_qkv = true, .mlp_first = true};
   // src/models/minimax-m2.cpp (MiniMax-M2 / M2.5): Q / K RMS-normed as whole projections (build_qkv
   // with reshape = false), partial RoPE, every layer MoE with the hparams' gating, the score bias
   // and normalised weights, no shared expert.
@@ -126,6 +136,8 @@ const std::map<std::string, Features>& feature_table() {
       {"gpt_oss", gpt_oss}, {"gpt-oss", gpt_oss}, {"glm4_moe", glm4moe}, {"glm4moe", glm4moe},
       {"qwen3_vl", qwen3vl}, {"qwen3_vl_text", qwen3vl}, {"qwen3vl", qwen3vl},
       {"qwen3_vl_moe", qwen3vlmoe}, {"qwen3_vl_moe_text", qwen3vlmoe}, {"qwen3vlmoe", qwen3vlmoe},
+      {"gpt_neox", gptneox}, {"gptneox", gptneox}, {"falcon", falcon}, {"RefinedWeb", falcon},
+      {"RefinedWebModel", falcon},
       {"minimax_m2", minimax_m2}, {"minimax-m2", minimax_m2}, {"ernie4_5_moe", ernie45moe}, {"ernie4_5-moe", ernie45moe},
       {"llama4", llama4}, {"llama4_text", llama4}, {"mistral3", llama}, {"llava", llama},
   };
@@ -155,6 +167,11 @@ class Builder {
     if (!f_.fused_qkv && has(TensorRole::AttnQ, true)) f_.qkv_bias = true;
     if (!f_.qk_norm_2d && has(TensorRole::AttnQNorm, false)) f_.qk_norm = true;
     if (f_.kq_l2_norm && a_.num_experts == 128) f_.kq_l2_norm = false;  // llama4 load_arch_hparams
+    // Falcon-40B's second per-layer norm: ln_mlp in a config's inventory, attn_norm_2 in a GGUF.
+    falcon_two_norms_ = f_.mlp_first && !f_.neox &&
+                        std::any_of(m.tensors.begin(), m.tensors.end(), [](const TensorInfo& t) {
+                          return t.role == TensorRole::FfnNorm || t.name.find("attn_norm_2") != std::string::npos;
+                        });
   }
 
   ComputeGraph build() {
@@ -171,14 +188,16 @@ class Builder {
     if (D > 0) inpL = g_.view("inp_embd_2d", embd, false, E() * T_ * kF32);
     if (f_.embed_scale) inpL = g_.op("inp_scaled", bytes(inpL), {inpL}, true);
     for (std::uint64_t il = 0; il < a_.num_layers; ++il) {
-      inpL = f_.parallel_layernorm ? parallel_layer(static_cast<int>(il), inpL) : layer(static_cast<int>(il), inpL);
+      inpL = f_.parallel_layernorm ? parallel_layer(static_cast<int>(il), inpL)
+             : f_.mlp_first        ? mlp_first_layer(static_cast<int>(il), inpL)
+                                   : layer(static_cast<int>(il), inpL);
       if (il < D) inpL = g_.op("deepstack_add", bytes(inpL), {inpL, g_.view("deepstack", embd, false, E() * T_ * kF32)}, true);
     }
     if (f_.late_out_ids) {
       g_.mark_output(inpL);
       inpL = g_.op("get_rows(l_out)", bytes(inpL), {inpL, out_ids()});
     }
-    const int norm = f_.parallel_layernorm ? layer_norm("result_norm", inpL) : rms_mul("result_norm", inpL);
+    const int norm = f_.parallel_layernorm || f_.mlp_first ? layer_norm("result_norm", inpL) : rms_mul("result_norm", inpL);
     int logits = g_.op("result_output", a_.vocab_size * T_ * kF32, {g_.external("output"), norm});
     if (f_.parallel_layernorm) logits = g_.op("result_output_b", bytes(logits), {logits, g_.external("output.bias")}, true);
     if (f_.final_softcap)
@@ -215,13 +234,58 @@ class Builder {
       residual = g_.op("get_rows(inpL)", bytes(residual), {residual, out_ids()});
       normed = g_.op("get_rows(attn_norm)", bytes(normed), {normed, out_ids()});
     }
-    const std::uint64_t n_ff = a_.intermediate_size;
-    int up = g_.op("ffn_up", n_ff * T_ * kF32, {g_.external("ffn_up"), normed});
-    up = g_.op("ffn_up_b", bytes(up), {up, g_.external("ffn_up.bias")}, true);
+    const int down = gelu_mlp(normed, true);
+    const int sum = g_.op("attn_ffn", bytes(cur), {cur, down}, true);
+    return g_.op("l_out", bytes(sum), {sum, residual}, true);
+  }
+
+  // build_ffn(LLM_FFN_GELU, LLM_FFN_SEQ): up (+ bias), GELU in place, down (+ bias).
+  int gelu_mlp(int x, bool biases) {
+    int up = g_.op("ffn_up", a_.intermediate_size * T_ * kF32, {g_.external("ffn_up"), x});
+    if (biases) up = g_.op("ffn_up_b", bytes(up), {up, g_.external("ffn_up.bias")}, true);
     const int act = g_.op("ffn_gelu", bytes(up), {up}, true);
     int down = g_.op("ffn_down", E() * T_ * kF32, {g_.external("ffn_down"), act});
-    down = g_.op("ffn_down_b", bytes(down), {down, g_.external("ffn_down.bias")}, true);
-    const int sum = g_.op("attn_ffn", bytes(cur), {cur, down}, true);
+    if (biases) down = g_.op("ffn_down_b", bytes(down), {down, g_.external("ffn_down.bias")}, true);
+    return down;
+  }
+
+  // GPT-NeoX (gptneox.cpp) and Falcon (falcon.cpp). With a parallel residual the layer's output is
+  // add(add(mlp, .), .) with the MLP first, so the walk meets the MLP's nodes between build_attn's
+  // inputs and the attention output. The last layer keeps the output rows where llama.cpp takes them.
+  int mlp_first_layer(int il, int inpL) {
+    const bool last = static_cast<std::uint64_t>(il) + 1 == a_.num_layers;
+    const auto rows = [&](const std::string& name, int t) { return g_.op("get_rows(" + name + ")", bytes(t), {t, out_ids()}); };
+    if (f_.neox && a_.sequential_residual) {  // x += attn(ln1(x)); x += mlp(ln2(x))
+      int cur = attention(il, layer_norm("attn_norm", inpL));
+      int residual = inpL;
+      if (last) {
+        cur = rows("cur", cur);
+        residual = rows("inpL", inpL);
+      }
+      const int ffn_inp = g_.op("ffn_inp", bytes(cur), {cur, residual}, true);
+      const int mlp = gelu_mlp(layer_norm("ffn_norm", ffn_inp), true);
+      return g_.op("l_out", bytes(mlp), {mlp, ffn_inp}, true);
+    }
+    // Falcon-40B: attention reads attn_norm_2 and the MLP attn_norm, which the walk meets at the MLP.
+    int attn_norm = falcon_two_norms_ ? -1 : layer_norm("attn_norm", inpL);
+    const PendingAttention pending = attention_inputs(il, falcon_two_norms_ ? layer_norm("attn_norm_2", inpL) : attn_norm);
+    int residual = inpL, mlp_in;
+    if (f_.neox) {
+      if (last) residual = rows("inpL", inpL);
+      mlp_in = layer_norm("ffn_norm", residual);
+    } else {
+      if (attn_norm < 0) attn_norm = layer_norm("attn_norm", inpL);
+      mlp_in = last ? rows("attn_norm", attn_norm) : attn_norm;
+    }
+    const int mlp = gelu_mlp(mlp_in, f_.neox);
+    int attn = attention_output(pending);
+    if (last) attn = rows("cur", attn);
+    if (f_.neox) {  // add(add(mlp, inpL), attn_out)
+      const int sum = g_.op("ffn_res", bytes(mlp), {mlp, residual}, true);
+      return g_.op("l_out", bytes(sum), {sum, attn}, true);
+    }
+    const int sum = g_.op("ffn_attn", bytes(mlp), {mlp, attn}, true);  // add(add(mlp, attn_out), inpL)
+    if (last) residual = rows("inpL", inpL);
     return g_.op("l_out", bytes(sum), {sum, residual}, true);
   }
 
@@ -404,7 +468,18 @@ class Builder {
   }
 
   // Q/K/V projections, RoPE, the KV store and attention of a standard (GQA) layer.
-  int attention(int il, int x) {
+  int attention(int il, int x) { return attention_output(attention_inputs(il, x)); }
+
+  // build_attn in two halves: what it expands when it is called (Q, K, V, the cache stores and the
+  // attention up to kqv_out: build_attn_mha ends in ggml_build_forward_expand), and what the walk
+  // meets only from the layer's output (the V rotation and wo). A layer whose output adds its FFN
+  // first (GPT-NeoX, Falcon) has the FFN's nodes between the two.
+  struct PendingAttention {
+    const KvCache* kv;
+    int kqv_out;
+    bool v_rot;
+  };
+  PendingAttention attention_inputs(int il, int x) {
     const KvCache& kv = cache_of(il);
     const std::uint64_t D = a_.head_dim, Dv = a_.v_head_dim ? a_.v_head_dim : a_.head_dim;
     const std::uint64_t H = a_.num_heads, Hkv = a_.num_kv_heads;
@@ -415,7 +490,8 @@ class Builder {
     // llm_graph_input_attn_kv_iswa overload). A fused projection (build_qkv's wqkv path) is one
     // matmul whose Q / K / V are strided 3-D views: RoPE writes new tensors, and a transposed V
     // cache (no FA) needs a contiguous copy of V (cpy_v's ggml_cont_2d).
-    const int qkv = f_.fused_qkv ? g_.op("wqkv", (H * D + Hkv * D + Hkv * Dv) * T_ * kF32, {g_.external("wqkv"), x}) : -1;
+    int qkv = f_.fused_qkv ? g_.op("wqkv", (H * D + Hkv * D + Hkv * Dv) * T_ * kF32, {g_.external("wqkv"), x}) : -1;
+    if (f_.fused_qkv && f_.qkv_bias) qkv = g_.op("wqkv_b", bytes(qkv), {qkv, g_.external("wqkv.bias")}, true);
     const auto projected = [&](const char* name, const char* weight, std::uint64_t size, const char* norm) {
       int t = g_.op(name, size, {g_.external(weight), x});
       if (f_.qkv_bias) t = g_.op(std::string(name) + "_bias", size, {t, g_.external(std::string(weight) + "_b")}, true);
@@ -474,7 +550,12 @@ class Builder {
       const int kqv = g_.op("kqv", Dv * T_ * H * kF32, {vp, sm});
       cur = g_.op("kqv_cont", H * Dv * T_ * kF32, {g_.view("kqv_perm", kqv, false)});
     }
-    if (v_rot) cur = hadamard(cur, rot("v_rot" + tag(kv), 64));
+    return {&kv, cur, v_rot};
+  }
+
+  int attention_output(const PendingAttention& p) {
+    int cur = p.kqv_out;
+    if (p.v_rot) cur = hadamard(cur, rot("v_rot" + tag(*p.kv), 64));
     cur = g_.op("attn_out", E() * T_ * kF32, {g_.external("wo"), cur});
     if (f_.attn_out_bias) cur = g_.op("attn_out_b", bytes(cur), {cur, g_.external("wo.bias")}, true);
     return cur;
@@ -539,6 +620,7 @@ class Builder {
   ComputeGraph g_;
   std::map<int, const KvCache*> layer_cache_;
   std::map<std::string, int> inputs_;
+  bool falcon_two_norms_ = false;
 };
 
 }  // namespace

@@ -26,6 +26,8 @@ constexpr std::array kKeys{
     KeyLimit{"num_hidden_layers", &kLayers},
     KeyLimit{"n_layer", &kLayers},
     KeyLimit{"n_deepstack_layers", &kLayers},
+    KeyLimit{"attention.indexer.key_length", &kHeadDim},
+    KeyLimit{"attention.indexer.head_count", &kHeads},
     KeyLimit{"num_layers", &kLayers},
     KeyLimit{"block_count", &kLayers},
     KeyLimit{"num_nextn_predict_layers", &kLayers},

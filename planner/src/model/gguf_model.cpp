@@ -268,6 +268,22 @@ void map_routing(const Meta& m, ModelSpec& spec) {
                                             " used: llama.cpp needs groups dividing the experts and 0 < used < groups");
 }
 
+// DeepSeek sparse attention (deepseek32, glm-dsa): the lightning indexer's heads and key size
+// (attention.indexer.*), and which layers run one. deepseek32: every layer; glm-dsa:
+// attention.indexer.types (1 = full, per layer), else every layer when n_ctx_train is under 2^20
+// (GLM-5 / 5.1, glm-dsa.cpp load_arch_hparams; GLM-5.2's built-in table is not reproduced).
+void map_dsa_indexer(const Meta& m, ModelSpec& spec) {
+  ModelArch& a = spec.arch;
+  const auto head = m.opt_u64("attention.indexer.key_length");
+  if (!head) return;
+  a.index_head_dim = *head;
+  a.index_n_heads = m.opt_u64("attention.indexer.head_count").value_or(0);
+  a.index_topk = m.opt_u64("attention.indexer.top_k").value_or(0);
+  a.layer_has_indexer.assign(a.num_layers, true);
+  if (auto types = m.per_layer("attention.indexer.types", a.num_layers))
+    for (std::uint64_t l = 0; l < a.num_layers; ++l) a.layer_has_indexer[l] = (*types)[l] != 0;
+}
+
 void map_experts(const Meta& m, ModelSpec& spec) {
   ModelArch& a = spec.arch;
   a.num_experts = m.opt_u64("expert_count").value_or(0);
@@ -420,6 +436,7 @@ ModelSpec spec_from_gguf(const GgufFile& f, std::vector<GgufTensor>* owned) {
 
   a.q_lora_rank = m.opt_u64("attention.q_lora_rank").value_or(0);
   a.kv_lora_rank = m.opt_u64("attention.kv_lora_rank").value_or(0);
+  map_dsa_indexer(m, spec);
   const std::uint64_t rope_dim = m.opt_u64("rope.dimension_count").value_or(a.head_dim);
   if (a.kv_lora_rank > 0) {
     a.qk_rope_head_dim = rope_dim;

@@ -54,6 +54,33 @@ TEST(LlamacppKv, SharedLayersHoldNoCache) {
   EXPECT_EQ(kv_total(a, {}), 100663296u);
 }
 
+// DeepSeek sparse attention (llama_kv_cache_dsa): the MLA cache plus the lightning indexer's key
+// cache, one head of index_head_dim per token for each layer with an indexer, no V. A 3-layer
+// DeepSeek-V3.2-shaped model (kv_lora_rank 256, rope 32, index_head_dim 128) at 4096 cells, f16:
+// MLA 3 x 4096 x 288 x 2 = 7,077,888 B (6.75 MiB), indexer 3 x 4096 x 128 x 2 = 3,145,728 B
+// (3.00 MiB), as llama.cpp 0c1e5709 printed for this shape (tools/llamacpp-oracle, dsv32-tiny).
+// With layer 1 keeping no indexer (GLM-5.2's indexer types) the indexer cache has 2 layers.
+TEST(LlamacppKv, SparseAttentionAddsTheIndexerKeyCache) {
+  ModelArch a = llama_1b();
+  a.num_layers = 3;
+  a.kv_lora_rank = 256;
+  a.qk_rope_head_dim = 32;
+  a.layer_attention.assign(3, LayerAttention::Mla);
+  a.index_head_dim = 128;
+  a.index_n_heads = 8;
+  a.layer_has_indexer.assign(3, true);
+  const auto ctx = lc::make_context(a, {}, profile());
+  ASSERT_TRUE(ctx.context);
+  const auto caches = lc::kv_caches(a, *ctx.context, {}, test::quant_formats());
+  ASSERT_EQ(caches.size(), 2u);
+  EXPECT_EQ(caches[0].bytes(), 7077888u);
+  EXPECT_EQ(caches[1].role, "indexer");
+  EXPECT_EQ(caches[1].k_bytes, 3145728u);
+  EXPECT_EQ(caches[1].v_bytes, 0u);
+  a.layer_has_indexer[1] = false;
+  EXPECT_EQ(lc::kv_caches(a, *ctx.context, {}, test::quant_formats())[1].k_bytes, 2097152u);  // 2 x 4096 x 128 x 2
+}
+
 TEST(LlamacppKv, Llama1bQ8_0UsesBlockRowSize) {
   lc::Settings s;
   s.type_k = s.type_v = "q8_0";

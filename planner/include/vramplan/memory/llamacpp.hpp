@@ -78,9 +78,10 @@ struct ContextResult {
 ContextResult make_context(const ModelArch& arch, const Settings& settings,
                            const LlamacppProfile& profile);
 
-//! One llama_kv_cache (a model has one, or two with sliding-window layers: "non-SWA" + "SWA").
+//! One llama_kv_cache (a model has one, or two with sliding-window layers: "non-SWA" + "SWA"; a
+//! DeepSeek sparse-attention model adds its indexer's key cache, "indexer").
 struct KvCache {
-  std::string role;             //!< "" (single cache), "non-SWA" or "SWA"
+  std::string role;             //!< "" (single cache), "non-SWA", "SWA" or "indexer"
   std::uint64_t cells = 0;      //!< per stream
   std::uint64_t streams = 1;
   std::vector<int> layers;      //!< decoder layers stored in this cache

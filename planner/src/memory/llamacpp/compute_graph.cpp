@@ -157,7 +157,8 @@ class Builder {
   Builder(const ModelSpec& m, const Context& c, const std::vector<KvCache>& caches)
       : a_(m.arch), c_(c), T_(c.n_ubatch), f_(features(m.arch)) {
     for (const auto& kv : caches)
-      for (int l : kv.layers) layer_cache_[l] = &kv;
+      if (kv.role != "indexer")  // the DSA indexer's key cache is not the layer's attention cache
+        for (int l : kv.layers) layer_cache_[l] = &kv;
     // Optional tensors the builders test for: Q / K / V biases (build_qkv: `if (layer.bq)`) and
     // per-head Q / K norms (glm4-moe.cpp: `if (model.layers[il].attn_q_norm)`).
     const auto has = [&](TensorRole role, bool bias) {
@@ -433,7 +434,9 @@ class Builder {
 
   int moe_ffn(int x) {
     const std::uint64_t K = a_.experts_per_token, F = a_.moe_intermediate_size;
-    const auto [selected, weights] = route(x);
+    // Plain ints, not a structured binding: clang before 16 lets no lambda capture a binding.
+    const Routed routed = route(x);
+    const int selected = routed.selected, weights = routed.weights;
     // Experts: MUL_MAT_ID over [n_ff_exp, n_expert_used, n_tokens].
     int x3 = g_.view("cur_3d", x);
     if (f_.weight_before_experts)  // [n_embd, n_expert_used, n_tokens], weighted in place

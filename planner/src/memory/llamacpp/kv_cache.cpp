@@ -55,6 +55,28 @@ KvRow kv_row(const ModelArch& arch, int /*layer*/) {
           checked_mul(arch.num_kv_heads, v_dim, "n_embd_v_gqa")};
 }
 
+// DeepSeek sparse attention (llama_kv_cache_dsa): beside the MLA cache, a second llama_kv_cache holds
+// the lightning indexer's keys, one head of index_head_dim per token for each layer with an indexer
+// (filter_lid), in the K type; like the MLA cache it stores no V.
+void add_indexer_cache(const ModelArch& arch, const Context& c, const Settings& s, const QuantCatalog& quant,
+                       std::vector<KvCache>& out) {
+  if (arch.index_head_dim == 0) return;
+  KvCache kv;
+  kv.role = "indexer";
+  kv.cells = c.n_ctx_seq;
+  kv.streams = c.n_streams;
+  kv.type_k = s.type_k;
+  kv.type_v = s.type_v;
+  const std::uint64_t rows = checked_mul(c.n_ctx_seq, c.n_streams, "KV cells");
+  for (std::uint64_t l = 0; l < arch.num_layers; ++l) {
+    if (l < arch.layer_has_indexer.size() && !arch.layer_has_indexer[l]) continue;
+    kv.layers.push_back(static_cast<int>(l));
+    kv.k_bytes = checked_add(kv.k_bytes, cache_bytes(quant, s.type_k, rows, arch.index_head_dim,
+                                                     "indexer cache layer " + std::to_string(l)));
+  }
+  out.push_back(std::move(kv));
+}
+
 std::vector<KvCache> kv_caches(const ModelArch& arch, const Context& c, const Settings& s,
                                const QuantCatalog& quant) {
   std::vector<int> base_layers, swa_layers;
@@ -89,6 +111,7 @@ std::vector<KvCache> kv_caches(const ModelArch& arch, const Context& c, const Se
   std::vector<KvCache> out;
   if (swa_layers.empty()) {
     out.push_back(make("", c.n_ctx_seq, base_layers));
+    add_indexer_cache(arch, c, s, quant, out);
     return out;
   }
   const std::uint64_t window = swa_window(arch);

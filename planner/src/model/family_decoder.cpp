@@ -52,7 +52,6 @@ void read_moe(const ConfigView& c, const DecoderLayout& lay, ModelArch& a) {
     for (std::uint64_t i = 0; i < a.num_layers; ++i) a.layer_is_moe[i] = i >= first_dense;
     // llama.cpp's router (ModelArch::moe_routing) as convert_hf_to_gguf.py (Glm4MoeModel) writes
     // it: always sigmoid, the e_score_correction_bias always there (deepseek_moe_mlp below).
-    auto& r = a.moe_routing;
     r.sigmoid = true;
     r.score_bias = true;
     r.norm_topk = c.boolean({"norm_topk_prob"}).value_or(false);

@@ -53,7 +53,7 @@ struct Features {
                                        // weights multiplied into a REPEAT of the input before the
                                        // experts (build_moe_ffn weight_before_ffn), not after
   bool mlp_first = false;        // GPT-NeoX / Falcon: LayerNorms with biases, attention and a GELU MLP
-                                 // off the same input, the MLP added first (ffn_first_layer)
+                                 // off the same input, the MLP added first (mlp_first_layer)
   bool neox = false;             // GPT-NeoX: the MLP reads its own norm (ffn_norm); biases everywhere
   bool hparams_routing = false;  // the router as the model's hparams say (ModelArch::moe_routing:
                                  // deepseek2.cpp passes expert_gating_func, expert_weights_norm / _scale
@@ -99,12 +99,13 @@ const std::map<std::string, Features>& feature_table() {
   static const Features deepseek2{.hparams_routing = true};
   // src/models/glm4-moe.cpp (GLM-4.5 / 4.6 / 4.7, GLM-4.5-Air): llama's layer (Q / K / V biases and
   // per-head Q / K norms when the file has them), dense lead layers, the hparams' router and one
-  // shared expert; the final norm is res->t_h_nextn (an output).
+  // shared expert.
   static const Features glm4moe{.hparams_routing = true};
   // src/models/gptneox.cpp (Pythia, StableLM-alpha, GPT-NeoX-20B): fused, biased wqkv, partial RoPE, a
   // biased wo, LayerNorms, a biased GELU MLP; falcon.cpp: fused wqkv without biases, the MLP on the
   // attention's norm (Falcon-40B: attention on attn_norm_2), no biases.
-  static const Features gptneox{.fused_qkv = true, .qkv_bias = true, .attn_out_bias = true, .mlp_first = true, .neox = true};
+  static const Features gptneox{
+      .fused_qkv = true, .qkv_bias = true, .attn_out_bias = true, .mlp_first = true, .neox = true};
   static const Features falcon{.fused_qkv = true, .mlp_first = true};
   // src/models/minimax-m2.cpp (MiniMax-M2 / M2.5): Q / K RMS-normed as whole projections (build_qkv
   // with reshape = false), partial RoPE, every layer MoE with the hparams' gating, the score bias
@@ -128,18 +129,21 @@ const std::map<std::string, Features>& feature_table() {
   static const Features gpt_oss{.qkv_bias = true, .attn_out_bias = true, .late_out_ids = true,
                                 .router_bias = true, .softmax_weight = true, .expert_bias = true};
   static const std::map<std::string, Features> table = {
-      {"llama", llama},   {"mistral", llama},    {"mixtral", llama},  {"deepseek_v2", deepseek2}, {"deepseek_v3", deepseek2},
-      {"kimi_k2", deepseek2}, {"glm4_moe_lite", deepseek2}, {"deepseek2", deepseek2},  {"qwen3", qwen3},      {"qwen3_moe", qwen3moe}, {"qwen3moe", qwen3moe},
-      {"gemma3", gemma3}, {"gemma3_text", gemma3}, {"phi3", phi3},     {"olmo2", olmo2},    {"qwen2", qwen2},
-      {"qwen2_moe", qwen2}, {"qwen2moe", qwen2},  {"gemma2", gemma2}, {"phi", phi2},       {"phi2", phi2},
-      {"gemma", gemma1},  {"qwen2vl", qwen2vl},  {"qwen2_vl", qwen2vl}, {"qwen2_5_vl", qwen2vl},
+      {"llama", llama}, {"mistral", llama}, {"mixtral", llama}, {"mistral3", llama}, {"llava", llama},
+      {"deepseek_v2", deepseek2}, {"deepseek_v3", deepseek2}, {"kimi_k2", deepseek2},
+      {"glm4_moe_lite", deepseek2}, {"deepseek2", deepseek2},
+      {"qwen3", qwen3}, {"qwen3_moe", qwen3moe}, {"qwen3moe", qwen3moe},
+      {"gemma3", gemma3}, {"gemma3_text", gemma3}, {"phi3", phi3}, {"olmo2", olmo2}, {"qwen2", qwen2},
+      {"qwen2_moe", qwen2}, {"qwen2moe", qwen2}, {"gemma2", gemma2}, {"phi", phi2}, {"phi2", phi2},
+      {"gemma", gemma1}, {"qwen2vl", qwen2vl}, {"qwen2_vl", qwen2vl}, {"qwen2_5_vl", qwen2vl},
       {"gpt_oss", gpt_oss}, {"gpt-oss", gpt_oss}, {"glm4_moe", glm4moe}, {"glm4moe", glm4moe},
       {"qwen3_vl", qwen3vl}, {"qwen3_vl_text", qwen3vl}, {"qwen3vl", qwen3vl},
       {"qwen3_vl_moe", qwen3vlmoe}, {"qwen3_vl_moe_text", qwen3vlmoe}, {"qwen3vlmoe", qwen3vlmoe},
-      {"gpt_neox", gptneox}, {"gptneox", gptneox}, {"falcon", falcon}, {"RefinedWeb", falcon},
-      {"RefinedWebModel", falcon},
-      {"minimax_m2", minimax_m2}, {"minimax-m2", minimax_m2}, {"ernie4_5_moe", ernie45moe}, {"ernie4_5-moe", ernie45moe},
-      {"llama4", llama4}, {"llama4_text", llama4}, {"mistral3", llama}, {"llava", llama},
+      {"gpt_neox", gptneox}, {"gptneox", gptneox},
+      {"falcon", falcon}, {"RefinedWeb", falcon}, {"RefinedWebModel", falcon},
+      {"minimax_m2", minimax_m2}, {"minimax-m2", minimax_m2},
+      {"ernie4_5_moe", ernie45moe}, {"ernie4_5-moe", ernie45moe},
+      {"llama4", llama4}, {"llama4_text", llama4},
   };
   return table;
 }
@@ -192,13 +196,17 @@ class Builder {
       inpL = f_.parallel_layernorm ? parallel_layer(static_cast<int>(il), inpL)
              : f_.mlp_first        ? mlp_first_layer(static_cast<int>(il), inpL)
                                    : layer(static_cast<int>(il), inpL);
-      if (il < D) inpL = g_.op("deepstack_add", bytes(inpL), {inpL, g_.view("deepstack", embd, false, E() * T_ * kF32)}, true);
+      if (il < D) {
+        const int slice = g_.view("deepstack", embd, false, E() * T_ * kF32);
+        inpL = g_.op("deepstack_add", bytes(inpL), {inpL, slice}, true);
+      }
     }
     if (f_.late_out_ids) {
       g_.mark_output(inpL);
       inpL = g_.op("get_rows(l_out)", bytes(inpL), {inpL, out_ids()});
     }
-    const int norm = f_.parallel_layernorm || f_.mlp_first ? layer_norm("result_norm", inpL) : rms_mul("result_norm", inpL);
+    const bool layernorm = f_.parallel_layernorm || f_.mlp_first;
+    const int norm = layernorm ? layer_norm("result_norm", inpL) : rms_mul("result_norm", inpL);
     int logits = g_.op("result_output", a_.vocab_size * T_ * kF32, {g_.external("output"), norm});
     if (f_.parallel_layernorm) logits = g_.op("result_output_b", bytes(logits), {logits, g_.external("output.bias")}, true);
     if (f_.final_softcap)
@@ -255,7 +263,9 @@ class Builder {
   // inputs and the attention output. The last layer keeps the output rows where llama.cpp takes them.
   int mlp_first_layer(int il, int inpL) {
     const bool last = static_cast<std::uint64_t>(il) + 1 == a_.num_layers;
-    const auto rows = [&](const std::string& name, int t) { return g_.op("get_rows(" + name + ")", bytes(t), {t, out_ids()}); };
+    const auto rows = [&](const std::string& name, int t) {
+      return g_.op("get_rows(" + name + ")", bytes(t), {t, out_ids()});
+    };
     if (f_.neox && a_.sequential_residual) {  // x += attn(ln1(x)); x += mlp(ln2(x))
       int cur = attention(il, layer_norm("attn_norm", inpL));
       int residual = inpL;
@@ -269,7 +279,8 @@ class Builder {
     }
     // Falcon-40B: attention reads attn_norm_2 and the MLP attn_norm, which the walk meets at the MLP.
     int attn_norm = falcon_two_norms_ ? -1 : layer_norm("attn_norm", inpL);
-    const PendingAttention pending = attention_inputs(il, falcon_two_norms_ ? layer_norm("attn_norm_2", inpL) : attn_norm);
+    const int attn_in = falcon_two_norms_ ? layer_norm("attn_norm_2", inpL) : attn_norm;
+    const PendingAttention pending = attention_inputs(il, attn_in);
     int residual = inpL, mlp_in;
     if (f_.neox) {
       if (last) residual = rows("inpL", inpL);
@@ -388,12 +399,14 @@ class Builder {
     if (f_.moe_norm_w) r.norm_topk = true;
     if (f_.weight_before_experts) r.sigmoid = true;
     int logits = g_.op("ffn_moe_logits", X * T_ * kF32, {g_.external("ffn_gate_inp"), x});
-    if (f_.router_bias) logits = g_.op("ffn_moe_logits_biased", bytes(logits), {logits, g_.external("ffn_gate_inp.bias")}, true);
+    if (f_.router_bias)
+      logits = g_.op("ffn_moe_logits_biased", bytes(logits), {logits, g_.external("ffn_gate_inp.bias")}, true);
     // SOFTMAX_WEIGHT: the scores are the logits; softmax and sigmoid are in-place unary ops.
     const int probs = f_.softmax_weight ? logits : g_.op("ffn_moe_probs", bytes(logits), {logits}, true);
     const int probs3 = g_.view("probs_3d", probs);
     int selection = f_.weight_before_experts ? logits : probs;  // llama4 selects on the logits
-    if (r.score_bias) selection = g_.op("ffn_moe_probs_biased", bytes(probs), {probs, g_.external("exp_probs_b")}, true);
+    if (r.score_bias)
+      selection = g_.op("ffn_moe_probs_biased", bytes(probs), {probs, g_.external("exp_probs_b")}, true);
     if (r.groups > 1 && r.groups_used >= r.groups)  // llama-model.cpp load_hparams asserts it
       throw_usage("--engine llamacpp: llama.cpp loads a grouped router only with topk_group below n_group (here " +
                   std::to_string(r.groups_used) + " of " + std::to_string(r.groups) + ")");
@@ -402,7 +415,8 @@ class Builder {
     const int selected = g_.view("ffn_moe_topk", argsort, false, K * T_ * kI32);
     int weights = g_.op("ffn_moe_weights", K * T_ * kF32, {probs3, selected});
     if (f_.softmax_weight)
-      weights = g_.view("weights_3d", g_.op("ffn_moe_weights_softmax", K * T_ * kF32, {g_.view("weights_2d", weights)}, true));
+      weights = g_.view("weights_3d",
+                        g_.op("ffn_moe_weights_softmax", K * T_ * kF32, {g_.view("weights_2d", weights)}, true));
     if (r.norm_topk) {
       const int w2 = g_.view("weights_2d", weights);
       int sum = g_.op("ffn_moe_weights_sum", T_ * kF32, {w2});
@@ -440,7 +454,8 @@ class Builder {
     // Experts: MUL_MAT_ID over [n_ff_exp, n_expert_used, n_tokens].
     int x3 = g_.view("cur_3d", x);
     if (f_.weight_before_experts)  // [n_embd, n_expert_used, n_tokens], weighted in place
-      x3 = g_.op("ffn_moe_weighted_in", E() * K * T_ * kF32, {g_.op("ffn_moe_repeat", E() * K * T_ * kF32, {x3}), weights}, true);
+      x3 = g_.op("ffn_moe_weighted_in", E() * K * T_ * kF32,
+                 {g_.op("ffn_moe_repeat", E() * K * T_ * kF32, {x3}), weights}, true);
     const auto experts = [&](const std::string& name, std::uint64_t size, int in) {
       const int t = g_.op("ffn_moe_" + name, size, {g_.external("ffn_" + name + "_exps"), in, selected});
       if (!f_.expert_bias) return t;

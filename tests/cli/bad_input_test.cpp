@@ -215,6 +215,9 @@ std::vector<Row> rows() {
                3,
                "<dir>/m.gguf: key 'llama.expert_group_count': 3 groups of 8 experts with 1 used: llama.cpp needs "
                "groups dividing the experts and 0 < used < groups"),
+      gguf_row("GGUF n_deepstack_layers above block_count",
+               gguf_bytes([](test::GgufDesc& d) { d.kvs.push_back(test::kv_u32("llama.n_deepstack_layers", 9)); }), 3,
+               "<dir>/m.gguf: key 'llama.n_deepstack_layers': 9 is more than the 2 layers"),
       config_row("n_group not dividing n_routed_experts",
                  catalogue_config_with("deepseek-v3", [](nlohmann::json& c) { c["n_group"] = 7; }), 3,
                  cfg + ": /n_group: 7 does not divide n_routed_experts 256"),

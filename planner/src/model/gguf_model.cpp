@@ -269,9 +269,10 @@ void map_routing(const Meta& m, ModelSpec& spec) {
 }
 
 // DeepSeek sparse attention (deepseek32, glm-dsa): the lightning indexer's heads and key size
-// (attention.indexer.*), and which layers run one. deepseek32: every layer; glm-dsa:
-// attention.indexer.types (1 = full, per layer), else every layer when n_ctx_train is under 2^20
-// (GLM-5 / 5.1, glm-dsa.cpp load_arch_hparams; GLM-5.2's built-in table is not reproduced).
+// (attention.indexer.*), and which layers run one: attention.indexer.types (1 = full, per layer)
+// where the file has it, else every layer. That is deepseek32's rule and glm-dsa's for GLM-5 / 5.1
+// (glm-dsa.cpp load_arch_hparams); a GLM-5.2 file without the key gets a built-in table there, which
+// is not reproduced: every layer is counted, an over-count of its indexer cache.
 void map_dsa_indexer(const Meta& m, ModelSpec& spec) {
   ModelArch& a = spec.arch;
   const auto head = m.opt_u64("attention.indexer.key_length");

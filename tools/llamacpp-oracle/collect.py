@@ -20,6 +20,7 @@ models = {  # name -> (catalogue id, layers kept, gguf arch)
     # RWForCausalLM configs with n_layer cut to 2, as configs of their own)
     'neox-L2': ('stablelm-base-alpha-3b', 2, 'gptneox'), 'neox-seq-L2': (None, None, 'gptneox'),
     'falcon7b-L2': (None, None, 'falcon'), 'falcon40b-L2': (None, None, 'falcon'),
+    'ministral3-tiny': (None, None, 'mistral3'),  # Ministral-3's attention temperature tuning
 }
 import sys
 if len(sys.argv) > 1: models = {k: v for k, v in models.items() if k in sys.argv[1:]}

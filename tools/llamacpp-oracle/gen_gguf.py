@@ -37,6 +37,10 @@ def main(cfg_path, arch, out, layers=None):
         w.add_sliding_window(c['sliding_window'])
     if arch == 'phi3' and c.get('sliding_window'):
         w.add_sliding_window(c['sliding_window'])
+    if arch == 'mistral3' and c.get('rope_parameters', {}).get('llama_4_scaling_beta') is not None:
+        rp = c['rope_parameters']  # conversion/mistral3.py Ministral3Model; the loader needs n_ctx_orig_yarn
+        w.add_attn_temperature_scale(rp['llama_4_scaling_beta'])
+        w.add_rope_scaling_orig_ctx_len(rp['original_max_position_embeddings'])
     if arch == 'gpt-oss':
         w.add_sliding_window(c['sliding_window'])
         w.add_expert_count(c['num_local_experts']); w.add_expert_used_count(c['num_experts_per_tok'])

@@ -139,6 +139,11 @@ void build_decoder(const ConfigView& c, const Family& family, ModelSpec& spec) {
     // Gemma-3's sliding layers use a second, unscaled rope (rope_local_base_freq).
     a.rope_tables.push_back({rotary, a.max_position_embeddings, "", 1.0});
   if (lay.moe != Moe::None) read_moe(c, lay, a);
+  // convert_hf_to_gguf.py (Ministral3Model) writes rope_parameters.llama_4_scaling_beta of a
+  // ministral3 text model as attention.temperature_scale.
+  if (a.model_type == "ministral3")
+    if (const auto rope = c.find({"rope_parameters"}); rope && rope->is_object())
+      a.attn_temperature_scale = rope->opt_number("llama_4_scaling_beta").value_or(0.0);
 
   const bool qkv_bias = bias_enabled(c, lay.qkv_bias);
   const bool o_bias = bias_enabled(c, lay.o_bias);

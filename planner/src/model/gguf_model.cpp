@@ -466,6 +466,7 @@ ModelSpec spec_from_gguf(const GgufFile& f, std::vector<GgufTensor>* owned) {
   map_experts(m, spec);
   a.deepstack_layers = m.opt_u64("n_deepstack_layers").value_or(0);
   a.sequential_residual = !m.opt_bool("use_parallel_residual").value_or(true);  // gptneox (llama.cpp default true)
+  a.attn_temperature_scale = m.opt_number("attention.temperature_scale").value_or(0.0);  // mistral3
   if (a.deepstack_layers > a.num_layers)
     m.fail(m.key("n_deepstack_layers"), std::to_string(a.deepstack_layers) + " is more than the " +
                                             std::to_string(a.num_layers) + " layers");

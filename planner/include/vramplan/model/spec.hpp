@@ -202,6 +202,10 @@ struct ModelArch {
   //! (len(vision_config.deepstack_visual_indexes); GGUF n_deepstack_layers). llama.cpp's input
   //! embedding then holds (1 + deepstack_layers) x hidden_size values per token.
   std::uint64_t deepstack_layers = 0;
+  //! Attention temperature tuning as llama.cpp's mistral3 graph applies it (Ministral-3:
+  //! rope_parameters.llama_4_scaling_beta, GGUF attention.temperature_scale): Q is multiplied by a
+  //! per-token scale input on every layer. 0 when absent.
+  double attn_temperature_scale = 0.0;
   //! GPT-NeoX with use_parallel_residual false (RedPajama-INCITE): attention, then the MLP on the
   //! updated residual, instead of both off the same input.
   bool sequential_residual = false;

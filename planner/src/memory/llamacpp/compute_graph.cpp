@@ -55,6 +55,8 @@ struct Features {
   bool mlp_first = false;        // GPT-NeoX / Falcon: LayerNorms with biases, attention and a GELU MLP
                                  // off the same input, the MLP added first (mlp_first_layer)
   bool neox = false;             // GPT-NeoX: the MLP reads its own norm (ffn_norm); biases everywhere
+  bool temperature_tuning = false;  // mistral3: Q x the inp_attn_scale input after RoPE on every layer
+                                    // when the file sets attention.temperature_scale (Ministral-3)
   bool hparams_routing = false;  // the router as the model's hparams say (ModelArch::moe_routing:
                                  // deepseek2.cpp passes expert_gating_func, expert_weights_norm / _scale
                                  // and ffn_exp_probs_b to build_moe_ffn)
@@ -94,6 +96,9 @@ const std::map<std::string, Features>& feature_table() {
   static const Features phi2{.q_scale = true, .qkv_bias = true, .parallel_layernorm = true};
   static const Features llama{.moe_norm_w = true};  // the norm only acts on MoE layers
   static const Features gemma1{.embed_scale = true, .q_scale = true};  // src/models/gemma.cpp
+  // src/models/mistral3.cpp (Mistral-Small-3.x, Ministral-3): llama's layer with optional temperature
+  // tuning (ModelArch::attn_temperature_scale).
+  static const Features mistral3{.moe_norm_w = true, .temperature_tuning = true};
   // src/models/deepseek2.cpp (DeepSeek-V2 / V3, Kimi-K2, GLM-4.7-Flash: convert_hf_to_gguf.py writes
   // them all as deepseek2): MLA (mla_attention below), the router from the hparams.
   static const Features deepseek2{.hparams_routing = true};
@@ -129,7 +134,8 @@ const std::map<std::string, Features>& feature_table() {
   static const Features gpt_oss{.qkv_bias = true, .attn_out_bias = true, .late_out_ids = true,
                                 .router_bias = true, .softmax_weight = true, .expert_bias = true};
   static const std::map<std::string, Features> table = {
-      {"llama", llama}, {"mistral", llama}, {"mixtral", llama}, {"mistral3", llama}, {"llava", llama},
+      {"llama", llama}, {"mistral", llama}, {"mixtral", llama}, {"llava", llama},
+      {"mistral3", mistral3}, {"ministral3", mistral3},
       {"deepseek_v2", deepseek2}, {"deepseek_v3", deepseek2}, {"kimi_k2", deepseek2},
       {"glm4_moe_lite", deepseek2}, {"deepseek2", deepseek2},
       {"qwen3", qwen3}, {"qwen3_moe", qwen3moe}, {"qwen3moe", qwen3moe},
@@ -523,6 +529,8 @@ class Builder {
     q = rope ? g_.op("Qcur_rope", H * D * T_ * kF32, {q, pos()}, true)
              : g_.op("Qcur_attn_scaled", H * D * T_ * kF32, {q, input_once("inp_attn_scale", T_ * kF32)}, true);
     if (rope && f_.kq_l2_norm) q = g_.op("Qcur_normed", bytes(q), {q}, true);
+    if (f_.temperature_tuning && a_.attn_temperature_scale != 0.0)  // mistral3.cpp: Q x inp_attn_scale
+      q = g_.op("Qcur_attn_temp_scaled", bytes(q), {q, input_once("inp_attn_scale", T_ * kF32)}, true);
     if (f_.q_scale) q = g_.op("Qcur_scaled", bytes(q), {q}, true);
     if (k_rot) q = hadamard(q, rot("k_rot" + tag(kv), k_rot_size(D)));
     const auto build_v = [&] {

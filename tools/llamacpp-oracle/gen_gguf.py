@@ -22,7 +22,7 @@ def main(cfg_path, arch, out, layers=None):
     w.add_head_count(nh); w.add_head_count_kv(nkv)
     w.add_key_length(hd); w.add_value_length(hd)
     w.add_rope_freq_base(float(c.get('rope_theta', 10000.0)))
-    w.add_rope_dimension_count(c['qk_rope_head_dim'] if arch in ('deepseek2', 'deepseek32') else int(hd * c.get('partial_rotary_factor', c.get('rotary_pct', 1.0))))
+    w.add_rope_dimension_count(c['qk_rope_head_dim'] if arch in ('deepseek2', 'deepseek32', 'glm-dsa') else int(hd * c.get('partial_rotary_factor', c.get('rotary_pct', 1.0))))
     if arch == 'gptneox': w.add_parallel_residual(c.get('use_parallel_residual', True))
     eps = c.get('rms_norm_eps', c.get('layer_norm_eps', 1e-5))
     w.add_layer_norm_rms_eps(eps); w.add_layer_norm_eps(eps)
@@ -45,10 +45,10 @@ def main(cfg_path, arch, out, layers=None):
         w.add_sliding_window(c['sliding_window'])
         w.add_expert_count(c['num_local_experts']); w.add_expert_used_count(c['num_experts_per_tok'])
         w.add_expert_feed_forward_length(ff)
-    if arch == 'deepseek32':  # conversion/deepseek.py DeepseekV32Model: DeepseekV2Model + the indexer
+    if arch in ('deepseek32', 'glm-dsa'):  # conversion/deepseek.py DeepseekV32Model: DeepseekV2Model + the indexer
         w.add_indexer_head_count(c['index_n_heads']); w.add_indexer_key_length(c['index_head_dim'])
         w.add_indexer_top_k(c['index_topk'])
-    if arch in ('deepseek2', 'deepseek32'):  # convert_hf_to_gguf.py DeepseekV2Model: MLA as MQA with 576 / 512 heads
+    if arch in ('deepseek2', 'deepseek32', 'glm-dsa'):  # convert_hf_to_gguf.py DeepseekV2Model: MLA as MQA with 576 / 512 heads
         kvr, rope, nope, vd = c['kv_lora_rank'], c['qk_rope_head_dim'], c['qk_nope_head_dim'], c['v_head_dim']
         w.add_head_count_kv(1)
         if c.get('q_lora_rank'): w.add_q_lora_rank(c['q_lora_rank'])
@@ -109,7 +109,7 @@ def main(cfg_path, arch, out, layers=None):
     if arch == 'phi2': t('output_norm.bias', [h], F32)
     if not tied: t('output.weight', [h, V])
     if arch == 'phi2': t('output.bias', [V], F32)
-    for l in range(L if arch not in ('deepseek2', 'deepseek32', 'glm4moe', 'llama4', 'minimax-m2', 'ernie4_5-moe', 'gptneox', 'falcon') else 0):
+    for l in range(L if arch not in ('deepseek2', 'deepseek32', 'glm-dsa', 'glm4moe', 'llama4', 'minimax-m2', 'ernie4_5-moe', 'gptneox', 'falcon') else 0):
         b = f'blk.{l}.'
         if arch != 'olmo2': t(b + 'attn_norm.weight', [h], F32)
         if arch == 'phi2': t(b + 'attn_norm.bias', [h], F32)
@@ -222,7 +222,7 @@ def main(cfg_path, arch, out, layers=None):
             t(b + 'ffn_gate_exps.weight', [h, fe, E]); t(b + 'ffn_up_exps.weight', [h, fe, E]); t(b + 'ffn_down_exps.weight', [fe, h, E])
             if ns:
                 t(b + 'ffn_gate_shexp.weight', [h, fe * ns]); t(b + 'ffn_up_shexp.weight', [h, fe * ns]); t(b + 'ffn_down_shexp.weight', [fe * ns, h])
-    if arch in ('deepseek2', 'deepseek32'):
+    if arch in ('deepseek2', 'deepseek32', 'glm-dsa'):
         qr, kvr = c.get('q_lora_rank'), c['kv_lora_rank']
         rope, nope, vd = c['qk_rope_head_dim'], c['qk_nope_head_dim'], c['v_head_dim']
         E, fe, ns = c['n_routed_experts'], c['moe_intermediate_size'], c.get('n_shared_experts', 0)
@@ -237,7 +237,7 @@ def main(cfg_path, arch, out, layers=None):
             t(b + 'attn_kv_a_mqa.weight', [h, kvr + rope]); t(b + 'attn_kv_a_norm.weight', [kvr], F32)
             t(b + 'attn_k_b.weight', [nope, kvr, nh]); t(b + 'attn_v_b.weight', [kvr, vd, nh])
             t(b + 'attn_output.weight', [nh * vd, h]); t(b + 'ffn_norm.weight', [h], F32)
-            if arch == 'deepseek32':  # the lightning indexer
+            if arch in ('deepseek32', 'glm-dsa'):  # the lightning indexer
                 ih, inh = c['index_head_dim'], c['index_n_heads']
                 t(b + 'indexer.k_norm.weight', [ih], F32); t(b + 'indexer.k_norm.bias', [ih], F32)
                 t(b + 'indexer.proj.weight', [h, inh]); t(b + 'indexer.attn_k.weight', [h, ih])

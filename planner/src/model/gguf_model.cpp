@@ -270,9 +270,9 @@ void map_routing(const Meta& m, ModelSpec& spec) {
 
 // DeepSeek sparse attention (deepseek32, glm-dsa): the lightning indexer's heads and key size
 // (attention.indexer.*), and which layers run one: attention.indexer.types (1 = full, per layer)
-// where the file has it, else every layer. That is deepseek32's rule and glm-dsa's for GLM-5 / 5.1
-// (glm-dsa.cpp load_arch_hparams); a GLM-5.2 file without the key gets a built-in table there, which
-// is not reproduced: every layer is counted, an over-count of its indexer cache.
+// where the file has it, else every layer, except a glm-dsa file with a context of 2^20 or more
+// (GLM-5.2), which llama.cpp gives GLM_5_2_DEFAULT_INDEXER_TYPES (glm-dsa.cpp load_arch_hparams:
+// layers 0 and 1, then every fourth from layer 2, up to its 78 entries).
 void map_dsa_indexer(const Meta& m, ModelSpec& spec) {
   ModelArch& a = spec.arch;
   const auto head = m.opt_u64("attention.indexer.key_length");
@@ -281,6 +281,10 @@ void map_dsa_indexer(const Meta& m, ModelSpec& spec) {
   a.index_n_heads = m.opt_u64("attention.indexer.head_count").value_or(0);
   a.index_topk = m.opt_u64("attention.indexer.top_k").value_or(0);
   a.layer_has_indexer.assign(a.num_layers, true);
+  constexpr std::uint64_t kGlm52Context = 1048576, kGlm52TableLayers = 78;
+  if (a.model_type == "glm-dsa" && a.max_position_embeddings >= kGlm52Context)
+    for (std::uint64_t l = 0; l < a.num_layers; ++l)
+      a.layer_has_indexer[l] = l < kGlm52TableLayers && (l < 2 || (l - 2) % 4 == 0);
   if (auto types = m.per_layer("attention.indexer.types", a.num_layers))
     for (std::uint64_t l = 0; l < a.num_layers; ++l) a.layer_has_indexer[l] = (*types)[l] != 0;
 }
@@ -437,7 +441,6 @@ ModelSpec spec_from_gguf(const GgufFile& f, std::vector<GgufTensor>* owned) {
 
   a.q_lora_rank = m.opt_u64("attention.q_lora_rank").value_or(0);
   a.kv_lora_rank = m.opt_u64("attention.kv_lora_rank").value_or(0);
-  map_dsa_indexer(m, spec);
   const std::uint64_t rope_dim = m.opt_u64("rope.dimension_count").value_or(a.head_dim);
   if (a.kv_lora_rank > 0) {
     a.qk_rope_head_dim = rope_dim;
@@ -464,6 +467,7 @@ ModelSpec spec_from_gguf(const GgufFile& f, std::vector<GgufTensor>* owned) {
                                    [](const TensorInfo& t) { return t.name == "output.weight"; });
 
   map_experts(m, spec);
+  map_dsa_indexer(m, spec);
   a.deepstack_layers = m.opt_u64("n_deepstack_layers").value_or(0);
   a.sequential_residual = !m.opt_bool("use_parallel_residual").value_or(true);  // gptneox (llama.cpp default true)
   a.attn_temperature_scale = m.opt_number("attention.temperature_scale").value_or(0.0);  // mistral3

@@ -197,6 +197,34 @@ TEST(GgufModel, SlidingWindowPeriodAndPerLayerHeads) {
   EXPECT_EQ(s.arch.vocab_size, 10u);  // token_embd rows
 }
 
+// DeepSeek sparse attention: which layers keep an indexer (and its key cache). A glm-dsa file
+// without attention.indexer.types and a context of 2^20 or more is GLM-5.2, which llama.cpp gives
+// its built-in table (glm-dsa.cpp GLM_5_2_DEFAULT_INDEXER_TYPES: layers 0 and 1, then every fourth
+// from 2): of 8 layers, 0, 1, 2 and 6. llama.cpp 0c1e5709 printed "4 layers" for the indexer cache
+// of such a file (tools/llamacpp-oracle, glm52-tiny). Under 2^20 (GLM-5 / 5.1) every layer has one,
+// and attention.indexer.types overrides both.
+TEST(GgufModel, SparseAttentionIndexerLayers) {
+  const auto indexers = [](std::uint32_t context, bool types) {
+    test::ScratchDir dir;
+    test::GgufDesc d;
+    d.kvs = {test::kv_str("general.architecture", "glm-dsa"), test::kv_u32("glm-dsa.block_count", 8),
+             test::kv_u32("glm-dsa.embedding_length", 64), test::kv_u32("glm-dsa.attention.head_count", 4),
+             test::kv_u32("glm-dsa.attention.head_count_kv", 1), test::kv_u32("glm-dsa.context_length", context),
+             test::kv_u32("glm-dsa.attention.kv_lora_rank", 32), test::kv_u32("glm-dsa.rope.dimension_count", 16),
+             test::kv_u32("glm-dsa.attention.key_length", 48), test::kv_u32("glm-dsa.attention.value_length", 32),
+             test::kv_u32("glm-dsa.attention.indexer.key_length", 16),
+             test::kv_u32("glm-dsa.attention.indexer.head_count", 2)};
+    if (types) d.kvs.push_back(test::kv_arr_u32("glm-dsa.attention.indexer.types", {1, 0, 0, 0, 0, 0, 0, 1}));
+    d.tensors = {{"token_embd.weight", {64, 10}, F32, 640 * 4}};
+    const ModelSpec s = model_from_gguf_file(write(dir, d), test::quant_formats());
+    EXPECT_EQ(s.arch.index_head_dim, 16u);
+    return s.arch.layer_has_indexer;
+  };
+  EXPECT_EQ(indexers(1048576, false), (std::vector<bool>{true, true, true, false, false, false, true, false}));
+  EXPECT_EQ(indexers(202752, false), std::vector<bool>(8, true));
+  EXPECT_EQ(indexers(1048576, true), (std::vector<bool>{true, false, false, false, false, false, false, true}));
+}
+
 TEST(GgufModel, SlidingWindowBoolArrayPattern) {
   test::ScratchDir dir;
   test::GgufDesc d;

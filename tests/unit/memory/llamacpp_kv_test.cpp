@@ -256,7 +256,9 @@ TEST(LlamacppCompute, LogitsDominateWithFlashAttention) {
   s.flash_attn = lc::FlashAttn::On;
   const auto ctx = lc::make_context(llama_1b(), s, profile());
   const auto caches = lc::kv_caches(llama_1b(), *ctx.context, s, test::quant_formats());
-  const auto e = lc::compute_buffer(ModelSpec{.arch = llama_1b()}, *ctx.context, caches, lc::Device::Cpu);
+  ModelSpec model;
+  model.arch = llama_1b();
+  const auto e = lc::compute_buffer(model, *ctx.context, caches, lc::Device::Cpu);
   // ggml-alloc's layout when the logits are allocated last: inp_tokens' freed 2,048 B hole at 0
   // (512 x 4 B), inp_embd 4,194,304 B (2048 x 512 x 4; an input with no consumer, never freed),
   // result_norm 4,194,304 B, then the logits 128256 x 512 x 4 = 262,668,288 B on top:

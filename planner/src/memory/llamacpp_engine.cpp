@@ -142,7 +142,7 @@ ModelSpec LlamacppEngine::gguf_spec(const PlanInput& in, std::string& precision,
                   " mixture (src/llama-quant.cpp) of an F16 conversion; a .gguf --model gives the file's own");
   std::uint64_t mmproj_params = 0;
   for (const auto& t : in.model.tensors)
-    if (lc::is_mmproj_role(t.role)) mmproj_params = checked_add(mmproj_params, t.elements(), "vision tower parameters");
+    if (is_mmproj_role(t.role)) mmproj_params = checked_add(mmproj_params, t.elements(), "vision tower parameters");
   if (mmproj_params > 0)
     notes.push_back("vision / audio tower (" + grouped(mmproj_params) +
                     " parameters) not counted: convert_hf_to_gguf.py writes it to a separate mmproj GGUF, which "

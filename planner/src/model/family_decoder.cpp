@@ -15,12 +15,10 @@ void read_moe(const ConfigView& c, const DecoderLayout& lay, ModelArch& a) {
     c.fail("num_experts_per_tok", "is larger than the number of experts");
   a.layer_is_moe.assign(a.num_layers, true);
   // llama.cpp's router hparams (ModelArch::moe_routing) as convert_hf_to_gguf.py writes them
-  // (TextModel.set_gguf_parameters: the gating from scoring_func; the score bias is a tensor).
+  // (TextModel.set_gguf_parameters: the gating from scoring_func).
   auto& r = a.moe_routing;
   r.sigmoid = c.string({"scoring_func"}).value_or("") == "sigmoid";
-  r.score_bias = lay.moe_routing_bias;
   if (lay.moe == Moe::Ernie) {
-    r.score_bias = true;  // moe_statics.e_score_correction_bias (below), GGUF exp_probs_b
     // Its experts and lm_head would carry biases with use_bias, which no released checkpoint sets.
     if (c.flag("use_bias", false)) c.fail("use_bias", "ERNIE-4.5 MoE with biases is not modelled");
     // HF Ernie4_5_MoeDecoderLayer: sparse when (i + 1) % moe_layer_interval == 0 and
@@ -51,9 +49,8 @@ void read_moe(const ConfigView& c, const DecoderLayout& lay, ModelArch& a) {
     const auto first_dense = c.u64({"first_k_dense_replace"}).value_or(0);
     for (std::uint64_t i = 0; i < a.num_layers; ++i) a.layer_is_moe[i] = i >= first_dense;
     // llama.cpp's router (ModelArch::moe_routing) as convert_hf_to_gguf.py (Glm4MoeModel) writes
-    // it: always sigmoid, the e_score_correction_bias always there (deepseek_moe_mlp below).
+    // it: always sigmoid.
     r.sigmoid = true;
-    r.score_bias = true;
     r.norm_topk = c.boolean({"norm_topk_prob"}).value_or(false);
     r.scale = c.number({"routed_scaling_factor"}).value_or(0.0);
     r.groups = c.u64({"n_group"}).value_or(0);

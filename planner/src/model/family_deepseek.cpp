@@ -103,11 +103,10 @@ void read_dsa_indexer(const ConfigView& c, ModelArch& a) {
 // The router hparams convert_hf_to_gguf.py writes (ModelBase / DeepseekV2Model
 // set_gguf_parameters) as llama.cpp's deepseek2 loader reads them back: no scoring_func means
 // softmax, except GLM-4.7-Flash's 47 / 48 layers with a 154,880-token vocabulary (sigmoid).
-void read_llamacpp_routing(const ConfigView& c, bool score_bias, ModelArch& a) {
+void read_llamacpp_routing(const ConfigView& c, ModelArch& a) {
   auto& r = a.moe_routing;
   const auto scoring = c.string({"scoring_func"});
-  r.sigmoid = scoring ? *scoring == "sigmoid" : (a.num_layers == 47 || a.num_layers == 48) && a.vocab_size == 154880;
-  r.score_bias = score_bias;
+  r.sigmoid = scoring ? *scoring == "sigmoid" : ModelArch::MoeRouting::deepseek2_default_sigmoid(a.num_layers, a.vocab_size);
   r.norm_topk = c.boolean({"norm_topk_prob"}).value_or(false);
   r.scale = c.number({"routed_scaling_factor"}).value_or(0.0);
   r.groups = c.u64({"n_group"}).value_or(0);
@@ -147,7 +146,7 @@ void build_deepseek(const ConfigView& c, const Family& family, ModelSpec& spec) 
   a.layer_attention.assign(a.num_layers, LayerAttention::Mla);
   read_rope_tables(c, a.qk_rope_head_dim, a);
   const bool score_bias = c.string({"topk_method"}).value_or("") == "noaux_tc";
-  read_llamacpp_routing(c, score_bias, a);
+  read_llamacpp_routing(c, a);
   if (family.sparse_attention) read_dsa_indexer(c, a);
   const auto indexer_at = [&](std::uint64_t i) { return i < a.layer_has_indexer.size() && a.layer_has_indexer[i]; };
 

@@ -254,14 +254,13 @@ void map_routing(const Meta& m, ModelSpec& spec) {
   const auto gating = m.opt_u64("expert_gating_func");
   if (gating && *gating != kSoftmax && *gating != kSigmoid && a.model_type == "deepseek2")
     m.fail(m.key("expert_gating_func"), std::to_string(*gating) + " is not a gating vramplan models (1 softmax, 2 sigmoid)");
-  const bool glm_lite = (a.num_layers == 47 || a.num_layers == 48) && a.vocab_size == 154880;
-  r.sigmoid = gating ? *gating == kSigmoid : a.model_type == "glm4moe" || (a.model_type == "deepseek2" && glm_lite);
+  r.sigmoid = gating ? *gating == kSigmoid
+                     : a.model_type == "glm4moe" ||
+                           (a.model_type == "deepseek2" && r.deepseek2_default_sigmoid(a.num_layers, a.vocab_size));
   r.norm_topk = m.opt_bool("expert_weights_norm").value_or(false);
   r.scale = m.opt_number("expert_weights_scale").value_or(0.0);
   r.groups = m.opt_u64("expert_group_count").value_or(0);
   r.groups_used = m.opt_u64("expert_group_used_count").value_or(0);
-  r.score_bias = std::any_of(spec.tensors.begin(), spec.tensors.end(),
-                             [](const TensorInfo& t) { return t.role == TensorRole::FfnExpProbsBias; });
   if (r.groups > 1 && (a.num_experts % r.groups != 0 || r.groups_used == 0 || r.groups_used >= r.groups))
     m.fail(m.key("expert_group_count"), std::to_string(r.groups) + " groups of " + std::to_string(a.num_experts) +
                                             " experts with " + std::to_string(r.groups_used) +
@@ -469,11 +468,11 @@ ModelSpec spec_from_gguf(const GgufFile& f, std::vector<GgufTensor>* owned) {
   map_experts(m, spec);
   map_dsa_indexer(m, spec);
   a.deepstack_layers = m.opt_u64("n_deepstack_layers").value_or(0);
-  a.sequential_residual = !m.opt_bool("use_parallel_residual").value_or(true);  // gptneox (llama.cpp default true)
-  a.attn_temperature_scale = m.opt_number("attention.temperature_scale").value_or(0.0);  // mistral3
   if (a.deepstack_layers > a.num_layers)
     m.fail(m.key("n_deepstack_layers"), std::to_string(a.deepstack_layers) + " is more than the " +
                                             std::to_string(a.num_layers) + " layers");
+  a.sequential_residual = !m.opt_bool("use_parallel_residual").value_or(true);  // gptneox (llama.cpp default true)
+  a.attn_temperature_scale = m.opt_number("attention.temperature_scale").value_or(0.0);  // mistral3
   map_attention_layout(m, *arch_name, spec, block_count, kv_heads);
 
   RopeTable rope;

@@ -87,6 +87,8 @@ bool is_routed_expert_role(TensorRole role) {
          role == TensorRole::FfnDownExps || role == TensorRole::FfnGateUpExps;
 }
 
+bool is_mmproj_role(TensorRole role) { return role == TensorRole::Vision || role == TensorRole::Audio; }
+
 std::string_view layer_attention_name(LayerAttention kind) {
   for (const auto& [k, name] : kAttentionNames)
     if (k == kind) return name;

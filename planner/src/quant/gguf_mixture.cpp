@@ -226,11 +226,11 @@ std::optional<std::string> recurrent_gguf_name(std::string_view hf_name) {
 
 // The GGUF tensor name llama.cpp uses for an inventory tensor.
 std::string gguf_name(const TensorInfo& t) {
-  // A fused dense gate + up projection (Phi-3 gate_up_proj, GLM-4) is written as ffn_up of 2 n_ff
-  // rows: llama.cpp's phi3 / glm4 loaders create LLM_TENSOR_FFN_UP {n_embd, 2 n_ff}.
   if (t.role == TensorRole::Recurrent && t.layer && !t.name.starts_with("blk."))
     if (const auto name = recurrent_gguf_name(t.name))
       return "blk." + std::to_string(*t.layer) + "." + *name;
+  // A fused dense gate + up projection (Phi-3 gate_up_proj, GLM-4) is written as ffn_up of 2 n_ff
+  // rows: llama.cpp's phi3 / glm4 loaders create LLM_TENSOR_FFN_UP {n_embd, 2 n_ff}.
   const std::string role(t.role == TensorRole::FfnGateUp ? "ffn_up" : tensor_role_name(t.role));
   const std::string suffix = t.is_bias ? ".bias" : ".weight";
   if (t.name.starts_with("blk.") || (!t.layer && t.name == role + suffix))
@@ -294,7 +294,7 @@ std::vector<GgufTensorPlan> plan_gguf_file_type(const ModelSpec& model, const Gg
     } else {
       p.parts.push_back({gguf_name(t), t.shape, "", 0, ""});
     }
-    if (t.role == TensorRole::Vision || t.role == TensorRole::Audio) {
+    if (is_mmproj_role(t.role)) {
       // A multimodal tower goes to the projector file (convert_hf_to_gguf.py --mmproj, f16 by
       // default, 1-D tensors f32), which llama-quantize never sees: not in its counters.
       for (auto& part : p.parts) {

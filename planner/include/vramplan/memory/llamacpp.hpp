@@ -115,9 +115,6 @@ struct ModelBuffer {
 std::vector<ModelBuffer> model_buffers(const ModelSpec& model, const Settings& settings,
                                        const LlamacppProfile& profile, const QuantCatalog& quant);
 
-//! The tensor roles convert_hf_to_gguf.py --mmproj writes to the multimodal projector file.
-bool is_mmproj_role(TensorRole role);
-
 //! The tensors llama-quantize writes for `model` at `file_type` (src/llama-quant.cpp mixture of an
 //! F16 conversion, quant/gguf_mixture.hpp), each with its GGUF name, type and exact bytes, in file
 //! order. `quant` must carry the scheme table. The attention layout is the converted

@@ -77,6 +77,9 @@ std::optional<TensorRole> tensor_role_from_name(std::string_view name);
 
 //! True for the stacked expert tensors whose first dimension is the expert index.
 bool is_routed_expert_role(TensorRole role);
+//! True for a multimodal tower's tensors: convert_hf_to_gguf.py --mmproj writes them to the projector
+//! file, apart from the text model (llama.cpp loads them through tools/mtmd).
+bool is_mmproj_role(TensorRole role);
 
 struct TensorInfo {
   std::string name;                 //!< checkpoint name (HF or GGUF naming)
@@ -139,17 +142,21 @@ struct ModelArch {
   std::uint64_t shared_expert_intermediate_size = 0;
   std::vector<bool> layer_is_moe;  //!< per layer (empty when dense)
   //! How the router picks experts, as llama.cpp's build_moe_ffn takes it from a deepseek2 / glm4moe
-  //! GGUF (expert_gating_func, expert_weights_norm / _scale, expert_group_count / _used_count, an
-  //! exp_probs_b tensor) and convert_hf_to_gguf.py writes it from the config (scoring_func,
-  //! norm_topk_prob, routed_scaling_factor, n_group / topk_group, topk_method noaux_tc). Read by
-  //! the llama.cpp compute graph only (its router tensors).
+  //! GGUF (expert_gating_func, expert_weights_norm / _scale, expert_group_count / _used_count) and
+  //! convert_hf_to_gguf.py writes it from the config (scoring_func, norm_topk_prob,
+  //! routed_scaling_factor, n_group / topk_group). The score bias is a tensor of the inventory
+  //! (TensorRole::FfnExpProbsBias). Read by the llama.cpp compute graph only (its router tensors).
   struct MoeRouting {
     bool sigmoid = false;            //!< sigmoid scores, else softmax
-    bool score_bias = false;         //!< e_score_correction_bias added to the scores before the top-k
     bool norm_topk = false;          //!< the k selected weights renormalised
     double scale = 0.0;              //!< routed_scaling_factor; 0 = not given (no scale op)
     std::uint64_t groups = 0;        //!< n_group: group-limited top-k when > 1
     std::uint64_t groups_used = 0;   //!< topk_group
+    //! llama.cpp's deepseek2 loader when the file names no gating: softmax, except for GLM-4.7-Flash
+    //! (47 / 48 layers and a 154,880-token vocabulary), which is sigmoid.
+    static bool deepseek2_default_sigmoid(std::uint64_t layers, std::uint64_t vocab) {
+      return (layers == 47 || layers == 48) && vocab == 154880;
+    }
   } moe_routing;
 
   // MLA (DeepSeek-V2/V3); 0 when absent.

@@ -171,16 +171,18 @@ class Builder {
         for (int l : kv.layers) layer_cache_[l] = &kv;
     // Optional tensors the builders test for: Q / K / V biases (build_qkv: `if (layer.bq)`) and
     // per-head Q / K norms (glm4-moe.cpp: `if (model.layers[il].attn_q_norm)`).
-    const auto has = [&](TensorRole role, bool bias) {
-      return std::any_of(m.tensors.begin(), m.tensors.end(),
-                         [&](const TensorInfo& t) { return t.role == role && t.is_bias == bias; });
-    };
-    if (!f_.fused_qkv && has(TensorRole::AttnQ, true)) f_.qkv_bias = true;
-    if (!f_.qk_norm_2d && has(TensorRole::AttnQNorm, false)) f_.qk_norm = true;
+    const auto any_tensor = [&](auto&& pred) { return std::any_of(m.tensors.begin(), m.tensors.end(), pred); };
+    if (!f_.fused_qkv && any_tensor([](const TensorInfo& t) { return t.role == TensorRole::AttnQ && t.is_bias; }))
+      f_.qkv_bias = true;
+    if (!f_.qk_norm_2d && any_tensor([](const TensorInfo& t) { return t.role == TensorRole::AttnQNorm && !t.is_bias; }))
+      f_.qk_norm = true;
     if (f_.kq_l2_norm && a_.num_experts == 128) f_.kq_l2_norm = false;  // llama4 load_arch_hparams
+    // The score bias added before the top-k: the builders that pass model.layers[il].ffn_exp_probs_b
+    // (the hparams' routers) use it when the file has the tensor.
+    score_bias_ = f_.hparams_routing &&
+                  any_tensor([](const TensorInfo& t) { return t.role == TensorRole::FfnExpProbsBias; });
     // Falcon-40B's second per-layer norm: ln_mlp in a config's inventory, attn_norm_2 in a GGUF.
-    falcon_two_norms_ = f_.mlp_first && !f_.neox &&
-                        std::any_of(m.tensors.begin(), m.tensors.end(), [](const TensorInfo& t) {
+    falcon_two_norms_ = f_.mlp_first && !f_.neox && any_tensor([](const TensorInfo& t) {
                           return t.role == TensorRole::FfnNorm || t.name.find("attn_norm_2") != std::string::npos;
                         });
   }
@@ -209,7 +211,7 @@ class Builder {
     }
     if (f_.late_out_ids) {
       g_.mark_output(inpL);
-      inpL = g_.op("get_rows(l_out)", bytes(inpL), {inpL, out_ids()});
+      inpL = output_rows("l_out", inpL);
     }
     const bool layernorm = f_.parallel_layernorm || f_.mlp_first;
     const int norm = layernorm ? layer_norm("result_norm", inpL) : rms_mul("result_norm", inpL);
@@ -245,9 +247,9 @@ class Builder {
     cur = g_.op("attn_out_b", bytes(cur), {cur, g_.external("wo.bias")}, true);
     int residual = inpL;
     if (static_cast<std::uint64_t>(il) + 1 == a_.num_layers) {
-      cur = g_.op("get_rows(cur)", bytes(cur), {cur, out_ids()});
-      residual = g_.op("get_rows(inpL)", bytes(residual), {residual, out_ids()});
-      normed = g_.op("get_rows(attn_norm)", bytes(normed), {normed, out_ids()});
+      cur = output_rows("cur", cur);
+      residual = output_rows("inpL", residual);
+      normed = output_rows("attn_norm", normed);
     }
     const int down = gelu_mlp(normed, true);
     const int sum = g_.op("attn_ffn", bytes(cur), {cur, down}, true);
@@ -269,15 +271,12 @@ class Builder {
   // inputs and the attention output. The last layer keeps the output rows where llama.cpp takes them.
   int mlp_first_layer(int il, int inpL) {
     const bool last = static_cast<std::uint64_t>(il) + 1 == a_.num_layers;
-    const auto rows = [&](const std::string& name, int t) {
-      return g_.op("get_rows(" + name + ")", bytes(t), {t, out_ids()});
-    };
     if (f_.neox && a_.sequential_residual) {  // x += attn(ln1(x)); x += mlp(ln2(x))
       int cur = attention(il, layer_norm("attn_norm", inpL));
       int residual = inpL;
       if (last) {
-        cur = rows("cur", cur);
-        residual = rows("inpL", inpL);
+        cur = output_rows("cur", cur);
+        residual = output_rows("inpL", inpL);
       }
       const int ffn_inp = g_.op("ffn_inp", bytes(cur), {cur, residual}, true);
       const int mlp = gelu_mlp(layer_norm("ffn_norm", ffn_inp), true);
@@ -289,21 +288,21 @@ class Builder {
     const PendingAttention pending = attention_inputs(il, attn_in);
     int residual = inpL, mlp_in;
     if (f_.neox) {
-      if (last) residual = rows("inpL", inpL);
+      if (last) residual = output_rows("inpL", inpL);
       mlp_in = layer_norm("ffn_norm", residual);
     } else {
       if (attn_norm < 0) attn_norm = layer_norm("attn_norm", inpL);
-      mlp_in = last ? rows("attn_norm", attn_norm) : attn_norm;
+      mlp_in = last ? output_rows("attn_norm", attn_norm) : attn_norm;
     }
     const int mlp = gelu_mlp(mlp_in, f_.neox);
     int attn = attention_output(pending);
-    if (last) attn = rows("cur", attn);
+    if (last) attn = output_rows("cur", attn);
     if (f_.neox) {  // add(add(mlp, inpL), attn_out)
       const int sum = g_.op("ffn_res", bytes(mlp), {mlp, residual}, true);
       return g_.op("l_out", bytes(sum), {sum, attn}, true);
     }
     const int sum = g_.op("ffn_attn", bytes(mlp), {mlp, attn}, true);  // add(add(mlp, attn_out), inpL)
-    if (last) residual = rows("inpL", inpL);
+    if (last) residual = output_rows("inpL", inpL);
     return g_.op("l_out", bytes(sum), {sum, residual}, true);
   }
 
@@ -322,6 +321,11 @@ class Builder {
   }
   int pos() { return input_once("inp_pos", T_ * (f_.mrope ? 4 : 1) * kI32); }
   int out_ids() { return input_once("inp_out_ids", T_ * kI32); }
+  // The rows of the tokens that produce an output (get_rows with inp_out_ids).
+  int output_rows(const std::string& name, int t) { return g_.op("get_rows(" + name + ")", bytes(t), {t, out_ids()}); }
+  // One f32 scale per token that multiplies Q (build_inp_attn_scale: Llama-4's NoPE layers,
+  // Ministral-3's temperature tuning).
+  int attn_scale() { return input_once("inp_attn_scale", T_ * kF32); }
 
   const KvCache& cache_of(int il) const {
     const auto it = layer_cache_.find(il);
@@ -363,8 +367,8 @@ class Builder {
     int residual = inpL;
     if (static_cast<std::uint64_t>(il) + 1 == a_.num_layers && !f_.late_out_ids) {
       // Only the output rows continue after the last layer (n_outputs = n_ubatch when reserving).
-      cur = g_.op("get_rows(cur)", bytes(cur), {cur, out_ids()});
-      residual = g_.op("get_rows(inpSA)", bytes(residual), {residual, out_ids()});
+      cur = output_rows("cur", cur);
+      residual = output_rows("inpSA", residual);
     }
     if (f_.sandwich_norms) cur = rms_mul("attn_post_norm", cur);
     const int ffn_inp = g_.op("ffn_inp", bytes(cur), {cur, residual}, true);
@@ -400,7 +404,7 @@ class Builder {
   };
   Routed route(int x) {
     const std::uint64_t X = a_.num_experts, K = a_.experts_per_token;
-    ModelArch::MoeRouting r;  // softmax, no bias, no norm, no scale, no groups
+    ModelArch::MoeRouting r;  // softmax, no norm, no scale, no groups
     if (f_.hparams_routing) r = a_.moe_routing;
     if (f_.moe_norm_w) r.norm_topk = true;
     if (f_.weight_before_experts) r.sigmoid = true;
@@ -411,7 +415,7 @@ class Builder {
     const int probs = f_.softmax_weight ? logits : g_.op("ffn_moe_probs", bytes(logits), {logits}, true);
     const int probs3 = g_.view("probs_3d", probs);
     int selection = f_.weight_before_experts ? logits : probs;  // llama4 selects on the logits
-    if (r.score_bias)
+    if (score_bias_)
       selection = g_.op("ffn_moe_probs_biased", bytes(probs), {probs, g_.external("exp_probs_b")}, true);
     if (r.groups > 1 && r.groups_used >= r.groups)  // llama-model.cpp load_hparams asserts it
       throw_usage("--engine llamacpp: llama.cpp loads a grouped router only with topk_group below n_group (here " +
@@ -527,10 +531,10 @@ class Builder {
     if (f_.qk_norm) q = rms_mul("attn_q_norm", q);
     const bool rope = !(f_.nope_full_layers && kv.role == "non-SWA");
     q = rope ? g_.op("Qcur_rope", H * D * T_ * kF32, {q, pos()}, true)
-             : g_.op("Qcur_attn_scaled", H * D * T_ * kF32, {q, input_once("inp_attn_scale", T_ * kF32)}, true);
+             : g_.op("Qcur_attn_scaled", H * D * T_ * kF32, {q, attn_scale()}, true);
     if (rope && f_.kq_l2_norm) q = g_.op("Qcur_normed", bytes(q), {q}, true);
     if (f_.temperature_tuning && a_.attn_temperature_scale != 0.0)  // mistral3.cpp: Q x inp_attn_scale
-      q = g_.op("Qcur_attn_temp_scaled", bytes(q), {q, input_once("inp_attn_scale", T_ * kF32)}, true);
+      q = g_.op("Qcur_attn_temp_scaled", bytes(q), {q, attn_scale()}, true);
     if (f_.q_scale) q = g_.op("Qcur_scaled", bytes(q), {q}, true);
     if (k_rot) q = hadamard(q, rot("k_rot" + tag(kv), k_rot_size(D)));
     const auto build_v = [&] {
@@ -647,6 +651,7 @@ class Builder {
   std::map<int, const KvCache*> layer_cache_;
   std::map<std::string, int> inputs_;
   bool falcon_two_norms_ = false;
+  bool score_bias_ = false;
 };
 
 }  // namespace

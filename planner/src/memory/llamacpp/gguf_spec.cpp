@@ -37,8 +37,6 @@ void full_attention_unless_windowed(ModelArch& arch) {
 
 }  // namespace
 
-bool is_mmproj_role(TensorRole role) { return role == TensorRole::Vision || role == TensorRole::Audio; }
-
 ModelSpec gguf_model_spec(const ModelSpec& model, const GgufFileType& file_type, const QuantCatalog& quant) {
   // convert_hf_to_gguf.py writes a multimodal checkpoint's vision / audio tower to a separate mmproj
   // GGUF (--mmproj), which llama.cpp loads apart from the text model (tools/mtmd); llama-quantize

@@ -556,7 +556,8 @@ std::vector<Row> rows() {
           {{"x.log", test::read_text(test::fixture("logs/vllm/llama-3.1-8b-tp1.log"))}}, 2,
           "<dir>/x.log (vllm start-up log): planning its configuration: --gpu-memory-utilization is not a flag of engine "
           "'sglang' (its flags: --mem-fraction-static, --max-running-requests, --max-total-tokens, --context-length, "
-          "--chunked-prefill-size, --cuda-graph-max-bs, --page-size, --kv-cache-dtype, --tp-size, --dtype, --quantization, "
+          "--chunked-prefill-size, --cuda-graph-max-bs, --page-size, --attention-backend, --decode-attention-backend, "
+          "--kv-cache-dtype, --tp-size, --dtype, --quantization, "
           "--disable-cuda-graph, --max-prefill-tokens, --disable-radix-cache, --enable-mixed-chunk, --disable-overlap-schedule, "
           "--schedule-conservativeness, --mamba-full-memory-ratio, --max-mamba-cache-size, --swa-full-tokens-ratio, "
           "--disable-hybrid-swa-memory, --speculative-algorithm, --speculative-num-steps, --speculative-eagle-topk, "

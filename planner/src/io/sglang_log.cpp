@@ -73,7 +73,7 @@ struct SglangArgRow {
   std::string_view flag;
   bool is_switch;
 };
-constexpr std::array<SglangArgRow, 14> kSglangArgs = {{
+constexpr std::array<SglangArgRow, 16> kSglangArgs = {{
     {"tp_size", "tp-size", false},
     {"tp", "tp-size", false},
     {"mem_fraction_static", "mem-fraction-static", false},
@@ -86,6 +86,8 @@ constexpr std::array<SglangArgRow, 14> kSglangArgs = {{
     {"max_running_requests", "max-running-requests", false},
     {"max_total_tokens", "max-total-tokens", false},
     {"page_size", "page-size", false},
+    {"attention_backend", "attention-backend", false},
+    {"decode_attention_backend", "decode-attention-backend", false},
     {"max_prefill_tokens", "max-prefill-tokens", false},
     {"disable_cuda_graph", "disable-cuda-graph", true},
 }};

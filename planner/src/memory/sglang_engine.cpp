@@ -27,6 +27,7 @@
 #include "vramplan/memory/engine_data.hpp"
 #include "vramplan/memory/engine_profiles.hpp"
 #include "vramplan/memory/engine_setup.hpp"
+#include "vramplan/memory/sglang_attention.hpp"
 #include "vramplan/memory/sglang_dsa.hpp"
 #include "vramplan/memory/mtp_draft.hpp"
 #include "vramplan/memory/sglang_speculative.hpp"
@@ -211,7 +212,9 @@ class SglangEngine final : public Engine {
             {"context-length", "max context length (default: the model's)", false, {}, OptionValue::whole},
             {"chunked-prefill-size", "tokens per prefill chunk (-1: no chunking)", false, {}},
             {"cuda-graph-max-bs", "largest CUDA-graph batch", false, {}, OptionValue::whole},
-            {"page-size", "tokens per KV page", false, {}, OptionValue::whole},
+            {"page-size", "tokens per KV page (default 1; the trtllm, flashmla, cutlass_mla and fa4 backends set their own)", false, {}, OptionValue::whole},
+            {"attention-backend", "the attention kernels (default: SGLang's choice by GPU and model; it decides the page size)", false, {}},
+            {"decode-attention-backend", "the decode attention kernels (a trtllm backend here sets the page size)", false, {}},
             {"kv-cache-dtype", "auto, fp8_e4m3, fp8_e5m2", false, {}},
             {"tp-size", "tensor parallel size", false, {"tp"}, OptionValue::whole},
             {"dtype", "auto, bfloat16, float16, float32", false, {}},
@@ -269,8 +272,10 @@ class SglangEngine final : public Engine {
     }
     const std::uint64_t dsa_page = dsa_rules.page_size;
     const auto user_page = arg_u64(a, "page-size");
-    const std::uint64_t page = dsa ? dsa_page : user_page.value_or(d_.u64("page_size"));
-    if (page == 0 || (user_page && *user_page == 0)) throw_usage("--page-size must be >= 1");
+    const SglangAttention attention = sglang_attention(arch, cc ? cc->major : 0, a, d_.u64("page_size"));
+    const std::uint64_t page = dsa ? dsa_page : attention.page_size;
+    if (page == 0) throw_usage("--page-size must be >= 1");
+    if (!dsa && !attention.why.empty()) p.notes.push_back("attention backend " + attention.why);
     if (dsa && user_page && *user_page != dsa_page)
       p.notes.push_back("--page-size " + std::to_string(*user_page) + " ignored: SGLang runs DeepSeek sparse attention on " +
                         std::to_string(dsa_page) + "-token pages on " + (in.gpu.vendor == "amd" ? "ROCm" : "CUDA"));

@@ -50,6 +50,9 @@ std::vector<json> read_jsonl(const std::string& name) {
   return out;
 }
 
+// Records in one of the oracle files (tools/llamacpp-oracle/), for the generated doc's summary.
+std::size_t oracle_lines(const std::string& name) { return read_jsonl(name).size(); }
+
 std::string mib2(double bytes) {  // as llama.cpp prints: bytes / 2^20 with %.2f
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f", bytes / 1048576.0);
@@ -287,8 +290,9 @@ TEST(LlamacppMeasured, ComputeBufferWithinBounds) {
         << "(tests/accuracy/llamacpp_measured_test.cpp) against tests/accuracy/data/llamacpp_measured.jsonl\n"
         << "(llama.cpp 3f545bec, CPU backend). Mechanisms: docs/llamacpp.md.\n\n"
         << "These records cover the llama, qwen3, gemma3 and deepseek2 architectures. The others vramplan\n"
-        << "transcribes (qwen2, qwen2moe, qwen3moe, gemma, gemma2, phi2, phi3, olmo2, qwen2vl, Mixtral's\n"
-        << "MoE) are checked against llama.cpp 0c1e5709's own loads of synthetic GGUFs (160 loads and 84\n"
+        << "transcribes (docs/llamacpp.md, \"Compute buffer\") are checked against llama.cpp 0c1e5709's own\n"
+        << "loads of synthetic GGUFs (" << oracle_lines("llamacpp_oracle_loads.jsonl") << " loads and "
+        << oracle_lines("llamacpp_oracle_quantized.jsonl") << "\n"
         << "quantized ones, tests/accuracy/data/llamacpp_oracle_*.jsonl, tools/llamacpp-oracle/): every\n"
         << "printed buffer equal (docs/llamacpp.md, \"Accuracy\").\n\n"
         << "## Exact figures\n\n"

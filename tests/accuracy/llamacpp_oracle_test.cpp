@@ -49,6 +49,9 @@ std::string cut_config(const json& r) {
       json& types = text["layer_types"];
       types.erase(types.begin() + r["layers"].get<std::ptrdiff_t>(), types.end());
     }
+    if (text.contains("hybrid_override_pattern"))  // Nemotron-H: the block kinds of the layers kept
+      text["hybrid_override_pattern"] =
+          text["hybrid_override_pattern"].get<std::string>().substr(0, r["layers"].get<std::size_t>());
   }
   return c.dump();
 }
@@ -106,8 +109,9 @@ TEST(LlamacppOracle, EveryPrintedBufferMatches) {
   // Qwen3-VL-8B / 4B cut to 4 layers (3 deepstack layers) x (7 + 3), and a small MiniMax-M2 config and
   // ERNIE-4.5-21B-A3B cut to 2 layers x (7 + 3), and GPT-NeoX (StableLM-alpha-3B cut to 2 layers, the same
   // with a sequential residual) and Falcon-7B / 40B cut to 2 layers x (7 + 3), and a small Ministral-3
-  // config (attention temperature tuning) x (7 + 3).
-  ASSERT_EQ(loads.size(), 349u);
+  // config (attention temperature tuning) x (7 + 3), and Nemotron-H-8B cut to 9 layers (Mamba-2, MLP
+  // and attention blocks; a recurrent state cache beside the KV cache) x (7 + 3).
+  ASSERT_EQ(loads.size(), 359u);
   std::size_t checked = 0;
   for (const json& r : loads) {
     test::ScratchDir dir;
@@ -145,6 +149,9 @@ TEST(LlamacppOracle, EveryPrintedBufferMatches) {
     EXPECT_EQ(printed_mib(kv_printed), printed_mib(r["kv_buffer_mib"])) << id;
     EXPECT_EQ(printed_mib(cpu["output_buffer_mib"]), printed_mib(r["output_buffer_mib"])) << id;
     EXPECT_EQ(printed_mib(cpu["compute_buffer_mib"]), printed_mib(r["compute_buffer_mib"])) << id;
+    // Hybrid models: llama_memory_recurrent's "RS buffer size" (the conv and SSM states).
+    EXPECT_EQ(cpu.contains("rs_buffer_mib"), r.contains("rs_buffer_mib")) << id;
+    if (r.contains("rs_buffer_mib")) EXPECT_EQ(printed_mib(cpu["rs_buffer_mib"]), printed_mib(r["rs_buffer_mib"])) << id;
     ++checked;
   }
   EXPECT_EQ(checked, loads.size());
@@ -161,9 +168,9 @@ TEST(LlamacppOracle, QuantizedModelBuffersMatch) {
   // 12 catalogue models x Q4_K_M, Q8_0, Q4_0, Q6_K, Q3_K_M, Q5_K_S, Q2_K; gpt-oss-20b x MXFP4_MOE,
   // Q4_K_M, Q8_0, Q4_0; GLM-4.5-Air x Q8_0 (its repacked types leave a CPU_Mapped span that depends
   // on the order of the tensors in the file, which gen_gguf.py does not write as convert does);
-  // Qwen3-VL-8B, ERNIE-4.5-21B-A3B and StableLM-alpha-3B (GPT-NeoX) x Q8_0, Q4_K_M, Q4_0
-  // (collect_quant.py).
-  ASSERT_EQ(loads.size(), 98u);
+  // Qwen3-VL-8B, ERNIE-4.5-21B-A3B and StableLM-alpha-3B (GPT-NeoX) x Q8_0, Q4_K_M, Q4_0; Nemotron-H-8B
+  // cut to 9 layers x the 7 (its Mamba-2 conv kernels stay F32) (collect_quant.py).
+  ASSERT_EQ(loads.size(), 105u);
   for (const json& r : loads) {
     test::ScratchDir dir;
     dir.write("config.json", cut_config(r));

@@ -21,6 +21,7 @@ models = {  # name -> (catalogue id, layers kept, gguf arch)
     'neox-L2': ('stablelm-base-alpha-3b', 2, 'gptneox'), 'neox-seq-L2': (None, None, 'gptneox'),
     'falcon7b-L2': (None, None, 'falcon'), 'falcon40b-L2': (None, None, 'falcon'),
     'ministral3-tiny': (None, None, 'mistral3'),  # Ministral-3's attention temperature tuning
+    'nemoh8-L9': ('nemotron-h-8b', 9, 'nemotron_h'),  # Mamba-2, MLP and attention layers (M-M-M-M*-)
 }
 import sys
 if len(sys.argv) > 1: models = {k: v for k, v in models.items() if k in sys.argv[1:]}
@@ -38,10 +39,11 @@ for name, (cat, layers, arch) in models.items():
                'flash_attn': fa_name[fa], 'n_seq_max': np_, 'swa_full': False,
                'model_buffer_mib': grab(r'CPU_Mapped model buffer size = +([0-9.]+) MiB')[0],
                'kv_buffer_mib': sum(grab(r'CPU KV buffer size = +([0-9.]+) MiB')),
+               **({'rs_buffer_mib': sum(grab(r'CPU RS buffer size = +([0-9.]+) MiB'))} if 'RS buffer' in out else {}),
                'output_buffer_mib': grab(r'CPU +output buffer size = +([0-9.]+) MiB')[0],
                'compute_buffer_mib': grab(r'CPU compute buffer size = +([0-9.]+) MiB')[0],
                'log_excerpt': [l.strip() for l in out.splitlines()
-                               if re.search(r'buffer size|llama_kv_cache: size|flash_attn +=|Flash Attention|n_ctx +=', l)]}
+                               if re.search(r'buffer size|llama_kv_cache: size|llama_memory_recurrent: size|flash_attn +=|Flash Attention|n_ctx +=', l)]}
         if cat: rec['catalogue_model'] = cat
         else: rec['config'] = json.load(open(f'm/{name}/config.json'))
         print(json.dumps(rec), flush=True)

@@ -22,8 +22,9 @@ for name, (cat, layers, arch) in models.items():
         else:
             rec.update({'model_buffer_mib': g(r'CPU_Mapped model buffer size = +([0-9.]+) MiB')[0],
                         'kv_buffer_mib': sum(g(r'CPU KV buffer size = +([0-9.]+) MiB')),
+                        **({'rs_buffer_mib': sum(g(r'CPU RS buffer size = +([0-9.]+) MiB'))} if 'RS buffer' in out else {}),
                         'output_buffer_mib': g(r'CPU +output buffer size = +([0-9.]+) MiB')[0],
                         'compute_buffer_mib': g(r'CPU compute buffer size = +([0-9.]+) MiB')[0]})
         rec['log_excerpt'] = [l.strip() for l in out.splitlines()
-                              if re.search(r'buffer size|llama_kv_cache: size|attn_rot|flash_attn +=|does not divide', l)]
+                              if re.search(r'buffer size|llama_kv_cache: size|llama_memory_recurrent: size|attn_rot|flash_attn +=|does not divide', l)]
         print(json.dumps(rec), flush=True)

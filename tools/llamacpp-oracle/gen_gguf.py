@@ -97,6 +97,14 @@ def main(cfg_path, arch, out, layers=None):
         w.add_expert_feed_forward_length(c['moe_intermediate_size'])
         if arch == 'qwen2moe': w.add_expert_shared_feed_forward_length(c['shared_expert_intermediate_size'])
     # tokenizer: an SPM vocabulary of V dummy pieces (only its size matters to the buffers)
+    if arch == 'nemotron_h':  # conversion/nemotron.py NemotronHModel (GraniteHybridModel's ssm keys)
+        pat = c['hybrid_override_pattern'][:L]
+        w.add_feed_forward_length([ff if k == '-' else 0 for k in pat])
+        w.add_head_count_kv([nkv if k == '*' else 0 for k in pat])
+        hd = c.get('head_dim') or c['attention_head_dim']; w.add_key_length(hd); w.add_value_length(hd)
+        w.add_ssm_conv_kernel(c['conv_kernel']); w.add_ssm_state_size(c['ssm_state_size'])
+        w.add_ssm_group_count(c['n_groups']); w.add_ssm_inner_size(c['mamba_num_heads'] * c['mamba_head_dim'])
+        w.add_ssm_time_step_rank(c['mamba_num_heads'])
     w.add_tokenizer_model('llama')
     toks = ['<unk>', '<s>', '</s>'] + [f'<0x{i:02X}>' for i in range(256)]
     toks += [f't{i}' for i in range(V - len(toks))]
@@ -109,7 +117,23 @@ def main(cfg_path, arch, out, layers=None):
     if arch == 'phi2': t('output_norm.bias', [h], F32)
     if not tied: t('output.weight', [h, V])
     if arch == 'phi2': t('output.bias', [V], F32)
-    for l in range(L if arch not in ('deepseek2', 'deepseek32', 'glm-dsa', 'glm4moe', 'llama4', 'minimax-m2', 'ernie4_5-moe', 'gptneox', 'falcon') else 0):
+    if arch == 'nemotron_h':  # src/models/nemotron-h.cpp load_arch_tensors: M = Mamba-2, * = attention, - = MLP
+        I, G, N, Hs, K = c['mamba_num_heads'] * c['mamba_head_dim'], c['n_groups'], c['ssm_state_size'], c['mamba_num_heads'], c['conv_kernel']
+        for l, kind in enumerate(c['hybrid_override_pattern'][:L]):
+            b = f'blk.{l}.'
+            t(b + 'attn_norm.weight', [h], F32)
+            if kind == 'M':
+                t(b + 'ssm_in.weight', [h, 2 * I + 2 * G * N + Hs])
+                t(b + 'ssm_conv1d.weight', [K, I + 2 * G * N], F32)
+                if c.get('use_conv_bias', True): t(b + 'ssm_conv1d.bias', [I + 2 * G * N], F32)
+                t(b + 'ssm_dt.bias', [Hs], F32); t(b + 'ssm_a', [1, Hs], F32); t(b + 'ssm_d', [1, Hs], F32)
+                t(b + 'ssm_norm.weight', [I // G, G], F32); t(b + 'ssm_out.weight', [I, h])
+            elif kind == '*':
+                t(b + 'attn_q.weight', [h, hd * nh]); t(b + 'attn_k.weight', [h, hd * nkv]); t(b + 'attn_v.weight', [h, hd * nkv])
+                t(b + 'attn_output.weight', [hd * nh, h])
+            else:
+                t(b + 'ffn_up.weight', [h, ff]); t(b + 'ffn_down.weight', [ff, h])
+    for l in range(L if arch not in ('nemotron_h', 'deepseek2', 'deepseek32', 'glm-dsa', 'glm4moe', 'llama4', 'minimax-m2', 'ernie4_5-moe', 'gptneox', 'falcon') else 0):
         b = f'blk.{l}.'
         if arch != 'olmo2': t(b + 'attn_norm.weight', [h], F32)
         if arch == 'phi2': t(b + 'attn_norm.bias', [h], F32)

@@ -168,9 +168,10 @@ MemoryPlan LlamacppEngine::plan(const PlanInput& in) const {
     throw_usage("--engine llamacpp: " + in.model.id + " (MllamaForConditionalGeneration) has no llama.cpp "
                 "conversion or builder (its cross-attention layers); plan it under vllm or hf");
   const ModelSpec model = gguf_spec(in, p.weights_precision, p.notes);
-  // The compute-graph replay (llamacpp/compute_graph.cpp) walks attention layers with a KV cache:
-  // llama.cpp's recurrent state cache (llama_memory_recurrent, hybrid models) and its layers
-  // without attention (DeciLM) are not replayed, so such a model is refused, not guessed; so is an
+  // The compute-graph replay (llamacpp/compute_graph.cpp) walks attention layers with a KV cache,
+  // and Nemotron-H's Mamba-2 and MLP layers over llama_memory_recurrent: other models with
+  // recurrent layers (Qwen3-Next, Granite-4.0-H, Jamba, ...) or layers without attention (DeciLM)
+  // are not replayed, so such a model is refused, not guessed; so is an
   // encoder or diffusion GGUF, for which llama.cpp builds no cache and runs a non-causal graph.
   const auto& kinds = model.arch.layer_attention;
   if (!kinds.empty() && std::all_of(kinds.begin(), kinds.end(), [](LayerAttention a) { return a == LayerAttention::None; }))
@@ -182,7 +183,7 @@ MemoryPlan LlamacppEngine::plan(const PlanInput& in) const {
                 " has recurrent (Mamba / linear-attention) state in every layer, whose llama.cpp buffers vramplan "
                 "does not model; plan it under vllm or sglang");
   for (const LayerAttention a : model.arch.layer_attention)
-    if (a == LayerAttention::Recurrent || a == LayerAttention::None)
+    if ((a == LayerAttention::Recurrent || a == LayerAttention::None) && !lc::graph_has_recurrent_layers(model.arch))
       throw_usage("--engine llamacpp: " + model.id + " has " +
                   (a == LayerAttention::Recurrent ? "recurrent (Mamba / linear-attention) layers" : "layers without attention") +
                   ", whose llama.cpp buffers vramplan does not model; plan it under vllm or sglang");
@@ -245,6 +246,16 @@ MemoryPlan LlamacppEngine::plan(const PlanInput& in) const {
     if (kv.role != "SWA" && kv.cells) per_cell += kv.bytes() / (kv.cells * kv.streams);
   }
   p.kv_cache.push_back({"kv_cache", Bytes(kv_device), kv_explain});
+  const std::uint64_t rs_device = cpu ? lp.rs_host_bytes + lp.rs_gpu_bytes : lp.rs_gpu_bytes;
+  if (lp.recurrent) {
+    const auto& rs = *lp.recurrent;
+    p.kv_cache.push_back({"kv_cache.recurrent_state", Bytes(rs_device),
+                          "llama_memory_recurrent: " + std::to_string(rs.layers.size()) + " recurrent layers x " +
+                              std::to_string(rs.cells) + " cells (max(1, n_seq_max)): R (f32) " +
+                              std::to_string(rs.r_values) + " values a cell " + mib_text(rs.r_bytes) + ", S (f32) " +
+                              std::to_string(rs.s_values) + " values a cell " + mib_text(rs.s_bytes) +
+                              "; a fixed size per sequence, whatever the context"});
+  }
   p.kv.bytes_per_token = per_cell;
   p.kv.capacity_tokens = c.n_ctx;
   p.kv_fixed = true;  // -c cells, allocated whatever the other buffers take
@@ -274,6 +285,7 @@ MemoryPlan LlamacppEngine::plan(const PlanInput& in) const {
   devices[device] = {{"model_buffer_mib", mib(device_model)},
                      {"kv_buffer_mib", mib(kv_device)},
                      {"compute_buffer_mib", mib(lp.compute.bytes)}};
+  if (lp.recurrent) devices[device]["rs_buffer_mib"] = mib(rs_device);
   if (cpu) {
     devices[device]["output_buffer_mib"] = mib(lp.output_bytes);
   } else {
@@ -283,11 +295,13 @@ MemoryPlan LlamacppEngine::plan(const PlanInput& in) const {
                       {"compute_buffer_mib", mib(lp.compute.host_bytes)},
                       {"compute_buffer_name", "CUDA_Host"},
                       {"compute_buffer_basis", "estimate: graph inputs + gathered token embeddings"}};
+    if (lp.recurrent) devices["CPU"]["rs_buffer_mib"] = mib(lp.rs_host_bytes);
   }
   view["devices"] = devices;
   if (!cpu) {
     p.notes.push_back("host memory (not in the per-GPU total): model " + mib_text(host_model) + ", KV " +
-                      mib_text(lp.kv_host_bytes) + ", output " + mib_text(lp.output_bytes) +
+                      mib_text(lp.kv_host_bytes) + (lp.recurrent ? ", recurrent state " + mib_text(lp.rs_host_bytes) : "") +
+                      ", output " + mib_text(lp.output_bytes) +
                       ", CUDA_Host compute " + mib_text(lp.compute.host_bytes));
     p.overhead.push_back({"overhead.cuda_context",
                           in.measured_context.value_or(Bytes(profile_.cuda_context_bytes)),

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "vramplan/core/bytes.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/core/limits.hpp"
 #include "vramplan/io/gguf.hpp"
@@ -319,6 +320,29 @@ void map_experts(const Meta& m, ModelSpec& spec) {
   }
 }
 
+// A Mamba-2 mixer's sizes (ssm.* keys, llama-hparams.cpp n_embd_r / n_embd_s): d_inner channels in
+// time_step_rank heads, group_count groups of B and C of state_size each, a conv of conv_kernel.
+void map_ssm(const Meta& m, ModelArch& a) {
+  const auto inner = m.opt_u64("ssm.inner_size"), state = m.opt_u64("ssm.state_size");
+  const auto heads = m.opt_u64("ssm.time_step_rank"), kernel = m.opt_u64("ssm.conv_kernel");
+  if (!inner || !state || !heads || !kernel) return;
+  const std::uint64_t groups = m.opt_u64("ssm.group_count").value_or(0);
+  if (*inner == 0 || *state == 0 || *kernel == 0)
+    m.fail(m.key("ssm.inner_size"), "ssm.inner_size, ssm.state_size and ssm.conv_kernel must be positive");
+  if (groups == 0 || *heads == 0 || *inner % *heads != 0 || *inner % groups != 0)
+    return;  // Mamba-1 (no groups; time_step_rank is dt's rank, not a head count): not a Mamba-2 shape
+  auto& s = a.recurrent_shape;
+  s.conv_window = *kernel - 1;
+  s.conv_channels = *inner;
+  s.groups = groups;
+  s.group_state = *state;
+  s.ssm_heads = *heads;
+  s.ssm_head_elems = checked_mul(*inner / *heads, *state, "ssm state per head");
+  a.recurrent_conv_state_elems =
+      checked_mul(s.conv_window, checked_add(*inner, checked_mul(checked_mul(2, groups, "ssm B/C"), *state, "ssm B/C"), "ssm conv"), "ssm conv");
+  a.recurrent_ssm_state_elems = checked_mul(*inner, *state, "ssm state");
+}
+
 void map_attention_layout(const Meta& m, const std::string& arch_name, ModelSpec& spec,
                           std::uint64_t block_count, const std::vector<std::uint64_t>& kv_heads) {
   ModelArch& a = spec.arch;
@@ -336,8 +360,14 @@ void map_attention_layout(const Meta& m, const std::string& arch_name, ModelSpec
       if ((l + 1) % *interval != 0) a.layer_attention[l] = LayerAttention::Recurrent;
   }
   const bool has_ssm = m.find("ssm.state_size") != nullptr;
+  // Nemotron-H writes feed_forward_length per layer: a layer with neither KV heads nor an FFN is a
+  // Mamba-2 mixer, one with an FFN and no heads an MLP-only block (nemotron-h.cpp load_arch_hparams:
+  // is_recr = n_head_kv(il) == 0 && n_ff(il) == 0). A single value says nothing per layer.
+  const GgufValue* ffn_key = m.find("feed_forward_length");
+  const auto ffn = ffn_key && ffn_key->is_array() ? m.per_layer("feed_forward_length", block_count) : std::nullopt;
   for (std::uint64_t l = 0; l < n && l < kv_heads.size(); ++l)
-    if (kv_heads[l] == 0) a.layer_attention[l] = has_ssm ? LayerAttention::Recurrent : LayerAttention::None;
+    if (kv_heads[l] == 0)
+      a.layer_attention[l] = has_ssm && (!ffn || (*ffn)[l] == 0) ? LayerAttention::Recurrent : LayerAttention::None;
   // SSM keys with attention in every layer: Falcon-H1's parallel attention + Mamba-2 layers.
   if (has_ssm && std::none_of(a.layer_attention.begin(), a.layer_attention.end(),
                               [](LayerAttention k) { return k == LayerAttention::Recurrent; }))
@@ -416,8 +446,11 @@ ModelSpec spec_from_gguf(const GgufFile& f, std::vector<GgufTensor>* owned) {
   a.num_kv_heads = max_of(kv_heads);
   // As a config.json's heads are checked (hf_common): per layer, the KV heads divide the query
   // heads (llama.cpp's GQA: n_head % n_head_kv == 0). A layer of 0 heads is a recurrent one.
+  // A hybrid file (ssm.* keys) gives its Mamba and MLP layers 0 KV heads beside a single head count.
+  const bool hybrid = m.find("ssm.state_size") != nullptr;
   for (std::size_t i = 0; i < std::min(heads.size(), kv_heads.size()); ++i)
-    if (heads[i] > 0 && (kv_heads[i] == 0 || kv_heads[i] > heads[i] || heads[i] % kv_heads[i] != 0))
+    if (heads[i] > 0 && !(hybrid && kv_heads[i] == 0) &&
+        (kv_heads[i] == 0 || kv_heads[i] > heads[i] || heads[i] % kv_heads[i] != 0))
       m.fail(m.key("attention.head_count_kv"), std::to_string(kv_heads[i]) + " KV heads do not divide the " +
                                                    std::to_string(heads[i]) + " query heads of layer " + std::to_string(i));
   if (a.num_heads == 0 && !m.find("ssm.state_size") && !m.find("wkv.head_size"))
@@ -474,6 +507,7 @@ ModelSpec spec_from_gguf(const GgufFile& f, std::vector<GgufTensor>* owned) {
   a.sequential_residual = !m.opt_bool("use_parallel_residual").value_or(true);  // gptneox (llama.cpp default true)
   a.attn_temperature_scale = m.opt_number("attention.temperature_scale").value_or(0.0);  // mistral3
   map_attention_layout(m, *arch_name, spec, block_count, kv_heads);
+  map_ssm(m, a);
 
   RopeTable rope;
   rope.rotary_dim = rope_dim;

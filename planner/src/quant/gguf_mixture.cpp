@@ -218,6 +218,7 @@ std::optional<std::string> recurrent_gguf_name(std::string_view hf_name) {
       {".dt_bias", "ssm_dt.bias"},             {".in_proj.weight", "ssm_in.weight"},
       {".x_proj.weight", "ssm_x.weight"},      {".dt_proj.weight", "ssm_dt.weight"},
       {".dt_proj.bias", "ssm_dt.bias"},        {".out_proj.weight", "ssm_out.weight"},
+      {".norm.weight", "ssm_norm.weight"},  // Mamba-2's gated RMS norm (mixer.norm)
   };
   for (const auto& [ending, gguf] : kNames)
     if (hf_name.ends_with(ending)) return std::string(gguf);
@@ -226,7 +227,12 @@ std::optional<std::string> recurrent_gguf_name(std::string_view hf_name) {
 
 // The GGUF tensor name llama.cpp uses for an inventory tensor.
 std::string gguf_name(const TensorInfo& t) {
-  if (t.role == TensorRole::Recurrent && t.layer && !t.name.starts_with("blk."))
+  // A Mamba mixer's tensors, its out_proj included (an AttnOutput for tensor parallelism, ssm_out in
+  // the GGUF: llama-quantize must not take it for attn_output).
+  const bool mixer = t.role == TensorRole::Recurrent ||
+                     (t.role == TensorRole::AttnOutput && (t.name.find(".mixer.") != std::string::npos ||
+                                                           t.name.find(".mamba.") != std::string::npos));
+  if (mixer && t.layer && !t.name.starts_with("blk."))
     if (const auto name = recurrent_gguf_name(t.name))
       return "blk." + std::to_string(*t.layer) + "." + *name;
   // A fused dense gate + up projection (Phi-3 gate_up_proj, GLM-4) is written as ffn_up of 2 n_ff
@@ -240,10 +246,12 @@ std::string gguf_name(const TensorInfo& t) {
 }
 
 // What convert_hf_to_gguf.py writes before quantization (ModelBase.prepare_tensors): 1-D tensors,
-// norms and anything not named .weight (gpt-oss's 2-D stacked expert biases) stay F32.
+// norms, anything not named .weight (gpt-oss's 2-D stacked expert biases) and the types it always
+// keeps in float32 (the router, position embeddings, a Mamba / short conv kernel) stay F32.
 std::string conversion_type_of(const GgufTensorChoice& c, TensorRole role, const std::string& conversion) {
   if (ggml_n_dims(c.shape) <= 1 || c.gguf_name.ends_with("_norm.weight") || !c.gguf_name.ends_with(".weight"))
     return "F32";
+  if (contains(c.gguf_name, "ssm_conv1d") || contains(c.gguf_name, "shortconv.conv")) return "F32";
   if (role == TensorRole::FfnGateInp || role == TensorRole::FfnGateInpShexp || role == TensorRole::PositionEmbedding)
     return "F32";
   return conversion;
@@ -253,6 +261,12 @@ ModelFacts facts_of(const ModelSpec& model) {
   ModelFacts m;
   m.arch = model.arch.model_type;
   m.n_gqa = model.arch.num_kv_heads == 0 ? 1 : model.arch.num_heads / model.arch.num_kv_heads;
+  // llama-quant.cpp reads hparams.n_gqa() of layer 0, which is 0 when that layer has no KV heads (a
+  // hybrid's leading Mamba or MLP layer: Nemotron-H).
+  const auto& kinds = model.arch.layer_attention;
+  if (!kinds.empty() && (kinds[0] == LayerAttention::Recurrent || kinds[0] == LayerAttention::None) &&
+      !model.arch.recurrent_in_every_layer)
+    m.n_gqa = 0;
   m.n_expert = model.arch.num_experts;
   m.n_layer = static_cast<int>(model.arch.num_layers);
   // llama-model.cpp load_hparams: 80-layer Llama with GQA and 80-layer Qwen2 are LLM_TYPE_70B.

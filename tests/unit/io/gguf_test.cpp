@@ -225,6 +225,35 @@ TEST(GgufModel, SparseAttentionIndexerLayers) {
   EXPECT_EQ(indexers(1048576, true), (std::vector<bool>{true, false, false, false, false, false, false, true}));
 }
 
+// A Nemotron-H file as conversion/nemotron.py writes it: one head count, per-layer KV heads (0 off
+// the attention layers) and per-layer FFN sizes (0 off the MLP layers), the Mamba-2 sizes in ssm.*.
+// nemotron-h.cpp: a layer with neither is a Mamba-2 mixer (is_recr), one with an FFN an MLP.
+TEST(GgufModel, NemotronHybridLayersAndMambaShape) {
+  test::ScratchDir dir;
+  test::GgufDesc d;
+  d.kvs = {test::kv_str("general.architecture", "nemotron_h"), test::kv_u32("nemotron_h.block_count", 4),
+           test::kv_u32("nemotron_h.embedding_length", 64), test::kv_u32("nemotron_h.attention.head_count", 4),
+           test::kv_arr_u32("nemotron_h.attention.head_count_kv", {0, 0, 0, 2}),
+           test::kv_arr_u32("nemotron_h.feed_forward_length", {0, 96, 0, 0}),
+           test::kv_u32("nemotron_h.ssm.conv_kernel", 4), test::kv_u32("nemotron_h.ssm.state_size", 16),
+           test::kv_u32("nemotron_h.ssm.group_count", 2), test::kv_u32("nemotron_h.ssm.inner_size", 128),
+           test::kv_u32("nemotron_h.ssm.time_step_rank", 8)};
+  d.tensors = {{"token_embd.weight", {64, 10}, F32, 640 * 4}};
+  const ModelSpec s = model_from_gguf_file(write(dir, d), test::quant_formats());
+  EXPECT_EQ(s.arch.layer_attention, (std::vector<LayerAttention>{LayerAttention::Recurrent, LayerAttention::None,
+                                                                  LayerAttention::Recurrent, LayerAttention::Full}));
+  EXPECT_FALSE(s.arch.recurrent_in_every_layer);
+  const auto& r = s.arch.recurrent_shape;
+  EXPECT_EQ(r.conv_window, 3u);      // conv_kernel - 1
+  EXPECT_EQ(r.conv_channels, 128u);  // d_inner
+  EXPECT_EQ(r.groups, 2u);
+  EXPECT_EQ(r.group_state, 16u);
+  EXPECT_EQ(r.ssm_heads, 8u);
+  EXPECT_EQ(r.ssm_head_elems, 16u * 16u);                   // head_dim 128 / 8 x d_state 16
+  EXPECT_EQ(s.arch.recurrent_conv_state_elems, 3u * 192u);  // 3 x (128 + 2 x 2 x 16)
+  EXPECT_EQ(s.arch.recurrent_ssm_state_elems, 128u * 16u);
+}
+
 TEST(GgufModel, SlidingWindowBoolArrayPattern) {
   test::ScratchDir dir;
   test::GgufDesc d;

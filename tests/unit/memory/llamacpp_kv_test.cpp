@@ -81,6 +81,39 @@ TEST(LlamacppKv, SparseAttentionAddsTheIndexerKeyCache) {
   EXPECT_EQ(lc::kv_caches(a, *ctx.context, {}, test::quant_formats())[1].k_bytes, 2097152u);  // 2 x 4096 x 128 x 2
 }
 
+// llama_memory_recurrent for Nemotron-H-8B's Mamba-2 (d_inner 8192 = 128 heads x 64, 8 groups of
+// d_state 128, conv kernel 4) cut to its first 9 layers (M-M-M-M*-: layers 0, 2, 4, 6 recurrent):
+// n_embd_r = 3 x (8192 + 2 x 8 x 128) = 30,720 and n_embd_s = 128 x 8192 = 1,048,576 f32 values a
+// cell, max(1, n_seq_max) cells. One sequence: R 4 x 30,720 x 4 B = 491,520 B (0.47 MiB), S 4 x
+// 1,048,576 x 4 B = 16 MiB; four: 65.88 MiB, as llama.cpp 0c1e5709 printed (oracle nemoh8-L9).
+TEST(LlamacppKv, RecurrentStateCacheOfMambaLayers) {
+  ModelArch a = llama_1b();
+  a.num_layers = 9;
+  a.layer_attention = {LayerAttention::Recurrent, LayerAttention::None, LayerAttention::Recurrent,
+                       LayerAttention::None,      LayerAttention::Recurrent, LayerAttention::None,
+                       LayerAttention::Recurrent, LayerAttention::Full,      LayerAttention::None};
+  a.recurrent_shape = {.conv_window = 3, .conv_channels = 8192, .groups = 8, .group_state = 128, .ssm_heads = 128,
+                       .ssm_head_elems = 64 * 128};
+  lc::Settings s;
+  const auto ctx = lc::make_context(a, s, profile());
+  ASSERT_TRUE(ctx.context);
+  const auto rs = lc::recurrent_cache(a, *ctx.context);
+  ASSERT_TRUE(rs);
+  EXPECT_EQ(rs->layers, (std::vector<int>{0, 2, 4, 6}));
+  EXPECT_EQ(rs->r_values, 30720u);
+  EXPECT_EQ(rs->s_values, 1048576u);
+  EXPECT_EQ(rs->r_bytes, 491520u);
+  EXPECT_EQ(rs->s_bytes, 16777216u);
+  s.n_parallel = 4;
+  const auto four = lc::recurrent_cache(a, *lc::make_context(a, s, profile()).context);
+  EXPECT_EQ(four->cells, 4u);
+  EXPECT_EQ(four->bytes(), 4u * (491520u + 16777216u));  // 69,074,944 B = 65.875 MiB
+  // Only the attention layer keeps KV: 1 x 4096 x 512 x 2 B x 2 = 8 MiB.
+  EXPECT_EQ(kv_total(a, {}), 8388608u);
+  a.recurrent_shape = {};
+  test::error_message([&] { lc::recurrent_cache(a, *ctx.context); }, ErrorKind::Usage);
+}
+
 TEST(LlamacppKv, Llama1bQ8_0UsesBlockRowSize) {
   lc::Settings s;
   s.type_k = s.type_v = "q8_0";

@@ -101,6 +101,25 @@ KvRow kv_row(const ModelArch& arch, int layer);
 std::vector<KvCache> kv_caches(const ModelArch& arch, const Context& context,
                                const Settings& settings, const QuantCatalog& quant);
 
+//! llama_memory_recurrent (src/llama-memory-recurrent.cpp; hybrid models keep it beside the KV
+//! cache in llama_memory_hybrid): for each recurrent layer an f32 R row (the conv state,
+//! hparams.n_embd_r) and an f32 S row (the SSM state, n_embd_s) per cell, and
+//! max(1, n_seq_max) cells (llama_model::create_memory's recurrent_rs_size; n_rs_seq, the rollback
+//! snapshots of speculative decoding, is 0 for llama-completion and llama-server without a draft).
+struct RecurrentCache {
+  std::vector<int> layers;     //!< the recurrent decoder layers
+  std::uint64_t cells = 0;     //!< rows per layer
+  std::uint64_t r_values = 0;  //!< n_embd_r: (d_conv - 1) x (d_inner + 2 n_group d_state)
+  std::uint64_t s_values = 0;  //!< n_embd_s: d_state x d_inner
+  std::uint64_t r_bytes = 0;   //!< all layers
+  std::uint64_t s_bytes = 0;
+  std::uint64_t bytes() const { return r_bytes + s_bytes; }
+};
+
+//! The recurrent state cache of a model with recurrent layers of a known (Mamba-2) shape; nullopt
+//! when it has none. Throws Error(Usage) when a recurrent layer's shape is unknown.
+std::optional<RecurrentCache> recurrent_cache(const ModelArch& arch, const Context& context);
+
 //! One model buffer as load_tensors logs it.
 struct ModelBuffer {
   std::string name;  //!< "CPU_Mapped", "CPU_REPACK", "CUDA0"
@@ -189,6 +208,10 @@ ComputeGraph llama_graph(const ModelSpec& model, const Context& context,
 //! llama (plus MoE / MLA from the architecture), an approximation.
 bool graph_is_transcribed(const ModelArch& arch);
 
+//! True when llama_graph transcribes this model type's recurrent (Mamba-2) and attention-free
+//! layers (dense Nemotron-H); other models with such layers have no graph here.
+bool graph_has_recurrent_layers(const ModelArch& arch);
+
 //! The compute buffer of the worst-case micro-batch graph.
 struct ComputeEstimate {
   std::uint64_t bytes = 0;       //!< the device's compute buffer (ggml-alloc peak)
@@ -207,8 +230,11 @@ struct Plan {
   Context context;
   std::vector<ModelBuffer> model;
   std::vector<KvCache> kv;
+  std::optional<RecurrentCache> recurrent;  //!< hybrid / recurrent models ("RS buffer")
   std::uint64_t kv_gpu_bytes = 0;   //!< KV of offloaded layers (CUDA)
   std::uint64_t kv_host_bytes = 0;  //!< KV of host layers
+  std::uint64_t rs_gpu_bytes = 0;   //!< recurrent state of offloaded layers
+  std::uint64_t rs_host_bytes = 0;  //!< recurrent state of host layers
   std::uint64_t output_bytes = 0;   //!< host
   ComputeEstimate compute;
 };

@@ -2,11 +2,13 @@
 // needs: every intermediate's size, its sources and views, in the order ggml_build_forward_expand
 // visits them (depth first, sources left to right). Transcribed from llama.cpp's builders:
 // src/models/{llama,qwen2,qwen2moe,qwen3,qwen3moe,gemma,gemma2,gemma3,deepseek2,phi2,phi3,olmo2,qwen2vl,
-// openai-moe,glm4-moe,llama4,qwen3vl,qwen3vlmoe,minimax-m2,ernie4-5-moe,gptneox,falcon}.cpp
+// openai-moe,glm4-moe,llama4,qwen3vl,qwen3vlmoe,minimax-m2,ernie4-5-moe,gptneox,falcon,nemotron-h,
+// mamba-base}.cpp
 // and src/llama-graph.cpp (build_inp_embd, build_attn, build_attn_mha, build_ffn, build_moe_ffn),
 // src/llama-kv-cache.cpp (cpy_k, cpy_v, get_k, get_v, input idxs). Weights and the KV cache are
 // external (they live in other buffers).
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -57,6 +59,8 @@ struct Features {
   bool neox = false;             // GPT-NeoX: the MLP reads its own norm (ffn_norm); biases everywhere
   bool temperature_tuning = false;  // mistral3: Q x the inp_attn_scale input after RoPE on every layer
                                     // when the file sets attention.temperature_scale (Ministral-3)
+  bool nemotron_h = false;       // one block a layer after an RMS norm, added to the residual: Mamba-2
+                                 // (recurrent layers), attention without RoPE, or a ReLU^2 MLP (none)
   bool hparams_routing = false;  // the router as the model's hparams say (ModelArch::moe_routing:
                                  // deepseek2.cpp passes expert_gating_func, expert_weights_norm / _scale
                                  // and ffn_exp_probs_b to build_moe_ffn)
@@ -133,6 +137,9 @@ const std::map<std::string, Features>& feature_table() {
   // router with SOFTMAX_WEIGHT gating, biased experts under SWIGLU_OAI (a GLU: not in place).
   static const Features gpt_oss{.qkv_bias = true, .attn_out_bias = true, .late_out_ids = true,
                                 .router_bias = true, .softmax_weight = true, .expert_bias = true};
+  // src/models/nemotron-h.cpp (Nemotron-H): Mamba-2 mixers (mamba-base.cpp build_mamba2_layer over
+  // llama_memory_recurrent), attention layers without RoPE and ReLU^2 MLP layers, one per layer.
+  static const Features nemotron_h{.nemotron_h = true};
   static const std::map<std::string, Features> table = {
       {"llama", llama}, {"mistral", llama}, {"mixtral", llama}, {"llava", llama},
       {"mistral3", mistral3}, {"ministral3", mistral3},
@@ -150,6 +157,7 @@ const std::map<std::string, Features>& feature_table() {
       {"minimax_m2", minimax_m2}, {"minimax-m2", minimax_m2},
       {"ernie4_5_moe", ernie45moe}, {"ernie4_5-moe", ernie45moe},
       {"llama4", llama4}, {"llama4_text", llama4},
+      {"nemotron_h", nemotron_h},
   };
   return table;
 }
@@ -182,12 +190,16 @@ class Builder {
     score_bias_ = f_.hparams_routing &&
                   any_tensor([](const TensorInfo& t) { return t.role == TensorRole::FfnExpProbsBias; });
     // Falcon-40B's second per-layer norm: ln_mlp in a config's inventory, attn_norm_2 in a GGUF.
+    conv_bias_ = any_tensor([](const TensorInfo& t) {
+      return t.role == TensorRole::Recurrent && t.is_bias && t.name.find("conv1d") != std::string::npos;
+    });
     falcon_two_norms_ = f_.mlp_first && !f_.neox && any_tensor([](const TensorInfo& t) {
                           return t.role == TensorRole::FfnNorm || t.name.find("attn_norm_2") != std::string::npos;
                         });
   }
 
   ComputeGraph build() {
+    if (f_.nemotron_h) return nemotron_h_build();
     // build_inp_embd: tokens -> GET_ROWS(token_embd); the vector-embedding input (inp_embd) is a
     // second input of the same shape that ggml_build_forward_select keeps in the graph.
     // With deepstack layers (Qwen3-VL) an input embedding is n_embd_inp = (1 + n) x n_embd wide: the
@@ -232,6 +244,99 @@ class Builder {
   std::uint64_t E() const { return a_.hidden_size; }
   std::uint64_t bytes(int t) const { return g_.tensors()[static_cast<std::size_t>(t)].bytes; }
   bool fa() const { return c_.flash_attn; }
+
+  // Nemotron-H (nemotron-h.cpp). ggml orders nodes as ggml_build_forward_expand meets them, and in
+  // this graph only the recurrent-state copies (build_rs, the conv and SSM state stores) and
+  // build_attn expand where they are built: a block's tail (a Mamba-2 mixer's output, an MLP, the
+  // attention projection) and its residual add reach the graph when the next expansion walks back
+  // through the residual stream. `resid` emits what is pending and returns the stream.
+  ComputeGraph nemotron_h_build() {
+    const int tokens = g_.input("inp_tokens", T_ * kI32);
+    g_.input("inp_embd", E() * T_ * kF32);  // build_inp_embd's vector-embedding input, as in build()
+    const int embd = g_.op("get_rows(token_embd)", E() * T_ * kF32, {g_.external("token_embd"), tokens});
+    std::function<int()> resid = [embd] { return embd; };
+    for (std::uint64_t l = 0; l < a_.num_layers; ++l) {
+      const int il = static_cast<int>(l);
+      const LayerAttention kind = l < a_.layer_attention.size() ? a_.layer_attention[l] : LayerAttention::Full;
+      if (kind == LayerAttention::Recurrent) {
+        resid = mamba2_block(resid);
+      } else if (kind == LayerAttention::None) {  // build_ffn_layer: up, ReLU, square, down
+        resid = [this, prev = resid] {
+          const int x = prev();
+          const int up = g_.op("ffn_up", a_.intermediate_size * T_ * kF32, {g_.external("ffn_up"), rms_mul("attn_norm", x)});
+          const int act = g_.op("ffn_sqr", bytes(up), {g_.op("ffn_relu", bytes(up), {up}, true)}, true);
+          const int down = g_.op("ffn_down", E() * T_ * kF32, {g_.external("ffn_down"), act});
+          return g_.op("block_out", bytes(down), {down, x}, true);
+        };
+      } else {
+        const int x = resid();
+        const PendingAttention p = attention_inputs(il, rms_mul("attn_norm", x));
+        resid = [this, p, x] {
+          const int out = attention_output(p);
+          return g_.op("block_out", bytes(out), {out, x}, true);
+        };
+      }
+    }
+    // The final norm is res->t_h_nextn, a graph output; the output rows are taken after it.
+    const int h = rms_mul("result_norm", resid());
+    g_.mark_output(h);
+    const int logits = g_.op("result_output", a_.vocab_size * T_ * kF32, {g_.external("output"), output_rows("h", h)});
+    g_.mark_output(logits);
+    return std::move(g_);
+  }
+
+  // build_rs over one of a layer's state tensors (`states`, external) for the reserved micro-batch:
+  // the zeroed state (a SCALE in place), the rows of the micro-batch's sequences (`rows`: GET_ROWS,
+  // or the SSM scan), the other cells' rows (GET_ROWS of none: a full reserve has n_rs = n_seqs)
+  // copied back. Returns the first.
+  int recurrent_rows(int states, const std::function<int(int, int)>& rows) {
+    g_.store("rs_zero", {g_.view("rs_zero_view", states)});
+    const int copy = input_once("rs_s_copy", std::max<std::uint64_t>(1, c_.n_seq_max) * kI32);
+    const int main = rows(states, g_.view("rs_s_copy_main", copy));
+    const int extra = g_.op("rs_extra", 0, {states, g_.view("rs_s_copy_extra", copy)});
+    g_.store("rs_extra_store", {extra, g_.view("rs_extra_dst", states)});
+    return main;
+  }
+
+  // mamba-base.cpp build_mamba2_layer, n_seqs = n_seq_max sequences of n_ubatch / n_seqs tokens.
+  std::function<int()> mamba2_block(const std::function<int()>& prev) {
+    const auto& sh = a_.recurrent_shape;
+    const std::uint64_t S = std::max<std::uint64_t>(1, c_.n_seq_max), I = sh.conv_channels, G = sh.groups,
+                        N = sh.group_state, H = sh.ssm_heads, window = sh.conv_window;
+    const std::uint64_t channels = I + 2 * G * N, tokens_per_seq = T_ / S;
+    const int conv_states = g_.external("cache_r");
+    const int conv = recurrent_rows(conv_states, [&](int states, int ids) {
+      return g_.op("rs_conv_rows", window * channels * S * kF32, {states, ids});
+    });
+    const int x_in = prev();
+    const int zx = g_.op("ssm_in", (2 * I + 2 * G * N + H) * T_ * kF32, {g_.external("ssm_in"), rms_mul("attn_norm", x_in)});
+    const int xbc_t = g_.view("xBC_transposed", g_.view("xBC", zx, false), false);
+    const int conv_x = g_.op("conv_x", (window + tokens_per_seq) * channels * S * kF32, {g_.view("conv_3d", conv), xbc_t});
+    g_.store("conv_state_store", {g_.view("last_conv", conv_x, false), g_.view("conv_state_dst", conv_states)});
+    const int ssm_states = g_.external("cache_s");
+    int xbc = -1;
+    const int y_ssm = recurrent_rows(ssm_states, [&](int states, int ids) {
+      xbc = g_.op("ssm_conv", channels * T_ * kF32, {conv_x, g_.external("ssm_conv1d")});
+      if (conv_bias_) xbc = g_.op("ssm_conv_b", bytes(xbc), {xbc, g_.external("ssm_conv1d.bias")}, true);
+      xbc = g_.op("ssm_conv_silu", bytes(xbc), {xbc}, true);
+      const int dt = g_.op("dt_b", H * T_ * kF32, {g_.op("dt_cont", H * T_ * kF32, {g_.view("dt", zx, false)}),
+                                                   g_.external("ssm_dt.bias")}, true);
+      // ggml_ssm_scan: y (d_inner x tokens) followed by the final states (d_state x d_inner x n_seqs).
+      return g_.op("ssm_scan", (I * T_ + N * I * S) * kF32,
+                   {g_.view("ssm_states_4d", states), g_.view("x", xbc, false), dt, g_.external("ssm_a"),
+                    g_.view("B", xbc, false), g_.view("C", xbc, false), ids});
+    });
+    g_.store("ssm_state_store", {g_.view("last_ssm", y_ssm, false), g_.view("ssm_state_dst", ssm_states)});
+    return [this, zx, xbc, y_ssm, x_in, I] {
+      const int z = g_.op("z_cont", I * T_ * kF32, {g_.view("z", zx, false)});
+      const int xd = g_.op("x_d", I * T_ * kF32, {g_.view("x", xbc, false), g_.external("ssm_d")}, true);
+      const int y = g_.op("y_add_d", I * T_ * kF32, {g_.view("y", y_ssm, true, I * T_ * kF32), xd}, true);
+      const int gated = g_.op("y_swiglu", I * T_ * kF32, {z, y});
+      const int normed = g_.view("y_2d", rms_mul("ssm_norm", g_.view("y_groups", gated)));
+      const int out = g_.op("ssm_out", E() * T_ * kF32, {g_.external("ssm_out"), normed});
+      return g_.op("block_out", bytes(out), {out, x_in}, true);
+    };
+  }
 
   // build_norm(LLM_NORM) with a bias: ggml_norm (not an in-place op in ggml-alloc), then mul and add.
   int layer_norm(const std::string& name, int x) {
@@ -529,9 +634,9 @@ class Builder {
     int q = f_.fused_qkv ? g_.view("Qcur_view", qkv, false, H * D * T_ * kF32)
                          : projected("Qcur", "wq", H * D * T_ * kF32, "attn_q_norm");
     if (f_.qk_norm) q = rms_mul("attn_q_norm", q);
-    const bool rope = !(f_.nope_full_layers && kv.role == "non-SWA");
-    q = rope ? g_.op("Qcur_rope", H * D * T_ * kF32, {q, pos()}, true)
-             : g_.op("Qcur_attn_scaled", H * D * T_ * kF32, {q, attn_scale()}, true);
+    const bool rope = !f_.nemotron_h && !(f_.nope_full_layers && kv.role == "non-SWA");
+    if (rope) q = g_.op("Qcur_rope", H * D * T_ * kF32, {q, pos()}, true);
+    else if (!f_.nemotron_h) q = g_.op("Qcur_attn_scaled", H * D * T_ * kF32, {q, attn_scale()}, true);
     if (rope && f_.kq_l2_norm) q = g_.op("Qcur_normed", bytes(q), {q}, true);
     if (f_.temperature_tuning && a_.attn_temperature_scale != 0.0)  // mistral3.cpp: Q x inp_attn_scale
       q = g_.op("Qcur_attn_temp_scaled", bytes(q), {q, attn_scale()}, true);
@@ -652,11 +757,19 @@ class Builder {
   std::map<std::string, int> inputs_;
   bool falcon_two_norms_ = false;
   bool score_bias_ = false;
+  bool conv_bias_ = false;  // Mamba-2's conv1d bias (ssm_conv1d.bias, optional in nemotron-h.cpp)
 };
 
 }  // namespace
 
 bool graph_is_transcribed(const ModelArch& arch) { return feature_table().count(arch.model_type) > 0; }
+
+bool graph_has_recurrent_layers(const ModelArch& arch) {
+  // Nemotron-H with routed experts (Nemotron-3-Nano: GGUF nemotron_h_moe) runs build_moe_ffn in its
+  // MLP layers, which nemotron_h_build does not transcribe.
+  const auto it = feature_table().find(arch.model_type);
+  return it != feature_table().end() && it->second.nemotron_h && arch.num_experts == 0;
+}
 
 ComputeGraph llama_graph(const ModelSpec& model, const Context& context, const std::vector<KvCache>& caches) {
   const ModelArch& arch = model.arch;

@@ -127,4 +127,26 @@ std::vector<KvCache> kv_caches(const ModelArch& arch, const Context& c, const Se
   return out;
 }
 
+std::optional<RecurrentCache> recurrent_cache(const ModelArch& arch, const Context& c) {
+  RecurrentCache rs;
+  for (std::uint64_t i = 0; i < arch.num_layers && i < arch.layer_attention.size(); ++i)
+    if (arch.layer_attention[i] == LayerAttention::Recurrent) rs.layers.push_back(static_cast<int>(i));
+  if (rs.layers.empty()) return std::nullopt;
+  const auto& sh = arch.recurrent_shape;
+  if (sh.ssm_heads == 0 || sh.groups == 0)
+    throw_usage("--engine llamacpp: the recurrent layers' state shape (Mamba-2 d_inner, groups, d_state, heads) is "
+                "unknown, so llama.cpp's recurrent state cache cannot be sized");
+  // llama-hparams.cpp n_embd_r: (ssm_d_conv - 1) x (ssm_d_inner + 2 ssm_n_group ssm_d_state); n_embd_s:
+  // ssm_d_state x ssm_d_inner.
+  rs.r_values = checked_mul(sh.conv_window,
+                            checked_add(sh.conv_channels, checked_mul(checked_mul(2, sh.groups), sh.group_state)),
+                            "recurrent conv state");
+  rs.s_values = checked_mul(sh.group_state, sh.conv_channels, "recurrent SSM state");
+  rs.cells = std::max<std::uint64_t>(1, c.n_seq_max);
+  const std::uint64_t layers = rs.layers.size();
+  rs.r_bytes = checked_mul(checked_mul(checked_mul(rs.r_values, rs.cells), 4), layers, "recurrent state");
+  rs.s_bytes = checked_mul(checked_mul(checked_mul(rs.s_values, rs.cells), 4), layers, "recurrent state");
+  return rs;
+}
+
 }  // namespace vramplan::llamacpp

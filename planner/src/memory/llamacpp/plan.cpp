@@ -26,6 +26,15 @@ Plan plan(const ModelSpec& model, const Settings& s, const LlamacppProfile& prof
       bucket = checked_add(bucket, per_layer);
     }
   }
+  // The recurrent state of a layer lives with it too (llama_memory_recurrent: offload).
+  p.recurrent = recurrent_cache(model.arch, p.context);
+  if (p.recurrent) {
+    const std::uint64_t per_layer = p.recurrent->bytes() / p.recurrent->layers.size();
+    for (int l : p.recurrent->layers) {
+      auto& bucket = static_cast<std::uint64_t>(l) >= off.first_gpu_layer ? p.rs_gpu_bytes : p.rs_host_bytes;
+      bucket = checked_add(bucket, per_layer);
+    }
+  }
   p.output_bytes = output_buffer_bytes(model.arch, p.context);
   p.compute = compute_buffer(model, p.context, p.kv, s.device);
   return p;

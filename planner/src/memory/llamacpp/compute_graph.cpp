@@ -173,7 +173,11 @@ bool quantized(const std::string& type) { return type != "f32" && type != "f16" 
 class Builder {
  public:
   Builder(const ModelSpec& m, const Context& c, const std::vector<KvCache>& caches)
-      : a_(m.arch), c_(c), T_(c.n_ubatch), f_(features(m.arch)) {
+      // graph_reserve rounds the micro-batch up to a multiple of its n_seq_max sequences (-np 3 and
+      // -ub 512 reserve 513 tokens) but keeps n_outputs = min(n_ubatch, n_outputs_max) output rows
+      // (llama-context.cpp sched_reserve, graph_reserve).
+      : a_(m.arch), c_(c), T_(round_up(c.n_ubatch, std::max<std::uint64_t>(1, c.n_seq_max), "reserved tokens")),
+        O_(std::min(c.n_ubatch, c.n_outputs_max)), rows_(T_), f_(features(m.arch)) {
     for (const auto& kv : caches)
       if (kv.role != "indexer")  // the DSA indexer's key cache is not the layer's attention cache
         for (int l : kv.layers) layer_cache_[l] = &kv;
@@ -189,10 +193,10 @@ class Builder {
     // (the hparams' routers) use it when the file has the tensor.
     score_bias_ = f_.hparams_routing &&
                   any_tensor([](const TensorInfo& t) { return t.role == TensorRole::FfnExpProbsBias; });
-    // Falcon-40B's second per-layer norm: ln_mlp in a config's inventory, attn_norm_2 in a GGUF.
     conv_bias_ = any_tensor([](const TensorInfo& t) {
       return t.role == TensorRole::Recurrent && t.is_bias && t.name.find("conv1d") != std::string::npos;
     });
+    // Falcon-40B's second per-layer norm: ln_mlp in a config's inventory, attn_norm_2 in a GGUF.
     falcon_two_norms_ = f_.mlp_first && !f_.neox && any_tensor([](const TensorInfo& t) {
                           return t.role == TensorRole::FfnNorm || t.name.find("attn_norm_2") != std::string::npos;
                         });
@@ -227,7 +231,7 @@ class Builder {
     }
     const bool layernorm = f_.parallel_layernorm || f_.mlp_first;
     const int norm = layernorm ? layer_norm("result_norm", inpL) : rms_mul("result_norm", inpL);
-    int logits = g_.op("result_output", a_.vocab_size * T_ * kF32, {g_.external("output"), norm});
+    int logits = g_.op("result_output", a_.vocab_size * O_ * kF32, {g_.external("output"), norm});
     if (f_.parallel_layernorm) logits = g_.op("result_output_b", bytes(logits), {logits, g_.external("output.bias")}, true);
     if (f_.final_softcap)
       for (const char* step : {"logits_scaled", "logits_tanh", "logits_capped"})
@@ -280,7 +284,7 @@ class Builder {
     // The final norm is res->t_h_nextn, a graph output; the output rows are taken after it.
     const int h = rms_mul("result_norm", resid());
     g_.mark_output(h);
-    const int logits = g_.op("result_output", a_.vocab_size * T_ * kF32, {g_.external("output"), output_rows("h", h)});
+    const int logits = g_.op("result_output", a_.vocab_size * O_ * kF32, {g_.external("output"), output_rows("h", h)});
     g_.mark_output(logits);
     return std::move(g_);
   }
@@ -363,10 +367,10 @@ class Builder {
 
   // build_ffn(LLM_FFN_GELU, LLM_FFN_SEQ): up (+ bias), GELU in place, down (+ bias).
   int gelu_mlp(int x, bool biases) {
-    int up = g_.op("ffn_up", a_.intermediate_size * T_ * kF32, {g_.external("ffn_up"), x});
+    int up = g_.op("ffn_up", a_.intermediate_size * rows_ * kF32, {g_.external("ffn_up"), x});
     if (biases) up = g_.op("ffn_up_b", bytes(up), {up, g_.external("ffn_up.bias")}, true);
     const int act = g_.op("ffn_gelu", bytes(up), {up}, true);
-    int down = g_.op("ffn_down", E() * T_ * kF32, {g_.external("ffn_down"), act});
+    int down = g_.op("ffn_down", E() * rows_ * kF32, {g_.external("ffn_down"), act});
     if (biases) down = g_.op("ffn_down_b", bytes(down), {down, g_.external("ffn_down.bias")}, true);
     return down;
   }
@@ -425,9 +429,13 @@ class Builder {
     return t;
   }
   int pos() { return input_once("inp_pos", T_ * (f_.mrope ? 4 : 1) * kI32); }
-  int out_ids() { return input_once("inp_out_ids", T_ * kI32); }
+  int out_ids() { return input_once("inp_out_ids", O_ * kI32); }
   // The rows of the tokens that produce an output (get_rows with inp_out_ids).
-  int output_rows(const std::string& name, int t) { return g_.op("get_rows(" + name + ")", bytes(t), {t, out_ids()}); }
+  // From the first one on, the FFN that follows runs on the output rows only (rows_).
+  int output_rows(const std::string& name, int t) {
+    rows_ = O_;
+    return g_.op("get_rows(" + name + ")", bytes(t) / T_ * O_, {t, out_ids()});
+  }
   // One f32 scale per token that multiplies Q (build_inp_attn_scale: Llama-4's NoPE layers,
   // Ministral-3's temperature tuning).
   int attn_scale() { return input_once("inp_attn_scale", T_ * kF32); }
@@ -489,17 +497,17 @@ class Builder {
   // build_ffn(up = [n_embd, 2 n_ff], LLM_FFN_SWIGLU): ggml_swiglu over the two halves (not in place).
   int fused_up_ffn(int x) {
     const std::uint64_t n_ff = a_.intermediate_size;
-    const int up = g_.op("ffn_up", 2 * n_ff * T_ * kF32, {g_.external("ffn_up"), x});
-    const int act = g_.op("ffn_swiglu", n_ff * T_ * kF32, {up});
-    return g_.op("ffn_down", E() * T_ * kF32, {g_.external("ffn_down"), act});
+    const int up = g_.op("ffn_up", 2 * n_ff * rows_ * kF32, {g_.external("ffn_up"), x});
+    const int act = g_.op("ffn_swiglu", n_ff * rows_ * kF32, {up});
+    return g_.op("ffn_down", E() * rows_ * kF32, {g_.external("ffn_down"), act});
   }
 
   // build_ffn with a parallel gate: the walk from the down projection meets gate before up.
   int ffn(int x, std::uint64_t n_ff, const std::string& name) {
-    const int gate = g_.op(name + "_gate", n_ff * T_ * kF32, {g_.external(name + "_gate"), x});
-    const int up = g_.op(name + "_up", n_ff * T_ * kF32, {g_.external(name + "_up"), x});
-    const int act = g_.op(name + "_glu", n_ff * T_ * kF32, {gate, up});  // GLU: not in place
-    return g_.op(name + "_down", E() * T_ * kF32, {g_.external(name + "_down"), act});
+    const int gate = g_.op(name + "_gate", n_ff * rows_ * kF32, {g_.external(name + "_gate"), x});
+    const int up = g_.op(name + "_up", n_ff * rows_ * kF32, {g_.external(name + "_up"), x});
+    const int act = g_.op(name + "_glu", n_ff * rows_ * kF32, {gate, up});  // GLU: not in place
+    return g_.op(name + "_down", E() * rows_ * kF32, {g_.external(name + "_down"), act});
   }
 
   // build_moe_ffn's router: the scores, the top-k expert ids and their weights, created in the order
@@ -513,7 +521,7 @@ class Builder {
     if (f_.hparams_routing) r = a_.moe_routing;
     if (f_.moe_norm_w) r.norm_topk = true;
     if (f_.weight_before_experts) r.sigmoid = true;
-    int logits = g_.op("ffn_moe_logits", X * T_ * kF32, {g_.external("ffn_gate_inp"), x});
+    int logits = g_.op("ffn_moe_logits", X * rows_ * kF32, {g_.external("ffn_gate_inp"), x});
     if (f_.router_bias)
       logits = g_.op("ffn_moe_logits_biased", bytes(logits), {logits, g_.external("ffn_gate_inp.bias")}, true);
     // SOFTMAX_WEIGHT: the scores are the logits; softmax and sigmoid are in-place unary ops.
@@ -526,19 +534,19 @@ class Builder {
       throw_usage("--engine llamacpp: llama.cpp loads a grouped router only with topk_group below n_group (here " +
                   std::to_string(r.groups_used) + " of " + std::to_string(r.groups) + ")");
     if (r.groups > 1) selection = keep_best_groups(selection, r);
-    const int argsort = g_.op("ffn_moe_argsort", X * T_ * kI32, {selection});
-    const int selected = g_.view("ffn_moe_topk", argsort, false, K * T_ * kI32);
-    int weights = g_.op("ffn_moe_weights", K * T_ * kF32, {probs3, selected});
+    const int argsort = g_.op("ffn_moe_argsort", X * rows_ * kI32, {selection});
+    const int selected = g_.view("ffn_moe_topk", argsort, false, K * rows_ * kI32);
+    int weights = g_.op("ffn_moe_weights", K * rows_ * kF32, {probs3, selected});
     if (f_.softmax_weight)
       weights = g_.view("weights_3d",
-                        g_.op("ffn_moe_weights_softmax", K * T_ * kF32, {g_.view("weights_2d", weights)}, true));
+                        g_.op("ffn_moe_weights_softmax", K * rows_ * kF32, {g_.view("weights_2d", weights)}, true));
     if (r.norm_topk) {
       const int w2 = g_.view("weights_2d", weights);
-      int sum = g_.op("ffn_moe_weights_sum", T_ * kF32, {w2});
+      int sum = g_.op("ffn_moe_weights_sum", rows_ * kF32, {w2});
       sum = g_.op("ffn_moe_weights_sum_clamped", bytes(sum), {sum}, true);
-      weights = g_.view("weights_3d", g_.op("ffn_moe_weights_norm", K * T_ * kF32, {w2, sum}, true));
+      weights = g_.view("weights_3d", g_.op("ffn_moe_weights_norm", K * rows_ * kF32, {w2, sum}, true));
     }
-    if (r.scale != 0.0 && r.scale != 1.0) weights = g_.op("ffn_moe_weights_scaled", K * T_ * kF32, {weights}, true);
+    if (r.scale != 0.0 && r.scale != 1.0) weights = g_.op("ffn_moe_weights_scaled", K * rows_ * kF32, {weights}, true);
     return {selected, weights};
   }
 
@@ -549,14 +557,14 @@ class Builder {
     const std::uint64_t X = a_.num_experts, G = r.groups, P = X / G, U = r.groups_used;
     const int groups = g_.view("selection_groups", selection);  // [P, G, T]
     const int groups_4d = g_.view("selection_groups_4d", groups);
-    const int pair_sort = g_.op("group_argsort", X * T_ * kI32, {groups});
-    const int pairs = g_.view("group_top2", pair_sort, false, 2 * G * T_ * kI32);
-    const int pair_scores = g_.op("group_top2_scores", 2 * G * T_ * kF32, {groups_4d, pairs});
-    const int group_scores = g_.op("group_scores", G * T_ * kF32, {g_.view("group_top2_3d", pair_scores)});
-    const int group_sort = g_.op("group_argsort_2", G * T_ * kI32, {g_.view("group_scores_2d", group_scores)});
-    const int kept_groups = g_.view("ffn_moe_group_topk", group_sort, false, U * T_ * kI32);
-    const int kept = g_.op("selection_kept", P * U * T_ * kF32, {groups, kept_groups});
-    const int filled = g_.op("selection_filled", X * T_ * kF32, {groups}, true);
+    const int pair_sort = g_.op("group_argsort", X * rows_ * kI32, {groups});
+    const int pairs = g_.view("group_top2", pair_sort, false, 2 * G * rows_ * kI32);
+    const int pair_scores = g_.op("group_top2_scores", 2 * G * rows_ * kF32, {groups_4d, pairs});
+    const int group_scores = g_.op("group_scores", G * rows_ * kF32, {g_.view("group_top2_3d", pair_scores)});
+    const int group_sort = g_.op("group_argsort_2", G * rows_ * kI32, {g_.view("group_scores_2d", group_scores)});
+    const int kept_groups = g_.view("ffn_moe_group_topk", group_sort, false, U * rows_ * kI32);
+    const int kept = g_.op("selection_kept", P * U * rows_ * kF32, {groups, kept_groups});
+    const int filled = g_.op("selection_filled", X * rows_ * kF32, {groups}, true);
     const int masked = g_.write_into("selection_set_rows", filled, {kept, kept_groups, filled});
     return g_.view("ffn_moe_probs_masked", masked);
   }
@@ -569,35 +577,35 @@ class Builder {
     // Experts: MUL_MAT_ID over [n_ff_exp, n_expert_used, n_tokens].
     int x3 = g_.view("cur_3d", x);
     if (f_.weight_before_experts)  // [n_embd, n_expert_used, n_tokens], weighted in place
-      x3 = g_.op("ffn_moe_weighted_in", E() * K * T_ * kF32,
-                 {g_.op("ffn_moe_repeat", E() * K * T_ * kF32, {x3}), weights}, true);
+      x3 = g_.op("ffn_moe_weighted_in", E() * K * rows_ * kF32,
+                 {g_.op("ffn_moe_repeat", E() * K * rows_ * kF32, {x3}), weights}, true);
     const auto experts = [&](const std::string& name, std::uint64_t size, int in) {
       const int t = g_.op("ffn_moe_" + name, size, {g_.external("ffn_" + name + "_exps"), in, selected});
       if (!f_.expert_bias) return t;
       return g_.op("ffn_moe_" + name + "_biased", size, {t, g_.external("ffn_" + name + "_exps.bias"), selected}, true);
     };
-    const int gate = experts("gate", F * K * T_ * kF32, x3);
-    const int up = experts("up", F * K * T_ * kF32, x3);
-    const int act = g_.op("ffn_moe_glu", F * K * T_ * kF32, {gate, up});
-    const int down = experts("down", E() * K * T_ * kF32, act);
+    const int gate = experts("gate", F * K * rows_ * kF32, x3);
+    const int up = experts("up", F * K * rows_ * kF32, x3);
+    const int act = g_.op("ffn_moe_glu", F * K * rows_ * kF32, {gate, up});
+    const int down = experts("down", E() * K * rows_ * kF32, act);
     const int weighted = f_.weight_before_experts ? down : g_.op("ffn_moe_weighted", bytes(down), {down, weights}, true);
     std::vector<int> views;
-    for (std::uint64_t i = 0; i < K; ++i) views.push_back(g_.view("expert_view", weighted, false, E() * T_ * kF32));
+    for (std::uint64_t i = 0; i < K; ++i) views.push_back(g_.view("expert_view", weighted, false, E() * rows_ * kF32));
     int moe_out = views[0];
-    for (std::uint64_t i = 1; i < K; ++i) moe_out = g_.op("ffn_moe_add", E() * T_ * kF32, {moe_out, views[i]}, true);
-    if (K == 1) moe_out = g_.op("ffn_moe_cont", E() * T_ * kF32, {moe_out});
+    for (std::uint64_t i = 1; i < K; ++i) moe_out = g_.op("ffn_moe_add", E() * rows_ * kF32, {moe_out, views[i]}, true);
+    if (K == 1) moe_out = g_.op("ffn_moe_cont", E() * rows_ * kF32, {moe_out});
     const std::uint64_t shared = a_.shared_expert_intermediate_size
                                      ? a_.shared_expert_intermediate_size
                                      : a_.num_shared_experts * a_.moe_intermediate_size;
     if (shared == 0) return moe_out;
     int shexp = ffn(x, shared, "ffn_shexp");
     if (f_.shexp_gate) {  // sigmoid as silu(g) / g; the walk meets it after the shared FFN
-      const int gate_inp = g_.op("ffn_shexp_gate_inp", T_ * kF32, {g_.external("ffn_gate_inp_shexp"), x});
-      const int silu = g_.op("ffn_shexp_gate_silu", T_ * kF32, {gate_inp}, true);
-      const int shexp_weight = g_.op("ffn_shexp_gate", T_ * kF32, {silu, gate_inp}, true);
+      const int gate_inp = g_.op("ffn_shexp_gate_inp", rows_ * kF32, {g_.external("ffn_gate_inp_shexp"), x});
+      const int silu = g_.op("ffn_shexp_gate_silu", rows_ * kF32, {gate_inp}, true);
+      const int shexp_weight = g_.op("ffn_shexp_gate", rows_ * kF32, {silu, gate_inp}, true);
       shexp = g_.op("ffn_shexp_out", bytes(shexp), {shexp, shexp_weight}, true);
     }
-    return g_.op("ffn_out", E() * T_ * kF32, {moe_out, shexp}, true);
+    return g_.op("ffn_out", E() * rows_ * kF32, {moe_out, shexp}, true);
   }
 
   // Q/K/V projections, RoPE, the KV store and attention of a standard (GQA) layer.
@@ -750,7 +758,9 @@ class Builder {
 
   const ModelArch& a_;
   const Context& c_;
-  std::uint64_t T_;
+  std::uint64_t T_;     // tokens of the reserved micro-batch
+  std::uint64_t O_;     // its output rows
+  std::uint64_t rows_;  // rows the FFN runs on: T_, then O_ after the output rows are taken
   Features f_;
   ComputeGraph g_;
   std::map<int, const KvCache*> layer_cache_;

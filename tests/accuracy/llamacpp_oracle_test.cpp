@@ -112,8 +112,9 @@ TEST(LlamacppOracle, EveryPrintedBufferMatches) {
   // config (attention temperature tuning) x (7 + 3), and Nemotron-H-8B cut to 9 layers (Mamba-2, MLP
   // and attention blocks; a recurrent state cache beside the KV cache) x (7 + 3), and Llama-3.2-1B and
   // that Nemotron-H at -np 3 and 5, which do not divide -ub 512: the reserve rounds the micro-batch up
-  // to 513 / 515 tokens and keeps 512 output rows (collect_np.py).
-  ASSERT_EQ(loads.size(), 363u);
+  // to 513 / 515 tokens and keeps 512 output rows (collect_np.py), and Nemotron-3-Nano-30B-A3B cut to 6
+  // layers (Mamba-2, MoE and attention: MEMEM*) x (7 + 3 + 2).
+  ASSERT_EQ(loads.size(), 375u);
   std::size_t checked = 0;
   for (const json& r : loads) {
     test::ScratchDir dir;
@@ -171,8 +172,9 @@ TEST(LlamacppOracle, QuantizedModelBuffersMatch) {
   // Q4_K_M, Q8_0, Q4_0; GLM-4.5-Air x Q8_0 (its repacked types leave a CPU_Mapped span that depends
   // on the order of the tensors in the file, which gen_gguf.py does not write as convert does);
   // Qwen3-VL-8B, ERNIE-4.5-21B-A3B and StableLM-alpha-3B (GPT-NeoX) x Q8_0, Q4_K_M, Q4_0; Nemotron-H-8B
-  // cut to 9 layers x the 7 (its Mamba-2 conv kernels stay F32) (collect_quant.py).
-  ASSERT_EQ(loads.size(), 105u);
+  // cut to 9 layers x the 7 (its Mamba-2 conv kernels stay F32); Nemotron-3-Nano cut to 6 layers x
+  // Q4_K_M, Q8_0, Q2_K (collect_quant.py).
+  ASSERT_EQ(loads.size(), 108u);
   for (const json& r : loads) {
     test::ScratchDir dir;
     dir.write("config.json", cut_config(r));

@@ -97,9 +97,18 @@ def main(cfg_path, arch, out, layers=None):
         w.add_expert_feed_forward_length(c['moe_intermediate_size'])
         if arch == 'qwen2moe': w.add_expert_shared_feed_forward_length(c['shared_expert_intermediate_size'])
     # tokenizer: an SPM vocabulary of V dummy pieces (only its size matters to the buffers)
-    if arch == 'nemotron_h':  # conversion/nemotron.py NemotronHModel (GraniteHybridModel's ssm keys)
+    if arch in ('nemotron_h', 'nemotron_h_moe'):  # conversion/nemotron.py NemotronHModel (GraniteHybridModel's ssm keys)
         pat = c['hybrid_override_pattern'][:L]
-        w.add_feed_forward_length([ff if k == '-' else 0 for k in pat])
+        if arch == 'nemotron_h':
+            w.add_feed_forward_length([ff if k == '-' else 0 for k in pat])
+        else:  # routed experts in the E layers
+            fe = c['moe_intermediate_size']
+            w.add_feed_forward_length([fe if k == 'E' else 0 for k in pat])
+            w.add_expert_used_count(c['num_experts_per_tok']); w.add_expert_feed_forward_length(fe)
+            w.add_expert_shared_feed_forward_length(c['moe_shared_expert_intermediate_size'])
+            w.add_expert_count(c['n_routed_experts']); w.add_expert_shared_count(c['n_shared_experts'])
+            w.add_expert_weights_norm(c['norm_topk_prob']); w.add_expert_weights_scale(c['routed_scaling_factor'])
+            w.add_expert_group_count(c['n_group'])
         w.add_head_count_kv([nkv if k == '*' else 0 for k in pat])
         hd = c.get('head_dim') or c['attention_head_dim']; w.add_key_length(hd); w.add_value_length(hd)
         w.add_ssm_conv_kernel(c['conv_kernel']); w.add_ssm_state_size(c['ssm_state_size'])
@@ -117,7 +126,7 @@ def main(cfg_path, arch, out, layers=None):
     if arch == 'phi2': t('output_norm.bias', [h], F32)
     if not tied: t('output.weight', [h, V])
     if arch == 'phi2': t('output.bias', [V], F32)
-    if arch == 'nemotron_h':  # src/models/nemotron-h.cpp load_arch_tensors: M = Mamba-2, * = attention, - = MLP
+    if arch in ('nemotron_h', 'nemotron_h_moe'):  # nemotron-h.cpp load_arch_tensors: M = Mamba-2, * = attention, - = MLP, E = MoE
         I, G, N, Hs, K = c['mamba_num_heads'] * c['mamba_head_dim'], c['n_groups'], c['ssm_state_size'], c['mamba_num_heads'], c['conv_kernel']
         for l, kind in enumerate(c['hybrid_override_pattern'][:L]):
             b = f'blk.{l}.'
@@ -131,9 +140,14 @@ def main(cfg_path, arch, out, layers=None):
             elif kind == '*':
                 t(b + 'attn_q.weight', [h, hd * nh]); t(b + 'attn_k.weight', [h, hd * nkv]); t(b + 'attn_v.weight', [h, hd * nkv])
                 t(b + 'attn_output.weight', [hd * nh, h])
+            elif kind == 'E':
+                E, fe, fs = c['n_routed_experts'], c['moe_intermediate_size'], c['moe_shared_expert_intermediate_size'] * c['n_shared_experts']
+                t(b + 'ffn_gate_inp.weight', [h, E], F32); t(b + 'exp_probs_b.bias', [E], F32)
+                t(b + 'ffn_up_exps.weight', [h, fe, E]); t(b + 'ffn_down_exps.weight', [fe, h, E])
+                t(b + 'ffn_up_shexp.weight', [h, fs]); t(b + 'ffn_down_shexp.weight', [fs, h])
             else:
                 t(b + 'ffn_up.weight', [h, ff]); t(b + 'ffn_down.weight', [ff, h])
-    for l in range(L if arch not in ('nemotron_h', 'deepseek2', 'deepseek32', 'glm-dsa', 'glm4moe', 'llama4', 'minimax-m2', 'ernie4_5-moe', 'gptneox', 'falcon') else 0):
+    for l in range(L if arch not in ('nemotron_h', 'nemotron_h_moe', 'deepseek2', 'deepseek32', 'glm-dsa', 'glm4moe', 'llama4', 'minimax-m2', 'ernie4_5-moe', 'gptneox', 'falcon') else 0):
         b = f'blk.{l}.'
         if arch != 'olmo2': t(b + 'attn_norm.weight', [h], F32)
         if arch == 'phi2': t(b + 'attn_norm.bias', [h], F32)

@@ -119,6 +119,11 @@ void build_nemotron_h(const ConfigView& c, const Family& family, ModelSpec& spec
     shared = a.num_shared_experts * c.u64({"moe_shared_expert_intermediate_size"}).value_or(0);
     a.shared_expert_intermediate_size = shared;
     a.layer_is_moe.assign(a.num_layers, false);
+    // llama.cpp's router (ModelArch::moe_routing) as conversion/nemotron.py writes it: sigmoid scores
+    // (nemotron-h.cpp passes LLAMA_EXPERT_GATING_FUNC_TYPE_SIGMOID), norm_topk_prob, routed_scaling_factor.
+    a.moe_routing.sigmoid = true;
+    a.moe_routing.norm_topk = c.flag("norm_topk_prob", false);
+    a.moe_routing.scale = c.number({"routed_scaling_factor"}).value_or(0.0);
   }
   a.layer_attention.assign(a.num_layers, LayerAttention::None);
   for (std::uint64_t i = 0; i < a.num_layers; ++i) {

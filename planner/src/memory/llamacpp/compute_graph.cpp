@@ -137,9 +137,11 @@ const std::map<std::string, Features>& feature_table() {
   // router with SOFTMAX_WEIGHT gating, biased experts under SWIGLU_OAI (a GLU: not in place).
   static const Features gpt_oss{.qkv_bias = true, .attn_out_bias = true, .late_out_ids = true,
                                 .router_bias = true, .softmax_weight = true, .expert_bias = true};
-  // src/models/nemotron-h.cpp (Nemotron-H): Mamba-2 mixers (mamba-base.cpp build_mamba2_layer over
-  // llama_memory_recurrent), attention layers without RoPE and ReLU^2 MLP layers, one per layer.
-  static const Features nemotron_h{.nemotron_h = true};
+  // src/models/nemotron-h.cpp (Nemotron-H; nemotron_h_moe runs the same graph): Mamba-2 mixers
+  // (mamba-base.cpp build_mamba2_layer over llama_memory_recurrent), attention layers without RoPE,
+  // ReLU^2 MLP layers or MoE layers (a sigmoid router with the score bias, ReLU^2 experts without a
+  // gate, a ReLU^2 shared expert), one per layer.
+  static const Features nemotron_h{.nemotron_h = true, .hparams_routing = true};
   static const std::map<std::string, Features> table = {
       {"llama", llama}, {"mistral", llama}, {"mixtral", llama}, {"llava", llama},
       {"mistral3", mistral3}, {"ministral3", mistral3},
@@ -157,7 +159,7 @@ const std::map<std::string, Features>& feature_table() {
       {"minimax_m2", minimax_m2}, {"minimax-m2", minimax_m2},
       {"ernie4_5_moe", ernie45moe}, {"ernie4_5-moe", ernie45moe},
       {"llama4", llama4}, {"llama4_text", llama4},
-      {"nemotron_h", nemotron_h},
+      {"nemotron_h", nemotron_h}, {"nemotron_h_moe", nemotron_h},
   };
   return table;
 }
@@ -264,13 +266,13 @@ class Builder {
       const LayerAttention kind = l < a_.layer_attention.size() ? a_.layer_attention[l] : LayerAttention::Full;
       if (kind == LayerAttention::Recurrent) {
         resid = mamba2_block(resid);
-      } else if (kind == LayerAttention::None) {  // build_ffn_layer: up, ReLU, square, down
-        resid = [this, prev = resid] {
+      } else if (kind == LayerAttention::None) {  // build_ffn_layer: a ReLU^2 MLP, or routed experts
+        const bool moe = a_.num_experts > 0 && l < a_.layer_is_moe.size() && a_.layer_is_moe[l];
+        resid = [this, prev = resid, moe] {
           const int x = prev();
-          const int up = g_.op("ffn_up", a_.intermediate_size * T_ * kF32, {g_.external("ffn_up"), rms_mul("attn_norm", x)});
-          const int act = g_.op("ffn_sqr", bytes(up), {g_.op("ffn_relu", bytes(up), {up}, true)}, true);
-          const int down = g_.op("ffn_down", E() * T_ * kF32, {g_.external("ffn_down"), act});
-          return g_.op("block_out", bytes(down), {down, x}, true);
+          const int normed = rms_mul("attn_norm", x);
+          const int out = moe ? moe_ffn(normed) : relu_sqr_ffn(normed, a_.intermediate_size, "ffn");
+          return g_.op("block_out", bytes(out), {out, x}, true);
         };
       } else {
         const int x = resid();
@@ -502,6 +504,13 @@ class Builder {
     return g_.op("ffn_down", E() * rows_ * kF32, {g_.external("ffn_down"), act});
   }
 
+  // build_ffn(LLM_FFN_RELU_SQR) without a gate: up, ReLU, square (both in place), down.
+  int relu_sqr_ffn(int x, std::uint64_t n_ff, const std::string& name) {
+    const int up = g_.op(name + "_up", n_ff * rows_ * kF32, {g_.external(name + "_up"), x});
+    const int act = g_.op(name + "_sqr", bytes(up), {g_.op(name + "_relu", bytes(up), {up}, true)}, true);
+    return g_.op(name + "_down", E() * rows_ * kF32, {g_.external(name + "_down"), act});
+  }
+
   // build_ffn with a parallel gate: the walk from the down projection meets gate before up.
   int ffn(int x, std::uint64_t n_ff, const std::string& name) {
     const int gate = g_.op(name + "_gate", n_ff * rows_ * kF32, {g_.external(name + "_gate"), x});
@@ -519,6 +528,7 @@ class Builder {
     const std::uint64_t X = a_.num_experts, K = a_.experts_per_token;
     ModelArch::MoeRouting r;  // softmax, no norm, no scale, no groups
     if (f_.hparams_routing) r = a_.moe_routing;
+    if (f_.nemotron_h) r.sigmoid = true;  // nemotron-h.cpp passes LLAMA_EXPERT_GATING_FUNC_TYPE_SIGMOID
     if (f_.moe_norm_w) r.norm_topk = true;
     if (f_.weight_before_experts) r.sigmoid = true;
     int logits = g_.op("ffn_moe_logits", X * rows_ * kF32, {g_.external("ffn_gate_inp"), x});
@@ -584,9 +594,15 @@ class Builder {
       if (!f_.expert_bias) return t;
       return g_.op("ffn_moe_" + name + "_biased", size, {t, g_.external("ffn_" + name + "_exps.bias"), selected}, true);
     };
-    const int gate = experts("gate", F * K * rows_ * kF32, x3);
-    const int up = experts("up", F * K * rows_ * kF32, x3);
-    const int act = g_.op("ffn_moe_glu", F * K * rows_ * kF32, {gate, up});
+    int act;
+    if (f_.nemotron_h) {  // build_moe_ffn without gate_exps, LLM_FFN_RELU_SQR: relu, sqr
+      const int up = experts("up", F * K * rows_ * kF32, x3);
+      act = g_.op("ffn_moe_sqr", bytes(up), {g_.op("ffn_moe_relu", bytes(up), {up}, true)}, true);
+    } else {
+      const int gate = experts("gate", F * K * rows_ * kF32, x3);
+      const int up = experts("up", F * K * rows_ * kF32, x3);
+      act = g_.op("ffn_moe_glu", F * K * rows_ * kF32, {gate, up});
+    }
     const int down = experts("down", E() * K * rows_ * kF32, act);
     const int weighted = f_.weight_before_experts ? down : g_.op("ffn_moe_weighted", bytes(down), {down, weights}, true);
     std::vector<int> views;
@@ -598,7 +614,7 @@ class Builder {
                                      ? a_.shared_expert_intermediate_size
                                      : a_.num_shared_experts * a_.moe_intermediate_size;
     if (shared == 0) return moe_out;
-    int shexp = ffn(x, shared, "ffn_shexp");
+    int shexp = f_.nemotron_h ? relu_sqr_ffn(x, shared, "ffn_shexp") : ffn(x, shared, "ffn_shexp");
     if (f_.shexp_gate) {  // sigmoid as silu(g) / g; the walk meets it after the shared FFN
       const int gate_inp = g_.op("ffn_shexp_gate_inp", rows_ * kF32, {g_.external("ffn_gate_inp_shexp"), x});
       const int silu = g_.op("ffn_shexp_gate_silu", rows_ * kF32, {gate_inp}, true);
@@ -775,10 +791,8 @@ class Builder {
 bool graph_is_transcribed(const ModelArch& arch) { return feature_table().count(arch.model_type) > 0; }
 
 bool graph_has_recurrent_layers(const ModelArch& arch) {
-  // Nemotron-H with routed experts (Nemotron-3-Nano: GGUF nemotron_h_moe) runs build_moe_ffn in its
-  // MLP layers, which nemotron_h_build does not transcribe.
   const auto it = feature_table().find(arch.model_type);
-  return it != feature_table().end() && it->second.nemotron_h && arch.num_experts == 0;
+  return it != feature_table().end() && it->second.nemotron_h;
 }
 
 ComputeGraph llama_graph(const ModelSpec& model, const Context& context, const std::vector<KvCache>& caches) {

@@ -23,6 +23,7 @@ models = {  # name -> (catalogue id, layers kept, gguf arch)
     'ministral3-tiny': (None, None, 'mistral3'),  # Ministral-3's attention temperature tuning
     'nemoh8-L9': ('nemotron-h-8b', 9, 'nemotron_h'),  # Mamba-2, MLP and attention layers (M-M-M-M*-)
     'nano-L6': ('nemotron-3-nano-30b-a3b', 6, 'nemotron_h_moe'),  # Mamba-2, MoE and attention layers (MEMEM*)
+    'graniteh-L6': ('granite-4.0-h-tiny', 6, 'granitehybrid'),  # 5 Mamba-2 layers and one attention, MoE FFNs
 }
 import sys
 if len(sys.argv) > 1: models = {k: v for k, v in models.items() if k in sys.argv[1:]}

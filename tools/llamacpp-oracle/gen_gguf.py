@@ -114,6 +114,19 @@ def main(cfg_path, arch, out, layers=None):
         w.add_ssm_conv_kernel(c['conv_kernel']); w.add_ssm_state_size(c['ssm_state_size'])
         w.add_ssm_group_count(c['n_groups']); w.add_ssm_inner_size(c['mamba_num_heads'] * c['mamba_head_dim'])
         w.add_ssm_time_step_rank(c['mamba_num_heads'])
+    if arch == 'granitehybrid':  # conversion/granite.py GraniteHybridModel (GraniteMoeModel + Mamba-2 keys)
+        kinds = c['layer_types'][:L]
+        w.add_head_count_kv([nkv if k == 'attention' else 0 for k in kinds])
+        w.add_ssm_conv_kernel(c['mamba_d_conv']); w.add_ssm_state_size(c['mamba_d_state'])
+        w.add_ssm_group_count(c['mamba_n_groups']); w.add_ssm_inner_size(c['mamba_expand'] * h)
+        w.add_ssm_time_step_rank(c['mamba_n_heads'])
+        w.add_rope_scaling_finetuned(False); w.add_context_length(2 ** 20)  # no RoPE in a hybrid (use_rope)
+        for key, add in (('embedding_multiplier', w.add_embedding_scale), ('residual_multiplier', w.add_residual_scale),
+                         ('attention_multiplier', w.add_attention_scale), ('logits_scaling', w.add_logit_scale)):
+            if c.get(key): add(c[key])
+        if c.get('num_local_experts'):
+            w.add_expert_count(c['num_local_experts']); w.add_expert_used_count(c['num_experts_per_tok'])
+        if c.get('shared_intermediate_size'): w.add_expert_shared_feed_forward_length(c['shared_intermediate_size'])
     w.add_tokenizer_model('llama')
     toks = ['<unk>', '<s>', '</s>'] + [f'<0x{i:02X}>' for i in range(256)]
     toks += [f't{i}' for i in range(V - len(toks))]
@@ -147,7 +160,30 @@ def main(cfg_path, arch, out, layers=None):
                 t(b + 'ffn_up_shexp.weight', [h, fs]); t(b + 'ffn_down_shexp.weight', [fs, h])
             else:
                 t(b + 'ffn_up.weight', [h, ff]); t(b + 'ffn_down.weight', [ff, h])
-    for l in range(L if arch not in ('nemotron_h', 'nemotron_h_moe', 'deepseek2', 'deepseek32', 'glm-dsa', 'glm4moe', 'llama4', 'minimax-m2', 'ernie4_5-moe', 'gptneox', 'falcon') else 0):
+    if arch == 'granitehybrid':  # granite-hybrid.cpp load_arch_tensors; the experts' and shared MLP's gate / up split
+        I, G, N, Hs, K = c['mamba_expand'] * h, c['mamba_n_groups'], c['mamba_d_state'], c['mamba_n_heads'], c['mamba_d_conv']
+        E, fs = c.get('num_local_experts', 0), c.get('shared_intermediate_size', 0)
+        for l, kind in enumerate(c['layer_types'][:L]):
+            b = f'blk.{l}.'
+            t(b + 'attn_norm.weight', [h], F32)
+            if kind == 'mamba':
+                t(b + 'ssm_in.weight', [h, 2 * I + 2 * G * N + Hs])
+                t(b + 'ssm_conv1d.weight', [K, I + 2 * G * N], F32)
+                if c.get('mamba_conv_bias', True): t(b + 'ssm_conv1d.bias', [I + 2 * G * N], F32)
+                t(b + 'ssm_dt.bias', [Hs], F32); t(b + 'ssm_a', [1, Hs], F32); t(b + 'ssm_d', [1, Hs], F32)
+                t(b + 'ssm_norm.weight', [I // G, G], F32); t(b + 'ssm_out.weight', [I, h])
+            else:
+                t(b + 'attn_q.weight', [h, hd * nh]); t(b + 'attn_k.weight', [h, hd * nkv]); t(b + 'attn_v.weight', [h, hd * nkv])
+                t(b + 'attn_output.weight', [hd * nh, h])
+            t(b + 'ffn_norm.weight', [h], F32)
+            if E:
+                t(b + 'ffn_gate_inp.weight', [h, E], F32)
+                t(b + 'ffn_gate_exps.weight', [h, ff, E]); t(b + 'ffn_up_exps.weight', [h, ff, E]); t(b + 'ffn_down_exps.weight', [ff, h, E])
+                if fs:
+                    t(b + 'ffn_gate_shexp.weight', [h, fs]); t(b + 'ffn_up_shexp.weight', [h, fs]); t(b + 'ffn_down_shexp.weight', [fs, h])
+            else:
+                t(b + 'ffn_gate.weight', [h, ff]); t(b + 'ffn_up.weight', [h, ff]); t(b + 'ffn_down.weight', [ff, h])
+    for l in range(L if arch not in ('granitehybrid', 'nemotron_h', 'nemotron_h_moe', 'deepseek2', 'deepseek32', 'glm-dsa', 'glm4moe', 'llama4', 'minimax-m2', 'ernie4_5-moe', 'gptneox', 'falcon') else 0):
         b = f'blk.{l}.'
         if arch != 'olmo2': t(b + 'attn_norm.weight', [h], F32)
         if arch == 'phi2': t(b + 'attn_norm.bias', [h], F32)

@@ -169,9 +169,9 @@ MemoryPlan LlamacppEngine::plan(const PlanInput& in) const {
                 "conversion or builder (its cross-attention layers); plan it under vllm or hf");
   const ModelSpec model = gguf_spec(in, p.weights_precision, p.notes);
   // The compute-graph replay (llamacpp/compute_graph.cpp) walks attention layers with a KV cache,
-  // and Nemotron-H's Mamba-2 and MLP layers over llama_memory_recurrent: other models with
-  // recurrent layers (Qwen3-Next, Granite-4.0-H, Jamba, ...) or layers without attention (DeciLM)
-  // are not replayed, so such a model is refused, not guessed; so is an
+  // and the Mamba-2 hybrids' (Nemotron-H, Granite-4.0-H) recurrent and MLP layers over
+  // llama_memory_recurrent: other models with recurrent layers (Qwen3-Next, Jamba, ...) or layers
+  // without attention (DeciLM) are not replayed, so such a model is refused, not guessed; so is an
   // encoder or diffusion GGUF, for which llama.cpp builds no cache and runs a non-causal graph.
   const auto& kinds = model.arch.layer_attention;
   if (!kinds.empty() && std::all_of(kinds.begin(), kinds.end(), [](LayerAttention a) { return a == LayerAttention::None; }))

@@ -519,7 +519,10 @@ ModelSpec spec_from_gguf(const GgufFile& f, std::vector<GgufTensor>* owned) {
   if (!(rope.scaling_factor > 0.0 && rope.scaling_factor <= kMaxRopeScalingFactor))
     m.fail(m.key("rope.scaling.factor"), "must be in (0, " + std::to_string(static_cast<int>(kMaxRopeScalingFactor)) +
                                              "] (real files stretch the context 2 to 40 times)");
-  if (rope.rotary_dim > 0 && rope.max_positions > 0) a.rope_tables.push_back(rope);
+  // Granite-4.0-H writes rope.scaling.finetuned = false for "no RoPE" (conversion/granite.py
+  // GraniteHybridModel: use_rope; granite-hybrid.cpp has_rope = rope_finetuned).
+  const bool granite_nope = *arch_name == "granitehybrid" && !m.opt_bool("rope.scaling.finetuned").value_or(true);
+  if (rope.rotary_dim > 0 && rope.max_positions > 0 && !granite_nope) a.rope_tables.push_back(rope);
   // All splits counted (a first split may hold metadata only): none at all is a vocabulary-only file.
   if (spec.tensors.empty()) throw_input(f.path, "tensor count", "0 tensors: a vocabulary-only GGUF has no weights to plan");
   return spec;

@@ -254,6 +254,27 @@ TEST(GgufModel, NemotronHybridLayersAndMambaShape) {
   EXPECT_EQ(s.arch.recurrent_ssm_state_elems, 128u * 16u);
 }
 
+// Granite-4.0-H's converter writes rope.scaling.finetuned = false for a hybrid without RoPE
+// (conversion/granite.py GraniteHybridModel use_rope); granite-hybrid.cpp reads it as has_rope.
+TEST(GgufModel, GraniteHybridWithoutRopeHasNoRopeTable) {
+  const auto rope_tables = [](bool finetuned) {
+    test::ScratchDir dir;
+    test::GgufDesc d;
+    d.kvs = {test::kv_str("general.architecture", "granitehybrid"), test::kv_u32("granitehybrid.block_count", 2),
+             test::kv_u32("granitehybrid.embedding_length", 64), test::kv_u32("granitehybrid.attention.head_count", 4),
+             test::kv_arr_u32("granitehybrid.attention.head_count_kv", {0, 2}),
+             test::kv_u32("granitehybrid.context_length", 1048576),
+             test::kv_u32("granitehybrid.ssm.conv_kernel", 4), test::kv_u32("granitehybrid.ssm.state_size", 16),
+             test::kv_u32("granitehybrid.ssm.group_count", 1), test::kv_u32("granitehybrid.ssm.inner_size", 128),
+             test::kv_u32("granitehybrid.ssm.time_step_rank", 8),
+             test::kv_bool("granitehybrid.rope.scaling.finetuned", finetuned)};
+    d.tensors = {{"token_embd.weight", {64, 10}, F32, 640 * 4}};
+    return model_from_gguf_file(write(dir, d), test::quant_formats()).arch.rope_tables.size();
+  };
+  EXPECT_EQ(rope_tables(false), 0u);
+  EXPECT_EQ(rope_tables(true), 1u);
+}
+
 TEST(GgufModel, SlidingWindowBoolArrayPattern) {
   test::ScratchDir dir;
   test::GgufDesc d;

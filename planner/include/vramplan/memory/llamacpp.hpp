@@ -209,7 +209,8 @@ ComputeGraph llama_graph(const ModelSpec& model, const Context& context,
 bool graph_is_transcribed(const ModelArch& arch);
 
 //! True when llama_graph transcribes this model type's recurrent (Mamba-2) and attention-free
-//! layers (Nemotron-H, dense or with routed experts); other models with such layers have no graph here.
+//! layers (Nemotron-H, dense or with routed experts; Granite-4.0-H); other models with such layers have
+//! no graph here.
 bool graph_has_recurrent_layers(const ModelArch& arch);
 
 //! The compute buffer of the worst-case micro-batch graph.

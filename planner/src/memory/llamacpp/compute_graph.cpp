@@ -61,6 +61,8 @@ struct Features {
                                     // when the file sets attention.temperature_scale (Ministral-3)
   bool nemotron_h = false;       // one block a layer after an RMS norm, added to the residual: Mamba-2
                                  // (recurrent layers), attention without RoPE, or a ReLU^2 MLP (none)
+  bool granite_hybrid = false;   // Mamba-2 or attention (RoPE only where the model has a rope table),
+                                 // then llama's FFN / MoE sub-block, on every layer
   bool hparams_routing = false;  // the router as the model's hparams say (ModelArch::moe_routing:
                                  // deepseek2.cpp passes expert_gating_func, expert_weights_norm / _scale
                                  // and ffn_exp_probs_b to build_moe_ffn)
@@ -142,6 +144,10 @@ const std::map<std::string, Features>& feature_table() {
   // ReLU^2 MLP layers or MoE layers (a sigmoid router with the score bias, ReLU^2 experts without a
   // gate, a ReLU^2 shared expert), one per layer.
   static const Features nemotron_h{.nemotron_h = true, .hparams_routing = true};
+  // src/models/granite-hybrid.cpp (Granite-4.0-H): a Mamba-2 mixer or attention, then build_layer_ffn
+  // (a SwiGLU FFN, or softmax-routed SwiGLU experts with normalised weights and a SwiGLU shared
+  // expert). Its embedding / residual / logit multipliers are in-place SCALEs: no memory (checked).
+  static const Features granite_hybrid{.moe_norm_w = true, .granite_hybrid = true};
   static const std::map<std::string, Features> table = {
       {"llama", llama}, {"mistral", llama}, {"mixtral", llama}, {"llava", llama},
       {"mistral3", mistral3}, {"ministral3", mistral3},
@@ -160,6 +166,7 @@ const std::map<std::string, Features>& feature_table() {
       {"ernie4_5_moe", ernie45moe}, {"ernie4_5-moe", ernie45moe},
       {"llama4", llama4}, {"llama4_text", llama4},
       {"nemotron_h", nemotron_h}, {"nemotron_h_moe", nemotron_h},
+      {"granitemoehybrid", granite_hybrid}, {"granitehybrid", granite_hybrid},
   };
   return table;
 }
@@ -205,7 +212,7 @@ class Builder {
   }
 
   ComputeGraph build() {
-    if (f_.nemotron_h) return nemotron_h_build();
+    if (f_.nemotron_h || f_.granite_hybrid) return hybrid_build();
     // build_inp_embd: tokens -> GET_ROWS(token_embd); the vector-embedding input (inp_embd) is a
     // second input of the same shape that ggml_build_forward_select keeps in the graph.
     // With deepstack layers (Qwen3-VL) an input embedding is n_embd_inp = (1 + n) x n_embd wide: the
@@ -251,23 +258,29 @@ class Builder {
   std::uint64_t bytes(int t) const { return g_.tensors()[static_cast<std::size_t>(t)].bytes; }
   bool fa() const { return c_.flash_attn; }
 
-  // Nemotron-H (nemotron-h.cpp). ggml orders nodes as ggml_build_forward_expand meets them, and in
-  // this graph only the recurrent-state copies (build_rs, the conv and SSM state stores) and
-  // build_attn expand where they are built: a block's tail (a Mamba-2 mixer's output, an MLP, the
-  // attention projection) and its residual add reach the graph when the next expansion walks back
-  // through the residual stream. `resid` emits what is pending and returns the stream.
-  ComputeGraph nemotron_h_build() {
+  // The Mamba-2 hybrids (nemotron-h.cpp, granite-hybrid.cpp). ggml orders nodes as
+  // ggml_build_forward_expand meets them, and in these graphs only the recurrent-state copies
+  // (build_rs, the conv and SSM state stores) and build_attn expand where they are built: a block's
+  // tail (a Mamba-2 mixer's output, an MLP or FFN, the attention projection) and its residual adds
+  // reach the graph when the next expansion walks back through the residual stream. `resid` emits
+  // what is pending and returns the stream.
+  ComputeGraph hybrid_build() {
     const int tokens = g_.input("inp_tokens", T_ * kI32);
     g_.input("inp_embd", E() * T_ * kF32);  // build_inp_embd's vector-embedding input, as in build()
     const int embd = g_.op("get_rows(token_embd)", E() * T_ * kF32, {g_.external("token_embd"), tokens});
     std::function<int()> resid = [embd] { return embd; };
     for (std::uint64_t l = 0; l < a_.num_layers; ++l) {
       const int il = static_cast<int>(l);
+      const bool moe = a_.num_experts > 0 && l < a_.layer_is_moe.size() && a_.layer_is_moe[l];
       const LayerAttention kind = l < a_.layer_attention.size() ? a_.layer_attention[l] : LayerAttention::Full;
+      // What follows the mixer: Nemotron-H adds it to the residual; Granite runs its FFN sub-block.
+      const auto tail = [this, l, moe](int out, int x) {
+        return f_.granite_hybrid ? granite_ffn(l + 1 == a_.num_layers, moe, out, x)
+                                 : g_.op("block_out", bytes(out), {out, x}, true);
+      };
       if (kind == LayerAttention::Recurrent) {
-        resid = mamba2_block(resid);
-      } else if (kind == LayerAttention::None) {  // build_ffn_layer: a ReLU^2 MLP, or routed experts
-        const bool moe = a_.num_experts > 0 && l < a_.layer_is_moe.size() && a_.layer_is_moe[l];
+        resid = mamba2_block(resid, tail);
+      } else if (kind == LayerAttention::None) {  // nemotron-h.cpp build_ffn_layer: ReLU^2 MLP or experts
         resid = [this, prev = resid, moe] {
           const int x = prev();
           const int normed = rms_mul("attn_norm", x);
@@ -277,18 +290,31 @@ class Builder {
       } else {
         const int x = resid();
         const PendingAttention p = attention_inputs(il, rms_mul("attn_norm", x));
-        resid = [this, p, x] {
-          const int out = attention_output(p);
-          return g_.op("block_out", bytes(out), {out, x}, true);
-        };
+        resid = [this, p, x, tail] { return tail(attention_output(p), x); };
       }
     }
-    // The final norm is res->t_h_nextn, a graph output; the output rows are taken after it.
     const int h = rms_mul("result_norm", resid());
-    g_.mark_output(h);
-    const int logits = g_.op("result_output", a_.vocab_size * O_ * kF32, {g_.external("output"), output_rows("h", h)});
+    int logits_in = h;
+    if (f_.nemotron_h) {  // the final norm is res->t_h_nextn, a graph output; the output rows follow it
+      g_.mark_output(h);
+      logits_in = output_rows("h", h);
+    }
+    const int logits = g_.op("result_output", a_.vocab_size * O_ * kF32, {g_.external("output"), logits_in});
     g_.mark_output(logits);
     return std::move(g_);
+  }
+
+  // granite-hybrid.cpp build_layer_ffn after the mixer (`out`, on the layer input `x`): the output
+  // rows on the last layer, ffn_inp = out + x, the FFN (or MoE) on its norm, added to ffn_inp.
+  int granite_ffn(bool last, bool moe, int out, int x) {
+    if (last) {
+      out = output_rows("cur", out);
+      x = output_rows("inpSA", x);
+    }
+    const int ffn_inp = g_.op("ffn_inp", bytes(out), {out, x}, true);
+    const int normed = rms_mul("ffn_norm", ffn_inp);
+    const int ffn_out = moe ? moe_ffn(normed) : ffn(normed, a_.intermediate_size, "ffn");
+    return g_.op("l_out", bytes(ffn_out), {ffn_out, ffn_inp}, true);
   }
 
   // build_rs over one of a layer's state tensors (`states`, external) for the reserved micro-batch:
@@ -305,7 +331,7 @@ class Builder {
   }
 
   // mamba-base.cpp build_mamba2_layer, n_seqs = n_seq_max sequences of n_ubatch / n_seqs tokens.
-  std::function<int()> mamba2_block(const std::function<int()>& prev) {
+  std::function<int()> mamba2_block(const std::function<int()>& prev, const std::function<int(int, int)>& tail) {
     const auto& sh = a_.recurrent_shape;
     const std::uint64_t S = std::max<std::uint64_t>(1, c_.n_seq_max), I = sh.conv_channels, G = sh.groups,
                         N = sh.group_state, H = sh.ssm_heads, window = sh.conv_window;
@@ -333,14 +359,13 @@ class Builder {
                     g_.view("B", xbc, false), g_.view("C", xbc, false), ids});
     });
     g_.store("ssm_state_store", {g_.view("last_ssm", y_ssm, false), g_.view("ssm_state_dst", ssm_states)});
-    return [this, zx, xbc, y_ssm, x_in, I] {
+    return [this, zx, xbc, y_ssm, x_in, I, tail] {
       const int z = g_.op("z_cont", I * T_ * kF32, {g_.view("z", zx, false)});
       const int xd = g_.op("x_d", I * T_ * kF32, {g_.view("x", xbc, false), g_.external("ssm_d")}, true);
       const int y = g_.op("y_add_d", I * T_ * kF32, {g_.view("y", y_ssm, true, I * T_ * kF32), xd}, true);
       const int gated = g_.op("y_swiglu", I * T_ * kF32, {z, y});
       const int normed = g_.view("y_2d", rms_mul("ssm_norm", g_.view("y_groups", gated)));
-      const int out = g_.op("ssm_out", E() * T_ * kF32, {g_.external("ssm_out"), normed});
-      return g_.op("block_out", bytes(out), {out, x_in}, true);
+      return tail(g_.op("ssm_out", E() * T_ * kF32, {g_.external("ssm_out"), normed}), x_in);
     };
   }
 
@@ -658,9 +683,11 @@ class Builder {
     int q = f_.fused_qkv ? g_.view("Qcur_view", qkv, false, H * D * T_ * kF32)
                          : projected("Qcur", "wq", H * D * T_ * kF32, "attn_q_norm");
     if (f_.qk_norm) q = rms_mul("attn_q_norm", q);
-    const bool rope = !f_.nemotron_h && !(f_.nope_full_layers && kv.role == "non-SWA");
+    // Nemotron-H has no RoPE; Granite-4.0-H only where the model has a rope table (has_rope).
+    const bool no_rope = f_.nemotron_h || (f_.granite_hybrid && a_.rope_tables.empty());
+    const bool rope = !no_rope && !(f_.nope_full_layers && kv.role == "non-SWA");
     if (rope) q = g_.op("Qcur_rope", H * D * T_ * kF32, {q, pos()}, true);
-    else if (!f_.nemotron_h) q = g_.op("Qcur_attn_scaled", H * D * T_ * kF32, {q, attn_scale()}, true);
+    else if (!no_rope) q = g_.op("Qcur_attn_scaled", H * D * T_ * kF32, {q, attn_scale()}, true);
     if (rope && f_.kq_l2_norm) q = g_.op("Qcur_normed", bytes(q), {q}, true);
     if (f_.temperature_tuning && a_.attn_temperature_scale != 0.0)  // mistral3.cpp: Q x inp_attn_scale
       q = g_.op("Qcur_attn_temp_scaled", bytes(q), {q, attn_scale()}, true);
@@ -792,7 +819,7 @@ bool graph_is_transcribed(const ModelArch& arch) { return feature_table().count(
 
 bool graph_has_recurrent_layers(const ModelArch& arch) {
   const auto it = feature_table().find(arch.model_type);
-  return it != feature_table().end() && it->second.nemotron_h;
+  return it != feature_table().end() && (it->second.nemotron_h || it->second.granite_hybrid);
 }
 
 ComputeGraph llama_graph(const ModelSpec& model, const Context& context, const std::vector<KvCache>& caches) {

@@ -27,25 +27,32 @@ models = {  # name -> (catalogue id, layers kept, gguf arch)
 }
 import sys
 if len(sys.argv) > 1: models = {k: v for k, v in models.items() if k in sys.argv[1:]}
+fa_name = {-1: 'auto', 0: 'off', 1: 'on'}
+
+
+def record(name, cat, layers, arch, c, ub, fa, np_):
+    """One load of m/NAME/NAME.gguf at -c C -ub UB -fa FA -np NP: its printed buffers as a record."""
+    out = subprocess.run(['./lcprobe', f'm/{name}/{name}.gguf', str(c), '2048', str(ub), str(fa), str(np_)],
+                         capture_output=True, text=True).stderr
+    def grab(pat):
+        return [float(x) for x in re.findall(pat, out)]
+    rec = {'id': f'lco-{name}-c{c}-ub{ub}-fa{fa_name[fa]}-np{np_}', 'layers': layers,
+           'gguf_arch': arch, 'file_type': 'F16', 'n_ctx': c, 'n_batch': 2048, 'n_ubatch': ub,
+           'flash_attn': fa_name[fa], 'n_seq_max': np_, 'swa_full': False,
+           'model_buffer_mib': grab(r'CPU_Mapped model buffer size = +([0-9.]+) MiB')[0],
+           'kv_buffer_mib': sum(grab(r'CPU KV buffer size = +([0-9.]+) MiB')),
+           **({'rs_buffer_mib': sum(grab(r'CPU RS buffer size = +([0-9.]+) MiB'))} if 'RS buffer' in out else {}),
+           'output_buffer_mib': grab(r'CPU +output buffer size = +([0-9.]+) MiB')[0],
+           'compute_buffer_mib': grab(r'CPU compute buffer size = +([0-9.]+) MiB')[0],
+           'log_excerpt': [l.strip() for l in out.splitlines()
+                           if re.search(r'buffer size|llama_kv_cache: size|llama_memory_recurrent: size|flash_attn +=|Flash Attention|n_ctx +=', l)]}
+    if cat: rec['catalogue_model'] = cat
+    else: rec['config'] = json.load(open(f'm/{name}/config.json'))
+    return rec
+
+
 settings = [(4096, 512, -1, 1), (4096, 512, 0, 1), (8192, 512, -1, 1), (2048, 512, 0, 1), (4096, 256, -1, 1),
             (8192, 512, 0, 4), (32768, 512, 1, 1)]
-fa_name = {-1: 'auto', 0: 'off', 1: 'on'}
 for name, (cat, layers, arch) in models.items():
     for c, ub, fa, np_ in settings:
-        out = subprocess.run(['./lcprobe', f'm/{name}/{name}.gguf', str(c), '2048', str(ub), str(fa), str(np_)],
-                             capture_output=True, text=True).stderr
-        def grab(pat):
-            return [float(x) for x in re.findall(pat, out)]
-        rec = {'id': f'lco-{name}-c{c}-ub{ub}-fa{fa_name[fa]}-np{np_}', 'layers': layers,
-               'gguf_arch': arch, 'file_type': 'F16', 'n_ctx': c, 'n_batch': 2048, 'n_ubatch': ub,
-               'flash_attn': fa_name[fa], 'n_seq_max': np_, 'swa_full': False,
-               'model_buffer_mib': grab(r'CPU_Mapped model buffer size = +([0-9.]+) MiB')[0],
-               'kv_buffer_mib': sum(grab(r'CPU KV buffer size = +([0-9.]+) MiB')),
-               **({'rs_buffer_mib': sum(grab(r'CPU RS buffer size = +([0-9.]+) MiB'))} if 'RS buffer' in out else {}),
-               'output_buffer_mib': grab(r'CPU +output buffer size = +([0-9.]+) MiB')[0],
-               'compute_buffer_mib': grab(r'CPU compute buffer size = +([0-9.]+) MiB')[0],
-               'log_excerpt': [l.strip() for l in out.splitlines()
-                               if re.search(r'buffer size|llama_kv_cache: size|llama_memory_recurrent: size|flash_attn +=|Flash Attention|n_ctx +=', l)]}
-        if cat: rec['catalogue_model'] = cat
-        else: rec['config'] = json.load(open(f'm/{name}/config.json'))
-        print(json.dumps(rec), flush=True)
+        print(json.dumps(record(name, cat, layers, arch, c, ub, fa, np_)), flush=True)

@@ -135,6 +135,12 @@ def main(cfg_path, arch, out, layers=None):
     F16, F32 = np.float16, np.float32
     def t(name, ne, dt=F16):  # ne in ggml order
         w.add_tensor(name, np.zeros(tuple(reversed(ne)), dtype=dt))
+    def mamba2(b, I, G, N, Hs, K, conv_bias):  # mamba-base.cpp's tensors: conv kernel F32 as convert keeps it
+        t(b + 'ssm_in.weight', [h, 2 * I + 2 * G * N + Hs])
+        t(b + 'ssm_conv1d.weight', [K, I + 2 * G * N], F32)
+        if conv_bias: t(b + 'ssm_conv1d.bias', [I + 2 * G * N], F32)
+        t(b + 'ssm_dt.bias', [Hs], F32); t(b + 'ssm_a', [1, Hs], F32); t(b + 'ssm_d', [1, Hs], F32)
+        t(b + 'ssm_norm.weight', [I // G, G], F32); t(b + 'ssm_out.weight', [I, h])
     t('token_embd.weight', [h, V]); t('output_norm.weight', [h], F32)
     if arch == 'phi2': t('output_norm.bias', [h], F32)
     if not tied: t('output.weight', [h, V])
@@ -145,11 +151,7 @@ def main(cfg_path, arch, out, layers=None):
             b = f'blk.{l}.'
             t(b + 'attn_norm.weight', [h], F32)
             if kind == 'M':
-                t(b + 'ssm_in.weight', [h, 2 * I + 2 * G * N + Hs])
-                t(b + 'ssm_conv1d.weight', [K, I + 2 * G * N], F32)
-                if c.get('use_conv_bias', True): t(b + 'ssm_conv1d.bias', [I + 2 * G * N], F32)
-                t(b + 'ssm_dt.bias', [Hs], F32); t(b + 'ssm_a', [1, Hs], F32); t(b + 'ssm_d', [1, Hs], F32)
-                t(b + 'ssm_norm.weight', [I // G, G], F32); t(b + 'ssm_out.weight', [I, h])
+                mamba2(b, I, G, N, Hs, K, c.get('use_conv_bias', True))
             elif kind == '*':
                 t(b + 'attn_q.weight', [h, hd * nh]); t(b + 'attn_k.weight', [h, hd * nkv]); t(b + 'attn_v.weight', [h, hd * nkv])
                 t(b + 'attn_output.weight', [hd * nh, h])
@@ -167,11 +169,7 @@ def main(cfg_path, arch, out, layers=None):
             b = f'blk.{l}.'
             t(b + 'attn_norm.weight', [h], F32)
             if kind == 'mamba':
-                t(b + 'ssm_in.weight', [h, 2 * I + 2 * G * N + Hs])
-                t(b + 'ssm_conv1d.weight', [K, I + 2 * G * N], F32)
-                if c.get('mamba_conv_bias', True): t(b + 'ssm_conv1d.bias', [I + 2 * G * N], F32)
-                t(b + 'ssm_dt.bias', [Hs], F32); t(b + 'ssm_a', [1, Hs], F32); t(b + 'ssm_d', [1, Hs], F32)
-                t(b + 'ssm_norm.weight', [I // G, G], F32); t(b + 'ssm_out.weight', [I, h])
+                mamba2(b, I, G, N, Hs, K, c.get('mamba_conv_bias', True))
             else:
                 t(b + 'attn_q.weight', [h, hd * nh]); t(b + 'attn_k.weight', [h, hd * nkv]); t(b + 'attn_v.weight', [h, hd * nkv])
                 t(b + 'attn_output.weight', [hd * nh, h])

@@ -453,7 +453,7 @@ ModelSpec spec_from_gguf(const GgufFile& f, std::vector<GgufTensor>* owned) {
         (kv_heads[i] == 0 || kv_heads[i] > heads[i] || heads[i] % kv_heads[i] != 0))
       m.fail(m.key("attention.head_count_kv"), std::to_string(kv_heads[i]) + " KV heads do not divide the " +
                                                    std::to_string(heads[i]) + " query heads of layer " + std::to_string(i));
-  if (a.num_heads == 0 && !m.find("ssm.state_size") && !m.find("wkv.head_size"))
+  if (a.num_heads == 0 && !hybrid && !m.find("wkv.head_size"))
     m.fail(m.key("attention.head_count"), "is 0 on every layer of a model without recurrent layers (no ssm.* / wkv.* keys)");
   if (const auto* embd = first_with_role(spec, TensorRole::TokenEmbedding);
       embd && embd->shape.size() == 2 && embd->shape[1] != a.hidden_size)

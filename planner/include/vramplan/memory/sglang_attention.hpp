@@ -16,7 +16,8 @@
 // DeepSeek sparse attention runs its own nsa backend on 64-token pages (memory/sglang_dsa.hpp).
 // The page size matters beyond rounding the pool: with pages of more than one token SGLang
 // allocates KV through PagedTokenToKVPoolAllocator, whose Triton kernels compile per batch shape
-// (sim/cold_start.hpp), and the radix cache matches prefixes in whole pages.
+// (docs/simulator.md#cold-start: tested, not simulated), and the radix cache matches prefixes in
+// whole pages.
 #pragma once
 
 #include <cstdint>

@@ -281,11 +281,10 @@ class Builder {
       if (kind == LayerAttention::Recurrent) {
         resid = mamba2_block(resid, tail);
       } else if (kind == LayerAttention::None) {  // nemotron-h.cpp build_ffn_layer: ReLU^2 MLP or experts
-        resid = [this, prev = resid, moe] {
+        resid = [this, prev = resid, moe, tail] {
           const int x = prev();
           const int normed = rms_mul("attn_norm", x);
-          const int out = moe ? moe_ffn(normed) : relu_sqr_ffn(normed, a_.intermediate_size, "ffn");
-          return g_.op("block_out", bytes(out), {out, x}, true);
+          return tail(moe ? moe_ffn(normed) : relu_sqr_ffn(normed, a_.intermediate_size, "ffn"), x);
         };
       } else {
         const int x = resid();
@@ -341,7 +340,8 @@ class Builder {
       return g_.op("rs_conv_rows", window * channels * S * kF32, {states, ids});
     });
     const int x_in = prev();
-    const int zx = g_.op("ssm_in", (2 * I + 2 * G * N + H) * T_ * kF32, {g_.external("ssm_in"), rms_mul("attn_norm", x_in)});
+    // ssm_in projects to z (d_inner), xBC (the conv channels) and dt (one per head).
+    const int zx = g_.op("ssm_in", (I + channels + H) * T_ * kF32, {g_.external("ssm_in"), rms_mul("attn_norm", x_in)});
     const int xbc_t = g_.view("xBC_transposed", g_.view("xBC", zx, false), false);
     const int conv_x = g_.op("conv_x", (window + tokens_per_seq) * channels * S * kF32, {g_.view("conv_3d", conv), xbc_t});
     g_.store("conv_state_store", {g_.view("last_conv", conv_x, false), g_.view("conv_state_dst", conv_states)});

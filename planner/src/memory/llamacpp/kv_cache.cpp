@@ -5,6 +5,7 @@
 #include "vramplan/core/bytes.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/memory/llamacpp.hpp"
+#include "vramplan/model/recurrent_state.hpp"
 #include "vramplan/quant/format.hpp"
 
 namespace vramplan::llamacpp {
@@ -137,11 +138,10 @@ std::optional<RecurrentCache> recurrent_cache(const ModelArch& arch, const Conte
     throw_usage("--engine llamacpp: the recurrent layers' state shape (Mamba-2 d_inner, groups, d_state, heads) is "
                 "unknown, so llama.cpp's recurrent state cache cannot be sized");
   // llama-hparams.cpp n_embd_r: (ssm_d_conv - 1) x (ssm_d_inner + 2 ssm_n_group ssm_d_state); n_embd_s:
-  // ssm_d_state x ssm_d_inner.
-  rs.r_values = checked_mul(sh.conv_window,
-                            checked_add(sh.conv_channels, checked_mul(checked_mul(2, sh.groups), sh.group_state)),
-                            "recurrent conv state");
-  rs.s_values = checked_mul(sh.group_state, sh.conv_channels, "recurrent SSM state");
+  // ssm_d_state x ssm_d_inner: the state of one unsplit (TP 1) layer.
+  const RecurrentStateElems elems = recurrent_state_elems(arch, 1);
+  rs.r_values = elems.conv;
+  rs.s_values = elems.ssm;
   rs.cells = std::max<std::uint64_t>(1, c.n_seq_max);
   const std::uint64_t layers = rs.layers.size();
   rs.r_bytes = checked_mul(checked_mul(checked_mul(rs.r_values, rs.cells), 4), layers, "recurrent state");

@@ -8,6 +8,8 @@
 #include <string_view>
 
 #include "commands.hpp"
+#include "decision_options.hpp"
+#include "vramplan/memory/flag_equivalents.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/core/table.hpp"
 
@@ -150,10 +152,13 @@ bool parse_args(const std::string& command, const std::string& synopsis,
     po::notify(vm);
   } catch (const po::unknown_option& e) {
     // --offload names a diffusers memory mode (diffusion_commands.cpp) or train's CPU offload.
-    const std::string hint = e.get_option_name().find("offload") != std::string::npos
-                                 ? ": --offload is a memory mode of diffusion pipelines (none, model, sequential, "
-                                   "group:...) and of train, not of an LLM's " + command
-                                 : "";
+    std::string hint = e.get_option_name().find("offload") != std::string::npos
+                           ? ": --offload is a memory mode of diffusion pipelines (none, model, sequential, "
+                             "group:...) and of train, not of an LLM's " + command
+                           : "";
+    // Another engine's flag (--max-model-len under --engine sglang): whose it is, and this engine's.
+    if (hint.empty() && desc.find_nothrow("engine", false) != nullptr)
+      hint = memory::foreign_flag_hint(e.get_option_name(), engine_spec_of(args), data_root().data());
     throw Error(ErrorKind::Usage, "vramplan " + command + ": " + e.what() + hint +
                                       " (see 'vramplan " + command + " --help')");
   } catch (const po::error& e) {

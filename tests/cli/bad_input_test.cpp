@@ -190,6 +190,14 @@ std::vector<Row> rows() {
       Row{"a llama.cpp CUDA-graphs setting that is neither on nor off",
           plan_model("llama-3.1-8b", {"--engine", "llamacpp", "--weights", "gguf:Q4_K_M", "--llamacpp-cuda-graphs", "maybe"}),
           {}, 2, "--llamacpp-cuda-graphs: expected on or off, got 'maybe'"},
+      Row{"another engine's flag",
+          plan_model("llama-3.1-8b", {"--engine", "sglang", "--max-model-len", "4096"}), {}, 2,
+          "vramplan plan: unrecognised option '--max-model-len'; --max-model-len is a flag of vllm, not of sglang; "
+          "sglang's flag for the context length is --context-length (see 'vramplan plan --help')"},
+      Row{"an engine's own underscored flag",
+          plan_model("llama-3.1-8b", {"--engine", "trtllm", "--max_seq_len", "4096"}), {}, 2,
+          "vramplan plan: unrecognised option '--max_seq_len'; did you mean --max-seq-len? (vramplan writes engine "
+          "flags with dashes) (see 'vramplan plan --help')"},
       Row{"FIFO named *.gguf", plan_model("<dir>/m.gguf"), {{"m.gguf", "", File::Fifo}}, 5,
           "<dir>/m.gguf: is not a regular file (a FIFO, socket or device), refused"},
       Row{"directory whose config.json is a directory", plan_model("<dir>"), {{"config.json", "", File::Directory}}, 5,

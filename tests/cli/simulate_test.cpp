@@ -249,6 +249,16 @@ TEST(SimulateCli, BadInputGetsOneLineAndADistinctExitCode) {
   // A configuration the engine would not start: exit 1 with the plan's reason.
   const CliResult no_fit = run_cli({"simulate", "--model", "llama-3.1-70b", "--gpu", "l40s", "--rate", "1", "--requests", "10"});
   EXPECT_EQ(no_fit.exit_code, 1) << no_fit.err;
+  // vLLM's own advice (raise gpu_memory_utilization) cannot help when the weights alone outgrow the
+  // card: 70.55 B parameters x 2 B = 131.45 GiB against the L40S's 44.42 GiB.
+  EXPECT_NE(no_fit.err.find("; weights alone need 131.45 GiB per GPU at TP 1 (the GPU has 44.42 GiB): shard them "
+                            "with --tp; 'vramplan check' with the same flags names the smallest layout that fits"),
+            std::string::npos) << no_fit.err;
+  // Where a setting can start it (the weights fit), the engine's reason stands alone.
+  const CliResult kv_short = run_cli({"simulate", "--model", "llama-3.1-8b", "--gpu", "l4", "--rate", "1", "--requests",
+                                      "10", "--gpu-memory-utilization", "0.6"});
+  EXPECT_EQ(kv_short.exit_code, 1) << kv_short.err;
+  EXPECT_EQ(kv_short.err.find("weights alone"), std::string::npos) << kv_short.err;
   // A trace row the engine can never serve is bad input, named by file and line.
   ScratchDir dir;
   const auto trace = dir.write("t.jsonl",

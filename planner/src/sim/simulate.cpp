@@ -66,6 +66,19 @@ nlohmann::json step_time_json(const SimulateOutcome& o) {
   return j;
 }
 
+// The engines' own refusals ("Try increasing gpu_memory_utilization", "increase
+// --mem-fraction-static") mislead when the weights alone outgrow the card: no setting of one GPU
+// starts it. Say so, and how to shard.
+std::string weights_beyond_card_hint(const ServingPlan& p, const memory::PlanRequest& request, const DataRoot& root) {
+  const Bytes weights = p.plan.weights_bytes();
+  if (weights <= p.plan.gpu_total) return "";
+  const auto engine = memory::make_engine(request.engine, root.data());
+  const bool shards = !memory::flag_with_alias(engine->options(), "tp").empty();
+  return "; weights alone need " + format_gib(weights) + " per GPU at TP " + std::to_string(p.tp) + " (the GPU has " +
+         format_gib(p.plan.gpu_total) + ")" + (shards ? ": shard them with --tp; " : "; ") +
+         "'vramplan check' with the same flags names the smallest layout that fits";
+}
+
 }  // namespace
 
 StepClock PreparedEngine::clock() const {
@@ -81,7 +94,7 @@ PreparedEngine prepare_engine(const memory::PlanRequest& request, const DataRoot
   e.plan = run_serving_plan(request, root);
   if (!e.plan.plan.fits)
     throw Error(ErrorKind::DoesNotFit, "simulate: the engine would not start on " + e.plan.gpu.name + ": " +
-                                           e.plan.plan.reason);
+                                           e.plan.plan.reason + weights_beyond_card_hint(e.plan, request, root));
   // Before the scheduler rules: a pooling model's plan has no KV pool for them to read.
   const PlanPerformance& perf = e.plan.performance;
   if (!perf.shape || !perf.hardware)

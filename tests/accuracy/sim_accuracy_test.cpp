@@ -315,8 +315,10 @@ TEST(SimAccuracy, OverloadedRunsArePredictedOverloaded) {
 // and 100 users, so both runs add to the misses: {10.7, 9.2, 19.2, 10.2, 53.4, 13.2}. Re-measured
 // 2026-12-05 when the measured request rate became completed / duration where the record's printed
 // two decimals round it (measured_request_throughput: 0.02 printed for 0.0243 req/s; nothing
-// simulated changed): request throughput meets its target again (the values below).
-constexpr double kAchievedMedianPct[] = {9.3, 9.2, 19.2, 10.2, 53.4, 13.2};
+// simulated changed): request throughput meets its target again: {9.3, 9.2, 19.2, 10.2, 53.4, 13.2}.
+// Re-measured 2026-12-06 when a burst of sends reaches the engine one request at a time (an idle
+// engine prefills a closed loop's first request alone; docs/simulator.md): the values below.
+constexpr double kAchievedMedianPct[] = {9.2, 9.2, 19.4, 10.2, 49.8, 12.5};
 constexpr double kGuardPct = 2.0;
 
 TEST(SimAccuracy, MedianErrorsMeetTheTargetsOrTheirRegressionGuards) {
@@ -736,6 +738,15 @@ const std::map<std::string, std::string>& p99_causes() {
       {"sglcookbook-glm-5-00", "step: GLM-5's one-user prompt steps are predicted 31 % short at the median too (196 against 282 ms; "
                                "DSA layers, kernels not counted; no plain-decoding GLM-5 record to separate the target's steps from "
                                "the speculative iteration's)"},
+      {"sglcookbook-deepseek-v3-1-04",
+       "burst, predicted long: the first wave's first prompt is prefilled alone (the front end hands the burst over "
+       "one request at a time) and every MI300X prompt step carries the FP8 launch terms fitted on the one-user runs; "
+       "two such steps (483 ms predicted) are more than the measured p99 (300 ms, median 194): on this deployment the "
+       "wave went in one step, or those terms grow with the tokens more than with the forwards"},
+      {"sglcookbook-deepseek-v3-1-05",
+       "burst, predicted long: as -04 (the first prompt alone, then 63 prompts; 1,022 ms predicted against 649)"},
+      {"sglcookbook-qwen3-coder-02",
+       "burst, predicted long: as DeepSeek-V3.1 -04 on the same MI300X terms (816 ms predicted against 529)"},
       {"sglcookbook-qwen3-04", "first wave slower than simulated on a warm deployment (not explained)"},
       {"sglcookbook-qwen3-05", "first wave slower than simulated on a warm deployment (not explained)"},
       {"sglcookbook-kimi-k2-5-00", "kimi"},
@@ -774,7 +785,7 @@ const std::map<std::string, std::string>& p99_causes() {
       {"sglcookbook-glm-4-6-01", "cold: first 16-user run (p99 378 ms against a median of 155; the median is predicted within 1 %)"},
       {"sglcookbook-glm-4-6-03", "cold or spread: one of 10 requests 296 ms against a median of 140"},
       {"sglcookbook-glm-4-6-04", "first wave slower than simulated on a warm deployment (p99 570 ms against a median of 143; not explained)"},
-      {"sglcookbook-glm-4-6-07", "burst, predicted long: 16 first prompts of ~4,000 tokens; each prompt step is charged every kernel launch (38 us) on top of its compute, while a GPU busy with long prefill kernels hides launches (p99 907 ms measured, 1,310 predicted)"},
+      {"sglcookbook-glm-4-6-07", "burst, predicted long: 16 first prompts of ~4,000 tokens; each prompt step is charged every kernel launch (38 us) on top of its compute, while a GPU busy with long prefill kernels hides launches (p99 907 ms measured, 1,364 predicted)"},
       {"sglcookbook-glm-4-6-08", "burst: 64 first prompts of ~4,000 tokens (measured mean TTFT 356 ms, median 269)"},
       {"sglcookbook-minimax-m2-00", "cold: a request of tens of seconds (p99 38.3 s against a median of 385 ms; first run of M2 on MI300X)"},
       {"sglcookbook-minimax-m2-01", "cold: first 16-user run (p99 1,978 ms against a median of 148)"},

@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdio>
 #include <deque>
+#include <deque>
 #include <limits>
 #include <map>
 #include <memory>
@@ -125,10 +126,15 @@ class Simulation {
       admit_arrivals();
       // Finished requests riding in the overlap scheduler's next step keep the engine busy for
       // it; once nothing is left to arrive that step changes nothing measured.
-      if (running() == 0 && waiting_.empty() && (riders_ == 0 || !next_)) {
+      if (running() == 0 && waiting_.empty() && (riders_ == 0 || (!next_ && in_front_end_.empty()))) {
+        // Idle: jump to the next request the front end hands over, else the next arrival (or the
+        // next free user slot, which needs a completion: with nothing running that cannot be, so
+        // the next arrival decides).
+        if (!in_front_end_.empty()) {
+          now_ = std::max(now_, in_front_end_.front().ready_s);
+          continue;
+        }
         if (!next_) break;
-        // Idle: jump to the next arrival (or the next free user slot, which needs a completion:
-        // with nothing running that cannot be, so the next arrival decides).
         now_ = std::max(now_, next_->arrival_s);
         continue;
       }
@@ -164,7 +170,7 @@ class Simulation {
     if (next_ && next_->output_tokens == 0) throw_usage("simulate: request " + std::to_string(next_->id) + " asks for 0 output tokens");
   }
 
-  std::uint64_t outstanding() const { return running() + waiting_.size(); }
+  std::uint64_t outstanding() const { return running() + waiting_.size() + in_front_end_.size(); }
 
   // Requests sent by now enter the waiting queue (vLLM adds them between steps: a request that
   // arrives during a step is scheduled from the next step on).
@@ -180,9 +186,38 @@ class Simulation {
       Request q = *next_;
       pull_next();
       last_source_arrival_s_ = q.arrival_s;
-      arrive(q, sent);
+      // An offline job (no concurrency limit, queued at the run's first instant) and static
+      // batches (HF generate) hand their requests to the engine together.
+      const bool queued = r_.static_batch > 0 || (!opt_.concurrency && sent <= res_.first_arrival_s);
+      const double ready = queued || sent > last_ready_s_ ? sent : last_ready_s_ + kBurstSpacing_s;
+      last_ready_s_ = ready;
+      if (in_front_end_.empty() && ready <= now_) arrive(q, sent);
+      else in_front_end_.push_back({q, sent, ready});
+    }
+    while (!in_front_end_.empty() && in_front_end_.front().ready_s <= now_) {
+      const Sent s = in_front_end_.front();
+      in_front_end_.pop_front();
+      arrive(s.req, s.sent_s);
     }
   }
+
+  // A burst of sends (a closed loop's first wave, or the users one step freed) reaches the
+  // scheduler one request at a time: each is its own HTTP request that the server's front end
+  // parses, tokenizes and forwards alone (SGLang tokenizer_manager.py _send_one_request; vLLM's
+  // API server into EngineCore's input queue), and the scheduler does not wait for more before it
+  // starts (SGLang scheduler.py recv_requests polls with zmq.NOBLOCK and event_loop_overlap runs
+  // whatever has come; vLLM EngineCore._process_input_queue wakes on the first request). So an
+  // idle engine's first step holds the burst's first request alone. Modelled as order only: a
+  // request sent no later than the one before it is ready 1 us after it, far below any step; the
+  // front end's own time per request is not known and not charged. Not for an offline job, whose
+  // requests are queued at t = 0, nor for static batches.
+  static constexpr double kBurstSpacing_s = 1e-6;
+  struct Sent {
+    Request req;
+    double sent_s, ready_s;
+  };
+  std::deque<Sent> in_front_end_;
+  double last_ready_s_ = -std::numeric_limits<double>::infinity();
 
   void arrive(const Request& q, double sent) {
     ++res_.arrived;
@@ -861,7 +896,7 @@ class Simulation {
                        " vs " + std::to_string(clipped_ * clip_ + unclipped_rem_) + ")");
     }
     if (pool_.used() + pool_.cached() > pool_.total()) throw_internal("simulate: more KV blocks in use than the pool has");
-    if (res_.arrived != res_.completed + res_.rejected + outstanding())
+    if (res_.arrived != res_.completed + res_.rejected + running() + waiting_.size())
       throw_internal("simulate: a request was lost (arrived " + std::to_string(res_.arrived) + ")");
   }
 

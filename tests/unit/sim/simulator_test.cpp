@@ -267,15 +267,39 @@ TEST(Simulator, InterTokenGapsWhenPromptsRunInTheirOwnSteps) {
   EXPECT_NEAR(res.itl.max, 0.02102, 1e-9);
 }
 
+TEST(Simulator, ABurstOfSendsReachesAnIdleEngineOneRequestAtATime) {
+  // Three users send A, B, C (100 prompt tokens, 1 output token) at t = 0. The server's front end
+  // hands them over one by one and an idle engine starts on the first (simulator.cpp
+  // kBurstSpacing_s): [0, 0.011] A's prompt alone (0.01 + 100 x 1e-5), then [0.011, 0.023] B's and
+  // C's (200 tokens): TTFTs 0.011, 0.023, 0.023.
+  SimOptions closed;
+  closed.concurrency = 3;
+  ListSource users(all_at_zero(3, 100, 1));
+  const SimResult burst = simulate(vllm_like(1000), linear_clock, users, closed);
+  EXPECT_NEAR(burst.ttft.mean, (0.011 + 0.023 + 0.023) / 3, 1e-9);
+  EXPECT_NEAR(burst.ttft.max, 0.023, 1e-9);
+  EXPECT_EQ(burst.steps, 2u);
+  // An offline job is queued with the engine at t = 0: one step of 300 tokens, 0.013 s each.
+  ListSource job(all_at_zero(3, 100, 1));
+  const SimResult offline = simulate(vllm_like(1000), linear_clock, job, {});
+  EXPECT_NEAR(offline.ttft.max, 0.013, 1e-9);
+  EXPECT_NEAR(offline.ttft.mean, 0.013, 1e-9);
+  EXPECT_EQ(offline.steps, 1u);
+}
+
 TEST(Simulator, OverlapSchedulingDelaysAClosedLoopRequestByOneStep) {
   // Closed loop, 2 users, prompt steps apart (SGLang); A (100 + 2), B (100 + 10), C (100 + 3) all
-  // ready at 0:
-  //   [0, 0.012]         A and B's prompts (200 tokens)      first tokens at 0.012
-  //   [0.012, 0.02202]   decode A, B; A done: its user sends C at 0.02202
-  // Without the overlap C's prompt runs next, [0.02202, 0.03302]: TTFT 0.011 s. With it, the
-  // batch after 0.02202 was formed at 0.012, before C was sent, and still holds A (its last token
+  // sent at 0. The front end hands A to the idle engine first, B just after (simulator.cpp
+  // kBurstSpacing_s), so A's prompt runs alone:
+  //   [0, 0.011]          A's prompt (100 tokens)             A's first token: TTFT 0.011
+  //   [0.011, 0.022]      B's prompt                          B's first token: TTFT 0.022
+  //   [0.022, 0.03202]    decode A, B; A done: its user sends C at 0.03202
+  // Without the overlap C's prompt runs next, [0.03202, 0.04302]: TTFT 0.011 s. With it, the
+  // batch after 0.03202 was formed at 0.022, before C was sent, and still holds A (its last token
   // was not yet seen):
-  //   [0.02202, 0.03204] decode B + A riding; [0.03204, 0.04304] C's prompt -> TTFT 0.02102 s.
+  //   [0.03202, 0.04204] decode B + A riding; [0.04204, 0.05304] C's prompt -> TTFT 0.02102 s.
+  // (B, sent at 0, is in the second batch either way: with the overlap that batch is formed at the
+  // first step's start, when B is already sent.)
   auto run = [](bool overlap) {
     SchedulerRules r = vllm_like(1000);
     r.overlap_schedule = overlap;
@@ -287,11 +311,11 @@ TEST(Simulator, OverlapSchedulingDelaysAClosedLoopRequestByOneStep) {
     return simulate(r, linear_clock, src, o);
   };
   const SimResult sync = run(false);
-  EXPECT_NEAR(sync.ttft.max, 0.012, 1e-9);
-  EXPECT_NEAR(sync.ttft.mean, (0.012 + 0.012 + 0.011) / 3, 1e-9);
+  EXPECT_NEAR(sync.ttft.max, 0.022, 1e-9);
+  EXPECT_NEAR(sync.ttft.mean, (0.011 + 0.022 + 0.011) / 3, 1e-9);
   const SimResult overlap = run(true);
-  EXPECT_NEAR(overlap.ttft.max, 0.02102, 1e-9);
-  EXPECT_NEAR(overlap.ttft.mean, (0.012 + 0.012 + 0.02102) / 3, 1e-9);
+  EXPECT_NEAR(overlap.ttft.max, 0.022, 1e-9);
+  EXPECT_NEAR(overlap.ttft.mean, (0.011 + 0.022 + 0.02102) / 3, 1e-9);
   EXPECT_EQ(overlap.completed, 3u);
 }
 

@@ -710,8 +710,8 @@ constexpr const char* kKimiFindings =
 //  * step: the step model is too fast for the deployment's kernels (gated-DeltaNet, Mamba-2,
 //    SGLang's Triton MLA decode at small batch), on the median TTFT as much as on the tail.
 //  * deploy: per-request cost of the deployment (Modal), outside any engine.
-//  * burst: the simulated first wave (64-100 prompts sent at once, prefilled 16,384 tokens a
-//    step) takes longer than the measured one.
+//  * burst: the simulated first wave (prompts sent at once, handed over one by one so the first
+//    is prefilled alone, the rest 16,384 tokens a step) takes longer than the measured one.
 //  * overload: the predicted capacity is under the offered rate (the queue grows).
 //  * spread: a tail the simulated constant-rate run does not have.
 //  * engine-log: the preempting KV-saturated trace replay (llmservingsim), 36-43 % slow throughout.

@@ -73,7 +73,7 @@ struct SglangArgRow {
   std::string_view flag;
   bool is_switch;
 };
-constexpr std::array<SglangArgRow, 16> kSglangArgs = {{
+constexpr std::array<SglangArgRow, 17> kSglangArgs = {{
     {"tp_size", "tp-size", false},
     {"tp", "tp-size", false},
     {"mem_fraction_static", "mem-fraction-static", false},
@@ -88,6 +88,7 @@ constexpr std::array<SglangArgRow, 16> kSglangArgs = {{
     {"page_size", "page-size", false},
     {"attention_backend", "attention-backend", false},
     {"decode_attention_backend", "decode-attention-backend", false},
+    {"prefill_attention_backend", "prefill-attention-backend", false},
     {"max_prefill_tokens", "max-prefill-tokens", false},
     {"disable_cuda_graph", "disable-cuda-graph", true},
 }};

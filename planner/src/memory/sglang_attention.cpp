@@ -13,72 +13,127 @@ namespace vramplan::memory {
 namespace {
 
 //! A backend that runs only on some page sizes: the sizes it accepts (the first is what
-//! server_args.py sets when --page-size is another one) and whether the rule is for MHA models
-//! only (fa4 leaves MLA models' pages alone).
+//! server_args.py sets when --page-size is another one), and which of the three backend settings
+//! bring the rule into force (server_args.py tests attention_backend and decode_attention_backend,
+//! and for trtllm_mha prefill_attention_backend too).
 struct PagedBackend {
   std::string_view name;
   std::array<std::uint64_t, 3> accepted;  //!< 0 = unused slot
   std::uint64_t forced;
-  bool mha_only;
+  bool by_prefill;
 };
 
-// server_args.py _handle_attention_backend_compatibility (0.5.6.post1).
-constexpr std::array<PagedBackend, 5> kPagedBackends = {{
+// server_args.py _handle_attention_backend_compatibility (0.5.6.post1 - 0.5.9 alike).
+constexpr std::array<PagedBackend, 4> kPagedBackends = {{
     {"trtllm_mla", {32, 64, 0}, 64, false},
-    {"trtllm_mha", {16, 32, 64}, 64, false},
+    {"trtllm_mha", {16, 32, 64}, 64, true},
     {"flashmla", {64, 0, 0}, 64, false},
     {"cutlass_mla", {128, 0, 0}, 128, false},
-    {"fa4", {128, 0, 0}, 128, true},
 }};
 
+struct Backends {
+  std::string attention, prefill, decode;
+  bool uses(std::string_view b, bool with_prefill) const {
+    return attention == b || decode == b || (with_prefill && prefill == b);
+  }
+};
+
+// utils/common.py is_no_spec_infer_or_topk_one, read before _handle_speculative_decoding fills
+// in a top-k: no top-k given, or top-k 1 with no page size above one given.
+bool no_spec_or_topk_one(const EngineArgs& args) {
+  const auto topk = arg_u64(args, "speculative-eagle-topk");
+  const auto page = arg_u64(args, "page-size");
+  return !topk || (*topk == 1 && (!page || *page == 1));
+}
+
 //! The backend SGLang picks when none is given (server_args.py _handle_model_specific_adjustments,
-//! then _handle_attention_backend_compatibility). Only the choices that force a page size are
-//! named; the others ("fa3", "flashinfer", "aiter", "triton") keep the default page.
-std::string default_backend(const ModelArch& arch, int cc_major, std::string& why) {
+//! then the generic choice in _handle_attention_backend_compatibility). "" for a choice that
+//! forces no page and is not worth naming (fa3, flashinfer, aiter, triton on other GPUs).
+std::string default_backend(const ModelArch& arch, int cc_major, const EngineArgs& args, const SglangRelease& release,
+                            bool any_given, std::string& why) {
   const bool mla = arch.kv_lora_rank > 0;
   const std::string& a = arch.architecture;
-  // Capability 12 (is_blackwell but not is_sm100_supported) gets trtllm_mha from the generic
-  // choice and is then refused by the same function: not modelled, the default page is kept.
-  if (cc_major != 10) return "";  // a compute capability is NVIDIA's; ROCm GPUs have none here
-  if (a == "DeepseekV3ForCausalLM") {
-    why = "trtllm_mla, SGLang's choice for DeepseekV3ForCausalLM on compute capability 10";
-    return "trtllm_mla";
+  if (cc_major == 10 && !any_given) {  // model-specific, only when no backend setting was given
+    if (a == "DeepseekV3ForCausalLM") {
+      why = "trtllm_mla, SGLang's choice for DeepseekV3ForCausalLM on compute capability 10";
+      return "trtllm_mla";
+    }
+    if (a == "GptOssForCausalLM" || a == "Olmo2ForCausalLM") {
+      why = "trtllm_mha, SGLang's choice for " + a + " on compute capability 10";
+      return "trtllm_mha";
+    }
+    if (a == "Qwen3NextForCausalLM") {
+      why = "triton, SGLang's choice for Qwen3NextForCausalLM on compute capability 10";
+      return "triton";
+    }
   }
-  if (a == "Qwen3NextForCausalLM") {
-    why = "triton, SGLang's choice for Qwen3NextForCausalLM on compute capability 10";
-    return "triton";
-  }
-  if (mla) return "";  // flashinfer
-  why = "trtllm_mha, SGLang's default for MHA models on compute capability 10";
+  if (mla) return "";  // fa3 on Hopper, flashinfer on capability 10, aiter or triton on ROCm
+  const bool plain = no_spec_or_topk_one(args);
+  // 0.5.6: is_blackwell() (capability 10 or 12); from 0.5.7 is_sm100_supported() (10 only), and
+  // EAGLE without an explicit top-k no longer takes trtllm_mha.
+  const bool newer = release.at_least({0, 5, 7});
+  const bool speculative = arg_string(args, "speculative-algorithm").has_value();
+  const bool takes_trtllm = newer ? cc_major == 10 && plain && (!speculative || arg_string(args, "speculative-eagle-topk"))
+                                  : (cc_major == 10 || cc_major == 12) && plain;
+  if (cc_major == 9 && plain) return "";  // fa3 (is_hopper_with_cuda_12_3)
+  if (!takes_trtllm) return "";           // aiter on ROCm, flashinfer elsewhere
+  why = "trtllm_mha, SGLang's default for MHA models on compute capability " + std::to_string(cc_major);
   return "trtllm_mha";
 }
 
 }  // namespace
 
 SglangAttention sglang_attention(const ModelArch& arch, int cc_major, const EngineArgs& args,
-                                 std::uint64_t default_page) {
+                                 std::uint64_t default_page, const SglangRelease& release) {
   SglangAttention out;
   const auto user_page = arg_u64(args, "page-size");
   if (user_page && *user_page == 0) throw_usage("--page-size must be >= 1");
   out.page_size = user_page.value_or(default_page);
-  const auto given = arg_string(args, "attention-backend");
-  const auto decode = arg_string(args, "decode-attention-backend");
-  if (given) {
-    out.backend = *given;
-    out.why = *given + " (--attention-backend)";
-  } else if (decode) {
-    out.backend = *decode;
-    out.why = *decode + " (--decode-attention-backend)";
+  Backends b{arg_string(args, "attention-backend").value_or(""), arg_string(args, "prefill-attention-backend").value_or(""),
+             arg_string(args, "decode-attention-backend").value_or("")};
+  const bool any_given = !b.attention.empty() || !b.prefill.empty() || !b.decode.empty();
+  // A prefill backend equal to the decode one overrides --attention-backend.
+  if (!b.prefill.empty() && b.prefill == b.decode) b.attention = b.prefill;
+  if (!b.attention.empty()) {
+    out.why = b.attention + (b.attention == b.prefill ? " (--prefill- and --decode-attention-backend)" : " (--attention-backend)");
   } else {
-    out.backend = default_backend(arch, cc_major, out.why);
+    b.attention = default_backend(arch, cc_major, args, release, any_given, out.why);
+    if (!b.decode.empty()) out.why = b.decode + " (--decode-attention-backend)" + (out.why.empty() ? "" : "; " + out.why);
+    if (!b.prefill.empty()) out.why = b.prefill + " (--prefill-attention-backend)" + (out.why.empty() ? "" : "; " + out.why);
   }
-  const auto rule = std::find_if(kPagedBackends.begin(), kPagedBackends.end(),
-                                 [&](const PagedBackend& b) { return b.name == out.backend; });
-  if (rule == kPagedBackends.end() || (rule->mha_only && arch.kv_lora_rank > 0)) return out;
-  const bool accepted = user_page && std::find(rule->accepted.begin(), rule->accepted.end(), *user_page) != rule->accepted.end();
-  if (!accepted) out.page_size = rule->forced;
-  out.why += ": KV pages of " + std::to_string(out.page_size) + " tokens" +
-             (accepted ? "" : " (server_args.py _handle_attention_backend_compatibility sets them)");
+  out.backend = !b.decode.empty() ? b.decode : b.attention;
+
+  // What server_args.py refuses: trtllm_mha off capability 10 (this is what 0.5.6's default does on
+  // capability 12), and before 0.5.8 fa4 anywhere but prefill.
+  if (b.uses("trtllm_mha", true) && cc_major != 10) {
+    out.refusal = "TRTLLM MHA backend is only supported on Blackwell GPUs (SM100). Please use a different backend. "
+                  "(server_args.py _handle_attention_backend_compatibility" +
+                  std::string(any_given ? "" : "; SGLang's own default on this GPU: pass --attention-backend") + ")";
+    return out;
+  }
+  if (!release.at_least({0, 5, 8}) && (b.attention == "fa4" || b.decode == "fa4")) {
+    out.refusal = "FA4 backend is only supported for prefill. Please use `--prefill-attention-backend fa4` instead. "
+                  "(server_args.py _handle_attention_backend_compatibility, before 0.5.8)";
+    return out;
+  }
+  // The checks run in this order and each sets the page where it applies; fa4 as an MHA model's
+  // prefill backend comes last (128-token pages, whatever was given).
+  std::string set_by;
+  for (const auto& rule : kPagedBackends) {
+    if (!b.uses(rule.name, rule.by_prefill)) continue;
+    const bool accepted = user_page && std::find(rule.accepted.begin(), rule.accepted.end(), *user_page) != rule.accepted.end();
+    if (!accepted) {
+      out.page_size = rule.forced;
+      set_by = " (server_args.py _handle_attention_backend_compatibility sets them)";
+    }
+  }
+  if (b.prefill == "fa4" && arch.kv_lora_rank == 0) {
+    out.page_size = 128;
+    set_by = " (server_args.py _handle_attention_backend_compatibility: fa4 prefill of an MHA model)";
+  }
+  const bool paged = std::any_of(kPagedBackends.begin(), kPagedBackends.end(),
+                                 [&](const PagedBackend& r) { return b.uses(r.name, r.by_prefill); });
+  if (paged || !set_by.empty()) out.why += ": KV pages of " + std::to_string(out.page_size) + " tokens" + set_by;
   return out;
 }
 

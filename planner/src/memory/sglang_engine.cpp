@@ -215,6 +215,7 @@ class SglangEngine final : public Engine {
             {"page-size", "tokens per KV page (default 1; the trtllm, flashmla, cutlass_mla and fa4 backends set their own)", false, {}, OptionValue::whole},
             {"attention-backend", "the attention kernels (default: SGLang's choice by GPU and model; it decides the page size)", false, {}},
             {"decode-attention-backend", "the decode attention kernels (a trtllm backend here sets the page size)", false, {}},
+            {"prefill-attention-backend", "the prefill attention kernels (trtllm_mha and, for MHA models, fa4 set the page size)", false, {}},
             {"kv-cache-dtype", "auto, fp8_e4m3, fp8_e5m2", false, {}},
             {"tp-size", "tensor parallel size", false, {"tp"}, OptionValue::whole},
             {"dtype", "auto, bfloat16, float16, float32", false, {}},
@@ -272,7 +273,7 @@ class SglangEngine final : public Engine {
     }
     const std::uint64_t dsa_page = dsa_rules.page_size;
     const auto user_page = arg_u64(a, "page-size");
-    const SglangAttention attention = sglang_attention(arch, cc ? cc->major : 0, a, d_.u64("page_size"));
+    const SglangAttention attention = sglang_attention(arch, cc ? cc->major : 0, a, d_.u64("page_size"), release);
     const std::uint64_t page = dsa ? dsa_page : attention.page_size;
     if (page == 0) throw_usage("--page-size must be >= 1");
     if (!dsa && !attention.why.empty()) p.notes.push_back("attention backend " + attention.why);
@@ -491,6 +492,12 @@ class SglangEngine final : public Engine {
       p.engine_view["max_mamba_cache_size"] = mamba.slots;
       p.engine_view["mamba_cache_per_req"] = mamba.per_req;
       p.engine_view["mamba_pool_gib"] = static_cast<double>(mamba.pool_bytes) / static_cast<double>(kGiB);
+    }
+    // server_args.py refuses the backend setting before anything is loaded: that reason comes first.
+    if (!dsa && !attention.refusal.empty()) {
+      p.fits = false;
+      p.refuses_configuration = true;
+      p.reason = attention.refusal;
     }
     return p;
   }

@@ -1,5 +1,5 @@
 // SGLang's attention backend choice and the page size it forces (memory/sglang_attention.hpp;
-// sglang 0.5.6.post1 server_args.py _handle_model_specific_adjustments and
+// sglang 0.5.6.post1 - 0.5.9 server_args.py _handle_model_specific_adjustments and
 // _handle_attention_backend_compatibility).
 #include <gtest/gtest.h>
 
@@ -25,6 +25,8 @@ std::uint64_t page_of(const ModelArch& a, int cc_major, const EngineArgs& args =
   return sglang_attention(a, cc_major, args, 1).page_size;
 }
 
+const SglangRelease kSglang056 = SglangRelease::parse("0.5.6.post1", false);
+
 TEST(SglangAttention, BlackwellDefaultsForcePages) {
   // MHA on compute capability 10: trtllm_mha, 64-token pages.
   const SglangAttention mha = sglang_attention(attention_arch("Qwen3MoeForCausalLM"), 10, {}, 1);
@@ -42,7 +44,7 @@ TEST(SglangAttention, OtherGpusKeepTheDefaultPage) {
   const ModelArch llama = attention_arch("LlamaForCausalLM");
   EXPECT_EQ(page_of(llama, 9), 1u);   // fa3
   EXPECT_EQ(page_of(llama, 8), 1u);   // flashinfer
-  EXPECT_EQ(page_of(llama, 12), 1u);  // capability 12: not modelled, the default
+  EXPECT_EQ(page_of(llama, 12), 1u);  // capability 12: flashinfer from 0.5.7 (is_sm100_supported)
   EXPECT_EQ(page_of(llama, 0), 1u);   // ROCm (aiter) or a custom GPU: no compute capability
   EXPECT_EQ(sglang_attention(llama, 9, {}, 1).why, "");
 }
@@ -57,10 +59,67 @@ TEST(SglangAttention, GivenBackendsAndPageSizes) {
   EXPECT_EQ(page_of(mla, 9, {{"attention-backend", "flashmla"}}), 64u);
   EXPECT_EQ(page_of(mla, 10, {{"attention-backend", "cutlass_mla"}}), 128u);
   EXPECT_EQ(page_of(mha, 10, {{"decode-attention-backend", "trtllm_mha"}}), 64u);
-  EXPECT_EQ(page_of(mha, 10, {{"attention-backend", "fa4"}}), 128u);
-  EXPECT_EQ(page_of(mla, 10, {{"attention-backend", "fa4"}, {"page-size", "8"}}), 8u);  // MHA models only
+  // fa4 sets 128-token pages as an MHA model's prefill backend; as the attention backend it sets
+  // none from 0.5.8 (and is refused before, below).
+  EXPECT_EQ(page_of(mha, 10, {{"prefill-attention-backend", "fa4"}}), 128u);
+  EXPECT_EQ(page_of(mla, 10, {{"prefill-attention-backend", "fa4"}, {"page-size", "8"}}), 8u);  // MHA models only
+  EXPECT_EQ(page_of(mha, 10, {{"attention-backend", "fa4"}}), 1u);
   EXPECT_EQ(sglang_attention(mha, 9, {}, 4).page_size, 4u);  // the data's default when nothing sets one
   test::error_message([&] { page_of(mha, 10, {{"page-size", "0"}}); }, ErrorKind::Usage);
+}
+
+TEST(SglangAttention, PrefillAndDecodeBackendsAndTheGenericDefault) {
+  const ModelArch mha = attention_arch("Qwen3MoeForCausalLM");
+  // A decode backend alone leaves --attention-backend unset: the generic default still runs and
+  // its trtllm_mha forces the pages.
+  EXPECT_EQ(page_of(mha, 10, {{"decode-attention-backend", "triton"}}), 64u);
+  // Prefill and decode alike override it: triton everywhere, the default page.
+  EXPECT_EQ(page_of(mha, 10, {{"prefill-attention-backend", "triton"}, {"decode-attention-backend", "triton"}}), 1u);
+  // trtllm_mha as the prefill backend alone forces the pages too.
+  EXPECT_EQ(page_of(mha, 10, {{"attention-backend", "triton"}, {"prefill-attention-backend", "trtllm_mha"}}), 64u);
+  // A backend setting given turns the model-specific choice off: DeepSeek-V3 with a decode backend
+  // only gets the generic MLA choice (flashinfer), the default page.
+  EXPECT_EQ(page_of(attention_arch("DeepseekV3ForCausalLM", 512), 10, {{"decode-attention-backend", "flashinfer"}}), 1u);
+  // gpt-oss: trtllm_mha by its model-specific rule.
+  EXPECT_EQ(sglang_attention(attention_arch("GptOssForCausalLM"), 10, {}, 1).backend, "trtllm_mha");
+}
+
+TEST(SglangAttention, SpeculativeDecodingChangesTheBlackwellDefault) {
+  const ModelArch mha = attention_arch("Qwen3MoeForCausalLM");
+  // EAGLE with top-k 2: not trtllm_mha (is_no_spec_infer_or_topk_one), flashinfer's page 1.
+  EXPECT_EQ(page_of(mha, 10, {{"speculative-algorithm", "EAGLE"}, {"speculative-eagle-topk", "2"}}), 1u);
+  // Top-k 1 with a page size above one given: not either; the given page stands.
+  EXPECT_EQ(page_of(mha, 10, {{"speculative-algorithm", "EAGLE"}, {"speculative-eagle-topk", "1"}, {"page-size", "16"}}), 16u);
+  // Top-k 1 alone: trtllm_mha.
+  EXPECT_EQ(page_of(mha, 10, {{"speculative-algorithm", "EAGLE"}, {"speculative-eagle-topk", "1"}}), 64u);
+  // EAGLE without a top-k: flashinfer from 0.5.7, trtllm_mha in 0.5.6.
+  const EngineArgs eagle = {{"speculative-algorithm", "EAGLE"}};
+  EXPECT_EQ(sglang_attention(mha, 10, eagle, 1).page_size, 1u);
+  EXPECT_EQ(sglang_attention(mha, 10, eagle, 1, kSglang056).page_size, 64u);
+}
+
+TEST(SglangAttention, WhatServerArgsRefuses) {
+  const ModelArch mha = attention_arch("LlamaForCausalLM");
+  // 0.5.6 on capability 12 (RTX 5090, RTX PRO 6000): its own default, trtllm_mha, then refused.
+  const SglangAttention sm120 = sglang_attention(mha, 12, {}, 1, kSglang056);
+  EXPECT_EQ(sm120.refusal,
+            "TRTLLM MHA backend is only supported on Blackwell GPUs (SM100). Please use a different backend. "
+            "(server_args.py _handle_attention_backend_compatibility; SGLang's own default on this GPU: pass "
+            "--attention-backend)");
+  EXPECT_EQ(sglang_attention(mha, 12, {{"attention-backend", "flashinfer"}}, 1, kSglang056).refusal, "");
+  EXPECT_NE(sglang_attention(mha, 9, {{"attention-backend", "trtllm_mha"}}, 1).refusal, "");
+  // fa4 as the attention backend: refused before 0.5.8.
+  EXPECT_NE(sglang_attention(mha, 10, {{"attention-backend", "fa4"}}, 1, kSglang056).refusal, "");
+  EXPECT_EQ(sglang_attention(mha, 10, {{"attention-backend", "fa4"}}, 1).refusal, "");
+}
+
+TEST(SglangAttention, APlanOfARefusedBackendDoesNotStart) {
+  const auto p = test::plan_engine("sglang@0.5.6", test::dense_model({}),
+                                   test::gpu_target(Bytes(32000000000u), "NVIDIA GeForce RTX 5090", 1, "12.0"),
+                                   {{"mem-fraction-static", "0.8"}});
+  EXPECT_FALSE(p.fits);
+  EXPECT_TRUE(p.refuses_configuration);
+  EXPECT_EQ(p.reason.rfind("TRTLLM MHA backend is only supported on Blackwell GPUs (SM100).", 0), 0u) << p.reason;
 }
 
 TEST(SglangAttention, PlanRoundsTheBlackwellPoolToWholePages) {

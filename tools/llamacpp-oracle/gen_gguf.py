@@ -127,6 +127,16 @@ def main(cfg_path, arch, out, layers=None):
         if c.get('num_local_experts'):
             w.add_expert_count(c['num_local_experts']); w.add_expert_used_count(c['num_experts_per_tok'])
         if c.get('shared_intermediate_size'): w.add_expert_shared_feed_forward_length(c['shared_intermediate_size'])
+    if arch in ('qwen35', 'qwen35moe'):  # conversion/qwen.py Qwen3_5TextModel / Qwen3_5MoeTextModel (Qwen3NextModel's keys)
+        w.add_ssm_conv_kernel(c['linear_conv_kernel_dim']); w.add_ssm_state_size(c['linear_key_head_dim'])
+        w.add_ssm_group_count(c['linear_num_key_heads']); w.add_ssm_time_step_rank(c['linear_num_value_heads'])
+        w.add_ssm_inner_size(c['linear_value_head_dim'] * c['linear_num_value_heads'])
+        w.add_full_attention_interval(c.get('full_attention_interval', 4))
+        w.add_rope_dimension_sections([11, 11, 10, 0])  # _Qwen35MRopeMixin's default (the rope dims: partial_rotary_factor)
+        if arch == 'qwen35moe':
+            w.add_expert_count(c['num_experts']); w.add_expert_used_count(c['num_experts_per_tok'])
+            w.add_expert_feed_forward_length(c['moe_intermediate_size'])
+            w.add_expert_shared_feed_forward_length(c['shared_expert_intermediate_size'])
     w.add_tokenizer_model('llama')
     toks = ['<unk>', '<s>', '</s>'] + [f'<0x{i:02X}>' for i in range(256)]
     toks += [f't{i}' for i in range(V - len(toks))]
@@ -181,7 +191,31 @@ def main(cfg_path, arch, out, layers=None):
                     t(b + 'ffn_gate_shexp.weight', [h, fs]); t(b + 'ffn_up_shexp.weight', [h, fs]); t(b + 'ffn_down_shexp.weight', [fs, h])
             else:
                 t(b + 'ffn_gate.weight', [h, ff]); t(b + 'ffn_up.weight', [h, ff]); t(b + 'ffn_down.weight', [ff, h])
-    for l in range(L if arch not in ('granitehybrid', 'nemotron_h', 'nemotron_h_moe', 'deepseek2', 'deepseek32', 'glm-dsa', 'glm4moe', 'llama4', 'minimax-m2', 'ernie4_5-moe', 'gptneox', 'falcon') else 0):
+    if arch in ('qwen35', 'qwen35moe'):  # qwen35.cpp / qwen35moe.cpp load_arch_tensors: every 4th layer attention
+        N, G, Hv, K = c['linear_key_head_dim'], c['linear_num_key_heads'], c['linear_num_value_heads'], c['linear_conv_kernel_dim']
+        kd, vd = N * G, c['linear_value_head_dim'] * Hv
+        for l in range(L):
+            b = f'blk.{l}.'
+            t(b + 'attn_norm.weight', [h], F32); t(b + 'post_attention_norm.weight', [h], F32)
+            if (l + 1) % c.get('full_attention_interval', 4) == 0:
+                t(b + 'attn_q.weight', [h, hd * nh * 2]); t(b + 'attn_k.weight', [h, hd * nkv]); t(b + 'attn_v.weight', [h, hd * nkv])
+                t(b + 'attn_output.weight', [hd * nh, h])
+                t(b + 'attn_q_norm.weight', [hd], F32); t(b + 'attn_k_norm.weight', [hd], F32)
+            else:
+                t(b + 'attn_qkv.weight', [h, 2 * kd + vd]); t(b + 'attn_gate.weight', [h, vd])
+                t(b + 'ssm_conv1d.weight', [K, 2 * kd + vd], F32)
+                t(b + 'ssm_dt.bias', [Hv], F32); t(b + 'ssm_a', [Hv], F32)
+                t(b + 'ssm_beta.weight', [h, Hv]); t(b + 'ssm_alpha.weight', [h, Hv])
+                t(b + 'ssm_norm.weight', [c['linear_value_head_dim']], F32); t(b + 'ssm_out.weight', [vd, h])
+            if arch == 'qwen35moe':
+                E, fe, fs = c['num_experts'], c['moe_intermediate_size'], c['shared_expert_intermediate_size']
+                t(b + 'ffn_gate_inp.weight', [h, E], F32)
+                t(b + 'ffn_gate_exps.weight', [h, fe, E]); t(b + 'ffn_up_exps.weight', [h, fe, E]); t(b + 'ffn_down_exps.weight', [fe, h, E])
+                t(b + 'ffn_gate_inp_shexp.weight', [h], F32)
+                t(b + 'ffn_gate_shexp.weight', [h, fs]); t(b + 'ffn_up_shexp.weight', [h, fs]); t(b + 'ffn_down_shexp.weight', [fs, h])
+            else:
+                t(b + 'ffn_gate.weight', [h, ff]); t(b + 'ffn_up.weight', [h, ff]); t(b + 'ffn_down.weight', [ff, h])
+    for l in range(L if arch not in ('qwen35', 'qwen35moe', 'granitehybrid', 'nemotron_h', 'nemotron_h_moe', 'deepseek2', 'deepseek32', 'glm-dsa', 'glm4moe', 'llama4', 'minimax-m2', 'ernie4_5-moe', 'gptneox', 'falcon') else 0):
         b = f'blk.{l}.'
         if arch != 'olmo2': t(b + 'attn_norm.weight', [h], F32)
         if arch == 'phi2': t(b + 'attn_norm.bias', [h], F32)

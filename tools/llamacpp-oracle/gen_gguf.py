@@ -133,6 +133,8 @@ def main(cfg_path, arch, out, layers=None):
         w.add_ssm_inner_size(c['linear_value_head_dim'] * c['linear_num_value_heads'])
         w.add_full_attention_interval(c.get('full_attention_interval', 4))
         w.add_rope_dimension_sections([11, 11, 10, 0])  # _Qwen35MRopeMixin's default (the rope dims: partial_rotary_factor)
+        if c.get('mtp_num_hidden_layers'):  # _QwenMtpMixin: the MTP block as one more block, nextn_predict_layers
+            w.add_block_count(L + 1); w.add_nextn_predict_layers(1)
         if arch == 'qwen35moe':
             w.add_expert_count(c['num_experts']); w.add_expert_used_count(c['num_experts_per_tok'])
             w.add_expert_feed_forward_length(c['moe_intermediate_size'])
@@ -215,6 +217,14 @@ def main(cfg_path, arch, out, layers=None):
                 t(b + 'ffn_gate_shexp.weight', [h, fs]); t(b + 'ffn_up_shexp.weight', [h, fs]); t(b + 'ffn_down_shexp.weight', [fs, h])
             else:
                 t(b + 'ffn_gate.weight', [h, ff]); t(b + 'ffn_up.weight', [h, ff]); t(b + 'ffn_down.weight', [ff, h])
+        if c.get('mtp_num_hidden_layers') and arch == 'qwen35':  # qwen35.cpp load_block_mtp (skipped unless load_mtp)
+            b = f'blk.{L}.'
+            t(b + 'attn_norm.weight', [h], F32); t(b + 'post_attention_norm.weight', [h], F32)
+            t(b + 'attn_q.weight', [h, hd * nh * 2]); t(b + 'attn_k.weight', [h, hd * nkv]); t(b + 'attn_v.weight', [h, hd * nkv])
+            t(b + 'attn_output.weight', [hd * nh, h]); t(b + 'attn_q_norm.weight', [hd], F32); t(b + 'attn_k_norm.weight', [hd], F32)
+            t(b + 'ffn_gate.weight', [h, ff]); t(b + 'ffn_up.weight', [h, ff]); t(b + 'ffn_down.weight', [ff, h])
+            t(b + 'nextn.eh_proj.weight', [2 * h, h]); t(b + 'nextn.enorm.weight', [h], F32); t(b + 'nextn.hnorm.weight', [h], F32)
+            t(b + 'nextn.shared_head_norm.weight', [h], F32)
     for l in range(L if arch not in ('qwen35', 'qwen35moe', 'granitehybrid', 'nemotron_h', 'nemotron_h_moe', 'deepseek2', 'deepseek32', 'glm-dsa', 'glm4moe', 'llama4', 'minimax-m2', 'ernie4_5-moe', 'gptneox', 'falcon') else 0):
         b = f'blk.{l}.'
         if arch != 'olmo2': t(b + 'attn_norm.weight', [h], F32)

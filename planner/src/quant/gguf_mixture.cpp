@@ -219,6 +219,9 @@ std::optional<std::string> recurrent_gguf_name(std::string_view hf_name) {
       {".x_proj.weight", "ssm_x.weight"},      {".dt_proj.weight", "ssm_dt.weight"},
       {".dt_proj.bias", "ssm_dt.bias"},        {".out_proj.weight", "ssm_out.weight"},
       {".norm.weight", "ssm_norm.weight"},  // Mamba-2's gated RMS norm (mixer.norm)
+      // Qwen3.5's gated DeltaNet (conversion/qwen.py Qwen3NextModel: in_proj_qkv / _z / _b / _a)
+      {".in_proj_qkv.weight", "attn_qkv.weight"}, {".in_proj_z.weight", "attn_gate.weight"},
+      {".in_proj_b.weight", "ssm_beta.weight"},   {".in_proj_a.weight", "ssm_alpha.weight"},
   };
   for (const auto& [ending, gguf] : kNames)
     if (hf_name.ends_with(ending)) return std::string(gguf);
@@ -231,7 +234,8 @@ std::string gguf_name(const TensorInfo& t) {
   // the GGUF: llama-quantize must not take it for attn_output).
   const bool mixer = t.role == TensorRole::Recurrent ||
                      (t.role == TensorRole::AttnOutput && (t.name.find(".mixer.") != std::string::npos ||
-                                                           t.name.find(".mamba.") != std::string::npos));
+                                                           t.name.find(".mamba.") != std::string::npos ||
+                                                           t.name.find(".linear_attn.") != std::string::npos));
   if (mixer && t.layer && !t.name.starts_with("blk."))
     if (const auto name = recurrent_gguf_name(t.name))
       return "blk." + std::to_string(*t.layer) + "." + *name;
@@ -263,9 +267,14 @@ ModelFacts facts_of(const ModelSpec& model) {
   m.n_gqa = model.arch.num_kv_heads == 0 ? 1 : model.arch.num_heads / model.arch.num_kv_heads;
   // llama-quant.cpp reads hparams.n_gqa() of layer 0, which is 0 when that layer has no KV heads (a
   // hybrid's leading Mamba or MLP layer: Nemotron-H).
+  // Qwen3-Next / Qwen3.5 write one head_count_kv for every layer (conversion/qwen.py), so their
+  // recurrent layer 0 keeps the attention layers' ratio.
+  static constexpr std::string_view kScalarKvHeads[] = {"qwen3_next", "qwen3next", "qwen3_5_text", "qwen35",
+                                                        "qwen3_5_moe_text", "qwen35moe"};
+  const bool scalar_kv = std::find(std::begin(kScalarKvHeads), std::end(kScalarKvHeads), m.arch) != std::end(kScalarKvHeads);
   const auto& kinds = model.arch.layer_attention;
   if (!kinds.empty() && (kinds[0] == LayerAttention::Recurrent || kinds[0] == LayerAttention::None) &&
-      !model.arch.recurrent_in_every_layer)
+      !model.arch.recurrent_in_every_layer && !scalar_kv)
     m.n_gqa = 0;
   m.n_expert = model.arch.num_experts;
   m.n_layer = static_cast<int>(model.arch.num_layers);

@@ -3,7 +3,7 @@
 // visits them (depth first, sources left to right). Transcribed from llama.cpp's builders:
 // src/models/{llama,qwen2,qwen2moe,qwen3,qwen3moe,gemma,gemma2,gemma3,deepseek2,phi2,phi3,olmo2,qwen2vl,
 // openai-moe,glm4-moe,llama4,qwen3vl,qwen3vlmoe,minimax-m2,ernie4-5-moe,gptneox,falcon,nemotron-h,
-// mamba-base}.cpp
+// mamba-base,qwen35,qwen35moe,delta-net-base}.cpp
 // and src/llama-graph.cpp (build_inp_embd, build_attn, build_attn_mha, build_ffn, build_moe_ffn),
 // src/llama-kv-cache.cpp (cpy_k, cpy_v, get_k, get_v, input idxs). Weights and the KV cache are
 // external (they live in other buffers).
@@ -63,6 +63,10 @@ struct Features {
                                  // (recurrent layers), attention without RoPE, or a ReLU^2 MLP (none)
   bool granite_hybrid = false;   // Mamba-2 or attention (RoPE only where the model has a rope table),
                                  // then llama's FFN / MoE sub-block, on every layer
+  bool qwen35 = false;           // Qwen3.5: gated-DeltaNet layers (fused GATED_DELTA_NET) and every
+                                 // full_attention_interval-th layer gated attention (Q projection of 2 x
+                                 // heads, sigmoid(gate) x attention before wo), post-attention norms
+  bool shexp_sigmoid = false;    // shared expert x sigmoid(ffn_gate_inp_shexp . x): one SIGMOID (qwen35moe)
   bool hparams_routing = false;  // the router as the model's hparams say (ModelArch::moe_routing:
                                  // deepseek2.cpp passes expert_gating_func, expert_weights_norm / _scale
                                  // and ffn_exp_probs_b to build_moe_ffn)
@@ -148,6 +152,13 @@ const std::map<std::string, Features>& feature_table() {
   // (a SwiGLU FFN, or softmax-routed SwiGLU experts with normalised weights and a SwiGLU shared
   // expert). Its embedding / residual / logit multipliers are in-place SCALEs: no memory (checked).
   static const Features granite_hybrid{.moe_norm_w = true, .granite_hybrid = true};
+  // src/models/qwen35.cpp / qwen35moe.cpp with delta-net-base.cpp (Qwen3.5, dense or MoE): each layer
+  // gated-DeltaNet (build_layer_attn_linear: the conv state through build_conv_state, the fused
+  // GATED_DELTA_NET op, llama.cpp 0c1e5709's default on every backend) or gated attention with M-RoPE
+  // (build_layer_attn), then the post-attention norm and a SwiGLU FFN (qwen35moe: softmax-routed
+  // experts with normalised weights and a sigmoid-gated shared expert).
+  static const Features qwen35{.qk_norm = true, .mrope = true, .qwen35 = true};
+  static const Features qwen35moe{.qk_norm = true, .moe_norm_w = true, .mrope = true, .qwen35 = true, .shexp_sigmoid = true};
   static const std::map<std::string, Features> table = {
       {"llama", llama}, {"mistral", llama}, {"mixtral", llama}, {"llava", llama},
       {"mistral3", mistral3}, {"ministral3", mistral3},
@@ -167,8 +178,15 @@ const std::map<std::string, Features>& feature_table() {
       {"llama4", llama4}, {"llama4_text", llama4},
       {"nemotron_h", nemotron_h}, {"nemotron_h_moe", nemotron_h},
       {"granitemoehybrid", granite_hybrid}, {"granitehybrid", granite_hybrid},
+      {"qwen3_5_text", qwen35}, {"qwen35", qwen35}, {"qwen3_5_moe_text", qwen35moe}, {"qwen35moe", qwen35moe},
   };
   return table;
+}
+
+std::uint64_t isqrt(std::uint64_t v) {
+  std::uint64_t r = 0;
+  while ((r + 1) * (r + 1) <= v) ++r;
+  return r;
 }
 
 std::uint64_t cache_elem_bytes(const std::string& type) {
@@ -212,7 +230,7 @@ class Builder {
   }
 
   ComputeGraph build() {
-    if (f_.nemotron_h || f_.granite_hybrid) return hybrid_build();
+    if (f_.nemotron_h || f_.granite_hybrid || f_.qwen35) return hybrid_build();
     // build_inp_embd: tokens -> GET_ROWS(token_embd); the vector-embedding input (inp_embd) is a
     // second input of the same shape that ggml_build_forward_select keeps in the graph.
     // With deepstack layers (Qwen3-VL) an input embedding is n_embd_inp = (1 + n) x n_embd wide: the
@@ -278,7 +296,9 @@ class Builder {
         return f_.granite_hybrid ? granite_ffn(l + 1 == a_.num_layers, moe, out, x)
                                  : g_.op("block_out", bytes(out), {out, x}, true);
       };
-      if (kind == LayerAttention::Recurrent) {
+      if (f_.qwen35) {
+        resid = qwen35_layer(resid, il, kind == LayerAttention::Recurrent, moe);
+      } else if (kind == LayerAttention::Recurrent) {
         resid = mamba2_block(resid, tail);
       } else if (kind == LayerAttention::None) {  // nemotron-h.cpp build_ffn_layer: ReLU^2 MLP or experts
         resid = [this, prev = resid, moe, tail] {
@@ -294,7 +314,7 @@ class Builder {
     }
     const int h = rms_mul("result_norm", resid());
     int logits_in = h;
-    if (f_.nemotron_h) {  // the final norm is res->t_h_nextn, a graph output; the output rows follow it
+    if (f_.nemotron_h || f_.qwen35) {  // the final norm is res->t_h_nextn, a graph output; the output rows follow it
       g_.mark_output(h);
       logits_in = output_rows("h", h);
     }
@@ -314,6 +334,83 @@ class Builder {
     const int normed = rms_mul("ffn_norm", ffn_inp);
     const int ffn_out = moe ? moe_ffn(normed) : ffn(normed, a_.intermediate_size, "ffn");
     return g_.op("l_out", bytes(ffn_out), {ffn_out, ffn_inp}, true);
+  }
+
+  // qwen35.cpp's layer: attn_norm (expanded at once), then the mixer's expansions; the mixer's tail,
+  // attn_residual = out + x, the post-attention norm, the FFN and its residual add wait for the walk.
+  std::function<int()> qwen35_layer(const std::function<int()>& prev, int il, bool recurrent, bool moe) {
+    const int x = prev();
+    const int normed = rms_mul("attn_norm", x);
+    std::function<int()> mixer_out;
+    if (recurrent) {
+      mixer_out = gated_delta_net(normed);
+    } else {
+      const PendingAttention p = attention_inputs(il, normed);
+      mixer_out = [this, p] { return attention_output(p); };
+    }
+    return [this, mixer_out, x, moe] {
+      const int residual = g_.op("attn_residual", E() * T_ * kF32, {mixer_out(), x}, true);
+      const int post = rms_mul("attn_post_norm", residual);
+      const int out = moe ? moe_ffn(post) : ffn(post, a_.intermediate_size, "ffn");
+      return g_.op("l_out", bytes(out), {out, residual}, true);
+    };
+  }
+
+  // qwen35.cpp build_layer_attn_linear over delta-net-base.cpp (build_conv_state, build_rs,
+  // build_recurrent_attn, build_delta_net_fused): what cpy(new_state) expands now, and the tail
+  // (the gated RMS norm with z, ssm_out) the walk meets later. n_seqs = n_seq_max sequences.
+  std::function<int()> gated_delta_net(int normed) {
+    const auto& sh = a_.recurrent_shape;
+    const std::uint64_t S = std::max<std::uint64_t>(1, c_.n_seq_max), window = sh.conv_window;
+    // The state is H_v heads of S_k x S_v with S_k = S_v (build_delta_net_fused asserts it). The conv
+    // runs over q, k (key_dim each) and v (value_dim): a GGUF's ssm.* keys give d_inner = value_dim
+    // and n_group x d_state = key_dim, a config's shape the conv channels whole (groups 0).
+    const std::uint64_t Hv = sh.ssm_heads, Sv = isqrt(sh.ssm_head_elems), Vd = Hv * Sv;
+    const std::uint64_t channels = sh.conv_channels + 2 * sh.groups * sh.group_state;
+    if (Hv == 0 || Sv * Sv != sh.ssm_head_elems || channels <= Vd || (channels - Vd) % 2 != 0)
+      throw_usage("--engine llamacpp: llama.cpp's gated delta net needs key and value heads of one size (state of " +
+                  std::to_string(sh.ssm_head_elems) + " values a head, conv over " + std::to_string(channels) +
+                  " channels)");
+    const std::uint64_t Kd = (channels - Vd) / 2, tokens_per_seq = T_ / S;
+    const int conv_states = g_.external("cache_r");
+    const int conv = recurrent_rows(conv_states, [&](int states, int ids) {
+      return g_.op("conv_states", window * channels * S * kF32, {states, ids});
+    });
+    const int qkv = g_.op("qkv_mixed", channels * T_ * kF32, {g_.external("attn_qkv"), normed});
+    const int conv_input = g_.op("conv_input", (window + tokens_per_seq) * channels * S * kF32,
+                                 {g_.view("conv_states_reshaped", conv), g_.view("qkv_mixed_transposed", g_.view("qkv_3d", qkv), false)});
+    g_.store("conv_state_update", {g_.view("conv_state_last", conv_input, false), g_.view("conv_state_dst", conv_states)});
+    const int ssm_states = g_.external("cache_s");
+    const int state = recurrent_rows(ssm_states, [&](int states, int ids) {
+      return g_.op("ssm_state_rows", Sv * Sv * Hv * S * kF32, {states, ids});
+    });
+    // build_recurrent_attn's cpy(new_state, ...) walks the fused op's sources: q, k, v, g, beta, state.
+    const int conv_out = g_.op("conv_output_raw", channels * T_ * kF32, {conv_input, g_.external("ssm_conv1d")});
+    const int silu = g_.op("conv_output_silu", bytes(conv_out), {conv_out}, true);
+    const auto l2_norm = [&](const char* name) {  // build_gdn_l2_norm: RMS norm, then a scale
+      const int n = g_.op(std::string(name) + ".rms_norm", Kd * T_ * kF32, {g_.view(name, silu, false, Kd * T_ * kF32)}, true);
+      return g_.op(std::string(name) + "_predelta", bytes(n), {n}, true);
+    };
+    const int q = l2_norm("q_conv");
+    const int k = l2_norm("k_conv");
+    const int v = g_.view("v_conv", silu, false, Vd * T_ * kF32);
+    const int alpha = g_.op("alpha", Hv * T_ * kF32, {g_.external("ssm_alpha"), normed});
+    const int biased = g_.op("alpha_biased", bytes(alpha), {g_.view("alpha_3d", alpha), g_.external("ssm_dt.bias")}, true);
+    const int gate = g_.op("gate", bytes(alpha), {g_.op("a_softplus", bytes(alpha), {biased}, true), g_.external("ssm_a")}, true);
+    const int beta = g_.op("beta", Hv * T_ * kF32, {g_.external("ssm_beta"), normed});
+    const int beta_sigmoid = g_.op("beta_sigmoid", bytes(beta), {g_.view("beta_4d", beta)}, true);
+    // GATED_DELTA_NET: the output (S_v x H_v per token) followed by the final states.
+    const int gdn = g_.op("gated_delta_net", (Sv * Hv * T_ + Sv * Sv * Hv * S) * kF32,
+                          {q, k, v, g_.view("gate_4d", gate), beta_sigmoid, g_.view("state_predelta", state)});
+    g_.store("ssm_state_update", {g_.view("new_state", gdn, false), g_.view("ssm_state_dst", ssm_states)});
+    return [this, gdn, normed, Sv, Hv, Vd] {
+      const int normed_out = rms_mul("ssm_norm", g_.view("attn_output", gdn, false, Sv * Hv * T_ * kF32));
+      const int z = g_.op("z", Vd * T_ * kF32, {g_.external("attn_gate"), normed});
+      const int z_silu = g_.op("z_silu", bytes(z), {g_.view("z_4d", z)}, true);
+      const int gated = g_.op("attn_out_norm", Vd * T_ * kF32, {normed_out, z_silu}, true);
+      return g_.view("linear_attn_out_2d",
+                     g_.op("linear_attn_out", E() * T_ * kF32, {g_.external("ssm_out"), g_.view("final_output", gated)}));
+    };
   }
 
   // build_rs over one of a layer's state tensors (`states`, external) for the reserved micro-batch:
@@ -640,7 +737,10 @@ class Builder {
                                      : a_.num_shared_experts * a_.moe_intermediate_size;
     if (shared == 0) return moe_out;
     int shexp = f_.nemotron_h ? relu_sqr_ffn(x, shared, "ffn_shexp") : ffn(x, shared, "ffn_shexp");
-    if (f_.shexp_gate) {  // sigmoid as silu(g) / g; the walk meets it after the shared FFN
+    if (f_.shexp_sigmoid) {  // qwen35moe.cpp: ffn_shexp x sigmoid(ffn_gate_inp_shexp . x)
+      const int gate_inp = g_.op("shared_expert_gate", rows_ * kF32, {g_.external("ffn_gate_inp_shexp"), x});
+      shexp = g_.op("ffn_shexp_gated", bytes(shexp), {shexp, g_.op("shared_expert_gate_sigmoid", rows_ * kF32, {gate_inp}, true)}, true);
+    } else if (f_.shexp_gate) {  // sigmoid as silu(g) / g; the walk meets it after the shared FFN
       const int gate_inp = g_.op("ffn_shexp_gate_inp", rows_ * kF32, {g_.external("ffn_gate_inp_shexp"), x});
       const int silu = g_.op("ffn_shexp_gate_silu", rows_ * kF32, {gate_inp}, true);
       const int shexp_weight = g_.op("ffn_shexp_gate", rows_ * kF32, {silu, gate_inp}, true);
@@ -660,6 +760,7 @@ class Builder {
     const KvCache* kv;
     int kqv_out;
     bool v_rot;
+    int q_full = -1;  // Qwen3.5: the Q projection whose second half per head gates the output
   };
   PendingAttention attention_inputs(int il, int x) {
     const KvCache& kv = cache_of(il);
@@ -680,7 +781,10 @@ class Builder {
       if (f_.qk_norm_2d && norm) t = rms_mul(norm, t);
       return g_.view(std::string(name) + "_3d", t);
     };
+    // Qwen3.5's Q projection holds each head's query and its output gate: Q is a strided view.
+    const int q_full = f_.qwen35 ? g_.op("Qcur_full", 2 * H * D * T_ * kF32, {g_.external("wq"), x}) : -1;
     int q = f_.fused_qkv ? g_.view("Qcur_view", qkv, false, H * D * T_ * kF32)
+            : f_.qwen35  ? g_.view("Qcur_reshaped", q_full, false, H * D * T_ * kF32)
                          : projected("Qcur", "wq", H * D * T_ * kF32, "attn_q_norm");
     if (f_.qk_norm) q = rms_mul("attn_q_norm", q);
     // Nemotron-H has no RoPE; Granite-4.0-H only where the model has a rope table (has_rope).
@@ -736,12 +840,17 @@ class Builder {
       const int kqv = g_.op("kqv", Dv * T_ * H * kF32, {vp, sm});
       cur = g_.op("kqv_cont", H * Dv * T_ * kF32, {g_.view("kqv_perm", kqv, false)});
     }
-    return {&kv, cur, v_rot};
+    return {&kv, cur, v_rot, q_full};
   }
 
   int attention_output(const PendingAttention& p) {
     int cur = p.kqv_out;
     if (p.v_rot) cur = hadamard(cur, rot("v_rot" + tag(*p.kv), 64));
+    if (p.q_full >= 0) {  // qwen35.cpp build_layer_attn: cur x sigmoid(cont(gate view))
+      const std::uint64_t size = bytes(p.q_full) / 2;
+      const int gate = g_.op("gate_reshaped", size, {g_.view("gate", p.q_full, false, size)});
+      cur = g_.op("attn_gated", bytes(cur), {cur, g_.op("gate_sigmoid", size, {gate}, true)}, true);
+    }
     cur = g_.op("attn_out", E() * T_ * kF32, {g_.external("wo"), cur});
     if (f_.attn_out_bias) cur = g_.op("attn_out_b", bytes(cur), {cur, g_.external("wo.bias")}, true);
     return cur;
@@ -819,7 +928,7 @@ bool graph_is_transcribed(const ModelArch& arch) { return feature_table().count(
 
 bool graph_has_recurrent_layers(const ModelArch& arch) {
   const auto it = feature_table().find(arch.model_type);
-  return it != feature_table().end() && (it->second.nemotron_h || it->second.granite_hybrid);
+  return it != feature_table().end() && (it->second.nemotron_h || it->second.granite_hybrid || it->second.qwen35);
 }
 
 ComputeGraph llama_graph(const ModelSpec& model, const Context& context, const std::vector<KvCache>& caches) {

@@ -41,8 +41,11 @@ ModelSpec gguf_model_spec(const ModelSpec& model, const GgufFileType& file_type,
   // convert_hf_to_gguf.py writes a multimodal checkpoint's vision / audio tower to a separate mmproj
   // GGUF (--mmproj), which llama.cpp loads apart from the text model (tools/mtmd); llama-quantize
   // then sees (and counts, for its per-layer rules) the text tensors only.
+  // A multi-token-prediction block is written as the last block(s) (nextn_predict_layers) but not
+  // loaded unless a draft context asks for it (qwen35.cpp / glm4-moe.cpp load_arch_tensors:
+  // TENSOR_SKIP without load_mtp; convert skips DeepSeek's): it takes no buffer and no KV.
   ModelSpec text = model;
-  std::erase_if(text.tensors, [](const TensorInfo& t) { return is_mmproj_role(t.role); });
+  std::erase_if(text.tensors, [](const TensorInfo& t) { return is_mmproj_role(t.role) || t.role == TensorRole::Mtp; });
   // File order: the global tensors, then each block's tensors by GGUF name (convert_hf_to_gguf
   // writes blocks in layer order; within a block the order only moves the CPU_Mapped span ends,
   // which the measured records pin down).

@@ -134,9 +134,9 @@ std::optional<RecurrentCache> recurrent_cache(const ModelArch& arch, const Conte
     if (arch.layer_attention[i] == LayerAttention::Recurrent) rs.layers.push_back(static_cast<int>(i));
   if (rs.layers.empty()) return std::nullopt;
   const auto& sh = arch.recurrent_shape;
-  if (sh.ssm_heads == 0 || sh.groups == 0)
-    throw_usage("--engine llamacpp: the recurrent layers' state shape (Mamba-2 d_inner, groups, d_state, heads) is "
-                "unknown, so llama.cpp's recurrent state cache cannot be sized");
+  if (sh.ssm_heads == 0 || sh.conv_channels == 0)
+    throw_usage("--engine llamacpp: the recurrent layers' state shape (conv channels, state heads) is unknown, so "
+                "llama.cpp's recurrent state cache cannot be sized");
   // llama-hparams.cpp n_embd_r: (ssm_d_conv - 1) x (ssm_d_inner + 2 ssm_n_group ssm_d_state); n_embd_s:
   // ssm_d_state x ssm_d_inner: the state of one unsplit (TP 1) layer.
   const RecurrentStateElems elems = recurrent_state_elems(arch, 1);

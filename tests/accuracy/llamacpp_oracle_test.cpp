@@ -115,8 +115,9 @@ TEST(LlamacppOracle, EveryPrintedBufferMatches) {
   // to 513 / 515 tokens and keeps 512 output rows (collect_np.py), and Nemotron-3-Nano-30B-A3B cut to 6
   // layers (Mamba-2, MoE and attention: MEMEM*) x (7 + 3 + 2), and Granite-4.0-H-Tiny cut to 6 layers (five
   // Mamba-2 and one attention layer, each with its MoE FFN) x (7 + 3 + 2), and two small Qwen3.5 configs
-  // (gated-DeltaNet layers, every fourth gated attention; dense and MoE with a shared expert) x (7 + 3 + 2).
-  ASSERT_EQ(loads.size(), 411u);
+  // (gated-DeltaNet layers, every fourth gated attention; dense and MoE with a shared expert) and a small
+  // Qwen3-Next config (its joint beta / alpha projection, q / k repeated to the value heads) x (7 + 3 + 2).
+  ASSERT_EQ(loads.size(), 423u);
   std::size_t checked = 0;
   for (const json& r : loads) {
     test::ScratchDir dir;
@@ -178,10 +179,11 @@ TEST(LlamacppOracle, QuantizedModelBuffersMatch) {
   // Q4_K_M, Q8_0, Q2_K; Granite-4.0-H-Tiny cut to 6 layers x Q8_0, Q6_K, Q3_K_M, Q5_K_S, Q2_K (at Q4_K_M
   // and Q4_0 its repacked tensors end the file, so the CPU_Mapped span depends on the order of the
   // tensors in it, which gen_gguf.py does not write as convert does: 26.15 MiB apart, totals equal),
-  // and the two small Qwen3.5 configs (dense, MoE) x Q8_0, Q6_K, Q3_K_M, Q5_K_S, Q2_K (at Q4_K_M and Q4_0
+  // and the two small Qwen3.5 configs (dense, MoE) x Q8_0, Q6_K, Q3_K_M, Q5_K_S, Q2_K, the small Qwen3-Next
+  // config x the same 5 (its in_proj_qkvz split into attn_qkv and attn_gate as convert does) (at Q4_K_M and Q4_0
   // every tensor's type matches llama-quantize's, 2 attn_qkv and 2 attn_v at Q6_K, but the CPU_Mapped
-  // span again depends on gen_gguf.py's tensor order: 1.68 / 2.39 MiB apart) (collect_quant.py).
-  ASSERT_EQ(loads.size(), 123u);
+  // span again depends on gen_gguf.py's tensor order: 1.68 / 2.39 / 2.39 MiB apart) (collect_quant.py).
+  ASSERT_EQ(loads.size(), 128u);
   for (const json& r : loads) {
     test::ScratchDir dir;
     dir.write("config.json", r.contains("catalogue_model") ? cut_config(r) : r["config"].dump());

@@ -426,9 +426,9 @@ std::vector<Row> rows() {
           plan_model("falcon-h1-0.5b", {"--engine", "llamacpp", "--weights", "gguf:Q8_0"}), {}, 2,
           "--engine llamacpp: falcon-h1-0.5b has recurrent (Mamba / linear-attention) state in every layer, whose "
           "llama.cpp buffers vramplan does not model; plan it under vllm or sglang"},
-      Row{"plan llamacpp of a gated-DeltaNet hybrid (Qwen3-Next)",
-          plan_model("qwen3-coder-next", {"--engine", "llamacpp", "--weights", "gguf:Q8_0"}), {}, 2,
-          "--engine llamacpp: qwen3-coder-next has recurrent (Mamba / linear-attention) layers, whose llama.cpp "
+      Row{"plan llamacpp of a Mamba-1 hybrid (Jamba)",
+          plan_model("jamba-1.5-mini", {"--engine", "llamacpp", "--weights", "gguf:Q8_0"}), {}, 2,
+          "--engine llamacpp: jamba-1.5-mini has recurrent (Mamba / linear-attention) layers, whose llama.cpp "
           "buffers vramplan does not model; plan it under vllm or sglang"},
       Row{"plan llamacpp of Llama-3.2-Vision (mllama)",
           plan_model("llama-3.2-11b-vision", {"--engine", "llamacpp", "--weights", "gguf:Q4_K_M"}), {}, 2,

@@ -27,6 +27,7 @@ models = {  # name -> (catalogue id, layers kept, gguf arch)
     # Qwen3.5 on small configs of their own: gated-DeltaNet layers, every 4th gated attention (lllAlllA),
     # dense and with routed + shared experts
     'qwen35-tiny': (None, None, 'qwen35'), 'qwen35moe-tiny': (None, None, 'qwen35moe'),
+    'qwen3next-tiny': (None, None, 'qwen3next'),  # Qwen3-Next: joint ssm_ba, q / k repeated to the value heads
 }
 import sys
 if len(sys.argv) > 1: models = {k: v for k, v in models.items() if k in sys.argv[1:]}

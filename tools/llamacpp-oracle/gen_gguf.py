@@ -127,15 +127,15 @@ def main(cfg_path, arch, out, layers=None):
         if c.get('num_local_experts'):
             w.add_expert_count(c['num_local_experts']); w.add_expert_used_count(c['num_experts_per_tok'])
         if c.get('shared_intermediate_size'): w.add_expert_shared_feed_forward_length(c['shared_intermediate_size'])
-    if arch in ('qwen35', 'qwen35moe'):  # conversion/qwen.py Qwen3_5TextModel / Qwen3_5MoeTextModel (Qwen3NextModel's keys)
+    if arch in ('qwen35', 'qwen35moe', 'qwen3next'):  # conversion/qwen.py Qwen3NextModel (Qwen3_5TextModel / Qwen3_5MoeTextModel)
         w.add_ssm_conv_kernel(c['linear_conv_kernel_dim']); w.add_ssm_state_size(c['linear_key_head_dim'])
         w.add_ssm_group_count(c['linear_num_key_heads']); w.add_ssm_time_step_rank(c['linear_num_value_heads'])
         w.add_ssm_inner_size(c['linear_value_head_dim'] * c['linear_num_value_heads'])
         w.add_full_attention_interval(c.get('full_attention_interval', 4))
-        w.add_rope_dimension_sections([11, 11, 10, 0])  # _Qwen35MRopeMixin's default (the rope dims: partial_rotary_factor)
+        if arch != 'qwen3next': w.add_rope_dimension_sections([11, 11, 10, 0])  # _Qwen35MRopeMixin's default
         if c.get('mtp_num_hidden_layers'):  # _QwenMtpMixin: the MTP block as one more block, nextn_predict_layers
             w.add_block_count(L + 1); w.add_nextn_predict_layers(1)
-        if arch == 'qwen35moe':
+        if arch in ('qwen35moe', 'qwen3next'):
             w.add_expert_count(c['num_experts']); w.add_expert_used_count(c['num_experts_per_tok'])
             w.add_expert_feed_forward_length(c['moe_intermediate_size'])
             w.add_expert_shared_feed_forward_length(c['shared_expert_intermediate_size'])
@@ -193,7 +193,7 @@ def main(cfg_path, arch, out, layers=None):
                     t(b + 'ffn_gate_shexp.weight', [h, fs]); t(b + 'ffn_up_shexp.weight', [h, fs]); t(b + 'ffn_down_shexp.weight', [fs, h])
             else:
                 t(b + 'ffn_gate.weight', [h, ff]); t(b + 'ffn_up.weight', [h, ff]); t(b + 'ffn_down.weight', [ff, h])
-    if arch in ('qwen35', 'qwen35moe'):  # qwen35.cpp / qwen35moe.cpp load_arch_tensors: every 4th layer attention
+    if arch in ('qwen35', 'qwen35moe', 'qwen3next'):  # qwen35.cpp / qwen35moe.cpp / qwen3next.cpp: every 4th layer attention
         N, G, Hv, K = c['linear_key_head_dim'], c['linear_num_key_heads'], c['linear_num_value_heads'], c['linear_conv_kernel_dim']
         kd, vd = N * G, c['linear_value_head_dim'] * Hv
         for l in range(L):
@@ -207,9 +207,10 @@ def main(cfg_path, arch, out, layers=None):
                 t(b + 'attn_qkv.weight', [h, 2 * kd + vd]); t(b + 'attn_gate.weight', [h, vd])
                 t(b + 'ssm_conv1d.weight', [K, 2 * kd + vd], F32)
                 t(b + 'ssm_dt.bias', [Hv], F32); t(b + 'ssm_a', [Hv], F32)
-                t(b + 'ssm_beta.weight', [h, Hv]); t(b + 'ssm_alpha.weight', [h, Hv])
+                if arch == 'qwen3next': t(b + 'ssm_ba.weight', [h, 2 * Hv])  # in_proj_ba, one tensor
+                else: t(b + 'ssm_beta.weight', [h, Hv]); t(b + 'ssm_alpha.weight', [h, Hv])
                 t(b + 'ssm_norm.weight', [c['linear_value_head_dim']], F32); t(b + 'ssm_out.weight', [vd, h])
-            if arch == 'qwen35moe':
+            if arch in ('qwen35moe', 'qwen3next'):
                 E, fe, fs = c['num_experts'], c['moe_intermediate_size'], c['shared_expert_intermediate_size']
                 t(b + 'ffn_gate_inp.weight', [h, E], F32)
                 t(b + 'ffn_gate_exps.weight', [h, fe, E]); t(b + 'ffn_up_exps.weight', [h, fe, E]); t(b + 'ffn_down_exps.weight', [fe, h, E])
@@ -225,7 +226,7 @@ def main(cfg_path, arch, out, layers=None):
             t(b + 'ffn_gate.weight', [h, ff]); t(b + 'ffn_up.weight', [h, ff]); t(b + 'ffn_down.weight', [ff, h])
             t(b + 'nextn.eh_proj.weight', [2 * h, h]); t(b + 'nextn.enorm.weight', [h], F32); t(b + 'nextn.hnorm.weight', [h], F32)
             t(b + 'nextn.shared_head_norm.weight', [h], F32)
-    for l in range(L if arch not in ('qwen35', 'qwen35moe', 'granitehybrid', 'nemotron_h', 'nemotron_h_moe', 'deepseek2', 'deepseek32', 'glm-dsa', 'glm4moe', 'llama4', 'minimax-m2', 'ernie4_5-moe', 'gptneox', 'falcon') else 0):
+    for l in range(L if arch not in ('qwen35', 'qwen35moe', 'qwen3next', 'granitehybrid', 'nemotron_h', 'nemotron_h_moe', 'deepseek2', 'deepseek32', 'glm-dsa', 'glm4moe', 'llama4', 'minimax-m2', 'ernie4_5-moe', 'gptneox', 'falcon') else 0):
         b = f'blk.{l}.'
         if arch != 'olmo2': t(b + 'attn_norm.weight', [h], F32)
         if arch == 'phi2': t(b + 'attn_norm.bias', [h], F32)

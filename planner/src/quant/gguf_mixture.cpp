@@ -222,6 +222,7 @@ std::optional<std::string> recurrent_gguf_name(std::string_view hf_name) {
       // Qwen3.5's gated DeltaNet (conversion/qwen.py Qwen3NextModel: in_proj_qkv / _z / _b / _a)
       {".in_proj_qkv.weight", "attn_qkv.weight"}, {".in_proj_z.weight", "attn_gate.weight"},
       {".in_proj_b.weight", "ssm_beta.weight"},   {".in_proj_a.weight", "ssm_alpha.weight"},
+      {".in_proj_ba.weight", "ssm_ba.weight"},  // Qwen3-Next's joint beta / alpha projection
   };
   for (const auto& [ending, gguf] : kNames)
     if (hf_name.ends_with(ending)) return std::string(gguf);
@@ -314,6 +315,14 @@ std::vector<GgufTensorPlan> plan_gguf_file_type(const ModelSpec& model, const Gg
       const std::string blk = "blk." + std::to_string(t.layer.value_or(0)) + ".";
       p.parts.push_back({blk + "attn_k_b.weight", {a.num_heads, a.kv_lora_rank, a.qk_nope_head_dim}, "", 0, ""});
       p.parts.push_back({blk + "attn_v_b.weight", {a.num_heads, a.v_head_dim, a.kv_lora_rank}, "", 0, ""});
+    } else if (t.name.ends_with(".in_proj_qkvz.weight") && t.layer && t.shape.size() == 2 &&
+               model.arch.recurrent_shape.conv_channels < t.shape[0]) {
+      // conversion/qwen.py Qwen3NextModel.modify_tensors splits Qwen3-Next's joint projection into
+      // attn_qkv (the conv's channels, q | k | v) and attn_gate (z).
+      const std::string blk = "blk." + std::to_string(*t.layer) + ".";
+      const std::uint64_t qkv = model.arch.recurrent_shape.conv_channels;
+      p.parts.push_back({blk + "attn_qkv.weight", {qkv, t.shape[1]}, "", 0, ""});
+      p.parts.push_back({blk + "attn_gate.weight", {t.shape[0] - qkv, t.shape[1]}, "", 0, ""});
     } else {
       p.parts.push_back({gguf_name(t), t.shape, "", 0, ""});
     }

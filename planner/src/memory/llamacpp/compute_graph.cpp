@@ -3,7 +3,7 @@
 // visits them (depth first, sources left to right). Transcribed from llama.cpp's builders:
 // src/models/{llama,qwen2,qwen2moe,qwen3,qwen3moe,gemma,gemma2,gemma3,deepseek2,phi2,phi3,olmo2,qwen2vl,
 // openai-moe,glm4-moe,llama4,qwen3vl,qwen3vlmoe,minimax-m2,ernie4-5-moe,gptneox,falcon,nemotron-h,
-// mamba-base,qwen35,qwen35moe,delta-net-base}.cpp
+// mamba-base,qwen35,qwen35moe,qwen3next,delta-net-base}.cpp
 // and src/llama-graph.cpp (build_inp_embd, build_attn, build_attn_mha, build_ffn, build_moe_ffn),
 // src/llama-kv-cache.cpp (cpy_k, cpy_v, get_k, get_v, input idxs). Weights and the KV cache are
 // external (they live in other buffers).
@@ -67,6 +67,10 @@ struct Features {
                                  // full_attention_interval-th layer gated attention (Q projection of 2 x
                                  // heads, sigmoid(gate) x attention before wo), post-attention norms
   bool shexp_sigmoid = false;    // shared expert x sigmoid(ffn_gate_inp_shexp . x): one SIGMOID (qwen35moe)
+  bool qwen3next = false;        // qwen3next.cpp's variant of qwen35: beta and alpha from one ssm_ba
+                                 // projection (contiguous copies of its two views), q / k repeated to the
+                                 // value heads before the fused op when there are fewer key heads, and
+                                 // Q / gate as views of a 4-D reshape of the joint projection
   bool hparams_routing = false;  // the router as the model's hparams say (ModelArch::moe_routing:
                                  // deepseek2.cpp passes expert_gating_func, expert_weights_norm / _scale
                                  // and ffn_exp_probs_b to build_moe_ffn)
@@ -159,6 +163,10 @@ const std::map<std::string, Features>& feature_table() {
   // experts with normalised weights and a sigmoid-gated shared expert).
   static const Features qwen35{.qk_norm = true, .mrope = true, .qwen35 = true};
   static const Features qwen35moe{.qk_norm = true, .moe_norm_w = true, .mrope = true, .qwen35 = true, .shexp_sigmoid = true};
+  // src/models/qwen3next.cpp (Qwen3-Next, Qwen3-Coder-Next): qwen35moe's layers with plain RoPE, beta and
+  // alpha from the joint ssm_ba projection, and q / k repeated to the value heads (TAG_GGML_GDN_BCAST).
+  static const Features qwen3next{.qk_norm = true, .moe_norm_w = true, .qwen35 = true, .shexp_sigmoid = true,
+                                  .qwen3next = true};
   static const std::map<std::string, Features> table = {
       {"llama", llama}, {"mistral", llama}, {"mixtral", llama}, {"llava", llama},
       {"mistral3", mistral3}, {"ministral3", mistral3},
@@ -179,6 +187,7 @@ const std::map<std::string, Features>& feature_table() {
       {"nemotron_h", nemotron_h}, {"nemotron_h_moe", nemotron_h},
       {"granitemoehybrid", granite_hybrid}, {"granitehybrid", granite_hybrid},
       {"qwen3_5_text", qwen35}, {"qwen35", qwen35}, {"qwen3_5_moe_text", qwen35moe}, {"qwen35moe", qwen35moe},
+      {"qwen3_next", qwen3next}, {"qwen3next", qwen3next},
   };
   return table;
 }
@@ -387,18 +396,30 @@ class Builder {
     // build_recurrent_attn's cpy(new_state, ...) walks the fused op's sources: q, k, v, g, beta, state.
     const int conv_out = g_.op("conv_output_raw", channels * T_ * kF32, {conv_input, g_.external("ssm_conv1d")});
     const int silu = g_.op("conv_output_silu", bytes(conv_out), {conv_out}, true);
-    const auto l2_norm = [&](const char* name) {  // build_gdn_l2_norm: RMS norm, then a scale
+    // build_gdn_l2_norm: RMS norm, then a scale; qwen3next repeats q / k to the value heads.
+    const bool repeat = f_.qwen3next && Kd != Vd;
+    const auto l2_norm = [&](const char* name) {
       const int n = g_.op(std::string(name) + ".rms_norm", Kd * T_ * kF32, {g_.view(name, silu, false, Kd * T_ * kF32)}, true);
-      return g_.op(std::string(name) + "_predelta", bytes(n), {n}, true);
+      const int scaled = g_.op(std::string(name) + "_predelta", bytes(n), {n}, true);
+      if (!repeat) return scaled;
+      return g_.view(std::string(name) + "_repeated_4d",
+                     g_.op(std::string(name) + "_repeat", Vd * T_ * kF32, {g_.view(std::string(name) + "_1", scaled)}));
     };
     const int q = l2_norm("q_conv");
     const int k = l2_norm("k_conv");
     const int v = g_.view("v_conv", silu, false, Vd * T_ * kF32);
-    const int alpha = g_.op("alpha", Hv * T_ * kF32, {g_.external("ssm_alpha"), normed});
-    const int biased = g_.op("alpha_biased", bytes(alpha), {g_.view("alpha_3d", alpha), g_.external("ssm_dt.bias")}, true);
-    const int gate = g_.op("gate", bytes(alpha), {g_.op("a_softplus", bytes(alpha), {biased}, true), g_.external("ssm_a")}, true);
-    const int beta = g_.op("beta", Hv * T_ * kF32, {g_.external("ssm_beta"), normed});
-    const int beta_sigmoid = g_.op("beta_sigmoid", bytes(beta), {g_.view("beta_4d", beta)}, true);
+    // The gate's path, then beta's: alpha (+ dt bias, softplus, x A) and sigmoid(beta). qwen3next
+    // takes both from one projection, each a contiguous copy of its view.
+    const int mixed_ba = f_.qwen3next ? g_.op("mixed_ba", 2 * Hv * T_ * kF32, {g_.external("ssm_ba"), normed}) : -1;
+    const int ba_4d = f_.qwen3next ? g_.view("mixed_ba_reshaped", mixed_ba) : -1;
+    const int alpha = f_.qwen3next ? g_.op("alpha", Hv * T_ * kF32, {g_.view("a", ba_4d, false, Hv * T_ * kF32)})
+                                      : g_.view("alpha_3d", g_.op("alpha", Hv * T_ * kF32, {g_.external("ssm_alpha"), normed}));
+    const int biased = g_.op("alpha_biased", Hv * T_ * kF32, {alpha, g_.external("ssm_dt.bias")}, true);
+    const int gate = g_.op("gate", bytes(biased), {g_.op("a_softplus", bytes(biased), {biased}, true), g_.external("ssm_a")}, true);
+    const int beta = f_.qwen3next ? g_.op("b", Hv * T_ * kF32, {g_.view("b_view", ba_4d, false, Hv * T_ * kF32)})
+                                     : g_.view("beta_4d", g_.op("beta", Hv * T_ * kF32, {g_.external("ssm_beta"), normed}));
+    int beta_sigmoid = g_.op("beta_sigmoid", Hv * T_ * kF32, {beta}, true);
+    if (f_.qwen3next) beta_sigmoid = g_.view("beta_4d", beta_sigmoid);  // reshaped after the sigmoid
     // GATED_DELTA_NET: the output (S_v x H_v per token) followed by the final states.
     const int gdn = g_.op("gated_delta_net", (Sv * Hv * T_ + Sv * Sv * Hv * S) * kF32,
                           {q, k, v, g_.view("gate_4d", gate), beta_sigmoid, g_.view("state_predelta", state)});
@@ -417,13 +438,21 @@ class Builder {
   // the zeroed state (a SCALE in place), the rows of the micro-batch's sequences (`rows`: GET_ROWS,
   // or the SSM scan), the other cells' rows (GET_ROWS of none: a full reserve has n_rs = n_seqs)
   // copied back. Returns the first.
+  // llama-graph.cpp build_rs: the states as 2-D rows (a reshape), a 1-D view of the row to zero, and
+  // the two views of the s_copy input that build_inp_rs makes once for every layer.
   int recurrent_rows(int states, const std::function<int(int, int)>& rows) {
-    g_.store("rs_zero", {g_.view("rs_zero_view", states)});
-    const int copy = input_once("rs_s_copy", std::max<std::uint64_t>(1, c_.n_seq_max) * kI32);
-    const int main = rows(states, g_.view("rs_s_copy_main", copy));
-    const int extra = g_.op("rs_extra", 0, {states, g_.view("rs_s_copy_extra", copy)});
+    const int states_2d = g_.view("states_2d", states);
+    g_.store("rs_zero", {g_.view("rs_zero_view", states_2d)});
+    const int main = rows(states_2d, s_copy_view("rs_s_copy_main"));
+    const int extra = g_.op("rs_extra", 0, {states_2d, s_copy_view("rs_s_copy_extra")});
     g_.store("rs_extra_store", {extra, g_.view("rs_extra_dst", states)});
     return main;
+  }
+  int s_copy_view(const std::string& name) {
+    const auto it = inputs_.find(name);
+    if (it != inputs_.end()) return it->second;
+    const int copy = input_once("rs_s_copy", std::max<std::uint64_t>(1, c_.n_seq_max) * kI32);
+    return inputs_[name] = g_.view(name, copy);
   }
 
   // mamba-base.cpp build_mamba2_layer, n_seqs = n_seq_max sequences of n_ubatch / n_seqs tokens.
@@ -438,7 +467,8 @@ class Builder {
     });
     const int x_in = prev();
     // ssm_in projects to z (d_inner), xBC (the conv channels) and dt (one per head).
-    const int zx = g_.op("ssm_in", (I + channels + H) * T_ * kF32, {g_.external("ssm_in"), rms_mul("attn_norm", x_in)});
+    // ggml_reshape_3d of the projection: z, xBC and dt are views of it.
+    const int zx = g_.view("zxBCdt", g_.op("ssm_in", (I + channels + H) * T_ * kF32, {g_.external("ssm_in"), rms_mul("attn_norm", x_in)}));
     const int xbc_t = g_.view("xBC_transposed", g_.view("xBC", zx, false), false);
     const int conv_x = g_.op("conv_x", (window + tokens_per_seq) * channels * S * kF32, {g_.view("conv_3d", conv), xbc_t});
     g_.store("conv_state_store", {g_.view("last_conv", conv_x, false), g_.view("conv_state_dst", conv_states)});
@@ -784,7 +814,8 @@ class Builder {
     // Qwen3.5's Q projection holds each head's query and its output gate: Q is a strided view.
     const int q_full = f_.qwen35 ? g_.op("Qcur_full", 2 * H * D * T_ * kF32, {g_.external("wq"), x}) : -1;
     int q = f_.fused_qkv ? g_.view("Qcur_view", qkv, false, H * D * T_ * kF32)
-            : f_.qwen35  ? g_.view("Qcur_reshaped", q_full, false, H * D * T_ * kF32)
+            : f_.qwen35  ? g_.view("Qcur_reshaped", f_.qwen3next ? g_.view("Qcur_full_4d", q_full) : q_full, false,
+                                   H * D * T_ * kF32)
                          : projected("Qcur", "wq", H * D * T_ * kF32, "attn_q_norm");
     if (f_.qk_norm) q = rms_mul("attn_q_norm", q);
     // Nemotron-H has no RoPE; Granite-4.0-H only where the model has a rope table (has_rope).

@@ -229,8 +229,18 @@ std::optional<std::string> recurrent_gguf_name(std::string_view hf_name) {
   return std::nullopt;
 }
 
+// Architectures whose converter maps post_attention_layernorm to ATTN_POST_NORM
+// ("post_attention_norm", gguf-py tensor_mapping.py) rather than FFN_NORM: the Qwen3-Next family.
+// The name orders the block's tensors in the file, and so where the mapped span ends.
+constexpr std::string_view kPostAttentionNormArchs[] = {"qwen3_next", "qwen3next", "qwen3_5_text", "qwen35",
+                                                        "qwen3_5_moe_text", "qwen35moe"};
+
 // The GGUF tensor name llama.cpp uses for an inventory tensor.
-std::string gguf_name(const TensorInfo& t) {
+std::string gguf_name(const TensorInfo& t, std::string_view arch) {
+  if (t.role == TensorRole::FfnNorm && t.layer && !t.name.starts_with("blk.") &&
+      std::find(std::begin(kPostAttentionNormArchs), std::end(kPostAttentionNormArchs), arch) !=
+          std::end(kPostAttentionNormArchs))
+    return "blk." + std::to_string(*t.layer) + ".post_attention_norm.weight";
   // A Mamba mixer's tensors, its out_proj included (an AttnOutput for tensor parallelism, ssm_out in
   // the GGUF: llama-quantize must not take it for attn_output).
   const bool mixer = t.role == TensorRole::Recurrent ||
@@ -324,7 +334,7 @@ std::vector<GgufTensorPlan> plan_gguf_file_type(const ModelSpec& model, const Gg
       p.parts.push_back({blk + "attn_qkv.weight", {qkv, t.shape[1]}, "", 0, ""});
       p.parts.push_back({blk + "attn_gate.weight", {t.shape[0] - qkv, t.shape[1]}, "", 0, ""});
     } else {
-      p.parts.push_back({gguf_name(t), t.shape, "", 0, ""});
+      p.parts.push_back({gguf_name(t, facts.arch), t.shape, "", 0, ""});
     }
     if (is_mmproj_role(t.role)) {
       // A multimodal tower goes to the projector file (convert_hf_to_gguf.py --mmproj, f16 by

@@ -18,7 +18,6 @@
 #include <cmath>
 #include <cstdio>
 #include <deque>
-#include <deque>
 #include <limits>
 #include <map>
 #include <memory>

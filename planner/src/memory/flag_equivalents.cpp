@@ -57,16 +57,15 @@ const std::vector<FlagRole>& flag_roles() {
 
 namespace {
 
-std::string dashed(std::string_view flag) {
-  while (!flag.empty() && flag.front() == '-') flag.remove_prefix(1);
-  std::string out(flag);
-  std::replace(out.begin(), out.end(), '_', '-');
-  return out;
-}
-
 std::string bare(std::string_view flag) {
   while (!flag.empty() && flag.front() == '-') flag.remove_prefix(1);
   return std::string(flag);
+}
+
+std::string dashed(std::string_view flag) {
+  std::string out = bare(flag);
+  std::replace(out.begin(), out.end(), '_', '-');
+  return out;
 }
 
 // The engine's option name for `flag` (its name or an alias), "" when it has none.

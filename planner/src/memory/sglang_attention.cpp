@@ -119,8 +119,10 @@ SglangAttention sglang_attention(const ModelArch& arch, int cc_major, const Engi
   // The checks run in this order and each sets the page where it applies; fa4 as an MHA model's
   // prefill backend comes last (128-token pages, whatever was given).
   std::string set_by;
+  bool paged = false;
   for (const auto& rule : kPagedBackends) {
     if (!b.uses(rule.name, rule.by_prefill)) continue;
+    paged = true;
     const bool accepted = user_page && std::find(rule.accepted.begin(), rule.accepted.end(), *user_page) != rule.accepted.end();
     if (!accepted) {
       out.page_size = rule.forced;
@@ -131,8 +133,6 @@ SglangAttention sglang_attention(const ModelArch& arch, int cc_major, const Engi
     out.page_size = 128;
     set_by = " (server_args.py _handle_attention_backend_compatibility: fa4 prefill of an MHA model)";
   }
-  const bool paged = std::any_of(kPagedBackends.begin(), kPagedBackends.end(),
-                                 [&](const PagedBackend& r) { return b.uses(r.name, r.by_prefill); });
   if (paged || !set_by.empty()) out.why += ": KV pages of " + std::to_string(out.page_size) + " tokens" + set_by;
   return out;
 }

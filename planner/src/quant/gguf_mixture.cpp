@@ -229,17 +229,20 @@ std::optional<std::string> recurrent_gguf_name(std::string_view hf_name) {
   return std::nullopt;
 }
 
-// Architectures whose converter maps post_attention_layernorm to ATTN_POST_NORM
-// ("post_attention_norm", gguf-py tensor_mapping.py) rather than FFN_NORM: the Qwen3-Next family.
-// The name orders the block's tensors in the file, and so where the mapped span ends.
-constexpr std::string_view kPostAttentionNormArchs[] = {"qwen3_next", "qwen3next", "qwen3_5_text", "qwen35",
-                                                        "qwen3_5_moe_text", "qwen35moe"};
+// The Qwen3-Next family (Qwen3-Next, Qwen3.5 dense and MoE), by HF model type and GGUF architecture.
+// conversion/qwen.py Qwen3NextModel writes it differently from other hybrids: one head_count_kv
+// for every layer, and post_attention_layernorm as ATTN_POST_NORM ("post_attention_norm",
+// gguf-py tensor_mapping.py) rather than FFN_NORM.
+bool qwen3_next_family(std::string_view arch) {
+  static constexpr std::string_view kArchs[] = {"qwen3_next", "qwen3next", "qwen3_5_text", "qwen35",
+                                                "qwen3_5_moe_text", "qwen35moe"};
+  return std::find(std::begin(kArchs), std::end(kArchs), arch) != std::end(kArchs);
+}
 
 // The GGUF tensor name llama.cpp uses for an inventory tensor.
 std::string gguf_name(const TensorInfo& t, std::string_view arch) {
-  if (t.role == TensorRole::FfnNorm && t.layer && !t.name.starts_with("blk.") &&
-      std::find(std::begin(kPostAttentionNormArchs), std::end(kPostAttentionNormArchs), arch) !=
-          std::end(kPostAttentionNormArchs))
+  // The name orders the block's tensors in the file, and so where the mapped span ends.
+  if (t.role == TensorRole::FfnNorm && t.layer && !t.name.starts_with("blk.") && qwen3_next_family(arch))
     return "blk." + std::to_string(*t.layer) + ".post_attention_norm.weight";
   // A Mamba mixer's tensors, its out_proj included (an AttnOutput for tensor parallelism, ssm_out in
   // the GGUF: llama-quantize must not take it for attn_output).
@@ -278,14 +281,11 @@ ModelFacts facts_of(const ModelSpec& model) {
   m.n_gqa = model.arch.num_kv_heads == 0 ? 1 : model.arch.num_heads / model.arch.num_kv_heads;
   // llama-quant.cpp reads hparams.n_gqa() of layer 0, which is 0 when that layer has no KV heads (a
   // hybrid's leading Mamba or MLP layer: Nemotron-H).
-  // Qwen3-Next / Qwen3.5 write one head_count_kv for every layer (conversion/qwen.py), so their
-  // recurrent layer 0 keeps the attention layers' ratio.
-  static constexpr std::string_view kScalarKvHeads[] = {"qwen3_next", "qwen3next", "qwen3_5_text", "qwen35",
-                                                        "qwen3_5_moe_text", "qwen35moe"};
-  const bool scalar_kv = std::find(std::begin(kScalarKvHeads), std::end(kScalarKvHeads), m.arch) != std::end(kScalarKvHeads);
+  // The Qwen3-Next family writes one head_count_kv for every layer, so its recurrent layer 0 keeps
+  // the attention layers' ratio.
   const auto& kinds = model.arch.layer_attention;
   if (!kinds.empty() && (kinds[0] == LayerAttention::Recurrent || kinds[0] == LayerAttention::None) &&
-      !model.arch.recurrent_in_every_layer && !scalar_kv)
+      !model.arch.recurrent_in_every_layer && !qwen3_next_family(m.arch))
     m.n_gqa = 0;
   m.n_expert = model.arch.num_experts;
   m.n_layer = static_cast<int>(model.arch.num_layers);

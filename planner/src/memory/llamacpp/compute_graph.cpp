@@ -370,7 +370,7 @@ class Builder {
   // (the gated RMS norm with z, ssm_out) the walk meets later. n_seqs = n_seq_max sequences.
   std::function<int()> gated_delta_net(int normed) {
     const auto& sh = a_.recurrent_shape;
-    const std::uint64_t S = std::max<std::uint64_t>(1, c_.n_seq_max), window = sh.conv_window;
+    const std::uint64_t S = std::max<std::uint64_t>(1, c_.n_seq_max);
     // The state is H_v heads of S_k x S_v with S_k = S_v (build_delta_net_fused asserts it). The conv
     // runs over q, k (key_dim each) and v (value_dim): a GGUF's ssm.* keys give d_inner = value_dim
     // and n_group x d_state = key_dim, a config's shape the conv channels whole (groups 0).
@@ -380,15 +380,11 @@ class Builder {
       throw_usage("--engine llamacpp: llama.cpp's gated delta net needs key and value heads of one size (state of " +
                   std::to_string(sh.ssm_head_elems) + " values a head, conv over " + std::to_string(channels) +
                   " channels)");
-    const std::uint64_t Kd = (channels - Vd) / 2, tokens_per_seq = T_ / S;
-    const int conv_states = g_.external("cache_r");
-    const int conv = recurrent_rows(conv_states, [&](int states, int ids) {
-      return g_.op("conv_states", window * channels * S * kF32, {states, ids});
-    });
+    const std::uint64_t Kd = (channels - Vd) / 2;
+    // delta-net-base.cpp build_conv_state: the cached rows, then the qkv projection after them.
+    const ConvState conv = conv_state_rows(channels);
     const int qkv = g_.op("qkv_mixed", channels * T_ * kF32, {g_.external("attn_qkv"), normed});
-    const int conv_input = g_.op("conv_input", (window + tokens_per_seq) * channels * S * kF32,
-                                 {g_.view("conv_states_reshaped", conv), g_.view("qkv_mixed_transposed", g_.view("qkv_3d", qkv), false)});
-    g_.store("conv_state_update", {g_.view("conv_state_last", conv_input, false), g_.view("conv_state_dst", conv_states)});
+    const int conv_input = conv_window(conv, g_.view("qkv_mixed_transposed", g_.view("qkv_3d", qkv), false), channels);
     const int ssm_states = g_.external("cache_s");
     const int state = recurrent_rows(ssm_states, [&](int states, int ids) {
       return g_.op("ssm_state_rows", Sv * Sv * Hv * S * kF32, {states, ids});
@@ -434,6 +430,28 @@ class Builder {
     };
   }
 
+  // The conv state of a Mamba-2 or gated-DeltaNet layer (mamba-base.cpp build_mamba2_layer,
+  // delta-net-base.cpp build_conv_state): build_rs's rows of the cached window, and, once the new
+  // channels (`x_transposed`) are projected, the window concatenated ahead of them per sequence with
+  // its last columns stored back to the cache.
+  struct ConvState {
+    int states, rows;
+  };
+  ConvState conv_state_rows(std::uint64_t channels) {
+    const std::uint64_t S = std::max<std::uint64_t>(1, c_.n_seq_max), window = a_.recurrent_shape.conv_window;
+    const int states = g_.external("cache_r");
+    return {states, recurrent_rows(states, [&](int st, int ids) {
+              return g_.op("conv_states", window * channels * S * kF32, {st, ids});
+            })};
+  }
+  int conv_window(const ConvState& conv, int x_transposed, std::uint64_t channels) {
+    const std::uint64_t S = std::max<std::uint64_t>(1, c_.n_seq_max), window = a_.recurrent_shape.conv_window;
+    const int input = g_.op("conv_input", (window + T_ / S) * channels * S * kF32,
+                            {g_.view("conv_states_reshaped", conv.rows), x_transposed});
+    g_.store("conv_state_update", {g_.view("conv_state_last", input, false), g_.view("conv_state_dst", conv.states)});
+    return input;
+  }
+
   // build_rs over one of a layer's state tensors (`states`, external) for the reserved micro-batch:
   // the zeroed state (a SCALE in place), the rows of the micro-batch's sequences (`rows`: GET_ROWS,
   // or the SSM scan), the other cells' rows (GET_ROWS of none: a full reserve has n_rs = n_seqs)
@@ -459,19 +477,14 @@ class Builder {
   std::function<int()> mamba2_block(const std::function<int()>& prev, const std::function<int(int, int)>& tail) {
     const auto& sh = a_.recurrent_shape;
     const std::uint64_t S = std::max<std::uint64_t>(1, c_.n_seq_max), I = sh.conv_channels, G = sh.groups,
-                        N = sh.group_state, H = sh.ssm_heads, window = sh.conv_window;
-    const std::uint64_t channels = I + 2 * G * N, tokens_per_seq = T_ / S;
-    const int conv_states = g_.external("cache_r");
-    const int conv = recurrent_rows(conv_states, [&](int states, int ids) {
-      return g_.op("rs_conv_rows", window * channels * S * kF32, {states, ids});
-    });
+                        N = sh.group_state, H = sh.ssm_heads;
+    const std::uint64_t channels = I + 2 * G * N;
+    const ConvState conv = conv_state_rows(channels);
     const int x_in = prev();
     // ssm_in projects to z (d_inner), xBC (the conv channels) and dt (one per head).
     // ggml_reshape_3d of the projection: z, xBC and dt are views of it.
     const int zx = g_.view("zxBCdt", g_.op("ssm_in", (I + channels + H) * T_ * kF32, {g_.external("ssm_in"), rms_mul("attn_norm", x_in)}));
-    const int xbc_t = g_.view("xBC_transposed", g_.view("xBC", zx, false), false);
-    const int conv_x = g_.op("conv_x", (window + tokens_per_seq) * channels * S * kF32, {g_.view("conv_3d", conv), xbc_t});
-    g_.store("conv_state_store", {g_.view("last_conv", conv_x, false), g_.view("conv_state_dst", conv_states)});
+    const int conv_x = conv_window(conv, g_.view("xBC_transposed", g_.view("xBC", zx, false), false), channels);
     const int ssm_states = g_.external("cache_s");
     int xbc = -1;
     const int y_ssm = recurrent_rows(ssm_states, [&](int states, int ids) {

@@ -16,11 +16,41 @@ constexpr std::size_t kMaxBuckets = 20000;  // values beyond floor x r^20000 (~1
 
 LogHistogram::LogHistogram(double floor) : floor_(floor) {}
 
+// Whether `value` is in bucket i by at least 1e-9 of its edges: with the edges computed as
+// below, that is far beyond the logarithm's rounding, so the formula would pick i as well.
+bool LogHistogram::well_inside(double value, std::size_t i) const {
+  return i >= 1 && i < upper_.size() && value > upper_[i - 1] * (1 + 1e-9) && value < upper_[i] * (1 - 1e-9);
+}
+
+std::size_t LogHistogram::bucket_of(double value) {
+  const std::size_t last = last_bucket_;
+  if (well_inside(value, last)) return last;
+  if (well_inside(value, last + 1)) return last_bucket_ = last + 1;
+  if (well_inside(value, last - 1)) return last_bucket_ = last - 1;  // last >= 1 when upper_ is set
+  if (!(value > floor_)) return 0;
+  // Whole numbers up to kWholeNumbers (counts of requests) look their bucket up once computed.
+  constexpr double kWholeNumbers = 4096;
+  if (value < kWholeNumbers && value == std::floor(value)) {
+    const auto n = static_cast<std::size_t>(value);
+    if (n >= whole_bucket_.size()) whole_bucket_.resize(n + 1, 0);
+    if (whole_bucket_[n] == 0) whole_bucket_[n] = static_cast<std::uint32_t>(formula_bucket(value));
+    return whole_bucket_[n];
+  }
+  return formula_bucket(value);
+}
+
+std::size_t LogHistogram::formula_bucket(double value) {
+  const auto i = std::min(kMaxBuckets - 1, static_cast<std::size_t>(std::ceil(std::log(value / floor_) / kLogRatio)));
+  if (i + 1 < kMaxBuckets) {
+    while (upper_.size() < i + 2) upper_.push_back(floor_ * std::exp(kLogRatio * static_cast<double>(upper_.size())));
+    last_bucket_ = i;
+  }
+  return i;
+}
+
 void LogHistogram::add(double value, double weight) {
   if (!(weight > 0) || !(value >= 0)) return;
-  std::size_t i = 0;
-  if (value > floor_)
-    i = std::min(kMaxBuckets - 1, static_cast<std::size_t>(std::ceil(std::log(value / floor_) / kLogRatio)));
+  const std::size_t i = bucket_of(value);
   if (i >= buckets_.size()) buckets_.resize(i + 1, 0.0);
   buckets_[i] += weight;
   weight_ += weight;

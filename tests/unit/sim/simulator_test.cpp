@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <numeric>
 #include <random>
 #include <vector>
 
@@ -634,6 +635,27 @@ TEST(LogHistogram, WeightedOrManySamplesUseTheBuckets) {
   LogHistogram many;
   for (int i = 1; i <= 5000; ++i) many.add(i * 0.001);
   EXPECT_NEAR(many.quantile(0.99), 4.95, 4.95 * 0.0025);
+}
+
+// A sample finds its bucket by comparing with the previous sample's bucket edges, and a whole
+// number by a table: both must give the bucket of the formula ceil(log(v / floor) / log 1.005).
+// Values at each bucket edge (floor x 1.005^i), one ulp either side and mid-bucket, added in
+// ascending order (each next to the previous one: the comparison path) and in an order that jumps
+// 37 buckets at a time (the formula path each time), give the same weighted quantiles.
+TEST(LogHistogram, BucketSearchFromThePreviousSampleMatchesTheFormula) {
+  std::vector<double> values;
+  for (int i = 100; i < 201; ++i) {
+    const double edge = 1e-9 * std::pow(1.005, i);
+    for (double v : {std::nextafter(edge, 0.0), edge, std::nextafter(edge, 1.0), edge * 1.0025}) values.push_back(v);
+  }
+  for (int n = 1; n <= 300; ++n) values.push_back(n);  // whole numbers: the table
+  LogHistogram ascending, jumping;
+  for (double v : values) ascending.add(v, 0.5);
+  const std::size_t n = values.size();
+  for (std::size_t k = 0; k < n; ++k) jumping.add(values[(k * 37) % n], 0.5);  // 37 and n = 704 coprime
+  ASSERT_EQ(std::gcd(std::size_t{37}, n), 1u);
+  for (int q = 1; q <= 400; ++q)
+    EXPECT_EQ(ascending.quantile(q / 400.0), jumping.quantile(q / 400.0)) << "q = " << q / 400.0;
 }
 
 }  // namespace

@@ -45,6 +45,17 @@ class LogHistogram {
   double weight_ = 0, weighted_sum_ = 0, max_ = 0;
   std::uint64_t count_ = 0;
   std::vector<double> buckets_;  // grows to the largest bucket seen, at most a few thousand
+  //! Most samples of a run (a step's duration, the running count, the KV share) land in the
+  //! bucket the one before did or next to it: comparing with those buckets' edges saves the
+  //! logarithm (BM_Simulate1M takes four samples a step).
+  std::size_t bucket_of(double value);
+  bool well_inside(double value, std::size_t i) const;
+  std::size_t formula_bucket(double value);  // ceil(log(value / floor) / log r), for value > floor
+  std::size_t last_bucket_ = 0;
+  std::vector<double> upper_;  // upper_[i] = floor x r^i, the top of bucket i, as far as seen
+  //! The bucket of each small whole number seen (a count of requests moves by one, which at
+  //! 0.5 % a bucket is a jump of several buckets); 0 where not yet computed.
+  std::vector<std::uint32_t> whole_bucket_;
   void keep_exact(double value, std::uint64_t n);
   std::vector<double> exact_;    // the samples while all are unweighted and <= kExactSamples
   bool exact_ok_ = true;

@@ -422,10 +422,6 @@ std::vector<Row> rows() {
       Row{"plan llamacpp of a hybrid model", plan_model("jamba-1.5-mini", {"--engine", "llamacpp", "--weights", "gguf:Q4_K_M"}),
           {}, 2, "--engine llamacpp: jamba-1.5-mini has recurrent (Mamba / linear-attention) layers, whose llama.cpp buffers "
                  "vramplan does not model; plan it under vllm or sglang"},
-      Row{"plan llamacpp of Falcon-H1 (Mamba-2 beside attention)",
-          plan_model("falcon-h1-0.5b", {"--engine", "llamacpp", "--weights", "gguf:Q8_0"}), {}, 2,
-          "--engine llamacpp: falcon-h1-0.5b has recurrent (Mamba / linear-attention) state in every layer, whose "
-          "llama.cpp buffers vramplan does not model; plan it under vllm or sglang"},
       Row{"plan llamacpp of a Mamba-1 hybrid (Jamba)",
           plan_model("jamba-1.5-mini", {"--engine", "llamacpp", "--weights", "gguf:Q8_0"}), {}, 2,
           "--engine llamacpp: jamba-1.5-mini has recurrent (Mamba / linear-attention) layers, whose llama.cpp "

@@ -113,6 +113,22 @@ TEST(PlanLlamacpp, CatalogueModelWithFileType) {
   EXPECT_GT(v["devices"]["CUDA0"]["compute_buffer_mib"].get<double>(), 250.5);  // logits: 128,256 x 512 x 4 B
 }
 
+TEST(PlanLlamacpp, FalconH1KeepsKvAndRecurrentStateInEveryLayer) {
+  // tiiuae/Falcon-H1-0.5B: 36 layers, each attention (2 KV heads of 64) beside a Mamba-2 mixer
+  // (d_inner 1536, 1 group, d_state 128, conv 4); llama.cpp's hybrid memory keeps both in every layer.
+  const auto j = test::run_cli_json({"plan", "--engine", "llamacpp", "--model", "falcon-h1-0.5b", "--weights", "gguf:Q8_0",
+                                     "--gpu", "h100-sxm-80", "-c", "4096"});
+  const auto& gpu = j["per_gpu"]["breakdown"]["kv_cache"];
+  ASSERT_EQ(gpu.size(), 2u);
+  // KV: 36 layers x 4096 cells x (2 x 64) x 2 B x 2 (K, V) = 75,497,472 B = 72 MiB.
+  EXPECT_EQ(gpu[0]["bytes"], 75497472u);
+  // State: 36 layers x 4 B x (conv 3 x (1536 + 2 x 128) = 5,376 + SSM 128 x 1536 = 196,608 values)
+  // = 36 x 807,936 = 29,085,696 B, one cell (one sequence).
+  EXPECT_EQ(gpu[1]["name"], "kv_cache.recurrent_state");
+  EXPECT_EQ(gpu[1]["bytes"], 29085696u);
+  EXPECT_NEAR(j["engine_view"]["devices"]["CUDA0"]["rs_buffer_mib"].get<double>(), 29085696 / kBytesPerMiB, 1e-6);
+}
+
 TEST(PlanLlamacpp, RefusalIsAPlanThatDoesNotFit) {
   test::ScratchDir dir;
   const auto path = dir.write("tiny.gguf", test::build_gguf(test::llama_like_gguf()).bytes);

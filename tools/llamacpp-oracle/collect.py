@@ -24,6 +24,8 @@ models = {  # name -> (catalogue id, layers kept, gguf arch)
     'nemoh8-L9': ('nemotron-h-8b', 9, 'nemotron_h'),  # Mamba-2, MLP and attention layers (M-M-M-M*-)
     'nano-L6': ('nemotron-3-nano-30b-a3b', 6, 'nemotron_h_moe'),  # Mamba-2, MoE and attention layers (MEMEM*)
     'graniteh-L6': ('granite-4.0-h-tiny', 6, 'granitehybrid'),  # 5 Mamba-2 layers and one attention, MoE FFNs
+    # Falcon-H1: attention and Mamba-2 side by side in every layer (0.5B without, 7B with the mixer's norm)
+    'falconh1-L4': ('falcon-h1-0.5b', 4, 'falcon-h1'), 'falconh1-7b-L2': ('falcon-h1-7b', 2, 'falcon-h1'),
     # Qwen3.5 on small configs of their own: gated-DeltaNet layers, every 4th gated attention (lllAlllA),
     # dense and with routed + shared experts
     'qwen35-tiny': (None, None, 'qwen35'), 'qwen35moe-tiny': (None, None, 'qwen35moe'),

@@ -139,6 +139,10 @@ def main(cfg_path, arch, out, layers=None):
             w.add_expert_count(c['num_experts']); w.add_expert_used_count(c['num_experts_per_tok'])
             w.add_expert_feed_forward_length(c['moe_intermediate_size'])
             w.add_expert_shared_feed_forward_length(c['shared_expert_intermediate_size'])
+    if arch == 'falcon-h1':  # conversion/falcon_h1.py FalconH1Model (Mamba2Model's ssm keys, attention in every layer)
+        w.add_ssm_conv_kernel(c['mamba_d_conv']); w.add_ssm_state_size(c['mamba_d_state'])
+        w.add_ssm_group_count(c['mamba_n_groups']); w.add_ssm_inner_size(c.get('mamba_d_ssm') or c['mamba_expand'] * h)
+        w.add_ssm_time_step_rank(c['mamba_n_heads'])
     w.add_tokenizer_model('llama')
     toks = ['<unk>', '<s>', '</s>'] + [f'<0x{i:02X}>' for i in range(256)]
     toks += [f't{i}' for i in range(V - len(toks))]
@@ -147,12 +151,13 @@ def main(cfg_path, arch, out, layers=None):
     F16, F32 = np.float16, np.float32
     def t(name, ne, dt=F16):  # ne in ggml order
         w.add_tensor(name, np.zeros(tuple(reversed(ne)), dtype=dt))
-    def mamba2(b, I, G, N, Hs, K, conv_bias):  # mamba-base.cpp's tensors: conv kernel F32 as convert keeps it
+    def mamba2(b, I, G, N, Hs, K, conv_bias, norm=True):  # mamba-base.cpp's tensors: conv kernel F32 as convert keeps it
         t(b + 'ssm_in.weight', [h, 2 * I + 2 * G * N + Hs])
         t(b + 'ssm_conv1d.weight', [K, I + 2 * G * N], F32)
         if conv_bias: t(b + 'ssm_conv1d.bias', [I + 2 * G * N], F32)
         t(b + 'ssm_dt.bias', [Hs], F32); t(b + 'ssm_a', [1, Hs], F32); t(b + 'ssm_d', [1, Hs], F32)
-        t(b + 'ssm_norm.weight', [I // G, G], F32); t(b + 'ssm_out.weight', [I, h])
+        if norm: t(b + 'ssm_norm.weight', [I // G, G], F32)
+        t(b + 'ssm_out.weight', [I, h])
     t('token_embd.weight', [h, V]); t('output_norm.weight', [h], F32)
     if arch == 'phi2': t('output_norm.bias', [h], F32)
     if not tied: t('output.weight', [h, V])
@@ -193,6 +198,15 @@ def main(cfg_path, arch, out, layers=None):
                     t(b + 'ffn_gate_shexp.weight', [h, fs]); t(b + 'ffn_up_shexp.weight', [h, fs]); t(b + 'ffn_down_shexp.weight', [fs, h])
             else:
                 t(b + 'ffn_gate.weight', [h, ff]); t(b + 'ffn_up.weight', [h, ff]); t(b + 'ffn_down.weight', [ff, h])
+    if arch == 'falcon-h1':  # falcon-h1.cpp load_arch_tensors: Mamba-2 and attention side by side, then a SwiGLU MLP
+        I, G, N, Hs, K = c.get('mamba_d_ssm') or c['mamba_expand'] * h, c['mamba_n_groups'], c['mamba_d_state'], c['mamba_n_heads'], c['mamba_d_conv']
+        for l in range(L):
+            b = f'blk.{l}.'
+            mamba2(b, I, G, N, Hs, K, c.get('mamba_conv_bias', True), c.get('mamba_rms_norm', False))
+            t(b + 'attn_q.weight', [h, hd * nh]); t(b + 'attn_k.weight', [h, hd * nkv]); t(b + 'attn_v.weight', [h, hd * nkv])
+            t(b + 'attn_output.weight', [hd * nh, h]); t(b + 'attn_norm.weight', [h], F32)
+            t(b + 'ffn_norm', [h], F32)  # no .weight: convert's map matches pre_ff_layernorm.weight whole (FFN_PRE_NORM)
+            t(b + 'ffn_gate.weight', [h, ff]); t(b + 'ffn_up.weight', [h, ff]); t(b + 'ffn_down.weight', [ff, h])
     if arch in ('qwen35', 'qwen35moe', 'qwen3next'):  # qwen35.cpp / qwen35moe.cpp / qwen3next.cpp: every 4th layer attention
         N, G, Hv, K = c['linear_key_head_dim'], c['linear_num_key_heads'], c['linear_num_value_heads'], c['linear_conv_kernel_dim']
         kd, vd = N * G, c['linear_value_head_dim'] * Hv
@@ -226,7 +240,7 @@ def main(cfg_path, arch, out, layers=None):
             t(b + 'ffn_gate.weight', [h, ff]); t(b + 'ffn_up.weight', [h, ff]); t(b + 'ffn_down.weight', [ff, h])
             t(b + 'nextn.eh_proj.weight', [2 * h, h]); t(b + 'nextn.enorm.weight', [h], F32); t(b + 'nextn.hnorm.weight', [h], F32)
             t(b + 'nextn.shared_head_norm.weight', [h], F32)
-    for l in range(L if arch not in ('qwen35', 'qwen35moe', 'qwen3next', 'granitehybrid', 'nemotron_h', 'nemotron_h_moe', 'deepseek2', 'deepseek32', 'glm-dsa', 'glm4moe', 'llama4', 'minimax-m2', 'ernie4_5-moe', 'gptneox', 'falcon') else 0):
+    for l in range(L if arch not in ('falcon-h1', 'qwen35', 'qwen35moe', 'qwen3next', 'granitehybrid', 'nemotron_h', 'nemotron_h_moe', 'deepseek2', 'deepseek32', 'glm-dsa', 'glm4moe', 'llama4', 'minimax-m2', 'ernie4_5-moe', 'gptneox', 'falcon') else 0):
         b = f'blk.{l}.'
         if arch != 'olmo2': t(b + 'attn_norm.weight', [h], F32)
         if arch == 'phi2': t(b + 'attn_norm.bias', [h], F32)

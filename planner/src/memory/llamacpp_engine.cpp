@@ -3,6 +3,7 @@
 // llama.cpp spells them (-c -ngl -ub -b -fa -ctk -ctv -np --swa-full -nr -kvu). Mechanisms and
 // sources: docs/llamacpp.md.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "vramplan/core/error.hpp"
@@ -19,9 +20,11 @@ namespace {
 
 namespace lc = llamacpp;
 
-// llama.cpp prints buffer sizes as MiB with two decimals; four are kept here.
+// llama.cpp prints buffer sizes as MiB with two decimals; six are kept here (a byte is 0.00000095
+// MiB), enough to round as llama.cpp does: 131,136 B is 0.125061 MiB, printed 0.13 (four decimals
+// cut to 0.1250, which prints 0.12).
 double mib(std::uint64_t bytes) {
-  return static_cast<double>(bytes * 10000 / (1024 * 1024)) / 10000.0;
+  return std::round(static_cast<double>(bytes) / (1024.0 * 1024.0) * 1e6) / 1e6;
 }
 
 std::string mib_text(std::uint64_t bytes) {
@@ -169,8 +172,8 @@ MemoryPlan LlamacppEngine::plan(const PlanInput& in) const {
                 "conversion or builder (its cross-attention layers); plan it under vllm or hf");
   const ModelSpec model = gguf_spec(in, p.weights_precision, p.notes);
   // The compute-graph replay (llamacpp/compute_graph.cpp) walks attention layers with a KV cache,
-  // and the Mamba-2 hybrids' (Nemotron-H, Granite-4.0-H) recurrent and MLP layers over
-  // llama_memory_recurrent: other models with recurrent layers (Qwen3-Next, Jamba, ...) or layers
+  // and the hybrids' recurrent and MLP layers over llama_memory_recurrent (Nemotron-H, Granite-4.0-H,
+  // Falcon-H1, Qwen3.5, Qwen3-Next): other models with recurrent layers (Jamba, Mamba, ...) or layers
   // without attention (DeciLM) are not replayed, so such a model is refused, not guessed; so is an
   // encoder or diffusion GGUF, for which llama.cpp builds no cache and runs a non-causal graph.
   const auto& kinds = model.arch.layer_attention;
@@ -178,7 +181,7 @@ MemoryPlan LlamacppEngine::plan(const PlanInput& in) const {
     throw_usage("--engine llamacpp: " + model.id + " (GGUF architecture '" + model.arch.model_type +
                 "') keeps no KV cache in llama.cpp (an encoder or diffusion model: llama_model::create_memory builds "
                 "none), and its non-causal compute graph is not modelled");
-  if (model.arch.recurrent_in_every_layer)  // Falcon-H1: attention and Mamba-2 side by side in each layer
+  if (model.arch.recurrent_in_every_layer && !lc::graph_has_recurrent_layers(model.arch))
     throw_usage("--engine llamacpp: " + model.id +
                 " has recurrent (Mamba / linear-attention) state in every layer, whose llama.cpp buffers vramplan "
                 "does not model; plan it under vllm or sglang");

@@ -244,6 +244,10 @@ std::string gguf_name(const TensorInfo& t, std::string_view arch) {
   // The name orders the block's tensors in the file, and so where the mapped span ends.
   if (t.role == TensorRole::FfnNorm && t.layer && !t.name.starts_with("blk.") && qwen3_next_family(arch))
     return "blk." + std::to_string(*t.layer) + ".post_attention_norm.weight";
+  // Falcon-H1's pre_ff_layernorm.weight matches gguf-py's FFN_PRE_NORM entry whole, so convert names
+  // it without a suffix, and falcon-h1.cpp loads tn(LLM_TENSOR_FFN_NORM, i): "blk.N.ffn_norm".
+  if (t.role == TensorRole::FfnNorm && t.layer && !t.name.starts_with("blk.") && (arch == "falcon_h1" || arch == "falcon-h1"))
+    return "blk." + std::to_string(*t.layer) + ".ffn_norm";
   // A Mamba mixer's tensors, its out_proj included (an AttnOutput for tensor parallelism, ssm_out in
   // the GGUF: llama-quantize must not take it for attn_output).
   const bool mixer = t.role == TensorRole::Recurrent ||

@@ -3,7 +3,7 @@
 // visits them (depth first, sources left to right). Transcribed from llama.cpp's builders:
 // src/models/{llama,qwen2,qwen2moe,qwen3,qwen3moe,gemma,gemma2,gemma3,deepseek2,phi2,phi3,olmo2,qwen2vl,
 // openai-moe,glm4-moe,llama4,qwen3vl,qwen3vlmoe,minimax-m2,ernie4-5-moe,gptneox,falcon,nemotron-h,
-// mamba-base,qwen35,qwen35moe,qwen3next,delta-net-base}.cpp
+// granite-hybrid,falcon-h1,mamba-base,qwen35,qwen35moe,qwen3next,delta-net-base}.cpp
 // and src/llama-graph.cpp (build_inp_embd, build_attn, build_attn_mha, build_ffn, build_moe_ffn),
 // src/llama-kv-cache.cpp (cpy_k, cpy_v, get_k, get_v, input idxs). Weights and the KV cache are
 // external (they live in other buffers).
@@ -63,6 +63,8 @@ struct Features {
                                  // (recurrent layers), attention without RoPE, or a ReLU^2 MLP (none)
   bool granite_hybrid = false;   // Mamba-2 or attention (RoPE only where the model has a rope table),
                                  // then llama's FFN / MoE sub-block, on every layer
+  bool falcon_h1 = false;        // attention and a Mamba-2 mixer side by side on every layer, their sum
+                                 // added to the input, then a SwiGLU FFN (falcon_h1_layer)
   bool qwen35 = false;           // Qwen3.5: gated-DeltaNet layers (fused GATED_DELTA_NET) and every
                                  // full_attention_interval-th layer gated attention (Q projection of 2 x
                                  // heads, sigmoid(gate) x attention before wo), post-attention norms
@@ -156,6 +158,11 @@ const std::map<std::string, Features>& feature_table() {
   // (a SwiGLU FFN, or softmax-routed SwiGLU experts with normalised weights and a SwiGLU shared
   // expert). Its embedding / residual / logit multipliers are in-place SCALEs: no memory (checked).
   static const Features granite_hybrid{.moe_norm_w = true, .granite_hybrid = true};
+  // src/models/falcon-h1.cpp (Falcon-H1): attention and build_mamba2_layer on the same input, each
+  // after its own RMS norm with attn_norm's weight, both states in every layer (llama_memory_hybrid
+  // with filters that accept every layer, llama-model.cpp create_memory). The converter bakes the
+  // muP multipliers into the weights (conversion/falcon_h1.py): no scale nodes.
+  static const Features falcon_h1{.falcon_h1 = true};
   // src/models/qwen35.cpp / qwen35moe.cpp with delta-net-base.cpp (Qwen3.5, dense or MoE): each layer
   // gated-DeltaNet (build_layer_attn_linear: the conv state through build_conv_state, the fused
   // GATED_DELTA_NET op, llama.cpp 0c1e5709's default on every backend) or gated attention with M-RoPE
@@ -186,6 +193,7 @@ const std::map<std::string, Features>& feature_table() {
       {"llama4", llama4}, {"llama4_text", llama4},
       {"nemotron_h", nemotron_h}, {"nemotron_h_moe", nemotron_h},
       {"granitemoehybrid", granite_hybrid}, {"granitehybrid", granite_hybrid},
+      {"falcon_h1", falcon_h1}, {"falcon-h1", falcon_h1},
       {"qwen3_5_text", qwen35}, {"qwen35", qwen35}, {"qwen3_5_moe_text", qwen35moe}, {"qwen35moe", qwen35moe},
       {"qwen3_next", qwen3next}, {"qwen3next", qwen3next},
   };
@@ -232,6 +240,10 @@ class Builder {
     conv_bias_ = any_tensor([](const TensorInfo& t) {
       return t.role == TensorRole::Recurrent && t.is_bias && t.name.find("conv1d") != std::string::npos;
     });
+    // (ssm_norm in a GGUF, the mixer's norm in a config: mamba.norm, mixer.norm)
+    ssm_norm_ = any_tensor([](const TensorInfo& t) {
+      return t.role == TensorRole::Recurrent && t.name.find("norm") != std::string::npos;
+    });
     // Falcon-40B's second per-layer norm: ln_mlp in a config's inventory, attn_norm_2 in a GGUF.
     falcon_two_norms_ = f_.mlp_first && !f_.neox && any_tensor([](const TensorInfo& t) {
                           return t.role == TensorRole::FfnNorm || t.name.find("attn_norm_2") != std::string::npos;
@@ -239,7 +251,7 @@ class Builder {
   }
 
   ComputeGraph build() {
-    if (f_.nemotron_h || f_.granite_hybrid || f_.qwen35) return hybrid_build();
+    if (f_.nemotron_h || f_.granite_hybrid || f_.qwen35 || f_.falcon_h1) return hybrid_build();
     // build_inp_embd: tokens -> GET_ROWS(token_embd); the vector-embedding input (inp_embd) is a
     // second input of the same shape that ggml_build_forward_select keeps in the graph.
     // With deepstack layers (Qwen3-VL) an input embedding is n_embd_inp = (1 + n) x n_embd wide: the
@@ -305,7 +317,9 @@ class Builder {
         return f_.granite_hybrid ? granite_ffn(l + 1 == a_.num_layers, moe, out, x)
                                  : g_.op("block_out", bytes(out), {out, x}, true);
       };
-      if (f_.qwen35) {
+      if (f_.falcon_h1) {
+        resid = falcon_h1_layer(resid, il, l + 1 == a_.num_layers);
+      } else if (f_.qwen35) {
         resid = qwen35_layer(resid, il, kind == LayerAttention::Recurrent, moe);
       } else if (kind == LayerAttention::Recurrent) {
         resid = mamba2_block(resid, tail);
@@ -343,6 +357,24 @@ class Builder {
     const int normed = rms_mul("ffn_norm", ffn_inp);
     const int ffn_out = moe ? moe_ffn(normed) : ffn(normed, a_.intermediate_size, "ffn");
     return g_.op("l_out", bytes(ffn_out), {ffn_out, ffn_inp}, true);
+  }
+
+  // falcon-h1.cpp's layer: build_attn expands the KV stores (the input's norm, Q, K, V), then
+  // build_mamba2_layer its state stores (the norm again, the mixer up to the scan). The walk meets
+  // the rest: the attention output, the mixer's output, their sum, the residual add, the output rows
+  // on the last layer (only inpSA's: the rows of the sum are not used), the FFN and its add.
+  std::function<int()> falcon_h1_layer(const std::function<int()>& prev, int il, bool last) {
+    const int x = prev();
+    const PendingAttention attn = attention_inputs(il, rms_mul("attn_norm", x));
+    const Mamba2Pending mixer = mamba2_inputs([x] { return x; });
+    return [this, attn, mixer, x, last] {
+      const int attn_out = attention_output(attn);
+      const int sum = g_.op("layer_out", bytes(attn_out), {attn_out, mamba2_output(mixer)}, true);
+      int inp_sa = g_.op("inpSA", bytes(sum), {sum, x}, true);
+      if (last) inp_sa = output_rows("inpSA", inp_sa);
+      const int out = ffn(rms_mul("ffn_norm", inp_sa), a_.intermediate_size, "ffn");
+      return g_.op("l_out", bytes(out), {out, inp_sa}, true);
+    };
   }
 
   // qwen35.cpp's layer: attn_norm (expanded at once), then the mixer's expansions; the mixer's tail,
@@ -473,8 +505,12 @@ class Builder {
     return inputs_[name] = g_.view(name, copy);
   }
 
-  // mamba-base.cpp build_mamba2_layer, n_seqs = n_seq_max sequences of n_ubatch / n_seqs tokens.
-  std::function<int()> mamba2_block(const std::function<int()>& prev, const std::function<int(int, int)>& tail) {
+  // mamba-base.cpp build_mamba2_layer, n_seqs = n_seq_max sequences of n_ubatch / n_seqs tokens:
+  // what its state stores expand (mamba2_inputs) and the output the walk meets later (mamba2_output).
+  struct Mamba2Pending {
+    int zx, x, y_ssm, x_in;  // x: the scan's view of the conv output, which y + x * D reads again
+  };
+  Mamba2Pending mamba2_inputs(const std::function<int()>& prev) {
     const auto& sh = a_.recurrent_shape;
     const std::uint64_t S = std::max<std::uint64_t>(1, c_.n_seq_max), I = sh.conv_channels, G = sh.groups,
                         N = sh.group_state, H = sh.ssm_heads;
@@ -486,27 +522,37 @@ class Builder {
     const int zx = g_.view("zxBCdt", g_.op("ssm_in", (I + channels + H) * T_ * kF32, {g_.external("ssm_in"), rms_mul("attn_norm", x_in)}));
     const int conv_x = conv_window(conv, g_.view("xBC_transposed", g_.view("xBC", zx, false), false), channels);
     const int ssm_states = g_.external("cache_s");
-    int xbc = -1;
+    int x = -1;
     const int y_ssm = recurrent_rows(ssm_states, [&](int states, int ids) {
-      xbc = g_.op("ssm_conv", channels * T_ * kF32, {conv_x, g_.external("ssm_conv1d")});
+      int xbc = g_.op("ssm_conv", channels * T_ * kF32, {conv_x, g_.external("ssm_conv1d")});
       if (conv_bias_) xbc = g_.op("ssm_conv_b", bytes(xbc), {xbc, g_.external("ssm_conv1d.bias")}, true);
       xbc = g_.op("ssm_conv_silu", bytes(xbc), {xbc}, true);
       const int dt = g_.op("dt_b", H * T_ * kF32, {g_.op("dt_cont", H * T_ * kF32, {g_.view("dt", zx, false)}),
                                                    g_.external("ssm_dt.bias")}, true);
       // ggml_ssm_scan: y (d_inner x tokens) followed by the final states (d_state x d_inner x n_seqs).
+      const int states_4d = g_.view("ssm_states_4d", states);
+      x = g_.view("x", xbc, false);
       return g_.op("ssm_scan", (I * T_ + N * I * S) * kF32,
-                   {g_.view("ssm_states_4d", states), g_.view("x", xbc, false), dt, g_.external("ssm_a"),
-                    g_.view("B", xbc, false), g_.view("C", xbc, false), ids});
+                   {states_4d, x, dt, g_.external("ssm_a"), g_.view("B", xbc, false), g_.view("C", xbc, false), ids});
     });
     g_.store("ssm_state_store", {g_.view("last_ssm", y_ssm, false), g_.view("ssm_state_dst", ssm_states)});
-    return [this, zx, xbc, y_ssm, x_in, I, tail] {
-      const int z = g_.op("z_cont", I * T_ * kF32, {g_.view("z", zx, false)});
-      const int xd = g_.op("x_d", I * T_ * kF32, {g_.view("x", xbc, false), g_.external("ssm_d")}, true);
-      const int y = g_.op("y_add_d", I * T_ * kF32, {g_.view("y", y_ssm, true, I * T_ * kF32), xd}, true);
-      const int gated = g_.op("y_swiglu", I * T_ * kF32, {z, y});
-      const int normed = g_.view("y_2d", rms_mul("ssm_norm", g_.view("y_groups", gated)));
-      return tail(g_.op("ssm_out", E() * T_ * kF32, {g_.external("ssm_out"), normed}), x_in);
-    };
+    return {zx, x, y_ssm, x_in};
+  }
+  int mamba2_output(const Mamba2Pending& m) {
+    const std::uint64_t I = a_.recurrent_shape.conv_channels;
+    const int z = g_.op("z_cont", I * T_ * kF32, {g_.view("z", m.zx, false)});
+    const int xd = g_.op("x_d", I * T_ * kF32, {m.x, g_.external("ssm_d")}, true);
+    const int y = g_.op("y_add_d", I * T_ * kF32, {g_.view("y", m.y_ssm, true, I * T_ * kF32), xd}, true);
+    const int gated = g_.op("y_swiglu", I * T_ * kF32, {z, y});
+    // The grouped RMS norm only where the mixer has one (Falcon-H1 without mamba_rms_norm has not).
+    const int normed = ssm_norm_ ? rms_mul("ssm_norm", g_.view("y_groups", gated)) : gated;
+    return g_.op("ssm_out", E() * T_ * kF32, {g_.external("ssm_out"), g_.view("y_2d", normed)});
+  }
+  // A Mamba-2 layer of nemotron-h.cpp / granite-hybrid.cpp: the mixer, then `tail` on its output
+  // and input (the residual add, or Granite's FFN sub-block).
+  std::function<int()> mamba2_block(const std::function<int()>& prev, const std::function<int(int, int)>& tail) {
+    const Mamba2Pending m = mamba2_inputs(prev);
+    return [this, m, tail] { return tail(mamba2_output(m), m.x_in); };
   }
 
   // build_norm(LLM_NORM) with a bias: ggml_norm (not an in-place op in ggml-alloc), then mul and add.
@@ -964,6 +1010,7 @@ class Builder {
   bool falcon_two_norms_ = false;
   bool score_bias_ = false;
   bool conv_bias_ = false;  // Mamba-2's conv1d bias (ssm_conv1d.bias, optional in nemotron-h.cpp)
+  bool ssm_norm_ = false;   // Mamba-2's grouped output norm (ssm_norm, optional in falcon-h1.cpp)
 };
 
 }  // namespace
@@ -972,7 +1019,8 @@ bool graph_is_transcribed(const ModelArch& arch) { return feature_table().count(
 
 bool graph_has_recurrent_layers(const ModelArch& arch) {
   const auto it = feature_table().find(arch.model_type);
-  return it != feature_table().end() && (it->second.nemotron_h || it->second.granite_hybrid || it->second.qwen35);
+  return it != feature_table().end() &&
+         (it->second.nemotron_h || it->second.granite_hybrid || it->second.qwen35 || it->second.falcon_h1);
 }
 
 ComputeGraph llama_graph(const ModelSpec& model, const Context& context, const std::vector<KvCache>& caches) {

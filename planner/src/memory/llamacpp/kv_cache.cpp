@@ -130,8 +130,11 @@ std::vector<KvCache> kv_caches(const ModelArch& arch, const Context& c, const Se
 
 std::optional<RecurrentCache> recurrent_cache(const ModelArch& arch, const Context& c) {
   RecurrentCache rs;
+  // Falcon-H1 keeps a state in every layer beside its KV (llama-model.cpp create_memory: both
+  // filters of its llama_memory_hybrid accept every layer).
   for (std::uint64_t i = 0; i < arch.num_layers && i < arch.layer_attention.size(); ++i)
-    if (arch.layer_attention[i] == LayerAttention::Recurrent) rs.layers.push_back(static_cast<int>(i));
+    if (arch.recurrent_in_every_layer || arch.layer_attention[i] == LayerAttention::Recurrent)
+      rs.layers.push_back(static_cast<int>(i));
   if (rs.layers.empty()) return std::nullopt;
   const auto& sh = arch.recurrent_shape;
   if (sh.ssm_heads == 0 || sh.conv_channels == 0)

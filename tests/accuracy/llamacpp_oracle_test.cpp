@@ -118,8 +118,9 @@ TEST(LlamacppOracle, EveryPrintedBufferMatches) {
   // (gated-DeltaNet layers, every fourth gated attention; dense and MoE with a shared expert) and a small
   // Qwen3-Next config (its joint beta / alpha projection, q / k repeated to the value heads) x (7 + 3 + 2),
   // and Falcon-H1-0.5B cut to 4 layers and Falcon-H1-7B cut to 2 (attention and Mamba-2 in every layer;
-  // the 7B's mixers have their grouped norm) x (7 + 3 + 2).
-  ASSERT_EQ(loads.size(), 447u);
+  // the 7B's mixers have their grouped norm) x (7 + 3 + 2), and a small Jamba config (Mamba-1 layers,
+  // attention at layer 4, experts every other layer) x (7 + 3 + 2).
+  ASSERT_EQ(loads.size(), 459u);
   std::size_t checked = 0;
   for (const json& r : loads) {
     test::ScratchDir dir;
@@ -182,11 +183,11 @@ TEST(LlamacppOracle, QuantizedModelBuffersMatch) {
   // and Q4_0 its repacked tensors end the file, so the CPU_Mapped span depends on the order of the
   // tensors in it, which gen_gguf.py does not write as convert does: 26.15 MiB apart, totals equal),
   // the two Falcon-H1 cuts x the 7 (their FFN norm named blk.N.ffn_norm, without .weight, as convert
-  // writes it), and the two small Qwen3.5 configs (dense, MoE) and the small Qwen3-Next one x the 7 (Qwen3-Next's
+  // writes it), the small Jamba config x the 7 (its 16-wide dt rows stay F16 at Q8_0 / Q4_0), and the two small Qwen3.5 configs (dense, MoE) and the small Qwen3-Next one x the 7 (Qwen3-Next's
   // in_proj_qkvz split into attn_qkv and attn_gate as convert does; the family's post-attention norm is
   // named post_attention_norm, which puts it, not a repacked ffn_up, at the end of the last block: the
   // mapped span was 1.68 / 2.39 MiB short at Q4_K_M and Q4_0 with ffn_norm) (collect_quant.py).
-  ASSERT_EQ(loads.size(), 148u);
+  ASSERT_EQ(loads.size(), 155u);
   for (const json& r : loads) {
     test::ScratchDir dir;
     dir.write("config.json", r.contains("catalogue_model") ? cut_config(r) : r["config"].dump());

@@ -71,6 +71,21 @@ std::string gguf_with_u32(const std::string& key, std::uint32_t value) {
   });
 }
 
+// The llama-like GGUF relabelled a pure Mamba-2 model (mamba2.cpp): no KV heads, ssm.* keys. Its
+// attention tensors stay; the planner refuses the architecture before it reads them.
+std::string mamba2_gguf() {
+  return gguf_bytes([](test::GgufDesc& d) {
+    for (auto& kv : d.kvs) {
+      if (kv.key == "general.architecture") kv = test::kv_str(kv.key, "mamba2");
+      if (kv.key.rfind("llama.", 0) == 0) kv.key = "mamba2." + kv.key.substr(6);
+      if (kv.key == "mamba2.attention.head_count_kv") kv = test::kv_u32(kv.key, 0);
+    }
+    for (auto& [key, v] : std::vector<std::pair<std::string, std::uint32_t>>{
+             {"conv_kernel", 4}, {"inner_size", 512}, {"state_size", 16}, {"time_step_rank", 8}, {"group_count", 1}})
+      d.kvs.push_back(test::kv_u32("mamba2.ssm." + key, v));
+  });
+}
+
 const std::vector<std::string> kPlan = {"plan", "--gpu", "h100-sxm-80", "--model"};
 std::vector<std::string> plan_model(const std::string& model, std::vector<std::string> extra = {}) {
   auto a = kPlan;
@@ -419,13 +434,10 @@ std::vector<Row> rows() {
       Row{"train --lora-rank above the hidden size",
           {"train", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--method", "lora", "--lora-rank", "99999999999"}, {}, 2,
           "--lora-rank 99999999999 exceeds the model's hidden size 4096 (a LoRA update's rank is at most min(d_in, d_out))"},
-      Row{"plan llamacpp of a hybrid model", plan_model("jamba-1.5-mini", {"--engine", "llamacpp", "--weights", "gguf:Q4_K_M"}),
-          {}, 2, "--engine llamacpp: jamba-1.5-mini has recurrent (Mamba / linear-attention) layers, whose llama.cpp buffers "
-                 "vramplan does not model; plan it under vllm or sglang"},
-      Row{"plan llamacpp of a Mamba-1 hybrid (Jamba)",
-          plan_model("jamba-1.5-mini", {"--engine", "llamacpp", "--weights", "gguf:Q8_0"}), {}, 2,
-          "--engine llamacpp: jamba-1.5-mini has recurrent (Mamba / linear-attention) layers, whose llama.cpp "
-          "buffers vramplan does not model; plan it under vllm or sglang"},
+      Row{"plan llamacpp of a recurrent GGUF whose graph is not transcribed (mamba2)",
+          plan_model("<dir>/m.gguf", {"--engine", "llamacpp"}), {{"m.gguf", mamba2_gguf()}}, 2,
+          "--engine llamacpp: tiny-llama has recurrent (Mamba / linear-attention) layers, whose llama.cpp buffers "
+          "vramplan does not model; plan it under vllm or sglang"},
       Row{"plan llamacpp of Llama-3.2-Vision (mllama)",
           plan_model("llama-3.2-11b-vision", {"--engine", "llamacpp", "--weights", "gguf:Q4_K_M"}), {}, 2,
           "--engine llamacpp: llama-3.2-11b-vision (MllamaForConditionalGeneration) has no llama.cpp conversion or "

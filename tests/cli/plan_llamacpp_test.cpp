@@ -129,6 +129,20 @@ TEST(PlanLlamacpp, FalconH1KeepsKvAndRecurrentStateInEveryLayer) {
   EXPECT_NEAR(j["engine_view"]["devices"]["CUDA0"]["rs_buffer_mib"].get<double>(), 29085696 / kBytesPerMiB, 1e-6);
 }
 
+TEST(PlanLlamacpp, JambaKeepsKvOnlyInItsAttentionLayers) {
+  // ai21labs/AI21-Jamba-1.5-Mini: 32 layers, attention every 8th from layer 4 (4 layers of 8 KV heads
+  // of 128), Mamba-1 mixers in the other 28 (d_inner 2 x 4096, d_state 16, conv 4).
+  const auto j = test::run_cli_json({"plan", "--engine", "llamacpp", "--model", "jamba-1.5-mini", "--weights",
+                                     "gguf:Q4_K_M", "--gpu", "h100-sxm-80", "-c", "4096"});
+  const auto& gpu = j["per_gpu"]["breakdown"]["kv_cache"];
+  ASSERT_EQ(gpu.size(), 2u);
+  // KV: 4 layers x 4096 cells x (8 x 128) x 2 B x 2 (K, V) = 67,108,864 B = 64 MiB.
+  EXPECT_EQ(gpu[0]["bytes"], 67108864u);
+  // State: 28 layers x 4 B x (conv 3 x 8192 = 24,576 + SSM 16 x 8192 = 131,072 values)
+  // = 28 x 622,592 = 17,432,576 B, one cell.
+  EXPECT_EQ(gpu[1]["bytes"], 17432576u);
+}
+
 TEST(PlanLlamacpp, RefusalIsAPlanThatDoesNotFit) {
   test::ScratchDir dir;
   const auto path = dir.write("tiny.gguf", test::build_gguf(test::llama_like_gguf()).bytes);

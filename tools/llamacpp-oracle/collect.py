@@ -26,6 +26,8 @@ models = {  # name -> (catalogue id, layers kept, gguf arch)
     'graniteh-L6': ('granite-4.0-h-tiny', 6, 'granitehybrid'),  # 5 Mamba-2 layers and one attention, MoE FFNs
     # Falcon-H1: attention and Mamba-2 side by side in every layer (0.5B without, 7B with the mixer's norm)
     'falconh1-L4': ('falcon-h1-0.5b', 4, 'falcon-h1'), 'falconh1-7b-L2': ('falcon-h1-7b', 2, 'falcon-h1'),
+    # Jamba on a small config of its own: Mamba-1 layers, attention at layer 4, experts every other layer
+    'jamba-tiny': (None, None, 'jamba'),
     # Qwen3.5 on small configs of their own: gated-DeltaNet layers, every 4th gated attention (lllAlllA),
     # dense and with routed + shared experts
     'qwen35-tiny': (None, None, 'qwen35'), 'qwen35moe-tiny': (None, None, 'qwen35moe'),

@@ -139,6 +139,13 @@ def main(cfg_path, arch, out, layers=None):
             w.add_expert_count(c['num_experts']); w.add_expert_used_count(c['num_experts_per_tok'])
             w.add_expert_feed_forward_length(c['moe_intermediate_size'])
             w.add_expert_shared_feed_forward_length(c['shared_expert_intermediate_size'])
+    if arch == 'jamba':  # conversion/jamba.py JambaModel: KV heads only on the attention layers
+        a_off, a_per = c.get('attn_layer_offset', 4), c.get('attn_layer_period', 8)
+        w.add_head_count_kv([nkv if l >= a_off and (l - a_off) % a_per == 0 else 0 for l in range(L)])
+        dt_rank = c.get('mamba_dt_rank', 'auto'); dt_rank = -(h // -16) if dt_rank == 'auto' else dt_rank
+        w.add_ssm_conv_kernel(c.get('mamba_d_conv', 4)); w.add_ssm_inner_size(c.get('mamba_expand', 2) * h)
+        w.add_ssm_state_size(c.get('mamba_d_state', 16)); w.add_ssm_time_step_rank(dt_rank)
+        w.add_expert_count(c.get('num_experts', 16)); w.add_expert_used_count(c.get('num_experts_per_tok', 2))
     if arch == 'falcon-h1':  # conversion/falcon_h1.py FalconH1Model (Mamba2Model's ssm keys, attention in every layer)
         w.add_ssm_conv_kernel(c['mamba_d_conv']); w.add_ssm_state_size(c['mamba_d_state'])
         w.add_ssm_group_count(c['mamba_n_groups']); w.add_ssm_inner_size(c.get('mamba_d_ssm') or c['mamba_expand'] * h)
@@ -198,6 +205,30 @@ def main(cfg_path, arch, out, layers=None):
                     t(b + 'ffn_gate_shexp.weight', [h, fs]); t(b + 'ffn_up_shexp.weight', [h, fs]); t(b + 'ffn_down_shexp.weight', [fs, h])
             else:
                 t(b + 'ffn_gate.weight', [h, ff]); t(b + 'ffn_up.weight', [h, ff]); t(b + 'ffn_down.weight', [ff, h])
+    if arch == 'jamba':  # jamba.cpp load_arch_tensors: Mamba-1 or attention, then experts or a SwiGLU FFN
+        I, N, K = c.get('mamba_expand', 2) * h, c.get('mamba_d_state', 16), c.get('mamba_d_conv', 4)
+        R = c.get('mamba_dt_rank', 'auto'); R = -(h // -16) if R == 'auto' else R
+        a_off, a_per = c.get('attn_layer_offset', 4), c.get('attn_layer_period', 8)
+        e_off, e_per, E = c.get('expert_layer_offset', 1), c.get('expert_layer_period', 2), c.get('num_experts', 16)
+        for l in range(L):
+            b = f'blk.{l}.'
+            t(b + 'attn_norm.weight', [h], F32)
+            if l >= a_off and (l - a_off) % a_per == 0:
+                t(b + 'attn_q.weight', [h, h]); t(b + 'attn_k.weight', [h, hd * nkv]); t(b + 'attn_v.weight', [h, hd * nkv])
+                t(b + 'attn_output.weight', [h, h])
+            else:  # the converter keeps 1-D tensors, the conv kernel and A (no .weight suffix) F32
+                t(b + 'ssm_in.weight', [h, 2 * I]); t(b + 'ssm_conv1d.weight', [K, I], F32)
+                if c.get('mamba_conv_bias', True): t(b + 'ssm_conv1d.bias', [I], F32)
+                t(b + 'ssm_x.weight', [I, R + 2 * N]); t(b + 'ssm_dt_norm.weight', [R], F32)
+                t(b + 'ssm_dt.weight', [R, I]); t(b + 'ssm_dt.bias', [I], F32)
+                t(b + 'ssm_b_norm.weight', [N], F32); t(b + 'ssm_c_norm.weight', [N], F32)
+                t(b + 'ssm_a', [N, I], F32); t(b + 'ssm_d', [I], F32); t(b + 'ssm_out.weight', [I, h])
+            t(b + 'ffn_norm.weight', [h], F32)
+            if E > 1 and l >= e_off and (l - e_off) % e_per == 0:
+                t(b + 'ffn_gate_inp.weight', [h, E], F32)
+                t(b + 'ffn_gate_exps.weight', [h, ff, E]); t(b + 'ffn_down_exps.weight', [ff, h, E]); t(b + 'ffn_up_exps.weight', [h, ff, E])
+            else:
+                t(b + 'ffn_gate.weight', [h, ff]); t(b + 'ffn_down.weight', [ff, h]); t(b + 'ffn_up.weight', [h, ff])
     if arch == 'falcon-h1':  # falcon-h1.cpp load_arch_tensors: Mamba-2 and attention side by side, then a SwiGLU MLP
         I, G, N, Hs, K = c.get('mamba_d_ssm') or c['mamba_expand'] * h, c['mamba_n_groups'], c['mamba_d_state'], c['mamba_n_heads'], c['mamba_d_conv']
         for l in range(L):
@@ -240,7 +271,7 @@ def main(cfg_path, arch, out, layers=None):
             t(b + 'ffn_gate.weight', [h, ff]); t(b + 'ffn_up.weight', [h, ff]); t(b + 'ffn_down.weight', [ff, h])
             t(b + 'nextn.eh_proj.weight', [2 * h, h]); t(b + 'nextn.enorm.weight', [h], F32); t(b + 'nextn.hnorm.weight', [h], F32)
             t(b + 'nextn.shared_head_norm.weight', [h], F32)
-    for l in range(L if arch not in ('falcon-h1', 'qwen35', 'qwen35moe', 'qwen3next', 'granitehybrid', 'nemotron_h', 'nemotron_h_moe', 'deepseek2', 'deepseek32', 'glm-dsa', 'glm4moe', 'llama4', 'minimax-m2', 'ernie4_5-moe', 'gptneox', 'falcon') else 0):
+    for l in range(L if arch not in ('jamba', 'falcon-h1', 'qwen35', 'qwen35moe', 'qwen3next', 'granitehybrid', 'nemotron_h', 'nemotron_h_moe', 'deepseek2', 'deepseek32', 'glm-dsa', 'glm4moe', 'llama4', 'minimax-m2', 'ernie4_5-moe', 'gptneox', 'falcon') else 0):
         b = f'blk.{l}.'
         if arch != 'olmo2': t(b + 'attn_norm.weight', [h], F32)
         if arch == 'phi2': t(b + 'attn_norm.bias', [h], F32)

@@ -173,7 +173,7 @@ MemoryPlan LlamacppEngine::plan(const PlanInput& in) const {
   const ModelSpec model = gguf_spec(in, p.weights_precision, p.notes);
   // The compute-graph replay (llamacpp/compute_graph.cpp) walks attention layers with a KV cache,
   // and the hybrids' recurrent and MLP layers over llama_memory_recurrent (Nemotron-H, Granite-4.0-H,
-  // Falcon-H1, Qwen3.5, Qwen3-Next): other models with recurrent layers (Jamba, Mamba, ...) or layers
+  // Falcon-H1, Jamba, Qwen3.5, Qwen3-Next): other models with recurrent layers (Mamba, RWKV, ...) or layers
   // without attention (DeciLM) are not replayed, so such a model is refused, not guessed; so is an
   // encoder or diffusion GGUF, for which llama.cpp builds no cache and runs a non-causal graph.
   const auto& kinds = model.arch.layer_attention;

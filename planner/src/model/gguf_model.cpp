@@ -320,8 +320,10 @@ void map_experts(const Meta& m, ModelSpec& spec) {
   }
 }
 
-// A Mamba-2 mixer's sizes (ssm.* keys, llama-hparams.cpp n_embd_r / n_embd_s): d_inner channels in
-// time_step_rank heads, group_count groups of B and C of state_size each, a conv of conv_kernel.
+// A Mamba mixer's sizes (ssm.* keys, llama-hparams.cpp n_embd_r / n_embd_s). Mamba-2: d_inner
+// channels in time_step_rank heads, group_count groups of B and C of state_size each, a conv of
+// conv_kernel. Mamba-1 (no group_count; time_step_rank is dt's rank): a conv over d_inner channels
+// and a state of state_size per channel.
 void map_ssm(const Meta& m, ModelArch& a) {
   const auto inner = m.opt_u64("ssm.inner_size"), state = m.opt_u64("ssm.state_size");
   const auto heads = m.opt_u64("ssm.time_step_rank"), kernel = m.opt_u64("ssm.conv_kernel");
@@ -329,9 +331,14 @@ void map_ssm(const Meta& m, ModelArch& a) {
   const std::uint64_t groups = m.opt_u64("ssm.group_count").value_or(0);
   if (*inner == 0 || *state == 0 || *kernel == 0)
     m.fail(m.key("ssm.inner_size"), "ssm.inner_size, ssm.state_size and ssm.conv_kernel must be positive");
-  if (groups == 0 || *heads == 0 || *inner % *heads != 0 || *inner % groups != 0)
-    return;  // Mamba-1 (no groups; time_step_rank is dt's rank, not a head count): not a Mamba-2 shape
   auto& s = a.recurrent_shape;
+  if (groups == 0) {  // Mamba-1: n_embd_r = (d_conv - 1) x d_inner, n_embd_s = d_state x d_inner
+    s = {*kernel - 1, *inner, 0, 0, *inner, *state};
+    a.recurrent_conv_state_elems = checked_mul(*kernel - 1, *inner, "ssm conv");
+    a.recurrent_ssm_state_elems = checked_mul(*inner, *state, "ssm state");
+    return;
+  }
+  if (*heads == 0 || *inner % *heads != 0 || *inner % groups != 0) return;  // not a Mamba-2 shape
   s.conv_window = *kernel - 1;
   s.conv_channels = *inner;
   s.groups = groups;

@@ -87,10 +87,15 @@ std::string fallback(const QuantCatalog& cat, const std::string& target, std::ui
   else if (target == "Q4_K") out = "Q5_0";
   else if (target == "Q5_K") out = "Q5_1";
   else if (target == "Q6_K") out = "Q8_0";
+  // A type of 32-value blocks or smaller has no smaller block to demote to: it stays, and the check
+  // below makes it F16, as a 256-block type whose fallback does not fit (llama.cpp 0c1e5709).
+  else if (block_of(cat, target) <= 32) out = target;
   else throw_usage("llama.cpp defines no fallback for " + target + " (row of " + std::to_string(ncols) + ")");
-  reason += "; row of " + std::to_string(ncols) + " is not a multiple of " + target + "'s block, falls back to " + out;
+  if (out != target)
+    reason += "; row of " + std::to_string(ncols) + " is not a multiple of " + target + "'s block, falls back to " + out;
   if (ncols % block_of(cat, out) != 0) {
-    reason += ", still incompatible: F16";
+    reason += out == target ? "; row of " + std::to_string(ncols) + " is not a multiple of " + target + "'s block: F16"
+                            : ", still incompatible: F16";
     out = "F16";
   }
   return out;
@@ -219,6 +224,9 @@ std::optional<std::string> recurrent_gguf_name(std::string_view hf_name) {
       {".x_proj.weight", "ssm_x.weight"},      {".dt_proj.weight", "ssm_dt.weight"},
       {".dt_proj.bias", "ssm_dt.bias"},        {".out_proj.weight", "ssm_out.weight"},
       {".norm.weight", "ssm_norm.weight"},  // Mamba-2's gated RMS norm (mixer.norm)
+      // Jamba's Mamba-1 RMS norms of dt, B and C (gguf-py tensor_mapping.py SSM_DT_NORM / _B_ / _C_NORM)
+      {".dt_layernorm.weight", "ssm_dt_norm.weight"}, {".b_layernorm.weight", "ssm_b_norm.weight"},
+      {".c_layernorm.weight", "ssm_c_norm.weight"},
       // Qwen3.5's gated DeltaNet (conversion/qwen.py Qwen3NextModel: in_proj_qkv / _z / _b / _a)
       {".in_proj_qkv.weight", "attn_qkv.weight"}, {".in_proj_z.weight", "attn_gate.weight"},
       {".in_proj_b.weight", "ssm_beta.weight"},   {".in_proj_a.weight", "ssm_alpha.weight"},

@@ -208,9 +208,9 @@ ComputeGraph llama_graph(const ModelSpec& model, const Context& context,
 //! llama (plus MoE / MLA from the architecture), an approximation.
 bool graph_is_transcribed(const ModelArch& arch);
 
-//! True when llama_graph transcribes this model type's recurrent (Mamba-2, gated-DeltaNet) and
-//! attention-free layers (Nemotron-H, dense or with routed experts; Granite-4.0-H; Falcon-H1; Qwen3.5;
-//! Qwen3-Next); other models with such layers have no graph here.
+//! True when llama_graph transcribes this model type's recurrent (Mamba-1, Mamba-2, gated-DeltaNet)
+//! and attention-free layers (Nemotron-H, dense or with routed experts; Granite-4.0-H; Falcon-H1;
+//! Jamba; Qwen3.5; Qwen3-Next); other models with such layers have no graph here.
 bool graph_has_recurrent_layers(const ModelArch& arch);
 
 //! The compute buffer of the worst-case micro-batch graph.

@@ -3,7 +3,7 @@
 // visits them (depth first, sources left to right). Transcribed from llama.cpp's builders:
 // src/models/{llama,qwen2,qwen2moe,qwen3,qwen3moe,gemma,gemma2,gemma3,deepseek2,phi2,phi3,olmo2,qwen2vl,
 // openai-moe,glm4-moe,llama4,qwen3vl,qwen3vlmoe,minimax-m2,ernie4-5-moe,gptneox,falcon,nemotron-h,
-// granite-hybrid,falcon-h1,mamba-base,qwen35,qwen35moe,qwen3next,delta-net-base}.cpp
+// granite-hybrid,falcon-h1,jamba,mamba-base,qwen35,qwen35moe,qwen3next,delta-net-base}.cpp
 // and src/llama-graph.cpp (build_inp_embd, build_attn, build_attn_mha, build_ffn, build_moe_ffn),
 // src/llama-kv-cache.cpp (cpy_k, cpy_v, get_k, get_v, input idxs). Weights and the KV cache are
 // external (they live in other buffers).
@@ -63,6 +63,8 @@ struct Features {
                                  // (recurrent layers), attention without RoPE, or a ReLU^2 MLP (none)
   bool granite_hybrid = false;   // Mamba-2 or attention (RoPE only where the model has a rope table),
                                  // then llama's FFN / MoE sub-block, on every layer
+  bool jamba = false;            // Mamba-1 mixers (build_mamba_layer) and attention without RoPE, then
+                                 // a SwiGLU FFN or softmax-routed experts (jamba_layer)
   bool falcon_h1 = false;        // attention and a Mamba-2 mixer side by side on every layer, their sum
                                  // added to the input, then a SwiGLU FFN (falcon_h1_layer)
   bool qwen35 = false;           // Qwen3.5: gated-DeltaNet layers (fused GATED_DELTA_NET) and every
@@ -163,6 +165,10 @@ const std::map<std::string, Features>& feature_table() {
   // with filters that accept every layer, llama-model.cpp create_memory). The converter bakes the
   // muP multipliers into the weights (conversion/falcon_h1.py): no scale nodes.
   static const Features falcon_h1{.falcon_h1 = true};
+  // src/models/jamba.cpp (Jamba): a Mamba-1 mixer (mamba-base.cpp build_mamba_layer, with the RMS
+  // norms of dt, B and C the file has) or attention without RoPE on each layer's norm, the residual,
+  // then a SwiGLU FFN or softmax-routed experts (no weight norm or scale).
+  static const Features jamba{.jamba = true};
   // src/models/qwen35.cpp / qwen35moe.cpp with delta-net-base.cpp (Qwen3.5, dense or MoE): each layer
   // gated-DeltaNet (build_layer_attn_linear: the conv state through build_conv_state, the fused
   // GATED_DELTA_NET op, llama.cpp 0c1e5709's default on every backend) or gated attention with M-RoPE
@@ -193,7 +199,7 @@ const std::map<std::string, Features>& feature_table() {
       {"llama4", llama4}, {"llama4_text", llama4},
       {"nemotron_h", nemotron_h}, {"nemotron_h_moe", nemotron_h},
       {"granitemoehybrid", granite_hybrid}, {"granitehybrid", granite_hybrid},
-      {"falcon_h1", falcon_h1}, {"falcon-h1", falcon_h1},
+      {"falcon_h1", falcon_h1}, {"falcon-h1", falcon_h1}, {"jamba", jamba},
       {"qwen3_5_text", qwen35}, {"qwen35", qwen35}, {"qwen3_5_moe_text", qwen35moe}, {"qwen35moe", qwen35moe},
       {"qwen3_next", qwen3next}, {"qwen3next", qwen3next},
   };
@@ -237,13 +243,21 @@ class Builder {
     // (the hparams' routers) use it when the file has the tensor.
     score_bias_ = f_.hparams_routing &&
                   any_tensor([](const TensorInfo& t) { return t.role == TensorRole::FfnExpProbsBias; });
-    conv_bias_ = any_tensor([](const TensorInfo& t) {
-      return t.role == TensorRole::Recurrent && t.is_bias && t.name.find("conv1d") != std::string::npos;
-    });
-    // (ssm_norm in a GGUF, the mixer's norm in a config: mamba.norm, mixer.norm)
-    ssm_norm_ = any_tensor([](const TensorInfo& t) {
-      return t.role == TensorRole::Recurrent && t.name.find("norm") != std::string::npos;
-    });
+    // The recurrent mixers' optional tensors, by name: a config's (mamba. / mixer. namespaces, role
+    // Recurrent) or a GGUF's (ssm_*, which has no role of its own).
+    const auto named = [&](std::initializer_list<std::string_view> endings) {
+      return any_tensor([&](const TensorInfo& t) {
+        return std::any_of(endings.begin(), endings.end(), [&](std::string_view e) { return t.name.ends_with(e); });
+      });
+    };
+    conv_bias_ = named({"ssm_conv1d.bias", "mamba.conv1d.bias", "mixer.conv1d.bias"});
+    ssm_norm_ = named({"ssm_norm.weight", "mamba.norm.weight", "mixer.norm.weight"});
+    dt_b_c_norms_ = named({"ssm_dt_norm.weight", "mamba.dt_layernorm.weight"});
+    // Mamba-1's dt rank: x_proj's (ssm_x's) rows less B's and C's d_state each.
+    for (const TensorInfo& t : m.tensors)
+      if (t.shape.size() == 2 && (t.name.ends_with("ssm_x.weight") || t.name.ends_with("mamba.x_proj.weight")) &&
+          t.shape[0] > 2 * a_.recurrent_shape.ssm_head_elems)
+        dt_rank_ = t.shape[0] - 2 * a_.recurrent_shape.ssm_head_elems;
     // Falcon-40B's second per-layer norm: ln_mlp in a config's inventory, attn_norm_2 in a GGUF.
     falcon_two_norms_ = f_.mlp_first && !f_.neox && any_tensor([](const TensorInfo& t) {
                           return t.role == TensorRole::FfnNorm || t.name.find("attn_norm_2") != std::string::npos;
@@ -251,7 +265,7 @@ class Builder {
   }
 
   ComputeGraph build() {
-    if (f_.nemotron_h || f_.granite_hybrid || f_.qwen35 || f_.falcon_h1) return hybrid_build();
+    if (f_.nemotron_h || f_.granite_hybrid || f_.qwen35 || f_.falcon_h1 || f_.jamba) return hybrid_build();
     // build_inp_embd: tokens -> GET_ROWS(token_embd); the vector-embedding input (inp_embd) is a
     // second input of the same shape that ggml_build_forward_select keeps in the graph.
     // With deepstack layers (Qwen3-VL) an input embedding is n_embd_inp = (1 + n) x n_embd wide: the
@@ -312,23 +326,30 @@ class Builder {
       const int il = static_cast<int>(l);
       const bool moe = a_.num_experts > 0 && l < a_.layer_is_moe.size() && a_.layer_is_moe[l];
       const LayerAttention kind = l < a_.layer_attention.size() ? a_.layer_attention[l] : LayerAttention::Full;
-      // What follows the mixer: Nemotron-H adds it to the residual; Granite runs its FFN sub-block.
-      const auto tail = [this, l, moe](int out, int x) {
-        return f_.granite_hybrid ? granite_ffn(l + 1 == a_.num_layers, moe, out, x)
-                                 : g_.op("block_out", bytes(out), {out, x}, true);
-      };
-      if (f_.falcon_h1) {
+      // What follows a Nemotron-H block: its residual add.
+      const auto tail = [this](int out, int x) { return g_.op("block_out", bytes(out), {out, x}, true); };
+      if (f_.granite_hybrid) {
+        resid = granite_layer(resid, il, kind == LayerAttention::Recurrent, moe, l + 1 == a_.num_layers);
+      } else if (f_.falcon_h1) {
         resid = falcon_h1_layer(resid, il, l + 1 == a_.num_layers);
+      } else if (f_.jamba) {
+        resid = jamba_layer(resid, il, kind == LayerAttention::Recurrent, moe, l + 1 == a_.num_layers);
       } else if (f_.qwen35) {
         resid = qwen35_layer(resid, il, kind == LayerAttention::Recurrent, moe);
       } else if (kind == LayerAttention::Recurrent) {
         resid = mamba2_block(resid, tail);
       } else if (kind == LayerAttention::None) {  // nemotron-h.cpp build_ffn_layer: ReLU^2 MLP or experts
-        resid = [this, prev = resid, moe, tail] {
-          const int x = prev();
+        if (moe) {  // build_moe_ffn expands the routed experts now (moe_routed); the shared one waits
+          const int x = resid();
           const int normed = rms_mul("attn_norm", x);
-          return tail(moe ? moe_ffn(normed) : relu_sqr_ffn(normed, a_.intermediate_size, "ffn"), x);
-        };
+          const int routed = moe_routed(normed);
+          resid = [this, x, normed, routed, tail] { return tail(moe_shared(normed, routed), x); };
+        } else {
+          resid = [this, prev = resid, tail] {
+            const int x = prev();
+            return tail(relu_sqr_ffn(rms_mul("attn_norm", x), a_.intermediate_size, "ffn"), x);
+          };
+        }
       } else {
         const int x = resid();
         const PendingAttention p = attention_inputs(il, rms_mul("attn_norm", x));
@@ -346,17 +367,43 @@ class Builder {
     return std::move(g_);
   }
 
-  // granite-hybrid.cpp build_layer_ffn after the mixer (`out`, on the layer input `x`): the output
-  // rows on the last layer, ffn_inp = out + x, the FFN (or MoE) on its norm, added to ffn_inp.
-  int granite_ffn(bool last, bool moe, int out, int x) {
-    if (last) {
-      out = output_rows("cur", out);
-      x = output_rows("inpSA", x);
+  // granite-hybrid.cpp's layer: a Mamba-2 mixer or attention, then build_layer_ffn: the output rows on
+  // the last layer, ffn_inp = out + x, the FFN (or experts and the shared expert) on its norm, added
+  // to ffn_inp. With experts, build_moe_ffn pulls everything up to the routed experts' sum in as the
+  // layer is built; only the shared expert and the adds after it wait for the walk.
+  std::function<int()> granite_layer(const std::function<int()>& prev, int il, bool recurrent, bool moe, bool last) {
+    int x = -1;
+    std::function<int()> mixer_out;
+    if (recurrent) {
+      const Mamba2Pending m = mamba2_inputs(prev);
+      x = m.x_in;
+      mixer_out = [this, m] { return mamba2_output(m); };
+    } else {
+      x = prev();
+      const PendingAttention p = attention_inputs(il, rms_mul("attn_norm", x));
+      mixer_out = [this, p] { return attention_output(p); };
     }
-    const int ffn_inp = g_.op("ffn_inp", bytes(out), {out, x}, true);
-    const int normed = rms_mul("ffn_norm", ffn_inp);
-    const int ffn_out = moe ? moe_ffn(normed) : ffn(normed, a_.intermediate_size, "ffn");
-    return g_.op("l_out", bytes(ffn_out), {ffn_out, ffn_inp}, true);
+    const auto head = [this, mixer_out, x, last] {  // {ffn_inp, its norm}
+      int out = mixer_out(), in = x;
+      if (last) {
+        out = output_rows("cur", out);
+        in = output_rows("inpSA", in);
+      }
+      const int ffn_inp = g_.op("ffn_inp", bytes(out), {out, in}, true);
+      return std::pair<int, int>{ffn_inp, rms_mul("ffn_norm", ffn_inp)};
+    };
+    const auto finish = [this](std::pair<int, int> h, int ffn_out) {
+      return g_.op("l_out", bytes(ffn_out), {ffn_out, h.first}, true);
+    };
+    if (moe) {
+      const std::pair<int, int> h = head();
+      const int routed = moe_routed(h.second);
+      return [this, h, routed, finish] { return finish(h, moe_shared(h.second, routed)); };
+    }
+    return [this, head, finish] {
+      const std::pair<int, int> h = head();
+      return finish(h, ffn(h.second, a_.intermediate_size, "ffn"));
+    };
   }
 
   // falcon-h1.cpp's layer: build_attn expands the KV stores (the input's norm, Q, K, V), then
@@ -377,6 +424,91 @@ class Builder {
     };
   }
 
+  // jamba.cpp's layer: a Mamba-1 mixer's state stores expand from build_rs on (the layer's norm is
+  // pulled in by the conv store), attention's KV stores from its Q on. Then, on the last layer, the
+  // output rows of the input, the mixer's output and its rows; the residual add (input first), the
+  // FFN norm, the FFN or experts, and the FFN's residual add. With experts, build_moe_ffn pulls
+  // everything up to their sum in as the layer is built (moe_routed), so the next layer's state rows
+  // come after it; a dense layer waits for the walk whole. (Found on -np 3: built lazily, the
+  // compute buffer was 129.00 against 130.00 MiB.)
+  std::function<int()> jamba_layer(const std::function<int()>& prev, int il, bool recurrent, bool moe, bool last) {
+    int x = -1;
+    std::function<int()> mixer_out;
+    if (recurrent) {
+      const Mamba1Pending m = mamba1_inputs(prev);
+      x = m.x_in;
+      mixer_out = [this, m] { return mamba1_output(m); };
+    } else {
+      x = prev();
+      const PendingAttention p = attention_inputs(il, rms_mul("attn_norm", x));
+      mixer_out = [this, p] { return attention_output(p); };
+    }
+    const auto head = [this, x, mixer_out, last] {  // {ffn_inp, its norm}
+      const int residual = last ? output_rows("inpL", x) : x;
+      int cur = mixer_out();
+      if (last) cur = output_rows("cur", cur);
+      const int ffn_inp = g_.op("ffn_inp", bytes(cur), {residual, cur}, true);
+      return std::pair<int, int>{ffn_inp, rms_mul("ffn_norm", ffn_inp)};
+    };
+    const auto finish = [this](std::pair<int, int> h, int out) { return g_.op("l_out", bytes(out), {h.first, out}, true); };
+    if (moe) {
+      const std::pair<int, int> h = head();
+      const int routed = moe_routed(h.second);
+      return [this, h, routed, finish] { return finish(h, moe_shared(h.second, routed)); };
+    }
+    return [this, head, finish] {
+      const std::pair<int, int> h = head();
+      return finish(h, ffn(h.second, a_.intermediate_size, "ffn"));
+    };
+  }
+
+  // mamba-base.cpp build_mamba_layer (Mamba-1: d_inner channels, one head of d_state per channel):
+  // the conv state rows, the input projection to x and z, the conv window stored back, the conv,
+  // x_proj to dt, B and C (each RMS-normed where the file has the norms), dt_proj, the scan from
+  // the SSM state rows and its states stored back (mamba1_inputs); y + x D, gated by z, and ssm_out
+  // (mamba1_output), which the walk meets later.
+  struct Mamba1Pending {
+    int xz, x, y_ssm, x_in;  // x: the conv's SiLU output, which y + x * D reads again
+  };
+  Mamba1Pending mamba1_inputs(const std::function<int()>& prev) {
+    const auto& sh = a_.recurrent_shape;
+    const std::uint64_t S = std::max<std::uint64_t>(1, c_.n_seq_max), I = sh.conv_channels, N = sh.ssm_head_elems;
+    const ConvState conv = conv_state_rows(I);
+    const int x_in = prev();
+    const int xz = g_.op("ssm_in", 2 * I * T_ * kF32, {g_.external("ssm_in"), g_.view("cur_3d", rms_mul("attn_norm", x_in))});
+    const int conv_x = conv_window(conv, g_.view("x_transposed", g_.view("x", xz, false), false), I);
+    int x = g_.op("ssm_conv", I * T_ * kF32, {conv_x, g_.external("ssm_conv1d")});
+    if (conv_bias_) x = g_.op("ssm_conv_b", bytes(x), {x, g_.external("ssm_conv1d.bias")}, true);
+    x = g_.op("ssm_conv_silu", bytes(x), {x}, true);
+    const int ssm_states = g_.external("cache_s");
+    const int y_ssm = recurrent_rows(ssm_states, [&](int states, int ids) {
+      const int states_4d = g_.view("ssm_states_4d", states);
+      const int x_4d = g_.view("x_4d", x);
+      // x_proj: dt (dt_rank), B and C (d_state each); with the norms each is a fresh RMS norm of its view.
+      const int x_db = g_.op("x_db", (dt_rank_ + 2 * N) * T_ * kF32, {g_.external("ssm_x"), x});
+      int dt = g_.view("dt", x_db, false, dt_rank_ * T_ * kF32);
+      dt = dt_b_c_norms_ ? rms_mul("ssm_dt_norm", dt) : g_.op("dt_cont", dt_rank_ * T_ * kF32, {dt});
+      dt = g_.op("dt_proj", I * T_ * kF32, {g_.external("ssm_dt"), dt});
+      dt = g_.op("dt_b", bytes(dt), {dt, g_.external("ssm_dt.bias")}, true);
+      int b = g_.view("B", x_db, false, N * T_ * kF32);
+      if (dt_b_c_norms_) b = rms_mul("ssm_b_norm", b);
+      int c = g_.view("C", x_db, false, N * T_ * kF32);
+      if (dt_b_c_norms_) c = rms_mul("ssm_c_norm", c);
+      // ggml_ssm_scan: y (d_inner x tokens) followed by the final states (d_state x d_inner x n_seqs).
+      return g_.op("ssm_scan", (I * T_ + N * I * S) * kF32, {states_4d, x_4d, dt, g_.external("ssm_a"), b, c, ids});
+    });
+    g_.store("ssm_state_store", {g_.view("last_ssm", y_ssm, false), g_.view("ssm_state_dst", ssm_states)});
+    return {xz, x, y_ssm, x_in};
+  }
+  int mamba1_output(const Mamba1Pending& m) {
+    const std::uint64_t I = a_.recurrent_shape.conv_channels;
+    const int z = g_.op("z_cont", I * T_ * kF32, {g_.view("z", m.xz, false)});
+    const int xd = g_.op("x_d", I * T_ * kF32, {m.x, g_.external("ssm_d")}, true);
+    const int y = g_.op("y_add_d", I * T_ * kF32, {g_.view("y", m.y_ssm, true, I * T_ * kF32), xd}, true);
+    const int gated = g_.op("y_swiglu", I * T_ * kF32, {z, y});
+    return g_.view("ssm_out_2d", g_.op("ssm_out", E() * T_ * kF32, {g_.external("ssm_out"), gated}));
+  }
+
   // qwen35.cpp's layer: attn_norm (expanded at once), then the mixer's expansions; the mixer's tail,
   // attn_residual = out + x, the post-attention norm, the FFN and its residual add wait for the walk.
   std::function<int()> qwen35_layer(const std::function<int()>& prev, int il, bool recurrent, bool moe) {
@@ -389,11 +521,19 @@ class Builder {
       const PendingAttention p = attention_inputs(il, normed);
       mixer_out = [this, p] { return attention_output(p); };
     }
-    return [this, mixer_out, x, moe] {
+    const auto head = [this, mixer_out, x] {  // {attn_residual, its post-attention norm}
       const int residual = g_.op("attn_residual", E() * T_ * kF32, {mixer_out(), x}, true);
-      const int post = rms_mul("attn_post_norm", residual);
-      const int out = moe ? moe_ffn(post) : ffn(post, a_.intermediate_size, "ffn");
-      return g_.op("l_out", bytes(out), {out, residual}, true);
+      return std::pair<int, int>{residual, rms_mul("attn_post_norm", residual)};
+    };
+    const auto finish = [this](std::pair<int, int> h, int out) { return g_.op("l_out", bytes(out), {out, h.first}, true); };
+    if (moe) {  // build_moe_ffn pulls everything up to the routed experts' sum in now (moe_routed)
+      const std::pair<int, int> h = head();
+      const int routed = moe_routed(h.second);
+      return [this, h, routed, finish] { return finish(h, moe_shared(h.second, routed)); };
+    }
+    return [this, head, finish] {
+      const std::pair<int, int> h = head();
+      return finish(h, ffn(h.second, a_.intermediate_size, "ffn"));
     };
   }
 
@@ -790,7 +930,11 @@ class Builder {
     return g_.view("ffn_moe_probs_masked", masked);
   }
 
-  int moe_ffn(int x) {
+  int moe_ffn(int x) { return moe_shared(x, moe_routed(x)); }
+  // build_moe_ffn: the router, the routed experts and their weighted sum. It expands the experts'
+  // output views and the sum as it builds them ("order the views before the adds", llama-graph.cpp),
+  // so in the hybrids' lazily walked layers everything up to here reaches the graph at once.
+  int moe_routed(int x) {
     const std::uint64_t K = a_.experts_per_token, F = a_.moe_intermediate_size;
     // Plain ints, not a structured binding: clang before 16 lets no lambda capture a binding.
     const Routed routed = route(x);
@@ -821,6 +965,10 @@ class Builder {
     int moe_out = views[0];
     for (std::uint64_t i = 1; i < K; ++i) moe_out = g_.op("ffn_moe_add", E() * rows_ * kF32, {moe_out, views[i]}, true);
     if (K == 1) moe_out = g_.op("ffn_moe_cont", E() * rows_ * kF32, {moe_out});
+    return moe_out;
+  }
+  // The shared expert (the builders' ffn_shexp after build_moe_ffn) added to the routed experts' sum.
+  int moe_shared(int x, int moe_out) {
     const std::uint64_t shared = a_.shared_expert_intermediate_size
                                      ? a_.shared_expert_intermediate_size
                                      : a_.num_shared_experts * a_.moe_intermediate_size;
@@ -878,7 +1026,7 @@ class Builder {
                          : projected("Qcur", "wq", H * D * T_ * kF32, "attn_q_norm");
     if (f_.qk_norm) q = rms_mul("attn_q_norm", q);
     // Nemotron-H has no RoPE; Granite-4.0-H only where the model has a rope table (has_rope).
-    const bool no_rope = f_.nemotron_h || (f_.granite_hybrid && a_.rope_tables.empty());
+    const bool no_rope = f_.nemotron_h || f_.jamba || (f_.granite_hybrid && a_.rope_tables.empty());
     const bool rope = !no_rope && !(f_.nope_full_layers && kv.role == "non-SWA");
     if (rope) q = g_.op("Qcur_rope", H * D * T_ * kF32, {q, pos()}, true);
     else if (!no_rope) q = g_.op("Qcur_attn_scaled", H * D * T_ * kF32, {q, attn_scale()}, true);
@@ -905,13 +1053,16 @@ class Builder {
     const int k = build_k();
     if (iswa) v = build_v();
     // cpy_k / cpy_v: SET_ROWS into the cache (no memory of their own here). A transposed V cache
-    // (no FA) is written through 1-wide reshapes of the cache and of V.
+    // (no FA) is written through 1-wide reshapes of the cache and of V. A cache of several streams
+    // (-np > 1 without -kvu) is reshaped to one 2-D table first, K always and V when not transposed
+    // (llama-kv-cache.cpp cpy_k / cpy_v: "merge the buffer across all streams").
     const int k_cache = g_.external("cache_k");
     const int v_cache = g_.external("cache_v");
-    g_.store("set_rows_k", {k_cache, g_.view("k_cur_2d", k), k_idxs(kv)});
+    const bool streams = kv.streams > 1;
+    g_.store("set_rows_k", {streams ? g_.view("cache_k_streams", k_cache) : k_cache, g_.view("k_cur_2d", k), k_idxs(kv)});
     const int v_idx = v_idxs(kv, Hkv * Dv);
     const int v_2d = f_.fused_qkv && !fa() ? g_.op("v_cont_2d", Hkv * Dv * T_ * kF32, {v}) : g_.view("v_cur_2d", v);
-    if (fa()) g_.store("set_rows_v", {v_cache, v_2d, v_idx});
+    if (fa()) g_.store("set_rows_v", {streams ? g_.view("cache_v_streams", v_cache) : v_cache, v_2d, v_idx});
     else g_.store("set_rows_v", {g_.view("v_cache_1wide", v_cache), g_.view("v_cur_1wide", v_2d), v_idx});
     const int kq_mask = mask(kv);
     // build_attn_mha over get_k / get_v views of the whole cache.
@@ -1011,6 +1162,8 @@ class Builder {
   bool score_bias_ = false;
   bool conv_bias_ = false;  // Mamba-2's conv1d bias (ssm_conv1d.bias, optional in nemotron-h.cpp)
   bool ssm_norm_ = false;   // Mamba-2's grouped output norm (ssm_norm, optional in falcon-h1.cpp)
+  bool dt_b_c_norms_ = false;     // Mamba-1's RMS norms of dt, B and C (Jamba: ssm_dt_norm, _b_norm, _c_norm)
+  std::uint64_t dt_rank_ = 0;     // Mamba-1's dt rank: x_proj's (ssm_x's) rows less 2 d_state
 };
 
 }  // namespace
@@ -1020,7 +1173,8 @@ bool graph_is_transcribed(const ModelArch& arch) { return feature_table().count(
 bool graph_has_recurrent_layers(const ModelArch& arch) {
   const auto it = feature_table().find(arch.model_type);
   return it != feature_table().end() &&
-         (it->second.nemotron_h || it->second.granite_hybrid || it->second.qwen35 || it->second.falcon_h1);
+         (it->second.nemotron_h || it->second.granite_hybrid || it->second.qwen35 || it->second.falcon_h1 ||
+          it->second.jamba);
 }
 
 ComputeGraph llama_graph(const ModelSpec& model, const Context& context, const std::vector<KvCache>& caches) {

@@ -5,6 +5,7 @@
 #include "vramplan/quant/gguf_mixture.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <initializer_list>
 #include <map>
 #include <string_view>
@@ -247,6 +248,28 @@ bool qwen3_next_family(std::string_view arch) {
   return std::find(std::begin(kArchs), std::end(kArchs), arch) != std::end(kArchs);
 }
 
+// conversion/granite.py GraniteMoeModel.modify_tensors: Granite's fused gate + up projections are
+// split, the experts' into ffn_gate_exps / ffn_up_exps, the shared MLP's into ffn_gate_shexp /
+// ffn_up_shexp (ffn_gate / ffn_up without experts), and the shared MLP's output is ffn_down_shexp
+// beside experts. The names order the block's tensors in the quantized file (llama-quantize writes
+// them by layer, then name), and so where the mapped span ends.
+std::optional<std::vector<GgufTensorChoice>> granite_split(const TensorInfo& t, bool has_experts) {
+  if (!t.layer || t.name.starts_with("blk.")) return std::nullopt;
+  const std::string blk = "blk." + std::to_string(*t.layer) + ".";
+  const auto halves = [&](const std::string& gate, const std::string& up) {
+    auto half = t.shape;
+    half[half.size() - 2] /= 2;  // {[E,] 2 I, hidden} -> {[E,] I, hidden}
+    return std::vector<GgufTensorChoice>{{blk + gate, half, "", 0, ""}, {blk + up, half, "", 0, ""}};
+  };
+  if (t.name.ends_with("block_sparse_moe.input_linear.weight") && t.shape.size() == 3)
+    return halves("ffn_gate_exps.weight", "ffn_up_exps.weight");
+  if (t.name.ends_with("shared_mlp.input_linear.weight") && t.shape.size() == 2)
+    return has_experts ? halves("ffn_gate_shexp.weight", "ffn_up_shexp.weight") : halves("ffn_gate.weight", "ffn_up.weight");
+  if (t.name.ends_with("shared_mlp.output_linear.weight") && has_experts)
+    return std::vector<GgufTensorChoice>{{blk + "ffn_down_shexp.weight", t.shape, "", 0, ""}};
+  return std::nullopt;
+}
+
 // The GGUF tensor name llama.cpp uses for an inventory tensor.
 std::string gguf_name(const TensorInfo& t, std::string_view arch) {
   // The name orders the block's tensors in the file, and so where the mapped span ends.
@@ -345,6 +368,8 @@ std::vector<GgufTensorPlan> plan_gguf_file_type(const ModelSpec& model, const Gg
       const std::uint64_t qkv = model.arch.recurrent_shape.conv_channels;
       p.parts.push_back({blk + "attn_qkv.weight", {qkv, t.shape[1]}, "", 0, ""});
       p.parts.push_back({blk + "attn_gate.weight", {t.shape[0] - qkv, t.shape[1]}, "", 0, ""});
+    } else if (const auto granite = granite_split(t, model.arch.num_experts > 0)) {
+      p.parts = *granite;
     } else {
       p.parts.push_back({gguf_name(t, facts.arch), t.shape, "", 0, ""});
     }

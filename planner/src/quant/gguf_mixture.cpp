@@ -248,23 +248,25 @@ bool qwen3_next_family(std::string_view arch) {
   return std::find(std::begin(kArchs), std::end(kArchs), arch) != std::end(kArchs);
 }
 
-// conversion/granite.py GraniteMoeModel.modify_tensors: Granite's fused gate + up projections are
-// split, the experts' into ffn_gate_exps / ffn_up_exps, the shared MLP's into ffn_gate_shexp /
-// ffn_up_shexp (ffn_gate / ffn_up without experts), and the shared MLP's output is ffn_down_shexp
-// beside experts. The names order the block's tensors in the quantized file (llama-quantize writes
-// them by layer, then name), and so where the mapped span ends.
-std::optional<std::vector<GgufTensorChoice>> granite_split(const TensorInfo& t, bool has_experts) {
-  if (!t.layer || t.name.starts_with("blk.")) return std::nullopt;
+// Fused gate + up projections the converters split (the names order a block's tensors in the
+// quantized file, which llama-quantize writes by layer, then name, and so where the mapped span
+// ends; the counters of llama-quant.cpp see two tensors). Routed experts' gate_up (gpt-oss
+// conversion/gpt_oss.py, Llama-4 conversion/llama.py: "split the gate_up into gate and up"; Granite's
+// block_sparse_moe.input_linear, conversion/granite.py GraniteMoeModel.modify_tensors) become
+// ffn_gate_exps / ffn_up_exps, weight and bias alike; Granite's shared MLP becomes ffn_gate_shexp /
+// ffn_up_shexp (ffn_gate / ffn_up without experts) and its output ffn_down_shexp beside experts.
+std::optional<std::vector<GgufTensorChoice>> split_fused(const TensorInfo& t, bool has_experts) {
+  if (!t.layer || t.name.starts_with("blk.") || t.shape.size() < 2) return std::nullopt;
   const std::string blk = "blk." + std::to_string(*t.layer) + ".";
+  const std::string suffix = t.is_bias ? ".bias" : ".weight";
   const auto halves = [&](const std::string& gate, const std::string& up) {
-    auto half = t.shape;
-    half[half.size() - 2] /= 2;  // {[E,] 2 I, hidden} -> {[E,] I, hidden}
-    return std::vector<GgufTensorChoice>{{blk + gate, half, "", 0, ""}, {blk + up, half, "", 0, ""}};
+    auto half = t.shape;  // {[E,] 2 I, hidden} or a bias {E, 2 I}: the gate_up axis
+    half[t.is_bias ? half.size() - 1 : half.size() - 2] /= 2;
+    return std::vector<GgufTensorChoice>{{blk + gate + suffix, half, "", 0, ""}, {blk + up + suffix, half, "", 0, ""}};
   };
-  if (t.name.ends_with("block_sparse_moe.input_linear.weight") && t.shape.size() == 3)
-    return halves("ffn_gate_exps.weight", "ffn_up_exps.weight");
-  if (t.name.ends_with("shared_mlp.input_linear.weight") && t.shape.size() == 2)
-    return has_experts ? halves("ffn_gate_shexp.weight", "ffn_up_shexp.weight") : halves("ffn_gate.weight", "ffn_up.weight");
+  if (t.role == TensorRole::FfnGateUpExps) return halves("ffn_gate_exps", "ffn_up_exps");
+  if (t.name.ends_with("shared_mlp.input_linear.weight"))
+    return has_experts ? halves("ffn_gate_shexp", "ffn_up_shexp") : halves("ffn_gate", "ffn_up");
   if (t.name.ends_with("shared_mlp.output_linear.weight") && has_experts)
     return std::vector<GgufTensorChoice>{{blk + "ffn_down_shexp.weight", t.shape, "", 0, ""}};
   return std::nullopt;
@@ -273,7 +275,10 @@ std::optional<std::vector<GgufTensorChoice>> granite_split(const TensorInfo& t, 
 // The GGUF tensor name llama.cpp uses for an inventory tensor.
 std::string gguf_name(const TensorInfo& t, std::string_view arch) {
   // The name orders the block's tensors in the file, and so where the mapped span ends.
-  if (t.role == TensorRole::FfnNorm && t.layer && !t.name.starts_with("blk.") && qwen3_next_family(arch))
+  // The FFN's pre-norm (post_attention_layernorm) is ATTN_POST_NORM in gguf-py's maps of the Qwen3-Next
+  // family and of gpt-oss (conversion/gpt_oss.py): "post_attention_norm".
+  if (t.role == TensorRole::FfnNorm && t.layer && !t.name.starts_with("blk.") &&
+      (qwen3_next_family(arch) || arch == "gpt_oss" || arch == "gpt-oss"))
     return "blk." + std::to_string(*t.layer) + ".post_attention_norm.weight";
   // Falcon-H1's pre_ff_layernorm.weight matches gguf-py's FFN_PRE_NORM entry whole, so convert names
   // it without a suffix, and falcon-h1.cpp loads tn(LLM_TENSOR_FFN_NORM, i): "blk.N.ffn_norm".
@@ -368,8 +373,8 @@ std::vector<GgufTensorPlan> plan_gguf_file_type(const ModelSpec& model, const Gg
       const std::uint64_t qkv = model.arch.recurrent_shape.conv_channels;
       p.parts.push_back({blk + "attn_qkv.weight", {qkv, t.shape[1]}, "", 0, ""});
       p.parts.push_back({blk + "attn_gate.weight", {t.shape[0] - qkv, t.shape[1]}, "", 0, ""});
-    } else if (const auto granite = granite_split(t, model.arch.num_experts > 0)) {
-      p.parts = *granite;
+    } else if (auto split = split_fused(t, model.arch.num_experts > 0)) {
+      p.parts = std::move(*split);
     } else {
       p.parts.push_back({gguf_name(t, facts.arch), t.shape, "", 0, ""});
     }

@@ -46,9 +46,10 @@ ModelSpec gguf_model_spec(const ModelSpec& model, const GgufFileType& file_type,
   // TENSOR_SKIP without load_mtp; convert skips DeepSeek's): it takes no buffer and no KV.
   ModelSpec text = model;
   std::erase_if(text.tensors, [](const TensorInfo& t) { return is_mmproj_role(t.role) || t.role == TensorRole::Mtp; });
-  // File order: the global tensors, then each block's tensors by GGUF name (convert_hf_to_gguf
-  // writes blocks in layer order; within a block the order only moves the CPU_Mapped span ends,
-  // which the measured records pin down).
+  // File order: llama-quantize writes llama_model_loader's weights_map order (the global tensors,
+  // then the blocks in layer order, each by GGUF name: weight_name_comparer), which is what places
+  // the repacked tensors and so the CPU_Mapped span's ends. (An F16 file keeps the converter's
+  // order, but nothing in it is repacked.)
   std::vector<TensorInfo> globals;
   std::map<int, std::vector<TensorInfo>> blocks;
   for (const auto& tp : plan_gguf_file_type(text, file_type, quant)) {
@@ -81,6 +82,7 @@ ModelSpec gguf_model_spec(const ModelSpec& model, const GgufFileType& file_type,
   // The converted model: the text model with the file's tensors (the checkpoint's are no longer read).
   ModelSpec out = std::move(text);
   full_attention_unless_windowed(out.arch);
+  std::sort(globals.begin(), globals.end(), [](const TensorInfo& a, const TensorInfo& b) { return a.name < b.name; });
   out.tensors = std::move(globals);
   for (auto& [layer, tensors] : blocks) {
     std::sort(tensors.begin(), tensors.end(), [](const TensorInfo& a, const TensorInfo& b) { return a.name < b.name; });

@@ -8,9 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "cli_common.hpp"
 #include "dispatch.hpp"
 #include "exit_codes.hpp"
 #include "vramplan/core/error.hpp"
+#include "vramplan/memory/flag_equivalents.hpp"
 
 namespace py = pybind11;
 using namespace vramplan;
@@ -38,6 +40,14 @@ PYBIND11_MODULE(_core, m) {
         return rows;
       },
       py::arg("argv"), "The options argv's command declares: [(long name, is switch, repeatable)].");
+
+  m.def(
+      "flag_hint",
+      [](const std::string& flag, const std::string& engine) {
+        return memory::foreign_flag_hint(flag, engine, cli::data_root().data());
+      },
+      py::arg("flag"), py::arg("engine"),
+      "The CLI's clause for an engine flag `engine` lacks ('; --max-num-seqs is a flag of vllm, ...'), or ''.");
 
   m.def(
       "error_exits",

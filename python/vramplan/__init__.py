@@ -75,8 +75,10 @@ def _argv(command, options):
         if name in _OUTPUT_OPTIONS:
             raise TypeError(f"vramplan.{command}(): '{key}' chooses the output format; the package always returns the JSON as a dict")
         if declared is not None and name not in declared:
+            # Another engine's flag: whose it is and this engine's, as the CLI says it.
+            hint = _core.flag_hint(f"--{name}", "vllm" if engine is None else _text(engine)) if "engine" in declared else ""
             raise TypeError(f"vramplan.{command}() got an unexpected keyword argument '{key}' "
-                            f"(vramplan {command} has no option --{name})")
+                            f"(vramplan {command} has no option --{name}{hint})")
         if value is None:
             continue
         is_switch, repeatable = declared.get(name, (False, False)) if declared is not None else (False, False)

@@ -76,6 +76,13 @@ def test_engine_flag_of_another_engine_is_type_error():
         vramplan.plan(model="llama-3.1-8b", gpu="h100-sxm-80", engine="vllm", ngl=99)
 
 
+def test_flag_of_another_engine_names_this_engines_flag():
+    # --max-num-seqs is vLLM's; SGLang's flag for the running-sequence cap is --max-running-requests
+    # (planner/src/memory/flag_equivalents.cpp), as the CLI's error says.
+    with pytest.raises(TypeError, match=r"max_num_seqs.*is a flag of vllm, not of sglang.*--max-running-requests"):
+        vramplan.plan(model="llama-3.1-8b", gpu="h100-sxm-80", engine="sglang", max_num_seqs=64)
+
+
 def test_output_options_are_type_errors():
     with pytest.raises(TypeError, match="format"):
         vramplan.plan(model="llama-3.1-8b", gpu="h100-sxm-80", format="table")

@@ -311,12 +311,13 @@ class Builder {
   std::uint64_t bytes(int t) const { return g_.tensors()[static_cast<std::size_t>(t)].bytes; }
   bool fa() const { return c_.flash_attn; }
 
-  // The Mamba-2 hybrids (nemotron-h.cpp, granite-hybrid.cpp). ggml orders nodes as
-  // ggml_build_forward_expand meets them, and in these graphs only the recurrent-state copies
-  // (build_rs, the conv and SSM state stores) and build_attn expand where they are built: a block's
-  // tail (a Mamba-2 mixer's output, an MLP or FFN, the attention projection) and its residual adds
-  // reach the graph when the next expansion walks back through the residual stream. `resid` emits
-  // what is pending and returns the stream.
+  // The hybrids (nemotron-h.cpp, granite-hybrid.cpp, falcon-h1.cpp, jamba.cpp, qwen35*.cpp,
+  // qwen3next.cpp). ggml orders nodes as ggml_build_forward_expand meets them, and in these graphs
+  // only the recurrent-state copies (build_rs, the conv and SSM state stores), build_attn and
+  // build_moe_ffn (its experts' outputs and their sum) expand where they are built: the rest of a
+  // block (a mixer's output, an MLP or FFN, the attention projection, a shared expert) and its
+  // residual adds reach the graph when the next expansion walks back through the residual stream.
+  // `resid` emits what is pending and returns the stream.
   ComputeGraph hybrid_build() {
     const int tokens = g_.input("inp_tokens", T_ * kI32);
     g_.input("inp_embd", E() * T_ * kF32);  // build_inp_embd's vector-embedding input, as in build()

@@ -119,8 +119,10 @@ TEST(LlamacppOracle, EveryPrintedBufferMatches) {
   // Qwen3-Next config (its joint beta / alpha projection, q / k repeated to the value heads) x (7 + 3 + 2),
   // and Falcon-H1-0.5B cut to 4 layers and Falcon-H1-7B cut to 2 (attention and Mamba-2 in every layer;
   // the 7B's mixers have their grouped norm) x (7 + 3 + 2), and a small Jamba config (Mamba-1 layers,
-  // attention at layer 4, experts every other layer) x (7 + 3 + 2).
-  ASSERT_EQ(loads.size(), 459u);
+  // attention at layer 4, experts every other layer) x (7 + 3 + 2), and small DeepSeek-V3.2, GLM-5 and
+  // GLM-5.2 configs (DeepSeek sparse attention's lightning indexer; GLM-5.2's shared indexer layers)
+  // x (7 + 3 + 2).
+  ASSERT_EQ(loads.size(), 495u);
   std::size_t checked = 0;
   for (const json& r : loads) {
     test::ScratchDir dir;
@@ -184,11 +186,12 @@ TEST(LlamacppOracle, QuantizedModelBuffersMatch) {
   // tensors by name, and at Q4_K_M and Q4_0, where repacked tensors end the file, the CPU_Mapped span
   // had been 26.15 MiB off with the fused names; Q4_K_M and Q4_0 joined on 2026-12-06),
   // the two Falcon-H1 cuts x the 7 (their FFN norm named blk.N.ffn_norm, without .weight, as convert
-  // writes it), the small Jamba config x the 7 (its 16-wide dt rows stay F16 at Q8_0 / Q4_0), and the two small Qwen3.5 configs (dense, MoE) and the small Qwen3-Next one x the 7 (Qwen3-Next's
+  // writes it), the small Jamba config x the 7 (its 16-wide dt rows stay F16 at Q8_0 / Q4_0), the small
+  // DeepSeek-V3.2, GLM-5 and GLM-5.2 configs x Q4_K_M, Q8_0, Q4_0, and the two small Qwen3.5 configs (dense, MoE) and the small Qwen3-Next one x the 7 (Qwen3-Next's
   // in_proj_qkvz split into attn_qkv and attn_gate as convert does; the family's post-attention norm is
   // named post_attention_norm, which puts it, not a repacked ffn_up, at the end of the last block: the
   // mapped span was 1.68 / 2.39 MiB short at Q4_K_M and Q4_0 with ffn_norm) (collect_quant.py).
-  ASSERT_EQ(loads.size(), 157u);
+  ASSERT_EQ(loads.size(), 166u);
   for (const json& r : loads) {
     test::ScratchDir dir;
     dir.write("config.json", r.contains("catalogue_model") ? cut_config(r) : r["config"].dump());

@@ -28,6 +28,9 @@ models = {  # name -> (catalogue id, layers kept, gguf arch)
     'falconh1-L4': ('falcon-h1-0.5b', 4, 'falcon-h1'), 'falconh1-7b-L2': ('falcon-h1-7b', 2, 'falcon-h1'),
     # Jamba on a small config of its own: Mamba-1 layers, attention at layer 4, experts every other layer
     'jamba-tiny': (None, None, 'jamba'),
+    # DeepSeek sparse attention (the lightning indexer) on small configs of their own: DeepSeek-V3.2,
+    # GLM-5 (every layer's own indexer) and GLM-5.2 (indexer_types: shared layers reuse the top-k)
+    'ds32-tiny': (None, None, 'deepseek32'), 'glmdsa-tiny': (None, None, 'glm-dsa'), 'glmdsa52-tiny': (None, None, 'glm-dsa'),
     # Qwen3.5 on small configs of their own: gated-DeltaNet layers, every 4th gated attention (lllAlllA),
     # dense and with routed + shared experts
     'qwen35-tiny': (None, None, 'qwen35'), 'qwen35moe-tiny': (None, None, 'qwen35moe'),

@@ -45,6 +45,8 @@ def main(cfg_path, arch, out, layers=None):
         w.add_sliding_window(c['sliding_window'])
         w.add_expert_count(c['num_local_experts']); w.add_expert_used_count(c['num_experts_per_tok'])
         w.add_expert_feed_forward_length(ff)
+    if arch == 'glm-dsa' and 'indexer_types' in c:  # GLM-5.2: full indexer layers, the others reuse their top-k
+        w.add_array('glm-dsa.attention.indexer.types', [1 if k == 'full' else 0 for k in c['indexer_types'][:L]])
     if arch in ('deepseek32', 'glm-dsa'):  # conversion/deepseek.py DeepseekV32Model: DeepseekV2Model + the indexer
         w.add_indexer_head_count(c['index_n_heads']); w.add_indexer_key_length(c['index_head_dim'])
         w.add_indexer_top_k(c['index_topk'])
@@ -399,7 +401,7 @@ def main(cfg_path, arch, out, layers=None):
             t(b + 'attn_kv_a_mqa.weight', [h, kvr + rope]); t(b + 'attn_kv_a_norm.weight', [kvr], F32)
             t(b + 'attn_k_b.weight', [nope, kvr, nh]); t(b + 'attn_v_b.weight', [kvr, vd, nh])
             t(b + 'attn_output.weight', [nh * vd, h]); t(b + 'ffn_norm.weight', [h], F32)
-            if arch in ('deepseek32', 'glm-dsa'):  # the lightning indexer
+            if arch in ('deepseek32', 'glm-dsa') and c.get('indexer_types', ['full'] * L)[l] == 'full':  # the lightning indexer
                 ih, inh = c['index_head_dim'], c['index_n_heads']
                 t(b + 'indexer.k_norm.weight', [ih], F32); t(b + 'indexer.k_norm.bias', [ih], F32)
                 t(b + 'indexer.proj.weight', [h, inh]); t(b + 'indexer.attn_k.weight', [h, ih])

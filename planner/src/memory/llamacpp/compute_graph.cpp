@@ -3,7 +3,7 @@
 // visits them (depth first, sources left to right). Transcribed from llama.cpp's builders:
 // src/models/{llama,qwen2,qwen2moe,qwen3,qwen3moe,gemma,gemma2,gemma3,deepseek2,phi2,phi3,olmo2,qwen2vl,
 // openai-moe,glm4-moe,llama4,qwen3vl,qwen3vlmoe,minimax-m2,ernie4-5-moe,gptneox,falcon,nemotron-h,
-// granite-hybrid,falcon-h1,jamba,mamba-base,qwen35,qwen35moe,qwen3next,delta-net-base}.cpp
+// granite-hybrid,falcon-h1,jamba,mamba-base,qwen35,qwen35moe,qwen3next,delta-net-base,deepseek32,glm-dsa}.cpp
 // and src/llama-graph.cpp (build_inp_embd, build_attn, build_attn_mha, build_ffn, build_moe_ffn),
 // src/llama-kv-cache.cpp (cpy_k, cpy_v, get_k, get_v, input idxs). Weights and the KV cache are
 // external (they live in other buffers).
@@ -75,6 +75,7 @@ struct Features {
                                  // projection (contiguous copies of its two views), q / k repeated to the
                                  // value heads before the fused op when there are fewer key heads, and
                                  // Q / gate as views of a 4-D reshape of the joint projection
+  bool dsa = false;              // a lightning indexer picks the MLA's top-k cached tokens (dsa_indexer)
   bool hparams_routing = false;  // the router as the model's hparams say (ModelArch::moe_routing:
                                  // deepseek2.cpp passes expert_gating_func, expert_weights_norm / _scale
                                  // and ffn_exp_probs_b to build_moe_ffn)
@@ -120,6 +121,9 @@ const std::map<std::string, Features>& feature_table() {
   // src/models/deepseek2.cpp (DeepSeek-V2 / V3, Kimi-K2, GLM-4.7-Flash: convert_hf_to_gguf.py writes
   // them all as deepseek2): MLA (mla_attention below), the router from the hparams.
   static const Features deepseek2{.hparams_routing = true};
+  // src/models/deepseek32.cpp and glm-dsa.cpp (DeepSeek-V3.2, GLM-5): deepseek2's MLA with the
+  // lightning indexer of DeepSeek sparse attention in every layer (dsa_indexer below).
+  static const Features dsa{.dsa = true, .hparams_routing = true};
   // src/models/glm4-moe.cpp (GLM-4.5 / 4.6 / 4.7, GLM-4.5-Air): llama's layer (Q / K / V biases and
   // per-head Q / K norms when the file has them), dense lead layers, the hparams' router and one
   // shared expert.
@@ -185,6 +189,7 @@ const std::map<std::string, Features>& feature_table() {
       {"mistral3", mistral3}, {"ministral3", mistral3},
       {"deepseek_v2", deepseek2}, {"deepseek_v3", deepseek2}, {"kimi_k2", deepseek2},
       {"glm4_moe_lite", deepseek2}, {"deepseek2", deepseek2},
+      {"deepseek_v32", dsa}, {"deepseek32", dsa}, {"glm_moe_dsa", dsa}, {"glm-dsa", dsa},
       {"qwen3", qwen3}, {"qwen3_moe", qwen3moe}, {"qwen3moe", qwen3moe},
       {"gemma3", gemma3}, {"gemma3_text", gemma3}, {"phi3", phi3}, {"olmo2", olmo2}, {"qwen2", qwen2},
       {"qwen2_moe", qwen2}, {"qwen2moe", qwen2}, {"gemma2", gemma2}, {"phi", phi2}, {"phi2", phi2},
@@ -228,9 +233,10 @@ class Builder {
       // (llama-context.cpp sched_reserve, graph_reserve).
       : a_(m.arch), c_(c), T_(round_up(c.n_ubatch, std::max<std::uint64_t>(1, c.n_seq_max), "reserved tokens")),
         O_(std::min(c.n_ubatch, c.n_outputs_max)), rows_(T_), f_(features(m.arch)) {
-    for (const auto& kv : caches)
-      if (kv.role != "indexer")  // the DSA indexer's key cache is not the layer's attention cache
-        for (int l : kv.layers) layer_cache_[l] = &kv;
+    for (const auto& kv : caches) {
+      if (kv.role == "indexer") indexer_ = &kv;  // the DSA indexer's key cache, not the layer's attention cache
+      else for (int l : kv.layers) layer_cache_[l] = &kv;
+    }
     // Optional tensors the builders test for: Q / K / V biases (build_qkv: `if (layer.bq)`) and
     // per-head Q / K norms (glm4-moe.cpp: `if (model.layers[il].attn_q_norm)`).
     const auto any_tensor = [&](auto&& pred) { return std::any_of(m.tensors.begin(), m.tensors.end(), pred); };
@@ -1098,6 +1104,76 @@ class Builder {
     return cur;
   }
 
+  // DeepSeek sparse attention's lightning indexer (deepseek32.cpp, glm-dsa.cpp; llama-graph.cpp
+  // build_attn for llm_graph_input_attn_k_dsa). Its key: one head of index_head_dim from the layer's
+  // input, LayerNorm with a bias, NeoX RoPE, the Hadamard rotation (a plain MUL_MAT by the
+  // self_k_rot_lid input), stored to the indexer's cache.
+  void dsa_indexer_keys(int il, int x) {
+    const KvCache& lid = indexer_cache();
+    const std::uint64_t D = a_.index_head_dim;
+    // The store's walk meets the rotation (the MUL_MAT's first source) before the RoPE positions:
+    // the leaves' order, which is where ggml-alloc places them.
+    const int rotation = k_rot_lid();
+    int k = g_.op("indexer_k", D * T_ * kF32, {g_.external("indexer.attn_k"), x});
+    k = g_.op("indexer_k.norm", bytes(k), {k});
+    k = g_.op("indexer_k.norm_w", bytes(k), {k, g_.external("indexer.k_norm.weight")}, true);
+    k = g_.op("indexer_k.norm_b", bytes(k), {k, g_.external("indexer.k_norm.bias")}, true);
+    k = g_.op("indexer_k_rope", bytes(k), {g_.view("indexer_k_3d", k), pos()}, true);
+    k = g_.op("indexer_k_rot", bytes(k), {rotation, k});
+    const int dst = lid.streams > 1 ? g_.view("cache_lid_streams", g_.external("cache_lid")) : g_.external("cache_lid");
+    g_.store("set_rows_lid", {dst, g_.view("indexer_k_2d", k), input_once("k_idxs_lid", T_ * kI64)});
+    (void)il;
+  }
+  // The mask of the top-k tokens, which the walk meets from the attention: zeros (a leaf, filled),
+  // the indexer's query (from the q latent: index_n_heads heads, RoPE, the rotation) and per-head
+  // weights (scaled), GGML_OP_LIGHTNING_INDEXER over the cached keys (cparams.fused_lid, on where
+  // the backend has the op: an n_kv x n_tokens f32 score), TOP_K, then the attention mask filled with
+  // -inf, the top-k set to zero (SET_ROWS into it), and the causal mask added.
+  int dsa_top_k_mask(int il, int q_latent, int x, const KvCache& kv) {
+    const KvCache& lid = indexer_cache();
+    const std::uint64_t Hi = a_.index_n_heads, D = a_.index_head_dim;
+    const std::uint64_t cells = lid.cells, top_k = std::min<std::uint64_t>(a_.index_topk, cells);
+    const int zeros = g_.input("dsa_zeros_" + std::to_string(il), top_k * T_ * kF32);
+    const int zeros_filled = g_.op("dsa_zeros_fill", bytes(zeros), {zeros}, true);
+    // glm-dsa.cpp: a "shared" indexer layer (GLM-5.2's indexer_types) reuses the top-k of the last
+    // full one and only rebuilds its mask.
+    if (!own_indexer(il)) {
+      if (top_k_ < 0) throw_usage("--engine llamacpp: a shared DSA indexer layer must follow a full one (layer " + std::to_string(il) + ")");
+      return dsa_mask_of(zeros_filled, g_.view("top_k_3d", top_k_), kv);
+    }
+    int q = g_.op("indexer_q", Hi * D * T_ * kF32, {g_.external("indexer.attn_q_b"), q_latent});
+    q = g_.op("indexer_q_rope", bytes(q), {g_.view("indexer_q_3d", q), pos()}, true);
+    q = g_.op("indexer_q_rot", bytes(q), {k_rot_lid(), q});
+    const int q4 = g_.view("indexer_q_4d", q);
+    const int k = g_.view("indexer_k_cached", g_.external("cache_lid"));
+    int w = g_.op("indexer_weights", Hi * T_ * kF32, {g_.external("indexer.proj"), x});
+    w = g_.op("indexer_weights_scaled", bytes(w), {g_.view("indexer_weights_4d", w)}, true);
+    // The lid mask is f16 when the fused indexer runs (build_attn_inp_k_dsa_impl: cparams.fused_lid).
+    const int lid_mask = input_once("kq_mask_lid", cells * T_ * 2);
+    const int score = g_.op("indexer_score", cells * T_ * kF32, {q4, k, w, lid_mask});
+    const int picked = g_.op("indexer_top_k", top_k * T_ * kI32, {score});
+    top_k_ = g_.op("top_k", bytes(picked), {picked});
+    return dsa_mask_of(zeros_filled, g_.view("top_k_3d", top_k_), kv);
+  }
+  // llama-graph.cpp build_attn (DSA): the mask filled with -inf, the top-k rows set to the zeros
+  // (SET_ROWS: sources zeros, indices, then the filled mask it writes into), the causal mask added.
+  int dsa_mask_of(int zeros, int top_k_3d, const KvCache& kv) {
+    const int kq_mask = mask(kv);
+    const int all = g_.view("kq_mask_all_4d", g_.op("kq_mask_all", bytes(kq_mask), {kq_mask}, true));
+    const int kept = g_.view("kq_mask_top_k_4d", g_.write_into("kq_mask_top_k", all, {zeros, top_k_3d, all}));
+    return g_.op("kq_mask_top_k_add", bytes(kq_mask), {kept, kq_mask}, true);
+  }
+  bool own_indexer(int il) const {
+    const auto l = static_cast<std::size_t>(il);
+    return a_.layer_has_indexer.empty() || (l < a_.layer_has_indexer.size() && a_.layer_has_indexer[l]);
+  }
+  const KvCache& indexer_cache() const {
+    if (!indexer_) throw_internal("a DSA model without its indexer cache");
+    return *indexer_;
+  }
+  // llama_kv_cache::build_input_k_rot of the indexer cache: the index head's rotation, f32.
+  int k_rot_lid() { return rot("k_rot_lid", k_rot_size(a_.index_head_dim)); }
+
   // DeepSeek MLA with the absorption optimisation (K-only latent cache, V read from K).
   int mla_attention(int il, int x) {
     const KvCache& kv = cache_of(il);
@@ -1106,6 +1182,9 @@ class Builder {
     // In the order the walk meets them: build_attn expands Qcur, then Vcur (the normed latent),
     // then Kcur; concat visits its first source first.
     // With a q latent (q_lora_rank: V2 / V3, not V2-Lite) Q is wq_b x norm(wq_a x).
+    // DSA: the indexer's key path and its store are expanded first (deepseek32.cpp cpy_k of the
+    // indexer cache, before build_attn).
+    if (f_.dsa && own_indexer(il)) dsa_indexer_keys(il, x);
     const int q_in = a_.q_lora_rank > 0
                          ? rms_mul("attn_q_a_norm", g_.op("q_a", a_.q_lora_rank * T_ * kF32, {g_.external("wq_a"), x}))
                          : x;
@@ -1125,15 +1204,20 @@ class Builder {
     const int k_pe = g_.op("k_pe_rope", rope * T_ * kF32, {k_pe_v, pos()}, true);
     const int kcur = g_.op("Kcur", (R + rope) * T_ * kF32, {kv3, k_pe});
     const int k_cache = g_.external("cache_k");
-    g_.store("set_rows_k", {g_.view("k_cache_view", k_cache), g_.view("k_cur_2d", kcur), k_idxs(kv)});
-    const int kq_mask = mask(kv);
+    // llama.cpp 3f545bec's cpy_k stored into a view of the cache; 0c1e5709's (the only tree with the
+    // DSA builders) into the cache itself, reshaped when it has several streams.
+    const int k_dst = !f_.dsa ? g_.view("k_cache_view", k_cache) : kv.streams > 1 ? g_.view("cache_k_streams", k_cache) : k_cache;
+    g_.store("set_rows_k", {k_dst, g_.view("k_cur_2d", kcur), k_idxs(kv)});
     const int qp = g_.view("q_perm", g_.view("q_4d", qcur), false);
     const int kp = g_.view("k_perm", g_.view("get_k", k_cache), false);
     const int vp = g_.view("v_perm", g_.view("get_v", k_cache), false);
     const int wv_b = g_.external("wv_b");
+    // DSA: the mask keeps only the indexer's top-k tokens of each query. Its chain is met where the
+    // mask is a source: FA's fourth, or the soft max's second, after V's copy and KQ.
+    const auto attn_mask = [&] { return f_.dsa ? dsa_top_k_mask(il, q_in, x, kv) : mask(kv); };
     int cur;
     if (fa()) {
-      const int o = g_.op("flash_attn_ext", R * H * T_ * kF32, {qp, kp, vp, kq_mask});
+      const int o = g_.op("flash_attn_ext", R * H * T_ * kF32, {qp, kp, vp, attn_mask()});
       const int mla = g_.op("fattn_mla", Dv * T_ * H * kF32, {wv_b, g_.view("fa_perm", o, false)});
       cur = g_.view("kqv_2d", g_.op("fattn_mla_cont", Dv * H * T_ * kF32, {g_.view("mla_perm", mla, false)}));
     } else {
@@ -1142,7 +1226,7 @@ class Builder {
       const int v_cont = g_.op("v_cont", kv.cells * kv.streams * R * cache_elem_bytes(kv.type_k),
                                {g_.view("v_trans", vp, false)});
       const int kq = g_.op("kq", kv.cells * T_ * H * kF32, {kp, qp});
-      const int sm = g_.op("kq_soft_max", bytes(kq), {kq, kq_mask}, true);
+      const int sm = g_.op("kq_soft_max", bytes(kq), {kq, attn_mask()}, true);
       const int kqv = g_.op("kqv", R * T_ * H * kF32, {v_cont, sm});
       const int mla = g_.op("kqv_mla", Dv * T_ * H * kF32, {wv_b, kqv});
       cur = g_.op("kqv_cont", Dv * H * T_ * kF32, {g_.view("kqv_perm", mla, false)});
@@ -1158,6 +1242,8 @@ class Builder {
   Features f_;
   ComputeGraph g_;
   std::map<int, const KvCache*> layer_cache_;
+  const KvCache* indexer_ = nullptr;
+  int top_k_ = -1;  // the last full DSA indexer's top-k (glm-dsa.cpp prev_top_k)
   std::map<std::string, int> inputs_;
   bool falcon_two_norms_ = false;
   bool score_bias_ = false;

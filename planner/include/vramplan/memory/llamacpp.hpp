@@ -172,6 +172,9 @@ class ComputeGraph {
  public:
   int external(std::string name);
   int input(std::string name, std::uint64_t bytes);
+  //! A tensor the builder creates without an op (ggml_new_tensor, e.g. the DSA mask's zeros): a
+  //! leaf ggml-alloc allocates with the others, not a graph input (no host copy under CUDA).
+  int leaf(std::string name, std::uint64_t bytes);
   //! An op producing `bytes` from `src` (can_inplace per ggml_op_can_inplace).
   int op(std::string name, std::uint64_t bytes, std::vector<int> src, bool can_inplace = false);
   //! A node that writes into an external tensor (SET_ROWS into the KV cache): no memory here.

@@ -1133,7 +1133,7 @@ class Builder {
     const KvCache& lid = indexer_cache();
     const std::uint64_t Hi = a_.index_n_heads, D = a_.index_head_dim;
     const std::uint64_t cells = lid.cells, top_k = std::min<std::uint64_t>(a_.index_topk, cells);
-    const int zeros = g_.input("dsa_zeros_" + std::to_string(il), top_k * T_ * kF32);
+    const int zeros = g_.leaf("dsa_zeros_" + std::to_string(il), top_k * T_ * kF32);
     const int zeros_filled = g_.op("dsa_zeros_fill", bytes(zeros), {zeros}, true);
     // glm-dsa.cpp: a "shared" indexer layer (GLM-5.2's indexer_types) reuses the top-k of the last
     // full one and only rebuilds its mask.

@@ -34,6 +34,13 @@ int ComputeGraph::input(std::string name, std::uint64_t bytes) {
   return add(std::move(t), true);
 }
 
+int ComputeGraph::leaf(std::string name, std::uint64_t bytes) {
+  GraphTensor t;
+  t.name = std::move(name);
+  t.bytes = bytes;
+  return add(std::move(t), true);
+}
+
 int ComputeGraph::op(std::string name, std::uint64_t bytes, std::vector<int> src, bool can_inplace) {
   GraphTensor t;
   t.name = std::move(name);

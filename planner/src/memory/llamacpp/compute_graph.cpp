@@ -379,19 +379,9 @@ class Builder {
   // to ffn_inp. With experts, build_moe_ffn pulls everything up to the routed experts' sum in as the
   // layer is built; only the shared expert and the adds after it wait for the walk.
   std::function<int()> granite_layer(const std::function<int()>& prev, int il, bool recurrent, bool moe, bool last) {
-    int x = -1;
-    std::function<int()> mixer_out;
-    if (recurrent) {
-      const Mamba2Pending m = mamba2_inputs(prev);
-      x = m.x_in;
-      mixer_out = [this, m] { return mamba2_output(m); };
-    } else {
-      x = prev();
-      const PendingAttention p = attention_inputs(il, rms_mul("attn_norm", x));
-      mixer_out = [this, p] { return attention_output(p); };
-    }
-    const auto head = [this, mixer_out, x, last] {  // {ffn_inp, its norm}
-      int out = mixer_out(), in = x;
+    const Mixer mixer = recurrent ? mamba_mixer(prev, false) : attention_mixer(prev, il);
+    const auto head = [this, mixer, last] {  // {ffn_inp, its norm}
+      int out = mixer.out(), in = mixer.x;
       if (last) {
         out = output_rows("cur", out);
         in = output_rows("inpSA", in);
@@ -399,9 +389,40 @@ class Builder {
       const int ffn_inp = g_.op("ffn_inp", bytes(out), {out, in}, true);
       return std::pair<int, int>{ffn_inp, rms_mul("ffn_norm", ffn_inp)};
     };
-    const auto finish = [this](std::pair<int, int> h, int ffn_out) {
-      return g_.op("l_out", bytes(ffn_out), {ffn_out, h.first}, true);
-    };
+    return ffn_sub_block(moe, head, [this](std::pair<int, int> h, int out) {
+      return g_.op("l_out", bytes(out), {out, h.first}, true);
+    });
+  }
+
+  // A hybrid layer's mixer: the input stream `x` (emitted) and its deferred output.
+  struct Mixer {
+    int x;
+    std::function<int()> out;
+  };
+  // Attention on the layer's RMS norm: build_attn expands the KV stores (pulling the input in).
+  Mixer attention_mixer(const std::function<int()>& prev, int il) {
+    const int x = prev();
+    const PendingAttention p = attention_inputs(il, rms_mul("attn_norm", x));
+    return {x, [this, p] { return attention_output(p); }};
+  }
+  // A Mamba mixer (mamba-base.cpp): its state rows come before the input is pulled in.
+  Mixer mamba_mixer(const std::function<int()>& prev, bool mamba1) {
+    if (mamba1) {
+      const Mamba1Pending m = mamba1_inputs(prev);
+      return {m.x_in, [this, m] { return mamba1_output(m); }};
+    }
+    const Mamba2Pending m = mamba2_inputs(prev);
+    return {m.x_in, [this, m] { return mamba2_output(m); }};
+  }
+
+  // The FFN sub-block after a hybrid layer's mixer: `head` emits up to the FFN's input and returns
+  // {residual, normed input}, `finish` adds the FFN's output to the residual. build_moe_ffn expands
+  // its experts' output views and their sum as it builds them ("order the views before the adds",
+  // llama-graph.cpp), so with routed experts the head and the experts reach the graph while the layer
+  // is built, before the next layer's state rows, and only the shared expert and `finish` wait for
+  // the walk; a dense FFN waits whole.
+  std::function<int()> ffn_sub_block(bool moe, const std::function<std::pair<int, int>()>& head,
+                                     const std::function<int(std::pair<int, int>, int)>& finish) {
     if (moe) {
       const std::pair<int, int> h = head();
       const int routed = moe_routed(h.second);
@@ -439,34 +460,17 @@ class Builder {
   // come after it; a dense layer waits for the walk whole. (Found on -np 3: built lazily, the
   // compute buffer was 129.00 against 130.00 MiB.)
   std::function<int()> jamba_layer(const std::function<int()>& prev, int il, bool recurrent, bool moe, bool last) {
-    int x = -1;
-    std::function<int()> mixer_out;
-    if (recurrent) {
-      const Mamba1Pending m = mamba1_inputs(prev);
-      x = m.x_in;
-      mixer_out = [this, m] { return mamba1_output(m); };
-    } else {
-      x = prev();
-      const PendingAttention p = attention_inputs(il, rms_mul("attn_norm", x));
-      mixer_out = [this, p] { return attention_output(p); };
-    }
-    const auto head = [this, x, mixer_out, last] {  // {ffn_inp, its norm}
-      const int residual = last ? output_rows("inpL", x) : x;
-      int cur = mixer_out();
+    const Mixer mixer = recurrent ? mamba_mixer(prev, true) : attention_mixer(prev, il);
+    const auto head = [this, mixer, last] {  // {ffn_inp, its norm}
+      const int residual = last ? output_rows("inpL", mixer.x) : mixer.x;
+      int cur = mixer.out();
       if (last) cur = output_rows("cur", cur);
       const int ffn_inp = g_.op("ffn_inp", bytes(cur), {residual, cur}, true);
       return std::pair<int, int>{ffn_inp, rms_mul("ffn_norm", ffn_inp)};
     };
-    const auto finish = [this](std::pair<int, int> h, int out) { return g_.op("l_out", bytes(out), {h.first, out}, true); };
-    if (moe) {
-      const std::pair<int, int> h = head();
-      const int routed = moe_routed(h.second);
-      return [this, h, routed, finish] { return finish(h, moe_shared(h.second, routed)); };
-    }
-    return [this, head, finish] {
-      const std::pair<int, int> h = head();
-      return finish(h, ffn(h.second, a_.intermediate_size, "ffn"));
-    };
+    return ffn_sub_block(moe, head, [this](std::pair<int, int> h, int out) {
+      return g_.op("l_out", bytes(out), {h.first, out}, true);
+    });
   }
 
   // mamba-base.cpp build_mamba_layer (Mamba-1: d_inner channels, one head of d_state per channel):
@@ -532,16 +536,9 @@ class Builder {
       const int residual = g_.op("attn_residual", E() * T_ * kF32, {mixer_out(), x}, true);
       return std::pair<int, int>{residual, rms_mul("attn_post_norm", residual)};
     };
-    const auto finish = [this](std::pair<int, int> h, int out) { return g_.op("l_out", bytes(out), {out, h.first}, true); };
-    if (moe) {  // build_moe_ffn pulls everything up to the routed experts' sum in now (moe_routed)
-      const std::pair<int, int> h = head();
-      const int routed = moe_routed(h.second);
-      return [this, h, routed, finish] { return finish(h, moe_shared(h.second, routed)); };
-    }
-    return [this, head, finish] {
-      const std::pair<int, int> h = head();
-      return finish(h, ffn(h.second, a_.intermediate_size, "ffn"));
-    };
+    return ffn_sub_block(moe, head, [this](std::pair<int, int> h, int out) {
+      return g_.op("l_out", bytes(out), {out, h.first}, true);
+    });
   }
 
   // qwen35.cpp build_layer_attn_linear over delta-net-base.cpp (build_conv_state, build_rs,

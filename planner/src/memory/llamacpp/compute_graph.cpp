@@ -512,11 +512,7 @@ class Builder {
     return {xz, x, y_ssm, x_in};
   }
   int mamba1_output(const Mamba1Pending& m) {
-    const std::uint64_t I = a_.recurrent_shape.conv_channels;
-    const int z = g_.op("z_cont", I * T_ * kF32, {g_.view("z", m.xz, false)});
-    const int xd = g_.op("x_d", I * T_ * kF32, {m.x, g_.external("ssm_d")}, true);
-    const int y = g_.op("y_add_d", I * T_ * kF32, {g_.view("y", m.y_ssm, true, I * T_ * kF32), xd}, true);
-    const int gated = g_.op("y_swiglu", I * T_ * kF32, {z, y});
+    const int gated = gated_y(m.xz, m.x, m.y_ssm);
     return g_.view("ssm_out_2d", g_.op("ssm_out", E() * T_ * kF32, {g_.external("ssm_out"), gated}));
   }
 
@@ -682,12 +678,17 @@ class Builder {
     g_.store("ssm_state_store", {g_.view("last_ssm", y_ssm, false), g_.view("ssm_state_dst", ssm_states)});
     return {zx, x, y_ssm, x_in};
   }
-  int mamba2_output(const Mamba2Pending& m) {
+  // Both Mamba mixers' output: y (the scan's first part) + x x D, gated by SiLU(z) (SWIGLU with z's
+  // contiguous copy). `xz` is the projection z is a view of, `x` the scan's view of the conv output.
+  int gated_y(int xz, int x, int y_ssm) {
     const std::uint64_t I = a_.recurrent_shape.conv_channels;
-    const int z = g_.op("z_cont", I * T_ * kF32, {g_.view("z", m.zx, false)});
-    const int xd = g_.op("x_d", I * T_ * kF32, {m.x, g_.external("ssm_d")}, true);
-    const int y = g_.op("y_add_d", I * T_ * kF32, {g_.view("y", m.y_ssm, true, I * T_ * kF32), xd}, true);
-    const int gated = g_.op("y_swiglu", I * T_ * kF32, {z, y});
+    const int z = g_.op("z_cont", I * T_ * kF32, {g_.view("z", xz, false)});
+    const int xd = g_.op("x_d", I * T_ * kF32, {x, g_.external("ssm_d")}, true);
+    const int y = g_.op("y_add_d", I * T_ * kF32, {g_.view("y", y_ssm, true, I * T_ * kF32), xd}, true);
+    return g_.op("y_swiglu", I * T_ * kF32, {z, y});
+  }
+  int mamba2_output(const Mamba2Pending& m) {
+    const int gated = gated_y(m.zx, m.x, m.y_ssm);
     // The grouped RMS norm only where the mixer has one (Falcon-H1 without mamba_rms_norm has not).
     const int normed = ssm_norm_ ? rms_mul("ssm_norm", g_.view("y_groups", gated)) : gated;
     return g_.op("ssm_out", E() * T_ * kF32, {g_.external("ssm_out"), g_.view("y_2d", normed)});

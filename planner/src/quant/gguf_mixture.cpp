@@ -5,9 +5,9 @@
 #include "vramplan/quant/gguf_mixture.hpp"
 
 #include <algorithm>
-#include <optional>
 #include <initializer_list>
 #include <map>
+#include <optional>
 #include <string_view>
 
 #include "vramplan/core/error.hpp"

@@ -284,6 +284,25 @@ TEST(LlamacppOutput, LogitsPerSequence) {
   EXPECT_EQ(lc::output_buffer_bytes(llama_1b(), *ctx.context), 128256u * 4u);  // 0.49 MiB
 }
 
+// A DeepSeek sparse-attention GGUF without its indexer's keys: llama.cpp's loader requires them
+// (deepseek32.cpp load_arch_hparams), so the plan refuses it as bad input, not as an internal error.
+TEST(LlamacppCompute, SparseAttentionWithoutItsIndexerIsBadInput) {
+  lc::Settings s;
+  ModelArch a = deepseek_lite3();
+  a.model_type = "deepseek32";
+  const auto ctx = lc::make_context(a, s, profile());
+  const auto caches = lc::kv_caches(a, *ctx.context, s, test::quant_formats());
+  ModelSpec model;
+  model.arch = a;
+  try {
+    lc::compute_buffer(model, *ctx.context, caches, lc::Device::Cpu);
+    ADD_FAILURE() << "planned a DSA graph without an indexer";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Usage);
+    EXPECT_NE(std::string(e.what()).find("attention.indexer.head_count"), std::string::npos) << e.what();
+  }
+}
+
 TEST(LlamacppCompute, LogitsDominateWithFlashAttention) {
   lc::Settings s;
   s.flash_attn = lc::FlashAttn::On;

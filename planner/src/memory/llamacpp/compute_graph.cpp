@@ -237,6 +237,11 @@ class Builder {
       if (kv.role == "indexer") indexer_ = &kv;  // the DSA indexer's key cache, not the layer's attention cache
       else for (int l : kv.layers) layer_cache_[l] = &kv;
     }
+    // deepseek32.cpp / glm-dsa.cpp load_arch_hparams require the indexer's keys (ml.get_key).
+    if (f_.dsa && (a_.index_head_dim == 0 || a_.index_n_heads == 0 || a_.index_topk == 0 || a_.kv_lora_rank == 0))
+      throw_usage("--engine llamacpp: '" + a_.model_type + "' is DeepSeek sparse attention, and llama.cpp loads it only "
+                  "with MLA and its indexer's head count, key length and top-k (GGUF attention.indexer.head_count, "
+                  ".key_length, .top_k; config index_n_heads, index_head_dim, index_topk)");
     // Optional tensors the builders test for: Q / K / V biases (build_qkv: `if (layer.bq)`) and
     // per-head Q / K norms (glm4-moe.cpp: `if (model.layers[il].attn_q_norm)`).
     const auto any_tensor = [&](auto&& pred) { return std::any_of(m.tensors.begin(), m.tensors.end(), pred); };

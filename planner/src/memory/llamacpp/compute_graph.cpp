@@ -1111,7 +1111,7 @@ class Builder {
   // build_attn for llm_graph_input_attn_k_dsa). Its key: one head of index_head_dim from the layer's
   // input, LayerNorm with a bias, NeoX RoPE, the Hadamard rotation (a plain MUL_MAT by the
   // self_k_rot_lid input), stored to the indexer's cache.
-  void dsa_indexer_keys(int il, int x) {
+  void dsa_indexer_keys(int x) {
     const KvCache& lid = indexer_cache();
     const std::uint64_t D = a_.index_head_dim;
     // The store's walk meets the rotation (the MUL_MAT's first source) before the RoPE positions:
@@ -1125,7 +1125,6 @@ class Builder {
     k = g_.op("indexer_k_rot", bytes(k), {rotation, k});
     const int dst = lid.streams > 1 ? g_.view("cache_lid_streams", g_.external("cache_lid")) : g_.external("cache_lid");
     g_.store("set_rows_lid", {dst, g_.view("indexer_k_2d", k), input_once("k_idxs_lid", T_ * kI64)});
-    (void)il;
   }
   // The mask of the top-k tokens, which the walk meets from the attention: zeros (a leaf, filled),
   // the indexer's query (from the q latent: index_n_heads heads, RoPE, the rotation) and per-head
@@ -1187,7 +1186,7 @@ class Builder {
     // With a q latent (q_lora_rank: V2 / V3, not V2-Lite) Q is wq_b x norm(wq_a x).
     // DSA: the indexer's key path and its store are expanded first (deepseek32.cpp cpy_k of the
     // indexer cache, before build_attn).
-    if (f_.dsa && own_indexer(il)) dsa_indexer_keys(il, x);
+    if (f_.dsa && own_indexer(il)) dsa_indexer_keys(x);
     const int q_in = a_.q_lora_rank > 0
                          ? rms_mul("attn_q_a_norm", g_.op("q_a", a_.q_lora_rank * T_ * kF32, {g_.external("wq_a"), x}))
                          : x;

@@ -272,18 +272,26 @@ std::optional<std::vector<GgufTensorChoice>> split_fused(const TensorInfo& t, bo
   return std::nullopt;
 }
 
+// The FFN's pre-norm where the converter does not name it ffn_norm.weight. It is ATTN_POST_NORM in
+// gguf-py's maps of the Qwen3-Next family and of gpt-oss (conversion/gpt_oss.py):
+// "post_attention_norm". Falcon-H1's pre_ff_layernorm.weight matches gguf-py's FFN_PRE_NORM entry
+// whole, so convert names it without a suffix, and falcon-h1.cpp loads tn(LLM_TENSOR_FFN_NORM, i).
+std::optional<std::string_view> ffn_norm_gguf_name(std::string_view arch) {
+  static constexpr std::pair<std::string_view, std::string_view> kNames[] = {
+      {"gpt_oss", "post_attention_norm.weight"}, {"gpt-oss", "post_attention_norm.weight"},
+      {"falcon_h1", "ffn_norm"},                 {"falcon-h1", "ffn_norm"},
+  };
+  if (qwen3_next_family(arch)) return "post_attention_norm.weight";
+  for (const auto& [a, name] : kNames)
+    if (a == arch) return name;
+  return std::nullopt;
+}
+
 // The GGUF tensor name llama.cpp uses for an inventory tensor.
 std::string gguf_name(const TensorInfo& t, std::string_view arch) {
   // The name orders the block's tensors in the file, and so where the mapped span ends.
-  // The FFN's pre-norm (post_attention_layernorm) is ATTN_POST_NORM in gguf-py's maps of the Qwen3-Next
-  // family and of gpt-oss (conversion/gpt_oss.py): "post_attention_norm".
-  if (t.role == TensorRole::FfnNorm && t.layer && !t.name.starts_with("blk.") &&
-      (qwen3_next_family(arch) || arch == "gpt_oss" || arch == "gpt-oss"))
-    return "blk." + std::to_string(*t.layer) + ".post_attention_norm.weight";
-  // Falcon-H1's pre_ff_layernorm.weight matches gguf-py's FFN_PRE_NORM entry whole, so convert names
-  // it without a suffix, and falcon-h1.cpp loads tn(LLM_TENSOR_FFN_NORM, i): "blk.N.ffn_norm".
-  if (t.role == TensorRole::FfnNorm && t.layer && !t.name.starts_with("blk.") && (arch == "falcon_h1" || arch == "falcon-h1"))
-    return "blk." + std::to_string(*t.layer) + ".ffn_norm";
+  if (t.role == TensorRole::FfnNorm && t.layer && !t.name.starts_with("blk."))
+    if (const auto name = ffn_norm_gguf_name(arch)) return "blk." + std::to_string(*t.layer) + "." + std::string(*name);
   // A Mamba mixer's tensors, its out_proj included (an AttnOutput for tensor parallelism, ssm_out in
   // the GGUF: llama-quantize must not take it for attn_output).
   const bool mixer = t.role == TensorRole::Recurrent ||

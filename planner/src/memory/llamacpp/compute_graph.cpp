@@ -348,8 +348,6 @@ class Builder {
         resid = jamba_layer(resid, il, kind == LayerAttention::Recurrent, moe, l + 1 == a_.num_layers);
       } else if (f_.qwen35) {
         resid = qwen35_layer(resid, il, kind == LayerAttention::Recurrent, moe);
-      } else if (kind == LayerAttention::Recurrent) {
-        resid = mamba2_block(resid, tail);
       } else if (kind == LayerAttention::None) {  // nemotron-h.cpp build_ffn_layer: ReLU^2 MLP or experts
         if (moe) {  // build_moe_ffn expands the routed experts now (moe_routed); the shared one waits
           const int x = resid();
@@ -362,10 +360,9 @@ class Builder {
             return tail(relu_sqr_ffn(rms_mul("attn_norm", x), a_.intermediate_size, "ffn"), x);
           };
         }
-      } else {
-        const int x = resid();
-        const PendingAttention p = attention_inputs(il, rms_mul("attn_norm", x));
-        resid = [this, p, x, tail] { return tail(attention_output(p), x); };
+      } else {  // nemotron-h.cpp: a Mamba-2 mixer or attention
+        const Mixer m = kind == LayerAttention::Recurrent ? mamba_mixer(resid, false) : attention_mixer(resid, il);
+        resid = [m, tail] { return tail(m.out(), m.x); };
       }
     }
     const int h = rms_mul("result_norm", resid());
@@ -444,12 +441,12 @@ class Builder {
   // the rest: the attention output, the mixer's output, their sum, the residual add, the output rows
   // on the last layer (only inpSA's: the rows of the sum are not used), the FFN and its add.
   std::function<int()> falcon_h1_layer(const std::function<int()>& prev, int il, bool last) {
-    const int x = prev();
-    const PendingAttention attn = attention_inputs(il, rms_mul("attn_norm", x));
-    const Mamba2Pending mixer = mamba2_inputs([x] { return x; });
-    return [this, attn, mixer, x, last] {
-      const int attn_out = attention_output(attn);
-      const int sum = g_.op("layer_out", bytes(attn_out), {attn_out, mamba2_output(mixer)}, true);
+    const Mixer attn = attention_mixer(prev, il);
+    const int x = attn.x;
+    const Mixer ssm = mamba_mixer([x] { return x; }, false);
+    return [this, attn, ssm, x, last] {
+      const int attn_out = attn.out();
+      const int sum = g_.op("layer_out", bytes(attn_out), {attn_out, ssm.out()}, true);
       int inp_sa = g_.op("inpSA", bytes(sum), {sum, x}, true);
       if (last) inp_sa = output_rows("inpSA", inp_sa);
       const int out = ffn(rms_mul("ffn_norm", inp_sa), a_.intermediate_size, "ffn");
@@ -697,12 +694,6 @@ class Builder {
     // The grouped RMS norm only where the mixer has one (Falcon-H1 without mamba_rms_norm has not).
     const int normed = ssm_norm_ ? rms_mul("ssm_norm", g_.view("y_groups", gated)) : gated;
     return g_.op("ssm_out", E() * T_ * kF32, {g_.external("ssm_out"), g_.view("y_2d", normed)});
-  }
-  // A Mamba-2 layer of nemotron-h.cpp / granite-hybrid.cpp: the mixer, then `tail` on its output
-  // and input (the residual add, or Granite's FFN sub-block).
-  std::function<int()> mamba2_block(const std::function<int()>& prev, const std::function<int(int, int)>& tail) {
-    const Mamba2Pending m = mamba2_inputs(prev);
-    return [this, m, tail] { return tail(mamba2_output(m), m.x_in); };
   }
 
   // build_norm(LLM_NORM) with a bias: ggml_norm (not an in-place op in ggml-alloc), then mul and add.

@@ -62,6 +62,7 @@ nlohmann::json arch_json(const ModelArch& a) {
           {"moe_intermediate_size", a.moe_intermediate_size},
           {"num_shared_experts", a.num_shared_experts},
           {"shared_expert_intermediate_size", a.shared_expert_intermediate_size},
+          {"moe_latent_size", a.moe_latent_size},
           {"layer_is_moe", a.layer_is_moe}, {"q_lora_rank", a.q_lora_rank},
           {"kv_lora_rank", a.kv_lora_rank}, {"qk_rope_head_dim", a.qk_rope_head_dim},
           {"qk_nope_head_dim", a.qk_nope_head_dim}, {"layer_attention", attention},
@@ -109,7 +110,8 @@ std::string text_report(const ModelSpec& spec, const ParamCounts& c,
     std::size_t moe_layers = 0;
     for (bool m : a.layer_is_moe) moe_layers += m ? 1 : 0;
     line("experts", std::to_string(a.num_experts) + " routed (top-" + std::to_string(a.experts_per_token) +
-                        ", width " + std::to_string(a.moe_intermediate_size) + ")" +
+                        ", width " + std::to_string(a.moe_intermediate_size) +
+                        (a.moe_latent_size ? ", on a latent of " + std::to_string(a.moe_latent_size) : "") + ")" +
                         (a.num_shared_experts ? ", shared width " + std::to_string(a.shared_expert_intermediate_size) : "") +
                         ", on " + std::to_string(moe_layers) + " of " + std::to_string(a.num_layers) + " layers");
   }

@@ -40,6 +40,7 @@ constexpr std::array kKeys{
     KeyLimit{"embedding_length", &kHidden},
     KeyLimit{"kv_lora_rank", &kHidden},
     KeyLimit{"q_lora_rank", &kHidden},
+    KeyLimit{"moe_latent_size", &kHidden},
     KeyLimit{"projector_input_dim", &kHidden},
     KeyLimit{"projector_output_dim", &kHidden},
     KeyLimit{"vision_output_dim", &kHidden},

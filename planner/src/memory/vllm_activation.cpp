@@ -46,8 +46,11 @@ VllmActivationFeatures vllm_activation_features(const ModelArch& a, const VllmSt
   f.hidden = T * h * ab;
   if (has_dense_layers(a)) f.forward = T * ab * (3 * h + 3 * static_cast<double>(a.intermediate_size) / tp);
   if (a.num_experts > 0) {
+    // fused_moe's workspaces are sized by the experts' own input width: a latent MoE's
+    // (moe_latent_size) rather than the hidden size.
     const double n = 2 * static_cast<double>(a.moe_intermediate_size) / tp;
-    f.moe_workspace = T * static_cast<double>(a.experts_per_token) * (std::max(n, h) + n / 2) * ab;
+    const double he = static_cast<double>(a.moe_hidden_size());
+    f.moe_workspace = T * static_cast<double>(a.experts_per_token) * (std::max(n, he) + n / 2) * ab;
   }
   if (!s.first_stage) f.pp_buffers = 2 * T * h * ab;
   // profile_run has no PP-rank check around the encoder profiling: every stage holds it.

@@ -57,6 +57,10 @@ Slot slot_of(R role, const ModelArch& a) {
     case R::FfnUpShexp: return {32, "mlp.shared_experts.gate_up_proj"};
     case R::FfnDownShexp: return {33, "mlp.shared_experts.down_proj"};
     case R::FfnGateInpShexp: return {34, "mlp.shared_expert_gate"};
+    // nemotron_h.py NemotronHMoE builds fc1_latent_proj / fc2_latent_proj after shared_experts
+    // and before experts (FusedMoE takes them as its routed input / output transforms).
+    case R::FfnLatentDown:
+    case R::FfnLatentUp: return {34, nullptr};
     case R::FfnGateExps:
     case R::FfnUpExps:
     case R::FfnGateUpExps: return {35, "mlp.experts.w13"};

@@ -58,13 +58,21 @@ void nemotron_attention(InventoryBuilder& b, const std::string& p, const ModelAr
 
 // NemotronHMoE: a sigmoid router with e_score_correction_bias, non-gated (squared-ReLU) routed
 // experts of up_proj / down_proj, and n_shared_experts shared experts fused into one MLP of
-// moe_shared_expert_intermediate_size x n_shared_experts.
+// moe_shared_expert_intermediate_size x n_shared_experts. A latent MoE (Nemotron-3 Super,
+// moe_latent_size) routes on the hidden state but runs the experts on fc1_latent_proj's
+// projection of it and projects their sum back with fc2_latent_proj (both ReplicatedLinear,
+// bias = mlp_bias: vLLM nemotron_h.py and SGLang models/nemotron_h.py NemotronHMoE); the shared
+// experts keep the hidden state.
 void nemotron_moe(InventoryBuilder& b, const std::string& p, const ModelArch& a, std::uint64_t shared, bool bias) {
-  const auto h = a.hidden_size, E = a.num_experts, Ie = a.moe_intermediate_size;
+  const auto h = a.hidden_size, E = a.num_experts, Ie = a.moe_intermediate_size, he = a.moe_hidden_size();
   b.linear(p + "gate", R::FfnGateInp, E, h);
   b.tensor(p + "gate.e_score_correction_bias", R::FfnExpProbsBias, {E});
-  b.experts(p + "experts.*.up_proj.weight", R::FfnUpExps, E, Ie, h);
-  b.experts(p + "experts.*.down_proj.weight", R::FfnDownExps, E, h, Ie);
+  b.experts(p + "experts.*.up_proj.weight", R::FfnUpExps, E, Ie, he);
+  b.experts(p + "experts.*.down_proj.weight", R::FfnDownExps, E, he, Ie);
+  if (a.moe_latent_size > 0) {
+    b.linear(p + "fc1_latent_proj", R::FfnLatentDown, he, h, bias);
+    b.linear(p + "fc2_latent_proj", R::FfnLatentUp, h, he, bias);
+  }
   if (shared > 0) {
     b.linear(p + "shared_experts.up_proj", R::FfnUpShexp, shared, h, bias);
     b.linear(p + "shared_experts.down_proj", R::FfnDownShexp, h, shared, bias);
@@ -84,7 +92,6 @@ void build_nemotron_h(const ConfigView& c, const Family& family, ModelSpec& spec
   if (pattern.size() != a.num_layers)
     c.fail("hybrid_override_pattern", "has " + std::to_string(pattern.size()) + " layers, num_hidden_layers is " +
                                            std::to_string(a.num_layers));
-  if (c.find({"moe_latent_size"})) c.fail("moe_latent_size", "latent MoE (Nemotron-3 Super) is not modelled");
 
   Mamba2Dims d;
   d.heads = c.positive({"mamba_num_heads"});
@@ -115,6 +122,11 @@ void build_nemotron_h(const ConfigView& c, const Family& family, ModelSpec& spec
     a.experts_per_token = c.positive({"num_experts_per_tok"});
     if (a.experts_per_token > a.num_experts) c.fail("num_experts_per_tok", "is larger than n_routed_experts");
     a.moe_intermediate_size = c.positive({"moe_intermediate_size"});
+    // NemotronHMoE.use_latent_moe: moe_latent_size present and not null.
+    if (const auto latent = c.positive_opt({"moe_latent_size"})) {
+      if (*latent > a.hidden_size) c.fail("moe_latent_size", "is larger than hidden_size");
+      a.moe_latent_size = *latent;
+    }
     a.num_shared_experts = c.u64({"n_shared_experts"}).value_or(0);
     shared = a.num_shared_experts * c.u64({"moe_shared_expert_intermediate_size"}).value_or(0);
     a.shared_expert_intermediate_size = shared;

@@ -50,7 +50,7 @@ constexpr std::array<NameRole, 25> kGlobal{{
 }};
 
 // Module paths inside one decoder layer (after normalisation).
-constexpr std::array<NameRole, 145> kLayer{{
+constexpr std::array<NameRole, 147> kLayer{{
     {"self_attn.q_proj", R::AttnQ},
     {"self_attn.k_proj", R::AttnK},
     {"self_attn.v_proj", R::AttnV},
@@ -199,6 +199,8 @@ constexpr std::array<NameRole, 145> kLayer{{
     {"mixer.experts.*.down_proj", R::FfnDownExps},
     {"mixer.shared_experts.up_proj", R::FfnUpShexp},
     {"mixer.shared_experts.down_proj", R::FfnDownShexp},
+    {"mixer.fc1_latent_proj", R::FfnLatentDown},  // Nemotron-3 Super's latent MoE
+    {"mixer.fc2_latent_proj", R::FfnLatentUp},
     // Granite-4.0-H's MoE (block_sparse_moe. folds to mlp.) and shared MLP.
     {"mlp.router.layer", R::FfnGateInp},
     {"mlp.input_linear", R::FfnGateUpExps},

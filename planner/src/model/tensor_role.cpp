@@ -8,7 +8,7 @@
 namespace vramplan {
 namespace {
 
-constexpr std::array<std::pair<TensorRole, std::string_view>, 48> kRoleNames{{
+constexpr std::array<std::pair<TensorRole, std::string_view>, 50> kRoleNames{{
     {TensorRole::TokenEmbedding, "token_embd"},
     {TensorRole::PositionEmbedding, "pos_embd"},
     {TensorRole::Output, "output"},
@@ -51,6 +51,8 @@ constexpr std::array<std::pair<TensorRole, std::string_view>, 48> kRoleNames{{
     {TensorRole::FfnUpShexp, "ffn_up_shexp"},
     {TensorRole::FfnDownShexp, "ffn_down_shexp"},
     {TensorRole::FfnGateInpShexp, "ffn_gate_inp_shexp"},
+    {TensorRole::FfnLatentDown, "ffn_latent_down"},  // llama.cpp llama-arch.cpp LLM_TENSOR_FFN_LATENT_*
+    {TensorRole::FfnLatentUp, "ffn_latent_up"},
     {TensorRole::RopeFreqs, "rope_freqs"},
     {TensorRole::Recurrent, "recurrent"},
     {TensorRole::Vision, "vision"},

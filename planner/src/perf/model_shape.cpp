@@ -32,6 +32,10 @@ Streamed how_streamed(TensorRole role) {
     case TensorRole::IndexerK:
     case TensorRole::IndexerKNorm:
     case TensorRole::IndexerProj:
+    // A latent MoE's projections are ReplicatedLinear too (vLLM nemotron_h.py, SGLang
+    // models/nemotron_h.py NemotronHMoE fc1_latent_proj / fc2_latent_proj).
+    case TensorRole::FfnLatentDown:
+    case TensorRole::FfnLatentUp:
       return Streamed::Replicated;
     default:
       return is_routed_expert_role(role) ? Streamed::RoutedExpert : Streamed::Always;
@@ -60,6 +64,8 @@ int gemm_launch(TensorRole role) {
     case R::FfnDownExps: return 9;
     case R::IndexerQB: return 10;  // DeepSeek sparse attention's indexer: wq_b and wk run apart
     case R::IndexerK: return 11;   // (vLLM deepseek_v2.py Indexer.forward, SGLang nsa_indexer.py)
+    case R::FfnLatentDown: return 12;  // a latent MoE's projections, before and after the experts
+    case R::FfnLatentUp: return 13;
     default: return -1;
   }
 }

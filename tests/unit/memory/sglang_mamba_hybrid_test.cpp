@@ -7,6 +7,7 @@
 #include "support/engine_plans.hpp"
 #include "support/test_support.hpp"
 #include "vramplan/memory/engine.hpp"
+#include "vramplan/memory/weights.hpp"
 #include "vramplan/model/catalogue.hpp"
 
 namespace vramplan::memory {
@@ -41,6 +42,32 @@ TEST(SglangMambaHybrid, FalconH1StateInEveryLayer) {
   const auto p = sglang_mamba_plan("falcon-h1-7b", "2");
   EXPECT_EQ(p.engine_view.at("mamba_cache_per_req").get<std::uint64_t>(), 69746688u);
   EXPECT_EQ(test::component(p.kv_cache, "kv_cache.recurrent_state").bytes.count(), 100ull * 69746688ull);
+}
+
+TEST(SglangMambaHybrid, Nemotron3SuperLatentProjectionsOnEveryRank) {
+  // NemotronHMoE's fc1_latent_proj / fc2_latent_proj are ReplicatedLinear (SGLang models/nemotron_h.py,
+  // vLLM nemotron_h.py): each of 4 ranks holds all 1024 x 4096 x 2 B = 8,388,608 B, while the
+  // routed experts' w13 splits its 2688 rows: 512 x 2688 x 1024 x 2 B / 4 = 704,643,072 B.
+  const auto model = load_catalogue_model(test::source_root(), "nemotron-3-super-120b-a12b");
+  int seen = 0;
+  for (const auto& t : model.tensors) {
+    if (t.layer != 1) continue;
+    const std::uint64_t bytes = t.elements() * 2;
+    if (t.role == TensorRole::FfnLatentDown || t.role == TensorRole::FfnLatentUp) {
+      EXPECT_EQ(bytes, 8388608u) << t.name;
+      EXPECT_EQ(tensor_rank_bytes(model, t, bytes, 4, 1), 8388608u) << t.name;
+      ++seen;
+    }
+    if (t.role == TensorRole::FfnUpExps) {
+      EXPECT_EQ(tensor_rank_bytes(model, t, bytes, 4, 1), 704643072u) << t.name;
+      ++seen;
+    }
+  }
+  EXPECT_EQ(seen, 3);
+  // The state of a request: 40 Mamba layers at TP 4, conv 3 x 10,240 / 4 = 7,680 x 2 B = 15,360 B;
+  // SSM 128 / 4 x 64 x 128 = 262,144 x 4 B = 1,048,576 B -> 1,063,936 B x 40 = 42,557,440 B.
+  const auto p = sglang_mamba_plan("nemotron-3-super-120b-a12b", "4");
+  EXPECT_EQ(p.engine_view.at("mamba_cache_per_req").get<std::uint64_t>(), 42557440u);
 }
 
 }  // namespace

@@ -9,8 +9,11 @@
 #include <map>
 #include <string>
 
+#include "support/catalogue_counts.hpp"
 #include "support/test_support.hpp"
+#include "vramplan/core/error.hpp"
 #include "vramplan/model/catalogue.hpp"
+#include "vramplan/model/hf_config.hpp"
 #include "vramplan/model/inventory.hpp"
 #include "vramplan/model/recurrent_state.hpp"
 
@@ -70,6 +73,56 @@ TEST(NemotronH, Nano3MoeCountsMatchTheModelCard) {
   EXPECT_NEAR(static_cast<double>(c.total) / 1e9, 31.6, 0.05);
   EXPECT_NEAR(static_cast<double>(c.active) / 1e9, 3.6, 0.05);
   EXPECT_NEAR(static_cast<double>(c.active - c.embedding) / 1e9, 3.2, 0.05);
+}
+
+TEST(NemotronH, Super3LatentMoeCountsMatchTheModelCard) {
+  // Model card: "Total Parameters 120B (12B active)" (the catalogue's _published_params).
+  const auto m = test::expect_catalogue_counts("nemotron-3-super-120b-a12b", 120'668'707'840ull,
+                                               12'770'237'440ull, 120'000'000'000ull);
+  const auto c = count_params(m);
+  // hidden 4096, pattern of 88: 40 Mamba2, 40 latent MoE (E), 8 attention; the MTP layer is not counted.
+  //   embeddings + lm_head   2 x 131,072 x 4096                                   =   1,073,741,824
+  //   Mamba2     the Nemotron-H-8B mixer (128 heads of 64, 8 groups, state 128) ->
+  //              109,635,968 x 40                                                =   4,385,438,720
+  //   attention  q, o 4096 x 4096; k, v 2 x 128 = 256 x 4096 -> 35,651,584 x 8  =     285,212,672
+  //   MoE        router 512 x 4096 = 2,097,152 + correction bias 512; experts on the 1,024-wide
+  //              latent 512 x (up + down) 2 x 2688 x 1024 = 2,818,572,288; fc1 / fc2_latent_proj
+  //              2 x 1024 x 4096 = 8,388,608; shared up + down 2 x 5376 x 4096 = 44,040,192
+  //                                             -> 2,873,098,752 x 40            = 114,923,950,080
+  //   norms      88 x 4096 + 4096                                                =         364,544
+  //   total                                                                      = 120,668,707,840
+  EXPECT_EQ(c.total, 120'668'707'840ull);
+  // Active: 22 of 512 experts -> minus 40 x 490 x 2 x 2688 x 1024 = 107,898,470,400.
+  EXPECT_EQ(c.active, 12'770'237'440ull);
+  // Model card: "Total Parameters 120B (12B active)".
+  EXPECT_NEAR(static_cast<double>(c.total) / 1e9, 120.0, 1.0);
+  EXPECT_NEAR(static_cast<double>(c.active - c.embedding) / 1e9, 12.0, 0.3);
+  EXPECT_EQ(m.arch.moe_latent_size, 1024u);
+  EXPECT_EQ(m.arch.moe_hidden_size(), 1024u);
+  EXPECT_EQ(hybrid_model("nemotron-3-nano-30b-a3b").arch.moe_hidden_size(), 2688u);  // no latent: hidden
+  for (const auto& t : m.tensors) {
+    if (t.name == "backbone.layers.1.mixer.experts.*.up_proj.weight")
+      EXPECT_EQ(t.shape, (std::vector<std::uint64_t>{512, 2688, 1024}));
+    if (t.name == "backbone.layers.1.mixer.fc1_latent_proj.weight") {
+      EXPECT_EQ(t.role, TensorRole::FfnLatentDown);
+      EXPECT_EQ(t.shape, (std::vector<std::uint64_t>{1024, 4096}));
+    }
+  }
+}
+
+TEST(NemotronH, LatentSizeIsCheckedAgainstTheHiddenSize) {
+  auto cfg = nlohmann::json::parse(R"({"architectures":["NemotronHForCausalLM"],"model_type":"nemotron_h",
+    "hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"num_key_value_heads":2,"head_dim":16,
+    "vocab_size":256,"hybrid_override_pattern":"ME","mamba_num_heads":4,"mamba_head_dim":16,"n_groups":1,
+    "ssm_state_size":8,"conv_kernel":4,"intermediate_size":32,"n_routed_experts":4,"num_experts_per_tok":2,
+    "moe_intermediate_size":32,"moe_latent_size":128})");
+  const auto msg = test::error_message([&] { (void)model_from_hf_config(cfg, "latent.json"); }, ErrorKind::InputFile);
+  EXPECT_NE(msg.find("moe_latent_size"), std::string::npos) << msg;
+  cfg["moe_latent_size"] = 32;
+  const auto m = model_from_hf_config(cfg, "latent.json");
+  EXPECT_EQ(m.arch.moe_latent_size, 32u);
+  cfg["moe_latent_size"] = nullptr;  // NemotronHMoE: use_latent_moe only when present and not None
+  EXPECT_EQ(model_from_hf_config(cfg, "latent.json").arch.moe_latent_size, 0u);
 }
 
 TEST(GraniteMoeHybrid, TinyCountsMatchTheModelCard) {

@@ -64,6 +64,8 @@ enum class TensorRole {
   FfnUpShexp,         // ffn_up_shexp
   FfnDownShexp,       // ffn_down_shexp
   FfnGateInpShexp,    // ffn_gate_inp_shexp (Qwen2-MoE shared-expert gate)
+  FfnLatentDown,      // ffn_latent_down (latent MoE: hidden -> moe_latent_size before the routed experts)
+  FfnLatentUp,        // ffn_latent_up   (latent MoE: back to hidden after them)
   RopeFreqs,          // rope_freqs (llama3 / longrope factors stored in the file)
   Recurrent,          // state-space / linear-attention weights (Mamba, DeltaNet)
   Vision,             // vision tower / projector (multimodal)
@@ -140,6 +142,11 @@ struct ModelArch {
   std::uint64_t moe_intermediate_size = 0;
   std::uint64_t num_shared_experts = 0;
   std::uint64_t shared_expert_intermediate_size = 0;
+  //! Latent MoE (Nemotron-3 Super, config moe_latent_size): the routed experts run on a
+  //! projection of the hidden state to this width (fc1_latent_proj) and are projected back
+  //! (fc2_latent_proj). 0 = the experts take the hidden state itself.
+  std::uint64_t moe_latent_size = 0;
+  std::uint64_t moe_hidden_size() const { return moe_latent_size ? moe_latent_size : hidden_size; }
   std::vector<bool> layer_is_moe;  //!< per layer (empty when dense)
   //! How the router picks experts, as llama.cpp's build_moe_ffn takes it from a deepseek2 / glm4moe
   //! GGUF (expert_gating_func, expert_weights_norm / _scale, expert_group_count / _used_count) and

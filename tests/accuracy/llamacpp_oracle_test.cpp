@@ -121,8 +121,9 @@ TEST(LlamacppOracle, EveryPrintedBufferMatches) {
   // the 7B's mixers have their grouped norm) x (7 + 3 + 2), and a small Jamba config (Mamba-1 layers,
   // attention at layer 4, experts every other layer) x (7 + 3 + 2), and small DeepSeek-V3.2, GLM-5 and
   // GLM-5.2 configs (DeepSeek sparse attention's lightning indexer; GLM-5.2's shared indexer layers)
-  // x (7 + 3 + 2).
-  ASSERT_EQ(loads.size(), 495u);
+  // x (7 + 3 + 2), and a small Nemotron-3-Super config (latent MoE: 32 experts on a 256-wide projection
+  // of the 1024-wide hidden state, MEMEM*EME) x (7 + 3 + 2).
+  ASSERT_EQ(loads.size(), 507u);
   std::size_t checked = 0;
   for (const json& r : loads) {
     test::ScratchDir dir;
@@ -190,8 +191,10 @@ TEST(LlamacppOracle, QuantizedModelBuffersMatch) {
   // DeepSeek-V3.2, GLM-5 and GLM-5.2 configs x Q4_K_M, Q8_0, Q4_0, and the two small Qwen3.5 configs (dense, MoE) and the small Qwen3-Next one x the 7 (Qwen3-Next's
   // in_proj_qkvz split into attn_qkv and attn_gate as convert does; the family's post-attention norm is
   // named post_attention_norm, which puts it, not a repacked ffn_up, at the end of the last block: the
-  // mapped span was 1.68 / 2.39 MiB short at Q4_K_M and Q4_0 with ffn_norm) (collect_quant.py).
-  ASSERT_EQ(loads.size(), 166u);
+  // mapped span was 1.68 / 2.39 MiB short at Q4_K_M and Q4_0 with ffn_norm), and the small
+  // Nemotron-3-Super config x Q4_K_M, Q8_0, Q2_K (its ffn_latent_down / _up take the file type's
+  // default: no llama-quantize category matches them) (collect_quant.py).
+  ASSERT_EQ(loads.size(), 169u);
   for (const json& r : loads) {
     test::ScratchDir dir;
     dir.write("config.json", r.contains("catalogue_model") ? cut_config(r) : r["config"].dump());

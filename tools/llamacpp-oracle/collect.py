@@ -35,6 +35,8 @@ models = {  # name -> (catalogue id, layers kept, gguf arch)
     # dense and with routed + shared experts
     'qwen35-tiny': (None, None, 'qwen35'), 'qwen35moe-tiny': (None, None, 'qwen35moe'),
     'qwen3next-tiny': (None, None, 'qwen3next'),  # Qwen3-Next: joint ssm_ba, q / k repeated to the value heads
+    # Nemotron-3-Super's latent MoE on a small config of its own: experts on a 256-wide projection of 1024
+    'super-tiny': (None, None, 'nemotron_h_moe'),
 }
 import sys
 if len(sys.argv) > 1: models = {k: v for k, v in models.items() if k in sys.argv[1:]}

@@ -111,6 +111,7 @@ def main(cfg_path, arch, out, layers=None):
             w.add_expert_count(c['n_routed_experts']); w.add_expert_shared_count(c['n_shared_experts'])
             w.add_expert_weights_norm(c['norm_topk_prob']); w.add_expert_weights_scale(c['routed_scaling_factor'])
             w.add_expert_group_count(c['n_group'])
+            if c.get('moe_latent_size'): w.add_moe_latent_size(c['moe_latent_size'])  # Nemotron-3 Super
         w.add_head_count_kv([nkv if k == '*' else 0 for k in pat])
         hd = c.get('head_dim') or c['attention_head_dim']; w.add_key_length(hd); w.add_value_length(hd)
         w.add_ssm_conv_kernel(c['conv_kernel']); w.add_ssm_state_size(c['ssm_state_size'])
@@ -183,8 +184,10 @@ def main(cfg_path, arch, out, layers=None):
                 t(b + 'attn_output.weight', [hd * nh, h])
             elif kind == 'E':
                 E, fe, fs = c['n_routed_experts'], c['moe_intermediate_size'], c['moe_shared_expert_intermediate_size'] * c['n_shared_experts']
+                he = c.get('moe_latent_size') or h  # a latent MoE's experts run on moe_latent_size
                 t(b + 'ffn_gate_inp.weight', [h, E], F32); t(b + 'exp_probs_b.bias', [E], F32)
-                t(b + 'ffn_up_exps.weight', [h, fe, E]); t(b + 'ffn_down_exps.weight', [fe, h, E])
+                t(b + 'ffn_up_exps.weight', [he, fe, E]); t(b + 'ffn_down_exps.weight', [fe, he, E])
+                if he != h: t(b + 'ffn_latent_down.weight', [h, he]); t(b + 'ffn_latent_up.weight', [he, h])
                 t(b + 'ffn_up_shexp.weight', [h, fs]); t(b + 'ffn_down_shexp.weight', [fs, h])
             else:
                 t(b + 'ffn_up.weight', [h, ff]); t(b + 'ffn_down.weight', [ff, h])

@@ -307,6 +307,12 @@ void map_experts(const Meta& m, ModelSpec& spec) {
   } else if (shexp_up && shexp_up->shape.size() == 2) {
     a.shared_expert_intermediate_size = shexp_up->shape[0];  // {I_shared, hidden}
   }
+  // nemotron-h.cpp: the experts' width is moe_latent_size when the file gives one (Nemotron-3 Super),
+  // else n_embd; a latent wider than the model is no such model.
+  if (auto v = m.opt_u64("moe_latent_size"); v && *v > 0) {
+    if (*v > a.hidden_size) m.fail(m.key("moe_latent_size"), "is larger than embedding_length");
+    a.moe_latent_size = *v;
+  }
   map_routing(m, spec);
   // Which layers are MoE: the tensors say it; without tensors, leading_dense_block_count does.
   a.layer_is_moe.assign(a.num_layers, false);

@@ -936,15 +936,20 @@ class Builder {
   // output views and the sum as it builds them ("order the views before the adds", llama-graph.cpp),
   // so in the hybrids' lazily walked layers everything up to here reaches the graph at once.
   int moe_routed(int x) {
-    const std::uint64_t K = a_.experts_per_token, F = a_.moe_intermediate_size;
+    const std::uint64_t K = a_.experts_per_token, F = a_.moe_intermediate_size, He = a_.moe_hidden_size();
     // Plain ints, not a structured binding: clang before 16 lets no lambda capture a binding.
     const Routed routed = route(x);
+    // A latent MoE (nemotron-h.cpp build_ffn_layer, Nemotron-3 Super): the experts take
+    // ffn_latent_down's projection of the input; the router still reads the input itself.
+    // build_moe_ffn expands the router's weights first (ggml_build_forward_expand(gf, weights)),
+    // so the projection enters the graph with the experts, after the router.
+    const int in = a_.moe_latent_size ? g_.op("ffn_latent_down", He * rows_ * kF32, {g_.external("ffn_latent_down"), x}) : x;
     const int selected = routed.selected, weights = routed.weights;
     // Experts: MUL_MAT_ID over [n_ff_exp, n_expert_used, n_tokens].
-    int x3 = g_.view("cur_3d", x);
+    int x3 = g_.view("cur_3d", in);
     if (f_.weight_before_experts)  // [n_embd, n_expert_used, n_tokens], weighted in place
-      x3 = g_.op("ffn_moe_weighted_in", E() * K * rows_ * kF32,
-                 {g_.op("ffn_moe_repeat", E() * K * rows_ * kF32, {x3}), weights}, true);
+      x3 = g_.op("ffn_moe_weighted_in", He * K * rows_ * kF32,
+                 {g_.op("ffn_moe_repeat", He * K * rows_ * kF32, {x3}), weights}, true);
     const auto experts = [&](const std::string& name, std::uint64_t size, int in) {
       const int t = g_.op("ffn_moe_" + name, size, {g_.external("ffn_" + name + "_exps"), in, selected});
       if (!f_.expert_bias) return t;
@@ -959,17 +964,21 @@ class Builder {
       const int up = experts("up", F * K * rows_ * kF32, x3);
       act = g_.op("ffn_moe_glu", F * K * rows_ * kF32, {gate, up});
     }
-    const int down = experts("down", E() * K * rows_ * kF32, act);
+    const int down = experts("down", He * K * rows_ * kF32, act);
     const int weighted = f_.weight_before_experts ? down : g_.op("ffn_moe_weighted", bytes(down), {down, weights}, true);
     std::vector<int> views;
-    for (std::uint64_t i = 0; i < K; ++i) views.push_back(g_.view("expert_view", weighted, false, E() * rows_ * kF32));
+    for (std::uint64_t i = 0; i < K; ++i) views.push_back(g_.view("expert_view", weighted, false, He * rows_ * kF32));
     int moe_out = views[0];
-    for (std::uint64_t i = 1; i < K; ++i) moe_out = g_.op("ffn_moe_add", E() * rows_ * kF32, {moe_out, views[i]}, true);
-    if (K == 1) moe_out = g_.op("ffn_moe_cont", E() * rows_ * kF32, {moe_out});
+    for (std::uint64_t i = 1; i < K; ++i) moe_out = g_.op("ffn_moe_add", He * rows_ * kF32, {moe_out, views[i]}, true);
+    if (K == 1) moe_out = g_.op("ffn_moe_cont", He * rows_ * kF32, {moe_out});
     return moe_out;
   }
-  // The shared expert (the builders' ffn_shexp after build_moe_ffn) added to the routed experts' sum.
+  // The shared expert (the builders' ffn_shexp after build_moe_ffn) added to the routed experts' sum,
+  // which a latent MoE first projects back to the hidden size (ffn_latent_up, built after
+  // build_moe_ffn returns: the walk meets it as the first input of the final add).
   int moe_shared(int x, int moe_out) {
+    if (a_.moe_latent_size)
+      moe_out = g_.op("ffn_latent_up", E() * rows_ * kF32, {g_.external("ffn_latent_up"), moe_out});
     const std::uint64_t shared = a_.shared_expert_intermediate_size
                                      ? a_.shared_expert_intermediate_size
                                      : a_.num_shared_experts * a_.moe_intermediate_size;

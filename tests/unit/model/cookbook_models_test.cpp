@@ -4,6 +4,8 @@
 // publisher's total / active figures.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "support/catalogue_counts.hpp"
 
 namespace vramplan {
@@ -28,6 +30,15 @@ TEST(CookbookModels, MiniMaxM25CountsItsExperts) {
   EXPECT_EQ(spec.arch.experts_per_token, 8u);
   EXPECT_EQ(spec.arch.moe_intermediate_size, 1536u);
   EXPECT_TRUE(spec.exclusions.empty());
+}
+
+// MiniMax-M2.7 has M2.5's shapes (62 layers, 256 experts of 1536, top 8; its config adds a longer
+// context and attn_type_list, every layer 1 = full attention): the same counts, 230B / 10B published.
+TEST(CookbookModels, MiniMaxM27IsM25sShape) {
+  const auto spec =
+      test::expect_catalogue_counts("minimax-m2.7", 228'689'764'864ull, 11'030'553'088ull, 230'000'000'000ull);
+  EXPECT_EQ(spec.arch.max_position_embeddings, 204'800u);
+  EXPECT_EQ(std::count(spec.arch.layer_attention.begin(), spec.arch.layer_attention.end(), LayerAttention::Full), 62);
 }
 
 // ERNIE-4.5-21B-A3B (transformers modular_ernie4_5_moe.py; h 2560, 28 layers, vocab 103424 tied,

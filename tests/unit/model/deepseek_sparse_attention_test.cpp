@@ -3,6 +3,7 @@
 // indexers, keep the indexer's key cache, and follow the indexer-sharing rule of the config.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "support/catalogue_counts.hpp"
@@ -50,6 +51,25 @@ TEST(DeepseekSparseAttention, Glm5CountsAnIndexerInEveryLayer) {
   for (bool own : spec.arch.layer_has_indexer) EXPECT_TRUE(own);
   EXPECT_TRUE(test::has_tensor(spec, "model.layers.77.self_attn.indexer.weights_proj.weight"));
   EXPECT_TRUE(test::has_tensor(spec, "model.layers.0.self_attn.indexer.k_norm.bias"));
+}
+
+// GLM-5.1 has GLM-5's shapes (its config differs in transformers_version only): the same counts.
+// GLM-5.2 keeps an indexer in 21 of 78 layers (indexer_types: 0-2, then every 4th from 6); the 57
+// shared layers drop wq_b 2048 x 4096 + wk 6144 x 128 + k_norm 2 x 128 + weights_proj 6144 x 32
+// = 8,388,608 + 786,432 + 256 + 196,608 = 9,371,904 each, 534,198,528 in all:
+//   743,911,218,432 - 534,198,528 = 743,377,019,904; active 41,784,728,832 - 534,198,528 = 41,250,530,304.
+// Published: GLM-5.1 744B (SiliconFlow's comparison page), GLM-5.2 about 744B, 40B active (APIYI).
+TEST(DeepseekSparseAttention, Glm51IsGlm5AndGlm52SharesItsIndexers) {
+  const auto v51 =
+      test::expect_catalogue_counts("glm-5.1", 743'911'218'432ull, 41'784'728'832ull, 744'000'000'000ull);
+  for (bool own : v51.arch.layer_has_indexer) EXPECT_TRUE(own);
+  const auto v52 =
+      test::expect_catalogue_counts("glm-5.2", 743'377'019'904ull, 41'250'530'304ull, 744'000'000'000ull);
+  ASSERT_EQ(v52.arch.layer_has_indexer.size(), 78u);
+  EXPECT_EQ(std::count(v52.arch.layer_has_indexer.begin(), v52.arch.layer_has_indexer.end(), true), 21);
+  EXPECT_TRUE(v52.arch.layer_has_indexer[6]);
+  EXPECT_FALSE(v52.arch.layer_has_indexer[7]);
+  EXPECT_EQ(v52.arch.max_position_embeddings, 1'048'576u);
 }
 
 // DeepSeek-V3.2 is DeepSeek-V3 plus one indexer a layer (index_n_heads 64 x 128 from the 1536 q

@@ -91,5 +91,51 @@ TEST(Qwen3Next, Qwen35IsTheSameHybridUnderItsTextConfig) {
   EXPECT_EQ(a.rope_tables[0].rotary_dim, 64u);  // 256 x partial_rotary_factor 0.25 (class default)
 }
 
+
+// The smaller Qwen3.5 releases are the same hybrid; one GDN layer, with Kh x Kd = 16 x 128 keys and
+// Vh x Vd values: in_proj_qkv (2 x 2048 + Vh x 128) x h, in_proj_z Vh x 128 x h, in_proj_b / _a
+// Vh x h each, conv1d (2 x 2048 + Vh x 128) x 4, dt_bias + A_log 2 x Vh, norm 128, out_proj
+// h x Vh x 128. A gated attention layer: q_proj (q and gate) 2 x nh x 256 x h, k / v nkv x 256 x h
+// each, o h x nh x 256, q_norm + k_norm 2 x 256. Every 4th layer attends. Norms 2 h a layer + h;
+// untied embedding + lm_head 2 x 248,320 x h. The vision tower is the 397B's (437,132,016 without
+// its merger's last projection) + that projection out x 4608 + its bias out, out = h.
+//   27B (h 5120, 64 layers, Vh 48, 24 / 4 heads, MLP 3 x 17,408 x 5120 = 267,386,880):
+//     GDN (8,192 x 5120 = 41,943,040) + (31,457,280) + (491,520) + (32,768) + 96 + 128 + (31,457,280)
+//       = 115,876,064 x 48 = 5,562,051,072; attention 104,858,112 x 16 = 1,677,729,792;
+//     MLP x 64 = 17,112,760,320; norms 660,480; embeddings 2,542,796,800 -> text 26,895,998,464;
+//     vision 437,132,016 + 5120 x 4609 = 460,730,096; total 27,356,728,560 (dense: all active)
+//   35B-A3B (h 2048, 40 layers, Vh 32, 16 / 2 heads; 256 experts of 512, top 8, shared 512):
+//     GDN 33,718,464 x 30; attention 27,263,488 x 10; MoE router 256 x 2048 + experts
+//     256 x 3 x 512 x 2048 + shared 3 x 512 x 2048 + its gate 2048 = 808,978,432 x 40;
+//     norms 165,888; embeddings 1,017,118,720 -> text 34,660,610,688; vision 446,571,248;
+//     total 35,107,181,936; 248 idle experts x 3 x 512 x 2048 x 40 layers = 31,205,621,760 fewer:
+//     3,901,560,176 active
+//   122B-A10B (h 3072, 48 layers, Vh 64, 32 / 2 heads; 256 experts of 1024, top 8, shared 1024):
+//     GDN 88,523,008 x 36; attention 78,643,712 x 12; MoE 2,426,145,792 x 48; norms 297,984;
+//     embeddings 1,525,678,080 -> text 122,111,526,912; vision 451,290,864; total 122,562,817,776;
+//     248 x 3 x 1024 x 3072 x 48 = 112,340,238,336 fewer: 10,222,579,440 active
+TEST(Qwen3Next, SmallerQwen35ReleasesCountAsTheFamily) {
+  // Published (NVIDIA Megatron Bridge, Qwen 3.5): 27B; 35B total, 3B activated; 122B total, 10B activated.
+  const auto dense = test::expect_catalogue_counts("qwen3.5-27b", 27'356'728'560ull, 27'356'728'560ull,
+                                                   27'000'000'000ull);
+  EXPECT_EQ(dense.arch.num_experts, 0u);
+  EXPECT_EQ(dense.arch.intermediate_size, 17408u);
+  const auto small = test::expect_catalogue_counts("qwen3.5-35b-a3b", 35'107'181'936ull, 3'901'560'176ull,
+                                                   35'000'000'000ull);
+  EXPECT_EQ(count_params(small).vision, 446'571'248ull);
+  const auto mid = test::expect_catalogue_counts("qwen3.5-122b-a10b", 122'562'817'776ull, 10'222'579'440ull,
+                                                 122'000'000'000ull);
+  for (const auto* s : {&dense, &small, &mid}) {
+    const auto& a = s->arch;
+    EXPECT_EQ(static_cast<std::uint64_t>(std::count(a.layer_attention.begin(), a.layer_attention.end(),
+                                                    LayerAttention::Full)),
+              a.num_layers / 4) << s->id;
+    EXPECT_EQ(a.mtp_layers, 1u) << s->id;
+  }
+  // The names' active figures are rounded labels: 10.2B with the embeddings for "A10B", and for
+  // "A3B" 3.90B with the vision tower and embeddings, 2.44B without either.
+  EXPECT_NEAR(test::active_billions_without(small, 1'017'118'720ull + 446'571'248ull), 2.44, 0.01);
+}
+
 }  // namespace
 }  // namespace vramplan

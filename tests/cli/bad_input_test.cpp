@@ -186,7 +186,7 @@ std::vector<Row> rows() {
                        "MllamaForConditionalGeneration, ModernBertForMaskedLM, "
                        "ModernBertModel, NemotronHForCausalLM, NomicBertModel, Phi3ForCausalLM, PhiForCausalLM, "
                        "Qwen2ForCausalLM, Qwen2MoeForCausalLM, Qwen2_5_VLForConditionalGeneration, Qwen3ForCausalLM, "
-                       "Qwen3MoeForCausalLM, Qwen3NextForCausalLM, Qwen3VLForConditionalGeneration, Qwen3_5ForConditionalGeneration, "
+                       "Qwen3MoeForCausalLM, Qwen3NextForCausalLM, Qwen3VLForConditionalGeneration, Qwen3VLMoeForConditionalGeneration, Qwen3_5ForConditionalGeneration, "
                        "Qwen3_5MoeForConditionalGeneration, RWForCausalLM, "
                        "RobertaForMaskedLM, RobertaForSequenceClassification, RobertaModel, XLMRobertaForMaskedLM, "
                        "XLMRobertaForSequenceClassification, XLMRobertaModel); "

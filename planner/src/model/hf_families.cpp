@@ -209,6 +209,17 @@ std::vector<Family> make_families() {
     l.model_prefix = "model.language_model.";
     return l;
   }())->vision_tower = add_qwen3_vision_tower;
+  // Qwen3-VL MoE (transformers models/qwen3_vl_moe, vLLM / SGLang qwen3_vl_moe.py): Qwen3-MoE's
+  // layer (a softmax router, routed experts, no shared expert, decoder_sparse_step / mlp_only_layers)
+  // under the same prefix and vision tower. The checkpoint stores each layer's experts fused
+  // (mlp.experts.gate_up_proj {E, h, 2 I}, mlp.experts.down_proj {E, I, h}): the same bytes as the
+  // per-expert tensors counted here, and convert_hf_to_gguf.py splits them into ffn_gate_exps /
+  // ffn_up_exps as for Qwen3-MoE.
+  add("qwen3_vl_moe", {"Qwen3VLMoeForConditionalGeneration"}, false, [] {
+    DecoderLayout l = qwen3_layout(Moe::QwenMoe);
+    l.model_prefix = "model.language_model.";
+    return l;
+  }())->vision_tower = add_qwen3_vision_tower;
   add("gemma", {"GemmaForCausalLM"}, true, gemma_layout(Pattern::SlidingIfConfigured, false, "model.", "lm_head"));
   add("gemma2", {"Gemma2ForCausalLM"}, true, gemma_layout(Pattern::Gemma2Alternate, false, "model.", "lm_head"));
   add("gemma3", {"Gemma3ForCausalLM"}, true,

@@ -620,6 +620,27 @@ TEST(CompatArchitecture, OlderFamiliesByEngineAndVersion) {
   }
 }
 
+// The vision-language families in SGLang and llama.cpp (architectures.json, 2026-12-06): SGLang's
+// wheels name Mllama from 0.3.5, Qwen2.5-VL from 0.4.4, Qwen3-VL dense and MoE from 0.5.3 (0.5.2
+// has neither); llama.cpp's converter registers Pixtral (LlavaForConditionalGeneration), Qwen2.5-VL
+// and Qwen3-VL. Until that day both engines called them unsupported.
+TEST(CompatArchitecture, VisionLanguageFamiliesInSglangAndLlamacpp) {
+  expect_cases({{"sglang", "0.3.4", "MllamaForConditionalGeneration", Support::Unsupported},
+                {"sglang", "0.3.5", "MllamaForConditionalGeneration", Support::Supported},
+                {"sglang", "0.4.3", "Qwen2_5_VLForConditionalGeneration", Support::Unsupported},
+                {"sglang", "0.4.4", "Qwen2_5_VLForConditionalGeneration", Support::Supported},
+                {"sglang", "0.5.2", "Qwen3VLForConditionalGeneration", Support::Unsupported},
+                {"sglang", "0.5.3", "Qwen3VLForConditionalGeneration", Support::Supported},
+                {"sglang", "0.5.3", "Qwen3VLMoeForConditionalGeneration", Support::Supported},
+                {"vllm", "0.10.2", "Qwen3VLMoeForConditionalGeneration", Support::Unsupported},
+                {"vllm", "0.11", "Qwen3VLMoeForConditionalGeneration", Support::Supported},
+                {"hf", "4.57", "Qwen3VLMoeForConditionalGeneration", Support::Supported},
+                {"llamacpp", "3f545bec", "LlavaForConditionalGeneration", Support::Supported},
+                {"llamacpp", "3f545bec", "Qwen2_5_VLForConditionalGeneration", Support::Supported},
+                {"llamacpp", "3f545bec", "Qwen3VLForConditionalGeneration", Support::Supported},
+                {"llamacpp", "3f545bec", "Qwen3VLMoeForConditionalGeneration", Support::Supported}});
+}
+
 // --- the model's guarantees ------------------------------------------------------------------
 
 TEST(CompatModel, UnknownFamilyOrEngineIsAnError) {

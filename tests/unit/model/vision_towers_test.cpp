@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "support/catalogue_counts.hpp"
 #include "support/test_support.hpp"
 #include "vramplan/model/catalogue.hpp"
 #include "vramplan/model/inventory.hpp"
@@ -70,6 +71,28 @@ TEST(VisionTowers, LargeSizesMatchTheRoundedPublishedFigures) {
     const double published = static_cast<double>(*spec.source.published_params);
     EXPECT_LT(std::fabs(total - published) / published, 0.001) << total;
   }
+}
+
+// Qwen3-VL MoE: the Qwen3-MoE text model of the same shape plus the Qwen3-VL-8B tower above, its
+// four mergers' last projection sized by out_hidden_size (4608 x out + out each):
+//   30B-A3B: text = qwen3-30b-a3b's 30,532,122,624; tower 576,388,336 - 4 x (4096 - 2048) x 4609
+//            = 538,631,408; total 31,070,754,032 (published: 31B, Qwen's GGUF as Hugging Face lists it)
+//   235B-A22B: text = qwen3-235b-a22b's 235,093,634,560 + the 8B's tower (out 4096) 576,388,336
+//            = 235,670,022,896 (published: 235B total, about 22B active)
+TEST(VisionTowers, Qwen3VlMoeIsQwen3MoePlusTheQwen3VlTower) {
+  const auto text30 = count_params(vl_model("qwen3-30b-a3b"));
+  const auto vl30 = test::expect_catalogue_counts("qwen3-vl-30b-a3b", 31'070'754'032ull,
+                                                  text30.active + 538'631'408ull, 31'000'000'000ull);
+  EXPECT_EQ(text30.total, 30'532'122'624ull);
+  EXPECT_EQ(count_params(vl30).vision, 538'631'408ull);
+  EXPECT_TRUE(vl30.arch.multimodal);
+  EXPECT_EQ(vl30.arch.num_experts, 128u);
+  EXPECT_TRUE(test::has_tensor(vl30, "model.language_model.layers.47.mlp.experts.*.down_proj.weight"));
+  const auto text235 = count_params(vl_model("qwen3-235b-a22b"));
+  const auto vl235 = test::expect_catalogue_counts("qwen3-vl-235b-a22b", 235'670'022'896ull,
+                                                   text235.active + 576'388'336ull, 235'000'000'000ull);
+  EXPECT_EQ(text235.total, 235'093'634'560ull);
+  EXPECT_EQ(vl235.arch.max_position_embeddings, 262'144u);
 }
 
 TEST(VisionTowers, Pixtral12bIsMistralNemoPlusTheFourHundredMillionEncoder) {

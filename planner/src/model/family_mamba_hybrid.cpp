@@ -12,6 +12,11 @@
 //   model/recurrent_state.hpp.
 #include "model/family_mamba_hybrid.hpp"
 
+#include <algorithm>
+#include <optional>
+#include <string_view>
+#include <utility>
+
 #include "model/hf_family.hpp"
 #include "model/inventory_builder.hpp"
 #include "vramplan/model/recurrent_state.hpp"
@@ -81,7 +86,45 @@ void nemotron_moe(InventoryBuilder& b, const std::string& p, const ModelArch& a,
 
 }  // namespace
 
+namespace {
+
+// transformers' in-tree NemotronHConfig (models/nemotron_h/configuration_nemotron_h.py) and the
+// configs written for it (Nemotron-3 Ultra) list the layer types in layers_block_type instead of
+// hybrid_override_pattern and num_hidden_layers; llama.cpp's conversion/nemotron.py reads either
+// and also takes linear_attention / full_attention for mamba / attention.
+constexpr std::pair<std::string_view, char> kBlockTypes[] = {
+    {"mamba", 'M'}, {"linear_attention", 'M'}, {"attention", '*'}, {"full_attention", '*'}, {"mlp", '-'}, {"moe", 'E'}};
+
+std::optional<nlohmann::json> with_pattern_from_block_types(const ConfigView& c) {
+  if (c.find({"hybrid_override_pattern"})) return std::nullopt;
+  const auto types = c.find({"layers_block_type"});
+  if (!types) return std::nullopt;
+  std::string pattern;
+  for (const auto& item : types->items()) {
+    const auto t = item.as_string();
+    const auto* hit = std::find_if(std::begin(kBlockTypes), std::end(kBlockTypes), [&](const auto& e) { return e.first == t; });
+    if (hit == std::end(kBlockTypes)) item.fail("unknown layer type '" + t + "' (mamba, attention, mlp or moe)");
+    pattern += hit->second;
+  }
+  nlohmann::json out = c.root().raw();
+  out["hybrid_override_pattern"] = pattern;
+  if (!out.contains("num_hidden_layers") || out["num_hidden_layers"].is_null()) out["num_hidden_layers"] = pattern.size();
+  return out;
+}
+
+void build_nemotron_h_pattern(const ConfigView& c, const Family& family, ModelSpec& spec);
+
+}  // namespace
+
 void build_nemotron_h(const ConfigView& c, const Family& family, ModelSpec& spec) {
+  if (const auto expanded = with_pattern_from_block_types(c))
+    return build_nemotron_h_pattern(ConfigView(*expanded, c.origin()), family, spec);
+  build_nemotron_h_pattern(c, family, spec);
+}
+
+namespace {
+
+void build_nemotron_h_pattern(const ConfigView& c, const Family& family, ModelSpec& spec) {
   auto& a = spec.arch;
   read_common_dims(c, family, a);
   // Nemotron-H-8B names the head size attention_head_dim (NemotronHAttention: head_dim, else
@@ -174,6 +217,8 @@ void build_nemotron_h(const ConfigView& c, const Family& family, ModelSpec& spec
   b.norm("backbone.norm_f", R::OutputNorm, h);
   if (!a.tied_embeddings) b.linear(std::string(family.layout.lm_head), R::Output, V, h);
 }
+
+}  // namespace
 
 // --- Granite-4.0-H -------------------------------------------------------------------------
 

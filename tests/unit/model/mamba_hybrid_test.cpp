@@ -125,6 +125,60 @@ TEST(NemotronH, LatentSizeIsCheckedAgainstTheHiddenSize) {
   EXPECT_EQ(model_from_hf_config(cfg, "latent.json").arch.moe_latent_size, 0u);
 }
 
+TEST(NemotronH, Ultra3ListsItsLayersInLayersBlockType) {
+  // The config has layers_block_type (mamba / moe / attention) and neither hybrid_override_pattern
+  // nor num_hidden_layers: 108 layers, 48 Mamba2, 48 latent MoE, 12 attention; hidden 8192.
+  //   embeddings + lm_head   2 x 131,072 x 8192                                     =   2,147,483,648
+  //   Mamba2     256 heads of 64: d_inner 16,384, conv_dim 16,384 + 2 x 8 x 128 = 18,432;
+  //              in_proj (16,384 + 18,432 + 256) x 8192 = 287,309,824; conv1d 18,432 x 4 + bias
+  //              18,432 = 92,160; dt_bias, A_log, D 3 x 256; norm 16,384; out_proj 8192 x 16,384
+  //              = 134,217,728                                    -> 421,636,864 x 48 =  20,238,569,472
+  //   attention  q, o 8192 x 8192; k, v 256 x 8192                -> 138,412,032 x 12 =   1,660,944,384
+  //   MoE        router 512 x 8192 + bias 512 = 4,194,816; experts 512 x 2 x 5120 x 2048
+  //              = 10,737,418,240; latent projections 2 x 2048 x 8192 = 33,554,432; shared
+  //              2 x 10,240 x 8192 = 167,772,160           -> 10,942,939,648 x 48 = 525,261,103,104
+  //   norms      108 x 8192 + 8192                                                 =         892,928
+  //   total                                                                        = 549,308,993,536
+  // Active: 22 of 512 experts -> minus 48 x 490 x 2 x 5120 x 2048 = 493,250,150,400.
+  // Published: 550B total, 55B active (NVIDIA's model page).
+  const auto m = test::expect_catalogue_counts("nemotron-3-ultra-550b-a55b", 549'308'993'536ull,
+                                               56'058'843'136ull, 550'000'000'000ull);
+  EXPECT_EQ(m.arch.num_layers, 108u);
+  EXPECT_EQ(count_kind(m.arch, LayerAttention::Full), 12u);
+  EXPECT_EQ(count_kind(m.arch, LayerAttention::Recurrent), 48u);
+  EXPECT_EQ(m.arch.layer_attention[7], LayerAttention::Full);  // 'mamba', 'moe' x 3, then 'attention'
+  EXPECT_EQ(m.arch.moe_latent_size, 2048u);
+  EXPECT_NEAR(static_cast<double>(count_params(m).active - count_params(m).embedding) / 1e9, 55.0, 0.1);
+}
+
+TEST(NemotronH, LayersBlockTypeNamesAnUnknownType) {
+  auto cfg = nlohmann::json::parse(R"({"architectures":["NemotronHForCausalLM"],"model_type":"nemotron_h",
+    "hidden_size":64,"num_attention_heads":4,"num_key_value_heads":2,"head_dim":16,"vocab_size":256,
+    "layers_block_type":["mamba","attention","mlp"],"mamba_num_heads":4,"mamba_head_dim":16,"n_groups":1,
+    "ssm_state_size":8,"conv_kernel":4,"intermediate_size":32})");
+  const auto m = model_from_hf_config(cfg, "blocks.json");
+  EXPECT_EQ(m.arch.num_layers, 3u);
+  EXPECT_EQ(m.arch.layer_attention[1], LayerAttention::Full);
+  cfg["layers_block_type"][2] = "conv";
+  const auto msg = test::error_message([&] { (void)model_from_hf_config(cfg, "blocks.json"); }, ErrorKind::InputFile);
+  EXPECT_NE(msg.find("layers_block_type"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("'conv'"), std::string::npos) << msg;
+}
+
+TEST(NemotronH, H56bCountsMatchTheFamilySize) {
+  // 118 layers of h 8192: 54 Mamba2 (256 heads of 64, 8 groups of state 256: conv_dim 16,384 +
+  // 4096 = 20,480; in_proj (16,384 + 20,480 + 256) x 8192 = 303,955,968; conv1d 20,480 x 5;
+  // 3 x 256; norm 16,384; out_proj 134,217,728 -> 438,424,320), 54 MLPs 2 x 32,768 x 8192
+  // = 536,870,912, 10 attention layers q, o 8192 x 8192 + k, v 1024 x 8192 = 150,994,944; norms
+  // 119 x 8192; embeddings + lm_head 2,147,483,648:
+  //   54 x 438,424,320 + 54 x 536,870,912 + 10 x 150,994,944 + 974,848 + 2,147,483,648 = 56,324,350,464.
+  // Published: the Nemotron-H family "of 8B, 47B, and 56B parameters" (NeMo user guide).
+  const auto m = test::expect_catalogue_counts("nemotron-h-56b", 56'324'350'464ull, 56'324'350'464ull,
+                                               56'000'000'000ull);
+  EXPECT_EQ(count_kind(m.arch, LayerAttention::Full), 10u);
+  EXPECT_EQ(m.arch.recurrent_state_bytes_per_layer, 3u * 20'480u * 2u + 256u * 64u * 256u * 4u);
+}
+
 TEST(GraniteMoeHybrid, TinyCountsMatchTheModelCard) {
   const auto& m = hybrid_model("granite-4.0-h-tiny");
   const auto c = count_params(m);

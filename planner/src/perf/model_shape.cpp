@@ -266,6 +266,10 @@ PerfModelShape shape_from_model(const ModelSpec& spec, std::span<const std::uint
   shape.hidden = static_cast<double>(arch.hidden_size);
   shape.activation_bytes = opt.activation_bytes;
   shape.layers = static_cast<double>(arch.num_layers) / pp;
+  // Nemotron-H's layers are one block each (a Mamba-2 mixer, attention, an MLP or experts), which
+  // vLLM and SGLang reduce once, at the block's output (nemotron_h.py: out_proj / o_proj /
+  // down_proj RowParallelLinear, NemotronHMoE.forward's all-reduce).
+  if (arch.family == "nemotron_h") shape.allreduces_per_layer = 1;
   shape.block_fp8_gemms = block_fp8_launches(spec, opt.block_scaled_fp8) / pp;
   shape.dense_weight_bytes = dense_bytes / (tp * pp) + replicated_bytes / pp;
   double active = dense_params;

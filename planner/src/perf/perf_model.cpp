@@ -82,12 +82,12 @@ StepBreakdown finish_step(const PerfModelShape& shape, const HardwareRates& r, d
   s.kernels_s = kernel_time(weight_bytes / weight_bw, gemm_flops / r.tensor_flops_per_s, o) +
                 kernel_time(kv_bytes / r.bandwidth_bytes_per_s, attention_flops / r.tensor_flops_per_s, o);
   if (shape.tp > 1) {
-    // Two all-reduces per layer (after attention, after the MLP) of tokens x hidden elements;
-    // a ring moves 2 (tp-1)/tp of the payload through each GPU's link.
+    // The layer's all-reduces (two in a decoder layer: after attention, after the MLP) of
+    // tokens x hidden elements; a ring moves 2 (tp-1)/tp of the payload through each GPU's link.
     const double tp = shape.tp;
     const double payload = tokens * shape.hidden * shape.activation_bytes;
     const double one = r.link_latency_s + 2 * (tp - 1) / tp * payload / group_link_bytes_per_s(r, shape.tp);
-    s.comm_s = 2 * shape.layers * one + shape.extra_allreduces * r.link_latency_s;
+    s.comm_s = shape.allreduces_per_layer * shape.layers * one + shape.extra_allreduces * r.link_latency_s;
   }
   // Launches scale with the layers this GPU runs; scheduling and sampling happen once per step.
   // MoE layers cost more launches than dense ones, and a forward with prompt tokens may run

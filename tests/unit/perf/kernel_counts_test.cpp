@@ -64,6 +64,11 @@ constexpr Expected kExpected[] = {
     {"glm-4.7-flash", "bf16", 1, 1535, 1582, 0},
     // MiniMax-M2.5: 62 x (12 + 12) = 1,488; 62 x (14 + 13) = 1,674; one q/k-norm all-reduce a layer.
     {"minimax-m2.5", "fp8-block", 8, 1488, 1674, 62},
+    // Nemotron-3-Nano (one block a layer): 23 Mamba-2 x 16 + 6 attention x 7 + 23 MoE x (5 + 17)
+    // = 368 + 42 + 506 = 916; launches 23 x 16 + 6 x 7 + 23 x (5 + 21) = 1,008.
+    {"nemotron-3-nano-30b-a3b", "bf16", 1, 916, 1008, 0},
+    // Nemotron-H-8B: 24 Mamba-2 x 16 + 4 attention x 7 + 24 MLP x 5 = 532, launched alike.
+    {"nemotron-h-8b", "bf16", 1, 532, 532, 0},
 };
 
 TEST(KernelCounts, PerLayerCountsSumOverTheModel) {
@@ -78,6 +83,18 @@ TEST(KernelCounts, PerLayerCountsSumOverTheModel) {
                             [&](const std::string& n) { return n.find(counted) != std::string::npos; }))
         << e.id;
   }
+}
+
+// Nemotron-H's layers are one block each, reduced once at TP > 1 (vLLM / SGLang nemotron_h.py); a
+// decoder layer is reduced twice. At TP 4, 88 layers of 4 tokens x 4096 x 2 B = 32 KiB over a link of
+// 1 TB/s and 10 us: 2 x 3/4 x 32,768 / 1e12 = 0.049 us + 10 us each.
+TEST(KernelCounts, NemotronHReducesOnceALayer) {
+  const PerfModelShape super4 = counted_shape("nemotron-3-super-120b-a12b", "bf16", 4);
+  EXPECT_DOUBLE_EQ(super4.allreduces_per_layer, 1);
+  EXPECT_DOUBLE_EQ(counted_shape("qwen3-235b-a22b", "bf16", 8).allreduces_per_layer, 2);
+  HardwareRates r{1e15, 1e18, 0.5e-3, 1e12, 10e-6, 1, 55e-6};
+  const double one = 10e-6 + 2 * 0.75 * 4 * 4096 * 2 / 1e12;
+  EXPECT_NEAR(decode_step(super4, r, 4, 100).comm_s, 88 * one, 1e-12);
 }
 
 TEST(KernelCounts, ApplyOnlyToTheCountedVendorArchitectureAndFormat) {

@@ -130,16 +130,20 @@ struct PerfModelShape {
   //! layers. A decode token reads and writes all of it; a prompt chunk once per sequence (the
   //! chunked scan carries it from chunk to chunk). 0 when the model has no recurrent layers.
   double recurrent_state_bytes = 0;
-  //! Kernels on the critical path of one decode forward on this GPU, apart from the two
-  //! all-reduces of every layer, as the engine's source was counted (LayerKernelCounts summed over
+  //! Kernels on the critical path of one decode forward on this GPU, apart from the all-reduces
+  //! of every layer, as the engine's source was counted (LayerKernelCounts summed over
   //! this GPU's layers); 0 = not counted (the per-layer overhead terms apply).
   double decode_kernels = 0;
   //! Kernels one forward launches on this GPU on every stream, all-reduces included (counted
   //! architectures; what a forward outside the CUDA graphs launches from the host); 0 = not counted.
   double prompt_launches = 0;
-  //! Latency-bound all-reduces per forward on this GPU besides the two of every layer (counted
+  //! Latency-bound all-reduces per forward on this GPU besides the ones of every layer (counted
   //! architectures only).
   double extra_allreduces = 0;
+  //! Tensor-parallel all-reduces per layer: two (after attention, after the MLP) in a decoder
+  //! layer; one where a layer is a single block (Nemotron-H: a Mamba-2 mixer, attention, an MLP or
+  //! experts; vLLM / SGLang nemotron_h.py reduce once at the block's output).
+  double allreduces_per_layer = 2;
 };
 
 //! B sequences decoding one token each, all at the same context length (tokens already cached).

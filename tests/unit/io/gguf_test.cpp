@@ -254,6 +254,36 @@ TEST(GgufModel, NemotronHybridLayersAndMambaShape) {
   EXPECT_EQ(s.arch.recurrent_ssm_state_elems, 128u * 16u);
 }
 
+// Nemotron-3 Super's latent MoE: conversion/nemotron.py writes moe_latent_size, and nemotron-h.cpp
+// sizes the experts at it ({latent, n_ff_exp, n_expert} up) with ffn_latent_down / _up around them.
+// A latent wider than the model is no such file.
+TEST(GgufModel, NemotronLatentMoeSizeAndProjections) {
+  const auto model = [](std::uint32_t latent) {
+    test::ScratchDir dir;
+    test::GgufDesc d;
+    d.kvs = {test::kv_str("general.architecture", "nemotron_h_moe"), test::kv_u32("nemotron_h_moe.block_count", 2),
+             test::kv_u32("nemotron_h_moe.embedding_length", 64), test::kv_u32("nemotron_h_moe.attention.head_count", 4),
+             test::kv_arr_u32("nemotron_h_moe.attention.head_count_kv", {0, 0}),
+             test::kv_arr_u32("nemotron_h_moe.feed_forward_length", {0, 32}),
+             test::kv_u32("nemotron_h_moe.expert_count", 4), test::kv_u32("nemotron_h_moe.expert_used_count", 2),
+             test::kv_u32("nemotron_h_moe.expert_feed_forward_length", 32),
+             test::kv_u32("nemotron_h_moe.moe_latent_size", latent),
+             test::kv_u32("nemotron_h_moe.ssm.conv_kernel", 4), test::kv_u32("nemotron_h_moe.ssm.state_size", 16),
+             test::kv_u32("nemotron_h_moe.ssm.group_count", 2), test::kv_u32("nemotron_h_moe.ssm.inner_size", 128),
+             test::kv_u32("nemotron_h_moe.ssm.time_step_rank", 8)};
+    d.tensors = {{"token_embd.weight", {64, 10}, F32, 640 * 4},
+                 {"blk.1.ffn_latent_down.weight", {64, 16}, F32, 64 * 16 * 4},
+                 {"blk.1.ffn_up_exps.weight", {16, 32, 4}, F32, 16 * 32 * 4 * 4}};
+    return model_from_gguf_file(write(dir, d), test::quant_formats());
+  };
+  const ModelSpec s = model(16);
+  EXPECT_EQ(s.arch.moe_latent_size, 16u);
+  EXPECT_EQ(s.arch.moe_hidden_size(), 16u);
+  EXPECT_EQ(s.tensors[1].role, TensorRole::FfnLatentDown);
+  const auto msg = test::error_message([&] { (void)model(128); }, ErrorKind::InputFile);
+  EXPECT_NE(msg.find("moe_latent_size"), std::string::npos) << msg;
+}
+
 // Granite-4.0-H's converter writes rope.scaling.finetuned = false for a hybrid without RoPE
 // (conversion/granite.py GraniteHybridModel use_rope); granite-hybrid.cpp reads it as has_rope.
 TEST(GgufModel, GraniteHybridWithoutRopeHasNoRopeTable) {

@@ -84,10 +84,6 @@ void nemotron_moe(InventoryBuilder& b, const std::string& p, const ModelArch& a,
   }
 }
 
-}  // namespace
-
-namespace {
-
 // transformers' in-tree NemotronHConfig (models/nemotron_h/configuration_nemotron_h.py) and the
 // configs written for it (Nemotron-3 Ultra) list the layer types in layers_block_type instead of
 // hybrid_override_pattern and num_hidden_layers; llama.cpp's conversion/nemotron.py reads either

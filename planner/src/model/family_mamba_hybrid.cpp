@@ -102,9 +102,13 @@ std::optional<nlohmann::json> with_pattern_from_block_types(const ConfigView& c)
     if (hit == std::end(kBlockTypes)) item.fail("unknown layer type '" + t + "' (mamba, attention, mlp or moe)");
     pattern += hit->second;
   }
+  if (pattern.empty()) types->fail("is empty: no layers");
+  // Errors about the list name the list, not the pattern it becomes.
+  if (const auto n = c.u64({"num_hidden_layers"}); n && *n != pattern.size())
+    types->fail("has " + std::to_string(pattern.size()) + " entries, num_hidden_layers is " + std::to_string(*n));
   nlohmann::json out = c.root().raw();
   out["hybrid_override_pattern"] = pattern;
-  if (!out.contains("num_hidden_layers") || out["num_hidden_layers"].is_null()) out["num_hidden_layers"] = pattern.size();
+  out["num_hidden_layers"] = pattern.size();
   return out;
 }
 

@@ -163,6 +163,14 @@ TEST(NemotronH, LayersBlockTypeNamesAnUnknownType) {
   const auto msg = test::error_message([&] { (void)model_from_hf_config(cfg, "blocks.json"); }, ErrorKind::InputFile);
   EXPECT_NE(msg.find("layers_block_type"), std::string::npos) << msg;
   EXPECT_NE(msg.find("'conv'"), std::string::npos) << msg;
+  // An empty list, or one that disagrees with num_hidden_layers, is named as the list.
+  cfg["layers_block_type"] = nlohmann::json::array();
+  const auto empty = test::error_message([&] { (void)model_from_hf_config(cfg, "blocks.json"); }, ErrorKind::InputFile);
+  EXPECT_NE(empty.find("/layers_block_type: is empty"), std::string::npos) << empty;
+  cfg["layers_block_type"] = {"mamba", "attention"};
+  cfg["num_hidden_layers"] = 5;
+  const auto count = test::error_message([&] { (void)model_from_hf_config(cfg, "blocks.json"); }, ErrorKind::InputFile);
+  EXPECT_NE(count.find("/layers_block_type: has 2 entries, num_hidden_layers is 5"), std::string::npos) << count;
 }
 
 TEST(NemotronH, H56bCountsMatchTheFamilySize) {

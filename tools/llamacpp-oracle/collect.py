@@ -15,6 +15,7 @@ models = {  # name -> (catalogue id, layers kept, gguf arch)
     'llama4s-tiny': (None, None, 'llama4'), 'llama4m-tiny': (None, None, 'llama4'),
     'mistral3-L2': ('mistral-small-3.1-24b', 2, 'mistral3'),
     'qwen3vl8b-L4': ('qwen3-vl-8b', 4, 'qwen3vl'), 'qwen3vl4b-L4': ('qwen3-vl-4b', 4, 'qwen3vl'),  # 3 deepstack layers
+    'qwen3vl30-L2': ('qwen3-vl-30b-a3b', 2, 'qwen3vlmoe'),  # Qwen3-VL MoE: 128 experts, 3 deepstack layers
     'minimax-tiny': (None, None, 'minimax-m2'), 'ernie45-L2': ('ernie-4.5-21b-a3b', 2, 'ernie4_5-moe'),
     # GPT-NeoX (StableLM-alpha-3B; the same with use_parallel_residual false) and Falcon-7B / 40B (their
     # RWForCausalLM configs with n_layer cut to 2, as configs of their own)

@@ -35,8 +35,7 @@ std::vector<LayerAttention> layer_kinds(const ModelArch& arch) {
 
 namespace {
 
-std::uint64_t kv_heads_on_rank(const ModelArch& arch, std::uint64_t tp) {
-  const std::uint64_t n = arch.num_kv_heads;
+std::uint64_t kv_heads_on_rank(std::uint64_t n, std::uint64_t tp) {
   if (n == 0) return 0;
   if (n >= tp ? n % tp != 0 : tp % n != 0)
     throw_usage("tensor parallel size " + std::to_string(tp) + " cannot split " +
@@ -64,9 +63,7 @@ KvLayout kv_layout(const ModelArch& arch, const KvDtype& dtype, std::uint64_t tp
     throw_internal("kv_layout: layer range outside the model");
   KvLayout out;
   const bool any_attention_heads = arch.num_kv_heads > 0;
-  out.kv_heads_per_gpu = any_attention_heads ? kv_heads_on_rank(arch, tp) : 0;
-  const std::uint64_t hd = arch.head_dim;
-  const std::uint64_t vd = arch.v_head_dim != 0 ? arch.v_head_dim : arch.head_dim;
+  out.kv_heads_per_gpu = any_attention_heads ? kv_heads_on_rank(arch.num_kv_heads, tp) : 0;
   const std::uint64_t elem_bytes_num = dtype.block_bytes, elem_bytes_den = dtype.block_elems;
   const bool fp8_ds_mla = dsa_latent == DsaFp8Latent::Scaled && dtype.name.starts_with("fp8") &&
                           dtype.block_bytes == 1 && dtype.block_elems == 1;
@@ -88,16 +85,21 @@ KvLayout kv_layout(const ModelArch& arch, const KvDtype& dtype, std::uint64_t tp
     switch (l.kind) {
       case LayerAttention::Full:
       case LayerAttention::Sliding:
-      case LayerAttention::Chunked:
-        l.k_elems = out.kv_heads_per_gpu * hd;
-        l.v_elems = out.kv_heads_per_gpu * vd;
+      case LayerAttention::Chunked: {
+        // Gemma 4's full layers have their own head size and KV-head count (ModelArch::layer_*).
+        const std::uint64_t hd = arch.layer_head_dim(i), vd = arch.layer_v_head_dim(i);
+        const std::uint64_t heads = arch.layer_has_global_geometry(i)
+                                        ? kv_heads_on_rank(arch.layer_kv_heads(i), tp)
+                                        : out.kv_heads_per_gpu;
+        l.k_elems = heads * hd;
+        l.v_elems = heads * vd;
         l.window = l.kind == LayerAttention::Sliding ? arch.sliding_window
                    : l.kind == LayerAttention::Chunked ? arch.attention_chunk_size : 0;
-        formula = hd == vd ? "2 x " + std::to_string(out.kv_heads_per_gpu) + " kv_heads x " +
-                                 std::to_string(hd)
-                           : std::to_string(out.kv_heads_per_gpu) + " kv_heads x (" +
-                                 std::to_string(hd) + " + " + std::to_string(vd) + ")";
+        formula = hd == vd ? "2 x " + std::to_string(heads) + " kv_heads x " + std::to_string(hd)
+                           : std::to_string(heads) + " kv_heads x (" + std::to_string(hd) + " + " +
+                                 std::to_string(vd) + ")";
         break;
+      }
       case LayerAttention::Mla:
         // The latent has one "head" and is replicated on every TP rank.
         l.k_elems = arch.kv_lora_rank + arch.qk_rope_head_dim;
@@ -153,6 +155,9 @@ KvLayout kv_layout(const ModelArch& arch, const KvDtype& dtype, std::uint64_t tp
   out.explain = "KV/token/GPU = " + terms + " = " + grouped(out.bytes_per_token) + " B";
   if (tp > 1 && arch.num_kv_heads > 0 && arch.num_kv_heads < tp)
     out.explain += " (KV heads replicated: " + std::to_string(arch.num_kv_heads) +
+                   " heads < TP " + std::to_string(tp) + ")";
+  else if (tp > 1 && arch.global_kv_heads > 0 && arch.global_kv_heads < tp)
+    out.explain += " (full layers' KV heads replicated: " + std::to_string(arch.global_kv_heads) +
                    " heads < TP " + std::to_string(tp) + ")";
   if (out.state_bytes_per_seq > 0)
     out.explain += "; recurrent state " + grouped(out.state_bytes_per_seq) + " B per sequence";

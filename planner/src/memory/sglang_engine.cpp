@@ -12,12 +12,14 @@
 // unset, mem_fraction_static follows the version's rule in data/engines/sglang.json
 // (server_args.py). Hybrid linear-attention / Mamba models (Qwen3-Next) split rest_memory between
 // a per-request state pool and the full-attention token pool (sglang_mamba_split below); hybrid
-// SWA models (gpt-oss, Llama-4) split the token pool between full and sliding layers
-// (sglang_swa_split). Speculative decoding with the checkpoint's MTP layer as the draft:
-// memory/sglang_speculative.hpp. Not modelled: DP attention, other drafts (EAGLE3, NGRAM, a
-// separate checkpoint), multimodal (adjust_mem_fraction_for_vlm).
+// SWA models (gpt-oss, Llama-4, Gemma 4) split the token pool between full and sliding layers
+// (sglang_swa_split); multimodal checkpoints lower the default mem_fraction_static by their vision
+// tower's size (sglang_vlm_fraction_factor). Speculative decoding with the checkpoint's MTP layer
+// as the draft: memory/sglang_speculative.hpp. Not modelled: DP attention, other drafts (EAGLE3,
+// NGRAM, a separate checkpoint).
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <optional>
 
 #include "vramplan/core/bytes.hpp"
@@ -86,7 +88,7 @@ struct SglangMambaSplit {
 
 //! Hybrid SWA token pools (model_runner_kv_cache_mixin.py set_num_tokens_hybrid_swa, 0.5.x):
 //! for the architectures model_config.py is_hybrid_swa_model lists (Llama4ForConditionalGeneration,
-//! GptOssForCausalLM; Gemma-2/3 are not in it: their sliding layers keep full-length pools) and
+//! GptOssForCausalLM, Gemma 4 from 0.5.11; Gemma-2/3 are not in it: their sliding layers keep full-length pools) and
 //! without --disable-hybrid-swa-memory, the profiled max_total_num_tokens M (rest // cell_size,
 //! every layer counted) is re-split so that full_tokens x F + swa_tokens x S = M x (F + S) with
 //! swa_tokens = full_tokens x r: full_tokens = int(M (F + S) / (F + r S)), swa_tokens =
@@ -106,7 +108,10 @@ SglangSwaSplit sglang_swa_split(const ModelArch& arch, const KvLayout& kv, std::
   // Above 1 the sliding-window pool would outgrow the full one it exists to be smaller than (and
   // 1e308 overflowed the token counts below).
   if (!(s.ratio > 0 && s.ratio <= 1)) throw_usage("--swa-full-tokens-ratio must be in (0, 1]");
-  const bool listed = arch.architecture == "GptOssForCausalLM" || arch.architecture == "Llama4ForConditionalGeneration";
+  // configs/model_config.py is_hybrid_swa_model (Gemma 4 from 0.5.11, its first release).
+  static constexpr std::string_view kHybridSwa[] = {"GptOssForCausalLM", "Llama4ForConditionalGeneration",
+                                                    "Gemma4ForCausalLM", "Gemma4ForConditionalGeneration"};
+  const bool listed = std::find(std::begin(kHybridSwa), std::end(kHybridSwa), arch.architecture) != std::end(kHybridSwa);
   if (!listed || arg_switch(a, "disable-hybrid-swa-memory")) return s;
   for (const auto& l : kv.layers) {
     if (l.window > 0) s.swa_bytes_per_token += l.bytes_per_token;
@@ -173,6 +178,30 @@ SglangMambaSplit sglang_mamba_split(const ModelArch& arch, std::uint64_t tp, dou
   return m;
 }
 
+//! Multimodal checkpoints (configs/model_config.py multimodal_model_archs, with a vision_config):
+//! server_args.py adjust_mem_fraction_for_vlm scales a default mem_fraction_static (never a given
+//! one) by 0.95 x clamp(1 - 0.1 x (ratio - 1), 0.8, 1.05), ratio = the tower's layers x hidden^2
+//! over ViT-L/14's 24 x 1024^2, each read from vision_config with those defaults (0.5.9 and 0.5.11
+//! alike). Returns 1 for other models; `why` says how the factor came about.
+double sglang_vlm_fraction_factor(const ModelArch& arch, std::string& why) {
+  static constexpr std::string_view kMultimodal[] = {
+      "Gemma3ForConditionalGeneration", "Gemma4ForConditionalGeneration", "KimiK25ForConditionalGeneration",
+      "Llama4ForConditionalGeneration", "LlavaForConditionalGeneration", "Mistral3ForConditionalGeneration",
+      "MllamaForConditionalGeneration", "Qwen2_5_VLForConditionalGeneration", "Qwen3VLForConditionalGeneration",
+      "Qwen3VLMoeForConditionalGeneration", "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration"};
+  if (!arch.multimodal || std::find(std::begin(kMultimodal), std::end(kMultimodal), arch.architecture) == std::end(kMultimodal))
+    return 1.0;
+  const double layers = arch.vision_config_layers ? static_cast<double>(arch.vision_config_layers) : 24.0;
+  const double hidden = arch.vision_config_hidden ? static_cast<double>(arch.vision_config_hidden) : 1024.0;
+  const double ratio = layers * hidden * hidden / (24.0 * 1024.0 * 1024.0);
+  const double factor = 0.95 * std::clamp(1.0 - 0.1 * (ratio - 1.0), 0.8, 1.05);
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "x %.4f for the vision tower (%.0f layers x %.0f^2 = %.3f x ViT-L/14; server_args.py adjust_mem_fraction_for_vlm)",
+                factor, layers, hidden, ratio);
+  why = buf;
+  return factor;
+}
+
 //! mem_fraction_static when the user leaves it unset, by the profile's rule (see sglang.json);
 //! `speculative_mib`: what the reserve_sum rule adds for a draft model, after its floor.
 double default_fraction(const EngineProfileData& d, double gpu_mib, std::uint64_t tp, const SizeDefaults& s,
@@ -228,8 +257,8 @@ class SglangEngine final : public Engine {
             {"schedule-conservativeness", "scales the share of future output tokens reserved at admission (default 1.0)", false, {}, OptionValue::number},
             {"mamba-full-memory-ratio", "hybrid models: state pool / token pool memory ratio (default 0.9)", false, {}, OptionValue::number},
             {"max-mamba-cache-size", "hybrid models: request state slots (default: from the ratio)", false, {}, OptionValue::whole},
-            {"swa-full-tokens-ratio", "gpt-oss / Llama-4: sliding-window pool tokens per full-pool token (default 0.8)", false, {}, OptionValue::number},
-            {"disable-hybrid-swa-memory", "gpt-oss / Llama-4: size the sliding layers' pools like full ones", true, {}},
+            {"swa-full-tokens-ratio", "gpt-oss / Llama-4 / Gemma 4: sliding-window pool tokens per full-pool token (default 0.8)", false, {}, OptionValue::number},
+            {"disable-hybrid-swa-memory", "gpt-oss / Llama-4 / Gemma 4: size the sliding layers' pools like full ones", true, {}},
             {"speculative-algorithm", "EAGLE or NEXTN: the checkpoint's MTP layer drafts (DeepSeek-V3 / V3.2, GLM-5)", false, {}},
             {"speculative-num-steps", "draft steps (default: SGLang's choice, 3)", false, {}, OptionValue::whole},
             {"speculative-eagle-topk", "draft branches per step (default 1)", false, {}, OptionValue::whole},
@@ -258,6 +287,14 @@ class SglangEngine final : public Engine {
     for (const auto& n : spec.notes) p.notes.push_back(n);
     const std::optional<double> user_f = arg_double(a, "mem-fraction-static");
     double f = user_f.value_or(default_fraction(d_, gpu_mib, tp, used, spec.on ? sglang_speculative_reserve_mib(release) : 0.0));
+    if (!user_f) {
+      std::string why;
+      const double vlm = sglang_vlm_fraction_factor(arch, why);
+      if (vlm != 1.0) {
+        p.notes.push_back("mem_fraction_static " + std::to_string(f).substr(0, 5) + " " + why);
+        f *= vlm;
+      }
+    }
     if (!(f > 0 && f < 1)) throw_usage("--mem-fraction-static must be in (0, 1)");
     // DeepSeek sparse attention: the release's page size, fp8 latent layout and pool sizing
     // (memory/sglang_dsa.hpp; 0.5.9 _handle_model_specific_adjustments; mem_cache/memory_pool.py
@@ -281,7 +318,8 @@ class SglangEngine final : public Engine {
       p.notes.push_back("--page-size " + std::to_string(*user_page) + " ignored: SGLang runs DeepSeek sparse attention on " +
                         std::to_string(dsa_page) + "-token pages on " + (in.gpu.vendor == "amd" ? "ROCm" : "CUDA"));
 
-    const ShardOptions shard{tp, 1, 0, d_.u64("vocab_pad"), false};
+    ShardOptions shard{tp, 1, 0, d_.u64("vocab_pad"), false};
+    shard.k_eq_v_value_slot = true;  // gemma4_causal.py Gemma4Attention.load_weights duplicates k_proj into V
     const ResolvedWeights rw =
         place_weights(p, in, {arg_string(a, "dtype"), arg_string(a, "quantization"), in.weights}, shard);
     for (auto& c : sglang_load_extras(in.model, rw, shard,

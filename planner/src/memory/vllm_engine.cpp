@@ -346,6 +346,7 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
     StageResult r;
     r.stage = s;
     ShardOptions so{tp, pp, s, d_.u64("vocab_pad"), d_.flag("rope_cache_in_weights")};
+    so.k_eq_v_value_slot = true;  // gemma4.py Gemma4Attention: a full QKVParallelLinear, k_proj loaded into V too
     r.weights = shard_weights(in.model, rw, so);
     if (!moe_padding.empty()) r.weights.front().explain += "; " + moe_padding;
     // "Model loading took" is torch's allocated-bytes difference: allocator blocks, not tensor bytes.

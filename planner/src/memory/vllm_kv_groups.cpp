@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "vramplan/core/bytes.hpp"
 #include "vramplan/core/error.hpp"
@@ -31,15 +32,21 @@ VllmKvGroups vllm_kv_groups(const KvLayout& layout, std::uint64_t block_size,
   if (block_size == 0) throw_usage("--block-size must be at least 1");
   VllmKvGroups g;
   // Layer types: (kind, window); MLA is its own type; layers without KV are not in the pool.
-  std::map<std::pair<int, std::uint64_t>, std::pair<std::uint64_t, std::uint64_t>> types;  // -> (count, blocks)
-  std::uint64_t widest = 0;
-  for (const auto& l : layout.layers) widest = std::max(widest, l.bytes_per_token);
+  // (kind, window, tokens a block) -> (count, blocks one request needs)
+  std::map<std::tuple<int, std::uint64_t, std::uint64_t>, std::pair<std::uint64_t, std::uint64_t>> types;
+  std::uint64_t widest = 0, all_layers = 0;
+  bool any_mla = false;
+  for (const auto& l : layout.layers) {
+    widest = std::max(widest, l.bytes_per_token);
+    any_mla = any_mla || l.kind == LayerAttention::Mla;
+    all_layers = checked_add(all_layers, l.bytes_per_token, "KV bytes per token");
+  }
   // Recurrent layers (MambaSpec): a fixed number of pages per request, each page padded to the
   // attention page (kv_cache_interface.py MambaSpec.max_memory_usage_bytes).
   if (mamba_blocks > 0 && widest > 0)
     for (const auto& l : layout.layers) {
       if (l.state_bytes == 0) continue;  // a Mamba layer, or Falcon-H1's mixer beside attention
-      auto& t = types[{static_cast<int>(LayerAttention::Recurrent), 0}];
+      auto& t = types[{static_cast<int>(LayerAttention::Recurrent), 0, block_size}];
       t.first += 1;
       t.second = mamba_blocks;
       g.bytes_one_request = checked_add(
@@ -50,12 +57,26 @@ VllmKvGroups vllm_kv_groups(const KvLayout& layout, std::uint64_t block_size,
     const std::uint64_t window = hybrid ? l.window : 0;
     const int kind = window == 0 && l.kind != LayerAttention::Mla ? static_cast<int>(LayerAttention::Full)
                                                                   : static_cast<int>(l.kind);
-    auto& t = types[{kind, window}];
+    // Layers of different page sizes in one pool (Gemma 4: sliding layers of head_dim 256, full
+    // ones of 512 with fewer KV heads): unify_kv_cache_spec_page_size gives the smaller page
+    // block_size x (largest page / its page) tokens, and refuses a page that does not divide the
+    // largest. Without the hybrid manager every layer is a FullAttentionSpec of the same block
+    // size: UniformTypeKVCacheSpecs, one group whose block holds every layer's page.
+    std::uint64_t tokens_a_block = block_size;
+    if (hybrid && l.kind != LayerAttention::Mla && l.bytes_per_token < widest) {
+      if (widest % l.bytes_per_token != 0)
+        throw_usage("vLLM cannot unify KV page sizes: a layer of " + grouped(l.bytes_per_token) +
+                    " B/token does not divide the largest of " + grouped(widest) +
+                    " B/token (kv_cache_utils.py unify_kv_cache_spec_page_size: 'The page size of the layer is not "
+                    "divisible by the maximum page size')");
+      tokens_a_block = checked_mul(block_size, widest / l.bytes_per_token, "KV block size");
+    }
+    auto& t = types[{kind, window, tokens_a_block}];
     t.first += 1;
-    t.second = blocks_for(l, block_size, max_model_len, batched, hybrid);
+    t.second = blocks_for(l, tokens_a_block, max_model_len, batched, hybrid);
     g.bytes_one_request = checked_add(
         g.bytes_one_request,
-        checked_mul(checked_mul(t.second, block_size), l.bytes_per_token), "KV bytes");
+        checked_mul(checked_mul(t.second, tokens_a_block), l.bytes_per_token), "KV bytes");
   }
   if (types.empty()) {
     g.explain = "no KV-cache layers";
@@ -68,13 +89,22 @@ VllmKvGroups vllm_kv_groups(const KvLayout& layout, std::uint64_t block_size,
     const std::uint64_t groups = ceil_div(t.first, g.group_size);
     g.num_groups += groups;
     g.blocks_per_request += groups * t.second;
+    const auto [kind, window, tokens_a_block] = k;
     per_type += (per_type.empty() ? "" : ", ") + std::to_string(t.first) + " " +
-                std::string(layer_attention_name(static_cast<LayerAttention>(k.first))) +
-                (k.second ? " " + std::to_string(k.second) : "") + " -> " + std::to_string(groups) +
-                " group(s)";
+                std::string(layer_attention_name(static_cast<LayerAttention>(kind))) +
+                (window ? " " + std::to_string(window) : "") +
+                (tokens_a_block != block_size ? " (" + std::to_string(tokens_a_block) + "-token blocks)" : "") +
+                " -> " + std::to_string(groups) + " group(s)";
   }
   g.page_bytes_per_layer = checked_mul(block_size, widest, "KV page");
   g.block_bytes = checked_mul(g.page_bytes_per_layer, g.group_size, "KV block");
+  if (!hybrid && mamba_blocks == 0 && !any_mla) {  // one group of every layer, each with its own page size
+    g.page_bytes_per_layer = 0;
+    g.block_bytes = checked_mul(block_size, all_layers, "KV block");
+    g.explain = "block = " + std::to_string(block_size) + " tokens x " + grouped(all_layers) +
+                " B/token over all layers = " + grouped(g.block_bytes) + " B; " + per_type;
+    return g;
+  }
   g.explain = "block = " + std::to_string(block_size) + " tokens x " + grouped(widest) +
               " B/token/layer x " + std::to_string(g.group_size) + " layers per group = " +
               grouped(g.block_bytes) + " B; " + per_type;

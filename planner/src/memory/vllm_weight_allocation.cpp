@@ -144,10 +144,14 @@ std::vector<VllmAllocationStep> vllm_allocation_plan(const ModelSpec& model, con
       const Slot s = slot_of(t.role, a);
       std::string name = s.module ? "layers." + std::to_string(l) + "." + s.module + "." + last_component(t.name)
                                   : t.name;
+      std::uint64_t bytes = rank_bytes(i);
+      // attention_k_eq_v: qkv_proj keeps a V part the checkpoint lacks, as large as K's (shard_weights).
+      if (o.k_eq_v_value_slot && a.attention_k_eq_v && t.role == R::AttnK && !t.is_bias && a.layer_has_global_geometry(l))
+        bytes = checked_add(bytes, bytes);
       if (const auto [it, fresh] = param_index.emplace(name, params.size()); !fresh)
-        params[it->second].bytes = checked_add(params[it->second].bytes, rank_bytes(i));
+        params[it->second].bytes = checked_add(params[it->second].bytes, bytes);
       else
-        params.push_back({s.rank, std::move(name), rank_bytes(i)});
+        params.push_back({s.rank, std::move(name), bytes});
     }
     std::stable_sort(params.begin(), params.end(), [](const Param& x, const Param& y) { return x.rank < y.rank; });
     bool rope_done = l != first || !o.count_rope_tables;

@@ -211,9 +211,13 @@ std::uint64_t tensor_rank_bytes(const ModelSpec& model, const TensorInfo& t, std
       const std::uint64_t rows = t.shape.empty() ? 1 : t.shape.front();
       return rows == 0 ? 0 : ceil_div(checked_mul(bytes, vocab_rows), rows);
     }
-    case Split::KvProjection:
-      return a.num_kv_heads == 0 ? ceil_div(bytes, tp)
-                                 : ceil_div(checked_mul(bytes, kv_rank), a.num_kv_heads);
+    case Split::KvProjection: {
+      // Per layer: Gemma 4's full layers have their own KV-head count (replicated below TP too).
+      const std::uint64_t heads = t.layer ? a.layer_kv_heads(static_cast<std::size_t>(*t.layer)) : a.num_kv_heads;
+      if (heads == 0) return ceil_div(bytes, tp);
+      const std::uint64_t rank_heads = heads == a.num_kv_heads ? kv_rank : std::max<std::uint64_t>(1, heads / tp);
+      return ceil_div(checked_mul(bytes, rank_heads), heads);
+    }
     case Split::FusedQkv: {
       const std::uint64_t q = a.num_heads * a.head_dim;
       const std::uint64_t kv = 2 * a.num_kv_heads * a.head_dim;
@@ -243,7 +247,7 @@ std::vector<Component> shard_weights(const ModelSpec& model, const ResolvedWeigh
     return tensor_rank_bytes(model, t, bytes, tp, o.vocab_pad);
   };
 
-  std::uint64_t layers = 0, embed = 0, head = 0, other = 0, embed_full = 0;
+  std::uint64_t layers = 0, embed = 0, head = 0, other = 0, embed_full = 0, v_slots = 0, v_slot_layers = 0;
   bool has_output = false;
   for (std::size_t i = 0; i < model.tensors.size(); ++i) {
     const auto& t = model.tensors[i];
@@ -252,6 +256,12 @@ std::vector<Component> shard_weights(const ModelSpec& model, const ResolvedWeigh
     if (t.layer) {
       const auto l = static_cast<std::uint64_t>(*t.layer);
       if (l >= first && l < end) layers += b;
+      // attention_k_eq_v: the engine's fused QKV keeps a V slot the checkpoint lacks, a copy of k_proj.
+      if (o.k_eq_v_value_slot && a.attention_k_eq_v && t.role == TensorRole::AttnK && !t.is_bias && l >= first &&
+          l < end && a.layer_has_global_geometry(l)) {
+        v_slots = checked_add(v_slots, b, "k_eq_v value slots");
+        v_slot_layers += 1;
+      }
     } else if (t.role == TensorRole::TokenEmbedding || t.role == TensorRole::PositionEmbedding ||
                t.role == TensorRole::Vision || t.role == TensorRole::Audio) {
       if (first_stage) (t.role == TensorRole::TokenEmbedding ? embed : other) += b;
@@ -266,12 +276,16 @@ std::vector<Component> shard_weights(const ModelSpec& model, const ResolvedWeigh
   }
   std::vector<Component> parts;
   const std::string tp_text = tp > 1 ? " / TP " + std::to_string(tp) : "";
+  layers = checked_add(layers, v_slots, "decoder layer weights");
   parts.push_back({"weights.layers", Bytes(layers),
                    "decoder layers " + std::to_string(first) + "-" + std::to_string(end - 1) +
                        " (" + std::to_string(end - first) + " layers" + tp_text +
                        ", norms replicated" +
-                       (tp > a.num_kv_heads && a.num_kv_heads > 0 ? ", KV projections replicated" : "") +
-                       ") = " + grouped(layers) + " B"});
+                       (tp > a.num_kv_heads && a.num_kv_heads > 0 ? ", KV projections replicated" : "") + ")" +
+                       (v_slots ? " + " + grouped(v_slots) + " B V slots of " + std::to_string(v_slot_layers) +
+                                      " attention_k_eq_v layers (k_proj copied into the fused QKV's V part at load)"
+                                : std::string()) +
+                       " = " + grouped(layers) + " B"});
   if (first_stage)
     parts.push_back({"weights.embedding", Bytes(embed),
                      "token embedding: vocab " + std::to_string(a.vocab_size) + " padded to " +

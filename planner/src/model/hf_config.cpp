@@ -90,6 +90,9 @@ ModelSpec model_from_hf_config(const nlohmann::json& config, std::string origin,
   if (auto q = view.find({"quantization_config"})) spec.quantization_config_json = q->raw().dump();
   spec.arch.multimodal = view.root().has("vision_config") || view.root().has("audio_config");
   if (view.root().has("vision_config")) {
+    const auto vision = view.root().at("vision_config");
+    if (const auto n = vision.get("num_hidden_layers")) spec.arch.vision_config_layers = hf::checked_dimension(*n, "num_hidden_layers");
+    if (const auto n = vision.get("hidden_size")) spec.arch.vision_config_hidden = hf::checked_dimension(*n, "hidden_size");
     if (family->vision_tower) family->vision_tower(view, spec);
     else
       spec.exclusions.push_back("vision tower not counted: vramplan has no builder for the " +

@@ -230,6 +230,11 @@ std::vector<Family> make_families() {
                                      "language_model.lm_head"));
   gemma3_mm->class_defaults = gemma3_text_defaults();
   gemma3_mm->vision_tower = add_siglip_vision_tower;
+  // Gemma 4: two attention geometries, MoE beside the dense MLP, its own vision tower
+  // (family_gemma4.cpp). Gemma4TextConfig ties the embeddings by default.
+  add("gemma4", {"Gemma4ForConditionalGeneration", "Gemma4ForCausalLM"}, true,
+      gemma_layout(Pattern::Gemma3Interleave, true, "model.language_model.", "lm_head"), build_gemma4)
+      ->vision_tower = add_gemma4_vision_tower;
   add("phi", {"PhiForCausalLM"}, false, phi2_layout());
   add("phi3", {"Phi3ForCausalLM"}, false, phi3_layout());
   add("cohere", {"CohereForCausalLM"}, true, cohere_layout());

@@ -111,6 +111,7 @@ void build_falcon(const ConfigView& config, const Family& family, ModelSpec& spe
 void build_gpt_bigcode(const ConfigView& config, const Family& family, ModelSpec& spec);
 void build_gpt_neox(const ConfigView& config, const Family& family, ModelSpec& spec);
 void build_decilm(const ConfigView& config, const Family& family, ModelSpec& spec);
+void build_gemma4(const ConfigView& config, const Family& family, ModelSpec& spec);
 // Bidirectional encoders (family_encoder.cpp): embedders, rerankers, masked-LM checkpoints.
 void build_bert(const ConfigView& config, const Family& family, ModelSpec& spec);
 void build_deberta_v2(const ConfigView& config, const Family& family, ModelSpec& spec);
@@ -140,6 +141,8 @@ VisionDims read_vision_dims(const JsonView& vision_config);
 std::uint64_t vision_count(const JsonView& vision_config, std::string_view key);
 //! Adds the Gemma-3 SigLIP vision tower + projector (the config describes every dimension).
 void add_siglip_vision_tower(const ConfigView& config, ModelSpec& spec);
+//! Adds the Gemma 4 vision tower + its embedding projection (family_gemma4.cpp).
+void add_gemma4_vision_tower(const ConfigView& config, ModelSpec& spec);
 //! Adds the Llama-4 vision encoder, pixel-shuffle adapter and projector (vision_llama4.cpp).
 void add_llama4_vision_tower(const ConfigView& config, ModelSpec& spec);
 //! Pixtral encoder + Mistral3 projector (patch merger) / LLaVA projector (vision_pixtral.cpp).

@@ -50,7 +50,7 @@ constexpr std::array<NameRole, 25> kGlobal{{
 }};
 
 // Module paths inside one decoder layer (after normalisation).
-constexpr std::array<NameRole, 147> kLayer{{
+constexpr std::array<NameRole, 150> kLayer{{
     {"self_attn.q_proj", R::AttnQ},
     {"self_attn.k_proj", R::AttnK},
     {"self_attn.v_proj", R::AttnV},
@@ -207,6 +207,10 @@ constexpr std::array<NameRole, 147> kLayer{{
     {"mlp.output_linear", R::FfnDownExps},
     {"shared_mlp.input_linear", R::FfnGateUp},
     {"shared_mlp.output_linear", R::FfnDown},
+    // Gemma 4's MoE block sits beside the layer's MLP, not in it (family_gemma4.cpp).
+    {"router.proj", R::FfnGateInp},
+    {"experts.gate_up_proj", R::FfnGateUpExps},
+    {"experts.down_proj", R::FfnDownExps},
     // DeepSeek MTP module pieces (only ever in layers >= num_hidden_layers).
     {"enorm", R::Mtp},
     {"hnorm", R::Mtp},
@@ -217,6 +221,7 @@ constexpr std::array<NameRole, 147> kLayer{{
 constexpr std::string_view kTowerPrefixes[] = {
     "vision_tower.", "vision_model.", "visual.", "multi_modal_projector.", "vision_encoder.",
     "model.vision_tower.", "model.visual.", "model.multi_modal_projector.", "mm_projector.",
+    "model.embed_vision.",  // Gemma 4's projector
 };
 constexpr std::string_view kAudioPrefixes[] = {"audio_tower.", "audio_encoder.", "model.audio_tower."};
 

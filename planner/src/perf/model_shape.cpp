@@ -141,9 +141,10 @@ void add_layer(PerfModelShape& shape, const ModelArch& arch, std::size_t layer, 
         merge_group(shape, indexer_group(arch));
     }
   } else {
-    const double d_k = static_cast<double>(arch.head_dim);
-    const double d_v = arch.v_head_dim ? static_cast<double>(arch.v_head_dim) : d_k;
-    const double kv_heads = std::max(1.0, std::floor(static_cast<double>(arch.num_kv_heads) / tp));
+    // Per layer: Gemma 4's full layers have their own head size and KV-head count.
+    const double d_k = static_cast<double>(arch.layer_head_dim(layer));
+    const double d_v = static_cast<double>(arch.layer_v_head_dim(layer));
+    const double kv_heads = std::max(1.0, std::floor(static_cast<double>(arch.layer_kv_heads(layer)) / tp));
     g.qk_dim = d_k;
     g.v_dim = d_v;
     g.kv_bytes_per_token = kv_heads * (d_k + d_v) * opt.kv_element_bytes;

@@ -54,5 +54,38 @@ TEST(SglangSwa, Gemma3KeepsOneFullLengthPool) {
   EXPECT_FALSE(p.engine_view.contains("full_max_total_num_tokens"));
 }
 
+TEST(SglangSwa, Gemma4PoolsHaveTwoCellSizes) {
+  // Gemma 4 is in is_hybrid_swa_model from 0.5.11. 26B-A4B: 5 full layers of 2 KV heads x 512
+  // (K and V, bf16) = 4,096 B/token, 25 sliding of 8 x 256 = 8,192: F = 20,480, S = 204,800.
+  // full = int(100,000 x 225,280 / (20,480 + 0.8 x 204,800 = 184,320)) = int(122,222.2) = 122,222;
+  // swa = int(97,777.6) = 97,777.
+  // (On 139 GiB so that the 100,000-token cap binds: 48.9 GiB of weights leave ~67 GiB.)
+  const auto p = test::plan_engine("sglang", load_catalogue_model(test::source_root(), "gemma-4-26b-a4b"),
+                                   test::gpu_target(Bytes::from_gib(139)),
+                                   {{"mem-fraction-static", "0.85"}, {"max-total-tokens", "100000"}});
+  EXPECT_EQ(p.engine_view.at("full_max_total_num_tokens"), 122222);
+  EXPECT_EQ(p.engine_view.at("swa_max_total_num_tokens"), 97777);
+  // 122,222 x 20,480 + 97,777 x 204,800 = 2,503,106,560 + 20,024,729,600.
+  EXPECT_EQ(test::component(p.kv_cache, "kv_cache").bytes.count(), 22'527'836'160ull);
+}
+
+TEST(SglangVlm, DefaultFractionShrinksWithTheVisionTower) {
+  // server_args.py adjust_mem_fraction_for_vlm: Gemma 4's tower, 27 layers x 1152^2 over
+  // 24 x 1024^2 = 1.4238; 0.95 x (1 - 0.1 x 0.4238) = 0.9097 times the default.
+  const auto model = load_catalogue_model(test::source_root(), "gemma-4-31b");
+  const auto p = test::plan_engine("sglang", model, test::gpu_target(Bytes::from_gib(139)), {});
+  bool noted = false;
+  for (const auto& n : p.notes) noted = noted || n.find("x 0.9097 for the vision tower (27 layers x 1152^2") != std::string::npos;
+  EXPECT_TRUE(noted);
+  // A given fraction is the user's: not scaled.
+  const auto given = test::plan_engine("sglang", model, test::gpu_target(Bytes::from_gib(139)),
+                                       {{"mem-fraction-static", "0.85"}});
+  EXPECT_DOUBLE_EQ(given.engine_view.at("mem_fraction_static").get<double>(), 0.85);
+  // A text-only model has no such factor.
+  const auto text = test::plan_engine("sglang", load_catalogue_model(test::source_root(), "llama-3.1-8b"),
+                                      test::gpu_target(Bytes::from_gib(139)), {});
+  for (const auto& n : text.notes) EXPECT_EQ(n.find("adjust_mem_fraction_for_vlm"), std::string::npos) << n;
+}
+
 }  // namespace
 }  // namespace vramplan::memory

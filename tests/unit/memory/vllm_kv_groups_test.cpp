@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "vramplan/core/error.hpp"
 #include "vramplan/memory/vllm_kv_groups.hpp"
 
 namespace vramplan::memory {
@@ -67,6 +68,51 @@ TEST(VllmKvGroups, ChunkedLayersHoldOneChunkPlusAStep) {
   const auto g = vllm_kv_groups(l, 16, 65536, 8192, true);
   EXPECT_EQ(g.num_groups, 4u);
   EXPECT_EQ(g.blocks_per_request, 3u * 1024u + 4096u);
+}
+
+}  // namespace
+}  // namespace vramplan::memory
+
+namespace vramplan::memory {
+namespace {
+
+// Gemma 4 26B-A4B at TP 1: 25 sliding layers (window 1024) of 8,192 B/token and 5 full layers of
+// 4,096 (head_dim 512, 2 KV heads): two page sizes in one pool.
+KvLayout gemma4_like() {
+  KvLayout l = layout(5, 25, 1024, 8192);
+  for (auto& k : l.layers)
+    if (k.kind == LayerAttention::Full) k.bytes_per_token = 4096;
+  return l;
+}
+
+TEST(VllmKvGroups, SmallerPagesGetLargerBlocks) {
+  // kv_cache_utils.py unify_kv_cache_spec_page_size: the full layers' page (16 x 4,096) is half
+  // the sliding one (16 x 8,192), so their block holds 16 x 2 = 32 tokens. group_size 5: the full
+  // layers make 1 group, the sliding ones 5. Block = 16 x 8,192 x 5 = 655,360 B.
+  const auto g = vllm_kv_groups(gemma4_like(), 16, 8192, 2048, true);
+  EXPECT_EQ(g.group_size, 5u);
+  EXPECT_EQ(g.num_groups, 6u);
+  EXPECT_EQ(g.block_bytes, 655360u);
+  // Per request: full cdiv(8192, 32) = 256; sliding 5 x (cdiv(min(1023 + 2048, 8192), 16) + 1) = 5 x 193.
+  EXPECT_EQ(g.blocks_per_request, 256u + 5u * 193u);
+  // Bytes: 256 x 32 x 4,096 x 5 + 193 x 16 x 8,192 x 25 = 167,772,160 + 632,422,400.
+  EXPECT_EQ(g.bytes_one_request, 800'194'560u);
+  EXPECT_NE(g.explain.find("5 full (32-token blocks) -> 1 group(s)"), std::string::npos);
+}
+
+TEST(VllmKvGroups, WithoutHybridAllocatorEveryLayerKeepsItsOwnPage) {
+  // UniformTypeKVCacheSpecs: one group, a block of every layer's 16-token page:
+  // 16 x (25 x 8,192 + 5 x 4,096) = 3,604,480 B; a request needs cdiv(8192, 16) = 512 of them.
+  const auto g = vllm_kv_groups(gemma4_like(), 16, 8192, 2048, false);
+  EXPECT_EQ(g.num_groups, 1u);
+  EXPECT_EQ(g.block_bytes, 3'604'480u);
+  EXPECT_EQ(g.blocks_per_request, 512u);
+}
+
+TEST(VllmKvGroups, PageThatDoesNotDivideTheLargestIsRefused) {
+  KvLayout l = gemma4_like();
+  l.layers.back().bytes_per_token = 3072;  // 8,192 % 3,072 != 0
+  EXPECT_THROW(vllm_kv_groups(l, 16, 8192, 2048, true), Error);
 }
 
 }  // namespace

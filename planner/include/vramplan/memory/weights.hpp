@@ -61,6 +61,9 @@ struct ShardOptions {
   std::uint64_t stage = 0;
   std::uint64_t vocab_pad = 64;    //!< vocabulary rows padded to a multiple of this
   bool count_rope_tables = true;   //!< engine keeps cos/sin caches in "model weights"
+  //! Gemma 4 attention_k_eq_v layers get a V slot copied from k_proj (vLLM / SGLang build a full
+  //! QKVParallelLinear there; llama.cpp and transformers use K itself).
+  bool k_eq_v_value_slot = false;
 };
 
 //! How a vLLM MXFP4 MoE kernel backend lays out the experts of one TP rank

@@ -12,6 +12,7 @@
 // first; the GGUF reader reverses it.)
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -131,6 +132,16 @@ struct ModelArch {
   std::uint64_t num_kv_heads = 0;
   std::uint64_t head_dim = 0;    //!< K head size (config head_dim, else hidden/heads)
   std::uint64_t v_head_dim = 0;  //!< V head size (== head_dim unless the config differs)
+  //! Gemma 4: the full-attention layers of a model that also has sliding ones attend with their
+  //! own head size (config global_head_dim) and, with attention_k_eq_v, their own KV-head count
+  //! (num_global_key_value_heads). 0 = the same as head_dim / num_kv_heads. Read per layer through
+  //! layer_head_dim / layer_kv_heads, never directly.
+  std::uint64_t global_head_dim = 0;
+  std::uint64_t global_kv_heads = 0;
+  //! Gemma 4 attention_k_eq_v: the full layers have no v_proj; V is k_proj's output (normed without
+  //! a scale, no RoPE), and every engine still caches it. vLLM and SGLang build the V slot of their
+  //! fused QKV projection and copy k_proj into it at load (resident weights beyond the checkpoint).
+  bool attention_k_eq_v = false;
   std::uint64_t intermediate_size = 0;
   std::uint64_t vocab_size = 0;
   std::uint64_t max_position_embeddings = 0;
@@ -226,6 +237,23 @@ struct ModelArch {
   std::uint64_t mtp_layers = 0;  //!< DeepSeek-V3 num_nextn_predict_layers (reported separately)
 
   std::string torch_dtype;  //!< checkpoint dtype from the config ("bfloat16", ...)
+
+  //! The attention geometry of decoder layer `layer`: global_head_dim / global_kv_heads on a full
+  //! layer of a model that sets them, head_dim / num_kv_heads everywhere else.
+  bool layer_has_global_geometry(std::size_t layer) const {
+    return (global_head_dim != 0 || global_kv_heads != 0) && layer < layer_attention.size() &&
+           layer_attention[layer] == LayerAttention::Full;
+  }
+  std::uint64_t layer_head_dim(std::size_t layer) const {
+    return layer_has_global_geometry(layer) && global_head_dim != 0 ? global_head_dim : head_dim;
+  }
+  std::uint64_t layer_v_head_dim(std::size_t layer) const {
+    if (layer_has_global_geometry(layer) && global_head_dim != 0) return global_head_dim;
+    return v_head_dim != 0 ? v_head_dim : head_dim;
+  }
+  std::uint64_t layer_kv_heads(std::size_t layer) const {
+    return layer_has_global_geometry(layer) && global_kv_heads != 0 ? global_kv_heads : num_kv_heads;
+  }
   //! The config describes a vision / audio tower (counted as role Vision/Audio, or listed in
   //! ModelSpec::exclusions when vramplan cannot count it).
   bool multimodal = false;
@@ -233,6 +261,10 @@ struct ModelArch {
   //! does not fix it, e.g. Llama-4 whose tiles per image are a preprocessor setting).
   std::uint64_t mm_tokens_per_item = 0;        //!< embeddings one image yields (Gemma-3 mm_tokens_per_image)
   std::uint64_t mm_pixel_values_per_item = 0;  //!< pixel values of one image: channels x image_size^2
+  //! vision_config's num_hidden_layers / hidden_size as the file states them (0: absent), for
+  //! rules that read them raw (SGLang's adjust_mem_fraction_for_vlm, memory/sglang_engine.cpp).
+  std::uint64_t vision_config_layers = 0;
+  std::uint64_t vision_config_hidden = 0;
   //! Width of one cached embedding; 0 means hidden_size. Qwen3-VL caches the merger output
   //! concatenated with its deepstack levels: out_hidden_size x (1 + deepstack levels).
   std::uint64_t mm_embedding_width = 0;

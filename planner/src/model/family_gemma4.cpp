@@ -75,13 +75,15 @@ void add_gemma4_vision_tower(const ConfigView& c, ModelSpec& spec) {
   }
   b.linear("model.embed_vision.embedding_projection", R::Vision, spec.arch.hidden_size, H);
 
-  // One image as the engines' encoder profiling takes it: vision_soft_tokens_per_image soft
-  // tokens (280, the processor's max_soft_tokens), each pooled from pool^2 patches of 3 x patch^2 values.
-  const auto tokens_field = c.root().get("vision_soft_tokens_per_image");
-  const auto tokens = tokens_field ? checked_dimension(*tokens_field, "vision_soft_tokens_per_image") : 280;
-  if (tokens == 0) c.root().fail_at("vision_soft_tokens_per_image", "must be greater than zero");
-  spec.arch.mm_tokens_per_item = tokens;
-  spec.arch.mm_pixel_values_per_item = checked_mul(checked_mul(tokens, pool * pool), 3 * patch * patch);
+  // The item vLLM's encoder profiling feeds the tower: the modality with the most tokens, a video
+  // of 32 frames at 70 soft tokens each, 2 + 6 special tokens a frame: 32 x 78 = 2,496 tokens
+  // (gemma4_mm.py Gemma4ProcessingInfo.get_mm_max_tokens_per_item, _VIDEO_MAX_FRAMES /
+  // _VIDEO_MAX_SOFT_TOKENS; an image is default_output_length = 280). Each frame's patches are
+  // padded to 70 x pool^2, each of 3 x patch^2 values.
+  constexpr std::uint64_t kVideoFrames = 32, kFrameSoftTokens = 70, kFrameSpecialTokens = 8;
+  spec.arch.mm_tokens_per_item = kVideoFrames * (kFrameSoftTokens + kFrameSpecialTokens);
+  spec.arch.mm_pixel_values_per_item =
+      checked_mul(checked_mul(kVideoFrames * kFrameSoftTokens, pool * pool), 3 * patch * patch);
 }
 
 void build_gemma4(const ConfigView& c, const Family& family, ModelSpec& spec) {

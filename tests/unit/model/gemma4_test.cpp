@@ -64,7 +64,10 @@ TEST(Gemma4, MoeCountsMatchThePublishedTotal) {
   EXPECT_TRUE(m.arch.attention_k_eq_v);
   EXPECT_EQ(m.arch.layer_attention[5], LayerAttention::Full);
   EXPECT_EQ(m.arch.layer_attention[4], LayerAttention::Sliding);
-  EXPECT_EQ(m.arch.mm_tokens_per_item, 280u);
+  // vLLM profiles the tower on its largest item, a 32-frame video: 32 x (70 + 8) tokens, 32 x 70 x
+  // 9 patches of 3 x 16 x 16 values.
+  EXPECT_EQ(m.arch.mm_tokens_per_item, 2496u);
+  EXPECT_EQ(m.arch.mm_pixel_values_per_item, 32u * 70 * 9 * 768);
 }
 
 TEST(Gemma4, DenseCountsMatchThePublishedTotal) {

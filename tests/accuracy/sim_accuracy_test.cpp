@@ -322,8 +322,11 @@ TEST(SimAccuracy, OverloadedRunsArePredictedOverloaded) {
 // gained the model and the planner its latent MoE): predicted fast as Nemotron-3-Nano is (throughput
 // +35 %, TPOT -26 %, p99 TTFT -62 %): {9.6, 9.2, 19.3, 10.3, 50.4, 12.6}. Re-measured 2026-12-06 when
 // Nemotron-H's SGLang kernels were counted (0.5.9 wheel; held out) and its blocks all-reduced once:
-// Nano and Super throughput +43 / +35 -> +13 / +13 %, TPOT -29 / -26 -> -9 / -11 %: the values below.
-constexpr double kAchievedMedianPct[] = {9.6, 9.2, 19.3, 10.0, 50.4, 12.6};
+// Nano and Super throughput +43 / +35 -> +13 / +13 %, TPOT -29 / -26 -> -9 / -11 %: {9.6, 9.2, 19.3,
+// 10.0, 50.4, 12.6}. Re-measured 2026-12-06 when Gemma 4's four runs on one H200 joined (the planner
+// gained the family; their SGLang 0.5.11 kernels counted, held out): predicted fast, throughput +11 to
+// +30 %, ITL -10 to -29 %, so both throughput medians leave their target: the values below.
+constexpr double kAchievedMedianPct[] = {10.8, 10.4, 19.3, 10.3, 50.4, 12.6};
 constexpr double kGuardPct = 2.0;
 
 TEST(SimAccuracy, MedianErrorsMeetTheTargetsOrTheirRegressionGuards) {
@@ -531,7 +534,15 @@ constexpr const char* kSimFindings =
     "eager PyTorch operations (models/deepseek_v2.py falls back to the native rotary embedding for GLM-5's unscaled "
     "RoPE), and 22 in a MoE layer: 6,972 a forward, which at the 4.5 us fitted on B200 is 31 ms, more than a whole "
     "measured iteration (24 ms). Small kernels cost less than that fit there, or the count is high; not applied "
-    "without a profile. With them the medians are the table's.\n"
+    "without a profile. Gemma 4 (4 runs, one H200, joined 2026-12-06 when the planner gained the family: 31B dense and "
+    "26B-A4B, 1 and 100 users; the page's 'gemma4 branch' planned as 0.5.11, the first release with it) is held out: "
+    "its kernels were counted in the 0.5.11 wheel (docs/sglang-decode-kernels.md, fourth census: 19 a 31B layer, 39 a "
+    "26B-A4B layer, whose MoE block runs beside the dense MLP with an eager top-k routing), and it is still predicted "
+    "fast, ITL -10 / -29 % (31B at 1 / 100 users) and -18 / -16 % (26B-A4B), throughput +11 to +30 %; before the count "
+    "the 26B-A4B one-user run was +112 %. At 100 users the 31B's full-layer pool of 79,468 tokens (SGLang's hybrid SWA "
+    "split, 0.8) holds fewer than 100 users' contexts, and 9 requests are retracted in the simulation. What the rest is "
+    "(the triton fused-MoE kernel on 128 small experts at batch 1, the triton decode attention with head_dim 512) "
+    "is not pinned by a source. With them the medians are the table's.\n"
     "- **kvcached** (SGLang 0.4, A100, Llama-3.2-3B, Poisson 8 / 16 / 32 req/s): throughput and median TTFT / ITL "
     "within about 1-11 % below the overload (median TTFT -17 / -23 % before the overlap rule), and the overload at 32 req/s is found (23.9 req/s predicted against 26.8 measured); the "
     "p99 ITL +2 / +31 % at 16 / 8 req/s (+66 / +66 % before the overlap rule).\n"

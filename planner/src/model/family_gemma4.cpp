@@ -110,6 +110,11 @@ void build_gemma4(const ConfigView& c, const Family& family, ModelSpec& spec) {
     if (a.experts_per_token > a.num_experts) c.fail("top_k_experts", "is larger than num_experts");
     a.moe_intermediate_size = c.positive({"moe_intermediate_size"});
     a.layer_is_moe.assign(a.num_layers, true);
+    // The dense MLP beside the experts sees every token, as a shared expert would (llama.cpp's
+    // gemma4.cpp: "we use normal FFN as shared expert"); what reads the count (training's saved
+    // activations) then takes its width.
+    a.num_shared_experts = 1;
+    a.shared_expert_intermediate_size = a.intermediate_size;
   }
   // Sliding layers: default rope of head_dim; full layers: "proportional" rope, of which the
   // engines' cos/sin cache is global_head_dim wide (the unrotated part has zero frequencies).

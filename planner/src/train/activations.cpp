@@ -26,7 +26,9 @@ LayerTerms layer_terms(const ActivationInput& in, std::size_t layer) {
   const auto& a = in.arch;
   const std::uint64_t b = in.act_bytes, h = a.hidden_size;
   const std::uint64_t rb = in.residual_bytes ? in.residual_bytes : b;  // fp32 hidden states (activations.hpp)
-  const std::uint64_t q = a.num_heads * a.head_dim, kv = a.num_kv_heads * a.head_dim;
+  // Per layer: Gemma 4's full layers have their own head size and KV-head count.
+  const std::uint64_t d = a.layer_head_dim(layer);
+  const std::uint64_t q = a.num_heads * d, kv = a.layer_kv_heads(layer) * d;
   LayerTerms t;
   // RMSNorm: fp32 input + rstd + the normalised output (fp32 with fp32 hidden states); LayerNorm:
   // its input in the hidden states' dtype + mean and rstd (activations.hpp).

@@ -150,5 +150,26 @@ TEST(TrainActivations, ContextParallelMustDivideTheSequence) {
   EXPECT_THROW(recompute_from_name("partial"), Error);
 }
 
+TEST(TrainActivations, Gemma4FullLayersSaveTheirOwnGeometry) {
+  // gemma-4-31b, flash attention, bf16, no recomputation; h 5376, 32 heads, I 21,504, 4 norms a layer.
+  //   sequence-sized: 4 norms x (4 h + 4 + 2 h) = 4 x 32,260 = 129,040; q/k/v and gate/up inputs 2 x 2 h
+  //     = 21,504 -> 150,544
+  //   sliding (head_dim 256, 16 KV heads): q 8192, kv 4096: 2 (2 x 8192 + 2 x 4096) + 4 x 32 = 49,280,
+  //     o input 16,384; GeGLU 3 x 2 x 21,504 = 129,024, down input 43,008 -> 237,696 + 150,544 = 388,240
+  //   full (head_dim 512, 4 KV heads): q 16,384, kv 2048: 2 (2 x 16,384 + 2 x 2048) + 128 = 73,856,
+  //     o input 32,768 -> 278,656 + 150,544 = 429,200
+  //   50 x 388,240 + 10 x 429,200 = 23,704,000 B per token
+  static const ModelSpec spec = load_catalogue_model(test::source_root(), "gemma-4-31b");
+  ActivationInput in;
+  in.arch = spec.arch;
+  in.gated_mlp = has_gated_mlp(spec);
+  in.norms_per_layer = 4;
+  in.micro_batch = 1;
+  in.seq_len = 1024;
+  const auto a = activations(in);
+  EXPECT_EQ(a.per_token_layer, 388'240u);  // layer 0, sliding
+  EXPECT_EQ(bytes_of(a, "activations"), 23'704'000ull * 1024);
+}
+
 }  // namespace
 }  // namespace vramplan::train

@@ -528,7 +528,7 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
       {"non_torch_gib", round4(Bytes(first.non_torch).gib())},
       {"activation_peak_gib", round4(Bytes(first.activation_bytes).gib())},
       {"kv_cache_gib", first.pool > 0 ? nlohmann::json(round4(static_cast<double>(first.pool) / static_cast<double>(kGiB))) : nlohmann::json(0.0)},
-      {"kv_cache_tokens", tokens},
+      {"kv_cache_tokens", vllm_printed_kv_tokens(d_.release(), blocks, first.groups, block_size, max_model_len)},
       {"gpu_blocks", blocks},
       {"block_size", block_size},
       {"max_concurrency", round4(concurrency)},

@@ -109,6 +109,21 @@ TEST(VllmKvGroups, WithoutHybridAllocatorEveryLayerKeepsItsOwnPage) {
   EXPECT_EQ(g.blocks_per_request, 512u);
 }
 
+TEST(VllmKvGroups, PrintedTokensFollowTheRelease) {
+  // 12,210 blocks, 6 groups, 1,221 blocks a request of 8,192 tokens (above). Up to 0.20 the log
+  // prints 12,210 // 6 x 16 = 32,560 tokens; from 0.21 int(12,210 / 1,221 x 8,192) = 81,920, the
+  // sliding groups counted by their window only.
+  const auto g = vllm_kv_groups(gemma4_like(), 16, 8192, 2048, true);
+  EXPECT_EQ(vllm_printed_kv_tokens("0.20.0", 12210, g, 16, 8192), 32'560u);
+  EXPECT_EQ(vllm_printed_kv_tokens("0.21", 12210, g, 16, 8192), 81'920u);
+  EXPECT_EQ(vllm_printed_kv_tokens("", 12210, g, 16, 8192), 81'920u);  // the current release
+  // A uniform model prints the same either way when max_model_len is whole blocks: 7,891 blocks of
+  // 16 at 8,192 tokens (the llm-d CodeLlama-7B 0.19 log: 126,256).
+  const auto u = vllm_kv_groups(layout(32, 0, 0, 4096), 16, 8192, 8192, true);
+  EXPECT_EQ(vllm_printed_kv_tokens("0.19", 7891, u, 16, 8192), 126'256u);
+  EXPECT_EQ(vllm_printed_kv_tokens("0.34", 7891, u, 16, 8192), 126'256u);
+}
+
 TEST(VllmKvGroups, PageThatDoesNotDivideTheLargestIsRefused) {
   KvLayout l = gemma4_like();
   l.layers.back().bytes_per_token = 3072;  // 8,192 % 3,072 != 0

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "vramplan/memory/kv_cache.hpp"
@@ -29,6 +30,13 @@ struct VllmKvGroups {
 VllmKvGroups vllm_kv_groups(const KvLayout& layout, std::uint64_t block_size,
                             std::uint64_t max_model_len, std::uint64_t max_num_batched_tokens,
                             bool hybrid, std::uint64_t mamba_blocks = 0);
+
+//! The "GPU KV cache size: N tokens" line (kv_cache_utils.py _report_kv_cache_config). Up to 0.20:
+//! num_blocks // groups x the smallest block size. From 0.21: int(max_concurrency x max_model_len),
+//! max_concurrency = num_blocks / the blocks one max_model_len request needs, which counts a
+//! sliding-window group's window only ("handles hybrid layouts correctly"). `release` "" = current.
+std::uint64_t vllm_printed_kv_tokens(std::string_view release, std::uint64_t num_blocks, const VllmKvGroups& groups,
+                                     std::uint64_t block_size, std::uint64_t max_model_len);
 
 //! Attention + Mamba / linear-attention hybrids (vllm/model_executor/models/config.py
 //! HybridAttentionMambaModelConfig.verify_and_update_config): the attention block size is raised

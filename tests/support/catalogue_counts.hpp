@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -14,6 +15,14 @@
 #include "vramplan/model/inventory.hpp"
 
 namespace vramplan::test {
+
+//! Catalogue entry `id`, loaded once per test binary (the entries are read-only data).
+inline const ModelSpec& cached_catalogue_model(const std::string& id) {
+  static std::map<std::string, ModelSpec> cache;
+  auto it = cache.find(id);
+  if (it == cache.end()) it = cache.emplace(id, load_catalogue_model(source_root(), id)).first;
+  return it->second;
+}
 
 //! Loads catalogue entry `id`, expects its counts and published total; returns the spec for the
 //! entry's own checks.

@@ -26,11 +26,11 @@ void read_gemma4_layers(const ConfigView& c, ModelArch& a) {
   if (!a.layer_attention.empty()) a.layer_attention.back() = LayerAttention::Full;
 }
 
+}  // namespace
+
 // Gemma4VisionModel under model.vision_tower. and Gemma4MultimodalEmbedder under
 // model.embed_vision.: a ViT on 16 x 16 patches with a learned 2-D position table, Gemma-style
 // per-head q / k norms and gated MLPs, average-pooled by pooling_kernel_size^2 into soft tokens.
-}  // namespace
-
 void add_gemma4_vision_tower(const ConfigView& c, ModelSpec& spec) {
   const auto vision = c.root().at("vision_config");
   const auto H = vision_count(vision, "hidden_size"), I = vision_count(vision, "intermediate_size");

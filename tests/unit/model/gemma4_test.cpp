@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/catalogue_counts.hpp"
 #include "support/test_support.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/memory/kv_cache.hpp"
@@ -19,12 +20,7 @@
 namespace vramplan {
 namespace {
 
-const ModelSpec& gemma4_model(const std::string& id) {
-  static std::map<std::string, ModelSpec> cache;
-  auto it = cache.find(id);
-  if (it == cache.end()) it = cache.emplace(id, load_catalogue_model(test::source_root(), id)).first;
-  return it->second;
-}
+const ModelSpec& gemma4_model(const std::string& id) { return test::cached_catalogue_model(id); }
 
 std::uint64_t gemma4_params_named(const ModelSpec& m, const std::string& suffix) {
   std::uint64_t n = 0;

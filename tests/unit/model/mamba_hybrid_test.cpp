@@ -20,12 +20,7 @@
 namespace vramplan {
 namespace {
 
-const ModelSpec& hybrid_model(const std::string& id) {
-  static std::map<std::string, ModelSpec> cache;
-  auto it = cache.find(id);
-  if (it == cache.end()) it = cache.emplace(id, load_catalogue_model(test::source_root(), id)).first;
-  return it->second;
-}
+const ModelSpec& hybrid_model(const std::string& id) { return test::cached_catalogue_model(id); }
 
 std::size_t count_kind(const ModelArch& a, LayerAttention k) {
   return static_cast<std::size_t>(std::count(a.layer_attention.begin(), a.layer_attention.end(), k));

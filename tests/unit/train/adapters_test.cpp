@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "support/catalogs.hpp"
+#include "support/catalogue_counts.hpp"
 #include "support/test_support.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/model/catalogue.hpp"
@@ -12,12 +13,7 @@
 namespace vramplan::train {
 namespace {
 
-const ModelSpec& model(const std::string& id) {
-  static std::map<std::string, ModelSpec> cache;
-  auto it = cache.find(id);
-  if (it == cache.end()) it = cache.emplace(id, load_catalogue_model(test::source_root(), id)).first;
-  return it->second;
-}
+const ModelSpec& model(const std::string& id) { return test::cached_catalogue_model(id); }
 
 AdapterPlan plan(const std::string& id, AdapterSetup s) { return adapter_plan(model(id), s, test::quant_formats(), 2); }
 

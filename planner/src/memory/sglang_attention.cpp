@@ -67,6 +67,12 @@ std::string default_backend(const ModelArch& arch, int cc_major, const EngineArg
       return "triton";
     }
   }
+  // Gemma 4's full layers have 512-wide heads: 0.5.11 picks triton for the multimodal class on
+  // every GPU (_handle_model_specific_adjustments: "if self.is_attention_backend_not_set()").
+  if (a == "Gemma4ForConditionalGeneration" && !any_given) {
+    why = "triton, SGLang's choice for Gemma4ForConditionalGeneration (server_args.py _handle_model_specific_adjustments, 0.5.11)";
+    return "triton";
+  }
   if (mla) return "";  // fa3 on Hopper, flashinfer on capability 10, aiter or triton on ROCm
   const bool plain = no_spec_or_topk_one(args);
   // 0.5.6: is_blackwell() (capability 10 or 12); from 0.5.7 is_sm100_supported() (10 only), and

@@ -40,6 +40,18 @@ TEST(SglangAttention, BlackwellDefaultsForcePages) {
   EXPECT_EQ(page_of(attention_arch("Qwen3NextForCausalLM"), 10), 1u);
 }
 
+TEST(SglangAttention, Gemma4TakesTritonEverywhere) {
+  // 0.5.11 _handle_model_specific_adjustments: triton for Gemma4ForConditionalGeneration when no
+  // backend is given, on Hopper and Blackwell alike (no trtllm_mha, so no 64-token pages).
+  const ModelArch gemma4 = attention_arch("Gemma4ForConditionalGeneration");
+  for (const int cc : {9, 10}) {
+    const SglangAttention a = sglang_attention(gemma4, cc, {}, 1);
+    EXPECT_EQ(a.backend, "triton") << cc;
+    EXPECT_EQ(a.page_size, 1u) << cc;
+  }
+  EXPECT_EQ(sglang_attention(gemma4, 9, {{"attention-backend", "fa3"}}, 1).backend, "fa3");  // given: kept
+}
+
 TEST(SglangAttention, OtherGpusKeepTheDefaultPage) {
   const ModelArch llama = attention_arch("LlamaForCausalLM");
   EXPECT_EQ(page_of(llama, 9), 1u);   // fa3

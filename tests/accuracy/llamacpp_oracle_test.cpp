@@ -123,8 +123,10 @@ TEST(LlamacppOracle, EveryPrintedBufferMatches) {
   // GLM-5.2 configs (DeepSeek sparse attention's lightning indexer; GLM-5.2's shared indexer layers)
   // x (7 + 3 + 2), and a small Nemotron-3-Super config (latent MoE: 32 experts on a 256-wide projection
   // of the 1024-wide hidden state, MEMEM*EME) x (7 + 3 + 2), and Qwen3-VL-30B-A3B cut to 2 layers (128
-  // experts, 3 deepstack levels) x (7 + 3) (at -np 3 this llama.cpp asserts in its qwen3vlmoe graph).
-  ASSERT_EQ(loads.size(), 517u);
+  // experts, 3 deepstack levels) x (7 + 3) (at -np 3 this llama.cpp asserts in its qwen3vlmoe graph), and
+  // two small Gemma 4 configs (a 26B-A4B-like MoE, SSSSSF, and a 31B-like dense one, SSSSSFSF: head_dim !=
+  // global_head_dim, K=V full layers with fewer KV heads, experts beside the MLP) x (7 + 3 + 2).
+  ASSERT_EQ(loads.size(), 541u);
   std::size_t checked = 0;
   for (const json& r : loads) {
     test::ScratchDir dir;
@@ -195,8 +197,10 @@ TEST(LlamacppOracle, QuantizedModelBuffersMatch) {
   // mapped span was 1.68 / 2.39 MiB short at Q4_K_M and Q4_0 with ffn_norm), and the small
   // Nemotron-3-Super config x Q4_K_M, Q8_0, Q2_K (its ffn_latent_down / _up take the file type's
   // default: no llama-quantize category matches them), and Qwen3-VL-30B-A3B cut to 2 layers x Q4_K_M,
-  // Q8_0 (collect_quant.py).
-  ASSERT_EQ(loads.size(), 171u);
+  // Q8_0, and the two small Gemma 4 configs x the 7 (gate_up_proj kept fused as ffn_gate_up_exps, the router's
+  // scale and per-expert scale as ffn_gate_inp.scale / ffn_down_exps.scale, layer_scalar as layer_output_scale,
+  // rope_freqs for the full layers, as conversion/gemma.py writes them) (collect_quant.py).
+  ASSERT_EQ(loads.size(), 185u);
   for (const json& r : loads) {
     test::ScratchDir dir;
     dir.write("config.json", r.contains("catalogue_model") ? cut_config(r) : r["config"].dump());

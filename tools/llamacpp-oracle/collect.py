@@ -38,6 +38,9 @@ models = {  # name -> (catalogue id, layers kept, gguf arch)
     'qwen3next-tiny': (None, None, 'qwen3next'),  # Qwen3-Next: joint ssm_ba, q / k repeated to the value heads
     # Nemotron-3-Super's latent MoE on a small config of its own: experts on a 256-wide projection of 1024
     'super-tiny': (None, None, 'nemotron_h_moe'),
+    # Gemma 4 on small configs of their own: a 26B-A4B-like MoE (5 sliding + 1 full layer, experts beside the
+    # MLP) and a 31B-like dense one (SSSSSFSF); head_dim != global_head_dim, K=V full layers with fewer KV heads
+    'gemma4moe-tiny': (None, None, 'gemma4'), 'gemma4-tiny': (None, None, 'gemma4'),
 }
 import sys
 if len(sys.argv) > 1: models = {k: v for k, v in models.items() if k in sys.argv[1:]}

@@ -15,7 +15,7 @@ def main(cfg_path, arch, out, layers=None):
     h = c['hidden_size']; nh = c['num_attention_heads']; nkv = c.get('num_key_value_heads', nh)
     hd = c.get('head_dim') or h // nh
     ff = c.get('intermediate_size'); V = c['vocab_size']
-    tied = c.get('tie_word_embeddings', arch in ('gemma', 'gemma2', 'gemma3'))
+    tied = c.get('tie_word_embeddings', arch in ('gemma', 'gemma2', 'gemma3', 'gemma4'))
     w = gguf.GGUFWriter(out, arch)
     w.add_block_count(L); w.add_context_length(c.get('max_position_embeddings', 4096))
     w.add_embedding_length(h); w.add_feed_forward_length(ff or 0)
@@ -153,6 +153,23 @@ def main(cfg_path, arch, out, layers=None):
         w.add_ssm_conv_kernel(c['mamba_d_conv']); w.add_ssm_state_size(c['mamba_d_state'])
         w.add_ssm_group_count(c['mamba_n_groups']); w.add_ssm_inner_size(c.get('mamba_d_ssm') or c['mamba_expand'] * h)
         w.add_ssm_time_step_rank(c['mamba_n_heads'])
+    if arch == 'gemma4':  # conversion/gemma.py Gemma4Model.set_gguf_parameters (over Gemma3Model's)
+        types = c.get('layer_types') or ['full_attention' if (l + 1) % 6 == 0 else 'sliding_attention' for l in range(c['num_hidden_layers'])]
+        types = types[:L][:-1] + ['full_attention']  # Gemma4TextConfig.__post_init__: the last layer is full
+        swa = [k == 'sliding_attention' for k in types]
+        ghd = c.get('global_head_dim', 512); gkv = c.get('num_global_key_value_heads') or nkv
+        rp = c.get('rope_parameters', {})
+        w.add_key_length(ghd); w.add_value_length(ghd); w.add_key_length_swa(hd); w.add_value_length_swa(hd)
+        w.add_head_count_kv([nkv if s else gkv for s in swa])  # the full layers' heads (k_eq_v or not: convert writes them)
+        w.add_sliding_window(c['sliding_window']); w.add_sliding_window_pattern(swa)
+        w.add_shared_kv_layers(c.get('num_kv_shared_layers', 0)); w.add_embedding_length_per_layer_input(c.get('hidden_size_per_layer_input') or 0)
+        w.add_rope_freq_base(rp.get('full_attention', {}).get('rope_theta', 1e6))
+        w.add_rope_freq_base_swa(rp.get('sliding_attention', {}).get('rope_theta', 1e4))
+        w.add_rope_dimension_count(ghd); w.add_rope_dimension_count_swa(hd)
+        if c.get('final_logit_softcapping'): w.add_final_logit_softcapping(c['final_logit_softcapping'])
+        if c.get('enable_moe_block'):
+            w.add_expert_count(c['num_experts']); w.add_expert_used_count(c['top_k_experts'])
+            w.add_expert_feed_forward_length(c['moe_intermediate_size'])
     w.add_tokenizer_model('llama')
     toks = ['<unk>', '<s>', '</s>'] + [f'<0x{i:02X}>' for i in range(256)]
     toks += [f't{i}' for i in range(V - len(toks))]
@@ -276,7 +293,7 @@ def main(cfg_path, arch, out, layers=None):
             t(b + 'ffn_gate.weight', [h, ff]); t(b + 'ffn_up.weight', [h, ff]); t(b + 'ffn_down.weight', [ff, h])
             t(b + 'nextn.eh_proj.weight', [2 * h, h]); t(b + 'nextn.enorm.weight', [h], F32); t(b + 'nextn.hnorm.weight', [h], F32)
             t(b + 'nextn.shared_head_norm.weight', [h], F32)
-    for l in range(L if arch not in ('jamba', 'falcon-h1', 'qwen35', 'qwen35moe', 'qwen3next', 'granitehybrid', 'nemotron_h', 'nemotron_h_moe', 'deepseek2', 'deepseek32', 'glm-dsa', 'glm4moe', 'llama4', 'minimax-m2', 'ernie4_5-moe', 'gptneox', 'falcon') else 0):
+    for l in range(L if arch not in ('jamba', 'falcon-h1', 'qwen35', 'qwen35moe', 'qwen3next', 'granitehybrid', 'nemotron_h', 'nemotron_h_moe', 'deepseek2', 'deepseek32', 'glm-dsa', 'glm4moe', 'llama4', 'minimax-m2', 'ernie4_5-moe', 'gptneox', 'falcon', 'gemma4') else 0):
         b = f'blk.{l}.'
         if arch != 'olmo2': t(b + 'attn_norm.weight', [h], F32)
         if arch == 'phi2': t(b + 'attn_norm.bias', [h], F32)
@@ -321,6 +338,25 @@ def main(cfg_path, arch, out, layers=None):
             t(b + 'ffn_up.weight', [h, 2 * ff]); t(b + 'ffn_down.weight', [ff, h])
         else:
             t(b + 'ffn_gate.weight', [h, ff]); t(b + 'ffn_up.weight', [h, ff]); t(b + 'ffn_down.weight', [ff, h])
+    if arch == 'gemma4':  # src/models/gemma4.cpp load_arch_tensors; names from conversion/gemma.py Gemma4Model
+        t('rope_freqs.weight', [ghd // 2], F32)  # generate_extra_tensors: the proportional rope's factors (full layers)
+        k_eq_v = c.get('attention_k_eq_v', False)
+        for l in range(L):
+            b = f'blk.{l}.'; d, kv = (hd, nkv) if swa[l] else (ghd, gkv if k_eq_v else nkv)
+            t(b + 'attn_norm.weight', [h], F32)
+            t(b + 'attn_q.weight', [h, nh * d]); t(b + 'attn_k.weight', [h, kv * d])
+            if swa[l] or not k_eq_v: t(b + 'attn_v.weight', [h, kv * d])  # k_eq_v full layers: V is K's projection
+            t(b + 'attn_output.weight', [nh * d, h])
+            t(b + 'attn_q_norm.weight', [d], F32); t(b + 'attn_k_norm.weight', [d], F32)
+            t(b + 'post_attention_norm.weight', [h], F32); t(b + 'layer_output_scale.weight', [1], F32)
+            t(b + 'ffn_norm.weight', [h], F32); t(b + 'post_ffw_norm.weight', [h], F32)
+            t(b + 'ffn_gate.weight', [h, ff]); t(b + 'ffn_up.weight', [h, ff]); t(b + 'ffn_down.weight', [ff, h])
+            if c.get('enable_moe_block'):  # router.proj / .scale / .per_expert_scale, experts.gate_up_proj / down_proj
+                E, fe = c['num_experts'], c['moe_intermediate_size']
+                t(b + 'ffn_gate_inp.weight', [h, E], F32); t(b + 'ffn_gate_inp.scale', [h], F32)
+                t(b + 'pre_ffw_norm_2.weight', [h], F32); t(b + 'post_ffw_norm_1.weight', [h], F32); t(b + 'post_ffw_norm_2.weight', [h], F32)
+                t(b + 'ffn_gate_up_exps.weight', [h, 2 * fe, E]); t(b + 'ffn_down_exps.weight', [fe, h, E])
+                t(b + 'ffn_down_exps.scale', [E], F32)
     if arch in ('gptneox', 'falcon'):  # LayerNorms with biases, fused wqkv, a GELU MLP
         bias = arch == 'gptneox'
         t('output_norm.bias', [h], F32)

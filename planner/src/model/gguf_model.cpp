@@ -424,6 +424,57 @@ void map_attention_layout(const Meta& m, const std::string& arch_name, ModelSpec
   }
 }
 
+// Gemma 4 (src/models/gemma4.cpp load_arch_hparams, written by conversion/gemma.py
+// Gemma4Model.set_gguf_parameters): two attention geometries. key_length / value_length are the full
+// layers' head size (global_head_dim), key_length_swa / value_length_swa the sliding layers'
+// (llama_hparams::n_embd_head_k(il)), and head_count_kv holds one value a layer: num_key_value_heads
+// on the sliding layers, num_global_key_value_heads on the full ones (llama_hparams::n_head_kv(il)).
+// ModelArch keeps the sliding geometry in head_dim / num_kv_heads and the full layers' in
+// global_head_dim / global_kv_heads, as model/family_gemma4.cpp reads a config.json, so that
+// layer_head_dim / layer_kv_heads give each layer's cache row. A full layer without attn_v is a K=V
+// layer (attention_k_eq_v: gemma4.cpp's Vcur = Kcur). shared_kv_layers (E2B / E4B) become
+// kv_shared_with as llama-model.cpp create_memory's reuse callback maps them.
+void map_gemma4_geometry(const Meta& m, ModelSpec& spec, const std::vector<std::uint64_t>& kv_heads) {
+  ModelArch& a = spec.arch;
+  const auto k_swa = m.opt_u64("attention.key_length_swa");
+  if (a.model_type != "gemma4" || !k_swa) return;
+  const auto v_swa = m.opt_u64("attention.value_length_swa").value_or(*k_swa);
+  a.global_head_dim = a.head_dim;  // key_length: the full layers'
+  a.head_dim = *k_swa;
+  a.v_head_dim = v_swa;
+  std::optional<std::uint64_t> swa_kv, full_kv;
+  for (std::size_t l = 0; l < a.layer_attention.size() && l < kv_heads.size(); ++l) {
+    auto& kind = a.layer_attention[l] == LayerAttention::Full ? full_kv : swa_kv;
+    if (!kind) kind = kv_heads[l];
+    if (*kind != kv_heads[l])
+      m.fail(m.key("attention.head_count_kv"), "layer " + std::to_string(l) + " has " + std::to_string(kv_heads[l]) +
+                                                   " KV heads where the other layers of its kind have " +
+                                                   std::to_string(*kind) + ": not a Gemma 4 layout");
+  }
+  if (swa_kv) a.num_kv_heads = *swa_kv;
+  if (full_kv) a.global_kv_heads = *full_kv;
+  // The KV heads are now per layer kind: drop note_varying's "the maximum is used".
+  const std::string varying = m.key("attention.head_count_kv") + " varies per layer";
+  std::erase_if(spec.warnings, [&](const std::string& w) { return w.starts_with(varying); });
+  a.attention_k_eq_v = true;
+  bool any_full = false;
+  for (std::size_t l = 0; l < a.layer_attention.size(); ++l) {
+    if (a.layer_attention[l] != LayerAttention::Full) continue;
+    any_full = true;
+    for (const auto& t : spec.tensors)
+      if (t.layer && static_cast<std::size_t>(*t.layer) == l && t.role == TensorRole::AttnV) a.attention_k_eq_v = false;
+  }
+  if (!any_full) a.attention_k_eq_v = false;
+  const std::uint64_t shared = m.opt_u64("attention.shared_kv_layers").value_or(0);
+  if (shared > 0) {
+    const std::uint64_t from = a.num_layers > shared ? a.num_layers - shared : 0;
+    if (from < 2) m.fail(m.key("attention.shared_kv_layers"), "leaves fewer than 2 layers with a cache (llama.cpp asserts n_layer_kv_from_start >= 2)");
+    a.kv_shared_with.assign(a.num_layers, -1);
+    for (std::uint64_t l = from; l < a.num_layers; ++l)
+      a.kv_shared_with[l] = static_cast<int>(from - (a.layer_attention[l] == LayerAttention::Full ? 1 : 2));
+  }
+}
+
 // The tensor names of `f` are read only by map_tensors, so `owned` may give them away there.
 ModelSpec spec_from_gguf(const GgufFile& f, std::vector<GgufTensor>* owned) {
   ModelSpec spec;
@@ -520,6 +571,7 @@ ModelSpec spec_from_gguf(const GgufFile& f, std::vector<GgufTensor>* owned) {
   a.sequential_residual = !m.opt_bool("use_parallel_residual").value_or(true);  // gptneox (llama.cpp default true)
   a.attn_temperature_scale = m.opt_number("attention.temperature_scale").value_or(0.0);  // mistral3
   map_attention_layout(m, *arch_name, spec, block_count, kv_heads);
+  map_gemma4_geometry(m, spec, kv_heads);
   map_ssm(m, a);
 
   RopeTable rope;

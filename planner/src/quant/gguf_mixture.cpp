@@ -248,6 +248,9 @@ bool qwen3_next_family(std::string_view arch) {
   return std::find(std::begin(kArchs), std::end(kArchs), arch) != std::end(kArchs);
 }
 
+// Gemma 4 (HF model types gemma4 / gemma4_text; GGUF gemma4).
+bool gemma4_family(std::string_view arch) { return arch == "gemma4" || arch == "gemma4_text"; }
+
 // Fused gate + up projections the converters split (the names order a block's tensors in the
 // quantized file, which llama-quantize writes by layer, then name, and so where the mapped span
 // ends; the counters of llama-quant.cpp see two tensors). Routed experts' gate_up (gpt-oss
@@ -255,8 +258,11 @@ bool qwen3_next_family(std::string_view arch) {
 // block_sparse_moe.input_linear, conversion/granite.py GraniteMoeModel.modify_tensors) become
 // ffn_gate_exps / ffn_up_exps, weight and bias alike; Granite's shared MLP becomes ffn_gate_shexp /
 // ffn_up_shexp (ffn_gate / ffn_up without experts) and its output ffn_down_shexp beside experts.
-std::optional<std::vector<GgufTensorChoice>> split_fused(const TensorInfo& t, bool has_experts) {
+// Gemma 4's experts.gate_up_proj stays one tensor: gguf-py maps it to FFN_GATE_UP_EXP
+// (ffn_gate_up_exps, "# gemma4"), which gemma4.cpp loads before the split pair.
+std::optional<std::vector<GgufTensorChoice>> split_fused(const TensorInfo& t, bool has_experts, std::string_view arch) {
   if (!t.layer || t.name.starts_with("blk.") || t.shape.size() < 2) return std::nullopt;
+  if (gemma4_family(arch)) return std::nullopt;
   const std::string blk = "blk." + std::to_string(*t.layer) + ".";
   const std::string suffix = t.is_bias ? ".bias" : ".weight";
   const auto halves = [&](const std::string& gate, const std::string& up) {
@@ -269,6 +275,25 @@ std::optional<std::vector<GgufTensorChoice>> split_fused(const TensorInfo& t, bo
     return has_experts ? halves("ffn_gate_shexp", "ffn_up_shexp") : halves("ffn_gate", "ffn_up");
   if (t.name.ends_with("shared_mlp.output_linear.weight") && has_experts)
     return std::vector<GgufTensorChoice>{{blk + "ffn_down_shexp.weight", t.shape, "", 0, ""}};
+  return std::nullopt;
+}
+
+// Gemma 4's tensors that have no role of their own, by the end of the checkpoint name, as
+// conversion/gemma.py Gemma4Model writes them: filter_tensors names layer_scalar ".weight" (gguf-py
+// LAYER_OUT_SCALE: layer_output_scale), modify_tensors writes router.scale as ffn_gate_inp.scale and
+// router.per_expert_scale as ffn_down_exps.scale ("convert per-expert scale to FFN down scale"), and
+// tensor_mapping.py maps the MoE block's norms to FFN_PRE_NORM_2 / FFN_POST_NORM_1 / _2.
+std::optional<std::string_view> gemma4_gguf_name(std::string_view hf_name) {
+  static constexpr std::pair<std::string_view, std::string_view> kNames[] = {
+      {".layer_scalar", "layer_output_scale.weight"},
+      {".router.scale", "ffn_gate_inp.scale"},
+      {".router.per_expert_scale", "ffn_down_exps.scale"},
+      {".pre_feedforward_layernorm_2.weight", "pre_ffw_norm_2.weight"},
+      {".post_feedforward_layernorm_1.weight", "post_ffw_norm_1.weight"},
+      {".post_feedforward_layernorm_2.weight", "post_ffw_norm_2.weight"},
+  };
+  for (const auto& [ending, gguf] : kNames)
+    if (hf_name.ends_with(ending)) return gguf;
   return std::nullopt;
 }
 
@@ -301,6 +326,8 @@ std::string gguf_name(const TensorInfo& t, std::string_view arch) {
   if (mixer && t.layer && !t.name.starts_with("blk."))
     if (const auto name = recurrent_gguf_name(t.name))
       return "blk." + std::to_string(*t.layer) + "." + *name;
+  if (gemma4_family(arch) && t.layer && !t.name.starts_with("blk."))
+    if (const auto name = gemma4_gguf_name(t.name)) return "blk." + std::to_string(*t.layer) + "." + std::string(*name);
   // A fused dense gate + up projection (Phi-3 gate_up_proj, GLM-4) is written as ffn_up of 2 n_ff
   // rows: llama.cpp's phi3 / glm4 loaders create LLM_TENSOR_FFN_UP {n_embd, 2 n_ff}.
   const std::string role(t.role == TensorRole::FfnGateUp ? "ffn_up" : tensor_role_name(t.role));
@@ -381,7 +408,7 @@ std::vector<GgufTensorPlan> plan_gguf_file_type(const ModelSpec& model, const Gg
       const std::uint64_t qkv = model.arch.recurrent_shape.conv_channels;
       p.parts.push_back({blk + "attn_qkv.weight", {qkv, t.shape[1]}, "", 0, ""});
       p.parts.push_back({blk + "attn_gate.weight", {t.shape[0] - qkv, t.shape[1]}, "", 0, ""});
-    } else if (auto split = split_fused(t, model.arch.num_experts > 0)) {
+    } else if (auto split = split_fused(t, model.arch.num_experts > 0, facts.arch)) {
       p.parts = std::move(*split);
     } else {
       p.parts.push_back({gguf_name(t, facts.arch), t.shape, "", 0, ""});

@@ -175,6 +175,42 @@ TEST(LlamacppKv, SlidingWindowCacheHoldsWindowPlusUbatch) {
   EXPECT_EQ(lc::kv_caches(gemma3_1b(), *ctx.context, s, test::quant_formats())[1].cells, 32768u);
 }
 
+// google/gemma-4-26B-A4B's attention: 30 layers, every sixth full; sliding layers 8 KV heads of 256,
+// full layers (attention_k_eq_v) 2 KV heads of global_head_dim 512; window 1024.
+ModelArch gemma4_26b() {
+  ModelArch a;
+  a.num_layers = 30;
+  a.hidden_size = 2816;
+  a.num_heads = 16;
+  a.num_kv_heads = 8;
+  a.head_dim = a.v_head_dim = 256;
+  a.global_head_dim = 512;
+  a.global_kv_heads = 2;
+  a.attention_k_eq_v = true;
+  a.vocab_size = 262144;
+  a.sliding_window = 1024;
+  for (int i = 0; i < 30; ++i)
+    a.layer_attention.push_back((i + 1) % 6 == 0 ? LayerAttention::Full : LayerAttention::Sliding);
+  return a;
+}
+
+// llama_kv_cache sizes each layer by n_embd_k_gqa(il) / n_embd_v_gqa(il): a K=V full layer still
+// stores V (gemma4.cpp: Vcur = Kcur). At -c 4096 -ub 512:
+//   non-SWA: 5 layers x 4096 cells x (2 x 512) x 2 B = 41,943,040 B per K (40 MiB), the same for V;
+//   SWA: PAD256(min(4096, 1024 + 512)) = 1536 cells; 25 x 1536 x (8 x 256) x 2 B = 157,286,400 B (150 MiB).
+TEST(LlamacppKv, Gemma4LayersHaveTheirOwnGeometry) {
+  lc::Settings s;
+  const auto ctx = lc::make_context(gemma4_26b(), s, profile());
+  const auto caches = lc::kv_caches(gemma4_26b(), *ctx.context, s, test::quant_formats());
+  ASSERT_EQ(caches.size(), 2u);
+  EXPECT_EQ(caches[0].layers.size(), 5u);
+  EXPECT_EQ(caches[0].k_bytes, 41943040u);
+  EXPECT_EQ(caches[0].v_bytes, 41943040u);
+  EXPECT_EQ(caches[1].cells, 1536u);
+  EXPECT_EQ(caches[1].k_bytes, 157286400u);
+  EXPECT_EQ(caches[1].v_bytes, 157286400u);
+}
+
 // deepseek-ai/DeepSeek-V2-Lite reduced to 3 layers: kv_lora_rank 512, rope 64.
 ModelArch deepseek_lite3() {
   ModelArch a;

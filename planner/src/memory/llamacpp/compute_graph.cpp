@@ -3,13 +3,15 @@
 // visits them (depth first, sources left to right). Transcribed from llama.cpp's builders:
 // src/models/{llama,qwen2,qwen2moe,qwen3,qwen3moe,gemma,gemma2,gemma3,deepseek2,phi2,phi3,olmo2,qwen2vl,
 // openai-moe,glm4-moe,llama4,qwen3vl,qwen3vlmoe,minimax-m2,ernie4-5-moe,gptneox,falcon,nemotron-h,
-// granite-hybrid,falcon-h1,jamba,mamba-base,qwen35,qwen35moe,qwen3next,delta-net-base,deepseek32,glm-dsa}.cpp
+// granite-hybrid,falcon-h1,jamba,mamba-base,qwen35,qwen35moe,qwen3next,delta-net-base,deepseek32,glm-dsa,
+// gemma4}.cpp
 // and src/llama-graph.cpp (build_inp_embd, build_attn, build_attn_mha, build_ffn, build_moe_ffn),
 // src/llama-kv-cache.cpp (cpy_k, cpy_v, get_k, get_v, input idxs). Weights and the KV cache are
 // external (they live in other buffers).
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 
 #include "vramplan/core/bytes.hpp"
@@ -76,6 +78,9 @@ struct Features {
                                  // value heads before the fused op when there are fewer key heads, and
                                  // Q / gate as views of a 4-D reshape of the joint projection
   bool dsa = false;              // a lightning indexer picks the MLA's top-k cached tokens (dsa_indexer)
+  bool gemma4 = false;           // Gemma 4: per-layer attention geometry, V RMS-normed without a weight
+                                 // (V = K's projection on a layer without attn_v), no Q scale, the MoE
+                                 // block beside the MLP, a per-layer output scale (gemma4_layer)
   bool hparams_routing = false;  // the router as the model's hparams say (ModelArch::moe_routing:
                                  // deepseek2.cpp passes expert_gating_func, expert_weights_norm / _scale
                                  // and ffn_exp_probs_b to build_moe_ffn)
@@ -184,6 +189,11 @@ const std::map<std::string, Features>& feature_table() {
   // alpha from the joint ssm_ba projection, and q / k repeated to the value heads (TAG_GGML_GDN_BCAST).
   static const Features qwen3next{.qk_norm = true, .moe_norm_w = true, .qwen35 = true, .shexp_sigmoid = true,
                                   .qwen3next = true};
+  // src/models/gemma4.cpp (Gemma 4 26B-A4B / 31B): gemma3's sandwich-normed layer with each layer's
+  // own head size and KV heads, the routed experts beside the dense MLP, a per-layer output scale, and
+  // the output rows taken after the final norm (res->t_h_nextn, a graph output).
+  static const Features gemma4{.qk_norm = true, .sandwich_norms = true, .embed_scale = true, .final_softcap = true,
+                               .moe_norm_w = true, .gemma4 = true};
   static const std::map<std::string, Features> table = {
       {"llama", llama}, {"mistral", llama}, {"mixtral", llama}, {"llava", llama},
       {"mistral3", mistral3}, {"ministral3", mistral3},
@@ -207,6 +217,7 @@ const std::map<std::string, Features>& feature_table() {
       {"falcon_h1", falcon_h1}, {"falcon-h1", falcon_h1}, {"jamba", jamba},
       {"qwen3_5_text", qwen35}, {"qwen35", qwen35}, {"qwen3_5_moe_text", qwen35moe}, {"qwen35moe", qwen35moe},
       {"qwen3_next", qwen3next}, {"qwen3next", qwen3next},
+      {"gemma4", gemma4}, {"gemma4_text", gemma4},
   };
   return table;
 }
@@ -273,6 +284,19 @@ class Builder {
     falcon_two_norms_ = f_.mlp_first && !f_.neox && any_tensor([](const TensorInfo& t) {
                           return t.role == TensorRole::FfnNorm || t.name.find("attn_norm_2") != std::string::npos;
                         });
+    // gemma4.cpp's optional tensors: attn_v (absent on a K=V full layer: Vcur = Kcur), the layer
+    // output scale (layer_scalar) and the per-expert scale (router.per_expert_scale, which convert
+    // writes as ffn_down_exps.scale and build_lora_mm_id applies after the down experts), by a GGUF's
+    // name or a checkpoint's.
+    if (f_.gemma4) {
+      if (named({"per_layer_token_embd.weight", "embed_tokens_per_layer.weight"}))
+        throw_usage("--engine llamacpp: Gemma 4's per-layer input embeddings (E2B / E4B) are not modelled in llama.cpp's "
+                    "graph yet");
+      for (const TensorInfo& t : m.tensors)
+        if (t.layer && t.role == TensorRole::AttnV && !t.is_bias) has_wv_.insert(*t.layer);
+      out_scale_ = named({"layer_output_scale.weight", ".layer_scalar"});
+      down_exps_scale_ = named({"ffn_down_exps.scale", ".router.per_expert_scale"});
+    }
   }
 
   ComputeGraph build() {
@@ -292,6 +316,7 @@ class Builder {
     for (std::uint64_t il = 0; il < a_.num_layers; ++il) {
       inpL = f_.parallel_layernorm ? parallel_layer(static_cast<int>(il), inpL)
              : f_.mlp_first        ? mlp_first_layer(static_cast<int>(il), inpL)
+             : f_.gemma4           ? gemma4_layer(static_cast<int>(il), inpL)
                                    : layer(static_cast<int>(il), inpL);
       if (il < D) {
         const int slice = g_.view("deepstack", embd, false, E() * T_ * kF32);
@@ -303,7 +328,11 @@ class Builder {
       inpL = output_rows("l_out", inpL);
     }
     const bool layernorm = f_.parallel_layernorm || f_.mlp_first;
-    const int norm = layernorm ? layer_norm("result_norm", inpL) : rms_mul("result_norm", inpL);
+    int norm = layernorm ? layer_norm("result_norm", inpL) : rms_mul("result_norm", inpL);
+    if (f_.gemma4) {  // gemma4.cpp: the final norm is res->t_h_nextn (ggml_set_output), then the output rows
+      g_.mark_output(norm);
+      norm = output_rows("h_nextn", norm);
+    }
     int logits = g_.op("result_output", a_.vocab_size * O_ * kF32, {g_.external("output"), norm});
     if (f_.parallel_layernorm) logits = g_.op("result_output_b", bytes(logits), {logits, g_.external("output.bias")}, true);
     if (f_.final_softcap)
@@ -876,14 +905,16 @@ class Builder {
   struct Routed {
     int selected, weights;
   };
-  Routed route(int x) {
+  // `logits_in`: the router's logits where the builder computes them itself (build_moe_ffn's probs_in:
+  // gemma4.cpp), else -1.
+  Routed route(int x, int logits_in = -1) {
     const std::uint64_t X = a_.num_experts, K = a_.experts_per_token;
     ModelArch::MoeRouting r;  // softmax, no norm, no scale, no groups
     if (f_.hparams_routing) r = a_.moe_routing;
     if (f_.nemotron_h) r.sigmoid = true;  // nemotron-h.cpp passes LLAMA_EXPERT_GATING_FUNC_TYPE_SIGMOID
     if (f_.moe_norm_w) r.norm_topk = true;
     if (f_.weight_before_experts) r.sigmoid = true;
-    int logits = g_.op("ffn_moe_logits", X * rows_ * kF32, {g_.external("ffn_gate_inp"), x});
+    int logits = logits_in >= 0 ? logits_in : g_.op("ffn_moe_logits", X * rows_ * kF32, {g_.external("ffn_gate_inp"), x});
     if (f_.router_bias)
       logits = g_.op("ffn_moe_logits_biased", bytes(logits), {logits, g_.external("ffn_gate_inp.bias")}, true);
     // SOFTMAX_WEIGHT: the scores are the logits; softmax and sigmoid are in-place unary ops.
@@ -966,12 +997,72 @@ class Builder {
     }
     const int down = experts("down", He * K * rows_ * kF32, act);
     const int weighted = f_.weight_before_experts ? down : g_.op("ffn_moe_weighted", bytes(down), {down, weights}, true);
+    return sum_experts(weighted, He);
+  }
+  // build_moe_ffn's tail: a view of each selected expert's rows, all of them before their adds
+  // ("order the views before the adds"); one expert is made contiguous.
+  int sum_experts(int weighted, std::uint64_t He) {
+    const std::uint64_t K = a_.experts_per_token;
     std::vector<int> views;
     for (std::uint64_t i = 0; i < K; ++i) views.push_back(g_.view("expert_view", weighted, false, He * rows_ * kF32));
     int moe_out = views[0];
     for (std::uint64_t i = 1; i < K; ++i) moe_out = g_.op("ffn_moe_add", He * rows_ * kF32, {moe_out, views[i]}, true);
     if (K == 1) moe_out = g_.op("ffn_moe_cont", He * rows_ * kF32, {moe_out});
     return moe_out;
+  }
+
+  // src/models/gemma4.cpp's layer. build_attn expands Q, K, V, the stores and the attention; the rest
+  // is met by the next expansion's walk back from l_out, except in a MoE layer, where build_moe_ffn
+  // expands the router's weights (pulling in wo, the post-attention norm, attn_out and the router's
+  // input) and then the experts, before the dense MLP and the adds that the walk meets later:
+  // l_out = (ffn_post_norm(mlp + moe) + attn_out) x layer_output_scale.
+  int gemma4_layer(int il, int inpL) {
+    const PendingAttention p = attention_inputs(il, rms_mul("attn_norm", inpL));
+    const int cur = rms_mul("attn_post_norm", attention_output(p));
+    const int attn_out = g_.op("attn_out", bytes(cur), {cur, inpL}, true);
+    const auto l = static_cast<std::size_t>(il);
+    const bool moe = a_.num_experts > 0 && (a_.layer_is_moe.empty() || (l < a_.layer_is_moe.size() && a_.layer_is_moe[l]));
+    int out;
+    if (moe) {
+      const int experts = gemma4_experts(attn_out);
+      const int mlp = rms_mul("ffn_post_norm_1", ffn(rms_mul("ffn_norm", attn_out), a_.intermediate_size, "ffn"));
+      const int moe_out = rms_mul("ffn_post_norm_2", experts);
+      out = g_.op("ffn_moe_combined", bytes(mlp), {mlp, moe_out}, true);
+    } else {
+      out = ffn(rms_mul("ffn_norm", attn_out), a_.intermediate_size, "ffn");
+    }
+    out = rms_mul("ffn_post_norm", out);
+    out = g_.op("l_out", bytes(out), {out, attn_out}, true);
+    if (out_scale_) out = g_.op("out_scaled", bytes(out), {out, g_.external("layer_output_scale")}, true);
+    return out;
+  }
+  // gemma4.cpp's routed experts: the router reads attn_out through a weightless RMS norm, a 1/sqrt(n_embd)
+  // scale and ffn_gate_inp.scale (logits passed to build_moe_ffn as probs_in: softmax, top-k, the weights
+  // renormalised); the experts read ffn_pre_norm_2(attn_out) through the fused ffn_gate_up_exps (one
+  // MUL_MAT_ID, gate and up views of it, GEGLU), and build_lora_mm_id multiplies the down experts by
+  // their ffn_down_exps.scale: a reshape of it repeated to [1, n_expert, n_tokens] and the selected rows
+  // gathered (GET_ROWS).
+  int gemma4_experts(int attn_out) {
+    const std::uint64_t X = a_.num_experts, K = a_.experts_per_token, F = a_.moe_intermediate_size;
+    int router_in = g_.op("router_in.rms_norm", bytes(attn_out), {attn_out}, true);
+    router_in = g_.op("router_in.scaled", bytes(router_in), {router_in}, true);
+    router_in = g_.op("router_in", bytes(router_in), {router_in, g_.external("ffn_gate_inp.scale")}, true);
+    const int logits = g_.op("ffn_moe_logits", X * rows_ * kF32, {g_.external("ffn_gate_inp"), router_in});
+    const Routed routed = route(-1, logits);
+    const int selected = routed.selected;
+    const int x3 = g_.view("cur_3d", rms_mul("ffn_pre_norm_2", attn_out));
+    const int gate_up = g_.op("ffn_moe_gate_up", 2 * F * K * rows_ * kF32, {g_.external("ffn_gate_up_exps"), x3, selected});
+    const int gate = g_.view("ffn_moe_gate", gate_up, false, F * K * rows_ * kF32);
+    const int up = g_.view("ffn_moe_up", gate_up, false, F * K * rows_ * kF32);
+    const int act = g_.op("ffn_moe_geglu", F * K * rows_ * kF32, {gate, up});
+    int down = g_.op("ffn_moe_down", E() * K * rows_ * kF32, {g_.external("ffn_down_exps"), act, selected});
+    if (down_exps_scale_) {
+      const int scale = g_.view("ffn_down_exps_s_3d", g_.external("ffn_down_exps.scale"));
+      const int repeated = g_.op("ffn_down_exps_s_repeat", X * rows_ * kF32, {scale});
+      const int picked = g_.op("ffn_down_exps_s_rows", K * rows_ * kF32, {repeated, selected});
+      down = g_.op("ffn_moe_down_scaled", bytes(down), {down, picked}, true);
+    }
+    return sum_experts(g_.op("ffn_moe_weighted", bytes(down), {down, routed.weights}, true), E());
   }
   // The shared expert (the builders' ffn_shexp after build_moe_ffn) added to the routed experts' sum,
   // which a latent MoE first projects back to the hidden size (ffn_latent_up, built after
@@ -1011,8 +1102,11 @@ class Builder {
   };
   PendingAttention attention_inputs(int il, int x) {
     const KvCache& kv = cache_of(il);
-    const std::uint64_t D = a_.head_dim, Dv = a_.v_head_dim ? a_.v_head_dim : a_.head_dim;
-    const std::uint64_t H = a_.num_heads, Hkv = a_.num_kv_heads;
+    // The layer's own head size and KV heads (llama_hparams::n_embd_head_k(il) / n_head_kv(il)): Gemma 4's
+    // full layers differ from its sliding ones; every other model has one geometry.
+    const auto l = static_cast<std::size_t>(il);
+    const std::uint64_t D = a_.layer_head_dim(l), Dv = a_.layer_v_head_dim(l);
+    const std::uint64_t H = a_.num_heads, Hkv = a_.layer_kv_heads(l);
     // llama_kv_cache: attn_rot_k / _v when the cache type is quantized and the head size a multiple
     // of 64 (Phi-3's 96 and Phi-2's 80 are not rotated).
     const bool k_rot = quantized(kv.type_k) && D % 64 == 0, v_rot = quantized(kv.type_v) && Dv % 64 == 0;
@@ -1045,20 +1139,25 @@ class Builder {
       q = g_.op("Qcur_attn_temp_scaled", bytes(q), {q, attn_scale()}, true);
     if (f_.q_scale) q = g_.op("Qcur_scaled", bytes(q), {q}, true);
     if (k_rot) q = hadamard(q, rot("k_rot" + tag(kv), k_rot_size(D)));
+    int k_3d = -1;  // K's projection as [head, heads, tokens]: a Gemma 4 K=V layer's V reshapes it again
     const auto build_v = [&] {
-      int v = f_.fused_qkv ? g_.view("Vcur_view", qkv, false, Hkv * Dv * T_ * kF32)
-                           : projected("Vcur", "wv", Hkv * Dv * T_ * kF32, nullptr);
+      int v = f_.fused_qkv                             ? g_.view("Vcur_view", qkv, false, Hkv * Dv * T_ * kF32)
+              : f_.gemma4 && has_wv_.count(il) == 0 ? g_.view("Vcur_3d", g_.tensors()[static_cast<std::size_t>(k_3d)].view_of)
+                                                       : projected("Vcur", "wv", Hkv * Dv * T_ * kF32, nullptr);
+      if (f_.gemma4) v = g_.op("Vcur_normed", bytes(v), {v}, true);  // gemma4.cpp: ggml_rms_norm, no weight
       return v_rot ? hadamard(v, rot("v_rot" + tag(kv), 64)) : v;
     };
     const auto build_k = [&] {
       int k = f_.fused_qkv ? g_.view("Kcur_view", qkv, false, Hkv * D * T_ * kF32)
                            : projected("Kcur", "wk", Hkv * D * T_ * kF32, "attn_k_norm");
+      k_3d = k;
       if (f_.qk_norm) k = rms_mul("attn_k_norm", k);
       if (rope) k = g_.op("Kcur_rope", Hkv * D * T_ * kF32, {k, pos()}, true);
       if (rope && f_.kq_l2_norm) k = g_.op("Kcur_normed", bytes(k), {k}, true);
       return k_rot ? hadamard(k, rot("k_rot" + tag(kv), k_rot_size(D))) : k;
     };
-    const bool iswa = !kv.role.empty();
+    // gemma4.cpp always builds the iSWA input (build_attn_inp_kv_iswa), so its layers order q, k, v.
+    const bool iswa = !kv.role.empty() || f_.gemma4;
     int v = iswa ? -1 : build_v();
     const int k = build_k();
     if (iswa) v = build_v();
@@ -1253,6 +1352,9 @@ class Builder {
   bool ssm_norm_ = false;   // Mamba-2's grouped output norm (ssm_norm, optional in falcon-h1.cpp)
   bool dt_b_c_norms_ = false;     // Mamba-1's RMS norms of dt, B and C (Jamba: ssm_dt_norm, _b_norm, _c_norm)
   std::uint64_t dt_rank_ = 0;     // Mamba-1's dt rank: x_proj's (ssm_x's) rows less 2 d_state
+  std::set<int> has_wv_;          // Gemma 4: the layers with their own attn_v (the others are K=V)
+  bool out_scale_ = false;        // Gemma 4: layer_output_scale (layer_scalar) multiplies l_out
+  bool down_exps_scale_ = false;  // Gemma 4: ffn_down_exps.scale (router.per_expert_scale)
 };
 
 }  // namespace

@@ -14,10 +14,12 @@ namespace {
 
 // The HF model types whose GGUF architecture llama.cpp windows (the loaders that set a SWA layout,
 // model/gguf_model.cpp kWindowLayouts; convert_hf_to_gguf.py maps Gemma2ForCausalLM -> gemma2,
-// Gemma3* -> gemma3, Cohere2ForCausalLM -> cohere2, GptOssForCausalLM -> gpt-oss, Llama4* -> llama4).
-// The config's own pattern is the loader's there (set_swa_pattern 2 / 6 / 4 / 2, chunked 3 + 1).
-constexpr std::string_view kWindowedModelTypes[] = {"gemma2", "gemma3", "gemma3_text", "cohere2",
-                                                    "gpt_oss", "llama4", "llama4_text"};
+// Gemma3* -> gemma3, Cohere2ForCausalLM -> cohere2, GptOssForCausalLM -> gpt-oss, Llama4* -> llama4,
+// Gemma4* -> gemma4). The config's own pattern is the loader's there (set_swa_pattern 2 / 6 / 4 / 2,
+// chunked 3 + 1; conversion/gemma.py Gemma4Model writes layer_types as sliding_window_pattern, one
+// flag a layer, which gemma4.cpp load_arch_hparams reads back).
+constexpr std::string_view kWindowedModelTypes[] = {"gemma2", "gemma3", "gemma3_text", "cohere2", "gpt_oss",
+                                                    "llama4", "llama4_text", "gemma4", "gemma4_text"};
 
 // Any other converted checkpoint runs every layer with full attention in llama.cpp, whatever its
 // config.json says: Mistral-7B-v0.1's sliding_window 4096 (MistralForCausalLM converts to the llama
@@ -65,11 +67,13 @@ ModelSpec gguf_model_spec(const ModelSpec& model, const GgufFileType& file_type,
     }
   }
   // convert_hf_to_gguf.py (LlamaModel.generate_extra_tensors) writes the llama3 rope factors as
-  // rope_freqs.weight, F32 {rotary_dim / 2}, before every checkpoint tensor.
+  // rope_freqs.weight, F32 {rotary_dim / 2}, before every checkpoint tensor; conversion/gemma.py
+  // (Gemma4Model.generate_extra_tensors) writes Gemma 4's full layers' "proportional" rope as the same
+  // tensor of global_head_dim / 2 factors (1 for the rotated pairs, 1e30 for the others).
   const bool has_rope_freqs = std::any_of(globals.begin(), globals.end(),
                                           [](const TensorInfo& t) { return t.role == TensorRole::RopeFreqs; });
   for (const auto& rope : model.arch.rope_tables) {
-    if (rope.scaling_type != "llama3" || has_rope_freqs) continue;
+    if ((rope.scaling_type != "llama3" && rope.scaling_type != "proportional") || has_rope_freqs) continue;
     TensorInfo t;
     t.name = "rope_freqs.weight";
     t.role = TensorRole::RopeFreqs;

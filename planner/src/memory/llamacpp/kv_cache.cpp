@@ -45,15 +45,21 @@ std::uint64_t cache_bytes(const QuantCatalog& quant, const std::string& type, st
 
 }  // namespace
 
-KvRow kv_row(const ModelArch& arch, int /*layer*/) {
+KvRow kv_row(const ModelArch& arch, int layer) {
   if (arch.kv_lora_rank > 0) {
     // MLA: the cache holds the compressed latent plus the shared rope key; V is read out of the
     // same row (has_v = !is_mla in llama_kv_cache).
     return {arch.kv_lora_rank + arch.qk_rope_head_dim, 0};
   }
-  const std::uint64_t v_dim = arch.v_head_dim ? arch.v_head_dim : arch.head_dim;
-  return {checked_mul(arch.num_kv_heads, arch.head_dim, "n_embd_k_gqa"),
-          checked_mul(arch.num_kv_heads, v_dim, "n_embd_v_gqa")};
+  // llama_kv_cache sizes each layer's K / V rows by hparams.n_embd_k_gqa(il) / n_embd_v_gqa(il)
+  // (llama-hparams.cpp): n_head_kv(il) x n_embd_head_k(il), the head size of the layer's kind
+  // (key_length_swa on a sliding layer). Gemma 4's full layers have their own head size and KV heads
+  // (ModelArch::layer_head_dim / layer_kv_heads); a K=V layer still stores a V row (gemma4.cpp:
+  // Vcur = Kcur when attn_v is absent, and build_attn writes it).
+  const auto l = static_cast<std::size_t>(std::max(layer, 0));
+  const std::uint64_t kv_heads = arch.layer_kv_heads(l);
+  return {checked_mul(kv_heads, arch.layer_head_dim(l), "n_embd_k_gqa"),
+          checked_mul(kv_heads, arch.layer_v_head_dim(l), "n_embd_v_gqa")};
 }
 
 // DeepSeek sparse attention (llama_kv_cache_dsa): beside the MLA cache, a second llama_kv_cache holds

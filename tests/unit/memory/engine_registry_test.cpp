@@ -28,7 +28,8 @@ TEST(EngineRegistry, EveryProfileLoads) {
 
 TEST(EngineRegistry, VersionPicksTheProfileWhoseRangeHoldsIt) {
   EXPECT_EQ(make_engine("vllm", data())->version(), "0.19");
-  EXPECT_EQ(make_engine("vllm@0.21.1", data())->version(), "0.19");
+  EXPECT_EQ(make_engine("vllm@0.21.1", data())->version(), "0.20");  // 0.20+: 0.92 utilization, graphs in the budget
+  EXPECT_EQ(make_engine("vllm@0.19.1", data())->version(), "0.19");
   EXPECT_EQ(make_engine("vllm@0.18.2", data())->version(), "0.17");
   EXPECT_EQ(make_engine("vllm@0.17", data())->version(), "0.17");
   EXPECT_EQ(make_engine("vllm@0.15.0", data())->version(), "0.11");

@@ -94,7 +94,9 @@ struct SglangMambaSplit {
 //! swa_tokens = full_tokens x r: full_tokens = int(M (F + S) / (F + r S)), swa_tokens =
 //! int(full_tokens x r), both page-aligned, where F / S are the bytes per token of all full /
 //! sliding (or Llama-4 chunked) layers and r = --swa-full-tokens-ratio (server_args.py default
-//! 0.8). The scheduler's max_total_num_tokens is then full_tokens (SWAKVPool size).
+//! 0.8). The scheduler's max_total_num_tokens is then full_tokens (SWAKVPool size). From 0.5.11
+//! (model_executor/pool_configurator.py HybridSWAPoolConfigurator) full_tokens = rest // (F + r S)
+//! and --max-total-tokens caps full_tokens after the split instead of M before it.
 struct SglangSwaSplit {
   bool on = false;
   double ratio = 0.8;
@@ -102,7 +104,8 @@ struct SglangSwaSplit {
 };
 
 SglangSwaSplit sglang_swa_split(const ModelArch& arch, const KvLayout& kv, std::uint64_t profiled_tokens,
-                                std::uint64_t page, const EngineArgs& a) {
+                                std::uint64_t pool_bytes, std::uint64_t page, const EngineArgs& a,
+                                const SglangRelease& release) {
   SglangSwaSplit s;
   s.ratio = arg_double(a, "swa-full-tokens-ratio").value_or(0.8);
   // Above 1 the sliding-window pool would outgrow the full one it exists to be smaller than (and
@@ -123,10 +126,17 @@ SglangSwaSplit sglang_swa_split(const ModelArch& arch, const KvLayout& kv, std::
     s.swa_tokens = profiled_tokens / page * page;
     return s;
   }
-  const double total = static_cast<double>(profiled_tokens) *
-                       static_cast<double>(s.full_bytes_per_token + s.swa_bytes_per_token);
   const double denominator = static_cast<double>(s.full_bytes_per_token) + s.ratio * static_cast<double>(s.swa_bytes_per_token);
-  s.full_tokens = static_cast<std::uint64_t>(total / denominator);
+  if (release.at_least({0, 5, 11})) {
+    // model_executor/pool_configurator.py HybridSWAPoolConfigurator (0.5.11+): the pool divided by
+    // F + r S gives the full tokens, and --max-total-tokens caps them after the split.
+    s.full_tokens = static_cast<std::uint64_t>(std::floor(static_cast<double>(pool_bytes) / denominator));
+    if (const auto cap = arg_u64(a, "max-total-tokens")) s.full_tokens = std::min(s.full_tokens, *cap);
+  } else {
+    const double total = static_cast<double>(profiled_tokens) *
+                         static_cast<double>(s.full_bytes_per_token + s.swa_bytes_per_token);
+    s.full_tokens = static_cast<std::uint64_t>(total / denominator);
+  }
   s.swa_tokens = static_cast<std::uint64_t>(static_cast<double>(s.full_tokens) * s.ratio);
   s.full_tokens = s.full_tokens / page * page;
   s.swa_tokens = s.swa_tokens / page * page;
@@ -391,7 +401,7 @@ class SglangEngine final : public Engine {
                                      " tokens x " + grouped(kv.bytes_per_token) + " B (page size " + std::to_string(page) + ")" +
                                      (spec_extra ? " (" + grouped(spec_extra) + " of them past the budget for speculative slots)" : "") +
                                      (cell != kv.bytes_per_token ? "; tokens counted at the release's " + grouped(cell) + " B a token" : "");
-    const SglangSwaSplit swa = sglang_swa_split(arch, kv, tokens, page, a);
+    const SglangSwaSplit swa = sglang_swa_split(arch, kv, tokens, pool, page, a, release);
     if (swa.on) {
       tokens = swa.full_tokens > 0 ? swa.full_tokens : swa.swa_tokens;
       const std::uint64_t bytes = checked_add(checked_mul(swa.full_tokens, swa.full_bytes_per_token),

@@ -5,6 +5,8 @@
 // SGLang's hybrid-SWA list and keeps one full-length pool for every layer.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "support/engine_plans.hpp"
 #include "support/test_support.hpp"
 #include "vramplan/memory/engine.hpp"
@@ -13,11 +15,12 @@
 namespace vramplan::memory {
 namespace {
 
+// 0.5.9: --max-total-tokens caps M before the split (init_memory caps, then splits).
 MemoryPlan sglang_swa_plan(const std::string& id, EngineArgs args) {
   const auto model = load_catalogue_model(test::source_root(), id);
   args.emplace("mem-fraction-static", "0.85");
-  args.emplace("max-total-tokens", "100000");  // M before the split (init_memory caps, then splits)
-  return test::plan_engine("sglang", model, test::gpu_target(Bytes::from_gib(79.2)), std::move(args));
+  args.emplace("max-total-tokens", "100000");
+  return test::plan_engine("sglang@0.5.9", model, test::gpu_target(Bytes::from_gib(79.2)), std::move(args));
 }
 
 TEST(SglangSwa, GptOssSplitsTheTokenPool) {
@@ -57,16 +60,32 @@ TEST(SglangSwa, Gemma3KeepsOneFullLengthPool) {
 TEST(SglangSwa, Gemma4PoolsHaveTwoCellSizes) {
   // Gemma 4 is in is_hybrid_swa_model from 0.5.11. 26B-A4B: 5 full layers of 2 KV heads x 512
   // (K and V, bf16) = 4,096 B/token, 25 sliding of 8 x 256 = 8,192: F = 20,480, S = 204,800.
-  // full = int(100,000 x 225,280 / (20,480 + 0.8 x 204,800 = 184,320)) = int(122,222.2) = 122,222;
-  // swa = int(97,777.6) = 97,777.
-  // (On 139 GiB so that the 100,000-token cap binds: 48.9 GiB of weights leave ~67 GiB.)
-  const auto p = test::plan_engine("sglang", load_catalogue_model(test::source_root(), "gemma-4-26b-a4b"),
+  // On 139 GiB at 0.85, 48.9 GiB of weights leave ~67 GiB: rest // (F + 0.8 S = 184,320) is
+  // ~390,000 full tokens, capped at 100,000 (0.5.11's order); swa = int(100,000 x 0.8) = 80,000.
+  const auto p = test::plan_engine("sglang@0.5.11", load_catalogue_model(test::source_root(), "gemma-4-26b-a4b"),
                                    test::gpu_target(Bytes::from_gib(139)),
                                    {{"mem-fraction-static", "0.85"}, {"max-total-tokens", "100000"}});
-  EXPECT_EQ(p.engine_view.at("full_max_total_num_tokens"), 122222);
-  EXPECT_EQ(p.engine_view.at("swa_max_total_num_tokens"), 97777);
-  // 122,222 x 20,480 + 97,777 x 204,800 = 2,503,106,560 + 20,024,729,600.
-  EXPECT_EQ(test::component(p.kv_cache, "kv_cache").bytes.count(), 22'527'836'160ull);
+  EXPECT_EQ(p.engine_view.at("full_max_total_num_tokens"), 100000);
+  EXPECT_EQ(p.engine_view.at("swa_max_total_num_tokens"), 80000);
+  // 100,000 x 20,480 + 80,000 x 204,800 = 2,048,000,000 + 16,384,000,000.
+  EXPECT_EQ(test::component(p.kv_cache, "kv_cache").bytes.count(), 18'432'000'000ull);
+}
+
+TEST(SglangSwa, From0511TheCapBoundsTheFullPool) {
+  // pool_configurator.py HybridSWAPoolConfigurator (0.5.11+): --max-total-tokens caps the full pool
+  // after the split. gpt-oss-20b capped at 100,000: full 100,000, swa int(100,000 x 0.8) = 80,000
+  // (0.5.9 capped M first: 111,111 / 88,888, above).
+  const auto model = load_catalogue_model(test::source_root(), "gpt-oss-20b");
+  const auto p = test::plan_engine("sglang@0.5.11", model, test::gpu_target(Bytes::from_gib(79.2)),
+                                   {{"mem-fraction-static", "0.85"}, {"max-total-tokens", "100000"}});
+  EXPECT_EQ(p.engine_view.at("full_max_total_num_tokens"), 100000);
+  EXPECT_EQ(p.engine_view.at("swa_max_total_num_tokens"), 80000);
+  // Uncapped, the two rules agree but for rounding: rest // (F + r S) against int(M (F + S) / (F + r S)).
+  const auto old_rule = test::plan_engine("sglang@0.5.9", model, test::gpu_target(Bytes::from_gib(79.2)), {{"mem-fraction-static", "0.85"}});
+  const auto new_rule = test::plan_engine("sglang@0.5.11", model, test::gpu_target(Bytes::from_gib(79.2)), {{"mem-fraction-static", "0.85"}});
+  const auto a = old_rule.engine_view.at("full_max_total_num_tokens").get<std::int64_t>();
+  const auto b = new_rule.engine_view.at("full_max_total_num_tokens").get<std::int64_t>();
+  EXPECT_LE(std::abs(a - b), 2) << a << " " << b;
 }
 
 TEST(SglangVlm, DefaultFractionShrinksWithTheVisionTower) {

@@ -19,7 +19,9 @@
 // NGRAM, a separate checkpoint).
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <initializer_list>
 #include <optional>
 
 #include "vramplan/core/bytes.hpp"
@@ -193,14 +195,23 @@ SglangMambaSplit sglang_mamba_split(const ModelArch& arch, std::uint64_t tp, dou
 //! one) by 0.95 x clamp(1 - 0.1 x (ratio - 1), 0.8, 1.05), ratio = the tower's layers x hidden^2
 //! over ViT-L/14's 24 x 1024^2, each read from vision_config with those defaults (0.5.9 and 0.5.11
 //! alike). Returns 1 for other models; `why` says how the factor came about.
+bool listed_in(std::string_view name, std::initializer_list<std::string_view> list) {
+  return std::find(list.begin(), list.end(), name) != list.end();
+}
+
+//! configs/model_config.py is_multimodal (multimodal_model_archs, the ones vramplan plans) for a
+//! checkpoint whose config has a vision_config.
+bool sglang_multimodal(const ModelArch& arch) {
+  return arch.multimodal &&
+         listed_in(arch.architecture,
+                   {"Gemma3ForConditionalGeneration", "Gemma4ForConditionalGeneration", "KimiK25ForConditionalGeneration",
+                    "Llama4ForConditionalGeneration", "LlavaForConditionalGeneration", "Mistral3ForConditionalGeneration",
+                    "MllamaForConditionalGeneration", "Qwen2_5_VLForConditionalGeneration", "Qwen3VLForConditionalGeneration",
+                    "Qwen3VLMoeForConditionalGeneration", "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration"});
+}
+
 double sglang_vlm_fraction_factor(const ModelArch& arch, std::string& why) {
-  static constexpr std::string_view kMultimodal[] = {
-      "Gemma3ForConditionalGeneration", "Gemma4ForConditionalGeneration", "KimiK25ForConditionalGeneration",
-      "Llama4ForConditionalGeneration", "LlavaForConditionalGeneration", "Mistral3ForConditionalGeneration",
-      "MllamaForConditionalGeneration", "Qwen2_5_VLForConditionalGeneration", "Qwen3VLForConditionalGeneration",
-      "Qwen3VLMoeForConditionalGeneration", "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration"};
-  if (!arch.multimodal || std::find(std::begin(kMultimodal), std::end(kMultimodal), arch.architecture) == std::end(kMultimodal))
-    return 1.0;
+  if (!sglang_multimodal(arch)) return 1.0;
   const double layers = arch.vision_config_layers ? static_cast<double>(arch.vision_config_layers) : 24.0;
   const double hidden = arch.vision_config_hidden ? static_cast<double>(arch.vision_config_hidden) : 1024.0;
   const double ratio = layers * hidden * hidden / (24.0 * 1024.0 * 1024.0);
@@ -212,10 +223,57 @@ double sglang_vlm_fraction_factor(const ModelArch& arch, std::string& why) {
   return factor;
 }
 
+//! The prefill ("piecewise") CUDA graphs a release captures by default, and what
+//! _handle_gpu_memory_settings reserves for them before the 10 GiB floor (server_args.py, read in the
+//! 0.5.9 - 0.5.23 wheels on 2026-12-06): none before 0.5.10; then len(tokens) x 8 MiB for an MHA model,
+//! the tokens being _generate_piecewise_cuda_graph_tokens up to chunked_prefill_size, and 1.5 GiB for an
+//! MLA one. Which models keep them on changes by release (_handle_piecewise_cuda_graph, from 0.5.16
+//! _disable_breakable_cudagraph_if_incompatible). 0 MiB when off; `why` says which rule decided.
+double sglang_piecewise_graph_reserve_mib(const ModelArch& arch, const SglangRelease& r, const EngineArgs& a,
+                                          std::uint64_t chunked_prefill_size, bool speculative, std::string& why) {
+  if (!r.at_least({0, 5, 10})) return 0;
+  const bool mla = arch.kv_lora_rank > 0, dsa = arch.index_topk > 0;
+  const std::string& name = arch.architecture;
+  auto off = [&](std::string reason) {
+    why = "no prefill CUDA graphs: " + std::move(reason);
+    return 0.0;
+  };
+  if (arg_switch(a, "disable-piecewise-cuda-graph")) return off("--disable-piecewise-cuda-graph");
+  if (arg_switch(a, "disable-cuda-graph")) return off("--disable-cuda-graph");
+  if (speculative && !r.at_least({0, 5, 11})) return off("speculative decoding (0.5.10)");
+  if (sglang_multimodal(arch)) {
+    // Multimodal models: off, except those the release allow-lists (0.5.16 Qwen3.5, 0.5.18 Kimi-K2.5).
+    const bool allowed = (r.at_least({0, 5, 16}) && listed_in(name, {"Qwen3_5ForConditionalGeneration",
+                                                                      "Qwen3_5MoeForConditionalGeneration"})) ||
+                         (r.at_least({0, 5, 18}) && name == "KimiK25ForConditionalGeneration");
+    if (!allowed) return off("a multimodal model");
+  }
+  if (!r.at_least({0, 5, 16}) && name == "Qwen3NextForCausalLM") return off("Qwen3NextForCausalLM (0.5.10 - 0.5.15)");
+  if (dsa && !r.at_least({0, 5, 13})) return off("DeepSeek sparse attention (0.5.10 - 0.5.12)");
+  if (mla && r.at_least({0, 5, 16}) && !r.at_least({0, 5, 18}) && !(dsa && r.at_least({0, 5, 17})))
+    return off("an MLA model (0.5.16 - 0.5.17)");
+  if (mla) {
+    why = "prefill CUDA graphs of an MLA model: 1.5 GiB";
+    return 1536;
+  }
+  // range(4, 33, 4) + range(48, 257, 16) + range(288, 513, 32) + range(576, 1025, 64) +
+  // range(1280, 4097, 256) + range(4608, max + 1, 512), the sizes up to max.
+  struct Run {
+    std::uint64_t first, last, step;
+  };
+  static constexpr Run kRuns[] = {{4, 32, 4}, {48, 256, 16}, {288, 512, 32}, {576, 1024, 64}, {1280, 4096, 256}, {4608, UINT64_MAX, 512}};
+  std::uint64_t sizes = 0;
+  for (const Run& run : kRuns)
+    for (std::uint64_t t = run.first; t <= run.last && t <= chunked_prefill_size; t += run.step) ++sizes;
+  why = "prefill CUDA graphs: " + std::to_string(sizes) + " sizes up to chunked_prefill_size " +
+        std::to_string(chunked_prefill_size) + " x 8 MiB";
+  return static_cast<double>(sizes) * 8.0;
+}
+
 //! mem_fraction_static when the user leaves it unset, by the profile's rule (see sglang.json);
 //! `speculative_mib`: what the reserve_sum rule adds for a draft model, after its floor.
 double default_fraction(const EngineProfileData& d, double gpu_mib, std::uint64_t tp, const SizeDefaults& s,
-                        double speculative_mib) {
+                        double speculative_mib, double piecewise_graph_mib = 0) {
   const JsonView rule = d.table("default_mem_fraction");
   const std::string kind = rule.req_string("rule");
   if (kind == "tp_table") {  // rows [min TP, fraction], largest TP first
@@ -232,7 +290,7 @@ double default_fraction(const EngineProfileData& d, double gpu_mib, std::uint64_
     const double prefill = std::max(static_cast<double>(s.chunked_prefill_size), rule.req_number("min_prefill_tokens"));
     double reserved = rule.req_number("base_mib") + prefill * rule.req_number("mib_per_prefill_token") +
                       static_cast<double>(s.cuda_graph_max_bs) * rule.req_number("mib_per_graph_bs") +
-                      static_cast<double>(tp) * rule.req_number("mib_per_rank");
+                      static_cast<double>(tp) * rule.req_number("mib_per_rank") + piecewise_graph_mib;
     if (gpu_mib > rule.req_number("floor_above_mib")) reserved = std::max(reserved, rule.req_number("floor_mib"));
     return round3((gpu_mib - reserved - speculative_mib) / gpu_mib);
   }
@@ -260,6 +318,7 @@ class SglangEngine final : public Engine {
             {"dtype", "auto, bfloat16, float16, float32", false, {}},
             {"quantization", "fp8 (online) or the checkpoint's method", false, {}},
             {"disable-cuda-graph", "no CUDA graphs", true, {}},
+            {"disable-piecewise-cuda-graph", "0.5.10+: no prefill (piecewise) CUDA graphs, nor their reserve", true, {}},
             {"max-prefill-tokens", "token budget of one prefill batch (default 16384)", false, {}, OptionValue::whole},
             {"disable-radix-cache", "no prefix reuse through the radix tree", true, {}},
             {"enable-mixed-chunk", "run a prefill chunk and the decode batch in one step", true, {}},
@@ -296,7 +355,11 @@ class SglangEngine final : public Engine {
     const SglangSpeculative spec = sglang_speculative(a, in.model, release);
     for (const auto& n : spec.notes) p.notes.push_back(n);
     const std::optional<double> user_f = arg_double(a, "mem-fraction-static");
-    double f = user_f.value_or(default_fraction(d_, gpu_mib, tp, used, spec.on ? sglang_speculative_reserve_mib(release) : 0.0));
+    std::string pcg_why;
+    const double pcg_mib = sglang_piecewise_graph_reserve_mib(arch, release, a, chunk, spec.on, pcg_why);
+    double f = user_f.value_or(
+        default_fraction(d_, gpu_mib, tp, used, spec.on ? sglang_speculative_reserve_mib(release) : 0.0, pcg_mib));
+    if (!user_f && !pcg_why.empty()) p.notes.push_back("mem_fraction_static reserve: " + pcg_why + " (server_args.py _handle_gpu_memory_settings, 0.5.10+)");
     if (!user_f) {
       std::string why;
       const double vlm = sglang_vlm_fraction_factor(arch, why);

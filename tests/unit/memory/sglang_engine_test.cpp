@@ -44,12 +44,30 @@ TEST(SglangEngine, PageSizeAndMaxTotalTokensCapThePool) {
 TEST(SglangEngine, DefaultFractionReservesPrefillGraphsAndRanks) {
   // 0.5.3+: 80e9 B = 76,293.9 MiB -> chunked_prefill_size 8192, cuda_graph_max_bs 256 (TP < 4);
   // reserve = 512 + 8192 x 1.5 + 256 x 2 + 1 x 128 = 13,440 MiB (over the 10 GiB floor);
-  // f = round((76,293.9 - 13,440) / 76,293.9, 3) = round(0.82384, 3) = 0.824.
-  const auto p = plan("sglang", Bytes(80000000000u), {});
+  // f = round((76,293.9 - 13,440) / 76,293.9, 3) = round(0.82384, 3) = 0.824 (0.5.3 - 0.5.9).
+  const auto p = plan("sglang@0.5.9", Bytes(80000000000u), {});
   EXPECT_DOUBLE_EQ(p.engine_view.at("mem_fraction_static").get<double>(), 0.824);
   // The (1 - f) share shows SGLang's own reserve estimates: 8192 x 1.5 MB + 256 x 2 MB.
   EXPECT_EQ(test::component(p.activation, "activation.reserve").bytes.count(), 12288000000u);
   EXPECT_EQ(test::component(p.overhead, "overhead.cuda_graphs").bytes.count(), 512000000u);
+}
+
+TEST(SglangEngine, From0510ThePrefillGraphsAreReserved) {
+  // server_args.py _handle_gpu_memory_settings (0.5.10+): + 8 MiB per prefill CUDA-graph size up to
+  // chunked_prefill_size 8192: 8 (4-32) + 14 (48-256) + 8 (288-512) + 8 (576-1024) + 12 (1280-4096) +
+  // 8 (4608-8192) = 58 sizes, 464 MiB: reserve 13,904 MiB, f = round(0.81776, 3) = 0.818.
+  const auto p = plan("sglang@0.5.10", Bytes(80000000000u), {});
+  EXPECT_DOUBLE_EQ(p.engine_view.at("mem_fraction_static").get<double>(), 0.818);
+  // Turned off: the 0.5.9 figure.
+  EXPECT_DOUBLE_EQ(plan("sglang@0.5.10", Bytes(80000000000u), {{"disable-piecewise-cuda-graph", "true"}})
+                       .engine_view.at("mem_fraction_static").get<double>(),
+                   0.824);
+  // An MLA model reserves a flat 1.5 GiB (14,976 MiB: f = round(0.80371, 3) = 0.804), except in
+  // 0.5.16 - 0.5.17, which keep its prefill graphs off.
+  const auto mla = load_catalogue_model(test::source_root(), "deepseek-v2-lite");
+  const auto gpu = test::gpu_target(Bytes(80000000000u));
+  EXPECT_DOUBLE_EQ(test::plan_engine("sglang@0.5.10", mla, gpu, {}).engine_view.at("mem_fraction_static").get<double>(), 0.804);
+  EXPECT_DOUBLE_EQ(test::plan_engine("sglang@0.5.16", mla, gpu, {}).engine_view.at("mem_fraction_static").get<double>(), 0.824);
 }
 
 TEST(SglangEngine, OlderVersionsTakeTheirOwnDefaultRule) {

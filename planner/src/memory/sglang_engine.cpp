@@ -85,7 +85,9 @@ std::uint64_t max_running_requests(std::optional<std::uint64_t> user, std::uint6
 //! in bfloat16 + SSM state in mamba2_state_dtype, float32 unless SGLANG_MAMBA_SSM_DTYPE or the
 //! config's mamba_ssm_dtype says otherwise), both split over TP.
 struct SglangMambaSplit {
-  std::uint64_t per_req = 0, slots = 0, pool_bytes = 0, ratio_divisor = 3;
+  std::uint64_t per_req = 0, slots = 0, ratio_divisor = 3;
+  std::uint64_t pool_bytes = 0;    //!< allocated: MambaPool holds size + 1 rows (memory_pool.py, every 0.5.x)
+  std::uint64_t budget_bytes = 0;  //!< taken off rest_memory before the token pool: the padding row only from 0.5.17
 };
 
 //! Hybrid SWA token pools (model_runner_kv_cache_mixin.py set_num_tokens_hybrid_swa, 0.5.x):
@@ -145,6 +147,10 @@ SglangSwaSplit sglang_swa_split(const ModelArch& arch, const KvLayout& kv, std::
   return s;
 }
 
+bool listed_in(std::string_view name, std::initializer_list<std::string_view> list) {
+  return std::find(list.begin(), list.end(), name) != list.end();
+}
+
 //! SGLang's token pool of a model with no recurrent layer spans every layer the runner counts
 //! (model_runner_kv_cache_mixin.py profile_max_num_token: num_layers = num_effective_layers, and
 //! get_cell_size_per_token = kv heads x (head_dim + v_head_dim) x num_layers x element size), attention
@@ -165,7 +171,8 @@ void pool_every_layer(KvLayout& kv, MemoryPlan& p) {
   p.kv.explain = kv.explain;
 }
 
-SglangMambaSplit sglang_mamba_split(const ModelArch& arch, std::uint64_t tp, double rest, const EngineArgs& a) {
+SglangMambaSplit sglang_mamba_split(const ModelArch& arch, std::uint64_t tp, double rest, const EngineArgs& a,
+                                    const SglangRelease& release) {
   SglangMambaSplit m;
   std::uint64_t layers = 0;
   for (auto kind : arch.layer_attention)  // Falcon-H1: a Mamba mixer beside every attention
@@ -179,14 +186,26 @@ SglangMambaSplit sglang_mamba_split(const ModelArch& arch, std::uint64_t tp, dou
   m.per_req = checked_mul(layers, e.conv * kConvBytes + e.ssm * kSsmBytes);
   const double r = arg_double(a, "mamba-full-memory-ratio").value_or(0.9);
   if (!(r > 0)) throw_usage("--mamba-full-memory-ratio must be > 0");
+  // 0.5.17+ charges the pool's padding slot (mem_cache/kv_cache_configurator.py:
+  // (K + 1) x per_req = budget, K = (budget - per_req) // per_req).
+  const std::uint64_t padding = release.at_least({0, 5, 17}) ? 1 : 0;
   if (const auto user = arg_u64(a, "max-mamba-cache-size")) {
     m.slots = *user;
   } else {
-    const double budget = std::max(0.0, rest) * r / (1.0 + r);
-    m.slots = static_cast<std::uint64_t>(budget / static_cast<double>(m.per_req));
+    const double budget = std::max(0.0, rest) * r / (1.0 + r) - static_cast<double>(padding * m.per_req);
+    m.slots = budget > 0 ? static_cast<std::uint64_t>(budget / static_cast<double>(m.per_req)) : 0;
   }
-  m.pool_bytes = checked_mul(m.slots, m.per_req, "mamba state pool");
-  m.ratio_divisor = arg_switch(a, "disable-radix-cache") ? 1 : 3;
+  m.pool_bytes = checked_mul(m.slots + 1, m.per_req, "mamba state pool");
+  m.budget_bytes = checked_mul(m.slots + padding, m.per_req, "mamba state pool");
+  // max_running_requests <= slots // ratio (_calculate_mamba_ratio): 3 with the radix cache, 1
+  // without; from 0.5.14 the architectures _support_mamba_cache_extra_buffer lists keep the overlap
+  // scheduler with an "extra_buffer" radix strategy (_handle_mamba_radix_cache, strategy "auto"),
+  // whose ping-pong states add 2.
+  const bool extra_buffer = release.at_least({0, 5, 14}) && !arg_switch(a, "disable-overlap-schedule") &&
+                            listed_in(arch.architecture, {"Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration",
+                                                          "Qwen3NextForCausalLM", "FalconH1ForCausalLM",
+                                                          "GraniteMoeHybridForCausalLM", "NemotronHForCausalLM"});
+  m.ratio_divisor = arg_switch(a, "disable-radix-cache") ? 1 : extra_buffer ? 5 : 3;
   return m;
 }
 
@@ -195,10 +214,6 @@ SglangMambaSplit sglang_mamba_split(const ModelArch& arch, std::uint64_t tp, dou
 //! one) by 0.95 x clamp(1 - 0.1 x (ratio - 1), 0.8, 1.05), ratio = the tower's layers x hidden^2
 //! over ViT-L/14's 24 x 1024^2, each read from vision_config with those defaults (0.5.9 and 0.5.11
 //! alike). Returns 1 for other models; `why` says how the factor came about.
-bool listed_in(std::string_view name, std::initializer_list<std::string_view> list) {
-  return std::find(list.begin(), list.end(), name) != list.end();
-}
-
 //! configs/model_config.py is_multimodal (multimodal_model_archs, the ones vramplan plans) for a
 //! checkpoint whose config has a vision_config.
 bool sglang_multimodal(const ModelArch& arch) {
@@ -433,13 +448,13 @@ class SglangEngine final : public Engine {
                                                          : "engine data context_gib";
     const double free_before = total - static_cast<double>(ctx.count());
     const double rest_all = free_before * f - static_cast<double>(weights.count());
-    const SglangMambaSplit mamba = sglang_mamba_split(arch, tp, rest_all, a);
-    const double rest = rest_all - static_cast<double>(mamba.pool_bytes);
+    const SglangMambaSplit mamba = sglang_mamba_split(arch, tp, rest_all, a, release);
+    const double rest = rest_all - static_cast<double>(mamba.budget_bytes);
     const std::uint64_t pool = rest > 0 ? static_cast<std::uint64_t>(rest) : 0;
     p.kv.state_bytes_per_sequence = mamba.per_req;
     if (mamba.per_req > 0)
       p.kv_cache.push_back({"kv_cache.recurrent_state", Bytes(mamba.pool_bytes),
-                            grouped(mamba.slots) + " request state slots x " + grouped(mamba.per_req) +
+                            grouped(mamba.slots) + " request state slots + 1 padding row x " + grouped(mamba.per_req) +
                                 " B (conv bf16 + SSM fp32 over the recurrent layers; " +
                                 (arg_u64(a, "max-mamba-cache-size") ? std::string("--max-mamba-cache-size")
                                                                     : "rest x r / (1 + r)") + ")"});

@@ -14,11 +14,11 @@
 namespace vramplan::memory {
 namespace {
 
-MemoryPlan qwen3_next_sglang(EngineArgs args) {
+MemoryPlan qwen3_next_sglang(EngineArgs args, const std::string& engine = "sglang@0.5.9") {
   static const ModelSpec model = load_catalogue_model(test::source_root(), "qwen3-next-80b-a3b");
   args.emplace("tp-size", "2");
   args.emplace("mem-fraction-static", "0.85");
-  return test::plan_engine("sglang", model, test::gpu_target(Bytes::from_gib(178)), std::move(args));
+  return test::plan_engine(engine, model, test::gpu_target(Bytes::from_gib(178)), std::move(args));
 }
 
 TEST(SglangHybrid, StatePoolIsSplitOffBeforeTheTokenPool) {
@@ -29,10 +29,11 @@ TEST(SglangHybrid, StatePoolIsSplitOffBeforeTheTokenPool) {
   EXPECT_EQ(p.engine_view.at("mamba_cache_per_req").get<std::uint64_t>(), per_req);
   const auto slots = p.engine_view.at("max_mamba_cache_size").get<std::uint64_t>();
   const auto state = test::component(p.kv_cache, "kv_cache.recurrent_state").bytes.count();
-  EXPECT_EQ(state, slots * per_req);
-  // slots = (state pool + token pool) x 0.9 / 1.9 // per_req (the pools are what rest_memory was).
+  EXPECT_EQ(state, (slots + 1) * per_req);  // MambaPool's size + 1 rows (mem_cache/memory_pool.py)
+  // slots = (slots x per_req + token pool) x 0.9 / 1.9 // per_req: before 0.5.17 the padding row is
+  // not taken off rest_memory.
   const double kv_pool = p.engine_view.at("kv_pool_gib").get<double>() * static_cast<double>(kGiB);
-  const double rest = kv_pool + static_cast<double>(state);
+  const double rest = kv_pool + static_cast<double>(slots * per_req);
   EXPECT_NEAR(static_cast<double>(slots), std::floor(rest * 0.9 / 1.9 / static_cast<double>(per_req)), 1.0);
   // Token pool: full-attention layers only, 12 x 2 x 1 kv head x 256 x 2 B = 12,288 B per token.
   const auto tokens = *p.kv.capacity_tokens;
@@ -44,10 +45,27 @@ TEST(SglangHybrid, StatePoolIsSplitOffBeforeTheTokenPool) {
 TEST(SglangHybrid, MaxMambaCacheSizeFixesTheSlots) {
   const auto p = qwen3_next_sglang({{"max-mamba-cache-size", "300"}});
   EXPECT_EQ(p.engine_view.at("max_mamba_cache_size").get<std::uint64_t>(), 300u);
-  EXPECT_EQ(test::component(p.kv_cache, "kv_cache.recurrent_state").bytes.count(), 300ull * 38633472ull);
+  EXPECT_EQ(test::component(p.kv_cache, "kv_cache.recurrent_state").bytes.count(), 301ull * 38633472ull);
   EXPECT_EQ(p.engine_view.at("max_running_requests").get<std::uint64_t>(), 100u);  // 300 // 3
   const auto no_radix = qwen3_next_sglang({{"max-mamba-cache-size", "300"}, {"disable-radix-cache", "true"}});
   EXPECT_EQ(no_radix.engine_view.at("max_running_requests").get<std::uint64_t>(), 300u);  // // 1
+}
+
+TEST(SglangHybrid, NewerReleasesChargeThePaddingRowAndTheExtraBuffer) {
+  // 0.5.17+: the budget holds the padding row too, (K + 1) x per_req = rest x 0.9 / 1.9; 0.5.14+:
+  // Qwen3-Next keeps the overlap scheduler with the "extra_buffer" radix strategy, so running
+  // requests are capped by slots // 5 (_calculate_mamba_ratio: 3 + 2 ping-pong states).
+  const auto p = qwen3_next_sglang({{"max-mamba-cache-size", "300"}}, "sglang@0.5.17");
+  EXPECT_EQ(p.engine_view.at("max_running_requests").get<std::uint64_t>(), 60u);  // 300 // 5
+  const auto no_overlap = qwen3_next_sglang({{"max-mamba-cache-size", "300"}, {"disable-overlap-schedule", "true"}},
+                                            "sglang@0.5.17");
+  EXPECT_EQ(no_overlap.engine_view.at("max_running_requests").get<std::uint64_t>(), 100u);  // no_buffer: // 3
+  const auto older = qwen3_next_sglang({}, "sglang@0.5.9"), newer = qwen3_next_sglang({}, "sglang@0.5.17");
+  const std::uint64_t per_req = 38633472u;
+  const auto k_old = older.engine_view.at("max_mamba_cache_size").get<std::uint64_t>();
+  const auto k_new = newer.engine_view.at("max_mamba_cache_size").get<std::uint64_t>();
+  EXPECT_EQ(k_old - k_new, 1u);  // the same budget less one row
+  EXPECT_EQ(test::component(newer.kv_cache, "kv_cache.recurrent_state").bytes.count(), (k_new + 1) * per_req);
 }
 
 }  // namespace

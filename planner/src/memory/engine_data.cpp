@@ -83,6 +83,10 @@ EngineProfileData EngineProfileData::load(const std::filesystem::path& data_dir,
   // highest min_version at or below it), or with the oldest one when it predates them all; the
   // note says which (issue 17: an unknown version is never an error).
   std::optional<std::size_t> chosen, nearest_older, oldest;
+  // A version written as a profile's own name ("sglang@0.5") is that profile, even where an older
+  // profile's range also holds it ("0.5" reads as 0.5.0, inside 0.4.7 - 0.5.2).
+  for (std::size_t i = 0; i < bounds.size() && !out.assumed_; ++i)
+    if (bounds[i].name == wanted) chosen = i;
   for (std::size_t i = 0; i < bounds.size(); ++i) {
     const auto& [name, min, max] = bounds[i];
     known += (known.empty() ? "" : ", ") + name + " (" + min + (max ? "-" + *max : "+") + ")";

@@ -30,6 +30,11 @@ TEST(EngineRegistry, VersionPicksTheProfileWhoseRangeHoldsIt) {
   EXPECT_EQ(make_engine("vllm", data())->version(), "0.19");
   EXPECT_EQ(make_engine("vllm@0.21.1", data())->version(), "0.20");  // 0.20+: 0.92 utilization, graphs in the budget
   EXPECT_EQ(make_engine("vllm@0.19.1", data())->version(), "0.19");
+  // A profile's own name picks it, even inside an older range: "0.5" reads as 0.5.0, which the
+  // 0.4.7 profile's 0.4.7 - 0.5.2 holds.
+  EXPECT_EQ(make_engine("sglang@0.5", data())->version(), "0.5");
+  EXPECT_EQ(make_engine("sglang@0.5.0", data())->version(), "0.4.7");
+  EXPECT_EQ(make_engine("sglang@0.5.20", data())->version(), "0.5.20");  // 20-35 GiB cards: 4096 / 48
   EXPECT_EQ(make_engine("vllm@0.18.2", data())->version(), "0.17");
   EXPECT_EQ(make_engine("vllm@0.17", data())->version(), "0.17");
   EXPECT_EQ(make_engine("vllm@0.15.0", data())->version(), "0.11");

@@ -11,6 +11,7 @@
 
 #include "vramplan/core/error.hpp"
 #include "vramplan/core/text.hpp"
+#include "vramplan/core/version.hpp"
 #include "vramplan/io/engine_log.hpp"
 #include "log_text.hpp"
 
@@ -215,6 +216,23 @@ void vllm_read_config_line(std::string_view m, EngineLog& out) {
   ++out.recognised;
 }
 
+// "Maximum concurrency for %s tokens per request: %.2fx" (its own line up to 0.27, the end of the
+// KV-size line from 0.28).
+void vllm_read_concurrency(std::string_view m, std::size_t number, EngineLog& out) {
+  const auto n = log_text::leading_count(m.substr(24));
+  const auto colon = m.find(": ");
+  if (!n || colon == std::string_view::npos) vllm_bad_figure(out, number, "Maximum concurrency", m);
+  double x = 0;
+  const std::string_view v = m.substr(colon + 2);
+  if (std::from_chars(v.data(), v.data() + v.size(), x).ec != std::errc{}) vllm_bad_figure(out, number, "Maximum concurrency", v);
+  if (!out.max_concurrency) {
+    out.max_concurrency = x;
+    out.concurrency_tokens = *n;
+    out.concurrency_line = number;
+  }
+  ++out.recognised;
+}
+
 }  // namespace
 
 bool vllm_claims_line(std::string_view line) { return vllm_message(line).has_value() || vllm_v0_claims_line(line); }
@@ -240,23 +258,25 @@ void vllm_read_line(std::string_view line, std::size_t number, EngineLog& out) {
     if (!tokens) vllm_bad_figure(out, number, "GPU KV cache size", m.substr(19));
     if (!out.kv_tokens) out.kv_tokens_line = number;
     vllm_keep_first(out.kv_tokens, *tokens, out);
+    // 0.28+ prints the concurrency on the same line: "GPU KV cache size: %s tokens, Maximum
+    // concurrency for %s tokens per request: %.2fx".
+    if (const auto c = m.find(", Maximum concurrency for "); c != std::string_view::npos)
+      vllm_read_concurrency(m.substr(c + 2), number, out);
   } else if (m.starts_with("Maximum concurrency for ")) {
-    const auto n = log_text::leading_count(m.substr(24));
-    const auto colon = m.find(": ");
-    if (!n || colon == std::string_view::npos) vllm_bad_figure(out, number, "Maximum concurrency", m);
-    double x = 0;
-    const std::string_view v = m.substr(colon + 2);
-    if (std::from_chars(v.data(), v.data() + v.size(), x).ec != std::errc{}) vllm_bad_figure(out, number, "Maximum concurrency", v);
-    if (!out.max_concurrency) {
-      out.max_concurrency = x;
-      out.concurrency_tokens = *n;
-      out.concurrency_line = number;
-    }
-    ++out.recognised;
+    vllm_read_concurrency(m, number, out);
   } else if (m.starts_with("Graph capturing finished")) {
-    // gpu_model_runner.py capture_model: "Graph capturing finished in %.0f secs, took %.2f GiB"
-    if (m.find(", took ") != std::string_view::npos)
-      vllm_keep_first(out.cuda_graphs, vllm_size_after(out, number, m, ", took "), out);
+    // gpu_model_runner.py capture_model: "Graph capturing finished in %.0f secs, took %.2f GiB".
+    // From 0.29 Model Runner V2's memory estimate captures once more before the real capture and
+    // prints the line too: the last one is the pool's.
+    if (m.find(", took ") != std::string_view::npos) {
+      const auto size = vllm_size_after(out, number, m, ", took ");
+      if (const auto v = release_numbers(out.engine_version); !v.empty() && v >= std::vector<std::uint64_t>{0, 29}) {
+        out.cuda_graphs = size;
+        ++out.recognised;
+      } else {
+        vllm_keep_first(out.cuda_graphs, size, out);
+      }
+    }
   } else if (m.starts_with("Free memory on device (")) {
     // gpu_worker.py (0.19, DEBUG): "Free memory on device (%.2f/%.2f GiB) on startup. Desired GPU
     // memory utilization is (%s, %.2f GiB). ..."

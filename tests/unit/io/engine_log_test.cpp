@@ -25,6 +25,27 @@ constexpr const char* kVllmLines =
     "DEBUG 04-22 01:36:30 [v1/worker/gpu_worker.py:661] Free memory on device (77.66/79.19 GiB) on startup. Desired GPU "
     "memory utilization is (0.85, 67.31 GiB). Actual usage is ...\n";
 
+// vLLM 0.29+: the KV-size and concurrency figures on one line (0.28+), and Model Runner V2's
+// memory estimate printing a throwaway "Graph capturing finished" before the real capture.
+constexpr const char* kVllm029Lines =
+    "(APIServer pid=1) INFO 11-02 10:00:00 [entrypoints/utils.py:299]  \xe2\x96\x84\xe2\x96\x88 version 0.29.0\n"
+    "INFO 11-02 10:01:00 [v1/worker/gpu/model_runner.py:900] Graph capturing finished in 2 secs, took 0.31 GiB\n"
+    "INFO 11-02 10:01:10 [v1/core/kv_cache_utils.py:1700] GPU KV cache size: 1,044,688 tokens, Maximum concurrency "
+    "for 4,096 tokens per request: 255.05x\n"
+    "INFO 11-02 10:01:20 [v1/worker/gpu/model_runner.py:950] Graph capturing finished in 4 secs, took 0.76 GiB\n";
+
+TEST(EngineLog, ReadsVllm029MergedKvLineAndTheLastGraphCapture) {
+  const auto log = parse_engine_log(kVllm029Lines, "t.log");
+  EXPECT_EQ(log.engine_version, "0.29.0");
+  ASSERT_TRUE(log.kv_tokens);
+  EXPECT_EQ(*log.kv_tokens, 1'044'688u);
+  ASSERT_TRUE(log.max_concurrency);
+  EXPECT_DOUBLE_EQ(*log.max_concurrency, 255.05);
+  EXPECT_EQ(*log.concurrency_tokens, 4096u);
+  ASSERT_TRUE(log.cuda_graphs);
+  EXPECT_EQ(log.cuda_graphs->bytes, Bytes::from_gib(0.76));  // the real capture, not the estimate's
+}
+
 TEST(EngineLog, ReadsEveryVllmFigureAndTheFirstWorkersValue) {
   const auto log = parse_engine_log(kVllmLines, "t.log");
   EXPECT_EQ(log.engine, "vllm");

@@ -456,15 +456,14 @@ void map_gemma4_geometry(const Meta& m, ModelSpec& spec, const std::vector<std::
   // The KV heads are now per layer kind: drop note_varying's "the maximum is used".
   const std::string varying = m.key("attention.head_count_kv") + " varies per layer";
   std::erase_if(spec.warnings, [&](const std::string& w) { return w.starts_with(varying); });
-  a.attention_k_eq_v = true;
-  bool any_full = false;
-  for (std::size_t l = 0; l < a.layer_attention.size(); ++l) {
-    if (a.layer_attention[l] != LayerAttention::Full) continue;
-    any_full = true;
-    for (const auto& t : spec.tensors)
-      if (t.layer && static_cast<std::size_t>(*t.layer) == l && t.role == TensorRole::AttnV) a.attention_k_eq_v = false;
-  }
-  if (!any_full) a.attention_k_eq_v = false;
+  // One pass over the tensors (work linear in the file): K=V when no full layer has an attn_v.
+  bool any_full = false, full_with_v = false;
+  for (const auto kind : a.layer_attention) any_full = any_full || kind == LayerAttention::Full;
+  for (const auto& t : spec.tensors)
+    if (t.layer && t.role == TensorRole::AttnV && static_cast<std::size_t>(*t.layer) < a.layer_attention.size() &&
+        a.layer_attention[static_cast<std::size_t>(*t.layer)] == LayerAttention::Full)
+      full_with_v = true;
+  a.attention_k_eq_v = any_full && !full_with_v;
   const std::uint64_t shared = m.opt_u64("attention.shared_kv_layers").value_or(0);
   if (shared > 0) {
     const std::uint64_t from = a.num_layers > shared ? a.num_layers - shared : 0;

@@ -14,6 +14,7 @@
 #include "vramplan/core/error.hpp"
 #include "vramplan/memory/kv_cache.hpp"
 #include "vramplan/model/catalogue.hpp"
+#include "vramplan/model/gguf_model.hpp"
 #include "vramplan/model/hf_config.hpp"
 #include "vramplan/model/inventory.hpp"
 
@@ -103,6 +104,26 @@ TEST(Gemma4, FullLayersCacheTheirOwnGeometry) {
   // 50 x 2 x 16 x 256 x 2 B = 819,200; 10 x 2 x 4 x 512 x 2 B = 81,920 -> 901,120 B.
   EXPECT_EQ(memory::kv_layout(dense.arch, dt, 1).bytes_per_token, 901'120u);
   EXPECT_NE(memory::kv_layout(dense.arch, dt, 1).explain.find("10 full layers x 2 x 4 kv_heads x 512"), std::string::npos);
+}
+
+TEST(Gemma4, GgufCarriesBothGeometries) {
+  // tests/fuzz/seeds/gguf/tiny-gemma4-moe-f16.gguf (written as conversion/gemma.py does): layers
+  // sliding, sliding, full; key_length_swa 16 / key_length 32; head_count_kv [2, 2, 1]; no attn_v on
+  // the full layer. The reader keeps the sliding geometry as head_dim / num_kv_heads and the full one
+  // as global_head_dim / global_kv_heads, K = V on the full layer.
+  const auto spec = model_from_gguf_file(test::source_root().root / "tests/fuzz/seeds/gguf/tiny-gemma4-moe-f16.gguf",
+                                         test::quant_formats());
+  EXPECT_EQ(spec.arch.head_dim, 16u);
+  EXPECT_EQ(spec.arch.global_head_dim, 32u);
+  EXPECT_EQ(spec.arch.num_kv_heads, 2u);
+  EXPECT_EQ(spec.arch.global_kv_heads, 1u);
+  EXPECT_TRUE(spec.arch.attention_k_eq_v);
+  EXPECT_EQ(spec.arch.layer_head_dim(2), 32u);
+  EXPECT_EQ(spec.arch.layer_kv_heads(0), 2u);
+  for (const auto& w : spec.warnings) EXPECT_EQ(w.find("varies per layer"), std::string::npos) << w;
+  // f16 cache: sliding 2 x 2 x 16 x 2 B = 128 B a layer, full 2 x 1 x 32 x 2 B = 128 B.
+  const auto dt = memory::resolve_kv_dtype("f16", "f16", test::quant_formats());
+  EXPECT_EQ(memory::kv_layout(spec.arch, dt, 1).bytes_per_token, 3u * 128);
 }
 
 nlohmann::json gemma4_small_config() {

@@ -120,11 +120,11 @@ TEST(SimulateCli, AClosedLoopWithADurationEnds) {
 
 TEST(SimulateCli, SaysWhichEngineProfileItRan) {
   // A version outside any profile's range is planned on the nearest one: the header and the
-  // JSON say which, and that 0.20+ covers it.
+  // JSON say which, and that 0.28+ covers it.
   const CliResult r = simulate({"--engine", "vllm@99.9", "--rate", "1", "--requests", "5", "--input-len", "100", "--output-len", "10"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string first = r.out.substr(0, r.out.find('\n'));
-  EXPECT_NE(first.find("profile (versions 0.20+)"), std::string::npos) << first;
+  EXPECT_NE(first.find("profile (versions 0.28+)"), std::string::npos) << first;
   const auto j = simulate_json({"--rate", "1", "--requests", "5", "--input-len", "100", "--output-len", "10"});
   EXPECT_NE(j.at("engine_profile").get<std::string>().find("assumed because no version was given"), std::string::npos)
       << j.at("engine_profile");

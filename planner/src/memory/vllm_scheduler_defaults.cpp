@@ -9,15 +9,18 @@ namespace vramplan::memory {
 VllmSchedulerDefaults v1_scheduler_defaults(const EngineProfileData& d, const GpuTarget& gpu, const EngineArgs& args) {
   // get_batch_defaults: device memory >= 70 GiB is the large class; from 0.9 an A100 never is
   // ("a100" not in device_name), 0.8 had no such exception.
+  // From 0.28 a GPU of >= 160 GiB (B200, B300, MI300X) is a class of its own, checked first.
+  const bool huge = d.has("huge_gpu_min_gib") && gpu.total.gib() >= d.number("huge_gpu_min_gib");
   const bool a100_excluded = d.flag("large_gpu_excludes_a100") && gpu.name.find("A100") != std::string::npos;
   const bool large = gpu.total.gib() >= d.number("large_gpu_min_gib") && !a100_excluded;
-  const std::string size_class = large ? "large_gpu" : "small_gpu";
+  const std::string size_class = huge ? "huge_gpu" : large ? "large_gpu" : "small_gpu";
   VllmSchedulerDefaults s;
   s.max_num_seqs = d.u64(size_class + "_max_num_seqs");
   s.max_num_batched_tokens = d.u64(size_class + "_max_num_batched_tokens");
   s.chunked_prefill = arg_on_off(args, "enable-chunked-prefill", d.flag("enable_chunked_prefill"));
-  s.explain = std::string(large ? ">= " : "< ") + std::to_string(static_cast<int>(d.number("large_gpu_min_gib"))) +
-              " GiB GPU class" + (a100_excluded ? " (A100: small class)" : "");
+  s.explain = huge ? ">= " + std::to_string(static_cast<int>(d.number("huge_gpu_min_gib"))) + " GiB GPU class"
+                   : std::string(large ? ">= " : "< ") + std::to_string(static_cast<int>(d.number("large_gpu_min_gib"))) +
+                         " GiB GPU class" + (a100_excluded ? " (A100: small class)" : "");
   return s;
 }
 

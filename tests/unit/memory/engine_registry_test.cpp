@@ -29,6 +29,7 @@ TEST(EngineRegistry, EveryProfileLoads) {
 TEST(EngineRegistry, VersionPicksTheProfileWhoseRangeHoldsIt) {
   EXPECT_EQ(make_engine("vllm", data())->version(), "0.19");
   EXPECT_EQ(make_engine("vllm@0.21.1", data())->version(), "0.20");  // 0.20+: 0.92 utilization, graphs in the budget
+  EXPECT_EQ(make_engine("vllm@0.30.0", data())->version(), "0.28");  // 0.28+: the >= 160 GiB batch class
   EXPECT_EQ(make_engine("vllm@0.19.1", data())->version(), "0.19");
   // A profile's own name picks it, even inside an older range: "0.5" reads as 0.5.0, which the
   // 0.4.7 profile's 0.4.7 - 0.5.2 holds.

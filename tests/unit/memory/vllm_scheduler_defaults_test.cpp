@@ -51,6 +51,17 @@ TEST(VllmSchedulerDefaults, V1KeepsA100sInTheSmallClassFrom09) {
   EXPECT_EQ(v1_scheduler_defaults(vllm_profile("0.9.0"), a100, {}).max_num_batched_tokens, 2048u);
 }
 
+TEST(VllmSchedulerDefaults, V1GivesGpusOf160GibTheirOwnClassFrom028) {
+  // get_batch_defaults from 0.28: device_memory >= 160 GiB (B200, 178.35 GiB) -> 1024 / 16384;
+  // 0.27 keeps them in the >= 70 GiB class (1024 / 8192). An H200 (139.8 GiB) stays there.
+  memory::GpuTarget b200{"b200", "NVIDIA B200", Bytes::from_gib(178.35), 1, "10.0"};
+  memory::GpuTarget h200{"h200", "NVIDIA H200", Bytes::from_gib(139.8), 1, "9.0"};
+  EXPECT_EQ(v1_scheduler_defaults(vllm_profile("0.28"), b200, {}).max_num_batched_tokens, 16384u);
+  EXPECT_EQ(v1_scheduler_defaults(vllm_profile("0.28"), b200, {}).max_num_seqs, 1024u);
+  EXPECT_EQ(v1_scheduler_defaults(vllm_profile("0.27.1"), b200, {}).max_num_batched_tokens, 8192u);
+  EXPECT_EQ(v1_scheduler_defaults(vllm_profile("0.34.0"), h200, {}).max_num_batched_tokens, 8192u);
+}
+
 TEST(VllmSchedulerDefaults, AV0PlanRefusesInV0sWords) {
   // Llama-3.1-8B on a 23.58 GiB GPU at 0.9, max_model_len 29000 (vLLM issue 10517): the whole
   // context is profiled, the pool holds about 1457 blocks x 16 = 23312 tokens < 29000.

@@ -21,6 +21,7 @@ class HfEngine final : public Engine {
   explicit HfEngine(EngineProfileData d) : d_(std::move(d)) {}
   std::string_view name() const override { return "hf"; }
   std::string_view version() const override { return d_.version(); }
+  std::string_view release() const override { return d_.release(); }
   std::vector<EngineOption> options() const override {
     return {{"dtype", "torch_dtype: auto, bfloat16, float16, float32", false, {}},
             {"attn-implementation", "sdpa (default), flash_attention_2, eager", false, {}},

@@ -90,7 +90,7 @@ ResolvedPlan resolve_plan(const PlanRequest& r, const DataRoot& root) {
   } else {
     compat::Query q;
     q.engine = std::string(engine->name());
-    q.engine_version = std::string(engine->version());
+    q.engine_version = std::string(engine->release());
     compat::set_gpu_facts(q, spec);
     q.weight_families = compat::model_weight_families(out.model, quant, r.weights);
     q.gguf_types = compat::model_gguf_types(out.model, quant, r.weights);

@@ -317,6 +317,7 @@ class SglangEngine final : public Engine {
   explicit SglangEngine(EngineProfileData d) : d_(std::move(d)) {}
   std::string_view name() const override { return "sglang"; }
   std::string_view version() const override { return d_.version(); }
+  std::string_view release() const override { return d_.release(); }
   std::vector<EngineOption> options() const override {
     return {{"mem-fraction-static", "fraction of the memory free at start for weights + KV pool (default: the version's rule)", false, {}, OptionValue::number},
             {"max-running-requests", "max concurrent requests", false, {}, OptionValue::whole},

@@ -15,6 +15,7 @@ class TeiEngine final : public Engine {
   explicit TeiEngine(EngineProfileData d) : d_(std::move(d)) {}
   std::string_view name() const override { return "tei"; }
   std::string_view version() const override { return d_.version(); }
+  std::string_view release() const override { return d_.release(); }
   std::vector<EngineOption> options() const override {
     return {{"max-batch-tokens", "tokens in one batch (default 16384): the warmup and peak batch", false, {}, OptionValue::whole},
             {"max-batch-requests", "inputs in one batch (default: unlimited)", false, {}, OptionValue::whole},

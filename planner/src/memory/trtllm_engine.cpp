@@ -43,6 +43,7 @@ class TrtllmEngine final : public Engine {
   explicit TrtllmEngine(EngineProfileData d) : d_(std::move(d)) {}
   std::string_view name() const override { return "trtllm"; }
   std::string_view version() const override { return d_.version(); }
+  std::string_view release() const override { return d_.release(); }
   std::vector<EngineOption> options() const override {
     return {{"free-gpu-memory-fraction", "share of free memory (after weights/activations) for KV", false, {}, OptionValue::number},
             {"max-batch-size", "max sequences", false, {}, OptionValue::whole},

@@ -59,6 +59,7 @@ class VllmEngine final : public Engine {
       : d_(std::move(data)), compat_dir_(std::move(compat_dir)) {}
   std::string_view name() const override { return "vllm"; }
   std::string_view version() const override { return d_.version(); }
+  std::string_view release() const override { return d_.release(); }
 
   std::vector<EngineOption> options() const override {
     return {

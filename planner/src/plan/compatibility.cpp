@@ -6,7 +6,7 @@ compat::Verdict scenario_compatibility(const PlanSession& session, const GpuSpec
                                        const memory::EngineArgs& args, const std::optional<std::string>& weights) {
   compat::Query q;
   q.engine = std::string(session.engine().name());
-  q.engine_version = std::string(session.engine().version());
+  q.engine_version = std::string(session.engine().release());
   compat::set_gpu_facts(q, gpu);
   q.weight_families = compat::model_weight_families(session.model(), session.quant(), weights);
   q.gguf_types = compat::model_gguf_types(session.model(), session.quant(), weights);

@@ -6,6 +6,7 @@
 #include "support/engine_plans.hpp"
 #include "support/test_support.hpp"
 #include "vramplan/memory/engine.hpp"
+#include "vramplan/memory/plan_request.hpp"
 #include "vramplan/memory/weights.hpp"
 #include "vramplan/model/catalogue.hpp"
 
@@ -50,6 +51,23 @@ TEST(Gemma4Engines, VllmPoolUnifiesTwoPageSizes) {
   // The printed token capacity: num_blocks // groups x the smallest block size (16).
   const auto blocks = p.engine_view.at("gpu_blocks").get<std::uint64_t>();
   EXPECT_EQ(*p.kv.capacity_tokens, blocks / 6 * 16);
+}
+
+compat::Support gemma4_support(const std::string& engine) {
+  PlanRequest r;
+  r.model = "gemma-4-31b";
+  r.gpu = "h200";
+  r.engine = engine;
+  return run_plan(r, test::source_root()).compat.support;
+}
+
+TEST(Gemma4Engines, CompatibilityReadsTheReleaseAskedFor) {
+  // data/compat/architectures.json: Gemma 4 from SGLang 0.5.11 and vLLM 0.19. The rules compare the
+  // release asked for, not the profile that plans it (0.5.9 and 0.5.11 share the 0.5 profile).
+  EXPECT_EQ(gemma4_support("sglang@0.5.9"), compat::Support::Unsupported);
+  EXPECT_EQ(gemma4_support("sglang@0.5.11"), compat::Support::Supported);
+  EXPECT_EQ(gemma4_support("vllm@0.18.1"), compat::Support::Unsupported);
+  EXPECT_EQ(gemma4_support("vllm@0.19.0"), compat::Support::Supported);
 }
 
 }  // namespace

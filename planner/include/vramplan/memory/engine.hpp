@@ -158,6 +158,9 @@ class Engine {
   virtual ~Engine() = default;
   virtual std::string_view name() const = 0;     //!< "vllm"
   virtual std::string_view version() const = 0;  //!< version profile ("0.19")
+  //! The release asked for ("0.5.9"), or the default profile's name when none was: what the
+  //! compatibility rules compare, where the profile may cover many releases.
+  virtual std::string_view release() const { return version(); }
   virtual std::vector<EngineOption> options() const = 0;
   //! Plans memory. Invalid inputs throw Error(Usage); a configuration the engine would refuse is
   //! a plan with fits = false and the engine's reason, never an exception.

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "support/catalogs.hpp"
+#include "support/catalogue_counts.hpp"
 #include "support/test_support.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/memory/llamacpp.hpp"
@@ -175,24 +176,9 @@ TEST(LlamacppKv, SlidingWindowCacheHoldsWindowPlusUbatch) {
   EXPECT_EQ(lc::kv_caches(gemma3_1b(), *ctx.context, s, test::quant_formats())[1].cells, 32768u);
 }
 
-// google/gemma-4-26B-A4B's attention: 30 layers, every sixth full; sliding layers 8 KV heads of 256,
-// full layers (attention_k_eq_v) 2 KV heads of global_head_dim 512; window 1024.
-ModelArch gemma4_26b() {
-  ModelArch a;
-  a.num_layers = 30;
-  a.hidden_size = 2816;
-  a.num_heads = 16;
-  a.num_kv_heads = 8;
-  a.head_dim = a.v_head_dim = 256;
-  a.global_head_dim = 512;
-  a.global_kv_heads = 2;
-  a.attention_k_eq_v = true;
-  a.vocab_size = 262144;
-  a.sliding_window = 1024;
-  for (int i = 0; i < 30; ++i)
-    a.layer_attention.push_back((i + 1) % 6 == 0 ? LayerAttention::Full : LayerAttention::Sliding);
-  return a;
-}
+// google/gemma-4-26B-A4B (the catalogue entry): 30 layers, every sixth full; sliding layers 8 KV
+// heads of 256, full layers (attention_k_eq_v) 2 KV heads of global_head_dim 512; window 1024.
+const ModelArch& gemma4_26b() { return test::cached_catalogue_model("gemma-4-26b-a4b").arch; }
 
 // llama_kv_cache sizes each layer by n_embd_k_gqa(il) / n_embd_v_gqa(il): a K=V full layer still
 // stores V (gemma4.cpp: Vcur = Kcur). At -c 4096 -ub 512:

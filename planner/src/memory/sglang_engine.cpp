@@ -90,6 +90,11 @@ struct SglangMambaSplit {
   std::uint64_t budget_bytes = 0;  //!< taken off rest_memory before the token pool: the padding row only from 0.5.17
 };
 
+// `name` is one of `list` (the architecture tables SGLang's rules test).
+bool listed_in(std::string_view name, std::initializer_list<std::string_view> list) {
+  return std::find(list.begin(), list.end(), name) != list.end();
+}
+
 //! Hybrid SWA token pools (model_runner_kv_cache_mixin.py set_num_tokens_hybrid_swa, 0.5.x):
 //! for the architectures model_config.py is_hybrid_swa_model lists (Llama4ForConditionalGeneration,
 //! GptOssForCausalLM, Gemma 4 from 0.5.11; Gemma-2/3 are not in it: their sliding layers keep full-length pools) and
@@ -116,9 +121,8 @@ SglangSwaSplit sglang_swa_split(const ModelArch& arch, const KvLayout& kv, std::
   // 1e308 overflowed the token counts below).
   if (!(s.ratio > 0 && s.ratio <= 1)) throw_usage("--swa-full-tokens-ratio must be in (0, 1]");
   // configs/model_config.py is_hybrid_swa_model (Gemma 4 from 0.5.11, its first release).
-  static constexpr std::string_view kHybridSwa[] = {"GptOssForCausalLM", "Llama4ForConditionalGeneration",
-                                                    "Gemma4ForCausalLM", "Gemma4ForConditionalGeneration"};
-  const bool listed = std::find(std::begin(kHybridSwa), std::end(kHybridSwa), arch.architecture) != std::end(kHybridSwa);
+  const bool listed = listed_in(arch.architecture, {"GptOssForCausalLM", "Llama4ForConditionalGeneration",
+                                                    "Gemma4ForCausalLM", "Gemma4ForConditionalGeneration"});
   if (!listed || arg_switch(a, "disable-hybrid-swa-memory")) return s;
   for (const auto& l : kv.layers) {
     if (l.window > 0) s.swa_bytes_per_token += l.bytes_per_token;
@@ -145,10 +149,6 @@ SglangSwaSplit sglang_swa_split(const ModelArch& arch, const KvLayout& kv, std::
   s.full_tokens = s.full_tokens / page * page;
   s.swa_tokens = s.swa_tokens / page * page;
   return s;
-}
-
-bool listed_in(std::string_view name, std::initializer_list<std::string_view> list) {
-  return std::find(list.begin(), list.end(), name) != list.end();
 }
 
 //! SGLang's token pool of a model with no recurrent layer spans every layer the runner counts
@@ -209,11 +209,6 @@ SglangMambaSplit sglang_mamba_split(const ModelArch& arch, std::uint64_t tp, dou
   return m;
 }
 
-//! Multimodal checkpoints (configs/model_config.py multimodal_model_archs, with a vision_config):
-//! server_args.py adjust_mem_fraction_for_vlm scales a default mem_fraction_static (never a given
-//! one) by 0.95 x clamp(1 - 0.1 x (ratio - 1), 0.8, 1.05), ratio = the tower's layers x hidden^2
-//! over ViT-L/14's 24 x 1024^2, each read from vision_config with those defaults (0.5.9 and 0.5.11
-//! alike). Returns 1 for other models; `why` says how the factor came about.
 //! configs/model_config.py is_multimodal (multimodal_model_archs, the ones vramplan plans) for a
 //! checkpoint whose config has a vision_config.
 bool sglang_multimodal(const ModelArch& arch) {
@@ -225,6 +220,11 @@ bool sglang_multimodal(const ModelArch& arch) {
                     "Qwen3VLMoeForConditionalGeneration", "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration"});
 }
 
+//! Multimodal checkpoints (configs/model_config.py multimodal_model_archs, with a vision_config):
+//! server_args.py adjust_mem_fraction_for_vlm scales a default mem_fraction_static (never a given
+//! one) by 0.95 x clamp(1 - 0.1 x (ratio - 1), 0.8, 1.05), ratio = the tower's layers x hidden^2
+//! over ViT-L/14's 24 x 1024^2, each read from vision_config with those defaults (0.5.9 and 0.5.11
+//! alike). Returns 1 for other models; `why` says how the factor came about.
 double sglang_vlm_fraction_factor(const ModelArch& arch, std::string& why) {
   if (!sglang_multimodal(arch)) return 1.0;
   const double layers = arch.vision_config_layers ? static_cast<double>(arch.vision_config_layers) : 24.0;

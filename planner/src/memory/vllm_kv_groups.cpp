@@ -32,8 +32,8 @@ VllmKvGroups vllm_kv_groups(const KvLayout& layout, std::uint64_t block_size,
                             std::uint64_t mamba_blocks) {
   if (block_size == 0) throw_usage("--block-size must be at least 1");
   VllmKvGroups g;
-  // Layer types: (kind, window); MLA is its own type; layers without KV are not in the pool.
-  // (kind, window, tokens a block) -> (count, blocks one request needs)
+  // Layer types: (kind, window, tokens a block) -> (count, blocks one request needs); MLA is its own
+  // type; layers without KV are not in the pool.
   std::map<std::tuple<int, std::uint64_t, std::uint64_t>, std::pair<std::uint64_t, std::uint64_t>> types;
   std::uint64_t widest = 0, all_layers = 0;
   bool any_mla = false;

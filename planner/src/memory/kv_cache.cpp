@@ -88,9 +88,7 @@ KvLayout kv_layout(const ModelArch& arch, const KvDtype& dtype, std::uint64_t tp
       case LayerAttention::Chunked: {
         // Gemma 4's full layers have their own head size and KV-head count (ModelArch::layer_*).
         const std::uint64_t hd = arch.layer_head_dim(i), vd = arch.layer_v_head_dim(i);
-        const std::uint64_t heads = arch.layer_has_global_geometry(i)
-                                        ? kv_heads_on_rank(arch.layer_kv_heads(i), tp)
-                                        : out.kv_heads_per_gpu;
+        const std::uint64_t heads = kv_heads_on_rank(arch.layer_kv_heads(i), tp);
         l.k_elems = heads * hd;
         l.v_elems = heads * vd;
         l.window = l.kind == LayerAttention::Sliding ? arch.sliding_window

@@ -146,8 +146,7 @@ std::vector<VllmAllocationStep> vllm_allocation_plan(const ModelSpec& model, con
                                   : t.name;
       std::uint64_t bytes = rank_bytes(i);
       // attention_k_eq_v: qkv_proj keeps a V part the checkpoint lacks, as large as K's (shard_weights).
-      if (o.k_eq_v_value_slot && a.attention_k_eq_v && t.role == R::AttnK && !t.is_bias && a.layer_has_global_geometry(l))
-        bytes = checked_add(bytes, bytes);
+      if (copied_into_value_slot(a, t, o)) bytes = checked_add(bytes, bytes);
       if (const auto [it, fresh] = param_index.emplace(name, params.size()); !fresh)
         params[it->second].bytes = checked_add(params[it->second].bytes, bytes);
       else

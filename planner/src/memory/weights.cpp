@@ -200,6 +200,11 @@ std::string pad_moe_experts(const ModelSpec& model, ResolvedWeights& weights, st
          std::to_string(pad.bias_bytes) + " B per element";
 }
 
+bool copied_into_value_slot(const ModelArch& a, const TensorInfo& t, const ShardOptions& o) {
+  return o.k_eq_v_value_slot && a.attention_k_eq_v && t.role == TensorRole::AttnK && !t.is_bias && t.layer &&
+         a.layer_has_global_geometry(static_cast<std::size_t>(*t.layer));
+}
+
 std::uint64_t tensor_rank_bytes(const ModelSpec& model, const TensorInfo& t, std::uint64_t bytes, std::uint64_t tp,
                                 std::uint64_t vocab_pad) {
   const auto& a = model.arch;
@@ -215,8 +220,7 @@ std::uint64_t tensor_rank_bytes(const ModelSpec& model, const TensorInfo& t, std
       // Per layer: Gemma 4's full layers have their own KV-head count (replicated below TP too).
       const std::uint64_t heads = t.layer ? a.layer_kv_heads(static_cast<std::size_t>(*t.layer)) : a.num_kv_heads;
       if (heads == 0) return ceil_div(bytes, tp);
-      const std::uint64_t rank_heads = heads == a.num_kv_heads ? kv_rank : std::max<std::uint64_t>(1, heads / tp);
-      return ceil_div(checked_mul(bytes, rank_heads), heads);
+      return ceil_div(checked_mul(bytes, std::max<std::uint64_t>(1, heads / tp)), heads);
     }
     case Split::FusedQkv: {
       const std::uint64_t q = a.num_heads * a.head_dim;
@@ -257,8 +261,7 @@ std::vector<Component> shard_weights(const ModelSpec& model, const ResolvedWeigh
       const auto l = static_cast<std::uint64_t>(*t.layer);
       if (l >= first && l < end) layers += b;
       // attention_k_eq_v: the engine's fused QKV keeps a V slot the checkpoint lacks, a copy of k_proj.
-      if (o.k_eq_v_value_slot && a.attention_k_eq_v && t.role == TensorRole::AttnK && !t.is_bias && l >= first &&
-          l < end && a.layer_has_global_geometry(l)) {
+      if (l >= first && l < end && copied_into_value_slot(a, t, o)) {
         v_slots = checked_add(v_slots, b, "k_eq_v value slots");
         v_slot_layers += 1;
       }

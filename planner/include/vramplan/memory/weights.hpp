@@ -88,6 +88,11 @@ struct MoePadding {
 std::string pad_moe_experts(const ModelSpec& model, ResolvedWeights& weights, std::uint64_t tp,
                             const MoePadding& padding);
 
+//! True for a k_proj whose copy the engine also keeps as the V part of its fused QKV
+//! (ShardOptions::k_eq_v_value_slot on a Gemma 4 attention_k_eq_v full layer): shard_weights and
+//! vLLM's allocation replay count it twice.
+bool copied_into_value_slot(const ModelArch& arch, const TensorInfo& t, const ShardOptions& options);
+
 //! The bytes of tensor `t` (whole tensor: `bytes`) that one of `tp` ranks holds, by the split
 //! rules of shard_weights (column/row/vocab/KV/fused-QKV; 0 for tensors not resident, e.g. MTP).
 //! Which PP stage holds the tensor is not decided here.

@@ -869,9 +869,7 @@ class Builder {
     if (f_.sandwich_norms) cur = rms_mul("attn_post_norm", cur);
     const int ffn_inp = g_.op("ffn_inp", bytes(cur), {cur, residual}, true);
     const int x = f_.no_pre_norms ? ffn_inp : rms_mul("ffn_norm", ffn_inp);
-    const bool moe = a_.num_experts > 0 &&
-                     (a_.layer_is_moe.empty() || a_.layer_is_moe[static_cast<std::size_t>(il)]);
-    int out = moe ? moe_ffn(x) : f_.fused_up_glu ? fused_up_ffn(x) : ffn(x, a_.intermediate_size, "ffn");
+    int out = moe_layer(il) ? moe_ffn(x) : f_.fused_up_glu ? fused_up_ffn(x) : ffn(x, a_.intermediate_size, "ffn");
     if (f_.sandwich_norms) out = rms_mul("ffn_post_norm", out);
     if (f_.residual_first) return g_.op("l_out", bytes(out), {ffn_inp, out}, true);
     return g_.op("l_out", bytes(out), {out, ffn_inp}, true);
@@ -1011,6 +1009,12 @@ class Builder {
     return moe_out;
   }
 
+  // A layer with routed experts: every layer of a MoE model unless the arch lists which.
+  bool moe_layer(int il) const {
+    const auto l = static_cast<std::size_t>(il);
+    return a_.num_experts > 0 && (a_.layer_is_moe.empty() || (l < a_.layer_is_moe.size() && a_.layer_is_moe[l]));
+  }
+
   // src/models/gemma4.cpp's layer. build_attn expands Q, K, V, the stores and the attention; the rest
   // is met by the next expansion's walk back from l_out, except in a MoE layer, where build_moe_ffn
   // expands the router's weights (pulling in wo, the post-attention norm, attn_out and the router's
@@ -1020,10 +1024,8 @@ class Builder {
     const PendingAttention p = attention_inputs(il, rms_mul("attn_norm", inpL));
     const int cur = rms_mul("attn_post_norm", attention_output(p));
     const int attn_out = g_.op("attn_out", bytes(cur), {cur, inpL}, true);
-    const auto l = static_cast<std::size_t>(il);
-    const bool moe = a_.num_experts > 0 && (a_.layer_is_moe.empty() || (l < a_.layer_is_moe.size() && a_.layer_is_moe[l]));
     int out;
-    if (moe) {
+    if (moe_layer(il)) {
       const int experts = gemma4_experts(attn_out);
       const int mlp = rms_mul("ffn_post_norm_1", ffn(rms_mul("ffn_norm", attn_out), a_.intermediate_size, "ffn"));
       const int moe_out = rms_mul("ffn_post_norm_2", experts);

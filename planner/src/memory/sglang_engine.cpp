@@ -65,14 +65,22 @@ SizeDefaults size_defaults(const EngineProfileData& d, double gpu_mib, std::uint
 
 double round3(double x) { return std::round(x * 1000.0) / 1000.0; }
 
-//! Concurrent requests at most (model_runner.py _resolve_max_num_reqs; 0.4: init_memory_pool and
-//! tp_worker.py): unset, the request pool's size clamp(tokens / context_len x 512, 2048, 4096),
-//! never above half the token pool; set, the user's figure, never above half the token pool.
-std::uint64_t max_running_requests(std::optional<std::uint64_t> user, std::uint64_t tokens, std::uint64_t context_len) {
-  if (user) return std::min(*user, tokens / 2);
+//! Concurrent requests at most, by release. Unset, every release takes the request pool's size
+//! clamp(tokens / context_len x 512, 2048, 4096) and never more than half the token pool. A user's
+//! --max-running-requests:
+//!  - 0.4 - 0.5.9: taken as it is. The request pool is sized at it (model_runner.py init_memory_pool
+//!    max_num_reqs), and tp_worker.py (model_runner.py in 0.5.9) takes min(user, that pool);
+//!  - 0.5.10 - 0.5.13: cut to the estimate (model_runner_kv_cache_mixin.py _resolve_max_num_reqs);
+//!  - from 0.5.14: cut to half the token pool, with a warning.
+//! Read in the 0.4.7, 0.5.3, 0.5.6.post1, 0.5.9-0.5.23 wheels (docs/research/sglang-0.5.10-0.5.23.md §5).
+std::uint64_t max_running_requests(const SglangRelease& release, std::optional<std::uint64_t> user, std::uint64_t tokens,
+                                   std::uint64_t context_len) {
   const double per_context = context_len ? static_cast<double>(tokens) / static_cast<double>(context_len) * 512.0 : 4096.0;
-  const std::uint64_t pool = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(per_context), 2048, 4096);
-  return std::min(pool, tokens / 2);
+  const std::uint64_t estimate = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(per_context), 2048, 4096);
+  if (!user) return std::min(estimate, tokens / 2);
+  if (release.at_least({0, 5, 14})) return std::min(*user, tokens / 2);
+  if (release.at_least({0, 5, 10})) return std::min(*user, estimate);
+  return *user;
 }
 
 //! The state pool of hybrid linear-attention / Mamba models (python/sglang/srt/model_executor/
@@ -531,7 +539,7 @@ class SglangEngine final : public Engine {
                   std::to_string(ctx_len));
     const std::optional<std::uint64_t> derived_ctx = derived_context_length(arch);
     p.kv.max_concurrency = ctx_len ? static_cast<double>(tokens) / static_cast<double>(ctx_len) : 0.0;
-    std::uint64_t max_running = max_running_requests(user_running, tokens, ctx_len);
+    std::uint64_t max_running = max_running_requests(release, user_running, tokens, ctx_len);
     if (mamba.per_req > 0) max_running = std::min(max_running, mamba.slots / mamba.ratio_divisor);
     const std::uint64_t max_prefill = arg_u64(a, "max-prefill-tokens").value_or(d_.u64("max_prefill_tokens"));
     if (max_prefill == 0) throw_usage("--max-prefill-tokens must be >= 1 (0 admits no prompt)");

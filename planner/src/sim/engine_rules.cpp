@@ -154,7 +154,7 @@ void sglang_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
       "token pool " + std::to_string(tokens) + " tokens in pages of " + std::to_string(page) +
           " (model_runner.py init_memory_pool max_total_num_tokens)",
       "max_running_requests " + std::to_string(r.max_seqs) +
-          " (model_runner.py _resolve_max_num_reqs: min(request pool, max_total_num_tokens / 2))",
+          " (model_runner.py: unset, min(request pool, max_total_num_tokens / 2); set, the release's rule, docs/simulator.md)",
       "prefill batch at most " + std::to_string(r.step_tokens) + " new tokens: max_prefill_tokens " +
           std::to_string(max_prefill) + ", chunked_prefill_size " + std::to_string(chunk) +
           " (schedule_policy.py PrefillAdder rem_input_tokens / rem_chunk_tokens)" +

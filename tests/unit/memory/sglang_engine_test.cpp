@@ -41,6 +41,22 @@ TEST(SglangEngine, PageSizeAndMaxTotalTokensCapThePool) {
   EXPECT_EQ(*capped.kv.capacity_tokens, 1000u);
 }
 
+TEST(SglangEngine, AUsersMaxRunningRequestsIsCutByTheReleasesRule) {
+  // A 1,000-token pool (--max-total-tokens) at context 8,192: half the pool is 500; the estimate
+  // clamp(1000 / 8192 x 512 = 62, 2048, 4096) = 2048.
+  const auto running = [](const std::string& engine, const std::string& user) {
+    EngineArgs a{{"mem-fraction-static", "0.8"}, {"max-total-tokens", "1000"}, {"context-length", "8192"}};
+    if (!user.empty()) a.emplace("max-running-requests", user);
+    return plan(engine, Bytes(80000000000u), a).engine_view.at("max_running_requests").get<std::uint64_t>();
+  };
+  EXPECT_EQ(running("sglang@0.5.9", ""), 500u);   // unset, every release: min(2048, 500)
+  EXPECT_EQ(running("sglang@0.5.9", "3000"), 3000u);   // 0.4 - 0.5.9: the user's figure as it is
+  EXPECT_EQ(running("sglang@0.4.7", "3000"), 3000u);
+  EXPECT_EQ(running("sglang@0.5.11", "3000"), 2048u);  // 0.5.10 - 0.5.13: min(3000, estimate 2048)
+  EXPECT_EQ(running("sglang@0.5.11", "700"), 700u);
+  EXPECT_EQ(running("sglang@0.5.14", "700"), 500u);    // 0.5.14+: min(700, half the pool)
+}
+
 TEST(SglangEngine, DefaultFractionReservesPrefillGraphsAndRanks) {
   // 0.5.3+: 80e9 B = 76,293.9 MiB -> chunked_prefill_size 8192, cuda_graph_max_bs 256 (TP < 4);
   // reserve = 512 + 8192 x 1.5 + 256 x 2 + 1 x 128 = 13,440 MiB (over the 10 GiB floor);

@@ -143,4 +143,21 @@ SglangAttention sglang_attention(const ModelArch& arch, int cc_major, const Engi
   return out;
 }
 
+bool sglang_rocm_runs_aiter(const ModelArch& arch, const EngineArgs& args, std::uint64_t tp) {
+  Backends b{arg_string(args, "attention-backend").value_or(""), arg_string(args, "prefill-attention-backend").value_or(""),
+             arg_string(args, "decode-attention-backend").value_or("")};
+  if (!b.prefill.empty() && b.prefill == b.decode) b.attention = b.prefill;
+  if (!b.attention.empty()) return b.attention == "aiter";
+  const bool any_given = !b.prefill.empty() || !b.decode.empty();
+  const std::string& a = arch.architecture;
+  // _handle_model_specific_adjustments, off CUDA: gpt-oss and Gemma 4 take triton when no backend
+  // setting is given; DeepSeek sparse attention runs nsa; Llama 4 aiter (the generic choice too).
+  if (!any_given && (a == "GptOssForCausalLM" || a == "Gemma4ForConditionalGeneration")) return false;
+  if (arch.index_topk > 0) return false;
+  if (arch.kv_lora_rank == 0) return true;
+  // An MLA model: aiter only at 16 or 128 KV heads a rank (model_config.get_num_kv_heads).
+  const std::uint64_t heads = std::max<std::uint64_t>(1, arch.num_kv_heads / std::max<std::uint64_t>(tp, 1));
+  return heads == 16 || heads == 128;
+}
+
 }  // namespace vramplan::memory

@@ -378,6 +378,7 @@ class SglangEngine final : public Engine {
     const SglangRelease release = SglangRelease::parse(d_.release(), d_.assumed());
     const SglangSpeculative spec = sglang_speculative(a, in.model, release);
     for (const auto& n : spec.notes) p.notes.push_back(n);
+    const std::uint64_t ctx_len = arg_u64(a, "context-length").value_or(in.workload.context.value_or(arch.max_position_embeddings));
     const std::optional<double> user_f = arg_double(a, "mem-fraction-static");
     std::string pcg_why;
     const double pcg_mib = sglang_piecewise_graph_reserve_mib(arch, release, a, chunk, spec.on, pcg_why);
@@ -411,6 +412,15 @@ class SglangEngine final : public Engine {
     const std::uint64_t page = dsa ? dsa_page : attention.page_size;
     if (page == 0) throw_usage("--page-size must be >= 1");
     if (!dsa && !attention.why.empty()) p.notes.push_back("attention backend " + attention.why);
+    // aiter's workspace outside the static pool: above 8,192 tokens of context SGLang scales the
+    // fraction, a given one too, by 0.85 on ROCm (server_args.py _handle_attention_backend_compatibility,
+    // 0.5.5 - 0.5.18; arg_groups/attention_hook.py from 0.5.19).
+    if (in.gpu.vendor == "amd" && release.at_least({0, 5, 5}) && ctx_len > 8192 && sglang_rocm_runs_aiter(arch, a, tp)) {
+      p.notes.push_back("mem_fraction_static " + std::to_string(f).substr(0, 5) +
+                        " x 0.85: the aiter attention backend above 8,192 tokens of context (server_args.py "
+                        "_handle_attention_backend_compatibility, 0.5.5+)");
+      f *= 0.85;
+    }
     if (dsa && user_page && *user_page != dsa_page)
       p.notes.push_back("--page-size " + std::to_string(*user_page) + " ignored: SGLang runs DeepSeek sparse attention on " +
                         std::to_string(dsa_page) + "-token pages on " + (in.gpu.vendor == "amd" ? "ROCm" : "CUDA"));
@@ -531,7 +541,6 @@ class SglangEngine final : public Engine {
                         kMtpDraftStepsNote);
     }
     p.kv.capacity_tokens = tokens;
-    const std::uint64_t ctx_len = arg_u64(a, "context-length").value_or(in.workload.context.value_or(arch.max_position_embeddings));
     // tokenizer_manager.py _validate_one_request refuses prompt + max_new_tokens >= context_len:
     // below 2 not one request of one token in and one out is served.
     if (ctx_len < 2)

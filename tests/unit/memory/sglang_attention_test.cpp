@@ -125,6 +125,39 @@ TEST(SglangAttention, WhatServerArgsRefuses) {
   EXPECT_EQ(sglang_attention(mha, 10, {{"attention-backend", "fa4"}}, 1).refusal, "");
 }
 
+TEST(SglangAttention, WhichModelsRunAiterOnRocm) {
+  EXPECT_TRUE(sglang_rocm_runs_aiter(attention_arch("Qwen3MoeForCausalLM"), {}, 8));  // MHA: aiter
+  EXPECT_FALSE(sglang_rocm_runs_aiter(attention_arch("Qwen3MoeForCausalLM"), {{"attention-backend", "triton"}}, 8));
+  EXPECT_TRUE(sglang_rocm_runs_aiter(attention_arch("Qwen3MoeForCausalLM"),
+                                     {{"prefill-attention-backend", "aiter"}, {"decode-attention-backend", "aiter"}}, 8));
+  EXPECT_FALSE(sglang_rocm_runs_aiter(attention_arch("GptOssForCausalLM"), {}, 1));  // triton by its own rule
+  // MLA: aiter at 16 or 128 KV heads a rank. DeepSeek-V3 (128) at TP 8: 16; Kimi-K2.5 (64) at TP 8: 8.
+  ModelArch mla = attention_arch("DeepseekV3ForCausalLM", 512);
+  mla.num_kv_heads = 128;
+  EXPECT_TRUE(sglang_rocm_runs_aiter(mla, {}, 8));
+  EXPECT_TRUE(sglang_rocm_runs_aiter(mla, {}, 1));
+  EXPECT_FALSE(sglang_rocm_runs_aiter(mla, {}, 4));  // 32
+  mla.num_kv_heads = 64;
+  EXPECT_FALSE(sglang_rocm_runs_aiter(mla, {}, 8));
+  mla.index_topk = 2048;  // DeepSeek sparse attention: nsa
+  EXPECT_FALSE(sglang_rocm_runs_aiter(mla, {}, 4));
+}
+
+TEST(SglangAttention, AiterAboveAnEightThousandTokenContextScalesTheFraction) {
+  // The Llama-3.1-8B test shape on a 192 GB AMD card with --mem-fraction-static 0.8: 0.8 x 0.85 =
+  // 0.68 above 8,192 tokens of context from 0.5.5; at 8,192 and in 0.4 the fraction stands.
+  memory::GpuTarget mi300x = test::gpu_target(Bytes(205822885888u), "AMD Instinct MI300X", 1, "");
+  mi300x.vendor = "amd";
+  const auto fraction = [&](const std::string& engine, const std::string& context) {
+    const auto p = test::plan_engine(engine, test::dense_model({}), mi300x,
+                                     {{"mem-fraction-static", "0.8"}, {"context-length", context}});
+    return p.engine_view.at("mem_fraction_static").get<double>();
+  };
+  EXPECT_NEAR(fraction("sglang@0.5.7", "131072"), 0.68, 1e-12);
+  EXPECT_DOUBLE_EQ(fraction("sglang@0.5.7", "8192"), 0.8);
+  EXPECT_DOUBLE_EQ(fraction("sglang@0.4.7", "131072"), 0.8);
+}
+
 TEST(SglangAttention, APlanOfARefusedBackendDoesNotStart) {
   const auto p = test::plan_engine("sglang@0.5.6", test::dense_model({}),
                                    test::gpu_target(Bytes(32000000000u), "NVIDIA GeForce RTX 5090", 1, "12.0"),

@@ -51,4 +51,13 @@ struct SglangAttention {
 SglangAttention sglang_attention(const ModelArch& arch, int cc_major, const EngineArgs& args,
                                  std::uint64_t default_page, const SglangRelease& release = {});
 
+//! Whether SGLang on ROCm runs `arch` on its aiter attention backend at TP `tp` with the backend
+//! flags of `args` (server_args.py _handle_attention_backend_compatibility, 0.5.5 - 0.5.9 read;
+//! arg_groups/attention_hook.py from 0.5.19): given, --attention-backend (or equal prefill and
+//! decode backends) says; unset, an MHA model takes aiter, an MLA model aiter at 16 or 128 KV heads
+//! a rank and triton otherwise, gpt-oss and Gemma 4 triton (_handle_model_specific_adjustments),
+//! DeepSeek sparse attention nsa. aiter above 8,192 tokens of context scales mem_fraction_static
+//! by 0.85 (from 0.5.5), a given fraction too.
+bool sglang_rocm_runs_aiter(const ModelArch& arch, const EngineArgs& args, std::uint64_t tp);
+
 }  // namespace vramplan::memory

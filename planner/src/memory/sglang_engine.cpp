@@ -197,8 +197,16 @@ SglangMambaSplit sglang_mamba_split(const ModelArch& arch, std::uint64_t tp, dou
   // 0.5.17+ charges the pool's padding slot (mem_cache/kv_cache_configurator.py:
   // (K + 1) x per_req = budget, K = (budget - per_req) // per_req).
   const std::uint64_t padding = release.at_least({0, 5, 17}) ? 1 : 0;
-  if (const auto user = arg_u64(a, "max-mamba-cache-size")) {
-    m.slots = *user;
+  // A set size wins; with --disable-radix-cache a set --max-running-requests is the size, and
+  // before 0.5.9 512 when neither is set (model_runner_kv_cache_mixin.py handle_max_mamba_cache,
+  // read in 0.5.6.post1 - 0.5.9; kv_cache_configurator.py from 0.5.16 as 0.5.9).
+  std::optional<std::uint64_t> fixed = arg_u64(a, "max-mamba-cache-size");
+  if (!fixed && arg_switch(a, "disable-radix-cache")) {
+    fixed = arg_u64(a, "max-running-requests");
+    if (!fixed && !release.at_least({0, 5, 9})) fixed = 512;
+  }
+  if (fixed) {
+    m.slots = *fixed;
   } else {
     const double budget = std::max(0.0, rest) * r / (1.0 + r) - static_cast<double>(padding * m.per_req);
     m.slots = budget > 0 ? static_cast<std::uint64_t>(budget / static_cast<double>(m.per_req)) : 0;

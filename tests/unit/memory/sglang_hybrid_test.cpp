@@ -51,6 +51,20 @@ TEST(SglangHybrid, MaxMambaCacheSizeFixesTheSlots) {
   EXPECT_EQ(no_radix.engine_view.at("max_running_requests").get<std::uint64_t>(), 300u);  // // 1
 }
 
+TEST(SglangHybrid, WithoutTheRadixCacheTheRunningRequestsSizeTheSlots) {
+  // --disable-radix-cache with --max-running-requests 200: 200 slots in every release (0.5.9+:
+  // "Use explicitly set max_running_requests when radix cache is disabled").
+  const auto set = qwen3_next_sglang({{"disable-radix-cache", "true"}, {"max-running-requests", "200"}}, "sglang@0.5.9");
+  EXPECT_EQ(set.engine_view.at("max_mamba_cache_size").get<std::uint64_t>(), 200u);
+  EXPECT_EQ(test::component(set.kv_cache, "kv_cache.recurrent_state").bytes.count(), 201ull * 38633472ull);
+  // Neither set: 512 up to 0.5.8, the memory-ratio split from 0.5.9.
+  const auto old = qwen3_next_sglang({{"disable-radix-cache", "true"}}, "sglang@0.5.8");
+  EXPECT_EQ(old.engine_view.at("max_mamba_cache_size").get<std::uint64_t>(), 512u);
+  const auto split = qwen3_next_sglang({{"disable-radix-cache", "true"}}, "sglang@0.5.9");
+  EXPECT_EQ(split.engine_view.at("max_mamba_cache_size").get<std::uint64_t>(),
+            qwen3_next_sglang({}, "sglang@0.5.9").engine_view.at("max_mamba_cache_size").get<std::uint64_t>());
+}
+
 TEST(SglangHybrid, NewerReleasesChargeThePaddingRowAndTheExtraBuffer) {
   // 0.5.17+: the budget holds the padding row too, (K + 1) x per_req = rest x 0.9 / 1.9; 0.5.14+:
   // Qwen3-Next keeps the overlap scheduler with the "extra_buffer" radix strategy, so running

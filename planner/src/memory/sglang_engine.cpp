@@ -73,10 +73,14 @@ double round3(double x) { return std::round(x * 1000.0) / 1000.0; }
 //!  - 0.5.10 - 0.5.13: cut to the estimate (model_runner_kv_cache_mixin.py _resolve_max_num_reqs);
 //!  - from 0.5.14: cut to half the token pool, with a warning.
 //! Read in the 0.4.7, 0.5.3, 0.5.6.post1, 0.5.9-0.5.23 wheels (docs/research/sglang-0.5.10-0.5.23.md §5).
+std::uint64_t request_pool_estimate(std::uint64_t tokens, std::uint64_t context_len) {
+  const double per_context = context_len ? static_cast<double>(tokens) / static_cast<double>(context_len) * 512.0 : 4096.0;
+  return std::clamp<std::uint64_t>(static_cast<std::uint64_t>(per_context), 2048, 4096);
+}
+
 std::uint64_t max_running_requests(const SglangRelease& release, std::optional<std::uint64_t> user, std::uint64_t tokens,
                                    std::uint64_t context_len) {
-  const double per_context = context_len ? static_cast<double>(tokens) / static_cast<double>(context_len) * 512.0 : 4096.0;
-  const std::uint64_t estimate = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(per_context), 2048, 4096);
+  const std::uint64_t estimate = request_pool_estimate(tokens, context_len);
   if (!user) return std::min(estimate, tokens / 2);
   if (release.at_least({0, 5, 14})) return std::min(*user, tokens / 2);
   if (release.at_least({0, 5, 10})) return std::min(*user, estimate);
@@ -558,6 +562,27 @@ class SglangEngine final : public Engine {
     p.kv.max_concurrency = ctx_len ? static_cast<double>(tokens) / static_cast<double>(ctx_len) : 0.0;
     std::uint64_t max_running = max_running_requests(release, user_running, tokens, ctx_len);
     if (mamba.per_req > 0) max_running = std::min(max_running, mamba.slots / mamba.ratio_divisor);
+    // aiter's decode workspace for an MHA model on ROCm (layers/attention/aiter_backend.py
+    // AiterAttnBackend.__init__, 0.4.7 - 0.5.23 alike): request pool x heads a rank x
+    // ceil(context / 256) partitions x (head_dim fp32 partial outputs + two fp32 softmax terms),
+    // allocated at start-up outside the static pool. The request pool is the request-slot table
+    // (ReqToTokenPool): up to 0.5.9 the user's --max-running-requests or the clamp estimate, from
+    // 0.5.10 max_running_requests itself. From 0.5.10 a hybrid-SWA pool runs Triton's unified
+    // attention instead and allocates none.
+    if (in.gpu.vendor == "amd" && arch.kv_lora_rank == 0 && !(swa.on && release.at_least({0, 5, 10})) &&
+        sglang_rocm_runs_aiter(arch, a, tp)) {
+      std::uint64_t slots = release.at_least({0, 5, 10}) ? max_running : user_running.value_or(request_pool_estimate(tokens, ctx_len));
+      if (mamba.per_req > 0) slots = std::min(slots, mamba.slots / mamba.ratio_divisor);
+      const std::uint64_t heads = arch.num_heads / std::max<std::uint64_t>(tp, 1);
+      const std::uint64_t partitions = (ctx_len + 255) / 256;
+      const std::uint64_t per_slot = checked_mul(checked_mul(heads, partitions, "aiter workspace"),
+                                                 checked_add(checked_mul(arch.head_dim, 4), 8), "aiter workspace");
+      p.overhead.push_back({"overhead.aiter_workspace", Bytes(checked_mul(slots, per_slot, "aiter workspace")),
+                            "aiter decode workspace: " + grouped(slots) + " request slots x " + std::to_string(heads) +
+                                " heads x " + grouped(partitions) + " partitions of 256 tokens (context " + grouped(ctx_len) +
+                                ") x (" + std::to_string(arch.head_dim) +
+                                " x 4 + 8) B (layers/attention/aiter_backend.py AiterAttnBackend.__init__)"});
+    }
     const std::uint64_t max_prefill = arg_u64(a, "max-prefill-tokens").value_or(d_.u64("max_prefill_tokens"));
     if (max_prefill == 0) throw_usage("--max-prefill-tokens must be >= 1 (0 admits no prompt)");
     const double conservativeness = arg_double(a, "schedule-conservativeness").value_or(1.0);

@@ -158,6 +158,26 @@ TEST(SglangAttention, AiterAboveAnEightThousandTokenContextScalesTheFraction) {
   EXPECT_DOUBLE_EQ(fraction("sglang@0.4.7", "131072"), 0.8);
 }
 
+TEST(SglangAttention, AiterHoldsADecodeWorkspacePerRequestSlot) {
+  memory::GpuTarget mi300x = test::gpu_target(Bytes(205822885888u), "AMD Instinct MI300X", 1, "");
+  mi300x.vendor = "amd";
+  const auto workspace = [&](EngineArgs args) -> std::uint64_t {
+    args.emplace("context-length", "32768");
+    args.emplace("max-running-requests", "100");
+    const auto p = test::plan_engine("sglang@0.5.7", test::dense_model({}), mi300x, args);
+    for (const auto& c : p.overhead)
+      if (c.name == "overhead.aiter_workspace") return c.bytes.count();
+    return 0;
+  };
+  // 100 request slots x 32 heads x 32768 / 256 = 128 partitions x (128 x 4 + 8) B = 212,992,000 B.
+  EXPECT_EQ(workspace({}), 212992000u);
+  EXPECT_EQ(workspace({{"attention-backend", "triton"}}), 0u);
+  // Not on an NVIDIA card.
+  const auto h100 = test::plan_engine("sglang@0.5.7", test::dense_model({}), test::gpu_target(Bytes(80000000000u)),
+                                      {{"context-length", "32768"}, {"max-running-requests", "100"}});
+  for (const auto& c : h100.overhead) EXPECT_NE(c.name, "overhead.aiter_workspace");
+}
+
 TEST(SglangAttention, APlanOfARefusedBackendDoesNotStart) {
   const auto p = test::plan_engine("sglang@0.5.6", test::dense_model({}),
                                    test::gpu_target(Bytes(32000000000u), "NVIDIA GeForce RTX 5090", 1, "12.0"),

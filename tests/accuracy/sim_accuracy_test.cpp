@@ -326,7 +326,7 @@ TEST(SimAccuracy, OverloadedRunsArePredictedOverloaded) {
 // 10.0, 50.4, 12.6}. Re-measured 2026-12-06 when Gemma 4's four runs on one H200 joined (the planner
 // gained the family; their SGLang 0.5.11 kernels counted, held out): predicted fast, throughput +11 to
 // +30 %, ITL -10 to -29 %, so both throughput medians leave their target: the values below.
-constexpr double kAchievedMedianPct[] = {10.8, 10.4, 19.4, 10.4, 49.8, 13.2};
+constexpr double kAchievedMedianPct[] = {11.0, 10.8, 20.3, 10.6, 50.5, 13.7};
 constexpr double kGuardPct = 2.0;
 
 TEST(SimAccuracy, MedianErrorsMeetTheTargetsOrTheirRegressionGuards) {
@@ -542,7 +542,14 @@ constexpr const char* kSimFindings =
     "the 26B-A4B one-user run was +112 %. At 100 users the 31B's full-layer pool of 79,468 tokens (SGLang's hybrid SWA "
     "split, 0.8) holds fewer than 100 users' contexts, and 9 requests are retracted in the simulation. What the rest is "
     "(the triton fused-MoE kernel on 128 small experts at batch 1, the triton decode attention with head_dim 512) "
-    "is not pinned by a source. With them the medians are the table's.\n"
+    "is not pinned by a source. Ministral-3-14B (per-tensor FP8, one MI300X, SGLang 0.5.7; joined 2026-12-06 with a "
+    "config rebuilt from Megatron-Bridge's provider and transformers' converter, no verbatim copy being public) is the "
+    "first dense model of the set on ROCm and is held out: one-user TPOT -11 %, then -32 % at 16 users and -65 % at 100 "
+    "(12 against 35 ms), throughput +48 / +160 %, and its prompts slow too (one-user median TTFT 22 against 54 ms). The "
+    "measured step grows by ~3.5 ms from 1 to 16 users and ~28 ms to 100, about what reading its bf16 KV cache (160 KiB a "
+    "token) at ~0.5 TB/s would add; aiter's MHA decode (paged_attention_ragged on one-token pages, its grid sized to "
+    "the 262,144-token context in 256-token partitions) is where that would be spent, but no measurement of it on "
+    "MI300X was found, so nothing is fitted. With them the medians are the table's.\n"
     "- **kvcached** (SGLang 0.4, A100, Llama-3.2-3B, Poisson 8 / 16 / 32 req/s): throughput and median TTFT / ITL "
     "within about 1-11 % below the overload (median TTFT -17 / -23 % before the overlap rule), and the overload at 32 req/s is found (23.9 req/s predicted against 26.8 measured); the "
     "p99 ITL +2 / +31 % at 16 / 8 req/s (+66 / +66 % before the overlap rule).\n"
@@ -853,6 +860,13 @@ const std::map<std::string, std::string>& p99_causes() {
        "slowest of 320)"},
       {"sglcookbook-deepseek-v3-1-08", "burst: 64 first prompts of ~4,000 tokens"},
       {"sglcookbook-llama4-02", "burst: 100 first prompts"},
+      {"sglcookbook-ministral-3-00", "cold: one request of 33 s (mean TTFT 3.7 s over 10, median 54 ms; first run of Ministral-3)"},
+      {"sglcookbook-ministral-3-01",
+       "step: SGLang on ROCm runs this FP8 dense model slower than the datasheet step model, more so at batch (TPOT -11 / "
+       "-32 / -65 % at 1 / 16 / 100 users, one-user median TTFT -59 %)"},
+      {"sglcookbook-ministral-3-02",
+       "burst: 100 first prompts at once (measured p99 456 ms against a median of 99); predicted at the datasheet rate, "
+       "the later prompts are short (median TTFT -74 %) and the first wave's queue sets the p99"},
       {"llmservingsim-bench-rtx4090-llama-3.1-8b", "engine-log: every latency 36-43 % slow"},
       {"blis-train-20260217-231439-llama-2-7b-tp1-general-stage1", "overload: predicted capacity 16.5 req/s under the 20 offered"},
       {"blis-train-20260218-130541-mixtral-8x7b-v0-1-tp2-general-stage1", "overload: predicted capacity 18.7 req/s under the 20 offered"},

@@ -180,7 +180,7 @@ std::vector<Row> rows() {
                        "DebertaV2Model, DeciLMForCausalLM, DeepseekV2ForCausalLM, DeepseekV32ForCausalLM, "
                        "DeepseekV3ForCausalLM, Ernie4_5_MoeForCausalLM, FalconForCausalLM, FalconH1ForCausalLM, GPTBigCodeForCausalLM, GPTNeoXForCausalLM, Gemma2ForCausalLM, "
                        "Gemma3ForCausalLM, Gemma3ForConditionalGeneration, Gemma4ForCausalLM, Gemma4ForConditionalGeneration, GemmaForCausalLM, Glm4ForCausalLM, Glm4MoeForCausalLM, Glm4MoeLiteForCausalLM, GlmForCausalLM, "
-                       "GlmMoeDsaForCausalLM, GptOssForCausalLM, GraniteForCausalLM, GraniteMoeHybridForCausalLM, JambaForCausalLM, KimiK25ForConditionalGeneration, Llama4ForCausalLM, "
+                       "GlmMoeDsaForCausalLM, GptOssForCausalLM, GraniteForCausalLM, GraniteMoeHybridForCausalLM, JambaForCausalLM, KimiK25ForConditionalGeneration, KimiLinearForCausalLM, Llama4ForCausalLM, "
                        "Llama4ForConditionalGeneration, LlamaForCausalLM, LlavaForConditionalGeneration, "
                        "MiniMaxM2ForCausalLM, Mistral3ForConditionalGeneration, MistralForCausalLM, MixtralForCausalLM, "
                        "MllamaForConditionalGeneration, ModernBertForMaskedLM, "

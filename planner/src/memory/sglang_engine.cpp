@@ -100,6 +100,7 @@ struct SglangMambaSplit {
   std::uint64_t per_req = 0, slots = 0, ratio_divisor = 3;
   std::uint64_t pool_bytes = 0;    //!< allocated: MambaPool holds size + 1 rows (memory_pool.py, every 0.5.x)
   std::uint64_t budget_bytes = 0;  //!< taken off rest_memory before the token pool: the padding row only from 0.5.17
+  std::string slots_rule = "rest x r / (1 + r)";  //!< how the slot count was set
 };
 
 // `name` is one of `list` (the architecture tables SGLang's rules test).
@@ -205,9 +206,14 @@ SglangMambaSplit sglang_mamba_split(const ModelArch& arch, std::uint64_t tp, dou
   // before 0.5.9 512 when neither is set (model_runner_kv_cache_mixin.py handle_max_mamba_cache,
   // read in 0.5.6.post1 - 0.5.9; kv_cache_configurator.py from 0.5.16 as 0.5.9).
   std::optional<std::uint64_t> fixed = arg_u64(a, "max-mamba-cache-size");
+  if (fixed) m.slots_rule = "--max-mamba-cache-size";
   if (!fixed && arg_switch(a, "disable-radix-cache")) {
     fixed = arg_u64(a, "max-running-requests");
-    if (!fixed && !release.at_least({0, 5, 9})) fixed = 512;
+    m.slots_rule = "--max-running-requests without the radix cache";
+    if (!fixed && !release.at_least({0, 5, 9})) {
+      fixed = 512;
+      m.slots_rule = "512 without the radix cache, up to 0.5.8";
+    }
   }
   if (fixed) {
     m.slots = *fixed;
@@ -227,6 +233,20 @@ SglangMambaSplit sglang_mamba_split(const ModelArch& arch, std::uint64_t tp, dou
                                                           "GraniteMoeHybridForCausalLM", "NemotronHForCausalLM"});
   m.ratio_divisor = arg_switch(a, "disable-radix-cache") ? 1 : extra_buffer ? 5 : 3;
   return m;
+}
+
+//! The flags server_args.py sets whatever was asked (_handle_model_specific_adjustments):
+//! KimiLinearForCausalLM runs without the radix cache up to 0.5.13 ("Disabling Radix Cache for
+//! KimiLinearForCausalLM as it is not yet supported"; 0.5.14 gives it the mamba radix cache).
+EngineArgs forced_args(const EngineArgs& given, const ModelArch& arch, const SglangRelease& release,
+                       std::vector<std::string>& notes) {
+  EngineArgs a = given;
+  if (arch.architecture == "KimiLinearForCausalLM" && !release.at_least({0, 5, 14}) && !arg_switch(a, "disable-radix-cache")) {
+    a["disable-radix-cache"] = "true";
+    notes.push_back("radix cache off: SGLang up to 0.5.13 disables it for KimiLinearForCausalLM "
+                    "(server_args.py _handle_model_specific_adjustments)");
+  }
+  return a;
 }
 
 //! configs/model_config.py is_multimodal (multimodal_model_archs, the ones vramplan plans) for a
@@ -373,8 +393,9 @@ class SglangEngine final : public Engine {
 
   MemoryPlan plan(const PlanInput& in) const override {
     MemoryPlan p = start_plan(*this, d_, in);
-    const auto& a = in.args;
     const auto& arch = in.model.arch;
+    const SglangRelease release = SglangRelease::parse(d_.release(), d_.assumed());
+    const EngineArgs a = forced_args(in.args, arch, release, p.notes);
     const std::uint64_t tp = place_tp_size(p, a);
     // server_args.py reads the card's size in MiB (nvidia-smi memory.total); the runtime total is
     // the closest figure a plan has (0.6 % lower on an H100: it moves the default by <= 0.001).
@@ -387,7 +408,6 @@ class SglangEngine final : public Engine {
     const std::uint64_t graph_bs =
         arg_switch(a, "disable-cuda-graph") ? 0 : arg_u64(a, "cuda-graph-max-bs").value_or(sized.cuda_graph_max_bs);
     const SizeDefaults used{chunk, graph_bs};
-    const SglangRelease release = SglangRelease::parse(d_.release(), d_.assumed());
     const SglangSpeculative spec = sglang_speculative(a, in.model, release);
     for (const auto& n : spec.notes) p.notes.push_back(n);
     const std::uint64_t ctx_len = arg_u64(a, "context-length").value_or(in.workload.context.value_or(arch.max_position_embeddings));
@@ -486,9 +506,7 @@ class SglangEngine final : public Engine {
     if (mamba.per_req > 0)
       p.kv_cache.push_back({"kv_cache.recurrent_state", Bytes(mamba.pool_bytes),
                             grouped(mamba.slots) + " request state slots + 1 padding row x " + grouped(mamba.per_req) +
-                                " B (conv bf16 + SSM fp32 over the recurrent layers; " +
-                                (arg_u64(a, "max-mamba-cache-size") ? std::string("--max-mamba-cache-size")
-                                                                    : "rest x r / (1 + r)") + ")"});
+                                " B (conv bf16 + SSM fp32 over the recurrent layers; " + mamba.slots_rule + ")"});
     std::uint64_t tokens = cell ? pool / cell : 0;
     if (const auto cap = arg_u64(a, "max-total-tokens")) tokens = std::min(tokens, *cap);
     tokens = tokens / page * page;

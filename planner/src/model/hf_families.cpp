@@ -260,6 +260,8 @@ std::vector<Family> make_families() {
   add("gpt_oss", {"GptOssForCausalLM"}, false, llama_layout(), build_gpt_oss);
   // Hybrid: gated-DeltaNet linear attention + gated full attention (family_qwen3_next.cpp).
   add("qwen3_next", {"Qwen3NextForCausalLM"}, false, DecoderLayout{}, build_qwen3_next);
+  // Hybrid: Kimi Delta Attention + MLA layers, DeepSeek-style MoE (family_kimi_linear.cpp).
+  add("kimi_linear", {"KimiLinearForCausalLM"}, false, DecoderLayout{}, build_kimi_linear);
   // Qwen3.5 (MoE and dense): the same hybrid under "model.language_model." with a Qwen3-VL vision
   // tower; Qwen3_5MoeTextConfig inherits Qwen3NextConfig's partial_rotary_factor 0.25.
   auto* qwen3_5 = add("qwen3_5", {"Qwen3_5MoeForConditionalGeneration", "Qwen3_5ForConditionalGeneration"},

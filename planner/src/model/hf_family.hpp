@@ -103,6 +103,7 @@ void build_deepseek(const ConfigView& config, const Family& family, ModelSpec& s
 void build_llama4(const ConfigView& config, const Family& family, ModelSpec& spec);
 void build_gpt_oss(const ConfigView& config, const Family& family, ModelSpec& spec);
 void build_qwen3_next(const ConfigView& config, const Family& family, ModelSpec& spec);
+void build_kimi_linear(const ConfigView& config, const Family& family, ModelSpec& spec);
 void build_nemotron_h(const ConfigView& config, const Family& family, ModelSpec& spec);
 void build_granite_moe_hybrid(const ConfigView& config, const Family& family, ModelSpec& spec);
 void build_falcon_h1(const ConfigView& config, const Family& family, ModelSpec& spec);

@@ -50,7 +50,7 @@ constexpr std::array<NameRole, 25> kGlobal{{
 }};
 
 // Module paths inside one decoder layer (after normalisation).
-constexpr std::array<NameRole, 150> kLayer{{
+constexpr std::array<NameRole, 161> kLayer{{
     {"self_attn.q_proj", R::AttnQ},
     {"self_attn.k_proj", R::AttnK},
     {"self_attn.v_proj", R::AttnV},
@@ -161,6 +161,19 @@ constexpr std::array<NameRole, 150> kLayer{{
     {"linear_attn.A_log", R::Recurrent},
     {"linear_attn.norm", R::Recurrent},
     {"linear_attn.out_proj", R::AttnOutput},
+    // Kimi-Linear's KDA layers keep q/k/v/o_proj under self_attn. (family_kimi_linear.cpp); dt_bias
+    // folds to "dt" + bias.
+    {"self_attn.f_a_proj", R::Recurrent},
+    {"self_attn.f_b_proj", R::Recurrent},
+    {"self_attn.g_a_proj", R::Recurrent},
+    {"self_attn.g_b_proj", R::Recurrent},
+    {"self_attn.b_proj", R::Recurrent},
+    {"self_attn.q_conv1d", R::Recurrent},
+    {"self_attn.k_conv1d", R::Recurrent},
+    {"self_attn.v_conv1d", R::Recurrent},
+    {"self_attn.dt", R::Recurrent},
+    {"self_attn.A_log", R::Recurrent},
+    {"self_attn.o_norm", R::Recurrent},
     // Mamba2 mixers (family_mamba_hybrid.cpp): Nemotron-H under "mixer.", Granite-4.0-H and
     // Falcon-H1 under "mamba."; dt_bias folds to "dt" + bias.
     {"mixer.in_proj", R::Recurrent},

@@ -145,7 +145,16 @@ inline std::optional<BenchServingReplay> bench_serving_trace(const std::string& 
     return std::nullopt;
   const std::size_t n = w.at("num_prompts");
   DrawnLengths d = bench_serving_random_lengths(w.at("input_high"), w.at("output_high"), n);
-  if (total(d.input) != res.at("total_input_tokens").get<std::uint64_t>()) return std::nullopt;
+  // bench_serving.py sample_random_requests (0.5.x): with text prompts it takes the tokenizer's
+  // num_special_tokens_to_add() off every drawn length ("server encode will add special token")
+  // and prints those shorter lengths; the server adds the token back, so it prefills the draw.
+  // A printed total one or two tokens a prompt under the draw's is that run (MiniMax-M2.5's and
+  // Step-3.5-Flash's tokenizers add one).
+  const std::uint64_t printed = res.at("total_input_tokens").get<std::uint64_t>();
+  std::uint64_t specials = 0;
+  while (specials <= 2 && total(d.input) != printed + specials * n) ++specials;
+  if (specials > 2) return std::nullopt;
+  for (auto& l : d.input) l = std::max<std::uint32_t>(l, static_cast<std::uint32_t>(specials));
   // From 0.5.6.post2 the outputs are drawn from [1, O]: the printed total of generated tokens says
   // which draw the run made.
   if (res.contains("total_output_tokens") && !res.at("total_output_tokens").is_null()) {

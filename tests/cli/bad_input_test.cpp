@@ -188,7 +188,7 @@ std::vector<Row> rows() {
                        "Qwen2ForCausalLM, Qwen2MoeForCausalLM, Qwen2_5_VLForConditionalGeneration, Qwen3ForCausalLM, "
                        "Qwen3MoeForCausalLM, Qwen3NextForCausalLM, Qwen3VLForConditionalGeneration, Qwen3VLMoeForConditionalGeneration, Qwen3_5ForConditionalGeneration, "
                        "Qwen3_5MoeForConditionalGeneration, RWForCausalLM, "
-                       "RobertaForMaskedLM, RobertaForSequenceClassification, RobertaModel, XLMRobertaForMaskedLM, "
+                       "RobertaForMaskedLM, RobertaForSequenceClassification, RobertaModel, Step3p5ForCausalLM, XLMRobertaForMaskedLM, "
                        "XLMRobertaForSequenceClassification, XLMRobertaModel); "
                        "--assume-llama-like builds it as a Llama-style decoder"),
       // --- the path itself

@@ -133,9 +133,11 @@ SglangSwaSplit sglang_swa_split(const ModelArch& arch, const KvLayout& kv, std::
   // Above 1 the sliding-window pool would outgrow the full one it exists to be smaller than (and
   // 1e308 overflowed the token counts below).
   if (!(s.ratio > 0 && s.ratio <= 1)) throw_usage("--swa-full-tokens-ratio must be in (0, 1]");
-  // configs/model_config.py is_hybrid_swa_model (Gemma 4 from 0.5.11, its first release).
+  // configs/model_config.py is_hybrid_swa_model (Step-3.5 from 0.5.9 and Gemma 4 from 0.5.11,
+  // their first releases).
   const bool listed = listed_in(arch.architecture, {"GptOssForCausalLM", "Llama4ForConditionalGeneration",
-                                                    "Gemma4ForCausalLM", "Gemma4ForConditionalGeneration"});
+                                                    "Gemma4ForCausalLM", "Gemma4ForConditionalGeneration",
+                                                    "Step3p5ForCausalLM"});
   if (!listed || arg_switch(a, "disable-hybrid-swa-memory")) return s;
   for (const auto& l : kv.layers) {
     if (l.window > 0) s.swa_bytes_per_token += l.bytes_per_token;

@@ -260,6 +260,8 @@ std::vector<Family> make_families() {
   add("gpt_oss", {"GptOssForCausalLM"}, false, llama_layout(), build_gpt_oss);
   // Hybrid: gated-DeltaNet linear attention + gated full attention (family_qwen3_next.cpp).
   add("qwen3_next", {"Qwen3NextForCausalLM"}, false, DecoderLayout{}, build_qwen3_next);
+  // Sliding / full GQA with head-wise gates, 288-expert MoE (family_step3p5.cpp).
+  add("step3p5", {"Step3p5ForCausalLM"}, false, DecoderLayout{}, build_step3p5);
   // Hybrid: Kimi Delta Attention + MLA layers, DeepSeek-style MoE (family_kimi_linear.cpp).
   add("kimi_linear", {"KimiLinearForCausalLM"}, false, DecoderLayout{}, build_kimi_linear);
   // Qwen3.5 (MoE and dense): the same hybrid under "model.language_model." with a Qwen3-VL vision

@@ -104,6 +104,7 @@ void build_llama4(const ConfigView& config, const Family& family, ModelSpec& spe
 void build_gpt_oss(const ConfigView& config, const Family& family, ModelSpec& spec);
 void build_qwen3_next(const ConfigView& config, const Family& family, ModelSpec& spec);
 void build_kimi_linear(const ConfigView& config, const Family& family, ModelSpec& spec);
+void build_step3p5(const ConfigView& config, const Family& family, ModelSpec& spec);
 void build_nemotron_h(const ConfigView& config, const Family& family, ModelSpec& spec);
 void build_granite_moe_hybrid(const ConfigView& config, const Family& family, ModelSpec& spec);
 void build_falcon_h1(const ConfigView& config, const Family& family, ModelSpec& spec);

@@ -50,7 +50,7 @@ constexpr std::array<NameRole, 25> kGlobal{{
 }};
 
 // Module paths inside one decoder layer (after normalisation).
-constexpr std::array<NameRole, 161> kLayer{{
+constexpr std::array<NameRole, 170> kLayer{{
     {"self_attn.q_proj", R::AttnQ},
     {"self_attn.k_proj", R::AttnK},
     {"self_attn.v_proj", R::AttnV},
@@ -161,6 +161,17 @@ constexpr std::array<NameRole, 161> kLayer{{
     {"linear_attn.A_log", R::Recurrent},
     {"linear_attn.norm", R::Recurrent},
     {"linear_attn.out_proj", R::AttnOutput},
+    // Step-3.5-Flash (family_step3p5.cpp): the head-wise gate, stacked experts under "moe.", the
+    // router's selection bias and the shared expert.
+    {"self_attn.g_proj", R::AttnQ},
+    {"moe.gate", R::FfnGateInp},
+    {"moe.router_bias", R::FfnExpProbsBias},
+    {"moe.gate_proj", R::FfnGateExps},
+    {"moe.up_proj", R::FfnUpExps},
+    {"moe.down_proj", R::FfnDownExps},
+    {"share_expert.gate_proj", R::FfnGateShexp},
+    {"share_expert.up_proj", R::FfnUpShexp},
+    {"share_expert.down_proj", R::FfnDownShexp},
     // Kimi-Linear's KDA layers keep q/k/v/o_proj under self_attn. (family_kimi_linear.cpp); dt_bias
     // folds to "dt" + bias.
     {"self_attn.f_a_proj", R::Recurrent},
@@ -302,7 +313,7 @@ std::string normalise_module(std::string_view rel) {
 }
 
 std::string_view strip_leaf(std::string_view s) {
-  if (ends_with(s, "e_score_correction_bias")) return s;
+  if (ends_with(s, "e_score_correction_bias") || ends_with(s, "moe.router_bias")) return s;
   for (auto suffix : kLeafSuffixes)
     if (ends_with(s, suffix)) return s.substr(0, s.size() - suffix.size());
   return s;
@@ -325,7 +336,8 @@ HfTensorClass role_from_hf_tensor_name(std::string_view raw, const ModelArch& ar
   HfTensorClass out;
   const std::string name = strip_language_model(raw);
   out.is_bias = ends_with(name, ".bias") ||
-                (ends_with(name, "_bias") && !ends_with(name, "e_score_correction_bias"));
+                (ends_with(name, "_bias") && !ends_with(name, "e_score_correction_bias") &&
+                 !ends_with(name, "moe.router_bias"));  // expert-selection biases, not layer biases
   for (auto p : kTowerPrefixes)
     if (starts_with(name, p)) return out.role = R::Vision, out;
   for (auto p : kAudioPrefixes)

@@ -59,16 +59,9 @@ void kimi_mla_attention(InventoryBuilder& b, const std::string& p, const ModelAr
   b.linear(p + "o_proj", R::AttnOutput, h, n * a.v_head_dim);
 }
 
-void kimi_moe(InventoryBuilder& b, const std::string& p, const ModelArch& a) {
-  const auto h = a.hidden_size, E = a.num_experts, Ie = a.moe_intermediate_size;
-  b.linear(p + "gate", R::FfnGateInp, E, h);
-  b.tensor(p + "gate.e_score_correction_bias", R::FfnExpProbsBias, {E});
-  b.experts(p + "experts.*.w1.weight", R::FfnGateExps, E, Ie, h);
-  b.experts(p + "experts.*.w3.weight", R::FfnUpExps, E, Ie, h);
-  b.experts(p + "experts.*.w2.weight", R::FfnDownExps, E, h, Ie);
-  gated_mlp(b, p + "shared_experts.", a.shared_expert_intermediate_size, h, R::FfnGateShexp, R::FfnUpShexp,
-            R::FfnDownShexp);
-}
+// Stored Mixtral-style: block_sparse_moe.experts.E.w1 (gate) / w3 (up) / w2 (down).
+constexpr BiasedMoeNames kKimiMoe{"gate", "gate.e_score_correction_bias", "experts.*.w1.weight",
+                                  "experts.*.w3.weight", "experts.*.w2.weight", "shared_experts."};
 
 // 1-based layer numbers of `key` under linear_attn_config, each checked against the layer count.
 std::vector<std::uint64_t> kimi_layer_numbers(const JsonView& lin, const char* key, std::uint64_t layers) {
@@ -151,7 +144,7 @@ void build_kimi_linear(const ConfigView& c, const Family& family, ModelSpec& spe
     b.norm(p + "post_attention_layernorm", R::FfnNorm, h);
     if (a.layer_attention[i] == LayerAttention::Recurrent) kda_attention(b, p + "self_attn.", h, d);
     else kimi_mla_attention(b, p + "self_attn.", a);
-    if (a.layer_is_moe[i]) kimi_moe(b, p + "block_sparse_moe.", a);
+    if (a.layer_is_moe[i]) biased_moe_mlp(b, p + "block_sparse_moe.", a, kKimiMoe);
     else gated_mlp(b, p + "mlp.", a.intermediate_size, h, R::FfnGate, R::FfnUp, R::FfnDown);
   }
   b.set_layer(std::nullopt);

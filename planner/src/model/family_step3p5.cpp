@@ -36,16 +36,9 @@ void step_attention(InventoryBuilder& b, const std::string& p, std::uint64_t h, 
   b.linear(p + "g_proj", R::AttnQ, heads, h);  // one gate per query head, split over TP like q_proj
 }
 
-void step_moe(InventoryBuilder& b, const std::string& p, const ModelArch& a) {
-  const auto h = a.hidden_size, E = a.num_experts, Ie = a.moe_intermediate_size;
-  b.linear(p + "moe.gate", R::FfnGateInp, E, h);
-  b.tensor(p + "moe.router_bias", R::FfnExpProbsBias, {E});
-  b.experts(p + "moe.gate_proj.weight", R::FfnGateExps, E, Ie, h);
-  b.experts(p + "moe.up_proj.weight", R::FfnUpExps, E, Ie, h);
-  b.experts(p + "moe.down_proj.weight", R::FfnDownExps, E, h, Ie);
-  gated_mlp(b, p + "share_expert.", a.shared_expert_intermediate_size, h, R::FfnGateShexp, R::FfnUpShexp,
-            R::FfnDownShexp);
-}
+// The experts stacked per layer, the router's selection bias and the shared expert.
+constexpr BiasedMoeNames kStepMoe{"moe.gate", "moe.router_bias", "moe.gate_proj.weight", "moe.up_proj.weight",
+                                  "moe.down_proj.weight", "share_expert."};
 
 // moe_layers_enum: the MoE layers, a comma-separated list of 0-based indices.
 std::vector<bool> step_moe_layers(const ConfigView& c, std::uint64_t layers) {
@@ -124,7 +117,7 @@ void build_step3p5(const ConfigView& c, const Family& family, ModelSpec& spec) {
     b.norm(p + "input_layernorm", R::AttnNorm, h);
     b.norm(p + "post_attention_layernorm", R::FfnNorm, h);
     step_attention(b, p + "self_attn.", h, heads_of(a.layer_attention[i]), a.num_kv_heads, d);
-    if (a.layer_is_moe[i]) step_moe(b, p, a);
+    if (a.layer_is_moe[i]) biased_moe_mlp(b, p, a, kStepMoe);
     else gated_mlp(b, p + "mlp.", a.intermediate_size, h, R::FfnGate, R::FfnUp, R::FfnDown);
   }
   // MTP layers (vLLM 0.34 step3p5_mtp.py): a sliding-attention block with a dense MLP, eh_proj,

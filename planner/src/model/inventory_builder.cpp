@@ -67,6 +67,17 @@ void deepseek_moe_mlp(InventoryBuilder& b, const std::string& p, const ModelArch
     gated_mlp(b, p + "shared_experts.", Is, h, TR::FfnGateShexp, TR::FfnUpShexp, TR::FfnDownShexp);
 }
 
+void biased_moe_mlp(InventoryBuilder& b, const std::string& p, const ModelArch& a, const BiasedMoeNames& n) {
+  using TR = TensorRole;
+  const auto h = a.hidden_size, E = a.num_experts, Ie = a.moe_intermediate_size;
+  b.linear(p + n.router, TR::FfnGateInp, E, h);
+  b.tensor(p + n.bias, TR::FfnExpProbsBias, {E});
+  b.experts(p + n.gate_experts, TR::FfnGateExps, E, Ie, h);
+  b.experts(p + n.up_experts, TR::FfnUpExps, E, Ie, h);
+  b.experts(p + n.down_experts, TR::FfnDownExps, E, h, Ie);
+  gated_mlp(b, p + n.shared, a.shared_expert_intermediate_size, h, TR::FfnGateShexp, TR::FfnUpShexp, TR::FfnDownShexp);
+}
+
 std::string layer_prefix(std::string_view model_prefix, std::string_view layers, std::uint64_t i) {
   return std::string(model_prefix) + std::string(layers) + "." + std::to_string(i) + ".";
 }

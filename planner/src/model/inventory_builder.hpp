@@ -63,6 +63,23 @@ void qwen_moe_mlp(InventoryBuilder& b, const std::string& prefix, const ModelArc
 //! GLM-4.7-Flash use the same block.
 void deepseek_moe_mlp(InventoryBuilder& b, const std::string& prefix, const ModelArch& a, bool score_bias);
 
+//! The module names of a sparse MLP with a router selection bias and one ungated shared expert,
+//! relative to its prefix: Kimi-Linear ("gate", "gate.e_score_correction_bias",
+//! "experts.*.w1.weight", ... "shared_experts."), Step-3.5-Flash ("moe.gate", "moe.router_bias",
+//! "moe.gate_proj.weight", ... "share_expert.").
+struct BiasedMoeNames {
+  const char* router;
+  const char* bias;
+  const char* gate_experts;
+  const char* up_experts;
+  const char* down_experts;
+  const char* shared;
+};
+
+//! That MLP under `prefix`: the router {E, h}, its bias {E}, the stacked experts and the shared
+//! expert of shared_expert_intermediate_size.
+void biased_moe_mlp(InventoryBuilder& b, const std::string& prefix, const ModelArch& a, const BiasedMoeNames& n);
+
 //! "<prefix><layers>.<i>." — the module path of decoder layer i.
 std::string layer_prefix(std::string_view model_prefix, std::string_view layers, std::uint64_t i);
 

@@ -40,7 +40,8 @@ void step_attention(InventoryBuilder& b, const std::string& p, std::uint64_t h, 
 constexpr BiasedMoeNames kStepMoe{"moe.gate", "moe.router_bias", "moe.gate_proj.weight", "moe.up_proj.weight",
                                   "moe.down_proj.weight", "share_expert."};
 
-// moe_layers_enum: the MoE layers, a comma-separated list of 0-based indices.
+// moe_layers_enum: the MoE layers, a comma-separated list of 0-based indices (the engines read
+// it as int(i) for each item of split(","), so blanks around an index are allowed).
 std::vector<bool> step_moe_layers(const ConfigView& c, std::uint64_t layers) {
   std::vector<bool> moe(layers, false);
   const auto text = c.string({"moe_layers_enum"});
@@ -48,6 +49,9 @@ std::vector<bool> step_moe_layers(const ConfigView& c, std::uint64_t layers) {
   std::stringstream in(*text);
   std::string item;
   while (std::getline(in, item, ',')) {
+    item.erase(0, item.find_first_not_of(' '));
+    item.erase(item.find_last_not_of(' ') + 1);
+    if (item.size() > 20) item = item.substr(0, 20) + "...";  // the message names it, bounded
     std::uint64_t i = 0;
     const auto* first = item.data();
     const auto [end, ec] = std::from_chars(first, first + item.size(), i);

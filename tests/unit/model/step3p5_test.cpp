@@ -3,10 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 
 #include "support/catalogue_counts.hpp"
 #include "support/engine_plans.hpp"
 #include "support/test_support.hpp"
+#include "vramplan/core/error.hpp"
+#include "vramplan/model/hf_config.hpp"
 
 namespace vramplan {
 namespace {
@@ -68,6 +71,23 @@ TEST(Step3p5, SglangSplitsItsPoolsAsAHybridSwaModel) {
   const auto swa = p.engine_view.at("swa_max_total_num_tokens").get<std::uint64_t>();
   EXPECT_EQ(swa, full * 8 / 10);
   EXPECT_EQ(p.kv_cache_bytes().count(), full * 12u * 1024u + swa * 33u * 1024u);
+}
+
+TEST(Step3p5, BadMoeLayerListsNameTheField) {
+  std::ifstream in(test::source_dir() / "models" / "step-3.5-flash.json");
+  const nlohmann::json config = nlohmann::json::parse(in);
+  for (const char* list : {"3, 99", "3,x", "3,,4"}) {
+    auto bad = config;
+    bad["moe_layers_enum"] = list;
+    EXPECT_NE(test::error_message([&] { model_from_hf_config(bad, "step.json"); }, ErrorKind::InputFile)
+                  .find("moe_layers_enum"),
+              std::string::npos)
+        << list;
+  }
+  auto spaced = config;
+  spaced["moe_layers_enum"] = " 3, 4 ,5";  // int() of each item: blanks allowed
+  const auto moe = model_from_hf_config(spaced, "step.json").arch.layer_is_moe;
+  EXPECT_EQ(std::count(moe.begin(), moe.end(), true), 3);
 }
 
 }  // namespace

@@ -326,7 +326,7 @@ TEST(SimAccuracy, OverloadedRunsArePredictedOverloaded) {
 // 10.0, 50.4, 12.6}. Re-measured 2026-12-06 when Gemma 4's four runs on one H200 joined (the planner
 // gained the family; their SGLang 0.5.11 kernels counted, held out): predicted fast, throughput +11 to
 // +30 %, ITL -10 to -29 %, so both throughput medians leave their target: the values below.
-constexpr double kAchievedMedianPct[] = {12.6, 12.5, 20.6, 10.9, 55.1, 14.6};
+constexpr double kAchievedMedianPct[] = {11.4, 11.4, 20.8, 10.8, 55.1, 14.6};
 constexpr double kGuardPct = 2.0;
 
 TEST(SimAccuracy, MedianErrorsMeetTheTargetsOrTheirRegressionGuards) {
@@ -559,9 +559,11 @@ constexpr const char* kSimFindings =
     "their weights and state; SGLang's kernel counts are fitted on NVIDIA only, and what its ~20 KDA kernels a layer "
     "(docs/research/kimi-linear.md section 6, read from the wheel) cost on ROCm is not measured. With them the medians are "
     "the table's. Step-3.5-Flash (4 x H200, TP 4 with --ep 4, the page's SGLang dev image planned as 0.5.9, its first "
-    "release with the model; joined 2026-12-06 with its family) is held out: throughput +31 / +19 / +17 % and TPOT -23 / "
-    "-13 / -14 % at 1 / 16 / 100 users, the vLLM recipe's 10-user run +30 % and -21 %: predicted fast on H200 as the "
-    "other H200 deployments of the set.\n"
+    "release with the model; joined 2026-12-06 with its family) is held out. Its SGLang kernels are counted (fifth "
+    "census, docs/sglang-decode-kernels.md: one stream, 1,554 kernels a step): throughput -21 / -11 / -5 % and TPOT "
+    "+27 / +14 / +7 % at 1 / 16 / 100 users (with the per-layer terms it was +31 / +19 / +17 % and -23 / -13 / -14 %); "
+    "at one user the count at the B200-fitted 4.5 us a kernel overshoots (10.35 against 8.13 ms), as GLM-5's did on "
+    "H200. The vLLM recipe's 10-user run (no kernels counted for vLLM) is +30 % on throughput and -21 % on TPOT.\n"
     "- **kvcached** (SGLang 0.4, A100, Llama-3.2-3B, Poisson 8 / 16 / 32 req/s): throughput and median TTFT / ITL "
     "within about 1-11 % below the overload (median TTFT -17 / -23 % before the overlap rule), and the overload at 32 req/s is found (23.9 req/s predicted against 26.8 measured); the "
     "p99 ITL +2 / +31 % at 16 / 8 req/s (+66 / +66 % before the overlap rule).\n"
@@ -876,9 +878,9 @@ const std::map<std::string, std::string>& p99_causes() {
        "step: Step-3.5-Flash on H200 is predicted fast on every figure (TPOT -21 %, median TTFT -65 % for 2,047-token "
        "prompts beside 9 decoding requests); the recipe names no vLLM version"},
       {"sglcookbook-step3-5-00",
-       "step: one-user TPOT -23 %, median TTFT -11 %; the measured p99 (270 ms) is one of 10 requests at over 3 x the "
-       "median, a first-run cost (the page's dev image, not a release)"},
-      {"sglcookbook-step3-5-01", "cold: first 16-user run (p99 985 ms against a median of 90; TPOT -13 %)"},
+       "cold: the measured p99 (270 ms) is one of 10 requests at over 3 x the median (81 ms), a first-run cost (the "
+       "page's dev image, not a release); the counted steps are slow, not fast (TPOT +27 %)"},
+      {"sglcookbook-step3-5-01", "cold: first 16-user run (p99 985 ms against a median of 90; TPOT +14 %)"},
       {"sglcookbook-step3-5-02", "burst: 100 first prompts at once (measured p99 1.9 s against a median of 127 ms)"},
       {"sglcookbook-kimi-linear-00",
        "step: the KDA layers cost more than their state and weight bytes on SGLang / ROCm (one-user TPOT -36 %, median "

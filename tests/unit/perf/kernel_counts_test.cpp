@@ -69,6 +69,9 @@ constexpr Expected kExpected[] = {
     {"nemotron-3-nano-30b-a3b", "bf16", 1, 916, 1008, 0},
     // Nemotron-H-8B: 24 Mamba-2 x 16 + 4 attention x 7 + 24 MLP x 5 = 532, launched alike.
     {"nemotron-h-8b", "bf16", 1, 532, 532, 0},
+    // Step-3.5-Flash at TP 4: 12 full x 15 + 33 sliding x 17 + 42 MoE x 19 + 3 dense x 5 = 1,554;
+    // 12 x 16 + 33 x 18 + 42 x 21 + 3 x 6 = 1,686; a third all-reduce charged on each of 45 layers.
+    {"step-3.5-flash", "bf16", 4, 1554, 1686, 45},
 };
 
 TEST(KernelCounts, PerLayerCountsSumOverTheModel) {

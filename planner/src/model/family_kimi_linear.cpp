@@ -136,18 +136,12 @@ void build_kimi_linear(const ConfigView& c, const Family& family, ModelSpec& spe
   const auto h = a.hidden_size, V = a.vocab_size;
   const std::string mp(family.layout.model_prefix);
   InventoryBuilder b(spec, stored_format_of(c));
-  b.tensor(mp + "embed_tokens.weight", R::TokenEmbedding, {V, h});
-  for (std::uint64_t i = 0; i < a.num_layers; ++i) {
-    b.set_layer(static_cast<int>(i));
-    const auto p = layer_prefix(mp, "layers", i);
-    b.norm(p + "input_layernorm", R::AttnNorm, h);
-    b.norm(p + "post_attention_layernorm", R::FfnNorm, h);
+  pre_norm_decoder_layers(b, mp, a, [&](const std::string& p, std::uint64_t i) {
     if (a.layer_attention[i] == LayerAttention::Recurrent) kda_attention(b, p + "self_attn.", h, d);
     else kimi_mla_attention(b, p + "self_attn.", a);
     if (a.layer_is_moe[i]) biased_moe_mlp(b, p + "block_sparse_moe.", a, kKimiMoe);
     else gated_mlp(b, p + "mlp.", a.intermediate_size, h, R::FfnGate, R::FfnUp, R::FfnDown);
-  }
-  b.set_layer(std::nullopt);
+  });
   b.norm(mp + "norm", R::OutputNorm, h);
   if (!a.tied_embeddings) b.linear(std::string(family.layout.lm_head), R::Output, V, h);
 }

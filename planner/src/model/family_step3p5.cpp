@@ -114,16 +114,11 @@ void build_step3p5(const ConfigView& c, const Family& family, ModelSpec& spec) {
   const std::string mp(family.layout.model_prefix);
   const auto heads_of = [&](LayerAttention kind) { return kind == LayerAttention::Sliding ? sliding_heads : a.num_heads; };
   InventoryBuilder b(spec, stored_format_of(c));
-  b.tensor(mp + "embed_tokens.weight", R::TokenEmbedding, {V, h});
-  for (std::uint64_t i = 0; i < a.num_layers; ++i) {
-    b.set_layer(static_cast<int>(i));
-    const auto p = layer_prefix(mp, "layers", i);
-    b.norm(p + "input_layernorm", R::AttnNorm, h);
-    b.norm(p + "post_attention_layernorm", R::FfnNorm, h);
+  pre_norm_decoder_layers(b, mp, a, [&](const std::string& p, std::uint64_t i) {
     step_attention(b, p + "self_attn.", h, heads_of(a.layer_attention[i]), a.num_kv_heads, d);
     if (a.layer_is_moe[i]) biased_moe_mlp(b, p, a, kStepMoe);
     else gated_mlp(b, p + "mlp.", a.intermediate_size, h, R::FfnGate, R::FfnUp, R::FfnDown);
-  }
+  });
   // MTP layers (vLLM 0.34 step3p5_mtp.py): a sliding-attention block with a dense MLP, eh_proj,
   // enorm / hnorm and a head of their own.
   b.override_role(R::Mtp);

@@ -83,4 +83,20 @@ void biased_moe_mlp(InventoryBuilder& b, const std::string& prefix, const ModelA
 //! "<prefix><layers>.<i>." — the module path of decoder layer i.
 std::string layer_prefix(std::string_view model_prefix, std::string_view layers, std::uint64_t i);
 
+//! The token embedding "<model_prefix>embed_tokens.weight" {vocab, hidden}, then every decoder layer
+//! "<model_prefix>layers.<i>." with its input_layernorm and post_attention_layernorm and what
+//! `mixer(prefix, i)` adds (attention and MLP); leaves no layer set.
+template <class Mixer>
+void pre_norm_decoder_layers(InventoryBuilder& b, const std::string& model_prefix, const ModelArch& a, Mixer mixer) {
+  b.tensor(model_prefix + "embed_tokens.weight", TensorRole::TokenEmbedding, {a.vocab_size, a.hidden_size});
+  for (std::uint64_t i = 0; i < a.num_layers; ++i) {
+    b.set_layer(static_cast<int>(i));
+    const std::string p = layer_prefix(model_prefix, "layers", i);
+    b.norm(p + "input_layernorm", TensorRole::AttnNorm, a.hidden_size);
+    b.norm(p + "post_attention_layernorm", TensorRole::FfnNorm, a.hidden_size);
+    mixer(p, i);
+  }
+  b.set_layer(std::nullopt);
+}
+
 }  // namespace vramplan::hf

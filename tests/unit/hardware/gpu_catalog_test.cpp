@@ -33,7 +33,7 @@ TEST(GpuCatalog, EveryRequiredCardIsPresent) {
                          "mi300x", "mi325x", "v100-16", "v100-32", "t4",
                          // issue 17: 40+ cards
                          "b300", "gb200", "mi355x", "mi250x", "rtx-pro-6000", "a40", "l20", "h20", "h800", "a800",
-                         "rtx-a5000", "rtx-4080", "rtx-5080", "gaudi3", "gaudi2", "mi350x"}) {
+                         "rtx-a5000", "rtx-4080", "rtx-5080", "gaudi3", "gaudi2", "mi350x", "gb300"}) {
     const GpuSpec& g = catalog().find(id);
     EXPECT_EQ(g.kind, GpuKind::Card) << id;
     EXPECT_GT(g.reported_total.count(), 0u) << id;
@@ -44,10 +44,11 @@ TEST(GpuCatalog, EveryRequiredCardIsPresent) {
 
 TEST(GpuCatalog, CountsCardsAndSlices) {
   // 26 cards and 40 slices before issue 17; it added 15 cards (Gaudi 2 and 3 listed, not plannable)
-  // and the 3 GB200 slices of gpu-operator PR #1303; the MI350X came on 2026-12-04.
+  // and the 3 GB200 slices of gpu-operator PR #1303; the MI350X came on 2026-12-04, the GB300 on
+  // 2026-12-06.
   int cards = 0, slices = 0;
   for (const GpuSpec& g : catalog().all()) (g.kind == GpuKind::Card ? cards : slices) += 1;
-  EXPECT_EQ(cards, 42);
+  EXPECT_EQ(cards, 43);
   EXPECT_EQ(slices, 43);
 }
 

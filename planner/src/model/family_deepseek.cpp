@@ -129,11 +129,7 @@ void build_deepseek(const ConfigView& c, const Family& family, ModelSpec& spec) 
   a.qk_nope_head_dim = c.positive({"qk_nope_head_dim"});
   a.head_dim = a.qk_nope_head_dim + a.qk_rope_head_dim;
   a.v_head_dim = c.positive({"v_head_dim"});
-  a.num_experts = c.positive({"n_routed_experts"});
-  a.experts_per_token = c.positive({"num_experts_per_tok"});
-  if (a.experts_per_token > a.num_experts)
-    c.fail("num_experts_per_tok", "is larger than n_routed_experts");
-  a.moe_intermediate_size = c.positive({"moe_intermediate_size"});
+  read_routed_experts(c, "n_routed_experts", "num_experts_per_tok", "moe_intermediate_size", a);
   a.num_shared_experts = c.u64({"n_shared_experts"}).value_or(0);
   a.shared_expert_intermediate_size = a.moe_intermediate_size * a.num_shared_experts;
   a.mtp_layers = c.u64({"num_nextn_predict_layers"}).value_or(0);

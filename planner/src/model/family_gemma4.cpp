@@ -105,10 +105,7 @@ void build_gemma4(const ConfigView& c, const Family& family, ModelSpec& spec) {
   a.intermediate_size = c.positive({"intermediate_size"});
   const bool moe = c.flag("enable_moe_block", false);
   if (moe) {
-    a.num_experts = c.positive({"num_experts"});
-    a.experts_per_token = c.positive({"top_k_experts"});
-    if (a.experts_per_token > a.num_experts) c.fail("top_k_experts", "is larger than num_experts");
-    a.moe_intermediate_size = c.positive({"moe_intermediate_size"});
+    read_routed_experts(c, "num_experts", "top_k_experts", "moe_intermediate_size", a);
     a.layer_is_moe.assign(a.num_layers, true);
     // The dense MLP beside the experts sees every token, as a shared expert would (llama.cpp's
     // gemma4.cpp: "we use normal FFN as shared expert"); what reads the count (training's saved

@@ -94,10 +94,7 @@ void build_kimi_linear(const ConfigView& c, const Family& family, ModelSpec& spe
   a.qk_nope_head_dim = c.positive({"qk_nope_head_dim"});
   a.head_dim = a.qk_nope_head_dim + a.qk_rope_head_dim;  // the top-level head_dim is read by no layer
   a.v_head_dim = c.positive({"v_head_dim"});
-  a.num_experts = c.positive({"num_experts"});
-  a.experts_per_token = c.positive({"num_experts_per_token"});
-  if (a.experts_per_token > a.num_experts) c.fail("num_experts_per_token", "is larger than num_experts");
-  a.moe_intermediate_size = c.positive({"moe_intermediate_size"});
+  read_routed_experts(c, "num_experts", "num_experts_per_token", "moe_intermediate_size", a);
   a.num_shared_experts = c.u64({"num_shared_experts"}).value_or(0);
   a.shared_expert_intermediate_size = a.moe_intermediate_size * a.num_shared_experts;
   const auto first_dense = c.u64({"first_k_dense_replace"}).value_or(0);

@@ -161,10 +161,7 @@ void build_nemotron_h_pattern(const ConfigView& c, const Family& family, ModelSp
   a.intermediate_size = !mlp_sizes.empty() ? mlp_sizes.front() : c.u64({"intermediate_size"}).value_or(0);
   std::uint64_t shared = 0;
   if (pattern.find('E') != std::string::npos) {
-    a.num_experts = c.positive({"n_routed_experts"});
-    a.experts_per_token = c.positive({"num_experts_per_tok"});
-    if (a.experts_per_token > a.num_experts) c.fail("num_experts_per_tok", "is larger than n_routed_experts");
-    a.moe_intermediate_size = c.positive({"moe_intermediate_size"});
+    read_routed_experts(c, "n_routed_experts", "num_experts_per_tok", "moe_intermediate_size", a);
     // NemotronHMoE.use_latent_moe: moe_latent_size present and not null.
     if (const auto latent = c.positive_opt({"moe_latent_size"})) {
       if (*latent > a.hidden_size) c.fail("moe_latent_size", "is larger than hidden_size");

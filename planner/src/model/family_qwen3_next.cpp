@@ -93,10 +93,7 @@ void build_qwen3_next(const ConfigView& c, const Family& family, ModelSpec& spec
   read_common_dims(c, family, a);
   a.intermediate_size = c.u64({"intermediate_size"}).value_or(0);  // the dense variant's MLP
   if (c.find({"num_experts"})) {
-    a.num_experts = c.positive({"num_experts"});
-    a.experts_per_token = c.positive({"num_experts_per_tok"});
-    if (a.experts_per_token > a.num_experts) c.fail("num_experts_per_tok", "is larger than num_experts");
-    a.moe_intermediate_size = c.positive({"moe_intermediate_size"});
+    read_routed_experts(c, "num_experts", "num_experts_per_tok", "moe_intermediate_size", a);
     a.shared_expert_intermediate_size = c.u64({"shared_expert_intermediate_size"}).value_or(0);
     a.num_shared_experts = a.shared_expert_intermediate_size > 0 ? 1 : 0;
     a.layer_is_moe.assign(a.num_layers, true);

@@ -70,10 +70,7 @@ void build_step3p5(const ConfigView& c, const Family& family, ModelSpec& spec) {
   a.num_kv_heads = c.positive({"num_attention_groups"});
   if (a.num_heads % a.num_kv_heads != 0) c.fail("num_attention_groups", "does not divide num_attention_heads");
   a.intermediate_size = c.positive({"intermediate_size"});
-  a.num_experts = c.positive({"moe_num_experts"});
-  a.experts_per_token = c.positive({"moe_top_k"});
-  if (a.experts_per_token > a.num_experts) c.fail("moe_top_k", "is larger than moe_num_experts");
-  a.moe_intermediate_size = c.positive({"moe_intermediate_size"});
+  read_routed_experts(c, "moe_num_experts", "moe_top_k", "moe_intermediate_size", a);
   a.shared_expert_intermediate_size = c.u64({"share_expert_dim"}).value_or(0);
   a.num_shared_experts = a.shared_expert_intermediate_size > 0 ? 1 : 0;
   a.layer_is_moe = step_moe_layers(c, a.num_layers);

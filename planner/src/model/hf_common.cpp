@@ -35,6 +35,14 @@ void read_common_dims(const ConfigView& c, const Family& family, ModelArch& a) {
   a.torch_dtype = c.string({"torch_dtype", "dtype"}).value_or("");
 }
 
+void read_routed_experts(const ConfigView& c, std::string_view experts_key, std::string_view top_k_key,
+                         std::string_view width_key, ModelArch& a) {
+  a.num_experts = c.positive({experts_key});
+  a.experts_per_token = c.positive({top_k_key});
+  if (a.experts_per_token > a.num_experts) c.fail(top_k_key, "is larger than " + std::string(experts_key));
+  a.moe_intermediate_size = c.positive({width_key});
+}
+
 namespace {
 
 struct LayerTypeName {

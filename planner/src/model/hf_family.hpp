@@ -123,6 +123,10 @@ void build_nomic_bert(const ConfigView& config, const Family& family, ModelSpec&
 // Shared pieces (hf_common.cpp).
 //! Reads the dimensions every decoder has into spec.arch (hidden, layers, heads, head_dim, ...).
 void read_common_dims(const ConfigView& config, const Family& family, ModelArch& arch);
+//! A routed-expert block's size under the family's keys: num_experts, experts_per_token (failing,
+//! named by `top_k_key`, when it exceeds the expert count) and moe_intermediate_size.
+void read_routed_experts(const ConfigView& config, std::string_view experts_key, std::string_view top_k_key,
+                         std::string_view width_key, ModelArch& arch);
 //! Per-layer attention kind from `layer_types` or the family pattern; sets sliding_window.
 void read_layer_attention(const ConfigView& config, Pattern pattern, ModelArch& arch);
 //! The rope table(s) of the main rope config (+ Gemma-3's local table); rotary_dim given.

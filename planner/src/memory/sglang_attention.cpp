@@ -36,7 +36,17 @@ struct Backends {
   bool uses(std::string_view b, bool with_prefill) const {
     return attention == b || decode == b || (with_prefill && prefill == b);
   }
+  bool any() const { return !attention.empty() || !prefill.empty() || !decode.empty(); }
 };
+
+// The three backend flags as given; a prefill backend equal to the decode one overrides
+// --attention-backend.
+Backends given_backends(const EngineArgs& args) {
+  Backends b{arg_string(args, "attention-backend").value_or(""), arg_string(args, "prefill-attention-backend").value_or(""),
+             arg_string(args, "decode-attention-backend").value_or("")};
+  if (!b.prefill.empty() && b.prefill == b.decode) b.attention = b.prefill;
+  return b;
+}
 
 // utils/common.py is_no_spec_infer_or_topk_one, read before _handle_speculative_decoding fills
 // in a top-k: no top-k given, or top-k 1 with no page size above one given.
@@ -95,11 +105,8 @@ SglangAttention sglang_attention(const ModelArch& arch, int cc_major, const Engi
   const auto user_page = arg_u64(args, "page-size");
   if (user_page && *user_page == 0) throw_usage("--page-size must be >= 1");
   out.page_size = user_page.value_or(default_page);
-  Backends b{arg_string(args, "attention-backend").value_or(""), arg_string(args, "prefill-attention-backend").value_or(""),
-             arg_string(args, "decode-attention-backend").value_or("")};
-  const bool any_given = !b.attention.empty() || !b.prefill.empty() || !b.decode.empty();
-  // A prefill backend equal to the decode one overrides --attention-backend.
-  if (!b.prefill.empty() && b.prefill == b.decode) b.attention = b.prefill;
+  Backends b = given_backends(args);
+  const bool any_given = b.any();
   if (!b.attention.empty()) {
     out.why = b.attention + (b.attention == b.prefill ? " (--prefill- and --decode-attention-backend)" : " (--attention-backend)");
   } else {
@@ -144,11 +151,9 @@ SglangAttention sglang_attention(const ModelArch& arch, int cc_major, const Engi
 }
 
 bool sglang_rocm_runs_aiter(const ModelArch& arch, const EngineArgs& args, std::uint64_t tp) {
-  Backends b{arg_string(args, "attention-backend").value_or(""), arg_string(args, "prefill-attention-backend").value_or(""),
-             arg_string(args, "decode-attention-backend").value_or("")};
-  if (!b.prefill.empty() && b.prefill == b.decode) b.attention = b.prefill;
+  const Backends b = given_backends(args);
   if (!b.attention.empty()) return b.attention == "aiter";
-  const bool any_given = !b.prefill.empty() || !b.decode.empty();
+  const bool any_given = b.any();
   const std::string& a = arch.architecture;
   // _handle_model_specific_adjustments, off CUDA: gpt-oss and Gemma 4 take triton when no backend
   // setting is given; DeepSeek sparse attention runs nsa; Llama 4 aiter (the generic choice too).

@@ -312,8 +312,14 @@ std::string normalise_module(std::string_view rel) {
   return s;
 }
 
+// The routers' expert-selection biases (DeepSeek-style e_score_correction_bias, Step-3.5's
+// moe.router_bias): tensors of their own, named in full in kLayer, not a layer's bias.
+bool expert_selection_bias(std::string_view s) {
+  return ends_with(s, "e_score_correction_bias") || ends_with(s, "moe.router_bias");
+}
+
 std::string_view strip_leaf(std::string_view s) {
-  if (ends_with(s, "e_score_correction_bias") || ends_with(s, "moe.router_bias")) return s;
+  if (expert_selection_bias(s)) return s;
   for (auto suffix : kLeafSuffixes)
     if (ends_with(s, suffix)) return s.substr(0, s.size() - suffix.size());
   return s;
@@ -336,8 +342,7 @@ HfTensorClass role_from_hf_tensor_name(std::string_view raw, const ModelArch& ar
   HfTensorClass out;
   const std::string name = strip_language_model(raw);
   out.is_bias = ends_with(name, ".bias") ||
-                (ends_with(name, "_bias") && !ends_with(name, "e_score_correction_bias") &&
-                 !ends_with(name, "moe.router_bias"));  // expert-selection biases, not layer biases
+                (ends_with(name, "_bias") && !expert_selection_bias(name));
   for (auto p : kTowerPrefixes)
     if (starts_with(name, p)) return out.role = R::Vision, out;
   for (auto p : kAudioPrefixes)

@@ -354,6 +354,26 @@ double default_fraction(const EngineProfileData& d, double gpu_mib, std::uint64_
   rule.fail_at("rule", "unknown rule '" + kind + "' (known: tp_table, gpu_buckets, reserve_sum)");
 }
 
+// --ep-size: the routed experts split whole over ep of the TP ranks, each sliced over the other
+// tp / ep (distributed/parallel_state.py initialize_model_parallel: moe_tp_size = tp // ep;
+// layers/moe/fused_moe_triton/layer.py FusedMoE.__init__ asserts the experts divide by ep). A
+// rank holds the same bytes as under plain TP when they divide; the step model times the busiest
+// rank (perf::expected_busiest_rank_experts).
+std::uint64_t sglang_ep_size(const EngineArgs& a, const ModelArch& arch, std::uint64_t tp) {
+  const std::uint64_t ep = arg_u64(a, "ep-size").value_or(1);
+  if (ep == 0) throw_usage("--ep-size must be >= 1");
+  if (ep == 1) return 1;
+  if (tp % ep != 0)
+    throw_usage("--ep-size " + std::to_string(ep) + " must divide --tp-size " + std::to_string(tp) +
+                " (SGLang splits each expert over tp / ep ranks: parallel_state.py initialize_model_parallel)");
+  if (arch.num_experts == 0)
+    throw_usage("--ep-size " + std::to_string(ep) + ": " + arch.architecture + " has no routed experts to split");
+  if (arch.num_experts % ep != 0)
+    throw_usage("--ep-size " + std::to_string(ep) + ": " + std::to_string(arch.num_experts) +
+                " routed experts do not divide by it (SGLang FusedMoE.__init__ asserts num_experts % ep_size == 0)");
+  return ep;
+}
+
 class SglangEngine final : public Engine {
  public:
   explicit SglangEngine(EngineProfileData d) : d_(std::move(d)) {}
@@ -373,6 +393,7 @@ class SglangEngine final : public Engine {
             {"prefill-attention-backend", "the prefill attention kernels (trtllm_mha and, for MHA models, fa4 set the page size)", false, {}},
             {"kv-cache-dtype", "auto, fp8_e4m3, fp8_e5m2", false, {}},
             {"tp-size", "tensor parallel size", false, {"tp"}, OptionValue::whole},
+            {"ep-size", "expert-parallel ranks within the TP group: each GPU holds experts / ep whole experts (default 1)", false, {"ep", "expert-parallel-size"}, OptionValue::whole},
             {"dtype", "auto, bfloat16, float16, float32", false, {}},
             {"quantization", "fp8 (online) or the checkpoint's method", false, {}},
             {"disable-cuda-graph", "no CUDA graphs", true, {}},
@@ -399,6 +420,13 @@ class SglangEngine final : public Engine {
     const SglangRelease release = SglangRelease::parse(d_.release(), d_.assumed());
     const EngineArgs a = forced_args(in.args, arch, release, p.notes);
     const std::uint64_t tp = place_tp_size(p, a);
+    const std::uint64_t ep = sglang_ep_size(a, arch, tp);
+    if (ep > 1)
+      p.notes.push_back("--ep-size " + std::to_string(ep) + ": each GPU holds " + std::to_string(arch.num_experts / ep) +
+                        " of the " + std::to_string(arch.num_experts) + " routed experts" +
+                        (tp > ep ? ", each split over " + std::to_string(tp / ep) + " ranks" : " whole") +
+                        ", the bytes of a plain TP " + std::to_string(tp) +
+                        " split; a step waits for the GPU whose chosen experts take longest");
     // server_args.py reads the card's size in MiB (nvidia-smi memory.total); the runtime total is
     // the closest figure a plan has (0.6 % lower on an H100: it moves the default by <= 0.001).
     const double total = static_cast<double>(in.gpu.total.count());
@@ -659,6 +687,7 @@ class SglangEngine final : public Engine {
                      {"kv_pool_gib", static_cast<double>(pool) / static_cast<double>(kGiB)},
                      {"weights_gib", weights.gib()},
                      {"page_size", page},
+                     {"ep_size", ep},
                      {"context_length", ctx_len},
                      {"max_running_requests", max_running},
                      {"max_prefill_tokens", max_prefill},

@@ -219,6 +219,8 @@ PerfModelShape shape_from_model(const ModelSpec& spec, std::span<const std::uint
   if (opt.pp > arch.num_layers)
     throw_usage("performance model: " + std::to_string(opt.pp) + " pipeline stages for " +
                 std::to_string(arch.num_layers) + " layers");
+  if (opt.ep > 1 && opt.tp > opt.ep && opt.tp % opt.ep != 0)
+    throw_usage("performance model: ep " + std::to_string(opt.ep) + " does not divide tp " + std::to_string(opt.tp));
   if (opt.ep > 1 && arch.num_experts % opt.ep != 0)
     throw_usage("performance model: " + std::to_string(arch.num_experts) +
                 " experts do not split evenly over ep " + std::to_string(opt.ep));
@@ -284,8 +286,11 @@ PerfModelShape shape_from_model(const ModelSpec& spec, std::span<const std::uint
     shape.experts_per_token = static_cast<double>(arch.experts_per_token);
     shape.moe_layers = layers / pp;
     if (opt.ep > 1) {
+      // SGLang FusedMoE.__init__: num_experts / ep whole experts a rank, each sliced over the
+      // remaining tp / ep ranks (moe_tp_size); vLLM's EP spans tp x dp ranks, experts whole.
       shape.local_experts = experts / opt.ep;
-      shape.expert_bytes = one_expert;
+      shape.expert_ranks = opt.ep;
+      shape.expert_bytes = opt.tp > opt.ep ? one_expert / (opt.tp / opt.ep) : one_expert;
     } else {
       shape.local_experts = experts;
       shape.expert_bytes = one_expert / tp;
@@ -343,6 +348,7 @@ PerfModelShape one_layer_draft_shape(const PerfModelShape& target, const OneLaye
   s.active_params = std::max(0.0, target.active_params - d.head_params) / layers + d.input_proj_params;
   s.expert_bytes = target.expert_bytes;
   s.local_experts = target.local_experts;
+  s.expert_ranks = target.expert_ranks;
   s.num_experts = target.num_experts;
   s.experts_per_token = target.experts_per_token;
   s.moe_layers = target.moe_layers > 0 ? 1 : 0;

@@ -119,8 +119,11 @@ double step_time(const StepBreakdown& s) { return s.kernels_s + s.comm_s + s.ove
 // Weights streamed by a forward of `tokens` tokens and the experts it touches.
 std::pair<double, double> weights_read(const PerfModelShape& shape, double tokens) {
   if (shape.num_experts <= 0) return {shape.dense_weight_bytes, 0.0};
-  const double touched = expected_experts_touched(shape.num_experts, shape.experts_per_token,
-                                                  shape.local_experts, tokens);
+  // Expert parallelism: every rank waits at the MoE output's all-reduce for the one whose touched
+  // experts take longest to stream (SGLang layers/moe/fused_moe_triton/layer.py FusedMoE: a rank
+  // holds num_experts / ep whole experts and runs its share of every token's choices).
+  const double touched = expected_busiest_rank_experts(shape.num_experts, shape.experts_per_token,
+                                                       shape.local_experts, shape.expert_ranks, tokens);
   return {shape.dense_weight_bytes + shape.moe_layers * touched * shape.expert_bytes, touched};
 }
 
@@ -266,6 +269,26 @@ double expected_experts_touched(double num_experts, double experts_per_token, do
                                 double tokens) {
   if (num_experts <= 0 || tokens <= 0) return 0;
   return local * (1 - std::pow(1 - experts_per_token / num_experts, tokens));
+}
+
+double expected_busiest_rank_experts(double num_experts, double experts_per_token, double local, double ranks,
+                                     double tokens) {
+  if (ranks <= 1) return expected_experts_touched(num_experts, experts_per_token, local, tokens);
+  if (num_experts <= 0 || tokens <= 0 || local <= 0) return 0;
+  const double p = 1 - std::pow(1 - experts_per_token / num_experts, tokens);
+  const auto n = static_cast<std::uint64_t>(std::llround(local));
+  if (p >= 1) return static_cast<double>(n);
+  if (p <= 0) return 0;
+  // Binomial(n, p) probabilities in log space: (1 - p)^n underflows for a large batch.
+  const double lp = std::log(p), lq = std::log1p(-p), lg_n1 = std::lgamma(static_cast<double>(n) + 1);
+  double below = 0, busiest = 0;  // below = P(count < m)
+  for (std::uint64_t m = 1; m <= n; ++m) {
+    const double j = static_cast<double>(m - 1);
+    below += std::exp(lg_n1 - std::lgamma(j + 1) - std::lgamma(static_cast<double>(n) - j + 1) + j * lp +
+                      (static_cast<double>(n) - j) * lq);
+    busiest += 1 - std::pow(std::min(below, 1.0), ranks);
+  }
+  return busiest;
 }
 
 StepBreakdown decode_step(const PerfModelShape& shape, const HardwareRates& rates,

@@ -25,6 +25,7 @@ ThroughputModel throughput_model(const PlanSession& session, const GpuSpec& gpu,
   perf::ShapeOptions options;
   options.tp = static_cast<std::uint32_t>(p.tp);
   options.pp = static_cast<std::uint32_t>(p.pp);
+  options.ep = static_cast<std::uint32_t>(plan.engine_view.value("ep_size", std::uint64_t{1}));
   options.kv_element_bytes = static_cast<double>(kv.block_bytes) / static_cast<double>(kv.block_elems);
   options.activation_bytes = static_cast<double>(resolved.compute_bytes);
   options.block_scaled_fp8 = resolved.block_scaled_fp8;

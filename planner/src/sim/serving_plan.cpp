@@ -154,6 +154,7 @@ PlanPerformance plan_performance(const memory::PlanRequest& r, const memory::Pla
   perf::ShapeOptions so;
   so.tp = static_cast<std::uint32_t>(out.tp);
   so.pp = static_cast<std::uint32_t>(out.pp);
+  so.ep = static_cast<std::uint32_t>(p.engine_view.value("ep_size", std::uint64_t{1}));
   so.activation_bytes = static_cast<double>(rw.compute_bytes);
   so.kv_bytes_per_token_per_gpu = static_cast<double>(p.kv.bytes_per_token);
   so.state_bytes_per_seq_per_gpu = static_cast<double>(p.kv.state_bytes_per_sequence);

@@ -125,6 +125,30 @@ TEST(SglangEngine, BadFlagsAreUsageErrors) {
   EXPECT_THROW(plan("sglang", Bytes(80000000000u), {{"page-size", "0"}}), Error);
 }
 
+TEST(SglangEngine, ExpertParallelKeepsTheTpBytesAndIsChecked) {
+  // Mixtral-8x7B (8 experts) at --tp 8: --ep 8 puts one whole expert on each GPU, --ep 4 two
+  // experts, each split over tp / ep = 2 ranks; either way a GPU holds 1/8 of the expert bytes.
+  const auto model = load_catalogue_model(test::source_root(), "mixtral-8x7b");
+  const auto run = [&](EngineArgs a) {
+    a.emplace("tp-size", "8");
+    a.emplace("mem-fraction-static", "0.85");
+    return test::plan_engine("sglang@0.5.9", model, test::gpu_target(Bytes(80000000000u), test::kH100Name, 8), a);
+  };
+  const auto tp = run({});
+  const auto ep8 = run({{"ep-size", "8"}});
+  const auto ep4 = run({{"ep-size", "4"}});
+  EXPECT_EQ(tp.engine_view.at("ep_size"), 1);
+  EXPECT_EQ(ep8.engine_view.at("ep_size"), 8);
+  EXPECT_EQ(ep4.engine_view.at("ep_size"), 4);
+  EXPECT_EQ(ep8.weights_bytes(), tp.weights_bytes());
+  EXPECT_EQ(*ep8.kv.capacity_tokens, *tp.kv.capacity_tokens);
+  // SGLang's own checks: ep divides tp (moe_tp_size = tp // ep) and the experts (FusedMoE).
+  EXPECT_THROW(run({{"ep-size", "3"}}), Error);
+  EXPECT_THROW(test::plan_engine("sglang@0.5.9", test::dense_model({}), test::gpu_target(Bytes(80000000000u)),
+                                 {{"ep-size", "2"}, {"tp-size", "2"}}),
+               Error);
+}
+
 TEST(SglangEngine, AMalformedDefaultsTableNamesTheFileAndPointer) {
   test::ScratchDir dir;
   const std::string p = R"({"value": 1, "source": "s"})";

@@ -70,9 +70,17 @@ TEST(PerfModelShape, MoeExpertsSplitOut) {
   const PerfModelShape ep = shape_from_model(inv.spec, inv.bytes, ShapeOptions{1, 1, 4, 2, 2});
   EXPECT_EQ(ep.local_experts, 2);
   EXPECT_DOUBLE_EQ(ep.expert_bytes, 352321536.0);
+  EXPECT_EQ(ep.expert_ranks, 4);
   const PerfModelShape tp = shape_from_model(inv.spec, inv.bytes, ShapeOptions{4, 1, 1, 2, 2});
   EXPECT_EQ(tp.local_experts, 8);
   EXPECT_DOUBLE_EQ(tp.expert_bytes, 352321536.0 / 4);
+  EXPECT_EQ(tp.expert_ranks, 1);
+  // SGLang --tp 8 --ep 4: 2 whole-expert groups of the 8 experts a rank, each expert split over
+  // the other tp / ep = 2 ranks (parallel_state.py moe_tp_size = tp // ep).
+  const PerfModelShape tp8ep4 = shape_from_model(inv.spec, inv.bytes, ShapeOptions{8, 1, 4, 2, 2});
+  EXPECT_EQ(tp8ep4.local_experts, 2);
+  EXPECT_DOUBLE_EQ(tp8ep4.expert_bytes, 352321536.0 / 2);
+  EXPECT_THROW(shape_from_model(inv.spec, inv.bytes, ShapeOptions{6, 1, 4, 2, 2}), Error);
 }
 
 TEST(PerfModelShape, MlaKvIsTheLatentOnEveryRank) {

@@ -108,6 +108,23 @@ TEST(PerfModel, ExpertsTouchedMatchesMemoryModelTable) {
   EXPECT_NEAR(expected_experts_touched(256, 8, 32, 8), 57.42 / 8, 0.01);
 }
 
+TEST(PerfModel, BusiestExpertRankHandComputed) {
+  // 4 experts, top-1, one token, 2 ranks of 2: an expert is touched with p = 1/4, a rank's count is
+  // Binomial(2, 1/4): P(0) = 9/16, P(<= 1) = 15/16; E[max] = P(max >= 1) + P(max >= 2)
+  // = (1 - (9/16)^2) + (1 - (15/16)^2) = 0.68359375 + 0.12109375.
+  EXPECT_NEAR(expected_busiest_rank_experts(4, 1, 2, 2, 1), 0.8046875, 1e-12);
+  // One rank: the plain expectation.
+  EXPECT_DOUBLE_EQ(expected_busiest_rank_experts(256, 8, 256, 1, 8), expected_experts_touched(256, 8, 256, 8));
+  // MiniMax-M2.5 at --ep 8 (256 experts, top-8, 32 a GPU): one token's 8 experts land 2.54 on the
+  // busiest GPU against 1 on average (a Monte Carlo of exact top-8 draws, 20,000 tokens: 2.56);
+  // 16 tokens: 16.71 against 12.75 (Monte Carlo 16.71).
+  EXPECT_NEAR(expected_busiest_rank_experts(256, 8, 32, 8, 1), 2.5445, 1e-3);
+  EXPECT_NEAR(expected_busiest_rank_experts(256, 8, 32, 8, 16), 16.712, 1e-3);
+  EXPECT_NEAR(expected_experts_touched(256, 8, 32, 16), 12.745, 1e-3);
+  // A batch large enough to touch everything: every GPU streams all 32 (no underflow at p ~ 1).
+  EXPECT_NEAR(expected_busiest_rank_experts(256, 8, 32, 8, 4096), 32.0, 1e-9);
+}
+
 TEST(PerfModel, MoeDecodeStepHandComputed) {
   // Mixtral-8x7B-like: 32 MoE layers of 8 experts, top-2; one expert = 3 x 4096 x 14336 x 2 B
   // = 352,321,536 B; 1.6 GB of other weights; context 0 so no KV.

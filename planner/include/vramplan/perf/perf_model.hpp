@@ -113,6 +113,10 @@ struct PerfModelShape {
   double local_experts = 0;        //!< routed experts per MoE layer held by this GPU
   double num_experts = 0;          //!< routed experts per MoE layer in the model (E); 0 = dense
   double experts_per_token = 0;    //!< k
+  //! GPUs the routed experts are spread over whole (expert parallelism; 1 = each expert sliced
+  //! over TP). With > 1 a MoE layer ends when its busiest GPU does: the step reads that GPU's
+  //! touched experts (expected_busiest_rank_experts), not the average.
+  double expert_ranks = 1;
   double moe_layers = 0;           //!< MoE layers on this GPU (pipeline stage)
   //! GEMM launches per forward on this GPU whose weights are 2-D block-scaled FP8 (fused
   //! projections counted once: model_shape.cpp gemm_launch).
@@ -231,6 +235,15 @@ inline constexpr double kKneeFraction = 0.8;
 //! uniform routing, scaled to the `local` experts a GPU holds. docs/memory-model.md §1.2.
 double expected_experts_touched(double num_experts, double experts_per_token, double local,
                                 double tokens);
+
+//! Expected distinct experts touched on the busiest of `ranks` GPUs that each hold `local` of the
+//! `num_experts` whole (expert parallelism), under uniform routing of `tokens` tokens with k
+//! experts each: every expert is touched with p = 1 - (1 - k/E)^tokens, independently, so a GPU's
+//! count is Binomial(local, p) and E[max over ranks] = sum over m = 1..local of
+//! (1 - P(count < m)^ranks). With ranks = 1 it is expected_experts_touched. Real routers favour
+//! some experts, so this is a lower bound on the imbalance. docs/performance.md §1.
+double expected_busiest_rank_experts(double num_experts, double experts_per_token, double local, double ranks,
+                                     double tokens);
 
 //! One decode round for a uniform batch. Throws Error(Usage) on a zero batch or a shape /
 //! hardware with non-positive rates.

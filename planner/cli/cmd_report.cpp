@@ -71,7 +71,7 @@ int run_report(const std::vector<std::string>& args) {
       ("simulate", po::bool_switch(), "add a simulated serving run of the recommended layout with its timeline")
       ("rate", po::value<std::string>()->default_value("2"), "with --simulate: requests per second")
       ("requests", po::value<std::uint64_t>()->default_value(600), "with --simulate: requests replayed")
-      ("input-len", po::value<std::string>()->default_value("sharegpt"), "with --simulate: prompt tokens (512, uniform:A..B, lognormal:M,S, sharegpt)")
+      ("input-len", po::value<std::string>()->default_value("sharegpt"), "with --simulate: prompt tokens (512, uniform:A..B, lognormal:M,S, sharegpt, sharegpt-sglang, sharegpt-multiturn)")
       ("output-len", po::value<std::string>()->default_value("sharegpt"), "with --simulate: output tokens (same forms)")
       ("seed", po::value<std::uint64_t>()->default_value(0), "with --simulate: random seed")
       ("train", po::value<std::string>(), "add a training plan on the recommended GPU: full, lora, dora, qlora")

@@ -76,7 +76,7 @@ int run_simulate(const std::vector<std::string>& args) {
       ("requests", po::value<std::uint64_t>(), "number of requests")
       ("duration", po::value<std::string>(), "stop arrivals after this long: 600, 600s, 10m, 2h")
       ("concurrency", po::value<std::uint64_t>(), "closed loop: at most C requests outstanding (benchmark_serving --max-concurrency)")
-      ("input-len", po::value<std::string>()->default_value("sharegpt"), "prompt tokens: 512, uniform:A..B, lognormal:MEAN,SIGMA, hist:FILE, sharegpt")
+      ("input-len", po::value<std::string>()->default_value("sharegpt"), "prompt tokens: 512, uniform:A..B, lognormal:MEAN,SIGMA, hist:FILE, sharegpt, sharegpt-sglang, sharegpt-multiturn")
       ("output-len", po::value<std::string>()->default_value("sharegpt"), "output tokens (same forms)")
       ("trace", po::value<std::string>(), "replay a trace: JSONL or CSV of arrival_s, input_tokens, output_tokens[, prefix_id, prefix_tokens]")
       ("seed", po::value<std::uint64_t>()->default_value(0), "random seed (same seed, same output)")

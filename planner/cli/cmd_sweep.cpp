@@ -142,7 +142,7 @@ int run_sweep(const std::vector<std::string>& args) {
       ("rate", po::value<std::string>(), "serve this many requests/s within --slo: layouts ranked by cost (each simulated)")
       ("slo", po::value<std::string>(), "latency targets for --rate, e.g. \"p99_ttft<=2s,p99_tpot<=60ms\"")
       ("arrivals", po::value<std::string>()->default_value("poisson"), "with --rate: poisson, gamma:CV, constant")
-      ("input-len", po::value<std::string>()->default_value("sharegpt"), "with --rate: prompt tokens (512, uniform:A..B, lognormal:M,S, hist:FILE, sharegpt)")
+      ("input-len", po::value<std::string>()->default_value("sharegpt"), "with --rate: prompt tokens (512, uniform:A..B, lognormal:M,S, hist:FILE, sharegpt, sharegpt-sglang, sharegpt-multiturn)")
       ("output-len", po::value<std::string>()->default_value("sharegpt"), "with --rate: output tokens (same forms)")
       ("seed", po::value<std::uint64_t>()->default_value(0), "with --rate: random seed")
       ("probe-requests", po::value<std::uint64_t>()->default_value(3000), "with --rate: requests simulated per probe")

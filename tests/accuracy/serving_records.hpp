@@ -179,6 +179,63 @@ inline std::optional<BenchServingReplay> bench_serving_trace(const std::string& 
   return BenchServingReplay{path, {1, n ? d.input[0] : 0}};
 }
 
+//! Lengths drawn for `n` requests, scaled so that they add up to `total` (each at least 1):
+//! every length times total / drawn total, rounded down, the tokens rounding dropped handed out
+//! one each to the longest.
+inline std::vector<std::uint32_t> scaled_to_total(std::vector<std::uint32_t> lengths, std::uint64_t total) {
+  std::uint64_t drawn = 0;
+  for (auto l : lengths) drawn += l;
+  if (lengths.empty() || drawn == 0) return lengths;
+  const double f = static_cast<double>(total) / static_cast<double>(drawn);
+  std::uint64_t sum = 0;
+  std::vector<std::size_t> order(lengths.size());
+  for (std::size_t i = 0; i < lengths.size(); ++i) {
+    lengths[i] = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(std::floor(lengths[i] * f)));
+    sum += lengths[i];
+    order[i] = i;
+  }
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return lengths[a] > lengths[b]; });
+  for (std::size_t k = 0; sum < total; ++k, ++sum) ++lengths[order[k % order.size()]];
+  return lengths;
+}
+
+//! A `sharegpt` workload (a built-in of data/workloads/, the population bench_serving draws from)
+//! for a record that prints its totals: `spec`'s draw (seed 1) with its prompt and output lengths
+//! scaled to the printed total input and output tokens, so that the replay has the run's mean
+//! lengths though not its own requests (the run's draw needs the full dataset and the model's
+//! tokenizer). Arrival times as `spec` generates them; each prompt its own declared prefix, prompt
+//! 0 cached by bench_serving's warm-up. nullopt when the record prints no totals.
+inline std::optional<BenchServingReplay> sharegpt_trace(const std::string& id, const nlohmann::json& w,
+                                                        const nlohmann::json& record, const sim::WorkloadSpec& spec) {
+  const auto& res = record.at("results");
+  const auto printed_total = [&](const char* key) -> std::optional<std::uint64_t> {
+    if (!res.contains(key) || res.at(key).is_null()) return std::nullopt;
+    return res.at(key).get<std::uint64_t>();
+  };
+  const auto in_total = printed_total("total_input_tokens"), out_total = printed_total("total_output_tokens");
+  if (w.at("kind") != "sharegpt" || !in_total || !out_total) return std::nullopt;
+  const std::size_t n = w.at("num_prompts");
+  const auto source = sim::make_request_source(spec);
+  std::vector<double> arrivals;
+  std::vector<std::uint32_t> in, out;
+  for (std::size_t i = 0; i < n; ++i) {
+    const sim::Request r = source->next().value();
+    arrivals.push_back(r.arrival_s);
+    in.push_back(r.input_tokens);
+    out.push_back(r.output_tokens);
+  }
+  in = scaled_to_total(std::move(in), *in_total);
+  out = scaled_to_total(std::move(out), *out_total);
+  const auto path = serving_trace_dir() / (id + ".jsonl");
+  std::ofstream file(path);
+  for (std::size_t i = 0; i < n; ++i)
+    file << nlohmann::json{{"arrival_s", arrivals[i]}, {"input_tokens", in[i]}, {"output_tokens", out[i]},
+                           {"prefix_id", i + 1}, {"prefix_tokens", in[i]}}
+                .dump()
+         << "\n";
+  return BenchServingReplay{path, {1, n ? in[0] : 0}};
+}
+
 //! The workload a setup states, as `vramplan simulate` flags would give it. Seed 1 for every
 //! record (a fixed choice, not tuned).
 inline sim::WorkloadSpec serving_workload(const std::string& id, const nlohmann::json& w, const DataRoot& root) {
@@ -197,9 +254,10 @@ inline sim::WorkloadSpec serving_workload(const std::string& id, const nlohmann:
     s.trace = shared_prefix_trace(id, w);
   } else if (kind == "trace") {
     s.trace = replay_trace(id, w.at("trace"));
-  } else if (kind == "sharegpt") {
-    s.input = sim::parse_length("sharegpt", "--input-len", root);
-    s.output = sim::parse_length("sharegpt", "--output-len", root);
+  } else if (kind == "sharegpt") {  // a built-in of data/workloads/: "sharegpt" or "sharegpt-sglang"
+    const std::string lengths = w.value("lengths", "sharegpt");
+    s.input = sim::parse_length(lengths, "--input-len", root);
+    s.output = sim::parse_length(lengths, "--output-len", root);
   } else if (kind == "uniform") {
     const auto range = [](const nlohmann::json& lo, const nlohmann::json& hi) {
       return "uniform:" + std::to_string(lo.get<std::uint64_t>()) + ".." + std::to_string(hi.get<std::uint64_t>());
@@ -232,7 +290,7 @@ inline std::string workload_text(const nlohmann::json& w) {
                                         std::to_string(w.at("prefix_tokens").get<int>()) + ")"
                                   : "");
   else if (kind == "sharegpt")
-    s += ", sharegpt";
+    s += ", " + w.value("lengths", std::string("sharegpt"));
   else
     s += ", replayed trace";
   return s + ", " + std::to_string(w.at("num_prompts").get<std::uint64_t>()) + " requests";
@@ -351,6 +409,12 @@ inline ServingComparison simulate_record(const nlohmann::json& record, const nlo
     q.workload.trace = std::move(replay->trace);
     q.options.warm_prefixes = {replay->warmup};
     c.workload += " (the run's own lengths, re-drawn)";
+  } else if (auto scaled = sharegpt_trace(c.id, w, record, q.workload)) {
+    q.workload.trace = std::move(scaled->trace);
+    q.options.warm_prefixes = {scaled->warmup};
+    c.workload += " (a seed-1 draw of the population scaled to the printed totals, not the run's own requests)";
+  } else if (w.at("kind") == "sharegpt") {
+    c.workload += " (a seed-1 draw of the population, not the run's own requests)";
   }
   if (setup.contains("cold_start")) {
     c.cold_server = setup.at("cold_start").at("server").get<std::string>();

@@ -55,7 +55,13 @@ KernelCountDefaults read_kernel_counts(const JsonView& k) {
   for (const auto& [arch, e] : k.at("architectures").members()) {
     LayerKernelCounts c;
     c.weights = e.req_string("weights");
-    if (c.weights != "bf16" && c.weights != "fp8-block") e.fail_at("weights", "expected \"bf16\" or \"fp8-block\"");
+    if (c.weights != "bf16" && c.weights != "fp8-block" && c.weights != "mxfp4")
+      e.fail_at("weights", "expected \"bf16\", \"fp8-block\" or \"mxfp4\"");
+    if (auto cc = e.get("capability_major")) {
+      const double major = cc->as_number();
+      if (!(major >= 1 && major <= 99 && major == static_cast<int>(major))) cc->fail("expected a compute capability major in 1..99");
+      c.capability_major = static_cast<int>(major);
+    }
     const auto count = [&](const JsonView& v) {
       const double n = v.as_number();
       if (!(n >= 0 && n <= 1000)) v.fail("expected a kernel count in 0..1000");
@@ -156,16 +162,20 @@ std::string step_overhead_entry(std::string_view engine, const nlohmann::json& e
 
 std::string_view kernel_count_format(const std::vector<bool>& block_scaled_fp8, std::string_view weights_precision) {
   if (std::find(block_scaled_fp8.begin(), block_scaled_fp8.end(), true) != block_scaled_fp8.end()) return "fp8-block";
+  if (weights_precision.starts_with("mxfp4")) return "mxfp4";  // gpt-oss: "mxfp4 (mixed: ... bf16 kept)"
   return weights_precision == "bf16" || weights_precision == "fp16" ? "bf16" : "";
 }
 
-const LayerKernelCounts* StepOverheadDefaults::counted_layers(std::string_view vendor, std::string_view architecture,
+const LayerKernelCounts* StepOverheadDefaults::counted_layers(std::string_view vendor, int capability_major,
+                                                               std::string_view architecture,
                                                                const std::vector<bool>& block_scaled_fp8,
                                                                std::string_view weights_precision) const {
   if (!kernel_counts || kernel_counts->vendor != vendor) return nullptr;
   const std::string_view weights = kernel_count_format(block_scaled_fp8, weights_precision);
   const auto it = kernel_counts->architectures.find(architecture);
-  return it != kernel_counts->architectures.end() && it->second.weights == weights ? &it->second : nullptr;
+  if (it == kernel_counts->architectures.end() || it->second.weights != weights) return nullptr;
+  if (it->second.capability_major && *it->second.capability_major != capability_major) return nullptr;
+  return &it->second;
 }
 
 const StepOverheadDefaults& PerfDefaults::step_overhead_for(std::string_view engine) const {

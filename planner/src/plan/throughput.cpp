@@ -35,7 +35,7 @@ ThroughputModel throughput_model(const PlanSession& session, const GpuSpec& gpu,
   options.kv_bytes_per_token_per_gpu = static_cast<double>(plan.kv.bytes_per_token);
   options.state_bytes_per_seq_per_gpu = static_cast<double>(plan.kv.state_bytes_per_sequence);
   options.counted_kernels = defaults.step_overhead_for(m.step_overhead_entry)
-                               .counted_layers(gpu.vendor, session.model().arch.architecture,
+                               .counted_layers(gpu.vendor, gpu.compute_capability ? gpu.compute_capability->major : 0, session.model().arch.architecture,
                                                resolved.block_scaled_fp8, resolved.weights_precision);
   m.shape = perf::shape_from_model(session.model(), resolved.tensor_bytes, options);
   m.engine = plan.engine;

@@ -163,7 +163,7 @@ PlanPerformance plan_performance(const memory::PlanRequest& r, const memory::Pla
     perf::PerfDefaults defaults = perf::load_perf_defaults(root.data_file("perf_defaults.json"));
     defaults.source = "data/perf_defaults.json";  // the basis names the catalogue file, not this install's path
     const std::string entry = perf::step_overhead_entry(p.engine, p.engine_view);
-    so.counted_kernels = defaults.step_overhead_for(entry).counted_layers(gpu.vendor, out.model.arch.architecture,
+    so.counted_kernels = defaults.step_overhead_for(entry).counted_layers(gpu.vendor, gpu.compute_capability ? gpu.compute_capability->major : 0, out.model.arch.architecture,
                                                                           rw.block_scaled_fp8, rw.weights_precision);
     const perf::PerfModelShape shape = perf::shape_from_model(out.model, rw.tensor_bytes, so);
     perf.tensor_dtype = tensor_dtype(p, gpu, cal);

@@ -1,9 +1,13 @@
 // Command-line workload flags -> WorkloadSpec pieces (workload_spec.hpp). Every rejection is one
 // line naming the flag (Error(Usage)) or, for files, the file and field (Error(InputFile)).
+#include <array>
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "text_fields.hpp"
 #include "vramplan/core/error.hpp"
@@ -119,13 +123,29 @@ LengthSpec histogram_from_csv(const std::filesystem::path& path) {
 
 bool is_csv(const std::filesystem::path& path) { return to_lower(path.extension().string()) == ".csv"; }
 
-LengthSpec builtin_sharegpt(const DataRoot& root, LengthRole role) {
-  const auto path = root.data_file("workloads/sharegpt.json");
+// The built-in length distributions, data/workloads/<name>.json (data/workloads/README.md).
+constexpr std::array<std::string_view, 3> kBuiltinLengths = {"sharegpt", "sharegpt-sglang", "sharegpt-multiturn"};
+
+// "NAME", "NAME:input" or "NAME:output" of a built-in; nullopt for anything else.
+std::optional<std::pair<std::string_view, std::optional<LengthRole>>> builtin_length_name(std::string_view lower) {
+  for (const std::string_view name : kBuiltinLengths) {
+    if (!lower.starts_with(name)) continue;
+    const std::string_view rest = lower.substr(name.size());
+    if (rest.empty()) return std::pair{name, std::optional<LengthRole>{}};
+    if (rest == ":input") return std::pair{name, std::optional<LengthRole>{LengthRole::Input}};
+    if (rest == ":output") return std::pair{name, std::optional<LengthRole>{LengthRole::Output}};
+  }
+  return std::nullopt;
+}
+
+LengthSpec builtin_lengths(const DataRoot& root, std::string_view name, LengthRole role) {
+  const std::string file = "workloads/" + std::string(name) + ".json";
+  const auto path = root.data_file(file);
   const auto doc = read_json_file(path, kMaxHistogramFileBytes);
   const JsonView view(doc, path.string());
   const char* half = role == LengthRole::Input ? "input" : "output";
   LengthSpec spec = histogram_from_json(view.at(half));
-  spec.source = std::string("sharegpt ") + half + " lengths (data/workloads/sharegpt.json)";
+  spec.source = std::string(name) + " " + half + " lengths (data/" + file + ")";
   return spec;
 }
 
@@ -192,15 +212,15 @@ LengthSpec parse_length(std::string_view text, std::string_view flag, const Data
     const std::string_view file = t.substr(5);
     if (file.empty()) flag_error(flag, "expected hist:FILE, got " + excerpt(text));
     spec = read_length_histogram(std::filesystem::path(std::string(file)));
-  } else if (lower == "sharegpt" || lower == "sharegpt:input" || lower == "sharegpt:output") {
-    const LengthRole half = lower == "sharegpt:input" ? LengthRole::Input : lower == "sharegpt:output" ? LengthRole::Output : role;
-    return builtin_sharegpt(root, half);
+  } else if (const auto builtin = builtin_length_name(lower)) {
+    return builtin_lengths(root, builtin->first, builtin->second.value_or(role));
   } else if (!t.empty() && parse_unsigned(t)) {
     spec.kind = LengthSpec::Kind::Fixed;
     spec.fixed = token_count(t, flag, "a fixed length");
   } else {
     flag_error(flag,
-               "expected a token count (512), uniform:LOW..HIGH, lognormal:MEAN,SIGMA, hist:FILE or sharegpt, got " +
+               "expected a token count (512), uniform:LOW..HIGH, lognormal:MEAN,SIGMA, hist:FILE, sharegpt, sharegpt-sglang "
+               "or sharegpt-multiturn, got " +
                    excerpt(text));
   }
   spec.source = std::string(t);

@@ -24,7 +24,7 @@ const PerfDefaults& defaults() {
 
 const StepOverheadDefaults& sglang() { return defaults().step_overhead_for("sglang"); }
 
-// Block-scaled FP8 flags for weights stored `weights` ("bf16" or "fp8-block"): one flagged tensor
+// Block-scaled FP8 flags for weights stored `weights` ("bf16", "fp8-block" or "mxfp4"): one flagged tensor
 // makes the format fp8-block (kernel_count_format).
 std::vector<bool> block_fp8(std::string_view weights) { return weights == "fp8-block" ? std::vector<bool>{true} : std::vector<bool>{}; }
 
@@ -35,7 +35,7 @@ PerfModelShape counted_shape(const std::string& id, std::string_view weights, st
   for (const TensorInfo& t : spec.tensors) bytes.push_back(t.elements() * 2);
   ShapeOptions opt;
   opt.tp = tp;
-  opt.counted_kernels = sglang().counted_layers("nvidia", spec.arch.architecture, block_fp8(weights), weights);
+  opt.counted_kernels = sglang().counted_layers("nvidia", 10, spec.arch.architecture, block_fp8(weights), weights);
   EXPECT_NE(opt.counted_kernels, nullptr) << id;
   return shape_from_model(spec, bytes, opt);
 }
@@ -72,6 +72,8 @@ constexpr Expected kExpected[] = {
     // Step-3.5-Flash at TP 4: 12 full x 15 + 33 sliding x 17 + 42 MoE x 19 + 3 dense x 5 = 1,554;
     // 12 x 16 + 33 x 18 + 42 x 21 + 3 x 6 = 1,686; a third all-reduce charged on each of 45 layers.
     {"step-3.5-flash", "bf16", 4, 1554, 1686, 45},
+    // gpt-oss-120b at TP 8 (sliding and full layers alike): 36 x (5 + 7) = 432; 36 x (6 + 8) = 504.
+    {"gpt-oss-120b", "mxfp4", 8, 432, 504, 0},
 };
 
 TEST(KernelCounts, PerLayerCountsSumOverTheModel) {
@@ -102,16 +104,22 @@ TEST(KernelCounts, NemotronHReducesOnceALayer) {
 
 TEST(KernelCounts, ApplyOnlyToTheCountedVendorArchitectureAndFormat) {
   const std::vector<bool> bf16 = block_fp8("bf16"), fp8 = block_fp8("fp8-block");
-  EXPECT_NE(sglang().counted_layers("nvidia", "Qwen3MoeForCausalLM", bf16, "bf16"), nullptr);
-  EXPECT_NE(sglang().counted_layers("nvidia", "Qwen3MoeForCausalLM", bf16, "fp16"), nullptr);  // same kernels
-  EXPECT_EQ(sglang().counted_layers("amd", "Qwen3MoeForCausalLM", bf16, "bf16"), nullptr);  // ROCm kernels not counted
-  EXPECT_EQ(sglang().counted_layers("nvidia", "Qwen3MoeForCausalLM", fp8, "fp8-block"), nullptr);  // +1 quant per GEMM
-  EXPECT_EQ(sglang().counted_layers("nvidia", "Qwen3MoeForCausalLM", bf16, "int4-awq (linear) + bf16"), nullptr);
-  EXPECT_EQ(sglang().counted_layers("nvidia", "LlamaForCausalLM", bf16, "bf16"), nullptr);
-  EXPECT_EQ(defaults().step_overhead_for("vllm").counted_layers("nvidia", "Qwen3MoeForCausalLM", bf16, "bf16"), nullptr);
+  EXPECT_NE(sglang().counted_layers("nvidia", 10, "Qwen3MoeForCausalLM", bf16, "bf16"), nullptr);
+  EXPECT_NE(sglang().counted_layers("nvidia", 10, "Qwen3MoeForCausalLM", bf16, "fp16"), nullptr);  // same kernels
+  EXPECT_EQ(sglang().counted_layers("amd", 0, "Qwen3MoeForCausalLM", bf16, "bf16"), nullptr);  // ROCm kernels not counted
+  EXPECT_EQ(sglang().counted_layers("nvidia", 10, "Qwen3MoeForCausalLM", fp8, "fp8-block"), nullptr);  // +1 quant per GEMM
+  EXPECT_EQ(sglang().counted_layers("nvidia", 10, "Qwen3MoeForCausalLM", bf16, "int4-awq (linear) + bf16"), nullptr);
+  EXPECT_EQ(sglang().counted_layers("nvidia", 10, "LlamaForCausalLM", bf16, "bf16"), nullptr);
+  EXPECT_EQ(defaults().step_overhead_for("vllm").counted_layers("nvidia", 10, "Qwen3MoeForCausalLM", bf16, "bf16"), nullptr);
   EXPECT_EQ(kernel_count_format({false, true}, "fp8-block (mixed)"), "fp8-block");
   EXPECT_EQ(kernel_count_format({false, false}, "fp16"), "bf16");
   EXPECT_EQ(kernel_count_format({}, "int4-awq (linear) + bf16"), "");
+  EXPECT_EQ(kernel_count_format({}, "mxfp4 (mixed: 4.04 GiB bf16 kept)"), "mxfp4");  // gpt-oss's MXFP4 experts
+  // gpt-oss was counted for Blackwell (10.x: trtllm-gen attention and MoE); Hopper runs fa3 and
+  // triton_kernels, other kernels, so the count does not apply there. Unkeyed entries apply on any.
+  EXPECT_NE(sglang().counted_layers("nvidia", 10, "GptOssForCausalLM", {}, "mxfp4"), nullptr);
+  EXPECT_EQ(sglang().counted_layers("nvidia", 9, "GptOssForCausalLM", {}, "mxfp4"), nullptr);
+  EXPECT_NE(sglang().counted_layers("nvidia", 9, "Qwen3MoeForCausalLM", bf16, "bf16"), nullptr);
 }
 
 TEST(KernelCounts, CountedStepsPayPerKernelOthersPerLayer) {

@@ -80,10 +80,10 @@ TEST(WorkloadParse, BadLengthsNameTheFlag) {
   EXPECT_EQ(usage([] { parse_length("4294967296", "--input-len", test::source_root()); }),
             "--input-len: a fixed length must be at most 2147483648 tokens, got '4294967296'");
   EXPECT_EQ(usage([] { parse_length("lots", "--input-len", test::source_root()); }),
-            "--input-len: expected a token count (512), uniform:LOW..HIGH, lognormal:MEAN,SIGMA, hist:FILE or "
-            "sharegpt, got 'lots'");
+            "--input-len: expected a token count (512), uniform:LOW..HIGH, lognormal:MEAN,SIGMA, hist:FILE, "
+            "sharegpt, sharegpt-sglang or sharegpt-multiturn, got 'lots'");
   for (const char* bad : {"-5", "5.5", "uniform:0..5", "uniform:1-5", "lognormal:512", "lognormal:512,-1",
-                          "lognormal:512,11", "hist:"}) {
+                          "lognormal:512,11", "hist:", "sharegpt-vllm", "sharegpt:prompt", "sharegpt-sglang:"}) {
     SCOPED_TRACE(bad);
     EXPECT_TRUE(usage([&] { parse_length(bad, "--input-len", test::source_root()); }).starts_with("--input-len: "));
   }
@@ -97,6 +97,10 @@ TEST(WorkloadParse, SharegptHalvesFollowTheFlag) {
   EXPECT_EQ(out.source, "sharegpt output lengths (data/workloads/sharegpt.json)");
   EXPECT_NE(in.expected(), out.expected());
   EXPECT_EQ(parse_length("sharegpt:output", "--input-len", test::source_root()).expected(), out.expected());
+  const auto sgl = parse_length("SHAREGPT-SGLANG:output", "--input-len", test::source_root());
+  EXPECT_EQ(sgl.source, "sharegpt-sglang output lengths (data/workloads/sharegpt-sglang.json)");
+  EXPECT_EQ(parse_length("sharegpt-multiturn", "--input-len", test::source_root()).source,
+            "sharegpt-multiturn input lengths (data/workloads/sharegpt-multiturn.json)");
 }
 
 TEST(WorkloadParse, HistogramFilesJsonAndCsv) {

@@ -26,7 +26,11 @@ struct DefaultRange {
 //! `launches` counts every kernel of the same parts on every stream, the all-reduces included (at the
 //! tensor parallelism the census read): what a forward outside the CUDA graphs launches from the host.
 struct LayerKernelCounts {
-  std::string weights;  //!< the checkpoint format counted: "bf16" or "fp8-block"
+  std::string weights;  //!< the checkpoint format counted: "bf16", "fp8-block" or "mxfp4"
+  //! The compute capability (major) the count was read for, where the engine picks other kernels
+  //! on other generations (gpt-oss: trtllm-gen attention and MoE on 10, fa3 and triton_kernels on
+  //! 9): the count applies only there. Unset: it applies on every GPU of the vendor.
+  std::optional<int> capability_major;
   //! Attention part (input norm to output projection) by layer kind (layer_attention_name: "full",
   //! "mla", "recurrent", ...); a layer kind missing here leaves the architecture uncounted.
   std::map<std::string, double, std::less<>> attention;
@@ -47,8 +51,9 @@ struct LayerKernelCounts {
 //! GEMMs x prompt_block_fp8, instead of the per-layer, per-MoE-layer and per-FP8-GEMM terms (which
 //! keep serving every other architecture and vendor).
 //! The checkpoint format kernel counts are keyed by (LayerKernelCounts::weights): "fp8-block" when
-//! any tensor is stored as 2-D block-scaled FP8, "bf16" for 16-bit float weights (bf16 and fp16 run
-//! the same kernels), else "" (no count applies: other quantized formats launch other kernels).
+//! any tensor is stored as 2-D block-scaled FP8, "mxfp4" for gpt-oss's MXFP4 experts, "bf16" for
+//! 16-bit float weights (bf16 and fp16 run the same kernels), else "" (no count applies: other
+//! quantized formats launch other kernels).
 std::string_view kernel_count_format(const std::vector<bool>& block_scaled_fp8, std::string_view weights_precision);
 
 struct KernelCountDefaults {
@@ -81,11 +86,11 @@ struct StepOverheadDefaults {
   bool block_fp8_fitted = false;
   std::optional<KernelCountDefaults> kernel_counts;  //!< file: kernel_counts; absent = none counted
 
-  //! The counted kernels of `architecture` on a GPU of `vendor`, for weights stored as the plan
-  //! resolved them (per-tensor block-scaled FP8 flags and the weights precision,
-  //! kernel_count_format), or nullptr where this entry has none (another vendor, architecture or
-  //! format).
-  const LayerKernelCounts* counted_layers(std::string_view vendor, std::string_view architecture,
+  //! The counted kernels of `architecture` on a GPU of `vendor` and compute capability
+  //! `capability_major` (0: unknown), for weights stored as the plan resolved them (per-tensor
+  //! block-scaled FP8 flags and the weights precision, kernel_count_format), or nullptr where this
+  //! entry has none (another vendor, capability, architecture or format).
+  const LayerKernelCounts* counted_layers(std::string_view vendor, int capability_major, std::string_view architecture,
                                           const std::vector<bool>& block_scaled_fp8,
                                           std::string_view weights_precision) const;
 };

@@ -94,9 +94,11 @@ inline constexpr std::size_t kMaxHistogramBins = 100000;
 //! Which half of a two-sided built-in distribution ("sharegpt") a length flag means.
 enum class LengthRole { Input, Output };
 
-//! "512", "uniform:128..2048", "lognormal:MEAN,SIGMA", "hist:FILE", "sharegpt" (data/workloads/).
-//! "sharegpt" is the prompt-length half for LengthRole::Input, the output half for Output;
-//! "sharegpt:input" / "sharegpt:output" name a half explicitly.
+//! "512", "uniform:128..2048", "lognormal:MEAN,SIGMA", "hist:FILE" or a built-in of
+//! data/workloads/: "sharegpt" (first turns as vLLM's benchmark_serving samples them),
+//! "sharegpt-sglang" (as SGLang 0.5's bench_serving does), "sharegpt-multiturn" (LLMServingSim's
+//! multi-turn replay). A built-in is its prompt-length half for LengthRole::Input, the output half
+//! for Output; "NAME:input" / "NAME:output" name a half explicitly.
 LengthSpec parse_length(std::string_view text, std::string_view flag, const DataRoot& root, LengthRole role);
 //! As above, the role taken from the flag's name: Output when it contains "output", else Input.
 LengthSpec parse_length(std::string_view text, std::string_view flag, const DataRoot& root);

@@ -428,6 +428,21 @@ std::vector<Row> rows() {
           {}, 2, "--max-batch-size must be >= 1"},
       Row{"plan sglang --max-running-requests 0", plan_8b({"--engine", "sglang", "--max-running-requests", "0"}), {}, 2,
           "--max-running-requests must be >= 1"},
+      Row{"plan sglang --ep 3 at --tp 8",
+          {"plan", "--model", "qwen3-30b-a3b", "--gpu", "h100-sxm-80", "--engine", "sglang", "--tp", "8", "--ep", "3"}, {}, 2,
+          "--ep-size 3 must divide --tp-size 8 (SGLang splits each expert over tp / ep ranks: parallel_state.py "
+          "initialize_model_parallel)"},
+      Row{"plan sglang --dp 2 without DP attention",
+          {"plan", "--model", "qwen3-30b-a3b", "--gpu", "h100-sxm-80", "--engine", "sglang", "--tp", "4", "--dp", "2"}, {}, 2,
+          "--dp-size 2 without --enable-dp-attention starts 2 separate servers of --tp-size GPUs each "
+          "(managers/data_parallel_controller.py): plan one with --replicas 2"},
+      Row{"simulate sglang with DP attention",
+          {"simulate", "--model", "qwen3-30b-a3b", "--gpu", "h100-sxm-80", "--engine", "sglang", "--tp", "4", "--dp", "4",
+           "--enable-dp-attention", "--rate", "1", "--requests", "10"},
+          {}, 2,
+          "simulate: no step-time model for this configuration: performance model: SGLang DP attention is planned for "
+          "memory only; its ranks' attention and the MoE over their gathered tokens, stepping in lockstep, are not in "
+          "the step model or the serving simulator (docs/research/sglang-dp-attention.md)"},
       Row{"train --epochs x --dataset-tokens past 1e18",
           {"train", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--epochs", "1e12", "--dataset-tokens", "1B"}, {}, 2,
           "--epochs x --dataset-tokens: at most 1e18 tokens, got 1e+21"},
@@ -573,7 +588,7 @@ std::vector<Row> rows() {
           "<dir>/x.log (vllm start-up log): planning its configuration: --gpu-memory-utilization is not a flag of engine "
           "'sglang' (its flags: --mem-fraction-static, --max-running-requests, --max-total-tokens, --context-length, "
           "--chunked-prefill-size, --cuda-graph-max-bs, --page-size, --attention-backend, --decode-attention-backend, "
-          "--prefill-attention-backend, --kv-cache-dtype, --tp-size, --ep-size, --dtype, --quantization, "
+          "--prefill-attention-backend, --kv-cache-dtype, --tp-size, --ep-size, --dp-size, --enable-dp-attention, --enable-dp-lm-head, --dtype, --quantization, "
           "--disable-cuda-graph, --disable-piecewise-cuda-graph, --max-prefill-tokens, --disable-radix-cache, --enable-mixed-chunk, --disable-overlap-schedule, "
           "--schedule-conservativeness, --mamba-full-memory-ratio, --max-mamba-cache-size, --swa-full-tokens-ratio, "
           "--disable-hybrid-swa-memory, --speculative-algorithm, --speculative-num-steps, --speculative-eagle-topk, "

@@ -15,8 +15,8 @@
 // SWA models (gpt-oss, Llama-4, Gemma 4) split the token pool between full and sliding layers
 // (sglang_swa_split); multimodal checkpoints lower the default mem_fraction_static by their vision
 // tower's size (sglang_vlm_fraction_factor). Speculative decoding with the checkpoint's MTP layer
-// as the draft: memory/sglang_speculative.hpp. Not modelled: DP attention, other drafts (EAGLE3,
-// NGRAM, a separate checkpoint).
+// as the draft: memory/sglang_speculative.hpp; DP attention: memory/sglang_dp_attention.hpp. Not
+// modelled: other drafts (EAGLE3, NGRAM, a separate checkpoint).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -32,6 +32,7 @@
 #include "vramplan/memory/engine_profiles.hpp"
 #include "vramplan/memory/engine_setup.hpp"
 #include "vramplan/memory/sglang_attention.hpp"
+#include "vramplan/memory/sglang_dp_attention.hpp"
 #include "vramplan/memory/sglang_dsa.hpp"
 #include "vramplan/memory/mtp_draft.hpp"
 #include "vramplan/memory/sglang_speculative.hpp"
@@ -394,6 +395,9 @@ class SglangEngine final : public Engine {
             {"kv-cache-dtype", "auto, fp8_e4m3, fp8_e5m2", false, {}},
             {"tp-size", "tensor parallel size", false, {"tp"}, OptionValue::whole},
             {"ep-size", "expert-parallel ranks within the TP group: each GPU holds experts / ep whole experts (default 1)", false, {"ep", "expert-parallel-size"}, OptionValue::whole},
+            {"dp-size", "with --enable-dp-attention: attention data-parallel ranks within the TP group (planned, not simulated)", false, {"dp", "data-parallel-size"}, OptionValue::whole},
+            {"enable-dp-attention", "attention as --dp-size ranks of tp / dp GPUs, each with its own requests and token pool", true, {}},
+            {"enable-dp-lm-head", "with DP attention: the lm_head split over a rank's GPUs instead of all", true, {}},
             {"dtype", "auto, bfloat16, float16, float32", false, {}},
             {"quantization", "fp8 (online) or the checkpoint's method", false, {}},
             {"disable-cuda-graph", "no CUDA graphs", true, {}},
@@ -438,14 +442,23 @@ class SglangEngine final : public Engine {
     const std::uint64_t graph_bs =
         arg_switch(a, "disable-cuda-graph") ? 0 : arg_u64(a, "cuda-graph-max-bs").value_or(sized.cuda_graph_max_bs);
     const SizeDefaults used{chunk, graph_bs};
+    const SglangDpAttention dpa = sglang_dp_attention(a, arch, release, tp, graph_bs);
+    if (dpa.on) p.notes.push_back(dpa.explain);
     const SglangSpeculative spec = sglang_speculative(a, in.model, release);
     for (const auto& n : spec.notes) p.notes.push_back(n);
     const std::uint64_t ctx_len = arg_u64(a, "context-length").value_or(in.workload.context.value_or(arch.max_position_embeddings));
     const std::optional<double> user_f = arg_double(a, "mem-fraction-static");
     std::string pcg_why;
     const double pcg_mib = sglang_piecewise_graph_reserve_mib(arch, release, a, chunk, spec.on, pcg_why);
-    double f = user_f.value_or(
-        default_fraction(d_, gpu_mib, tp, used, spec.on ? sglang_speculative_reserve_mib(release) : 0.0, pcg_mib));
+    // DP attention's graph buffers join the reserve before its floor (server_args.py
+    // _handle_gpu_memory_settings), as the piecewise graphs' do.
+    double f = user_f.value_or(default_fraction(d_, gpu_mib, tp, used,
+                                                spec.on ? sglang_speculative_reserve_mib(release) : 0.0,
+                                                pcg_mib + dpa.reserve_mib));
+    if (!user_f && dpa.on)
+      p.notes.push_back("mem_fraction_static reserve + cuda_graph_max_bs " + std::to_string(graph_bs) + " x dp " +
+                        std::to_string(dpa.dp) + " x " + (graph_bs > 300 ? "4.5" : "3") +
+                        " MiB for DP attention's gathered graph buffers (server_args.py _handle_gpu_memory_settings)");
     if (!user_f && !pcg_why.empty()) p.notes.push_back("mem_fraction_static reserve: " + pcg_why + " (server_args.py _handle_gpu_memory_settings, 0.5.10+)");
     if (!user_f) {
       std::string why;
@@ -489,6 +502,7 @@ class SglangEngine final : public Engine {
 
     ShardOptions shard{tp, 1, 0, d_.u64("vocab_pad"), false};
     shard.k_eq_v_value_slot = true;  // gemma4_causal.py Gemma4Attention.load_weights duplicates k_proj into V
+    dpa.apply(shard);
     const ResolvedWeights rw =
         place_weights(p, in, {arg_string(a, "dtype"), arg_string(a, "quantization"), in.weights}, shard);
     for (auto& c : sglang_load_extras(in.model, rw, shard,
@@ -501,7 +515,9 @@ class SglangEngine final : public Engine {
     // below (0.5.9 server_args.py _set_default_nsa_kv_cache_dtype).
     const bool dsa_fp8 = dsa && cc && cc->major >= 10;
     KvDtype kv_dtype;
-    KvLayout kv = place_kv_layout(p, in, rw, tp, dsa_fp8 ? "fp8_e4m3" : "", dsa_rules.fp8_latent, &kv_dtype);
+    // DP attention: a GPU keeps the KV heads of its attention group (get_num_kv_heads(attn_tp_size)).
+    KvLayout kv = place_kv_layout(p, in, rw, dpa.on ? dpa.attn_tp : tp, dsa_fp8 ? "fp8_e4m3" : "", dsa_rules.fp8_latent,
+                                  &kv_dtype);
     pool_every_layer(kv, p);
     // The bytes a token costs in the release's cell size (profile_max_num_token divides the pool
     // by it): what is allocated, except for DSA models before 0.5.17.
@@ -607,8 +623,13 @@ class SglangEngine final : public Engine {
       throw_usage("--context-length: must be at least 2 (SGLang serves requests whose prompt + output tokens stay below it), got " +
                   std::to_string(ctx_len));
     const std::optional<std::uint64_t> derived_ctx = derived_context_length(arch);
-    p.kv.max_concurrency = ctx_len ? static_cast<double>(tokens) / static_cast<double>(ctx_len) : 0.0;
-    std::uint64_t max_running = max_running_requests(release, user_running, tokens, ctx_len);
+    // DP attention: every rank has a pool of `tokens` (the server D of them), and each scheduler
+    // runs the user's --max-running-requests / D (tp_worker.py / model_runner.py).
+    p.kv.max_concurrency =
+        ctx_len ? static_cast<double>(dpa.dp) * static_cast<double>(tokens) / static_cast<double>(ctx_len) : 0.0;
+    std::uint64_t max_running = max_running_requests(
+        release, user_running ? std::optional<std::uint64_t>(std::max<std::uint64_t>(*user_running / dpa.dp, 1)) : std::nullopt,
+        tokens, ctx_len);
     if (mamba.per_req > 0) max_running = std::min(max_running, mamba.slots / mamba.ratio_divisor);
     // aiter's decode workspace for an MHA model on ROCm (layers/attention/aiter_backend.py
     // AiterAttnBackend.__init__, 0.4.7 - 0.5.23 alike): request pool x heads a rank x
@@ -633,8 +654,10 @@ class SglangEngine final : public Engine {
     }
     const std::uint64_t max_prefill = arg_u64(a, "max-prefill-tokens").value_or(d_.u64("max_prefill_tokens"));
     if (max_prefill == 0) throw_usage("--max-prefill-tokens must be >= 1 (0 admits no prompt)");
-    const double conservativeness = arg_double(a, "schedule-conservativeness").value_or(1.0);
-    if (!(conservativeness > 0)) throw_usage("--schedule-conservativeness must be > 0");
+    const double given_conservativeness = arg_double(a, "schedule-conservativeness").value_or(1.0);
+    if (!(given_conservativeness > 0)) throw_usage("--schedule-conservativeness must be > 0");
+    // server_args.py _handle_data_parallelism: DP attention reserves 0.3 x as many future tokens.
+    const double conservativeness = given_conservativeness * (dpa.on ? 0.3 : 1.0);
     // scheduler.py Scheduler.__init__ (NewTokenRatioTracker in 0.5.x).
     const double init_ratio = std::min(d_.number("init_new_token_ratio") * conservativeness, 1.0);
     const double min_ratio = std::min(init_ratio * d_.number("min_new_token_ratio_factor"), 1.0);
@@ -655,7 +678,9 @@ class SglangEngine final : public Engine {
                  " static budget)";
     } else if (in.workload.batch && *p.kv.max_concurrency < static_cast<double>(*in.workload.batch)) {
       p.fits = false;
-      p.reason = "the token pool holds " + std::to_string(tokens) + " tokens, fewer than --batch x context";
+      p.reason = dpa.on ? "the " + std::to_string(dpa.dp) + " DP ranks' token pools hold " + std::to_string(tokens) +
+                              " tokens each, fewer than --batch x context over them"
+                        : "the token pool holds " + std::to_string(tokens) + " tokens, fewer than --batch x context";
     }
     // The draft is what tips it over: without it the plan stays within the card.
     if (spec.on && p.fits && p.total_bytes() > in.gpu.total && p.total_bytes() - draft_bytes <= in.gpu.total) {
@@ -673,14 +698,14 @@ class SglangEngine final : public Engine {
     if (logged_free || logged_graphs)
       p.notes.push_back("free memory before loading and CUDA graphs where the deployment's log gave them: " + dep->source);
     p.notes.push_back("SGLang pool from mem_fraction_static " + std::to_string(f).substr(0, 5) +
-                      (user_f ? "" : " (the version's default rule)") +
-                      "; DP attention not modelled");
+                      (user_f ? "" : " (the version's default rule)"));
     p.engine_view = {{"mem_fraction_static", f},
                      {"max_total_num_tokens", tokens},
                      // The longest request it runs: its context length, capped by the pool
                      // (managers/tp_worker.py: min(context_len - 1, max_total_num_tokens - 1)).
                      {"max_req_len", std::min(ctx_len, tokens) > 0 ? std::min(ctx_len, tokens) - 1 : 0},
-                     {"chunked_prefill_size", chunk},
+                     // DP attention: a rank's chunk (server_args.py chunked_prefill_size // dp_size).
+                     {"chunked_prefill_size", dpa.on && chunk > 0 ? std::max<std::uint64_t>(chunk / dpa.dp, 1) : chunk},
                      {"cuda_graph_max_bs", graph_bs},
                      {"free_before_load_gib", free_before / static_cast<double>(kGiB)},
                      {"cuda_graph_gib", graph_reserve.gib()},
@@ -688,6 +713,8 @@ class SglangEngine final : public Engine {
                      {"weights_gib", weights.gib()},
                      {"page_size", page},
                      {"ep_size", ep},
+                     {"dp_size", dpa.dp},
+                     {"enable_dp_attention", dpa.on},
                      {"context_length", ctx_len},
                      {"max_running_requests", max_running},
                      {"max_prefill_tokens", max_prefill},
@@ -708,6 +735,14 @@ class SglangEngine final : public Engine {
       p.engine_view["speculative_num_steps"] = spec.steps;
       p.engine_view["speculative_eagle_topk"] = spec.topk;
       p.engine_view["speculative_num_draft_tokens"] = spec.draft_tokens;
+    }
+    if (dpa.on) {
+      p.notes.push_back("KV capacity is per DP rank: " + std::to_string(dpa.dp) + " x " + grouped(tokens) + " = " +
+                        grouped(checked_mul(tokens, dpa.dp, "DP token pools")) +
+                        " tokens over the server; a request lives in one rank's pool (max concurrency counts all " +
+                        std::to_string(dpa.dp) + ")");
+      p.engine_view["attn_tp_size"] = dpa.attn_tp;
+      p.engine_view["dp_total_num_tokens"] = checked_mul(tokens, dpa.dp, "DP token pools");
     }
     if (swa.on) {
       p.engine_view["swa_full_tokens_ratio"] = swa.ratio;

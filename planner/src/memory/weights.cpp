@@ -236,6 +236,25 @@ std::uint64_t tensor_rank_bytes(const ModelSpec& model, const TensorInfo& t, std
   return bytes;
 }
 
+// The ranks one tensor is split over: the attention projections, the token embedding and the
+// lm_head may have groups of their own (ShardOptions, SGLang DP attention), everything else TP.
+std::uint64_t split_degree(TensorRole role, const ShardOptions& o) {
+  const auto or_tp = [&](std::uint64_t d) { return d ? d : o.tp; };
+  switch (role) {
+    case TensorRole::AttnQ:
+    case TensorRole::AttnK:
+    case TensorRole::AttnV:
+    case TensorRole::AttnQKV:
+    case TensorRole::AttnOutput:
+    case TensorRole::AttnSinks:
+    case TensorRole::AttnQB:
+    case TensorRole::AttnKVB: return or_tp(o.attention_tp);
+    case TensorRole::TokenEmbedding: return or_tp(o.embedding_tp);
+    case TensorRole::Output: return or_tp(o.head_tp);
+    default: return o.tp;
+  }
+}
+
 std::vector<Component> shard_weights(const ModelSpec& model, const ResolvedWeights& weights,
                                      const ShardOptions& o) {
   if (weights.tensor_bytes.size() != model.tensors.size())
@@ -246,9 +265,10 @@ std::vector<Component> shard_weights(const ModelSpec& model, const ResolvedWeigh
   const bool first_stage = o.stage == 0, last_stage = o.stage + 1 == o.pp;
 
   const std::uint64_t vocab_padded = round_up(a.vocab_size, o.vocab_pad);
-  const std::uint64_t vocab_rows = ceil_div(vocab_padded, tp);
+  const std::uint64_t embed_tp = split_degree(TensorRole::TokenEmbedding, o), head_tp = split_degree(TensorRole::Output, o);
+  const std::uint64_t attn_tp = split_degree(TensorRole::AttnOutput, o);
   auto share = [&](const TensorInfo& t, std::uint64_t bytes) {
-    return tensor_rank_bytes(model, t, bytes, tp, o.vocab_pad);
+    return tensor_rank_bytes(model, t, bytes, split_degree(t.role, o), o.vocab_pad);
   };
 
   std::uint64_t layers = 0, embed = 0, head = 0, other = 0, embed_full = 0, v_slots = 0, v_slot_layers = 0;
@@ -278,13 +298,17 @@ std::vector<Component> shard_weights(const ModelSpec& model, const ResolvedWeigh
     }
   }
   std::vector<Component> parts;
-  const std::string tp_text = tp > 1 ? " / TP " + std::to_string(tp) : "";
+  const auto tp_text_of = [](std::uint64_t degree) { return degree > 1 ? " / TP " + std::to_string(degree) : std::string(); };
+  const std::string tp_text = tp_text_of(tp);
+  const std::string layers_split =
+      attn_tp == tp ? tp_text
+                    : ", attention projections / attention TP " + std::to_string(attn_tp) + ", the rest" + tp_text;
   layers = checked_add(layers, v_slots, "decoder layer weights");
   parts.push_back({"weights.layers", Bytes(layers),
                    "decoder layers " + std::to_string(first) + "-" + std::to_string(end - 1) +
-                       " (" + std::to_string(end - first) + " layers" + tp_text +
+                       " (" + std::to_string(end - first) + " layers" + layers_split +
                        ", norms replicated" +
-                       (tp > a.num_kv_heads && a.num_kv_heads > 0 ? ", KV projections replicated" : "") + ")" +
+                       (attn_tp > a.num_kv_heads && a.num_kv_heads > 0 ? ", KV projections replicated" : "") + ")" +
                        (v_slots ? " + " + grouped(v_slots) + " B V slots of " + std::to_string(v_slot_layers) +
                                       " attention_k_eq_v layers (k_proj copied into the fused QKV's V part at load)"
                                 : std::string()) +
@@ -293,7 +317,7 @@ std::vector<Component> shard_weights(const ModelSpec& model, const ResolvedWeigh
     parts.push_back({"weights.embedding", Bytes(embed),
                      "token embedding: vocab " + std::to_string(a.vocab_size) + " padded to " +
                          std::to_string(vocab_padded) + " (x" + std::to_string(o.vocab_pad) + ")" +
-                         tp_text + " = " + std::to_string(vocab_rows) + " rows x " +
+                         tp_text_of(embed_tp) + " = " + std::to_string(ceil_div(vocab_padded, embed_tp)) + " rows x " +
                          std::to_string(a.hidden_size) + " = " + grouped(embed) + " B"});
   if (last_stage) {
     if (!has_output && o.pp > 1) {
@@ -302,7 +326,7 @@ std::vector<Component> shard_weights(const ModelSpec& model, const ResolvedWeigh
                        "lm_head (tied embeddings; own copy on the last PP stage) = " + grouped(head) + " B"});
     } else if (has_output) {
       parts.push_back({"weights.lm_head", Bytes(head),
-                       "lm_head: " + std::to_string(vocab_rows) + " padded vocab rows" + tp_text +
+                       "lm_head: " + std::to_string(ceil_div(vocab_padded, head_tp)) + " padded vocab rows" + tp_text_of(head_tp) +
                            " = " + grouped(head) + " B"});
     }
   }

@@ -2,6 +2,7 @@
 
 #include "vramplan/core/error.hpp"
 #include "vramplan/memory/kv_cache.hpp"
+#include "vramplan/memory/sglang_dp_attention.hpp"
 #include "vramplan/memory/weights.hpp"
 #include "vramplan/perf/hardware_rates.hpp"
 #include "vramplan/perf/llamacpp_mmvq.hpp"
@@ -40,6 +41,10 @@ ThroughputModel throughput_model(const PlanSession& session, const GpuSpec& gpu,
   m.shape = perf::shape_from_model(session.model(), resolved.tensor_bytes, options);
   m.engine = plan.engine;
   m.block_quantized_share = perf::decode_quantized_share(m.engine, session.model(), resolved.tensor_bytes);
+  if (plan.engine_view.value("enable_dp_attention", false)) {
+    m.unavailable = std::string(memory::kDpAttentionUnmodelled);
+    return m;
+  }
   try {
     m.hardware = perf::perf_hardware_from(gpu, nullptr, resolved.compute_precision, defaults, m.step_overhead_entry);
     m.decode_hardware = perf::decode_hardware(*m.hardware, m.engine, gpu, m.block_quantized_share, defaults);

@@ -7,6 +7,7 @@
 #include "vramplan/core/error.hpp"
 #include "vramplan/core/text.hpp"
 #include "vramplan/memory/encoder_memory.hpp"
+#include "vramplan/memory/sglang_dp_attention.hpp"
 #include "vramplan/perf/hardware_rates.hpp"
 #include "vramplan/perf/host_offload.hpp"
 #include "vramplan/perf/llamacpp_mmvq.hpp"
@@ -135,6 +136,10 @@ PlanPerformance plan_performance(const memory::PlanRequest& r, const memory::Pla
     perf.query.token_budget = p.engine_view.at("n_ubatch").get<std::uint64_t>();
   if (p.fits && p.kv.capacity_tokens && perf.query.decode_context > 0)
     perf.query.max_batch = *p.kv.capacity_tokens / perf.query.decode_context;
+  if (p.engine_view.value("enable_dp_attention", false)) {
+    perf.unavailable = std::string(memory::kDpAttentionUnmodelled);
+    return perf;
+  }
   // llama.cpp: engine_view "offloaded_layers" is "k/n" with n = layers + the output layer; with
   // k < n the first layers (and the output) stay on the CPU and stream from host memory
   // (perf/host_offload.hpp). A CPU-only plan has no such entry and no rates: not modelled.

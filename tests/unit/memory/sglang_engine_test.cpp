@@ -149,6 +149,78 @@ TEST(SglangEngine, ExpertParallelKeepsTheTpBytesAndIsChecked) {
                Error);
 }
 
+// DP attention (docs/research/sglang-dp-attention.md): Qwen3-30B-A3B (48 layers, 32 q heads and 4 KV
+// heads of 128, hidden 2048, vocab 151,936, bf16) on 4 GPUs, --tp 4 against --tp 4 --dp 4
+// --enable-dp-attention (attention TP 1), SGLang 0.5.9.
+TEST(SglangEngine, DpAttentionWidensAttentionAndMultipliesThePools) {
+  const auto model = load_catalogue_model(test::source_root(), "qwen3-30b-a3b");
+  const auto run = [&](EngineArgs a) {
+    a.emplace("tp-size", "4");
+    a.emplace("cuda-graph-max-bs", "100");
+    a.emplace("max-running-requests", "100");
+    return test::plan_engine("sglang@0.5.9", model, test::gpu_target(Bytes(80000000000u), test::kH100Name, 4), a);
+  };
+  const auto tp = run({});
+  const auto dp = run({{"dp-size", "4"}, {"enable-dp-attention", "true"}});
+  EXPECT_EQ(dp.engine_view.at("dp_size"), 4);
+  EXPECT_EQ(dp.engine_view.at("attn_tp_size"), 1);
+  // Attention projections a layer: q 2048 x 4096, k and v 2048 x 512, o 4096 x 2048 = 18,874,368
+  // params x 2 B = 37,748,736 B; at TP 4 a GPU holds q / 4, one KV head (2048 x 128 each) and o / 4:
+  // (2,097,152 + 262,144 x 2 + 2,097,152) x 2 B = 9,437,184 B. Over 48 layers DP attention adds
+  // 48 x (37,748,736 - 9,437,184) = 1,358,954,496 B a GPU.
+  EXPECT_EQ(test::component(dp.weights, "weights.layers").bytes.count() -
+                test::component(tp.weights, "weights.layers").bytes.count(),
+            1358954496u);
+  // 0.5.9's embedding is split over the attention group (1): 151,936 x 2048 x 2 B whole, against
+  // a quarter (37,984 rows) at TP 4; the lm_head stays split over all 4.
+  EXPECT_EQ(test::component(dp.weights, "weights.embedding").bytes.count(), 151936ull * 2048 * 2);
+  EXPECT_EQ(test::component(tp.weights, "weights.embedding").bytes.count(), 37984ull * 2048 * 2);
+  EXPECT_EQ(test::component(dp.weights, "weights.lm_head").bytes, test::component(tp.weights, "weights.lm_head").bytes);
+  // KV a token: 48 layers x (4 heads at attention TP 1, 1 at TP 4) x 128 x 2 (K, V) x 2 B.
+  EXPECT_EQ(dp.kv.bytes_per_token, 48u * 4 * 128 * 2 * 2);
+  EXPECT_EQ(tp.kv.bytes_per_token, 48u * 1 * 128 * 2 * 2);
+  // Four pools, one a rank: max concurrency counts them all.
+  const double ctx = dp.engine_view.at("context_length").get<double>();
+  EXPECT_DOUBLE_EQ(*dp.kv.max_concurrency, 4.0 * static_cast<double>(*dp.kv.capacity_tokens) / ctx);
+  EXPECT_EQ(dp.engine_view.at("dp_total_num_tokens"), 4 * *dp.kv.capacity_tokens);
+  // Each scheduler runs --max-running-requests / dp (model_runner.py), prefills chunks of 8192 / 4
+  // (server_args.py _handle_data_parallelism) and reserves 0.3 x the future tokens.
+  EXPECT_EQ(dp.engine_view.at("max_running_requests"), 25);
+  EXPECT_EQ(dp.engine_view.at("chunked_prefill_size"), tp.engine_view.at("chunked_prefill_size").get<std::uint64_t>() / 4);
+  EXPECT_NEAR(dp.engine_view.at("init_new_token_ratio").get<double>(),
+              0.3 * tp.engine_view.at("init_new_token_ratio").get<double>(), 1e-12);
+  // The default mem_fraction_static reserves cuda_graph_max_bs 100 x dp 4 x 3 MiB = 1,200 MiB more
+  // of the card's 76,294 MiB: 0.0157 less, within the rule's rounding to 0.001.
+  const double gpu_mib = 80000000000.0 / 1048576.0;
+  EXPECT_NEAR(tp.engine_view.at("mem_fraction_static").get<double>() - dp.engine_view.at("mem_fraction_static").get<double>(),
+              1200.0 / gpu_mib, 0.001);
+  // SGLang's own checks, and what is not modelled.
+  EXPECT_THROW(run({{"dp-size", "3"}, {"enable-dp-attention", "true"}}), Error);  // tp % dp
+  EXPECT_THROW(run({{"dp-size", "2"}}), Error);  // two servers: --replicas
+  EXPECT_THROW(run({{"enable-dp-lm-head", "true"}}), Error);
+  EXPECT_THROW(test::plan_engine("sglang@0.5.9", test::dense_model({}), test::gpu_target(Bytes(80000000000u), test::kH100Name, 2),
+                                 {{"tp-size", "2"}, {"dp-size", "2"}, {"enable-dp-attention", "true"}}),
+               Error);
+}
+
+// The token embedding under DP attention, by release (VocabParallelEmbedding enable_tp = not DP
+// attention up to 0.5.7; use_attn_tp_group from 0.5.8 in deepseek_v2.py, from 0.5.9 in
+// qwen2_moe.py): at --tp 8 --dp 4 the attention group is 2 GPUs.
+TEST(SglangEngine, DpAttentionEmbeddingFollowsTheRelease) {
+  const auto embedding = [](const std::string& id, const std::string& engine) {
+    const auto p = test::plan_engine(engine, load_catalogue_model(test::source_root(), id),
+                                     test::gpu_target(Bytes::from_gib(141), test::kH100Name, 8),
+                                     {{"tp-size", "8"}, {"dp-size", "4"}, {"enable-dp-attention", "true"}});
+    return test::component(p.weights, "weights.embedding").bytes.count();
+  };
+  // DeepSeek-V3: vocab 129,280 x 7168 x 2 B = 1,853,358,080 B whole; over 2 GPUs half of it.
+  EXPECT_EQ(embedding("deepseek-v3", "sglang@0.5.7"), 1853358080u);
+  EXPECT_EQ(embedding("deepseek-v3", "sglang@0.5.8"), 1853358080u / 2);
+  // Qwen3-30B-A3B: 151,936 x 2048 x 2 B = 622,329,856 B, whole in 0.5.8, halved in 0.5.9.
+  EXPECT_EQ(embedding("qwen3-30b-a3b", "sglang@0.5.8"), 622329856u);
+  EXPECT_EQ(embedding("qwen3-30b-a3b", "sglang@0.5.9"), 622329856u / 2);
+}
+
 TEST(SglangEngine, AMalformedDefaultsTableNamesTheFileAndPointer) {
   test::ScratchDir dir;
   const std::string p = R"({"value": 1, "source": "s"})";

@@ -64,6 +64,10 @@ struct ShardOptions {
   //! Gemma 4 attention_k_eq_v layers get a V slot copied from k_proj (vLLM / SGLang build a full
   //! QKVParallelLinear there; llama.cpp and transformers use K itself).
   bool k_eq_v_value_slot = false;
+  //! SGLang DP attention (--enable-dp-attention): the attention projections split over the
+  //! attention TP group (tp / dp ranks), the token embedding and the lm_head over their own groups.
+  //! 0 = tp (plain tensor parallelism).
+  std::uint64_t attention_tp = 0, embedding_tp = 0, head_tp = 0;
 };
 
 //! How a vLLM MXFP4 MoE kernel backend lays out the experts of one TP rank

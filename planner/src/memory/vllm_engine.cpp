@@ -73,6 +73,7 @@ class VllmEngine final : public Engine {
         {"enforce-eager", "no CUDA graphs", true, {}},
         {"tensor-parallel-size", "TP degree", false, {"tp"}, OptionValue::whole},
         {"pipeline-parallel-size", "PP degree", false, {"pp"}, OptionValue::whole},
+        {"enable-expert-parallel", "MoE experts split whole over the TP ranks instead of sliced (EP = TP)", true, {}},
         {"quantization", "weight quantization method (fp8 = online fp8)", false, {}},
         {"dtype", "auto, bfloat16, float16, float32", false, {}},
         {"enable-lora", "pre-allocate LoRA slots", true, {}},
@@ -152,6 +153,22 @@ std::string VllmEngine::pad_mxfp4_moe(const PlanInput& in, const WeightRequest& 
                        param("scale_n_multiple"),
                        param("scale_k_multiple")};
   return pad_moe_experts(in.model, rw, tp, pad);
+}
+
+// --enable-expert-parallel with data parallelism 1: EP spans the TP ranks (vllm/model_executor/
+// layers/fused_moe/config.py FusedMoEParallelConfig.make: ep_size = dp x tp, the MoE's own TP 1), each
+// holding num_experts / ep whole experts (layer.py determine_expert_map). The same bytes as the TP
+// slices when the experts divide; an uneven split (vLLM gives the first ranks one more) and the
+// MXFP4 padding of whole experts are not modelled.
+std::uint64_t vllm_ep_size(const EngineArgs& args, const ModelArch& arch, std::uint64_t tp, bool mxfp4_padded) {
+  if (!arg_switch(args, "enable-expert-parallel") || tp == 1 || arch.num_experts == 0) return 1;
+  if (arch.num_experts % tp != 0)
+    throw_usage("--enable-expert-parallel: " + std::to_string(arch.num_experts) + " routed experts over " +
+                std::to_string(tp) + " GPUs is an uneven split (vLLM gives the first ranks one more), not modelled");
+  if (mxfp4_padded)
+    throw_usage("--enable-expert-parallel: how vLLM pads whole MXFP4 experts on one GPU is not modelled (the TP "
+                "slices' padding is: plan without it)");
+  return tp;
 }
 
 // "a, b, c": the values a refusal lists, from the table the check uses.
@@ -269,6 +286,11 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
   WeightRequest wr{arg_string(args, "dtype"), arg_string(args, "quantization"), in.weights, true};
   ResolvedWeights rw = resolve_weights(in.model, in.quant, wr);
   const std::string moe_padding = pad_mxfp4_moe(in, wr, tp, rw);
+  const std::uint64_t ep = vllm_ep_size(args, arch, tp, !moe_padding.empty());
+  if (ep > 1)
+    p.notes.push_back("--enable-expert-parallel: each GPU holds " + std::to_string(arch.num_experts / ep) + " of the " +
+                      std::to_string(arch.num_experts) + " routed experts whole, the bytes of a TP " + std::to_string(tp) +
+                      " split; a step waits for the GPU whose chosen experts take longest");
   p.weights_precision = rw.weights_precision;
   p.compute_precision = rw.compute_precision;
   for (const auto& n : rw.notes) p.notes.push_back(n);
@@ -525,6 +547,7 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
 
   // Engine view: what vLLM's log prints (the first rank's line; blocks/tokens after the min).
   nlohmann::json view = {
+      {"ep_size", ep},
       {"weights_gib", round4(Bytes(first.weights_bytes).gib())},
       {"non_torch_gib", round4(Bytes(first.non_torch).gib())},
       {"activation_peak_gib", round4(Bytes(first.activation_bytes).gib())},

@@ -4,6 +4,7 @@
 #include "support/test_models.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/memory/engine.hpp"
+#include "vramplan/model/catalogue.hpp"
 #include "vramplan/quant/format.hpp"
 
 namespace vramplan::memory {
@@ -25,6 +26,26 @@ TEST(VllmEngine, Llama8bWeightsAreTheLoggedModelWeights) {
   EXPECT_TRUE(p.fits);
   EXPECT_EQ(p.engine_view.at("max_num_seqs"), 1024);  // >= 70 GiB, not A100
   EXPECT_EQ(p.engine_view.at("kv_cache_tokens").get<std::uint64_t>() % 16, 0u);
+}
+
+// --enable-expert-parallel (EP = TP with one data-parallel rank): Qwen3-30B-A3B's 128 experts over
+// 4 GPUs, 32 whole experts each, the bytes of the TP 4 slices; a dense model ignores it (vLLM builds
+// no FusedMoE); gpt-oss's padded MXFP4 experts under EP are refused as not modelled.
+TEST(VllmEngine, ExpertParallelKeepsTheTpBytes) {
+  const auto moe = load_catalogue_model(test::source_root(), "qwen3-30b-a3b");
+  const auto run = [](const ModelSpec& m, EngineArgs a, const std::string& tp) {
+    a.emplace("tensor-parallel-size", tp);
+    a.emplace("max-model-len", "8192");
+    return test::plan_engine("vllm", m, test::gpu_target(Bytes::from_gib(79.19), test::kH100Name, 4), a);
+  };
+  const auto tp = run(moe, {}, "4");
+  const auto ep = run(moe, {{"enable-expert-parallel", "true"}}, "4");
+  EXPECT_EQ(tp.engine_view.at("ep_size"), 1);
+  EXPECT_EQ(ep.engine_view.at("ep_size"), 4);
+  EXPECT_EQ(ep.weights_bytes(), tp.weights_bytes());
+  EXPECT_EQ(run(test::dense_model({}), {{"enable-expert-parallel", "true"}}, "4").engine_view.at("ep_size"), 1);
+  EXPECT_THROW(run(load_catalogue_model(test::source_root(), "gpt-oss-20b"), {{"enable-expert-parallel", "true"}}, "2"),
+               Error);
 }
 
 TEST(VllmEngine, SmallGpusGetSmallerBatchDefaults) {

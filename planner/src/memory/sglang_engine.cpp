@@ -611,6 +611,10 @@ class SglangEngine final : public Engine {
                             grouped(tokens) + " tokens (the target pool's count) x " + grouped(draft_cell) +
                                 " B (one layer): the draft's own pool, from the headroom"});
       draft_bytes = Bytes(checked_add(draft_w, checked_mul(tokens, draft_cell), "draft memory"));
+      if (dpa.on)
+        p.notes.push_back("the draft's attention is planned split over TP " + std::to_string(tp) +
+                          " like its experts; under DP attention SGLang splits it over the attention group (" +
+                          std::to_string(dpa.attn_tp) + "): its share of the draft is understated");
       p.notes.push_back("speculative decoding (" + spec.algorithm + ", steps " + std::to_string(spec.steps) + ", top-k " +
                         std::to_string(spec.topk) + ", " + std::to_string(spec.draft_tokens) +
                         " draft tokens): the draft's CUDA graphs are not counted (SGLang only logs them); " +
@@ -723,7 +727,9 @@ class SglangEngine final : public Engine {
                      {"enable_mixed_chunk", arg_switch(a, "enable-mixed-chunk") && !spec.on},
                      // server_args.py disable_overlap_schedule (default False since 0.4): the
                      // scheduler runs event_loop_overlap (scheduler.py).
-                     {"overlap_schedule", !arg_switch(a, "disable-overlap-schedule") && !spec.on},
+                     // Before 0.4 the overlap scheduler was an opt-in (--enable-overlap-schedule);
+                     // sgl-project/sglang PR #2067 (2024-11-18) made it the default.
+                     {"overlap_schedule", !arg_switch(a, "disable-overlap-schedule") && !spec.on && release.at_least({0, 4})},
                      {"radix_cache", !arg_switch(a, "disable-radix-cache")},
                      {"init_new_token_ratio", init_ratio},
                      {"min_new_token_ratio", min_ratio},

@@ -221,6 +221,18 @@ TEST(SglangEngine, DpAttentionEmbeddingFollowsTheRelease) {
   EXPECT_EQ(embedding("qwen3-30b-a3b", "sglang@0.5.9"), 622329856u / 2);
 }
 
+// The overlap scheduler: the default from 0.4 (sgl-project/sglang PR #2067, 2024-11-18), an opt-in
+// before; --disable-overlap-schedule turns it off.
+TEST(SglangEngine, OverlapSchedulerIsTheDefaultFrom04) {
+  const auto overlap = [](const std::string& engine, EngineArgs a) {
+    return plan(engine, Bytes(80000000000u), std::move(a)).engine_view.at("overlap_schedule").get<bool>();
+  };
+  EXPECT_FALSE(overlap("sglang@0.3.0", {}));
+  EXPECT_TRUE(overlap("sglang@0.4", {}));
+  EXPECT_TRUE(overlap("sglang@0.5.9", {}));
+  EXPECT_FALSE(overlap("sglang@0.5.9", {{"disable-overlap-schedule", "true"}}));
+}
+
 TEST(SglangEngine, AMalformedDefaultsTableNamesTheFileAndPointer) {
   test::ScratchDir dir;
   const std::string p = R"({"value": 1, "source": "s"})";

@@ -279,14 +279,16 @@ double expected_busiest_rank_experts(double num_experts, double experts_per_toke
   const auto n = static_cast<std::uint64_t>(std::llround(local));
   if (p >= 1) return static_cast<double>(n);
   if (p <= 0) return 0;
-  // Binomial(n, p) probabilities in log space: (1 - p)^n underflows for a large batch.
-  const double lp = std::log(p), lq = std::log1p(-p), lg_n1 = std::lgamma(static_cast<double>(n) + 1);
+  // Binomial(n, p) probabilities in log space ((1 - p)^n underflows for a large batch), each from
+  // the one before: pmf(j + 1) = pmf(j) x (n - j) / (j + 1) x p / (1 - p).
+  const double nd = static_cast<double>(n), odds = std::log(p) - std::log1p(-p);
+  double log_pmf = nd * std::log1p(-p);
   double below = 0, busiest = 0;  // below = P(count < m)
   for (std::uint64_t m = 1; m <= n; ++m) {
     const double j = static_cast<double>(m - 1);
-    below += std::exp(lg_n1 - std::lgamma(j + 1) - std::lgamma(static_cast<double>(n) - j + 1) + j * lp +
-                      (static_cast<double>(n) - j) * lq);
+    below += std::exp(log_pmf);
     busiest += 1 - std::pow(std::min(below, 1.0), ranks);
+    log_pmf += std::log((nd - j) / (j + 1)) + odds;
   }
   return busiest;
 }

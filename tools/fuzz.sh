@@ -35,6 +35,7 @@ seeds_of() {
     engine_log) ls tests/fixtures/logs/*/*.log ;;
     diffusion_source) ls models/diffusion/*/source.json tests/fuzz/seeds/diffusion_source/* ;;
     cold_start) ls data/cold_start.json tests/fuzz/seeds/cold_start/* ;;
+    perf_defaults) ls data/perf_defaults.json ;;
     *) echo "tools/fuzz.sh: no seeds for target '$1'" >&2; return 1 ;;
   esac
 }

@@ -130,6 +130,24 @@ struct BenchServingReplay {
   sim::CachedPrefix warmup;
 };
 
+//! A load generator's requests as a trace: arrival i with prompt in[i] (its own declared prefix,
+//! i + 1, its whole length) and output max(out[i], 1) (the simulator's least), prompt 0 cached by
+//! bench_serving's warm-up (`benchmark`: `test_request = input_requests[0]`).
+inline BenchServingReplay write_replay(const std::string& id, const std::vector<double>& arrivals,
+                                       const std::vector<std::uint32_t>& in, const std::vector<std::uint32_t>& out) {
+  const auto path = serving_trace_dir() / (id + ".jsonl");
+  std::ofstream file(path);
+  for (std::size_t i = 0; i < in.size(); ++i)
+    file << nlohmann::json{{"arrival_s", arrivals[i]},
+                           {"input_tokens", in[i]},
+                           {"output_tokens", std::max<std::uint32_t>(out[i], 1)},
+                           {"prefix_id", i + 1},
+                           {"prefix_tokens", in[i]}}
+                .dump()
+         << "\n";
+  return BenchServingReplay{path, {1, in.empty() ? 0 : in[0]}};
+}
+
 //! A `uniform` workload of bench_serving's random dataset as the run's own requests
 //! (bench_serving_lengths.hpp), when the record's printed total of input tokens is the total of
 //! the re-drawn lengths: a trace of those lengths, with the arrival times `spec` generates (all at
@@ -165,18 +183,10 @@ inline std::optional<BenchServingReplay> bench_serving_trace(const std::string& 
   }
   spec.input = spec.output = sim::LengthSpec{};
   spec.input.fixed = spec.output.fixed = 1;
-  const auto arrivals = sim::make_request_source(spec);
-  const auto path = serving_trace_dir() / (id + ".jsonl");
-  std::ofstream out(path);
-  for (std::size_t i = 0; i < n; ++i)
-    out << nlohmann::json{{"arrival_s", arrivals->next().value().arrival_s},
-                          {"input_tokens", d.input[i]},
-                          {"output_tokens", std::max<std::uint32_t>(d.output[i], 1)},
-                          {"prefix_id", i + 1},
-                          {"prefix_tokens", d.input[i]}}
-               .dump()
-        << "\n";
-  return BenchServingReplay{path, {1, n ? d.input[0] : 0}};
+  const auto source = sim::make_request_source(spec);
+  std::vector<double> arrivals;
+  for (std::size_t i = 0; i < n; ++i) arrivals.push_back(source->next().value().arrival_s);
+  return write_replay(id, arrivals, d.input, d.output);
 }
 
 //! Lengths drawn for `n` requests, scaled so that they add up to `total` (each at least 1):
@@ -224,16 +234,7 @@ inline std::optional<BenchServingReplay> sharegpt_trace(const std::string& id, c
     in.push_back(r.input_tokens);
     out.push_back(r.output_tokens);
   }
-  in = scaled_to_total(std::move(in), *in_total);
-  out = scaled_to_total(std::move(out), *out_total);
-  const auto path = serving_trace_dir() / (id + ".jsonl");
-  std::ofstream file(path);
-  for (std::size_t i = 0; i < n; ++i)
-    file << nlohmann::json{{"arrival_s", arrivals[i]}, {"input_tokens", in[i]}, {"output_tokens", out[i]},
-                           {"prefix_id", i + 1}, {"prefix_tokens", in[i]}}
-                .dump()
-         << "\n";
-  return BenchServingReplay{path, {1, n ? in[0] : 0}};
+  return write_replay(id, arrivals, scaled_to_total(std::move(in), *in_total), scaled_to_total(std::move(out), *out_total));
 }
 
 //! The workload a setup states, as `vramplan simulate` flags would give it. Seed 1 for every

@@ -1,6 +1,7 @@
 #include "vramplan/memory/engine_setup.hpp"
 
 #include <cstdint>
+#include <string>
 
 #include "vramplan/core/error.hpp"
 #include "vramplan/core/limits.hpp"
@@ -59,6 +60,16 @@ KvLayout place_kv_layout(MemoryPlan& plan, const PlanInput& in, const ResolvedWe
   plan.kv.bytes_per_token = kv.bytes_per_token;
   plan.kv.explain = kv.explain;
   return kv;
+}
+
+void note_expert_parallel(MemoryPlan& plan, std::string_view flag, const ModelArch& arch, std::uint64_t tp,
+                          std::uint64_t ep) {
+  if (ep <= 1) return;
+  plan.notes.push_back(std::string(flag) + ": each GPU holds " + std::to_string(arch.num_experts / ep) + " of the " +
+                       std::to_string(arch.num_experts) + " routed experts" +
+                       (tp > ep ? ", each split over " + std::to_string(tp / ep) + " ranks" : " whole") +
+                       ", the bytes of a plain TP " + std::to_string(tp) +
+                       " split; a step waits for the GPU whose chosen experts take longest");
 }
 
 }  // namespace vramplan::memory

@@ -49,8 +49,11 @@ SglangDpAttention sglang_dp_attention(const EngineArgs& a, const ModelArch& arch
   const bool mla = arch.kv_lora_rank > 0;
   d.embedding_tp = release.at_least({0, 5, 9}) || (mla && release.at_least({0, 5, 8})) ? d.attn_tp : 1;
   // _handle_gpu_memory_settings: the gathered buffers of every rank's CUDA graphs.
-  const double bs = static_cast<double>(cuda_graph_max_bs);
-  d.reserve_mib = bs * static_cast<double>(dp) * 3.0 + (cuda_graph_max_bs > 300 ? bs * static_cast<double>(dp) * 1.5 : 0.0);
+  const bool large_graphs = cuda_graph_max_bs > 300;
+  d.reserve_mib = static_cast<double>(cuda_graph_max_bs) * static_cast<double>(dp) * (large_graphs ? 4.5 : 3.0);
+  d.reserve_explain = "mem_fraction_static reserve + cuda_graph_max_bs " + std::to_string(cuda_graph_max_bs) + " x dp " +
+                      std::to_string(dp) + " x " + (large_graphs ? "(3 + 1.5)" : "3") +
+                      " MiB for DP attention's gathered graph buffers (server_args.py _handle_gpu_memory_settings)";
   d.explain = "DP attention: " + std::to_string(dp) + " ranks of " + std::to_string(d.attn_tp) +
               " GPU(s) each run their own requests, token pool and radix cache; the attention projections split over " +
               std::to_string(d.attn_tp) + ", the MoE / MLP layers over all " + std::to_string(tp) +

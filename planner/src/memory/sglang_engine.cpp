@@ -425,12 +425,7 @@ class SglangEngine final : public Engine {
     const EngineArgs a = forced_args(in.args, arch, release, p.notes);
     const std::uint64_t tp = place_tp_size(p, a);
     const std::uint64_t ep = sglang_ep_size(a, arch, tp);
-    if (ep > 1)
-      p.notes.push_back("--ep-size " + std::to_string(ep) + ": each GPU holds " + std::to_string(arch.num_experts / ep) +
-                        " of the " + std::to_string(arch.num_experts) + " routed experts" +
-                        (tp > ep ? ", each split over " + std::to_string(tp / ep) + " ranks" : " whole") +
-                        ", the bytes of a plain TP " + std::to_string(tp) +
-                        " split; a step waits for the GPU whose chosen experts take longest");
+    note_expert_parallel(p, "--ep-size " + std::to_string(ep), arch, tp, ep);
     // server_args.py reads the card's size in MiB (nvidia-smi memory.total); the runtime total is
     // the closest figure a plan has (0.6 % lower on an H100: it moves the default by <= 0.001).
     const double total = static_cast<double>(in.gpu.total.count());
@@ -455,10 +450,7 @@ class SglangEngine final : public Engine {
     double f = user_f.value_or(default_fraction(d_, gpu_mib, tp, used,
                                                 spec.on ? sglang_speculative_reserve_mib(release) : 0.0,
                                                 pcg_mib + dpa.reserve_mib));
-    if (!user_f && dpa.on)
-      p.notes.push_back("mem_fraction_static reserve + cuda_graph_max_bs " + std::to_string(graph_bs) + " x dp " +
-                        std::to_string(dpa.dp) + " x " + (graph_bs > 300 ? "4.5" : "3") +
-                        " MiB for DP attention's gathered graph buffers (server_args.py _handle_gpu_memory_settings)");
+    if (!user_f && dpa.on) p.notes.push_back(dpa.reserve_explain);
     if (!user_f && !pcg_why.empty()) p.notes.push_back("mem_fraction_static reserve: " + pcg_why + " (server_args.py _handle_gpu_memory_settings, 0.5.10+)");
     if (!user_f) {
       std::string why;
@@ -743,12 +735,13 @@ class SglangEngine final : public Engine {
       p.engine_view["speculative_num_draft_tokens"] = spec.draft_tokens;
     }
     if (dpa.on) {
+      const std::uint64_t server_tokens = checked_mul(tokens, dpa.dp, "DP token pools");
       p.notes.push_back("KV capacity is per DP rank: " + std::to_string(dpa.dp) + " x " + grouped(tokens) + " = " +
-                        grouped(checked_mul(tokens, dpa.dp, "DP token pools")) +
+                        grouped(server_tokens) +
                         " tokens over the server; a request lives in one rank's pool (max concurrency counts all " +
                         std::to_string(dpa.dp) + ")");
       p.engine_view["attn_tp_size"] = dpa.attn_tp;
-      p.engine_view["dp_total_num_tokens"] = checked_mul(tokens, dpa.dp, "DP token pools");
+      p.engine_view["dp_total_num_tokens"] = server_tokens;
     }
     if (swa.on) {
       p.engine_view["swa_full_tokens_ratio"] = swa.ratio;

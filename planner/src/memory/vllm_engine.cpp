@@ -287,10 +287,7 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
   ResolvedWeights rw = resolve_weights(in.model, in.quant, wr);
   const std::string moe_padding = pad_mxfp4_moe(in, wr, tp, rw);
   const std::uint64_t ep = vllm_ep_size(args, arch, tp, !moe_padding.empty());
-  if (ep > 1)
-    p.notes.push_back("--enable-expert-parallel: each GPU holds " + std::to_string(arch.num_experts / ep) + " of the " +
-                      std::to_string(arch.num_experts) + " routed experts whole, the bytes of a TP " + std::to_string(tp) +
-                      " split; a step waits for the GPU whose chosen experts take longest");
+  note_expert_parallel(p, "--enable-expert-parallel", arch, tp, ep);
   p.weights_precision = rw.weights_precision;
   p.compute_precision = rw.compute_precision;
   for (const auto& n : rw.notes) p.notes.push_back(n);

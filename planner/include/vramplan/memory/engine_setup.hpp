@@ -40,4 +40,10 @@ KvLayout place_kv_layout(MemoryPlan& plan, const PlanInput& in, const ResolvedWe
                          std::uint64_t tp, std::string_view auto_kv_dtype = "",
                          DsaFp8Latent dsa_latent = DsaFp8Latent::Scaled, KvDtype* resolved = nullptr);
 
+//! The plan's note for expert parallelism over `ep` of the `tp` GPUs (`flag` as the engine spells
+//! it): how many whole experts a GPU holds, each sliced over tp / ep ranks where ep < tp, and that
+//! the step model times the busiest GPU. Nothing when ep is 1.
+void note_expert_parallel(MemoryPlan& plan, std::string_view flag, const ModelArch& arch, std::uint64_t tp,
+                          std::uint64_t ep);
+
 }  // namespace vramplan::memory

@@ -35,8 +35,10 @@ struct SglangDpAttention {
   std::uint64_t attn_tp = 0;  //!< GPUs of one rank, tp / dp (0 when off)
   bool dp_lm_head = false;    //!< --enable-dp-lm-head
   std::uint64_t embedding_tp = 0;  //!< the token embedding's group: 1 (replicated) or attn_tp
-  //! What the release's default mem_fraction_static reserves for the gathered CUDA-graph buffers.
+  //! What the release's default mem_fraction_static reserves for the gathered CUDA-graph buffers,
+  //! and that reserve's formula for the plan's notes.
   double reserve_mib = 0;
+  std::string reserve_explain;
   //! The group sizes the weights split over (ShardOptions attention_tp / embedding_tp / head_tp).
   void apply(ShardOptions& shard) const;
   std::string explain;  //!< one sentence for the plan's notes ("" when off)

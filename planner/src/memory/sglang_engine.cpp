@@ -395,7 +395,7 @@ class SglangEngine final : public Engine {
             {"kv-cache-dtype", "auto, fp8_e4m3, fp8_e5m2", false, {}},
             {"tp-size", "tensor parallel size", false, {"tp"}, OptionValue::whole},
             {"ep-size", "expert-parallel ranks within the TP group: each GPU holds experts / ep whole experts (default 1)", false, {"ep", "expert-parallel-size"}, OptionValue::whole},
-            {"dp-size", "with --enable-dp-attention: attention data-parallel ranks within the TP group (planned, not simulated)", false, {"dp", "data-parallel-size"}, OptionValue::whole},
+            {"dp-size", "with --enable-dp-attention: attention data-parallel ranks within the TP group", false, {"dp", "data-parallel-size"}, OptionValue::whole},
             {"enable-dp-attention", "attention as --dp-size ranks of tp / dp GPUs, each with its own requests and token pool", true, {}},
             {"enable-dp-lm-head", "with DP attention: the lm_head split over a rank's GPUs instead of all", true, {}},
             {"dtype", "auto, bfloat16, float16, float32", false, {}},
@@ -741,6 +741,7 @@ class SglangEngine final : public Engine {
                         " tokens over the server; a request lives in one rank's pool (max concurrency counts all " +
                         std::to_string(dpa.dp) + ")");
       p.engine_view["attn_tp_size"] = dpa.attn_tp;
+      p.engine_view["enable_dp_lm_head"] = dpa.dp_lm_head;
       p.engine_view["dp_total_num_tokens"] = server_tokens;
     }
     if (swa.on) {

@@ -42,6 +42,20 @@ Streamed how_streamed(TensorRole role) {
   }
 }
 
+// The attention projections: what SGLang's DP attention splits over a rank's attention_tp GPUs
+// (models/deepseek_v2.py DeepseekV2AttentionMLA, qwen3_moe.py Qwen3MoeAttention: tp_size =
+// attn_tp_size) and each rank runs over its own tokens.
+bool is_attention_projection(TensorRole role) {
+  using R = TensorRole;
+  switch (role) {
+    case R::AttnQ: case R::AttnK: case R::AttnV: case R::AttnQKV: case R::AttnOutput:
+    case R::AttnQA: case R::AttnQB: case R::AttnKVAMqa: case R::AttnKVB:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // The GEMM launch a weight tensor belongs to in a decoder layer, as SGLang and vLLM fuse them
 // (sglang python/sglang/srt/models/deepseek_v2.py DeepseekV2AttentionMLA: q_a_proj and
 // kv_a_proj_with_mqa run as one fused_qkv_a_proj_with_mqa GEMM; QKVParallelLinear and
@@ -121,7 +135,7 @@ AttentionGroup indexer_group(const ModelArch& arch) {
 void add_layer(PerfModelShape& shape, const ModelArch& arch, std::size_t layer, LayerAttention kind,
                const ShapeOptions& opt) {
   AttentionGroup g;
-  const double tp = opt.tp;
+  const double tp = opt.attention_tp ? opt.attention_tp : opt.tp;  // a DP-attention rank's heads
   g.q_heads = std::ceil(static_cast<double>(arch.num_heads) / tp);
   if (kind == LayerAttention::Mla) {
     // Absorbed MLA: every head scores against the cached latent + RoPE key and sums the latent.
@@ -221,6 +235,9 @@ PerfModelShape shape_from_model(const ModelSpec& spec, std::span<const std::uint
                 std::to_string(arch.num_layers) + " layers");
   if (opt.ep > 1 && opt.tp > opt.ep && opt.tp % opt.ep != 0)
     throw_usage("performance model: ep " + std::to_string(opt.ep) + " does not divide tp " + std::to_string(opt.tp));
+  if (opt.attention_tp && opt.tp % opt.attention_tp != 0)
+    throw_usage("performance model: attention tp " + std::to_string(opt.attention_tp) + " does not divide tp " + std::to_string(opt.tp));
+  if (opt.dp_attention_ranks == 0) throw_usage("performance model: DP attention needs at least one rank");
   if (opt.ep > 1 && arch.num_experts % opt.ep != 0)
     throw_usage("performance model: " + std::to_string(arch.num_experts) +
                 " experts do not split evenly over ep " + std::to_string(opt.ep));
@@ -232,6 +249,7 @@ PerfModelShape shape_from_model(const ModelSpec& spec, std::span<const std::uint
 
   double dense_bytes = 0, dense_params = 0, routed_bytes = 0, routed_params = 0;
   double replicated_bytes = 0, replicated_params = 0;  // read and multiplied in full on every rank
+  double attn_bytes = 0, attn_params = 0, head_bytes = 0, head_params = 0;  // over attention_tp / head_tp
   std::set<int> moe_layers;
   for (std::size_t i = 0; i < spec.tensors.size(); ++i) {
     const TensorInfo& t = spec.tensors[i];
@@ -252,8 +270,16 @@ PerfModelShape shape_from_model(const ModelSpec& spec, std::span<const std::uint
         moe_layers.insert(t.layer.value_or(-1));
         break;
       case Streamed::Always:
-        dense_bytes += bytes;
-        dense_params += params;
+        if (is_attention_projection(t.role)) {
+          attn_bytes += bytes;
+          attn_params += params;
+        } else if (t.role == TensorRole::Output) {
+          head_bytes += bytes;
+          head_params += params;
+        } else {
+          dense_bytes += bytes;
+          dense_params += params;
+        }
         break;
       case Streamed::Replicated:
         replicated_bytes += bytes;
@@ -274,7 +300,12 @@ PerfModelShape shape_from_model(const ModelSpec& spec, std::span<const std::uint
   // down_proj RowParallelLinear, NemotronHMoE.forward's all-reduce).
   if (arch.family == "nemotron_h") shape.allreduces_per_layer = 1;
   shape.block_fp8_gemms = block_fp8_launches(spec, opt.block_scaled_fp8) / pp;
-  shape.dense_weight_bytes = dense_bytes / (tp * pp) + replicated_bytes / pp;
+  const double attn_tp = opt.attention_tp ? opt.attention_tp : tp, head_tp = opt.head_tp ? opt.head_tp : tp;
+  shape.attention_tp = opt.attention_tp ? opt.attention_tp : opt.tp;
+  shape.dp_attention_ranks = opt.dp_attention_ranks;
+  shape.attention_weight_bytes = attn_bytes / (attn_tp * pp);
+  shape.attention_params = attn_params / (attn_tp * pp);
+  shape.dense_weight_bytes = dense_bytes / (tp * pp) + shape.attention_weight_bytes + head_bytes / (head_tp * pp) + replicated_bytes / pp;
   double active = dense_params;
   if (routed_bytes > 0) {
     if (arch.num_experts == 0 || arch.experts_per_token == 0)
@@ -298,7 +329,7 @@ PerfModelShape shape_from_model(const ModelSpec& spec, std::span<const std::uint
     active += routed_params * shape.experts_per_token / experts;
   }
   // FLOPs spread evenly over the tp x pp GPUs (with ep > 1 on average over the ranks).
-  shape.active_params = active / (tp * pp) + replicated_params / pp;
+  shape.active_params = active / (tp * pp) + shape.attention_params + head_params / (head_tp * pp) + replicated_params / pp;
 
   if (arch.layer_attention.empty()) {
     for (std::uint64_t l = 0; l < arch.num_layers; ++l) add_layer(shape, arch, l, LayerAttention::Full, opt);

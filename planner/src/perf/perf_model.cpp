@@ -62,6 +62,27 @@ double kernel_time(double memory_s, double compute_s, double overlap) {
   return std::max(memory_s, compute_s) + (1 - overlap) * std::min(memory_s, compute_s);
 }
 
+// Launches scale with the layers this GPU runs; scheduling and sampling happen once per step.
+// MoE layers cost more launches than dense ones, and a forward with prompt tokens may run
+// outside the engine's CUDA graphs; block-scaled FP8 GEMMs may cost an extra fixed time per
+// launch on some kernel stacks (docs/performance.md §4).
+double overhead_seconds(const PerfModelShape& shape, const HardwareRates& r, bool has_prompt) {
+  // A decode step (one CUDA graph) of an architecture whose kernels were counted in the engine's
+  // source costs a fixed time per kernel on its critical path instead (docs/performance.md §1,
+  // "kernels counted").
+  if (!has_prompt && shape.decode_kernels > 0 && r.decode_kernel_overhead_s > 0)
+    return r.step_overhead_s + shape.decode_kernels * r.decode_kernel_overhead_s;
+  // A forward with prompt tokens runs outside the graphs (SGLang captures decode batches only):
+  // every kernel it launches, on any stream, costs host launch time.
+  if (has_prompt && shape.prompt_launches > 0 && r.prompt_launch_overhead_s > 0)
+    return r.step_overhead_s + shape.prompt_launches * r.prompt_launch_overhead_s +
+           shape.block_fp8_gemms * r.counted_prompt_block_fp8_s;
+  const double per_moe = has_prompt ? r.prompt_moe_layer_overhead_s : r.moe_layer_overhead_s;
+  const double per_fp8_gemm = has_prompt ? r.prompt_block_fp8_gemm_overhead_s : r.block_fp8_gemm_overhead_s;
+  return r.step_overhead_s + shape.layers * r.layer_overhead_s + shape.moe_layers * per_moe +
+         shape.block_fp8_gemms * per_fp8_gemm;
+}
+
 // The time of one forward on one stage from its totals. The GEMMs (weights, GEMM FLOPs) and the
 // attention kernels (KV, attention FLOPs) are separate kernels that run one after the other, so
 // each gets its own roofline: the KV reads of attention never hide behind GEMM math.
@@ -89,28 +110,7 @@ StepBreakdown finish_step(const PerfModelShape& shape, const HardwareRates& r, d
     const double one = r.link_latency_s + 2 * (tp - 1) / tp * payload / group_link_bytes_per_s(r, shape.tp);
     s.comm_s = shape.allreduces_per_layer * shape.layers * one + shape.extra_allreduces * r.link_latency_s;
   }
-  // Launches scale with the layers this GPU runs; scheduling and sampling happen once per step.
-  // MoE layers cost more launches than dense ones, and a forward with prompt tokens may run
-  // outside the engine's CUDA graphs; block-scaled FP8 GEMMs may cost an extra fixed time per
-  // launch on some kernel stacks (docs/performance.md §4).
-  // A decode step (one CUDA graph) of an architecture whose kernels were counted in the engine's
-  // source costs a fixed time per kernel on its critical path instead (docs/performance.md §1,
-  // "kernels counted").
-  if (!has_prompt && shape.decode_kernels > 0 && r.decode_kernel_overhead_s > 0) {
-    s.overhead_s = r.step_overhead_s + shape.decode_kernels * r.decode_kernel_overhead_s;
-    return s;
-  }
-  // A forward with prompt tokens runs outside the graphs (SGLang captures decode batches only):
-  // every kernel it launches, on any stream, costs host launch time.
-  if (has_prompt && shape.prompt_launches > 0 && r.prompt_launch_overhead_s > 0) {
-    s.overhead_s = r.step_overhead_s + shape.prompt_launches * r.prompt_launch_overhead_s +
-                   shape.block_fp8_gemms * r.counted_prompt_block_fp8_s;
-    return s;
-  }
-  const double per_moe = has_prompt ? r.prompt_moe_layer_overhead_s : r.moe_layer_overhead_s;
-  const double per_fp8_gemm = has_prompt ? r.prompt_block_fp8_gemm_overhead_s : r.block_fp8_gemm_overhead_s;
-  s.overhead_s = r.step_overhead_s + shape.layers * r.layer_overhead_s + shape.moe_layers * per_moe +
-                 shape.block_fp8_gemms * per_fp8_gemm;
+  s.overhead_s = overhead_seconds(shape, r, has_prompt);
   return s;
 }
 
@@ -451,6 +451,104 @@ double mixed_step_seconds(const PerfModelShape& shape, const HardwareRates& r, c
   const bool has_prompt = prompt_tokens > 0;
   const StepBreakdown s = finish_step(shape, r, tokens, weights, kv, 2 * shape.active_params * tokens, attention, touched, has_prompt);
   return shape.pp * step_time(s) + shape.pp * shape.pp_link_latency_s;
+}
+
+// Kernels SGLang's DP-attention forward launches beyond plain TP, read in the 0.5.6.post1 wheel
+// (the same in 0.5.7 and 0.5.9; docs/research/sglang-dp-attention.md section 7):
+//   decode, a layer (layers/communicator.py _gather_hidden_states_and_residual, dp_attention.py
+//   dp_scatter): attention group of 1: fused_add_rmsnorm, the residual add and an RMSNorm (the
+//   FlashInfer all-reduce + RMSNorm fusion is off under DP attention); larger groups: the same
+//   plus the residual's memset and row copy (dp_scatter), 5 on the group's first GPU;
+//   prompt, a layer: the all-reduce gather's memset and row copy and the scatter's, besides those;
+//   a step: the logits' gather (fill, copy, all-reduce copy-back), lm_head input and scatter
+//   (logits_processor.py _get_logits, dp_gather_replicate / dp_scatter).
+namespace {
+struct DpExtraKernels {
+  double decode_per_layer, prompt_per_layer, per_step;
+};
+constexpr DpExtraKernels kDpExtraKernels[] = {
+    {3, 7, 7},  // attention group of one GPU
+    {5, 9, 7},  // attention group of several
+};
+}  // namespace
+
+double dp_attention_step_seconds(const PerfModelShape& shape, const HardwareRates& r, std::span<const MixedStep> ranks) {
+  const double d = shape.dp_attention_ranks;
+  if (shape.pp != 1) throw_usage("performance model: DP attention under pipeline parallelism is not modelled");
+  if (ranks.size() != shape.dp_attention_ranks)
+    throw_internal("performance model: " + std::to_string(ranks.size()) + " batches for " +
+                   std::to_string(shape.dp_attention_ranks) + " DP-attention ranks");
+  const double a = shape.attention_tp;
+  const double weight_bw = r.weight_bandwidth_bytes_per_s > 0 ? r.weight_bandwidth_bytes_per_s : r.bandwidth_bytes_per_s;
+  const double o = r.memory_compute_overlap;
+  double slowest_attention = 0, tokens_sum = 0, padded_sum = 0, padded_max = 0;
+  bool any_prompt = false;
+  for (const MixedStep& step : ranks) {
+    const double tokens = static_cast<double>(step.tokens());
+    if (tokens == 0) continue;  // an idle batch: it waits at every gather
+    const double b = static_cast<double>(step.decode_sequences), q = static_cast<double>(step.decode_query_tokens);
+    any_prompt = any_prompt || tokens > b * q;
+    // prepare_mlp_sync_batch rounds each rank's count up to a multiple of its attention group.
+    const double padded = std::ceil(tokens / a) * a;
+    tokens_sum += tokens;
+    padded_sum += padded;
+    padded_max = std::max(padded_max, padded);
+    double sums[kMaxAttentionGroups] = {};
+    for (std::size_t g = 0; g < shape.attention.size(); ++g) {
+      const double w = static_cast<double>(shape.attention[g].window);
+      sums[g] = w > 0 ? std::min(step.decode_attended, b * w) : step.decode_attended;
+    }
+    double kv = recurrent_state_traffic(shape, b + static_cast<double>(step.chunks.size())), attention = 0;
+    add_decode_attention(shape, sums, q, kv, attention);
+    for (const PrefillChunk& c : step.chunks)
+      add_prompt_positions(shape, static_cast<double>(c.start), static_cast<double>(c.end), kv, attention);
+    const double t = kernel_time(shape.attention_weight_bytes / weight_bw,
+                                 2 * shape.attention_params * tokens / r.tensor_flops_per_s, o) +
+                     kernel_time(kv / r.bandwidth_bytes_per_s, attention / r.tensor_flops_per_s, o);
+    slowest_attention = std::max(slowest_attention, t);
+  }
+  if (tokens_sum == 0) return 0;
+  // SUM_LEN when a rank extends, MAX_LEN under the decode CUDA graphs (DpPaddingMode).
+  const double gathered = any_prompt ? padded_sum : d * padded_max;
+  // Every gathered row goes through the router: a padding row holds the token id its buffer row
+  // last held (the decode graphs copy only the real rows in, cuda_graph_runner.py
+  // populate_from_forward_batch), and the MoE takes no count of real rows on this path
+  // (DeepseekV2MoE.forward_normal, no num_token_non_padded), so it picks experts of its own.
+  const double mlp_bytes = std::max(0.0, weights_read(shape, gathered).first - shape.attention_weight_bytes);
+  const double mlp_params = std::max(0.0, shape.active_params - shape.attention_params);
+  const double mlp = kernel_time(mlp_bytes / weight_bw, 2 * mlp_params * gathered / r.tensor_flops_per_s, o);
+  double comm = 0;
+  if (shape.tp > 1) {
+    // Per layer (layers/communicator.py, dp_attention.py). SUM_LEN: the gather is an all-reduce
+    // over tp of the summed tokens (each rank writes its rows into a zeroed buffer) and the MoE
+    // output another. MAX_LEN: an all-gather over tp after attention and a reduce-scatter over tp
+    // after the MoE, each moving (tp - 1) / tp of the D x M rows through a GPU's link; with
+    // attention_tp > 1 a reduce-scatter within the attention group before the gather and an
+    // all-gather within it after the scatter, of a rank's M rows.
+    const double tp = shape.tp;
+    const double row = shape.hidden * shape.activation_bytes;
+    const double link = group_link_bytes_per_s(r, shape.tp);
+    double per_layer = 0;
+    if (any_prompt) {
+      per_layer = 2 * (r.link_latency_s + 2 * (tp - 1) / tp * gathered * row / link);
+    } else {
+      per_layer = 2 * r.link_latency_s + 2 * (tp - 1) / tp * gathered * row / link;
+      if (a > 1)
+        per_layer += 2 * (r.link_latency_s + (a - 1) / a * padded_max * row / group_link_bytes_per_s(r, shape.attention_tp));
+    }
+    comm = shape.layers * per_layer + shape.extra_allreduces * r.link_latency_s;
+  }
+  // The kernels the DP path launches beyond plain TP, for an architecture whose kernels were
+  // counted (the per-kernel costs were fitted there): RMSNorm no longer fused into the all-reduce,
+  // the residual add, the buffers' memsets and row copies, per layer; the logits' gather, fill,
+  // copy and scatter per step (kDpExtraKernels).
+  double extra = 0;
+  const DpExtraKernels& k = a > 1 ? kDpExtraKernels[1] : kDpExtraKernels[0];
+  if (!any_prompt && shape.decode_kernels > 0)
+    extra = (shape.layers * k.decode_per_layer + k.per_step) * r.decode_kernel_overhead_s;
+  if (any_prompt && shape.prompt_launches > 0)
+    extra = (shape.layers * k.prompt_per_layer + k.per_step) * r.prompt_launch_overhead_s;
+  return slowest_attention + mlp + comm + extra + overhead_seconds(shape, r, any_prompt);
 }
 
 double speculative_step_seconds(const PerfModelShape& target, const DraftForwards& draft, const HardwareRates& rates,

@@ -96,7 +96,7 @@ BatchAtRate batch_at_rate(const BatchAtRateRequest& r, const DataRoot& root) {
     try {
       const sim::PreparedEngine engine = sim::prepare_engine(plan, root);
       const auto source = sim::make_request_source(w);
-      const sim::SimResult res = sim::simulate(engine.rules, engine.clock(), *source, {});
+      const sim::SimResult res = sim::simulate_on(engine, engine.clock(), *source, {});
       const SloReport rep = check_slo(res, r.slo);
       p.met = rep.met;
       p.overloaded = rep.overloaded;

@@ -33,7 +33,7 @@ class RoundRobinShare : public sim::RequestSource {
 sim::SimResult run(const sim::PreparedEngine& engine, const sim::WorkloadSpec& spec, std::uint64_t k = 1,
                    std::uint64_t first = 0) {
   RoundRobinShare share(sim::make_request_source(spec), k, first);
-  return sim::simulate(engine.rules, engine.clock(), share, {});
+  return sim::simulate_on(engine, engine.clock(), share, {});
 }
 
 sim::WorkloadSpec at_rate(const sim::WorkloadSpec& base, double rate, std::uint64_t requests) {
@@ -137,6 +137,9 @@ ReplicaAnswer replicas_for(const sim::PreparedEngine& engine, const sim::Workloa
                            const PriceBook& prices, const std::vector<RentalPeriod>& periods,
                            const CapacityOptions& options) {
   if (!(target_rate > 0) || std::isinf(target_rate)) throw_usage("--target-rate: must be a positive number of requests/s");
+  if (engine.dp_ranks > 1)
+    throw_usage("--target-rate: replicas of an SGLang DP-attention server behind a router are not modelled (each "
+                "server's ranks are: simulate one at the rate it would take)");
   ReplicaAnswer a;
   a.target_rate_per_s = target_rate;
   a.router = router_name(options.router);

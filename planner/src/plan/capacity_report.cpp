@@ -60,7 +60,7 @@ SimulateAnswers answer_simulate(const SimulateQuestions& q, const DataRoot& root
     const sim::SimOptions options = sim::client_options(q.request.workload, q.request.options);
     const auto source = sim::make_request_source(a.run.workload);
     auto [clock, cold] = sim::step_clock_for(engine, q.request, root);
-    a.run.result = sim::simulate(engine.rules, clock, *source, options);
+    a.run.result = sim::simulate_on(engine, clock, *source, options);
     if (cold) a.run.cold = *cold;
   }
   if (!q.slo.empty()) a.slo_report = check_slo(a.run.result, q.slo);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string_view>
+#include <utility>
 
 namespace vramplan::plan {
 namespace {
@@ -69,10 +70,27 @@ void vllm(const memory::PlanOutcome& o, const memory::EngineArgs& a, const std::
 void sglang(const memory::PlanOutcome& o, const memory::EngineArgs& a, const std::string& model, LaunchCommand& c) {
   const auto& v = o.plan.engine_view;
   c.argv = {"python", "-m", "sglang.launch_server", "--model-path", model, "--tp", std::to_string(o.tp)};
+  const std::uint64_t ep = v.value("ep_size", std::uint64_t{1});
+  if (ep > 1) c.argv.insert(c.argv.end(), {"--ep-size", std::to_string(ep)});
+  // DP attention: the view holds one rank's request limit and prompt chunk, which SGLang derives
+  // by dividing the flags by dp (server_args.py _handle_data_parallelism, model_runner.py
+  // max_running_requests // dp_size): the flags carry dp times them.
+  const bool dp_attention = view_flag(v, "enable_dp_attention");
+  const std::uint64_t dp = dp_attention ? v.value("dp_size", std::uint64_t{1}) : 1;
+  if (dp_attention) {
+    c.argv.insert(c.argv.end(), {"--dp-size", std::to_string(dp), "--enable-dp-attention"});
+    if (view_flag(v, "enable_dp_lm_head")) c.argv.push_back("--enable-dp-lm-head");
+  }
   from_view(c.argv, v, "context_length", "--context-length");
   from_view(c.argv, v, "mem_fraction_static", "--mem-fraction-static");
-  from_view(c.argv, v, "max_running_requests", "--max-running-requests");
-  from_view(c.argv, v, "chunked_prefill_size", "--chunked-prefill-size");
+  for (const auto& [key, flag] : {std::pair{"max_running_requests", "--max-running-requests"},
+                                  std::pair{"chunked_prefill_size", "--chunked-prefill-size"}}) {
+    const auto it = v.find(key);
+    if (it == v.end() || it->is_null()) continue;
+    const std::uint64_t per_rank = it->get<std::uint64_t>();
+    c.argv.push_back(flag);
+    c.argv.push_back(std::to_string(per_rank * dp));
+  }
   from_view(c.argv, v, "max_prefill_tokens", "--max-prefill-tokens");
   from_view(c.argv, v, "page_size", "--page-size");
   from_args(c.argv, a, "kv-cache-dtype", "--kv-cache-dtype");

@@ -101,7 +101,7 @@ TrialResult run_trial(const TrialRequest& r, const DataRoot& root) {
         BatchSource src(b, g.input, r.output_tokens);
         sim::SimOptions o;
         o.concurrency = b;
-        const sim::SimResult res = sim::simulate(engine.rules, engine.clock(), src, o);
+        const sim::SimResult res = sim::simulate_on(engine, engine.clock(), src, o);
         c.completed = res.completed;
         c.total_s = res.end_s;
         c.in_use_gib = res.memory_peak_bytes / kGiBd;

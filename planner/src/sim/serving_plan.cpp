@@ -136,10 +136,6 @@ PlanPerformance plan_performance(const memory::PlanRequest& r, const memory::Pla
     perf.query.token_budget = p.engine_view.at("n_ubatch").get<std::uint64_t>();
   if (p.fits && p.kv.capacity_tokens && perf.query.decode_context > 0)
     perf.query.max_batch = *p.kv.capacity_tokens / perf.query.decode_context;
-  if (p.engine_view.value("enable_dp_attention", false)) {
-    perf.unavailable = std::string(memory::kDpAttentionUnmodelled);
-    return perf;
-  }
   // llama.cpp: engine_view "offloaded_layers" is "k/n" with n = layers + the output layer; with
   // k < n the first layers (and the output) stay on the CPU and stream from host memory
   // (perf/host_offload.hpp). A CPU-only plan has no such entry and no rates: not modelled.
@@ -160,6 +156,12 @@ PlanPerformance plan_performance(const memory::PlanRequest& r, const memory::Pla
   so.tp = static_cast<std::uint32_t>(out.tp);
   so.pp = static_cast<std::uint32_t>(out.pp);
   so.ep = static_cast<std::uint32_t>(p.engine_view.value("ep_size", std::uint64_t{1}));
+  const bool dp_attention = p.engine_view.value("enable_dp_attention", false);
+  if (dp_attention) {
+    so.dp_attention_ranks = static_cast<std::uint32_t>(p.engine_view.at("dp_size").get<std::uint64_t>());
+    so.attention_tp = static_cast<std::uint32_t>(p.engine_view.at("attn_tp_size").get<std::uint64_t>());
+    so.head_tp = p.engine_view.value("enable_dp_lm_head", false) ? so.attention_tp : so.tp;
+  }
   so.activation_bytes = static_cast<double>(rw.compute_bytes);
   so.kv_bytes_per_token_per_gpu = static_cast<double>(p.kv.bytes_per_token);
   so.state_bytes_per_seq_per_gpu = static_cast<double>(p.kv.state_bytes_per_sequence);
@@ -174,6 +176,12 @@ PlanPerformance plan_performance(const memory::PlanRequest& r, const memory::Pla
     perf.tensor_dtype = tensor_dtype(p, gpu, cal);
     const perf::PerfHardware hw = perf::perf_hardware_from(gpu, cal, perf.tensor_dtype, defaults, entry);
     perf.calibrated = hw.calibrated;
+    if (dp_attention) {  // only the simulator's lockstep clock times it
+      perf.shape = shape;
+      perf.hardware = hw;
+      perf.unavailable = std::string(memory::kDpAttentionUnmodelled);
+      return perf;
+    }
     if (host_layers) {
       perf.estimate = partial_offload_serving(r, out.model, rw.tensor_bytes, *host_layers, gpu, defaults, shape, hw, perf.query);
       // The simulator times every step with one rate set; here decode and prompt steps read the CPU

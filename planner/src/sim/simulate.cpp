@@ -89,6 +89,15 @@ StepClock PreparedEngine::clock() const {
   return [this](const perf::MixedStep& step) { return perf::mixed_step_seconds(shape, rates, step); };
 }
 
+LockstepClock PreparedEngine::lockstep_clock() const {
+  return [this](std::span<const perf::MixedStep> ranks) { return perf::dp_attention_step_seconds(shape, rates, ranks); };
+}
+
+SimResult simulate_on(const PreparedEngine& engine, const StepClock& clock, RequestSource& source, const SimOptions& options) {
+  if (engine.dp_ranks > 1) return simulate_dp_attention(engine.rules, engine.lockstep_clock(), source, engine.dp_ranks, options);
+  return simulate(engine.rules, clock, source, options);
+}
+
 PreparedEngine prepare_engine(const memory::PlanRequest& request, const DataRoot& root) {
   PreparedEngine e;
   e.plan = run_serving_plan(request, root);
@@ -101,6 +110,10 @@ PreparedEngine prepare_engine(const memory::PlanRequest& request, const DataRoot
     throw_usage("simulate: no step-time model for this configuration: " + perf.unavailable);
   e.rules = scheduler_rules(e.plan, request.args, request.spec_accept_length);
   e.shape = *perf.shape;
+  e.dp_ranks = e.shape.dp_attention_ranks;
+  if (e.dp_ranks > 1 && e.rules.decode_query_tokens > 1)
+    throw_usage("simulate: speculative decoding under SGLang DP attention is not modelled (each rank's draft and verify "
+                "in lockstep); simulate one of the two");
   if (e.rules.decode_query_tokens > 1) {
     if (!perf.draft_shape) throw_internal("simulate: a speculative plan without a draft shape");
     e.draft = *perf.draft_shape;
@@ -144,7 +157,7 @@ SimulateOutcome run_simulation(const SimulateRequest& request, const DataRoot& r
   const SimOptions options = client_options(request.workload, request.options);
   const std::unique_ptr<RequestSource> source = make_request_source(out.workload);
   auto [clock, cold] = step_clock_for(out.engine, request, root);
-  out.result = simulate(out.engine.rules, clock, *source, options);
+  out.result = simulate_on(out.engine, clock, *source, options);
   if (cold) out.cold = *cold;
   return out;
 }
@@ -194,6 +207,7 @@ nlohmann::json simulate_json(const SimulateOutcome& o) {
                             ? nlohmann::json{{"verify_tokens", ru.decode_query_tokens}, {"draft_forwards", ru.draft_forwards},
                                              {"accept_length", ru.accept_length}}
                             : nlohmann::json(nullptr)},
+        {"dp_attention_ranks", o.engine.dp_ranks},
         {"basis", basis}}},
       {"requests",
        {{"arrived", r.arrived}, {"completed", r.completed}, {"rejected", r.rejected}, {"in_system", r.in_system},
@@ -245,6 +259,10 @@ std::string simulate_text(const SimulateOutcome& o) {
        std::to_string(ru.kv_blocks * ru.block_tokens) + " tokens, max " + std::to_string(ru.max_seqs) + " running, " +
        (ru.step_tokens ? std::to_string(ru.step_tokens) + " tokens/step" : std::string("no token limit per step")) +
        (ru.prefix_caching ? ", prefix caching" : "") + "\n";
+  if (o.engine.dp_ranks > 1)
+    s += "DP attention: " + std::to_string(o.engine.dp_ranks) + " ranks of " + std::to_string(o.engine.shape.attention_tp) +
+         " GPUs, each with the pool and limits above, dealt requests round-robin and stepping in lockstep (the MoE over "
+         "every rank's tokens)\n";
   if (ru.decode_query_tokens > 1)
     s += "speculative decoding: a decode step verifies " + std::to_string(ru.decode_query_tokens) + " tokens a request, runs the draft " +
          std::to_string(ru.draft_forwards + 1) + " time(s) and keeps " + format_number("%g", ru.accept_length) +

@@ -99,11 +99,17 @@ class QueueTrace {
   std::vector<Point> points_;
 };
 
+// The per-request latency figures, which the ranks of one DP-attention server share.
+struct RequestStats {
+  LogHistogram ttft, tpot, itl, e2e, queue;
+};
+
 class Simulation {
  public:
-  Simulation(const SchedulerRules& rules, const StepClock& clock, RequestSource& source, const SimOptions& options)
+  Simulation(const SchedulerRules& rules, const StepClock& clock, RequestSource& source, const SimOptions& options,
+             RequestStats* shared_stats = nullptr)
       : r_(rules), clock_(clock), source_(source), opt_(options), pool_(rules.kv_blocks),
-        bs_(rules.block_tokens), class_count_(rules.block_tokens, 0), kv_usage_(1e-6), running_h_(0.5),
+        bs_(rules.block_tokens), class_count_(rules.block_tokens, 0), req_(shared_stats ? *shared_stats : own_stats_), kv_usage_(1e-6), running_h_(0.5),
         waiting_h_(0.5) {
     if (r_.kv_blocks == 0) throw_usage("simulate: the engine's KV pool has no blocks");
     if (r_.block_tokens == 0) throw_usage("simulate: block size must be at least one token");
@@ -115,9 +121,7 @@ class Simulation {
   }
 
   SimResult run() {
-    if (r_.prefix_caching)
-      for (const CachedPrefix& p : opt_.warm_prefixes)
-        if (p.prefix_id) pool_.seed(p.prefix_id, p.tokens / bs_);
+    seed_warm_prefixes();
     pull_next();
     res_.first_arrival_s = next_ ? next_->arrival_s : 0;
     if (next_ && std::isinf(next_->arrival_s)) throw_internal("simulate: a request arrived at t = inf");
@@ -159,6 +163,43 @@ class Simulation {
   SimResult drain() {
     while (running() > 0 || !waiting_.empty()) step();
     finish_run();
+    return std::move(res_);
+  }
+
+  // ---- lockstep driving: the ranks of one SGLang DP-attention server (simulate_dp_attention) ---
+  //! The prefixes the server held before the first request (SimOptions::warm_prefixes).
+  void seed_warm_prefixes() {
+    if (r_.prefix_caching)
+      for (const CachedPrefix& p : opt_.warm_prefixes)
+        if (p.prefix_id) pool_.seed(p.prefix_id, p.tokens / bs_);
+  }
+  //! A request the server's controller dealt to this rank, sent by the client at `sent`.
+  void deal(const Request& q, double sent) {
+    if (res_.arrived == 0) res_.first_arrival_s = sent;
+    last_source_arrival_s_ = sent;
+    arrive(q, sent);
+  }
+  //! Joins the server's step at `t` and forms this rank's batch; false when it has none (it runs
+  //! an idle batch). Requests that finished in the last step ride only while more are to come.
+  bool form_at(double t, bool more_to_come) {
+    now_ = std::max(now_, t);
+    const bool work = running() > 0 || !waiting_.empty() || (riders_ > 0 && more_to_come);
+    return work && form_step();
+  }
+  const perf::MixedStep& formed() const { return formed_; }
+  void run_formed(double dt) { apply_step(dt); }
+  bool busy(bool more_to_come) const { return running() > 0 || !waiting_.empty() || (riders_ > 0 && more_to_come); }
+  std::uint64_t kv_used() const { return pool_.used(); }
+  std::uint64_t kv_total() const { return pool_.total(); }
+  std::uint64_t running_now() const { return running(); }
+  std::uint64_t waiting_now() const { return waiting_.size(); }
+  std::uint64_t finished() const { return res_.completed + res_.rejected; }
+  //! Ends this rank's run at the server's time `t`; the area under its number in the system
+  //! (for the server's mean) and its rejections by reason come with the result.
+  SimResult finish_at(double t, double& in_system_area) {
+    now_ = std::max(now_, t);
+    finish_run();
+    in_system_area = in_system_area_;
     return std::move(res_);
   }
 
@@ -410,7 +451,14 @@ class Simulation {
 
   // ---- one step --------------------------------------------------------------------------------
   void step() {
-    const double start = now_;
+    if (form_step()) apply_step(clock_(formed_));
+  }
+
+  // Forms the step that starts at now_: admissions, prompt chunks, the decode batch (formed_).
+  // false when nothing runs: everything running was preempted to make room, and the next step
+  // readmits from the queue.
+  bool form_step() {
+    step_start_ = now_;
     chunks_.clear();
     chunk_slots_.clear();
     preempted_this_step_ = false;
@@ -470,13 +518,21 @@ class Simulation {
         (ride ? riders_cached + static_cast<double>(riders) : 0.0);
     if (seqs == 0 && chunks_.empty()) {
       // Everything running was preempted to make room: the next step readmits from the queue.
-      if (preempted_this_step_) return;
+      if (preempted_this_step_) return false;
       // Nothing could run and nothing holds memory: arrive() rejects what can never fit, so
       // only a simulator bug gets here.
       throw_internal("simulate: no request can be scheduled and none is running");
     }
-    const double dt = clock_(perf::MixedStep{seqs, attended, chunks_, r_.decode_query_tokens});
+    decode_now_ = decode_now;
+    formed_ = perf::MixedStep{seqs, attended, chunks_, r_.decode_query_tokens};
+    return true;
+  }
+
+  // Runs the formed step for `dt` seconds: time, statistics, finished tokens and requests.
+  void apply_step(double dt) {
     if (!(dt > 0) || !std::isfinite(dt)) throw_internal("simulate: a step took " + std::to_string(dt) + " s");
+    const double start = step_start_;
+    const bool decode_now = decode_now_;
 
     // Time-weighted state over the step.
     kv_usage_.add(static_cast<double>(pool_.used()) / static_cast<double>(pool_.total()), dt);
@@ -678,7 +734,7 @@ class Simulation {
     s.admit_seq = ++admit_seq_;
     if (s.admitted_s < 0) {
       s.admitted_s = now_;
-      queue_h_.add(now_ - s.sent_s);
+      req_.queue.add(now_ - s.sent_s);
     }
     prefill_.push_back(id);
     add_chunk(id, chunk);
@@ -706,13 +762,13 @@ class Simulation {
     if (!r_.mix_prefill_decode) {
       for (const auto& [t, n] : fresh_) {
         const std::uint64_t k = std::min(n, advanced - counted);
-        itl_h_.add_samples(split(now_ - t), k * a);
+        req_.itl.add_samples(split(now_ - t), k * a);
         counted += k;
       }
     }
     fresh_.clear();
     const double gap = r_.mix_prefill_decode || last_decode_end_ <= 0 ? now_ - step_start : now_ - last_decode_end_;
-    itl_h_.add_samples(split(gap), (advanced - counted) * a);
+    req_.itl.add_samples(split(gap), (advanced - counted) * a);
     last_decode_end_ = now_;
     cached_sum_ += advanced * a;
     padding_cached_ += padding_seqs_;
@@ -758,12 +814,12 @@ class Simulation {
       // the next token.
       if (s.first_token_s < 0) {
         s.first_token_s = now_;
-        ttft_h_.add(now_ - s.sent_s);
+        req_.ttft.add(now_ - s.sent_s);
         if (sampling()) window_ttft_.add(now_ - s.sent_s);
       } else {
         // A preempted request's next token after its recompute: the whole stall is one gap, as
         // a streaming client sees it.
-        itl_h_.add(now_ - s.last_token_s);
+        req_.itl.add(now_ - s.last_token_s);
       }
       s.last_token_s = now_;
       ++s.generated;
@@ -788,8 +844,8 @@ class Simulation {
     Slot& s = slots_[id];
     release_kv(s, held);
     const double e2e = now_ - s.sent_s;
-    e2e_h_.add(e2e);
-    if (s.target >= 2) tpot_h_.add((now_ - s.first_token_s) / (s.target - 1));
+    req_.e2e.add(e2e);
+    if (s.target >= 2) req_.tpot.add((now_ - s.first_token_s) / (s.target - 1));
     if (s.target >= 2 && sampling()) window_tpot_.add((now_ - s.first_token_s) / (s.target - 1));
     if (opt_.timeout_s > 0 && e2e > opt_.timeout_s) note_timeout(s.sent_s + opt_.timeout_s);
     ++res_.completed;
@@ -904,11 +960,11 @@ class Simulation {
     res_.end_s = now_;
     res_.in_system = outstanding();
     res_.duration_s = std::max(0.0, res_.last_completion_s - res_.first_arrival_s);
-    res_.ttft = ttft_h_.summary();
-    res_.tpot = tpot_h_.summary();
-    res_.itl = itl_h_.summary();
-    res_.e2e = e2e_h_.summary();
-    res_.queue = queue_h_.summary();
+    res_.ttft = req_.ttft.summary();
+    res_.tpot = req_.tpot.summary();
+    res_.itl = req_.itl.summary();
+    res_.e2e = req_.e2e.summary();
+    res_.queue = req_.queue.summary();
     res_.kv_usage = kv_usage_.summary();
     res_.running = running_h_.summary();
     res_.waiting = waiting_h_.summary();
@@ -1016,6 +1072,10 @@ class Simulation {
   bool preempted_this_step_ = false;
   std::vector<perf::PrefillChunk> chunks_;
   std::vector<std::uint32_t> chunk_slots_;
+  // The step form_step made and apply_step runs.
+  perf::MixedStep formed_;
+  double step_start_ = 0;
+  bool decode_now_ = false;
 
   std::uint64_t in_system_ = 0;
   double in_system_t_ = 0, in_system_area_ = 0;
@@ -1024,7 +1084,8 @@ class Simulation {
   double last_source_arrival_s_ = 0;
   QueueTrace trace_;
 
-  LogHistogram ttft_h_, tpot_h_, itl_h_, e2e_h_, queue_h_;
+  RequestStats own_stats_;
+  RequestStats& req_;  // own_stats_, or the one a DP-attention server's ranks share
   LogHistogram kv_usage_, running_h_, waiting_h_;
   LogHistogram window_ttft_, window_tpot_;  // since the last timeline sample (only when sampling)
   std::map<std::string, std::uint64_t> rejections_;
@@ -1066,6 +1127,256 @@ std::vector<SimResult> simulate_replicas(const SchedulerRules& rules, const Step
   std::vector<SimResult> out;
   for (auto& e : engines) out.push_back(e->drain());
   return out;
+}
+
+namespace {
+
+// SGLang DP attention: one server whose D ranks each run a scheduler of their own (pool, radix
+// cache, limits) and step in lockstep, every forward gathering all ranks' tokens for the MoE
+// (docs/simulator.md#dp-attention). The data-parallel controller deals requests out round-robin
+// (managers/data_parallel_controller.py round_robin_scheduler; 0.5.9's default load_balance_method
+// "auto" resolves to it), whatever the ranks' load; the client in front (its concurrency limit,
+// its send times, the front end's one-at-a-time hand-over) is the one simulate() has.
+class DpAttentionServer {
+ public:
+  DpAttentionServer(const SchedulerRules& rules, const LockstepClock& clock, RequestSource& source,
+                    std::uint64_t ranks, const SimOptions& options)
+      : clock_(clock), source_(source), opt_(options), kv_usage_(1e-6), running_h_(0.5), waiting_h_(0.5) {
+    if (ranks < 2) throw_usage("simulate: DP attention needs at least 2 ranks");
+    if (opt_.concurrency && *opt_.concurrency == 0) throw_usage("--concurrency must be at least 1");
+    if (opt_.sample_every_s > 0 && opt_.on_sample)
+      throw_usage("simulate: --timeline is not modelled for SGLang DP attention (its ranks' samples are not merged)");
+    // Warm-up requests were dealt like any other: the i-th to rank i mod D, and the run's first
+    // request to the rank after the last of them.
+    rank_options_.assign(ranks, options);
+    for (SimOptions& o : rank_options_) {
+      o.concurrency.reset();
+      o.send_until_s = 0;
+      o.on_progress = nullptr;
+      o.warm_prefixes.clear();
+    }
+    for (std::size_t i = 0; i < options.warm_prefixes.size(); ++i)
+      rank_options_[i % ranks].warm_prefixes.push_back(options.warm_prefixes[i]);
+    next_rank_ = options.warm_prefixes.size() % ranks;
+    for (std::uint64_t d = 0; d < ranks; ++d) {
+      ranks_.push_back(std::make_unique<Simulation>(rules, no_clock_, nothing_, rank_options_[d], &stats_));
+      ranks_.back()->seed_warm_prefixes();
+    }
+    steps_.resize(ranks);
+    formed_.resize(ranks);
+  }
+
+  SimResult run() {
+    pull_next();
+    first_arrival_s_ = next_ ? next_->arrival_s : 0;
+    while (true) {
+      send_ready();
+      const bool more = next_.has_value() || !front_.empty();
+      bool busy = false;
+      for (const auto& r : ranks_) busy = busy || r->busy(more);
+      if (!busy) {
+        if (!front_.empty()) {
+          now_ = std::max(now_, front_.front().ready_s);
+          continue;
+        }
+        if (!next_) break;
+        now_ = std::max(now_, next_->arrival_s);
+        continue;
+      }
+      step(more);
+    }
+    return finish();
+  }
+
+ private:
+  struct Sent {
+    Request req;
+    double sent_s, ready_s;
+  };
+
+  void pull_next() {
+    next_ = source_.next();
+    if (next_ && next_->output_tokens == 0) throw_usage("simulate: request " + std::to_string(next_->id) + " asks for 0 output tokens");
+    if (next_ && std::isinf(next_->arrival_s)) throw_internal("simulate: a request arrived at t = inf");
+  }
+
+  std::uint64_t in_flight() const {
+    std::uint64_t n = front_.size();
+    for (const auto& r : ranks_) n += r->in_flight();
+    return n;
+  }
+
+  // The client sends what is due (as Simulation::admit_arrivals), and the front end hands each
+  // request to the controller when it is ready, which deals it to the next rank.
+  void send_ready() {
+    while (next_ && next_->arrival_s <= now_ && (!opt_.concurrency || in_flight() < *opt_.concurrency)) {
+      const double sent = std::max(next_->arrival_s, user_free_since_);
+      if (opt_.send_until_s > 0 && sent >= opt_.send_until_s) {
+        next_.reset();
+        break;
+      }
+      Request q = *next_;
+      pull_next();
+      last_sent_s_ = sent;
+      const bool queued = !opt_.concurrency && sent <= first_arrival_s_;
+      const double ready = queued || sent > last_ready_s_ ? sent : last_ready_s_ + kBurstSpacing_s;
+      last_ready_s_ = ready;
+      front_.push_back({q, sent, ready});
+    }
+    while (!front_.empty() && front_.front().ready_s <= now_) {
+      const Sent s = front_.front();
+      front_.pop_front();
+      Simulation& rank = *ranks_[next_rank_];
+      next_rank_ = (next_rank_ + 1) % ranks_.size();
+      const std::uint64_t finished = rank.finished();
+      rank.deal(s.req, s.sent_s);
+      // Rejected on arrival: its user is free again at once.
+      if (rank.finished() != finished && opt_.concurrency) user_free_since_ = std::max(user_free_since_, s.sent_s);
+    }
+  }
+
+  void step(bool more) {
+    bool any = false;
+    std::uint64_t used = 0, total = 0, running = 0, waiting = 0;
+    for (std::size_t d = 0; d < ranks_.size(); ++d) {
+      formed_[d] = ranks_[d]->form_at(now_, more);
+      steps_[d] = formed_[d] ? ranks_[d]->formed() : perf::MixedStep{};
+      any = any || formed_[d];
+      used += ranks_[d]->kv_used();
+      total += ranks_[d]->kv_total();
+      running += ranks_[d]->running_now();
+      waiting += ranks_[d]->waiting_now();
+    }
+    if (!any) return;  // everything running was preempted: the next step readmits
+    const double dt = clock_(steps_);
+    kv_usage_.add(static_cast<double>(used) / static_cast<double>(total), dt);
+    running_h_.add(static_cast<double>(running), dt);
+    waiting_h_.add(static_cast<double>(waiting), dt);
+    const std::uint64_t before = in_flight();
+    for (std::size_t d = 0; d < ranks_.size(); ++d)
+      if (formed_[d]) ranks_[d]->run_formed(dt);
+    now_ += dt;
+    // A completion in a full closed loop frees a user at the step's end.
+    if (opt_.concurrency && before >= *opt_.concurrency && in_flight() < before) user_free_since_ = now_;
+    if (++server_steps_ % kProgressEvery == 0 && opt_.on_progress) {
+      std::uint64_t finished = 0;
+      for (const auto& r : ranks_) finished += r->finished();
+      opt_.on_progress(finished);
+    }
+  }
+
+  SimResult finish() {
+    SimResult out;
+    std::map<std::string, std::uint64_t> rejections;
+    double area = 0;
+    std::vector<SimResult> parts;
+    for (auto& r : ranks_) {
+      double a = 0;
+      parts.push_back(r->finish_at(now_, a));
+      area += a;
+    }
+    for (const SimResult& p : parts) {
+      out.arrived += p.arrived;
+      out.completed += p.completed;
+      out.rejected += p.rejected;
+      out.in_system += p.in_system;
+      out.truncated += p.truncated;
+      out.preemptions += p.preemptions;
+      out.prefix_hits += p.prefix_hits;
+      out.last_completion_s = std::max(out.last_completion_s, p.last_completion_s);
+      out.input_tokens += p.input_tokens;
+      out.output_tokens += p.output_tokens;
+      out.kv_blocks_peak = std::max(out.kv_blocks_peak, p.kv_blocks_peak);   // one rank's pool per GPU
+      out.memory_peak_bytes = std::max(out.memory_peak_bytes, p.memory_peak_bytes);
+      for (const RejectionCount& x : p.rejections) rejections[x.reason] += x.count;
+      if (p.verdict.first_timeout_s)
+        out.verdict.first_timeout_s = std::min(out.verdict.first_timeout_s.value_or(p.verdict.first_timeout_s.value()),
+                                               p.verdict.first_timeout_s.value());
+    }
+    for (const auto& [reason, n] : rejections) out.rejections.push_back({reason, n});
+    out.steps = server_steps_;
+    out.first_arrival_s = first_arrival_s_;
+    out.end_s = now_;
+    out.duration_s = std::max(0.0, out.last_completion_s - first_arrival_s_);
+    // The ranks share the per-request figures (stats_), so every part carries the server's.
+    out.ttft = parts.front().ttft;
+    out.tpot = parts.front().tpot;
+    out.itl = parts.front().itl;
+    out.e2e = parts.front().e2e;
+    out.queue = parts.front().queue;
+    out.kv_usage = kv_usage_.summary();
+    out.running = running_h_.summary();
+    out.waiting = waiting_h_.summary();
+    const double span = now_ - first_arrival_s_;
+    out.mean_in_system = span > 0 ? area / span : 0;
+    out.verdict = verdict(out, parts);
+    return out;
+  }
+
+  Verdict verdict(const SimResult& out, const std::vector<SimResult>& parts) const {
+    const std::string dealt = std::to_string(parts.size()) + " DP-attention ranks, requests dealt round-robin";
+    Verdict v;
+    v.first_timeout_s = out.verdict.first_timeout_s;
+    if (out.arrived > 0 && out.rejected == out.arrived) {
+      v.state = "rejected";
+      v.explanation = "every request was rejected (" + (out.rejections.empty() ? std::string("see the rejections") : out.rejections.front().reason) + ")";
+      return v;
+    }
+    if (opt_.concurrency) {
+      v.state = "closed-loop";
+      v.explanation = "every request was ready at t = 0 and at most " + std::to_string(*opt_.concurrency) +
+                      " were outstanding over " + dealt + ": a closed loop, whose queue cannot grow";
+      return v;
+    }
+    if (out.arrived <= 1 || !(last_sent_s_ > first_arrival_s_)) {
+      v.state = "offline";
+      v.explanation = "every request was queued at t = 0 (" + dealt + "): an offline batch, judged by its makespan";
+      return v;
+    }
+    // Open loop: each rank judged on its own stream; the server is as bad as its worst rank.
+    auto rank_of = [](const std::string& state) { return state == "overloaded" ? 2 : state == "inconclusive" ? 1 : 0; };
+    std::size_t worst = 0;
+    for (std::size_t d = 1; d < parts.size(); ++d)
+      if (rank_of(parts[d].verdict.state) > rank_of(parts[worst].verdict.state)) worst = d;
+    v.state = parts[worst].verdict.state;
+    for (const SimResult& p : parts) {
+      v.queue_growth_per_s += p.verdict.queue_growth_per_s;
+      v.served_per_s += p.verdict.served_per_s;
+    }
+    v.explanation = "rank " + std::to_string(worst) + " of " + dealt + ": " + parts[worst].verdict.explanation;
+    return v;
+  }
+
+  static constexpr double kBurstSpacing_s = 1e-6;  // as Simulation's front end
+  class Nothing : public RequestSource {
+   public:
+    std::optional<Request> next() override { return std::nullopt; }
+  } nothing_;
+  const StepClock no_clock_ = [](const perf::MixedStep&) -> double {
+    throw_internal("simulate: a DP-attention rank timed a step alone");
+  };
+  const LockstepClock& clock_;
+  RequestSource& source_;
+  const SimOptions& opt_;
+  std::vector<SimOptions> rank_options_;  // sized once: the ranks hold references
+  RequestStats stats_;
+  std::vector<std::unique_ptr<Simulation>> ranks_;
+  std::vector<perf::MixedStep> steps_;
+  std::vector<bool> formed_;
+  std::optional<Request> next_;
+  std::deque<Sent> front_;
+  std::size_t next_rank_ = 0;
+  double now_ = 0, first_arrival_s_ = 0, last_sent_s_ = 0, user_free_since_ = 0;
+  double last_ready_s_ = -std::numeric_limits<double>::infinity();
+  std::uint64_t server_steps_ = 0;
+  LogHistogram kv_usage_, running_h_, waiting_h_;
+};
+
+}  // namespace
+
+SimResult simulate_dp_attention(const SchedulerRules& rules, const LockstepClock& clock, RequestSource& source,
+                                std::uint64_t ranks, const SimOptions& options) {
+  return DpAttentionServer(rules, clock, source, ranks, options).run();
 }
 
 }  // namespace vramplan::sim

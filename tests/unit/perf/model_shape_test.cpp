@@ -53,6 +53,27 @@ TEST(PerfModelShape, TensorAndPipelineParallelShares) {
   EXPECT_DOUBLE_EQ(pp4.dense_weight_bytes, one.dense_weight_bytes / 4);
 }
 
+TEST(PerfModelShape, DpAttentionSplitsTheAttentionOverItsGroup) {
+  // Llama-3.1-8B at tp 8 as 4 DP-attention ranks of 2 (SGLang --dp 4 --enable-dp-attention):
+  // q / k / v / o per layer are 4096 x (4096 + 2 x 1024) + 4096 x 4096 = 41,943,040 params,
+  // x 32 layers = 1,342,177,280 params = 2,684,354,560 B, split over 2 GPUs, not 8; the rest over 8.
+  const auto inv = test::llama_inventory("llama-3.1-8b", kLlama8b, 2, 2);
+  ShapeOptions o{8, 1, 1, 2, 2};
+  const PerfModelShape tp8 = shape_from_model(inv.spec, inv.bytes, o);
+  o.attention_tp = 2;
+  o.dp_attention_ranks = 4;
+  const PerfModelShape dp = shape_from_model(inv.spec, inv.bytes, o);
+  EXPECT_DOUBLE_EQ(tp8.attention_weight_bytes, 2684354560.0 / 8);
+  EXPECT_DOUBLE_EQ(dp.attention_weight_bytes, 2684354560.0 / 2);
+  EXPECT_DOUBLE_EQ(dp.attention_params, 1342177280.0 / 2);
+  EXPECT_NEAR(dp.dense_weight_bytes - tp8.dense_weight_bytes, 2684354560.0 * (0.5 - 0.125), 1);
+  EXPECT_EQ(dp.dp_attention_ranks, 4u);
+  EXPECT_EQ(dp.attention_tp, 2u);
+  EXPECT_DOUBLE_EQ(dp.attention[0].q_heads, 16);  // 32 heads over the group's 2 GPUs
+  o.attention_tp = 3;
+  EXPECT_THROW(shape_from_model(inv.spec, inv.bytes, o), Error);
+}
+
 TEST(PerfModelShape, MoeExpertsSplitOut) {
   // Mixtral-8x7B: hidden 4096, 32 layers, 32 heads, 8 KV, expert I 14336, V 32000, 8 experts top-2.
   const test::LlamaConfig c{4096, 32, 32, 8, 14336, 32000, false, 8, 2};

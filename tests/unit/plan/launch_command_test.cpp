@@ -65,6 +65,24 @@ TEST(LaunchCommand, SglangCarriesTheResolvedSpeculativeSettings) {
   EXPECT_EQ(c.line().find("--disable-overlap-schedule"), std::string::npos) << c.line();
 }
 
+TEST(LaunchCommand, SglangDpAttentionCarriesTheServerWideLimits) {
+  // --max-running-requests 512 over 4 DP ranks is 128 a rank and --chunked-prefill-size 8192 a
+  // chunk of 2048 (server_args.py _handle_data_parallelism, model_runner.py): the plan holds a
+  // rank's figures, the command D times them, so that SGLang derives the same ranks again.
+  memory::PlanRequest r;
+  r.model = "deepseek-r1";
+  r.gpu = "h200";
+  r.engine = "sglang@0.5.9";
+  r.args = {{"tp-size", "8"}, {"ep-size", "8"}, {"dp-size", "4"}, {"enable-dp-attention", "true"},
+            {"max-running-requests", "512"}, {"chunked-prefill-size", "8192"}};
+  const memory::PlanOutcome o = memory::run_plan(r, test::source_root());
+  EXPECT_EQ(o.plan.engine_view.at("max_running_requests").get<std::uint64_t>(), 128u);
+  EXPECT_EQ(o.plan.engine_view.at("chunked_prefill_size").get<std::uint64_t>(), 2048u);
+  const auto c = launch_command(o, r.args, "deepseek-ai/DeepSeek-R1");
+  EXPECT_NE(c.line().find(" --tp 8 --ep-size 8 --dp-size 4 --enable-dp-attention "), std::string::npos) << c.line();
+  EXPECT_NE(c.line().find(" --max-running-requests 512 --chunked-prefill-size 8192 "), std::string::npos) << c.line();
+}
+
 TEST(LaunchCommand, VllmCarriesTheSpeculativeConfigQuoted) {
   memory::PlanRequest r;
   r.model = "deepseek-r1";

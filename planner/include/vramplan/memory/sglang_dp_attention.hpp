@@ -44,11 +44,12 @@ struct SglangDpAttention {
   std::string explain;  //!< one sentence for the plan's notes ("" when off)
 };
 
-//! Why a DP-attention plan has no step model, for `plan`, `check` and `simulate` to say.
+//! Why a DP-attention plan shows no decode / TTFT figures, for `plan` and `check` to say: its D
+//! ranks step in lockstep, which only the serving simulator times (perf::dp_attention_step_seconds).
 inline constexpr std::string_view kDpAttentionUnmodelled =
-    "performance model: SGLang DP attention is planned for memory only; its ranks' attention and the MoE over "
-    "their gathered tokens, stepping in lockstep, are not in the step model or the serving simulator "
-    "(docs/research/sglang-dp-attention.md)";
+    "SGLang DP attention: the ranks' attention and the MoE over their gathered tokens step in lockstep, which "
+    "'vramplan simulate' times (perf::dp_attention_step_seconds); the single-engine decode, TTFT and batch figures "
+    "of plan and check do not apply (docs/simulator.md#dp-attention)";
 
 //! Reads --dp-size, --enable-dp-attention and --enable-dp-lm-head for a server of `tp` GPUs with
 //! `cuda_graph_max_bs` (the release's default or the user's). Throws Error(Usage), with SGLang's

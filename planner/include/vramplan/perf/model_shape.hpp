@@ -55,6 +55,12 @@ struct ShapeOptions {
   //! (StepOverheadDefaults::counted_layers); nullptr = not counted. Sets
   //! PerfModelShape::decode_kernels, prompt_launches and extra_allreduces.
   const LayerKernelCounts* counted_kernels = nullptr;
+  //! SGLang DP attention (memory/sglang_dp_attention.hpp): the attention projections split over
+  //! `attention_tp` GPUs (tp / dp) instead of tp, the output head over `head_tp`, and
+  //! `dp_attention_ranks` ranks stepping in lockstep (dp_attention_step_seconds). 0 / 1 = off.
+  std::uint32_t attention_tp = 0;
+  std::uint32_t head_tp = 0;
+  std::uint32_t dp_attention_ranks = 1;
 };
 
 //! `tensor_bytes[i]` are the stored bytes of `spec.tensors[i]` in the chosen precision. Throws

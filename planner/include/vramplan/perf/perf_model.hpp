@@ -148,6 +148,14 @@ struct PerfModelShape {
   //! layer; one where a layer is a single block (Nemotron-H: a Mamba-2 mixer, attention, an MLP or
   //! experts; vLLM / SGLang nemotron_h.py reduce once at the block's output).
   double allreduces_per_layer = 2;
+  //! The attention projections' share of dense_weight_bytes and active_params (q / k / v / o and
+  //! MLA's down- and up-projections), on this GPU: the part of a layer each SGLang DP-attention
+  //! rank runs over its own tokens.
+  double attention_weight_bytes = 0;
+  double attention_params = 0;
+  //! SGLang DP attention: ranks of attention_tp GPUs each (1 = off), stepping in lockstep.
+  std::uint32_t dp_attention_ranks = 1;
+  std::uint32_t attention_tp = 1;
 };
 
 //! B sequences decoding one token each, all at the same context length (tokens already cached).
@@ -307,6 +315,22 @@ struct DraftForwards {
   //! drafter's forwards are launched within the target's step (vLLM).
   std::uint64_t host_rounds = 0;
 };
+
+//! Seconds of one lockstep step of SGLang DP attention (shape.dp_attention_ranks = D ranks of
+//! shape.attention_tp GPUs): `ranks` holds each rank's batch, an empty MixedStep for a rank with
+//! nothing to run (it runs an idle batch). Every layer waits for the slowest rank's attention
+//! (its projections over its own tokens, its sequences' KV), then runs the MLP / MoE over every
+//! rank's tokens gathered: each rank's count rounded up to a multiple of attention_tp, padded to
+//! D x the largest when no rank has prompt tokens (decode runs CUDA graphs, which pad to
+//! MAX_LEN), summed when one has (SUM_LEN, and every rank runs eager:
+//! can_cuda_graph is the minimum over ranks). The gather and the scatter move the gathered tokens
+//! as an all-gather plus a reduce-scatter over all tp GPUs, one all-reduce's bytes with two
+//! latencies per layer. sglang 0.5.9 managers/scheduler_dp_attn_mixin.py
+//! prepare_mlp_sync_batch_raw, layers/dp_attention.py DpPaddingMode, layers/communicator.py
+//! (docs/research/sglang-dp-attention.md section 4). Throws Error(Usage) under pipeline
+//! parallelism or with a rank count other than D.
+double dp_attention_step_seconds(const PerfModelShape& shape, const HardwareRates& rates,
+                                 std::span<const MixedStep> ranks);
 
 //! Seconds of one speculative-decoding iteration: the target's step (mixed_step_seconds) plus
 //! the draft's forwards, which pay the per-layer and per-kernel terms of `rates`, and the fixed

@@ -49,10 +49,20 @@ struct PreparedEngine {
   perf::HardwareRates rates;  //!< the expected rates (calibrated when a calibration applies)
   std::string step_basis;     //!< where the step times come from
   bool calibrated = false;
+  //! SGLang DP attention: the server's ranks (shape.dp_attention_ranks; 1 = a plain engine),
+  //! which step in lockstep (lockstep_clock) and are simulated by simulate_dp_attention.
+  std::uint64_t dp_ranks = 1;
   //! perf::mixed_step_seconds over `shape` and `rates` (with a draft, speculative_step_seconds);
   //! valid while this object lives.
   StepClock clock() const;
+  //! perf::dp_attention_step_seconds over `shape` and `rates`; valid while this object lives.
+  LockstepClock lockstep_clock() const;
 };
+
+//! A workload through `engine`: simulate() with `clock` (normally engine.clock()), or for a
+//! DP-attention server simulate_dp_attention() with its lockstep clock.
+SimResult simulate_on(const PreparedEngine& engine, const StepClock& clock, RequestSource& source,
+                      const SimOptions& options);
 
 //! Throws Error(DoesNotFit) when the engine would not start (the plan's reason) and
 //! Error(Usage) when the engine or GPU has no step-time model.

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -125,5 +126,19 @@ enum class Router {
 //! concurrency limit (which belongs to one replica's client).
 std::vector<SimResult> simulate_replicas(const SchedulerRules& rules, const StepClock& clock, RequestSource& source,
                                          std::uint64_t replicas, Router router, const SimOptions& options);
+
+//! Seconds of one lockstep step of several ranks, from every rank's batch (an empty MixedStep
+//! for a rank with nothing to run); normally perf::dp_attention_step_seconds.
+using LockstepClock = std::function<double(std::span<const perf::MixedStep>)>;
+
+//! SGLang DP attention: one server of `ranks` schedulers under `rules` each (one rank's pool and
+//! limits), dealt requests round-robin by its data-parallel controller and stepping in lockstep:
+//! every step all ranks form their batches and `clock` times them together. One result for the
+//! server: counts and tokens summed, latency over all requests, KV usage as the server's used
+//! share of its ranks' pools, memory and KV peaks of the fullest rank (per GPU). Throws
+//! Error(Usage) for fewer than 2 ranks or a timeline sink (not modelled), and what simulate()
+//! throws. docs/simulator.md#dp-attention.
+SimResult simulate_dp_attention(const SchedulerRules& rules, const LockstepClock& clock, RequestSource& source,
+                                std::uint64_t ranks, const SimOptions& options);
 
 }  // namespace vramplan::sim

@@ -144,6 +144,32 @@ TEST(SimulateCli, TimelineIsWrittenAsCsv) {
   EXPECT_EQ(read_text(upper).rfind("t_s,running,", 0), 0u);
 }
 
+TEST(SimulateCli, DpAttentionRunsItsRanksInLockstep) {
+  // Qwen3-30B-A3B on 4 x H100 as SGLang's DP attention of 4 ranks (one GPU each): the plan's pool
+  // and limits are one rank's, the run spans all four, and its timeline sums them.
+  ScratchDir dir;
+  const auto path = (dir.path() / "dp.csv").string();
+  const CliResult r = run_cli({"simulate", "--model", "qwen3-30b-a3b", "--gpu", "h100-sxm-80", "--engine", "sglang@0.5.9",
+                               "--tp", "4", "--dp", "4", "--enable-dp-attention", "--rate", "8", "--requests", "400",
+                               "--input-len", "512", "--output-len", "128", "--timeline", path, "--sample-every", "5",
+                               "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  expect_valid(j, "simulate.schema.json");
+  EXPECT_EQ(j.at("engine_rules").at("dp_attention_ranks").get<std::uint64_t>(), 4u);
+  EXPECT_EQ(j.at("requests").at("completed").get<std::uint64_t>(), 400u);
+  EXPECT_EQ(j.at("verdict").at("state"), "stable");
+  EXPECT_NE(j.at("verdict").at("explanation").get<std::string>().find("of 4 DP-attention ranks"), std::string::npos);
+  const std::string csv = read_text(path);
+  EXPECT_GT(std::count(csv.begin(), csv.end(), '\n'), 5);
+  // Replicas of such a server behind a router are not modelled: --target-rate says so.
+  const CliResult t = run_cli({"simulate", "--model", "qwen3-30b-a3b", "--gpu", "h100-sxm-80", "--engine", "sglang@0.5.9",
+                               "--tp", "4", "--dp", "4", "--enable-dp-attention", "--input-len", "512", "--output-len", "128",
+                               "--slo", "p99_ttft<=1s", "--find-max-rate", "--target-rate", "100", "--probe-requests", "200"});
+  EXPECT_EQ(t.exit_code, 2) << t.out;
+  EXPECT_NE(t.err.find("DP-attention server"), std::string::npos) << t.err;
+}
+
 TEST(SimulateCli, FindMaxRateThenReplicasForATargetLoad) {
   const auto j = simulate_json({"--input-len", "512", "--output-len", "128", "--slo", "p99_ttft<=1s,p99_tpot<=50ms",
                                 "--find-max-rate", "--target-rate", "30", "--probe-requests", "300"});

@@ -99,9 +99,12 @@ class QueueTrace {
   std::vector<Point> points_;
 };
 
-// The per-request latency figures, which the ranks of one DP-attention server share.
+// The per-request latency figures, which the ranks of one DP-attention server share, and those of
+// the requests since the last timeline sample (kept when sampling, or when `windows` is set).
 struct RequestStats {
   LogHistogram ttft, tpot, itl, e2e, queue;
+  LogHistogram window_ttft, window_tpot;
+  bool windows = false;
 };
 
 class Simulation {
@@ -194,6 +197,7 @@ class Simulation {
   std::uint64_t running_now() const { return running(); }
   std::uint64_t waiting_now() const { return waiting_.size(); }
   std::uint64_t finished() const { return res_.completed + res_.rejected; }
+  TimelineSample state() const { return sample(); }
   //! Ends this rank's run at the server's time `t`; the area under its number in the system
   //! (for the server's mean) and its rejections by reason come with the result.
   SimResult finish_at(double t, double& in_system_area) {
@@ -815,7 +819,7 @@ class Simulation {
       if (s.first_token_s < 0) {
         s.first_token_s = now_;
         req_.ttft.add(now_ - s.sent_s);
-        if (sampling()) window_ttft_.add(now_ - s.sent_s);
+        if (windows()) req_.window_ttft.add(now_ - s.sent_s);
       } else {
         // A preempted request's next token after its recompute: the whole stall is one gap, as
         // a streaming client sees it.
@@ -846,7 +850,7 @@ class Simulation {
     const double e2e = now_ - s.sent_s;
     req_.e2e.add(e2e);
     if (s.target >= 2) req_.tpot.add((now_ - s.first_token_s) / (s.target - 1));
-    if (s.target >= 2 && sampling()) window_tpot_.add((now_ - s.first_token_s) / (s.target - 1));
+    if (s.target >= 2 && windows()) req_.window_tpot.add((now_ - s.first_token_s) / (s.target - 1));
     if (opt_.timeout_s > 0 && e2e > opt_.timeout_s) note_timeout(s.sent_s + opt_.timeout_s);
     ++res_.completed;
     res_.input_tokens += s.req.input_tokens;
@@ -896,6 +900,8 @@ class Simulation {
   }
 
   bool sampling() const { return opt_.sample_every_s > 0 && opt_.on_sample; }
+  // Latency windows are kept for this engine's timeline, or for the DP-attention server's.
+  bool windows() const { return sampling() || req_.windows; }
 
   void sample_timeline() {
     if (!sampling()) return;
@@ -903,10 +909,10 @@ class Simulation {
       TimelineSample t = sample();
       t.t_s = next_sample_s_;
       // The window's latencies go with its first sample; later samples of one long step had none.
-      t.ttft_window = window_ttft_.summary();
-      t.tpot_window = window_tpot_.summary();
-      window_ttft_ = LogHistogram();
-      window_tpot_ = LogHistogram();
+      t.ttft_window = req_.window_ttft.summary();
+      t.tpot_window = req_.window_tpot.summary();
+      req_.window_ttft = LogHistogram();
+      req_.window_tpot = LogHistogram();
       opt_.on_sample(t);
       // A bound on what a run writes: a million samples are about 50 MB of CSV.
       if (++samples_ > 1'000'000)
@@ -1087,7 +1093,6 @@ class Simulation {
   RequestStats own_stats_;
   RequestStats& req_;  // own_stats_, or the one a DP-attention server's ranks share
   LogHistogram kv_usage_, running_h_, waiting_h_;
-  LogHistogram window_ttft_, window_tpot_;  // since the last timeline sample (only when sampling)
   std::map<std::string, std::uint64_t> rejections_;
   SimResult res_;
 };
@@ -1144,13 +1149,14 @@ class DpAttentionServer {
       : clock_(clock), source_(source), opt_(options), kv_usage_(1e-6), running_h_(0.5), waiting_h_(0.5) {
     if (ranks < 2) throw_usage("simulate: DP attention needs at least 2 ranks");
     if (opt_.concurrency && *opt_.concurrency == 0) throw_usage("--concurrency must be at least 1");
-    if (opt_.sample_every_s > 0 && opt_.on_sample)
-      throw_usage("simulate: --timeline is not modelled for SGLang DP attention (its ranks' samples are not merged)");
+    stats_.windows = opt_.sample_every_s > 0 && opt_.on_sample;
     // Warm-up requests were dealt like any other: the i-th to rank i mod D, and the run's first
     // request to the rank after the last of them.
     rank_options_.assign(ranks, options);
     for (SimOptions& o : rank_options_) {
       o.concurrency.reset();
+      o.sample_every_s = 0;  // the server samples all ranks at once (sample_timeline)
+      o.on_sample = nullptr;
       o.send_until_s = 0;
       o.on_progress = nullptr;
       o.warm_prefixes.clear();
@@ -1256,12 +1262,44 @@ class DpAttentionServer {
     for (std::size_t d = 0; d < ranks_.size(); ++d)
       if (formed_[d]) ranks_[d]->run_formed(dt);
     now_ += dt;
+    sample_timeline();
     // A completion in a full closed loop frees a user at the step's end.
     if (opt_.concurrency && before >= *opt_.concurrency && in_flight() < before) user_free_since_ = now_;
     if (++server_steps_ % kProgressEvery == 0 && opt_.on_progress) {
       std::uint64_t finished = 0;
       for (const auto& r : ranks_) finished += r->finished();
       opt_.on_progress(finished);
+    }
+  }
+
+  // The server's state every sample_every_s: counts summed over the ranks, KV usage as the share of
+  // all their pools, memory of the fullest rank (per GPU), latencies of every rank's requests.
+  void sample_timeline() {
+    if (!stats_.windows) return;
+    while (next_sample_s_ <= now_) {
+      TimelineSample t;
+      t.t_s = next_sample_s_;
+      std::uint64_t total = 0;
+      for (const auto& r : ranks_) {
+        const TimelineSample x = r->state();
+        t.running += x.running;
+        t.waiting += x.waiting;
+        t.completed += x.completed;
+        t.preemptions += x.preemptions;
+        t.kv_blocks_used += x.kv_blocks_used;
+        t.kv_blocks_cached += x.kv_blocks_cached;
+        t.memory_bytes = std::max(t.memory_bytes, x.memory_bytes);
+        total += r->kv_total();
+      }
+      t.kv_usage = static_cast<double>(t.kv_blocks_used) / static_cast<double>(total);
+      t.ttft_window = stats_.window_ttft.summary();
+      t.tpot_window = stats_.window_tpot.summary();
+      stats_.window_ttft = LogHistogram();
+      stats_.window_tpot = LogHistogram();
+      opt_.on_sample(t);
+      if (++samples_ > 1'000'000)
+        throw_usage("--sample-every: the run would write more than 1000000 timeline samples; sample less often");
+      next_sample_s_ += opt_.sample_every_s;
     }
   }
 
@@ -1369,6 +1407,8 @@ class DpAttentionServer {
   double now_ = 0, first_arrival_s_ = 0, last_sent_s_ = 0, user_free_since_ = 0;
   double last_ready_s_ = -std::numeric_limits<double>::infinity();
   std::uint64_t server_steps_ = 0;
+  double next_sample_s_ = 0;
+  std::uint64_t samples_ = 0;
   LogHistogram kv_usage_, running_h_, waiting_h_;
 };
 

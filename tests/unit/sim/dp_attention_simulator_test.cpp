@@ -151,13 +151,37 @@ TEST(DpAttentionSimulator, BlockAccountingHoldsUnderPreemption) {
   EXPECT_LE(res.kv_blocks_peak, 40u);
 }
 
-TEST(DpAttentionSimulator, RefusesOneRankAndATimeline) {
+TEST(DpAttentionSimulator, RefusesOneRank) {
   ListSource src(at_zero(1, 10, 2));
   EXPECT_THROW(simulate_dp_attention(rank_rules(), lockstep_linear, src, 1, {}), Error);
+}
+
+TEST(DpAttentionSimulator, TimelineSumsTheRanks) {
+  // The run of DealsRoundRobinAndStepsInLockstep sampled every 10 ms. Samples are taken when a
+  // step ends, for every sampling time it passed, and a window's latencies go with the first of
+  // them (as for one engine). After the prefill step (0.014 s) the samples at 0, 0.01: 4 running
+  // on the two ranks, each request holding ceil(101 / 16) = 7 blocks, 28 of the 2 x 1000; the four
+  // first tokens in the first sample. After the decode steps (0.02404, 0.03408 s) the samples at
+  // 0.02 and 0.03: at 0.03 all four completed, their TPOT in that window.
+  std::vector<TimelineSample> samples;
   SimOptions o;
-  o.sample_every_s = 1;
-  o.on_sample = [](const TimelineSample&) {};
-  EXPECT_THROW(simulate_dp_attention(rank_rules(), lockstep_linear, src, 2, o), Error);
+  o.sample_every_s = 0.01;
+  o.on_sample = [&](const TimelineSample& t) { samples.push_back(t); };
+  ListSource src(at_zero(4, 100, 3));
+  const SimResult r = simulate_dp_attention(rank_rules(), lockstep_linear, src, 2, o);
+  ASSERT_EQ(r.completed, 4u);
+  ASSERT_EQ(samples.size(), 4u);
+  EXPECT_EQ(samples[0].running, 4u);
+  EXPECT_EQ(samples[0].kv_blocks_used, 28u);
+  EXPECT_DOUBLE_EQ(samples[0].kv_usage, 28.0 / 2000.0);
+  EXPECT_EQ(samples[0].ttft_window.count, 4u);
+  EXPECT_EQ(samples[1].ttft_window.count, 0u);
+  EXPECT_DOUBLE_EQ(samples[2].t_s, 0.02);
+  EXPECT_EQ(samples[2].completed, 0u);
+  EXPECT_DOUBLE_EQ(samples[3].t_s, 0.03);
+  EXPECT_EQ(samples[3].completed, 4u);
+  EXPECT_EQ(samples[3].running, 0u);
+  EXPECT_EQ(samples[3].tpot_window.count, 4u);
 }
 
 }  // namespace

@@ -135,9 +135,9 @@ using LockstepClock = std::function<double(std::span<const perf::MixedStep>)>;
 //! limits), dealt requests round-robin by its data-parallel controller and stepping in lockstep:
 //! every step all ranks form their batches and `clock` times them together. One result for the
 //! server: counts and tokens summed, latency over all requests, KV usage as the server's used
-//! share of its ranks' pools, memory and KV peaks of the fullest rank (per GPU). Throws
-//! Error(Usage) for fewer than 2 ranks or a timeline sink (not modelled), and what simulate()
-//! throws. docs/simulator.md#dp-attention.
+//! share of its ranks' pools, memory and KV peaks of the fullest rank (per GPU); timeline samples
+//! alike. Throws Error(Usage) for fewer than 2 ranks, and what simulate() throws.
+//! docs/simulator.md#dp-attention.
 SimResult simulate_dp_attention(const SchedulerRules& rules, const LockstepClock& clock, RequestSource& source,
                                 std::uint64_t ranks, const SimOptions& options);
 

@@ -338,8 +338,14 @@ TEST(SimAccuracy, OverloadedRunsArePredictedOverloaded) {
 // before 0.4 run without the overlap scheduler (PR #2067; the 0.3.0 runs' median TTFT +21 / +26 ->
 // -19 / -16 %): {12.7, 12.7, 20.8, 11.1, 57.6, 15.2}. Re-measured 2026-12-07 when SGLang's DP
 // attention was simulated and four runs joined (Kimi-K2 on 8 x B200 at DP 4, 1 / 100 users, within
-// 8 %; DeepSeek-V3 on MI300X and DeepSeek-V3.2 on B200 at DP 8, 100 users, +79 / +50 %): the values below.
-constexpr double kAchievedMedianPct[] = {12.7, 12.7, 20.8, 11.1, 57.6, 15.4};
+// 8 %; DeepSeek-V3 on MI300X and DeepSeek-V3.2 on B200 at DP 8, 100 users, +79 / +50 %): {12.7, 12.7,
+// 20.8, 11.1, 57.6, 15.4}. Re-measured 2026-12-07 when MLA's down-projections were read whole on every
+// GPU (both engines replicate them; the perf shape had divided them by tp) and the prompt terms were
+// re-fitted on their stated runs (39 us a launch, 65 us a block-FP8 GEMM, 270 us on AMD; were 38 / 75 /
+// 280): Kimi-K2.5 throughput 7-37 points lower, the counted architectures' median TTFT 1-2 points
+// longer (GLM-4.6, Gemma 4 and GPT-OSS runs cross 20 %), so the median TTFT meets its target by
+// 0.4 points, held out 21.4 %: the values below.
+constexpr double kAchievedMedianPct[] = {12.3, 12.3, 19.6, 11.4, 57.6, 15.8};
 constexpr double kGuardPct = 2.0;
 
 TEST(SimAccuracy, MedianErrorsMeetTheTargetsOrTheirRegressionGuards) {
@@ -533,7 +539,7 @@ constexpr const char* kSimFindings =
     "predicted too fast throughout, one-user TPOT 10.5 against 14.8 ms, throughput +24 to +46 %: its layers launch "
     "28 kernels to Qwen3-MoE's 17 (a torch.compile'd grouped top-k of about 12). Counted, it is held out within "
     "+1 % on one-user TPOT and -3 to +11 % on output throughput; its median TTFT is within -20 to +16 % since SGLang's "
-    "prompt steps are also charged per launched kernel (38 us, fitted with the decode cost's six runs). MiniMax-M2 (3 runs, 4 x MI300X, TP 4) is "
+    "prompt steps are also charged per launched kernel (39 us, fitted with the decode cost's six runs). MiniMax-M2 (3 runs, 4 x MI300X, TP 4) is "
     "simulated on the minimax-m2.5 entry, the same MiniMaxM2ForCausalLM series and size (no copy of M2's own "
     "config was found): held out, within 8 % on throughput and 5 % on TPOT at 16 and 100 users; its one-user run "
     "lost 38 s to a cold first request (throughput +96 %). GLM-5-FP8 (2 runs, 8 x H200, TP 8, joined 2026-12-05) decodes "
@@ -903,7 +909,7 @@ const std::map<std::string, std::string>& p99_causes() {
       {"sglcookbook-glm-4-6-01", "cold: first 16-user run (p99 378 ms against a median of 155; the median is predicted within 1 %)"},
       {"sglcookbook-glm-4-6-03", "cold or spread: one of 10 requests 296 ms against a median of 140"},
       {"sglcookbook-glm-4-6-04", "first wave slower than simulated on a warm deployment (p99 570 ms against a median of 143; not explained)"},
-      {"sglcookbook-glm-4-6-07", "burst, predicted long: 16 first prompts of ~4,000 tokens; each prompt step is charged every kernel launch (38 us) on top of its compute, while a GPU busy with long prefill kernels hides launches (p99 907 ms measured, 1,364 predicted)"},
+      {"sglcookbook-glm-4-6-07", "burst, predicted long: 16 first prompts of ~4,000 tokens; each prompt step is charged every kernel launch (39 us) on top of its compute, while a GPU busy with long prefill kernels hides launches (p99 907 ms measured, 1,364 predicted)"},
       {"sglcookbook-glm-4-6-08", "burst: 64 first prompts of ~4,000 tokens (measured mean TTFT 356 ms, median 269)"},
       {"sglcookbook-minimax-m2-00", "cold: a request of tens of seconds (p99 38.3 s against a median of 385 ms; first run of M2 on MI300X)"},
       {"sglcookbook-minimax-m2-01", "cold: first 16-user run (p99 1,978 ms against a median of 148)"},

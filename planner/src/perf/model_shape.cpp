@@ -14,7 +14,7 @@
 namespace vramplan::perf {
 namespace {
 
-enum class Streamed { Always, Replicated, Gathered, RoutedExpert, NotInDecode };
+enum class Streamed { Always, Replicated, ReplicatedAttention, Gathered, RoutedExpert, NotInDecode };
 
 Streamed how_streamed(TensorRole role) {
   switch (role) {
@@ -37,19 +37,26 @@ Streamed how_streamed(TensorRole role) {
     case TensorRole::FfnLatentDown:
     case TensorRole::FfnLatentUp:
       return Streamed::Replicated;
+    // MLA's down-projections (q_a_proj and kv_a_proj_with_mqa, fused or not) are ReplicatedLinear
+    // in both engines (vLLM v0.11.0 deepseek_v2.py: fused_qkv_a_proj disable_tp=True; SGLang
+    // 0.5.6.post1 models/deepseek_v2.py DeepseekV2AttentionMLA), as the memory plan has them.
+    case TensorRole::AttnQA:
+    case TensorRole::AttnKVAMqa:
+      return Streamed::ReplicatedAttention;
     default:
       return is_routed_expert_role(role) ? Streamed::RoutedExpert : Streamed::Always;
   }
 }
 
-// The attention projections: what SGLang's DP attention splits over a rank's attention_tp GPUs
-// (models/deepseek_v2.py DeepseekV2AttentionMLA, qwen3_moe.py Qwen3MoeAttention: tp_size =
-// attn_tp_size) and each rank runs over its own tokens.
+// The attention projections split over the tensor-parallel ranks: what SGLang's DP attention
+// splits over a rank's attention_tp GPUs instead (models/deepseek_v2.py DeepseekV2AttentionMLA,
+// qwen3_moe.py Qwen3MoeAttention: tp_size = attn_tp_size). MLA's replicated down-projections
+// are attention too (Streamed::ReplicatedAttention).
 bool is_attention_projection(TensorRole role) {
   using R = TensorRole;
   switch (role) {
     case R::AttnQ: case R::AttnK: case R::AttnV: case R::AttnQKV: case R::AttnOutput:
-    case R::AttnQA: case R::AttnQB: case R::AttnKVAMqa: case R::AttnKVB:
+    case R::AttnQB: case R::AttnKVB:
       return true;
     default:
       return false;
@@ -250,6 +257,7 @@ PerfModelShape shape_from_model(const ModelSpec& spec, std::span<const std::uint
   double dense_bytes = 0, dense_params = 0, routed_bytes = 0, routed_params = 0;
   double replicated_bytes = 0, replicated_params = 0;  // read and multiplied in full on every rank
   double attn_bytes = 0, attn_params = 0, head_bytes = 0, head_params = 0;  // over attention_tp / head_tp
+  double attn_replicated_bytes = 0, attn_replicated_params = 0;                // whole on every rank
   std::set<int> moe_layers;
   for (std::size_t i = 0; i < spec.tensors.size(); ++i) {
     const TensorInfo& t = spec.tensors[i];
@@ -285,6 +293,10 @@ PerfModelShape shape_from_model(const ModelSpec& spec, std::span<const std::uint
         replicated_bytes += bytes;
         replicated_params += params;
         break;
+      case Streamed::ReplicatedAttention:
+        attn_replicated_bytes += bytes;
+        attn_replicated_params += params;
+        break;
     }
   }
 
@@ -303,8 +315,8 @@ PerfModelShape shape_from_model(const ModelSpec& spec, std::span<const std::uint
   const double attn_tp = opt.attention_tp ? opt.attention_tp : tp, head_tp = opt.head_tp ? opt.head_tp : tp;
   shape.attention_tp = opt.attention_tp ? opt.attention_tp : opt.tp;
   shape.dp_attention_ranks = opt.dp_attention_ranks;
-  shape.attention_weight_bytes = attn_bytes / (attn_tp * pp);
-  shape.attention_params = attn_params / (attn_tp * pp);
+  shape.attention_weight_bytes = attn_bytes / (attn_tp * pp) + attn_replicated_bytes / pp;
+  shape.attention_params = attn_params / (attn_tp * pp) + attn_replicated_params / pp;
   shape.dense_weight_bytes = dense_bytes / (tp * pp) + shape.attention_weight_bytes + head_bytes / (head_tp * pp) + replicated_bytes / pp;
   double active = dense_params;
   if (routed_bytes > 0) {
@@ -354,9 +366,9 @@ PerfModelShape shape_from_model(const ModelSpec& spec, std::span<const std::uint
   if (opt.kv_bytes_per_token_per_gpu > 0) use_planned_kv_bytes(shape, opt.kv_bytes_per_token_per_gpu);
 
   if (opt.tp > 1)
-    shape.notes.push_back(replicated_bytes > 0
-                              ? "weights divided evenly over tp ranks (replicated norms/routers ignored), the sparse-attention indexer read in full on every rank"
-                              : "weights divided evenly over tp ranks (replicated norms/routers ignored)");
+    shape.notes.push_back(std::string("weights divided evenly over tp ranks (replicated norms/routers ignored)") +
+                          (attn_replicated_bytes > 0 ? ", MLA's down-projections read in full on every rank" : "") +
+                          (replicated_bytes > 0 ? ", the sparse-attention indexer and latent projections read in full on every rank" : ""));
   if (opt.pp > 1) shape.notes.push_back("layers divided evenly over pipeline stages");
   return shape;
 }

@@ -83,12 +83,17 @@ TEST(DsaStep, IndexerWeightsAreReadInFullOnEveryRank) {
   const PerfModelShape tp1 = m.shape(ShapeOptions{1, 1, 1, 2, 2});
   const PerfModelShape tp8 = m.shape(ShapeOptions{8, 1, 1, 2, 2});
   // Indexer per layer (tests/unit/model/deepseek_sparse_attention_test.cpp): 9,371,904 params;
-  // 78 layers x 9,371,904 x 2 B = 1,462,017,024 B. At TP 8 the rest divides by 8, the indexer
-  // does not: tp8 = (tp1 - I) / 8 + I.
+  // 78 layers x 9,371,904 x 2 B = 1,462,017,024 B. MLA's down-projections are replicated too
+  // (ReplicatedLinear in vLLM and SGLang): q_a 6,144 x 2,048 + kv_a 6,144 x (512 + 64) =
+  // 16,121,856 params a layer, x 78 x 2 B = 2,515,009,536 B. At TP 8 the rest divides by 8, these
+  // do not: tp8 = (tp1 - R) / 8 + R.
   const double indexer = 78.0 * 9371904 * 2;
   EXPECT_DOUBLE_EQ(indexer, 1462017024.0);
-  EXPECT_DOUBLE_EQ(tp8.dense_weight_bytes, (tp1.dense_weight_bytes - indexer) / 8 + indexer);
-  EXPECT_DOUBLE_EQ(tp8.active_params, (tp1.active_params - indexer / 2) / 8 + indexer / 2);
+  const double down = 78.0 * 16121856 * 2;
+  EXPECT_DOUBLE_EQ(down, 2515009536.0);
+  const double replicated = indexer + down;
+  EXPECT_NEAR(tp8.dense_weight_bytes, (tp1.dense_weight_bytes - replicated) / 8 + replicated, 1e-3);
+  EXPECT_NEAR(tp8.active_params, (tp1.active_params - replicated / 2) / 8 + replicated / 2, 1e-3);
 }
 
 }  // namespace

@@ -8,7 +8,8 @@
 //   routed experts (stacked)     only the experts the batch touches (perf_model.hpp)
 //   MTP, vision, audio           not part of a text decode step
 //   everything else              streamed once per step
-// Sharding: dense weights / (tp x pp); routed experts TP-sliced (ep = 1) or whole experts spread
+// Sharding: dense weights / (tp x pp), MLA's down-projections (q_a, kv_a_mqa: ReplicatedLinear in
+// vLLM and SGLang) whole on every rank; routed experts TP-sliced (ep = 1) or whole experts spread
 // over ep ranks; KV heads per rank max(1, n_kv / tp) (MLA latents replicated), as in vLLM
 // (docs/memory-model.md §3.7). DeepSeek sparse attention (index_topk > 0): the indexer's weights
 // are replicated on every rank, its heads score every cached indexer key (an attention group of

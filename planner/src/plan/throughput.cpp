@@ -7,6 +7,7 @@
 #include "vramplan/perf/hardware_rates.hpp"
 #include "vramplan/perf/llamacpp_mmvq.hpp"
 #include "vramplan/perf/model_shape.hpp"
+#include "vramplan/sim/serving_plan.hpp"
 
 namespace vramplan::plan {
 
@@ -23,21 +24,9 @@ ThroughputModel throughput_model(const PlanSession& session, const GpuSpec& gpu,
                                                       resolved.compute_precision, session.quant());
   m.compute_dtype = resolved.compute_precision;
   const Parallel p = session.parallel_of(args);
-  perf::ShapeOptions options;
-  options.tp = static_cast<std::uint32_t>(p.tp);
-  options.pp = static_cast<std::uint32_t>(p.pp);
-  options.ep = static_cast<std::uint32_t>(plan.engine_view.value("ep_size", std::uint64_t{1}));
+  perf::ShapeOptions options = sim::plan_shape_options(plan, resolved, p.tp, p.pp, gpu, session.model().arch, defaults,
+                                                       m.step_overhead_entry);
   options.kv_element_bytes = static_cast<double>(kv.block_bytes) / static_cast<double>(kv.block_elems);
-  options.activation_bytes = static_cast<double>(resolved.compute_bytes);
-  options.block_scaled_fp8 = resolved.block_scaled_fp8;
-  // The plan's own KV and state sizes, as the simulator's step model takes them
-  // (sim/serving_plan.cpp plan_performance): one KV size for the batch table, the sweep and the
-  // simulator, e.g. SGLang's plain fp8 DSA latent rows (memory/sglang_dsa.cpp).
-  options.kv_bytes_per_token_per_gpu = static_cast<double>(plan.kv.bytes_per_token);
-  options.state_bytes_per_seq_per_gpu = static_cast<double>(plan.kv.state_bytes_per_sequence);
-  options.counted_kernels = defaults.step_overhead_for(m.step_overhead_entry)
-                               .counted_layers(gpu.vendor, gpu.compute_capability ? gpu.compute_capability->major : 0, session.model().arch.architecture,
-                                               resolved.block_scaled_fp8, resolved.weights_precision);
   m.shape = perf::shape_from_model(session.model(), resolved.tensor_bytes, options);
   m.engine = plan.engine;
   m.block_quantized_share = perf::decode_quantized_share(m.engine, session.model(), resolved.tensor_bytes);

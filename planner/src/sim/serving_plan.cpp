@@ -152,26 +152,12 @@ PlanPerformance plan_performance(const memory::PlanRequest& r, const memory::Pla
     if (k < n) host_layers = n - 1 - std::min(k, n - 1);
   }
   const memory::ResolvedWeights rw = memory::resolve_weights(out.model, basis.quant, basis.weights);
-  perf::ShapeOptions so;
-  so.tp = static_cast<std::uint32_t>(out.tp);
-  so.pp = static_cast<std::uint32_t>(out.pp);
-  so.ep = static_cast<std::uint32_t>(p.engine_view.value("ep_size", std::uint64_t{1}));
   const bool dp_attention = p.engine_view.value("enable_dp_attention", false);
-  if (dp_attention) {
-    so.dp_attention_ranks = static_cast<std::uint32_t>(p.engine_view.at("dp_size").get<std::uint64_t>());
-    so.attention_tp = static_cast<std::uint32_t>(p.engine_view.at("attn_tp_size").get<std::uint64_t>());
-    so.head_tp = p.engine_view.value("enable_dp_lm_head", false) ? so.attention_tp : so.tp;
-  }
-  so.activation_bytes = static_cast<double>(rw.compute_bytes);
-  so.kv_bytes_per_token_per_gpu = static_cast<double>(p.kv.bytes_per_token);
-  so.state_bytes_per_seq_per_gpu = static_cast<double>(p.kv.state_bytes_per_sequence);
-  so.block_scaled_fp8 = rw.block_scaled_fp8;
   try {
     perf::PerfDefaults defaults = perf::load_perf_defaults(root.data_file("perf_defaults.json"));
     defaults.source = "data/perf_defaults.json";  // the basis names the catalogue file, not this install's path
     const std::string entry = perf::step_overhead_entry(p.engine, p.engine_view);
-    so.counted_kernels = defaults.step_overhead_for(entry).counted_layers(gpu.vendor, gpu.compute_capability ? gpu.compute_capability->major : 0, out.model.arch.architecture,
-                                                                          rw.block_scaled_fp8, rw.weights_precision);
+    const perf::ShapeOptions so = plan_shape_options(p, rw, out.tp, out.pp, gpu, out.model.arch, defaults, entry);
     const perf::PerfModelShape shape = perf::shape_from_model(out.model, rw.tensor_bytes, so);
     perf.tensor_dtype = tensor_dtype(p, gpu, cal);
     const perf::PerfHardware hw = perf::perf_hardware_from(gpu, cal, perf.tensor_dtype, defaults, entry);
@@ -235,6 +221,31 @@ std::optional<PlanPerformance::Speculative> speculative_decode(const memory::Pla
 }
 
 }  // namespace
+
+perf::ShapeOptions plan_shape_options(const memory::MemoryPlan& plan, const memory::ResolvedWeights& rw,
+                                      std::uint64_t tp, std::uint64_t pp, const GpuSpec& gpu, const ModelArch& arch,
+                                      const perf::PerfDefaults& defaults, const std::string& entry) {
+  const auto& view = plan.engine_view;
+  perf::ShapeOptions so;
+  so.tp = static_cast<std::uint32_t>(tp);
+  so.pp = static_cast<std::uint32_t>(pp);
+  so.ep = static_cast<std::uint32_t>(view.value("ep_size", std::uint64_t{1}));
+  if (view.value("enable_dp_attention", false)) {
+    so.dp_attention_ranks = static_cast<std::uint32_t>(view.at("dp_size").get<std::uint64_t>());
+    so.attention_tp = static_cast<std::uint32_t>(view.at("attn_tp_size").get<std::uint64_t>());
+    so.head_tp = view.value("enable_dp_lm_head", false) ? so.attention_tp : so.tp;
+  }
+  so.activation_bytes = static_cast<double>(rw.compute_bytes);
+  // The plan's own KV and state sizes: one KV size for the batch table, the sweep and the
+  // simulator, e.g. SGLang's plain fp8 DSA latent rows (memory/sglang_dsa.cpp).
+  so.kv_bytes_per_token_per_gpu = static_cast<double>(plan.kv.bytes_per_token);
+  so.state_bytes_per_seq_per_gpu = static_cast<double>(plan.kv.state_bytes_per_sequence);
+  so.block_scaled_fp8 = rw.block_scaled_fp8;
+  so.counted_kernels = defaults.step_overhead_for(entry).counted_layers(
+      gpu.vendor, gpu.compute_capability ? gpu.compute_capability->major : 0, arch.architecture, rw.block_scaled_fp8,
+      rw.weights_precision);
+  return so;
+}
 
 ServingPlan run_serving_plan(const memory::PlanRequest& r, const DataRoot& root) {
   memory::ResolvedPlan resolved = memory::resolve_plan(r, root);

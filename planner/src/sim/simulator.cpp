@@ -107,6 +107,26 @@ struct RequestStats {
   bool windows = false;
 };
 
+// Emits the timeline samples due by `now` (every sampling time from `next` on), each with `state`,
+// the engine's or server's state after the step that just ended; the window's latencies go with
+// the first of them (later samples of one long step had none). A bound on what a run writes: a
+// million samples are about 50 MB of CSV.
+void emit_samples(const SimOptions& opt, RequestStats& stats, double now, const TimelineSample& state, double& next,
+                  std::uint64_t& samples) {
+  while (next <= now) {
+    TimelineSample t = state;
+    t.t_s = next;
+    t.ttft_window = stats.window_ttft.summary();
+    t.tpot_window = stats.window_tpot.summary();
+    stats.window_ttft = LogHistogram();
+    stats.window_tpot = LogHistogram();
+    opt.on_sample(t);
+    if (++samples > 1'000'000)
+      throw_usage("--sample-every: the run would write more than 1000000 timeline samples; sample less often");
+    next += opt.sample_every_s;
+  }
+}
+
 class Simulation {
  public:
   Simulation(const SchedulerRules& rules, const StepClock& clock, RequestSource& source, const SimOptions& options,
@@ -904,21 +924,7 @@ class Simulation {
   bool windows() const { return sampling() || req_.windows; }
 
   void sample_timeline() {
-    if (!sampling()) return;
-    while (next_sample_s_ <= now_) {
-      TimelineSample t = sample();
-      t.t_s = next_sample_s_;
-      // The window's latencies go with its first sample; later samples of one long step had none.
-      t.ttft_window = req_.window_ttft.summary();
-      t.tpot_window = req_.window_tpot.summary();
-      req_.window_ttft = LogHistogram();
-      req_.window_tpot = LogHistogram();
-      opt_.on_sample(t);
-      // A bound on what a run writes: a million samples are about 50 MB of CSV.
-      if (++samples_ > 1'000'000)
-        throw_usage("--sample-every: the run would write more than 1000000 timeline samples; sample less often");
-      next_sample_s_ += opt_.sample_every_s;
-    }
+    if (sampling() && next_sample_s_ <= now_) emit_samples(opt_, req_, now_, sample(), next_sample_s_, samples_);
   }
 
   void note_timeout(double t) {
@@ -1275,32 +1281,22 @@ class DpAttentionServer {
   // The server's state every sample_every_s: counts summed over the ranks, KV usage as the share of
   // all their pools, memory of the fullest rank (per GPU), latencies of every rank's requests.
   void sample_timeline() {
-    if (!stats_.windows) return;
-    while (next_sample_s_ <= now_) {
-      TimelineSample t;
-      t.t_s = next_sample_s_;
-      std::uint64_t total = 0;
-      for (const auto& r : ranks_) {
-        const TimelineSample x = r->state();
-        t.running += x.running;
-        t.waiting += x.waiting;
-        t.completed += x.completed;
-        t.preemptions += x.preemptions;
-        t.kv_blocks_used += x.kv_blocks_used;
-        t.kv_blocks_cached += x.kv_blocks_cached;
-        t.memory_bytes = std::max(t.memory_bytes, x.memory_bytes);
-        total += r->kv_total();
-      }
-      t.kv_usage = static_cast<double>(t.kv_blocks_used) / static_cast<double>(total);
-      t.ttft_window = stats_.window_ttft.summary();
-      t.tpot_window = stats_.window_tpot.summary();
-      stats_.window_ttft = LogHistogram();
-      stats_.window_tpot = LogHistogram();
-      opt_.on_sample(t);
-      if (++samples_ > 1'000'000)
-        throw_usage("--sample-every: the run would write more than 1000000 timeline samples; sample less often");
-      next_sample_s_ += opt_.sample_every_s;
+    if (!stats_.windows || next_sample_s_ > now_) return;
+    TimelineSample t;
+    std::uint64_t total = 0;
+    for (const auto& r : ranks_) {
+      const TimelineSample x = r->state();
+      t.running += x.running;
+      t.waiting += x.waiting;
+      t.completed += x.completed;
+      t.preemptions += x.preemptions;
+      t.kv_blocks_used += x.kv_blocks_used;
+      t.kv_blocks_cached += x.kv_blocks_cached;
+      t.memory_bytes = std::max(t.memory_bytes, x.memory_bytes);
+      total += r->kv_total();
     }
+    t.kv_usage = static_cast<double>(t.kv_blocks_used) / static_cast<double>(total);
+    emit_samples(opt_, stats_, now_, t, next_sample_s_, samples_);
   }
 
   SimResult finish() {

@@ -9,7 +9,14 @@
 
 #include "vramplan/io/data_root.hpp"
 #include "vramplan/memory/plan_request.hpp"
+#include "vramplan/memory/weights.hpp"
+#include "vramplan/perf/model_shape.hpp"
+#include "vramplan/perf/perf_defaults.hpp"
 #include "vramplan/perf/serving.hpp"
+
+namespace vramplan {
+struct GpuSpec;  // hardware/gpu_catalog.hpp
+}  // namespace vramplan
 
 namespace vramplan::sim {
 
@@ -45,6 +52,16 @@ struct PlanPerformance {
 struct ServingPlan : memory::PlanOutcome {
   PlanPerformance performance;
 };
+
+//! The performance model's per-GPU view of a planned engine (the one construction `plan`'s batch
+//! table, the sweep and the simulator share): the plan's tp / pp, its expert-parallel and SGLang
+//! DP-attention layout (engine_view ep_size, dp_size, attn_tp_size, enable_dp_lm_head), its KV and
+//! recurrent-state bytes, the weights as resolved, and the engine's kernel counts for this GPU
+//! (data/perf_defaults.json step_overhead[entry]). `kv_element_bytes` stays the default: a caller
+//! that knows the KV dtype sets it.
+perf::ShapeOptions plan_shape_options(const memory::MemoryPlan& plan, const memory::ResolvedWeights& weights,
+                                      std::uint64_t tp, std::uint64_t pp, const GpuSpec& gpu, const ModelArch& arch,
+                                      const perf::PerfDefaults& defaults, const std::string& entry);
 
 //! `vramplan plan` as a library call: the engine plan of `request`, then its performance figures.
 //! A pooling plan also gets its inputs/s in engine_view "inputs_per_s" and a note.

@@ -1377,7 +1377,11 @@ class DpAttentionServer {
       v.queue_growth_per_s += p.verdict.queue_growth_per_s;
       v.served_per_s += p.verdict.served_per_s;
     }
-    v.explanation = "rank " + std::to_string(worst) + " of " + dealt + ": " + parts[worst].verdict.explanation;
+    char sums[160];
+    std::snprintf(sums, sizeof sums, "; over all ranks the number in the system changed by %+.4g/s, completions %.4g/s",
+                  v.queue_growth_per_s, v.served_per_s);
+    v.explanation = "the worst of " + dealt + " (each takes 1/" + std::to_string(parts.size()) + " of the arrivals), rank " +
+                    std::to_string(worst) + ": " + parts[worst].verdict.explanation + sums;
     return v;
   }
 

@@ -137,6 +137,19 @@ TEST(DpAttentionSimulator, LittlesLawHoldsOverTheServer) {
   EXPECT_EQ(r.verdict.state, "stable");
 }
 
+TEST(DpAttentionSimulator, OverloadIsTheWorstRanksWithTheServersGrowth) {
+  // 5,000 requests/s of 2,000-token prompts on two ranks, far beyond what 2,048-token steps of
+  // >= 30 ms serve: every rank's queue grows, and the server's growth is the sum of the ranks'.
+  std::vector<Request> all;
+  for (std::uint64_t i = 0; i < 20000; ++i) all.push_back({i, static_cast<double>(i) / 5000, 2000, 20, 0, 0});
+  ListSource src(all);
+  const SimResult r = simulate_dp_attention(rank_rules(), lockstep_linear, src, 2, {});
+  EXPECT_EQ(r.verdict.state, "overloaded");
+  EXPECT_GT(r.verdict.queue_growth_per_s, 1000.0);
+  EXPECT_NE(r.verdict.explanation.find("over all ranks the number in the system changed by"), std::string::npos)
+      << r.verdict.explanation;
+}
+
 TEST(DpAttentionSimulator, BlockAccountingHoldsUnderPreemption) {
   // Small pools (40 blocks of 16 tokens a rank) and long outputs: ranks preempt and readmit;
   // every step rechecks every rank's blocks (check_invariants) and everything completes.

@@ -564,6 +564,8 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
       {"enable_prefix_caching", prefix_caching},
       {"enable_chunked_prefill", chunked_prefill},
       {"async_scheduling", async.on},
+      // Which engine's scheduler runs: V0's (vllm/core/scheduler.py) or V1's (vllm/v1/core/sched).
+      {"engine_generation", v0 ? "v0" : "v1"},
   };
   if (spec.on) {
     view["speculative_method"] = spec.method;

@@ -82,7 +82,14 @@ void vllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
   r.max_seqs = view_u64(o, "max_num_seqs");
   r.step_tokens = view_u64(o, "max_num_batched_tokens");
   r.chunked_prefill = view_flag(o, "enable_chunked_prefill");
-  r.mix_prefill_decode = true;
+  // V0 without chunked prefill runs _schedule_default: prompts first, and a step that admits any
+  // runs no decode ("Don't schedule decodes if prefills are scheduled"); a prompt above
+  // min(max_model_len, max_num_batched_tokens) is ignored (FINISHED_IGNORED, _get_prompt_limit).
+  // V0 with chunked prefill (_schedule_chunked_prefill) and V1 put decodes and prompt chunks in one
+  // step, running requests first (vllm 0.6.0 vllm/core/scheduler.py).
+  const bool v0_default = o.plan.engine_view.value("engine_generation", std::string("v1")) == "v0" && !r.chunked_prefill;
+  r.mix_prefill_decode = !v0_default;
+  r.refuses_prompt_over_step = v0_default;
   r.admission = Admission::OnDemand;
   r.out_of_blocks = OutOfBlocks::PreemptNewest;
   r.prefix_caching = view_flag(o, "enable_prefix_caching");
@@ -96,7 +103,9 @@ void vllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
                                 " block(s) of recurrent state (kv_cache_interface.py MambaSpec)"
                           : std::string()),
       "max_num_seqs " + std::to_string(r.max_seqs) + ", max_num_batched_tokens " + std::to_string(r.step_tokens) +
-          " per step, running requests first, then waiting ones FCFS (vllm/v1/core/sched/scheduler.py Scheduler.schedule)",
+          (v0_default ? " per step; V0 without chunked prefill: waiting prompts first, FCFS, and a step that admits any "
+                        "runs no decode; a longer prompt is ignored (vllm/core/scheduler.py _schedule_default, _schedule_prefills)"
+                      : " per step, running requests first, then waiting ones FCFS (vllm/v1/core/sched/scheduler.py Scheduler.schedule)"),
       "chunked prefill " + on_off(r.chunked_prefill) +
           " (vllm/config/scheduler.py SchedulerConfig.enable_chunked_prefill; Scheduler.schedule caps a prompt at the token budget)",
       "blocks allocated as tokens are scheduled, a waiting request admitted only when its blocks are free "

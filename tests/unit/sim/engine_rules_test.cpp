@@ -133,6 +133,25 @@ TEST(EngineRulesVllm, PrefixCachingAndChunkedPrefillSwitches) {
   EXPECT_EQ(whole.step_tokens, 16384u);
 }
 
+TEST(EngineRulesVllm, V0WithoutChunkedPrefillRunsPromptStepsAlone) {
+  // vLLM 0.6 (the V0 engine) at max_model_len 8192 leaves chunked prefill off (arg_utils.py: on
+  // only above 32K) and schedules with _schedule_default: waiting prompts first, and a step that
+  // admits any runs no decode; a prompt over the prompt limit is ignored. With chunked prefill on
+  // (_schedule_chunked_prefill), and on every V1 release, decodes and prompt chunks share a step.
+  const auto v0 = plan("vllm@0.6", {{"max-model-len", "8192"}});
+  EXPECT_EQ(v0.plan.engine_view.at("engine_generation"), "v0");
+  const SchedulerRules r = rules(v0);
+  EXPECT_FALSE(r.chunked_prefill);
+  EXPECT_FALSE(r.mix_prefill_decode);
+  EXPECT_TRUE(r.refuses_prompt_over_step);
+  expect_sourced_basis(r);
+  const SchedulerRules chunked = rules(plan("vllm@0.6", {{"max-model-len", "8192"}, {"enable-chunked-prefill", "true"}}));
+  EXPECT_TRUE(chunked.mix_prefill_decode);
+  EXPECT_FALSE(chunked.refuses_prompt_over_step);
+  const SchedulerRules v1 = rules(plan("vllm@0.15.1", {{"max-model-len", "8192"}, {"no-enable-chunked-prefill", "true"}}));
+  EXPECT_TRUE(v1.mix_prefill_decode);
+}
+
 TEST(EngineRulesVllm, UnchunkedBudgetBelowMaxModelLenIsRefused) {
   // config/scheduler.py verify_max_model_len: vLLM refuses to start, so there is nothing to simulate.
   const auto o = plan("vllm", {{"max-model-len", "8192"},

@@ -312,9 +312,9 @@ PerfModelShape shape_from_model(const ModelSpec& spec, std::span<const std::uint
   // down_proj RowParallelLinear, NemotronHMoE.forward's all-reduce).
   if (arch.family == "nemotron_h") shape.allreduces_per_layer = 1;
   shape.block_fp8_gemms = block_fp8_launches(spec, opt.block_scaled_fp8) / pp;
-  const double attn_tp = opt.attention_tp ? opt.attention_tp : tp, head_tp = opt.head_tp ? opt.head_tp : tp;
   shape.attention_tp = opt.attention_tp ? opt.attention_tp : opt.tp;
   shape.dp_attention_ranks = opt.dp_attention_ranks;
+  const double attn_tp = shape.attention_tp, head_tp = opt.head_tp ? opt.head_tp : tp;
   shape.attention_weight_bytes = attn_bytes / (attn_tp * pp) + attn_replicated_bytes / pp;
   shape.attention_params = attn_params / (attn_tp * pp) + attn_replicated_params / pp;
   shape.dense_weight_bytes = dense_bytes / (tp * pp) + shape.attention_weight_bytes + head_bytes / (head_tp * pp) + replicated_bytes / pp;

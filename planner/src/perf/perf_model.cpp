@@ -62,6 +62,12 @@ double kernel_time(double memory_s, double compute_s, double overlap) {
   return std::max(memory_s, compute_s) + (1 - overlap) * std::min(memory_s, compute_s);
 }
 
+// The rate weights stream at: a calibration's weight-read figure where it has one, else the
+// memory bandwidth.
+double weight_bandwidth(const HardwareRates& r) {
+  return r.weight_bandwidth_bytes_per_s > 0 ? r.weight_bandwidth_bytes_per_s : r.bandwidth_bytes_per_s;
+}
+
 // Launches scale with the layers this GPU runs; scheduling and sampling happen once per step.
 // MoE layers cost more launches than dense ones, and a forward with prompt tokens may run
 // outside the engine's CUDA graphs; block-scaled FP8 GEMMs may cost an extra fixed time per
@@ -95,7 +101,7 @@ StepBreakdown finish_step(const PerfModelShape& shape, const HardwareRates& r, d
   s.flops = gemm_flops + attention_flops;
   s.attention_flops = attention_flops;
   s.experts_touched = experts;
-  const double weight_bw = r.weight_bandwidth_bytes_per_s > 0 ? r.weight_bandwidth_bytes_per_s : r.bandwidth_bytes_per_s;
+  const double weight_bw = weight_bandwidth(r);
   s.memory_s = weight_bytes / weight_bw + kv_bytes / r.bandwidth_bytes_per_s;
   s.compute_s = s.flops / r.tensor_flops_per_s;
   s.memory_bound = s.memory_s >= s.compute_s;
@@ -219,6 +225,29 @@ void add_prompt_positions(const PerfModelShape& shape, double a, double b, doubl
     kv += grp.layers * grp.kv_bytes_per_token * (attended(b, grp.window) + (b - a));
     attention += grp.layers * 2 * grp.q_heads * (grp.qk_dim + grp.v_dim) * attended_sum(a, b, w);
   }
+}
+
+// Tokens each attention group reads for a step's decode sequences, times `fraction` (a pipeline
+// micro-batch's share): the sum of their contexts, at most sequences x window for a windowed group
+// (exact when every context is on one side of the window, an upper bound otherwise).
+void decode_attended_sums(const PerfModelShape& shape, const MixedStep& step, double fraction, double* sums) {
+  const double b = static_cast<double>(step.decode_sequences);
+  for (std::size_t g = 0; g < shape.attention.size(); ++g) {
+    const double w = static_cast<double>(shape.attention[g].window);
+    sums[g] = fraction * (w > 0 ? std::min(step.decode_attended, b * w) : step.decode_attended);
+  }
+}
+
+// KV bytes and attention FLOPs of one forward over a whole step: every decode sequence over its
+// context (decode_query_tokens queries each), every prompt chunk over its prefix and itself, and
+// the recurrent state of each sequence and chunk.
+void step_attention(const PerfModelShape& shape, const MixedStep& step, double& kv, double& attention) {
+  double sums[kMaxAttentionGroups] = {};
+  decode_attended_sums(shape, step, 1.0, sums);
+  kv += recurrent_state_traffic(shape, static_cast<double>(step.decode_sequences) + static_cast<double>(step.chunks.size()));
+  add_decode_attention(shape, sums, static_cast<double>(step.decode_query_tokens), kv, attention);
+  for (const PrefillChunk& c : step.chunks)
+    add_prompt_positions(shape, static_cast<double>(c.start), static_cast<double>(c.end), kv, attention);
 }
 
 // Prefill of `sequences` x `prompt` tokens packed into forwards of at most `budget` tokens.
@@ -424,12 +453,7 @@ double mixed_step_seconds(const PerfModelShape& shape, const HardwareRates& r, c
   const double q = static_cast<double>(step.decode_query_tokens);
   const double decode_tokens = b * q;
   const double prompt_tokens = static_cast<double>(step_tokens) - decode_tokens;
-  auto decode_sums = [&](double fraction, double* sums) {
-    for (std::size_t g = 0; g < shape.attention.size(); ++g) {
-      const double w = static_cast<double>(shape.attention[g].window);
-      sums[g] = fraction * (w > 0 ? std::min(step.decode_attended, b * w) : step.decode_attended);
-    }
-  };
+  auto decode_sums = [&](double fraction, double* sums) { decode_attended_sums(shape, step, fraction, sums); };
   if (prompt_tokens == 0 && step.decode_query_tokens == 1) {
     if (step.decode_sequences == 0) return 0;
     // Exactly estimate_decode's round: micro-batches through the pipeline stages.
@@ -438,14 +462,10 @@ double mixed_step_seconds(const PerfModelShape& shape, const HardwareRates& r, c
   // A step with prompt tokens (or a verify of several tokens per sequence) runs as one forward
   // over all its tokens; under pipeline parallelism it crosses every stage once (the first chunk
   // of estimate_prefill's fill).
-  double sums[kMaxAttentionGroups] = {};
-  decode_sums(1.0, sums);
   const double tokens = static_cast<double>(step_tokens);
   auto [weights, touched] = weights_read(shape, tokens);
-  double kv = recurrent_state_traffic(shape, b + static_cast<double>(step.chunks.size())), attention = 0;
-  add_decode_attention(shape, sums, q, kv, attention);
-  for (const PrefillChunk& c : step.chunks)
-    add_prompt_positions(shape, static_cast<double>(c.start), static_cast<double>(c.end), kv, attention);
+  double kv = 0, attention = 0;
+  step_attention(shape, step, kv, attention);
   // A verify without prompt tokens runs in the decode CUDA graphs (SGLang's TARGET_VERIFY
   // capture, vLLM's uniform-decode graphs): the decode overhead terms apply.
   const bool has_prompt = prompt_tokens > 0;
@@ -479,7 +499,7 @@ double dp_attention_step_seconds(const PerfModelShape& shape, const HardwareRate
     throw_internal("performance model: " + std::to_string(ranks.size()) + " batches for " +
                    std::to_string(shape.dp_attention_ranks) + " DP-attention ranks");
   const double a = shape.attention_tp;
-  const double weight_bw = r.weight_bandwidth_bytes_per_s > 0 ? r.weight_bandwidth_bytes_per_s : r.bandwidth_bytes_per_s;
+  const double weight_bw = weight_bandwidth(r);
   const double o = r.memory_compute_overlap;
   double slowest_attention = 0, tokens_sum = 0, padded_sum = 0, padded_max = 0;
   bool any_prompt = false;
@@ -493,15 +513,8 @@ double dp_attention_step_seconds(const PerfModelShape& shape, const HardwareRate
     tokens_sum += tokens;
     padded_sum += padded;
     padded_max = std::max(padded_max, padded);
-    double sums[kMaxAttentionGroups] = {};
-    for (std::size_t g = 0; g < shape.attention.size(); ++g) {
-      const double w = static_cast<double>(shape.attention[g].window);
-      sums[g] = w > 0 ? std::min(step.decode_attended, b * w) : step.decode_attended;
-    }
-    double kv = recurrent_state_traffic(shape, b + static_cast<double>(step.chunks.size())), attention = 0;
-    add_decode_attention(shape, sums, q, kv, attention);
-    for (const PrefillChunk& c : step.chunks)
-      add_prompt_positions(shape, static_cast<double>(c.start), static_cast<double>(c.end), kv, attention);
+    double kv = 0, attention = 0;
+    step_attention(shape, step, kv, attention);
     const double t = kernel_time(shape.attention_weight_bytes / weight_bw,
                                  2 * shape.attention_params * tokens / r.tensor_flops_per_s, o) +
                      kernel_time(kv / r.bandwidth_bytes_per_s, attention / r.tensor_flops_per_s, o);

@@ -137,7 +137,7 @@ ReplicaAnswer replicas_for(const sim::PreparedEngine& engine, const sim::Workloa
                            const PriceBook& prices, const std::vector<RentalPeriod>& periods,
                            const CapacityOptions& options) {
   if (!(target_rate > 0) || std::isinf(target_rate)) throw_usage("--target-rate: must be a positive number of requests/s");
-  if (engine.dp_ranks > 1)
+  if (engine.dp_ranks() > 1)
     throw_usage("--target-rate: replicas of an SGLang DP-attention server behind a router are not modelled (each "
                 "server's ranks are: simulate one at the rate it would take)");
   ReplicaAnswer a;

@@ -94,7 +94,7 @@ LockstepClock PreparedEngine::lockstep_clock() const {
 }
 
 SimResult simulate_on(const PreparedEngine& engine, const StepClock& clock, RequestSource& source, const SimOptions& options) {
-  if (engine.dp_ranks > 1) return simulate_dp_attention(engine.rules, engine.lockstep_clock(), source, engine.dp_ranks, options);
+  if (engine.dp_ranks() > 1) return simulate_dp_attention(engine.rules, engine.lockstep_clock(), source, engine.dp_ranks(), options);
   return simulate(engine.rules, clock, source, options);
 }
 
@@ -110,8 +110,7 @@ PreparedEngine prepare_engine(const memory::PlanRequest& request, const DataRoot
     throw_usage("simulate: no step-time model for this configuration: " + perf.unavailable);
   e.rules = scheduler_rules(e.plan, request.args, request.spec_accept_length);
   e.shape = *perf.shape;
-  e.dp_ranks = e.shape.dp_attention_ranks;
-  if (e.dp_ranks > 1 && e.rules.decode_query_tokens > 1)
+  if (e.dp_ranks() > 1 && e.rules.decode_query_tokens > 1)
     throw_usage("simulate: speculative decoding under SGLang DP attention is not modelled (each rank's draft and verify "
                 "in lockstep); simulate one of the two");
   if (e.rules.decode_query_tokens > 1) {
@@ -207,7 +206,7 @@ nlohmann::json simulate_json(const SimulateOutcome& o) {
                             ? nlohmann::json{{"verify_tokens", ru.decode_query_tokens}, {"draft_forwards", ru.draft_forwards},
                                              {"accept_length", ru.accept_length}}
                             : nlohmann::json(nullptr)},
-        {"dp_attention_ranks", o.engine.dp_ranks},
+        {"dp_attention_ranks", o.engine.dp_ranks()},
         {"basis", basis}}},
       {"requests",
        {{"arrived", r.arrived}, {"completed", r.completed}, {"rejected", r.rejected}, {"in_system", r.in_system},
@@ -259,8 +258,8 @@ std::string simulate_text(const SimulateOutcome& o) {
        std::to_string(ru.kv_blocks * ru.block_tokens) + " tokens, max " + std::to_string(ru.max_seqs) + " running, " +
        (ru.step_tokens ? std::to_string(ru.step_tokens) + " tokens/step" : std::string("no token limit per step")) +
        (ru.prefix_caching ? ", prefix caching" : "") + "\n";
-  if (o.engine.dp_ranks > 1)
-    s += "DP attention: " + std::to_string(o.engine.dp_ranks) + " ranks of " + std::to_string(o.engine.shape.attention_tp) +
+  if (o.engine.dp_ranks() > 1)
+    s += "DP attention: " + std::to_string(o.engine.dp_ranks()) + " ranks of " + std::to_string(o.engine.shape.attention_tp) +
          " GPUs, each with the pool and limits above, dealt requests round-robin and stepping in lockstep (the MoE over "
          "every rank's tokens)\n";
   if (ru.decode_query_tokens > 1)

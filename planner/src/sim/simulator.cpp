@@ -173,7 +173,7 @@ class Simulation {
   // ---- lockstep driving: several replicas behind one router (simulate_replicas) ----------------
   //! Runs the steps that start before `t`; an idle engine waits until `t`.
   void advance_to(double t) {
-    while (has_work() && now_ < t) step();
+    while (busy(true) && now_ < t) step();
     now_ = std::max(now_, t);
   }
   //! A request routed here at its arrival time.
@@ -206,16 +206,12 @@ class Simulation {
   //! an idle batch). Requests that finished in the last step ride only while more are to come.
   bool form_at(double t, bool more_to_come) {
     now_ = std::max(now_, t);
-    const bool work = running() > 0 || !waiting_.empty() || (riders_ > 0 && more_to_come);
-    return work && form_step();
+    return busy(more_to_come) && form_step();
   }
   const perf::MixedStep& formed() const { return formed_; }
   void run_formed(double dt) { apply_step(dt); }
   bool busy(bool more_to_come) const { return running() > 0 || !waiting_.empty() || (riders_ > 0 && more_to_come); }
-  std::uint64_t kv_used() const { return pool_.used(); }
   std::uint64_t kv_total() const { return pool_.total(); }
-  std::uint64_t running_now() const { return running(); }
-  std::uint64_t waiting_now() const { return waiting_.size(); }
   std::uint64_t finished() const { return res_.completed + res_.rejected; }
   TimelineSample state() const { return sample(); }
   //! Ends this rank's run at the server's time `t`; the area under its number in the system
@@ -348,8 +344,6 @@ class Simulation {
   }
   std::uint64_t residue(const Slot& s) const { return ((s.computed % bs_) + bs_ - (s.g0 % bs_)) % bs_; }
   std::uint64_t running() const { return decoding_ + prefill_.size(); }
-  // Something to run: requests, or the finished ones riding in the overlap scheduler's next step.
-  bool has_work() const { return running() > 0 || !waiting_.empty() || riders_ > 0; }
   // ExpectedOutput: sum over running requests of min(output still to come, clip).
   std::uint64_t reserved_output() const {
     const std::uint64_t clipped_part = clipped_ == 0 ? 0 : clipped_ * clip_;
@@ -1254,10 +1248,11 @@ class DpAttentionServer {
       formed_[d] = ranks_[d]->form_at(now_, more);
       steps_[d] = formed_[d] ? ranks_[d]->formed() : perf::MixedStep{};
       any = any || formed_[d];
-      used += ranks_[d]->kv_used();
+      const TimelineSample x = ranks_[d]->state();
+      used += x.kv_blocks_used;
       total += ranks_[d]->kv_total();
-      running += ranks_[d]->running_now();
-      waiting += ranks_[d]->waiting_now();
+      running += x.running;
+      waiting += x.waiting;
     }
     if (!any) return;  // everything running was preempted: the next step readmits
     const double dt = clock_(steps_);

@@ -49,9 +49,9 @@ struct PreparedEngine {
   perf::HardwareRates rates;  //!< the expected rates (calibrated when a calibration applies)
   std::string step_basis;     //!< where the step times come from
   bool calibrated = false;
-  //! SGLang DP attention: the server's ranks (shape.dp_attention_ranks; 1 = a plain engine),
-  //! which step in lockstep (lockstep_clock) and are simulated by simulate_dp_attention.
-  std::uint64_t dp_ranks = 1;
+  //! SGLang DP attention: the server's ranks (1 = a plain engine), which step in lockstep
+  //! (lockstep_clock) and are simulated by simulate_dp_attention.
+  std::uint64_t dp_ranks() const { return shape.dp_attention_ranks; }
   //! perf::mixed_step_seconds over `shape` and `rates` (with a draft, speculative_step_seconds);
   //! valid while this object lives.
   StepClock clock() const;

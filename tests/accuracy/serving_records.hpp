@@ -45,6 +45,7 @@ struct ServingComparison {
   std::string verdict;  //!< the simulator's: stable, overloaded, closed-loop, offline
   nlohmann::json record;  //!< verbatim
   std::uint64_t completed = 0, rejected = 0, preemptions = 0;
+  double itl_p50_s = 0;  //!< the simulated median ITL, also where the record's TPOT is compared
   //! Simulated as a server's run with --cold-start (setup "cold_start"): the server, the
   //! first-use stalls this run paid.
   std::string cold_server;
@@ -435,6 +436,7 @@ inline ServingComparison simulate_record(const nlohmann::json& record, const nlo
     std::filesystem::remove(q.workload.trace->parent_path(), ec);
   }
   c.completed = out.result.completed;
+  c.itl_p50_s = out.result.itl.p50;
   c.rejected = out.result.rejected;
   c.preemptions = out.result.preemptions;
   c.verdict = out.result.verdict.state;

@@ -546,6 +546,15 @@ std::vector<Row> rows() {
           {"plan", "--model", "deepseek-v3", "--gpu", "h200", "--tp", "8", "--speculative-config",
            R"({"method": "mtp", "num_speculative_tokens": 1, "frob": 1})"},
           {}, 2, "--speculative-config: key 'frob' is not modelled (modelled: \"method\", \"num_speculative_tokens\")"},
+      Row{"vLLM --num-scheduler-steps on a release without it",
+          {"plan", "--model", "llama-3.1-8b", "--gpu", "h100", "--engine", "vllm@0.19", "--num-scheduler-steps", "10"},
+          {}, 2, "--num-scheduler-steps: vLLM 0.19 has no such flag (multi-step scheduling was removed in 0.10.1, "
+                 "PR #22138): plan it with --engine vllm@0.7.3 or earlier"},
+      Row{"vLLM 0.6.0 multi-step with chunked prefill",
+          {"plan", "--model", "llama-3.1-8b", "--gpu", "h100", "--engine", "vllm@0.6.0", "--num-scheduler-steps", "10"},
+          {}, 2, "--num-scheduler-steps: vLLM 0.6.0 refuses multi-step with chunked prefill (engine/arg_utils.py: "
+                 "\"Chunked prefill is not supported with multi-step\"); chunked prefill is on by default above "
+                 "--max-model-len 32768: lower it or give --no-enable-chunked-prefill"},
       Row{"vLLM --speculative-config drafts beyond the context",
           {"plan", "--model", "deepseek-v3", "--gpu", "h200", "--tp", "8", "--max-model-len", "4096", "--speculative-config",
            R"({"method": "mtp", "num_speculative_tokens": 99999999999})"},

@@ -29,6 +29,7 @@
 #include "vramplan/memory/vllm_speculative.hpp"
 #include "vramplan/memory/mtp_draft.hpp"
 #include "vramplan/memory/vllm_async_scheduling.hpp"
+#include "vramplan/memory/vllm_multi_step.hpp"
 #include "vramplan/memory/vllm_scheduler_defaults.hpp"
 #include "vramplan/memory/vllm_weight_allocation.hpp"
 #include "vramplan/memory/weights.hpp"
@@ -86,6 +87,7 @@ class VllmEngine final : public Engine {
         {"no-enable-chunked-prefill", "a prompt runs in one step: max_num_batched_tokens must cover max_model_len", true, {}},
         {"async-scheduling", "form the next step's batch while the GPU runs this one (default from 0.14, not with PP > 1 on 0.14)", true, {}},
         {"no-async-scheduling", "form each step's batch when it starts (serial scheduling, the default before 0.14)", true, {}},
+        {"num-scheduler-steps", "V0 multi-step scheduling: decode steps a scheduler round runs (0.5.5 - 0.10.0; default 1)", false, {}, OptionValue::whole},
         {"speculative-config", "JSON; {\"method\": \"mtp\", \"num_speculative_tokens\": k}: the checkpoint's MTP layer drafts", false, {}},
     };
   }
@@ -238,6 +240,7 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
       v0 ? v0_scheduler_defaults(d_, arch, max_model_len, arg_switch(args, "enable-lora"), args)
          : v1_scheduler_defaults(d_, in.gpu, args);
   const bool chunked_prefill = sched.chunked_prefill;
+  const VllmMultiStep multi_step = vllm_multi_step(d_.release(), v0, chunked_prefill, args);
   std::uint64_t max_num_seqs = user_seqs.value_or(sched.max_num_seqs);
   std::uint64_t batched = user_batched.value_or(sched.max_num_batched_tokens);
   if (max_num_seqs == 0 || batched == 0) throw_usage("--max-num-seqs / --max-num-batched-tokens must be >= 1");
@@ -567,6 +570,11 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
       // Which engine's scheduler runs: V0's (vllm/core/scheduler.py) or V1's (vllm/v1/core/sched).
       {"engine_generation", v0 ? "v0" : "v1"},
   };
+  if (multi_step.steps > 1) {
+    view["num_scheduler_steps"] = multi_step.steps;
+    view["multi_step_stream_outputs"] = multi_step.streams_each_step;
+    p.notes.push_back(multi_step.why);
+  }
   if (spec.on) {
     view["speculative_method"] = spec.method;
     view["num_speculative_tokens"] = spec.tokens;

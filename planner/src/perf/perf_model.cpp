@@ -448,6 +448,13 @@ std::uint64_t MixedStep::tokens() const {
 }
 
 double mixed_step_seconds(const PerfModelShape& shape, const HardwareRates& r, const MixedStep& step) {
+  if (!step.host_step) {  // a step inside a multi-step round: the round's host work is paid once
+    HardwareRates ahead = r;
+    ahead.step_overhead_s = 0;
+    MixedStep s = step;
+    s.host_step = true;
+    return mixed_step_seconds(shape, ahead, s);
+  }
   const std::uint64_t step_tokens = step.tokens();
   const double b = static_cast<double>(step.decode_sequences);
   const double q = static_cast<double>(step.decode_query_tokens);

@@ -62,6 +62,7 @@ void vllm(const memory::PlanOutcome& o, const memory::EngineArgs& a, const std::
   from_args(c.argv, a, "async-scheduling", "--async-scheduling");
   from_args(c.argv, a, "no-async-scheduling", "--no-async-scheduling");
   from_args(c.argv, a, "speculative-config", "--speculative-config");  // as given: memory/vllm_speculative.hpp
+  from_view(c.argv, v, "num_scheduler_steps", "--num-scheduler-steps");  // V0 multi-step: memory/vllm_multi_step.hpp
   c.argv.push_back(view_flag(v, "enable_prefix_caching") ? "--enable-prefix-caching" : "--no-enable-prefix-caching");
   c.argv.push_back(view_flag(v, "enable_chunked_prefill") ? "--enable-chunked-prefill" : "--no-enable-chunked-prefill");
 }

@@ -138,6 +138,10 @@ class Simulation {
     if (r_.block_tokens == 0) throw_usage("simulate: block size must be at least one token");
     if (r_.max_seqs == 0) throw_usage("simulate: the engine admits no request (max running requests 0)");
     if (opt_.concurrency && *opt_.concurrency == 0) throw_usage("--concurrency must be at least 1");
+    if (r_.decode_round_steps == 0) throw_usage("simulate: a multi-step round needs at least one step");
+    if (r_.decode_round_steps > 1 && (r_.mix_prefill_decode || r_.decode_query_tokens != 1 || r_.overlap_schedule ||
+                                      r_.static_batch || r_.out_of_blocks != OutOfBlocks::PreemptNewest))
+      throw_internal("simulate: multi-step rounds are modelled for vLLM V0's default scheduler only");
     budget_full_ = r_.step_tokens == 0 ? std::numeric_limits<std::uint64_t>::max() : r_.step_tokens;
     clip_ = r_.reserve_clip_tokens ? r_.reserve_clip_tokens : std::numeric_limits<std::uint64_t>::max();
     ratio_ = r_.reserve_ratio;
@@ -338,9 +342,12 @@ class Simulation {
   std::uint64_t generated_now(const Slot& s) const {
     return s.phase == Phase::Decode ? s.generated + (g_ - s.g0) : s.generated;
   }
+  // Inside a multi-step round a decoding request also holds the blocks of the round's tokens still
+  // to come, taken at the round's start (round_left_ is 0 at every boundary).
   std::uint64_t private_blocks(const Slot& s) const {
     const bool running = s.phase == Phase::Decode || s.phase == Phase::Prefill;
-    return ceil_div(computed_now(s), bs_) - s.shared + (running ? r_.state_blocks : 0);
+    const std::uint64_t ahead = s.phase == Phase::Decode ? round_left_ : 0;
+    return ceil_div(computed_now(s) + ahead, bs_) - s.shared + (running ? r_.state_blocks : 0);
   }
   std::uint64_t residue(const Slot& s) const { return ((s.computed % bs_) + bs_ - (s.g0 % bs_)) % bs_; }
   std::uint64_t running() const { return decoding_ + prefill_.size(); }
@@ -359,7 +366,15 @@ class Simulation {
     ++decoding_;
     cached_sum_ += s.computed;
     decode_order_.push_back({id, s.admit_seq});
-    completions_.push({g_ + (s.target - s.generated), s.admit_seq, id});
+    // In a multi-step round a request that is done before the round's end keeps computing to it
+    // (the batch is frozen; vllm 0.6.0 engine/output_processor/multi_step.py drops the surplus
+    // tokens), and it leaves then: enter_decode is always at a round boundary.
+    const std::uint64_t left = s.target - s.generated;
+    const std::uint64_t n = r_.decode_round_steps;
+    const std::uint64_t steps = n == 1 ? left : ceil_div(left, n) * n;
+    completions_.push({g_ + steps, s.admit_seq, id});
+    // Streaming each step, the client hears nothing from it after its last real token.
+    if (steps > left && !r_.stream_per_round) real_done_.push({g_ + left, s.admit_seq, id});
     if (!r_.mix_prefill_decode) {
       if (!fresh_.empty() && fresh_.back().first == now_) ++fresh_.back().second;
       else fresh_.push_back({now_, 1});
@@ -498,6 +513,7 @@ class Simulation {
     // are half of it, so that memory stays O(requests running) at O(1) amortised per step.
     if (dead_in_order_ > 64 && 2 * dead_in_order_ > decode_order_.size()) compact_decode_order();
     if (running() == 0) ratio_ = r_.reserve_ratio;  // SGLang resets new_token_ratio when idle
+    if (round_left_ > 0) return form_round_step();
 
     // SGLang runs a prompt batch when it can form one and decodes otherwise; vLLM, TensorRT-LLM
     // and llama.cpp put prompt chunks and decode tokens in one step.
@@ -506,11 +522,14 @@ class Simulation {
     if (!r_.mix_prefill_decode) {
       schedule_prompts(budget);
       decode_now = chunks_.empty() && decoding_ > 0;
-      if (decode_now) allocate_decode_blocks();
+      // A multi-step decode round takes the blocks of all its tokens at its start
+      // (vllm 0.6.0 core/scheduler.py _append_slots with num_lookahead_slots N - 1).
+      if (decode_now) allocate_decode_blocks(advance_ * r_.decode_round_steps);
       decode_now = decode_now && decoding_ > 0;
+      if (decode_now && r_.decode_round_steps > 1) round_left_ = r_.decode_round_steps;
     } else {
       if (decode_now) {
-        allocate_decode_blocks();
+        allocate_decode_blocks(advance_);
         // Every decode runs; prompts get what is left (vLLM keeps max_num_batched_tokens >=
         // max_num_seqs; SGLang's mixed chunk may not). A speculative decode takes 1 + k tokens.
         const std::uint64_t decode_tokens =
@@ -543,6 +562,17 @@ class Simulation {
     }
     decode_now_ = decode_now;
     formed_ = perf::MixedStep{seqs, attended, chunks_, r_.decode_query_tokens};
+    return true;
+  }
+
+  // A step inside a multi-step decode round: the batch formed at the round's start, nobody
+  // admitted or preempted, the blocks taken then (vllm 0.6.0 engine/async_llm_engine.py
+  // step_async reuses the cached batch while it has steps left; the worker only advances it).
+  bool form_round_step() {
+    if (decoding_ == 0) throw_internal("simulate: a multi-step round with no request decoding");
+    if (waiting_.empty()) last_drained_s_ = now_;
+    decode_now_ = true;
+    formed_ = perf::MixedStep{decoding_, static_cast<double>(cached_sum_ + decoding_), chunks_, 1, /*host_step=*/false};
     return true;
   }
 
@@ -583,17 +613,18 @@ class Simulation {
     const double l = r_.accept_length;
     return static_cast<std::uint64_t>(std::floor(static_cast<double>(n + 1) * l) - std::floor(static_cast<double>(n) * l));
   }
-  // Blocks the next decode step's advance_ tokens of every decoding request take: the token at
-  // g + j opens a block for residue class (block - (g + j) mod block) mod block.
-  std::uint64_t decode_blocks_needed() const {
-    if (advance_ == 1) return class_count_[(bs_ - g_ % bs_) % bs_];  // the hot path: one class
+  // Blocks the next `tokens` tokens of every decoding request take: the token at g + j opens a
+  // block for residue class (block - (g + j) mod block) mod block.
+  std::uint64_t decode_blocks_needed(std::uint64_t tokens) const {
+    if (tokens == 1) return class_count_[(bs_ - g_ % bs_) % bs_];  // the hot path: one class
     std::uint64_t need = 0;
-    for (std::uint64_t j = 0; j < advance_; ++j) need += class_count_[(bs_ - (g_ + j) % bs_) % bs_];
+    for (std::uint64_t j = 0; j < tokens; ++j) need += class_count_[(bs_ - (g_ + j) % bs_) % bs_];
     return need;
   }
-  // Blocks for the next advance_ tokens of every decoding request.
-  void allocate_decode_blocks() {
-    const std::uint64_t need = decode_blocks_needed();
+  // Blocks for the next `tokens` tokens of every decoding request (advance_, one step's; a
+  // multi-step round's, all of its steps').
+  void allocate_decode_blocks(std::uint64_t tokens) {
+    const std::uint64_t need = decode_blocks_needed(tokens);
     if (need == 0) return;
     if (pool_.make_free(need)) {
       pool_.take_private(need);
@@ -607,7 +638,7 @@ class Simulation {
       if (!alive(decode_order_[i])) continue;
       const std::uint32_t id = decode_order_[i].slot;
       const std::uint64_t c = computed_now(slots_[id]);
-      const std::uint64_t blocks = ceil_div(c + advance_, bs_) - ceil_div(c, bs_);
+      const std::uint64_t blocks = ceil_div(c + tokens, bs_) - ceil_div(c, bs_);
       if (blocks == 0) continue;
       if (!allocate_or_preempt(id, blocks)) break;  // it preempted itself: nothing newer is left
     }
@@ -653,7 +684,7 @@ class Simulation {
     ratio_ = std::min(1.0, (static_cast<double>(decoded) + steps * static_cast<double>(decoding_)) /
                                static_cast<double>(max_new + 1));
     // The survivors' blocks for this step.
-    const std::uint64_t need = decode_blocks_needed();
+    const std::uint64_t need = decode_blocks_needed(advance_);
     if (!pool_.make_free(need)) throw_internal("simulate: retraction left too few blocks for one decode step");
     pool_.take_private(need);
   }
@@ -776,18 +807,32 @@ class Simulation {
     // step, except for requests whose previous token came from a prompt step after it: theirs
     // is counted from that token. Several tokens that arrive together split the gap evenly, as
     // SGLang's bench_serving counts a chunk of n tokens (n samples of gap / n).
-    std::uint64_t counted = 0;
-    if (!r_.mix_prefill_decode) {
-      for (const auto& [t, n] : fresh_) {
-        const std::uint64_t k = std::min(n, advanced - counted);
-        req_.itl.add_samples(split(now_ - t), k * a);
-        counted += k;
+    // A multi-step round streams its tokens to the client once, at its end (vllm 0.6.0
+    // engine/llm_engine.py _process_model_outputs creates a request's output only on the round's
+    // last step): one chunk of N tokens, which a client that times each chunk (benchmark_serving's
+    // streaming clients) counts as one ITL sample.
+    const bool chunk_out = round_left_ <= 1 || !r_.stream_per_round;
+    if (round_left_ > 0) --round_left_;
+    if (chunk_out) {
+      // Requests whose last token came before this step of a multi-step round only pad it.
+      while (!real_done_.empty() && real_done_.top().g_done <= g_) {
+        const Completion c = real_done_.top();
+        real_done_.pop();
+        if (slots_[c.slot].phase == Phase::Decode && slots_[c.slot].admit_seq == c.admit_seq) ++padding_now_;
       }
+      std::uint64_t counted = 0;
+      if (!r_.mix_prefill_decode) {
+        for (const auto& [t, n] : fresh_) {
+          const std::uint64_t k = std::min(n, advanced - counted);
+          req_.itl.add_samples(split(now_ - t), k * a);
+          counted += k;
+        }
+      }
+      fresh_.clear();
+      const double gap = r_.mix_prefill_decode || last_decode_end_ <= 0 ? now_ - step_start : now_ - last_decode_end_;
+      req_.itl.add_samples(split(gap), (advanced - counted - padding_now_) * a);
+      last_decode_end_ = now_;
     }
-    fresh_.clear();
-    const double gap = r_.mix_prefill_decode || last_decode_end_ <= 0 ? now_ - step_start : now_ - last_decode_end_;
-    req_.itl.add_samples(split(gap), (advanced - counted) * a);
-    last_decode_end_ = now_;
     cached_sum_ += advanced * a;
     padding_cached_ += padding_seqs_;
     g_ += a;
@@ -819,6 +864,7 @@ class Simulation {
       }
       complete(c.slot, held);
     }
+    if (round_left_ == 0) padding_now_ = 0;  // the padding requests left with the round's end
   }
 
   void finish_prompt_chunks() {
@@ -1056,11 +1102,16 @@ class Simulation {
   std::uint64_t clip_ = 0;
   std::uint64_t clipped_ = 0, unclipped_ = 0, unclipped_rem_ = 0, prompt_reserve_ = 0;
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> crossings_;
+  // Multi-step rounds streamed each step: when each padding request produced its last real token,
+  // and how many of the round's decoders are past theirs (all of them leave at the round's end).
+  std::priority_queue<Completion, std::vector<Completion>, std::greater<>> real_done_;
+  std::uint64_t padding_now_ = 0;
   std::uint64_t reserved_ = 0;       // FullLength: blocks reserved by running requests
   std::uint64_t padding_seqs_ = 0, padding_cached_ = 0;  // static batch: finished sequences still computed
   std::uint64_t g_ = 0;              // tokens decode steps have kept per request so far
   std::uint64_t decode_steps_ = 0;   // decode steps so far
   std::uint64_t advance_ = 1;        // tokens the current step's decodes keep (tokens_kept)
+  std::uint64_t round_left_ = 0;     // steps left in the multi-step decode round (0: at a boundary)
   std::uint64_t admit_seq_ = 0;
   double now_ = 0;
   double last_decode_end_ = 0;

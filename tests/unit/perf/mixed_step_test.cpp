@@ -40,6 +40,18 @@ TEST(MixedStep, DecodeOnlyUnderPipelineParallelismEqualsTheRound) {
   }
 }
 
+TEST(MixedStep, AStepInsideAMultiStepRoundSkipsTheHostTerm) {
+  // vLLM V0 multi-step: steps 2..N of a round replay the batch without the host's per-step work,
+  // so such a step is the same step less step_overhead_s, once per pipeline slot (here pp = 1).
+  const PerfModelShape shape = test::round_dense_shape();
+  PerfHardware hw = hw_with_layer_overhead();
+  hw.expected.step_overhead_s = 0.65e-3;
+  MixedStep step{16, 16.0 * 1000, {}};
+  const double with_host = mixed_step_seconds(shape, hw.expected, step);
+  step.host_step = false;
+  EXPECT_NEAR(with_host - mixed_step_seconds(shape, hw.expected, step), 0.65e-3, 1e-15);
+}
+
 TEST(MixedStep, PromptChunksSumToThePrefillEstimate) {
   const PerfModelShape shape = test::round_dense_shape();
   const PerfHardware hw = hw_with_layer_overhead();

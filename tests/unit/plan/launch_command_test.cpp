@@ -38,6 +38,14 @@ TEST(LaunchCommand, VllmCarriesAnAsyncSchedulingFlagOnlyAsGiven) {
             std::string::npos);
 }
 
+TEST(LaunchCommand, VllmCarriesMultiStepScheduling) {
+  const memory::EngineArgs args = {{"max-model-len", "4096"}, {"num-scheduler-steps", "10"}};
+  const std::string line = launch_command(plan_of("vllm@0.6.0", args, "a100-sxm-80"), args, "m").line();
+  EXPECT_NE(line.find(" --num-scheduler-steps 10"), std::string::npos) << line;
+  EXPECT_EQ(launch_command(plan_of("vllm@0.6.0", {{"max-model-len", "4096"}}, "a100-sxm-80"), {}, "m").line().find("scheduler-steps"),
+            std::string::npos);
+}
+
 TEST(LaunchCommand, CatalogueIdsSayWhatToFillIn) {
   const auto c = launch_command(plan_of("sglang", {{"context-length", "8192"}}), {{"context-length", "8192"}}, "llama-3.1-8b");
   ASSERT_GE(c.argv.size(), 5u);

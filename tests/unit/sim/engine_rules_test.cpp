@@ -152,6 +152,20 @@ TEST(EngineRulesVllm, V0WithoutChunkedPrefillRunsPromptStepsAlone) {
   EXPECT_TRUE(v1.mix_prefill_decode);
 }
 
+TEST(EngineRulesVllm, MultiStepRoundsFromTheV0Plan) {
+  // --num-scheduler-steps 10 on vLLM 0.6.0 (chunked prefill off at max_model_len 4096): rounds of
+  // ten decode steps, one streamed chunk a round; 0.6.4 streams each step (on from 0.6.3).
+  const SchedulerRules r = rules(plan("vllm@0.6.0", {{"max-model-len", "4096"}, {"num-scheduler-steps", "10"}}));
+  EXPECT_EQ(r.decode_round_steps, 10u);
+  EXPECT_TRUE(r.stream_per_round);
+  EXPECT_FALSE(r.mix_prefill_decode);
+  expect_sourced_basis(r);
+  const SchedulerRules later = rules(plan("vllm@0.6.4", {{"max-model-len", "4096"}, {"num-scheduler-steps", "8"}}));
+  EXPECT_EQ(later.decode_round_steps, 8u);
+  EXPECT_FALSE(later.stream_per_round);
+  EXPECT_EQ(rules(plan("vllm@0.6.0", {{"max-model-len", "4096"}})).decode_round_steps, 1u);
+}
+
 TEST(EngineRulesVllm, UnchunkedBudgetBelowMaxModelLenIsRefused) {
   // config/scheduler.py verify_max_model_len: vLLM refuses to start, so there is nothing to simulate.
   const auto o = plan("vllm", {{"max-model-len", "8192"},

@@ -284,6 +284,12 @@ struct MixedStep {
   //! over all of them; the attention reads each sequence's cached K/V once for its query tokens
   //! (the verify kernels take a query of q tokens per sequence) and does q times the math.
   std::uint64_t decode_query_tokens = 1;
+  //! Whether the host's per-step work (scheduling, input preparation, output processing:
+  //! HardwareRates::step_overhead_s) stands before this step. false for steps 2..N of a vLLM V0
+  //! multi-step round (--num-scheduler-steps N), which replay the frozen batch with only a GPU-side
+  //! advance_step while the CPU runs ahead (vllm 0.6.0 worker/multi_step_model_runner.py
+  //! MultiStepModelRunner.execute_model, _advance_step): the round pays that work once.
+  bool host_step = true;
 
   //! Tokens the step computes: decode_query_tokens per decode sequence plus every chunk's
   //! end - start (the count GEMMs run over and the cold-start charge keys on). Throws

@@ -67,6 +67,17 @@ struct SchedulerRules {
   //! waits only `if len(self.can_run_list) != 0`).
   bool runs_oversized_prompt_alone = false;
   bool mix_prefill_decode = true;    //!< one step may hold prompt and decode tokens together
+  //! vLLM V0 multi-step scheduling (--num-scheduler-steps N; vllm 0.6.0, docs/research/
+  //! vllm-0.6-multi-step.md): the scheduler runs only at round boundaries. A decode round is N
+  //! steps over the batch formed at its start, with the blocks of all N tokens taken then
+  //! (lookahead slots); requests arriving meanwhile wait for the next boundary; a request that
+  //! reaches its last token inside a round keeps its place (and computes) to the round's end,
+  //! which is when its final tokens reach the client. Needs mix_prefill_decode false and no
+  //! speculation. 1 = every step scheduled.
+  std::uint32_t decode_round_steps = 1;
+  //! With decode_round_steps > 1: the client gets a round's tokens as one chunk at its end (vLLM
+  //! up to 0.6.2); false: each step's tokens stream (--multi-step-stream-outputs, on from 0.6.3).
+  bool stream_per_round = false;
   //! The batch of a step is formed when the previous step starts, while that one runs on the GPU
   //! (SGLang's overlap scheduler, scheduler.py event_loop_overlap; vLLM's async scheduling from
   //! 0.14, v1/engine/core.py EngineCore.step_with_batch_queue): a request that arrives during a

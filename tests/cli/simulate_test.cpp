@@ -170,6 +170,28 @@ TEST(SimulateCli, DpAttentionRunsItsRanksInLockstep) {
   EXPECT_NE(t.err.find("DP-attention server"), std::string::npos) << t.err;
 }
 
+TEST(SimulateCli, VllmMultiStepStreamsOneChunkARound) {
+  // vLLM 0.6.0 with --num-scheduler-steps 10 (max_model_len 4096 keeps chunked prefill off): the
+  // JSON names the rounds, and the median ITL is a round of ten steps, several times the TPOT.
+  const CliResult r = run_cli({"simulate", "--model", "llama-3.1-8b", "--gpu", "a100-sxm-80", "--engine", "vllm@0.6.0",
+                               "--max-model-len", "4096", "--num-scheduler-steps", "10", "--rate", "4", "--requests",
+                               "300", "--input-len", "sharegpt", "--output-len", "sharegpt", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  expect_valid(j, "simulate.schema.json");
+  const auto& m = j.at("engine_rules").at("multi_step");
+  EXPECT_EQ(m.at("round_steps").get<int>(), 10);
+  EXPECT_EQ(m.at("streams"), "per-round");
+  const auto& lat = j.at("latency_ms");
+  EXPECT_GT(lat.at("itl").at("p50").get<double>(), 5 * lat.at("tpot").at("p50").get<double>());
+  EXPECT_TRUE(j.at("launch").dump().find("--num-scheduler-steps") != std::string::npos) << j.at("launch").dump();
+  // Without the flag: no rounds.
+  const auto plain = nlohmann::json::parse(run_cli({"simulate", "--model", "llama-3.1-8b", "--gpu", "a100-sxm-80", "--engine",
+                                                    "vllm@0.6.0", "--max-model-len", "4096", "--rate", "4", "--requests",
+                                                    "50", "--json"}).out);
+  EXPECT_TRUE(plain.at("engine_rules").at("multi_step").is_null());
+}
+
 TEST(SimulateCli, FindMaxRateThenReplicasForATargetLoad) {
   const auto j = simulate_json({"--input-len", "512", "--output-len", "128", "--slo", "p99_ttft<=1s,p99_tpot<=50ms",
                                 "--find-max-rate", "--target-rate", "30", "--probe-requests", "300"});

@@ -207,6 +207,10 @@ nlohmann::json simulate_json(const SimulateOutcome& o) {
                                              {"accept_length", ru.accept_length}}
                             : nlohmann::json(nullptr)},
         {"dp_attention_ranks", o.engine.dp_ranks()},
+        {"multi_step", ru.decode_round_steps > 1
+                           ? nlohmann::json{{"round_steps", ru.decode_round_steps},
+                                            {"streams", ru.stream_per_round ? "per-round" : "per-step"}}
+                           : nlohmann::json(nullptr)},
         {"basis", basis}}},
       {"requests",
        {{"arrived", r.arrived}, {"completed", r.completed}, {"rejected", r.rejected}, {"in_system", r.in_system},

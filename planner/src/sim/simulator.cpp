@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "client.hpp"
 #include "kv_pool.hpp"
 #include "vramplan/core/bytes.hpp"
 #include "vramplan/core/error.hpp"
@@ -131,7 +132,7 @@ class Simulation {
  public:
   Simulation(const SchedulerRules& rules, const StepClock& clock, RequestSource& source, const SimOptions& options,
              RequestStats* shared_stats = nullptr)
-      : r_(rules), clock_(clock), source_(source), opt_(options), pool_(rules.kv_blocks),
+      : r_(rules), clock_(clock), client_(source, options, rules.static_batch > 0), opt_(options), pool_(rules.kv_blocks),
         bs_(rules.block_tokens), class_count_(rules.block_tokens, 0), req_(shared_stats ? *shared_stats : own_stats_), kv_usage_(1e-6), running_h_(0.5),
         waiting_h_(0.5) {
     if (r_.kv_blocks == 0) throw_usage("simulate: the engine's KV pool has no blocks");
@@ -149,23 +150,18 @@ class Simulation {
 
   SimResult run() {
     seed_warm_prefixes();
-    pull_next();
-    res_.first_arrival_s = next_ ? next_->arrival_s : 0;
-    if (next_ && std::isinf(next_->arrival_s)) throw_internal("simulate: a request arrived at t = inf");
+    res_.first_arrival_s = client_.start();
     while (true) {
       admit_arrivals();
       // Finished requests riding in the overlap scheduler's next step keep the engine busy for
       // it; once nothing is left to arrive that step changes nothing measured.
-      if (running() == 0 && waiting_.empty() && (riders_ == 0 || (!next_ && in_front_end_.empty()))) {
+      if (running() == 0 && waiting_.empty() && (riders_ == 0 || !client_.more())) {
         // Idle: jump to the next request the front end hands over, else the next arrival (or the
         // next free user slot, which needs a completion: with nothing running that cannot be, so
         // the next arrival decides).
-        if (!in_front_end_.empty()) {
-          now_ = std::max(now_, in_front_end_.front().ready_s);
-          continue;
-        }
-        if (!next_) break;
-        now_ = std::max(now_, next_->arrival_s);
+        const std::optional<double> t = client_.next_event();
+        if (!t) break;
+        now_ = std::max(now_, *t);
         continue;
       }
       step();
@@ -229,59 +225,18 @@ class Simulation {
 
  private:
   // ---- arrivals ------------------------------------------------------------------------------
-  void pull_next() {
-    next_ = source_.next();
-    if (next_ && next_->output_tokens == 0) throw_usage("simulate: request " + std::to_string(next_->id) + " asks for 0 output tokens");
-  }
-
-  std::uint64_t outstanding() const { return running() + waiting_.size() + in_front_end_.size(); }
+  std::uint64_t outstanding() const { return running() + waiting_.size() + client_.in_front_end(); }
 
   // Requests sent by now enter the waiting queue (vLLM adds them between steps: a request that
   // arrives during a step is scheduled from the next step on).
   void admit_arrivals() {
-    while (next_ && next_->arrival_s <= now_ && (!opt_.concurrency || outstanding() < *opt_.concurrency)) {
-      // With a concurrency limit the client sends when a user is free: latency starts then
-      // (benchmark_serving takes its semaphore before it starts the request's clock).
-      const double sent = std::max(next_->arrival_s, user_free_since_);
-      if (opt_.send_until_s > 0 && sent >= opt_.send_until_s) {
-        next_.reset();  // the client stops sending: nothing more arrives
-        return;
-      }
-      Request q = *next_;
-      pull_next();
-      last_source_arrival_s_ = q.arrival_s;
-      // An offline job (no concurrency limit, queued at the run's first instant) and static
-      // batches (HF generate) hand their requests to the engine together.
-      const bool queued = r_.static_batch > 0 || (!opt_.concurrency && sent <= res_.first_arrival_s);
-      const double ready = queued || sent > last_ready_s_ ? sent : last_ready_s_ + kBurstSpacing_s;
-      last_ready_s_ = ready;
-      if (in_front_end_.empty() && ready <= now_) arrive(q, sent);
-      else in_front_end_.push_back({q, sent, ready});
-    }
-    while (!in_front_end_.empty() && in_front_end_.front().ready_s <= now_) {
-      const Sent s = in_front_end_.front();
-      in_front_end_.pop_front();
-      arrive(s.req, s.sent_s);
-    }
+    client_.send(
+        now_, [this] { return running() + waiting_.size(); },
+        [this](const Request& q, double sent) {
+          last_source_arrival_s_ = q.arrival_s;
+          arrive(q, sent);
+        });
   }
-
-  // A burst of sends (a closed loop's first wave, or the users one step freed) reaches the
-  // scheduler one request at a time: each is its own HTTP request that the server's front end
-  // parses, tokenizes and forwards alone (SGLang tokenizer_manager.py _send_one_request; vLLM's
-  // API server into EngineCore's input queue), and the scheduler does not wait for more before it
-  // starts (SGLang scheduler.py recv_requests polls with zmq.NOBLOCK and event_loop_overlap runs
-  // whatever has come; vLLM EngineCore._process_input_queue wakes on the first request). So an
-  // idle engine's first step holds the burst's first request alone. Modelled as order only: a
-  // request sent no later than the one before it is ready 1 us after it, far below any step; the
-  // front end's own time per request is not known and not charged. Not for an offline job, whose
-  // requests are queued at t = 0, nor for static batches.
-  static constexpr double kBurstSpacing_s = 1e-6;
-  struct Sent {
-    Request req;
-    double sent_s, ready_s;
-  };
-  std::deque<Sent> in_front_end_;
-  double last_ready_s_ = -std::numeric_limits<double>::infinity();
 
   void arrive(const Request& q, double sent) {
     ++res_.arrived;
@@ -322,7 +277,7 @@ class Simulation {
 
   // A request leaves (completed or rejected): a user of a full closed loop becomes free.
   void leave_system(double when) {
-    if (opt_.concurrency && outstanding() + 1 >= *opt_.concurrency) user_free_since_ = when;
+    if (opt_.concurrency && outstanding() + 1 >= *opt_.concurrency) client_.user_free(when);
     track_in_system(when, -1);
   }
 
@@ -1077,13 +1032,12 @@ class Simulation {
 
   const SchedulerRules& r_;
   const StepClock& clock_;
-  RequestSource& source_;
+  Client client_;
   const SimOptions& opt_;
   detail::KvPool pool_;
   const std::uint64_t bs_;
   std::uint64_t budget_full_ = 0;
 
-  std::optional<Request> next_;
   std::vector<Slot> slots_;
   std::vector<std::uint32_t> free_slots_;
   std::deque<std::uint32_t> waiting_;
@@ -1136,7 +1090,6 @@ class Simulation {
 
   std::uint64_t in_system_ = 0;
   double in_system_t_ = 0, in_system_area_ = 0;
-  double user_free_since_ = 0;      // closed loop: when a user last became free
   double last_drained_s_ = 0;       // last step after which no admitted-able request waited
   double last_source_arrival_s_ = 0;
   QueueTrace trace_;
@@ -1197,7 +1150,7 @@ class DpAttentionServer {
  public:
   DpAttentionServer(const SchedulerRules& rules, const LockstepClock& clock, RequestSource& source,
                     std::uint64_t ranks, const SimOptions& options)
-      : clock_(clock), source_(source), opt_(options), kv_usage_(1e-6), running_h_(0.5), waiting_h_(0.5) {
+      : clock_(clock), client_(source, options, false), opt_(options), kv_usage_(1e-6), running_h_(0.5), waiting_h_(0.5) {
     if (ranks < 2) throw_usage("simulate: DP attention needs at least 2 ranks");
     if (opt_.concurrency && *opt_.concurrency == 0) throw_usage("--concurrency must be at least 1");
     stats_.windows = opt_.sample_every_s > 0 && opt_.on_sample;
@@ -1224,20 +1177,16 @@ class DpAttentionServer {
   }
 
   SimResult run() {
-    pull_next();
-    first_arrival_s_ = next_ ? next_->arrival_s : 0;
+    first_arrival_s_ = client_.start();
     while (true) {
       send_ready();
-      const bool more = next_.has_value() || !front_.empty();
+      const bool more = client_.more();
       bool busy = false;
       for (const auto& r : ranks_) busy = busy || r->busy(more);
       if (!busy) {
-        if (!front_.empty()) {
-          now_ = std::max(now_, front_.front().ready_s);
-          continue;
-        }
-        if (!next_) break;
-        now_ = std::max(now_, next_->arrival_s);
+        const std::optional<double> t = client_.next_event();
+        if (!t) break;
+        now_ = std::max(now_, *t);
         continue;
       }
       step(more);
@@ -1246,50 +1195,24 @@ class DpAttentionServer {
   }
 
  private:
-  struct Sent {
-    Request req;
-    double sent_s, ready_s;
-  };
-
-  void pull_next() {
-    next_ = source_.next();
-    if (next_ && next_->output_tokens == 0) throw_usage("simulate: request " + std::to_string(next_->id) + " asks for 0 output tokens");
-    if (next_ && std::isinf(next_->arrival_s)) throw_internal("simulate: a request arrived at t = inf");
-  }
-
-  std::uint64_t in_flight() const {
-    std::uint64_t n = front_.size();
+  std::uint64_t held() const {
+    std::uint64_t n = 0;
     for (const auto& r : ranks_) n += r->in_flight();
     return n;
   }
+  std::uint64_t in_flight() const { return client_.in_front_end() + held(); }
 
-  // The client sends what is due (as Simulation::admit_arrivals), and the front end hands each
-  // request to the controller when it is ready, which deals it to the next rank.
+  // The client sends what is due (as for one engine), and the front end hands each request to
+  // the controller when it is ready, which deals it to the next rank.
   void send_ready() {
-    while (next_ && next_->arrival_s <= now_ && (!opt_.concurrency || in_flight() < *opt_.concurrency)) {
-      const double sent = std::max(next_->arrival_s, user_free_since_);
-      if (opt_.send_until_s > 0 && sent >= opt_.send_until_s) {
-        next_.reset();
-        break;
-      }
-      Request q = *next_;
-      pull_next();
-      last_sent_s_ = sent;
-      const bool queued = !opt_.concurrency && sent <= first_arrival_s_;
-      const double ready = queued || sent > last_ready_s_ ? sent : last_ready_s_ + kBurstSpacing_s;
-      last_ready_s_ = ready;
-      front_.push_back({q, sent, ready});
-    }
-    while (!front_.empty() && front_.front().ready_s <= now_) {
-      const Sent s = front_.front();
-      front_.pop_front();
+    client_.send(now_, [this] { return held(); }, [this](const Request& q, double sent) {
       Simulation& rank = *ranks_[next_rank_];
       next_rank_ = (next_rank_ + 1) % ranks_.size();
       const std::uint64_t finished = rank.finished();
-      rank.deal(s.req, s.sent_s);
+      rank.deal(q, sent);
       // Rejected on arrival: its user is free again at once.
-      if (rank.finished() != finished && opt_.concurrency) user_free_since_ = std::max(user_free_since_, s.sent_s);
-    }
+      if (rank.finished() != finished && opt_.concurrency) client_.user_free(sent);
+    });
   }
 
   void step(bool more) {
@@ -1316,7 +1239,7 @@ class DpAttentionServer {
     now_ += dt;
     sample_timeline();
     // A completion in a full closed loop frees a user at the step's end.
-    if (opt_.concurrency && before >= *opt_.concurrency && in_flight() < before) user_free_since_ = now_;
+    if (opt_.concurrency && before >= *opt_.concurrency && in_flight() < before) client_.user_free(now_);
     if (++server_steps_ % kProgressEvery == 0 && opt_.on_progress) {
       std::uint64_t finished = 0;
       for (const auto& r : ranks_) finished += r->finished();
@@ -1408,7 +1331,7 @@ class DpAttentionServer {
                       " were outstanding over " + dealt + ": a closed loop, whose queue cannot grow";
       return v;
     }
-    if (out.arrived <= 1 || !(last_sent_s_ > first_arrival_s_)) {
+    if (out.arrived <= 1 || !(client_.last_arrival_s() > first_arrival_s_)) {
       v.state = "offline";
       v.explanation = "every request was queued at t = 0 (" + dealt + "): an offline batch, judged by its makespan";
       return v;
@@ -1431,7 +1354,6 @@ class DpAttentionServer {
     return v;
   }
 
-  static constexpr double kBurstSpacing_s = 1e-6;  // as Simulation's front end
   class Nothing : public RequestSource {
    public:
     std::optional<Request> next() override { return std::nullopt; }
@@ -1440,18 +1362,15 @@ class DpAttentionServer {
     throw_internal("simulate: a DP-attention rank timed a step alone");
   };
   const LockstepClock& clock_;
-  RequestSource& source_;
+  Client client_;
   const SimOptions& opt_;
   std::vector<SimOptions> rank_options_;  // sized once: the ranks hold references
   RequestStats stats_;
   std::vector<std::unique_ptr<Simulation>> ranks_;
   std::vector<perf::MixedStep> steps_;
   std::vector<bool> formed_;
-  std::optional<Request> next_;
-  std::deque<Sent> front_;
   std::size_t next_rank_ = 0;
-  double now_ = 0, first_arrival_s_ = 0, last_sent_s_ = 0, user_free_since_ = 0;
-  double last_ready_s_ = -std::numeric_limits<double>::infinity();
+  double now_ = 0, first_arrival_s_ = 0;
   std::uint64_t server_steps_ = 0;
   double next_sample_s_ = 0;
   std::uint64_t samples_ = 0;

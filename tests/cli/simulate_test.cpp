@@ -185,6 +185,11 @@ TEST(SimulateCli, VllmMultiStepStreamsOneChunkARound) {
   const auto& lat = j.at("latency_ms");
   EXPECT_GT(lat.at("itl").at("p50").get<double>(), 5 * lat.at("tpot").at("p50").get<double>());
   EXPECT_TRUE(j.at("launch").dump().find("--num-scheduler-steps") != std::string::npos) << j.at("launch").dump();
+  // The table says so.
+  const CliResult table = run_cli({"simulate", "--model", "llama-3.1-8b", "--gpu", "a100-sxm-80", "--engine", "vllm@0.6.0",
+                                   "--max-model-len", "4096", "--num-scheduler-steps", "10", "--rate", "4", "--requests", "50"});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("multi-step scheduling: decode rounds of 10 steps"), std::string::npos) << table.out;
   // Without the flag: no rounds.
   const auto plain = nlohmann::json::parse(run_cli({"simulate", "--model", "llama-3.1-8b", "--gpu", "a100-sxm-80", "--engine",
                                                     "vllm@0.6.0", "--max-model-len", "4096", "--rate", "4", "--requests",

@@ -266,6 +266,10 @@ std::string simulate_text(const SimulateOutcome& o) {
     s += "DP attention: " + std::to_string(o.engine.dp_ranks()) + " ranks of " + std::to_string(o.engine.shape.attention_tp) +
          " GPUs, each with the pool and limits above, dealt requests round-robin and stepping in lockstep (the MoE over "
          "every rank's tokens)\n";
+  if (ru.decode_round_steps > 1)
+    s += "multi-step scheduling: decode rounds of " + std::to_string(ru.decode_round_steps) +
+         " steps over a frozen batch, requests admitted only between rounds; the client gets " +
+         (ru.stream_per_round ? "a round's tokens as one chunk (ITL is a round)" : "each step's tokens") + "\n";
   if (ru.decode_query_tokens > 1)
     s += "speculative decoding: a decode step verifies " + std::to_string(ru.decode_query_tokens) + " tokens a request, runs the draft " +
          std::to_string(ru.draft_forwards + 1) + " time(s) and keeps " + format_number("%g", ru.accept_length) +

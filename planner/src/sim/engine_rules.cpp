@@ -87,10 +87,15 @@ void vllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
   // min(max_model_len, max_num_batched_tokens) is ignored (FINISHED_IGNORED, _get_prompt_limit).
   // V0 with chunked prefill (_schedule_chunked_prefill) and V1 put decodes and prompt chunks in one
   // step, running requests first (vllm 0.6.0 vllm/core/scheduler.py).
-  const bool v0_default = o.plan.engine_view.value("engine_generation", std::string("v1")) == "v0" && !r.chunked_prefill;
+  const bool v0 = o.plan.engine_view.value("engine_generation", std::string("v1")) == "v0";
+  const bool v0_default = v0 && !r.chunked_prefill;
   r.mix_prefill_decode = !v0_default;
   r.refuses_prompt_over_step = v0_default;
   r.admission = Admission::OnDemand;
+  // V0's block manager admits a prompt only if 1 % of the pool stays free beside it
+  // (core/block_manager_v2.py can_allocate: watermark 0.01, int(watermark x num_gpu_blocks)); V1
+  // has no such reserve (kv_cache_manager.py allocate_slots).
+  r.admission_watermark_blocks = v0 ? r.kv_blocks / 100 : 0;
   r.out_of_blocks = OutOfBlocks::PreemptNewest;
   r.prefix_caching = view_flag(o, "enable_prefix_caching");
   r.max_model_len = view_u64(o, "max_model_len");
@@ -111,8 +116,10 @@ void vllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
                       : " per step, running requests first, then waiting ones FCFS (vllm/v1/core/sched/scheduler.py Scheduler.schedule)"),
       "chunked prefill " + on_off(r.chunked_prefill) +
           " (vllm/config/scheduler.py SchedulerConfig.enable_chunked_prefill; Scheduler.schedule caps a prompt at the token budget)",
-      "blocks allocated as tokens are scheduled, a waiting request admitted only when its blocks are free "
-      "(vllm/v1/core/kv_cache_manager.py KVCacheManager.allocate_slots)",
+      "blocks allocated as tokens are scheduled, a waiting request admitted only when its blocks are free " +
+          (v0 ? "and 1 % of the pool (" + std::to_string(r.admission_watermark_blocks) +
+                    " blocks) stays free beside them (vllm/core/block_manager_v2.py can_allocate, watermark 0.01)"
+              : std::string("(vllm/v1/core/kv_cache_manager.py KVCacheManager.allocate_slots)")),
       "out of blocks: preempt the last running request (running.pop()), free its blocks, prepend it to the waiting "
       "queue, recompute on readmission; no waiting request admitted in that step (scheduler.py Scheduler.schedule, _preempt_request)",
       std::string(r.overlap_schedule

@@ -256,8 +256,11 @@ class Simulation {
     }
     if (r_.refuses_prompt_over_step && r_.step_tokens && q.input_tokens > r_.step_tokens)
       return reject("prompt longer than the " + std::to_string(r_.step_tokens) + " tokens of a step, unchunked", sent);
-    if (ceil_div(static_cast<std::uint64_t>(q.input_tokens) + target, bs_) + r_.state_blocks > r_.kv_blocks)
-      return reject("needs more KV blocks than the whole pool holds", sent);
+    if (ceil_div(static_cast<std::uint64_t>(q.input_tokens) + target, bs_) + r_.state_blocks + r_.admission_watermark_blocks >
+        r_.kv_blocks)
+      return reject(r_.admission_watermark_blocks ? "needs more KV blocks than the pool holds above its admission watermark"
+                                                  : "needs more KV blocks than the whole pool holds",
+                    sent);
     const std::uint32_t s = alloc_slot();
     Slot& slot = slots_[s];
     slot = Slot{};
@@ -701,7 +704,7 @@ class Simulation {
     const std::uint64_t need = ceil_div(start + chunk, bs_) - hit + r_.state_blocks;
     switch (r_.admission) {
       case Admission::OnDemand:
-        if (!pool_.make_free(need, keep)) return false;
+        if (!pool_.make_free(need + r_.admission_watermark_blocks, keep)) return false;
         break;
       case Admission::FullLength: {
         // GUARANTEED_NO_EVICT: the request's whole length must fit beside what running requests

@@ -44,7 +44,7 @@ std::uint64_t non_kv(const memory::MemoryPlan& p) { return (p.total_bytes() - p.
 // Every rule names the engine source it comes from.
 void expect_sourced_basis(const SchedulerRules& r) {
   ASSERT_FALSE(r.basis.empty());
-  const std::regex source(R"([A-Za-z_/]+\.(py|cpp|h)\b)");
+  const std::regex source(R"([A-Za-z0-9_/]+\.(py|cpp|h)\b)");
   for (const auto& line : r.basis) EXPECT_TRUE(std::regex_search(line, source)) << line;
 }
 
@@ -144,12 +144,16 @@ TEST(EngineRulesVllm, V0WithoutChunkedPrefillRunsPromptStepsAlone) {
   EXPECT_FALSE(r.chunked_prefill);
   EXPECT_FALSE(r.mix_prefill_decode);
   EXPECT_TRUE(r.refuses_prompt_over_step);
+  // V0's block manager keeps 1 % of the pool free at admission (watermark 0.01); V1 none.
+  EXPECT_EQ(r.admission_watermark_blocks, r.kv_blocks / 100);
+  EXPECT_GT(r.admission_watermark_blocks, 0u);
   expect_sourced_basis(r);
   const SchedulerRules chunked = rules(plan("vllm@0.6", {{"max-model-len", "8192"}, {"enable-chunked-prefill", "true"}}));
   EXPECT_TRUE(chunked.mix_prefill_decode);
   EXPECT_FALSE(chunked.refuses_prompt_over_step);
   const SchedulerRules v1 = rules(plan("vllm@0.15.1", {{"max-model-len", "8192"}, {"no-enable-chunked-prefill", "true"}}));
   EXPECT_TRUE(v1.mix_prefill_decode);
+  EXPECT_EQ(v1.admission_watermark_blocks, 0u);
 }
 
 TEST(EngineRulesVllm, MultiStepRoundsFromTheV0Plan) {

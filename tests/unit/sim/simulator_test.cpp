@@ -393,6 +393,31 @@ TEST(Simulator, RejectsRequestsLongerThanMaxModelLen) {
   EXPECT_EQ(r.rejections[0].reason, "prompt + output tokens exceed max_model_len 8192");
 }
 
+TEST(Simulator, AnAdmissionWatermarkKeepsBlocksFreeBesideAPrompt) {
+  // vLLM V0 (core/block_manager_v2.py can_allocate): a prompt is admitted only if `watermark`
+  // blocks stay free beside it. A pool of 10 blocks, a watermark of 2. A (96 tokens, 6 blocks) is
+  // admitted, leaving 4; B (48 tokens, 3 blocks) would leave 1 and waits. Step 1: A's prompt,
+  // 0.01 + 96e-5 s; step 2: A's last token (block 7), 0.01001 s, and A leaves; step 3: B's prompt,
+  // 0.01 + 48e-5 s: B's first token at 0.01096 + 0.01001 + 0.01048 = 0.03145 s. Without the
+  // watermark both prompts share step 1 (0.01 + 144e-5 s).
+  SchedulerRules r = vllm_like(10);
+  r.admission_watermark_blocks = 2;
+  ListSource src({{0, 0, 96, 2, 0, 0}, {1, 0, 48, 2, 0, 0}});
+  SimOptions checked;
+  checked.check_invariants = true;
+  const SimResult held = simulate(r, linear_clock, src, checked);
+  EXPECT_EQ(held.completed, 2u);
+  EXPECT_NEAR(held.ttft.max, 0.03145, 0.03145 * 0.01);
+  ListSource again({{0, 0, 96, 2, 0, 0}, {1, 0, 48, 2, 0, 0}});
+  EXPECT_NEAR(simulate(vllm_like(10), linear_clock, again, checked).ttft.max, 0.01144, 0.01144 * 0.01);
+  // A request of 9 blocks can never leave 2 of 10 free: refused as vLLM ignores it (AllocStatus.NEVER).
+  ListSource big({{0, 0, 128, 16, 0, 0}});
+  const SimResult never = simulate(r, linear_clock, big, checked);
+  EXPECT_EQ(never.rejected, 1u);
+  ASSERT_EQ(never.rejections.size(), 1u);
+  EXPECT_EQ(never.rejections[0].reason, "needs more KV blocks than the pool holds above its admission watermark");
+}
+
 TEST(Simulator, OverloadIsDetectedWithTheQueueGrowthRate) {
   // Capacity with max_seqs 1: 1 / 0.10109 s = 9.89 requests/s. At 20/s the system grows at
   // about 20 - 9.89 = 10.1 requests/s.

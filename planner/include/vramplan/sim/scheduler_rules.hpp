@@ -106,6 +106,9 @@ struct SchedulerRules {
   //! (perf::DraftForwards::host_rounds: SGLang 2, vLLM 0).
   std::uint32_t draft_host_rounds = 0;
   Admission admission = Admission::OnDemand;
+  //! OnDemand: blocks a waiting request must leave free beyond its own to be admitted (vLLM V0's
+  //! block manager, watermark 0.01 x the pool: core/block_manager_v2.py can_allocate); 0 = none.
+  std::uint64_t admission_watermark_blocks = 0;
   double reserve_ratio = 0;          //!< ExpectedOutput: share of future output tokens reserved
   //! ExpectedOutput: the ratio falls by `reserve_ratio_decay` after every decode step, down to
   //! `reserve_ratio_min`; it returns to `reserve_ratio` when the engine goes idle (SGLang

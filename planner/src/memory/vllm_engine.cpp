@@ -240,7 +240,7 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
       v0 ? v0_scheduler_defaults(d_, arch, max_model_len, arg_switch(args, "enable-lora"), args)
          : v1_scheduler_defaults(d_, in.gpu, args);
   const bool chunked_prefill = sched.chunked_prefill;
-  const VllmMultiStep multi_step = vllm_multi_step(d_.release(), v0, chunked_prefill, args);
+  const VllmMultiStep multi_step = vllm_multi_step(d_.release(), v0, chunked_prefill, pp, args);
   std::uint64_t max_num_seqs = user_seqs.value_or(sched.max_num_seqs);
   std::uint64_t batched = user_batched.value_or(sched.max_num_batched_tokens);
   if (max_num_seqs == 0 || batched == 0) throw_usage("--max-num-seqs / --max-num-batched-tokens must be >= 1");

@@ -35,9 +35,13 @@ VllmSchedulerDefaults v0_scheduler_defaults(const EngineProfileData& d, const Mo
   s.chunked_prefill = arg_on_off(args, "enable-chunked-prefill", auto_chunked);
   s.max_num_seqs = d.u64("v0_max_num_seqs");
   // config.py SchedulerConfig: with chunked prefill a fixed budget, else the whole context
-  // (at least 2048) so one prompt fits in one step.
-  s.max_num_batched_tokens = s.chunked_prefill ? d.u64("v0_chunked_max_num_batched_tokens")
-                                               : std::max(max_model_len, d.u64("v0_min_max_num_batched_tokens"));
+  // (at least 2048) so one prompt fits in one step; multi-step with chunked prefill (0.6.3+) does
+  // not chunk prompts and keeps the whole context too ("Multi-step Chunked-Prefill doesn't allow
+  // prompt-chunking").
+  const bool multi_step = arg_u64(args, "num-scheduler-steps").value_or(1) > 1;
+  s.max_num_batched_tokens = s.chunked_prefill && !multi_step
+                                 ? d.u64("v0_chunked_max_num_batched_tokens")
+                                 : std::max(max_model_len, d.u64("v0_min_max_num_batched_tokens"));
   s.explain = std::string("V0 scheduler, chunked prefill ") + (s.chunked_prefill ? "on" : "off") +
               (long_context && !s.chunked_prefill ? " (max_model_len > 32K but not enabled)" : "");
   return s;

@@ -100,9 +100,15 @@ void vllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
   r.prefix_caching = view_flag(o, "enable_prefix_caching");
   r.max_model_len = view_u64(o, "max_model_len");
   r.overlap_schedule = view_flag(o, "async_scheduling");  // memory/vllm_async_scheduling.cpp
-  // V0 multi-step scheduling (memory/vllm_multi_step.hpp): rounds of N decode steps.
+  // V0 multi-step scheduling (memory/vllm_multi_step.hpp): rounds of N decode steps. With chunked
+  // prefill (0.6.3+) prompts are not chunked but run whole in a round's first step, and one over
+  // the step's tokens is ignored (core/scheduler.py _get_num_new_tokens, _get_prompt_limit).
   r.decode_round_steps = static_cast<std::uint32_t>(o.plan.engine_view.value("num_scheduler_steps", std::uint64_t{1}));
   r.stream_per_round = r.decode_round_steps > 1 && !view_flag(o, "multi_step_stream_outputs");
+  if (r.decode_round_steps > 1 && r.chunked_prefill) {
+    r.chunked_prefill = false;
+    r.refuses_prompt_over_step = true;
+  }
   r.basis = {
       "KV pool " + std::to_string(r.kv_blocks) + " blocks of " + std::to_string(r.block_tokens) + " tokens (gpu_blocks " +
           std::to_string(blocks) + " / " + std::to_string(groups) +
@@ -140,10 +146,14 @@ void vllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
   if (r.decode_round_steps > 1)
     r.basis.push_back(
         "multi-step rounds of " + std::to_string(r.decode_round_steps) +
-        " decode steps (--num-scheduler-steps): the scheduler runs only between rounds, a round's batch is frozen and "
+        " steps (--num-scheduler-steps): the scheduler runs only between rounds, a round's batch is frozen and "
         "its blocks taken at its start (lookahead slots), a request done inside a round keeps its place to the round's "
         "end, the host's per-step work is paid once a round (engine/async_llm_engine.py step_async, core/scheduler.py "
         "_append_slots, worker/multi_step_model_runner.py); " +
+        std::string(r.mix_prefill_decode ? "with chunked prefill whole prompts run in a round's first step beside the decodes and "
+                                           "decode in its others (sequence.py init_multi_step_from_lookahead_slots); "
+                                         : "a round that admits prompts is one prompt step, the decodes paused (core/scheduler.py "
+                                           "_schedule_default); ") +
         std::string(r.stream_per_round ? "the client gets a round's tokens as one chunk at its end (engine/llm_engine.py _process_model_outputs)"
                                        : "each step's tokens stream (--multi-step-stream-outputs)"));
 }

@@ -140,9 +140,9 @@ class Simulation {
     if (r_.max_seqs == 0) throw_usage("simulate: the engine admits no request (max running requests 0)");
     if (opt_.concurrency && *opt_.concurrency == 0) throw_usage("--concurrency must be at least 1");
     if (r_.decode_round_steps == 0) throw_usage("simulate: a multi-step round needs at least one step");
-    if (r_.decode_round_steps > 1 && (r_.mix_prefill_decode || r_.decode_query_tokens != 1 || r_.overlap_schedule ||
+    if (r_.decode_round_steps > 1 && (r_.chunked_prefill || r_.decode_query_tokens != 1 || r_.overlap_schedule ||
                                       r_.static_batch || r_.out_of_blocks != OutOfBlocks::PreemptNewest))
-      throw_internal("simulate: multi-step rounds are modelled for vLLM V0's default scheduler only");
+      throw_internal("simulate: multi-step rounds are modelled for vLLM V0's schedulers without prompt chunks only");
     budget_full_ = r_.step_tokens == 0 ? std::numeric_limits<std::uint64_t>::max() : r_.step_tokens;
     clip_ = r_.reserve_clip_tokens ? r_.reserve_clip_tokens : std::numeric_limits<std::uint64_t>::max();
     ratio_ = r_.reserve_ratio;
@@ -300,11 +300,12 @@ class Simulation {
   std::uint64_t generated_now(const Slot& s) const {
     return s.phase == Phase::Decode ? s.generated + (g_ - s.g0) : s.generated;
   }
-  // Inside a multi-step round a decoding request also holds the blocks of the round's tokens still
-  // to come, taken at the round's start (round_left_ is 0 at every boundary).
+  // Inside a multi-step round a running request also holds the blocks of the round's tokens still
+  // to come, taken at the round's start (round_left_ is 0 at every boundary; a prompt of a mixed
+  // round is whole, so it leaves the prompt phase in the round's first step).
   std::uint64_t private_blocks(const Slot& s) const {
     const bool running = s.phase == Phase::Decode || s.phase == Phase::Prefill;
-    const std::uint64_t ahead = s.phase == Phase::Decode ? round_left_ : 0;
+    const std::uint64_t ahead = running ? round_left_ : 0;
     return ceil_div(computed_now(s) + ahead, bs_) - s.shared + (running ? r_.state_blocks : 0);
   }
   std::uint64_t residue(const Slot& s) const { return ((s.computed % bs_) + bs_ - (s.g0 % bs_)) % bs_; }
@@ -326,10 +327,11 @@ class Simulation {
     decode_order_.push_back({id, s.admit_seq});
     // In a multi-step round a request that is done before the round's end keeps computing to it
     // (the batch is frozen; vllm 0.6.0 engine/output_processor/multi_step.py drops the surplus
-    // tokens), and it leaves then: enter_decode is always at a round boundary.
+    // tokens), and it leaves then: at a round boundary (after a prompt round) round_left_ is 0;
+    // after a mixed round's first step it is N - 1.
     const std::uint64_t left = s.target - s.generated;
     const std::uint64_t n = r_.decode_round_steps;
-    const std::uint64_t steps = n == 1 ? left : ceil_div(left, n) * n;
+    const std::uint64_t steps = n == 1 ? left : round_left_ + ceil_div(left - std::min(left, round_left_), n) * n;
     completions_.push({g_ + steps, s.admit_seq, id});
     // Streaming each step, the client hears nothing from it after its last real token.
     if (steps > left && !r_.stream_per_round) real_done_.push({g_ + left, s.admit_seq, id});
@@ -471,7 +473,9 @@ class Simulation {
     // are half of it, so that memory stays O(requests running) at O(1) amortised per step.
     if (dead_in_order_ > 64 && 2 * dead_in_order_ > decode_order_.size()) compact_decode_order();
     if (running() == 0) ratio_ = r_.reserve_ratio;  // SGLang resets new_token_ratio when idle
-    if (round_left_ > 0) return form_round_step();
+    // A round whose requests all finished with its prompt step ends there.
+    if (round_left_ > 0 && decoding_ > 0) return form_round_step();
+    round_left_ = 0;
 
     // SGLang runs a prompt batch when it can form one and decodes otherwise; vLLM, TensorRT-LLM
     // and llama.cpp put prompt chunks and decode tokens in one step.
@@ -487,7 +491,9 @@ class Simulation {
       if (decode_now && r_.decode_round_steps > 1) round_left_ = r_.decode_round_steps;
     } else {
       if (decode_now) {
-        allocate_decode_blocks(advance_);
+        // A mixed multi-step round (vLLM 0.6.3+ with chunked prefill) takes its decodes' blocks
+        // for all N steps too.
+        allocate_decode_blocks(advance_ * r_.decode_round_steps);
         // Every decode runs; prompts get what is left (vLLM keeps max_num_batched_tokens >=
         // max_num_seqs; SGLang's mixed chunk may not). A speculative decode takes 1 + k tokens.
         const std::uint64_t decode_tokens =
@@ -495,6 +501,10 @@ class Simulation {
         budget = decode_tokens >= budget ? 0 : budget - decode_tokens;
       }
       schedule_prompts(budget);
+      // vLLM 0.6.3+ multi-step with chunked prefill: every round is N steps, prompts (whole) and
+      // decodes in its first, the prompts decoding in the others (sequence.py
+      // init_multi_step_from_lookahead_slots; core/scheduler.py _get_num_lookahead_slots).
+      if (r_.decode_round_steps > 1 && (decoding_ > 0 || !chunks_.empty())) round_left_ = r_.decode_round_steps;
     }
     // Every request the engine could have taken was admitted: it is keeping up at this moment.
     if (waiting_.empty() || !eligible(waiting_.front())) last_drained_s_ = now_;
@@ -549,8 +559,15 @@ class Simulation {
     now_ += dt;
     last_step_end_ = now_;
     ++res_.steps;
-    if (decode_now) finish_decode_step(start);
+    // A multi-step round streams its tokens to the client once, at its end (vllm 0.6.0
+    // engine/llm_engine.py _process_model_outputs creates a request's output only on the round's
+    // last step): one chunk of N tokens, which a client that times each chunk (benchmark_serving's
+    // streaming clients) counts as one ITL sample.
+    const bool chunk_out = round_left_ <= 1 || !r_.stream_per_round;
+    if (round_left_ > 0) --round_left_;
+    if (decode_now) finish_decode_step(start, chunk_out);
     finish_prompt_chunks();
+    if (round_left_ == 0) padding_now_ = 0;  // the padding requests left with the round's end
     if (r_.static_batch && running() == 0) padding_seqs_ = padding_cached_ = 0;
     sample_timeline();
     trace_.record(now_, outstanding(), res_.completed, last_drained_s_);
@@ -701,7 +718,10 @@ class Simulation {
     const bool oversized = !r_.chunked_prefill && remaining > budget;
     if (oversized && !(r_.runs_oversized_prompt_alone && budget == budget_full_ && chunks_.empty())) return false;
     const std::uint64_t chunk = oversized ? remaining : std::min(remaining, budget);
-    const std::uint64_t need = ceil_div(start + chunk, bs_) - hit + r_.state_blocks;
+    // A prompt of a mixed multi-step round decodes in the round's other N - 1 steps: their blocks
+    // are taken with it (lookahead slots for prefills, core/scheduler.py _get_num_lookahead_slots).
+    const std::uint64_t round_ahead = r_.decode_round_steps > 1 && r_.mix_prefill_decode ? r_.decode_round_steps - 1 : 0;
+    const std::uint64_t need = ceil_div(start + chunk + round_ahead, bs_) - hit + r_.state_blocks;
     switch (r_.admission) {
       case Admission::OnDemand:
         if (!pool_.make_free(need + r_.admission_watermark_blocks, keep)) return false;
@@ -755,7 +775,7 @@ class Simulation {
   }
 
   // ---- after the step ---------------------------------------------------------------------------
-  void finish_decode_step(double step_start) {
+  void finish_decode_step(double step_start, bool chunk_out) {
     const std::uint64_t advanced = decoding_;
     const std::uint64_t a = advance_;
     // Each of a tokens kept together gets gap / a (only divided when a > 1: this is the hot path).
@@ -764,13 +784,8 @@ class Simulation {
     // when prompts and decodes share steps. Otherwise it is everything since the last decode
     // step, except for requests whose previous token came from a prompt step after it: theirs
     // is counted from that token. Several tokens that arrive together split the gap evenly, as
-    // SGLang's bench_serving counts a chunk of n tokens (n samples of gap / n).
-    // A multi-step round streams its tokens to the client once, at its end (vllm 0.6.0
-    // engine/llm_engine.py _process_model_outputs creates a request's output only on the round's
-    // last step): one chunk of N tokens, which a client that times each chunk (benchmark_serving's
-    // streaming clients) counts as one ITL sample.
-    const bool chunk_out = round_left_ <= 1 || !r_.stream_per_round;
-    if (round_left_ > 0) --round_left_;
+    // SGLang's bench_serving counts a chunk of n tokens (n samples of gap / n). `chunk_out`: the
+    // step streams its tokens (false inside a multi-step round that streams once, at its end).
     if (chunk_out) {
       // Requests whose last token came before this step of a multi-step round only pad it.
       while (!real_done_.empty() && real_done_.top().g_done <= g_) {
@@ -822,7 +837,6 @@ class Simulation {
       }
       complete(c.slot, held);
     }
-    if (round_left_ == 0) padding_now_ = 0;  // the padding requests left with the round's end
   }
 
   void finish_prompt_chunks() {

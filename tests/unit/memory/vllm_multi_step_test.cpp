@@ -16,25 +16,25 @@ namespace {
 const EngineArgs kTen{{"num-scheduler-steps", "10"}};
 
 std::string refusal(const char* release, bool v0, bool chunked, const EngineArgs& args = kTen) {
-  return test::error_message([&] { vllm_multi_step(release, v0, chunked, args); }, ErrorKind::Usage);
+  return test::error_message([&] { vllm_multi_step(release, v0, chunked, 1, args); }, ErrorKind::Usage);
 }
 
 TEST(VllmMultiStep, OneStepIsTheDefaultEverywhere) {
-  EXPECT_EQ(vllm_multi_step("0.19", false, true, {}).steps, 1u);
-  EXPECT_EQ(vllm_multi_step("0.6.0", true, false, {{"num-scheduler-steps", "1"}}).steps, 1u);
-  EXPECT_TRUE(vllm_multi_step("0.6.0", true, false, {}).why.empty());
+  EXPECT_EQ(vllm_multi_step("0.19", false, true, 1, {}).steps, 1u);
+  EXPECT_EQ(vllm_multi_step("0.6.0", true, false, 1, {{"num-scheduler-steps", "1"}}).steps, 1u);
+  EXPECT_TRUE(vllm_multi_step("0.6.0", true, false, 1, {}).why.empty());
 }
 
 TEST(VllmMultiStep, StreamsOnceARoundUpTo062) {
   // 0.5.5 - 0.6.1: one output a round; 0.6.2 adds --multi-step-stream-outputs, off; from 0.6.3 on
   // by default (PR #9047).
-  const VllmMultiStep old = vllm_multi_step("0.6.0", true, false, kTen);
+  const VllmMultiStep old = vllm_multi_step("0.6.0", true, false, 1, kTen);
   EXPECT_EQ(old.steps, 10u);
   EXPECT_FALSE(old.streams_each_step);
   EXPECT_NE(old.why.find("one chunk"), std::string::npos) << old.why;
-  EXPECT_FALSE(vllm_multi_step("0.6.2", true, false, kTen).streams_each_step);
-  EXPECT_TRUE(vllm_multi_step("0.6.3", true, false, kTen).streams_each_step);
-  EXPECT_TRUE(vllm_multi_step("0.7.3", true, false, kTen).streams_each_step);
+  EXPECT_FALSE(vllm_multi_step("0.6.2", true, false, 1, kTen).streams_each_step);
+  EXPECT_TRUE(vllm_multi_step("0.6.3", true, false, 1, kTen).streams_each_step);
+  EXPECT_TRUE(vllm_multi_step("0.7.3", true, false, 1, kTen).streams_each_step);
 }
 
 TEST(VllmMultiStep, RefusesWhatVllmRefusesOrVramplanDoesNotModel) {
@@ -44,9 +44,12 @@ TEST(VllmMultiStep, RefusesWhatVllmRefusesOrVramplanDoesNotModel) {
   EXPECT_NE(refusal("", true, false).find("removed in 0.10.1"), std::string::npos);
   // 0.8 - 0.10.0 fall back to the V0 engine, which the V1 profiles do not plan.
   EXPECT_NE(refusal("0.9.2", false, false).find("falls back to its V0 engine"), std::string::npos);
-  // Chunked prefill: 0.6.0 - 0.6.2 raise; 0.6.3 runs both (not modelled).
+  // Chunked prefill: 0.6.0 - 0.6.2 raise; 0.6.3 runs both (PR #8378), but not with PP > 1.
   EXPECT_NE(refusal("0.6.2", true, true).find("Chunked prefill is not supported with multi-step"), std::string::npos);
-  EXPECT_NE(refusal("0.6.3", true, true).find("not modelled"), std::string::npos);
+  EXPECT_EQ(vllm_multi_step("0.6.3", true, true, 1, kTen).steps, 10u);
+  const std::string pp = test::error_message([] { vllm_multi_step("0.7.3", true, true, 2, kTen); }, ErrorKind::Usage);
+  EXPECT_NE(pp.find("Multi-Step Chunked-Prefill is not supported for pipeline-parallel-size > 1"), std::string::npos) << pp;
+  EXPECT_EQ(vllm_multi_step("0.7.3", true, false, 2, kTen).steps, 10u);  // PP alone is allowed
 }
 
 TEST(VllmMultiStep, PlanCarriesItInTheEngineView) {
@@ -67,6 +70,14 @@ TEST(VllmMultiStep, PlanCarriesItInTheEngineView) {
   args["enable-chunked-prefill"] = "true";
   const std::string msg = test::error_message([&] { test::plan_engine("vllm@0.6.0", model, gpu, args); }, ErrorKind::Usage);
   EXPECT_NE(msg.find("Chunked prefill is not supported with multi-step"), std::string::npos) << msg;
+  // 0.6.4 runs them together, with the whole context as the step's budget (config.py
+  // SchedulerConfig: max(max_model_len, 2048), where chunked prefill alone gets 512).
+  const MemoryPlan both = test::plan_engine("vllm@0.6.4", model, gpu, args);
+  EXPECT_EQ(both.engine_view.at("max_num_batched_tokens"), 4096);
+  EXPECT_EQ(both.engine_view.at("enable_chunked_prefill"), true);
+  EngineArgs chunked_only = args;
+  chunked_only.erase("num-scheduler-steps");
+  EXPECT_EQ(test::plan_engine("vllm@0.6.4", model, gpu, chunked_only).engine_view.at("max_num_batched_tokens"), 512);
 }
 
 }  // namespace

@@ -168,6 +168,15 @@ TEST(EngineRulesVllm, MultiStepRoundsFromTheV0Plan) {
   EXPECT_EQ(later.decode_round_steps, 8u);
   EXPECT_FALSE(later.stream_per_round);
   EXPECT_EQ(rules(plan("vllm@0.6.0", {{"max-model-len", "4096"}})).decode_round_steps, 1u);
+  // 0.6.3+ with chunked prefill: mixed rounds of whole prompts and decodes, no prompt chunks.
+  const SchedulerRules mixed = rules(plan("vllm@0.6.4", {{"max-model-len", "4096"}, {"num-scheduler-steps", "8"},
+                                                         {"enable-chunked-prefill", "true"}}));
+  EXPECT_EQ(mixed.decode_round_steps, 8u);
+  EXPECT_TRUE(mixed.mix_prefill_decode);
+  EXPECT_FALSE(mixed.chunked_prefill);
+  EXPECT_TRUE(mixed.refuses_prompt_over_step);
+  EXPECT_EQ(mixed.step_tokens, 4096u);
+  expect_sourced_basis(mixed);
 }
 
 TEST(EngineRulesVllm, UnchunkedBudgetBelowMaxModelLenIsRefused) {

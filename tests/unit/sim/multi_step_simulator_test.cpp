@@ -132,11 +132,40 @@ TEST(MultiStepSimulator, BlockAccountingHoldsUnderPreemptionAcrossRounds) {
   EXPECT_LE(res.kv_blocks_peak, 12u);
 }
 
-TEST(MultiStepSimulator, RefusesRulesItDoesNotModel) {
-  SchedulerRules mixed = multi_step(4);
-  mixed.mix_prefill_decode = true;
+TEST(MultiStepSimulator, MixedRoundsRunPromptsInTheirFirstStep) {
+  // vLLM 0.6.3+ with chunked prefill: every round is N = 4 steps; a prompt (whole) runs in a
+  // round's first step beside the decodes and decodes in the other three. A (16 / 6): round 1,
+  // its prompt 0 -> 2 ms (TTFT 2 ms), tokens 2-4 in three 0.5 ms steps (3.5 ms); round 2 (1 +
+  // 3 x 0.5 ms) its tokens 5 and 6 and two steps of padding: it leaves at 6 ms. Streaming each
+  // step: five ITL samples, 0.5 x 3, 1 and 0.5 ms. Blocks of 4 tokens: the prompt takes 4 + the
+  // round's 3 lookahead tokens (19 tokens, 5 blocks); round 2 takes 4 more (23 tokens, 6 blocks).
+  SchedulerRules r = multi_step(4, /*per_round=*/false);
+  r.mix_prefill_decode = true;
+  r.block_tokens = 4;
   Requests src({{0, 0.0, 16, 6, 0, 0}});
-  EXPECT_THROW(simulate(mixed, round_clock, src, checked()), Error);
+  const SimResult res = simulate(r, round_clock, src, checked());
+  EXPECT_EQ(res.completed, 1u);
+  EXPECT_EQ(res.steps, 8u);
+  EXPECT_NEAR(res.ttft.mean, 2e-3, 1e-12);
+  EXPECT_NEAR(res.e2e.mean, 6e-3, 1e-12);
+  EXPECT_NEAR(res.tpot.mean, 4e-3 / 5, 1e-12);
+  EXPECT_EQ(res.itl.count, 5u);
+  EXPECT_NEAR(res.itl.mean, 3e-3 / 5, 1e-12);
+  EXPECT_EQ(res.kv_blocks_peak, 6u);
+  // A second request arriving during round 1 joins round 2's first step beside A's decodes.
+  Requests two({{0, 0.0, 16, 6, 0, 0}, {1, 1e-3, 16, 2, 0, 0}});
+  const SimResult both = simulate(r, round_clock, two, checked());
+  EXPECT_EQ(both.completed, 2u);
+  EXPECT_EQ(both.steps, 8u);  // B's prompt, and its one more token, ride in round 2
+  // B: sent at 1 ms, its prompt in round 2's first step (3.5 -> 5.5 ms): TTFT 4.5 ms.
+  EXPECT_NEAR(both.ttft.max, 4.5e-3, 4.5e-3 * 0.01);
+}
+
+TEST(MultiStepSimulator, RefusesRulesItDoesNotModel) {
+  SchedulerRules chunked = multi_step(4);
+  chunked.chunked_prefill = true;  // prompt chunks inside rounds
+  Requests src({{0, 0.0, 16, 6, 0, 0}});
+  EXPECT_THROW(simulate(chunked, round_clock, src, checked()), Error);
   SchedulerRules zero = multi_step(0);
   EXPECT_THROW(simulate(zero, round_clock, src, checked()), Error);
 }

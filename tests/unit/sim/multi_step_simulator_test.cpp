@@ -161,6 +161,33 @@ TEST(MultiStepSimulator, MixedRoundsRunPromptsInTheirFirstStep) {
   EXPECT_NEAR(both.ttft.max, 4.5e-3, 4.5e-3 * 0.01);
 }
 
+TEST(MultiStepSimulator, PrefixHitsAndPreemptionKeepTheBlocksAccountedForInBothModes) {
+  // Varied lengths, four shared 64-token prefixes and a pool too small for the load: hits,
+  // preemptions and padding inside rounds of 8, with prompt rounds (0.6.0) and mixed rounds
+  // (0.6.3+ with chunked prefill), streamed per round and per step. check_invariants recounts
+  // every block (lookahead included) after every step.
+  for (const bool mixed : {false, true}) {
+    for (const bool per_round : {true, false}) {
+      SchedulerRules r = multi_step(8, per_round);
+      r.kv_blocks = 60;
+      r.mix_prefill_decode = mixed;
+      r.prefix_caching = true;
+      std::vector<Request> reqs;
+      for (std::uint32_t i = 0; i < 300; ++i)
+        reqs.push_back({i, 2e-3 * i, 100 + (i * 37) % 200, 1 + (i * 53) % 150, 1 + i % 4, 64});
+      Requests src(reqs);
+      const SimResult res = simulate(r, round_clock, src, checked());
+      EXPECT_EQ(res.completed, 300u) << mixed << per_round;
+      EXPECT_GT(res.preemptions, 0u) << mixed << per_round;
+      EXPECT_GT(res.prefix_hits, 0u) << mixed << per_round;
+      double out = 0;
+      for (const Request& q : reqs) out += q.output_tokens;
+      EXPECT_DOUBLE_EQ(res.output_tokens, out) << mixed << per_round;  // padding is never counted
+      EXPECT_LE(res.kv_blocks_peak, 60u);
+    }
+  }
+}
+
 TEST(MultiStepSimulator, RefusesRulesItDoesNotModel) {
   SchedulerRules chunked = multi_step(4);
   chunked.chunked_prefill = true;  // prompt chunks inside rounds

@@ -649,7 +649,7 @@ constexpr const char* kSimFindings =
     "running 99.5 / 101.1 and waiting 60.9 / 67.9 (that log's KV usage reads 0.0 in every sample: not recorded).\n"
     "- **sglang_vllm060** (SGLang 0.3.0 and vLLM 0.6.0, one A100, Llama-3.1-8B-Instruct, ShareGPT at Poisson 4 / 8 req/s and "
     "offline, 5,000 prompts; joined 2026-12-06 with the built-in sharegpt, first turns as that month's bench_serving "
-    "sampled them). Planned with the oldest profile (0.4); its --enable-torch-compile is not modelled. Only medians "
+    "sampled them). SGLang 0.3.0 is planned with its oldest profile (0.4); its --enable-torch-compile is not modelled. Only medians "
     "were printed online, no seed, so a seed-1 draw of the population stands in for the run's requests. Offline, "
     "23.2 against 22.0 req/s (+5 %) and output +8 % (the built-in's outputs average 198.9 tokens, the run's 194.3). "
     "Online, the median TPOT is within +4 / -5 % and the median TTFT -19 / -16 %: 0.3.0 ran without the overlap "

@@ -533,11 +533,11 @@ class Simulation {
     return true;
   }
 
-  // A step inside a multi-step decode round: the batch formed at the round's start, nobody
-  // admitted or preempted, the blocks taken then (vllm 0.6.0 engine/async_llm_engine.py
-  // step_async reuses the cached batch while it has steps left; the worker only advances it).
+  // A step inside a multi-step round (some request still decoding): the batch formed at the
+  // round's start, nobody admitted or preempted, the blocks taken then (vllm 0.6.0
+  // engine/async_llm_engine.py step_async reuses the cached batch while it has steps left; the
+  // worker only advances it).
   bool form_round_step() {
-    if (decoding_ == 0) throw_internal("simulate: a multi-step round with no request decoding");
     if (waiting_.empty()) last_drained_s_ = now_;
     decode_now_ = true;
     formed_ = perf::MixedStep{decoding_, static_cast<double>(cached_sum_ + decoding_), chunks_, 1, /*host_step=*/false};

@@ -571,6 +571,18 @@ double dp_attention_step_seconds(const PerfModelShape& shape, const HardwareRate
   return slowest_attention + mlp + comm + extra + overhead_seconds(shape, r, any_prompt);
 }
 
+void amortize_step_overhead(HardwareRates& r, std::uint64_t steps) {
+  if (steps > 1) r.step_overhead_s /= static_cast<double>(steps);
+}
+
+void amortize_step_overhead(PerfHardware& hw, std::uint64_t steps) {
+  if (steps <= 1) return;
+  amortize_step_overhead(hw.expected, steps);
+  if (hw.slow) amortize_step_overhead(*hw.slow, steps);
+  if (hw.fast) amortize_step_overhead(*hw.fast, steps);
+  hw.basis += "; host work per step once a round of " + std::to_string(steps) + " decode steps (--num-scheduler-steps)";
+}
+
 double speculative_step_seconds(const PerfModelShape& target, const DraftForwards& draft, const HardwareRates& rates,
                                 const MixedStep& step) {
   if (!draft.shape) throw_internal("performance model: a speculative step without a draft shape");

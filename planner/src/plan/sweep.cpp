@@ -192,6 +192,7 @@ SweepResult run_sweep(const SweepRequest& r, const DataRoot& root,
                               perf::perf_hardware_from(gpu, nullptr, tm.compute_dtype, defaults, tm.step_overhead_entry),
                               tm.engine, gpu, tm.block_quantized_share, defaults)
                               .expected;
+              perf::amortize_step_overhead(*f.rates, tm.decode_round_steps);
             } catch (const Error& e) {
               if (e.kind() != ErrorKind::Usage) throw;
             }

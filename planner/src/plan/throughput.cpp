@@ -17,6 +17,7 @@ ThroughputModel throughput_model(const PlanSession& session, const GpuSpec& gpu,
   ThroughputModel m;
   m.token_budget = token_budget;
   m.step_overhead_entry = perf::step_overhead_entry(plan.engine, plan.engine_view);
+  m.decode_round_steps = plan.engine_view.value("num_scheduler_steps", std::uint64_t{1});
   const memory::WeightRequest request{memory::arg_string(args, "dtype"), memory::arg_string(args, "quantization"),
                                       weights};
   const memory::ResolvedWeights resolved = memory::resolve_weights(session.model(), session.quant(), request);
@@ -37,6 +38,7 @@ ThroughputModel throughput_model(const PlanSession& session, const GpuSpec& gpu,
   try {
     m.hardware = perf::perf_hardware_from(gpu, nullptr, resolved.compute_precision, defaults, m.step_overhead_entry);
     m.decode_hardware = perf::decode_hardware(*m.hardware, m.engine, gpu, m.block_quantized_share, defaults);
+    perf::amortize_step_overhead(*m.decode_hardware, m.decode_round_steps);
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::Usage) throw;
     m.unavailable = e.what();

@@ -33,5 +33,31 @@ TEST(ThroughputModel, ReadsTheKvRowsThePlanHolds) {
   EXPECT_NEAR(total, 55224.0, 1e-6);
 }
 
+TEST(ThroughputModel, MultiStepSpreadsTheHostTermOverARound) {
+  // vLLM 0.6.0 with --num-scheduler-steps 10 does the host's per-step work once a round, so a
+  // steady decode step carries a tenth of the vllm-sync step term (0.65 ms): 0.065 ms, and the
+  // batch table's decode step is 0.585 ms shorter than with one scheduler call a step.
+  const PlanSession session(test::source_root(), "llama-3.1-8b", "vllm@0.6.0");
+  const GpuSpec a100 = session.device("a100-sxm-80", std::nullopt);
+  const perf::PerfDefaults defaults = perf::load_perf_defaults(test::source_root().data_file("perf_defaults.json"));
+  auto model = [&](const memory::EngineArgs& args) {
+    const memory::MemoryPlan plan = session.plan(a100, args, std::nullopt, {1, 4096});
+    return throughput_model(session, a100, args, std::nullopt, defaults, 0, plan);
+  };
+  const ThroughputModel one = model({{"max-model-len", "4096"}});
+  const ThroughputModel ten = model({{"max-model-len", "4096"}, {"num-scheduler-steps", "10"}});
+  ASSERT_TRUE(one.decode_hardware && ten.decode_hardware);
+  EXPECT_EQ(ten.decode_round_steps, 10u);
+  EXPECT_NEAR(one.decode_hardware->expected.step_overhead_s, 0.65e-3, 1e-12);
+  EXPECT_NEAR(ten.decode_hardware->expected.step_overhead_s, 0.065e-3, 1e-12);
+  const perf::DecodeBatch batch{32, 1000};
+  EXPECT_NEAR(perf::estimate_decode(one.shape, *one.decode_hardware, batch).step_s.expected -
+                  perf::estimate_decode(ten.shape, *ten.decode_hardware, batch).step_s.expected,
+              0.585e-3, 1e-9);
+  EXPECT_NE(ten.decode_hardware->basis.find("once a round of 10 decode steps"), std::string::npos);
+  // The prefill rates keep the whole term: a prompt round pays it.
+  EXPECT_NEAR(ten.hardware->expected.step_overhead_s, 0.65e-3, 1e-12);
+}
+
 }  // namespace
 }  // namespace vramplan::plan

@@ -82,6 +82,14 @@ struct PerfHardware {
   bool calibrated = false;  //!< bandwidth and tensor throughput both measured on the card
 };
 
+//! The host's per-step work (step_overhead_s) shared by `steps` decode steps: what one step of a
+//! steady decode carries on average when the engine does that work once a round of `steps` (vLLM
+//! V0 multi-step, --num-scheduler-steps; the simulator charges it on each round's first step,
+//! MixedStep::host_step). `steps` 0 or 1 changes nothing.
+void amortize_step_overhead(HardwareRates& r, std::uint64_t steps);
+//! The same for every end of the range; the basis says so.
+void amortize_step_overhead(PerfHardware& hw, std::uint64_t steps);
+
 //! Layers that attend the same way (same heads, same KV bytes per token, same window).
 struct AttentionGroup {
   double layers = 0;                  //!< decoder layers of this kind on one GPU (pipeline stage)

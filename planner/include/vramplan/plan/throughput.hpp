@@ -27,6 +27,9 @@ struct ThroughputModel {
   //! The data/perf_defaults.json step_overhead entry the rates carry (perf::step_overhead_entry
   //! of the engine plan: "vllm-sync", "llamacpp-nograph", else the engine's name).
   std::string step_overhead_entry;
+  //! vLLM V0 multi-step (engine_view num_scheduler_steps): decode steps a round, over which
+  //! decode_hardware spreads the host's per-step work (perf::amortize_step_overhead); 1 otherwise.
+  std::uint64_t decode_round_steps = 1;
 };
 
 //! `args` and `weights` as given to the engine (dtype, quantization, kv-cache-dtype are read);

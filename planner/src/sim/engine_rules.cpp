@@ -81,16 +81,22 @@ void vllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
   r.kv_block_bytes = blocks ? o.plan.kv_cache_bytes().count() / blocks * groups : 0;
   r.max_seqs = view_u64(o, "max_num_seqs");
   r.step_tokens = view_u64(o, "max_num_batched_tokens");
-  r.chunked_prefill = view_flag(o, "enable_chunked_prefill");
+  // V0 multi-step scheduling (memory/vllm_multi_step.hpp): rounds of N decode steps.
+  r.decode_round_steps = static_cast<std::uint32_t>(o.plan.engine_view.value("num_scheduler_steps", std::uint64_t{1}));
+  r.stream_per_round = r.decode_round_steps > 1 && !view_flag(o, "multi_step_stream_outputs");
+  const bool chunked_flag = view_flag(o, "enable_chunked_prefill");
   // V0 without chunked prefill runs _schedule_default: prompts first, and a step that admits any
   // runs no decode ("Don't schedule decodes if prefills are scheduled"); a prompt above
   // min(max_model_len, max_num_batched_tokens) is ignored (FINISHED_IGNORED, _get_prompt_limit).
   // V0 with chunked prefill (_schedule_chunked_prefill) and V1 put decodes and prompt chunks in one
-  // step, running requests first (vllm 0.6.0 vllm/core/scheduler.py).
+  // step, running requests first (vllm 0.6.0 vllm/core/scheduler.py); multi-step with chunked
+  // prefill (0.6.3+) runs its prompts whole, and ignores one over the step's tokens, as
+  // _schedule_default does (core/scheduler.py _get_num_new_tokens, _get_prompt_limit).
   const bool v0 = o.plan.engine_view.value("engine_generation", std::string("v1")) == "v0";
-  const bool v0_default = v0 && !r.chunked_prefill;
+  const bool v0_default = v0 && !chunked_flag;
+  r.chunked_prefill = chunked_flag && r.decode_round_steps == 1;
   r.mix_prefill_decode = !v0_default;
-  r.refuses_prompt_over_step = v0_default;
+  r.refuses_prompt_over_step = v0 && !r.chunked_prefill;
   r.admission = Admission::OnDemand;
   // V0's block manager admits a prompt only if 1 % of the pool stays free beside it
   // (core/block_manager_v2.py can_allocate: watermark 0.01, int(watermark x num_gpu_blocks)); V1
@@ -100,15 +106,6 @@ void vllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
   r.prefix_caching = view_flag(o, "enable_prefix_caching");
   r.max_model_len = view_u64(o, "max_model_len");
   r.overlap_schedule = view_flag(o, "async_scheduling");  // memory/vllm_async_scheduling.cpp
-  // V0 multi-step scheduling (memory/vllm_multi_step.hpp): rounds of N decode steps. With chunked
-  // prefill (0.6.3+) prompts are not chunked but run whole in a round's first step, and one over
-  // the step's tokens is ignored (core/scheduler.py _get_num_new_tokens, _get_prompt_limit).
-  r.decode_round_steps = static_cast<std::uint32_t>(o.plan.engine_view.value("num_scheduler_steps", std::uint64_t{1}));
-  r.stream_per_round = r.decode_round_steps > 1 && !view_flag(o, "multi_step_stream_outputs");
-  if (r.decode_round_steps > 1 && r.chunked_prefill) {
-    r.chunked_prefill = false;
-    r.refuses_prompt_over_step = true;
-  }
   r.basis = {
       "KV pool " + std::to_string(r.kv_blocks) + " blocks of " + std::to_string(r.block_tokens) + " tokens (gpu_blocks " +
           std::to_string(blocks) + " / " + std::to_string(groups) +

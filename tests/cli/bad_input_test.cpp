@@ -442,7 +442,7 @@ std::vector<Row> rows() {
            "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "4", "--spec-accept-length", "3",
            "--rate", "1", "--requests", "10"},
           {}, 2,
-          "simulate: speculative decoding under SGLang DP attention is not modelled (each rank's draft and verify in "
+          "simulate: speculative decoding across SGLang DP-attention ranks is not modelled (each rank's draft and verify in "
           "lockstep); simulate one of the two"},
       Row{"train --epochs x --dataset-tokens past 1e18",
           {"train", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--epochs", "1e12", "--dataset-tokens", "1B"}, {}, 2,
@@ -555,6 +555,20 @@ std::vector<Row> rows() {
           {}, 2, "--num-scheduler-steps: vLLM 0.6.0 refuses multi-step with chunked prefill (engine/arg_utils.py: "
                  "\"Chunked prefill is not supported with multi-step\"); chunked prefill is on by default above "
                  "--max-model-len 32768: lower it or give --no-enable-chunked-prefill"},
+      Row{"vLLM --data-parallel-size on a release that ran it eager",
+          {"plan", "--model", "llama-3.1-8b", "--gpu", "h100", "--engine", "vllm@0.9.0", "--data-parallel-size", "2"},
+          {}, 2, "--data-parallel-size: vLLM 0.9.0 runs data parallelism in eager mode (platforms/cuda.py "
+                 "check_and_update_config forces enforce_eager when data_parallel_size > 1, up to 0.9.0), which is "
+                 "not modelled: plan vllm@0.9.1 or later"},
+      Row{"vLLM --data-parallel-size with pipeline parallelism",
+          {"plan", "--model", "llama-3.1-8b", "--gpu", "h100", "--engine", "vllm@0.19", "--data-parallel-size", "2", "--pp", "2"},
+          {}, 2, "--data-parallel-size with --pipeline-parallel-size 2: data parallelism over pipeline stages is not modelled"},
+      Row{"simulate vLLM data parallelism of a dense model (independent engines)",
+          {"simulate", "--model", "llama-3.1-8b", "--gpu", "h100", "--engine", "vllm@0.19", "--data-parallel-size", "2",
+           "--rate", "1", "--requests", "10"},
+          {}, 2, "simulate: vLLM runs a dense model's 2 data-parallel engines independently (from 0.14, "
+                 "v1/engine/core.py run_engine_core), which the simulator does not model: simulate one engine with "
+                 "1/D of the load (--rate or --concurrency)"},
       Row{"vLLM --speculative-config drafts beyond the context",
           {"plan", "--model", "deepseek-v3", "--gpu", "h200", "--tp", "8", "--max-model-len", "4096", "--speculative-config",
            R"({"method": "mtp", "num_speculative_tokens": 99999999999})"},

@@ -159,7 +159,7 @@ TEST(SimulateCli, DpAttentionRunsItsRanksInLockstep) {
   EXPECT_EQ(j.at("engine_rules").at("dp_attention_ranks").get<std::uint64_t>(), 4u);
   EXPECT_EQ(j.at("requests").at("completed").get<std::uint64_t>(), 400u);
   EXPECT_EQ(j.at("verdict").at("state"), "stable");
-  EXPECT_NE(j.at("verdict").at("explanation").get<std::string>().find("of 4 DP-attention ranks"), std::string::npos);
+  EXPECT_NE(j.at("verdict").at("explanation").get<std::string>().find("of 4 SGLang DP-attention ranks"), std::string::npos);
   const std::string csv = read_text(path);
   EXPECT_GT(std::count(csv.begin(), csv.end(), '\n'), 5);
   // Replicas of such a server behind a router are not modelled: --target-rate says so.
@@ -167,7 +167,34 @@ TEST(SimulateCli, DpAttentionRunsItsRanksInLockstep) {
                                "--tp", "4", "--dp", "4", "--enable-dp-attention", "--input-len", "512", "--output-len", "128",
                                "--slo", "p99_ttft<=1s", "--find-max-rate", "--target-rate", "100", "--probe-requests", "200"});
   EXPECT_EQ(t.exit_code, 2) << t.out;
-  EXPECT_NE(t.err.find("DP-attention server"), std::string::npos) << t.err;
+  EXPECT_NE(t.err.find("a server of SGLang DP-attention ranks"), std::string::npos) << t.err;
+}
+
+TEST(SimulateCli, VllmDataParallelEnginesStepTogether) {
+  // Qwen3-30B-A3B on 4 x H100 as vLLM 0.19 serves it with --data-parallel-size 4
+  // --enable-expert-parallel: four engines of one GPU, each with the plan's pool and limits,
+  // routed by 4 x waiting + running, in lockstep; plan and check say the lockstep is simulate's.
+  const CliResult r = run_cli({"simulate", "--model", "qwen3-30b-a3b", "--gpu", "h100-sxm-80", "--engine", "vllm@0.19",
+                               "--data-parallel-size", "4", "--enable-expert-parallel", "--max-model-len", "8192",
+                               "--rate", "8", "--requests", "400", "--input-len", "512", "--output-len", "128", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  expect_valid(j, "simulate.schema.json");
+  const auto& dp = j.at("engine_rules").at("data_parallel");
+  EXPECT_EQ(dp.at("engines").get<int>(), 4);
+  EXPECT_EQ(dp.at("dispatch"), "4-waiting-plus-running");
+  EXPECT_EQ(dp.at("wave_sync_steps").get<int>(), 32);
+  EXPECT_EQ(j.at("engine_rules").at("dp_attention_ranks").get<int>(), 1);
+  EXPECT_EQ(j.at("requests").at("completed").get<std::uint64_t>(), 400u);
+  EXPECT_EQ(j.at("verdict").at("state"), "stable");
+  EXPECT_NE(j.at("verdict").at("explanation").get<std::string>().find("of 4 vLLM data-parallel engines"), std::string::npos);
+  const std::string launch = j.at("launch").dump();
+  EXPECT_NE(launch.find("--data-parallel-size"), std::string::npos) << launch;
+  EXPECT_NE(launch.find("--enable-expert-parallel"), std::string::npos) << launch;
+  const CliResult c = run_cli({"check", "--model", "qwen3-30b-a3b", "--gpu", "h100-sxm-80", "--engine", "vllm@0.19",
+                               "--data-parallel-size", "4", "--enable-expert-parallel", "--max-model-len", "8192"});
+  EXPECT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_NE(c.out.find("h100-sxm-80 x4 dp4"), std::string::npos) << c.out;
 }
 
 TEST(SimulateCli, VllmMultiStepStreamsOneChunkARound) {

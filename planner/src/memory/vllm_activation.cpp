@@ -48,9 +48,19 @@ VllmActivationFeatures vllm_activation_features(const ModelArch& a, const VllmSt
   if (a.num_experts > 0) {
     // fused_moe's workspaces are sized by the experts' own input width: a latent MoE's
     // (moe_latent_size) rather than the hidden size.
-    const double n = 2 * static_cast<double>(a.moe_intermediate_size) / tp;
+    const bool dp = s.dp > 1;
+    const double split = dp ? static_cast<double>(s.moe_split) : tp;
+    if (!(split >= 1)) throw_internal("vllm activation: data parallelism without the experts' split");
+    const double n = 2 * static_cast<double>(a.moe_intermediate_size) / split;
     const double he = static_cast<double>(a.moe_hidden_size());
-    f.moe_workspace = T * static_cast<double>(a.experts_per_token) * (std::max(n, he) + n / 2) * ab;
+    const double d = static_cast<double>(s.dp);
+    const double m = dp ? std::min(d * T, static_cast<double>(s.moe_chunk_tokens)) : T;
+    f.moe_workspace = m * static_cast<double>(a.experts_per_token) * (std::max(n, he) + n / 2) * ab;
+    if (dp) f.dp_gather = (d - 1) * T * (2 * h + static_cast<double>(a.num_experts)) * ab;
+    f.moe_explain = dp ? "fused-MoE workspace min(D·T, " + std::to_string(s.moe_chunk_tokens) + ")·top_k·(max(2·I_e/" +
+                             std::to_string(s.moe_split) + ", h) + I_e/" + std::to_string(s.moe_split) + ")·a, D = " +
+                             std::to_string(s.dp) + " engines' tokens gathered"
+                       : "fused-MoE workspace T·top_k·(max(2·I_e/TP, h) + I_e/TP)·a";
   }
   if (!s.first_stage) f.pp_buffers = 2 * T * h * ab;
   // profile_run has no PP-rank check around the encoder profiling: every stage holds it.
@@ -83,7 +93,11 @@ std::vector<Component> vllm_activation(const VllmActivationFeatures& f,
                      "PP intermediate tensors: 2 x T·h·a = " + gib(f.pp_buffers)});
   if (f.moe_workspace > 0)
     parts.push_back({"activation.moe_workspace", bytes(f.moe_workspace),
-                     "fused-MoE workspace T·top_k·(max(2·I_e/TP, h) + I_e/TP)·a = " + gib(f.moe_workspace)});
+                     f.moe_explain + " = " + gib(f.moe_workspace)});
+  if (f.dp_gather > 0)
+    parts.push_back({"activation.dp_gather", bytes(f.dp_gather),
+                     "data parallelism: the other engines' tokens the MoE gathers, (D - 1)·T·(2h + E)·a = " +
+                         gib(f.dp_gather)});
   if (f.mm_encoder > 0) parts.push_back({"activation.mm_encoder_profile", bytes(f.mm_encoder), f.mm_explain});
   const double sampler = sampler_term(f, c);
   if (forward_dominates(f, c)) {
@@ -119,7 +133,7 @@ VllmActivationFit fit_vllm_activation(const std::vector<VllmActivationPoint>& po
     for (std::size_t i = 0; i < points.size(); ++i) {
       const auto& f = points[i].features;
       const auto r = static_cast<Eigen::Index>(i);
-      double known = f.pp_buffers + f.moe_workspace + f.mm_encoder;
+      double known = f.pp_buffers + f.moe_workspace + f.dp_gather + f.mm_encoder;
       double k32 = 0;
       if (branch[i]) known += f.forward;
       else { known += c.sampler_model_copies * f.sampler_model; k32 = f.sampler_fp32; }

@@ -25,6 +25,7 @@
 #include "vramplan/memory/kv_cache.hpp"
 #include "vramplan/memory/vllm_activation.hpp"
 #include "vramplan/memory/vllm_cuda_graphs.hpp"
+#include "vramplan/memory/vllm_data_parallel.hpp"
 #include "vramplan/memory/vllm_kv_groups.hpp"
 #include "vramplan/memory/vllm_speculative.hpp"
 #include "vramplan/memory/mtp_draft.hpp"
@@ -74,7 +75,8 @@ class VllmEngine final : public Engine {
         {"enforce-eager", "no CUDA graphs", true, {}},
         {"tensor-parallel-size", "TP degree", false, {"tp"}, OptionValue::whole},
         {"pipeline-parallel-size", "PP degree", false, {"pp"}, OptionValue::whole},
-        {"enable-expert-parallel", "MoE experts split whole over the TP ranks instead of sliced (EP = TP)", true, {}},
+        {"enable-expert-parallel", "MoE experts split whole over the TP ranks (x the DP engines) instead of sliced", true, {}},
+        {"data-parallel-size", "DP engines of --tensor-parallel-size GPUs each on this node (0.9.1+; MoE experts span them all)", false, {"dp"}, OptionValue::whole},
         {"quantization", "weight quantization method (fp8 = online fp8)", false, {}},
         {"dtype", "auto, bfloat16, float16, float32", false, {}},
         {"enable-lora", "pre-allocate LoRA slots", true, {}},
@@ -157,20 +159,20 @@ std::string VllmEngine::pad_mxfp4_moe(const PlanInput& in, const WeightRequest& 
   return pad_moe_experts(in.model, rw, tp, pad);
 }
 
-// --enable-expert-parallel with data parallelism 1: EP spans the TP ranks (vllm/model_executor/
-// layers/fused_moe/config.py FusedMoEParallelConfig.make: ep_size = dp x tp, the MoE's own TP 1), each
-// holding num_experts / ep whole experts (layer.py determine_expert_map). The same bytes as the TP
-// slices when the experts divide; an uneven split (vLLM gives the first ranks one more) and the
-// MXFP4 padding of whole experts are not modelled.
-std::uint64_t vllm_ep_size(const EngineArgs& args, const ModelArch& arch, std::uint64_t tp, bool mxfp4_padded) {
-  if (!arg_switch(args, "enable-expert-parallel") || tp == 1 || arch.num_experts == 0) return 1;
-  if (arch.num_experts % tp != 0)
+// --enable-expert-parallel: EP spans the `group` GPUs the MoE runs over, tp x dp
+// (vllm/model_executor/layers/fused_moe/config.py FusedMoEParallelConfig.make: ep_size = dp x tp,
+// the MoE's own TP 1), each holding num_experts / ep whole experts (layer.py
+// determine_expert_map). The same bytes as the TP slices when the experts divide; an uneven split
+// (vLLM gives the first ranks one more) and the MXFP4 padding of whole experts are not modelled.
+std::uint64_t vllm_ep_size(const EngineArgs& args, const ModelArch& arch, std::uint64_t group, bool mxfp4_padded) {
+  if (!arg_switch(args, "enable-expert-parallel") || group == 1 || arch.num_experts == 0) return 1;
+  if (arch.num_experts % group != 0)
     throw_usage("--enable-expert-parallel: " + std::to_string(arch.num_experts) + " routed experts over " +
-                std::to_string(tp) + " GPUs is an uneven split (vLLM gives the first ranks one more), not modelled");
+                std::to_string(group) + " GPUs is an uneven split (vLLM gives the first ranks one more), not modelled");
   if (mxfp4_padded)
     throw_usage("--enable-expert-parallel: how vLLM pads whole MXFP4 experts on one GPU is not modelled (the TP "
                 "slices' padding is: plan without it)");
-  return tp;
+  return group;
 }
 
 // "a, b, c": the values a refusal lists, from the table the check uses.
@@ -220,7 +222,12 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
   const std::uint64_t tp = arg_u64(args, "tensor-parallel-size").value_or(1);
   const std::uint64_t pp = arg_u64(args, "pipeline-parallel-size").value_or(1);
   if (tp == 0 || pp == 0) throw_usage("--tensor-parallel-size / --pipeline-parallel-size must be >= 1");
-  p.gpu_count = tp * pp;
+  const bool v0 = d_.string("engine_generation") == "v0";
+  const bool eager = arg_switch(args, "enforce-eager");
+  // Data parallelism (memory/vllm_data_parallel.hpp): D engines of tp x pp GPUs; every figure of
+  // this plan is one engine's, per GPU.
+  const VllmDataParallel dpi = vllm_data_parallel(args, arch, d_.release(), v0, tp, pp, eager);
+  p.gpu_count = checked_mul(checked_mul(dpi.dp, tp), pp);
   // Resolved from the release asked for, not the profile's name: the 0.11 profile covers 0.11-0.16.
   const VllmAsyncScheduling async = vllm_async_scheduling(d_.release(), args, pp);
   const double util = arg_double(args, "gpu-memory-utilization").value_or(d_.number("gpu_memory_utilization"));
@@ -235,7 +242,6 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
   if (max_model_len == 0) throw_usage("--max-model-len must be >= 1 (the model gives no max_position_embeddings)");
   bool prefix_caching = arg_on_off(args, "enable-prefix-caching", d_.flag("enable_prefix_caching"));
   // Scheduler defaults per engine generation (memory/vllm_scheduler_defaults.hpp).
-  const bool v0 = d_.string("engine_generation") == "v0";
   const VllmSchedulerDefaults sched =
       v0 ? v0_scheduler_defaults(d_, arch, max_model_len, arg_switch(args, "enable-lora"), args)
          : v1_scheduler_defaults(d_, in.gpu, args);
@@ -283,14 +289,15 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
   if (spec.on && spec.tokens >= max_model_len)
     throw_usage("--speculative-config: num_speculative_tokens " + std::to_string(spec.tokens) +
                 " is not below max_model_len " + std::to_string(max_model_len) + ": no request could hold its drafts");
-  const bool eager = arg_switch(args, "enforce-eager");
   const bool hybrid = !arg_switch(args, "disable-hybrid-kv-cache-manager");
 
   WeightRequest wr{arg_string(args, "dtype"), arg_string(args, "quantization"), in.weights, true};
   ResolvedWeights rw = resolve_weights(in.model, in.quant, wr);
-  const std::string moe_padding = pad_mxfp4_moe(in, wr, tp, rw);
-  const std::uint64_t ep = vllm_ep_size(args, arch, tp, !moe_padding.empty());
-  note_expert_parallel(p, "--enable-expert-parallel", arch, tp, ep);
+  // The GPUs a routed expert's slices (or the whole experts) spread over: TP, times the DP engines.
+  const std::uint64_t moe_group = dpi.dp > 1 ? dpi.expert_group : tp;
+  const std::string moe_padding = pad_mxfp4_moe(in, wr, moe_group, rw);
+  const std::uint64_t ep = vllm_ep_size(args, arch, moe_group, !moe_padding.empty());
+  note_expert_parallel(p, "--enable-expert-parallel", arch, moe_group, ep);
   p.weights_precision = rw.weights_precision;
   p.compute_precision = rw.compute_precision;
   for (const auto& n : rw.notes) p.notes.push_back(n);
@@ -329,13 +336,17 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
   // A calibration's figures of this deployment (reconcile --update-calibration) replace the
   // modelled ones: what vLLM's own profile run logged for it (gpu_worker.py determine_available_memory).
   const auto& dep = in.deployment;
+  // Engines in lockstep hold NCCL communicators for their DP and EP groups (distributed/
+  // parallel_state.py) even at TP 1: the multi-GPU figure stands in for them.
+  const bool multi_gpu = tp > 1 || (dpi.lockstep && dpi.dp > 1);
   const Bytes non_torch_bytes =
       dep && dep->non_torch ? *dep->non_torch
-                            : Bytes::from_gib(tp > 1 ? d_.number("non_torch_gib_tp")
-                                                     : pp > 1 ? d_.number("non_torch_gib_pp") : d_.number("non_torch_gib_tp1"));
+                            : Bytes::from_gib(multi_gpu ? d_.number("non_torch_gib_tp")
+                                                        : pp > 1 ? d_.number("non_torch_gib_pp") : d_.number("non_torch_gib_tp1"));
   const std::string non_torch_src =
       dep && dep->non_torch ? "logged, " + dep->source
-                            : tp > 1 ? d_.source("non_torch_gib_tp") : pp > 1 ? d_.source("non_torch_gib_pp") : d_.source("non_torch_gib_tp1");
+                            : multi_gpu ? d_.source("non_torch_gib_tp") + (tp > 1 ? "" : "; standing in for the DP / EP groups' NCCL communicators")
+                                        : pp > 1 ? d_.source("non_torch_gib_pp") : d_.source("non_torch_gib_tp1");
   const VllmGraphCoefficients graph_coef{d_.number("cuda_graph_base_gib") * static_cast<double>(kGiB),
                                           d_.number("cuda_graph_per_piece_mib") * static_cast<double>(kMiB)};
   const bool graphs_in_budget = d_.flag("cuda_graph_in_kv_budget");
@@ -370,6 +381,10 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
     r.stage = s;
     ShardOptions so{tp, pp, s, d_.u64("vocab_pad"), d_.flag("rope_cache_in_weights")};
     so.k_eq_v_value_slot = true;  // gemma4.py Gemma4Attention: a full QKVParallelLinear, k_proj loaded into V too
+    if (dpi.dp > 1) {
+      so.expert_tp = moe_group;
+      if (dpi.shared_experts_whole) so.shared_expert_tp = 1;
+    }
     r.weights = shard_weights(in.model, rw, so);
     if (!moe_padding.empty()) r.weights.front().explain += "; " + moe_padding;
     // "Model loading took" is torch's allocated-bytes difference: allocator blocks, not tensor bytes.
@@ -385,6 +400,11 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
                                ", eh_proj in the model dtype and norms whole; embedding and head shared with the target)"});
     r.weights_bytes = sum_bytes(r.weights).count();
     VllmStageShape shape{batched, max_num_seqs, tp, rw.compute_bytes, s == 0, s + 1 == pp, max_model_len};
+    if (dpi.lockstep && dpi.dp > 1 && arch.num_experts > 0) {  // the profile run's MoE gathers every engine's tokens
+      shape.dp = dpi.dp;
+      shape.moe_split = ep > 1 ? 1 : moe_group;
+      shape.moe_chunk_tokens = dpi.moe_chunk_tokens;
+    }
     r.activation = dep && dep->activation_peak
                        ? std::vector<Component>{{"activation.peak", *dep->activation_peak,
                                                  "torch peak memory increase of the profile run, logged (the first "
@@ -570,6 +590,16 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
       // Which engine's scheduler runs: V0's (vllm/core/scheduler.py) or V1's (vllm/v1/core/sched).
       {"engine_generation", v0 ? "v0" : "v1"},
   };
+  if (dpi.dp > 1) {
+    view["data_parallel_size"] = dpi.dp;
+    view["dp_lockstep"] = dpi.lockstep;
+    view["dp_padding"] = std::string(vllm_dp_padding_name(dpi.padding));
+    view["dp_combine"] = dpi.naive_combine ? "naive" : "allgather_reducescatter";
+    view["dp_router"] = std::string(vllm_dp_router_name(dpi.router));
+    view["dp_wave_sync_steps"] = dpi.wave_sync_steps;
+    p.notes.push_back(dpi.explain + "; figures per GPU of one engine, KV pool and concurrency per engine (x " +
+                      std::to_string(dpi.dp) + " for the node)");
+  }
   if (multi_step.steps > 1) {
     view["num_scheduler_steps"] = multi_step.steps;
     view["multi_step_stream_outputs"] = multi_step.streams_each_step;

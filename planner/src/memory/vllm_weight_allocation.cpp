@@ -101,7 +101,7 @@ std::vector<VllmAllocationStep> vllm_allocation_plan(const ModelSpec& model, con
   const auto [first, end] = pp_layer_range(a.num_layers, o.pp, o.stage);
   const bool first_stage = o.stage == 0, last_stage = o.stage + 1 == o.pp;
   auto rank_bytes = [&](std::size_t i) {
-    return tensor_rank_bytes(model, model.tensors[i], weights.tensor_bytes[i], o.tp, o.vocab_pad);
+    return tensor_rank_bytes(model, model.tensors[i], weights.tensor_bytes[i], split_degree(model.tensors[i].role, o), o.vocab_pad);
   };
 
   std::vector<VllmAllocationStep> plan;

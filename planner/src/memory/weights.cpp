@@ -237,10 +237,15 @@ std::uint64_t tensor_rank_bytes(const ModelSpec& model, const TensorInfo& t, std
 }
 
 // The ranks one tensor is split over: the attention projections, the token embedding and the
-// lm_head may have groups of their own (ShardOptions, SGLang DP attention), everything else TP.
+// lm_head may have groups of their own (ShardOptions, SGLang DP attention), the routed experts too
+// (vLLM data parallelism), everything else TP.
 std::uint64_t split_degree(TensorRole role, const ShardOptions& o) {
   const auto or_tp = [&](std::uint64_t d) { return d ? d : o.tp; };
+  if (is_routed_expert_role(role)) return or_tp(o.expert_tp);
   switch (role) {
+    case TensorRole::FfnGateShexp:
+    case TensorRole::FfnUpShexp:
+    case TensorRole::FfnDownShexp: return or_tp(o.shared_expert_tp);
     case TensorRole::AttnQ:
     case TensorRole::AttnK:
     case TensorRole::AttnV:
@@ -300,9 +305,12 @@ std::vector<Component> shard_weights(const ModelSpec& model, const ResolvedWeigh
   std::vector<Component> parts;
   const auto tp_text_of = [](std::uint64_t degree) { return degree > 1 ? " / TP " + std::to_string(degree) : std::string(); };
   const std::string tp_text = tp_text_of(tp);
-  const std::string layers_split =
+  std::string layers_split =
       attn_tp == tp ? tp_text
                     : ", attention projections / attention TP " + std::to_string(attn_tp) + ", the rest" + tp_text;
+  if (o.expert_tp && o.expert_tp != tp && a.num_experts > 0)
+    layers_split += ", routed experts / " + std::to_string(o.expert_tp) + " GPUs";
+  if (o.shared_expert_tp && o.shared_expert_tp != tp) layers_split += ", shared experts whole";
   layers = checked_add(layers, v_slots, "decoder layer weights");
   parts.push_back({"weights.layers", Bytes(layers),
                    "decoder layers " + std::to_string(first) + "-" + std::to_string(end - 1) +

@@ -328,6 +328,9 @@ PerfModelShape shape_from_model(const ModelSpec& spec, std::span<const std::uint
     shape.num_experts = experts;
     shape.experts_per_token = static_cast<double>(arch.experts_per_token);
     shape.moe_layers = layers / pp;
+    // The GPUs the experts span: tp, or under vLLM data parallelism D x tp (sliced: expert_tp;
+    // whole: ep).
+    const double expert_group = std::max({tp, static_cast<double>(opt.expert_tp), static_cast<double>(opt.ep)});
     if (opt.ep > 1) {
       // SGLang FusedMoE.__init__: num_experts / ep whole experts a rank, each sliced over the
       // remaining tp / ep ranks (moe_tp_size); vLLM's EP spans tp x dp ranks, experts whole.
@@ -336,12 +339,14 @@ PerfModelShape shape_from_model(const ModelSpec& spec, std::span<const std::uint
       shape.expert_bytes = opt.tp > opt.ep ? one_expert / (opt.tp / opt.ep) : one_expert;
     } else {
       shape.local_experts = experts;
-      shape.expert_bytes = one_expert / tp;
+      shape.expert_bytes = one_expert / expert_group;
     }
-    active += routed_params * shape.experts_per_token / experts;
+    shape.routed_active_params = routed_params * shape.experts_per_token / experts / (expert_group * pp);
   }
   // FLOPs spread evenly over the tp x pp GPUs (with ep > 1 on average over the ranks).
-  shape.active_params = active / (tp * pp) + shape.attention_params + head_params / (head_tp * pp) + replicated_params / pp;
+  shape.active_params = active / (tp * pp) + shape.routed_active_params + shape.attention_params +
+                        head_params / (head_tp * pp) + replicated_params / pp;
+  shape.vllm_dp = opt.vllm_dp;
 
   if (arch.layer_attention.empty()) {
     for (std::uint64_t l = 0; l < arch.num_layers; ++l) add_layer(shape, arch, l, LayerAttention::Full, opt);

@@ -571,6 +571,90 @@ double dp_attention_step_seconds(const PerfModelShape& shape, const HardwareRate
   return slowest_attention + mlp + comm + extra + overhead_seconds(shape, r, any_prompt);
 }
 
+std::uint64_t vllm_largest_capture_size(std::uint64_t max_graph_tokens) {
+  const std::uint64_t m = max_graph_tokens;
+  if (m == 0) return 0;
+  if (m < 4) return m < 2 ? 1 : 2;
+  if (m < 8) return 4;
+  if (m < 256) return m / 8 * 8;
+  return 256 + (m - 256) / 16 * 16;
+}
+
+std::uint64_t vllm_graph_padded_tokens(std::uint64_t tokens, std::uint64_t max_graph_tokens) {
+  if (tokens == 0 || tokens > vllm_largest_capture_size(max_graph_tokens)) return tokens;
+  if (tokens <= 2) return tokens;
+  if (tokens <= 4) return 4;
+  if (tokens <= 256) return (tokens + 7) / 8 * 8;
+  return 256 + (tokens - 256 + 15) / 16 * 16;
+}
+
+// vLLM data parallelism (memory/vllm_data_parallel.hpp; docs/research/vllm-data-parallel.md):
+//   each engine's forward runs n_i tokens, n_i its batch (1 for an idle engine's dummy,
+//   v1/worker/gpu_worker.py execute_dummy_batch), padded to max_j graph(n_j) when the release pads
+//   (and from 0.17 only when no n_j exceeds the largest capture size);
+//   per engine: the non-expert weights over its tp GPUs on its n_i tokens, its own attention, the
+//   TP all-reduces of n_i rows; every MoE layer waits for the slowest engine;
+//   the routed experts run once over N = sum n_i tokens gathered from all engines, each GPU its
+//   D x tp share; per MoE layer the gather moves the other engines' N x (h + E) rows in (an
+//   all-gather, or D broadcasts before 0.11) and the combine reduces N x h rows back (a
+//   reduce-scatter, or an all-reduce of all N before 0.11), over the D engines' GPUs.
+double vllm_dp_step_seconds(const PerfModelShape& shape, const HardwareRates& r, std::span<const MixedStep> ranks) {
+  const VllmDpLockstep& dp = shape.vllm_dp;
+  if (dp.ranks < 2) throw_internal("performance model: a vLLM data-parallel step without engines");
+  if (ranks.size() != dp.ranks)
+    throw_internal("performance model: " + std::to_string(ranks.size()) + " batches for " + std::to_string(dp.ranks) +
+                   " data-parallel engines");
+  if (shape.pp != 1) throw_usage("performance model: vLLM data parallelism under pipeline parallelism is not modelled");
+  const std::uint64_t largest_graph = vllm_largest_capture_size(dp.max_graph_tokens);
+  std::uint64_t padded_largest = 0;
+  bool eager = false, any_prompt = false;
+  for (const MixedStep& step : ranks) {
+    const std::uint64_t n = std::max<std::uint64_t>(1, step.tokens());
+    padded_largest = std::max(padded_largest, vllm_graph_padded_tokens(n, dp.max_graph_tokens));
+    eager = eager || n > largest_graph;
+    any_prompt = any_prompt || step.tokens() > step.decode_sequences * step.decode_query_tokens;
+  }
+  const bool pad = dp.pad && !(dp.pad_only_if_graphed && eager);
+  const double weight_bw = weight_bandwidth(r);
+  const double o = r.memory_compute_overlap;
+  const double own_params = std::max(0.0, shape.active_params - shape.routed_active_params);
+  double slowest = 0, gathered = 0;
+  for (const MixedStep& step : ranks) {
+    const double n = static_cast<double>(pad ? padded_largest : std::max<std::uint64_t>(1, step.tokens()));
+    gathered += n;
+    double kv = 0, attention = 0;
+    step_attention(shape, step, kv, attention);
+    double t = kernel_time(shape.dense_weight_bytes / weight_bw, 2 * own_params * n / r.tensor_flops_per_s, o) +
+               kernel_time(kv / r.bandwidth_bytes_per_s, attention / r.tensor_flops_per_s, o);
+    if (shape.tp > 1) {
+      const double tp = shape.tp;
+      const double one = r.link_latency_s + 2 * (tp - 1) / tp * n * shape.hidden * shape.activation_bytes /
+                                                group_link_bytes_per_s(r, shape.tp);
+      t += shape.allreduces_per_layer * shape.layers * one + shape.extra_allreduces * r.link_latency_s;
+    }
+    slowest = std::max(slowest, t);
+  }
+  double moe = 0, comm = 0;
+  if (shape.num_experts > 0) {
+    const double touched = expected_busiest_rank_experts(shape.num_experts, shape.experts_per_token, shape.local_experts,
+                                                         shape.expert_ranks, gathered);
+    moe = kernel_time(shape.moe_layers * touched * shape.expert_bytes / weight_bw,
+                      2 * shape.routed_active_params * gathered / r.tensor_flops_per_s, o);
+    // The gather and the combine of every MoE layer, over the D engines' GPUs (one GPU of each).
+    const double d = dp.ranks;
+    const double link = group_link_bytes_per_s(r, static_cast<std::uint64_t>(d) * shape.tp);
+    const double in_row = (shape.hidden + shape.num_experts) * shape.activation_bytes;
+    const double out_row = shape.hidden * shape.activation_bytes;
+    const double per_layer =
+        dp.naive_combine
+            ? d * r.link_latency_s + (d - 1) / d * gathered * in_row / link +                  // D broadcasts
+                  r.link_latency_s + 2 * (d - 1) / d * gathered * out_row / link               // all-reduce of N rows
+            : 2 * r.link_latency_s + (d - 1) / d * gathered * (in_row + out_row) / link;      // all-gather + reduce-scatter
+    comm = shape.moe_layers * per_layer;
+  }
+  return slowest + moe + comm + overhead_seconds(shape, r, any_prompt);
+}
+
 void amortize_step_overhead(HardwareRates& r, std::uint64_t steps) {
   if (steps > 1) r.step_overhead_s /= static_cast<double>(steps);
 }

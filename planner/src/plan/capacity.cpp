@@ -138,8 +138,8 @@ ReplicaAnswer replicas_for(const sim::PreparedEngine& engine, const sim::Workloa
                            const CapacityOptions& options) {
   if (!(target_rate > 0) || std::isinf(target_rate)) throw_usage("--target-rate: must be a positive number of requests/s");
   if (engine.dp_ranks() > 1)
-    throw_usage("--target-rate: replicas of an SGLang DP-attention server behind a router are not modelled (each "
-                "server's ranks are: simulate one at the rate it would take)");
+    throw_usage("--target-rate: replicas of a server of " + engine.rules.dp_name +
+                " behind a router are not modelled (each server's ranks are: simulate one at the rate it would take)");
   ReplicaAnswer a;
   a.target_rate_per_s = target_rate;
   a.router = router_name(options.router);

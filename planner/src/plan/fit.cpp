@@ -188,7 +188,9 @@ std::string fit_line(const FitResult& fit, const std::string& gpu_id, std::uint6
   std::string layout = gpu_id + " x" + std::to_string(gpus);
   if (tp > 1) layout += " tp" + std::to_string(tp);
   if (pp > 1) layout += " pp" + std::to_string(pp);
-  if (replicas > 1) layout += " dp" + std::to_string(replicas);
+  // Data-parallel copies: replicas, or vLLM's --data-parallel-size engines (more GPUs than tp x pp).
+  const std::uint64_t copies = replicas * std::max<std::uint64_t>(1, gpus / std::max<std::uint64_t>(1, replicas * tp * pp));
+  if (copies > 1) layout += " dp" + std::to_string(copies);
   std::string line = std::string(verdict_name(fit.verdict)) + " " + layout + ": ";
   if (fit.verdict == Verdict::DoesNotFit) return line + fit.reason;
   const FitFigures& e = fit.expected;

@@ -48,6 +48,8 @@ void vllm(const memory::PlanOutcome& o, const memory::EngineArgs& a, const std::
   c.argv = {"vllm", "serve", model, "--tensor-parallel-size", std::to_string(o.tp)};
   if (v.value("runner", "") == "pooling") c.argv.insert(c.argv.end(), {"--runner", "pooling"});
   if (o.pp > 1) c.argv.insert(c.argv.end(), {"--pipeline-parallel-size", std::to_string(o.pp)});
+  from_view(c.argv, v, "data_parallel_size", "--data-parallel-size");  // memory/vllm_data_parallel.hpp
+  from_args(c.argv, a, "enable-expert-parallel", "--enable-expert-parallel");
   from_view(c.argv, v, "max_model_len", "--max-model-len");
   from_view(c.argv, v, "gpu_memory_utilization", "--gpu-memory-utilization");
   from_view(c.argv, v, "max_num_seqs", "--max-num-seqs");

@@ -3,6 +3,7 @@
 #include "vramplan/core/error.hpp"
 #include "vramplan/memory/kv_cache.hpp"
 #include "vramplan/memory/sglang_dp_attention.hpp"
+#include "vramplan/memory/vllm_data_parallel.hpp"
 #include "vramplan/memory/weights.hpp"
 #include "vramplan/perf/hardware_rates.hpp"
 #include "vramplan/perf/llamacpp_mmvq.hpp"
@@ -33,6 +34,10 @@ ThroughputModel throughput_model(const PlanSession& session, const GpuSpec& gpu,
   m.block_quantized_share = perf::decode_quantized_share(m.engine, session.model(), resolved.tensor_bytes);
   if (plan.engine_view.value("enable_dp_attention", false)) {
     m.unavailable = std::string(memory::kDpAttentionUnmodelled);
+    return m;
+  }
+  if (m.shape.vllm_dp.ranks > 1) {
+    m.unavailable = std::string(memory::kVllmDpLockstepUnmodelled);
     return m;
   }
   try {

@@ -55,6 +55,11 @@ std::string view_string(const memory::PlanOutcome& o, const std::string& key) {
 
 std::string on_off(bool b) { return b ? "on" : "off"; }
 
+std::uint64_t view_u64_or(const memory::PlanOutcome& o, const std::string& key, std::uint64_t fallback) {
+  const auto it = o.plan.engine_view.find(key);
+  return it == o.plan.engine_view.end() || it->is_null() ? fallback : it->get<std::uint64_t>();
+}
+
 // ---- one builder per engine -------------------------------------------------------------------
 
 // vLLM V1: vllm/v1/core/sched/scheduler.py Scheduler.schedule, kv_cache_manager.py,
@@ -140,6 +145,29 @@ void vllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
           ": a longer prompt + max_tokens is rejected (vllm/entrypoints/openai/serving_engine.py _validate_input; "
           "vllm/v1/engine/processor.py _validate_model_input)",
   };
+  // Data parallelism (memory/vllm_data_parallel.hpp): D engines in lockstep, one scheduler each.
+  if (view_u64_or(o, "data_parallel_size", 1) > 1) {
+    if (!view_flag(o, "dp_lockstep"))
+      throw_usage("simulate: vLLM runs a dense model's " + std::to_string(view_u64(o, "data_parallel_size")) +
+                  " data-parallel engines independently (from 0.14, v1/engine/core.py run_engine_core), which the "
+                  "simulator does not model: simulate one engine with 1/D of the load (--rate or --concurrency)");
+    r.dp_ranks = view_u64(o, "data_parallel_size");
+    const std::string router = view_string(o, "dp_router");
+    r.dp_dispatch = router == "waiting-then-running" ? RankDispatch::WaitingThenRunning
+                    : router == "4-waiting-plus-running" ? RankDispatch::WeightedQueue
+                    : router == "inflight-kv-pressure"   ? RankDispatch::InflightKvPressure
+                                                         : RankDispatch::RoundRobin;
+    r.dp_stats_refresh_s = r.dp_dispatch == RankDispatch::RoundRobin ? 0 : 0.1;
+    r.dp_wave_sync_steps = view_u64(o, "dp_wave_sync_steps");
+    r.dp_name = "vLLM data-parallel engines";
+    r.basis.push_back(
+        std::to_string(r.dp_ranks) + " data-parallel engines, each with these limits and its own KV pool and prefix "
+        "cache, stepping in lockstep: an engine with nothing scheduled runs a one-token dummy forward, and once all are "
+        "idle the wave ends at a step count divisible by " + std::to_string(r.dp_wave_sync_steps) +
+        " (v1/engine/core.py DPEngineCoreProc.run_busy_loop, _has_global_unfinished_reqs); requests routed by " + router +
+        " over the engines' waiting / running counts, refreshed every 100 ms and bumped per request sent between "
+        "(v1/engine/core_client.py DPLBAsyncMPClient.get_core_engine_for_request, v1/engine/coordinator.py)");
+  }
   if (r.decode_round_steps > 1)
     r.basis.push_back(
         "multi-step rounds of " + std::to_string(r.decode_round_steps) +
@@ -182,6 +210,11 @@ void sglang_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
   r.retract_decode_steps = view_u64(o, "retract_decode_steps");
   r.out_of_blocks = OutOfBlocks::Retract;
   r.prefix_caching = view_flag(o, "radix_cache");
+  if (view_flag(o, "enable_dp_attention")) {  // memory/sglang_dp_attention.hpp
+    r.dp_ranks = view_u64(o, "dp_size");
+    r.dp_dispatch = RankDispatch::RoundRobin;
+    r.dp_name = "SGLang DP-attention ranks";
+  }
   // tokenizer_manager.py _validate_one_request: prompt + max_new_tokens >= context_len is refused.
   const std::uint64_t context_len = view_u64(o, "context_length");
   r.max_model_len = context_len ? context_len - 1 : 0;

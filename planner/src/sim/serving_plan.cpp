@@ -8,6 +8,7 @@
 #include "vramplan/core/text.hpp"
 #include "vramplan/memory/encoder_memory.hpp"
 #include "vramplan/memory/sglang_dp_attention.hpp"
+#include "vramplan/memory/vllm_data_parallel.hpp"
 #include "vramplan/perf/hardware_rates.hpp"
 #include "vramplan/perf/host_offload.hpp"
 #include "vramplan/perf/llamacpp_mmvq.hpp"
@@ -162,10 +163,10 @@ PlanPerformance plan_performance(const memory::PlanRequest& r, const memory::Pla
     perf.tensor_dtype = tensor_dtype(p, gpu, cal);
     const perf::PerfHardware hw = perf::perf_hardware_from(gpu, cal, perf.tensor_dtype, defaults, entry);
     perf.calibrated = hw.calibrated;
-    if (dp_attention) {  // only the simulator's lockstep clock times it
+    if (dp_attention || shape.vllm_dp.ranks > 1) {  // only the simulator's lockstep clock times it
       perf.shape = shape;
       perf.hardware = hw;
-      perf.unavailable = std::string(memory::kDpAttentionUnmodelled);
+      perf.unavailable = std::string(dp_attention ? memory::kDpAttentionUnmodelled : memory::kVllmDpLockstepUnmodelled);
       return perf;
     }
     if (host_layers) {
@@ -230,6 +231,22 @@ perf::ShapeOptions plan_shape_options(const memory::MemoryPlan& plan, const memo
   so.tp = static_cast<std::uint32_t>(tp);
   so.pp = static_cast<std::uint32_t>(pp);
   so.ep = static_cast<std::uint32_t>(view.value("ep_size", std::uint64_t{1}));
+  // vLLM data parallelism (memory/vllm_data_parallel.hpp): tp is one engine's; the routed experts
+  // span D x tp GPUs, whole (ep_size) or sliced (expert_tp); lockstep engines are timed together.
+  if (const std::uint64_t dp = view.value("data_parallel_size", std::uint64_t{1}); dp > 1) {
+    if (arch.num_experts > 0 && so.ep == 1) so.expert_tp = static_cast<std::uint32_t>(dp * tp);
+    if (view.value("dp_lockstep", false)) {
+      so.vllm_dp.ranks = static_cast<std::uint32_t>(dp);
+      const std::string padding = view.value("dp_padding", std::string("none"));
+      so.vllm_dp.pad = padding != "none";
+      so.vllm_dp.pad_only_if_graphed = padding == "largest-if-graphed";
+      so.vllm_dp.naive_combine = view.value("dp_combine", std::string()) == "naive";
+      // vllm/config/vllm.py: graphs up to min(2 x max_num_seqs, 512), within the step's token budget.
+      const std::uint64_t seqs = view.value("max_num_seqs", std::uint64_t{0});
+      const std::uint64_t budget = view.value("max_num_batched_tokens", std::uint64_t{0});
+      so.vllm_dp.max_graph_tokens = so.vllm_dp.pad ? std::min({2 * seqs, std::uint64_t{512}, budget}) : 0;
+    }
+  }
   if (view.value("enable_dp_attention", false)) {
     so.dp_attention_ranks = static_cast<std::uint32_t>(view.at("dp_size").get<std::uint64_t>());
     so.attention_tp = static_cast<std::uint32_t>(view.at("attn_tp_size").get<std::uint64_t>());

@@ -41,6 +41,16 @@ const char* admission_name(Admission a) {
   return "on-demand";
 }
 
+std::string dispatch_name(RankDispatch d) {
+  switch (d) {
+    case RankDispatch::RoundRobin: return "round-robin";
+    case RankDispatch::WaitingThenRunning: return "waiting-then-running";
+    case RankDispatch::WeightedQueue: return "4-waiting-plus-running";
+    case RankDispatch::InflightKvPressure: return "inflight-kv-pressure";
+  }
+  return "round-robin";
+}
+
 const char* out_of_blocks_name(OutOfBlocks o) {
   switch (o) {
     case OutOfBlocks::PreemptNewest: return "preempt-newest";
@@ -90,6 +100,8 @@ StepClock PreparedEngine::clock() const {
 }
 
 LockstepClock PreparedEngine::lockstep_clock() const {
+  if (shape.vllm_dp.ranks > 1)
+    return [this](std::span<const perf::MixedStep> ranks) { return perf::vllm_dp_step_seconds(shape, rates, ranks); };
   return [this](std::span<const perf::MixedStep> ranks) { return perf::dp_attention_step_seconds(shape, rates, ranks); };
 }
 
@@ -111,8 +123,10 @@ PreparedEngine prepare_engine(const memory::PlanRequest& request, const DataRoot
   e.rules = scheduler_rules(e.plan, request.args, request.spec_accept_length);
   e.shape = *perf.shape;
   if (e.dp_ranks() > 1 && e.rules.decode_query_tokens > 1)
-    throw_usage("simulate: speculative decoding under SGLang DP attention is not modelled (each rank's draft and verify "
-                "in lockstep); simulate one of the two");
+    throw_usage("simulate: speculative decoding across " + e.rules.dp_name +
+                " is not modelled (each rank's draft and verify in lockstep); simulate one of the two");
+  if (e.dp_ranks() > 1 && e.rules.decode_round_steps > 1)
+    throw_internal("simulate: multi-step rounds across data-parallel ranks");
   if (e.rules.decode_query_tokens > 1) {
     if (!perf.draft_shape) throw_internal("simulate: a speculative plan without a draft shape");
     e.draft = *perf.draft_shape;
@@ -164,6 +178,7 @@ SimulateOutcome run_simulation(const SimulateRequest& request, const DataRoot& r
 nlohmann::json simulate_json(const SimulateOutcome& o) {
   const SimResult& r = o.result;
   const SchedulerRules& ru = o.engine.rules;
+  const bool vllm_dp = o.engine.shape.vllm_dp.ranks > 1;
   const memory::PlanOutcome& plan = o.engine.plan;
   const WorkloadSpec& w = o.workload;
   const double d = r.duration_s;
@@ -206,7 +221,11 @@ nlohmann::json simulate_json(const SimulateOutcome& o) {
                             ? nlohmann::json{{"verify_tokens", ru.decode_query_tokens}, {"draft_forwards", ru.draft_forwards},
                                              {"accept_length", ru.accept_length}}
                             : nlohmann::json(nullptr)},
-        {"dp_attention_ranks", o.engine.dp_ranks()},
+        {"dp_attention_ranks", vllm_dp ? std::uint64_t{1} : o.engine.dp_ranks()},
+        {"data_parallel", vllm_dp ? nlohmann::json{{"engines", ru.dp_ranks},
+                                                   {"dispatch", dispatch_name(ru.dp_dispatch)},
+                                                   {"wave_sync_steps", ru.dp_wave_sync_steps}}
+                                  : nlohmann::json(nullptr)},
         {"multi_step", ru.decode_round_steps > 1
                            ? nlohmann::json{{"round_steps", ru.decode_round_steps},
                                             {"streams", ru.stream_per_round ? "per-round" : "per-step"}}
@@ -255,14 +274,19 @@ std::string simulate_text(const SimulateOutcome& o) {
   const memory::PlanOutcome& plan = o.engine.plan;
   const double d = r.duration_s;
   std::string s;
-  s += "simulate: " + plan.model.id + " on " + plan.gpu.name + (plan.tp * plan.pp > 1 ? " x" + std::to_string(plan.tp * plan.pp) : "") +
+  s += "simulate: " + plan.model.id + " on " + plan.gpu.name + (plan.plan.gpu_count > 1 ? " x" + std::to_string(plan.plan.gpu_count) : "") +
        ", " + (plan.plan.engine_profile_note.empty() ? plan.plan.engine + " " + plan.plan.engine_version
                                                      : plan.plan.engine_profile_note) + "\n";
   s += "engine: KV pool " + std::to_string(ru.kv_blocks) + " blocks x " + std::to_string(ru.block_tokens) + " tokens = " +
        std::to_string(ru.kv_blocks * ru.block_tokens) + " tokens, max " + std::to_string(ru.max_seqs) + " running, " +
        (ru.step_tokens ? std::to_string(ru.step_tokens) + " tokens/step" : std::string("no token limit per step")) +
        (ru.prefix_caching ? ", prefix caching" : "") + "\n";
-  if (o.engine.dp_ranks() > 1)
+  if (o.engine.dp_ranks() > 1 && o.engine.shape.vllm_dp.ranks > 1)
+    s += "vLLM data parallelism: " + std::to_string(o.engine.dp_ranks()) + " engines of " + std::to_string(plan.tp) +
+         " GPU(s), each with the pool and limits above, requests routed by " + dispatch_name(ru.dp_dispatch) +
+         ", stepping in lockstep (an idle engine runs a one-token dummy forward" +
+         (o.engine.shape.num_experts > 0 ? "; the MoE over every engine's tokens)\n" : ")\n");
+  else if (o.engine.dp_ranks() > 1)
     s += "DP attention: " + std::to_string(o.engine.dp_ranks()) + " ranks of " + std::to_string(o.engine.shape.attention_tp) +
          " GPUs, each with the pool and limits above, dealt requests round-robin and stepping in lockstep (the MoE over "
          "every rank's tokens)\n";

@@ -1157,18 +1157,26 @@ std::vector<SimResult> simulate_replicas(const SchedulerRules& rules, const Step
 
 namespace {
 
-// SGLang DP attention: one server whose D ranks each run a scheduler of their own (pool, radix
-// cache, limits) and step in lockstep, every forward gathering all ranks' tokens for the MoE
-// (docs/simulator.md#dp-attention). The data-parallel controller deals requests out round-robin
-// (managers/data_parallel_controller.py round_robin_scheduler; 0.5.9's default load_balance_method
-// "auto" resolves to it), whatever the ranks' load; the client in front (its concurrency limit,
-// its send times, the front end's one-at-a-time hand-over) is the one simulate() has.
+// A server of D ranks in lockstep, each running a scheduler of its own (pool, prefix cache,
+// limits), every forward gathering all ranks' tokens for the MoE: SGLang DP attention
+// (docs/simulator.md#dp-attention) and vLLM's data-parallel engines of a MoE model
+// (docs/simulator.md#vllm-data-parallelism). SGLang's data-parallel controller deals requests out
+// round-robin (managers/data_parallel_controller.py round_robin_scheduler; 0.5.9's default
+// load_balance_method "auto" resolves to it), whatever the ranks' load; vLLM's API server picks the
+// engine whose waiting / running counts score lowest (v1/engine/core_client.py
+// DPLBAsyncMPClient.get_core_engine_for_request) in a view the DP coordinator refreshes at most
+// every 100 ms and the client bumps per request it sends (its waiting count + 1). vLLM's engines
+// all run a forward while any has work, an idle one a one-token dummy (DPEngineCoreProc
+// run_busy_loop), and stop only at a step count their all-reduce checks (every 32 or 16 steps).
+// The client in front (its concurrency limit, its send times, the front end's one-at-a-time
+// hand-over) is the one simulate() has.
 class DpAttentionServer {
  public:
   DpAttentionServer(const SchedulerRules& rules, const LockstepClock& clock, RequestSource& source,
                     std::uint64_t ranks, const SimOptions& options)
-      : clock_(clock), client_(source, options, false), opt_(options), kv_usage_(1e-6), running_h_(0.5), waiting_h_(0.5) {
-    if (ranks < 2) throw_usage("simulate: DP attention needs at least 2 ranks");
+      : rules_(rules), clock_(clock), client_(source, options, false), opt_(options), kv_usage_(1e-6), running_h_(0.5),
+        waiting_h_(0.5) {
+    if (ranks < 2) throw_usage("simulate: a data-parallel server needs at least 2 ranks");
     if (opt_.concurrency && *opt_.concurrency == 0) throw_usage("--concurrency must be at least 1");
     stats_.windows = opt_.sample_every_s > 0 && opt_.on_sample;
     // Warm-up requests were dealt like any other: the i-th to rank i mod D, and the run's first
@@ -1201,6 +1209,16 @@ class DpAttentionServer {
       bool busy = false;
       for (const auto& r : ranks_) busy = busy || r->busy(more);
       if (!busy) {
+        // vLLM: the wave's dummy forwards go on until a step whose all-reduce finds every engine
+        // empty (DPEngineCoreProc._has_global_unfinished_reqs); a request arriving meanwhile joins.
+        if (wave_steps_ > 0 && rules_.dp_wave_sync_steps > 0 && wave_steps_ % rules_.dp_wave_sync_steps != 0) {
+          const std::optional<double> t = client_.next_event();
+          if (!t || *t > now_) {
+            step(more);
+            continue;
+          }
+        }
+        wave_steps_ = 0;
         const std::optional<double> t = client_.next_event();
         if (!t) break;
         now_ = std::max(now_, *t);
@@ -1223,8 +1241,7 @@ class DpAttentionServer {
   // the controller when it is ready, which deals it to the next rank.
   void send_ready() {
     client_.send(now_, [this] { return held(); }, [this](const Request& q, double sent) {
-      Simulation& rank = *ranks_[next_rank_];
-      next_rank_ = (next_rank_ + 1) % ranks_.size();
+      Simulation& rank = *ranks_[pick_rank(sent)];
       const std::uint64_t finished = rank.finished();
       rank.deal(q, sent);
       // Rejected on arrival: its user is free again at once.
@@ -1232,7 +1249,54 @@ class DpAttentionServer {
     });
   }
 
+  // The rank for the next request (SchedulerRules::dp_dispatch). vLLM's router scores a view of
+  // the engines' counts that the coordinator refreshes at most every dp_stats_refresh_s; between
+  // refreshes the client adds each request it sends to its engine's waiting count.
+  std::size_t pick_rank(double t) {
+    const std::size_t d = ranks_.size();
+    if (rules_.dp_dispatch == RankDispatch::RoundRobin) {
+      const std::size_t pick = next_rank_;
+      next_rank_ = (next_rank_ + 1) % d;
+      return pick;
+    }
+    if (view_.empty() || t >= next_refresh_s_) {
+      view_.resize(d);
+      for (std::size_t i = 0; i < d; ++i) {
+        const TimelineSample x = ranks_[i]->state();
+        view_[i] = {static_cast<double>(x.waiting), static_cast<double>(x.running), x.kv_usage};
+      }
+      next_refresh_s_ = t + rules_.dp_stats_refresh_s;
+    }
+    // 0.28+: the scan starts one engine later each time (eng_start_index), so ties rotate.
+    const std::size_t start = rules_.dp_dispatch == RankDispatch::InflightKvPressure ? next_rank_ : 0;
+    std::size_t pick = start;
+    double best_first = 0, best_second = 0;
+    for (std::size_t k = 0; k < d; ++k) {
+      const std::size_t i = (start + k) % d;
+      const RankView& v = view_[i];
+      double first = 0, second = 0;
+      switch (rules_.dp_dispatch) {
+        case RankDispatch::WaitingThenRunning: first = v.waiting; second = v.running; break;
+        case RankDispatch::WeightedQueue: first = 4 * v.waiting + v.running; break;
+        case RankDispatch::InflightKvPressure:
+          first = std::max(static_cast<double>(ranks_[i]->in_flight()), v.waiting + v.running) +
+                  (v.waiting > 0 ? v.waiting * 6.0 * std::max(0.0, v.kv_usage - 0.5) : 0.0);
+          break;
+        case RankDispatch::RoundRobin: break;
+      }
+      if (k == 0 || first < best_first || (first == best_first && second < best_second)) {
+        pick = i;
+        best_first = first;
+        best_second = second;
+      }
+    }
+    view_[pick].waiting += 1;  // the client's own bump (client_count 1: one API server)
+    if (rules_.dp_dispatch == RankDispatch::InflightKvPressure) next_rank_ = (next_rank_ + 1) % d;
+    return pick;
+  }
+
   void step(bool more) {
+    ++wave_steps_;
     bool any = false;
     std::uint64_t used = 0, total = 0, running = 0, waiting = 0;
     for (std::size_t d = 0; d < ranks_.size(); ++d) {
@@ -1245,7 +1309,9 @@ class DpAttentionServer {
       running += x.running;
       waiting += x.waiting;
     }
-    if (!any) return;  // everything running was preempted: the next step readmits
+    // Everything running was preempted: the next step readmits. vLLM's idle engines (a wave's
+    // tail) run their dummy forwards.
+    if (!any && rules_.dp_wave_sync_steps == 0) return;
     const double dt = clock_(steps_);
     kv_usage_.add(static_cast<double>(used) / static_cast<double>(total), dt);
     running_h_.add(static_cast<double>(running), dt);
@@ -1334,7 +1400,9 @@ class DpAttentionServer {
   }
 
   Verdict verdict(const SimResult& out, const std::vector<SimResult>& parts) const {
-    const std::string dealt = std::to_string(parts.size()) + " DP-attention ranks, requests dealt round-robin";
+    const std::string dealt = std::to_string(parts.size()) + " " + (rules_.dp_name.empty() ? "DP-attention ranks" : rules_.dp_name) +
+                              (rules_.dp_dispatch == RankDispatch::RoundRobin ? ", requests dealt round-robin"
+                                                                                : ", requests routed to the least loaded");
     Verdict v;
     v.first_timeout_s = out.verdict.first_timeout_s;
     if (out.arrived > 0 && out.rejected == out.arrived) {
@@ -1378,6 +1446,12 @@ class DpAttentionServer {
   const StepClock no_clock_ = [](const perf::MixedStep&) -> double {
     throw_internal("simulate: a DP-attention rank timed a step alone");
   };
+  // The router's view of one engine (vLLM): its counts at the last refresh plus the requests sent
+  // to it since.
+  struct RankView {
+    double waiting = 0, running = 0, kv_usage = 0;
+  };
+  const SchedulerRules& rules_;
   const LockstepClock& clock_;
   Client client_;
   const SimOptions& opt_;
@@ -1387,6 +1461,9 @@ class DpAttentionServer {
   std::vector<perf::MixedStep> steps_;
   std::vector<bool> formed_;
   std::size_t next_rank_ = 0;
+  std::vector<RankView> view_;
+  double next_refresh_s_ = 0;
+  std::uint64_t wave_steps_ = 0;  // forwards since the engines last went idle together
   double now_ = 0, first_arrival_s_ = 0;
   std::uint64_t server_steps_ = 0;
   double next_sample_s_ = 0;

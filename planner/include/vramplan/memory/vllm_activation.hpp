@@ -35,6 +35,10 @@ struct VllmActivationFeatures {
   double hidden = 0;         //!< T·h·a
   double forward = 0;        //!< T·a·(3h + 3·I/TP), dense layers only
   double moe_workspace = 0;  //!< fused-MoE buffers
+  //! Data parallelism: the other ranks' tokens the MoE gathers, (D - 1)·T·(2h + E)·a (their hidden
+  //! states and router logits, and the MoE output rows before the reduce-scatter); 0 without DP.
+  double dp_gather = 0;
+  std::string moe_explain;   //!< the workspace's formula with its inputs
   double pp_buffers = 0;     //!< 2·T·h·a on stages after the first
   double mm_encoder = 0;     //!< encoder-profiling bytes held (multimodal models, derived)
   std::string mm_explain;    //!< its formula, filled in
@@ -56,6 +60,17 @@ struct VllmStageShape {
   bool first_stage = true;
   bool last_stage = true;
   std::uint64_t max_model_len = 0;           //!< bounds the dummy multimodal items per prompt
+  //! vLLM data parallelism (memory/vllm_data_parallel.hpp): D engines, whose profile runs' MoE
+  //! layers gather all D x T tokens (v1/worker/gpu_model_runner.py _dummy_run with
+  //! num_tokens_across_dp; the default all2all backends gather, fused_moe/layer.py). 1 = off.
+  std::uint64_t dp = 1;
+  //! With dp > 1: what one GPU's fused-MoE workspace divides the experts' intermediate size by:
+  //! D x TP when each expert is sliced, 1 under --enable-expert-parallel (whole experts: the
+  //! workspace is sized by w1's full rows, fused_moe.py fused_experts_impl).
+  std::uint64_t moe_split = 0;
+  //! With dp > 1: tokens fused_experts_impl runs at once (VLLM_FUSED_MOE_CHUNK_SIZE: 32768 up to
+  //! 0.11, 16384 from 0.12); the workspace is sized for min(D x T, this).
+  std::uint64_t moe_chunk_tokens = 0;
 };
 
 VllmActivationFeatures vllm_activation_features(const ModelArch& arch, const VllmStageShape& shape);

@@ -68,6 +68,14 @@ struct ShardOptions {
   //! attention TP group (tp / dp ranks), the token embedding and the lm_head over their own groups.
   //! 0 = tp (plain tensor parallelism).
   std::uint64_t attention_tp = 0, embedding_tp = 0, head_tp = 0;
+  //! vLLM data parallelism (--data-parallel-size D): the routed experts' group, D x TP GPUs
+  //! (FusedMoEParallelConfig.make flattens TP across DP), every other tensor over the rank's TP.
+  //! 0 = tp.
+  std::uint64_t expert_tp = 0;
+  //! vLLM's sequence-parallel MoE (data parallelism with --enable-expert-parallel and TP > 1,
+  //! from 0.11): the shared experts whole on every GPU (deepseek_v2.py DeepseekV2MLP built with
+  //! disable_tp=is_sequence_parallel). 0 = tp.
+  std::uint64_t shared_expert_tp = 0;
 };
 
 //! How a vLLM MXFP4 MoE kernel backend lays out the experts of one TP rank
@@ -102,6 +110,10 @@ bool copied_into_value_slot(const ModelArch& arch, const TensorInfo& t, const Sh
 //! Which PP stage holds the tensor is not decided here.
 std::uint64_t tensor_rank_bytes(const ModelSpec& model, const TensorInfo& t, std::uint64_t bytes, std::uint64_t tp,
                                 std::uint64_t vocab_pad);
+
+//! The ranks a tensor of `role` is split over under `options` (its own group where ShardOptions
+//! gives one: attention, embedding, lm_head, routed and shared experts; else tp).
+std::uint64_t split_degree(TensorRole role, const ShardOptions& options);
 
 //! Weight components of one rank of one stage: decoder layers, embedding, lm_head, other
 //! (final norm, vision tower, ...), rope caches.

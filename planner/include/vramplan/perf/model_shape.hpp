@@ -62,6 +62,12 @@ struct ShapeOptions {
   std::uint32_t attention_tp = 0;
   std::uint32_t head_tp = 0;
   std::uint32_t dp_attention_ranks = 1;
+  //! vLLM data parallelism (memory/vllm_data_parallel.hpp): the GPUs a sliced routed expert
+  //! spreads over, D x tp (FusedMoEParallelConfig.make flattens TP across DP); 0 = tp. Whole
+  //! experts over D x tp come as `ep` instead.
+  std::uint32_t expert_tp = 0;
+  //! vLLM data parallelism: the engines stepping in lockstep (vllm_dp_step_seconds); 1 = off.
+  VllmDpLockstep vllm_dp{};
 };
 
 //! `tensor_bytes[i]` are the stored bytes of `spec.tensors[i]` in the chosen precision. Throws

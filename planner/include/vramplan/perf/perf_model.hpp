@@ -115,6 +115,27 @@ struct AttentionGroup {
 };
 
 //! Everything the step model needs about a model, per GPU (one pipeline stage, one TP rank).
+//! vLLM's data-parallel engines stepping in lockstep (memory/vllm_data_parallel.hpp; the rules'
+//! sources are there): every engine runs each forward, a busy one on its own batch and an idle
+//! one a one-token dummy, each padded as `pad` says; every MoE layer gathers all engines' tokens.
+struct VllmDpLockstep {
+  std::uint32_t ranks = 1;  //!< engines (D); 1 = off
+  //! Each engine's token count padded to the largest graph-padded count over the engines
+  //! (gpu_model_runner.py get_dp_padding, v1/worker/dp_utils.py coordinate_batch_across_dp).
+  bool pad = false;
+  //! With `pad`: from 0.17 the padding holds only when every engine replays a CUDA graph (no
+  //! count above max_graph_tokens); otherwise every engine runs its own count (_synchronize_dp_ranks).
+  bool pad_only_if_graphed = false;
+  //! The largest captured batch (min(2 x max_num_seqs, 512), capped by max_num_batched_tokens);
+  //! counts up to it are rounded up to a capture size ([1, 2, 4] + multiples of 8 to 256, of 16
+  //! beyond: vllm/config/vllm.py). 0 = no graphs.
+  std::uint64_t max_graph_tokens = 0;
+  //! The MoE's gather: D broadcasts + an all-reduce ("naive", up to 0.10) instead of an all-gather
+  //! + a reduce-scatter ("allgather_reducescatter", from 0.11; distributed/device_communicators/
+  //! all2all.py).
+  bool naive_combine = false;
+};
+
 struct PerfModelShape {
   double dense_weight_bytes = 0;   //!< non-routed weights streamed every step (embedding gather excluded)
   double expert_bytes = 0;         //!< one routed expert of one MoE layer, as stored on this GPU
@@ -164,6 +185,12 @@ struct PerfModelShape {
   //! SGLang DP attention: ranks of attention_tp GPUs each (1 = off), stepping in lockstep.
   std::uint32_t dp_attention_ranks = 1;
   std::uint32_t attention_tp = 1;
+  //! The routed experts' share of active_params: what one token's routed experts multiply on
+  //! this GPU, averaged over the GPUs the experts span (tp, or vLLM's D x tp). A lockstep step
+  //! runs them over every engine's tokens gathered, the rest of active_params over its own.
+  double routed_active_params = 0;
+  //! vLLM data parallelism: engines in lockstep (vllm_dp_step_seconds); ranks 1 = off.
+  VllmDpLockstep vllm_dp{};
 };
 
 //! B sequences decoding one token each, all at the same context length (tokens already cached).
@@ -313,6 +340,23 @@ struct MixedStep {
 //! min(decode_attended, sequences x window): exact when every context is on the same side of the
 //! window, an upper bound otherwise.
 double mixed_step_seconds(const PerfModelShape& shape, const HardwareRates& rates, const MixedStep& step);
+
+//! Seconds of one lockstep forward of vLLM's data-parallel engines (shape.vllm_dp, ranks > 1):
+//! one batch per engine (an empty MixedStep for an idle one, which runs a one-token dummy). Each
+//! engine's count is padded as shape.vllm_dp says; the attention, the dense layers and the TP
+//! all-reduces run per engine (the slowest sets the pace: every MoE layer waits for it), the routed
+//! experts over all engines' padded tokens, and per MoE layer the gather and its reverse over the
+//! D engines (docs/simulator.md#vllm-data-parallelism).
+double vllm_dp_step_seconds(const PerfModelShape& shape, const HardwareRates& rates, std::span<const MixedStep> ranks);
+
+//! vLLM's largest captured CUDA-graph batch when graphs go up to `max_graph_tokens`: the last of
+//! the capture sizes [1, 2, 4], multiples of 8 up to 248, of 16 from 256 (vllm/config/vllm.py) not
+//! above it; 0 for 0 (no graphs).
+std::uint64_t vllm_largest_capture_size(std::uint64_t max_graph_tokens);
+
+//! The token count vLLM runs for a batch of `tokens`: the smallest capture size at or above it,
+//! or `tokens` itself above the largest (eager).
+std::uint64_t vllm_graph_padded_tokens(std::uint64_t tokens, std::uint64_t max_graph_tokens);
 
 //! The draft of speculative decoding as the iteration runs it (SGLang EAGLE with top-k 1,
 //! vLLM's MTP proposer): after the target's forward (which verifies decode_query_tokens tokens

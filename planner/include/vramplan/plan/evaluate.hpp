@@ -2,6 +2,8 @@
 // workload) judged end to end: the engine's plan plus the fit decision.
 #pragma once
 
+#include <algorithm>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -29,7 +31,8 @@ struct Evaluation {
   Parallel parallel;
   std::uint64_t replicas = 1;
   std::string capped_context;  //!< why the default context is shorter than the engine's length ("" = not)
-  std::uint64_t gpus_total() const { return parallel.gpus() * replicas; }
+  //! The engine's own GPUs (its plan's count: vLLM's --data-parallel-size engines included) x replicas.
+  std::uint64_t gpus_total() const { return std::max(parallel.gpus(), plan.gpu_count) * replicas; }
 };
 
 //! Batch per replica: ceil(batch / replicas), at least 1.

@@ -43,6 +43,15 @@ enum class OutOfBlocks {
   Fail,
 };
 
+//! How a server of several lockstep ranks (SGLang DP attention, vLLM data parallelism) picks the
+//! rank for each request.
+enum class RankDispatch {
+  RoundRobin,          //!< request i to rank i mod D (SGLang data_parallel_controller.py round_robin_scheduler)
+  WaitingThenRunning,  //!< fewest waiting, then fewest running (vLLM 0.9.2 - 0.10.0 DPLBAsyncMPClient)
+  WeightedQueue,       //!< lowest 4 x waiting + running (vLLM 0.10.1 - 0.26)
+  InflightKvPressure,  //!< max(in flight, waiting + running) + waiting x 6 x max(0, KV usage - 0.5) (vLLM 0.28 -)
+};
+
 struct SchedulerRules {
   std::string engine;             //!< "vllm", "sglang", "trtllm", "llamacpp", "hf"
   std::uint64_t kv_blocks = 0;    //!< blocks in the KV pool (per replica; same on every GPU)
@@ -139,6 +148,21 @@ struct SchedulerRules {
   //! Memory per GPU that does not change over a run: weights, activation peak, overheads.
   std::uint64_t non_kv_bytes = 0;
   std::uint64_t gpu_total_bytes = 0;  //!< capacity per GPU (runtime-reported)
+  //! Several ranks in lockstep (SGLang DP attention, vLLM data parallelism of a MoE model): each
+  //! rank one scheduler under these rules (one rank's pool and limits), stepping together
+  //! (simulate_dp_attention). 1 = one engine.
+  std::uint64_t dp_ranks = 1;
+  RankDispatch dp_dispatch = RankDispatch::RoundRobin;
+  //! The router's view of the ranks' waiting / running counts is refreshed at most this often
+  //! (vLLM's DP coordinator: min_stats_update_interval_ms 100), bumped locally per request sent in
+  //! between; 0 = the ranks' state itself.
+  double dp_stats_refresh_s = 0;
+  //! Every rank runs a forward while any has work, an idle one a one-token dummy (vLLM
+  //! DPEngineCoreProc); once all are idle the wave ends only at a step count that is a multiple of
+  //! this (its all-reduce of the unfinished requests). 0 = ranks with nothing to run wait idle
+  //! and the server stops at once (SGLang).
+  std::uint64_t dp_wave_sync_steps = 0;
+  std::string dp_name;  //!< "DP-attention ranks" / "vLLM data-parallel engines", for the verdict
   //! One line per rule: "max_num_seqs 256 (engine_view; vllm/v1/core/sched/scheduler.py)".
   std::vector<std::string> basis;
 };

@@ -49,13 +49,14 @@ struct PreparedEngine {
   perf::HardwareRates rates;  //!< the expected rates (calibrated when a calibration applies)
   std::string step_basis;     //!< where the step times come from
   bool calibrated = false;
-  //! SGLang DP attention: the server's ranks (1 = a plain engine), which step in lockstep
-  //! (lockstep_clock) and are simulated by simulate_dp_attention.
-  std::uint64_t dp_ranks() const { return shape.dp_attention_ranks; }
+  //! SGLang DP attention or vLLM data parallelism: the server's ranks (1 = a plain engine), which
+  //! step in lockstep (lockstep_clock) and are simulated by simulate_dp_attention.
+  std::uint64_t dp_ranks() const { return rules.dp_ranks; }
   //! perf::mixed_step_seconds over `shape` and `rates` (with a draft, speculative_step_seconds);
   //! valid while this object lives.
   StepClock clock() const;
-  //! perf::dp_attention_step_seconds over `shape` and `rates`; valid while this object lives.
+  //! perf::dp_attention_step_seconds (SGLang) or perf::vllm_dp_step_seconds (vLLM) over `shape`
+  //! and `rates`; valid while this object lives.
   LockstepClock lockstep_clock() const;
 };
 

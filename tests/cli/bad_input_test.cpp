@@ -563,12 +563,10 @@ std::vector<Row> rows() {
       Row{"vLLM --data-parallel-size with pipeline parallelism",
           {"plan", "--model", "llama-3.1-8b", "--gpu", "h100", "--engine", "vllm@0.19", "--data-parallel-size", "2", "--pp", "2"},
           {}, 2, "--data-parallel-size with --pipeline-parallel-size 2: data parallelism over pipeline stages is not modelled"},
-      Row{"simulate vLLM data parallelism of a dense model (independent engines)",
+      Row{"simulate --cold-start with vLLM data parallelism",
           {"simulate", "--model", "llama-3.1-8b", "--gpu", "h100", "--engine", "vllm@0.19", "--data-parallel-size", "2",
-           "--rate", "1", "--requests", "10"},
-          {}, 2, "simulate: vLLM runs a dense model's 2 data-parallel engines independently (from 0.14, "
-                 "v1/engine/core.py run_engine_core), which the simulator does not model: simulate one engine with "
-                 "1/D of the load (--rate or --concurrency)"},
+           "--rate", "1", "--requests", "10", "--cold-start"},
+          {}, 2, "simulate: --cold-start with data parallelism is not modelled (each engine compiles on its own)"},
       Row{"vLLM --speculative-config drafts beyond the context",
           {"plan", "--model", "deepseek-v3", "--gpu", "h200", "--tp", "8", "--max-model-len", "4096", "--speculative-config",
            R"({"method": "mtp", "num_speculative_tokens": 99999999999})"},

@@ -195,6 +195,17 @@ TEST(SimulateCli, VllmDataParallelEnginesStepTogether) {
                                "--data-parallel-size", "4", "--enable-expert-parallel", "--max-model-len", "8192"});
   EXPECT_EQ(c.exit_code, 0) << c.err;
   EXPECT_NE(c.out.find("h100-sxm-80 x4 dp4"), std::string::npos) << c.out;
+  // A dense model's engines run on their own from 0.14, dealt round-robin up to 0.26 (they publish
+  // no counts).
+  const CliResult d = run_cli({"simulate", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--engine", "vllm@0.19",
+                               "--data-parallel-size", "2", "--max-model-len", "8192", "--rate", "4", "--requests", "200",
+                               "--input-len", "512", "--output-len", "64", "--json"});
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+  const auto dj = nlohmann::json::parse(d.out);
+  expect_valid(dj, "simulate.schema.json");
+  EXPECT_EQ(dj.at("engine_rules").at("data_parallel").at("lockstep"), false);
+  EXPECT_EQ(dj.at("engine_rules").at("data_parallel").at("dispatch"), "round-robin");
+  EXPECT_EQ(dj.at("requests").at("completed").get<std::uint64_t>(), 200u);
 }
 
 TEST(SimulateCli, VllmMultiStepStreamsOneChunkARound) {

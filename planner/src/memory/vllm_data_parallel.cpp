@@ -2,6 +2,8 @@
 // and docs/research/vllm-data-parallel.md.
 #include "vramplan/memory/vllm_data_parallel.hpp"
 
+#include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "vramplan/core/error.hpp"
@@ -9,24 +11,32 @@
 
 namespace vramplan::memory {
 
-std::string_view vllm_dp_router_name(VllmDpRouter r) {
-  switch (r) {
-    case VllmDpRouter::WaitingThenRunning: return "waiting-then-running";
-    case VllmDpRouter::WeightedQueue: return "4-waiting-plus-running";
-    case VllmDpRouter::InflightKvPressure: return "inflight-kv-pressure";
-    case VllmDpRouter::RoundRobin: return "round-robin";
-  }
-  return "round-robin";
+namespace {
+
+// The names the plan's engine_view gives them (sim/engine_rules.cpp reads them back).
+constexpr std::pair<VllmDpRouter, std::string_view> kRouterNames[] = {
+    {VllmDpRouter::WaitingThenRunning, "waiting-then-running"},
+    {VllmDpRouter::WeightedQueue, "4-waiting-plus-running"},
+    {VllmDpRouter::InflightKvPressure, "inflight-kv-pressure"},
+    {VllmDpRouter::RoundRobin, "round-robin"},
+};
+constexpr std::pair<VllmDpPadding, std::string_view> kPaddingNames[] = {
+    {VllmDpPadding::None, "none"},
+    {VllmDpPadding::ToLargest, "largest"},
+    {VllmDpPadding::ToLargestIfGraphed, "largest-if-graphed"},
+};
+
+template <typename E, std::size_t N>
+std::string_view name_of(const std::pair<E, std::string_view> (&names)[N], E value) {
+  for (const auto& [e, name] : names)
+    if (e == value) return name;
+  throw_internal("vllm data parallelism: a value without a name");
 }
 
-std::string_view vllm_dp_padding_name(VllmDpPadding p) {
-  switch (p) {
-    case VllmDpPadding::None: return "none";
-    case VllmDpPadding::ToLargest: return "largest";
-    case VllmDpPadding::ToLargestIfGraphed: return "largest-if-graphed";
-  }
-  return "none";
-}
+}  // namespace
+
+std::string_view vllm_dp_router_name(VllmDpRouter r) { return name_of(kRouterNames, r); }
+std::string_view vllm_dp_padding_name(VllmDpPadding p) { return name_of(kPaddingNames, p); }
 
 VllmDataParallel vllm_data_parallel(const EngineArgs& args, const ModelArch& arch, std::string_view release,
                                     bool v0_profile, std::uint64_t tp, std::uint64_t pp, bool eager) {

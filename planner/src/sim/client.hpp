@@ -65,6 +65,14 @@ class Client {
     if (next_) return next_->arrival_s;
     return std::nullopt;
   }
+  //! With `held` requests outstanding at the server: when the client next sends or hands over
+  //! one, whether or not the server is idle; nullopt while every user of a full closed loop
+  //! waits for a completion, or once nothing is left (independent engines, simulator.cpp).
+  std::optional<double> next_action(std::uint64_t held) const {
+    if (!front_.empty()) return front_.front().ready_s;
+    if (!next_ || (opt_.concurrency && held + front_.size() >= *opt_.concurrency)) return std::nullopt;
+    return std::max(next_->arrival_s, user_free_since_);
+  }
   //! Requests still to be sent or handed over.
   bool more() const { return next_.has_value() || !front_.empty(); }
   std::uint64_t in_front_end() const { return front_.size(); }

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "vramplan/core/bytes.hpp"
 #include "vramplan/core/error.hpp"
@@ -54,6 +55,14 @@ std::string view_string(const memory::PlanOutcome& o, const std::string& key) {
 }
 
 std::string on_off(bool b) { return b ? "on" : "off"; }
+
+// Dispatch policies by the names the plans' engine_view use (memory/vllm_data_parallel.cpp).
+constexpr std::pair<RankDispatch, std::string_view> kRankDispatchNames[] = {
+    {RankDispatch::RoundRobin, "round-robin"},
+    {RankDispatch::WaitingThenRunning, "waiting-then-running"},
+    {RankDispatch::WeightedQueue, "4-waiting-plus-running"},
+    {RankDispatch::InflightKvPressure, "inflight-kv-pressure"},
+};
 
 std::uint64_t view_u64_or(const memory::PlanOutcome& o, const std::string& key, std::uint64_t fallback) {
   const auto it = o.plan.engine_view.find(key);
@@ -147,24 +156,21 @@ void vllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
   };
   // Data parallelism (memory/vllm_data_parallel.hpp): D engines in lockstep, one scheduler each.
   if (view_u64_or(o, "data_parallel_size", 1) > 1) {
-    if (!view_flag(o, "dp_lockstep"))
-      throw_usage("simulate: vLLM runs a dense model's " + std::to_string(view_u64(o, "data_parallel_size")) +
-                  " data-parallel engines independently (from 0.14, v1/engine/core.py run_engine_core), which the "
-                  "simulator does not model: simulate one engine with 1/D of the load (--rate or --concurrency)");
     r.dp_ranks = view_u64(o, "data_parallel_size");
+    r.dp_lockstep = view_flag(o, "dp_lockstep");
     const std::string router = view_string(o, "dp_router");
-    r.dp_dispatch = router == "waiting-then-running" ? RankDispatch::WaitingThenRunning
-                    : router == "4-waiting-plus-running" ? RankDispatch::WeightedQueue
-                    : router == "inflight-kv-pressure"   ? RankDispatch::InflightKvPressure
-                                                         : RankDispatch::RoundRobin;
+    r.dp_dispatch = rank_dispatch_from(router);
     r.dp_stats_refresh_s = r.dp_dispatch == RankDispatch::RoundRobin ? 0 : 0.1;
     r.dp_wave_sync_steps = view_u64(o, "dp_wave_sync_steps");
     r.dp_name = "vLLM data-parallel engines";
     r.basis.push_back(
-        std::to_string(r.dp_ranks) + " data-parallel engines, each with these limits and its own KV pool and prefix "
-        "cache, stepping in lockstep: an engine with nothing scheduled runs a one-token dummy forward, and once all are "
-        "idle the wave ends at a step count divisible by " + std::to_string(r.dp_wave_sync_steps) +
-        " (v1/engine/core.py DPEngineCoreProc.run_busy_loop, _has_global_unfinished_reqs); requests routed by " + router +
+        std::to_string(r.dp_ranks) + " data-parallel engines, each with these limits and its own KV pool and prefix cache, " +
+        (r.dp_lockstep ? "stepping in lockstep: an engine with nothing scheduled runs a one-token dummy forward, and once "
+                         "all are idle the wave ends at a step count divisible by " + std::to_string(r.dp_wave_sync_steps) +
+                             " (v1/engine/core.py DPEngineCoreProc.run_busy_loop, _has_global_unfinished_reqs)"
+                       : std::string("each stepping on its own (a dense model's engines from 0.14: v1/engine/core.py "
+                                     "run_engine_core)")) +
+        "; requests routed by " + router +
         " over the engines' waiting / running counts, refreshed every 100 ms and bumped per request sent between "
         "(v1/engine/core_client.py DPLBAsyncMPClient.get_core_engine_for_request, v1/engine/coordinator.py)");
   }
@@ -477,6 +483,18 @@ constexpr EngineRulesRow kEngineRules[] = {
 };
 
 }  // namespace
+
+std::string_view rank_dispatch_name(RankDispatch d) {
+  for (const auto& [policy, name] : kRankDispatchNames)
+    if (policy == d) return name;
+  throw_internal("simulate: a dispatch policy without a name");
+}
+
+RankDispatch rank_dispatch_from(std::string_view name) {
+  for (const auto& [policy, known] : kRankDispatchNames)
+    if (known == name) return policy;
+  throw_internal("simulate: unknown dispatch policy '" + std::string(name) + "' in a plan");
+}
 
 bool speculative_plan(const memory::MemoryPlan& plan) {
   return plan.engine_view.contains(kSglangSpeculation) || plan.engine_view.contains(kVllmSpeculation);

@@ -41,16 +41,6 @@ const char* admission_name(Admission a) {
   return "on-demand";
 }
 
-std::string dispatch_name(RankDispatch d) {
-  switch (d) {
-    case RankDispatch::RoundRobin: return "round-robin";
-    case RankDispatch::WaitingThenRunning: return "waiting-then-running";
-    case RankDispatch::WeightedQueue: return "4-waiting-plus-running";
-    case RankDispatch::InflightKvPressure: return "inflight-kv-pressure";
-  }
-  return "round-robin";
-}
-
 const char* out_of_blocks_name(OutOfBlocks o) {
   switch (o) {
     case OutOfBlocks::PreemptNewest: return "preempt-newest";
@@ -106,6 +96,8 @@ LockstepClock PreparedEngine::lockstep_clock() const {
 }
 
 SimResult simulate_on(const PreparedEngine& engine, const StepClock& clock, RequestSource& source, const SimOptions& options) {
+  if (engine.dp_ranks() > 1 && !engine.rules.dp_lockstep)
+    return simulate_independent_engines(engine.rules, clock, source, engine.dp_ranks(), options);
   if (engine.dp_ranks() > 1) return simulate_dp_attention(engine.rules, engine.lockstep_clock(), source, engine.dp_ranks(), options);
   return simulate(engine.rules, clock, source, options);
 }
@@ -122,7 +114,7 @@ PreparedEngine prepare_engine(const memory::PlanRequest& request, const DataRoot
     throw_usage("simulate: no step-time model for this configuration: " + perf.unavailable);
   e.rules = scheduler_rules(e.plan, request.args, request.spec_accept_length);
   e.shape = *perf.shape;
-  if (e.dp_ranks() > 1 && e.rules.decode_query_tokens > 1)
+  if (e.dp_ranks() > 1 && e.rules.dp_lockstep && e.rules.decode_query_tokens > 1)
     throw_usage("simulate: speculative decoding across " + e.rules.dp_name +
                 " is not modelled (each rank's draft and verify in lockstep); simulate one of the two");
   if (e.dp_ranks() > 1 && e.rules.decode_round_steps > 1)
@@ -141,6 +133,8 @@ std::pair<StepClock, std::shared_ptr<ColdStartState>> step_clock_for(const Prepa
                                                                      const SimulateRequest& request,
                                                                      const DataRoot& root) {
   if (!request.cold_start.enabled) return {engine.clock(), nullptr};
+  if (engine.dp_ranks() > 1)
+    throw_usage("simulate: --cold-start with data parallelism is not modelled (each engine compiles on its own)");
   if (engine.rules.engine != "vllm")
     throw_usage("simulate: --cold-start is modelled for --engine vllm only (docs/simulator.md#cold-start: what " +
                 engine.rules.engine + " compiles at first use is not)");
@@ -178,7 +172,7 @@ SimulateOutcome run_simulation(const SimulateRequest& request, const DataRoot& r
 nlohmann::json simulate_json(const SimulateOutcome& o) {
   const SimResult& r = o.result;
   const SchedulerRules& ru = o.engine.rules;
-  const bool vllm_dp = o.engine.shape.vllm_dp.ranks > 1;
+  const bool vllm_dp = o.engine.shape.vllm_dp.ranks > 1 || (ru.dp_ranks > 1 && !ru.dp_lockstep);
   const memory::PlanOutcome& plan = o.engine.plan;
   const WorkloadSpec& w = o.workload;
   const double d = r.duration_s;
@@ -223,7 +217,8 @@ nlohmann::json simulate_json(const SimulateOutcome& o) {
                             : nlohmann::json(nullptr)},
         {"dp_attention_ranks", vllm_dp ? std::uint64_t{1} : o.engine.dp_ranks()},
         {"data_parallel", vllm_dp ? nlohmann::json{{"engines", ru.dp_ranks},
-                                                   {"dispatch", dispatch_name(ru.dp_dispatch)},
+                                                   {"dispatch", std::string(rank_dispatch_name(ru.dp_dispatch))},
+                                                   {"lockstep", ru.dp_lockstep},
                                                    {"wave_sync_steps", ru.dp_wave_sync_steps}}
                                   : nlohmann::json(nullptr)},
         {"multi_step", ru.decode_round_steps > 1
@@ -281,9 +276,13 @@ std::string simulate_text(const SimulateOutcome& o) {
        std::to_string(ru.kv_blocks * ru.block_tokens) + " tokens, max " + std::to_string(ru.max_seqs) + " running, " +
        (ru.step_tokens ? std::to_string(ru.step_tokens) + " tokens/step" : std::string("no token limit per step")) +
        (ru.prefix_caching ? ", prefix caching" : "") + "\n";
-  if (o.engine.dp_ranks() > 1 && o.engine.shape.vllm_dp.ranks > 1)
+  if (o.engine.dp_ranks() > 1 && !ru.dp_lockstep)
     s += "vLLM data parallelism: " + std::to_string(o.engine.dp_ranks()) + " engines of " + std::to_string(plan.tp) +
-         " GPU(s), each with the pool and limits above, requests routed by " + dispatch_name(ru.dp_dispatch) +
+         " GPU(s), each with the pool and limits above, requests routed by " + std::string(rank_dispatch_name(ru.dp_dispatch)) +
+         ", each stepping on its own (a dense model's engines from 0.14)\n";
+  else if (o.engine.dp_ranks() > 1 && o.engine.shape.vllm_dp.ranks > 1)
+    s += "vLLM data parallelism: " + std::to_string(o.engine.dp_ranks()) + " engines of " + std::to_string(plan.tp) +
+         " GPU(s), each with the pool and limits above, requests routed by " + std::string(rank_dispatch_name(ru.dp_dispatch)) +
          ", stepping in lockstep (an idle engine runs a one-token dummy forward" +
          (o.engine.shape.num_experts > 0 ? "; the MoE over every engine's tokens)\n" : ")\n");
   else if (o.engine.dp_ranks() > 1)

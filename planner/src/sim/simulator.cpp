@@ -183,6 +183,10 @@ class Simulation {
     arrive(q, q.arrival_s);
   }
   std::uint64_t in_flight() const { return outstanding(); }
+  //! When this engine's next step starts (or, idle, since when it has waited).
+  double now() const { return now_; }
+  //! An idle engine waits until `t` (a request for it arrives then).
+  void wait_until(double t) { now_ = std::max(now_, t); }
   SimResult drain() {
     while (running() > 0 || !waiting_.empty()) step();
     finish_run();
@@ -1172,10 +1176,12 @@ namespace {
 // hand-over) is the one simulate() has.
 class DpAttentionServer {
  public:
+  //! `clock` times the ranks' lockstep steps; with `independent_clock` set the ranks step on their
+  //! own instead, each step timed alone (vLLM's dense engines from 0.14).
   DpAttentionServer(const SchedulerRules& rules, const LockstepClock& clock, RequestSource& source,
-                    std::uint64_t ranks, const SimOptions& options)
-      : rules_(rules), clock_(clock), client_(source, options, false), opt_(options), kv_usage_(1e-6), running_h_(0.5),
-        waiting_h_(0.5) {
+                    std::uint64_t ranks, const SimOptions& options, const StepClock* independent_clock = nullptr)
+      : rules_(rules), clock_(clock), single_(independent_clock), client_(source, options, false), opt_(options),
+        kv_usage_(1e-6), running_h_(0.5), waiting_h_(0.5) {
     if (ranks < 2) throw_usage("simulate: a data-parallel server needs at least 2 ranks");
     if (opt_.concurrency && *opt_.concurrency == 0) throw_usage("--concurrency must be at least 1");
     stats_.windows = opt_.sample_every_s > 0 && opt_.on_sample;
@@ -1203,6 +1209,7 @@ class DpAttentionServer {
 
   SimResult run() {
     first_arrival_s_ = client_.start();
+    if (single_) return run_independent();
     while (true) {
       send_ready();
       const bool more = client_.more();
@@ -1242,11 +1249,67 @@ class DpAttentionServer {
   void send_ready() {
     client_.send(now_, [this] { return held(); }, [this](const Request& q, double sent) {
       Simulation& rank = *ranks_[pick_rank(sent)];
+      if (single_ && !rank.busy(true)) rank.wait_until(sent);  // an idle engine starts with it
       const std::uint64_t finished = rank.finished();
       rank.deal(q, sent);
       // Rejected on arrival: its user is free again at once.
       if (rank.finished() != finished && opt_.concurrency) client_.user_free(sent);
     });
+  }
+
+  // Independent engines behind one router: events in time order, the client's sends and each
+  // engine's next step (the engine whose next step starts first goes next), so a request the
+  // router deals at t finds every engine as it is at t, and one mid-step at t takes it at its next.
+  SimResult run_independent() {
+    while (true) {
+      const bool more = client_.more();
+      std::optional<std::size_t> next;
+      for (std::size_t d = 0; d < ranks_.size(); ++d)
+        if (ranks_[d]->busy(more) && (!next || ranks_[d]->now() < ranks_[*next]->now())) next = d;
+      const std::optional<double> t = client_.next_action(held());
+      if (t && (!next || *t <= ranks_[*next]->now())) {
+        account_until(std::max(now_, *t));
+        send_ready();
+        continue;
+      }
+      if (!next) break;
+      Simulation& rank = *ranks_[*next];
+      account_until(rank.now());
+      const std::uint64_t before = in_flight();
+      if (rank.form_at(now_, more)) rank.run_formed((*single_)(rank.formed()));
+      ++server_steps_;
+      end_s_ = std::max(end_s_, rank.now());
+      // A completion in a full closed loop frees a user at the step's end.
+      if (opt_.concurrency && before >= *opt_.concurrency && in_flight() < before) client_.user_free(rank.now());
+      if (server_steps_ % kProgressEvery == 0 && opt_.on_progress) {
+        std::uint64_t finished = 0;
+        for (const auto& r : ranks_) finished += r->finished();
+        opt_.on_progress(finished);
+      }
+    }
+    now_ = std::max(now_, end_s_);
+    return finish();
+  }
+
+  // Independent engines: the server's time-weighted state (KV usage over all pools, running and
+  // waiting summed) from the last event to `t`, then its timeline sample at `t`.
+  void account_until(double t) {
+    if (t > now_) {
+      const double dt = t - now_;
+      std::uint64_t used = 0, total = 0, running = 0, waiting = 0;
+      for (const auto& r : ranks_) {
+        const TimelineSample x = r->state();
+        used += x.kv_blocks_used;
+        total += r->kv_total();
+        running += x.running;
+        waiting += x.waiting;
+      }
+      kv_usage_.add(static_cast<double>(used) / static_cast<double>(total), dt);
+      running_h_.add(static_cast<double>(running), dt);
+      waiting_h_.add(static_cast<double>(waiting), dt);
+      now_ = t;
+    }
+    sample_timeline();
   }
 
   // The rank for the next request (SchedulerRules::dp_dispatch). vLLM's router scores a view of
@@ -1453,6 +1516,8 @@ class DpAttentionServer {
   };
   const SchedulerRules& rules_;
   const LockstepClock& clock_;
+  const StepClock* single_;  // independent engines: each step timed alone
+  double end_s_ = 0;
   Client client_;
   const SimOptions& opt_;
   std::vector<SimOptions> rank_options_;  // sized once: the ranks hold references
@@ -1476,6 +1541,14 @@ class DpAttentionServer {
 SimResult simulate_dp_attention(const SchedulerRules& rules, const LockstepClock& clock, RequestSource& source,
                                 std::uint64_t ranks, const SimOptions& options) {
   return DpAttentionServer(rules, clock, source, ranks, options).run();
+}
+
+SimResult simulate_independent_engines(const SchedulerRules& rules, const StepClock& clock, RequestSource& source,
+                                       std::uint64_t engines, const SimOptions& options) {
+  const LockstepClock none = [](std::span<const perf::MixedStep>) -> double {
+    throw_internal("simulate: independent engines timed in lockstep");
+  };
+  return DpAttentionServer(rules, none, source, engines, options, &clock).run();
 }
 
 }  // namespace vramplan::sim

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "vramplan/core/error.hpp"
+#include "support/perf_shapes.hpp"
 #include "vramplan/perf/perf_model.hpp"
 
 namespace vramplan::perf {
@@ -14,38 +15,17 @@ namespace {
 // of 1.5e9 params), one full-attention group of 8 heads of 64 + 64 and 1,000 KV bytes a token a
 // layer; tp GPUs as `dp` ranks of tp / dp.
 PerfModelShape round_dp_shape(std::uint32_t tp, std::uint32_t dp) {
-  PerfModelShape s;
+  PerfModelShape s = test::round_two_layer_shape();
   s.tp = tp;
   s.dp_attention_ranks = dp;
   s.attention_tp = tp / dp;
-  s.layers = 2;
-  s.hidden = 1000;
-  s.activation_bytes = 2;
   s.dense_weight_bytes = 3e9;
   s.attention_weight_bytes = 1e9;
   s.active_params = 1.5e9;
   s.attention_params = 0.5e9;
-  AttentionGroup g;
-  g.layers = 2;
-  g.kv_bytes_per_token = 1000;
-  g.q_heads = 8;
-  g.qk_dim = 64;
-  g.v_dim = 64;
-  s.attention.push_back(g);
   return s;
 }
 
-// 1 TB/s, 1 PFLOP/s, no memory / math overlap, 100 GB/s links with 10 us a collective, 0.5 ms a step.
-HardwareRates round_rates() {
-  HardwareRates r;
-  r.bandwidth_bytes_per_s = 1e12;
-  r.tensor_flops_per_s = 1e15;
-  r.memory_compute_overlap = 0;
-  r.link_bytes_per_s = 1e11;
-  r.link_latency_s = 1e-5;
-  r.step_overhead_s = 5e-4;
-  return r;
-}
 
 TEST(DpAttentionStep, DecodeWaitsForTheBusiestRankAndPadsToItsBatch) {
   // Rank 0 decodes 3 sequences attending 3,000 tokens, rank 1 one attending 500 (tp 2, dp 2).
@@ -55,7 +35,7 @@ TEST(DpAttentionStep, DecodeWaitsForTheBusiestRankAndPadsToItsBatch) {
   // 1e15 = 12 us. Per layer an all-gather and a reduce-scatter: 2 x 10 us + 2 x 1/2 x 6 x 2000 B
   // / 1e11 = 20.12 us, x 2 layers = 40.24 us. Step 0.5 ms. Sum 3.561252288 ms.
   const std::vector<MixedStep> ranks = {{3, 3000, {}}, {1, 500, {}}};
-  EXPECT_NEAR(dp_attention_step_seconds(round_dp_shape(2, 2), round_rates(), ranks), 3.561252288e-3, 1e-15);
+  EXPECT_NEAR(dp_attention_step_seconds(round_dp_shape(2, 2), test::round_lockstep_rates(), ranks), 3.561252288e-3, 1e-15);
 }
 
 TEST(DpAttentionStep, APromptAnywhereSumsTheTokensAndAllReducesTwice) {
@@ -67,7 +47,7 @@ TEST(DpAttentionStep, APromptAnywhereSumsTheTokensAndAllReducesTwice) {
   // Step 0.5 ms. Sum 3.8505006848 ms.
   const std::vector<PrefillChunk> chunk = {{0, 100}};
   const std::vector<MixedStep> ranks = {{0, 0, chunk}, {1, 500, {}}};
-  EXPECT_NEAR(dp_attention_step_seconds(round_dp_shape(2, 2), round_rates(), ranks), 3.8505006848e-3, 1e-15);
+  EXPECT_NEAR(dp_attention_step_seconds(round_dp_shape(2, 2), test::round_lockstep_rates(), ranks), 3.8505006848e-3, 1e-15);
 }
 
 TEST(DpAttentionStep, AttentionGroupsRoundUpAndExchangeWithinThemselves) {
@@ -77,14 +57,14 @@ TEST(DpAttentionStep, AttentionGroupsRoundUpAndExchangeWithinThemselves) {
   // an all-gather of a rank's 4 rows within its group: 2 x (10 us + 1/2 x 4 x 2000 / 1e11) =
   // 20.08 us; x 2 layers = 80.64 us. Step 0.5 ms. Sum 3.605652288 ms.
   const std::vector<MixedStep> ranks = {{3, 3000, {}}, {1, 500, {}}};
-  EXPECT_NEAR(dp_attention_step_seconds(round_dp_shape(4, 2), round_rates(), ranks), 3.605652288e-3, 1e-15);
+  EXPECT_NEAR(dp_attention_step_seconds(round_dp_shape(4, 2), test::round_lockstep_rates(), ranks), 3.605652288e-3, 1e-15);
 }
 
 TEST(DpAttentionStep, AllIdleIsNoStepAndTheRankCountMustMatch) {
   const std::vector<MixedStep> idle(2);
-  EXPECT_EQ(dp_attention_step_seconds(round_dp_shape(2, 2), round_rates(), idle), 0.0);
+  EXPECT_EQ(dp_attention_step_seconds(round_dp_shape(2, 2), test::round_lockstep_rates(), idle), 0.0);
   const std::vector<MixedStep> three(3);
-  EXPECT_THROW(dp_attention_step_seconds(round_dp_shape(2, 2), round_rates(), three), Error);
+  EXPECT_THROW(dp_attention_step_seconds(round_dp_shape(2, 2), test::round_lockstep_rates(), three), Error);
 }
 
 }  // namespace

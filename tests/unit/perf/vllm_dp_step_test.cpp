@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "vramplan/core/error.hpp"
+#include "support/perf_shapes.hpp"
 #include "vramplan/perf/perf_model.hpp"
 
 namespace vramplan::perf {
@@ -34,11 +35,8 @@ TEST(VllmGraphPadding, RoundsUpToACaptureSize) {
 // every expert sliced over both GPUs; two layers, hidden 1000, one attention group of 8 heads of
 // 64 + 64 with 1,000 KV bytes a token a layer.
 PerfModelShape dp_shape(bool pad, bool only_if_graphed, bool naive) {
-  PerfModelShape s;
+  PerfModelShape s = test::round_two_layer_shape();
   s.tp = 1;
-  s.layers = 2;
-  s.hidden = 1000;
-  s.activation_bytes = 2;
   s.dense_weight_bytes = 1e9;
   s.active_params = 0.75e9;
   s.routed_active_params = 0.25e9;
@@ -47,13 +45,6 @@ PerfModelShape dp_shape(bool pad, bool only_if_graphed, bool naive) {
   s.local_experts = 8;
   s.expert_bytes = 1e8;
   s.moe_layers = 2;
-  AttentionGroup g;
-  g.layers = 2;
-  g.kv_bytes_per_token = 1000;
-  g.q_heads = 8;
-  g.qk_dim = 64;
-  g.v_dim = 64;
-  s.attention.push_back(g);
   s.vllm_dp.ranks = 2;
   s.vllm_dp.pad = pad;
   s.vllm_dp.pad_only_if_graphed = only_if_graphed;
@@ -62,17 +53,6 @@ PerfModelShape dp_shape(bool pad, bool only_if_graphed, bool naive) {
   return s;
 }
 
-// 1 TB/s, 1 PFLOP/s, no memory / math overlap, 100 GB/s links with 10 us a collective, 0.5 ms a step.
-HardwareRates round_rates() {
-  HardwareRates r;
-  r.bandwidth_bytes_per_s = 1e12;
-  r.tensor_flops_per_s = 1e15;
-  r.memory_compute_overlap = 0;
-  r.link_bytes_per_s = 1e11;
-  r.link_latency_s = 1e-5;
-  r.step_overhead_s = 5e-4;
-  return r;
-}
 
 TEST(VllmDpStep, AnIdleEngineRunsAPaddedDummyBesideTheBusyOne) {
   // Engine 0 decodes 3 sequences attending 3,000 tokens, engine 1 has nothing: its dummy forward
@@ -84,11 +64,11 @@ TEST(VllmDpStep, AnIdleEngineRunsAPaddedDummyBesideTheBusyOne) {
   // a reduce-scatter of 8 x 2000 B: 2 x 10 us + 1/2 x 8 x 4016 / 1e11 = 20.16064 us, x 2 = 40.32128
   // us. Step 0.5 ms. Sum 2.9941529039375 ms.
   const std::vector<MixedStep> ranks = {{3, 3000, {}}, {}};
-  EXPECT_NEAR(vllm_dp_step_seconds(dp_shape(true, true, false), round_rates(), ranks), 2.9941529039375e-3, 1e-15);
+  EXPECT_NEAR(vllm_dp_step_seconds(dp_shape(true, true, false), test::round_lockstep_rates(), ranks), 2.9941529039375e-3, 1e-15);
   // vLLM up to 0.10: D broadcasts of the rows in, an all-reduce of all N rows out:
   // 2 x 10 us + 1/2 x 8 x 2016 / 1e11 + 10 us + 2 x 1/2 x 8 x 2000 / 1e11 = 30.24064 us a layer:
   // 60.48128 us for both. Sum 3.0143129039375 ms.
-  EXPECT_NEAR(vllm_dp_step_seconds(dp_shape(true, true, true), round_rates(), ranks), 3.0143129039375e-3, 1e-15);
+  EXPECT_NEAR(vllm_dp_step_seconds(dp_shape(true, true, true), test::round_lockstep_rates(), ranks), 3.0143129039375e-3, 1e-15);
 }
 
 TEST(VllmDpStep, AnEngineAboveTheGraphsStopsThePaddingFrom017) {
@@ -99,16 +79,16 @@ TEST(VllmDpStep, AnEngineAboveTheGraphsStopsThePaddingFrom017) {
   // experts touched, 1.6 ms + 2 x 0.25e9 x 601 / 1e15 = 0.3005 ms. Combine: 2 x (20 us + 1/2 x
   // 601 x 4016 / 1e11) = 64.13616 us. Step 0.5 ms. Sum 4.18488192 ms.
   const std::vector<MixedStep> ranks = {{600, 60000, {}}, {1, 500, {}}};
-  EXPECT_NEAR(vllm_dp_step_seconds(dp_shape(true, true, false), round_rates(), ranks), 4.18488192e-3, 1e-15);
+  EXPECT_NEAR(vllm_dp_step_seconds(dp_shape(true, true, false), test::round_lockstep_rates(), ranks), 4.18488192e-3, 1e-15);
   // Up to 0.16 engine 1 pads to 600 too: N = 1200; experts 1.6 ms + 0.6 ms; combine 2 x (20 us +
   // 1/2 x 1200 x 4016 / 1e11) = 88.192 us; engine 1 (1.601002048 ms) is still the faster one.
   // Sum 1.72024576 + 2.2 + 0.088192 + 0.5 = 4.50843776 ms.
-  EXPECT_NEAR(vllm_dp_step_seconds(dp_shape(true, false, false), round_rates(), ranks), 4.50843776e-3, 1e-15);
+  EXPECT_NEAR(vllm_dp_step_seconds(dp_shape(true, false, false), test::round_lockstep_rates(), ranks), 4.50843776e-3, 1e-15);
 }
 
 TEST(VllmDpStep, RefusesAMismatchOfEnginesAndBatches) {
   const std::vector<MixedStep> one = {{1, 10, {}}};
-  EXPECT_THROW(vllm_dp_step_seconds(dp_shape(true, true, false), round_rates(), one), Error);
+  EXPECT_THROW(vllm_dp_step_seconds(dp_shape(true, true, false), test::round_lockstep_rates(), one), Error);
 }
 
 }  // namespace

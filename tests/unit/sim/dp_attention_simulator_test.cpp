@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "support/list_source.hpp"
+#include "support/sim_rules.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/sim/simulator.hpp"
 
@@ -15,18 +16,7 @@ namespace {
 
 using vramplan::test::ListSource;
 
-SchedulerRules rank_rules(std::uint64_t blocks = 1000) {
-  SchedulerRules r;
-  r.engine = "sglang";
-  r.kv_blocks = blocks;
-  r.block_tokens = 16;
-  r.kv_block_bytes = 2 << 20;
-  r.max_seqs = 256;
-  r.step_tokens = 2048;
-  r.max_model_len = 8192;
-  r.non_kv_bytes = 20ull << 30;
-  return r;
-}
+SchedulerRules rank_rules(std::uint64_t blocks = 1000) { return test::lockstep_rank_rules("sglang", blocks); }
 
 double step_tokens(const perf::MixedStep& s) {
   double tokens = static_cast<double>(s.decode_sequences);

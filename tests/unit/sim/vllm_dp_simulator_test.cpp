@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "support/list_source.hpp"
+#include "support/sim_rules.hpp"
 #include "vramplan/sim/simulator.hpp"
 
 namespace vramplan::sim {
@@ -14,15 +15,7 @@ namespace {
 using vramplan::test::ListSource;
 
 SchedulerRules engine_rules(RankDispatch dispatch, std::uint64_t sync_steps) {
-  SchedulerRules r;
-  r.engine = "vllm";
-  r.kv_blocks = 1000;
-  r.block_tokens = 16;
-  r.kv_block_bytes = 2 << 20;
-  r.max_seqs = 256;
-  r.step_tokens = 2048;
-  r.max_model_len = 8192;
-  r.non_kv_bytes = 20ull << 30;
+  SchedulerRules r = test::lockstep_rank_rules("vllm");
   r.dp_ranks = 2;
   r.dp_dispatch = dispatch;
   r.dp_stats_refresh_s = dispatch == RankDispatch::RoundRobin ? 0 : 0.1;
@@ -106,6 +99,47 @@ TEST(VllmDpSimulator, TheWaveRunsDummyForwardsToItsSyncStep) {
   EXPECT_EQ(joined.completed, 2u);
   EXPECT_EQ(joined.steps, 32u);
   EXPECT_NEAR(joined.e2e.max, 0.035, 1e-9);
+}
+
+// 10 ms + 10 us a token of the step, one engine alone.
+double single_linear(const perf::MixedStep& s) { return 0.01 + 1e-5 * tokens_of(s); }
+
+TEST(VllmDpSimulator, IndependentEnginesAreEachAnEngineAlone) {
+  // A dense model's engines from 0.14: round-robin (no counts published), each stepping on its own.
+  // Requests at 0, 0.001, 0.002, 0.003 s alternate: engine 0 runs requests 0 and 2 exactly as one
+  // engine given only those two would, engine 1 requests 1 and 3.
+  const std::vector<Request> all = {{0, 0.000, 300, 20, 0, 0}, {1, 0.001, 200, 30, 0, 0},
+                                    {2, 0.002, 100, 10, 0, 0}, {3, 0.003, 400, 5, 0, 0}};
+  SchedulerRules rules = engine_rules(RankDispatch::RoundRobin, 0);
+  rules.dp_lockstep = false;
+  ListSource src(all);
+  const SimResult both = simulate_independent_engines(rules, single_linear, src, 2, {});
+  EXPECT_EQ(both.completed, 4u);
+  ListSource even({all[0], all[2]}), odd({all[1], all[3]});
+  SchedulerRules one = rules;
+  one.dp_ranks = 1;
+  const SimResult e0 = simulate(one, single_linear, even, {});
+  const SimResult e1 = simulate(one, single_linear, odd, {});
+  EXPECT_EQ(both.steps, e0.steps + e1.steps);
+  EXPECT_NEAR(both.e2e.max, std::max(e0.e2e.max, e1.e2e.max), 1e-12);
+  EXPECT_NEAR(both.ttft.mean, (2 * e0.ttft.mean + 2 * e1.ttft.mean) / 4, 1e-12);
+  EXPECT_NEAR(both.last_completion_s, std::max(e0.last_completion_s, e1.last_completion_s), 1e-12);
+}
+
+TEST(VllmDpSimulator, IndependentEnginesServeOneClosedLoop) {
+  // Three users over two independent engines, twelve requests: never more than three out at once,
+  // all complete, and the least-loaded score (0.28+) spreads them.
+  std::vector<Request> all;
+  for (std::uint64_t i = 0; i < 12; ++i) all.push_back({i, 0, 64, 8, 0, 0});
+  SchedulerRules rules = engine_rules(RankDispatch::InflightKvPressure, 0);
+  rules.dp_lockstep = false;
+  ListSource src(all);
+  SimOptions o;
+  o.concurrency = 3;
+  const SimResult r = simulate_independent_engines(rules, single_linear, src, 2, o);
+  EXPECT_EQ(r.completed, 12u);
+  EXPECT_LE(r.running.max, 3.0);
+  EXPECT_EQ(r.verdict.state, "closed-loop");
 }
 
 }  // namespace

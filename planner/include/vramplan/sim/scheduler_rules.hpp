@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "vramplan/memory/engine.hpp"
@@ -51,6 +52,12 @@ enum class RankDispatch {
   WeightedQueue,       //!< lowest 4 x waiting + running (vLLM 0.10.1 - 0.26)
   InflightKvPressure,  //!< max(in flight, waiting + running) + waiting x 6 x max(0, KV usage - 0.5) (vLLM 0.28 -)
 };
+
+//! The name a plan's engine_view gives a dispatch policy ("round-robin", "waiting-then-running",
+//! "4-waiting-plus-running", "inflight-kv-pressure": memory/vllm_data_parallel.hpp), and back;
+//! rank_dispatch_from throws Error(Internal) for a name it does not know.
+std::string_view rank_dispatch_name(RankDispatch d);
+RankDispatch rank_dispatch_from(std::string_view name);
 
 struct SchedulerRules {
   std::string engine;             //!< "vllm", "sglang", "trtllm", "llamacpp", "hf"
@@ -152,6 +159,9 @@ struct SchedulerRules {
   //! rank one scheduler under these rules (one rank's pool and limits), stepping together
   //! (simulate_dp_attention). 1 = one engine.
   std::uint64_t dp_ranks = 1;
+  //! The ranks step together (SGLang DP attention, vLLM's DPEngineCoreProc); false: each steps on
+  //! its own behind the router (vLLM's dense engines from 0.14, simulate_independent_engines).
+  bool dp_lockstep = true;
   RankDispatch dp_dispatch = RankDispatch::RoundRobin;
   //! The router's view of the ranks' waiting / running counts is refreshed at most this often
   //! (vLLM's DP coordinator: min_stats_update_interval_ms 100), bumped locally per request sent in

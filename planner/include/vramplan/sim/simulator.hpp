@@ -141,4 +141,13 @@ using LockstepClock = std::function<double(std::span<const perf::MixedStep>)>;
 SimResult simulate_dp_attention(const SchedulerRules& rules, const LockstepClock& clock, RequestSource& source,
                                 std::uint64_t ranks, const SimOptions& options);
 
+//! vLLM's data-parallel engines of a dense model (0.14 on): `engines` schedulers under `rules`
+//! behind the API server's router (rules.dp_dispatch), each stepping on its own and timed by
+//! `clock` alone. Events run in time order, so the router sees every engine as it is when a
+//! request arrives. One result for the server, summed and merged as simulate_dp_attention's;
+//! KV usage, running and waiting are time-weighted over the server's events.
+//! docs/simulator.md#vllm-data-parallelism.
+SimResult simulate_independent_engines(const SchedulerRules& rules, const StepClock& clock, RequestSource& source,
+                                       std::uint64_t engines, const SimOptions& options);
+
 }  // namespace vramplan::sim

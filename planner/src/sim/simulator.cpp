@@ -1174,12 +1174,12 @@ namespace {
 // run_busy_loop), and stop only at a step count their all-reduce checks (every 32 or 16 steps).
 // The client in front (its concurrency limit, its send times, the front end's one-at-a-time
 // hand-over) is the one simulate() has.
-class DpAttentionServer {
+class DataParallelServer {
  public:
   //! `clock` times the ranks' lockstep steps; with `independent_clock` set the ranks step on their
   //! own instead, each step timed alone (vLLM's dense engines from 0.14).
-  DpAttentionServer(const SchedulerRules& rules, const LockstepClock& clock, RequestSource& source,
-                    std::uint64_t ranks, const SimOptions& options, const StepClock* independent_clock = nullptr)
+  DataParallelServer(const SchedulerRules& rules, const LockstepClock& clock, RequestSource& source,
+                     std::uint64_t ranks, const SimOptions& options, const StepClock* independent_clock = nullptr)
       : rules_(rules), clock_(clock), single_(independent_clock), client_(source, options, false), opt_(options),
         kv_usage_(1e-6), running_h_(0.5), waiting_h_(0.5) {
     if (ranks < 2) throw_usage("simulate: a data-parallel server needs at least 2 ranks");
@@ -1218,15 +1218,14 @@ class DpAttentionServer {
       if (!busy) {
         // vLLM: the wave's dummy forwards go on until a step whose all-reduce finds every engine
         // empty (DPEngineCoreProc._has_global_unfinished_reqs); a request arriving meanwhile joins.
-        if (wave_steps_ > 0 && rules_.dp_wave_sync_steps > 0 && wave_steps_ % rules_.dp_wave_sync_steps != 0) {
-          const std::optional<double> t = client_.next_event();
-          if (!t || *t > now_) {
-            step(more);
-            continue;
-          }
-        }
-        wave_steps_ = 0;
         const std::optional<double> t = client_.next_event();
+        const bool wave_open =
+            wave_steps_ > 0 && rules_.dp_wave_sync_steps > 0 && wave_steps_ % rules_.dp_wave_sync_steps != 0;
+        if (wave_open && (!t || *t > now_)) {
+          step(more);
+          continue;
+        }
+        if (!wave_open) wave_steps_ = 0;
         if (!t) break;
         now_ = std::max(now_, *t);
         continue;
@@ -1507,7 +1506,7 @@ class DpAttentionServer {
     std::optional<Request> next() override { return std::nullopt; }
   } nothing_;
   const StepClock no_clock_ = [](const perf::MixedStep&) -> double {
-    throw_internal("simulate: a DP-attention rank timed a step alone");
+    throw_internal("simulate: a data-parallel rank timed a step alone");
   };
   // The router's view of one engine (vLLM): its counts at the last refresh plus the requests sent
   // to it since.
@@ -1540,7 +1539,7 @@ class DpAttentionServer {
 
 SimResult simulate_dp_attention(const SchedulerRules& rules, const LockstepClock& clock, RequestSource& source,
                                 std::uint64_t ranks, const SimOptions& options) {
-  return DpAttentionServer(rules, clock, source, ranks, options).run();
+  return DataParallelServer(rules, clock, source, ranks, options).run();
 }
 
 SimResult simulate_independent_engines(const SchedulerRules& rules, const StepClock& clock, RequestSource& source,
@@ -1548,7 +1547,7 @@ SimResult simulate_independent_engines(const SchedulerRules& rules, const StepCl
   const LockstepClock none = [](std::span<const perf::MixedStep>) -> double {
     throw_internal("simulate: independent engines timed in lockstep");
   };
-  return DpAttentionServer(rules, none, source, engines, options, &clock).run();
+  return DataParallelServer(rules, none, source, engines, options, &clock).run();
 }
 
 }  // namespace vramplan::sim

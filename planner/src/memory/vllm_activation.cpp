@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <vector>
 
 #include <Eigen/Dense>
 
 #include "vramplan/core/error.hpp"
+#include "vramplan/core/version.hpp"
 #include "vramplan/memory/vllm_encoder_profile.hpp"
 
 namespace vramplan::memory {
@@ -30,6 +32,12 @@ double sampler_term(const VllmActivationFeatures& f, const VllmActivationCoeffic
 
 }  // namespace
 
+std::uint64_t vllm_fused_moe_chunk_tokens(std::string_view release) {
+  const std::vector<std::uint64_t> v = release_numbers(release);
+  if (v.empty() || v >= std::vector<std::uint64_t>{0, 18, 0}) return 0;
+  return v < std::vector<std::uint64_t>{0, 12, 0} ? 32768 : 16384;
+}
+
 VllmActivationFeatures vllm_activation_features(const ModelArch& a, const VllmStageShape& s) {
   if (s.tp == 0 || s.max_num_batched_tokens == 0) throw_internal("vllm activation: empty shape");
   VllmActivationFeatures f;
@@ -49,18 +57,22 @@ VllmActivationFeatures vllm_activation_features(const ModelArch& a, const VllmSt
     // fused_moe's workspaces are sized by the experts' own input width: a latent MoE's
     // (moe_latent_size) rather than the hidden size.
     const bool dp = s.dp > 1;
-    const double split = dp ? static_cast<double>(s.moe_split) : tp;
-    if (!(split >= 1)) throw_internal("vllm activation: data parallelism without the experts' split");
+    const std::uint64_t split_n = s.moe_split ? s.moe_split : s.tp;
+    const double split = static_cast<double>(split_n);
     const double n = 2 * static_cast<double>(a.moe_intermediate_size) / split;
     const double he = static_cast<double>(a.moe_hidden_size());
     const double d = static_cast<double>(s.dp);
-    const double m = dp ? std::min(d * T, static_cast<double>(s.moe_chunk_tokens)) : T;
+    const double tokens = d * T;  // the MoE's tokens: every engine's under data parallelism
+    const bool capped = s.moe_chunk_tokens > 0 && tokens > static_cast<double>(s.moe_chunk_tokens);
+    const double m = capped ? static_cast<double>(s.moe_chunk_tokens) : tokens;
     f.moe_workspace = m * static_cast<double>(a.experts_per_token) * (std::max(n, he) + n / 2) * ab;
     if (dp) f.dp_gather = (d - 1) * T * (2 * h + static_cast<double>(a.num_experts)) * ab;
-    f.moe_explain = dp ? "fused-MoE workspace min(D·T, " + std::to_string(s.moe_chunk_tokens) + ")·top_k·(max(2·I_e/" +
-                             std::to_string(s.moe_split) + ", h) + I_e/" + std::to_string(s.moe_split) + ")·a, D = " +
-                             std::to_string(s.dp) + " engines' tokens gathered"
-                       : "fused-MoE workspace T·top_k·(max(2·I_e/TP, h) + I_e/TP)·a";
+    const std::string split_text = split_n == 1 ? std::string("1 (whole experts)") : std::to_string(split_n);
+    f.moe_explain = "fused-MoE workspace " +
+                    (capped ? "min(" + std::string(dp ? "D·T" : "T") + ", " + std::to_string(s.moe_chunk_tokens) + ")"
+                            : std::string(dp ? "D·T" : "T")) +
+                    "·top_k·(max(2·I_e/s, h) + I_e/s)·a, s = " + split_text +
+                    (dp ? ", D = " + std::to_string(s.dp) + " engines' tokens gathered" : std::string());
   }
   if (!s.first_stage) f.pp_buffers = 2 * T * h * ab;
   // profile_run has no PP-rank check around the encoder profiling: every stage holds it.

@@ -71,7 +71,6 @@ VllmDataParallel vllm_data_parallel(const EngineArgs& args, const ModelArch& arc
                 "split (vLLM gives the first ranks one more), not modelled");
   d.shared_experts_whole = moe && arg_switch(args, "enable-expert-parallel") && tp > 1 && arch.kv_lora_rank > 0 &&
                           (v.empty() || v >= V{0, 11, 0});
-  d.moe_chunk_tokens = (!v.empty() && v < V{0, 12, 0}) ? 32768 : 16384;
   // gpu_model_runner.py get_dp_padding (0.9.1 - 0.11) / v1/worker/dp_utils.py
   // coordinate_batch_across_dp: no padding under --enforce-eager; to the largest graph-padded count
   // up to 0.16; from 0.17 only when every rank can replay a graph (_synchronize_dp_ranks).

@@ -400,11 +400,11 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
                                ", eh_proj in the model dtype and norms whole; embedding and head shared with the target)"});
     r.weights_bytes = sum_bytes(r.weights).count();
     VllmStageShape shape{batched, max_num_seqs, tp, rw.compute_bytes, s == 0, s + 1 == pp, max_model_len};
-    if (dpi.lockstep && dpi.dp > 1 && arch.num_experts > 0) {  // the profile run's MoE gathers every engine's tokens
-      shape.dp = dpi.dp;
-      shape.moe_split = ep > 1 ? 1 : moe_group;
-      shape.moe_chunk_tokens = dpi.moe_chunk_tokens;
-    }
+    // The fused-MoE workspace: whole experts under EP, slices over the MoE's GPUs otherwise; with
+    // engines in lockstep the profile run's MoE gathers every engine's tokens.
+    shape.moe_split = ep > 1 ? 1 : moe_group;
+    shape.moe_chunk_tokens = vllm_fused_moe_chunk_tokens(d_.release());
+    if (dpi.lockstep && dpi.dp > 1 && arch.num_experts > 0) shape.dp = dpi.dp;
     r.activation = dep && dep->activation_peak
                        ? std::vector<Component>{{"activation.peak", *dep->activation_peak,
                                                  "torch peak memory increase of the profile run, logged (the first "

@@ -12,6 +12,7 @@
 #include "support/test_models.hpp"
 #include "support/test_support.hpp"
 #include "vramplan/core/error.hpp"
+#include "vramplan/memory/vllm_activation.hpp"
 #include "vramplan/memory/vllm_data_parallel.hpp"
 #include "vramplan/memory/weights.hpp"
 #include "vramplan/quant/precision_plan.hpp"
@@ -63,13 +64,16 @@ TEST(VllmDataParallel, RulesChangeWithTheRelease) {
   EXPECT_EQ(v092.router, VllmDpRouter::WaitingThenRunning);
   EXPECT_EQ(v092.wave_sync_steps, 32u);
   EXPECT_EQ(v092.expert_group, 8u);
-  EXPECT_EQ(v092.moe_chunk_tokens, 32768u);
   // 0.11: all-gather + reduce-scatter, 4 x waiting + running.
   const VllmDataParallel v011 = resolve("0.11.0", moe_arch());
   EXPECT_FALSE(v011.naive_combine);
   EXPECT_EQ(v011.router, VllmDpRouter::WeightedQueue);
-  EXPECT_EQ(v011.moe_chunk_tokens, 32768u);
-  EXPECT_EQ(resolve("0.12.0", moe_arch()).moe_chunk_tokens, 16384u);  // VLLM_FUSED_MOE_CHUNK_SIZE halved
+  // VLLM_FUSED_MOE_CHUNK_SIZE: 32,768 up to 0.11, 16,384 in 0.12 - 0.17, none from 0.18.
+  EXPECT_EQ(vllm_fused_moe_chunk_tokens("0.11.0"), 32768u);
+  EXPECT_EQ(vllm_fused_moe_chunk_tokens("0.12.0"), 16384u);
+  EXPECT_EQ(vllm_fused_moe_chunk_tokens("0.17.1"), 16384u);
+  EXPECT_EQ(vllm_fused_moe_chunk_tokens("0.18.0"), 0u);
+  EXPECT_EQ(vllm_fused_moe_chunk_tokens(""), 0u);
   // 0.17: padded only when every engine replays a graph; 0.28: the in-flight / KV-pressure score.
   EXPECT_EQ(resolve("0.16.0", moe_arch()).padding, VllmDpPadding::ToLargest);
   EXPECT_EQ(resolve("0.17.0", moe_arch()).padding, VllmDpPadding::ToLargestIfGraphed);
@@ -141,11 +145,15 @@ TEST(VllmDataParallel, PlanSpreadsTheRoutedExpertsOverEveryEngine) {
   const std::uint64_t layers = test::component(p.weights, "weights.layers").bytes.count();
   const std::uint64_t layers_one = test::component(one.weights, "weights.layers").bytes.count();
   EXPECT_EQ(layers, layers_one - routed + routed / 8);
-  // The profile run's fused-MoE workspace over min(8 x 8192, 16384) gathered tokens, whole experts
-  // (I_e = 2048): 16384 x top_k 8 x (max(2 x 2048, 7168) + 2048) x 2 B = 2,415,919,104 B; the other
-  // seven engines' rows: 7 x 8192 x (2 x 7168 + 256 experts) x 2 B = 1,673,527,296 B.
-  EXPECT_EQ(test::component(p.activation, "activation.moe_workspace").bytes.count(), 2415919104u);
+  // The profile run's fused-MoE workspace over all 8 x 8192 gathered tokens (0.18+: no chunking),
+  // whole experts (I_e = 2048): 65536 x top_k 8 x (max(2 x 2048, 7168) + 2048) x 2 B =
+  // 9,663,676,416 B; the other seven engines' rows: 7 x 8192 x (2 x 7168 + 256 experts) x 2 B =
+  // 1,673,527,296 B.
+  EXPECT_EQ(test::component(p.activation, "activation.moe_workspace").bytes.count(), 9663676416u);
   EXPECT_EQ(test::component(p.activation, "activation.dp_gather").bytes.count(), 1673527296u);
+  // 0.12 - 0.17 run the fused MoE in chunks of 16,384 tokens: 16384 x 8 x 9216 x 2 B = 2,415,919,104 B.
+  const MemoryPlan v016 = test::plan_engine("vllm@0.16", model, gpu, dp);
+  EXPECT_EQ(test::component(v016.activation, "activation.moe_workspace").bytes.count(), 2415919104u);
   // Per engine: its own KV pool, its own limits; the view says how the engines run.
   EXPECT_EQ(p.engine_view.at("data_parallel_size"), 8);
   EXPECT_EQ(p.engine_view.at("dp_lockstep"), true);
@@ -161,15 +169,30 @@ TEST(VllmDataParallel, PlanSpreadsTheRoutedExpertsOverEveryEngine) {
 TEST(VllmDataParallel, SlicedExpertsHoldTheSameBytesAsWholeOnes) {
   // Without --enable-expert-parallel each expert is sliced D x TP ways (TP flattened across DP):
   // the same bytes a GPU, and the workspace sized by the slices (I_e / 8 = 256):
-  // 16384 x 8 x (max(512, 7168) + 256) x 2 B = 1,946,157,056 B.
+  // 65536 x 8 x (max(512, 7168) + 256) x 2 B = 7,784,628,224 B.
   const ModelSpec& model = test::cached_catalogue_model("deepseek-v3");
   const GpuTarget gpu = test::gpu_target(Bytes::from_gib(139.8), "NVIDIA H200");
   const MemoryPlan sliced = test::plan_engine("vllm@0.19", model, gpu, {{"data-parallel-size", "8"}, {"max-model-len", "8192"}});
   const MemoryPlan whole = test::plan_engine(
       "vllm@0.19", model, gpu, {{"data-parallel-size", "8"}, {"enable-expert-parallel", "true"}, {"max-model-len", "8192"}});
   EXPECT_EQ(test::component(sliced.weights, "weights.layers").bytes, test::component(whole.weights, "weights.layers").bytes);
-  EXPECT_EQ(test::component(sliced.activation, "activation.moe_workspace").bytes.count(), 1946157056u);
+  EXPECT_EQ(test::component(sliced.activation, "activation.moe_workspace").bytes.count(), 7784628224u);
   EXPECT_EQ(sliced.engine_view.at("ep_size"), 1);
+}
+
+TEST(VllmExpertParallel, WorkspaceIsSizedByWholeExperts) {
+  // One engine, TP 8: fused_experts_impl sizes its workspace by w1's rows, the whole expert's
+  // 2 x I_e under --enable-expert-parallel, a slice's 2 x I_e / 8 otherwise (fused_moe.py
+  // `E, N, _ = w1.size()`). DeepSeek-V3, 8,192 tokens, top-8:
+  // whole 8192 x 8 x (max(4096, 7168) + 2048) x 2 B = 1,207,959,552 B;
+  // sliced 8192 x 8 x (max(512, 7168) + 256) x 2 B = 973,078,528 B.
+  const ModelSpec& model = test::cached_catalogue_model("deepseek-v3");
+  const GpuTarget gpu = test::gpu_target(Bytes::from_gib(139.8), "NVIDIA H200");
+  const MemoryPlan whole = test::plan_engine(
+      "vllm@0.19", model, gpu, {{"tensor-parallel-size", "8"}, {"enable-expert-parallel", "true"}, {"max-model-len", "8192"}});
+  const MemoryPlan sliced = test::plan_engine("vllm@0.19", model, gpu, {{"tensor-parallel-size", "8"}, {"max-model-len", "8192"}});
+  EXPECT_EQ(test::component(whole.activation, "activation.moe_workspace").bytes.count(), 1207959552u);
+  EXPECT_EQ(test::component(sliced.activation, "activation.moe_workspace").bytes.count(), 973078528u);
 }
 
 TEST(VllmDataParallel, DenseEnginesAreCopiesOfOne) {

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "vramplan/memory/component.hpp"
@@ -64,14 +65,20 @@ struct VllmStageShape {
   //! layers gather all D x T tokens (v1/worker/gpu_model_runner.py _dummy_run with
   //! num_tokens_across_dp; the default all2all backends gather, fused_moe/layer.py). 1 = off.
   std::uint64_t dp = 1;
-  //! With dp > 1: what one GPU's fused-MoE workspace divides the experts' intermediate size by:
-  //! D x TP when each expert is sliced, 1 under --enable-expert-parallel (whole experts: the
-  //! workspace is sized by w1's full rows, fused_moe.py fused_experts_impl).
+  //! What one GPU's fused-MoE workspace divides the experts' intermediate size by: the GPUs each
+  //! expert is sliced over (TP, or D x TP with data parallelism), 1 under
+  //! --enable-expert-parallel (whole experts: fused_moe.py fused_experts_impl sizes the workspace
+  //! by w1's rows, `E, N, _ = w1.size()`). 0 = tp.
   std::uint64_t moe_split = 0;
-  //! With dp > 1: tokens fused_experts_impl runs at once (VLLM_FUSED_MOE_CHUNK_SIZE: 32768 up to
-  //! 0.11, 16384 from 0.12); the workspace is sized for min(D x T, this).
+  //! Tokens the fused-MoE kernel runs at once (vllm_fused_moe_chunk_tokens); the workspace is
+  //! sized for min(the MoE's tokens, this). 0 = no cap.
   std::uint64_t moe_chunk_tokens = 0;
 };
+
+//! VLLM_FUSED_MOE_CHUNK_SIZE of the release (empty or unparsable: the current one): 32,768 up to
+//! 0.11, 16,384 for 0.12 - 0.17 (envs.py; fused_moe.py fused_experts_impl `M = min(num_tokens,
+//! CHUNK_SIZE)`), none from 0.18 (the modular kernel's workspace takes every token: 0).
+std::uint64_t vllm_fused_moe_chunk_tokens(std::string_view release);
 
 VllmActivationFeatures vllm_activation_features(const ModelArch& arch, const VllmStageShape& shape);
 

@@ -59,9 +59,6 @@ struct VllmDataParallel {
   //! all2all backend, --enable-expert-parallel, TP > 1 and DP > 1) in a DeepSeek-style model: the
   //! shared experts are built whole on every GPU (deepseek_v2.py DeepseekV2MLP disable_tp).
   bool shared_experts_whole = false;
-  //! Tokens fused_experts_impl runs at once (VLLM_FUSED_MOE_CHUNK_SIZE: 32768 up to 0.11, 16384
-  //! from 0.12): caps the profile run's fused-MoE workspace over the gathered tokens.
-  std::uint64_t moe_chunk_tokens = 16384;
   std::string explain;               //!< one sentence for the plan's notes ("" when off)
 };
 

@@ -195,6 +195,14 @@ TEST(SimulateCli, VllmDataParallelEnginesStepTogether) {
                                "--data-parallel-size", "4", "--enable-expert-parallel", "--max-model-len", "8192"});
   EXPECT_EQ(c.exit_code, 0) << c.err;
   EXPECT_NE(c.out.find("h100-sxm-80 x4 dp4"), std::string::npos) << c.out;
+  const CliResult cj = run_cli({"check", "--model", "qwen3-30b-a3b", "--gpu", "h100-sxm-80", "--engine", "vllm@0.19",
+                                "--data-parallel-size", "4", "--enable-expert-parallel", "--max-model-len", "8192", "--json"});
+  ASSERT_EQ(cj.exit_code, 0) << cj.err;
+  const auto layout = nlohmann::json::parse(cj.out).at("layout");
+  expect_valid(nlohmann::json::parse(cj.out), "check.schema.json");
+  EXPECT_EQ(layout.at("data_parallel").get<int>(), 4);
+  EXPECT_EQ(layout.at("tp").get<int>(), 1);
+  EXPECT_EQ(layout.at("gpus").get<int>(), 4);
   // A dense model's engines run on their own from 0.14, dealt round-robin up to 0.26 (they publish
   // no counts).
   const CliResult d = run_cli({"simulate", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--engine", "vllm@0.19",

@@ -275,6 +275,7 @@ nlohmann::json check_json(const CheckOutcome& o) {
       {"gpu", {{"id", o.gpu.id}, {"name", o.gpu.name}, {"reported_total_bytes", o.gpu.reported_total.count()},
                {"reported_basis", std::string(memory_basis_name(o.gpu.reported_basis))}}},
       {"layout", {{"tp", o.eval.parallel.tp}, {"pp", o.eval.parallel.pp}, {"replicas", o.eval.replicas},
+                  {"data_parallel", o.eval.plan.engine_view.value("data_parallel_size", std::uint64_t{1})},
                   {"gpus", o.eval.gpus_total()}}},
       {"workload", {{"batch_per_replica", fit.batch}, {"context", fit.context},
                     {"per_sequence_kv_bytes", fit.per_sequence_kv},

@@ -203,6 +203,14 @@ TEST(SimulateCli, VllmDataParallelEnginesStepTogether) {
   EXPECT_EQ(layout.at("data_parallel").get<int>(), 4);
   EXPECT_EQ(layout.at("tp").get<int>(), 1);
   EXPECT_EQ(layout.at("gpus").get<int>(), 4);
+  // The quote names the engines: two replicas of the four-engine server, each on its own 4 GPUs.
+  const CliResult md = run_cli({"check", "--model", "qwen3-30b-a3b", "--gpu", "h100-sxm-80", "--engine", "vllm@0.19",
+                                "--data-parallel-size", "4", "--enable-expert-parallel", "--max-model-len", "8192",
+                                "--replicas", "2", "--format", "md"});
+  ASSERT_EQ(md.exit_code, 0) << md.err;
+  EXPECT_NE(md.out.find("| layout | tp1 dp4 x 2 replicas |"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("(each on its own 4 GPUs)"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("on 8 x NVIDIA H100"), std::string::npos) << md.out;
   // A dense model's engines run on their own from 0.14, dealt round-robin up to 0.26 (they publish
   // no counts).
   const CliResult d = run_cli({"simulate", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--engine", "vllm@0.19",

@@ -31,9 +31,11 @@ nlohmann::json limit_json(const LimitResult& l) {
           {"probes", l.probes}};
 }
 
-std::string layout(const Parallel& p) {
+// "tp8", "tp4 pp2"; with vLLM's data-parallel engines (the plan's own) "tp1 dp8".
+std::string layout(const Parallel& p, std::uint64_t data_parallel = 1) {
   std::string s = "tp" + std::to_string(p.tp);
   if (p.pp > 1) s += " pp" + std::to_string(p.pp);
+  if (data_parallel > 1) s += " dp" + std::to_string(data_parallel);
   return s;
 }
 
@@ -341,15 +343,18 @@ std::string check_markdown(const CheckOutcome& o) {
   cfg.add_row({"model", o.model_id});
   cfg.add_row({"GPU", o.gpu.id + " (" + format_gib(o.gpu.reported_total) + " reported, " +
                           std::string(memory_basis_name(o.gpu.reported_basis)) + ")"});
-  cfg.add_row({"layout", layout(o.eval.parallel) + (o.eval.replicas > 1 ? " x " + std::to_string(o.eval.replicas) + " replicas" : "")});
+  const std::uint64_t engines = plan.engine_view.value("data_parallel_size", std::uint64_t{1});
+  const std::uint64_t replica_gpus = o.eval.gpus_total() / std::max<std::uint64_t>(1, o.eval.replicas);
+  cfg.add_row({"layout", layout(o.eval.parallel, engines) +
+                             (o.eval.replicas > 1 ? " x " + std::to_string(o.eval.replicas) + " replicas" : "")});
   cfg.add_row({"engine", plan.engine_profile_note});
   cfg.add_row({"weights / compute", plan.weights_precision + " / " + plan.compute_precision});
   cfg.add_row({"workload", std::to_string(fit.batch) + " sequences x " + std::to_string(fit.context) + " tokens per replica"});
   cfg.add_row({"extra headroom (--headroom)", percent(fit.required_headroom, 1)});
   if (o.eval.replicas > 1 || o.request.rate)
     cfg.add_row({"replicas", std::to_string(o.eval.replicas) +
-                                 (o.eval.replicas > 1 ? " (each on its own " + std::to_string(o.eval.parallel.gpus()) +
-                                                            (o.eval.parallel.gpus() == 1 ? " GPU)" : " GPUs)")
+                                 (o.eval.replicas > 1 ? " (each on its own " + std::to_string(replica_gpus) +
+                                                            (replica_gpus == 1 ? " GPU)" : " GPUs)")
                                                       : std::string())});
   if (o.request.rate) {
     cfg.add_row({"load (--rate)", format_number("%.4g", *o.request.rate) + " requests/s, Poisson arrivals" +

@@ -92,6 +92,17 @@ double overhead_seconds(const PerfModelShape& shape, const HardwareRates& r, boo
 // The time of one forward on one stage from its totals. The GEMMs (weights, GEMM FLOPs) and the
 // attention kernels (KV, attention FLOPs) are separate kernels that run one after the other, so
 // each gets its own roofline: the KV reads of attention never hide behind GEMM math.
+// The TP all-reduces of a forward of `tokens` tokens on one GPU (0 without TP): per layer two in
+// a decoder layer (after attention, after the MLP) of tokens x hidden elements, a ring moving
+// 2 (tp-1)/tp of the payload through each GPU's link, plus the latency-bound extra ones.
+double tp_allreduce_seconds(const PerfModelShape& shape, const HardwareRates& r, double tokens) {
+  if (shape.tp <= 1) return 0;
+  const double tp = shape.tp;
+  const double payload = tokens * shape.hidden * shape.activation_bytes;
+  const double one = r.link_latency_s + 2 * (tp - 1) / tp * payload / group_link_bytes_per_s(r, shape.tp);
+  return shape.allreduces_per_layer * shape.layers * one + shape.extra_allreduces * r.link_latency_s;
+}
+
 StepBreakdown finish_step(const PerfModelShape& shape, const HardwareRates& r, double tokens,
                           double weight_bytes, double kv_bytes, double gemm_flops,
                           double attention_flops, double experts, bool has_prompt = false) {
@@ -108,14 +119,7 @@ StepBreakdown finish_step(const PerfModelShape& shape, const HardwareRates& r, d
   const double o = r.memory_compute_overlap;
   s.kernels_s = kernel_time(weight_bytes / weight_bw, gemm_flops / r.tensor_flops_per_s, o) +
                 kernel_time(kv_bytes / r.bandwidth_bytes_per_s, attention_flops / r.tensor_flops_per_s, o);
-  if (shape.tp > 1) {
-    // The layer's all-reduces (two in a decoder layer: after attention, after the MLP) of
-    // tokens x hidden elements; a ring moves 2 (tp-1)/tp of the payload through each GPU's link.
-    const double tp = shape.tp;
-    const double payload = tokens * shape.hidden * shape.activation_bytes;
-    const double one = r.link_latency_s + 2 * (tp - 1) / tp * payload / group_link_bytes_per_s(r, shape.tp);
-    s.comm_s = shape.allreduces_per_layer * shape.layers * one + shape.extra_allreduces * r.link_latency_s;
-  }
+  s.comm_s = tp_allreduce_seconds(shape, r, tokens);
   s.overhead_s = overhead_seconds(shape, r, has_prompt);
   return s;
 }
@@ -624,22 +628,16 @@ double vllm_dp_step_seconds(const PerfModelShape& shape, const HardwareRates& r,
     gathered += n;
     double kv = 0, attention = 0;
     step_attention(shape, step, kv, attention);
-    double t = kernel_time(shape.dense_weight_bytes / weight_bw, 2 * own_params * n / r.tensor_flops_per_s, o) +
-               kernel_time(kv / r.bandwidth_bytes_per_s, attention / r.tensor_flops_per_s, o);
-    if (shape.tp > 1) {
-      const double tp = shape.tp;
-      const double one = r.link_latency_s + 2 * (tp - 1) / tp * n * shape.hidden * shape.activation_bytes /
-                                                group_link_bytes_per_s(r, shape.tp);
-      t += shape.allreduces_per_layer * shape.layers * one + shape.extra_allreduces * r.link_latency_s;
-    }
+    const double t = kernel_time(shape.dense_weight_bytes / weight_bw, 2 * own_params * n / r.tensor_flops_per_s, o) +
+                     kernel_time(kv / r.bandwidth_bytes_per_s, attention / r.tensor_flops_per_s, o) +
+                     tp_allreduce_seconds(shape, r, n);
     slowest = std::max(slowest, t);
   }
   double moe = 0, comm = 0;
   if (shape.num_experts > 0) {
-    const double touched = expected_busiest_rank_experts(shape.num_experts, shape.experts_per_token, shape.local_experts,
-                                                         shape.expert_ranks, gathered);
-    moe = kernel_time(shape.moe_layers * touched * shape.expert_bytes / weight_bw,
-                      2 * shape.routed_active_params * gathered / r.tensor_flops_per_s, o);
+    // weights_read's expert part: the busiest GPU's experts touched by all N rows.
+    const double expert_bytes = weights_read(shape, gathered).first - shape.dense_weight_bytes;
+    moe = kernel_time(expert_bytes / weight_bw, 2 * shape.routed_active_params * gathered / r.tensor_flops_per_s, o);
     // The gather and the combine of every MoE layer, over the D engines' GPUs (one GPU of each).
     const double d = dp.ranks;
     const double link = group_link_bytes_per_s(r, static_cast<std::uint64_t>(d) * shape.tp);

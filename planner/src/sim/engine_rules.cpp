@@ -64,11 +64,6 @@ constexpr std::pair<RankDispatch, std::string_view> kRankDispatchNames[] = {
     {RankDispatch::InflightKvPressure, "inflight-kv-pressure"},
 };
 
-std::uint64_t view_u64_or(const memory::PlanOutcome& o, const std::string& key, std::uint64_t fallback) {
-  const auto it = o.plan.engine_view.find(key);
-  return it == o.plan.engine_view.end() || it->is_null() ? fallback : it->get<std::uint64_t>();
-}
-
 // ---- one builder per engine -------------------------------------------------------------------
 
 // vLLM V1: vllm/v1/core/sched/scheduler.py Scheduler.schedule, kv_cache_manager.py,
@@ -155,7 +150,7 @@ void vllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
           "vllm/v1/engine/processor.py _validate_model_input)",
   };
   // Data parallelism (memory/vllm_data_parallel.hpp): D engines in lockstep, one scheduler each.
-  if (view_u64_or(o, "data_parallel_size", 1) > 1) {
+  if (o.plan.engine_view.value("data_parallel_size", std::uint64_t{1}) > 1) {
     r.dp_ranks = view_u64(o, "data_parallel_size");
     r.dp_lockstep = view_flag(o, "dp_lockstep");
     const std::string router = view_string(o, "dp_router");

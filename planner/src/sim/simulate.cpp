@@ -172,7 +172,7 @@ SimulateOutcome run_simulation(const SimulateRequest& request, const DataRoot& r
 nlohmann::json simulate_json(const SimulateOutcome& o) {
   const SimResult& r = o.result;
   const SchedulerRules& ru = o.engine.rules;
-  const bool vllm_dp = o.engine.shape.vllm_dp.ranks > 1 || (ru.dp_ranks > 1 && !ru.dp_lockstep);
+  const bool vllm_dp = ru.dp_ranks > 1 && ru.engine == "vllm";
   const memory::PlanOutcome& plan = o.engine.plan;
   const WorkloadSpec& w = o.workload;
   const double d = r.duration_s;
@@ -276,15 +276,12 @@ std::string simulate_text(const SimulateOutcome& o) {
        std::to_string(ru.kv_blocks * ru.block_tokens) + " tokens, max " + std::to_string(ru.max_seqs) + " running, " +
        (ru.step_tokens ? std::to_string(ru.step_tokens) + " tokens/step" : std::string("no token limit per step")) +
        (ru.prefix_caching ? ", prefix caching" : "") + "\n";
-  if (o.engine.dp_ranks() > 1 && !ru.dp_lockstep)
-    s += "vLLM data parallelism: " + std::to_string(o.engine.dp_ranks()) + " engines of " + std::to_string(plan.tp) +
+  if (ru.dp_ranks > 1 && ru.engine == "vllm")
+    s += "vLLM data parallelism: " + std::to_string(ru.dp_ranks) + " engines of " + std::to_string(plan.tp) +
          " GPU(s), each with the pool and limits above, requests routed by " + std::string(rank_dispatch_name(ru.dp_dispatch)) +
-         ", each stepping on its own (a dense model's engines from 0.14)\n";
-  else if (o.engine.dp_ranks() > 1 && o.engine.shape.vllm_dp.ranks > 1)
-    s += "vLLM data parallelism: " + std::to_string(o.engine.dp_ranks()) + " engines of " + std::to_string(plan.tp) +
-         " GPU(s), each with the pool and limits above, requests routed by " + std::string(rank_dispatch_name(ru.dp_dispatch)) +
-         ", stepping in lockstep (an idle engine runs a one-token dummy forward" +
-         (o.engine.shape.num_experts > 0 ? "; the MoE over every engine's tokens)\n" : ")\n");
+         (!ru.dp_lockstep ? std::string(", each stepping on its own (a dense model's engines from 0.14)\n")
+                          : std::string(", stepping in lockstep (an idle engine runs a one-token dummy forward") +
+                                (o.engine.shape.num_experts > 0 ? "; the MoE over every engine's tokens)\n" : ")\n"));
   else if (o.engine.dp_ranks() > 1)
     s += "DP attention: " + std::to_string(o.engine.dp_ranks()) + " ranks of " + std::to_string(o.engine.shape.attention_tp) +
          " GPUs, each with the pool and limits above, dealt requests round-robin and stepping in lockstep (the MoE over "

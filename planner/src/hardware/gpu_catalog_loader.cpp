@@ -221,7 +221,8 @@ GpuSpec read_card(const JsonView& v) {
     g.gfx_target = opt_text(v, "gfx_target");
 
     const JsonView ic = v.at("interconnect");
-    reject_unknown_keys(ic, {"nvlink_gbps", "pcie_gen", "host_link", "peer_links", "peer_link_gbps"});
+    reject_unknown_keys(ic, {"nvlink_gbps", "pcie_gen", "host_link", "peer_links", "peer_link_gbps",
+                             "nvlink_domain_gpus", "network_gbit"});
     g.interconnect.nvlink_gbps = opt_positive(ic, "nvlink_gbps");
     g.interconnect.peer_links = opt_count(ic, "peer_links", 71);
     g.interconnect.peer_link_gbps = opt_positive(ic, "peer_link_gbps");
@@ -233,6 +234,14 @@ GpuSpec read_card(const JsonView& v) {
       v.at("sources").fail_at("interconnect", "peer_links is given, so its source is required");
     g.interconnect.pcie_gen = opt_count(ic, "pcie_gen", 7);
     g.interconnect.host_link = opt_text(ic, "host_link");
+    // 576: the largest NVLink domain NVIDIA specifies (NVLink Switch System, GB200 / GB300).
+    if (const auto domain = opt_count(ic, "nvlink_domain_gpus", 576)) {
+      if (!g.interconnect.nvlink_gbps) ic.fail_at("nvlink_domain_gpus", "an NVLink domain needs nvlink_gbps");
+      g.interconnect.nvlink_domain_gpus = static_cast<std::uint64_t>(*domain);
+    }
+    g.interconnect.network_gbit = opt_positive(ic, "network_gbit");
+    if ((g.interconnect.network_gbit || g.interconnect.nvlink_domain_gpus) && !v.at("sources").has("network"))
+      v.at("sources").fail_at("network", "network_gbit or nvlink_domain_gpus is given, so its source is required");
 
     g.tdp_w = opt_positive(v, "tdp_w");
     g.mig_max_instances = opt_count(v, "mig_max_instances", 7);

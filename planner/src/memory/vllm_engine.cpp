@@ -76,7 +76,7 @@ class VllmEngine final : public Engine {
         {"tensor-parallel-size", "TP degree", false, {"tp"}, OptionValue::whole},
         {"pipeline-parallel-size", "PP degree", false, {"pp"}, OptionValue::whole},
         {"enable-expert-parallel", "MoE experts split whole over the TP ranks (x the DP engines) instead of sliced", true, {}},
-        {"data-parallel-size", "DP engines of --tensor-parallel-size GPUs each on this node (0.9.1+; MoE experts span them all)", false, {"dp"}, OptionValue::whole},
+        {"data-parallel-size", "DP engines of --tensor-parallel-size GPUs each (0.9.1+; MoE experts span them all)", false, {"dp"}, OptionValue::whole},
         {"quantization", "weight quantization method (fp8 = online fp8)", false, {}},
         {"dtype", "auto, bfloat16, float16, float32", false, {}},
         {"enable-lora", "pre-allocate LoRA slots", true, {}},
@@ -598,7 +598,7 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
     view["dp_router"] = std::string(vllm_dp_router_name(dpi.router));
     view["dp_wave_sync_steps"] = dpi.wave_sync_steps;
     p.notes.push_back(dpi.explain + "; figures per GPU of one engine, KV pool and concurrency per engine (x " +
-                      std::to_string(dpi.dp) + " for the node)");
+                      std::to_string(dpi.dp) + " engines)");
   }
   if (multi_step.steps > 1) {
     view["num_scheduler_steps"] = multi_step.steps;

@@ -37,6 +37,30 @@ const DtypeRow& dtype_row(std::string_view dtype) {
               "' (bf16, fp16, fp8, int8, fp4, tf32, fp32)");
 }
 
+// Collectives over more GPUs than the link joins run between hosts (docs/performance.md "Across
+// hosts"): the NIC per GPU x the achieved share, a fixed time per collective; the slow end takes
+// the low share and the long time, and for a card without a reference platform the low NIC rate.
+void set_network(const DatasheetFigures& sheet, const PerfDefaults& d, HardwareRates& exp, HardwareRates& slow,
+                 HardwareRates& fast, std::string& basis) {
+  const DefaultRange nic = sheet.network_gbit ? DefaultRange{*sheet.network_gbit, *sheet.network_gbit, *sheet.network_gbit}
+                                              : d.network_gbit_default;
+  const auto bytes = [](double gbit) { return gbit / 8 * 1e9; };
+  for (HardwareRates* r : {&exp, &slow, &fast}) r->scale_up_gpus = sheet.scale_up_gpus;
+  exp.network_bytes_per_s = bytes(nic.expected) * d.network_efficiency.expected;
+  slow.network_bytes_per_s = bytes(nic.min) * d.network_efficiency.min;
+  fast.network_bytes_per_s = bytes(nic.max) * d.network_efficiency.max;
+  exp.network_latency_s = d.network_latency_s.expected;
+  slow.network_latency_s = d.network_latency_s.max;
+  fast.network_latency_s = d.network_latency_s.min;
+  basis += "; beyond " + std::to_string(sheet.scale_up_gpus) + " GPUs (one " +
+           (sheet.scale_up_gpus > 8 ? "NVLink domain" : "host") + "): network " +
+           (sheet.network_gbit ? fmt(*sheet.network_gbit) + " Gb/s per GPU (data/gpus.json reference platform)"
+                               : range_text(d.network_gbit_default) +
+                                     " Gb/s per GPU (assumed: no reference platform for this card)") +
+           " x " + range_text(d.network_efficiency) + ", " + fmt(d.network_latency_s.expected * 1e6) +
+           " us per collective between hosts";
+}
+
 }  // namespace
 
 PerfHardware perf_hardware_from(const DatasheetFigures& sheet,
@@ -152,6 +176,7 @@ PerfHardware perf_hardware_from(const DatasheetFigures& sheet,
     fast.link_latency_s = d.link_latency_s.min;
     basis += "; link: " + sheet.link_label + " x " + range_text(d.link_efficiency) +
              ", " + fmt(d.link_latency_s.expected * 1e6) + " us per all-reduce";
+    if (sheet.scale_up_gpus > 0) set_network(sheet, d, exp, slow, fast, basis);
   }
 
   // A MIG slice's datasheet figures are the card's, scaled: say so before the figures themselves.
@@ -202,6 +227,9 @@ DatasheetFigures datasheet_figures(const GpuSpec& gpu, std::string_view compute_
       s.link_label = "PCIe gen " + std::to_string(it->first) + " x16 " + fmt(it->second) + " GB/s";
     }
   }
+  // A MIG slice is one card: no collective of its own crosses hosts.
+  if (!gpu.mig && gpu.node_gpus) s.scale_up_gpus = gpu.interconnect.nvlink_domain_gpus.value_or(*gpu.node_gpus);
+  s.network_gbit = gpu.interconnect.network_gbit;
   return s;
 }
 

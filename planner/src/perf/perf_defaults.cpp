@@ -132,6 +132,9 @@ PerfDefaults load_perf_defaults(const std::filesystem::path& file) {
     overhead.at("engines").fail("expected a \"default\" entry (engines without their own)");
   d.link_efficiency = read_range(root, "link_efficiency", 1, true);
   d.link_latency_s = read_range(root, "link_latency_us", 1e-6, false);
+  d.network_efficiency = read_range(root, "network_efficiency", 1, true);
+  d.network_latency_s = read_range(root, "network_latency_us", 1e-6, false);
+  d.network_gbit_default = read_range(root, "network_gbit_default", 1, false);
   d.memory_compute_overlap = read_unit_interval(root, "memory_compute_overlap");
   if (root.get("llamacpp_mmvq_bytes_per_sm_cycle"))
     d.llamacpp_mmvq_bytes_per_sm_cycle = read_range(root, "llamacpp_mmvq_bytes_per_sm_cycle", 1, false);

@@ -17,6 +17,32 @@ double group_link_bytes_per_s(const HardwareRates& r, std::uint64_t group) {
   return r.link_bytes_per_s * static_cast<double>(links);
 }
 
+std::uint64_t hosts_spanned(const HardwareRates& r, std::uint64_t gpus) {
+  if (r.scale_up_gpus == 0 || gpus <= r.scale_up_gpus) return 1;
+  return (gpus + r.scale_up_gpus - 1) / r.scale_up_gpus;
+}
+
+CollectiveLink collective_link(const HardwareRates& r, std::uint64_t group) {
+  if (hosts_spanned(r, group) <= 1 || !(r.network_bytes_per_s > 0))
+    return {r.link_latency_s, group_link_bytes_per_s(r, group), false};
+  // NCCL's ring over several hosts: within a host the ring runs over the host's link, and each of
+  // a host's g GPUs sends its ring's share to the next host through its own NIC, so the g rings
+  // cross between hosts side by side.
+  const std::uint64_t g = r.scale_up_gpus;
+  return {r.network_latency_s,
+          std::min(group_link_bytes_per_s(r, g), static_cast<double>(g) * r.network_bytes_per_s), true};
+}
+
+double pipeline_handoff_seconds(const PerfModelShape& shape, const HardwareRates& r, double tokens) {
+  if (shape.pp <= 1) return 0;
+  const std::uint64_t hosts = hosts_spanned(r, static_cast<std::uint64_t>(shape.tp) * shape.pp);
+  if (hosts <= 1 || !(r.network_bytes_per_s > 0)) return 0;
+  // vLLM's IntermediateTensors between stages: hidden states and residual, each TP rank sending
+  // its 1 / tp slice (parallel_state.py send_tensor_dict with all_gather_group).
+  const double bytes = tokens * 2 * shape.hidden * shape.activation_bytes / shape.tp;
+  return static_cast<double>(hosts) * (r.network_latency_s + bytes / r.network_bytes_per_s);
+}
+
 namespace {
 
 // Upper bound on attention groups a shape may carry (full, sliding, chunked, MLA, ...): keeps
@@ -99,8 +125,9 @@ double tp_allreduce_seconds(const PerfModelShape& shape, const HardwareRates& r,
   if (shape.tp <= 1) return 0;
   const double tp = shape.tp;
   const double payload = tokens * shape.hidden * shape.activation_bytes;
-  const double one = r.link_latency_s + 2 * (tp - 1) / tp * payload / group_link_bytes_per_s(r, shape.tp);
-  return shape.allreduces_per_layer * shape.layers * one + shape.extra_allreduces * r.link_latency_s;
+  const CollectiveLink link = collective_link(r, shape.tp);
+  const double one = link.latency_s + 2 * (tp - 1) / tp * payload / link.bytes_per_s;
+  return shape.allreduces_per_layer * shape.layers * one + shape.extra_allreduces * link.latency_s;
 }
 
 StepBreakdown finish_step(const PerfModelShape& shape, const HardwareRates& r, double tokens,
@@ -187,7 +214,7 @@ Round decode_round(const PerfModelShape& shape, const HardwareRates& r, std::uin
   Round round;
   round.step = decode_step_sums(shape, r, per_micro, sums);
   const double slots = std::max(m, pp);
-  round.seconds = slots * step_time(round.step) + pp * shape.pp_link_latency_s;
+  round.seconds = slots * step_time(round.step) + pipeline_handoff_seconds(shape, r, per_micro);
   round.bubble = 1 - m / slots;
   return round;
 }
@@ -292,7 +319,7 @@ PrefillTimes prefill_times(const PerfModelShape& shape, const HardwareRates& r,
     }
   }
   // Pipeline: the first chunk fills pp - 1 more stages before the last one leaves.
-  out.seconds += (shape.pp - 1.0) * largest_step + shape.pp * shape.pp_link_latency_s;
+  out.seconds += (shape.pp - 1.0) * largest_step + pipeline_handoff_seconds(shape, r, std::max(0.0, largest_tokens));
   return out;
 }
 
@@ -481,7 +508,7 @@ double mixed_step_seconds(const PerfModelShape& shape, const HardwareRates& r, c
   // capture, vLLM's uniform-decode graphs): the decode overhead terms apply.
   const bool has_prompt = prompt_tokens > 0;
   const StepBreakdown s = finish_step(shape, r, tokens, weights, kv, 2 * shape.active_params * tokens, attention, touched, has_prompt);
-  return shape.pp * step_time(s) + shape.pp * shape.pp_link_latency_s;
+  return shape.pp * step_time(s) + pipeline_handoff_seconds(shape, r, tokens);
 }
 
 // Kernels SGLang's DP-attention forward launches beyond plain TP, read in the 0.5.6.post1 wheel
@@ -551,16 +578,18 @@ double dp_attention_step_seconds(const PerfModelShape& shape, const HardwareRate
     // all-gather within it after the scatter, of a rank's M rows.
     const double tp = shape.tp;
     const double row = shape.hidden * shape.activation_bytes;
-    const double link = group_link_bytes_per_s(r, shape.tp);
+    const CollectiveLink all = collective_link(r, shape.tp);
     double per_layer = 0;
     if (any_prompt) {
-      per_layer = 2 * (r.link_latency_s + 2 * (tp - 1) / tp * gathered * row / link);
+      per_layer = 2 * (all.latency_s + 2 * (tp - 1) / tp * gathered * row / all.bytes_per_s);
     } else {
-      per_layer = 2 * r.link_latency_s + 2 * (tp - 1) / tp * gathered * row / link;
-      if (a > 1)
-        per_layer += 2 * (r.link_latency_s + (a - 1) / a * padded_max * row / group_link_bytes_per_s(r, shape.attention_tp));
+      per_layer = 2 * all.latency_s + 2 * (tp - 1) / tp * gathered * row / all.bytes_per_s;
+      if (a > 1) {
+        const CollectiveLink group = collective_link(r, shape.attention_tp);
+        per_layer += 2 * (group.latency_s + (a - 1) / a * padded_max * row / group.bytes_per_s);
+      }
     }
-    comm = shape.layers * per_layer + shape.extra_allreduces * r.link_latency_s;
+    comm = shape.layers * per_layer + shape.extra_allreduces * all.latency_s;
   }
   // The kernels the DP path launches beyond plain TP, for an architecture whose kernels were
   // counted (the per-kernel costs were fitted there): RMSNorm no longer fused into the all-reduce,
@@ -640,14 +669,15 @@ double vllm_dp_step_seconds(const PerfModelShape& shape, const HardwareRates& r,
     moe = kernel_time(expert_bytes / weight_bw, 2 * shape.routed_active_params * gathered / r.tensor_flops_per_s, o);
     // The gather and the combine of every MoE layer, over the D engines' GPUs (one GPU of each).
     const double d = dp.ranks;
-    const double link = group_link_bytes_per_s(r, static_cast<std::uint64_t>(d) * shape.tp);
+    const CollectiveLink group = collective_link(r, static_cast<std::uint64_t>(d) * shape.tp);
+    const double lat = group.latency_s, link = group.bytes_per_s;
     const double in_row = (shape.hidden + shape.num_experts) * shape.activation_bytes;
     const double out_row = shape.hidden * shape.activation_bytes;
     const double per_layer =
         dp.naive_combine
-            ? d * r.link_latency_s + (d - 1) / d * gathered * in_row / link +                  // D broadcasts
-                  r.link_latency_s + 2 * (d - 1) / d * gathered * out_row / link               // all-reduce of N rows
-            : 2 * r.link_latency_s + (d - 1) / d * gathered * (in_row + out_row) / link;      // all-gather + reduce-scatter
+            ? d * lat + (d - 1) / d * gathered * in_row / link +                  // D broadcasts
+                  lat + 2 * (d - 1) / d * gathered * out_row / link               // all-reduce of N rows
+            : 2 * lat + (d - 1) / d * gathered * (in_row + out_row) / link;      // all-gather + reduce-scatter
     comm = shape.moe_layers * per_layer;
   }
   return slowest + moe + comm + overhead_seconds(shape, r, any_prompt);

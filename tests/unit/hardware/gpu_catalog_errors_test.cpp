@@ -61,6 +61,13 @@ TEST(GpuCatalogErrors, PeerLinksNeedTheirBandwidthAndSource) {
                   "/gpus/0/sources/interconnect: peer_links is given, so its source is required");
 }
 
+TEST(GpuCatalogErrors, NetworkFiguresNeedTheirSourceAndAFabric) {
+  expect_contains(load_error("network_unsourced.json"),
+                  "/gpus/0/sources/network: network_gbit or nvlink_domain_gpus is given, so its source is required");
+  expect_contains(load_error("nvlink_domain_without_nvlink.json"),
+                  "/gpus/0/interconnect/nvlink_domain_gpus: an NVLink domain needs nvlink_gbps");
+}
+
 TEST(GpuCatalogErrors, NegativeSize) {
   const auto m = load_error("negative_size.json");
   expect_contains(m, "/gpus/0/memory/marketed_gb: must be positive, got -80");

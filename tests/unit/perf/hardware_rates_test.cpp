@@ -28,6 +28,38 @@ TEST(PerfDefaults, ShippedFileLoads) {
   EXPECT_DOUBLE_EQ(d.step_overhead_for("trtllm").per_layer_s.expected, 38.7e-6);  // 38.7 us in the file
   EXPECT_DOUBLE_EQ(d.memory_compute_overlap.max, 1.0);
   EXPECT_DOUBLE_EQ(d.pcie_gbps_per_direction.at(5), 63.0);
+  EXPECT_DOUBLE_EQ(d.network_latency_s.expected, 45e-6);  // 45 us in the file
+  EXPECT_DOUBLE_EQ(d.network_efficiency.expected, 0.92);
+  EXPECT_DOUBLE_EQ(d.network_gbit_default.expected, 200);
+}
+
+// Collectives beyond the host's fabric: the reference platform's NIC (H100: DGX H100's 400 Gb/s
+// ConnectX-7 per GPU), else the assumed default, said in the basis either way.
+TEST(PerfHardware, NetworkBeyondTheHostFromTheReferencePlatform) {
+  const PerfDefaults d = shipped_defaults();
+  const GpuCatalog cat = GpuCatalog::load(test::source_dir() / "data" / "gpus.json");
+  const PerfHardware h100 = perf_hardware_from(cat.find("h100-sxm-80"), nullptr, "bf16", d);
+  EXPECT_EQ(h100.expected.scale_up_gpus, 8u);
+  EXPECT_DOUBLE_EQ(h100.expected.network_bytes_per_s, 400e9 / 8 * 0.92);  // 46 GB/s
+  EXPECT_DOUBLE_EQ(h100.slow->network_bytes_per_s, 400e9 / 8 * 0.85);
+  EXPECT_DOUBLE_EQ(h100.fast->network_bytes_per_s, 400e9 / 8 * 0.96);
+  EXPECT_DOUBLE_EQ(h100.slow->network_latency_s, 135e-6);
+  EXPECT_DOUBLE_EQ(h100.fast->network_latency_s, 20e-6);
+  EXPECT_NE(h100.basis.find("beyond 8 GPUs (one host): network 400 Gb/s per GPU (data/gpus.json reference platform)"),
+            std::string::npos)
+      << h100.basis;
+  // DGX A100: 200 Gb/s HDR per GPU.
+  EXPECT_DOUBLE_EQ(perf_hardware_from(cat.find("a100-sxm-80"), nullptr, "bf16", d).expected.network_bytes_per_s,
+                   200e9 / 8 * 0.92);
+  // L40S: no reference platform, the assumed 200 [100-400] Gb/s.
+  const PerfHardware l40s = perf_hardware_from(cat.find("l40s"), nullptr, "bf16", d);
+  EXPECT_DOUBLE_EQ(l40s.expected.network_bytes_per_s, 200e9 / 8 * 0.92);
+  EXPECT_DOUBLE_EQ(l40s.slow->network_bytes_per_s, 100e9 / 8 * 0.85);
+  EXPECT_NE(l40s.basis.find("(assumed: no reference platform for this card)"), std::string::npos);
+  // GB200 NVL72: the NVLink domain, not the 4-GPU compute tray, bounds the fabric.
+  const PerfHardware gb200 = perf_hardware_from(cat.find("gb200"), nullptr, "bf16", d);
+  EXPECT_EQ(gb200.expected.scale_up_gpus, 72u);
+  EXPECT_NE(gb200.basis.find("beyond 72 GPUs (one NVLink domain)"), std::string::npos);
 }
 
 TEST(PerfDefaults, BadRangeNamesFileAndField) {

@@ -213,6 +213,78 @@ TEST(PerfModel, MeshAllReduceUsesTheLinksToThePeers) {
   EXPECT_NEAR(d.step.comm_s, 131.072e-6, 1e-12);
 }
 
+// A group larger than the host's fabric rings across the network: each of a host's GPUs drives
+// its own NIC, the fixed time is the network's.
+TEST(PerfModel, AllReduceAcrossHostsRunsOnTheNetwork) {
+  HardwareRates r;
+  r.link_bytes_per_s = 315e9;  // H100: NVLink 900 / 2 x 0.7
+  r.link_latency_s = 10e-6;
+  r.scale_up_gpus = 8;
+  r.network_bytes_per_s = 46e9;  // 400 Gb/s = 50 GB/s x 0.92
+  r.network_latency_s = 45e-6;
+  EXPECT_EQ(hosts_spanned(r, 8), 1u);
+  EXPECT_EQ(hosts_spanned(r, 9), 2u);
+  EXPECT_EQ(hosts_spanned(r, 16), 2u);
+  EXPECT_EQ(hosts_spanned(r, 24), 3u);
+  const CollectiveLink in_host = collective_link(r, 8);
+  EXPECT_FALSE(in_host.crosses_hosts);
+  EXPECT_DOUBLE_EQ(in_host.latency_s, 10e-6);
+  EXPECT_DOUBLE_EQ(in_host.bytes_per_s, 315e9);
+  // 16 GPUs: 8 NICs a host x 46e9 = 368e9 > NVLink's 315e9, so the host link still bounds it.
+  const CollectiveLink two = collective_link(r, 16);
+  EXPECT_TRUE(two.crosses_hosts);
+  EXPECT_DOUBLE_EQ(two.latency_s, 45e-6);
+  EXPECT_DOUBLE_EQ(two.bytes_per_s, 315e9);
+  // HDR 200 Gb/s: 8 x 25e9 x 0.92 = 184e9 < 315e9.
+  r.network_bytes_per_s = 23e9;
+  EXPECT_DOUBLE_EQ(collective_link(r, 16).bytes_per_s, 184e9);
+  // Node size unknown: every group is priced on the host's link, as before.
+  r.scale_up_gpus = 0;
+  EXPECT_FALSE(collective_link(r, 16).crosses_hosts);
+
+  PerfModelShape s = dense_shape();  // 32 layers, hidden 4096, bf16
+  s.tp = 16;
+  PerfHardware hw = exact_hw();
+  hw.expected.link_bytes_per_s = 315e9;
+  hw.expected.link_latency_s = 10e-6;
+  hw.expected.scale_up_gpus = 8;
+  hw.expected.network_bytes_per_s = 23e9;
+  hw.expected.network_latency_s = 45e-6;
+  const DecodeResult d = estimate_decode(s, hw, DecodeBatch{64, 0});
+  // per all-reduce: 45 us + 2 (16-1)/16 x (64 x 4096 x 2 B) / 184e9 = 45 us + 1.875 x 524288 / 184e9
+  //   = 45 us + 5.342608696 us; per step: 2 x 32 layers x 50.342608696 us = 3221.92695652 us
+  EXPECT_NEAR(d.step.comm_s, 3221.92695652e-6, 1e-11);
+}
+
+// Pipeline stages on different hosts: each crossing of a round pays the network's fixed time and
+// the hidden states + residual of the micro-batch, each TP rank's slice through its NIC.
+TEST(PerfModel, PipelineHandOffsBetweenHostsCostTheNetwork) {
+  PerfModelShape s = dense_shape();
+  s.tp = 8;
+  s.pp = 2;
+  HardwareRates r = exact_hw().expected;
+  r.link_bytes_per_s = 315e9;
+  r.scale_up_gpus = 8;
+  r.network_bytes_per_s = 46e9;
+  r.network_latency_s = 45e-6;
+  // 16 GPUs on 2 hosts: 2 crossings (stage 0 -> 1, and the sampled tokens back to stage 0).
+  // 4 tokens: 4 x 2 x 4096 x 2 B / 8 = 8192 B a NIC, 8192 / 46e9 = 0.178087 us.
+  EXPECT_NEAR(pipeline_handoff_seconds(s, r, 4), 2 * (45e-6 + 8192 / 46e9), 1e-15);
+  // On one host (or without PP) a hand-off is folded into the step overhead.
+  s.tp = 4;
+  EXPECT_DOUBLE_EQ(pipeline_handoff_seconds(s, r, 4), 0);
+  s.tp = 8;
+  s.pp = 1;
+  EXPECT_DOUBLE_EQ(pipeline_handoff_seconds(s, r, 4), 0);
+  // A decode round: 2 micro-batches of 2 through 2 stages, then the hand-offs of one micro-batch.
+  s.pp = 2;
+  PerfHardware hw{r, std::nullopt, std::nullopt, "", false};
+  const DecodeResult round = estimate_decode(s, hw, DecodeBatch{4, 0});
+  const StepBreakdown step = decode_step(s, r, 2, 0);
+  EXPECT_NEAR(round.step_s.expected,
+              2 * (step.kernels_s + step.comm_s + step.overhead_s) + pipeline_handoff_seconds(s, r, 2), 1e-15);
+}
+
 TEST(PerfModel, PipelineBubbleWhenFewerMicroBatchesThanStages) {
   PerfModelShape s = dense_shape();
   s.pp = 4;

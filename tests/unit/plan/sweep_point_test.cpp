@@ -1,5 +1,5 @@
 // The sweep's inner point under pipeline parallelism gives the decode round of the performance
-// model itself (perf::estimate_decode): same micro-batching, same bubble.
+// model itself (perf::estimate_decode): same micro-batching, same bubble, same hand-offs between hosts.
 #include <gtest/gtest.h>
 
 #include "vramplan/plan/sweep.hpp"
@@ -14,6 +14,13 @@ TEST(SweepPoint, PipelineRoundMatchesThePerfModel) {
   g.kv_pool_upper = 40ull << 30;
   g.non_kv_1 = 20ull << 30;
   g.rates = perf::HardwareRates{2.68e12, 6.4e14, 5e-4, 3.15e11, 1e-5};
+  // The fitted overlap, not the roofline's 1: the point must run the model's two kernel classes
+  // (until 2026-12-07 it took max(memory, compute) of the whole step and came out fast).
+  g.rates->memory_compute_overlap = 0.4;
+  // Hosts of 2 GPUs: the 4 stages span 2 of them, so the round pays the network hand-offs.
+  g.rates->scale_up_gpus = 2;
+  g.rates->network_bytes_per_s = 46e9;
+  g.rates->network_latency_s = 45e-6;
   perf::PerfModelShape shape;  // Llama-3.1-70B-like, one of 4 stages at TP 1: 20 layers
   shape.dense_weight_bytes = 35e9;
   shape.active_params = 17.5e9;
@@ -21,7 +28,6 @@ TEST(SweepPoint, PipelineRoundMatchesThePerfModel) {
   shape.hidden = 8192;
   shape.tp = 1;
   shape.pp = 4;
-  shape.pp_link_latency_s = 2e-5;
   shape.attention = {perf::AttentionGroup{20, 64, 128, 128, 327680.0 / 80, 0, 1}};
   const perf::PerfHardware hw{*g.rates, std::nullopt, std::nullopt, "", false};
   for (const std::uint64_t batch : {1u, 3u, 4u, 9u, 64u}) {

@@ -57,6 +57,13 @@ struct Interconnect {
   std::optional<double> peer_link_gbps;
   std::optional<int> pcie_gen;
   std::string host_link;  //!< as the source words it ("PCIe 5.0 x16", "NVLink-C2C to Grace")
+  //! GPUs one NVLink domain joins when it reaches beyond a host (a GB200 NVL72 rack: 72 GPUs on
+  //! 18 compute trays of 4); absent = the fabric ends at the host (GpuSpec::node_gpus).
+  std::optional<std::uint64_t> nvlink_domain_gpus;
+  //! Scale-out network per GPU of the card's reference platform (a DGX / HGX system: one
+  //! InfiniBand / RoCE NIC per GPU), Gb/s one direction; what collectives between hosts run over
+  //! (sources.network). Absent = no reference platform sourced (perf_defaults.json network).
+  std::optional<double> network_gbit;
 };
 
 //! What a MIG slice is, relative to its parent card.

@@ -27,6 +27,12 @@ struct DatasheetFigures {
   //! 0: link_gbps serves any group of GPUs (an NVLink switch, PCIe); n: a mesh of n links per
   //! GPU, link_gbps each (HardwareRates::link_mesh_links).
   int link_mesh_links = 0;
+  //! GPUs the link joins (GpuSpec::node_gpus, or a wider NVLink domain); 0 = unknown: every
+  //! group is priced on the link.
+  std::uint64_t scale_up_gpus = 0;
+  //! Scale-out NIC per GPU, Gb/s one direction: the catalogue's reference platform, or nullopt
+  //! (perf_hardware_from assumes PerfDefaults::network_gbit_default and says so).
+  std::optional<double> network_gbit;
 };
 
 //! Figures measured on the card (a calibration file).

@@ -106,6 +106,13 @@ struct PerfDefaults {
   std::map<std::string, StepOverheadDefaults, std::less<>> step_overhead;
   DefaultRange link_efficiency;       //!< fraction of one-direction link bandwidth
   DefaultRange link_latency_s;        //!< seconds per all-reduce (file: microseconds)
+  //! Between hosts (docs/performance.md "Across hosts"): the share of a NIC's line rate a
+  //! collective achieves as bus bandwidth, the fixed time of one collective between hosts
+  //! (file: microseconds), and the NIC rate per GPU (Gb/s) assumed for a card whose catalogue
+  //! entry sources no reference platform (GpuSpec::Interconnect::network_gbit).
+  DefaultRange network_efficiency;
+  DefaultRange network_latency_s;
+  DefaultRange network_gbit_default;
   //! Share of the shorter of a kernel's memory and math times hidden behind the longer (0..1;
   //! the fitted expected value may be 0, so this range may include zero).
   DefaultRange memory_compute_overlap;

@@ -65,10 +65,35 @@ struct HardwareRates {
   //! reach bandwidth_bytes_per_s (llama.cpp MMVQ on fast memory: perf/llamacpp_mmvq.hpp); 0 = the
   //! bandwidth. The KV reads (attention kernels) keep bandwidth_bytes_per_s.
   double weight_bandwidth_bytes_per_s = 0;
+  //! GPUs the link above joins (an HGX board's NVLink switch: 8; a GB200 NVL72 rack: 72; a PCIe
+  //! host); a collective over more GPUs crosses hosts and runs over the network below. 0 = any
+  //! group (the node size is unknown).
+  std::uint64_t scale_up_gpus = 0;
+  //! Bus bandwidth per GPU, one direction, its network NIC achieves between hosts; 0 = none known.
+  double network_bytes_per_s = 0;
+  //! Fixed time of one collective (or point-to-point hand-off) between hosts.
+  double network_latency_s = 0;
 };
 
-//! The all-reduce bandwidth per GPU, one direction, of a group of `group` GPUs.
+//! The all-reduce bandwidth per GPU, one direction, of a group of `group` GPUs on one host's link.
 double group_link_bytes_per_s(const HardwareRates& r, std::uint64_t group);
+
+//! What a collective over a group of GPUs runs at: its fixed time per call and its bus bandwidth
+//! per GPU, one direction.
+struct CollectiveLink {
+  double latency_s = 0;
+  double bytes_per_s = 0;
+  bool crosses_hosts = false;
+};
+
+//! The link of a collective over `group` GPUs (docs/performance.md "Across hosts"): the host's
+//! link (NVLink, a mesh, PCIe) while the group fits in scale_up_gpus; beyond it the ring crosses
+//! the network once per host pair, each of a host's g = scale_up_gpus GPUs driving its own NIC:
+//! bus bandwidth min(host link of g GPUs, g x NIC), fixed time network_latency_s.
+CollectiveLink collective_link(const HardwareRates& r, std::uint64_t group);
+
+//! Hosts a group of `gpus` GPUs spans (1 when the node size is unknown).
+std::uint64_t hosts_spanned(const HardwareRates& r, std::uint64_t gpus);
 
 //! The hardware a model runs on: expected rates, and where they are not measured, the rates at
 //! the pessimistic and optimistic ends of the documented efficiency ranges.
@@ -157,7 +182,6 @@ struct PerfModelShape {
   double activation_bytes = 2;     //!< bytes per activation element exchanged (bf16 = 2)
   std::uint32_t tp = 1;            //!< tensor-parallel ranks
   std::uint32_t pp = 1;            //!< pipeline stages
-  double pp_link_latency_s = 0;    //!< extra time per stage hand-off (0 = folded into overhead)
   std::vector<std::string> notes;  //!< simplifications made when building the shape
   //! Recurrent (Mamba / gated-DeltaNet) state of one sequence on this GPU, over its recurrent
   //! layers. A decode token reads and writes all of it; a prompt chunk once per sequence (the
@@ -295,6 +319,13 @@ DecodeResult estimate_decode(const PerfModelShape& shape, const PerfHardware& hw
 //! The same for sequences at different context lengths (one entry per sequence).
 DecodeResult estimate_decode(const PerfModelShape& shape, const PerfHardware& hw,
                              std::span<const std::uint64_t> contexts);
+
+//! The stage hand-offs of one pass of `tokens` tokens through the pipeline stages: 0 while every
+//! stage sits on one host (a hand-off there is folded into the step overhead); across hosts each
+//! of the `hosts` crossings of a round (the hops between hosts and the sampled tokens' way back to
+//! the first stage) costs network_latency_s plus the hidden states and residual, each TP rank's
+//! 1 / tp slice, through its NIC.
+double pipeline_handoff_seconds(const PerfModelShape& shape, const HardwareRates& rates, double tokens);
 
 //! One stage step with explicit rates; the building block of everything above (exposed for the
 //! benchmark and tests). `context_sum` = sum of the sequences' context lengths; sliding-window

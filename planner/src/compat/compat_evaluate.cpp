@@ -36,11 +36,12 @@ bool holds(const Condition& c, const Query& q) {
   if (!c.kv.empty() && c.kv != q.kv) return false;
   if (c.tp_above && q.tensor_parallel <= *c.tp_above) return false;
   if (c.instance_gpus_above && q.tensor_parallel * q.pipeline_parallel <= *c.instance_gpus_above) return false;
-  if (c.instance_above_node || c.tp_above_node) {
+  if (c.instance_above_node || c.tp_above_node || c.dp_above_node) {
     if (!q.node_gpus) return false;  // a card without a node size: reported as unchecked
-    if (c.instance_above_node && (q.tensor_parallel * q.pipeline_parallel > *q.node_gpus) != *c.instance_above_node)
-      return false;
+    const std::uint64_t instance = q.tensor_parallel * q.pipeline_parallel;
+    if (c.instance_above_node && (instance > *q.node_gpus) != *c.instance_above_node) return false;
     if (c.tp_above_node && (q.tensor_parallel > *q.node_gpus) != *c.tp_above_node) return false;
+    if (c.dp_above_node && (q.data_parallel * instance > *q.node_gpus) != *c.dp_above_node) return false;
   }
   if (c.mig && *c.mig != q.mig) return false;
   if (!c.backends.empty() && !contains(c.backends, q.backend)) return false;
@@ -97,7 +98,7 @@ Verdict CompatRules::evaluate(const Query& q) const {
     v.unchecked.push_back("GPU vendor and compute capability unknown: platform, kernel and feature rules not checked");
   else if (!formats->second.backends.empty() && resolved.backend.empty())
     v.unchecked.push_back("no default " + q.engine + " build for a " + q.vendor + " GPU: backend rules not checked");
-  if (!q.node_gpus && q.tensor_parallel * q.pipeline_parallel > 1)
+  if (!q.node_gpus && q.tensor_parallel * q.pipeline_parallel * q.data_parallel > 1)
     v.unchecked.push_back("GPUs per node unknown for this card: multi-node rules not checked");
   std::vector<Finding> found;
   for (const auto& family : q.weight_families) {

@@ -34,7 +34,7 @@ Condition read_condition(const JsonView& w) {
   static const std::vector<std::string> known = {"vendor", "cc_at_least", "cc_below", "gfx_in", "gfx_not_in",
                                                  "families", "gpu_ids", "architectures", "dtype", "kv",
                                                  "tp_above", "instance_gpus_above", "instance_above_node",
-                                                 "tp_above_node", "mig", "backends", "gguf_types"};
+                                                 "tp_above_node", "dp_above_node", "mig", "backends", "gguf_types"};
   for (const auto& [key, value] : w.members())
     if (std::find(known.begin(), known.end(), key) == known.end()) w.fail_at(key, "unknown condition");
   Condition c;
@@ -52,6 +52,7 @@ Condition read_condition(const JsonView& w) {
   c.instance_gpus_above = w.opt_u64("instance_gpus_above");
   c.instance_above_node = w.opt_bool("instance_above_node");
   c.tp_above_node = w.opt_bool("tp_above_node");
+  c.dp_above_node = w.opt_bool("dp_above_node");
   c.mig = w.opt_bool("mig");
   c.backends = string_list(w, "backends");
   c.gguf_types = string_list(w, "gguf_types");

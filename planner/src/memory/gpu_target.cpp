@@ -22,6 +22,7 @@ GpuTarget gpu_target_of(const GpuSpec& gpu) {
   t.total = gpu.reported_total;
   if (gpu.compute_capability) t.compute_capability = gpu.compute_capability->str();
   t.vendor = gpu.vendor;
+  t.node_gpus = gpu.node_gpus;
   return t;
 }
 

@@ -102,6 +102,7 @@ ResolvedPlan resolve_plan(const PlanRequest& r, const DataRoot& root) {
     if (kv && kv->starts_with("fp8")) q.kv = "fp8";
     q.tensor_parallel = out.tp;
     q.pipeline_parallel = out.pp;
+    q.data_parallel = out.plan.engine_view.value("data_parallel_size", std::uint64_t{1});
     if (!out.model.arch.architecture.empty()) q.architectures = {out.model.arch.architecture};
     out.compat = compat::CompatRules::load(root.data() / "compat").evaluate(q);
   }

@@ -20,6 +20,8 @@ compat::Verdict scenario_compatibility(const PlanSession& session, const GpuSpec
   const Parallel p = session.parallel_of(args);
   q.tensor_parallel = p.tp;
   q.pipeline_parallel = p.pp;
+  // vLLM's engines (memory/vllm_data_parallel.hpp); other engines have no such flag.
+  q.data_parallel = memory::arg_u64(args, "data-parallel-size").value_or(1);
   if (!session.model().arch.architecture.empty()) q.architectures = {session.model().arch.architecture};
   return session.compat().evaluate(q);
 }

@@ -42,6 +42,30 @@ bool view_flag(const nlohmann::json& view, const char* key) {
 
 using Builder = void (*)(const memory::PlanOutcome&, const memory::EngineArgs&, const std::string&, LaunchCommand&);
 
+// vLLM data parallelism over several nodes (data/compat vllm-dp-multi-node): each node starts its
+// own engines, --data-parallel-size-local of them (EngineArgs.create_engine_config defaults it to
+// the whole --data-parallel-size), reaching the first node at --data-parallel-address; the others
+// run --headless from --data-parallel-start-rank (vllm/entrypoints/cli/serve.py, 0.9.1 - 0.34.0).
+// The argv is the first node's; the note gives the others'.
+void vllm_dp_nodes(const memory::PlanOutcome& o, LaunchCommand& c) {
+  const std::uint64_t dp = o.plan.engine_view.value("data_parallel_size", std::uint64_t{1});
+  const std::uint64_t engine_gpus = o.tp * o.pp;
+  if (dp < 2 || !o.gpu.node_gpus || dp * engine_gpus <= *o.gpu.node_gpus || engine_gpus > *o.gpu.node_gpus) return;
+  const std::uint64_t local = *o.gpu.node_gpus / engine_gpus;
+  const std::uint64_t nodes = (dp + local - 1) / local;
+  c.argv.insert(c.argv.end(), {"--data-parallel-size-local", std::to_string(local), "--data-parallel-address", "NODE0_IP",
+                               "--data-parallel-rpc-port", "13345"});
+  std::string others;
+  for (std::uint64_t k = 1; k < nodes; ++k) {
+    const std::uint64_t here = std::min(local, dp - k * local);
+    others += (k > 1 ? ", " : "") + std::string("node ") + std::to_string(k) + ": --data-parallel-size-local " +
+              std::to_string(here) + " --data-parallel-start-rank " + std::to_string(k * local);
+  }
+  c.note = "this is node 0's command for " + std::to_string(dp) + " engines over " + std::to_string(nodes) +
+           " nodes of " + std::to_string(*o.gpu.node_gpus) + " GPUs (NODE0_IP: its address); on the others the same "
+           "command with --headless and (" + others + ")";
+}
+
 // vLLM (vllm/entrypoints/cli/serve.py; flags of vllm/engine/arg_utils.py EngineArgs).
 void vllm(const memory::PlanOutcome& o, const memory::EngineArgs& a, const std::string& model, LaunchCommand& c) {
   const auto& v = o.plan.engine_view;
@@ -49,6 +73,7 @@ void vllm(const memory::PlanOutcome& o, const memory::EngineArgs& a, const std::
   if (v.value("runner", "") == "pooling") c.argv.insert(c.argv.end(), {"--runner", "pooling"});
   if (o.pp > 1) c.argv.insert(c.argv.end(), {"--pipeline-parallel-size", std::to_string(o.pp)});
   from_view(c.argv, v, "data_parallel_size", "--data-parallel-size");  // memory/vllm_data_parallel.hpp
+  vllm_dp_nodes(o, c);
   from_args(c.argv, a, "enable-expert-parallel", "--enable-expert-parallel");
   from_view(c.argv, v, "max_model_len", "--max-model-len");
   from_view(c.argv, v, "gpu_memory_utilization", "--gpu-memory-utilization");

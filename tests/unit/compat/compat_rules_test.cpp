@@ -471,6 +471,28 @@ TEST(CompatFeature, VllmMultiNodeNeedsRay) {
   expect_rule(gb, "vllm-multi-node-ray", Support::Fallback, "ParallelConfig.__post_init__");
 }
 
+// vllm/engine/arg_utils.py create_engine_config: --data-parallel-size-local defaults to the whole
+// --data-parallel-size, so engines beyond one node need a command per node (--headless,
+// --data-parallel-start-rank on the others, vllm/entrypoints/cli/serve.py, from 0.9.1). An engine
+// itself larger than the node is the Ray rule's instead.
+TEST(CompatFeature, VllmDataParallelBeyondANodeIsLaunchedPerNode) {
+  Query q = query("vllm", "0.19", "h200");
+  q.data_parallel = 8;  // 8 engines of 1 GPU: one node
+  expect_no_rule(q, "vllm-dp-multi-node");
+  q.data_parallel = 16;
+  expect_rule(q, "vllm-dp-multi-node", Support::Fallback, "--data-parallel-start-rank");
+  expect_no_rule(q, "vllm-multi-node-ray");
+  q.data_parallel = 4;
+  q.tensor_parallel = 4;  // 4 engines of 4 GPUs: two nodes
+  expect_rule(q, "vllm-dp-multi-node", Support::Fallback, "create_engine_config");
+  q.tensor_parallel = 16;  // each engine spans nodes: Ray, not this rule
+  expect_no_rule(q, "vllm-dp-multi-node");
+  expect_rule(q, "vllm-multi-node-ray", Support::Fallback, "ParallelConfig.__post_init__");
+  Query old = query("vllm", "0.8", "h200");  // before 0.9.1: no --headless
+  old.data_parallel = 16;
+  expect_no_rule(old, "vllm-dp-multi-node");
+}
+
 // python/sglang/srt/entrypoints/engine.py _launch_subprocesses: each node runs tp_size / nnodes
 // ranks, so more GPUs than the node holds needs --nnodes.
 TEST(CompatFeature, SglangMultiNodeNeedsNnodes) {

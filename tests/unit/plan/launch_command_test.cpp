@@ -38,6 +38,30 @@ TEST(LaunchCommand, VllmCarriesAnAsyncSchedulingFlagOnlyAsGiven) {
             std::string::npos);
 }
 
+// Engines beyond one node (data/compat vllm-dp-multi-node): the argv is node 0's, with its local
+// engine count and the address the others reach; the note gives each other node's start rank.
+TEST(LaunchCommand, VllmDataParallelOverNodesGivesEachNodeItsEngines) {
+  memory::PlanRequest r;
+  r.model = "deepseek-r1";
+  r.gpu = "h200";  // 8 GPUs a node
+  r.engine = "vllm";
+  r.args = {{"data-parallel-size", "4"}, {"tensor-parallel-size", "4"}, {"enable-expert-parallel", "true"},
+            {"max-model-len", "8192"}};
+  const auto c = launch_command(memory::run_plan(r, test::source_root()), r.args, "deepseek-ai/DeepSeek-R1");
+  // 4 engines of 4 GPUs: 2 a node, over 2 nodes.
+  EXPECT_NE(c.line().find("--data-parallel-size 4 --data-parallel-size-local 2 --data-parallel-address NODE0_IP "
+                          "--data-parallel-rpc-port 13345"),
+            std::string::npos)
+      << c.line();
+  EXPECT_EQ(c.note,
+            "this is node 0's command for 4 engines over 2 nodes of 8 GPUs (NODE0_IP: its address); on the others the "
+            "same command with --headless and (node 1: --data-parallel-size-local 2 --data-parallel-start-rank 2)");
+  r.args["data-parallel-size"] = "2";  // 8 GPUs: one node, one plain command
+  const auto one = launch_command(memory::run_plan(r, test::source_root()), r.args, "deepseek-ai/DeepSeek-R1");
+  EXPECT_EQ(one.line().find("--data-parallel-size-local"), std::string::npos);
+  EXPECT_TRUE(one.note.empty());
+}
+
 TEST(LaunchCommand, VllmCarriesMultiStepScheduling) {
   const memory::EngineArgs args = {{"max-model-len", "4096"}, {"num-scheduler-steps", "10"}};
   const std::string line = launch_command(plan_of("vllm@0.6.0", args, "a100-sxm-80"), args, "m").line();

@@ -47,6 +47,8 @@ struct Condition {
   std::optional<std::uint64_t> instance_gpus_above;  //!< TP x PP (GPUs of one instance) greater than this
   std::optional<bool> instance_above_node;  //!< TP x PP more (true) / not more than the card's node_gpus
   std::optional<bool> tp_above_node;        //!< TP alone more (true) / not more than the card's node_gpus
+  //! Every data-parallel engine's GPUs together (DP x TP x PP) more (true) / not more than node_gpus
+  std::optional<bool> dp_above_node;
   std::optional<bool> mig;                      //!< the GPU is (not) a MIG slice
   std::vector<std::string> backends;    //!< the engine build the query runs ("cuda", "vulkan"; llama.cpp)
   std::vector<std::string> gguf_types;  //!< any GGUF tensor type of the weights ("TQ1_0")
@@ -96,6 +98,7 @@ struct Query {
   std::string kv;                            //!< "fp8" when the KV cache is stored in fp8, else ""
   std::uint64_t tensor_parallel = 1;
   std::uint64_t pipeline_parallel = 1;
+  std::uint64_t data_parallel = 1;           //!< engines of TP x PP GPUs each (vLLM --data-parallel-size)
   std::vector<std::string> architectures;    //!< config.json `architectures`
 };
 

@@ -39,6 +39,9 @@ struct GpuTarget {
   std::uint64_t count = 1;    //!< GPUs available / used
   std::string compute_capability;  //!< "9.0"; "" when unknown
   std::string vendor;              //!< "nvidia", "amd"; "" when unknown (a custom size)
+  //! GPUs one host holds (data/gpus.json node_gpus); nullopt when unknown. A deployment beyond
+  //! it is launched node by node (plan/launch_command.cpp).
+  std::optional<std::uint64_t> node_gpus;
 
   //! compute_capability as numbers; nullopt when unknown or not "major[.minor]".
   std::optional<ComputeCapability> capability() const;

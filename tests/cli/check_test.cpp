@@ -154,6 +154,25 @@ TEST(CheckCli, LimitsAreConsistentWithCheck) {
   EXPECT_EQ(j["limits"]["min_gpus"]["gpus"], 1);
 }
 
+// Kimi-K2 (about 1 TB of FP8 weights) needs 16 H100s. Beyond one 8-GPU host the search takes TP
+// within the host first: tp8 pp2 fits before tp16 is tried, whose all-reduces would cross the network
+// twice a layer (vLLM's multi-node advice: TP per node, PP across nodes).
+TEST(CheckCli, MinGpusBeyondAHostKeepsTensorParallelismInsideIt) {
+  const auto r = run_cli({"check", "--model", "kimi-k2-instruct", "--gpu", "h100-sxm-80", "--max-model-len", "8192",
+                          "--limits", "--max-gpus", "16", "--json"});
+  ASSERT_EQ(r.exit_code, 1) << r.err;  // one GPU does not fit
+  const auto m = nlohmann::json::parse(r.out)["limits"]["min_gpus"];
+  EXPECT_EQ(m["gpus"], 16);
+  EXPECT_EQ(m["tp"], 8);
+  EXPECT_EQ(m["pp"], 2);
+  // At 9 GPUs (more than a host), tp1 pp9 is tried before tp9.
+  std::vector<std::pair<int, int>> order;
+  for (const auto& t : m["tried"]) order.emplace_back(t["tp"].get<int>(), t["pp"].get<int>());
+  const auto at = [&](std::pair<int, int> p) { return std::find(order.begin(), order.end(), p) - order.begin(); };
+  EXPECT_LT(at({1, 9}), at({9, 1}));
+  EXPECT_LT(at({8, 1}), at({4, 2}));  // within one host the order is unchanged: tp8 before tp4 pp2
+}
+
 // llama.cpp gives each of its -np sequences n_ctx / n_seq_max cells: -c 4096 -np 8 runs sequences
 // of 4096 / 8 = 512 tokens, and the verdict counts those (it said "8 sequences of 4096").
 TEST(CheckCli, LlamaCppSequencesAreTheirSlotsLength) {

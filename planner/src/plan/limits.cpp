@@ -95,11 +95,22 @@ MinGpusResult min_gpus(const PlanSession& session, const Scenario& scenario, con
   if (max_gpus == 0) throw_usage("--max-gpus must be >= 1");
   const ModelArch& arch = session.model().arch;
   // Layouts by GPU count, then the most TP first (TP keeps every GPU busy every step; PP adds
-  // bubbles), i.e. for 8 GPUs: tp8, tp4 pp2, tp2 pp4, tp1 pp8.
+  // bubbles), i.e. for 8 GPUs: tp8, tp4 pp2, tp2 pp4, tp1 pp8. Beyond the card's fabric (node_gpus,
+  // or an NVL72 rack's NVLink domain) TP within it comes first: a TP group across hosts all-reduces
+  // twice a layer over the network (docs/performance.md "Across hosts"), so on 8-GPU hosts 16 GPUs
+  // try tp8 pp2 before tp16, as vLLM advises for multi-node (docs/serving/parallelism_scaling.md:
+  // TP per node, PP across nodes). An engine without PP still gets tp16.
+  const GpuSpec& gpu = scenario.gpu;
+  const std::uint64_t fabric = gpu.node_gpus ? gpu.interconnect.nvlink_domain_gpus.value_or(*gpu.node_gpus) : 0;
   std::vector<Parallel> layouts;
-  for (std::uint64_t n = 1; n <= max_gpus; ++n)
+  for (std::uint64_t n = 1; n <= max_gpus; ++n) {
+    const std::size_t first = layouts.size();
     for (std::uint64_t tp = n; tp >= 1; --tp)
       if (n % tp == 0) layouts.push_back({tp, n / tp});
+    if (fabric > 0)
+      std::stable_partition(layouts.begin() + static_cast<std::ptrdiff_t>(first), layouts.end(),
+                            [&](const Parallel& p) { return p.tp <= fabric; });
+  }
   MinGpusResult r;
   for (const Parallel& p : layouts) {
     if ((p.tp > 1 && session.tp_flag().empty()) || (p.pp > 1 && session.pp_flag().empty())) continue;

@@ -485,8 +485,17 @@ inline const std::vector<std::string>& vllm_cold_start_fit_records() {
   return ids;
 }
 
+//! The record SGLang's per-kernel decode cost on Hopper is fitted on (kernel_counts.kernel_us_by_capability
+//! "9"; SimAccuracy.SglangHopperDecodeKernelCostIsTheFittedValue): the one one-user run of a counted
+//! architecture on H200 in the ground truth.
+inline const std::vector<std::string>& sglang_hopper_kernel_fit_records() {
+  static const std::vector<std::string> ids = {"sglcookbook-step3-5-00"};
+  return ids;
+}
+
 inline bool is_fit_record(const std::string& id) {
-  for (const auto* f : {&sglang_overhead_fit_records(), &sglang_amd_block_fp8_fit_records(), &vllm_cold_start_fit_records()})
+  for (const auto* f : {&sglang_overhead_fit_records(), &sglang_amd_block_fp8_fit_records(), &vllm_cold_start_fit_records(),
+                        &sglang_hopper_kernel_fit_records()})
     if (std::find(f->begin(), f->end(), id) != f->end()) return true;
   return false;
 }

@@ -68,6 +68,17 @@ class FitDataRoot {
     k["min"] = k["expected"] = k["max"] = us;
     return write(d);
   }
+  // The per-kernel cost of one compute capability major (kernel_counts.kernel_us_by_capability).
+  DataRoot with_capability_kernel_us(const char* major, double us) const {
+    nlohmann::json d = defaults_;
+    auto& k = d["step_overhead"]["engines"]["sglang"]["kernel_counts"]["kernel_us_by_capability"][major];
+    k["min"] = k["expected"] = k["max"] = us;
+    return write(d);
+  }
+  double shipped_capability_kernel_us(const char* major) const {
+    return defaults_["step_overhead"]["engines"]["sglang"]["kernel_counts"]["kernel_us_by_capability"][major]["expected"]
+        .get<double>();
+  }
   double shipped_kernel_us() const {
     return defaults_["step_overhead"]["engines"]["sglang"]["kernel_counts"]["kernel_us"]["expected"].get<double>();
   }
@@ -201,6 +212,21 @@ TEST(SimAccuracy, SglangDecodeKernelCostIsTheFittedValue) {
   RecordProperty("fitted_kernel_us", std::to_string(fitted));
   EXPECT_NEAR(data.shipped_kernel_us(), fitted, 1e-9)
       << "data/perf_defaults.json sglang kernel_counts.kernel_us is not the fit on its stated records";
+}
+
+// The same on Hopper (compute capability 9.x): the median TPOT of the one one-user run of a counted
+// architecture on an H200 in the ground truth (Step-3.5-Flash, 4 x H200), on a 0.1 us grid.
+TEST(SimAccuracy, SglangHopperDecodeKernelCostIsTheFittedValue) {
+  VRAMPLAN_SKIP_REFIT_UNDER_ASAN();
+  const FitDataRoot data;
+  std::vector<double> g;
+  for (int i = 1; i <= 150; ++i) g.push_back(i / 10.0);
+  const double fitted = argmin(g, [&](double v) {
+    return squared_log_error(data.with_capability_kernel_us("9", v), "TPOT p50", sglang_hopper_kernel_fit_records());
+  });
+  RecordProperty("fitted_kernel_us_sm90", std::to_string(fitted));
+  EXPECT_NEAR(data.shipped_capability_kernel_us("9"), fitted, 1e-9)
+      << "data/perf_defaults.json sglang kernel_counts.kernel_us_by_capability.9 is not the fit on its stated record";
 }
 
 // The extra cost of a block-scaled FP8 GEMM launch on AMD GPUs: the median TPOT of the one-user

@@ -143,7 +143,8 @@ PerfHardware perf_hardware_from(const DatasheetFigures& sheet,
              fmt(p_fp8.max * 1e6) + "] in a step with prompt tokens";
 
   if (o.kernel_counts && o.kernel_counts->vendor == sheet.vendor) {
-    const DefaultRange& k = o.kernel_counts->per_kernel_s;
+    const DefaultRange& k = o.kernel_counts->per_kernel_for(sheet.capability_major);
+    const bool own_cc = &k != &o.kernel_counts->per_kernel_s;
     set_overhead(&HardwareRates::decode_kernel_overhead_s, k);
     set_overhead(&HardwareRates::prompt_launch_overhead_s, o.kernel_counts->per_prompt_launch_s);
     set_overhead(&HardwareRates::counted_prompt_block_fp8_s, o.kernel_counts->prompt_block_fp8_s);
@@ -152,9 +153,10 @@ PerfHardware perf_hardware_from(const DatasheetFigures& sheet,
     basis += "; for the architectures whose kernels were counted (" +
              std::to_string(o.kernel_counts->architectures.size()) + ", data/perf_defaults.json kernel_counts, " +
              (o.kernel_counts->fitted ? "fitted" : "not fitted") + "), instead of the per-layer terms: " +
-             fmt(k.expected * 1e6) + " us [" + fmt(k.min * 1e6) + "-" + fmt(k.max * 1e6) +
-             "] per kernel of a decode step, " + fmt(pl.expected * 1e6) + " us [" + fmt(pl.min * 1e6) + "-" +
-             fmt(pl.max * 1e6) + "] per kernel launched in a step with prompt tokens + " + fmt(pf.expected * 1e6) +
+             fmt(k.expected * 1e6) + " us [" + fmt(k.min * 1e6) + "-" + fmt(k.max * 1e6) + "] per kernel of a decode step" +
+             (own_cc ? " (compute capability " + std::to_string(*sheet.capability_major) + ".x)" : std::string()) +
+             ", " + fmt(pl.expected * 1e6) + " us [" + fmt(pl.min * 1e6) + "-" + fmt(pl.max * 1e6) +
+             "] per kernel launched in a step with prompt tokens + " + fmt(pf.expected * 1e6) +
              " us per block-scaled FP8 GEMM in it";
   }
 
@@ -230,6 +232,7 @@ DatasheetFigures datasheet_figures(const GpuSpec& gpu, std::string_view compute_
   // A MIG slice is one card: no collective of its own crosses hosts.
   if (!gpu.mig && gpu.node_gpus) s.scale_up_gpus = gpu.interconnect.nvlink_domain_gpus.value_or(*gpu.node_gpus);
   s.network_gbit = gpu.interconnect.network_gbit;
+  if (gpu.compute_capability) s.capability_major = gpu.compute_capability->major;
   return s;
 }
 

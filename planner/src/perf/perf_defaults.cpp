@@ -52,6 +52,19 @@ KernelCountDefaults read_kernel_counts(const JsonView& k) {
     out.fitted = out.fitted || cost.opt_bool("fitted").value_or(false);
     if (!cost.get("sources")) cost.fail("every default needs its sources");
   }
+  if (auto by_cc = k.get("kernel_us_by_capability"))
+    for (const auto& [major, cost] : by_cc->members()) {
+      int cc = 0;
+      try {
+        cc = std::stoi(major);
+      } catch (const std::exception&) {
+        cost.fail("expected a compute capability major as the key");
+      }
+      if (cc < 1 || cc > 99 || std::to_string(cc) != major) cost.fail("expected a compute capability major in 1..99 as the key");
+      out.per_kernel_s_by_capability[cc] = read_nonnegative(cost, 1e-6, std::numeric_limits<double>::infinity());
+      out.fitted = out.fitted || cost.opt_bool("fitted").value_or(false);
+      if (!cost.get("sources")) cost.fail("every default needs its sources");
+    }
   for (const auto& [arch, e] : k.at("architectures").members()) {
     LayerKernelCounts c;
     c.weights = e.req_string("weights");
@@ -179,6 +192,13 @@ const LayerKernelCounts* StepOverheadDefaults::counted_layers(std::string_view v
   if (it == kernel_counts->architectures.end() || it->second.weights != weights) return nullptr;
   if (it->second.capability_major && *it->second.capability_major != capability_major) return nullptr;
   return &it->second;
+}
+
+const DefaultRange& KernelCountDefaults::per_kernel_for(std::optional<int> capability_major) const {
+  if (capability_major)
+    if (const auto it = per_kernel_s_by_capability.find(*capability_major); it != per_kernel_s_by_capability.end())
+      return it->second;
+  return per_kernel_s;
 }
 
 const StepOverheadDefaults& PerfDefaults::step_overhead_for(std::string_view engine) const {

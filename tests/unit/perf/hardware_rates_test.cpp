@@ -76,6 +76,22 @@ TEST(PerfDefaults, BadRangeNamesFileAndField) {
   }
 }
 
+// A per-capability kernel cost is keyed by a compute capability major: "9", not "sm90" or "9.0".
+TEST(PerfDefaults, KernelCostByCapabilityNeedsAMajorAsItsKey) {
+  nlohmann::json d = read_json_file(test::source_dir() / "data" / "perf_defaults.json");
+  auto& by_cc = d["step_overhead"]["engines"]["sglang"]["kernel_counts"]["kernel_us_by_capability"];
+  by_cc["9.0"] = by_cc["9"];
+  test::ScratchDir dir;
+  const auto path = dir.write("perf.json", d.dump());
+  try {
+    load_perf_defaults(path);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InputFile);
+    EXPECT_NE(std::string(e.what()).find("kernel_us_by_capability/9.0"), std::string::npos) << e.what();
+  }
+}
+
 TEST(PerfDefaults, StepOverheadNeedsADefaultEntryAndNonNegativeFigures) {
   nlohmann::json doc = read_json_file(test::source_dir() / "data" / "perf_defaults.json");
   test::ScratchDir dir;
@@ -181,6 +197,27 @@ TEST(PerfHardware, BlockFp8GemmTermFollowsTheGpuVendor) {
       << mi.basis;
   // Engines without the term: none on any vendor.
   EXPECT_EQ(perf_hardware_from(amd, std::nullopt, d, "vllm").expected.block_fp8_gemm_overhead_s, 0);
+}
+
+// SGLang's cost per counted decode kernel: 4.5 us fitted on B200, 2.7 us on Hopper, fitted apart
+// (data/perf_defaults.json kernel_counts.kernel_us / kernel_us_by_capability."9").
+TEST(PerfHardware, CountedKernelCostFollowsTheComputeCapability) {
+  const PerfDefaults d = shipped_defaults();
+  DatasheetFigures sheet = h100_sheet();
+  sheet.vendor = "nvidia";
+  sheet.capability_major = 10;
+  EXPECT_DOUBLE_EQ(perf_hardware_from(sheet, std::nullopt, d, "sglang").expected.decode_kernel_overhead_s, 4.5e-6);
+  sheet.capability_major = 9;
+  const PerfHardware hopper = perf_hardware_from(sheet, std::nullopt, d, "sglang");
+  EXPECT_DOUBLE_EQ(hopper.expected.decode_kernel_overhead_s, 2.7e-6);
+  EXPECT_NE(hopper.basis.find("2.7 us [1.9-8.7] per kernel of a decode step (compute capability 9.x)"), std::string::npos)
+      << hopper.basis;
+  sheet.capability_major.reset();  // unknown: the general value
+  EXPECT_DOUBLE_EQ(perf_hardware_from(sheet, std::nullopt, d, "sglang").expected.decode_kernel_overhead_s, 4.5e-6);
+  // From the catalogue: the H200 is 9.0.
+  const GpuCatalog cat = GpuCatalog::load(test::source_dir() / "data" / "gpus.json");
+  EXPECT_DOUBLE_EQ(perf_hardware_from(cat.find("h200"), nullptr, "bf16", d, "sglang").expected.decode_kernel_overhead_s,
+                   2.7e-6);
 }
 
 TEST(PerfHardware, CalibrationWinsAndCollapsesTheRange) {

@@ -33,6 +33,7 @@ struct DatasheetFigures {
   //! Scale-out NIC per GPU, Gb/s one direction: the catalogue's reference platform, or nullopt
   //! (perf_hardware_from assumes PerfDefaults::network_gbit_default and says so).
   std::optional<double> network_gbit;
+  std::optional<int> capability_major;  //!< NVIDIA compute capability major (selects fitted per-kernel costs)
 };
 
 //! Figures measured on the card (a calibration file).

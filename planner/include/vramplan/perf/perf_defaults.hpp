@@ -59,6 +59,11 @@ std::string_view kernel_count_format(const std::vector<bool>& block_scaled_fp8, 
 struct KernelCountDefaults {
   std::string vendor;       //!< data/gpus.json vendor the counts were read for ("nvidia")
   DefaultRange per_kernel_s;  //!< seconds per counted kernel of a decode step (file: kernel_us)
+  //! The same for the GPUs of one compute capability major, where it was fitted apart (file:
+  //! kernel_us_by_capability, keyed "9"); per_kernel_s serves the others.
+  std::map<int, DefaultRange> per_kernel_s_by_capability;
+  //! per_kernel_s_by_capability's entry for `capability_major`, else per_kernel_s.
+  const DefaultRange& per_kernel_for(std::optional<int> capability_major) const;
   //! Seconds per kernel a forward with prompt tokens launches (file: prompt_launch_us) and extra
   //! seconds per block-scaled FP8 GEMM launch in it (file: prompt_block_fp8_gemm_us).
   DefaultRange per_prompt_launch_s, prompt_block_fp8_s;

@@ -86,6 +86,11 @@ Bytes parse_gpu_memory(std::string_view text, const std::string& what) {
   return b;
 }
 
+std::optional<std::uint64_t> fabric_gpus(const GpuSpec& gpu) {
+  if (gpu.mig || !gpu.node_gpus) return std::nullopt;
+  return gpu.interconnect.nvlink_domain_gpus.value_or(*gpu.node_gpus);
+}
+
 GpuSpec with_reported_total(GpuSpec spec, Bytes total) {
   if (total.count() == 0) throw_usage("GPU memory for '" + spec.id + "' must be more than 0");
   const double physical = spec.marketed_gb * static_cast<double>(kGiB);

@@ -53,7 +53,7 @@ void set_network(const DatasheetFigures& sheet, const PerfDefaults& d, HardwareR
   slow.network_latency_s = d.network_latency_s.max;
   fast.network_latency_s = d.network_latency_s.min;
   basis += "; beyond " + std::to_string(sheet.scale_up_gpus) + " GPUs (one " +
-           (sheet.scale_up_gpus > 8 ? "NVLink domain" : "host") + "): network " +
+           (sheet.scale_up_is_nvlink_domain ? "NVLink domain" : "host") + "): network " +
            (sheet.network_gbit ? fmt(*sheet.network_gbit) + " Gb/s per GPU (data/gpus.json reference platform)"
                                : range_text(d.network_gbit_default) +
                                      " Gb/s per GPU (assumed: no reference platform for this card)") +
@@ -229,8 +229,8 @@ DatasheetFigures datasheet_figures(const GpuSpec& gpu, std::string_view compute_
       s.link_label = "PCIe gen " + std::to_string(it->first) + " x16 " + fmt(it->second) + " GB/s";
     }
   }
-  // A MIG slice is one card: no collective of its own crosses hosts.
-  if (!gpu.mig && gpu.node_gpus) s.scale_up_gpus = gpu.interconnect.nvlink_domain_gpus.value_or(*gpu.node_gpus);
+  s.scale_up_gpus = fabric_gpus(gpu).value_or(0);
+  s.scale_up_is_nvlink_domain = gpu.interconnect.nvlink_domain_gpus.has_value();
   s.network_gbit = gpu.interconnect.network_gbit;
   if (gpu.compute_capability) s.capability_major = gpu.compute_capability->major;
   return s;

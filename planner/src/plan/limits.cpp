@@ -100,8 +100,7 @@ MinGpusResult min_gpus(const PlanSession& session, const Scenario& scenario, con
   // twice a layer over the network (docs/performance.md "Across hosts"), so on 8-GPU hosts 16 GPUs
   // try tp8 pp2 before tp16, as vLLM advises for multi-node (docs/serving/parallelism_scaling.md:
   // TP per node, PP across nodes). An engine without PP still gets tp16.
-  const GpuSpec& gpu = scenario.gpu;
-  const std::uint64_t fabric = gpu.node_gpus ? gpu.interconnect.nvlink_domain_gpus.value_or(*gpu.node_gpus) : 0;
+  const std::uint64_t fabric = fabric_gpus(scenario.gpu).value_or(0);
   std::vector<Parallel> layouts;
   for (std::uint64_t n = 1; n <= max_gpus; ++n) {
     const std::size_t first = layouts.size();

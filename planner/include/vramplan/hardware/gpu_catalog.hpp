@@ -204,6 +204,11 @@ class GpuCatalog {
 //! "custom:46068MiB" -> a GpuSpec with only the reported total known (UserSupplied); every other
 //! figure is unset. Throws Error(Usage) on a malformed or zero size.
 GpuSpec custom_gpu(std::string_view text);
+//! GPUs one GPU fabric joins: the NVLink domain where it reaches beyond a host (GB200 NVL72: 72),
+//! else the host's node_gpus; nullopt when the node size is unknown or for a MIG slice (one card).
+//! A collective over more GPUs crosses hosts (docs/performance.md "Across hosts").
+std::optional<std::uint64_t> fabric_gpus(const GpuSpec& gpu);
+
 //! The same card with a user-given reported total (--gpu-memory 79.22GiB); other figures kept.
 //! Throws Error(Usage) when total is zero or more than the card physically has (its marketed
 //! size read as GiB, the larger reading: an "80GB" H100 has 80 GiB of HBM).

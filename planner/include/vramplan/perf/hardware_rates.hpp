@@ -30,6 +30,7 @@ struct DatasheetFigures {
   //! GPUs the link joins (GpuSpec::node_gpus, or a wider NVLink domain); 0 = unknown: every
   //! group is priced on the link.
   std::uint64_t scale_up_gpus = 0;
+  bool scale_up_is_nvlink_domain = false;  //!< the fabric is an NVLink domain beyond a host (NVL72)
   //! Scale-out NIC per GPU, Gb/s one direction: the catalogue's reference platform, or nullopt
   //! (perf_hardware_from assumes PerfDefaults::network_gbit_default and says so).
   std::optional<double> network_gbit;

@@ -165,6 +165,13 @@ TEST(CheckCli, MinGpusBeyondAHostKeepsTensorParallelismInsideIt) {
   EXPECT_EQ(m["gpus"], 16);
   EXPECT_EQ(m["tp"], 8);
   EXPECT_EQ(m["pp"], 2);
+  // A check of that layout spans two hosts; one of tp8 stays in one.
+  const auto two = run_cli({"check", "--model", "kimi-k2-instruct", "--gpu", "h100-sxm-80", "--max-model-len", "8192",
+                            "-tp", "8", "-pp", "2", "--json"});
+  EXPECT_EQ(nlohmann::json::parse(two.out)["layout"]["hosts_per_replica"], 2) << two.err;
+  const auto one = run_cli({"check", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--max-model-len", "8192",
+                            "-tp", "8", "--replicas", "2", "--json"});
+  EXPECT_EQ(nlohmann::json::parse(one.out)["layout"]["hosts_per_replica"], 1) << one.err;
   // At 9 GPUs (more than a host), tp1 pp9 is tried before tp9.
   std::vector<std::pair<int, int>> order;
   for (const auto& t : m["tried"]) order.emplace_back(t["tp"].get<int>(), t["pp"].get<int>());

@@ -1,5 +1,6 @@
 // Renderings of a check: one line (+ limits and batch table when asked), vramplan.check/1 JSON,
 // and a Markdown section for a quote document.
+#include <algorithm>
 #include <cstdio>
 
 #include "vramplan/core/text.hpp"
@@ -10,6 +11,15 @@
 
 namespace vramplan::plan {
 namespace {
+
+// Hosts one replica spans: its GPUs over the card's node_gpus (a deployment beyond one host is
+// launched node by node and its collectives cross the network: docs/compatibility.md "Multi-node",
+// docs/performance.md "Across hosts"); null where the catalogue gives no node size.
+nlohmann::json hosts_per_replica(const CheckOutcome& o) {
+  if (!o.gpu.node_gpus || *o.gpu.node_gpus == 0) return nullptr;
+  const std::uint64_t gpus = o.eval.gpus_total() / std::max<std::uint64_t>(o.eval.replicas, 1);
+  return (gpus + *o.gpu.node_gpus - 1) / *o.gpu.node_gpus;
+}
 
 std::string signed_gib(std::int64_t bytes) {
   // Appended piece by piece: g++ 12 gives a false -Wrestrict on literal + std::string chains.
@@ -278,7 +288,7 @@ nlohmann::json check_json(const CheckOutcome& o) {
                {"reported_basis", std::string(memory_basis_name(o.gpu.reported_basis))}}},
       {"layout", {{"tp", o.eval.parallel.tp}, {"pp", o.eval.parallel.pp}, {"replicas", o.eval.replicas},
                   {"data_parallel", o.eval.plan.engine_view.value("data_parallel_size", std::uint64_t{1})},
-                  {"gpus", o.eval.gpus_total()}}},
+                  {"gpus", o.eval.gpus_total()}, {"hosts_per_replica", hosts_per_replica(o)}}},
       {"workload", {{"batch_per_replica", fit.batch}, {"context", fit.context},
                     {"per_sequence_kv_bytes", fit.per_sequence_kv},
                     {"sequences_in_pool", fit.expected_sequences},

@@ -500,29 +500,26 @@ inline bool is_fit_record(const std::string& id) {
   return false;
 }
 
+//! Each of `records` simulated as `setup` ("simulated" by id) says, the servers of one file kept
+//! across its records (ColdServers).
+inline std::vector<ServingComparison> simulate_all(const std::vector<nlohmann::json>& records,
+                                                   const nlohmann::json& setup) {
+  std::vector<ServingComparison> v;
+  ColdServers servers;
+  for (const auto& r : records)
+    v.push_back(simulate_record(r, setup.at("simulated").at(r.at("id").get<std::string>()), DataRoot{source_dir()}, &servers));
+  return v;
+}
+
 //! Every record of serving_records.jsonl, simulated once per test run.
 inline const std::vector<ServingComparison>& serving_comparisons() {
-  static const std::vector<ServingComparison> all = [] {
-    const auto setup = serving_setup();
-    std::vector<ServingComparison> v;
-    ColdServers servers;
-    for (const auto& r : serving_records())
-      v.push_back(simulate_record(r, setup.at("simulated").at(r.at("id").get<std::string>()), DataRoot{source_dir()}, &servers));
-    return v;
-  }();
+  static const std::vector<ServingComparison> all = simulate_all(serving_records(), serving_setup());
   return all;
 }
 
 //! Every record of serving_extra_records.jsonl, simulated once per test run.
 inline const std::vector<ServingComparison>& serving_extra_comparisons() {
-  static const std::vector<ServingComparison> all = [] {
-    const auto setup = serving_extra_setup();
-    std::vector<ServingComparison> v;
-    ColdServers servers;
-    for (const auto& r : serving_extra_records())
-      v.push_back(simulate_record(r, setup.at("simulated").at(r.at("id").get<std::string>()), DataRoot{source_dir()}, &servers));
-    return v;
-  }();
+  static const std::vector<ServingComparison> all = simulate_all(serving_extra_records(), serving_extra_setup());
   return all;
 }
 

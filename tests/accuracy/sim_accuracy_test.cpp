@@ -191,7 +191,8 @@ TEST(SimAccuracy, EveryTranscribedRunIsSetUpAndRunsToCompletion) {
   const auto setup = serving_extra_setup();
   std::set<std::string> ground;
   for (const auto& r : serving_records()) ground.insert(r.at("id").get<std::string>());
-  for (const auto& x : serving_setup().at("not_simulated")) ground.insert(x.at("id").get<std::string>());
+  const auto ground_setup = serving_setup();  // held: a range-for over .at() of a temporary dangles
+  for (const auto& x : ground_setup.at("not_simulated")) ground.insert(x.at("id").get<std::string>());
   for (const auto& r : serving_extra_records()) {
     const std::string id = r.at("id");
     EXPECT_TRUE(setup.at("simulated").contains(id)) << id;

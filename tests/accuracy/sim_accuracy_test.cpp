@@ -1136,7 +1136,7 @@ constexpr const char* kExtraFindings =
     "no memory size: the 80 GB board is assumed; the 40 GB one, 24 % less bandwidth, would put the one-user step "
     "about 10 % above the measured one. At 16 - 100 users the decode step is predicted 14 - 22 % short (TPOT), and "
     "throughput +13 to +26 %: the shortfall at batch the SGLang records above show for other dense models "
-    "(Ministral-3-14B on MI300X, Gemma-4-31B on H200), not in the datasheet step model. The p99 TTFTs at 16 - 100 "
+    "(Ministral-3-14B and Gemma-4-31B on MI300X), not in the datasheet step model. The p99 TTFTs at 16 - 100 "
     "users are predicted far too long (+30 to +1,310 %), and the 8,000-token one-user median TTFT +29 %: the runs "
     "were made one after another on one server, and bench_serving's seed-1 prompts repeat across them (prompt i is "
     "the same ShareGPT turn cut to each run's drawn length, tests/accuracy/bench_serving_lengths.hpp), so the radix "
@@ -1173,10 +1173,10 @@ std::string extra_section() {
   const auto& extra = serving_extra_comparisons();
   std::ostringstream md;
   md << "\n## Runs beyond the ground truth\n\n"
-     << "Serving runs vramplan transcribed from public pages after every default above was set "
-        "(`tests/accuracy/data/serving_extra_records.jsonl`, each with its `source` and the printed lines; set up by "
-        "`serving_extra_setup.json`). They are not in the targets' medians, which are the ground truth's; their own "
-        "medians:\n\n| figure | records | median \\|error\\| |\n|---|---|---|\n";
+     << "Serving runs vramplan transcribed from public pages (`tests/accuracy/data/serving_extra_records.jsonl`, each "
+        "with its `source` and the printed lines; set up by `serving_extra_setup.json`). No default is fitted on them: "
+        "they hold out every fit, Hopper's per-kernel cost included (fitted on a ground-truth run after they were "
+        "transcribed). They are not in the targets' medians, which are the ground truth's; their own medians:\n\n| figure | records | median \\|error\\| |\n|---|---|---|\n";
   for (const auto& f : families()) {
     const auto e = errors(f, "", false, extra);
     md << "| " << f.label << " | " << e.size() << " | " << (e.empty() ? "-" : fmt("%.1f %%", median_abs(e))) << " |\n";

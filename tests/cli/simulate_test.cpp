@@ -170,6 +170,26 @@ TEST(SimulateCli, DpAttentionRunsItsRanksInLockstep) {
   EXPECT_NE(t.err.find("a server of SGLang DP-attention ranks"), std::string::npos) << t.err;
 }
 
+// Two 8-GPU H100 hosts serving Llama-3.1-70B to one user: at TP 16 every one of the 160
+// all-reduces of a decode step crosses the network (45 us each against 10 us on NVLink,
+// docs/performance.md "Across hosts"), about 5.6 ms more a token, so TP 8 x PP 2 (two hand-offs a
+// token between the hosts) decodes faster, as vLLM's multi-node advice has it: 12.56 against
+// 10.30 ms (2026-12-07). On one NVLink fabric TP 16 came out the faster: 12.56 - 160 x 35 us = 6.96 ms.
+TEST(SimulateCli, TensorParallelismAcrossHostsPaysTheNetwork) {
+  const auto tpot = [](std::vector<std::string> layout) {
+    std::vector<std::string> args = {"simulate", "--model", "llama-3.1-70b", "--gpu", "h100-sxm-80", "--engine",
+                                     "vllm@0.19", "--max-model-len", "4096", "--concurrency", "1", "--requests", "3",
+                                     "--input-len", "256", "--output-len", "64", "--json"};
+    args.insert(args.end(), layout.begin(), layout.end());
+    const CliResult r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out).at("latency_ms").at("tpot").at("p50").get<double>();
+  };
+  const double tp16 = tpot({"--tensor-parallel-size", "16"});
+  const double tp8_pp2 = tpot({"--tensor-parallel-size", "8", "--pipeline-parallel-size", "2"});
+  EXPECT_GT(tp16, tp8_pp2 + 1.0) << tp16 << " ms against " << tp8_pp2 << " ms";
+}
+
 TEST(SimulateCli, VllmDataParallelEnginesStepTogether) {
   // Qwen3-30B-A3B on 4 x H100 as vLLM 0.19 serves it with --data-parallel-size 4
   // --enable-expert-parallel: four engines of one GPU, each with the plan's pool and limits,

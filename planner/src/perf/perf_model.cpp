@@ -19,7 +19,7 @@ double group_link_bytes_per_s(const HardwareRates& r, std::uint64_t group) {
 
 std::uint64_t hosts_spanned(const HardwareRates& r, std::uint64_t gpus) {
   if (r.scale_up_gpus == 0 || gpus <= r.scale_up_gpus) return 1;
-  return (gpus + r.scale_up_gpus - 1) / r.scale_up_gpus;
+  return ceil_div(gpus, r.scale_up_gpus);
 }
 
 CollectiveLink collective_link(const HardwareRates& r, std::uint64_t group) {
@@ -219,6 +219,14 @@ Round decode_round(const PerfModelShape& shape, const HardwareRates& r, std::uin
   return round;
 }
 
+// The attended tokens of `b` sequences all at context `ctx`, a `fraction` of them per micro-batch.
+auto uniform_attended(const PerfModelShape& shape, double b, double ctx) {
+  return [&shape, b, ctx](double fraction, double* sums) {
+    for (std::size_t g = 0; g < shape.attention.size(); ++g)
+      sums[g] = fraction * b * attended(ctx, shape.attention[g].window);
+  };
+}
+
 const HardwareRates& slow_rates(const PerfHardware& hw) { return hw.slow ? *hw.slow : hw.expected; }
 const HardwareRates& fast_rates(const PerfHardware& hw) { return hw.fast ? *hw.fast : hw.expected; }
 
@@ -363,14 +371,19 @@ StepBreakdown decode_step(const PerfModelShape& shape, const HardwareRates& rate
   return decode_step_sums(shape, rates, b, sums);
 }
 
+DecodeRound uniform_decode_round(const PerfModelShape& shape, const HardwareRates& rates, std::uint64_t sequences,
+                                 std::uint64_t uniform_context) {
+  check_shape(shape);
+  const Round round = decode_round(
+      shape, rates, sequences,
+      uniform_attended(shape, static_cast<double>(sequences), static_cast<double>(uniform_context)));
+  return {round.seconds, round.bubble};
+}
+
 DecodeResult estimate_decode(const PerfModelShape& shape, const PerfHardware& hw,
                              const DecodeBatch& batch) {
-  const double ctx = static_cast<double>(batch.context);
-  const double b = static_cast<double>(batch.sequences);
-  return decode_result(shape, hw, batch.sequences, [&](double fraction, double* sums) {
-    for (std::size_t g = 0; g < shape.attention.size(); ++g)
-      sums[g] = fraction * b * attended(ctx, shape.attention[g].window);
-  });
+  return decode_result(shape, hw, batch.sequences,
+                       uniform_attended(shape, static_cast<double>(batch.sequences), static_cast<double>(batch.context)));
 }
 
 DecodeResult estimate_decode(const PerfModelShape& shape, const PerfHardware& hw,

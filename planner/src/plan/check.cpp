@@ -36,18 +36,6 @@ std::string planning_reason(const PlanSession& session, const Scenario& s, const
   return r + "; no layout of up to " + std::to_string(req.max_gpus) + " x " + out.gpu.id + " fits (--max-gpus)";
 }
 
-// The command that starts the engine as `plan` planned it (launch_command.hpp takes a plan's
-// outcome; a check holds the plan and the layout).
-LaunchCommand launch_of(const memory::MemoryPlan& plan, const GpuSpec& gpu, const Parallel& p,
-                        const memory::EngineArgs& args, const std::string& model) {
-  memory::PlanOutcome o;
-  o.plan = plan;
-  o.gpu = memory::gpu_target_of(gpu);
-  o.tp = p.tp;
-  o.pp = p.pp;
-  return launch_command(o, args, model);
-}
-
 // The rate view's latency targets: --slo, else --max-ttft / --max-tpot read as p99 targets
 // (the distribution's tail under arrivals stands in for the batch's single value), else none:
 // the rate must only not overload the engine.
@@ -138,7 +126,7 @@ CheckOutcome run_check(const CheckRequest& req, const DataRoot& root, std::uniqu
     out.warnings.push_back("the activation and non-torch figures of " + out.eval.fit.engine +
                            " were fitted on NVIDIA H100 logs: unvalidated on AMD GPUs");
   out.line = fit_line(out.eval.fit, out.gpu.id, out.eval.gpus_total(), p.tp, p.pp, req.replicas);
-  if (out.eval.fit.verdict != Verdict::DoesNotFit) out.launch = launch_of(out.eval.plan, out.gpu, p, req.args, req.model);
+  if (out.eval.fit.verdict != Verdict::DoesNotFit) out.launch = launch_command(out.eval.plan, out.gpu, p.tp, p.pp, req.args, req.model);
 
   if (req.limits) {
     CheckLimits l;
@@ -181,8 +169,8 @@ CheckOutcome run_check(const CheckRequest& req, const DataRoot& root, std::uniqu
       std::optional<std::uint64_t> batch;
       if (const std::string flag = running_cap_flag(req.engine); flag.empty()) batch = out.range_cap;
       else args[flag] = std::to_string(out.range_cap);
-      out.range_launch =
-          launch_of(session.plan(out.gpu, args, req.weights, {batch, req.context}), out.gpu, p, args, req.model);
+      out.range_launch = launch_command(session.plan(out.gpu, args, req.weights, {batch, req.context}), out.gpu, p.tp,
+                                        p.pp, args, req.model);
     }
     // Name data files relative to the data root, as everywhere else in the output (and so the
     // text does not depend on where vramplan is installed).

@@ -1,8 +1,8 @@
 // Renderings of a check: one line (+ limits and batch table when asked), vramplan.check/1 JSON,
 // and a Markdown section for a quote document.
-#include <algorithm>
 #include <cstdio>
 
+#include "vramplan/core/bytes.hpp"
 #include "vramplan/core/text.hpp"
 #include "vramplan/model/load.hpp"
 #include "vramplan/plan/check.hpp"
@@ -17,8 +17,7 @@ namespace {
 // docs/performance.md "Across hosts"); null where the catalogue gives no node size.
 nlohmann::json hosts_per_replica(const CheckOutcome& o) {
   if (!o.gpu.node_gpus || *o.gpu.node_gpus == 0) return nullptr;
-  const std::uint64_t gpus = o.eval.gpus_total() / std::max<std::uint64_t>(o.eval.replicas, 1);
-  return (gpus + *o.gpu.node_gpus - 1) / *o.gpu.node_gpus;
+  return ceil_div(o.eval.gpus_per_replica(), *o.gpu.node_gpus);
 }
 
 std::string signed_gib(std::int64_t bytes) {
@@ -354,7 +353,7 @@ std::string check_markdown(const CheckOutcome& o) {
   cfg.add_row({"GPU", o.gpu.id + " (" + format_gib(o.gpu.reported_total) + " reported, " +
                           std::string(memory_basis_name(o.gpu.reported_basis)) + ")"});
   const std::uint64_t engines = plan.engine_view.value("data_parallel_size", std::uint64_t{1});
-  const std::uint64_t replica_gpus = o.eval.gpus_total() / std::max<std::uint64_t>(1, o.eval.replicas);
+  const std::uint64_t replica_gpus = o.eval.gpus_per_replica();
   cfg.add_row({"layout", layout(o.eval.parallel, engines) +
                              (o.eval.replicas > 1 ? " x " + std::to_string(o.eval.replicas) + " replicas" : "")});
   cfg.add_row({"engine", plan.engine_profile_note});

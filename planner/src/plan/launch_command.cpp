@@ -7,6 +7,8 @@
 #include <string_view>
 #include <utility>
 
+#include "vramplan/core/bytes.hpp"
+
 namespace vramplan::plan {
 namespace {
 
@@ -52,7 +54,7 @@ void vllm_dp_nodes(const memory::PlanOutcome& o, LaunchCommand& c) {
   const std::uint64_t engine_gpus = o.tp * o.pp;
   if (dp < 2 || !o.gpu.node_gpus || dp * engine_gpus <= *o.gpu.node_gpus || engine_gpus > *o.gpu.node_gpus) return;
   const std::uint64_t local = *o.gpu.node_gpus / engine_gpus;
-  const std::uint64_t nodes = (dp + local - 1) / local;
+  const std::uint64_t nodes = ceil_div(dp, local);
   c.argv.insert(c.argv.end(), {"--data-parallel-size-local", std::to_string(local), "--data-parallel-address", "NODE0_IP",
                                "--data-parallel-rpc-port", "13345"});
   std::string others;
@@ -231,6 +233,16 @@ LaunchCommand launch_command(const memory::PlanOutcome& outcome, const memory::E
     c.note = c.note.empty() ? fill : fill + "; " + c.note;
   }
   return c;
+}
+
+LaunchCommand launch_command(const memory::MemoryPlan& plan, const GpuSpec& gpu, std::uint64_t tp, std::uint64_t pp,
+                             const memory::EngineArgs& args, const std::string& model) {
+  memory::PlanOutcome o;
+  o.plan = plan;
+  o.gpu = memory::gpu_target_of(gpu);
+  o.tp = tp;
+  o.pp = pp;
+  return launch_command(o, args, model);
 }
 
 nlohmann::json launch_json(const LaunchCommand& c) {

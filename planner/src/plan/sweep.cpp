@@ -97,15 +97,10 @@ PointResult evaluate_point(const GpuFixed& g, const perf::PerfModelShape& shape,
   }
   p.fits = p.verdict == Verdict::Fits || (p.verdict == Verdict::Marginal && !policy.conservative);
   if (p.fits && g.rates) {
-    const std::uint64_t stages = std::max<std::uint32_t>(shape.pp, 1);
-    const std::uint64_t micro = std::min(stages, batch);
-    const std::uint64_t per_micro = ceil_div(batch, micro);
-    const perf::StepBreakdown s = perf::decode_step(shape, *g.rates, per_micro, context);
-    const double step = s.kernels_s + s.comm_s + s.overhead_s;
-    const double slots = static_cast<double>(std::max(micro, stages));
-    p.tpot_s = slots * step + perf::pipeline_handoff_seconds(shape, *g.rates, static_cast<double>(per_micro));
+    const perf::DecodeRound round = perf::uniform_decode_round(shape, *g.rates, batch, context);
+    p.tpot_s = round.seconds;
     p.tokens_per_s = static_cast<double>(batch) / p.tpot_s;
-    p.pipeline_bubble = 1.0 - static_cast<double>(micro) / slots;
+    p.pipeline_bubble = round.bubble;
   }
   return p;
 }

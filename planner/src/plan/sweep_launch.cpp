@@ -32,12 +32,8 @@ void attach_launch_commands(SweepResult& result, const SweepRequest& request, co
     args = session->with_parallel(session->without_context(args), {row.tp, row.pp});
     const std::optional<std::string> weights =
         row.weights == "checkpoint" ? std::nullopt : std::optional<std::string>(row.weights);
-    memory::PlanOutcome o;
-    o.plan = session->plan(gpu, args, weights, {ceil_div(row.batch, row.replicas), row.context});
-    o.gpu = memory::gpu_target_of(gpu);
-    o.tp = row.tp;
-    o.pp = row.pp;
-    row.launch = launch_command(o, args, given);
+    row.launch = launch_command(session->plan(gpu, args, weights, {ceil_div(row.batch, row.replicas), row.context}), gpu,
+                                row.tp, row.pp, args, given);
   }
 }
 

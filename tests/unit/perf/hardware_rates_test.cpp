@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <initializer_list>
+#include <string_view>
+
 #include "support/test_support.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/io/json_file.hpp"
@@ -62,18 +66,22 @@ TEST(PerfHardware, NetworkBeyondTheHostFromTheReferencePlatform) {
   EXPECT_NE(gb200.basis.find("beyond 72 GPUs (one NVLink domain)"), std::string::npos);
 }
 
+// Loading `path` fails as a bad input file whose message names every one of `needles`.
+void expect_defaults_error(const std::filesystem::path& path, std::initializer_list<std::string_view> needles) {
+  try {
+    load_perf_defaults(path);
+    ADD_FAILURE() << "expected an error naming " << *needles.begin();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InputFile);
+    for (const auto needle : needles) EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
 TEST(PerfDefaults, BadRangeNamesFileAndField) {
   test::ScratchDir dir;
   const auto path = dir.write("perf.json", R"({"schema": "vramplan.perf-defaults/1",
     "bandwidth_efficiency": {"min": 0.9, "expected": 0.8, "max": 0.95, "sources": []}})");
-  try {
-    load_perf_defaults(path);
-    FAIL() << "expected an error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::InputFile);
-    EXPECT_NE(std::string(e.what()).find("/bandwidth_efficiency"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("perf.json"), std::string::npos) << e.what();
-  }
+  expect_defaults_error(path, {"/bandwidth_efficiency", "perf.json"});
 }
 
 // A per-capability kernel cost is keyed by a compute capability major: "9", not "sm90" or "9.0".
@@ -82,28 +90,14 @@ TEST(PerfDefaults, KernelCostByCapabilityNeedsAMajorAsItsKey) {
   auto& by_cc = d["step_overhead"]["engines"]["sglang"]["kernel_counts"]["kernel_us_by_capability"];
   by_cc["9.0"] = by_cc["9"];
   test::ScratchDir dir;
-  const auto path = dir.write("perf.json", d.dump());
-  try {
-    load_perf_defaults(path);
-    FAIL() << "expected an error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::InputFile);
-    EXPECT_NE(std::string(e.what()).find("kernel_us_by_capability/9.0"), std::string::npos) << e.what();
-  }
+  expect_defaults_error(dir.write("perf.json", d.dump()), {"kernel_us_by_capability/9.0"});
 }
 
 TEST(PerfDefaults, StepOverheadNeedsADefaultEntryAndNonNegativeFigures) {
   nlohmann::json doc = read_json_file(test::source_dir() / "data" / "perf_defaults.json");
   test::ScratchDir dir;
-  auto expect_error = [&](const nlohmann::json& j, const std::string& pointer) {
-    const auto path = dir.write("perf.json", j.dump());
-    try {
-      load_perf_defaults(path);
-      FAIL() << "expected an error naming " << pointer;
-    } catch (const Error& e) {
-      EXPECT_EQ(e.kind(), ErrorKind::InputFile);
-      EXPECT_NE(std::string(e.what()).find(pointer), std::string::npos) << e.what();
-    }
+  auto expect_error = [&](const nlohmann::json& j, std::string_view pointer) {
+    expect_defaults_error(dir.write("perf.json", j.dump()), {pointer});
   };
   nlohmann::json negative = doc;
   negative["step_overhead"]["engines"]["vllm"]["layer_us"]["min"] = -1;

@@ -33,8 +33,8 @@ struct DatasheetFigures {
   bool scale_up_is_nvlink_domain = false;  //!< the fabric is an NVLink domain beyond a host (NVL72)
   //! Scale-out NIC per GPU, Gb/s one direction: the catalogue's reference platform, or nullopt
   //! (perf_hardware_from assumes PerfDefaults::network_gbit_default and says so).
-  std::optional<double> network_gbit;
-  std::optional<int> capability_major;  //!< NVIDIA compute capability major (selects fitted per-kernel costs)
+  std::optional<double> network_gbit{};
+  std::optional<int> capability_major{};  //!< NVIDIA compute capability major (selects fitted per-kernel costs)
 };
 
 //! Figures measured on the card (a calibration file).

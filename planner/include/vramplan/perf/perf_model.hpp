@@ -327,6 +327,16 @@ DecodeResult estimate_decode(const PerfModelShape& shape, const PerfHardware& hw
 //! 1 / tp slice, through its NIC.
 double pipeline_handoff_seconds(const PerfModelShape& shape, const HardwareRates& rates, double tokens);
 
+//! One decode round of `sequences` sequences all at `uniform_context`, with explicit rates:
+//! estimate_decode's round (micro-batches through the pipeline stages, their bubble, the hand-offs
+//! between hosts) at one end of the range, for inner loops (the sweep's points).
+struct DecodeRound {
+  double seconds = 0;  //!< time per output token
+  double bubble = 0;   //!< idle fraction of each stage
+};
+DecodeRound uniform_decode_round(const PerfModelShape& shape, const HardwareRates& rates, std::uint64_t sequences,
+                                 std::uint64_t uniform_context);
+
 //! One stage step with explicit rates; the building block of everything above (exposed for the
 //! benchmark and tests). `context_sum` = sum of the sequences' context lengths; sliding-window
 //! groups use min(context, window) per sequence, so pass uniform batches via `uniform_context`.

@@ -31,8 +31,10 @@ struct Evaluation {
   Parallel parallel;
   std::uint64_t replicas = 1;
   std::string capped_context;  //!< why the default context is shorter than the engine's length ("" = not)
-  //! The engine's own GPUs (its plan's count: vLLM's --data-parallel-size engines included) x replicas.
-  std::uint64_t gpus_total() const { return std::max(parallel.gpus(), plan.gpu_count) * replicas; }
+  //! The engine's own GPUs: its plan's count (vLLM's --data-parallel-size engines included).
+  std::uint64_t gpus_per_replica() const { return std::max(parallel.gpus(), plan.gpu_count); }
+  //! gpus_per_replica() x replicas.
+  std::uint64_t gpus_total() const { return gpus_per_replica() * replicas; }
 };
 
 //! Batch per replica: ceil(batch / replicas), at least 1.

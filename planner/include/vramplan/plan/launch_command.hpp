@@ -22,6 +22,10 @@ struct LaunchCommand {
 //! `model` is the --model the user gave (a catalogue id has no checkpoint path: the note says so).
 LaunchCommand launch_command(const memory::PlanOutcome& outcome, const memory::EngineArgs& args,
                              const std::string& model);
+//! The same for a plan made outside memory::resolve_plan (check, sweep): the plan, the card it was
+//! planned on (its node size decides a launch node by node) and its TP / PP layout.
+LaunchCommand launch_command(const memory::MemoryPlan& plan, const GpuSpec& gpu, std::uint64_t tp, std::uint64_t pp,
+                             const memory::EngineArgs& args, const std::string& model);
 
 nlohmann::json launch_json(const LaunchCommand& command);
 

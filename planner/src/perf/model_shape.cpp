@@ -406,6 +406,13 @@ PerfModelShape one_layer_draft_shape(const PerfModelShape& target, const OneLaye
   s.decode_kernels = target.decode_kernels / layers;
   s.prompt_launches = target.prompt_launches / layers;
   s.extra_allreduces = target.extra_allreduces / layers;
+  // Under SGLang DP attention the draft runs with the target's ranks (its worker shares the
+  // server arguments): its attention over the rank's own tokens, its MoE over all ranks' gathered.
+  s.dp_attention_ranks = target.dp_attention_ranks;
+  s.attention_tp = target.attention_tp;
+  s.attention_weight_bytes = target.attention_weight_bytes / layers;
+  s.attention_params = target.attention_params / layers;
+  s.routed_active_params = target.routed_active_params / layers;
   s.notes.push_back("draft: one decoder layer (the target's mean layer, its few dense-MLP layers counted in) + the shared "
                     "output head + the input projection, per GPU");
   return s;

@@ -708,24 +708,55 @@ void amortize_step_overhead(PerfHardware& hw, std::uint64_t steps) {
   hw.basis += "; host work per step once a round of " + std::to_string(steps) + " decode steps (--num-scheduler-steps)";
 }
 
-double speculative_step_seconds(const PerfModelShape& target, const DraftForwards& draft, const HardwareRates& rates,
-                                const MixedStep& step) {
+namespace {
+// One speculative iteration from its forwards, each timed by `forward(shape, rates, single)`: the
+// target's step with the host's per-step work, the draft extend over every token of the step,
+// and with decoding sequences the draft's single-token forwards (single = true: one token per
+// decoding sequence), both in the iteration (no step term of their own), and the fixed per-step
+// term once per host round of the draft.
+template <class Forward>
+double speculative_iteration(const PerfModelShape& target, const DraftForwards& draft, const HardwareRates& rates,
+                             bool decoding, Forward&& forward) {
   if (!draft.shape) throw_internal("performance model: a speculative step without a draft shape");
-  double t = mixed_step_seconds(target, rates, step);
+  double t = forward(target, rates, false);
   HardwareRates in_iteration = rates;
   in_iteration.step_overhead_s = 0;
   // A step without decoding sequences (SGLang's prefill batch) runs only the draft extend of the
   // draft's rounds (eagle_worker.py forward_batch_generation: forward_draft_extend after the target).
-  const std::uint64_t rounds = step.decode_sequences > 0 ? draft.host_rounds : std::min<std::uint64_t>(draft.host_rounds, 1);
+  const std::uint64_t rounds = decoding ? draft.host_rounds : std::min<std::uint64_t>(draft.host_rounds, 1);
   t += static_cast<double>(rounds) * rates.step_overhead_s;
   // The draft extend runs over every token of the step (SGLang forward_draft_extend /
   // _draft_extend_for_decode, vLLM EagleProposer.propose's first forward).
-  t += mixed_step_seconds(*draft.shape, in_iteration, step);
-  if (step.decode_sequences > 0 && draft.single_token_forwards > 0) {
-    const MixedStep one{step.decode_sequences, step.decode_attended, {}, 1};
-    t += static_cast<double>(draft.single_token_forwards) * mixed_step_seconds(*draft.shape, in_iteration, one);
-  }
+  t += forward(*draft.shape, in_iteration, false);
+  if (decoding && draft.single_token_forwards > 0)
+    t += static_cast<double>(draft.single_token_forwards) * forward(*draft.shape, in_iteration, true);
   return t;
+}
+}  // namespace
+
+double speculative_step_seconds(const PerfModelShape& target, const DraftForwards& draft, const HardwareRates& rates,
+                                const MixedStep& step) {
+  const MixedStep one{step.decode_sequences, step.decode_attended, {}, 1};
+  return speculative_iteration(target, draft, rates, step.decode_sequences > 0,
+                               [&](const PerfModelShape& shape, const HardwareRates& r, bool single) {
+                                 return mixed_step_seconds(shape, r, single ? one : step);
+                               });
+}
+
+double speculative_dp_attention_step_seconds(const PerfModelShape& target, const DraftForwards& draft,
+                                             const HardwareRates& rates, std::span<const MixedStep> ranks) {
+  if (draft.shape && draft.shape->dp_attention_ranks != target.dp_attention_ranks)
+    throw_internal("performance model: a DP-attention draft over other ranks than its target");
+  std::vector<MixedStep> single(ranks.begin(), ranks.end());
+  bool decoding = false;
+  for (MixedStep& s : single) {
+    decoding = decoding || s.decode_sequences > 0;
+    s = MixedStep{s.decode_sequences, s.decode_attended, {}, 1};
+  }
+  return speculative_iteration(target, draft, rates, decoding,
+                               [&](const PerfModelShape& shape, const HardwareRates& r, bool one) {
+                                 return dp_attention_step_seconds(shape, r, one ? std::span<const MixedStep>(single) : ranks);
+                               });
 }
 
 }  // namespace vramplan::perf

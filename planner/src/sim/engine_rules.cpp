@@ -375,6 +375,8 @@ struct Speculation {
   std::uint64_t draft_steps = 0;  // single-token draft forwards besides the draft extend
   std::uint64_t held = 0;         // slots a running request holds beyond its tokens
   std::uint64_t host_rounds = 0;  // forwards of the draft prepared and synced from the host apart
+  // Lockstep ranks run a step of prompt batches alone (SchedulerRules::dp_prompt_steps_alone).
+  bool prompt_steps_alone_across_ranks = false;
   std::string basis;
 };
 
@@ -404,6 +406,10 @@ std::optional<Speculation> speculation(const memory::PlanOutcome& o) {
     // sync to the host (_draft_preprocess_decode: seq_lens_sum .item(); the verify's accepted
     // lengths are read on the CPU before the extend): two host rounds besides the verify's.
     s.host_rounds = 2;
+    // Under DP attention the new prefill batch is synced over the ranks first (scheduler.py
+    // get_next_batch_to_run: "makes sure prefill and decode batches will not be mixed when spec
+    // and dp-attn is enabled"): when any rank has one, the others run an idle batch.
+    s.prompt_steps_alone_across_ranks = true;
     s.basis = "speculative decoding (EAGLE, " + std::to_string(steps) + " steps, top-k 1, " + std::to_string(draft) +
               " draft tokens): a decode step runs " + std::to_string(steps - 1) +
               " draft forward(s) over one token per request, one target verify over " + std::to_string(draft) +
@@ -460,6 +466,17 @@ void apply_speculation(const memory::PlanOutcome& o, SchedulerRules& r, std::opt
   r.draft_host_rounds = static_cast<std::uint32_t>(s->host_rounds);
   r.accept_length = *accept_length;
   r.state_blocks = checked_add(r.state_blocks, ceil_div(s->held, r.block_tokens), "speculative slots");
+  if (r.dp_ranks > 1 && r.dp_lockstep && s->prompt_steps_alone_across_ranks) {
+    // server_args.py turns both off for EAGLE (spec v1); a formed batch riding into the next step
+    // would not survive the prompt-only pass.
+    if (r.mix_prefill_decode || r.overlap_schedule)
+      throw_internal("sglang plan: mixed chunks or the overlap scheduler under speculative decoding");
+    r.dp_prompt_steps_alone = true;
+    r.basis.push_back("with speculative decoding the ranks never mix prompt and decode batches: a step in which any rank "
+                      "forms a prompt batch runs only prompt batches, each other rank an idle one, its decodes waiting "
+                      "(scheduler.py get_next_batch_to_run, maybe_prepare_mlp_sync_batch on the new prefill batch); "
+                      "every forward of the iteration (target, draft, draft extend) gathers all ranks' tokens");
+  }
   r.basis.push_back(s->basis + "; each request keeps " + format_number("%g", *accept_length) +
                     " tokens a decode step on average (--spec-accept-length) and holds " + std::to_string(s->held) +
                     " more slots while it runs");

@@ -166,6 +166,7 @@ PlanPerformance plan_performance(const memory::PlanRequest& r, const memory::Pla
     if (dp_attention || shape.vllm_dp.ranks > 1) {  // only the simulator's lockstep clock times it
       perf.shape = shape;
       perf.hardware = hw;
+      if (speculative_plan(p)) perf.draft_shape = mtp_draft_shape(out.model, rw, shape);
       perf.unavailable = std::string(dp_attention ? memory::kDpAttentionUnmodelled : memory::kVllmDpLockstepUnmodelled);
       return perf;
     }
@@ -204,6 +205,8 @@ std::optional<PlanPerformance::Speculative> speculative_decode(const memory::Pla
   if (!out.plan.fits) return std::nullopt;
   const SchedulerRules rules = scheduler_rules(out, r.args, r.spec_accept_length);
   if (!perf.shape || !perf.hardware || !perf.draft_shape) return std::nullopt;
+  // Lockstep ranks have no single-engine step (perf.unavailable says so); simulate times them.
+  if (perf.shape->dp_attention_ranks > 1 || perf.shape->vllm_dp.ranks > 1) return std::nullopt;
   PlanPerformance::Speculative s;
   s.accept_length = rules.accept_length;
   s.verify_tokens = rules.decode_query_tokens;

@@ -92,6 +92,11 @@ StepClock PreparedEngine::clock() const {
 LockstepClock PreparedEngine::lockstep_clock() const {
   if (shape.vllm_dp.ranks > 1)
     return [this](std::span<const perf::MixedStep> ranks) { return perf::vllm_dp_step_seconds(shape, rates, ranks); };
+  if (draft)
+    return [this](std::span<const perf::MixedStep> ranks) {
+      return perf::speculative_dp_attention_step_seconds(shape, {&*draft, rules.draft_forwards, rules.draft_host_rounds},
+                                                         rates, ranks);
+    };
   return [this](std::span<const perf::MixedStep> ranks) { return perf::dp_attention_step_seconds(shape, rates, ranks); };
 }
 
@@ -114,9 +119,9 @@ PreparedEngine prepare_engine(const memory::PlanRequest& request, const DataRoot
     throw_usage("simulate: no step-time model for this configuration: " + perf.unavailable);
   e.rules = scheduler_rules(e.plan, request.args, request.spec_accept_length);
   e.shape = *perf.shape;
-  if (e.dp_ranks() > 1 && e.rules.dp_lockstep && e.rules.decode_query_tokens > 1)
+  if (e.shape.vllm_dp.ranks > 1 && e.rules.decode_query_tokens > 1)
     throw_usage("simulate: speculative decoding across " + e.rules.dp_name +
-                " is not modelled (each rank's draft and verify in lockstep); simulate one of the two");
+                " is not modelled (each engine's drafter and verify in lockstep); simulate one of the two");
   if (e.dp_ranks() > 1 && e.rules.decode_round_steps > 1)
     throw_internal("simulate: multi-step rounds across data-parallel ranks");
   if (e.rules.decode_query_tokens > 1) {

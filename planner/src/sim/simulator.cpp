@@ -208,9 +208,11 @@ class Simulation {
   }
   //! Joins the server's step at `t` and forms this rank's batch; false when it has none (it runs
   //! an idle batch). Requests that finished in the last step ride only while more are to come.
-  bool form_at(double t, bool more_to_come) {
+  //! Forms this rank's step at the server's time `t`; with `decode` false only a prompt batch
+  //! (nothing formed when it has none, its decodes left as they are: dp_prompt_steps_alone).
+  bool form_at(double t, bool more_to_come, bool decode = true) {
     now_ = std::max(now_, t);
-    return busy(more_to_come) && form_step();
+    return busy(more_to_come) && form_step(decode);
   }
   const perf::MixedStep& formed() const { return formed_; }
   void run_formed(double dt) { apply_step(dt); }
@@ -454,7 +456,8 @@ class Simulation {
   // Forms the step that starts at now_: admissions, prompt chunks, the decode batch (formed_).
   // false when nothing runs: everything running was preempted to make room, and the next step
   // readmits from the queue.
-  bool form_step() {
+  bool form_step(bool decode_allowed = true) {
+    if (!decode_allowed && r_.mix_prefill_decode) throw_internal("simulate: a prompt-only step of a mixing engine");
     step_start_ = now_;
     chunks_.clear();
     chunk_slots_.clear();
@@ -487,7 +490,7 @@ class Simulation {
     advance_ = tokens_kept(decode_steps_);
     if (!r_.mix_prefill_decode) {
       schedule_prompts(budget);
-      decode_now = chunks_.empty() && decoding_ > 0;
+      decode_now = decode_allowed && chunks_.empty() && decoding_ > 0;
       // A multi-step decode round takes the blocks of all its tokens at its start
       // (vllm 0.6.0 core/scheduler.py _append_slots with num_lookahead_slots N - 1).
       if (decode_now) allocate_decode_blocks(advance_ * r_.decode_round_steps);
@@ -527,7 +530,8 @@ class Simulation {
         (ride ? riders_cached + static_cast<double>(riders) : 0.0);
     if (seqs == 0 && chunks_.empty()) {
       // Everything running was preempted to make room: the next step readmits from the queue.
-      if (preempted_this_step_) return false;
+      // A prompt-only pass that found no prompt batch forms nothing.
+      if (preempted_this_step_ || !decode_allowed) return false;
       // Nothing could run and nothing holds memory: arrive() rejects what can never fit, so
       // only a simulator bug gets here.
       throw_internal("simulate: no request can be scheduled and none is running");
@@ -1361,8 +1365,16 @@ class DataParallelServer {
     ++wave_steps_;
     bool any = false;
     std::uint64_t used = 0, total = 0, running = 0, waiting = 0;
+    // dp_prompt_steps_alone: the ranks' prompt batches first; only when none has one do they
+    // form their decode batches.
+    bool prompts = false;
+    if (rules_.dp_prompt_steps_alone)
+      for (std::size_t d = 0; d < ranks_.size(); ++d) {
+        formed_[d] = ranks_[d]->form_at(now_, more, false);
+        prompts = prompts || formed_[d];
+      }
     for (std::size_t d = 0; d < ranks_.size(); ++d) {
-      formed_[d] = ranks_[d]->form_at(now_, more);
+      if (!prompts) formed_[d] = ranks_[d]->form_at(now_, more);
       steps_[d] = formed_[d] ? ranks_[d]->formed() : perf::MixedStep{};
       any = any || formed_[d];
       const TimelineSample x = ranks_[d]->state();

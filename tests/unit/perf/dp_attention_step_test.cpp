@@ -60,6 +60,34 @@ TEST(DpAttentionStep, AttentionGroupsRoundUpAndExchangeWithinThemselves) {
   EXPECT_NEAR(dp_attention_step_seconds(round_dp_shape(4, 2), test::round_lockstep_rates(), ranks), 3.605652288e-3, 1e-15);
 }
 
+TEST(DpAttentionStep, ASpeculativeIterationGathersEveryForward) {
+  // EAGLE under DP attention, the draft here the target's own shape so that each forward's time
+  // is one of the cases above. Verify of 2 tokens a sequence: rank 0 runs 6 tokens, rank 1 2.
+  // Rank 0's attention: 1 ms + 2 x 0.5e9 x 6 / 1e15 = 6 us; its KV read once, 6 us; the
+  // attention math twice, 2 x 12.288 = 24.576 ns -> 1.012024576 ms. MAX_LEN: 2 x 6 = 12 rows.
+  // MLP 2 ms + 2 x 1e9 x 12 / 1e15 = 24 us. Per layer 20 us + 2 x 1/2 x 12 x 2000 / 1e11 =
+  // 20.24 us, x 2 = 40.48 us. Step 0.5 ms. Target 3.576504576 ms.
+  // Draft extend over the same tokens, inside the iteration (no step term): 3.076504576 ms.
+  // One single-token draft forward over the 3 + 1 sequences: the first case less its step term,
+  // 3.061252288 ms. Two host rounds: 1 ms. Sum 10.71426144 ms.
+  const PerfModelShape shape = round_dp_shape(2, 2);
+  const std::vector<MixedStep> verify = {{3, 3000, {}, 2}, {1, 500, {}, 2}};
+  EXPECT_NEAR(speculative_dp_attention_step_seconds(shape, {&shape, 1, 2}, test::round_lockstep_rates(), verify),
+              10.71426144e-3, 1e-15);
+  // A prompt on rank 0, rank 1 idle: the target's forward is the second case's rank 0 alone,
+  // 1.1004206848 ms of attention, 100 rows summed: MLP 2 ms + 0.2 ms, per layer 2 x (10 us + 2 x
+  // 1/2 x 100 x 2000 / 1e11) = 24 us, x 2 = 48 us, step 0.5 ms: 3.8484206848 ms. The draft extend
+  // in the iteration 3.3484206848 ms and one host round 0.5 ms; no single-token forward.
+  // Sum 7.6968413696 ms.
+  const std::vector<PrefillChunk> chunk = {{0, 100}};
+  const std::vector<MixedStep> prompt = {{0, 0, chunk}, {}};
+  EXPECT_NEAR(speculative_dp_attention_step_seconds(shape, {&shape, 1, 2}, test::round_lockstep_rates(), prompt),
+              7.6968413696e-3, 1e-15);
+  // The draft must run over the target's ranks.
+  const PerfModelShape other = round_dp_shape(2, 1);
+  EXPECT_THROW(speculative_dp_attention_step_seconds(shape, {&other, 1, 2}, test::round_lockstep_rates(), verify), Error);
+}
+
 TEST(DpAttentionStep, AllIdleIsNoStepAndTheRankCountMustMatch) {
   const std::vector<MixedStep> idle(2);
   EXPECT_EQ(dp_attention_step_seconds(round_dp_shape(2, 2), test::round_lockstep_rates(), idle), 0.0);

@@ -154,6 +154,41 @@ TEST(DpAttentionSimulator, BlockAccountingHoldsUnderPreemption) {
   EXPECT_LE(res.kv_blocks_peak, 40u);
 }
 
+TEST(DpAttentionSimulator, WithSpeculationAPromptAnywherePausesEveryDecode) {
+  // Request 0 (100 / 5 tokens) at t = 0 to rank 0, request 1 (100 / 3) at 0.025 s to rank 1, in
+  // separate prompt and decode batches (SGLang). Rank 0: prefill 0.011 s, decodes of 0.01001 s
+  // end at 0.02101 and 0.03102; request 1, sent during the second, is prefilled in the step from
+  // 0.03102. Mixed ranks (plain DP attention): rank 0 decodes in that step, {1, 100}. With
+  // dp_prompt_steps_alone (speculative decoding) rank 0 runs an idle batch, {0, 100}, and its last
+  // two decodes come one step later: both ranks decode in the steps after.
+  auto run = [](bool alone, std::vector<std::vector<double>>& seen) {
+    SchedulerRules r = rank_rules();
+    r.mix_prefill_decode = false;
+    r.dp_prompt_steps_alone = alone;
+    const LockstepClock clock = [&](std::span<const perf::MixedStep> ranks) {
+      seen.push_back({step_tokens(ranks[0]), step_tokens(ranks[1])});
+      return lockstep_linear(ranks);
+    };
+    ListSource src({{0, 0, 100, 5, 0, 0}, {1, 0.025, 100, 3, 0, 0}});
+    return simulate_dp_attention(r, clock, src, 2, {});
+  };
+  std::vector<std::vector<double>> mixed, alone;
+  const SimResult m = run(false, mixed);
+  const SimResult a = run(true, alone);
+  ASSERT_EQ(mixed.size(), 6u);
+  ASSERT_EQ(alone.size(), 6u);
+  EXPECT_EQ(mixed[3], (std::vector<double>{1, 100}));
+  EXPECT_EQ(alone[3], (std::vector<double>{0, 100}));
+  EXPECT_EQ(alone[4], (std::vector<double>{1, 1}));
+  EXPECT_EQ(a.completed, 2u);
+  // Request 0 ends a step later: its last token comes in a sixth step (both ranks decoding,
+  // 0.01 + 2e-5 s), less the token it no longer adds to the prompt step (1e-5 s): 0.01001 s.
+  EXPECT_NEAR(a.e2e.max - m.e2e.max, 0.01001, 1e-9);
+  // Six steps either way: mixed, request 1's last decode runs alone (request 0 is done).
+  EXPECT_EQ(mixed[5], (std::vector<double>{0, 1}));
+  EXPECT_EQ(alone[5], (std::vector<double>{1, 1}));
+}
+
 TEST(DpAttentionSimulator, RefusesOneRank) {
   ListSource src(at_zero(1, 10, 2));
   EXPECT_THROW(simulate_dp_attention(rank_rules(), lockstep_linear, src, 1, {}), Error);

@@ -437,6 +437,19 @@ double dp_attention_step_seconds(const PerfModelShape& shape, const HardwareRate
 double speculative_step_seconds(const PerfModelShape& target, const DraftForwards& draft,
                                 const HardwareRates& rates, const MixedStep& step);
 
+//! One speculative iteration of SGLang DP attention (EAGLE with top-k 1 on every rank): each of
+//! its forwards is a lockstep step of all ranks (dp_attention_step_seconds), since the draft's
+//! MoE gathers every rank's tokens as the target's does and an idle rank runs an idle batch
+//! through each (speculative/eagle_worker.py _draft_preprocess_idle, EagleVerifyInput
+//! create_idle_input; forward_draft_extend_after_decode runs on every rank under DP attention):
+//! the target's forward over `ranks`, the draft extend over the same tokens, and with any rank
+//! decoding the draft's single-token forwards over each rank's decoding sequences; host rounds as
+//! speculative_step_seconds. The verify's token counts are each rank's sequences x
+//! decode_query_tokens (spec_info.py get_spec_adjusted_global_num_tokens), as MixedStep::tokens
+//! gives them. `draft.shape` must be a DP-attention shape of the same ranks.
+double speculative_dp_attention_step_seconds(const PerfModelShape& target, const DraftForwards& draft,
+                                             const HardwareRates& rates, std::span<const MixedStep> ranks);
+
 PrefillResult estimate_prefill(const PerfModelShape& shape, const PerfHardware& hw,
                                const PrefillBatch& batch);
 //! Time to first token of one prompt alone on an idle replica.

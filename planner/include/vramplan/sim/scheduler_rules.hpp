@@ -172,6 +172,11 @@ struct SchedulerRules {
   //! this (its all-reduce of the unfinished requests). 0 = ranks with nothing to run wait idle
   //! and the server stops at once (SGLang).
   std::uint64_t dp_wave_sync_steps = 0;
+  //! Lockstep ranks never mix prompt and decode batches in one step: a step in which any rank
+  //! can form a prompt batch runs only prompt batches, every other rank an idle batch, and its
+  //! decoding requests wait (SGLang DP attention with speculative decoding: scheduler.py
+  //! get_next_batch_to_run syncs the new prefill batch over the ranks before the decode batch).
+  bool dp_prompt_steps_alone = false;
   std::string dp_name;  //!< "DP-attention ranks" / "vLLM data-parallel engines", for the verdict
   //! One line per rule: "max_num_seqs 256 (engine_view; vllm/v1/core/sched/scheduler.py)".
   std::vector<std::string> basis;

@@ -436,14 +436,6 @@ std::vector<Row> rows() {
           {"plan", "--model", "qwen3-30b-a3b", "--gpu", "h100-sxm-80", "--engine", "sglang", "--tp", "4", "--dp", "2"}, {}, 2,
           "--dp-size 2 without --enable-dp-attention starts 2 separate servers of --tp-size GPUs each "
           "(managers/data_parallel_controller.py): plan one with --replicas 2"},
-      Row{"simulate vllm data parallelism with MTP",
-          {"simulate", "--model", "deepseek-v3", "--gpu", "h200", "--engine", "vllm@0.19", "--data-parallel-size", "8",
-           "--enable-expert-parallel", "--max-model-len", "8192", "--speculative-config",
-           R"({"method": "mtp", "num_speculative_tokens": 1})", "--spec-accept-length", "1.8", "--rate", "1",
-           "--requests", "10"},
-          {}, 2,
-          "simulate: speculative decoding across vLLM data-parallel engines is not modelled (each engine's drafter and "
-          "verify in lockstep); simulate one of the two"},
       Row{"train --epochs x --dataset-tokens past 1e18",
           {"train", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--epochs", "1e12", "--dataset-tokens", "1B"}, {}, 2,
           "--epochs x --dataset-tokens: at most 1e18 tokens, got 1e+21"},

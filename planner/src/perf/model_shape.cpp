@@ -406,8 +406,9 @@ PerfModelShape one_layer_draft_shape(const PerfModelShape& target, const OneLaye
   s.decode_kernels = target.decode_kernels / layers;
   s.prompt_launches = target.prompt_launches / layers;
   s.extra_allreduces = target.extra_allreduces / layers;
-  // Under SGLang DP attention the draft runs with the target's ranks (its worker shares the
-  // server arguments): its attention over the rank's own tokens, its MoE over all ranks' gathered.
+  // Lockstep ranks (SGLang DP attention, vLLM's data-parallel engines) run the draft with the
+  // target's ranks: its attention over the rank's own tokens, its MoE over all ranks' gathered.
+  s.vllm_dp = target.vllm_dp;
   s.dp_attention_ranks = target.dp_attention_ranks;
   s.attention_tp = target.attention_tp;
   s.attention_weight_bytes = target.attention_weight_bytes / layers;

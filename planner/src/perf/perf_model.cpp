@@ -654,8 +654,11 @@ double vllm_dp_step_seconds(const PerfModelShape& shape, const HardwareRates& r,
   const std::uint64_t largest_graph = vllm_largest_capture_size(dp.max_graph_tokens);
   std::uint64_t padded_largest = 0;
   bool eager = false, any_prompt = false;
+  // An idle engine's dummy forward runs uniform_decode_query_len tokens: 1, or 1 + k with a
+  // drafter (v1/worker/gpu_worker.py execute_dummy_batch); an idle MixedStep carries it.
+  const auto engine_tokens = [](const MixedStep& step) { return std::max<std::uint64_t>(step.decode_query_tokens, step.tokens()); };
   for (const MixedStep& step : ranks) {
-    const std::uint64_t n = std::max<std::uint64_t>(1, step.tokens());
+    const std::uint64_t n = engine_tokens(step);
     padded_largest = std::max(padded_largest, vllm_graph_padded_tokens(n, dp.max_graph_tokens));
     eager = eager || n > largest_graph;
     any_prompt = any_prompt || step.tokens() > step.decode_sequences * step.decode_query_tokens;
@@ -666,7 +669,7 @@ double vllm_dp_step_seconds(const PerfModelShape& shape, const HardwareRates& r,
   const double own_params = std::max(0.0, shape.active_params - shape.routed_active_params);
   double slowest = 0, gathered = 0;
   for (const MixedStep& step : ranks) {
-    const double n = static_cast<double>(pad ? padded_largest : std::max<std::uint64_t>(1, step.tokens()));
+    const double n = static_cast<double>(pad ? padded_largest : engine_tokens(step));
     gathered += n;
     double kv = 0, attention = 0;
     step_attention(shape, step, kv, attention);
@@ -743,10 +746,15 @@ double speculative_step_seconds(const PerfModelShape& target, const DraftForward
                                });
 }
 
-double speculative_dp_attention_step_seconds(const PerfModelShape& target, const DraftForwards& draft,
-                                             const HardwareRates& rates, std::span<const MixedStep> ranks) {
-  if (draft.shape && draft.shape->dp_attention_ranks != target.dp_attention_ranks)
-    throw_internal("performance model: a DP-attention draft over other ranks than its target");
+double lockstep_step_seconds(const PerfModelShape& shape, const HardwareRates& rates, std::span<const MixedStep> ranks) {
+  return shape.vllm_dp.ranks > 1 ? vllm_dp_step_seconds(shape, rates, ranks) : dp_attention_step_seconds(shape, rates, ranks);
+}
+
+double speculative_lockstep_step_seconds(const PerfModelShape& target, const DraftForwards& draft,
+                                         const HardwareRates& rates, std::span<const MixedStep> ranks) {
+  if (draft.shape &&
+      (draft.shape->dp_attention_ranks != target.dp_attention_ranks || draft.shape->vllm_dp.ranks != target.vllm_dp.ranks))
+    throw_internal("performance model: a lockstep draft over other ranks than its target");
   std::vector<MixedStep> single(ranks.begin(), ranks.end());
   bool decoding = false;
   for (MixedStep& s : single) {
@@ -755,7 +763,7 @@ double speculative_dp_attention_step_seconds(const PerfModelShape& target, const
   }
   return speculative_iteration(target, draft, rates, decoding,
                                [&](const PerfModelShape& shape, const HardwareRates& r, bool one) {
-                                 return dp_attention_step_seconds(shape, r, one ? std::span<const MixedStep>(single) : ranks);
+                                 return lockstep_step_seconds(shape, r, one ? std::span<const MixedStep>(single) : ranks);
                                });
 }
 

@@ -90,14 +90,12 @@ StepClock PreparedEngine::clock() const {
 }
 
 LockstepClock PreparedEngine::lockstep_clock() const {
-  if (shape.vllm_dp.ranks > 1)
-    return [this](std::span<const perf::MixedStep> ranks) { return perf::vllm_dp_step_seconds(shape, rates, ranks); };
   if (draft)
     return [this](std::span<const perf::MixedStep> ranks) {
-      return perf::speculative_dp_attention_step_seconds(shape, {&*draft, rules.draft_forwards, rules.draft_host_rounds},
-                                                         rates, ranks);
+      return perf::speculative_lockstep_step_seconds(shape, {&*draft, rules.draft_forwards, rules.draft_host_rounds}, rates,
+                                                     ranks);
     };
-  return [this](std::span<const perf::MixedStep> ranks) { return perf::dp_attention_step_seconds(shape, rates, ranks); };
+  return [this](std::span<const perf::MixedStep> ranks) { return perf::lockstep_step_seconds(shape, rates, ranks); };
 }
 
 SimResult simulate_on(const PreparedEngine& engine, const StepClock& clock, RequestSource& source, const SimOptions& options) {
@@ -119,9 +117,6 @@ PreparedEngine prepare_engine(const memory::PlanRequest& request, const DataRoot
     throw_usage("simulate: no step-time model for this configuration: " + perf.unavailable);
   e.rules = scheduler_rules(e.plan, request.args, request.spec_accept_length);
   e.shape = *perf.shape;
-  if (e.shape.vllm_dp.ranks > 1 && e.rules.decode_query_tokens > 1)
-    throw_usage("simulate: speculative decoding across " + e.rules.dp_name +
-                " is not modelled (each engine's drafter and verify in lockstep); simulate one of the two");
   if (e.dp_ranks() > 1 && e.rules.decode_round_steps > 1)
     throw_internal("simulate: multi-step rounds across data-parallel ranks");
   if (e.rules.decode_query_tokens > 1) {
@@ -285,7 +280,9 @@ std::string simulate_text(const SimulateOutcome& o) {
     s += "vLLM data parallelism: " + std::to_string(ru.dp_ranks) + " engines of " + std::to_string(plan.tp) +
          " GPU(s), each with the pool and limits above, requests routed by " + std::string(rank_dispatch_name(ru.dp_dispatch)) +
          (!ru.dp_lockstep ? std::string(", each stepping on its own (a dense model's engines from 0.14)\n")
-                          : std::string(", stepping in lockstep (an idle engine runs a one-token dummy forward") +
+                          : std::string(", stepping in lockstep (an idle engine runs a dummy forward of ") +
+                                (ru.decode_query_tokens > 1 ? std::to_string(ru.decode_query_tokens) + " tokens, its drafter's too"
+                                                            : std::string("one token")) +
                                 (o.engine.shape.num_experts > 0 ? "; the MoE over every engine's tokens)\n" : ")\n"));
   else if (o.engine.dp_ranks() > 1)
     s += "DP attention: " + std::to_string(o.engine.dp_ranks()) + " ranks of " + std::to_string(o.engine.shape.attention_tp) +

@@ -1375,7 +1375,8 @@ class DataParallelServer {
       }
     for (std::size_t d = 0; d < ranks_.size(); ++d) {
       if (!prompts) formed_[d] = ranks_[d]->form_at(now_, more);
-      steps_[d] = formed_[d] ? ranks_[d]->formed() : perf::MixedStep{};
+      // An idle rank's batch: empty, with the tokens a decode runs a sequence (vLLM's dummy runs them).
+      steps_[d] = formed_[d] ? ranks_[d]->formed() : perf::MixedStep{0, 0, {}, rules_.decode_query_tokens};
       any = any || formed_[d];
       const TimelineSample x = ranks_[d]->state();
       used += x.kv_blocks_used;

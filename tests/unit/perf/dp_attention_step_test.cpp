@@ -72,7 +72,7 @@ TEST(DpAttentionStep, ASpeculativeIterationGathersEveryForward) {
   // 3.061252288 ms. Two host rounds: 1 ms. Sum 10.71426144 ms.
   const PerfModelShape shape = round_dp_shape(2, 2);
   const std::vector<MixedStep> verify = {{3, 3000, {}, 2}, {1, 500, {}, 2}};
-  EXPECT_NEAR(speculative_dp_attention_step_seconds(shape, {&shape, 1, 2}, test::round_lockstep_rates(), verify),
+  EXPECT_NEAR(speculative_lockstep_step_seconds(shape, {&shape, 1, 2}, test::round_lockstep_rates(), verify),
               10.71426144e-3, 1e-15);
   // A prompt on rank 0, rank 1 idle: the target's forward is the second case's rank 0 alone,
   // 1.1004206848 ms of attention, 100 rows summed: MLP 2 ms + 0.2 ms, per layer 2 x (10 us + 2 x
@@ -81,11 +81,11 @@ TEST(DpAttentionStep, ASpeculativeIterationGathersEveryForward) {
   // Sum 7.6968413696 ms.
   const std::vector<PrefillChunk> chunk = {{0, 100}};
   const std::vector<MixedStep> prompt = {{0, 0, chunk}, {}};
-  EXPECT_NEAR(speculative_dp_attention_step_seconds(shape, {&shape, 1, 2}, test::round_lockstep_rates(), prompt),
+  EXPECT_NEAR(speculative_lockstep_step_seconds(shape, {&shape, 1, 2}, test::round_lockstep_rates(), prompt),
               7.6968413696e-3, 1e-15);
   // The draft must run over the target's ranks.
   const PerfModelShape other = round_dp_shape(2, 1);
-  EXPECT_THROW(speculative_dp_attention_step_seconds(shape, {&other, 1, 2}, test::round_lockstep_rates(), verify), Error);
+  EXPECT_THROW(speculative_lockstep_step_seconds(shape, {&other, 1, 2}, test::round_lockstep_rates(), verify), Error);
 }
 
 TEST(DpAttentionStep, AllIdleIsNoStepAndTheRankCountMustMatch) {

@@ -86,6 +86,32 @@ TEST(VllmDpStep, AnEngineAboveTheGraphsStopsThePaddingFrom017) {
   EXPECT_NEAR(vllm_dp_step_seconds(dp_shape(true, false, false), test::round_lockstep_rates(), ranks), 4.50843776e-3, 1e-15);
 }
 
+TEST(VllmDpStep, WithADrafterTheIdleDummyRunsTheVerifysTokensAndEveryForwardGathers) {
+  // Unpadded (0.17+ with an engine above the graphs, here pad off), engine 0 verifies 2 tokens for
+  // each of 3 sequences (6 tokens) and idle engine 1's dummy runs uniform_decode_query_len = 2
+  // tokens, not 1: N = 8 gathered instead of 7. Engine 0 stays the slowest. The difference:
+  // experts touched 8 x (1 - 0.75^8) - 8 x (1 - 0.75^7) = 7.1990966796875 - 6.93212890625 a layer,
+  // x 2 layers x 1e8 B / 1e12 = 53.3935546875 us; their FLOPs 2 x 0.25e9 / 1e15 = 0.5 us; the
+  // exchange 1/2 x 1 x 4016 / 1e11 x 2 layers = 40.16 ns. 53.9337146875 us.
+  const PerfModelShape shape = dp_shape(false, false, false);
+  const std::vector<MixedStep> dummy_of_two = {{3, 3000, {}, 2}, {0, 0, {}, 2}};
+  const std::vector<MixedStep> dummy_of_one = {{3, 3000, {}, 2}, {}};
+  const HardwareRates r = test::round_lockstep_rates();
+  EXPECT_NEAR(vllm_dp_step_seconds(shape, r, dummy_of_two) - vllm_dp_step_seconds(shape, r, dummy_of_one),
+              53.9337146875e-6, 1e-15);
+  // MTP with k = 2 (the draft here the target's shape): the target's lockstep forward, the
+  // drafter's first forward over the same tokens and its second over one token a sequence, both
+  // inside the step (no step term), no host round of their own (vLLM).
+  HardwareRates in_step = r;
+  in_step.step_overhead_s = 0;
+  const std::vector<MixedStep> single = {{3, 3000, {}, 1}, {}};
+  EXPECT_NEAR(speculative_lockstep_step_seconds(shape, {&shape, 1, 0}, r, dummy_of_two),
+              vllm_dp_step_seconds(shape, r, dummy_of_two) + vllm_dp_step_seconds(shape, in_step, dummy_of_two) +
+                  vllm_dp_step_seconds(shape, in_step, single),
+              1e-15);
+  EXPECT_DOUBLE_EQ(lockstep_step_seconds(shape, r, dummy_of_two), vllm_dp_step_seconds(shape, r, dummy_of_two));
+}
+
 TEST(VllmDpStep, RefusesAMismatchOfEnginesAndBatches) {
   const std::vector<MixedStep> one = {{1, 10, {}}};
   EXPECT_THROW(vllm_dp_step_seconds(dp_shape(true, true, false), test::round_lockstep_rates(), one), Error);

@@ -89,7 +89,7 @@ struct OneLayerDraft {
 //! groups, counted kernels), plus the head (its weight read; its FLOPs, over one token per request,
 //! are left out) and the input projection. The mean over layers
 //! counts the target's few dense-MLP layers in, which an MTP layer (MoE) does not have; the note
-//! says so. Under SGLang DP attention the draft keeps the target's ranks and attention group (its
+//! says so. Lockstep ranks (SGLang DP attention, vLLM data parallelism) are the target's (the
 //! attention share per layer too). Throws Error(Usage) for a target under pipeline parallelism
 //! (the engines refuse it).
 PerfModelShape one_layer_draft_shape(const PerfModelShape& target, const OneLayerDraft& draft);

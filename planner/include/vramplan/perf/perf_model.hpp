@@ -383,7 +383,8 @@ struct MixedStep {
 double mixed_step_seconds(const PerfModelShape& shape, const HardwareRates& rates, const MixedStep& step);
 
 //! Seconds of one lockstep forward of vLLM's data-parallel engines (shape.vllm_dp, ranks > 1):
-//! one batch per engine (an empty MixedStep for an idle one, which runs a one-token dummy). Each
+//! one batch per engine (an empty MixedStep for an idle one, which runs a dummy of its
+//! decode_query_tokens tokens: one, or 1 + k with a drafter). Each
 //! engine's count is padded as shape.vllm_dp says; the attention, the dense layers and the TP
 //! all-reduces run per engine (the slowest sets the pace: every MoE layer waits for it), the routed
 //! experts over all engines' padded tokens, and per MoE layer the gather and its reverse over the
@@ -437,18 +438,23 @@ double dp_attention_step_seconds(const PerfModelShape& shape, const HardwareRate
 double speculative_step_seconds(const PerfModelShape& target, const DraftForwards& draft,
                                 const HardwareRates& rates, const MixedStep& step);
 
-//! One speculative iteration of SGLang DP attention (EAGLE with top-k 1 on every rank): each of
-//! its forwards is a lockstep step of all ranks (dp_attention_step_seconds), since the draft's
-//! MoE gathers every rank's tokens as the target's does and an idle rank runs an idle batch
-//! through each (speculative/eagle_worker.py _draft_preprocess_idle, EagleVerifyInput
-//! create_idle_input; forward_draft_extend_after_decode runs on every rank under DP attention):
-//! the target's forward over `ranks`, the draft extend over the same tokens, and with any rank
-//! decoding the draft's single-token forwards over each rank's decoding sequences; host rounds as
+//! One lockstep step of several ranks: vllm_dp_step_seconds when shape.vllm_dp.ranks > 1, else
+//! dp_attention_step_seconds.
+double lockstep_step_seconds(const PerfModelShape& shape, const HardwareRates& rates, std::span<const MixedStep> ranks);
+
+//! One speculative iteration of lockstep ranks (SGLang DP attention with EAGLE top-k 1, vLLM's
+//! data-parallel engines with an MTP drafter): each of its forwards is a lockstep step of all ranks
+//! (lockstep_step_seconds), since the draft's MoE gathers every rank's tokens as the target's does
+//! and an idle rank runs an idle batch through each (SGLang speculative/eagle_worker.py
+//! _draft_preprocess_idle, EagleVerifyInput.create_idle_input, forward_draft_extend_after_decode on
+//! every rank under DP attention; vLLM gpu_model_runner.py _dummy_run calls drafter.dummy_run): the
+//! target's forward over `ranks`, the draft extend over the same tokens, and with any rank decoding
+//! the draft's single-token forwards over each rank's decoding sequences; host rounds as
 //! speculative_step_seconds. The verify's token counts are each rank's sequences x
-//! decode_query_tokens (spec_info.py get_spec_adjusted_global_num_tokens), as MixedStep::tokens
-//! gives them. `draft.shape` must be a DP-attention shape of the same ranks.
-double speculative_dp_attention_step_seconds(const PerfModelShape& target, const DraftForwards& draft,
-                                             const HardwareRates& rates, std::span<const MixedStep> ranks);
+//! decode_query_tokens (SGLang spec_info.py get_spec_adjusted_global_num_tokens), as
+//! MixedStep::tokens gives them. `draft.shape` must span the same ranks (one_layer_draft_shape).
+double speculative_lockstep_step_seconds(const PerfModelShape& target, const DraftForwards& draft,
+                                         const HardwareRates& rates, std::span<const MixedStep> ranks);
 
 PrefillResult estimate_prefill(const PerfModelShape& shape, const PerfHardware& hw,
                                const PrefillBatch& batch);

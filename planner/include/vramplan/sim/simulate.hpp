@@ -55,8 +55,8 @@ struct PreparedEngine {
   //! perf::mixed_step_seconds over `shape` and `rates` (with a draft, speculative_step_seconds);
   //! valid while this object lives.
   StepClock clock() const;
-  //! perf::dp_attention_step_seconds (SGLang; with a draft, speculative_dp_attention_step_seconds)
-  //! or perf::vllm_dp_step_seconds (vLLM) over `shape` and `rates`; valid while this object lives.
+  //! perf::lockstep_step_seconds (SGLang DP attention or vLLM data parallelism; with a draft,
+  //! speculative_lockstep_step_seconds) over `shape` and `rates`; valid while this object lives.
   LockstepClock lockstep_clock() const;
 };
 

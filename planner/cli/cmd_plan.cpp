@@ -56,6 +56,7 @@ int run_plan(const std::vector<std::string>& args) {
   std::set<std::string> declared = {"model", "gpu", "gpu-memory", "engine", "weights", "batch", "context", "prompt-len",
                                     "calibration", "emit-rehearsal", "documents", "input-len", "keep-embeddings-on-gpu",
                                     "margin", "periods", "prices"};
+  add_cluster_options(desc, declared);
   add_spec_accept_option(desc, declared);
   add_engine_options(desc, *engine, declared);
   add_common_options(desc);

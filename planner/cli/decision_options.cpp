@@ -52,6 +52,22 @@ memory::EngineArgs read_engine_args(const po::variables_map& vm, const memory::E
   return args;
 }
 
+void add_cluster_options(po::options_description& desc, std::set<std::string>& declared) {
+  desc.add_options()
+      ("node-gpus", po::value<std::uint64_t>(), "GPUs per host in your cluster (default: the card's platform, data/gpus.json); "
+                                                "collectives beyond a host cross the network")
+      ("network-gbit", po::value<double>(), "network per GPU between hosts, Gb/s (default: the card's reference platform, "
+                                            "else an assumed 100-400 Gb/s)");
+  declared.insert({"node-gpus", "network-gbit"});
+}
+
+ClusterShape read_cluster(const po::variables_map& vm) {
+  ClusterShape c;
+  if (vm.count("node-gpus")) c.node_gpus = vm["node-gpus"].as<std::uint64_t>();
+  if (vm.count("network-gbit")) c.network_gbit = vm["network-gbit"].as<double>();
+  return c;
+}
+
 void add_check_options(po::options_description& desc, std::set<std::string>& declared) {
   desc.add_options()
       ("model", po::value<std::string>(), "model: catalogue id, config.json, directory or .gguf")
@@ -68,6 +84,7 @@ void add_check_options(po::options_description& desc, std::set<std::string>& dec
       ("accept-marginal", po::bool_switch(), "MARGINAL counts as FITS: exit 0 instead of 6");
   declared.insert({"model", "gpu", "gpu-memory", "engine", "weights", "batch", "context", "replicas", "headroom",
                    "conservative", "accept-marginal"});
+  add_cluster_options(desc, declared);
 }
 
 plan::CheckRequest read_check_request(const po::variables_map& vm, const std::string& engine_spec,
@@ -77,6 +94,7 @@ plan::CheckRequest read_check_request(const po::variables_map& vm, const std::st
   if (vm.count("model")) req.model = vm["model"].as<std::string>();
   if (vm.count("gpu")) req.gpu = vm["gpu"].as<std::string>();
   if (vm.count("gpu-memory")) req.gpu_memory = parse_gpu_memory(vm["gpu-memory"].as<std::string>(), "--gpu-memory");
+  req.cluster = read_cluster(vm);
   if (vm.count("weights")) req.weights = vm["weights"].as<std::string>();
   if (vm.count("batch")) req.batch = vm["batch"].as<std::uint64_t>();
   if (vm.count("context")) req.context = vm["context"].as<std::uint64_t>();
@@ -126,6 +144,7 @@ void add_plan_target_options(po::options_description& desc, std::set<std::string
       ("weights", po::value<std::string>(), "weight format for the linear layers (bf16, fp8, ...)")
       ("calibration", po::value<std::string>(), "calibration file for the step times (default: matching file in data/calibration)");
   declared.insert({"model", "gpu", "gpu-memory", "engine", "weights", "calibration"});
+  add_cluster_options(desc, declared);
   add_spec_accept_option(desc, declared);
 }
 
@@ -136,6 +155,7 @@ memory::PlanRequest read_plan_target(const po::variables_map& vm, const std::str
   if (vm.count("model")) r.model = vm["model"].as<std::string>();
   if (vm.count("gpu")) r.gpu = vm["gpu"].as<std::string>();
   if (vm.count("gpu-memory")) r.gpu_memory = parse_gpu_memory(vm["gpu-memory"].as<std::string>(), "--gpu-memory");
+  r.cluster = read_cluster(vm);
   if (vm.count("weights")) r.weights = vm["weights"].as<std::string>();
   if (vm.count("calibration")) r.calibration = vm["calibration"].as<std::string>();
   r.args = read_engine_args(vm, engine);

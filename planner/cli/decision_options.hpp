@@ -28,6 +28,10 @@ memory::EngineArgs read_engine_args(const po::variables_map& vm, const memory::E
 
 //! The options `check` and `explain` share (model, GPU, engine, weights, workload, --replicas,
 //! --headroom, --conservative), added to `desc` and their names to `declared`.
+//! --node-gpus and --network-gbit (the user's cluster: hardware/gpu_catalog.hpp ClusterShape),
+//! part of the check and plan-target option sets; read_cluster reads them (unset when absent).
+void add_cluster_options(po::options_description& desc, std::set<std::string>& declared);
+ClusterShape read_cluster(const po::variables_map& vm);
 void add_check_options(po::options_description& desc, std::set<std::string>& declared);
 //! The check those options describe under engine `engine_spec`, with the engine flags the user set.
 plan::CheckRequest read_check_request(const po::variables_map& vm, const std::string& engine_spec,

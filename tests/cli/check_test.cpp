@@ -172,6 +172,17 @@ TEST(CheckCli, MinGpusBeyondAHostKeepsTensorParallelismInsideIt) {
   const auto one = run_cli({"check", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--max-model-len", "8192",
                             "-tp", "8", "--replicas", "2", "--json"});
   EXPECT_EQ(nlohmann::json::parse(one.out)["layout"]["hosts_per_replica"], 1) << one.err;
+  // In a cluster of 4-GPU hosts (--node-gpus 4) the tp8 replica spans two, and the smallest layout
+  // for Kimi-K2 keeps TP inside a host: tp4 pp4.
+  const auto four = run_cli({"check", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--max-model-len", "8192",
+                             "-tp", "8", "--node-gpus", "4", "--json"});
+  EXPECT_EQ(nlohmann::json::parse(four.out)["layout"]["hosts_per_replica"], 2) << four.err;
+  const auto small_hosts = run_cli({"check", "--model", "kimi-k2-instruct", "--gpu", "h100-sxm-80", "--max-model-len",
+                                    "8192", "--limits", "--max-gpus", "16", "--node-gpus", "4", "--json"});
+  const auto m4 = nlohmann::json::parse(small_hosts.out)["limits"]["min_gpus"];
+  EXPECT_EQ(m4["gpus"], 16) << small_hosts.err;
+  EXPECT_EQ(m4["tp"], 4);
+  EXPECT_EQ(m4["pp"], 4);
   // At 9 GPUs (more than a host), tp1 pp9 is tried before tp9.
   std::vector<std::pair<int, int>> order;
   for (const auto& t : m["tried"]) order.emplace_back(t["tp"].get<int>(), t["pp"].get<int>());

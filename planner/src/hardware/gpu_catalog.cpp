@@ -104,4 +104,24 @@ GpuSpec with_reported_total(GpuSpec spec, Bytes total) {
   return spec;
 }
 
+GpuSpec with_cluster(GpuSpec spec, const ClusterShape& cluster) {
+  if (spec.mig && (cluster.node_gpus || cluster.network_gbit))
+    throw_usage(std::string(cluster.node_gpus ? kNodeGpusFlag : kNetworkGbitFlag) + ": '" + spec.id +
+                "' is a MIG slice, one card: it never spans hosts");
+  if (cluster.node_gpus) {
+    if (*cluster.node_gpus == 0 || *cluster.node_gpus > 1024)
+      throw_usage("--node-gpus: GPUs per host must be in 1..1024, got " + std::to_string(*cluster.node_gpus));
+    spec.node_gpus = cluster.node_gpus;
+    spec.sources["node_gpus"] = {kNodeGpusFlag};
+  }
+  if (cluster.network_gbit) {
+    const double g = *cluster.network_gbit;
+    if (!(g > 0 && g <= 100000))
+      throw_usage("--network-gbit: the network per GPU between hosts must be in (0, 100000] Gb/s, got " + format_number("%g", g));
+    spec.interconnect.network_gbit = g;
+    spec.sources["network"] = {kNetworkGbitFlag};
+  }
+  return spec;
+}
+
 }  // namespace vramplan

@@ -36,6 +36,7 @@ ResolvedPlan resolve_plan(const PlanRequest& r, const DataRoot& root) {
   GpuSpec spec = r.gpu == "cpu" ? cpu_host() : gpus.resolve_one(r.gpu);
   require_plannable(spec);
   if (r.gpu_memory) spec = with_reported_total(spec, *r.gpu_memory);
+  spec = with_cluster(std::move(spec), r.cluster);
   PlanOutcome out{r.loaded_model ? *r.loaded_model : load_model(r.model, root), {}, {}, {}, {}, 1, 1, {}};
   out.gpu = gpu_target_of(spec);
   out.gpu_memory_note = r.gpu_memory ? "--gpu-memory" : spec.reported_note;

@@ -1,5 +1,6 @@
 #include "vramplan/perf/hardware_rates.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -53,8 +54,11 @@ void set_network(const DatasheetFigures& sheet, const PerfDefaults& d, HardwareR
   slow.network_latency_s = d.network_latency_s.max;
   fast.network_latency_s = d.network_latency_s.min;
   basis += "; beyond " + std::to_string(sheet.scale_up_gpus) + " GPUs (one " +
-           (sheet.scale_up_is_nvlink_domain ? "NVLink domain" : "host") + "): network " +
-           (sheet.network_gbit ? fmt(*sheet.network_gbit) + " Gb/s per GPU (data/gpus.json reference platform)"
+           (sheet.scale_up_is_nvlink_domain ? "NVLink domain" : sheet.node_from_flag ? "host, --node-gpus" : "host") +
+           "): network " +
+           (sheet.network_gbit ? fmt(*sheet.network_gbit) + " Gb/s per GPU (" +
+                                     (sheet.network_from_flag ? std::string("--network-gbit")
+                                                              : std::string("data/gpus.json reference platform")) + ")"
                                : range_text(d.network_gbit_default) +
                                      " Gb/s per GPU (assumed: no reference platform for this card)") +
            " x " + range_text(d.network_efficiency) + ", " + fmt(d.network_latency_s.expected * 1e6) +
@@ -232,6 +236,12 @@ DatasheetFigures datasheet_figures(const GpuSpec& gpu, std::string_view compute_
   s.scale_up_gpus = fabric_gpus(gpu).value_or(0);
   s.scale_up_is_nvlink_domain = gpu.interconnect.nvlink_domain_gpus.has_value();
   s.network_gbit = gpu.interconnect.network_gbit;
+  const auto from_flag = [&](const char* group, const char* flag) {
+    const auto it = gpu.sources.find(group);
+    return it != gpu.sources.end() && std::find(it->second.begin(), it->second.end(), flag) != it->second.end();
+  };
+  s.network_from_flag = from_flag("network", kNetworkGbitFlag);
+  s.node_from_flag = from_flag("node_gpus", kNodeGpusFlag);
   if (gpu.compute_capability) s.capability_major = gpu.compute_capability->major;
   return s;
 }

@@ -59,6 +59,7 @@ BatchAtRate range_at_rate(const PlanSession& session, const CheckRequest& req, c
   br.plan.model = req.model;
   br.plan.gpu = req.gpu;
   br.plan.gpu_memory = req.gpu_memory;
+  br.plan.cluster = req.cluster;
   br.plan.engine = req.engine;
   br.plan.args = req.args;
   br.plan.weights = req.weights;
@@ -94,7 +95,7 @@ CheckOutcome run_check(const CheckRequest& req, const DataRoot& root, std::uniqu
   out.request = req;
   out.model_id = session.model().id;
   out.model_source = session.model().source;
-  out.gpu = session.device(req.gpu, req.gpu_memory);
+  out.gpu = with_cluster(session.device(req.gpu, req.gpu_memory), req.cluster);
   out.bounds = ErrorBounds::load(root.data_file("accuracy_bounds.json")).for_engine(std::string(session.engine().name()));
   out.bounds_source = root.data_file("accuracy_bounds.json").filename().string();
   const ErrorBounds& bounds = out.bounds;

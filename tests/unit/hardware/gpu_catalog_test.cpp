@@ -2,6 +2,8 @@
 // the estimation rule, lookups (aliases, MIG ids, lists, custom:SIZE) and the memory override.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <functional>
 #include <string>
 
@@ -289,6 +291,30 @@ TEST(GpuCatalog, ReportedTotalOverrideKeepsOtherFigures) {
   EXPECT_DOUBLE_EQ(*g.bandwidth_gbps, 2000);
   EXPECT_EQ(g.id, "h100-pcie-80");
   EXPECT_EQ(kind_of([&] { with_reported_total(g, Bytes(0)); }), ErrorKind::Usage);
+}
+
+TEST(GpuCatalog, ClusterFlagsReplaceTheHostAndTheNetwork) {
+  // An H100 cluster of 4-GPU hosts on 800 Gb/s a GPU: the fabric ends after 4 GPUs, the sources
+  // name the flags; everything else is the card's.
+  const GpuSpec g = with_cluster(catalog().find("h100-sxm-80"), {4, 800.0});
+  EXPECT_EQ(g.node_gpus, 4u);
+  EXPECT_EQ(fabric_gpus(g), 4u);
+  EXPECT_DOUBLE_EQ(*g.interconnect.network_gbit, 800);
+  EXPECT_EQ(g.sources.at("node_gpus"), std::vector<std::string>{"--node-gpus"});
+  EXPECT_EQ(g.sources.at("network"), std::vector<std::string>{"--network-gbit"});
+  EXPECT_DOUBLE_EQ(*g.bandwidth_gbps, *catalog().find("h100-sxm-80").bandwidth_gbps);
+  // Nothing given: the card as catalogued.
+  EXPECT_EQ(with_cluster(catalog().find("h100-sxm-80"), {}).sources, catalog().find("h100-sxm-80").sources);
+  // A GB200 NVL72 rack's NVLink domain still spans 72 GPUs past hosts of 2.
+  EXPECT_EQ(fabric_gpus(with_cluster(catalog().find("gb200"), {2, std::nullopt})), 72u);
+  // A custom card gains a host size.
+  EXPECT_EQ(fabric_gpus(with_cluster(catalog().resolve_one("custom:24GiB"), {8, std::nullopt})), 8u);
+  EXPECT_EQ(kind_of([] { with_cluster(catalog().find("h100-sxm-80"), {0, std::nullopt}); }), ErrorKind::Usage);
+  EXPECT_EQ(kind_of([] { with_cluster(catalog().find("h100-sxm-80"), {1025, std::nullopt}); }), ErrorKind::Usage);
+  EXPECT_EQ(kind_of([] { with_cluster(catalog().find("h100-sxm-80"), {std::nullopt, 0.0}); }), ErrorKind::Usage);
+  EXPECT_EQ(kind_of([] { with_cluster(catalog().find("h100-sxm-80"), {std::nullopt, std::nan("")}); }), ErrorKind::Usage);
+  EXPECT_EQ(kind_of([] { with_cluster(catalog().find("h100-sxm-80"), {std::nullopt, 2e5}); }), ErrorKind::Usage);
+  EXPECT_EQ(kind_of([] { with_cluster(catalog().find("a100-sxm-80/3g.40gb"), {8, std::nullopt}); }), ErrorKind::Usage);
 }
 
 }  // namespace

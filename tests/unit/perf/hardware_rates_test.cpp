@@ -64,6 +64,15 @@ TEST(PerfHardware, NetworkBeyondTheHostFromTheReferencePlatform) {
   const PerfHardware gb200 = perf_hardware_from(cat.find("gb200"), nullptr, "bf16", d);
   EXPECT_EQ(gb200.expected.scale_up_gpus, 72u);
   EXPECT_NE(gb200.basis.find("beyond 72 GPUs (one NVLink domain)"), std::string::npos);
+  // The user's cluster (--node-gpus 4 --network-gbit 800): 4-GPU hosts, 800e9 / 8 x 0.92 =
+  // 92 GB/s a GPU between them, the same figure at both ends of the range; the basis names the flags.
+  const PerfHardware own = perf_hardware_from(with_cluster(cat.find("h100-sxm-80"), {4, 800.0}), nullptr, "bf16", d);
+  EXPECT_EQ(own.expected.scale_up_gpus, 4u);
+  EXPECT_DOUBLE_EQ(own.expected.network_bytes_per_s, 92e9);
+  EXPECT_DOUBLE_EQ(own.slow->network_bytes_per_s, 800e9 / 8 * 0.85);
+  EXPECT_NE(own.basis.find("beyond 4 GPUs (one host, --node-gpus): network 800 Gb/s per GPU (--network-gbit)"),
+            std::string::npos)
+      << own.basis;
 }
 
 // Loading `path` fails as a bad input file whose message names every one of `needles`.

@@ -213,6 +213,21 @@ std::optional<std::uint64_t> fabric_gpus(const GpuSpec& gpu);
 //! Throws Error(Usage) when total is zero or more than the card physically has (its marketed
 //! size read as GiB, the larger reading: an "80GB" H100 has 80 GiB of HBM).
 GpuSpec with_reported_total(GpuSpec spec, Bytes total);
+//! The user's own cluster where it differs from the card's reference platform (docs/gpus.md
+//! "Your own cluster"): GPUs per host (--node-gpus) and the network per GPU between hosts, Gb/s
+//! one direction (--network-gbit). Unset = the catalogue's figures.
+struct ClusterShape {
+  std::optional<std::uint64_t> node_gpus;
+  std::optional<double> network_gbit;
+};
+//! Where a cluster flag gave the figure: sources.node_gpus / sources.network read this.
+inline constexpr const char* kNodeGpusFlag = "--node-gpus";
+inline constexpr const char* kNetworkGbitFlag = "--network-gbit";
+//! The same card in the user's cluster: node_gpus and interconnect.network_gbit replaced, their
+//! sources naming the flag. An NVLink domain beyond a host (GB200 / GB300 NVL72) keeps spanning
+//! its GPUs. Throws Error(Usage) for a node of 0 or more than 1,024 GPUs, a network rate outside
+//! (0, 100,000] Gb/s, and either on a MIG slice (one card, never across hosts).
+GpuSpec with_cluster(GpuSpec spec, const ClusterShape& cluster);
 //! A GPU memory size as typed (--gpu-memory, custom:SIZE): parse_bytes, but a bare number below
 //! 1 GiB ("custom:80" = 80 bytes) is refused, asking for a unit.
 Bytes parse_gpu_memory(std::string_view text, const std::string& what);

@@ -24,6 +24,7 @@ struct PlanRequest {
   std::string model;                //!< catalogue id or path (load_model)
   std::string gpu;                  //!< GPU catalogue id or custom:<size>
   std::optional<Bytes> gpu_memory;  //!< --gpu-memory: runtime-reported total per GPU
+  ClusterShape cluster;             //!< --node-gpus / --network-gbit (with_cluster)
   std::string engine = "vllm";      //!< "vllm", "vllm@0.17", ...
   EngineArgs args;
   std::optional<std::string> weights;

@@ -34,6 +34,9 @@ struct DatasheetFigures {
   //! Scale-out NIC per GPU, Gb/s one direction: the catalogue's reference platform, or nullopt
   //! (perf_hardware_from assumes PerfDefaults::network_gbit_default and says so).
   std::optional<double> network_gbit{};
+  //! Where network_gbit comes from: the catalogue's reference platform, or --network-gbit.
+  bool network_from_flag = false;
+  bool node_from_flag = false;  //!< scale_up_gpus is the host size --node-gpus gave
   std::optional<int> capability_major{};  //!< NVIDIA compute capability major (selects fitted per-kernel costs)
 };
 

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "vramplan/compat/compat.hpp"
+#include "vramplan/hardware/gpu_catalog.hpp"
 #include "vramplan/plan/batch_at_rate.hpp"
 #include "vramplan/plan/batch_range.hpp"
 #include "vramplan/model/spec.hpp"
@@ -24,6 +25,7 @@ struct CheckRequest {
   std::string model;
   std::string gpu;                  //!< catalogue id, card/profile (MIG) or custom:SIZE
   std::optional<Bytes> gpu_memory;  //!< --gpu-memory
+  ClusterShape cluster;             //!< --node-gpus / --network-gbit (with_cluster)
   std::string engine = "vllm";
   memory::EngineArgs args;
   std::optional<std::string> weights;

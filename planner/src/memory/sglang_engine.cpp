@@ -35,6 +35,7 @@
 #include "vramplan/memory/sglang_dp_attention.hpp"
 #include "vramplan/memory/sglang_dsa.hpp"
 #include "vramplan/memory/mtp_draft.hpp"
+#include "vramplan/memory/sglang_pipeline.hpp"
 #include "vramplan/memory/sglang_speculative.hpp"
 #include "vramplan/memory/sglang_weights.hpp"
 #include "vramplan/model/recurrent_state.hpp"
@@ -330,7 +331,7 @@ double sglang_piecewise_graph_reserve_mib(const ModelArch& arch, const SglangRel
 
 //! mem_fraction_static when the user leaves it unset, by the profile's rule (see sglang.json);
 //! `speculative_mib`: what the reserve_sum rule adds for a draft model, after its floor.
-double default_fraction(const EngineProfileData& d, double gpu_mib, std::uint64_t tp, const SizeDefaults& s,
+double default_fraction(const EngineProfileData& d, double gpu_mib, std::uint64_t tp, std::uint64_t pp, const SizeDefaults& s,
                         double speculative_mib, double piecewise_graph_mib = 0) {
   const JsonView rule = d.table("default_mem_fraction");
   const std::string kind = rule.req_string("rule");
@@ -341,14 +342,15 @@ double default_fraction(const EngineProfileData& d, double gpu_mib, std::uint64_
   }
   if (kind == "gpu_buckets") {  // rows [below MiB or null, reserve GiB, reserve GiB per rank]
     const JsonView row = bucket(rule.at("rows"), gpu_mib);
-    const double reserved = (row.at(1).as_number() + static_cast<double>(tp) * row.at(2).as_number()) * 1024.0;
+    // parallel_size = tp_size x pp_size (server_args.py, 0.4.7 - 0.5.2).
+    const double reserved = (row.at(1).as_number() + static_cast<double>(tp * pp) * row.at(2).as_number()) * 1024.0;
     return round3((gpu_mib - reserved) / gpu_mib);
   }
   if (kind == "reserve_sum") {
     const double prefill = std::max(static_cast<double>(s.chunked_prefill_size), rule.req_number("min_prefill_tokens"));
     double reserved = rule.req_number("base_mib") + prefill * rule.req_number("mib_per_prefill_token") +
                       static_cast<double>(s.cuda_graph_max_bs) * rule.req_number("mib_per_graph_bs") +
-                      static_cast<double>(tp) * rule.req_number("mib_per_rank") + piecewise_graph_mib;
+                      static_cast<double>(tp * pp) * rule.req_number("mib_per_rank") + piecewise_graph_mib;
     if (gpu_mib > rule.req_number("floor_above_mib")) reserved = std::max(reserved, rule.req_number("floor_mib"));
     return round3((gpu_mib - reserved - speculative_mib) / gpu_mib);
   }
@@ -394,6 +396,7 @@ class SglangEngine final : public Engine {
             {"prefill-attention-backend", "the prefill attention kernels (trtllm_mha and, for MHA models, fa4 set the page size)", false, {}},
             {"kv-cache-dtype", "auto, fp8_e4m3, fp8_e5m2", false, {}},
             {"tp-size", "tensor parallel size", false, {"tp"}, OptionValue::whole},
+            {"pp-size", "pipeline parallel stages, each --tp-size GPUs holding its own layers and token pool", false, {"pp", "pipeline-parallel-size"}, OptionValue::whole},
             {"ep-size", "expert-parallel ranks within the TP group: each GPU holds experts / ep whole experts (default 1)", false, {"ep", "expert-parallel-size"}, OptionValue::whole},
             {"dp-size", "with --enable-dp-attention: attention data-parallel ranks within the TP group", false, {"dp", "data-parallel-size"}, OptionValue::whole},
             {"enable-dp-attention", "attention as --dp-size ranks of tp / dp GPUs, each with its own requests and token pool", true, {}},
@@ -424,6 +427,9 @@ class SglangEngine final : public Engine {
     const SglangRelease release = SglangRelease::parse(d_.release(), d_.assumed());
     const EngineArgs a = forced_args(in.args, arch, release, p.notes);
     const std::uint64_t tp = place_tp_size(p, a);
+    const std::uint64_t pp = arg_u64(a, "pp-size").value_or(1);
+    if (pp == 0) throw_usage("--pp-size must be >= 1");
+    p.gpu_count = checked_mul(tp, pp, "GPUs");
     const std::uint64_t ep = sglang_ep_size(a, arch, tp);
     note_expert_parallel(p, "--ep-size " + std::to_string(ep), arch, tp, ep);
     // server_args.py reads the card's size in MiB (nvidia-smi memory.total); the runtime total is
@@ -441,13 +447,17 @@ class SglangEngine final : public Engine {
     if (dpa.on) p.notes.push_back(dpa.explain);
     const SglangSpeculative spec = sglang_speculative(a, in.model, release);
     for (const auto& n : spec.notes) p.notes.push_back(n);
+    if (pp > 1 && (dpa.on || spec.on))
+      throw_usage(std::string("--pp-size ") + std::to_string(pp) + " with " +
+                  (dpa.on ? "--enable-dp-attention" : "speculative decoding") +
+                  ": the pair is not modelled (each stage's share of the ranks' pools or of the draft)");
     const std::uint64_t ctx_len = arg_u64(a, "context-length").value_or(in.workload.context.value_or(arch.max_position_embeddings));
     const std::optional<double> user_f = arg_double(a, "mem-fraction-static");
     std::string pcg_why;
     const double pcg_mib = sglang_piecewise_graph_reserve_mib(arch, release, a, chunk, spec.on, pcg_why);
     // DP attention's graph buffers join the reserve before its floor (server_args.py
     // _handle_gpu_memory_settings), as the piecewise graphs' do.
-    double f = user_f.value_or(default_fraction(d_, gpu_mib, tp, used,
+    double f = user_f.value_or(default_fraction(d_, gpu_mib, tp, pp, used,
                                                 spec.on ? sglang_speculative_reserve_mib(release) : 0.0,
                                                 pcg_mib + dpa.reserve_mib));
     if (!user_f && dpa.on) p.notes.push_back(dpa.reserve_explain);
@@ -492,7 +502,8 @@ class SglangEngine final : public Engine {
       p.notes.push_back("--page-size " + std::to_string(*user_page) + " ignored: SGLang runs DeepSeek sparse attention on " +
                         std::to_string(dsa_page) + "-token pages on " + (in.gpu.vendor == "amd" ? "ROCm" : "CUDA"));
 
-    ShardOptions shard{tp, 1, 0, d_.u64("vocab_pad"), false};
+    ShardOptions shard{tp, pp, 0, d_.u64("vocab_pad"), false};
+    shard.pp_extra_layers_last = true;  // distributed/utils.py get_pp_indices
     shard.k_eq_v_value_slot = true;  // gemma4_causal.py Gemma4Attention.load_weights duplicates k_proj into V
     dpa.apply(shard);
     const ResolvedWeights rw =
@@ -501,7 +512,7 @@ class SglangEngine final : public Engine {
                                       {d_.u64("rope_cache_bytes"), Bytes::from_gib(d_.number("load_non_torch_gib")),
                                        "engine data load_non_torch_gib"}))
       p.weights.push_back(std::move(c));
-    const Bytes weights = p.weights_bytes();
+    Bytes weights = p.weights_bytes();
     // cell_size: every layer at full length; the hybrid SWA split below re-divides the pool.
     // DeepSeek sparse attention: "auto" means an fp8 cache on compute capability 10+ and bf16
     // below (0.5.9 server_args.py _set_default_nsa_kv_cache_dtype).
@@ -514,11 +525,13 @@ class SglangEngine final : public Engine {
     // The bytes a token costs in the release's cell size (profile_max_num_token divides the pool
     // by it): what is allocated, except for DSA models before 0.5.17.
     std::string budget_note;
-    const std::uint64_t cell =
+    std::uint64_t cell =
         dsa && kv_dtype.block_elems == 1
             ? sglang_dsa_budget_bytes(release, arch, kv, kv_dtype.block_bytes, budget_note)
             : kv.bytes_per_token;
     if (!budget_note.empty()) p.notes.push_back(budget_note);
+    const SglangLoadExtras load_extras{d_.u64("rope_cache_bytes"), Bytes::from_gib(d_.number("load_non_torch_gib")),
+                                       "engine data load_non_torch_gib"};
 
     // A calibration's figures of this deployment (reconcile --update-calibration): the memory
     // SGLang's log found free before loading ("Load weight begin. avail mem", model_runner.py
@@ -536,8 +549,28 @@ class SglangEngine final : public Engine {
                                    : in.measured_context ? in.measured_context_source
                                                          : "engine data context_gib";
     const double free_before = total - static_cast<double>(ctx.count());
+    // Pipeline parallelism: each stage's GPUs hold their own layers (the embedding on the first,
+    // the final norm and lm_head on the last) and size their own pool; every rank then takes the
+    // smallest token count (model_runner_kv_cache_mixin.py: an all_reduce MIN of
+    // max_total_num_tokens over the world group). The plan shows the stage that holds the most.
+    std::optional<std::uint64_t> stage_min_tokens;
+    if (pp > 1) {
+      const SglangPipeline pipe = sglang_pipeline(in.model, rw, shard, load_extras, kv, cell, free_before * f);
+      stage_min_tokens = pipe.min_tokens;
+      p.weights = pipe.shown_weights;
+      weights = p.weights_bytes();
+      kv.bytes_per_token = pipe.shown_kv_bytes;
+      cell = pipe.shown_cell;
+      p.kv.bytes_per_token = kv.bytes_per_token;
+      p.kv.explain += "; stage " + std::to_string(pipe.shown) + " of " + std::to_string(pp) + " holds layers " +
+                      pipe.shown_layers + ": " + grouped(kv.bytes_per_token) + " B a token";
+      p.notes.push_back(pipe.explain);
+    }
     const double rest_all = free_before * f - static_cast<double>(weights.count());
     const SglangMambaSplit mamba = sglang_mamba_split(arch, tp, rest_all, a, release);
+    if (pp > 1 && mamba.per_req > 0)
+      throw_usage("--pp-size " + std::to_string(pp) + ": " + arch.architecture +
+                  "'s recurrent state pool split over pipeline stages is not modelled");
     const double rest = rest_all - static_cast<double>(mamba.budget_bytes);
     const std::uint64_t pool = rest > 0 ? static_cast<std::uint64_t>(rest) : 0;
     p.kv.state_bytes_per_sequence = mamba.per_req;
@@ -546,6 +579,7 @@ class SglangEngine final : public Engine {
                             grouped(mamba.slots) + " request state slots + 1 padding row x " + grouped(mamba.per_req) +
                                 " B (conv bf16 + SSM fp32 over the recurrent layers; " + mamba.slots_rule + ")"});
     std::uint64_t tokens = cell ? pool / cell : 0;
+    if (stage_min_tokens) tokens = std::min(tokens, *stage_min_tokens);
     if (const auto cap = arg_u64(a, "max-total-tokens")) tokens = std::min(tokens, *cap);
     tokens = tokens / page * page;
     // Speculative decoding: 48 running requests when unset (server_args.py
@@ -567,6 +601,10 @@ class SglangEngine final : public Engine {
                                      (spec_extra ? " (" + grouped(spec_extra) + " of them past the budget for speculative slots)" : "") +
                                      (cell != kv.bytes_per_token ? "; tokens counted at the release's " + grouped(cell) + " B a token" : "");
     const SglangSwaSplit swa = sglang_swa_split(arch, kv, tokens, pool, page, a, release);
+    if (pp > 1 && swa.on)
+      throw_usage("--pp-size " + std::to_string(pp) + ": " + arch.architecture +
+                  "'s hybrid sliding-window pools split over pipeline stages are not modelled (--disable-hybrid-swa-memory "
+                  "sizes every layer at full length, which is)");
     if (swa.on) {
       tokens = swa.full_tokens > 0 ? swa.full_tokens : swa.swa_tokens;
       const std::uint64_t bytes = checked_add(checked_mul(swa.full_tokens, swa.full_bytes_per_token),
@@ -721,7 +759,10 @@ class SglangEngine final : public Engine {
                      // scheduler runs event_loop_overlap (scheduler.py).
                      // Before 0.4 the overlap scheduler was an opt-in (--enable-overlap-schedule);
                      // sgl-project/sglang PR #2067 (2024-11-18) made it the default.
-                     {"overlap_schedule", !arg_switch(a, "disable-overlap-schedule") && !spec.on && release.at_least({0, 4})},
+                     // and pipeline parallelism too (server_args.py _handle_pipeline_parallelism).
+                     {"overlap_schedule", !arg_switch(a, "disable-overlap-schedule") && !spec.on && pp == 1 &&
+                                              release.at_least({0, 4})},
+                     {"pp_size", pp},
                      {"radix_cache", !arg_switch(a, "disable-radix-cache")},
                      {"init_new_token_ratio", init_ratio},
                      {"min_new_token_ratio", min_ratio},

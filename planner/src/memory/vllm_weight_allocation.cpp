@@ -98,7 +98,7 @@ std::vector<VllmAllocationStep> vllm_allocation_plan(const ModelSpec& model, con
   if (weights.tensor_bytes.size() != model.tensors.size())
     throw_internal("vllm_allocation_plan: resolved weights do not match the inventory");
   const auto& a = model.arch;
-  const auto [first, end] = pp_layer_range(a.num_layers, o.pp, o.stage);
+  const auto [first, end] = pp_layer_range(a.num_layers, o.pp, o.stage, o.pp_extra_layers_last);
   const bool first_stage = o.stage == 0, last_stage = o.stage + 1 == o.pp;
   auto rank_bytes = [&](std::size_t i) {
     return tensor_rank_bytes(model, model.tensors[i], weights.tensor_bytes[i], split_degree(model.tensors[i].role, o), o.vocab_pad);

@@ -132,15 +132,16 @@ ResolvedWeights resolve_weights(const ModelSpec& model, const QuantCatalog& quan
 }
 
 std::pair<std::uint64_t, std::uint64_t> pp_layer_range(std::uint64_t num_layers, std::uint64_t pp,
-                                                        std::uint64_t stage) {
+                                                        std::uint64_t stage, bool extra_layers_last) {
   if (pp == 0 || stage >= pp) throw_internal("pp_layer_range: bad stage");
   if (pp > num_layers)
     throw_usage("pipeline parallel size " + std::to_string(pp) + " exceeds the " +
                 std::to_string(num_layers) + " layers of the model");
   std::vector<std::uint64_t> parts(pp, num_layers / pp);
-  // vllm/distributed/utils.py get_pp_indices: partitions[-i] += 1 for i in 2..remaining+1.
+  // vllm/distributed/utils.py get_pp_indices: partitions[-i] += 1 for i in 2..remaining+1;
+  // SGLang's: the last `remaining` partitions get one more.
   const std::uint64_t remaining = num_layers % pp;
-  for (std::uint64_t i = 2; i < remaining + 2; ++i) parts[pp - i] += 1;
+  for (std::uint64_t i = extra_layers_last ? 1 : 2; i < remaining + (extra_layers_last ? 1 : 2); ++i) parts[pp - i] += 1;
   std::uint64_t start = 0;
   for (std::uint64_t s = 0; s < stage; ++s) start += parts[s];
   return {start, start + parts[stage]};
@@ -266,7 +267,7 @@ std::vector<Component> shard_weights(const ModelSpec& model, const ResolvedWeigh
     throw_internal("shard_weights: resolved weights do not match the inventory");
   const auto& a = model.arch;
   const std::uint64_t tp = o.tp;
-  const auto [first, end] = pp_layer_range(a.num_layers, o.pp, o.stage);
+  const auto [first, end] = pp_layer_range(a.num_layers, o.pp, o.stage, o.pp_extra_layers_last);
   const bool first_stage = o.stage == 0, last_stage = o.stage + 1 == o.pp;
 
   const std::uint64_t vocab_padded = round_up(a.vocab_size, o.vocab_pad);

@@ -100,6 +100,7 @@ void vllm(const memory::PlanOutcome& o, const memory::EngineArgs& a, const std::
 void sglang(const memory::PlanOutcome& o, const memory::EngineArgs& a, const std::string& model, LaunchCommand& c) {
   const auto& v = o.plan.engine_view;
   c.argv = {"python", "-m", "sglang.launch_server", "--model-path", model, "--tp", std::to_string(o.tp)};
+  if (o.pp > 1) c.argv.insert(c.argv.end(), {"--pp-size", std::to_string(o.pp)});
   const std::uint64_t ep = v.value("ep_size", std::uint64_t{1});
   if (ep > 1) c.argv.insert(c.argv.end(), {"--ep-size", std::to_string(ep)});
   // DP attention: the view holds one rank's request limit and prompt chunk, which SGLang derives
@@ -134,7 +135,8 @@ void sglang(const memory::PlanOutcome& o, const memory::EngineArgs& a, const std
   from_view(c.argv, v, "speculative_eagle_topk", "--speculative-eagle-topk");
   from_view(c.argv, v, "speculative_num_draft_tokens", "--speculative-num-draft-tokens");
   if (view_flag(v, "enable_mixed_chunk")) c.argv.push_back("--enable-mixed-chunk");
-  if (!view_flag(v, "overlap_schedule") && !speculative) c.argv.push_back("--disable-overlap-schedule");
+  // Speculative decoding and pipeline parallelism turn it off themselves (server_args.py).
+  if (!view_flag(v, "overlap_schedule") && !speculative && o.pp == 1) c.argv.push_back("--disable-overlap-schedule");
   if (!view_flag(v, "radix_cache")) c.argv.push_back("--disable-radix-cache");
 }
 

@@ -115,6 +115,19 @@ TEST(LaunchCommand, SglangDpAttentionCarriesTheServerWideLimits) {
   EXPECT_NE(c.line().find(" --max-running-requests 512 --chunked-prefill-size 8192 "), std::string::npos) << c.line();
 }
 
+TEST(LaunchCommand, SglangPipelineCarriesItsStagesAndLetsSglangDropTheOverlap) {
+  // --pp-size 2 on the command; SGLang turns the overlap scheduler off itself under PP
+  // (server_args.py _handle_pipeline_parallelism), so no --disable-overlap-schedule is added.
+  const memory::EngineArgs args = {{"tp-size", "2"}, {"pp-size", "2"}, {"context-length", "8192"}};
+  const memory::PlanOutcome o = plan_of("sglang@0.5.9", args);
+  EXPECT_EQ(o.pp, 2u);
+  const std::string line = launch_command(o, args, "m").line();
+  EXPECT_NE(line.find(" --tp 2 --pp-size 2 "), std::string::npos) << line;
+  EXPECT_EQ(line.find("--disable-overlap-schedule"), std::string::npos) << line;
+  const memory::EngineArgs plain = {{"tp-size", "2"}, {"context-length", "8192"}};
+  EXPECT_EQ(launch_command(plan_of("sglang@0.5.9", plain), plain, "m").line().find("--pp-size"), std::string::npos);
+}
+
 TEST(LaunchCommand, VllmCarriesTheSpeculativeConfigQuoted) {
   memory::PlanRequest r;
   r.model = "deepseek-r1";

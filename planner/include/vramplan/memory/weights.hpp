@@ -50,10 +50,13 @@ const QuantFormat& config_dtype_format(const ModelSpec& model, const QuantCatalo
 ResolvedWeights resolve_weights(const ModelSpec& model, const QuantCatalog& quant,
                                 const WeightRequest& request);
 
-//! vLLM's layer split for pipeline stage `stage` of `pp` (vllm/distributed/utils.py
-//! get_pp_indices: an even split, the remainder going to the stages before the last).
+//! The layers [first, end) of pipeline stage `stage` of `pp`: an even split, the remainder one
+//! layer each to the stages before the last (vLLM vllm/distributed/utils.py get_pp_indices) or,
+//! with `extra_layers_last`, to the last stages (SGLang python/sglang/srt/distributed/utils.py
+//! get_pp_indices: "the last N partitions will have one extra layer"; SGLANG_PP_LAYER_PARTITION
+//! not modelled).
 std::pair<std::uint64_t, std::uint64_t> pp_layer_range(std::uint64_t num_layers, std::uint64_t pp,
-                                                        std::uint64_t stage);
+                                                        std::uint64_t stage, bool extra_layers_last = false);
 
 struct ShardOptions {
   std::uint64_t tp = 1;
@@ -76,6 +79,8 @@ struct ShardOptions {
   //! from 0.11): the shared experts whole on every GPU (deepseek_v2.py DeepseekV2MLP built with
   //! disable_tp=is_sequence_parallel). 0 = tp.
   std::uint64_t shared_expert_tp = 0;
+  //! SGLang's split of the layers over the stages (pp_layer_range: the extra layers last).
+  bool pp_extra_layers_last = false;
 };
 
 //! How a vLLM MXFP4 MoE kernel backend lays out the experts of one TP rank

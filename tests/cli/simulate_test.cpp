@@ -27,6 +27,18 @@ nlohmann::json simulate_json(std::vector<std::string> extra) {
   return nlohmann::json::parse(r.out);
 }
 
+// `vramplan simulate` with `base` (its own model, GPU and workload) and then `extra`, as JSON.
+nlohmann::json simulate_run(std::vector<std::string> base, const std::vector<std::string>& extra) {
+  base.insert(base.begin(), "simulate");
+  base.insert(base.end(), extra.begin(), extra.end());
+  base.push_back("--json");
+  const CliResult r = run_cli(base);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return nlohmann::json::parse(r.out);
+}
+
+double median_tpot_ms(const nlohmann::json& j) { return j.at("latency_ms").at("tpot").at("p50").get<double>(); }
+
 TEST(SimulateCli, ReportsTheContractFields) {
   const auto j = simulate_json({"--rate", "5", "--requests", "2000", "--input-len", "512", "--output-len", "128", "--seed", "7"});
   EXPECT_EQ(j.at("schema"), "vramplan.simulate/1");
@@ -176,24 +188,17 @@ TEST(SimulateCli, DpAttentionWithEagleGathersEveryForward) {
   // (target verify, 2 single-token drafts, the draft extend) gather all ranks' tokens, and the
   // ranks never mix prompt and decode batches. An iteration costs more than a plain step but
   // keeps 3 tokens: the TPOT falls (2026-12-07: 10.9 against 18.4 ms median).
-  const auto run = [](std::vector<std::string> extra) {
-    std::vector<std::string> args = {"simulate", "--model", "deepseek-v3", "--gpu", "h200", "--engine", "sglang@0.5.9",
-                                     "--tp", "8", "--dp", "8", "--enable-dp-attention", "--concurrency", "16",
-                                     "--requests", "160", "--input-len", "1000", "--output-len", "500", "--json"};
-    args.insert(args.end(), extra.begin(), extra.end());
-    const CliResult r = run_cli(args);
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-    return nlohmann::json::parse(r.out);
-  };
-  const auto plain = run({});
-  const auto spec = run({"--speculative-algorithm", "EAGLE", "--speculative-num-steps", "3", "--speculative-eagle-topk",
-                         "1", "--speculative-num-draft-tokens", "4", "--spec-accept-length", "3"});
+  const std::vector<std::string> base = {"--model", "deepseek-v3", "--gpu", "h200", "--engine", "sglang@0.5.9", "--tp", "8",
+                                         "--dp", "8", "--enable-dp-attention", "--concurrency", "16", "--requests", "160",
+                                         "--input-len", "1000", "--output-len", "500"};
+  const auto plain = simulate_run(base, {});
+  const auto spec = simulate_run(base, {"--speculative-algorithm", "EAGLE", "--speculative-num-steps", "3",
+                                        "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "4",
+                                        "--spec-accept-length", "3"});
   expect_valid(spec, "simulate.schema.json");
   EXPECT_EQ(spec.at("requests").at("completed").get<std::uint64_t>(), 160u);
-  const double plain_tpot = plain.at("latency_ms").at("tpot").at("p50").get<double>();
-  const double spec_tpot = spec.at("latency_ms").at("tpot").at("p50").get<double>();
-  EXPECT_LT(spec_tpot, plain_tpot);
-  EXPECT_GT(3 * spec_tpot, plain_tpot);
+  EXPECT_LT(median_tpot_ms(spec), median_tpot_ms(plain));
+  EXPECT_GT(3 * median_tpot_ms(spec), median_tpot_ms(plain));
   EXPECT_NE(spec.dump().find("never mix prompt and decode batches"), std::string::npos);
 }
 
@@ -202,25 +207,16 @@ TEST(SimulateCli, VllmDataParallelEnginesDraftInLockstep) {
   // the MTP drafter (k = 1, 1.8 tokens kept a verify), 16 users: the target's and the drafter's
   // forwards step in lockstep over the engines; an idle engine's dummy runs 2 tokens. The step
   // keeps 1.8 tokens for less than 1.8 plain steps (2026-12-07: TPOT 14.1 against 18.6 ms median).
-  const auto run = [](std::vector<std::string> extra) {
-    std::vector<std::string> args = {"simulate", "--model", "deepseek-v3", "--gpu", "h200", "--engine", "vllm@0.19",
-                                     "--data-parallel-size", "8", "--enable-expert-parallel", "--max-model-len", "8192",
-                                     "--concurrency", "16", "--requests", "160", "--input-len", "1000", "--output-len",
-                                     "500", "--json"};
-    args.insert(args.end(), extra.begin(), extra.end());
-    const CliResult r = run_cli(args);
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-    return nlohmann::json::parse(r.out);
-  };
-  const auto plain = run({});
-  const auto spec = run({"--speculative-config", R"({"method": "mtp", "num_speculative_tokens": 1})",
-                         "--spec-accept-length", "1.8"});
+  const std::vector<std::string> base = {"--model", "deepseek-v3", "--gpu", "h200", "--engine", "vllm@0.19",
+                                         "--data-parallel-size", "8", "--enable-expert-parallel", "--max-model-len", "8192",
+                                         "--concurrency", "16", "--requests", "160", "--input-len", "1000", "--output-len", "500"};
+  const auto plain = simulate_run(base, {});
+  const auto spec = simulate_run(base, {"--speculative-config", R"({"method": "mtp", "num_speculative_tokens": 1})",
+                                        "--spec-accept-length", "1.8"});
   expect_valid(spec, "simulate.schema.json");
   EXPECT_EQ(spec.at("requests").at("completed").get<std::uint64_t>(), 160u);
-  const double plain_tpot = plain.at("latency_ms").at("tpot").at("p50").get<double>();
-  const double spec_tpot = spec.at("latency_ms").at("tpot").at("p50").get<double>();
-  EXPECT_LT(spec_tpot, plain_tpot);
-  EXPECT_GT(1.8 * spec_tpot, plain_tpot);
+  EXPECT_LT(median_tpot_ms(spec), median_tpot_ms(plain));
+  EXPECT_GT(1.8 * median_tpot_ms(spec), median_tpot_ms(plain));
 }
 
 TEST(SimulateCli, SglangPipelineStagesRunAsMicroBatches) {
@@ -229,20 +225,14 @@ TEST(SimulateCli, SglangPipelineStagesRunAsMicroBatches) {
   // round of two micro-batches through stages of half the layers at TP 4 and its prompts crossing
   // both stages one after the other make it the slower layout (2026-12-07: TPOT 24.6 against
   // 16.7 ms median, throughput 3.73 against 5.57 req/s).
-  const auto run = [](std::vector<std::string> layout) {
-    std::vector<std::string> args = {"simulate", "--model", "llama-3.1-70b", "--gpu", "h100-sxm-80", "--engine",
-                                     "sglang@0.5.9", "--context-length", "8192", "--concurrency", "32", "--requests",
-                                     "320", "--input-len", "1000", "--output-len", "300", "--json"};
-    args.insert(args.end(), layout.begin(), layout.end());
-    const CliResult r = run_cli(args);
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-    return nlohmann::json::parse(r.out);
-  };
-  const auto tp8 = run({"--tp", "8"});
-  const auto pp2 = run({"--tp", "4", "--pp-size", "2"});
+  const std::vector<std::string> base = {"--model", "llama-3.1-70b", "--gpu", "h100-sxm-80", "--engine", "sglang@0.5.9",
+                                         "--context-length", "8192", "--concurrency", "32", "--requests", "320",
+                                         "--input-len", "1000", "--output-len", "300"};
+  const auto tp8 = simulate_run(base, {"--tp", "8"});
+  const auto pp2 = simulate_run(base, {"--tp", "4", "--pp-size", "2"});
   expect_valid(pp2, "simulate.schema.json");
   EXPECT_EQ(pp2.at("requests").at("completed").get<std::uint64_t>(), 320u);
-  EXPECT_GT(pp2.at("latency_ms").at("tpot").at("p50").get<double>(), tp8.at("latency_ms").at("tpot").at("p50").get<double>());
+  EXPECT_GT(median_tpot_ms(pp2), median_tpot_ms(tp8));
   EXPECT_LT(pp2.at("throughput").at("requests_per_s").get<double>(), tp8.at("throughput").at("requests_per_s").get<double>());
 }
 
@@ -252,15 +242,10 @@ TEST(SimulateCli, SglangPipelineStagesRunAsMicroBatches) {
 // token between the hosts) decodes faster, as vLLM's multi-node advice has it: 12.56 against
 // 10.30 ms (2026-12-07). On one NVLink fabric TP 16 came out the faster: 12.56 - 160 x 35 us = 6.96 ms.
 TEST(SimulateCli, TensorParallelismAcrossHostsPaysTheNetwork) {
-  const auto tpot = [](std::vector<std::string> layout) {
-    std::vector<std::string> args = {"simulate", "--model", "llama-3.1-70b", "--gpu", "h100-sxm-80", "--engine",
-                                     "vllm@0.19", "--max-model-len", "4096", "--concurrency", "1", "--requests", "3",
-                                     "--input-len", "256", "--output-len", "64", "--json"};
-    args.insert(args.end(), layout.begin(), layout.end());
-    const CliResult r = run_cli(args);
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-    return nlohmann::json::parse(r.out).at("latency_ms").at("tpot").at("p50").get<double>();
-  };
+  const std::vector<std::string> base = {"--model", "llama-3.1-70b", "--gpu", "h100-sxm-80", "--engine", "vllm@0.19",
+                                         "--max-model-len", "4096", "--concurrency", "1", "--requests", "3",
+                                         "--input-len", "256", "--output-len", "64"};
+  const auto tpot = [&](const std::vector<std::string>& layout) { return median_tpot_ms(simulate_run(base, layout)); };
   const double tp16 = tpot({"--tensor-parallel-size", "16"});
   const double tp8_pp2 = tpot({"--tensor-parallel-size", "8", "--pipeline-parallel-size", "2"});
   EXPECT_GT(tp16, tp8_pp2 + 1.0) << tp16 << " ms against " << tp8_pp2 << " ms";

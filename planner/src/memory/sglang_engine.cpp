@@ -508,10 +508,9 @@ class SglangEngine final : public Engine {
     dpa.apply(shard);
     const ResolvedWeights rw =
         place_weights(p, in, {arg_string(a, "dtype"), arg_string(a, "quantization"), in.weights}, shard);
-    for (auto& c : sglang_load_extras(in.model, rw, shard,
-                                      {d_.u64("rope_cache_bytes"), Bytes::from_gib(d_.number("load_non_torch_gib")),
-                                       "engine data load_non_torch_gib"}))
-      p.weights.push_back(std::move(c));
+    const SglangLoadExtras load_extras{d_.u64("rope_cache_bytes"), Bytes::from_gib(d_.number("load_non_torch_gib")),
+                                       "engine data load_non_torch_gib"};
+    for (auto& c : sglang_load_extras(in.model, rw, shard, load_extras)) p.weights.push_back(std::move(c));
     Bytes weights = p.weights_bytes();
     // cell_size: every layer at full length; the hybrid SWA split below re-divides the pool.
     // DeepSeek sparse attention: "auto" means an fp8 cache on compute capability 10+ and bf16
@@ -530,8 +529,6 @@ class SglangEngine final : public Engine {
             ? sglang_dsa_budget_bytes(release, arch, kv, kv_dtype.block_bytes, budget_note)
             : kv.bytes_per_token;
     if (!budget_note.empty()) p.notes.push_back(budget_note);
-    const SglangLoadExtras load_extras{d_.u64("rope_cache_bytes"), Bytes::from_gib(d_.number("load_non_torch_gib")),
-                                       "engine data load_non_torch_gib"};
 
     // A calibration's figures of this deployment (reconcile --update-calibration): the memory
     // SGLang's log found free before loading ("Load weight begin. avail mem", model_runner.py

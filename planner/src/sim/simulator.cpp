@@ -208,8 +208,8 @@ class Simulation {
   }
   //! Joins the server's step at `t` and forms this rank's batch; false when it has none (it runs
   //! an idle batch). Requests that finished in the last step ride only while more are to come.
-  //! Forms this rank's step at the server's time `t`; with `decode` false only a prompt batch
-  //! (nothing formed when it has none, its decodes left as they are: dp_prompt_steps_alone).
+  //! With `decode` false only a prompt batch: nothing is formed when there is none, and the
+  //! decodes are left as they are (SchedulerRules::dp_prompt_steps_alone).
   bool form_at(double t, bool more_to_come, bool decode = true) {
     now_ = std::max(now_, t);
     return busy(more_to_come) && form_step(decode);

@@ -1,9 +1,11 @@
 #include "decision_options.hpp"
 
 #include <cstdlib>
+#include <iostream>
 
 #include "vramplan/core/error.hpp"
 #include "vramplan/hardware/gpu_catalog.hpp"
+#include "vramplan/memory/inert_flags.hpp"
 
 namespace vramplan::cli {
 
@@ -27,6 +29,14 @@ void add_engine_options(po::options_description& desc, const memory::Engine& eng
     }
   }
   desc.add(section);
+  po::options_description inert("Accepted without effect on memory or step time (" + std::string(engine.name()) + ")");
+  for (const auto& f : memory::inert_flags(engine.name())) {
+    const std::string n(f.name);
+    if (!declared.insert(n).second) continue;
+    if (f.takes_value) inert.add_options()(n.c_str(), po::value<std::string>(), std::string(f.what).c_str());
+    else inert.add_options()(n.c_str(), po::bool_switch(), std::string(f.what).c_str());
+  }
+  if (!inert.options().empty()) desc.add(inert);
 }
 
 memory::EngineArgs read_engine_args(const po::variables_map& vm, const memory::Engine& engine,
@@ -49,6 +59,15 @@ memory::EngineArgs read_engine_args(const po::variables_map& vm, const memory::E
       }
     }
   }
+  // The engine's inert flags (memory/inert_flags.hpp): taken, and named.
+  std::string inert;
+  for (const auto& f : memory::inert_flags(engine.name())) {
+    const std::string n(f.name);
+    if (!vm.count(n) || vm[n].defaulted() || command_own.count(n)) continue;
+    if (!f.takes_value && !vm[n].as<bool>()) continue;
+    inert += (inert.empty() ? "" : ", ") + ("--" + n) + " (" + std::string(f.what) + ")";
+  }
+  if (!inert.empty()) std::cerr << "vramplan: note: accepted without effect on memory or step time: " << inert << "\n";
   return args;
 }
 

@@ -612,7 +612,7 @@ std::vector<Row> rows() {
           "<dir>/x.log (vllm start-up log): planning its configuration: --gpu-memory-utilization is not a flag of engine "
           "'sglang' (its flags: --mem-fraction-static, --max-running-requests, --max-total-tokens, --context-length, "
           "--chunked-prefill-size, --cuda-graph-max-bs, --page-size, --attention-backend, --decode-attention-backend, "
-          "--prefill-attention-backend, --kv-cache-dtype, --tp-size, --pp-size, --ep-size, --dp-size, --enable-dp-attention, --enable-dp-lm-head, --dtype, --quantization, "
+          "--prefill-attention-backend, --kv-cache-dtype, --tp-size, --pp-size, --nnodes, --ep-size, --dp-size, --enable-dp-attention, --enable-dp-lm-head, --dtype, --quantization, "
           "--disable-cuda-graph, --disable-piecewise-cuda-graph, --max-prefill-tokens, --disable-radix-cache, --enable-mixed-chunk, --disable-overlap-schedule, "
           "--schedule-conservativeness, --mamba-full-memory-ratio, --max-mamba-cache-size, --swa-full-tokens-ratio, "
           "--disable-hybrid-swa-memory, --speculative-algorithm, --speculative-num-steps, --speculative-eagle-topk, "

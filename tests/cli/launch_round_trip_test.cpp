@@ -55,8 +55,8 @@ TEST(LaunchRoundTrip, InertFlagsAreTakenAndNamed) {
   const std::vector<std::string> base = {"plan", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--engine",
                                          "sglang@0.5.9", "--json"};
   std::vector<std::string> full = base;
-  full.insert(full.end(), {"--host", "0.0.0.0", "--port", "30000", "--trust-remote-code", "--nnodes", "2", "--node-rank",
-                           "0", "--dist-init-addr", "10.0.0.1:5000", "--tool-call-parser", "llama3", "--log-requests"});
+  full.insert(full.end(), {"--host", "0.0.0.0", "--port", "30000", "--trust-remote-code", "--node-rank", "0",
+                           "--dist-init-addr", "10.0.0.1:5000", "--tool-call-parser", "llama3", "--log-requests"});
   const CliResult plain = run_cli(base);
   const CliResult inert = run_cli(full);
   ASSERT_EQ(inert.exit_code, 0) << inert.err;
@@ -65,12 +65,40 @@ TEST(LaunchRoundTrip, InertFlagsAreTakenAndNamed) {
                            "--trust-remote-code"),
             std::string::npos)
       << inert.err;
-  EXPECT_NE(inert.err.find("--nnodes (nodes of the server; the node size comes from --node-gpus)"), std::string::npos);
+  EXPECT_NE(inert.err.find("--dist-init-addr (multi-node rendezvous address)"), std::string::npos);
   EXPECT_TRUE(plain.err.empty()) << plain.err;
   // A flag no engine takes stays an error.
   EXPECT_EQ(run_cli({"plan", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--engine", "sglang@0.5.9", "--frobnicate"})
                 .exit_code,
             2);
+}
+
+TEST(LaunchRoundTrip, MultiNodeFlagsStateTheNodeSize) {
+  // SGLang --nnodes 2 at --tp 8: each node runs 4 GPUs (entrypoints/engine.py), so the replica
+  // spans two hosts, as --node-gpus 4 says; vLLM --data-parallel-size-local 4 at TP 2: 8 a node.
+  const auto hosts = [](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"check", "--model", "llama-3.1-70b", "--gpu", "h100-sxm-80", "--context-length", "8192",
+                                     "--engine", "sglang@0.5.9", "--tp", "8"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_cli_json(args).at("layout").at("hosts_per_replica").get<int>();
+  };
+  EXPECT_EQ(hosts({}), 1);
+  EXPECT_EQ(hosts({"--nnodes", "2"}), 2);
+  EXPECT_EQ(hosts({"--nnodes", "2", "--node-gpus", "4"}), 2);
+  // Both given and at odds, or a count that does not divide the GPUs: usage errors.
+  const std::vector<std::string> base = {"plan", "--model", "llama-3.1-70b", "--gpu", "h100-sxm-80", "--engine",
+                                         "sglang@0.5.9", "--tp", "8", "--context-length", "8192"};
+  std::vector<std::string> odd = base, three = base;
+  odd.insert(odd.end(), {"--nnodes", "2", "--node-gpus", "8"});
+  three.insert(three.end(), {"--nnodes", "3"});
+  EXPECT_EQ(run_cli(odd).exit_code, 2);
+  const CliResult r = run_cli(three);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--nnodes 3 must divide the server's 8 GPUs"), std::string::npos) << r.err;
+  const auto vllm = run_cli_json({"check", "--model", "qwen3-30b-a3b", "--gpu", "h100-sxm-80", "--engine", "vllm@0.19",
+                                  "--max-model-len", "8192", "--tensor-parallel-size", "2", "--data-parallel-size", "8",
+                                  "--data-parallel-size-local", "2", "--enable-expert-parallel"});
+  EXPECT_EQ(vllm.at("layout").at("hosts_per_replica"), 4);  // 16 GPUs in nodes of 2 x 2
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "vramplan/memory/plan_request.hpp"
 
 #include "vramplan/core/error.hpp"
+#include "vramplan/memory/launch_nodes.hpp"
 #include "vramplan/model/encoder.hpp"
 #include "vramplan/model/load.hpp"
 #include "vramplan/model/tp_validity.hpp"
@@ -36,7 +37,7 @@ ResolvedPlan resolve_plan(const PlanRequest& r, const DataRoot& root) {
   GpuSpec spec = r.gpu == "cpu" ? cpu_host() : gpus.resolve_one(r.gpu);
   require_plannable(spec);
   if (r.gpu_memory) spec = with_reported_total(spec, *r.gpu_memory);
-  spec = with_cluster(std::move(spec), r.cluster);
+  spec = with_cluster(std::move(spec), cluster_with_launch(r.cluster, engine->name(), r.args));
   PlanOutcome out{r.loaded_model ? *r.loaded_model : load_model(r.model, root), {}, {}, {}, {}, 1, 1, {}};
   out.gpu = gpu_target_of(spec);
   out.gpu_memory_note = r.gpu_memory ? "--gpu-memory" : spec.reported_note;

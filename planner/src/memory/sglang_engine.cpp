@@ -397,6 +397,7 @@ class SglangEngine final : public Engine {
             {"kv-cache-dtype", "auto, fp8_e4m3, fp8_e5m2", false, {}},
             {"tp-size", "tensor parallel size", false, {"tp"}, OptionValue::whole},
             {"pp-size", "pipeline parallel stages, each --tp-size GPUs holding its own layers and token pool", false, {"pp", "pipeline-parallel-size"}, OptionValue::whole},
+            {"nnodes", "nodes the server spans: each runs tp x pp / nnodes GPUs (the node size of collectives across hosts; memory/launch_nodes.hpp)", false, {}, OptionValue::whole},
             {"ep-size", "expert-parallel ranks within the TP group: each GPU holds experts / ep whole experts (default 1)", false, {"ep", "expert-parallel-size"}, OptionValue::whole},
             {"dp-size", "with --enable-dp-attention: attention data-parallel ranks within the TP group", false, {"dp", "data-parallel-size"}, OptionValue::whole},
             {"enable-dp-attention", "attention as --dp-size ranks of tp / dp GPUs, each with its own requests and token pool", true, {}},

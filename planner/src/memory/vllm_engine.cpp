@@ -75,6 +75,7 @@ class VllmEngine final : public Engine {
         {"enforce-eager", "no CUDA graphs", true, {}},
         {"tensor-parallel-size", "TP degree", false, {"tp"}, OptionValue::whole},
         {"pipeline-parallel-size", "PP degree", false, {"pp"}, OptionValue::whole},
+        {"data-parallel-size-local", "data-parallel engines on this node: it holds local x tp x pp GPUs (the node size of collectives across hosts; memory/launch_nodes.hpp)", false, {}, OptionValue::whole},
         {"enable-expert-parallel", "MoE experts split whole over the TP ranks (x the DP engines) instead of sliced", true, {}},
         {"data-parallel-size", "DP engines of --tensor-parallel-size GPUs each (0.9.1+; MoE experts span them all)", false, {"dp"}, OptionValue::whole},
         {"quantization", "weight quantization method (fp8 = online fp8)", false, {}},

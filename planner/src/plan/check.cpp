@@ -6,6 +6,7 @@
 
 #include "vramplan/core/error.hpp"
 #include "vramplan/core/text.hpp"
+#include "vramplan/memory/launch_nodes.hpp"
 #include "vramplan/plan/capacity.hpp"
 #include "vramplan/plan/compatibility.hpp"
 #include "vramplan/perf/perf_defaults.hpp"
@@ -95,7 +96,8 @@ CheckOutcome run_check(const CheckRequest& req, const DataRoot& root, std::uniqu
   out.request = req;
   out.model_id = session.model().id;
   out.model_source = session.model().source;
-  out.gpu = with_cluster(session.device(req.gpu, req.gpu_memory), req.cluster);
+  out.gpu = with_cluster(session.device(req.gpu, req.gpu_memory),
+                         memory::cluster_with_launch(req.cluster, session.engine().name(), req.args));
   out.bounds = ErrorBounds::load(root.data_file("accuracy_bounds.json")).for_engine(std::string(session.engine().name()));
   out.bounds_source = root.data_file("accuracy_bounds.json").filename().string();
   const ErrorBounds& bounds = out.bounds;

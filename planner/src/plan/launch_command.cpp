@@ -101,6 +101,7 @@ void sglang(const memory::PlanOutcome& o, const memory::EngineArgs& a, const std
   const auto& v = o.plan.engine_view;
   c.argv = {"python", "-m", "sglang.launch_server", "--model-path", model, "--tp", std::to_string(o.tp)};
   if (o.pp > 1) c.argv.insert(c.argv.end(), {"--pp-size", std::to_string(o.pp)});
+  from_args(c.argv, a, "nnodes", "--nnodes");
   const std::uint64_t ep = v.value("ep_size", std::uint64_t{1});
   if (ep > 1) c.argv.insert(c.argv.end(), {"--ep-size", std::to_string(ep)});
   // DP attention: the view holds one rank's request limit and prompt chunk, which SGLang derives

@@ -209,9 +209,9 @@ std::vector<Row> rows() {
           plan_model("llama-3.1-8b", {"--engine", "sglang", "--max-model-len", "4096"}), {}, 2,
           "vramplan plan: unrecognised option '--max-model-len'; --max-model-len is a flag of vllm, not of sglang; "
           "sglang's flag for the context length is --context-length (see 'vramplan plan --help')"},
-      Row{"an engine's own underscored flag",
-          plan_model("llama-3.1-8b", {"--engine", "trtllm", "--max_seq_len", "4096"}), {}, 2,
-          "vramplan plan: unrecognised option '--max_seq_len'; did you mean --max-seq-len? (vramplan writes engine "
+      Row{"an engine's flag with underscores",
+          plan_model("llama-3.1-8b", {"--engine", "sglang", "--context_length", "4096"}), {}, 2,
+          "vramplan plan: unrecognised option '--context_length'; did you mean --context-length? (vramplan writes engine "
           "flags with dashes) (see 'vramplan plan --help')"},
       Row{"FIFO named *.gguf", plan_model("<dir>/m.gguf"), {{"m.gguf", "", File::Fifo}}, 5,
           "<dir>/m.gguf: is not a regular file (a FIFO, socket or device), refused"},

@@ -39,7 +39,7 @@ void expect_round_trip(const std::string& engine, const std::string& model, cons
   EXPECT_EQ(again.at("kv").at("capacity_tokens"), run_cli_json(plan).at("kv").at("capacity_tokens")) << engine << " " << model;
 }
 
-TEST(LaunchRoundTrip, VllmAndSglangLinesPlanAgain) {
+TEST(LaunchRoundTrip, EveryServersLinePlansAgain) {
   expect_round_trip("vllm@0.19", "llama-3.1-8b", "h100-sxm-80", {"--max-model-len", "8192"});
   // Data parallelism over two nodes: the line carries --data-parallel-size-local / -address /
   // -rpc-port, taken without effect (the node size is the catalogue's, or --node-gpus).
@@ -47,6 +47,8 @@ TEST(LaunchRoundTrip, VllmAndSglangLinesPlanAgain) {
                     {"--max-model-len", "8192", "--data-parallel-size", "16", "--enable-expert-parallel"});
   expect_round_trip("sglang@0.5.9", "llama-3.1-70b", "h100-sxm-80", {"--tp", "4", "--pp-size", "2", "--context-length", "8192"});
   expect_round_trip("sglang@0.5.9", "deepseek-v3", "h200", {"--tp", "8", "--dp", "8", "--enable-dp-attention"});
+  // trtllm-serve's own underscore spellings (--tp_size, --kv_cache_free_gpu_memory_fraction, ...).
+  expect_round_trip("trtllm", "llama-3.1-8b", "h100-sxm-80", {"--max-seq-len", "8192", "--tp-size", "2"});
 }
 
 TEST(LaunchRoundTrip, InertFlagsAreTakenAndNamed) {

@@ -45,15 +45,19 @@ class TrtllmEngine final : public Engine {
   std::string_view version() const override { return d_.version(); }
   std::string_view release() const override { return d_.release(); }
   std::vector<EngineOption> options() const override {
-    return {{"free-gpu-memory-fraction", "share of free memory (after weights/activations) for KV", false, {}, OptionValue::number},
-            {"max-batch-size", "max sequences", false, {}, OptionValue::whole},
-            {"max-num-tokens", "max tokens per step (activation buffers)", false, {}, OptionValue::whole},
-            {"max-seq-len", "max sequence length", false, {}, OptionValue::whole},
+    // Aliases: trtllm-serve's own underscore spellings (tensorrt_llm/commands/serve.py), as the
+    // launch line writes them.
+    return {{"free-gpu-memory-fraction", "share of free memory (after weights/activations) for KV", false, {"kv_cache_free_gpu_memory_fraction"}, OptionValue::number},
+            {"max-batch-size", "max sequences", false, {"max_batch_size"}, OptionValue::whole},
+            {"max-num-tokens", "max tokens per step (activation buffers)", false, {"max_num_tokens"}, OptionValue::whole},
+            {"max-seq-len", "max sequence length", false, {"max_seq_len"}, OptionValue::whole},
             {"tokens-per-block", "KV block size", false, {}, OptionValue::whole},
             {"max-tokens", "KvCacheConfig.max_tokens: cap on KV tokens (the smaller budget wins)", false, {}, OptionValue::whole},
             {"max-gpu-total-bytes", "KvCacheConfig.max_gpu_total_bytes: cap on KV bytes (the smaller budget wins)", false, {}, OptionValue::whole},
             {"kv-cache-dtype", "auto, fp8, int8", false, {}},
-            {"tp-size", "tensor parallel size", false, {"tp"}, OptionValue::whole},
+            {"tp-size", "tensor parallel size", false, {"tp", "tp_size"}, OptionValue::whole},
+            // Not "pp": layout searches leave TensorRT-LLM at one stage.
+            {"pp-size", "pipeline parallel size: 1 (TensorRT-LLM pipeline parallelism is not modelled)", false, {"pp_size"}, OptionValue::whole},
             {"dtype", "auto, bfloat16, float16", false, {}},
             {"quantization", "fp8 or the checkpoint's method", false, {}},
             {"capacity-scheduler-policy", "scheduler_config.capacity_scheduler_policy: GUARANTEED_NO_EVICT (default), MAX_UTILIZATION or STATIC_BATCH", false, {}},
@@ -66,6 +70,8 @@ class TrtllmEngine final : public Engine {
     const auto& a = in.args;
     const auto& arch = in.model.arch;
     const std::uint64_t tp = place_tp_size(p, a);
+    if (const auto pp = arg_u64(a, "pp-size"); pp && *pp != 1)
+      throw_usage("--pp-size " + std::to_string(*pp) + ": TensorRT-LLM pipeline parallelism is not modelled (plan it at 1)");
     const double frac = arg_double(a, "free-gpu-memory-fraction").value_or(d_.number("free_gpu_memory_fraction"));
     if (!(frac > 0 && frac <= 1)) throw_usage("--free-gpu-memory-fraction must be in (0, 1]");
     const std::uint64_t T = arg_u64(a, "max-num-tokens").value_or(d_.u64("max_num_tokens"));

@@ -37,7 +37,8 @@ ResolvedPlan resolve_plan(const PlanRequest& r, const DataRoot& root) {
   GpuSpec spec = r.gpu == "cpu" ? cpu_host() : gpus.resolve_one(r.gpu);
   require_plannable(spec);
   if (r.gpu_memory) spec = with_reported_total(spec, *r.gpu_memory);
-  spec = with_cluster(std::move(spec), cluster_with_launch(r.cluster, engine->name(), r.args));
+  const std::uint64_t tp = parallel_degree(*engine, r.args, "tp"), pp = parallel_degree(*engine, r.args, "pp");
+  spec = in_cluster(std::move(spec), r.cluster, engine->name(), r.args, tp * pp);
   PlanOutcome out{r.loaded_model ? *r.loaded_model : load_model(r.model, root), {}, {}, {}, {}, 1, 1, {}};
   out.gpu = gpu_target_of(spec);
   out.gpu_memory_note = r.gpu_memory ? "--gpu-memory" : spec.reported_note;
@@ -53,7 +54,6 @@ ResolvedPlan resolve_plan(const PlanRequest& r, const DataRoot& root) {
   }
   // The deployment's own figures (reconcile --update-calibration), when the file has an entry for
   // this model, engine profile, card and layout.
-  const std::uint64_t tp = parallel_degree(*engine, r.args, "tp"), pp = parallel_degree(*engine, r.args, "pp");
   if (cal && !cal->deployment.empty()) {
     if (const auto* d = calib::find_deployment(*cal, out.model.id, engine->name(), engine->version(), spec.id, tp, pp)) {
       input.deployment = PlanInput::Deployment{d->non_torch,         d->activation_peak, d->cuda_graphs,

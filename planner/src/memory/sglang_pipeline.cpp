@@ -27,11 +27,10 @@ SglangPipeline sglang_pipeline(const ModelSpec& model, const ResolvedWeights& we
     Stage& st = stages[s];
     ShardOptions so = shard;
     so.stage = s;
-    so.pp_extra_layers_last = true;
     st.components = shard_weights(model, weights, so);
     for (auto& c : sglang_load_extras(model, weights, so, extras)) st.components.push_back(std::move(c));
     st.weights = sum_bytes(st.components).count();
-    std::tie(st.first, st.end) = pp_layer_range(model.arch.num_layers, pp, s, true);
+    std::tie(st.first, st.end) = pp_layer_range(model.arch.num_layers, pp, s, so.pp_extra_layers_last);
     for (const LayerKv& l : kv.layers)
       if (static_cast<std::uint64_t>(l.layer) >= st.first && static_cast<std::uint64_t>(l.layer) < st.end)
         st.kv = checked_add(st.kv, l.bytes_per_token, "KV bytes per token");

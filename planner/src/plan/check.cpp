@@ -96,14 +96,14 @@ CheckOutcome run_check(const CheckRequest& req, const DataRoot& root, std::uniqu
   out.request = req;
   out.model_id = session.model().id;
   out.model_source = session.model().source;
-  out.gpu = with_cluster(session.device(req.gpu, req.gpu_memory),
-                         memory::cluster_with_launch(req.cluster, session.engine().name(), req.args));
+  const Parallel p = session.parallel_of(req.args);
+  out.gpu = memory::in_cluster(session.device(req.gpu, req.gpu_memory), req.cluster, session.engine().name(), req.args,
+                               p.gpus());
   out.bounds = ErrorBounds::load(root.data_file("accuracy_bounds.json")).for_engine(std::string(session.engine().name()));
   out.bounds_source = root.data_file("accuracy_bounds.json").filename().string();
   const ErrorBounds& bounds = out.bounds;
 
   Scenario s{out.gpu, req.args, req.weights, req.replicas, req.batch, req.context};
-  const Parallel p = session.parallel_of(req.args);
   // Will it run at all? Asked before any memory is sized: an unsupported combination is the answer.
   out.compat = scenario_compatibility(session, out.gpu, req.args, req.weights);
   for (auto& w : compatibility_warnings(out.compat)) out.warnings.push_back(std::move(w));

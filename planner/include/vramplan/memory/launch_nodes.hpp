@@ -16,12 +16,15 @@
 
 namespace vramplan::memory {
 
-//! GPUs per node that `args` of `engine` state; nullopt when they state none. Throws Error(Usage)
-//! for a node count of 0 or one that does not divide the instance's GPUs.
-std::optional<std::uint64_t> launch_node_gpus(std::string_view engine, const EngineArgs& args);
+//! GPUs per node that `args` of `engine` state for an instance (one engine) of `instance_gpus`
+//! (tp x pp); nullopt when they state none. Throws Error(Usage) for a node count of 0 or one that
+//! does not divide the instance's GPUs.
+std::optional<std::uint64_t> launch_node_gpus(std::string_view engine, const EngineArgs& args, std::uint64_t instance_gpus);
 
-//! `given` with the node size `args` state where --node-gpus left it unset; Error(Usage) when both
-//! are given and differ.
-ClusterShape cluster_with_launch(ClusterShape given, std::string_view engine, const EngineArgs& args);
+//! `spec` in the user's cluster (with_cluster): `given` (--node-gpus, --network-gbit), its node
+//! size taken from the engine's own multi-node flags where --node-gpus left it unset;
+//! Error(Usage) when both state a node size and differ.
+GpuSpec in_cluster(GpuSpec spec, ClusterShape given, std::string_view engine, const EngineArgs& args,
+                   std::uint64_t instance_gpus);
 
 }  // namespace vramplan::memory

@@ -40,9 +40,10 @@ struct SglangPipeline {
   std::string explain;  //!< every stage's layers, weights and pool
 };
 
-//! The stages of `shard` (shard.pp of them, SGLang's split): each one's weights (shard_weights and
-//! sglang_load_extras), KV bytes a token (kv's layers in its range; `cell` is the whole model's
-//! count per token, scaled alike) and pool = floor((static_budget - weights) / cell) tokens.
+//! The stages of `shard` (shard.pp of them, split as shard.pp_extra_layers_last says; SGLang's
+//! plan sets it): each one's weights (shard_weights and sglang_load_extras), KV bytes a token
+//! (kv's layers in its range; `cell` is the whole model's count per token, scaled alike) and
+//! pool = floor((static_budget - weights) / cell) tokens.
 //! Throws Error(Usage) when kv counts bytes outside its layers (attention-free layers padded into
 //! the pool: the split of such a pool over stages is not modelled).
 SglangPipeline sglang_pipeline(const ModelSpec& model, const ResolvedWeights& weights, const ShardOptions& shard,

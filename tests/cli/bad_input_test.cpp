@@ -552,6 +552,10 @@ std::vector<Row> rows() {
           {"plan", "--model", "llama-3.1-8b", "--gpu", "h100", "--engine", "vllm@0.19", "--num-scheduler-steps", "10"},
           {}, 2, "--num-scheduler-steps: vLLM 0.19 has no such flag (multi-step scheduling was removed in 0.10.1, "
                  "PR #22138): plan it with --engine vllm@0.7.3 or earlier"},
+      Row{"vLLM --no-scheduler-reserve-full-isl on a release without it",
+          {"plan", "--model", "llama-3.1-8b", "--gpu", "h100", "--engine", "vllm@0.18", "--no-scheduler-reserve-full-isl"},
+          {}, 2, "--no-scheduler-reserve-full-isl: vLLM 0.18 has no such flag (SchedulerConfig.scheduler_reserve_full_isl "
+                 "arrived in 0.19.0, PR #37307): plan it with --engine vllm@0.19 or later"},
       Row{"vLLM 0.6.0 multi-step with chunked prefill",
           {"plan", "--model", "llama-3.1-8b", "--gpu", "h100", "--engine", "vllm@0.6.0", "--num-scheduler-steps", "10"},
           {}, 2, "--num-scheduler-steps: vLLM 0.6.0 refuses multi-step with chunked prefill (engine/arg_utils.py: "

@@ -111,6 +111,7 @@ void vllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
   // (core/block_manager_v2.py can_allocate: watermark 0.01, int(watermark x num_gpu_blocks)); V1
   // has no such reserve (kv_cache_manager.py allocate_slots).
   r.admission_watermark_blocks = v0 ? r.kv_blocks / 100 : 0;
+  r.full_sequence_admission = view_flag(o, "scheduler_reserve_full_isl");  // memory/vllm_full_isl_admission.cpp
   r.out_of_blocks = OutOfBlocks::PreemptNewest;
   r.prefix_caching = view_flag(o, "enable_prefix_caching");
   r.max_model_len = view_u64(o, "max_model_len");
@@ -128,10 +129,15 @@ void vllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
                       : " per step, running requests first, then waiting ones FCFS (vllm/v1/core/sched/scheduler.py Scheduler.schedule)"),
       "chunked prefill " + on_off(r.chunked_prefill) +
           " (vllm/config/scheduler.py SchedulerConfig.enable_chunked_prefill; Scheduler.schedule caps a prompt at the token budget)",
-      "blocks allocated as tokens are scheduled, a waiting request admitted only when its blocks are free " +
+      "blocks allocated as tokens are scheduled, a waiting request admitted only when " +
+          std::string(r.full_sequence_admission ? "the blocks of its whole sequence are free" : "its first chunk's blocks are free") + " " +
           (v0 ? "and 1 % of the pool (" + std::to_string(r.admission_watermark_blocks) +
                     " blocks) stays free beside them (vllm/core/block_manager_v2.py can_allocate, watermark 0.01)"
-              : std::string("(vllm/v1/core/kv_cache_manager.py KVCacheManager.allocate_slots)")),
+              : r.full_sequence_admission
+                  ? std::string("(scheduler_reserve_full_isl, on from 0.19: v1/core/sched/scheduler.py Scheduler.schedule, "
+                                "kv_cache_manager.py can_fit_full_sequence)")
+                  : std::string("(vllm/v1/core/kv_cache_manager.py KVCacheManager.allocate_slots; scheduler_reserve_full_isl "
+                                "off or before 0.19)")),
       "out of blocks: preempt the last running request (running.pop()), free its blocks, prepend it to the waiting "
       "queue, recompute on readmission; no waiting request admitted in that step (scheduler.py Scheduler.schedule, _preempt_request)",
       std::string(r.overlap_schedule

@@ -29,10 +29,14 @@ class KvPool {
   //! one the request being admitted is about to reuse; 0 = none); false when even that would
   //! not give `n`.
   bool make_free(std::uint64_t n, std::uint64_t keep = 0) {
-    const std::uint64_t kept = keep && prefixes_.count(keep) && prefixes_.at(keep).refs == 0 ? prefixes_.at(keep).blocks : 0;
-    if (n > total_ - private_ - shared_ - kept) return false;
+    if (!can_free(n, keep)) return false;
     while (free_now() < n) evict_oldest(keep);
     return true;
+  }
+  //! Whether make_free(n, keep) would succeed, evicting nothing.
+  bool can_free(std::uint64_t n, std::uint64_t keep = 0) const {
+    const std::uint64_t kept = keep && prefixes_.count(keep) && prefixes_.at(keep).refs == 0 ? prefixes_.at(keep).blocks : 0;
+    return n <= total_ - private_ - shared_ - kept;
   }
   void take_private(std::uint64_t n) { private_ += n; }
   void drop_private(std::uint64_t n) { private_ -= n; }

@@ -732,6 +732,11 @@ class Simulation {
     const std::uint64_t need = ceil_div(start + chunk + round_ahead, bs_) - hit + r_.state_blocks;
     switch (r_.admission) {
       case Admission::OnDemand:
+        if (r_.full_sequence_admission) {
+          const std::uint64_t len = r_.max_model_len ? std::min(total, r_.max_model_len) : total;
+          const std::uint64_t whole = ceil_div(len, bs_) - hit + r_.state_blocks;
+          if (!pool_.can_free(whole + r_.admission_watermark_blocks, keep)) return false;
+        }
         if (!pool_.make_free(need + r_.admission_watermark_blocks, keep)) return false;
         break;
       case Admission::FullLength: {

@@ -38,6 +38,14 @@ TEST(LaunchCommand, VllmCarriesAnAsyncSchedulingFlagOnlyAsGiven) {
             std::string::npos);
 }
 
+TEST(LaunchCommand, VllmCarriesTheFullSequenceAdmissionFlagOnlyAsGiven) {
+  // Without one, vLLM resolves the release's default itself (memory/vllm_full_isl_admission.hpp).
+  EXPECT_EQ(launch_command(plan_of("vllm", {}), {}, "m").line().find("reserve-full-isl"), std::string::npos);
+  const memory::EngineArgs off = {{"no-scheduler-reserve-full-isl", "true"}};
+  EXPECT_NE(launch_command(plan_of("vllm", off), off, "m").line().find(" --no-scheduler-reserve-full-isl --enable-prefix-caching"),
+            std::string::npos);
+}
+
 // Engines beyond one node (data/compat vllm-dp-multi-node): the argv is node 0's, with its local
 // engine count and the address the others reach; the note gives each other node's start rank.
 TEST(LaunchCommand, VllmDataParallelOverNodesGivesEachNodeItsEngines) {

@@ -70,6 +70,21 @@ TEST(EngineRulesVllm, AsyncSchedulingFormsTheNextBatchFrom014) {
   expect_sourced_basis(r);
 }
 
+TEST(EngineRulesVllm, WholeSequenceAdmissionFrom019) {
+  // SchedulerConfig.scheduler_reserve_full_isl (PR #37307, on by default from 0.19.0): a waiting
+  // request is admitted only when its whole sequence's blocks are free. Resolved by the plan
+  // (memory/vllm_full_isl_admission.cpp); V0's block manager checks the whole prompt too.
+  EXPECT_TRUE(rules(plan("vllm", {{"max-model-len", "8192"}})).full_sequence_admission);
+  EXPECT_TRUE(rules(plan("vllm@0.19", {{"max-model-len", "8192"}})).full_sequence_admission);
+  EXPECT_FALSE(rules(plan("vllm@0.18.1", {{"max-model-len", "8192"}})).full_sequence_admission);
+  EXPECT_FALSE(rules(plan("vllm", {{"max-model-len", "8192"}, {"no-scheduler-reserve-full-isl", ""}})).full_sequence_admission);
+  EXPECT_TRUE(rules(plan("vllm@0.6", {{"max-model-len", "8192"}})).full_sequence_admission);
+  const SchedulerRules r = rules(plan("vllm", {{"max-model-len", "8192"}}));
+  bool said = false;
+  for (const auto& b : r.basis) said = said || b.find("can_fit_full_sequence") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
 TEST(EngineRulesVllm, LargeGpuDefaults) {
   const auto o = plan("vllm", {{"max-model-len", "8192"}});
   const auto r = rules(o);

@@ -418,6 +418,35 @@ TEST(Simulator, AnAdmissionWatermarkKeepsBlocksFreeBesideAPrompt) {
   EXPECT_EQ(never.rejections[0].reason, "needs more KV blocks than the pool holds above its admission watermark");
 }
 
+TEST(Simulator, AFullSequenceGateAdmitsOnlyWhatTheFreeBlocksCanFinish) {
+  // vLLM from 0.19 (scheduler_reserve_full_isl: kv_cache_manager.py can_fit_full_sequence): a
+  // waiting request is admitted only when the blocks of its whole prompt are free. A pool of 10
+  // blocks, 64 tokens a step. A (96 tokens, 6 blocks, 2 out) and B (80 tokens, 5 blocks, 2 out)
+  // both at t = 0.
+  //   step 1: A's first 64 tokens (4 blocks), 0.01 + 64e-5 = 0.01064 s;
+  //   step 2: A's last 32 (6 blocks held); B needs 5 of the 4 free and waits: 0.01032 s;
+  //   step 3: A's decode (block 7, 3 free: B still waits), A done: 0.01001 s;
+  //   step 4: B's first 64 tokens, 0.01064 s; step 5: B's last 16, 0.01016 s.
+  // B's first token at 0.01064 + 0.01032 + 0.01001 + 0.01064 + 0.01016 = 0.05177 s, no
+  // preemption. Asking for the first chunk only (before 0.19), B starts in step 2 beside A, and
+  // in step 3 A's decode leaves 1 block for B's next 3: B preempts itself and recomputes.
+  SchedulerRules r = vllm_like(10);
+  r.step_tokens = 64;
+  r.full_sequence_admission = true;
+  SimOptions checked;
+  checked.check_invariants = true;
+  ListSource src({{0, 0, 96, 2, 0, 0}, {1, 0, 80, 2, 0, 0}});
+  const SimResult gated = simulate(r, linear_clock, src, checked);
+  EXPECT_EQ(gated.completed, 2u);
+  EXPECT_EQ(gated.preemptions, 0u);
+  EXPECT_NEAR(gated.ttft.max, 0.05177, 1e-9);
+  r.full_sequence_admission = false;
+  ListSource again({{0, 0, 96, 2, 0, 0}, {1, 0, 80, 2, 0, 0}});
+  const SimResult first_chunk = simulate(r, linear_clock, again, checked);
+  EXPECT_EQ(first_chunk.completed, 2u);
+  EXPECT_EQ(first_chunk.preemptions, 1u);
+}
+
 TEST(Simulator, OverloadIsDetectedWithTheQueueGrowthRate) {
   // Capacity with max_seqs 1: 1 / 0.10109 s = 9.89 requests/s. At 20/s the system grows at
   // about 20 - 9.89 = 10.1 requests/s.

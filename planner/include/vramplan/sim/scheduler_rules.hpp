@@ -125,6 +125,11 @@ struct SchedulerRules {
   //! OnDemand: blocks a waiting request must leave free beyond its own to be admitted (vLLM V0's
   //! block manager, watermark 0.01 x the pool: core/block_manager_v2.py can_allocate); 0 = none.
   std::uint64_t admission_watermark_blocks = 0;
+  //! OnDemand: a waiting request (new, or preempted with its generated tokens) is admitted only
+  //! when the blocks of its whole sequence so far, less its prefix-cache hit, are free or
+  //! evictable, though only the first chunk's are taken (vLLM from 0.19:
+  //! scheduler_reserve_full_isl, kv_cache_manager.py can_fit_full_sequence; V0's block manager).
+  bool full_sequence_admission = false;
   double reserve_ratio = 0;          //!< ExpectedOutput: share of future output tokens reserved
   //! ExpectedOutput: the ratio falls by `reserve_ratio_decay` after every decode step, down to
   //! `reserve_ratio_min`; it returns to `reserve_ratio` when the engine goes idle (SGLang

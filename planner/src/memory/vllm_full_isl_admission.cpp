@@ -1,0 +1,29 @@
+#include "vramplan/memory/vllm_full_isl_admission.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "vramplan/core/error.hpp"
+#include "vramplan/core/version.hpp"
+
+namespace vramplan::memory {
+
+bool vllm_full_isl_admission(std::string_view release, const EngineArgs& args, bool v0) {
+  const std::vector<std::uint64_t> v = release_numbers(release);
+  const bool has_option = !v0 && (v.empty() || v >= std::vector<std::uint64_t>{0, 19});
+  const bool on = arg_switch(args, "scheduler-reserve-full-isl"), off = arg_switch(args, "no-scheduler-reserve-full-isl");
+  if (on && off)
+    throw_usage("--scheduler-reserve-full-isl and --no-scheduler-reserve-full-isl contradict each other: give one");
+  if ((on || off) && !has_option)
+    throw_usage(std::string(on ? "--scheduler-reserve-full-isl" : "--no-scheduler-reserve-full-isl") + ": vLLM " +
+                std::string(release) +
+                " has no such flag (SchedulerConfig.scheduler_reserve_full_isl arrived in 0.19.0, PR #37307): plan it "
+                "with --engine vllm@0.19 or later");
+  // V0's block manager checks, then allocates, the blocks of the whole sequence when it admits a
+  // prompt (core/block_manager_v2.py can_allocate, allocate): the same gate, with no flag.
+  if (v0) return true;
+  return has_option && !off;
+}
+
+}  // namespace vramplan::memory

@@ -680,10 +680,12 @@ constexpr const char* kSimFindings =
     "- **kvcached** (SGLang 0.4, A100, Llama-3.2-3B, Poisson 8 / 16 / 32 req/s): throughput and median TTFT / ITL "
     "within about 1-11 % below the overload (median TTFT -17 / -23 % before the overlap rule), and the overload at 32 req/s is found (23.9 req/s predicted against 26.8 measured); the "
     "p99 ITL +2 / +31 % at 16 / 8 req/s (+66 / +66 % before the overlap rule).\n"
-    "- **llmservingsim** (vLLM 0.19, RTX 4090, replayed trace in the KV-saturated, preempting regime): 28-42 % slow "
-    "on every latency (36-43 % until 2026-12-07, when the simulator took up vLLM 0.19's whole-sequence admission gate, "
-    "scheduler_reserve_full_isl: a waiting request is admitted only when the blocks of its whole prompt are free, which took the "
-    "simulated preemptions from 283 to 203; 42-49 % with the serial V0-fitted vLLM step term), while the engine's own log of the run "
+    "- **llmservingsim** (vLLM 0.19, RTX 4090, replayed trace in the KV-saturated, preempting regime): 21-37 % slow "
+    "on every latency (36-43 % until 2026-12-07, when the simulator took up two rules of vLLM's KV manager: 0.19's "
+    "whole-sequence admission gate, scheduler_reserve_full_isl, under which a waiting request is admitted only when the blocks "
+    "of its whole prompt are free (simulated preemptions 283 -> 203, latencies 28-42 % slow), and a preempted request's "
+    "cached blocks, which its readmission takes back instead of recomputing them; 42-49 % with the serial V0-fitted vLLM "
+    "step term), while the engine's own log of the run "
     "is matched closely (KV usage reaches 100 %, peak and "
     "mean running / waiting within 3-15 %, table below the records). The run's own timestamps show where much of the rest lies: its "
     "prompts ran at about 0.87 of the card's dense BF16 datasheet rate (165.2 TFLOPS), where the step model assumes 0.65 of it "
@@ -905,7 +907,7 @@ constexpr const char* kKimiFindings =
 //    is prefilled alone, the rest 16,384 tokens a step) takes longer than the measured one.
 //  * overload: the predicted capacity is under the offered rate (the queue grows).
 //  * spread: a tail the simulated constant-rate run does not have.
-//  * engine-log: the preempting KV-saturated trace replay (llmservingsim), 28-42 % slow throughout.
+//  * engine-log: the preempting KV-saturated trace replay (llmservingsim), 21-37 % slow throughout.
 const std::map<std::string, std::string>& p99_causes() {
   static const std::map<std::string, std::string> m = {
       {"sglcookbook-llama4-00", "cold: a request of tens of seconds (mean TTFT 4.2 s over 10, median 69 ms; first run of Scout)"},
@@ -1047,7 +1049,7 @@ const std::map<std::string, std::string>& p99_causes() {
       {"sglcookbook-ministral-3-02",
        "burst: 100 first prompts at once (measured p99 456 ms against a median of 99); predicted at the datasheet rate, "
        "the later prompts are short (median TTFT -74 %) and the first wave's queue sets the p99"},
-      {"llmservingsim-bench-rtx4090-llama-3.1-8b", "engine-log: every latency 28-42 % slow"},
+      {"llmservingsim-bench-rtx4090-llama-3.1-8b", "engine-log: every latency 21-37 % slow"},
       {"blis-train-20260217-231439-llama-2-7b-tp1-general-stage1", "overload: predicted capacity 16.5 req/s under the 20 offered"},
       {"blis-train-20260218-130541-mixtral-8x7b-v0-1-tp2-general-stage1", "overload: predicted capacity 18.7 req/s under the 20 offered"},
       {"kvcached-overhead-sglang-a100-rate32-baseline", "overload: both overloaded; queue grows faster in the simulation"},

@@ -114,6 +114,7 @@ void vllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
   r.full_sequence_admission = view_flag(o, "scheduler_reserve_full_isl");  // memory/vllm_full_isl_admission.cpp
   r.out_of_blocks = OutOfBlocks::PreemptNewest;
   r.prefix_caching = view_flag(o, "enable_prefix_caching");
+  r.preempted_blocks_cached = r.prefix_caching;
   r.max_model_len = view_u64(o, "max_model_len");
   r.overlap_schedule = view_flag(o, "async_scheduling");  // memory/vllm_async_scheduling.cpp
   r.basis = {
@@ -139,7 +140,11 @@ void vllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
                   : std::string("(vllm/v1/core/kv_cache_manager.py KVCacheManager.allocate_slots; scheduler_reserve_full_isl "
                                 "off or before 0.19)")),
       "out of blocks: preempt the last running request (running.pop()), free its blocks, prepend it to the waiting "
-      "queue, recompute on readmission; no waiting request admitted in that step (scheduler.py Scheduler.schedule, _preempt_request)",
+      "queue, recompute on readmission; no waiting request admitted in that step (scheduler.py Scheduler.schedule, _preempt_request)" +
+          std::string(r.preempted_blocks_cached
+                          ? "; its full blocks stay cached, evicted tail first, and a readmission recomputes only what was "
+                            "evicted (prefix caching: kv_cache_manager.py cache_blocks, get_computed_blocks)"
+                          : ""),
       std::string(r.overlap_schedule
                       ? "async scheduling (the default from 0.14): a step's batch is formed when the previous step starts, "
                         "so a request arriving during a step waits for the next one too; a request at max_tokens is not "

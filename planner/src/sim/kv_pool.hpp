@@ -7,8 +7,15 @@
 // stays cached and is evicted least-recently-freed first when a new block is needed. Here a
 // shared prefix is one unit (all its blocks cached or evicted together): requests only share
 // the prefix their workload declares (prefix_id), never an accidental match.
+//
+// A preempted request's own blocks are a unit too, one only it can hit (its own tokens,
+// outputs included: vLLM V1 hashes every full block, kv_cache_manager.py cache_blocks), evicted
+// a block at a time from its tail (single_type_kv_cache_manager.py free() returns a request's
+// blocks tail first, so they leave the free queue first) and taken back, what survives of it,
+// when the request is readmitted (get_computed_blocks' longest cached prefix).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <unordered_map>
@@ -30,8 +37,34 @@ class KvPool {
   //! not give `n`.
   bool make_free(std::uint64_t n, std::uint64_t keep = 0) {
     if (!can_free(n, keep)) return false;
-    while (free_now() < n) evict_oldest(keep);
+    while (free_now() < n) evict_oldest(keep, n - free_now());
     return true;
+  }
+
+  //! Request `slot` was preempted: `blocks` of its private blocks (the full ones of its computed
+  //! tokens past its shared prefix) stay cached for its own readmission, newest in the LRU order.
+  void cache_own(std::uint32_t slot, std::uint64_t blocks, double now) {
+    if (blocks == 0) return;
+    private_ -= blocks;
+    cached_ += blocks;
+    Prefix& p = own_[slot];
+    p = Prefix{blocks, 0, {now, ++lru_seq_}};
+    lru_.emplace(p.lru_key, Unit{true, slot});
+  }
+  //! Blocks of `slot`'s own cached unit that survive; 0 when none.
+  std::uint64_t own_cached(std::uint32_t slot) const {
+    auto it = own_.find(slot);
+    return it == own_.end() ? 0 : it->second.blocks;
+  }
+  //! Readmission: the first `use` blocks of `slot`'s own unit become its private blocks again
+  //! (use <= own_cached(slot)); the rest of the unit is freed.
+  void reclaim_own(std::uint32_t slot, std::uint64_t use) {
+    auto it = own_.find(slot);
+    if (it == own_.end()) return;
+    lru_.erase(it->second.lru_key);
+    cached_ -= it->second.blocks;
+    private_ += use;
+    own_.erase(it);
   }
   //! Whether make_free(n, keep) would succeed, evicting nothing.
   bool can_free(std::uint64_t n, std::uint64_t keep = 0) const {
@@ -73,7 +106,7 @@ class KvPool {
     if (blocks == 0 || blocks > free_now() || prefixes_.count(id)) return;
     const Prefix p{blocks, 0, {-1.0, ++lru_seq_}};
     prefixes_.emplace(id, p);
-    lru_.emplace(p.lru_key, id);
+    lru_.emplace(p.lru_key, Unit{false, id});
     cached_ += blocks;
   }
   //! A request stops using prefix `id`; at zero references its blocks become cached.
@@ -83,7 +116,7 @@ class KvPool {
     shared_ -= p.blocks;
     cached_ += p.blocks;
     p.lru_key = {now, ++lru_seq_};
-    lru_.emplace(p.lru_key, id);
+    lru_.emplace(p.lru_key, Unit{false, id});
   }
 
  private:
@@ -92,10 +125,26 @@ class KvPool {
     std::uint64_t refs = 0;
     std::pair<double, std::uint64_t> lru_key;  // (time freed, sequence) while cached
   };
-  void evict_oldest(std::uint64_t keep) {
+  struct Unit {
+    bool own;          // a preempted request's own blocks (own_, keyed by slot) or a declared prefix
+    std::uint64_t id;  // the slot or the prefix id
+  };
+  // Evicts the least recently freed unit but `keep` (a declared prefix): a declared prefix whole,
+  // a request's own unit only the `want` blocks still wanted, from its tail.
+  void evict_oldest(std::uint64_t keep, std::uint64_t want) {
     auto it = lru_.begin();
-    if (it->second == keep) ++it;
-    const std::uint64_t id = it->second;
+    if (!it->second.own && it->second.id == keep) ++it;
+    if (it->second.own) {
+      Prefix& p = own_.at(static_cast<std::uint32_t>(it->second.id));
+      const std::uint64_t k = std::min(want, p.blocks);
+      p.blocks -= k;
+      cached_ -= k;
+      if (p.blocks > 0) return;
+      own_.erase(static_cast<std::uint32_t>(it->second.id));
+      lru_.erase(it);
+      return;
+    }
+    const std::uint64_t id = it->second.id;
     cached_ -= prefixes_.at(id).blocks;
     prefixes_.erase(id);
     lru_.erase(it);
@@ -104,7 +153,8 @@ class KvPool {
   std::uint64_t total_;
   std::uint64_t private_ = 0, shared_ = 0, cached_ = 0;
   std::unordered_map<std::uint64_t, Prefix> prefixes_;
-  std::map<std::pair<double, std::uint64_t>, std::uint64_t> lru_;  // oldest first
+  std::unordered_map<std::uint32_t, Prefix> own_;  // preempted requests' own blocks, by slot
+  std::map<std::pair<double, std::uint64_t>, Unit> lru_;  // oldest first
   std::uint64_t lru_seq_ = 0;
 };
 

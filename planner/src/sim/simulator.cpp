@@ -46,6 +46,7 @@ struct Slot {
   std::uint64_t computed = 0;    // tokens in the KV cache (Decode: at anchor g0)
   std::uint64_t g0 = 0;          // decode-step counter the Decode counters are anchored at
   std::uint64_t shared = 0;      // prefix blocks referenced through the pool (not private)
+  std::uint64_t own_from = 0;    // preempted: the block its own cached unit starts at (its shared blocks then)
   // Order in the running list (vLLM: self.running); unique per admission, so it also tells a
   // stale completion or decode-order entry (the request was preempted, or the slot reused) from
   // a live one.
@@ -417,15 +418,18 @@ class Simulation {
   // waiting.prepend_request).
   void preempt(std::uint32_t id, bool to_front = true) {
     Slot& s = slots_[id];
+    const std::uint64_t held = private_blocks(s);
     if (s.phase == Phase::Decode) {
-      const std::uint64_t held = private_blocks(s);
       if (g_ > s.g0) s.last_token_s = std::max(s.last_token_s, last_decode_end_);  // it decoded since its prompt
       leave_decode(s);
-      release_kv(s, held);
     } else {
       prefill_.erase(std::find(prefill_.begin(), prefill_.end(), id));
-      release_kv(s, private_blocks(s));
     }
+    // Its full blocks past its shared prefix stay cached for its readmission (vLLM V1).
+    const std::uint64_t own = r_.preempted_blocks_cached ? s.computed / bs_ - s.shared : 0;
+    pool_.cache_own(id, own, now_);
+    s.own_from = s.shared;
+    release_kv(s, held - own);
     s.computed = 0;
     s.phase = Phase::Waiting;
     if (to_front) waiting_.push_front(id);
@@ -721,7 +725,10 @@ class Simulation {
       hit = std::min<std::uint64_t>(hit, s.req.prefix_tokens / bs_);
     }
     const std::uint64_t keep = hit ? s.req.prefix_id : 0;  // the prefix it reuses is not evicted for it
-    const std::uint64_t start = hit * bs_;
+    // A preempted request's own cached blocks follow its shared prefix, if that is still whole.
+    const std::uint64_t own_left = r_.admission == Admission::OnDemand ? pool_.own_cached(id) : 0;
+    const std::uint64_t own = own_left && hit == s.own_from ? std::min(own_left, (total - 1) / bs_ - hit) : 0;
+    const std::uint64_t start = (hit + own) * bs_;
     const std::uint64_t remaining = total - start;
     const bool oversized = !r_.chunked_prefill && remaining > budget;
     if (oversized && !(r_.runs_oversized_prompt_alone && budget == budget_full_ && chunks_.empty())) return false;
@@ -729,16 +736,22 @@ class Simulation {
     // A prompt of a mixed multi-step round decodes in the round's other N - 1 steps: their blocks
     // are taken with it (lookahead slots for prefills, core/scheduler.py _get_num_lookahead_slots).
     const std::uint64_t round_ahead = r_.decode_round_steps > 1 && r_.mix_prefill_decode ? r_.decode_round_steps - 1 : 0;
-    const std::uint64_t need = ceil_div(start + chunk + round_ahead, bs_) - hit + r_.state_blocks;
+    const std::uint64_t need = ceil_div(start + chunk + round_ahead, bs_) - hit - own + r_.state_blocks;
     switch (r_.admission) {
-      case Admission::OnDemand:
+      case Admission::OnDemand: {
+        // Cached blocks it takes back count against the free ones, as vLLM counts an evictable
+        // hit (single_type_kv_cache_manager.py get_num_blocks_to_allocate), so the whole-sequence
+        // gate asks for every block past the shared prefix.
+        const std::uint64_t wm = r_.admission_watermark_blocks;
         if (r_.full_sequence_admission) {
           const std::uint64_t len = r_.max_model_len ? std::min(total, r_.max_model_len) : total;
-          const std::uint64_t whole = ceil_div(len, bs_) - hit + r_.state_blocks;
-          if (!pool_.can_free(whole + r_.admission_watermark_blocks, keep)) return false;
+          if (!pool_.can_free(ceil_div(len, bs_) - hit + r_.state_blocks + wm, keep)) return false;
         }
-        if (!pool_.make_free(need + r_.admission_watermark_blocks, keep)) return false;
+        if (!pool_.can_free(need + own + wm, keep)) return false;
+        pool_.reclaim_own(id, own);
+        pool_.make_free(need + wm, keep);
         break;
+      }
       case Admission::FullLength: {
         // GUARANTEED_NO_EVICT: the request's whole length must fit beside what running requests
         // will still grow into.

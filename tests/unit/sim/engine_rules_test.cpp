@@ -85,6 +85,13 @@ TEST(EngineRulesVllm, WholeSequenceAdmissionFrom019) {
   EXPECT_TRUE(said);
 }
 
+TEST(EngineRulesVllm, PreemptedBlocksStayCachedWithPrefixCaching) {
+  // V1 hashes every full block, outputs included (kv_cache_manager.py cache_blocks): a preempted
+  // request's blocks stay in the free queue as cached blocks its readmission can hit.
+  EXPECT_TRUE(rules(plan("vllm", {{"max-model-len", "8192"}})).preempted_blocks_cached);
+  EXPECT_FALSE(rules(plan("vllm", {{"max-model-len", "8192"}, {"no-enable-prefix-caching", ""}})).preempted_blocks_cached);
+}
+
 TEST(EngineRulesVllm, LargeGpuDefaults) {
   const auto o = plan("vllm", {{"max-model-len", "8192"}});
   const auto r = rules(o);

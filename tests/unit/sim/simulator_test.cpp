@@ -447,6 +447,41 @@ TEST(Simulator, AFullSequenceGateAdmitsOnlyWhatTheFreeBlocksCanFinish) {
   EXPECT_EQ(first_chunk.preemptions, 1u);
 }
 
+TEST(Simulator, APreemptedRequestTakesBackWhatSurvivesOfItsCachedBlocks) {
+  // vLLM V1 with prefix caching: a preempted request's full blocks stay cached, its tail evicted
+  // first, and its readmission recomputes only the evicted part. A pool of 10 blocks; A and B, 64
+  // tokens (4 blocks) and 40 out each, both at t = 0.
+  //   step 1: both prompts (8 blocks); steps 2..17: both decode (block 5 each at step 2: full);
+  //   step 18: each needs block 6: B, the newest, is preempted with 64 + 16 = 80 computed tokens
+  //   (5 full blocks, cached) and 17 generated; A takes one of them (B's tail): 4 left;
+  //   step 34: A's block 7 takes one more: 3 left; A's last token in step 40;
+  //   step 41: B comes back with 81 tokens, 3 blocks (48 tokens) found: it computes 48..81.
+  // Without the cache it computes all 81 again.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> readmitted;
+  const StepClock clock = [&](const perf::MixedStep& st) {
+    for (const auto& c : st.chunks)
+      if (c.end == 81) readmitted.emplace_back(c.start, c.end);
+    return linear_clock(st);
+  };
+  SchedulerRules r = vllm_like(10);
+  r.preempted_blocks_cached = true;
+  SimOptions checked;
+  checked.check_invariants = true;
+  ListSource src({{0, 0, 64, 40, 0, 0}, {1, 0, 64, 40, 0, 0}});
+  const SimResult cached = simulate(r, clock, src, checked);
+  EXPECT_EQ(cached.completed, 2u);
+  EXPECT_EQ(cached.preemptions, 1u);
+  ASSERT_EQ(readmitted.size(), 1u);
+  EXPECT_EQ(readmitted[0].first, 48u);
+  readmitted.clear();
+  r.preempted_blocks_cached = false;
+  ListSource again({{0, 0, 64, 40, 0, 0}, {1, 0, 64, 40, 0, 0}});
+  const SimResult recomputed = simulate(r, clock, again, checked);
+  EXPECT_EQ(recomputed.preemptions, 1u);
+  ASSERT_EQ(readmitted.size(), 1u);
+  EXPECT_EQ(readmitted[0].first, 0u);
+}
+
 TEST(Simulator, OverloadIsDetectedWithTheQueueGrowthRate) {
   // Capacity with max_seqs 1: 1 / 0.10109 s = 9.89 requests/s. At 20/s the system grows at
   // about 20 - 9.89 = 10.1 requests/s.

@@ -145,6 +145,10 @@ struct SchedulerRules {
   std::uint64_t retract_decode_steps = 0;
   OutOfBlocks out_of_blocks = OutOfBlocks::PreemptNewest;
   bool prefix_caching = true;        //!< full prompt blocks shared by requests with the same prefix
+  //! PreemptNewest with prefix caching: a preempted request's full blocks stay cached (evictable,
+  //! tail first) and its readmission recomputes only what was evicted of them (vLLM V1: every
+  //! full block is hashed, outputs included; kv_cache_manager.py cache_blocks, get_computed_blocks).
+  bool preempted_blocks_cached = false;
   std::uint64_t max_model_len = 0;   //!< prompt + output longer than this is rejected; 0 = none
   //! llama.cpp: tokens each slot holds (n_ctx / np); a request whose prompt + output outgrows
   //! it fails as the server fails it. 0 = no per-request slot.

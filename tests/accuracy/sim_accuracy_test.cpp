@@ -680,12 +680,15 @@ constexpr const char* kSimFindings =
     "- **kvcached** (SGLang 0.4, A100, Llama-3.2-3B, Poisson 8 / 16 / 32 req/s): throughput and median TTFT / ITL "
     "within about 1-11 % below the overload (median TTFT -17 / -23 % before the overlap rule), and the overload at 32 req/s is found (23.9 req/s predicted against 26.8 measured); the "
     "p99 ITL +2 / +31 % at 16 / 8 req/s (+66 / +66 % before the overlap rule).\n"
-    "- **llmservingsim** (vLLM 0.19, RTX 4090, replayed trace in the KV-saturated, preempting regime): 21-37 % slow "
+    "- **llmservingsim** (vLLM 0.19, RTX 4090, replayed trace in the KV-saturated, preempting regime): 22-39 % slow "
     "on every latency (36-43 % until 2026-12-07, when the simulator took up two rules of vLLM's KV manager: 0.19's "
     "whole-sequence admission gate, scheduler_reserve_full_isl, under which a waiting request is admitted only when the blocks "
     "of its whole prompt are free (simulated preemptions 283 -> 203, latencies 28-42 % slow), and a preempted request's "
-    "cached blocks, which its readmission takes back instead of recomputing them; 42-49 % with the serial V0-fitted vLLM "
-    "step term), while the engine's own log of the run "
+    "cached blocks, which its readmission takes back instead of recomputing them: 21-37 %; 42-49 % with the serial V0-fitted "
+    "vLLM step term). The run's own meta.json gives the card's CUDA total, 25,250,627,584 B (23.52 GiB: the catalogue's "
+    "figure since 2026-12-07, 23.64 before; NVIDIA's open kernel modules reserve more than the proprietary one), and the "
+    "pool vLLM allocated, 2,588 blocks: planned 2,750 (+6.3 %; 2,807 at 23.64 GiB), the rest being activation and "
+    "non-torch memory on this card that the H100-fitted profile does not have (0.32 GiB). The engine's own log of the run "
     "is matched closely (KV usage reaches 100 %, peak and "
     "mean running / waiting within 3-15 %, table below the records). The run's own timestamps show where much of the rest lies: its "
     "prompts ran at about 0.87 of the card's dense BF16 datasheet rate (165.2 TFLOPS), where the step model assumes 0.65 of it "
@@ -694,7 +697,8 @@ constexpr const char* kSimFindings =
     "29.8 ms predicted, median TPOT 30.8 ms measured). The same harness on 2 x RTX PRO 6000 (Qwen3-32B, TP 2 over "
     "PCIe, 128 sequences at most, overloaded with no preemption; simulated since 2026-12-06, when the card gained its dense BF16 rate "
     "188 SMs x 1,024 FLOPs a clock x 2.617 GHz = 503.8 TFLOPS) goes the other way: every latency 20-27 % fast (TPOT 67 against "
-    "84 ms at the median), while its engine log is matched: peak running 128 / 128, peak waiting 172 / 172, mean "
+    "84 ms at the median; its decode-only steps at 128 running, 22-46 s into the run at a mean context of 1,000-1,250 tokens, "
+    "take 55.6-62.5 ms by the log's generation throughput against 48.5-51 ms predicted), while its engine log is matched: peak running 128 / 128, peak waiting 172 / 172, mean "
     "running 99.5 / 101.1 and waiting 60.9 / 67.9 (that log's KV usage reads 0.0 in every sample: not recorded).\n"
     "- **sglang_vllm060** (SGLang 0.3.0 and vLLM 0.6.0, one A100, Llama-3.1-8B-Instruct, ShareGPT at Poisson 4 / 8 req/s and "
     "offline, 5,000 prompts; joined 2026-12-06 with the built-in sharegpt, first turns as that month's bench_serving "
@@ -907,7 +911,7 @@ constexpr const char* kKimiFindings =
 //    is prefilled alone, the rest 16,384 tokens a step) takes longer than the measured one.
 //  * overload: the predicted capacity is under the offered rate (the queue grows).
 //  * spread: a tail the simulated constant-rate run does not have.
-//  * engine-log: the preempting KV-saturated trace replay (llmservingsim), 21-37 % slow throughout.
+//  * engine-log: the preempting KV-saturated trace replay (llmservingsim), 22-39 % slow throughout.
 const std::map<std::string, std::string>& p99_causes() {
   static const std::map<std::string, std::string> m = {
       {"sglcookbook-llama4-00", "cold: a request of tens of seconds (mean TTFT 4.2 s over 10, median 69 ms; first run of Scout)"},
@@ -1049,7 +1053,7 @@ const std::map<std::string, std::string>& p99_causes() {
       {"sglcookbook-ministral-3-02",
        "burst: 100 first prompts at once (measured p99 456 ms against a median of 99); predicted at the datasheet rate, "
        "the later prompts are short (median TTFT -74 %) and the first wave's queue sets the p99"},
-      {"llmservingsim-bench-rtx4090-llama-3.1-8b", "engine-log: every latency 21-37 % slow"},
+      {"llmservingsim-bench-rtx4090-llama-3.1-8b", "engine-log: every latency 22-39 % slow"},
       {"blis-train-20260217-231439-llama-2-7b-tp1-general-stage1", "overload: predicted capacity 16.5 req/s under the 20 offered"},
       {"blis-train-20260218-130541-mixtral-8x7b-v0-1-tp2-general-stage1", "overload: predicted capacity 18.7 req/s under the 20 offered"},
       {"kvcached-overhead-sglang-a100-rate32-baseline", "overload: both overloaded; queue grows faster in the simulation"},

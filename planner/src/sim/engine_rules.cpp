@@ -114,7 +114,7 @@ void vllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
   r.full_sequence_admission = view_flag(o, "scheduler_reserve_full_isl");  // memory/vllm_full_isl_admission.cpp
   r.out_of_blocks = OutOfBlocks::PreemptNewest;
   r.prefix_caching = view_flag(o, "enable_prefix_caching");
-  r.preempted_blocks_cached = r.prefix_caching;
+  r.preempted_cache = r.prefix_caching ? PreemptedCache::AllBlocks : PreemptedCache::None;
   r.max_model_len = view_u64(o, "max_model_len");
   r.overlap_schedule = view_flag(o, "async_scheduling");  // memory/vllm_async_scheduling.cpp
   r.basis = {
@@ -141,7 +141,7 @@ void vllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
                                 "off or before 0.19)")),
       "out of blocks: preempt the last running request (running.pop()), free its blocks, prepend it to the waiting "
       "queue, recompute on readmission; no waiting request admitted in that step (scheduler.py Scheduler.schedule, _preempt_request)" +
-          std::string(r.preempted_blocks_cached
+          std::string(r.preempted_cache == PreemptedCache::AllBlocks
                           ? "; its full blocks stay cached, evicted tail first, and a readmission recomputes only what was "
                             "evicted (prefix caching: kv_cache_manager.py cache_blocks, get_computed_blocks)"
                           : ""),
@@ -222,6 +222,7 @@ void sglang_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
   r.retract_decode_steps = view_u64(o, "retract_decode_steps");
   r.out_of_blocks = OutOfBlocks::Retract;
   r.prefix_caching = view_flag(o, "radix_cache");
+  r.preempted_cache = r.prefix_caching ? PreemptedCache::Prompt : PreemptedCache::None;
   if (view_flag(o, "enable_dp_attention")) {  // memory/sglang_dp_attention.hpp
     r.dp_ranks = view_u64(o, "dp_size");
     r.dp_dispatch = RankDispatch::RoundRobin;
@@ -255,7 +256,12 @@ void sglang_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
           " (scheduler.py init_new_token_ratio / min_new_token_ratio / new_token_ratio_decay)",
       "out of tokens in decode: retract the requests with the fewest output tokens (then the longest prompt) until " +
           std::to_string(r.retract_decode_steps) +
-          " more decode steps fit; they re-enter the waiting queue and the ratio is raised (schedule_batch.py retract_decode)",
+          " more decode steps fit; they re-enter the waiting queue and the ratio is raised (schedule_batch.py retract_decode)" +
+          std::string(r.preempted_cache == PreemptedCache::Prompt
+                          ? "; a retracted request's prompt stays in the radix tree (evicted whole, as a leaf) and its "
+                            "readmission recomputes only its output tokens (release_kv_cache with is_insert=False frees "
+                            "the tokens past cache_protected_len)"
+                          : ""),
       "radix-tree prefix reuse " + on_off(r.prefix_caching) +
           " at token granularity, unused nodes evicted LRU (mem_cache/radix_cache.py match_prefix / evict)",
       "prompt + output >= context_length " + std::to_string(r.max_model_len + 1) +

@@ -8,11 +8,12 @@
 // shared prefix is one unit (all its blocks cached or evicted together): requests only share
 // the prefix their workload declares (prefix_id), never an accidental match.
 //
-// A preempted request's own blocks are a unit too, one only it can hit (its own tokens,
-// outputs included: vLLM V1 hashes every full block, kv_cache_manager.py cache_blocks), evicted
-// a block at a time from its tail (single_type_kv_cache_manager.py free() returns a request's
-// blocks tail first, so they leave the free queue first) and taken back, what survives of it,
-// when the request is readmitted (get_computed_blocks' longest cached prefix).
+// A preempted request's own blocks are a unit too, one only it can hit, taken back, what
+// survives of it, when the request is readmitted. vLLM V1 keeps every full block, outputs
+// included (kv_cache_manager.py cache_blocks), evicted a block at a time from its tail
+// (single_type_kv_cache_manager.py free() returns a request's blocks tail first, so they leave
+// the free queue first; get_computed_blocks finds the longest surviving prefix); SGLang keeps
+// the prompt its radix tree holds, a leaf evicted whole (SchedulerRules PreemptedCache).
 #pragma once
 
 #include <algorithm>
@@ -41,15 +42,16 @@ class KvPool {
     return true;
   }
 
-  //! Request `slot` was preempted: `blocks` of its private blocks (the full ones of its computed
-  //! tokens past its shared prefix) stay cached for its own readmission, newest in the LRU order.
-  void cache_own(std::uint32_t slot, std::uint64_t blocks, double now) {
+  //! Request `slot` was preempted: `blocks` of its private blocks (past its shared prefix) stay
+  //! cached for its own readmission, newest in the LRU order; evicted a block at a time from the
+  //! tail, or, `whole`, all at once.
+  void cache_own(std::uint32_t slot, std::uint64_t blocks, double now, bool whole) {
     if (blocks == 0) return;
     private_ -= blocks;
     cached_ += blocks;
     Prefix& p = own_[slot];
     p = Prefix{blocks, 0, {now, ++lru_seq_}};
-    lru_.emplace(p.lru_key, Unit{true, slot});
+    lru_.emplace(p.lru_key, Unit{true, whole, slot});
   }
   //! Blocks of `slot`'s own cached unit that survive; 0 when none.
   std::uint64_t own_cached(std::uint32_t slot) const {
@@ -106,7 +108,7 @@ class KvPool {
     if (blocks == 0 || blocks > free_now() || prefixes_.count(id)) return;
     const Prefix p{blocks, 0, {-1.0, ++lru_seq_}};
     prefixes_.emplace(id, p);
-    lru_.emplace(p.lru_key, Unit{false, id});
+    lru_.emplace(p.lru_key, Unit{false, true, id});
     cached_ += blocks;
   }
   //! A request stops using prefix `id`; at zero references its blocks become cached.
@@ -116,7 +118,7 @@ class KvPool {
     shared_ -= p.blocks;
     cached_ += p.blocks;
     p.lru_key = {now, ++lru_seq_};
-    lru_.emplace(p.lru_key, Unit{false, id});
+    lru_.emplace(p.lru_key, Unit{false, true, id});
   }
 
  private:
@@ -127,16 +129,17 @@ class KvPool {
   };
   struct Unit {
     bool own;          // a preempted request's own blocks (own_, keyed by slot) or a declared prefix
+    bool whole;        // evicted all at once (else a block at a time from its tail)
     std::uint64_t id;  // the slot or the prefix id
   };
-  // Evicts the least recently freed unit but `keep` (a declared prefix): a declared prefix whole,
-  // a request's own unit only the `want` blocks still wanted, from its tail.
+  // Evicts the least recently freed unit but `keep` (a declared prefix): whole, or only the
+  // `want` blocks still wanted, from its tail.
   void evict_oldest(std::uint64_t keep, std::uint64_t want) {
     auto it = lru_.begin();
     if (!it->second.own && it->second.id == keep) ++it;
     if (it->second.own) {
       Prefix& p = own_.at(static_cast<std::uint32_t>(it->second.id));
-      const std::uint64_t k = std::min(want, p.blocks);
+      const std::uint64_t k = it->second.whole ? p.blocks : std::min(want, p.blocks);
       p.blocks -= k;
       cached_ -= k;
       if (p.blocks > 0) return;

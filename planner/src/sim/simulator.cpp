@@ -425,9 +425,14 @@ class Simulation {
     } else {
       prefill_.erase(std::find(prefill_.begin(), prefill_.end(), id));
     }
-    // Its full blocks past its shared prefix stay cached for its readmission (vLLM V1).
-    const std::uint64_t own = r_.preempted_blocks_cached ? s.computed / bs_ - s.shared : 0;
-    pool_.cache_own(id, own, now_);
+    // What stays cached for its readmission, past its shared prefix: every full block (vLLM V1),
+    // or the prompt the radix tree holds (SGLang).
+    const std::uint64_t kept_tokens = r_.preempted_cache == PreemptedCache::AllBlocks ? s.computed
+                                      : r_.preempted_cache == PreemptedCache::Prompt
+                                          ? std::min<std::uint64_t>(s.computed, s.req.input_tokens)
+                                          : 0;
+    const std::uint64_t own = kept_tokens / bs_ > s.shared ? kept_tokens / bs_ - s.shared : 0;
+    pool_.cache_own(id, own, now_, r_.preempted_cache == PreemptedCache::Prompt);
     s.own_from = s.shared;
     release_kv(s, held - own);
     s.computed = 0;
@@ -726,7 +731,7 @@ class Simulation {
     }
     const std::uint64_t keep = hit ? s.req.prefix_id : 0;  // the prefix it reuses is not evicted for it
     // A preempted request's own cached blocks follow its shared prefix, if that is still whole.
-    const std::uint64_t own_left = r_.admission == Admission::OnDemand ? pool_.own_cached(id) : 0;
+    const std::uint64_t own_left = pool_.own_cached(id);
     const std::uint64_t own = own_left && hit == s.own_from ? std::min(own_left, (total - 1) / bs_ - hit) : 0;
     const std::uint64_t start = (hit + own) * bs_;
     const std::uint64_t remaining = total - start;
@@ -737,44 +742,49 @@ class Simulation {
     // are taken with it (lookahead slots for prefills, core/scheduler.py _get_num_lookahead_slots).
     const std::uint64_t round_ahead = r_.decode_round_steps > 1 && r_.mix_prefill_decode ? r_.decode_round_steps - 1 : 0;
     const std::uint64_t need = ceil_div(start + chunk + round_ahead, bs_) - hit - own + r_.state_blocks;
+    // Blocks to make free besides the `own` it takes back, which count against the free ones as
+    // an evictable hit does (vLLM single_type_kv_cache_manager.py get_num_blocks_to_allocate;
+    // SGLang locks the matched radix node, taking it out of the evictable size).
+    std::uint64_t make = need;
+    std::uint64_t whole = 0, expected_own = 0;
     switch (r_.admission) {
       case Admission::OnDemand: {
-        // Cached blocks it takes back count against the free ones, as vLLM counts an evictable
-        // hit (single_type_kv_cache_manager.py get_num_blocks_to_allocate), so the whole-sequence
-        // gate asks for every block past the shared prefix.
-        const std::uint64_t wm = r_.admission_watermark_blocks;
-        if (r_.full_sequence_admission) {
+        make += r_.admission_watermark_blocks;
+        if (r_.full_sequence_admission) {  // every block past the shared prefix, the ones taken back too
           const std::uint64_t len = r_.max_model_len ? std::min(total, r_.max_model_len) : total;
-          if (!pool_.can_free(ceil_div(len, bs_) - hit + r_.state_blocks + wm, keep)) return false;
+          if (!pool_.can_free(ceil_div(len, bs_) - hit + r_.state_blocks + r_.admission_watermark_blocks, keep))
+            return false;
         }
-        if (!pool_.can_free(need + own + wm, keep)) return false;
-        pool_.reclaim_own(id, own);
-        pool_.make_free(need + wm, keep);
         break;
       }
       case Admission::FullLength: {
         // GUARANTEED_NO_EVICT: the request's whole length must fit beside what running requests
         // will still grow into.
-        const std::uint64_t whole =
-            ceil_div(static_cast<std::uint64_t>(s.req.input_tokens) + s.target, bs_) - hit + r_.state_blocks;
+        whole = ceil_div(static_cast<std::uint64_t>(s.req.input_tokens) + s.target, bs_) - hit + r_.state_blocks;
         const std::uint64_t held = pool_.private_blocks();
         const std::uint64_t growth = reserved_ > held ? reserved_ - held : 0;
-        if (!pool_.make_free(growth + whole, keep)) return false;
-        s.reserved = whole;
-        reserved_ += whole;
+        make = growth + whole - own;
         break;
       }
       case Admission::ExpectedOutput: {
         // The prompt plus ratio x min(output still to come, clip) of every running request and
         // of this one must fit the free and evictable tokens (SGLang PrefillAdder).
-        const std::uint64_t own = std::min<std::uint64_t>(s.target - s.generated, clip_);
-        const double future = ratio_ * static_cast<double>(reserved_output() + own);
-        const std::uint64_t reserve = static_cast<std::uint64_t>(std::ceil(future / static_cast<double>(bs_)));
-        if (!pool_.make_free(need + reserve, keep)) return false;
-        s.reserve_now = own;
-        prompt_reserve_ += own;
+        expected_own = std::min<std::uint64_t>(s.target - s.generated, clip_);
+        const double future = ratio_ * static_cast<double>(reserved_output() + expected_own);
+        make += static_cast<std::uint64_t>(std::ceil(future / static_cast<double>(bs_)));
         break;
       }
+    }
+    if (!pool_.can_free(make + own, keep)) return false;
+    pool_.reclaim_own(id, own);
+    pool_.make_free(make, keep);
+    if (r_.admission == Admission::FullLength) {
+      s.reserved = whole;
+      reserved_ += whole;
+    }
+    if (r_.admission == Admission::ExpectedOutput) {
+      s.reserve_now = expected_own;
+      prompt_reserve_ += expected_own;
     }
     pool_.take_private(need);
     if (hit) {

@@ -88,8 +88,9 @@ TEST(EngineRulesVllm, WholeSequenceAdmissionFrom019) {
 TEST(EngineRulesVllm, PreemptedBlocksStayCachedWithPrefixCaching) {
   // V1 hashes every full block, outputs included (kv_cache_manager.py cache_blocks): a preempted
   // request's blocks stay in the free queue as cached blocks its readmission can hit.
-  EXPECT_TRUE(rules(plan("vllm", {{"max-model-len", "8192"}})).preempted_blocks_cached);
-  EXPECT_FALSE(rules(plan("vllm", {{"max-model-len", "8192"}, {"no-enable-prefix-caching", ""}})).preempted_blocks_cached);
+  EXPECT_EQ(rules(plan("vllm", {{"max-model-len", "8192"}})).preempted_cache, PreemptedCache::AllBlocks);
+  EXPECT_EQ(rules(plan("vllm", {{"max-model-len", "8192"}, {"no-enable-prefix-caching", ""}})).preempted_cache,
+            PreemptedCache::None);
 }
 
 TEST(EngineRulesVllm, LargeGpuDefaults) {
@@ -240,6 +241,8 @@ TEST(EngineRulesSglang, TokenPoolAndAdmissionRatio) {
   EXPECT_EQ(r.retract_decode_steps, 20u);
   EXPECT_EQ(r.out_of_blocks, OutOfBlocks::Retract);
   EXPECT_TRUE(r.prefix_caching);
+  // A retracted request's prompt stays in the radix tree (release_kv_cache, is_insert=False).
+  EXPECT_EQ(r.preempted_cache, PreemptedCache::Prompt);
   // prompt + max_new_tokens >= context_len is refused: the longest served is 8191.
   EXPECT_EQ(r.max_model_len, 8191u);
   EXPECT_EQ(r.non_kv_bytes, non_kv(o.plan));
@@ -262,6 +265,7 @@ TEST(EngineRulesSglang, Flags) {
   EXPECT_DOUBLE_EQ(r.reserve_ratio_min, 0.14);
   EXPECT_DOUBLE_EQ(r.reserve_ratio_decay, (1.0 - 0.14) / 600.0);
   EXPECT_FALSE(r.prefix_caching);
+  EXPECT_EQ(r.preempted_cache, PreemptedCache::None);
   EXPECT_TRUE(r.mix_prefill_decode);
   EXPECT_FALSE(r.overlap_schedule);
   EXPECT_FALSE(r.finished_rides_next_step);

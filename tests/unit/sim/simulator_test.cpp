@@ -54,6 +54,14 @@ double linear_clock(const perf::MixedStep& s) {
   return 0.01 + 1e-5 * tokens;
 }
 
+// `requests` under `r`, the simulator's invariants checked after every step.
+SimResult run_checked(const SchedulerRules& r, const StepClock& clock, std::vector<Request> requests) {
+  SimOptions checked;
+  checked.check_invariants = true;
+  ListSource src(std::move(requests));
+  return simulate(r, clock, src, checked);
+}
+
 // `n` requests of `in` / `out` tokens, all ready at t = 0.
 std::vector<Request> all_at_zero(std::uint64_t n, std::uint32_t in, std::uint32_t out) {
   std::vector<Request> all;
@@ -433,53 +441,59 @@ TEST(Simulator, AFullSequenceGateAdmitsOnlyWhatTheFreeBlocksCanFinish) {
   SchedulerRules r = vllm_like(10);
   r.step_tokens = 64;
   r.full_sequence_admission = true;
-  SimOptions checked;
-  checked.check_invariants = true;
-  ListSource src({{0, 0, 96, 2, 0, 0}, {1, 0, 80, 2, 0, 0}});
-  const SimResult gated = simulate(r, linear_clock, src, checked);
+  const SimResult gated = run_checked(r, linear_clock, {{0, 0, 96, 2, 0, 0}, {1, 0, 80, 2, 0, 0}});
   EXPECT_EQ(gated.completed, 2u);
   EXPECT_EQ(gated.preemptions, 0u);
   EXPECT_NEAR(gated.ttft.max, 0.05177, 1e-9);
   r.full_sequence_admission = false;
-  ListSource again({{0, 0, 96, 2, 0, 0}, {1, 0, 80, 2, 0, 0}});
-  const SimResult first_chunk = simulate(r, linear_clock, again, checked);
-  EXPECT_EQ(first_chunk.completed, 2u);
-  EXPECT_EQ(first_chunk.preemptions, 1u);
+  EXPECT_EQ(run_checked(r, linear_clock, {{0, 0, 96, 2, 0, 0}, {1, 0, 80, 2, 0, 0}}).preemptions, 1u);
+}
+
+// A and B, 64 prompt tokens (4 blocks) and 40 out each, both at t = 0, under `r` with invariants
+// checked: both complete after one preemption. Where the chunk that brings B back to 81 tokens
+// (64 + 17 generated) starts: what its readmission found cached.
+std::uint64_t readmission_start(const SchedulerRules& r) {
+  std::vector<std::uint64_t> starts;
+  const StepClock clock = [&](const perf::MixedStep& st) {
+    for (const auto& c : st.chunks)
+      if (c.end == 81) starts.push_back(c.start);
+    return linear_clock(st);
+  };
+  const SimResult res = run_checked(r, clock, {{0, 0, 64, 40, 0, 0}, {1, 0, 64, 40, 0, 0}});
+  EXPECT_EQ(res.completed, 2u);
+  EXPECT_EQ(res.preemptions, 1u);
+  EXPECT_EQ(starts.size(), 1u);
+  return starts.empty() ? 81 : starts.front();
 }
 
 TEST(Simulator, APreemptedRequestTakesBackWhatSurvivesOfItsCachedBlocks) {
   // vLLM V1 with prefix caching: a preempted request's full blocks stay cached, its tail evicted
-  // first, and its readmission recomputes only the evicted part. A pool of 10 blocks; A and B, 64
-  // tokens (4 blocks) and 40 out each, both at t = 0.
+  // first, and its readmission recomputes only the evicted part. A pool of 10 blocks:
   //   step 1: both prompts (8 blocks); steps 2..17: both decode (block 5 each at step 2: full);
   //   step 18: each needs block 6: B, the newest, is preempted with 64 + 16 = 80 computed tokens
   //   (5 full blocks, cached) and 17 generated; A takes one of them (B's tail): 4 left;
   //   step 34: A's block 7 takes one more: 3 left; A's last token in step 40;
   //   step 41: B comes back with 81 tokens, 3 blocks (48 tokens) found: it computes 48..81.
   // Without the cache it computes all 81 again.
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> readmitted;
-  const StepClock clock = [&](const perf::MixedStep& st) {
-    for (const auto& c : st.chunks)
-      if (c.end == 81) readmitted.emplace_back(c.start, c.end);
-    return linear_clock(st);
-  };
   SchedulerRules r = vllm_like(10);
-  r.preempted_blocks_cached = true;
-  SimOptions checked;
-  checked.check_invariants = true;
-  ListSource src({{0, 0, 64, 40, 0, 0}, {1, 0, 64, 40, 0, 0}});
-  const SimResult cached = simulate(r, clock, src, checked);
-  EXPECT_EQ(cached.completed, 2u);
-  EXPECT_EQ(cached.preemptions, 1u);
-  ASSERT_EQ(readmitted.size(), 1u);
-  EXPECT_EQ(readmitted[0].first, 48u);
-  readmitted.clear();
-  r.preempted_blocks_cached = false;
-  ListSource again({{0, 0, 64, 40, 0, 0}, {1, 0, 64, 40, 0, 0}});
-  const SimResult recomputed = simulate(r, clock, again, checked);
-  EXPECT_EQ(recomputed.preemptions, 1u);
-  ASSERT_EQ(readmitted.size(), 1u);
-  EXPECT_EQ(readmitted[0].first, 0u);
+  r.preempted_cache = PreemptedCache::AllBlocks;
+  EXPECT_EQ(readmission_start(r), 48u);
+  r.preempted_cache = PreemptedCache::None;
+  EXPECT_EQ(readmission_start(r), 0u);
+}
+
+TEST(Simulator, ARetractedSglangRequestFindsItsPromptInTheRadixTreeUnlessEvicted) {
+  // SGLang keeps a retracted request's prompt in the radix tree (release_kv_cache with
+  // is_insert=False frees only what lies past cache_protected_len) and evicts it as a whole leaf.
+  // The scenario above with 11 blocks: at step 18 B goes with its 4 prompt blocks cached and its
+  // decode block freed, so A's block 6 and (step 34) block 7 come from free ones; B, back at
+  // step 41 with 81 tokens, computes 64..81. With 10 blocks A's block 6 must evict the cached
+  // prompt, whole, and B computes all 81.
+  SchedulerRules r = vllm_like(11);
+  r.preempted_cache = PreemptedCache::Prompt;
+  EXPECT_EQ(readmission_start(r), 64u);
+  r.kv_blocks = 10;
+  EXPECT_EQ(readmission_start(r), 0u);
 }
 
 TEST(Simulator, OverloadIsDetectedWithTheQueueGrowthRate) {

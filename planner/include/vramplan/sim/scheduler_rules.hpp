@@ -44,6 +44,21 @@ enum class OutOfBlocks {
   Fail,
 };
 
+//! What of a preempted (vLLM) or retracted (SGLang) request's KV stays cached for its
+//! readmission, which then recomputes only the rest.
+enum class PreemptedCache {
+  None,  //!< everything freed (no prefix cache)
+  //! Every full block of its computed tokens, outputs included, evicted a block at a time from
+  //! its tail (vLLM V1: kv_cache_manager.py cache_blocks hashes every full block; free() returns
+  //! a request's blocks tail first; get_computed_blocks finds the longest surviving prefix).
+  AllBlocks,
+  //! The prompt tokens it computed, which the radix tree already holds, evicted as a whole (SGLang:
+  //! schedule_batch.py retract_decode -> release_kv_cache(is_insert=False) frees only the tokens
+  //! past cache_protected_len, the prompt inserted by cache_unfinished_req; radix_cache.py evicts
+  //! leaf nodes whole).
+  Prompt,
+};
+
 //! How a server of several lockstep ranks (SGLang DP attention, vLLM data parallelism) picks the
 //! rank for each request.
 enum class RankDispatch {
@@ -145,10 +160,7 @@ struct SchedulerRules {
   std::uint64_t retract_decode_steps = 0;
   OutOfBlocks out_of_blocks = OutOfBlocks::PreemptNewest;
   bool prefix_caching = true;        //!< full prompt blocks shared by requests with the same prefix
-  //! PreemptNewest with prefix caching: a preempted request's full blocks stay cached (evictable,
-  //! tail first) and its readmission recomputes only what was evicted of them (vLLM V1: every
-  //! full block is hashed, outputs included; kv_cache_manager.py cache_blocks, get_computed_blocks).
-  bool preempted_blocks_cached = false;
+  PreemptedCache preempted_cache = PreemptedCache::None;
   std::uint64_t max_model_len = 0;   //!< prompt + output longer than this is rejected; 0 = none
   //! llama.cpp: tokens each slot holds (n_ctx / np); a request whose prompt + output outgrows
   //! it fails as the server fails it. 0 = no per-request slot.

@@ -114,7 +114,9 @@ void vllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
   r.full_sequence_admission = view_flag(o, "scheduler_reserve_full_isl");  // memory/vllm_full_isl_admission.cpp
   r.out_of_blocks = OutOfBlocks::PreemptNewest;
   r.prefix_caching = view_flag(o, "enable_prefix_caching");
-  r.preempted_cache = r.prefix_caching ? PreemptedCache::AllBlocks : PreemptedCache::None;
+  // Not for recurrent hybrids: a readmission needs the recurrent state at the hit, which block
+  // hashes of the attention groups do not give back (not modelled: recomputed whole).
+  r.preempted_cache = r.prefix_caching && state_pages == 0 ? PreemptedCache::AllBlocks : PreemptedCache::None;
   r.max_model_len = view_u64(o, "max_model_len");
   r.overlap_schedule = view_flag(o, "async_scheduling");  // memory/vllm_async_scheduling.cpp
   r.basis = {
@@ -222,7 +224,10 @@ void sglang_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
   r.retract_decode_steps = view_u64(o, "retract_decode_steps");
   r.out_of_blocks = OutOfBlocks::Retract;
   r.prefix_caching = view_flag(o, "radix_cache");
-  r.preempted_cache = r.prefix_caching ? PreemptedCache::Prompt : PreemptedCache::None;
+  // Not for Mamba hybrids (MambaRadixCache keeps recurrent states at its own points; not modelled:
+  // recomputed whole).
+  r.preempted_cache = r.prefix_caching && !o.plan.engine_view.contains("max_mamba_cache_size") ? PreemptedCache::Prompt
+                                                                                              : PreemptedCache::None;
   if (view_flag(o, "enable_dp_attention")) {  // memory/sglang_dp_attention.hpp
     r.dp_ranks = view_u64(o, "dp_size");
     r.dp_dispatch = RankDispatch::RoundRobin;

@@ -93,6 +93,18 @@ TEST(EngineRulesVllm, PreemptedBlocksStayCachedWithPrefixCaching) {
             PreemptedCache::None);
 }
 
+TEST(EngineRulesHybrid, RecurrentHybridsRecomputeAPreemptedRequestWhole) {
+  // A readmission would need the recurrent state at the hit, which the attention groups' block
+  // hashes (vLLM) or the token radix tree (SGLang) do not give back: not modelled, recomputed.
+  const ModelSpec m = load_catalogue_model(test::source_root(), "nemotron-3-nano-30b-a3b");
+  const auto gpu = test::gpu_target(kH100, test::kH100Name);
+  const SchedulerRules v = rules(outcome_of(test::plan_engine("vllm@0.19", m, gpu, {{"max-model-len", "8192"}}), m, gpu));
+  EXPECT_GT(v.state_blocks, 0u);
+  EXPECT_EQ(v.preempted_cache, PreemptedCache::None);
+  const SchedulerRules g = rules(outcome_of(test::plan_engine("sglang@0.5.9", m, gpu, {{"context-length", "8192"}}), m, gpu));
+  EXPECT_EQ(g.preempted_cache, PreemptedCache::None);
+}
+
 TEST(EngineRulesVllm, LargeGpuDefaults) {
   const auto o = plan("vllm", {{"max-model-len", "8192"}});
   const auto r = rules(o);

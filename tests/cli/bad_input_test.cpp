@@ -556,6 +556,13 @@ std::vector<Row> rows() {
           {"plan", "--model", "llama-3.1-8b", "--gpu", "h100", "--engine", "vllm@0.18", "--no-scheduler-reserve-full-isl"},
           {}, 2, "--no-scheduler-reserve-full-isl: vLLM 0.18 has no such flag (SchedulerConfig.scheduler_reserve_full_isl "
                  "arrived in 0.19.0, PR #37307): plan it with --engine vllm@0.19 or later"},
+      Row{"vLLM --watermark on a release without it",
+          {"plan", "--model", "llama-3.1-8b", "--gpu", "h100", "--engine", "vllm@0.19", "--watermark", "0.05"},
+          {}, 2, "--watermark: vLLM 0.19 has no such flag (SchedulerConfig.watermark arrived in 0.24.0): plan it with "
+                 "--engine vllm@0.24 or later"},
+      Row{"vLLM --watermark of the whole pool",
+          {"plan", "--model", "llama-3.1-8b", "--gpu", "h100", "--engine", "vllm@0.28", "--watermark", "1"},
+          {}, 2, "--watermark must be in [0, 1): the share of the KV blocks kept free (vllm/config/scheduler.py SchedulerConfig.watermark)"},
       Row{"vLLM 0.6.0 multi-step with chunked prefill",
           {"plan", "--model", "llama-3.1-8b", "--gpu", "h100", "--engine", "vllm@0.6.0", "--num-scheduler-steps", "10"},
           {}, 2, "--num-scheduler-steps: vLLM 0.6.0 refuses multi-step with chunked prefill (engine/arg_utils.py: "

@@ -30,7 +30,7 @@
 #include "vramplan/memory/vllm_speculative.hpp"
 #include "vramplan/memory/mtp_draft.hpp"
 #include "vramplan/memory/vllm_async_scheduling.hpp"
-#include "vramplan/memory/vllm_full_isl_admission.hpp"
+#include "vramplan/memory/vllm_admission.hpp"
 #include "vramplan/memory/vllm_multi_step.hpp"
 #include "vramplan/memory/vllm_scheduler_defaults.hpp"
 #include "vramplan/memory/vllm_weight_allocation.hpp"
@@ -93,6 +93,7 @@ class VllmEngine final : public Engine {
         {"no-async-scheduling", "form each step's batch when it starts (serial scheduling, the default before 0.14)", true, {}},
         {"scheduler-reserve-full-isl", "admit a waiting request only when its whole sequence's KV blocks are free (default from 0.19)", true, {}},
         {"no-scheduler-reserve-full-isl", "admit a waiting request when its first chunk's KV blocks are free (the rule before 0.19)", true, {}},
+        {"watermark", "share of the KV blocks kept free when a waiting request is admitted beside running ones (0.24+; default 0)", false, {}, OptionValue::number},
         {"num-scheduler-steps", "V0 multi-step scheduling: decode steps a scheduler round runs (0.5.5 - 0.10.0; default 1)", false, {}, OptionValue::whole},
         {"speculative-config", "JSON; {\"method\": \"mtp\", \"num_speculative_tokens\": k}: the checkpoint's MTP layer drafts", false, {}},
     };
@@ -235,6 +236,7 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
   // Resolved from the release asked for, not the profile's name: the 0.11 profile covers 0.11-0.16.
   const VllmAsyncScheduling async = vllm_async_scheduling(d_.release(), args, pp);
   const bool full_isl = vllm_full_isl_admission(d_.release(), args, v0);
+  const double watermark = vllm_watermark(d_.release(), args, v0);
   const double util = arg_double(args, "gpu-memory-utilization").value_or(d_.number("gpu_memory_utilization"));
   if (!(util > 0 && util <= 1)) throw_usage("--gpu-memory-utilization must be in (0, 1]");
 
@@ -593,6 +595,7 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
       {"enable_chunked_prefill", chunked_prefill},
       {"async_scheduling", async.on},
       {"scheduler_reserve_full_isl", full_isl},
+      {"watermark", watermark},
       // Which engine's scheduler runs: V0's (vllm/core/scheduler.py) or V1's (vllm/v1/core/sched).
       {"engine_generation", v0 ? "v0" : "v1"},
   };

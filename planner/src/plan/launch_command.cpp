@@ -90,9 +90,10 @@ void vllm(const memory::PlanOutcome& o, const memory::EngineArgs& a, const std::
   // Only as given: without them vLLM resolves the release default (memory/vllm_async_scheduling.cpp).
   from_args(c.argv, a, "async-scheduling", "--async-scheduling");
   from_args(c.argv, a, "no-async-scheduling", "--no-async-scheduling");
-  // As given too: memory/vllm_full_isl_admission.hpp resolves the release default.
+  // As given too: memory/vllm_admission.hpp resolves the release default.
   from_args(c.argv, a, "scheduler-reserve-full-isl", "--scheduler-reserve-full-isl");
   from_args(c.argv, a, "no-scheduler-reserve-full-isl", "--no-scheduler-reserve-full-isl");
+  from_args(c.argv, a, "watermark", "--watermark");
   from_args(c.argv, a, "speculative-config", "--speculative-config");  // as given: memory/vllm_speculative.hpp
   from_view(c.argv, v, "num_scheduler_steps", "--num-scheduler-steps");  // V0 multi-step: memory/vllm_multi_step.hpp
   c.argv.push_back(view_flag(v, "enable_prefix_caching") ? "--enable-prefix-caching" : "--no-enable-prefix-caching");

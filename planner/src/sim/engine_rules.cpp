@@ -108,10 +108,15 @@ void vllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
   r.refuses_prompt_over_step = v0 && !r.chunked_prefill;
   r.admission = Admission::OnDemand;
   // V0's block manager admits a prompt only if 1 % of the pool stays free beside it
-  // (core/block_manager_v2.py can_allocate: watermark 0.01, int(watermark x num_gpu_blocks)); V1
-  // has no such reserve (kv_cache_manager.py allocate_slots).
-  r.admission_watermark_blocks = v0 ? r.kv_blocks / 100 : 0;
-  r.full_sequence_admission = view_flag(o, "scheduler_reserve_full_isl");  // memory/vllm_full_isl_admission.cpp
+  // (core/block_manager_v2.py can_allocate: watermark 0.01, int(watermark x num_gpu_blocks)). V1
+  // has no such reserve before 0.24; from 0.24 --watermark keeps int(watermark x num_blocks) free
+  // while any request runs (kv_cache_manager.py allocate_slots; memory/vllm_admission.hpp), a
+  // share of the physical blocks, so of the simulator's blocks of every group.
+  const double watermark = view_number(o, "watermark");
+  r.admission_watermark_blocks =
+      v0 ? r.kv_blocks / 100 : static_cast<std::uint64_t>(watermark * static_cast<double>(blocks)) / groups;
+  r.watermark_beside_running_only = !v0;
+  r.full_sequence_admission = view_flag(o, "scheduler_reserve_full_isl");  // memory/vllm_admission.cpp
   r.out_of_blocks = OutOfBlocks::PreemptNewest;
   r.prefix_caching = view_flag(o, "enable_prefix_caching");
   // Not for recurrent hybrids: a readmission needs the recurrent state at the hit, which block
@@ -136,11 +141,15 @@ void vllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
           std::string(r.full_sequence_admission ? "the blocks of its whole sequence are free" : "its first chunk's blocks are free") + " " +
           (v0 ? "and 1 % of the pool (" + std::to_string(r.admission_watermark_blocks) +
                     " blocks) stays free beside them (vllm/core/block_manager_v2.py can_allocate, watermark 0.01)"
-              : r.full_sequence_admission
+              : (r.admission_watermark_blocks
+                     ? "and, while any request runs, " + std::to_string(r.admission_watermark_blocks) +
+                           " blocks stay free beside them (--watermark, kv_cache_manager.py allocate_slots) "
+                     : std::string()) +
+                    (r.full_sequence_admission
                   ? std::string("(scheduler_reserve_full_isl, on from 0.19: v1/core/sched/scheduler.py Scheduler.schedule, "
                                 "kv_cache_manager.py can_fit_full_sequence)")
                   : std::string("(vllm/v1/core/kv_cache_manager.py KVCacheManager.allocate_slots; scheduler_reserve_full_isl "
-                                "off or before 0.19)")),
+                                "off or before 0.19)"))),
       "out of blocks: preempt the last running request (running.pop()), free its blocks, prepend it to the waiting "
       "queue, recompute on readmission; no waiting request admitted in that step (scheduler.py Scheduler.schedule, _preempt_request)" +
           std::string(r.preempted_cache == PreemptedCache::AllBlocks

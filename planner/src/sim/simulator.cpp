@@ -263,10 +263,11 @@ class Simulation {
     }
     if (r_.refuses_prompt_over_step && r_.step_tokens && q.input_tokens > r_.step_tokens)
       return reject("prompt longer than the " + std::to_string(r_.step_tokens) + " tokens of a step, unchunked", sent);
-    if (ceil_div(static_cast<std::uint64_t>(q.input_tokens) + target, bs_) + r_.state_blocks + r_.admission_watermark_blocks >
-        r_.kv_blocks)
-      return reject(r_.admission_watermark_blocks ? "needs more KV blocks than the pool holds above its admission watermark"
-                                                  : "needs more KV blocks than the whole pool holds",
+    // A watermark that applies only beside running requests never refuses one outright.
+    const std::uint64_t never_wm = r_.watermark_beside_running_only ? 0 : r_.admission_watermark_blocks;
+    if (ceil_div(static_cast<std::uint64_t>(q.input_tokens) + target, bs_) + r_.state_blocks + never_wm > r_.kv_blocks)
+      return reject(never_wm ? "needs more KV blocks than the pool holds above its admission watermark"
+                             : "needs more KV blocks than the whole pool holds",
                     sent);
     const std::uint32_t s = alloc_slot();
     Slot& slot = slots_[s];
@@ -749,11 +750,11 @@ class Simulation {
     std::uint64_t whole = 0, expected_own = 0;
     switch (r_.admission) {
       case Admission::OnDemand: {
-        make += r_.admission_watermark_blocks;
+        const std::uint64_t wm = r_.watermark_beside_running_only && running() == 0 ? 0 : r_.admission_watermark_blocks;
+        make += wm;
         if (r_.full_sequence_admission) {  // every block past the shared prefix, the ones taken back too
           const std::uint64_t len = r_.max_model_len ? std::min(total, r_.max_model_len) : total;
-          if (!pool_.can_free(ceil_div(len, bs_) - hit + r_.state_blocks + r_.admission_watermark_blocks, keep))
-            return false;
+          if (!pool_.can_free(ceil_div(len, bs_) - hit + r_.state_blocks + wm, keep)) return false;
         }
         break;
       }

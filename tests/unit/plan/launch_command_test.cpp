@@ -39,10 +39,13 @@ TEST(LaunchCommand, VllmCarriesAnAsyncSchedulingFlagOnlyAsGiven) {
 }
 
 TEST(LaunchCommand, VllmCarriesTheFullSequenceAdmissionFlagOnlyAsGiven) {
-  // Without one, vLLM resolves the release's default itself (memory/vllm_full_isl_admission.hpp).
+  // Without one, vLLM resolves the release's default itself (memory/vllm_admission.hpp).
   EXPECT_EQ(launch_command(plan_of("vllm", {}), {}, "m").line().find("reserve-full-isl"), std::string::npos);
   const memory::EngineArgs off = {{"no-scheduler-reserve-full-isl", "true"}};
   EXPECT_NE(launch_command(plan_of("vllm", off), off, "m").line().find(" --no-scheduler-reserve-full-isl --enable-prefix-caching"),
+            std::string::npos);
+  const memory::EngineArgs wm = {{"watermark", "0.05"}};
+  EXPECT_NE(launch_command(plan_of("vllm@0.28", wm), wm, "m").line().find(" --watermark 0.05 --enable-prefix-caching"),
             std::string::npos);
 }
 

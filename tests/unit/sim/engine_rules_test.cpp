@@ -73,7 +73,7 @@ TEST(EngineRulesVllm, AsyncSchedulingFormsTheNextBatchFrom014) {
 TEST(EngineRulesVllm, WholeSequenceAdmissionFrom019) {
   // SchedulerConfig.scheduler_reserve_full_isl (PR #37307, on by default from 0.19.0): a waiting
   // request is admitted only when its whole sequence's blocks are free. Resolved by the plan
-  // (memory/vllm_full_isl_admission.cpp); V0's block manager checks the whole prompt too.
+  // (memory/vllm_admission.cpp); V0's block manager checks the whole prompt too.
   EXPECT_TRUE(rules(plan("vllm", {{"max-model-len", "8192"}})).full_sequence_admission);
   EXPECT_TRUE(rules(plan("vllm@0.19", {{"max-model-len", "8192"}})).full_sequence_admission);
   EXPECT_FALSE(rules(plan("vllm@0.18.1", {{"max-model-len", "8192"}})).full_sequence_admission);
@@ -91,6 +91,18 @@ TEST(EngineRulesVllm, PreemptedBlocksStayCachedWithPrefixCaching) {
   EXPECT_EQ(rules(plan("vllm", {{"max-model-len", "8192"}})).preempted_cache, PreemptedCache::AllBlocks);
   EXPECT_EQ(rules(plan("vllm", {{"max-model-len", "8192"}, {"no-enable-prefix-caching", ""}})).preempted_cache,
             PreemptedCache::None);
+}
+
+TEST(EngineRulesVllm, WatermarkOf024KeepsItsShareFreeBesideRunningRequests) {
+  // --watermark 0.1: int(0.1 x num_blocks) blocks (kv_cache_manager.py), here of one KV group.
+  const auto o = plan("vllm@0.28", {{"max-model-len", "8192"}, {"watermark", "0.1"}});
+  const SchedulerRules r = rules(o);
+  EXPECT_EQ(r.admission_watermark_blocks,
+            static_cast<std::uint64_t>(0.1 * static_cast<double>(o.plan.engine_view.at("gpu_blocks").get<std::uint64_t>())));
+  EXPECT_GT(r.admission_watermark_blocks, 0u);
+  EXPECT_TRUE(r.watermark_beside_running_only);
+  EXPECT_EQ(rules(plan("vllm@0.28", {{"max-model-len", "8192"}})).admission_watermark_blocks, 0u);
+  EXPECT_FALSE(rules(plan("vllm@0.6", {{"max-model-len", "8192"}})).watermark_beside_running_only);  // V0: always
 }
 
 TEST(EngineRulesHybrid, RecurrentHybridsRecomputeAPreemptedRequestWhole) {

@@ -426,6 +426,20 @@ TEST(Simulator, AnAdmissionWatermarkKeepsBlocksFreeBesideAPrompt) {
   EXPECT_EQ(never.rejections[0].reason, "needs more KV blocks than the pool holds above its admission watermark");
 }
 
+TEST(Simulator, AWatermarkBesideRunningRequestsOnlyNeverRefusesOne) {
+  // vLLM 0.24+ --watermark (kv_cache_manager.py allocate_slots, has_scheduled_reqs): the blocks
+  // are kept free only while a request runs. The V0 case above: A (6 blocks) is admitted into the
+  // empty engine, B (3 blocks) waits while A runs: B's first token at 0.03145 s again. The request
+  // of 9 blocks that V0 refuses is served: alone, it needs no watermark.
+  SchedulerRules r = vllm_like(10);
+  r.admission_watermark_blocks = 2;
+  r.watermark_beside_running_only = true;
+  EXPECT_NEAR(run_checked(r, linear_clock, {{0, 0, 96, 2, 0, 0}, {1, 0, 48, 2, 0, 0}}).ttft.max, 0.03145, 0.03145 * 0.01);
+  const SimResult alone = run_checked(r, linear_clock, {{0, 0, 128, 16, 0, 0}});
+  EXPECT_EQ(alone.completed, 1u);
+  EXPECT_EQ(alone.rejected, 0u);
+}
+
 TEST(Simulator, AFullSequenceGateAdmitsOnlyWhatTheFreeBlocksCanFinish) {
   // vLLM from 0.19 (scheduler_reserve_full_isl: kv_cache_manager.py can_fit_full_sequence): a
   // waiting request is admitted only when the blocks of its whole prompt are free. A pool of 10

@@ -138,8 +138,13 @@ struct SchedulerRules {
   std::uint32_t draft_host_rounds = 0;
   Admission admission = Admission::OnDemand;
   //! OnDemand: blocks a waiting request must leave free beyond its own to be admitted (vLLM V0's
-  //! block manager, watermark 0.01 x the pool: core/block_manager_v2.py can_allocate); 0 = none.
+  //! block manager, watermark 0.01 x the pool: core/block_manager_v2.py can_allocate; vLLM 0.24+
+  //! --watermark); 0 = none.
   std::uint64_t admission_watermark_blocks = 0;
+  //! The watermark applies only while some request runs, and never refuses a request outright
+  //! (vLLM 0.24+: allocate_slots has_scheduled_reqs); false: always, and a request that could
+  //! never leave it free is refused (V0: AllocStatus.NEVER).
+  bool watermark_beside_running_only = false;
   //! OnDemand: a waiting request (new, or preempted with its generated tokens) is admitted only
   //! when the blocks of its whole sequence so far, less its prefix-cache hit, are free or
   //! evictable, though only the first chunk's are taken (vLLM from 0.19:

@@ -1,4 +1,4 @@
-// vLLM's full-sequence admission gate by configuration (memory/vllm_full_isl_admission.hpp):
+// vLLM's full-sequence admission gate by configuration (memory/vllm_admission.hpp):
 // SchedulerConfig.scheduler_reserve_full_isl, on by default from 0.19.0 (read in the 0.19.0,
 // 0.28.0 and 0.34.0 wheels; absent from 0.17.0, 0.18.0 and 0.18.1), and what it puts in a plan's
 // engine_view for the simulator.
@@ -8,7 +8,7 @@
 #include "support/test_models.hpp"
 #include "support/test_support.hpp"
 #include "vramplan/core/error.hpp"
-#include "vramplan/memory/vllm_full_isl_admission.hpp"
+#include "vramplan/memory/vllm_admission.hpp"
 
 namespace vramplan::memory {
 namespace {
@@ -47,6 +47,21 @@ TEST(VllmFullIslAdmission, PlanRecordsItFromTheReleaseNotTheProfile) {
   EngineArgs off = args;
   off["no-scheduler-reserve-full-isl"] = "";
   EXPECT_EQ(test::plan_engine("vllm", model, gpu, off).engine_view.at("scheduler_reserve_full_isl"), false);
+}
+
+TEST(VllmWatermark, FromTheFlagOn024AndLater) {
+  EXPECT_DOUBLE_EQ(vllm_watermark("0.19", {}, false), 0.0);  // no flag: no watermark on any V1 release
+  EXPECT_DOUBLE_EQ(vllm_watermark("0.24", {{"watermark", "0.05"}}, false), 0.05);
+  EXPECT_DOUBLE_EQ(vllm_watermark("", {{"watermark", "0"}}, false), 0.0);
+  // SchedulerConfig.watermark: Field(ge=0.0, lt=1.0); the flag arrived in 0.24.0.
+  EXPECT_THROW(vllm_watermark("0.23.0", {{"watermark", "0.05"}}, false), Error);
+  EXPECT_THROW(vllm_watermark("0.6.4", {{"watermark", "0.05"}}, true), Error);
+  EXPECT_THROW(vllm_watermark("0.28", {{"watermark", "1"}}, false), Error);
+  EXPECT_THROW(vllm_watermark("0.28", {{"watermark", "-0.1"}}, false), Error);
+  const ModelSpec model = test::dense_model({});
+  const GpuTarget gpu = test::gpu_target(Bytes::from_gib(79.1));
+  const MemoryPlan p = test::plan_engine("vllm@0.28", model, gpu, {{"max-model-len", "8192"}, {"watermark", "0.1"}});
+  EXPECT_DOUBLE_EQ(p.engine_view.at("watermark").get<double>(), 0.1);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "vramplan/memory/vllm_full_isl_admission.hpp"
+#include "vramplan/memory/vllm_admission.hpp"
 
 #include <cstdint>
 #include <string>
@@ -24,6 +24,18 @@ bool vllm_full_isl_admission(std::string_view release, const EngineArgs& args, b
   // prompt (core/block_manager_v2.py can_allocate, allocate): the same gate, with no flag.
   if (v0) return true;
   return has_option && !off;
+}
+
+double vllm_watermark(std::string_view release, const EngineArgs& args, bool v0) {
+  const auto w = arg_double(args, "watermark");
+  if (!w) return 0;
+  const std::vector<std::uint64_t> v = release_numbers(release);
+  if (v0 || !(v.empty() || v >= std::vector<std::uint64_t>{0, 24}))
+    throw_usage("--watermark: vLLM " + std::string(release) +
+                " has no such flag (SchedulerConfig.watermark arrived in 0.24.0): plan it with --engine vllm@0.24 or later");
+  if (!(*w >= 0 && *w < 1))
+    throw_usage("--watermark must be in [0, 1): the share of the KV blocks kept free (vllm/config/scheduler.py SchedulerConfig.watermark)");
+  return *w;
 }
 
 }  // namespace vramplan::memory

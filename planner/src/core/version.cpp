@@ -31,6 +31,10 @@ std::vector<std::uint64_t> version_numbers(std::string_view v) {
   return parts;
 }
 
+bool released_before(const std::vector<std::uint64_t>& numbers, const std::vector<std::uint64_t>& first) {
+  return !numbers.empty() && numbers < first;
+}
+
 std::vector<std::uint64_t> release_numbers(std::string_view release) {
   if (release.empty()) return {};
   try {

@@ -23,7 +23,7 @@ SglangRelease SglangRelease::parse(std::string_view release, bool assumed) {
   return r;
 }
 
-bool SglangRelease::at_least(std::vector<std::uint64_t> v) const { return numbers.empty() || numbers >= v; }
+bool SglangRelease::at_least(std::vector<std::uint64_t> v) const { return !released_before(numbers, v); }
 
 SglangDsaPool sglang_dsa_pool(const SglangRelease& release, std::string_view vendor, int cc_major) {
   SglangDsaPool out;

@@ -34,7 +34,7 @@ double sampler_term(const VllmActivationFeatures& f, const VllmActivationCoeffic
 
 std::uint64_t vllm_fused_moe_chunk_tokens(std::string_view release) {
   const std::vector<std::uint64_t> v = release_numbers(release);
-  if (v.empty() || v >= std::vector<std::uint64_t>{0, 18, 0}) return 0;
+  if (!released_before(v, {0, 18, 0})) return 0;
   return v < std::vector<std::uint64_t>{0, 12, 0} ? 32768 : 16384;
 }
 

@@ -2,7 +2,6 @@
 
 #include <cstdint>
 #include <string>
-#include <vector>
 
 #include "vramplan/core/error.hpp"
 #include "vramplan/core/version.hpp"
@@ -10,8 +9,7 @@
 namespace vramplan::memory {
 
 bool vllm_full_isl_admission(std::string_view release, const EngineArgs& args, bool v0) {
-  const std::vector<std::uint64_t> v = release_numbers(release);
-  const bool has_option = !v0 && (v.empty() || v >= std::vector<std::uint64_t>{0, 19});
+  const bool has_option = !v0 && !released_before(release_numbers(release), {0, 19});
   const bool on = arg_switch(args, "scheduler-reserve-full-isl"), off = arg_switch(args, "no-scheduler-reserve-full-isl");
   if (on && off)
     throw_usage("--scheduler-reserve-full-isl and --no-scheduler-reserve-full-isl contradict each other: give one");
@@ -29,8 +27,7 @@ bool vllm_full_isl_admission(std::string_view release, const EngineArgs& args, b
 double vllm_watermark(std::string_view release, const EngineArgs& args, bool v0) {
   const auto w = arg_double(args, "watermark");
   if (!w) return 0;
-  const std::vector<std::uint64_t> v = release_numbers(release);
-  if (v0 || !(v.empty() || v >= std::vector<std::uint64_t>{0, 24}))
+  if (v0 || released_before(release_numbers(release), {0, 24}))
     throw_usage("--watermark: vLLM " + std::string(release) +
                 " has no such flag (SchedulerConfig.watermark arrived in 0.24.0): plan it with --engine vllm@0.24 or later");
   if (!(*w >= 0 && *w < 1))

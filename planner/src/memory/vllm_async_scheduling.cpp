@@ -10,8 +10,8 @@ namespace vramplan::memory {
 VllmAsyncScheduling vllm_async_scheduling(std::string_view release, const EngineArgs& args, std::uint64_t pp) {
   const std::vector<std::uint64_t> v = release_numbers(release);
   const bool current = v.empty();
-  const bool before_014 = !current && v < std::vector<std::uint64_t>{0, 14};
-  const bool before_015 = !current && v < std::vector<std::uint64_t>{0, 15};
+  const bool before_014 = released_before(v, {0, 14});
+  const bool before_015 = released_before(v, {0, 15});
   const std::string name = current ? std::string("the current release") : "vLLM " + std::string(release);
   const bool on = arg_switch(args, "async-scheduling"), off = arg_switch(args, "no-async-scheduling");
   if (on && off) throw_usage("--async-scheduling and --no-async-scheduling contradict each other: give one");

@@ -49,10 +49,10 @@ VllmDataParallel vllm_data_parallel(const EngineArgs& args, const ModelArch& arc
   using V = std::vector<std::uint64_t>;
   const V v = release_numbers(release);
   const std::string name = v.empty() ? std::string("the current vLLM release") : "vLLM " + std::string(release);
-  if (v0_profile || (!v.empty() && v < V{0, 8, 3}))
+  if (v0_profile || released_before(v, {0, 8, 3}))
     throw_usage("--data-parallel-size: " + name + " has no data parallelism for `vllm serve` (the flag and the V1 "
                 "engine cores it starts came in 0.8.3, engine/arg_utils.py; V0 never starts several engines)");
-  if (!v.empty() && v < V{0, 9, 1})
+  if (released_before(v, {0, 9, 1}))
     throw_usage("--data-parallel-size: " + name + " runs data parallelism in eager mode (platforms/cuda.py "
                 "check_and_update_config forces enforce_eager when data_parallel_size > 1, up to 0.9.0), which is "
                 "not modelled: plan vllm@0.9.1 or later");
@@ -63,32 +63,32 @@ VllmDataParallel vllm_data_parallel(const EngineArgs& args, const ModelArch& arc
   d.dp = dp;
   // v1/engine/core.py run_engine_core: DPEngineCoreProc for every model up to 0.13, for MoE
   // models only from 0.14 ("Non-MoE DP ranks are completely independent").
-  d.lockstep = moe || (!v.empty() && v < V{0, 14, 0});
+  d.lockstep = moe || released_before(v, {0, 14, 0});
   d.expert_group = moe ? dp * tp : 1;
   if (moe && arg_switch(args, "enable-expert-parallel") && arch.num_experts % d.expert_group != 0)
     throw_usage("--enable-expert-parallel: " + std::to_string(arch.num_experts) + " routed experts over " +
                 std::to_string(d.expert_group) + " GPUs (--data-parallel-size x --tensor-parallel-size) is an uneven "
                 "split (vLLM gives the first ranks one more), not modelled");
   d.shared_experts_whole = moe && arg_switch(args, "enable-expert-parallel") && tp > 1 && arch.kv_lora_rank > 0 &&
-                          (v.empty() || v >= V{0, 11, 0});
+                          !released_before(v, {0, 11, 0});
   // gpu_model_runner.py get_dp_padding (0.9.1 - 0.11) / v1/worker/dp_utils.py
   // coordinate_batch_across_dp: no padding under --enforce-eager; to the largest graph-padded count
   // up to 0.16; from 0.17 only when every rank can replay a graph (_synchronize_dp_ranks).
   d.padding = eager ? VllmDpPadding::None
-              : (!v.empty() && v < V{0, 17, 0}) ? VllmDpPadding::ToLargest
+              : released_before(v, {0, 17, 0}) ? VllmDpPadding::ToLargest
                                                  : VllmDpPadding::ToLargestIfGraphed;
   // envs.py VLLM_ALL2ALL_BACKEND: "naive" up to 0.10.2, "allgather_reducescatter" from 0.11.
-  d.naive_combine = !v.empty() && v < V{0, 11, 0};
+  d.naive_combine = released_before(v, {0, 11, 0});
   // v1/engine/core_client.py DPLBAsyncMPClient.get_core_engine_for_request. Dense engines of
   // 0.14 - 0.26 never publish their counts (only DPEngineCoreProc did until PR #49204), so the
   // router sees zeros and its local bumps deal them round-robin.
-  const bool current = v.empty() || v >= V{0, 28, 0};
+  const bool current = !released_before(v, {0, 28, 0});
   if (current) d.router = VllmDpRouter::InflightKvPressure;
   else if (v < V{0, 10, 1}) d.router = VllmDpRouter::WaitingThenRunning;
   else if (!moe && v >= V{0, 14, 0}) d.router = VllmDpRouter::RoundRobin;
   else d.router = VllmDpRouter::WeightedQueue;
   // DPEngineCoreProc._has_global_unfinished_reqs: every 32 steps (0.9.2 - 0.28), every 16 from 0.30.
-  d.wave_sync_steps = d.lockstep ? ((v.empty() || v >= V{0, 30, 0}) ? 16 : 32) : 0;
+  d.wave_sync_steps = d.lockstep ? (released_before(v, {0, 30, 0}) ? 32 : 16) : 0;
   const std::string gpus = std::to_string(dp * tp);
   d.explain = "data parallelism: " + std::to_string(dp) + " engines of " + std::to_string(tp) + " GPU(s) each (" + gpus +
               " GPUs), each with its own scheduler, KV pool, prefix cache, max_num_seqs and max_num_batched_tokens; " +

@@ -115,7 +115,7 @@ VllmKvGroups vllm_kv_groups(const KvLayout& layout, std::uint64_t block_size,
 std::uint64_t vllm_printed_kv_tokens(std::string_view release, std::uint64_t num_blocks, const VllmKvGroups& groups,
                                      std::uint64_t block_size, std::uint64_t max_model_len) {
   const auto v = release_numbers(release);
-  if (!v.empty() && v < std::vector<std::uint64_t>{0, 21})
+  if (released_before(v, {0, 21}))
     return num_blocks / std::max<std::uint64_t>(1, groups.num_groups) * block_size;
   if (groups.blocks_per_request == 0) return 0;
   const double concurrency = static_cast<double>(num_blocks) / static_cast<double>(groups.blocks_per_request);

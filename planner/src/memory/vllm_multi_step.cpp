@@ -17,7 +17,7 @@ VllmMultiStep vllm_multi_step(std::string_view release, bool v0_profile, bool ch
   if (n == 1) return {};
   const std::vector<std::uint64_t> v = release_numbers(release);
   const std::string name = v.empty() ? std::string("the current vLLM release") : "vLLM " + std::string(release);
-  if (v.empty() || v >= std::vector<std::uint64_t>{0, 10, 1})
+  if (!released_before(v, {0, 10, 1}))
     throw_usage("--num-scheduler-steps: " + name + " has no such flag (multi-step scheduling was removed in 0.10.1, "
                 "PR #22138): plan it with --engine vllm@0.7.3 or earlier");
   if (!v0_profile)

@@ -44,7 +44,7 @@ VllmSpeculative vllm_speculative(const EngineArgs& a, const ModelSpec& model, st
     throw_usage("--speculative-config: \"num_speculative_tokens\" must be a whole number >= 1 (vLLM requires it when "
                 "no draft model is given)");
   const std::vector<std::uint64_t> numbers = release_numbers(release);
-  if (v0 || (!numbers.empty() && numbers < std::vector<std::uint64_t>{0, 19}))
+  if (v0 || released_before(numbers, {0, 19}))
     throw_usage("--speculative-config: modelled from vLLM 0.19 on, read in its wheel (0.11 kept its own copy of the "
                 "LM head in the MTP layer; the V0 engine drafts otherwise): plan with vllm@0.19 or later");
   if (pp > 1) throw_usage("--speculative-config: speculative decoding with pipeline parallelism is not modelled");

@@ -66,6 +66,24 @@ constexpr std::pair<RankDispatch, std::string_view> kRankDispatchNames[] = {
 
 // ---- one builder per engine -------------------------------------------------------------------
 
+// The basis line of vLLM's admission rule: which blocks must be free, and the watermark beside them.
+std::string vllm_admission_basis(const SchedulerRules& r, bool v0) {
+  std::string line = "blocks allocated as tokens are scheduled, a waiting request admitted only when " +
+                     std::string(r.full_sequence_admission ? "the blocks of its whole sequence are free "
+                                                           : "its first chunk's blocks are free ");
+  const std::string wm = std::to_string(r.admission_watermark_blocks);
+  if (v0)
+    return line + "and 1 % of the pool (" + wm +
+           " blocks) stays free beside them (vllm/core/block_manager_v2.py can_allocate, watermark 0.01)";
+  if (r.admission_watermark_blocks)
+    line += "and, while any request runs, " + wm + " blocks stay free beside them (--watermark, kv_cache_manager.py allocate_slots) ";
+  return line + (r.full_sequence_admission
+                     ? "(scheduler_reserve_full_isl, on from 0.19: v1/core/sched/scheduler.py Scheduler.schedule, "
+                       "kv_cache_manager.py can_fit_full_sequence)"
+                     : "(vllm/v1/core/kv_cache_manager.py KVCacheManager.allocate_slots; scheduler_reserve_full_isl off or "
+                       "before 0.19)");
+}
+
 // vLLM V1: vllm/v1/core/sched/scheduler.py Scheduler.schedule, kv_cache_manager.py,
 // config/scheduler.py; figures from memory/vllm_engine.cpp.
 void vllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
@@ -137,19 +155,7 @@ void vllm_rules(const memory::PlanOutcome& o, SchedulerRules& r) {
                       : " per step, running requests first, then waiting ones FCFS (vllm/v1/core/sched/scheduler.py Scheduler.schedule)"),
       "chunked prefill " + on_off(r.chunked_prefill) +
           " (vllm/config/scheduler.py SchedulerConfig.enable_chunked_prefill; Scheduler.schedule caps a prompt at the token budget)",
-      "blocks allocated as tokens are scheduled, a waiting request admitted only when " +
-          std::string(r.full_sequence_admission ? "the blocks of its whole sequence are free" : "its first chunk's blocks are free") + " " +
-          (v0 ? "and 1 % of the pool (" + std::to_string(r.admission_watermark_blocks) +
-                    " blocks) stays free beside them (vllm/core/block_manager_v2.py can_allocate, watermark 0.01)"
-              : (r.admission_watermark_blocks
-                     ? "and, while any request runs, " + std::to_string(r.admission_watermark_blocks) +
-                           " blocks stay free beside them (--watermark, kv_cache_manager.py allocate_slots) "
-                     : std::string()) +
-                    (r.full_sequence_admission
-                  ? std::string("(scheduler_reserve_full_isl, on from 0.19: v1/core/sched/scheduler.py Scheduler.schedule, "
-                                "kv_cache_manager.py can_fit_full_sequence)")
-                  : std::string("(vllm/v1/core/kv_cache_manager.py KVCacheManager.allocate_slots; scheduler_reserve_full_isl "
-                                "off or before 0.19)"))),
+      vllm_admission_basis(r, v0),
       "out of blocks: preempt the last running request (running.pop()), free its blocks, prepend it to the waiting "
       "queue, recompute on readmission; no waiting request admitted in that step (scheduler.py Scheduler.schedule, _preempt_request)" +
           std::string(r.preempted_cache == PreemptedCache::AllBlocks

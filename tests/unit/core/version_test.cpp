@@ -35,5 +35,13 @@ TEST(VersionNumbers, AnythingElseIsAUsageError) {
   }
 }
 
+TEST(ReleasedBefore, TheCurrentReleaseIsBeforeNone) {
+  EXPECT_TRUE(released_before(release_numbers("0.18.1"), {0, 19}));
+  EXPECT_FALSE(released_before(release_numbers("0.19"), {0, 19}));
+  EXPECT_FALSE(released_before(release_numbers("0.19.0rc1"), {0, 19}));  // the release's own numbers
+  EXPECT_FALSE(released_before(release_numbers("nightly"), {0, 99}));    // the current release
+  EXPECT_FALSE(released_before(release_numbers(""), {0, 99}));
+}
+
 }  // namespace
 }  // namespace vramplan

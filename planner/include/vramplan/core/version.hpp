@@ -19,4 +19,8 @@ std::vector<std::uint64_t> version_numbers(std::string_view v);
 //! non-numeric release ("nightly"), which stands for the current one.
 std::vector<std::uint64_t> release_numbers(std::string_view release);
 
+//! Whether `numbers` (release_numbers) name a release before `first`, the first release with a
+//! feature; empty numbers stand for the current release, which is before none.
+bool released_before(const std::vector<std::uint64_t>& numbers, const std::vector<std::uint64_t>& first);
+
 }  // namespace vramplan

@@ -570,7 +570,9 @@ constexpr const char* kSimFindings =
     "5.1 predicted for GLM-4.7-Flash's one-user step) their one-user TPOT at 1,000 / 1,000 tokens is within 3 % "
     "(GLM-4.7-Flash) and 8 % (Qwen3-Coder-Next), and what stays is what the kernels do at batch, at long context and "
     "in prompts: Qwen3-Coder-Next's one-user TTFT is 94-168 ms measured, flat from "
-    "1,000- to 8,000-token prompts, against 65-71 ms (its gated-DeltaNet prefill runs chunked kernels the decode census does not count), and its throughput is +7 to +46 %; GLM-4.7-Flash's one-user "
+    "1,000- to 8,000-token prompts, against 97-103 ms since the 23 kernels its gated-DeltaNet layers launch in a prompt "
+    "forward (the decode graph runs 3) are counted (2026-12-07, the 0.5.8 wheel; 65-71 ms before), and its throughput "
+    "is +5 to +26 % (+7 to +44 % before); GLM-4.7-Flash's one-user "
     "step grows with the context (8.8 / 11.3 / 13.1 ms at 1,000 / 1,000, 1,000 / 8,000 and 8,000 / 1,000 tokens, "
     "against 8.5 / 8.6 / 8.6 predicted) where the latent KV it reads adds ~0.03 ms, throughput +7 to +111 %; SGLang's "
     "Triton MLA decode runs a grid of batch x ceil(heads / 16) x 8 KV splits "
@@ -580,7 +582,7 @@ constexpr const char* kSimFindings =
     "experts on a 1,024-wide projection of the hidden state, the projections replicated on every rank) +35 % and "
     "-26 %, until their SGLang kernels were counted (2026-12-06, the 0.5.9 wheel: 916 a Nano step, 16 a Mamba-2 "
     "block of which 10 are its gated RMS norm in eager PyTorch; held out) and each Nemotron-H block all-reduced once "
-    "(the step model had charged two a layer): now +13 / +17 % and -9 / -14 % (Nemotron-3-Super on H200 at the Hopper per-kernel cost, 2026-12-07; +13 / -11 % at the B200 one). Beyond their counted floor the step model charges recurrent and "
+    "(the step model had charged two a layer): +13 / +17 % and -9 / -14 % (Nemotron-3-Super on H200 at the Hopper per-kernel cost, 2026-12-07; +13 / -11 % at the B200 one), and now +7 / +11 % and -4 / -9 % since each Mamba-2 block's prompt forward is counted (8 kernels where a decode runs 2, the 0.5.9 wheel, 2026-12-07). Beyond their counted floor the step model charges recurrent and "
     "attention layers by the bytes they move; what these kernels cost beyond that at batch is not in the datasheet "
     "model. These 19 runs had moved the throughput medians from 8.1 / 6.7 % to 13.0 / 13.5 % and the median TTFT "
     "from 17.0 to 24.6 %. GLM-4.6 "
@@ -655,8 +657,9 @@ constexpr const char* kSimFindings =
     "applied when these runs joined, by the same rule as the others (before: SGLang's untuned 55 us a layer and the "
     "20 us per MoE layer, +74 % and -41 / -28 %). The count is keyed to compute capability 10, since Hopper runs "
     "other kernels (17 a layer, row 5c). At the 4.5 us a kernel fitted on B200 the 432 kernels overshoot this step "
-    "as Step-3.5-Flash's did on H200; the record implies about 2-3 us a kernel. Qwen3-Next is predicted fast at 100 users (TPOT -45 %, throughput "
-    "+79 %) and its one-user TTFT short (56 against 133 ms), as its sibling Qwen3-Coder-Next's. DeepSeek-Math-V2 "
+    "as Step-3.5-Flash's did on H200; the record implies about 2-3 us a kernel. Qwen3-Next is predicted fast at 100 users (TPOT -22 %, throughput "
+    "+31 %; -44 % and +77 % before its prompt forwards' gated-DeltaNet kernels were counted, 2026-12-07) and its "
+    "one-user TTFT short (85 against 133 ms; 57 before), as its sibling Qwen3-Coder-Next's. DeepSeek-Math-V2 "
     "(8 x B200, --tp 8 --ep 8, SGLang 0.5.8, the same ShareGPT replay; joined 2026-12-06, held out) runs on the "
     "deepseek-v3.2 entry: it is built on DeepSeek-V3.2-Exp-Base (its repository's README) and no config of its own "
     "was found. Like GLM-5, the other DeepSeek-sparse-attention model, it is predicted fast: TPOT -43 / -28 % and "
@@ -964,23 +967,23 @@ const std::map<std::string, std::string>& p99_causes() {
       {"sglcookbook-ernie4-5-08",
        "warm radix cache: its first 80 prompts are run -07's; uncached, 64 prompts of ~4,000 tokens are 1.6 PFLOP "
        "(1.2 s at 1,307 TFLOPS) against a measured p99 of 380 ms"},
-      {"sglcookbook-qwen3-coder-next-00", "step: the gated-DeltaNet layers cost more than their bytes (one-user TTFT 94-168 ms measured, flat from 1,000- to 8,000-token prompts; median TTFT -17 to -60 %)"},
-      {"sglcookbook-qwen3-coder-next-01", "step: the gated-DeltaNet layers cost more than their bytes (one-user TTFT 94-168 ms measured, flat from 1,000- to 8,000-token prompts; median TTFT -17 to -60 %)"},
-      {"sglcookbook-qwen3-coder-next-02", "step: the gated-DeltaNet layers cost more than their bytes (one-user TTFT 94-168 ms measured, flat from 1,000- to 8,000-token prompts; median TTFT -17 to -60 %)"},
-      {"sglcookbook-qwen3-coder-next-03", "step: the gated-DeltaNet layers cost more than their bytes (one-user TTFT 94-168 ms measured, flat from 1,000- to 8,000-token prompts; median TTFT -17 to -60 %)"},
-      {"sglcookbook-qwen3-coder-next-04", "step: the gated-DeltaNet layers cost more than their bytes (one-user TTFT 94-168 ms measured, flat from 1,000- to 8,000-token prompts; median TTFT -17 to -60 %)"},
-      {"sglcookbook-qwen3-coder-next-05", "step: the gated-DeltaNet layers cost more than their bytes (one-user TTFT 94-168 ms measured, flat from 1,000- to 8,000-token prompts; median TTFT -17 to -60 %)"},
-      {"sglcookbook-qwen3-coder-next-06", "step: the gated-DeltaNet layers cost more than their bytes (one-user TTFT 94-168 ms measured, flat from 1,000- to 8,000-token prompts; median TTFT -17 to -60 %)"},
-      {"sglcookbook-qwen3-coder-next-07", "step: the gated-DeltaNet layers cost more than their bytes (one-user TTFT 94-168 ms measured, flat from 1,000- to 8,000-token prompts; median TTFT -17 to -60 %)"},
-      {"sglcookbook-qwen3-coder-next-08", "step: the gated-DeltaNet layers cost more than their bytes (one-user TTFT 94-168 ms measured, flat from 1,000- to 8,000-token prompts; median TTFT -17 to -60 %)"},
+      {"sglcookbook-qwen3-coder-next-00", "step: the gated-DeltaNet layers cost more than their counted kernels and bytes (one-user TTFT 94-168 ms measured, flat from 1,000- to 8,000-token prompts; median TTFT -43 to +18 %)"},
+      {"sglcookbook-qwen3-coder-next-01", "step: the gated-DeltaNet layers cost more than their counted kernels and bytes (one-user TTFT 94-168 ms measured, flat from 1,000- to 8,000-token prompts; median TTFT -43 to +18 %)"},
+      {"sglcookbook-qwen3-coder-next-02", "step: the gated-DeltaNet layers cost more than their counted kernels and bytes (one-user TTFT 94-168 ms measured, flat from 1,000- to 8,000-token prompts; median TTFT -43 to +18 %)"},
+      {"sglcookbook-qwen3-coder-next-03", "step: the gated-DeltaNet layers cost more than their counted kernels and bytes (one-user TTFT 94-168 ms measured, flat from 1,000- to 8,000-token prompts; median TTFT -43 to +18 %)"},
+      {"sglcookbook-qwen3-coder-next-04", "step: the gated-DeltaNet layers cost more than their counted kernels and bytes (one-user TTFT 94-168 ms measured, flat from 1,000- to 8,000-token prompts; median TTFT -43 to +18 %)"},
+      {"sglcookbook-qwen3-coder-next-05", "step: the gated-DeltaNet layers cost more than their counted kernels and bytes (one-user TTFT 94-168 ms measured, flat from 1,000- to 8,000-token prompts; median TTFT -43 to +18 %)"},
+      {"sglcookbook-qwen3-coder-next-06", "step: the gated-DeltaNet layers cost more than their counted kernels and bytes (one-user TTFT 94-168 ms measured, flat from 1,000- to 8,000-token prompts; median TTFT -43 to +18 %)"},
+      {"sglcookbook-qwen3-coder-next-07", "step: the gated-DeltaNet layers cost more than their counted kernels and bytes (one-user TTFT 94-168 ms measured, flat from 1,000- to 8,000-token prompts; median TTFT -43 to +18 %)"},
+      {"sglcookbook-qwen3-coder-next-08", "step: the gated-DeltaNet layers cost more than their counted kernels and bytes (one-user TTFT 94-168 ms measured, flat from 1,000- to 8,000-token prompts; median TTFT -43 to +18 %)"},
       {"sglcookbook-gpt-oss-00", "lengths or cold: the p99 of 100 one-user TTFTs is one request of the run's (109 ms against a median of 32), "
                                  "its longest prompt or a first use; the replay's ShareGPT prompts are a draw of the population, not the run's"},
       {"sglcookbook-qwen3-next-00", "lengths or cold: one request of 100 (213 ms against a median of 133), as gpt-oss -00; the median "
-                                    "TTFT is -58 % too (the gated-DeltaNet prefill, as Qwen3-Coder-Next's)"},
+                                    "TTFT is -36 % too (the gated-DeltaNet prefill, as Qwen3-Coder-Next's)"},
       {"sglcookbook-gpt-oss-01", "cold: first 100-user run of the page (after its one-user run)"},
       {"sglcookbook-deepseek-math-v2-01", "cold or step: first 100-user run of the page; the median TTFT is -64 % too "
                                           "(DSA layers' steps predicted short, as GLM-5's; kernels not counted)"},
-      {"sglcookbook-qwen3-next-01", "cold: first 100-user run of the page (after its one-user run); the median TTFT is -56 % too"},
+      {"sglcookbook-qwen3-next-01", "cold: first 100-user run of the page (after its one-user run); the median TTFT is -35 % too"},
       {"sglcookbook-glm-4-7-flash-00", "step: SGLang's Triton MLA decode grows with the context (--attention-backend triton; one-user step 8.8 / 11.3 / 13.1 ms against 8.5 / 8.6 / 8.6 predicted) and its prompts of thousands of tokens cost more than their launches and FLOPs (median TTFT -14 to -69 %)"},
       {"sglcookbook-glm-4-7-flash-01", "step: SGLang's Triton MLA decode grows with the context (--attention-backend triton; one-user step 8.8 / 11.3 / 13.1 ms against 8.5 / 8.6 / 8.6 predicted) and its prompts of thousands of tokens cost more than their launches and FLOPs (median TTFT -14 to -69 %)"},
       {"sglcookbook-glm-4-7-flash-02", "step: SGLang's Triton MLA decode grows with the context (--attention-backend triton; one-user step 8.8 / 11.3 / 13.1 ms against 8.5 / 8.6 / 8.6 predicted) and its prompts of thousands of tokens cost more than their launches and FLOPs (median TTFT -14 to -69 %)"},
@@ -989,8 +992,8 @@ const std::map<std::string, std::string>& p99_causes() {
       {"sglcookbook-glm-4-7-flash-06", "step: SGLang's Triton MLA decode grows with the context (--attention-backend triton; one-user step 8.8 / 11.3 / 13.1 ms against 8.5 / 8.6 / 8.6 predicted) and its prompts of thousands of tokens cost more than their launches and FLOPs (median TTFT -14 to -69 %)"},
       {"sglcookbook-glm-4-7-flash-07", "step: SGLang's Triton MLA decode grows with the context (--attention-backend triton; one-user step 8.8 / 11.3 / 13.1 ms against 8.5 / 8.6 / 8.6 predicted) and its prompts of thousands of tokens cost more than their launches and FLOPs (median TTFT -14 to -69 %)"},
       {"sglcookbook-glm-4-7-flash-08", "burst: 64 first prompts of ~4,000 tokens, prefilled at the datasheet rate (measured median TTFT 442 ms, 4x the predicted)"},
-      {"sglcookbook-nemotron3-nano-01", "first wave: 256 prompts of up to 1,024 tokens at once; with the kernels counted the decode steps are within 9 % (TPOT) and the median TTFT -24 %, the prompt steps clear the first wave faster than measured (p99 TPOT -28 %)"},
-      {"sglcookbook-nemotron3-super-00", "first wave: 256 prompts at once (measured mean TTFT 436 ms, median 115, max ITL 7.2 s); with the kernels counted the median TTFT is +8 % and TPOT -14 %, the first wave clears sooner than measured"},
+      {"sglcookbook-nemotron3-nano-01", "first wave: 256 prompts of up to 1,024 tokens at once; with the kernels counted the decode steps are within 4 % (TPOT) and the median TTFT -17 %, the prompt steps clear the first wave faster than measured (p99 TPOT -23 %)"},
+      {"sglcookbook-nemotron3-super-00", "first wave: 256 prompts at once (measured mean TTFT 436 ms, median 115, max ITL 7.2 s); with the kernels counted the median TTFT is +16 % and TPOT -9 %, the first wave clears sooner than measured"},
       {"sglcookbook-glm-4-6-01", "cold: first 16-user run (p99 378 ms against a median of 155; the median is predicted within 1 %)"},
       {"sglcookbook-glm-4-6-03", "cold or spread: one of 10 requests 296 ms against a median of 140"},
       {"sglcookbook-glm-4-6-04", "first wave slower than simulated on a warm deployment (p99 570 ms against a median of 143; not explained)"},

@@ -129,6 +129,9 @@ void emit_samples(const SimOptions& opt, RequestStats& stats, double now, const 
   }
 }
 
+// What kept a waiting request that could have joined a step out of it (SimResult::held_back).
+enum class Hold : std::uint8_t { None, Kv, RunningLimit, TokenBudget };
+
 class Simulation {
  public:
   Simulation(const SchedulerRules& rules, const StepClock& clock, RequestSource& source, const SimOptions& options,
@@ -472,6 +475,7 @@ class Simulation {
     chunks_.clear();
     chunk_slots_.clear();
     preempted_this_step_ = false;
+    held_ = Hold::None;
     std::uint64_t budget = budget_full_;
     // When this step's batch was formed, and so which waiting requests it can take (eligible()):
     // at this step's start, or, with SGLang's overlap scheduler or vLLM's async scheduling on a
@@ -557,6 +561,7 @@ class Simulation {
   // worker only advances it).
   bool form_round_step() {
     if (waiting_.empty()) last_drained_s_ = now_;
+    held_ = Hold::None;  // admissions wait for the round's end: a rule of the round, not a limit
     decode_now_ = true;
     formed_ = perf::MixedStep{decoding_, static_cast<double>(cached_sum_ + decoding_), chunks_, 1, /*host_step=*/false};
     return true;
@@ -572,6 +577,12 @@ class Simulation {
     kv_usage_.add(static_cast<double>(pool_.used()) / static_cast<double>(pool_.total()), dt);
     running_h_.add(static_cast<double>(running()), dt);
     waiting_h_.add(static_cast<double>(waiting_.size()), dt);
+    switch (held_) {
+      case Hold::None: break;
+      case Hold::Kv: res_.held_back.kv_s += dt; break;
+      case Hold::RunningLimit: res_.held_back.running_limit_s += dt; break;
+      case Hold::TokenBudget: res_.held_back.token_budget_s += dt; break;
+    }
     observe_peak();
     last_step_start_ = now_;
     now_ += dt;
@@ -700,13 +711,21 @@ class Simulation {
       add_chunk(id, chunk);
       budget -= chunk;
     }
-    if (preempted_this_step_) return;
-    if (r_.static_batch && running() > 0) return;  // a static batch runs to its end
+    if (preempted_this_step_) return hold(Hold::Kv);
+    if (r_.static_batch && running() > 0) return hold(Hold::RunningLimit);  // a static batch runs to its end
     const std::uint64_t limit = r_.static_batch ? std::min(r_.static_batch, r_.max_seqs) : r_.max_seqs;
     while (!waiting_.empty() && budget > 0 && running() < limit) {
-      if (!eligible(waiting_.front()) || !try_admit(waiting_.front(), budget)) break;
+      if (!eligible(waiting_.front())) return;
+      if (!try_admit(waiting_.front(), budget)) return hold(refused_);
       waiting_.pop_front();
     }
+    hold(budget == 0 ? Hold::TokenBudget : Hold::RunningLimit);
+  }
+
+  // What kept the waiting queue's head out of the step being formed, when it could have joined it
+  // (SimResult::held_back; apply_step adds the step's time to it).
+  void hold(Hold why) {
+    if (!waiting_.empty() && eligible(waiting_.front())) held_ = why;
   }
 
   // Whether the batch of the step being formed can take waiting request `id`: one sent by the
@@ -737,7 +756,9 @@ class Simulation {
     const std::uint64_t start = (hit + own) * bs_;
     const std::uint64_t remaining = total - start;
     const bool oversized = !r_.chunked_prefill && remaining > budget;
+    refused_ = Hold::TokenBudget;
     if (oversized && !(r_.runs_oversized_prompt_alone && budget == budget_full_ && chunks_.empty())) return false;
+    refused_ = Hold::Kv;
     const std::uint64_t chunk = oversized ? remaining : std::min(remaining, budget);
     // A prompt of a mixed multi-step round decodes in the round's other N - 1 steps: their blocks
     // are taken with it (lookahead slots for prefills, core/scheduler.py _get_num_lookahead_slots).
@@ -1135,6 +1156,9 @@ class Simulation {
   double next_sample_s_ = 0;
   std::uint64_t samples_ = 0;
   bool preempted_this_step_ = false;
+  // What held the waiting queue's head out of the step formed (hold()), and why try_admit last
+  // refused a request.
+  Hold held_ = Hold::None, refused_ = Hold::None;
   std::vector<perf::PrefillChunk> chunks_;
   std::vector<std::uint32_t> chunk_slots_;
   // The step form_step made and apply_step runs.
@@ -1473,6 +1497,9 @@ class DataParallelServer {
       out.truncated += p.truncated;
       out.preemptions += p.preemptions;
       out.prefix_hits += p.prefix_hits;
+      out.held_back.kv_s += p.held_back.kv_s;
+      out.held_back.running_limit_s += p.held_back.running_limit_s;
+      out.held_back.token_budget_s += p.held_back.token_budget_s;
       out.last_completion_s = std::max(out.last_completion_s, p.last_completion_s);
       out.input_tokens += p.input_tokens;
       out.output_tokens += p.output_tokens;

@@ -88,6 +88,19 @@ struct Verdict {
   std::string explanation;             //!< one sentence: how the state was decided
 };
 
+//! Simulated seconds during which a request at the head of the waiting queue could have joined
+//! the step being formed (it had been sent by then) and the scheduler left it waiting, by what
+//! held it there (docs/simulator.md#held-back). Summed over the ranks of a DP server.
+struct HeldBack {
+  double kv_s = 0;             //!< not enough free KV blocks (or a preemption freed blocks this step)
+  double running_limit_s = 0;  //!< the running batch was full: max_num_seqs, max_running_requests,
+                               //!< max_batch_size, llama.cpp's slots, a static batch still running
+  double token_budget_s = 0;   //!< the step's token budget was spent (max_num_batched_tokens,
+                               //!< chunked-prefill size, max_num_tokens), or an unchunked prompt
+                               //!< exceeds it
+  double total() const { return kv_s + running_limit_s + token_budget_s; }
+};
+
 struct SimResult {
   std::uint64_t arrived = 0, completed = 0, rejected = 0, in_system = 0;
   std::uint64_t truncated = 0;   //!< finished early: outgrew a llama.cpp slot
@@ -105,6 +118,7 @@ struct SimResult {
   std::uint64_t kv_blocks_peak = 0;     //!< used + cached
   double memory_peak_bytes = 0;         //!< per GPU
   std::vector<RejectionCount> rejections;
+  HeldBack held_back;
   Verdict verdict;
 };
 

@@ -50,42 +50,13 @@ const char* out_of_blocks_name(OutOfBlocks o) {
   return "preempt-newest";
 }
 
-// The limits that can hold a sent request in the waiting queue (SimResult::held_back): the JSON
-// key and the words of the text output.
-struct HeldLimit {
-  const char* key;
-  const char* text;
-};
-constexpr HeldLimit kHeldLimits[] = {{"kv_pool", "KV pool"}, {"running_limit", "running limit"}, {"token_budget", "step token budget"}};
-
-// Each limit's share of the time waiting requests were held back, over the run (first arrival to
-// end) of each engine of a DP server, and the one that held them longest (-1: nothing was held).
-struct HeldShares {
-  double seconds[3] = {}, share[3] = {};
-  int most = -1;
-};
-
-HeldShares held_shares(const SimResult& r, std::uint64_t engines) {
-  HeldShares h;
-  h.seconds[0] = r.held_back.kv_s;
-  h.seconds[1] = r.held_back.running_limit_s;
-  h.seconds[2] = r.held_back.token_budget_s;
-  const double span = (r.end_s - r.first_arrival_s) * static_cast<double>(std::max<std::uint64_t>(engines, 1));
-  if (!(span > 0) || !(r.held_back.total() > 0)) return h;
-  for (int i = 0; i < 3; ++i) {
-    h.share[i] = h.seconds[i] / span;
-    if (h.most < 0 || h.seconds[i] > h.seconds[h.most]) h.most = i;
-  }
-  return h;
-}
-
 nlohmann::json held_back_json(const HeldShares& h) {
   nlohmann::json j = nlohmann::json::object();
   for (int i = 0; i < 3; ++i) {
-    j[std::string(kHeldLimits[i].key) + "_s"] = round6(h.seconds[i]);
-    j[std::string(kHeldLimits[i].key) + "_share"] = round6(h.share[i]);
+    j[std::string(kHeldBackKeys[i]) + "_s"] = round6(h.seconds[i]);
+    j[std::string(kHeldBackKeys[i]) + "_share"] = round6(h.share[i]);
   }
-  j["most"] = h.most < 0 ? nlohmann::json(nullptr) : nlohmann::json(kHeldLimits[h.most].key);
+  j["most"] = h.most < 0 ? nlohmann::json(nullptr) : nlohmann::json(kHeldBackKeys[h.most]);
   return j;
 }
 
@@ -366,8 +337,8 @@ std::string simulate_text(const SimulateOutcome& o) {
        format_number("%.1f", r.waiting.mean) + ", max " + format_number("%.0f", r.waiting.max) + "\n";
   if (const HeldShares h = held_shares(r, ru.dp_ranks); h.most >= 0) {
     s += "held back (a sent request left waiting; share of the run" + std::string(ru.dp_ranks > 1 ? " per engine" : "") + "):";
-    for (int i = 0; i < 3; ++i) s += std::string(i ? "," : "") + " " + kHeldLimits[i].text + " " + format_number("%.1f", h.share[i] * 100) + " %";
-    s += "; most by the " + std::string(kHeldLimits[h.most].text) + "\n";
+    for (int i = 0; i < 3; ++i) s += std::string(i ? "," : "") + " " + kHeldBackWords[i] + " " + format_number("%.1f", h.share[i] * 100) + " %";
+    s += "; most by the " + std::string(kHeldBackWords[h.most]) + "\n";
   }
   s += "memory per GPU: engine holds " + format_gib(plan.plan.total_bytes()) + " of " + format_gib(Bytes(ru.gpu_total_bytes)) +
        "; in use at the peak " + format_number("%.2f", r.memory_peak_bytes / kGiBd) + " GiB (non-KV " +

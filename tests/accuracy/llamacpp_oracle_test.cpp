@@ -166,7 +166,9 @@ TEST(LlamacppOracle, EveryPrintedBufferMatches) {
     EXPECT_EQ(printed_mib(cpu["compute_buffer_mib"]), printed_mib(r["compute_buffer_mib"])) << id;
     // Hybrid models: llama_memory_recurrent's "RS buffer size" (the conv and SSM states).
     EXPECT_EQ(cpu.contains("rs_buffer_mib"), r.contains("rs_buffer_mib")) << id;
-    if (r.contains("rs_buffer_mib")) EXPECT_EQ(printed_mib(cpu["rs_buffer_mib"]), printed_mib(r["rs_buffer_mib"])) << id;
+    if (r.contains("rs_buffer_mib")) {
+      EXPECT_EQ(printed_mib(cpu["rs_buffer_mib"]), printed_mib(r["rs_buffer_mib"])) << id;
+    }
     ++checked;
   }
   EXPECT_EQ(checked, loads.size());

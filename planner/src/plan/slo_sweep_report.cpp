@@ -15,6 +15,13 @@ std::string layout(const std::string& gpu, std::uint64_t tp, std::uint64_t pp) {
   return gpu + " tp" + std::to_string(tp) + (pp > 1 ? " pp" + std::to_string(pp) : "");
 }
 
+// SloSweepRow::queue_held_by in words ("-": nothing held requests back).
+std::string held_by_words(const std::string& key) {
+  for (int i = 0; i < 3; ++i)
+    if (key == sim::kHeldBackKeys[i]) return sim::kHeldBackWords[i];
+  return "-";
+}
+
 }  // namespace
 
 nlohmann::json slo_sweep_json(const SloSweepRequest& req, const SloSweepResult& r, std::size_t top) {
@@ -29,7 +36,9 @@ nlohmann::json slo_sweep_json(const SloSweepRequest& req, const SloSweepResult& 
     for (double c : x.cost_usd) cost.push_back(round6(c));
     rows.push_back({{"model", x.model}, {"weights", x.weights}, {"gpu", x.gpu}, {"tp", x.tp}, {"pp", x.pp},
                     {"replicas", x.replicas}, {"gpus", x.gpus}, {"max_rate_per_replica", round6(x.max_rate_per_replica)},
-                    {"binding", x.binding}, {"p99_ttft_ms", round6(x.p99_ttft_s * 1e3)},
+                    {"binding", x.binding},
+                    {"queue_held_by", x.queue_held_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(x.queue_held_by)},
+                    {"p99_ttft_ms", round6(x.p99_ttft_s * 1e3)},
                     {"p99_tpot_ms", round6(x.p99_tpot_s * 1e3)}, {"kv_usage_p99", round6(x.kv_usage_p99)},
                     {"cost_usd", cost},
                     {"usd_per_million_output_tokens", x.usd_per_million_output_tokens
@@ -64,7 +73,8 @@ std::string slo_sweep_text(const SloSweepRequest& req, const SloSweepResult& r, 
                                  std::to_string(req.options.requests_per_probe) + " requests per probe)\n";
   std::vector<Table::Column> cols = {{"model", Align::Left},          {"layout", Align::Left},
                                      {"replicas", Align::Right},      {"GPUs", Align::Right},
-                                     {"max req/s/replica", Align::Right}, {"p99 TTFT ms", Align::Right},
+                                     {"max req/s/replica", Align::Right}, {"queue held by", Align::Left},
+                                     {"p99 TTFT ms", Align::Right},
                                      {"p99 TPOT ms", Align::Right}};
   for (const auto& p : r.periods) cols.push_back({"$ " + p.label, Align::Right});
   cols.push_back({"$/M out tok", Align::Right});
@@ -73,7 +83,8 @@ std::string slo_sweep_text(const SloSweepRequest& req, const SloSweepResult& r, 
     const SloSweepRow& x = r.rows[i];
     std::vector<std::string> cells = {x.model, (x.weights == "checkpoint" ? "" : x.weights + " ") + layout(x.gpu, x.tp, x.pp),
                                       std::to_string(x.replicas), std::to_string(x.gpus),
-                                      format_number("%.3g", x.max_rate_per_replica), format_number("%.1f", x.p99_ttft_s * 1e3),
+                                      format_number("%.3g", x.max_rate_per_replica), held_by_words(x.queue_held_by),
+                                      format_number("%.1f", x.p99_ttft_s * 1e3),
                                       format_number("%.2f", x.p99_tpot_s * 1e3)};
     for (std::size_t k = 0; k < r.periods.size(); ++k)
       cells.push_back(x.cost_usd.empty() ? "-" : format_number("%.0f", x.cost_usd[k]));

@@ -126,6 +126,29 @@ TEST(VllmDpSimulator, IndependentEnginesAreEachAnEngineAlone) {
   EXPECT_NEAR(both.last_completion_s, std::max(e0.last_completion_s, e1.last_completion_s), 1e-12);
 }
 
+TEST(VllmDpSimulator, HeldBackTimesAreSummedOverTheEngines) {
+  // One running request an engine. Engine 0 runs request 0 (300 / 20): a 0.013 s prompt step and
+  // 19 decode steps of 0.01001 s; request 2, sent at 0.002 s, is held by the running limit from
+  // the second step to the end of request 0: 19 x 0.01001 = 0.19019 s. The server's figure is
+  // the sum of its engines'.
+  const std::vector<Request> all = {{0, 0.000, 300, 20, 0, 0}, {1, 0.001, 200, 30, 0, 0},
+                                    {2, 0.002, 100, 10, 0, 0}, {3, 0.003, 400, 5, 0, 0}};
+  SchedulerRules rules = engine_rules(RankDispatch::RoundRobin, 0);
+  rules.dp_lockstep = false;
+  rules.max_seqs = 1;
+  ListSource src(all);
+  const SimResult both = simulate_independent_engines(rules, single_linear, src, 2, {});
+  SchedulerRules one = rules;
+  one.dp_ranks = 1;
+  ListSource even({all[0], all[2]}), odd({all[1], all[3]});
+  const SimResult e0 = simulate(one, single_linear, even, {});
+  const SimResult e1 = simulate(one, single_linear, odd, {});
+  EXPECT_NEAR(e0.held_back.running_limit_s, 19 * 0.01001, 1e-12);
+  EXPECT_GT(e1.held_back.running_limit_s, 0.0);
+  EXPECT_NEAR(both.held_back.running_limit_s, e0.held_back.running_limit_s + e1.held_back.running_limit_s, 1e-12);
+  EXPECT_EQ(both.held_back.kv_s + both.held_back.token_budget_s, 0.0);
+}
+
 TEST(VllmDpSimulator, IndependentEnginesServeOneClosedLoop) {
   // Three users over two independent engines, twelve requests: never more than three out at once,
   // all complete, and the least-loaded score (0.28+) spreads them.

@@ -114,7 +114,7 @@ std::string simulate_answers_markdown(const SimulateAnswers& a) {
   s += lat.render_markdown() + "\n";
   if (const sim::HeldShares h = sim::held_shares(r, a.run.engine.rules.dp_ranks); h.most >= 0) {
     s += "Sent requests held back in the queue (share of the run): ";
-    for (int i = 0; i < 3; ++i) s += std::string(i ? ", " : "") + sim::kHeldBackWords[i] + " " + format_number("%.1f", h.share[i] * 100) + " %";
+    for (int i = 0; i < sim::kHeldBackLimits; ++i) s += std::string(i ? ", " : "") + sim::kHeldBackWords[i] + " " + format_number("%.1f", h.share[i] * 100) + " %";
     s += "; most by the " + std::string(sim::kHeldBackWords[h.most]) + " (docs/simulator.md#held-back).\n\n";
   }
   if (a.slo_report) {

@@ -17,7 +17,7 @@ std::string layout(const std::string& gpu, std::uint64_t tp, std::uint64_t pp) {
 
 // SloSweepRow::queue_held_by in words ("-": nothing held requests back).
 std::string held_by_words(const std::string& key) {
-  for (int i = 0; i < 3; ++i)
+  for (int i = 0; i < sim::kHeldBackLimits; ++i)
     if (key == sim::kHeldBackKeys[i]) return sim::kHeldBackWords[i];
   return "-";
 }

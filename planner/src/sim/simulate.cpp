@@ -52,7 +52,7 @@ const char* out_of_blocks_name(OutOfBlocks o) {
 
 nlohmann::json held_back_json(const HeldShares& h) {
   nlohmann::json j = nlohmann::json::object();
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < kHeldBackLimits; ++i) {
     j[std::string(kHeldBackKeys[i]) + "_s"] = round6(h.seconds[i]);
     j[std::string(kHeldBackKeys[i]) + "_share"] = round6(h.share[i]);
   }
@@ -203,7 +203,7 @@ nlohmann::json simulate_json(const SimulateOutcome& o) {
   const double non_kv = static_cast<double>(ru.non_kv_bytes);
   const double pool = static_cast<double>(ru.kv_blocks) * static_cast<double>(ru.kv_block_bytes);
   const double held = static_cast<double>(plan.plan.total_bytes().count());
-  const HeldShares held_by = held_shares(r, ru.dp_ranks);
+  const HeldShares queue_held = held_shares(r, ru.dp_ranks);
   nlohmann::json basis = nlohmann::json::array();
   for (const auto& b : ru.basis) basis.push_back(b);
   return {
@@ -258,7 +258,7 @@ nlohmann::json simulate_json(const SimulateOutcome& o) {
         {"kv_pool_gib", round6(pool / kGiBd)},
         {"kv_peak_gib", round6(static_cast<double>(r.kv_blocks_peak) * static_cast<double>(ru.kv_block_bytes) / kGiBd)},
         {"peak_gib", round6(r.memory_peak_bytes / kGiBd)}}},
-      {"held_back", held_back_json(held_by)},
+      {"held_back", held_back_json(queue_held)},
       {"preemptions", r.preemptions},
       {"prefix_hits", r.prefix_hits},
       {"rejections", rejections},
@@ -337,7 +337,7 @@ std::string simulate_text(const SimulateOutcome& o) {
        format_number("%.1f", r.waiting.mean) + ", max " + format_number("%.0f", r.waiting.max) + "\n";
   if (const HeldShares h = held_shares(r, ru.dp_ranks); h.most >= 0) {
     s += "held back (a sent request left waiting; share of the run" + std::string(ru.dp_ranks > 1 ? " per engine" : "") + "):";
-    for (int i = 0; i < 3; ++i) s += std::string(i ? "," : "") + " " + kHeldBackWords[i] + " " + format_number("%.1f", h.share[i] * 100) + " %";
+    for (int i = 0; i < kHeldBackLimits; ++i) s += std::string(i ? "," : "") + " " + kHeldBackWords[i] + " " + format_number("%.1f", h.share[i] * 100) + " %";
     s += "; most by the " + std::string(kHeldBackWords[h.most]) + "\n";
   }
   s += "memory per GPU: engine holds " + format_gib(plan.plan.total_bytes()) + " of " + format_gib(Bytes(ru.gpu_total_bytes)) +

@@ -1626,7 +1626,7 @@ HeldShares held_shares(const SimResult& r, std::uint64_t engines) {
   h.seconds[2] = r.held_back.token_budget_s;
   const double span = (r.end_s - r.first_arrival_s) * static_cast<double>(std::max<std::uint64_t>(engines, 1));
   if (!(span > 0) || !(r.held_back.total() > 0)) return h;
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < kHeldBackLimits; ++i) {
     h.share[i] = h.seconds[i] / span;
     if (h.most < 0 || h.seconds[i] > h.seconds[h.most]) h.most = i;
   }

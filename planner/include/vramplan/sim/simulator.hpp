@@ -123,14 +123,15 @@ struct SimResult {
 };
 
 //! HeldBack's limits in order: the JSON key and the words for people.
-inline constexpr const char* kHeldBackKeys[3] = {"kv_pool", "running_limit", "token_budget"};
-inline constexpr const char* kHeldBackWords[3] = {"KV pool", "running limit", "step token budget"};
+inline constexpr int kHeldBackLimits = 3;
+inline constexpr const char* kHeldBackKeys[kHeldBackLimits] = {"kv_pool", "running_limit", "token_budget"};
+inline constexpr const char* kHeldBackWords[kHeldBackLimits] = {"KV pool", "running limit", "step token budget"};
 
 //! Each HeldBack limit's seconds and share of the run (first arrival to end, per engine of a
 //! server of `engines` data-parallel engines, whose times are summed), and the one that held
 //! requests longest (-1: none held any).
 struct HeldShares {
-  double seconds[3] = {}, share[3] = {};
+  double seconds[kHeldBackLimits] = {}, share[kHeldBackLimits] = {};
   int most = -1;
 };
 HeldShares held_shares(const SimResult& r, std::uint64_t engines);

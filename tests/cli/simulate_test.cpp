@@ -118,6 +118,14 @@ TEST(SimulateCli, OverloadIsReported) {
   const auto j = simulate_json({"--rate", "200", "--requests", "6000", "--input-len", "2048", "--output-len", "256"});
   EXPECT_EQ(j.at("verdict").at("state"), "overloaded");
   EXPECT_GT(j.at("verdict").at("queue_growth_per_s").get<double>(), 10.0);
+  // Something held the queue, and the text says what raises it in vLLM's flags.
+  ASSERT_FALSE(j.at("held_back").at("most").is_null());
+  const CliResult t = simulate({"--rate", "200", "--requests", "6000", "--input-len", "2048", "--output-len", "256"});
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  const std::string most = j.at("held_back").at("most");
+  const std::string flag = most == "kv_pool" ? "--gpu-memory-utilization" : most == "running_limit" ? "--max-num-seqs" : "--max-num-batched-tokens";
+  EXPECT_NE(t.out.find("to serve more: "), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find(flag), std::string::npos) << t.out;
 }
 
 TEST(SimulateCli, AClosedLoopWithADurationEnds) {

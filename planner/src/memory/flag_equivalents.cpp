@@ -21,15 +21,15 @@ const std::vector<FlagRole>& flag_roles() {
        {{"vllm", {"max-model-len"}, ""}, {"sglang", {"context-length"}, ""}, {"trtllm", {"max-seq-len"}, ""},
         {"llamacpp", {"ctx-size"}, ""}},
        ""},
-      {"the running-sequence cap",
+      {kSettingRunningCap,
        {{"vllm", {"max-num-seqs"}, ""}, {"sglang", {"max-running-requests"}, ""}, {"trtllm", {"max-batch-size"}, ""},
         {"llamacpp", {"parallel"}, ""}},
        ""},
-      {"the tokens of one forward step",
+      {kSettingStepTokens,
        {{"vllm", {"max-num-batched-tokens"}, ""}, {"sglang", {"chunked-prefill-size"}, ""},
         {"trtllm", {"max-num-tokens"}, ""}, {"llamacpp", {"batch-size"}, ""}, {"tei", {"max-batch-tokens"}, ""}},
        ""},
-      {"the share of GPU memory it takes",
+      {kSettingMemoryShare,
        {{"vllm", {"gpu-memory-utilization"}, ""}, {"sglang", {"mem-fraction-static"}, ""},
         {"trtllm", {"free-gpu-memory-fraction"}, ""}},
        "not the same quantity: vLLM's is of the whole GPU for everything it allocates, SGLang's of the whole GPU "
@@ -87,6 +87,13 @@ std::string shown(const FlagSpelling& s) {
 }
 
 }  // namespace
+
+std::string_view flag_for_setting(std::string_view setting, std::string_view engine) {
+  for (const FlagRole& role : flag_roles())
+    if (role.setting == setting)
+      if (const FlagSpelling* s = spelling_of(role, engine); s && !s->flags.empty()) return s->flags.front();
+  return {};
+}
 
 std::string foreign_flag_hint(std::string_view flag, std::string_view engine_spec,
                               const std::filesystem::path& data_dir) {

@@ -8,6 +8,7 @@
 #include "vramplan/core/bytes.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/memory/engine.hpp"
+#include "vramplan/memory/flag_equivalents.hpp"
 #include "vramplan/perf/perf_model.hpp"
 
 namespace vramplan::sim {
@@ -48,6 +49,21 @@ const char* out_of_blocks_name(OutOfBlocks o) {
     case OutOfBlocks::Fail: return "fail";
   }
   return "preempt-newest";
+}
+
+// What raises limit `most` (HeldShares::most) of engine `engine`, in its own flags
+// (docs/simulator.md#held-back; memory::flag_roles).
+std::string held_back_remedy(int most, std::string_view engine) {
+  const auto flag = [&](std::string_view setting, const std::string& before, const std::string& after) {
+    const std::string_view f = memory::flag_for_setting(setting, engine);
+    return f.empty() ? std::string() : before + "--" + std::string(f) + after;
+  };
+  switch (most) {
+    case 0: return "more memory for the KV pool" + flag(memory::kSettingMemoryShare, " (", ")") + ", an FP8 KV cache, or more GPUs";
+    case 1: return "a larger running cap" + flag(memory::kSettingRunningCap, " (", ")") + ", where the KV pool has room";
+    default: return "a larger step budget" + flag(memory::kSettingStepTokens, " (", ")") +
+                    " trades TPOT for TTFT; more GPUs or replicas add compute";
+  }
 }
 
 nlohmann::json held_back_json(const HeldShares& h) {
@@ -339,6 +355,7 @@ std::string simulate_text(const SimulateOutcome& o) {
     s += "held back (a sent request left waiting; share of the run" + std::string(ru.dp_ranks > 1 ? " per engine" : "") + "):";
     for (int i = 0; i < kHeldBackLimits; ++i) s += std::string(i ? "," : "") + " " + kHeldBackWords[i] + " " + format_number("%.1f", h.share[i] * 100) + " %";
     s += "; most by the " + std::string(kHeldBackWords[h.most]) + "\n";
+    if (r.verdict.state == "overloaded") s += "  to serve more: " + held_back_remedy(h.most, ru.engine) + "\n";
   }
   s += "memory per GPU: engine holds " + format_gib(plan.plan.total_bytes()) + " of " + format_gib(Bytes(ru.gpu_total_bytes)) +
        "; in use at the peak " + format_number("%.2f", r.memory_peak_bytes / kGiBd) + " GiB (non-KV " +

@@ -25,6 +25,17 @@ TEST(FlagEquivalents, EverySpellingIsAFlagOfItsEngine) {
   }
 }
 
+// The flags simulate names for the limit that held requests back (simulate.cpp held_back_remedy).
+TEST(FlagEquivalents, TheSimulatorsLimitsHaveEachEnginesFlag) {
+  EXPECT_EQ(flag_for_setting(kSettingMemoryShare, "sglang"), "mem-fraction-static");
+  EXPECT_EQ(flag_for_setting(kSettingMemoryShare, "trtllm"), "free-gpu-memory-fraction");
+  EXPECT_EQ(flag_for_setting(kSettingRunningCap, "vllm"), "max-num-seqs");
+  EXPECT_EQ(flag_for_setting(kSettingRunningCap, "llamacpp"), "parallel");
+  EXPECT_EQ(flag_for_setting(kSettingStepTokens, "sglang"), "chunked-prefill-size");
+  EXPECT_EQ(flag_for_setting(kSettingMemoryShare, "llamacpp"), "");  // its KV is --ctx-size cells
+  EXPECT_EQ(flag_for_setting("no such setting", "vllm"), "");
+}
+
 TEST(FlagEquivalents, NamesTheOwnerAndThisEnginesSpelling) {
   EXPECT_EQ(foreign_flag_hint("--max-num-seqs", "sglang", flag_data()),
             "; --max-num-seqs is a flag of vllm, not of sglang; sglang's flag for the running-sequence cap is "

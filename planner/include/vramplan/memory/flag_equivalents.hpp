@@ -31,6 +31,15 @@ struct FlagRole {
 //! Every shared setting (planner/src/memory/flag_equivalents.cpp).
 const std::vector<FlagRole>& flag_roles();
 
+//! The settings the simulator names when a limit held requests back (sim::HeldBack).
+inline constexpr std::string_view kSettingMemoryShare = "the share of GPU memory it takes";
+inline constexpr std::string_view kSettingRunningCap = "the running-sequence cap";
+inline constexpr std::string_view kSettingStepTokens = "the tokens of one forward step";
+
+//! Engine `engine`'s (registry name) first flag for `setting` (a FlagRole::setting), without
+//! dashes; "" when it takes none.
+std::string_view flag_for_setting(std::string_view setting, std::string_view engine);
+
 //! For a flag the engine `engine_spec` ("sglang", "vllm@0.17") does not declare: a clause naming
 //! the engines that declare it and this engine's flag for the same setting, or the dashed spelling
 //! of an underscored flag (TensorRT-LLM's own `--max_seq_len`). "" when nothing is known of the

@@ -33,7 +33,9 @@ inline ModelSpec expect_catalogue_counts(const std::string& id, std::uint64_t to
   EXPECT_EQ(c.total, total) << id;
   EXPECT_EQ(c.active, active) << id;
   EXPECT_TRUE(spec.source.published_params.has_value()) << id << " has no _published_params";
-  if (spec.source.published_params) EXPECT_EQ(*spec.source.published_params, published_total) << id;
+  if (spec.source.published_params) {
+    EXPECT_EQ(*spec.source.published_params, published_total) << id;
+  }
   return spec;
 }
 

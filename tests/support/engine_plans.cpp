@@ -9,7 +9,7 @@ namespace vramplan::test {
 
 memory::GpuTarget gpu_target(Bytes total, const std::string& name, std::uint64_t count,
                              const std::string& compute_capability) {
-  return memory::GpuTarget{"test", name, total, count, compute_capability};
+  return memory::GpuTarget{"test", name, total, count, compute_capability, "", std::nullopt};
 }
 
 memory::MemoryPlan plan_engine(const std::string& spec, const ModelSpec& model, const memory::GpuTarget& gpu,

@@ -35,10 +35,12 @@ TEST(Gemma4Engines, VllmAndSglangHoldAValueSlotForKEqVLayers) {
   // 2 global KV heads are replicated, one a rank (half of k_proj).
   const auto& m = gemma4_moe();
   for (const auto& t : m.tensors) {
-    if (t.name == "model.language_model.layers.0.self_attn.k_proj.weight")
+    if (t.name == "model.language_model.layers.0.self_attn.k_proj.weight") {
       EXPECT_EQ(tensor_rank_bytes(m, t, 11'534'336, 4, 64), 2'883'584u);  // 8 x 256 x 2816 x 2 B / 4
-    if (t.name == "model.language_model.layers.5.self_attn.k_proj.weight")
+    }
+    if (t.name == "model.language_model.layers.5.self_attn.k_proj.weight") {
       EXPECT_EQ(tensor_rank_bytes(m, t, 5'767'168, 4, 64), 2'883'584u);  // 2 x 512 x 2816 x 2 B / 2
+    }
   }
 }
 

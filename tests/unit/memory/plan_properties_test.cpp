@@ -58,7 +58,7 @@ struct Engines {
 
 MemoryPlan plan(const Engine& e, const ModelSpec& m, Bytes gpu, Workload w, EngineArgs args = {},
                 std::optional<std::string> weights = std::nullopt) {
-  return e.plan(PlanInput{m, test::quant_catalog(), GpuTarget{"custom", "custom", gpu, 1, "9.0"}, w, std::move(args),
+  return e.plan(PlanInput{m, test::quant_catalog(), GpuTarget{"custom", "custom", gpu, 1, "9.0", "", std::nullopt}, w, std::move(args),
                           std::move(weights)});
 }
 

@@ -43,7 +43,7 @@ TEST(VllmSchedulerDefaults, V0ChunksLongContextsUnlessLoraOrAFlagSaysOtherwise) 
 }
 
 TEST(VllmSchedulerDefaults, V1KeepsA100sInTheSmallClassFrom09) {
-  memory::GpuTarget a100{"a100-sxm-80", "NVIDIA A100-SXM4-80GB", Bytes::from_gib(79.15), 1, "8.0"};
+  memory::GpuTarget a100{"a100-sxm-80", "NVIDIA A100-SXM4-80GB", Bytes::from_gib(79.15), 1, "8.0", "", std::nullopt};
   // vllm/engine/arg_utils.py: 0.8.5 has no A100 exception (>= 70 GiB -> 1024 / 8192), 0.9.0 has.
   EXPECT_EQ(v1_scheduler_defaults(vllm_profile("0.8.5"), a100, {}).max_num_seqs, 1024u);
   EXPECT_EQ(v1_scheduler_defaults(vllm_profile("0.8.5"), a100, {}).max_num_batched_tokens, 8192u);
@@ -54,8 +54,8 @@ TEST(VllmSchedulerDefaults, V1KeepsA100sInTheSmallClassFrom09) {
 TEST(VllmSchedulerDefaults, V1GivesGpusOf160GibTheirOwnClassFrom028) {
   // get_batch_defaults from 0.28: device_memory >= 160 GiB (B200, 178.35 GiB) -> 1024 / 16384;
   // 0.27 keeps them in the >= 70 GiB class (1024 / 8192). An H200 (139.8 GiB) stays there.
-  memory::GpuTarget b200{"b200", "NVIDIA B200", Bytes::from_gib(178.35), 1, "10.0"};
-  memory::GpuTarget h200{"h200", "NVIDIA H200", Bytes::from_gib(139.8), 1, "9.0"};
+  memory::GpuTarget b200{"b200", "NVIDIA B200", Bytes::from_gib(178.35), 1, "10.0", "", std::nullopt};
+  memory::GpuTarget h200{"h200", "NVIDIA H200", Bytes::from_gib(139.8), 1, "9.0", "", std::nullopt};
   EXPECT_EQ(v1_scheduler_defaults(vllm_profile("0.28"), b200, {}).max_num_batched_tokens, 16384u);
   EXPECT_EQ(v1_scheduler_defaults(vllm_profile("0.28"), b200, {}).max_num_seqs, 1024u);
   EXPECT_EQ(v1_scheduler_defaults(vllm_profile("0.27.1"), b200, {}).max_num_batched_tokens, 8192u);

@@ -96,8 +96,9 @@ TEST(NemotronH, Super3LatentMoeCountsMatchTheModelCard) {
   EXPECT_EQ(m.arch.moe_hidden_size(), 1024u);
   EXPECT_EQ(hybrid_model("nemotron-3-nano-30b-a3b").arch.moe_hidden_size(), 2688u);  // no latent: hidden
   for (const auto& t : m.tensors) {
-    if (t.name == "backbone.layers.1.mixer.experts.*.up_proj.weight")
+    if (t.name == "backbone.layers.1.mixer.experts.*.up_proj.weight") {
       EXPECT_EQ(t.shape, (std::vector<std::uint64_t>{512, 2688, 1024}));
+    }
     if (t.name == "backbone.layers.1.mixer.fc1_latent_proj.weight") {
       EXPECT_EQ(t.role, TensorRole::FfnLatentDown);
       EXPECT_EQ(t.shape, (std::vector<std::uint64_t>{1024, 4096}));

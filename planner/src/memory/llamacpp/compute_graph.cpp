@@ -979,8 +979,8 @@ class Builder {
     if (f_.weight_before_experts)  // [n_embd, n_expert_used, n_tokens], weighted in place
       x3 = g_.op("ffn_moe_weighted_in", He * K * rows_ * kF32,
                  {g_.op("ffn_moe_repeat", He * K * rows_ * kF32, {x3}), weights}, true);
-    const auto experts = [&](const std::string& name, std::uint64_t size, int in) {
-      const int t = g_.op("ffn_moe_" + name, size, {g_.external("ffn_" + name + "_exps"), in, selected});
+    const auto experts = [&](const std::string& name, std::uint64_t size, int input) {
+      const int t = g_.op("ffn_moe_" + name, size, {g_.external("ffn_" + name + "_exps"), input, selected});
       if (!f_.expert_bias) return t;
       return g_.op("ffn_moe_" + name + "_biased", size, {t, g_.external("ffn_" + name + "_exps.bias"), selected}, true);
     };

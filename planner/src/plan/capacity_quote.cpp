@@ -112,11 +112,9 @@ std::string simulate_answers_markdown(const SimulateAnswers& a) {
   row("TPOT", r.tpot);
   row("end-to-end", r.e2e);
   s += lat.render_markdown() + "\n";
-  if (const sim::HeldShares h = sim::held_shares(r, a.run.engine.rules.dp_ranks); h.most >= 0) {
-    s += "Sent requests held back in the queue (share of the run): ";
-    for (int i = 0; i < sim::kHeldBackLimits; ++i) s += std::string(i ? ", " : "") + sim::kHeldBackWords[i] + " " + format_number("%.1f", h.share[i] * 100) + " %";
-    s += "; most by the " + std::string(sim::kHeldBackWords[h.most]) + " (docs/simulator.md#held-back).\n\n";
-  }
+  if (const sim::HeldShares h = sim::held_shares(r, a.run.engine.rules.dp_ranks); h.most)
+    s += "Sent requests held back in the queue (share of the run): " + sim::held_shares_text(h) +
+         " (docs/simulator.md#held-back).\n\n";
   if (a.slo_report) {
     s += "Targets " + std::string(a.slo_report->met ? "met" : "**not met**") + (a.slo_report->overloaded ? " (overloaded)" : "") + ":";
     for (std::size_t i = 0; i < a.slo.size(); ++i)

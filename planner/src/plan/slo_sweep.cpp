@@ -107,9 +107,8 @@ SloSweepResult run_slo_sweep(const SloSweepRequest& r, const DataRoot& root,
                             "SLO: not met with up to " + std::to_string(rep.replicas) + " replicas"});
       continue;
     }
-    const sim::HeldShares held = sim::held_shares(max_rate.at_rate, engine.rules.dp_ranks);
     SloSweepRow row{l.model, l.weights_label, l.gpu, l.tp, l.pp, rep.replicas, rep.gpus, max_rate.rate_per_s,
-                    max_rate.binding, held.most < 0 ? std::string() : sim::kHeldBackKeys[held.most], rep.per_replica.ttft.p99, rep.per_replica.tpot.p99, rep.per_replica.kv_usage.p99,
+                    max_rate.binding, sim::held_shares(max_rate.at_rate, engine.rules.dp_ranks).most, rep.per_replica.ttft.p99, rep.per_replica.tpot.p99, rep.per_replica.kv_usage.p99,
                     {}, rep.usd_per_million_output_tokens, rep.price_basis,
                     launch_command(engine.plan, request.args, l.model)};
     for (const auto& p : rep.periods) row.cost_usd.push_back(p.usd);

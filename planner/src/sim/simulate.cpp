@@ -51,28 +51,32 @@ const char* out_of_blocks_name(OutOfBlocks o) {
   return "preempt-newest";
 }
 
-// What raises limit `most` (HeldShares::most) of engine `engine`, in its own flags
-// (docs/simulator.md#held-back; memory::flag_roles).
-std::string held_back_remedy(int most, std::string_view engine) {
+// What raises limit `most` of engine `engine`, in its own flags (docs/simulator.md#held-back;
+// memory::flag_roles).
+std::string held_back_remedy(HeldLimit most, std::string_view engine) {
   const auto flag = [&](std::string_view setting, const std::string& before, const std::string& after) {
     const std::string_view f = memory::flag_for_setting(setting, engine);
     return f.empty() ? std::string() : before + "--" + std::string(f) + after;
   };
   switch (most) {
-    case 0: return "more memory for the KV pool" + flag(memory::kSettingMemoryShare, " (", ")") + ", an FP8 KV cache, or more GPUs";
-    case 1: return "a larger running cap" + flag(memory::kSettingRunningCap, " (", ")") + ", where the KV pool has room";
-    default: return "a larger step budget" + flag(memory::kSettingStepTokens, " (", ")") +
-                    " trades TPOT for TTFT; more GPUs or replicas add compute";
+    case HeldLimit::KvPool:
+      return "more memory for the KV pool" + flag(memory::kSettingMemoryShare, " (", ")") + ", an FP8 KV cache, or more GPUs";
+    case HeldLimit::RunningLimit:
+      return "a larger running cap" + flag(memory::kSettingRunningCap, " (", ")") + ", where the KV pool has room";
+    case HeldLimit::TokenBudget:
+      break;
   }
+  return "a larger step budget" + flag(memory::kSettingStepTokens, " (", ")") +
+         " trades TPOT for TTFT; more GPUs or replicas add compute";
 }
 
-nlohmann::json held_back_json(const HeldShares& h) {
+nlohmann::json held_back_json(const HeldBack& held, const HeldShares& h) {
   nlohmann::json j = nlohmann::json::object();
-  for (int i = 0; i < kHeldBackLimits; ++i) {
-    j[std::string(kHeldBackKeys[i]) + "_s"] = round6(h.seconds[i]);
-    j[std::string(kHeldBackKeys[i]) + "_share"] = round6(h.share[i]);
+  for (int i = 0; i < kHeldLimits; ++i) {
+    j[std::string(kHeldLimitKeys[i]) + "_s"] = round6(held.seconds[i]);
+    j[std::string(kHeldLimitKeys[i]) + "_share"] = round6(h.share[i]);
   }
-  j["most"] = h.most < 0 ? nlohmann::json(nullptr) : nlohmann::json(kHeldBackKeys[h.most]);
+  j["most"] = h.most ? nlohmann::json(kHeldLimitKeys[static_cast<int>(*h.most)]) : nlohmann::json(nullptr);
   return j;
 }
 
@@ -219,7 +223,6 @@ nlohmann::json simulate_json(const SimulateOutcome& o) {
   const double non_kv = static_cast<double>(ru.non_kv_bytes);
   const double pool = static_cast<double>(ru.kv_blocks) * static_cast<double>(ru.kv_block_bytes);
   const double held = static_cast<double>(plan.plan.total_bytes().count());
-  const HeldShares queue_held = held_shares(r, ru.dp_ranks);
   nlohmann::json basis = nlohmann::json::array();
   for (const auto& b : ru.basis) basis.push_back(b);
   return {
@@ -274,7 +277,7 @@ nlohmann::json simulate_json(const SimulateOutcome& o) {
         {"kv_pool_gib", round6(pool / kGiBd)},
         {"kv_peak_gib", round6(static_cast<double>(r.kv_blocks_peak) * static_cast<double>(ru.kv_block_bytes) / kGiBd)},
         {"peak_gib", round6(r.memory_peak_bytes / kGiBd)}}},
-      {"held_back", held_back_json(queue_held)},
+      {"held_back", held_back_json(r.held_back, held_shares(r, ru.dp_ranks))},
       {"preemptions", r.preemptions},
       {"prefix_hits", r.prefix_hits},
       {"rejections", rejections},
@@ -351,11 +354,10 @@ std::string simulate_text(const SimulateOutcome& o) {
        format_number("%.1f", r.kv_usage.max * 100) + " %\n";
   s += "running: mean " + format_number("%.1f", r.running.mean) + ", max " + format_number("%.0f", r.running.max) + "; waiting: mean " +
        format_number("%.1f", r.waiting.mean) + ", max " + format_number("%.0f", r.waiting.max) + "\n";
-  if (const HeldShares h = held_shares(r, ru.dp_ranks); h.most >= 0) {
-    s += "held back (a sent request left waiting; share of the run" + std::string(ru.dp_ranks > 1 ? " per engine" : "") + "):";
-    for (int i = 0; i < kHeldBackLimits; ++i) s += std::string(i ? "," : "") + " " + kHeldBackWords[i] + " " + format_number("%.1f", h.share[i] * 100) + " %";
-    s += "; most by the " + std::string(kHeldBackWords[h.most]) + "\n";
-    if (r.verdict.state == "overloaded") s += "  to serve more: " + held_back_remedy(h.most, ru.engine) + "\n";
+  if (const HeldShares h = held_shares(r, ru.dp_ranks); h.most) {
+    s += "held back (a sent request left waiting; share of the run" + std::string(ru.dp_ranks > 1 ? " per engine" : "") +
+         "): " + held_shares_text(h) + "\n";
+    if (r.verdict.state == "overloaded") s += "  to serve more: " + held_back_remedy(*h.most, ru.engine) + "\n";
   }
   s += "memory per GPU: engine holds " + format_gib(plan.plan.total_bytes()) + " of " + format_gib(Bytes(ru.gpu_total_bytes)) +
        "; in use at the peak " + format_number("%.2f", r.memory_peak_bytes / kGiBd) + " GiB (non-KV " +

@@ -21,6 +21,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <queue>
 #include <string>
 #include <vector>
@@ -29,6 +30,7 @@
 #include "kv_pool.hpp"
 #include "vramplan/core/bytes.hpp"
 #include "vramplan/core/error.hpp"
+#include "vramplan/core/text.hpp"
 
 namespace vramplan::sim {
 namespace {
@@ -128,9 +130,6 @@ void emit_samples(const SimOptions& opt, RequestStats& stats, double now, const 
     next += opt.sample_every_s;
   }
 }
-
-// What kept a waiting request that could have joined a step out of it (SimResult::held_back).
-enum class Hold : std::uint8_t { None, Kv, RunningLimit, TokenBudget };
 
 class Simulation {
  public:
@@ -475,7 +474,7 @@ class Simulation {
     chunks_.clear();
     chunk_slots_.clear();
     preempted_this_step_ = false;
-    held_ = Hold::None;
+    held_.reset();
     std::uint64_t budget = budget_full_;
     // When this step's batch was formed, and so which waiting requests it can take (eligible()):
     // at this step's start, or, with SGLang's overlap scheduler or vLLM's async scheduling on a
@@ -561,7 +560,7 @@ class Simulation {
   // worker only advances it).
   bool form_round_step() {
     if (waiting_.empty()) last_drained_s_ = now_;
-    held_ = Hold::None;  // admissions wait for the round's end: a rule of the round, not a limit
+    held_.reset();  // admissions wait for the round's end: a rule of the round, not a limit
     decode_now_ = true;
     formed_ = perf::MixedStep{decoding_, static_cast<double>(cached_sum_ + decoding_), chunks_, 1, /*host_step=*/false};
     return true;
@@ -577,12 +576,7 @@ class Simulation {
     kv_usage_.add(static_cast<double>(pool_.used()) / static_cast<double>(pool_.total()), dt);
     running_h_.add(static_cast<double>(running()), dt);
     waiting_h_.add(static_cast<double>(waiting_.size()), dt);
-    switch (held_) {
-      case Hold::None: break;
-      case Hold::Kv: res_.held_back.kv_s += dt; break;
-      case Hold::RunningLimit: res_.held_back.running_limit_s += dt; break;
-      case Hold::TokenBudget: res_.held_back.token_budget_s += dt; break;
-    }
+    if (held_) res_.held_back[*held_] += dt;
     observe_peak();
     last_step_start_ = now_;
     now_ += dt;
@@ -711,20 +705,20 @@ class Simulation {
       add_chunk(id, chunk);
       budget -= chunk;
     }
-    if (preempted_this_step_) return hold(Hold::Kv);
-    if (r_.static_batch && running() > 0) return hold(Hold::RunningLimit);  // a static batch runs to its end
+    if (preempted_this_step_) return hold(HeldLimit::KvPool);
+    if (r_.static_batch && running() > 0) return hold(HeldLimit::RunningLimit);  // a static batch runs to its end
     const std::uint64_t limit = r_.static_batch ? std::min(r_.static_batch, r_.max_seqs) : r_.max_seqs;
     while (!waiting_.empty() && budget > 0 && running() < limit) {
       if (!eligible(waiting_.front())) return;
       if (!try_admit(waiting_.front(), budget)) return hold(refused_);
       waiting_.pop_front();
     }
-    hold(budget == 0 ? Hold::TokenBudget : Hold::RunningLimit);
+    hold(budget == 0 ? HeldLimit::TokenBudget : HeldLimit::RunningLimit);
   }
 
   // What kept the waiting queue's head out of the step being formed, when it could have joined it
   // (SimResult::held_back; apply_step adds the step's time to it).
-  void hold(Hold why) {
+  void hold(HeldLimit why) {
     if (!waiting_.empty() && eligible(waiting_.front())) held_ = why;
   }
 
@@ -756,9 +750,9 @@ class Simulation {
     const std::uint64_t start = (hit + own) * bs_;
     const std::uint64_t remaining = total - start;
     const bool oversized = !r_.chunked_prefill && remaining > budget;
-    refused_ = Hold::TokenBudget;
+    refused_ = HeldLimit::TokenBudget;
     if (oversized && !(r_.runs_oversized_prompt_alone && budget == budget_full_ && chunks_.empty())) return false;
-    refused_ = Hold::Kv;
+    refused_ = HeldLimit::KvPool;
     const std::uint64_t chunk = oversized ? remaining : std::min(remaining, budget);
     // A prompt of a mixed multi-step round decodes in the round's other N - 1 steps: their blocks
     // are taken with it (lookahead slots for prefills, core/scheduler.py _get_num_lookahead_slots).
@@ -1158,7 +1152,8 @@ class Simulation {
   bool preempted_this_step_ = false;
   // What held the waiting queue's head out of the step formed (hold()), and why try_admit last
   // refused a request.
-  Hold held_ = Hold::None, refused_ = Hold::None;
+  std::optional<HeldLimit> held_;
+  HeldLimit refused_ = HeldLimit::KvPool;
   std::vector<perf::PrefillChunk> chunks_;
   std::vector<std::uint32_t> chunk_slots_;
   // The step form_step made and apply_step runs.
@@ -1497,9 +1492,7 @@ class DataParallelServer {
       out.truncated += p.truncated;
       out.preemptions += p.preemptions;
       out.prefix_hits += p.prefix_hits;
-      out.held_back.kv_s += p.held_back.kv_s;
-      out.held_back.running_limit_s += p.held_back.running_limit_s;
-      out.held_back.token_budget_s += p.held_back.token_budget_s;
+      for (int i = 0; i < kHeldLimits; ++i) out.held_back.seconds[i] += p.held_back.seconds[i];
       out.last_completion_s = std::max(out.last_completion_s, p.last_completion_s);
       out.input_tokens += p.input_tokens;
       out.output_tokens += p.output_tokens;
@@ -1621,16 +1614,22 @@ SimResult simulate_independent_engines(const SchedulerRules& rules, const StepCl
 
 HeldShares held_shares(const SimResult& r, std::uint64_t engines) {
   HeldShares h;
-  h.seconds[0] = r.held_back.kv_s;
-  h.seconds[1] = r.held_back.running_limit_s;
-  h.seconds[2] = r.held_back.token_budget_s;
   const double span = (r.end_s - r.first_arrival_s) * static_cast<double>(std::max<std::uint64_t>(engines, 1));
   if (!(span > 0) || !(r.held_back.total() > 0)) return h;
-  for (int i = 0; i < kHeldBackLimits; ++i) {
-    h.share[i] = h.seconds[i] / span;
-    if (h.most < 0 || h.seconds[i] > h.seconds[h.most]) h.most = i;
+  for (int i = 0; i < kHeldLimits; ++i) {
+    const auto l = static_cast<HeldLimit>(i);
+    h.share[i] = r.held_back[l] / span;
+    if (!h.most || r.held_back[l] > r.held_back[*h.most]) h.most = l;
   }
   return h;
+}
+
+std::string held_shares_text(const HeldShares& h) {
+  if (!h.most) return "";
+  std::string s;
+  for (int i = 0; i < kHeldLimits; ++i)
+    s += std::string(i ? ", " : "") + kHeldLimitWords[i] + " " + format_number("%.1f", h.share[i] * 100) + " %";
+  return s + "; most by the " + kHeldLimitWords[static_cast<int>(*h.most)];
 }
 
 }  // namespace vramplan::sim

@@ -617,18 +617,18 @@ TEST(Simulator, HeldBackNamesTheLimitThatKeptARequestWaiting) {
   // One running request at most: B waits through A's prompt step and two decode steps for the
   // running limit alone, 0.011 + 2 x 0.01001 = 0.03102 s, half of the run (B takes as long again).
   const SimResult slots = run_checked(vllm_like(1000, 1), linear_clock, all_at_zero(2, 100, 3));
-  EXPECT_NEAR(slots.held_back.running_limit_s, 0.03102, 1e-12);
-  EXPECT_EQ(slots.held_back.kv_s, 0.0);
-  EXPECT_EQ(slots.held_back.token_budget_s, 0.0);
+  EXPECT_NEAR(slots.held_back[HeldLimit::RunningLimit], 0.03102, 1e-12);
+  EXPECT_EQ(slots.held_back[HeldLimit::KvPool], 0.0);
+  EXPECT_EQ(slots.held_back[HeldLimit::TokenBudget], 0.0);
   EXPECT_NEAR(slots.end_s, 2 * 0.03102, 1e-12);
 
   // 10 blocks of 16 tokens: A's prompt takes ceil(100 / 16) = 7, so B (7 more) waits for blocks
   // while A holds them, through A's three steps (its decode steps compute positions 100 and 101,
   // still within 7 blocks): 0.03102 s, with no running limit in the way.
   const SimResult kv = run_checked(vllm_like(10), linear_clock, all_at_zero(2, 100, 3));
-  EXPECT_NEAR(kv.held_back.kv_s, 0.03102, 1e-12);
-  EXPECT_EQ(kv.held_back.running_limit_s, 0.0);
-  EXPECT_EQ(kv.held_back.token_budget_s, 0.0);
+  EXPECT_NEAR(kv.held_back[HeldLimit::KvPool], 0.03102, 1e-12);
+  EXPECT_EQ(kv.held_back[HeldLimit::RunningLimit], 0.0);
+  EXPECT_EQ(kv.held_back[HeldLimit::TokenBudget], 0.0);
 
   // A step budget of 100 tokens: A's prompt spends it all in the first step (0.011 s); in the
   // next B's prompt shares the step with A's decode token (99 + 1 tokens), so only the first
@@ -636,8 +636,8 @@ TEST(Simulator, HeldBackNamesTheLimitThatKeptARequestWaiting) {
   auto budget_rules = vllm_like(1000);
   budget_rules.step_tokens = 100;
   const SimResult budget = run_checked(budget_rules, linear_clock, all_at_zero(2, 100, 3));
-  EXPECT_NEAR(budget.held_back.token_budget_s, 0.011, 1e-12);
-  EXPECT_EQ(budget.held_back.kv_s + budget.held_back.running_limit_s, 0.0);
+  EXPECT_NEAR(budget.held_back[HeldLimit::TokenBudget], 0.011, 1e-12);
+  EXPECT_EQ(budget.held_back[HeldLimit::KvPool] + budget.held_back[HeldLimit::RunningLimit], 0.0);
 
   // Nothing held: both requests join the first step.
   EXPECT_EQ(run_checked(vllm_like(1000), linear_clock, all_at_zero(2, 100, 3)).held_back.total(), 0.0);

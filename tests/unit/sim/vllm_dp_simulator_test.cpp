@@ -143,10 +143,10 @@ TEST(VllmDpSimulator, HeldBackTimesAreSummedOverTheEngines) {
   ListSource even({all[0], all[2]}), odd({all[1], all[3]});
   const SimResult e0 = simulate(one, single_linear, even, {});
   const SimResult e1 = simulate(one, single_linear, odd, {});
-  EXPECT_NEAR(e0.held_back.running_limit_s, 19 * 0.01001, 1e-12);
-  EXPECT_GT(e1.held_back.running_limit_s, 0.0);
-  EXPECT_NEAR(both.held_back.running_limit_s, e0.held_back.running_limit_s + e1.held_back.running_limit_s, 1e-12);
-  EXPECT_EQ(both.held_back.kv_s + both.held_back.token_budget_s, 0.0);
+  EXPECT_NEAR(e0.held_back[HeldLimit::RunningLimit], 19 * 0.01001, 1e-12);
+  EXPECT_GT(e1.held_back[HeldLimit::RunningLimit], 0.0);
+  EXPECT_NEAR(both.held_back[HeldLimit::RunningLimit], e0.held_back[HeldLimit::RunningLimit] + e1.held_back[HeldLimit::RunningLimit], 1e-12);
+  EXPECT_EQ(both.held_back[HeldLimit::KvPool] + both.held_back[HeldLimit::TokenBudget], 0.0);
 }
 
 TEST(VllmDpSimulator, IndependentEnginesServeOneClosedLoop) {

@@ -33,8 +33,8 @@ struct SloSweepRow {
   std::uint64_t tp = 1, pp = 1, replicas = 0, gpus = 0;
   double max_rate_per_replica = 0;
   std::string binding;                //!< what limits one replica's rate
-  std::string queue_held_by;          //!< at that rate, the engine limit that held sent requests
-                                      //!< waiting longest (sim::kHeldBackKeys; empty: none did)
+  std::optional<sim::HeldLimit> queue_held_by;  //!< at that rate, the engine limit that held sent
+                                               //!< requests waiting longest (none: none did)
   double p99_ttft_s = 0, p99_tpot_s = 0, kv_usage_p99 = 0;  //!< one replica at its share of the load
   std::vector<double> cost_usd;       //!< per period; empty = no price
   std::optional<double> usd_per_million_output_tokens;

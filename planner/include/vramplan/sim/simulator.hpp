@@ -88,17 +88,28 @@ struct Verdict {
   std::string explanation;             //!< one sentence: how the state was decided
 };
 
-//! Simulated seconds during which a request at the head of the waiting queue could have joined
-//! the step being formed (it had been sent by then) and the scheduler left it waiting, by what
-//! held it there (docs/simulator.md#held-back). Summed over the ranks of a DP server.
+//! What can hold a sent request in the waiting queue when it could have joined the step being
+//! formed (docs/simulator.md#held-back).
+enum class HeldLimit : std::uint8_t {
+  KvPool,        //!< not enough free KV blocks (or a preemption freed blocks this step)
+  RunningLimit,  //!< the running batch was full: max_num_seqs, max_running_requests,
+                 //!< max_batch_size, llama.cpp's slots, a static batch still running
+  TokenBudget,   //!< the step's token budget was spent (max_num_batched_tokens, chunked-prefill
+                 //!< size, max_num_tokens), or an unchunked prompt exceeds it
+};
+inline constexpr int kHeldLimits = 3;
+//! Each HeldLimit's JSON key and words for people, in the enum's order.
+inline constexpr const char* kHeldLimitKeys[kHeldLimits] = {"kv_pool", "running_limit", "token_budget"};
+inline constexpr const char* kHeldLimitWords[kHeldLimits] = {"KV pool", "running limit", "step token budget"};
+
+//! Simulated seconds during which the request at the head of the waiting queue could have joined
+//! the step being formed (it had been sent by then) and the scheduler left it waiting, by the
+//! HeldLimit that held it there. Summed over the ranks of a DP server.
 struct HeldBack {
-  double kv_s = 0;             //!< not enough free KV blocks (or a preemption freed blocks this step)
-  double running_limit_s = 0;  //!< the running batch was full: max_num_seqs, max_running_requests,
-                               //!< max_batch_size, llama.cpp's slots, a static batch still running
-  double token_budget_s = 0;   //!< the step's token budget was spent (max_num_batched_tokens,
-                               //!< chunked-prefill size, max_num_tokens), or an unchunked prompt
-                               //!< exceeds it
-  double total() const { return kv_s + running_limit_s + token_budget_s; }
+  double seconds[kHeldLimits] = {};
+  double& operator[](HeldLimit l) { return seconds[static_cast<int>(l)]; }
+  double operator[](HeldLimit l) const { return seconds[static_cast<int>(l)]; }
+  double total() const { return seconds[0] + seconds[1] + seconds[2]; }
 };
 
 struct SimResult {
@@ -122,19 +133,18 @@ struct SimResult {
   Verdict verdict;
 };
 
-//! HeldBack's limits in order: the JSON key and the words for people.
-inline constexpr int kHeldBackLimits = 3;
-inline constexpr const char* kHeldBackKeys[kHeldBackLimits] = {"kv_pool", "running_limit", "token_budget"};
-inline constexpr const char* kHeldBackWords[kHeldBackLimits] = {"KV pool", "running limit", "step token budget"};
-
-//! Each HeldBack limit's seconds and share of the run (first arrival to end, per engine of a
-//! server of `engines` data-parallel engines, whose times are summed), and the one that held
-//! requests longest (-1: none held any).
+//! Each HeldLimit's share of the run (first arrival to end, per engine of a server of `engines`
+//! data-parallel engines, whose times are summed), and the one that held requests longest
+//! (none when nothing was held).
 struct HeldShares {
-  double seconds[kHeldBackLimits] = {}, share[kHeldBackLimits] = {};
-  int most = -1;
+  double share[kHeldLimits] = {};
+  std::optional<HeldLimit> most;
 };
 HeldShares held_shares(const SimResult& r, std::uint64_t engines);
+
+//! The shares for people: "KV pool 68.4 %, running limit 0.0 %, step token budget 14.6 %; most by
+//! the KV pool" ("" when nothing was held).
+std::string held_shares_text(const HeldShares& h);
 
 //! Runs `source` to exhaustion (or until every request has finished) under `rules`, timing each
 //! step with `clock`. Throws Error(Usage) for rules that cannot run (an empty pool, a zero

@@ -23,7 +23,9 @@ namespace {
 
 // Timeline samples streamed to FILE as they are produced: memory stays O(1) in the run length.
 // .json -> one JSON array; .csv -> CSV with a header row; any other name is refused before the
-// file is created.
+// file is created. Each sample: the engine's state (counts, KV, memory), the latency percentiles of
+// the requests whose first / last token came since the previous sample (empty / null when none),
+// and the seconds the queue's head has been held back so far by each limit (docs/simulator.md).
 class TimelineWriter {
  public:
   // The extension in any case (x.CSV), as a trace's is read (sim/workload_parse.cpp is_csv).
@@ -31,7 +33,14 @@ class TimelineWriter {
     if (!json_ && !to_lower(path).ends_with(".csv")) throw_usage("--timeline: '" + path + "' must end in .csv or .json (the format)");
     out_.open(path);
     if (!out_) throw Error(ErrorKind::Io, "--timeline: cannot write " + path);
-    out_ << (json_ ? "[\n" : "t_s,running,waiting,completed,preemptions,kv_blocks_used,kv_blocks_cached,kv_usage,memory_gib\n");
+    if (json_) {
+      out_ << "[\n";
+    } else {
+      out_ << "t_s,running,waiting,completed,preemptions,kv_blocks_used,kv_blocks_cached,kv_usage,memory_gib,"
+              "ttft_p50_s,ttft_p99_s,tpot_p50_s,tpot_p99_s";
+      for (const char* key : sim::kHeldLimitKeys) out_ << ",held_" << key << "_s";
+      out_ << "\n";
+    }
   }
   void write(const sim::TimelineSample& t) {
     char b[320];
@@ -39,13 +48,21 @@ class TimelineWriter {
     if (json_)
       std::snprintf(b, sizeof b,
                     "%s{\"t_s\": %.6f, \"running\": %llu, \"waiting\": %llu, \"completed\": %llu, \"preemptions\": %llu, "
-                    "\"kv_blocks_used\": %llu, \"kv_blocks_cached\": %llu, \"kv_usage\": %.6f, \"memory_gib\": %.6f}",
+                    "\"kv_blocks_used\": %llu, \"kv_blocks_cached\": %llu, \"kv_usage\": %.6f, \"memory_gib\": %.6f",
                     first_ ? "  " : ",\n  ", t.t_s, ull(t.running), ull(t.waiting), ull(t.completed), ull(t.preemptions),
                     ull(t.kv_blocks_used), ull(t.kv_blocks_cached), t.kv_usage, gib);
     else
-      std::snprintf(b, sizeof b, "%.6f,%llu,%llu,%llu,%llu,%llu,%llu,%.6f,%.6f\n", t.t_s, ull(t.running), ull(t.waiting),
+      std::snprintf(b, sizeof b, "%.6f,%llu,%llu,%llu,%llu,%llu,%llu,%.6f,%.6f", t.t_s, ull(t.running), ull(t.waiting),
                     ull(t.completed), ull(t.preemptions), ull(t.kv_blocks_used), ull(t.kv_blocks_cached), t.kv_usage, gib);
     out_ << b;
+    const bool ttft = t.ttft_window.count > 0, tpot = t.tpot_window.count > 0;
+    field("ttft_p50_s", ttft, t.ttft_window.p50);
+    field("ttft_p99_s", ttft, t.ttft_window.p99);
+    field("tpot_p50_s", tpot, t.tpot_window.p50);
+    field("tpot_p99_s", tpot, t.tpot_window.p99);
+    for (int i = 0; i < sim::kHeldLimits; ++i)
+      field(std::string("held_") + sim::kHeldLimitKeys[i] + "_s", true, t.held_back.seconds[i]);
+    out_ << (json_ ? "}" : "\n");
     first_ = false;
   }
   void close() {
@@ -56,6 +73,13 @@ class TimelineWriter {
 
  private:
   static unsigned long long ull(std::uint64_t v) { return static_cast<unsigned long long>(v); }
+  // One more value, or null (JSON) / an empty field (CSV) when absent: a window's percentile
+  // when no request's first or last token came in it.
+  void field(const std::string& key, bool present, double v) {
+    const std::string text = present ? format_number("%.6f", v) : std::string(json_ ? "null" : "");
+    if (json_) out_ << ", \"" << key << "\": " << text;
+    else out_ << "," << text;
+  }
   std::string path_;
   bool json_;
   std::ofstream out_;

@@ -14,6 +14,11 @@ std::string percentiles_ms(const sim::Summary& s) {
   return "p50 " + fixed(s.p50 * 1e3, 1) + " / p90 " + fixed(s.p90 * 1e3, 1) + " / p99 " + fixed(s.p99 * 1e3, 1) + " ms";
 }
 
+// A sent request left waiting: each limit's share of the run, or that nothing held one.
+std::string held_back_words(const sim::HeldShares& h) {
+  return h.most ? sim::held_shares_text(h) : "never: every request joined the first step formed after it was sent";
+}
+
 }  // namespace
 
 void add_simulation_section(report::HtmlPage& page, const plan::SimulateAnswers& a,
@@ -38,6 +43,7 @@ void add_simulation_section(report::HtmlPage& page, const plan::SimulateAnswers&
                    {"end-to-end", percentiles_ms(r.e2e)},
                    {"KV cache usage", "mean " + percent(r.kv_usage.mean, 1) + ", p99 " + percent(r.kv_usage.p99, 1)},
                    {"preemptions", std::to_string(r.preemptions)},
+                   {"held back in the queue", held_back_words(sim::held_shares(r, a.run.engine.rules.dp_ranks))},
                    {"verdict", r.verdict.explanation}});
   if (timeline.size() < 2) {
     page.note("The run was shorter than two timeline samples: no timeline to draw.");

@@ -70,6 +70,9 @@ TEST(ReportCli, SimulationAndTrainingAddTheirSections) {
   // 4 serving charts + KV usage, running / waiting, TTFT and TPOT over time + training = 9.
   EXPECT_EQ(count_of(html, "<svg "), 9u);
   EXPECT_NE(html.find("TTFT p99"), std::string::npos);
+  // 4 requests/s of 512-token prompts on one H100: each joins the next step (its 2,048-token budget
+  // holds a prompt and the running decodes), so nothing held the queue.
+  EXPECT_NE(html.find("never: every request joined the first step formed after it was sent"), std::string::npos);
 }
 
 // --train qlora quantizes the frozen base as train's QLoRA does (nf4-dq): report takes no

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 
 #include "support/json_schema.hpp"
 #include "support/golden.hpp"
@@ -126,6 +127,26 @@ TEST(SimulateCli, OverloadIsReported) {
   const std::string flag = most == "kv_pool" ? "--gpu-memory-utilization" : most == "running_limit" ? "--max-num-seqs" : "--max-num-batched-tokens";
   EXPECT_NE(t.out.find("to serve more: "), std::string::npos) << t.out;
   EXPECT_NE(t.out.find(flag), std::string::npos) << t.out;
+  // The JSON timeline's held seconds so far grow to the run's: the last sample, taken at or before
+  // the end, holds at most the run's figure and, sampled every simulated second of a run of
+  // ~40 s whose queue never drains, within the last second's step of it.
+  ScratchDir dir;
+  const auto path = (dir.path() / "t.json").string();
+  ASSERT_EQ(simulate({"--rate", "200", "--requests", "6000", "--input-len", "2048", "--output-len", "256", "--timeline", path})
+                .exit_code, 0);
+  const auto samples = nlohmann::json::parse(read_text(path));
+  ASSERT_GT(samples.size(), 10u);
+  const std::string key = "held_" + most + "_s";
+  double before = 0;
+  for (const auto& x : samples) {
+    EXPECT_GE(x.at(key).get<double>(), before) << x.dump();
+    before = x.at(key).get<double>();
+  }
+  const double run = j.at("held_back").at(most + "_s").get<double>();
+  EXPECT_LE(before, run + 1e-6);
+  EXPECT_GT(before, run - 1.0);
+  // A window without a first token has a null TTFT, not a zero.
+  for (const auto& x : samples) EXPECT_TRUE(x.at("ttft_p99_s").is_null() || x.at("ttft_p99_s").get<double>() > 0) << x.dump();
 }
 
 TEST(SimulateCli, AClosedLoopWithADurationEnds) {
@@ -156,8 +177,25 @@ TEST(SimulateCli, TimelineIsWrittenAsCsv) {
   const CliResult r = simulate({"--rate", "5", "--requests", "200", "--timeline", path, "--sample-every", "2"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string csv = read_text(path);
-  EXPECT_EQ(csv.rfind("t_s,running,waiting,completed,preemptions,kv_blocks_used,kv_blocks_cached,kv_usage,memory_gib\n", 0), 0u);
+  const std::string header =
+      "t_s,running,waiting,completed,preemptions,kv_blocks_used,kv_blocks_cached,kv_usage,memory_gib,"
+      "ttft_p50_s,ttft_p99_s,tpot_p50_s,tpot_p99_s,held_kv_pool_s,held_running_limit_s,held_token_budget_s\n";
+  EXPECT_EQ(csv.rfind(header, 0), 0u);
   EXPECT_GT(std::count(csv.begin(), csv.end(), '\n'), 10);
+  // Every row has the header's 16 fields; a window with no first token leaves its TTFT empty, and
+  // over 200 requests at 5/s some 2 s windows have first tokens.
+  std::istringstream rows(csv.substr(header.size()));
+  std::size_t with_ttft = 0, without = 0;
+  for (std::string row; std::getline(rows, row);) {
+    std::vector<std::string> fields;
+    std::istringstream cells(row + ",");
+    for (std::string f; std::getline(cells, f, ',');) fields.push_back(f);
+    ASSERT_EQ(fields.size(), 16u) << row;
+    (fields[9].empty() ? without : with_ttft) += 1;
+    EXPECT_EQ(fields[9].empty(), fields[10].empty()) << row;  // p50 and p99 of one window
+    EXPECT_FALSE(fields[13].empty()) << row;                  // held seconds: always a number
+  }
+  EXPECT_GT(with_ttft, 0u);
   // The extension in any case, as a trace's: T.CSV is a CSV timeline too.
   const auto upper = (dir.path() / "T.CSV").string();
   ASSERT_EQ(simulate({"--rate", "5", "--requests", "20", "--timeline", upper}).exit_code, 0);

@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "support/json_schema.hpp"
 #include "support/test_support.hpp"
 
 namespace vramplan::test {
@@ -34,6 +35,38 @@ TEST(TrialCli, EachGroupStopsAtItsFirstLimit) {
   const auto& shorts = groups["256"];
   for (std::size_t i = 1; i + 1 < shorts.size(); ++i)
     EXPECT_GE(shorts[i].at("held_gib").get<double>(), shorts[i - 1].at("held_gib").get<double>());
+}
+
+TEST(TrialCli, APoolEngineSaysWhatQueuedPartOfTheBatch) {
+  // vLLM keeps Llama-3.1-8B's KV in a pool of 12,382 blocks of 16 tokens on an L40S at a 32,768-token
+  // context (`vramplan plan`: "KV capacity 198112 tokens, max concurrency 6.05"). A `limit` input
+  // (32,512 + 256 = 32,768 tokens, 2,048 blocks) takes a sixth of it, so a batch of 16 runs 6 at
+  // once and the rest wait: for the KV pool, and for the 2,048-token step budget that each
+  // 32,512-token prompt spends in 16 chunked steps. A batch of 4 fits the pool: only the budget.
+  const CliResult r = run_cli({"trial", "--model", "llama-3.1-8b", "--gpu", "l40s", "--engine", "vllm@0.19",
+                               "--max-model-len", "32768", "--lengths", "limit", "--batches", "1,4,16", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto schema = nlohmann::json::parse(read_text(source_dir() / "docs" / "schemas" / "trial.schema.json"));
+  EXPECT_EQ(schema_violations(j, schema), std::vector<std::string>{});
+  const auto& cells = j.at("cells");
+  ASSERT_EQ(cells.size(), 3u);
+  // Batch 1: nothing waits.
+  EXPECT_EQ(cells[0].at("max_running"), 1);
+  EXPECT_TRUE(cells[0].at("queued_by").at("most").is_null());
+  EXPECT_EQ(cells[0].at("queued_by").at("token_budget").get<double>(), 0.0);
+  // Batch 4: all four at once, the budget alone.
+  EXPECT_EQ(cells[1].at("max_running"), 4);
+  EXPECT_EQ(cells[1].at("queued_by").at("most"), "token_budget");
+  EXPECT_EQ(cells[1].at("queued_by").at("kv_pool").get<double>(), 0.0);
+  // Batch 16: floor(12,382 / 2,048) = 6 at once, and the pool held some of them.
+  EXPECT_EQ(cells[2].at("max_running"), 6);
+  EXPECT_EQ(cells[2].at("completed"), 16);
+  EXPECT_GT(cells[2].at("queued_by").at("kv_pool").get<double>(), 0.0);
+  const CliResult t = run_cli({"trial", "--model", "llama-3.1-8b", "--gpu", "l40s", "--engine", "vllm@0.19",
+                               "--max-model-len", "32768", "--lengths", "limit", "--batches", "16"});
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_NE(t.out.find("KV pool"), std::string::npos) << t.out;
 }
 
 TEST(TrialCli, CsvRoundTripComparesPredictedWithMeasured) {

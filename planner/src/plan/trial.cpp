@@ -105,6 +105,8 @@ TrialResult run_trial(const TrialRequest& r, const DataRoot& root) {
         c.completed = res.completed;
         c.total_s = res.end_s;
         c.in_use_gib = res.memory_peak_bytes / kGiBd;
+        c.max_running = static_cast<std::uint64_t>(std::llround(res.running.max));
+        c.queued = sim::held_shares(res, engine.rules.dp_ranks);
         if (!queues_beyond_pool(out.engine)) c.in_use_gib = c.held_gib;
         if (res.rejected) c.error = "refused: " + res.rejections.front().reason;
         else if (r.max_latency_s && res.e2e.max > *r.max_latency_s)
@@ -121,29 +123,59 @@ TrialResult run_trial(const TrialRequest& r, const DataRoot& root) {
   return out;
 }
 
+namespace {
+// Each limit's share of the batch's time and the longest ("most": null when nothing held).
+nlohmann::json queued_json(const sim::HeldShares& h) {
+  nlohmann::json j = nlohmann::json::object();
+  for (int i = 0; i < sim::kHeldLimits; ++i) j[sim::kHeldLimitKeys[i]] = round4(h.share[i]);
+  j["most"] = h.most ? nlohmann::json(sim::kHeldLimitKeys[static_cast<int>(*h.most)]) : nlohmann::json(nullptr);
+  return j;
+}
+}  // namespace
+
 nlohmann::json trial_json(const TrialResult& t) {
   nlohmann::json cells = nlohmann::json::array();
   for (const auto& c : t.cells)
     cells.push_back({{"group", c.group}, {"input_tokens", c.input_tokens}, {"output_tokens", c.output_tokens},
                      {"batch", c.batch}, {"completed", c.completed}, {"total_s", round4(c.total_s)},
                      {"held_gib", round4(c.held_gib)}, {"in_use_gib", round4(c.in_use_gib)},
+                     {"max_running", c.max_running},
+                     {"queued_by", queued_json(c.queued)},
                      {"error", c.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.error)}});
   return {{"schema", "vramplan.trial/1"}, {"model", t.model}, {"gpu", t.gpu}, {"engine", t.engine}, {"cells", cells}};
 }
 
+namespace {
+// The limits that held part of the batch for at least 0.5 % of its time, longest first:
+// "step token budget 57 %, KV pool 31 %"; "-" when none did.
+std::string queued_text(const sim::HeldShares& h) {
+  std::string s;
+  for (int n = 0; n < sim::kHeldLimits; ++n) {
+    int best = -1;  // the n-th longest: the largest share below the ones already written
+    for (int i = 0; i < sim::kHeldLimits; ++i)
+      if (s.find(sim::kHeldLimitWords[i]) == std::string::npos && (best < 0 || h.share[i] > h.share[best])) best = i;
+    if (h.share[best] < 0.005) break;
+    s += std::string(s.empty() ? "" : ", ") + sim::kHeldLimitWords[best] + " " + format_number("%.0f", h.share[best] * 100) + " %";
+  }
+  return s.empty() ? "-" : s;
+}
+}  // namespace
+
 std::string trial_text(const TrialResult& t) {
   std::string s = "trial ladder: " + t.model + " on " + t.gpu + ", " + t.engine +
                   " (predicted; each group stops at its first limit)\n";
-  s += "  group        input  output  batch  completed   total s   held GiB  in use GiB  error\n";
+  s += "  group        input  output  batch  completed   total s   held GiB  in use GiB  at once  queued by (share of the time)           error\n";
   for (const auto& c : t.cells) {
-    char b[200];
-    std::snprintf(b, sizeof b, "  %-10s %7llu %7llu %6llu %10llu %9.2f %10.2f %11.2f  ", c.group.c_str(),
+    char b[256];
+    std::snprintf(b, sizeof b, "  %-10s %7llu %7llu %6llu %10llu %9.2f %10.2f %11.2f %8llu  %-37s  ", c.group.c_str(),
                   static_cast<unsigned long long>(c.input_tokens), static_cast<unsigned long long>(c.output_tokens),
                   static_cast<unsigned long long>(c.batch), static_cast<unsigned long long>(c.completed), c.total_s,
-                  c.held_gib, c.in_use_gib);
+                  c.held_gib, c.in_use_gib, static_cast<unsigned long long>(c.max_running), queued_text(c.queued).c_str());
     s += b + (c.error.empty() ? std::string("-") : c.error) + "\n";
   }
-  s += "held: what the engine allocates per GPU (nvidia-smi); in use: non-KV memory + the batch's KV at its peak\n";
+  s += "held: what the engine allocates per GPU (nvidia-smi); in use: non-KV memory + the batch's KV at its peak\n"
+       "at once: most inputs running together; queued by: the limits that kept part of the batch waiting, "
+       "each with its share of the batch's time (docs/simulator.md#held-back)\n";
   return s;
 }
 

@@ -980,6 +980,7 @@ class Simulation {
     t.kv_usage = static_cast<double>(pool_.used()) / static_cast<double>(pool_.total());
     t.memory_bytes = static_cast<double>(r_.non_kv_bytes) +
                      static_cast<double>((pool_.used() + pool_.cached()) * r_.kv_block_bytes);
+    t.held_back = res_.held_back;
     return t;
   }
 
@@ -1468,6 +1469,7 @@ class DataParallelServer {
       t.kv_blocks_used += x.kv_blocks_used;
       t.kv_blocks_cached += x.kv_blocks_cached;
       t.memory_bytes = std::max(t.memory_bytes, x.memory_bytes);
+      for (int i = 0; i < kHeldLimits; ++i) t.held_back.seconds[i] += x.held_back.seconds[i];
       total += r->kv_total();
     }
     t.kv_usage = static_cast<double>(t.kv_blocks_used) / static_cast<double>(total);

@@ -643,6 +643,26 @@ TEST(Simulator, HeldBackNamesTheLimitThatKeptARequestWaiting) {
   EXPECT_EQ(run_checked(vllm_like(1000), linear_clock, all_at_zero(2, 100, 3)).held_back.total(), 0.0);
 }
 
+TEST(Simulator, TimelineSamplesCarryTheHeldBackSoFar) {
+  // The running-limit case above, sampled every 10 ms: B is held through A's prompt step (ends at
+  // 0.011 s) and two decode steps (0.02101, 0.03102 s). Each sample carries the held seconds after
+  // the step that ended at or past it: 0.011 at 0 and 0.01 s (both sampled when the first step
+  // ends), 0.02101 at 0.02 s, 0.03102 from 0.03 s on.
+  ListSource src(all_at_zero(2, 100, 3));
+  SimOptions o;
+  o.sample_every_s = 0.01;
+  std::vector<TimelineSample> samples;
+  o.on_sample = [&](const TimelineSample& t) { samples.push_back(t); };
+  const SimResult r = simulate(vllm_like(1000, 1), linear_clock, src, o);
+  ASSERT_GE(samples.size(), 4u);
+  const double expected[] = {0.011, 0.011, 0.02101, 0.03102};
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    EXPECT_NEAR(samples[i].held_back[HeldLimit::RunningLimit], expected[std::min<std::size_t>(i, 3)], 1e-12) << samples[i].t_s;
+    EXPECT_EQ(samples[i].held_back[HeldLimit::KvPool] + samples[i].held_back[HeldLimit::TokenBudget], 0.0);
+  }
+  EXPECT_NEAR(samples.back().held_back[HeldLimit::RunningLimit], r.held_back[HeldLimit::RunningLimit], 1e-12);
+}
+
 TEST(Simulator, EveryRequestRejectedIsSaidSo) {
   ListSource src({{0, 0, 8000, 300, 0, 0}, {1, 0.1, 9000, 100, 0, 0}});
   const SimResult r = simulate(vllm_like(1000), linear_clock, src, {});

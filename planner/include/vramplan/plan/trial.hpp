@@ -15,6 +15,7 @@
 
 #include "vramplan/io/data_root.hpp"
 #include "vramplan/memory/plan_request.hpp"
+#include "vramplan/sim/simulator.hpp"
 
 namespace vramplan::plan {
 
@@ -37,6 +38,14 @@ struct TrialCell {
   double held_gib = 0;          //!< per GPU: what the engine allocates (nvidia-smi)
   double in_use_gib = 0;        //!< per GPU: non-KV + KV of the batch at its peak
   std::string error;            //!< "" or "out of memory: ...", "refused: ...", "over the latency target: ..."
+  // Not in the CSV (its columns are the trial's record to fill on the card):
+  //! Most requests running at once: below `batch` when the engine queued part of it (a pool
+  //! engine's KV pool or running limit; docs/simulator.md, Trial ladder).
+  std::uint64_t max_running = 0;
+  //! What held part of the batch in the queue: each limit's share of the batch's time and the one
+  //! that held longest (sim::held_shares; `most` is none when every input joined the first step
+  //! that could take it).
+  sim::HeldShares queued;
 };
 
 struct TrialResult {

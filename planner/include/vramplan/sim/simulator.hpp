@@ -26,6 +26,30 @@ namespace vramplan::sim {
 //! Seconds one step takes; normally perf::mixed_step_seconds with the GPU's expected rates.
 using StepClock = std::function<double(const perf::MixedStep&)>;
 
+//! What can hold a sent request in the waiting queue when it could have joined the step being
+//! formed (docs/simulator.md#held-back).
+enum class HeldLimit : std::uint8_t {
+  KvPool,        //!< not enough free KV blocks (or a preemption freed blocks this step)
+  RunningLimit,  //!< the running batch was full: max_num_seqs, max_running_requests,
+                 //!< max_batch_size, llama.cpp's slots, a static batch still running
+  TokenBudget,   //!< the step's token budget was spent (max_num_batched_tokens, chunked-prefill
+                 //!< size, max_num_tokens), or an unchunked prompt exceeds it
+};
+inline constexpr int kHeldLimits = 3;
+//! Each HeldLimit's JSON key and words for people, in the enum's order.
+inline constexpr const char* kHeldLimitKeys[kHeldLimits] = {"kv_pool", "running_limit", "token_budget"};
+inline constexpr const char* kHeldLimitWords[kHeldLimits] = {"KV pool", "running limit", "step token budget"};
+
+//! Simulated seconds during which the request at the head of the waiting queue could have joined
+//! the step being formed (it had been sent by then) and the scheduler left it waiting, by the
+//! HeldLimit that held it there. Summed over the ranks of a DP server.
+struct HeldBack {
+  double seconds[kHeldLimits] = {};
+  double& operator[](HeldLimit l) { return seconds[static_cast<int>(l)]; }
+  double operator[](HeldLimit l) const { return seconds[static_cast<int>(l)]; }
+  double total() const { return seconds[0] + seconds[1] + seconds[2]; }
+};
+
 //! The engine's state at one moment of simulated time.
 struct TimelineSample {
   double t_s = 0;
@@ -40,6 +64,8 @@ struct TimelineSample {
   //! Latency of the requests whose first token (TTFT) or last token (TPOT) came since the
   //! previous sample: percentiles over time (count 0 = none in the window).
   Summary ttft_window, tpot_window;
+  //! Seconds the queue's head was held back so far, by limit (SimResult::held_back at this time).
+  HeldBack held_back;
 };
 
 //! A declared prompt prefix (a workload's prefix_id) held in the KV cache.
@@ -86,30 +112,6 @@ struct Verdict {
   double served_per_s = 0;             //!< completions per second over the same window
   std::optional<double> first_timeout_s;  //!< simulated time the first request exceeded timeout_s
   std::string explanation;             //!< one sentence: how the state was decided
-};
-
-//! What can hold a sent request in the waiting queue when it could have joined the step being
-//! formed (docs/simulator.md#held-back).
-enum class HeldLimit : std::uint8_t {
-  KvPool,        //!< not enough free KV blocks (or a preemption freed blocks this step)
-  RunningLimit,  //!< the running batch was full: max_num_seqs, max_running_requests,
-                 //!< max_batch_size, llama.cpp's slots, a static batch still running
-  TokenBudget,   //!< the step's token budget was spent (max_num_batched_tokens, chunked-prefill
-                 //!< size, max_num_tokens), or an unchunked prompt exceeds it
-};
-inline constexpr int kHeldLimits = 3;
-//! Each HeldLimit's JSON key and words for people, in the enum's order.
-inline constexpr const char* kHeldLimitKeys[kHeldLimits] = {"kv_pool", "running_limit", "token_budget"};
-inline constexpr const char* kHeldLimitWords[kHeldLimits] = {"KV pool", "running limit", "step token budget"};
-
-//! Simulated seconds during which the request at the head of the waiting queue could have joined
-//! the step being formed (it had been sent by then) and the scheduler left it waiting, by the
-//! HeldLimit that held it there. Summed over the ranks of a DP server.
-struct HeldBack {
-  double seconds[kHeldLimits] = {};
-  double& operator[](HeldLimit l) { return seconds[static_cast<int>(l)]; }
-  double operator[](HeldLimit l) const { return seconds[static_cast<int>(l)]; }
-  double total() const { return seconds[0] + seconds[1] + seconds[2]; }
 };
 
 struct SimResult {

@@ -401,6 +401,7 @@ struct OverheadFit {
   double step_ms = 0, layer_us = 0;
   double sse = 0;  //!< sum of squared relative time errors at the fitted values
   std::size_t points = 0;
+  double unconstrained_step_ms = 0;  //!< the two-term optimum's step before the bound 0 (both terms fitted)
 };
 
 // The overhead adds exactly n_steps x (step + layers x layer) to every predicted time, so the time
@@ -428,13 +429,14 @@ OverheadFit fit_overhead(Inputs in, const OverheadFitSet& set) {
   }
   Eigen::Vector2d x{0, std::max(0.0, a.col(1).dot(y) / a.col(1).squaredNorm())};
   if (!set.layer_only) x = a.colPivHouseholderQr().solve(y);
+  const double unconstrained_step = x(0);
   for (int c = 0; c < 2; ++c) {
     if (x(c) >= 0) continue;
     const int other = 1 - c;
     x(c) = 0;
     x(other) = std::max(0.0, a.col(other).dot(y) / a.col(other).squaredNorm());
   }
-  return {x(0), x(1), (a * x - y).squaredNorm(), r0.size()};
+  return {x(0), x(1), (a * x - y).squaredNorm(), r0.size(), set.layer_only ? 0.0 : unconstrained_step};
 }
 
 // Sum of squared log errors over the points data/perf_defaults.json says memory_compute_overlap
@@ -491,6 +493,7 @@ TEST(PerfAccuracy, StepOverheadIsTheFittedValuePerEngine) {
     RecordProperty(e + "_fitted_layer_us", fixed(fit.layer_us, 3));
     RecordProperty(e + "_fit_points", std::to_string(fit.points));
     RecordProperty(e + "_fit_sse", fixed(fit.sse, 4));
+    RecordProperty(e + "_unconstrained_step_ms", fixed(fit.unconstrained_step_ms, 3));
     EXPECT_TRUE(shipped.fitted) << e;
     // The file stores step_ms to 0.01 ms and layer_us to 0.1 us.
     EXPECT_NEAR(shipped.per_step_s.expected * 1e3, fit.step_ms, 0.005 + 1e-9)
@@ -498,6 +501,27 @@ TEST(PerfAccuracy, StepOverheadIsTheFittedValuePerEngine) {
     EXPECT_NEAR(shipped.per_layer_s.expected * 1e6, fit.layer_us, 0.05 + 1e-9)
         << e << ": data/perf_defaults.json layer_us is not the least-squares value on its stated data";
   }
+}
+
+// The trtllm-gptsession range, as data/perf_defaults.json derives it: the smallest and largest
+// per-layer fits of one TensorRT-LLM source alone (layers x layer_us, step 0), the newer runtime's
+// fit (trtllm, NIM) as the fast end.
+TEST(PerfAccuracy, SessionOverheadRangeIsThePerSourceSpread) {
+  VRAMPLAN_SKIP_REFIT_UNDER_ASAN();
+  const auto data = test::source_dir() / "tests" / "accuracy" / "data" / "perf_trtllm_published.json";
+  const Inputs in{read_json_file(data), data.string(),
+                  GpuCatalog::load(test::source_dir() / "data" / "gpus.json"),
+                  load_perf_defaults(test::source_dir() / "data" / "perf_defaults.json")};
+  double low = fit_overhead(in, kOverheadFits[1]).layer_us, high = low;
+  for (const char* source : {"trtllm-0.5.0", "trtllm-0.6.1", "trtllm-0.9.0", "trtllm-h200-launch"}) {
+    const double layer_us = fit_overhead(in, {"trtllm-gptsession", source, nullptr, true}).layer_us;
+    RecordProperty(std::string(source) + "_layer_us", fixed(layer_us, 2));
+    low = std::min(low, layer_us);
+    high = std::max(high, layer_us);
+  }
+  const StepOverheadDefaults& shipped = in.defaults.step_overhead.at("trtllm-gptsession");
+  EXPECT_NEAR(shipped.per_layer_s.min * 1e6, low, 0.05 + 1e-9);
+  EXPECT_NEAR(shipped.per_layer_s.max * 1e6, high, 0.05 + 1e-9);
 }
 
 }  // namespace

@@ -38,7 +38,7 @@ TEST(PlanPerfCli, BatchOneDecodeTtftAndKnee) {
   const double tpot = d.at("tpot_s").at("expected").get<double>();
   EXPECT_GT(tpot, 0.0045);
   EXPECT_LT(tpot, 0.0050);
-  // vLLM 0.11 schedules serially ("vllm-sync"): 0.65 ms + 32 x 55.7 us = 2.43 ms, 6.2-6.4 ms.
+  // vLLM 0.11 schedules serially ("vllm-sync"): 0.65 ms + 32 x 55.6 us = 2.43 ms, 6.2-6.4 ms.
   const double serial = plan({"--batch", "1"}, "h200", "vllm@0.11")["performance"]["decode"]["tpot_s"]["expected"].get<double>();
   EXPECT_GT(serial, 0.0060);
   EXPECT_LT(serial, 0.0066);

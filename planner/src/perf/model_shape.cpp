@@ -258,6 +258,7 @@ PerfModelShape shape_from_model(const ModelSpec& spec, std::span<const std::uint
   double replicated_bytes = 0, replicated_params = 0;  // read and multiplied in full on every rank
   double attn_bytes = 0, attn_params = 0, head_bytes = 0, head_params = 0;  // over attention_tp / head_tp
   double attn_replicated_bytes = 0, attn_replicated_params = 0;                // whole on every rank
+  double tied_head_params = 0;  // a tied embedding used as the output head (split over tp with the dense part)
   std::set<int> moe_layers;
   for (std::size_t i = 0; i < spec.tensors.size(); ++i) {
     const TensorInfo& t = spec.tensors[i];
@@ -268,6 +269,7 @@ PerfModelShape shape_from_model(const ModelSpec& spec, std::span<const std::uint
         if (t.role == TensorRole::TokenEmbedding && embedding_is_head) {
           dense_bytes += bytes;
           dense_params += params;
+          tied_head_params += params;
         }
         break;
       case Streamed::NotInDecode:
@@ -346,6 +348,7 @@ PerfModelShape shape_from_model(const ModelSpec& spec, std::span<const std::uint
   // FLOPs spread evenly over the tp x pp GPUs (with ep > 1 on average over the ranks).
   shape.active_params = active / (tp * pp) + shape.routed_active_params + shape.attention_params +
                         head_params / (head_tp * pp) + replicated_params / pp;
+  shape.head_params = head_params / (head_tp * pp) + tied_head_params / (tp * pp);
   shape.vllm_dp = opt.vllm_dp;
 
   if (arch.layer_attention.empty()) {

@@ -180,6 +180,23 @@ void add_decode_attention(const PerfModelShape& shape, const double* attended, d
   }
 }
 
+// GEMM FLOPs of a forward over `tokens` rows of which `logit_rows` reach the output head. The
+// engines take logits only where they sample: vLLM V1 at each scheduled request's last token
+// (v1/worker/gpu_model_runner.py _prepare_inputs: logits_indices = query_start_loc[1:] - 1, a
+// partial prompt chunk included; with drafts, each draft position and the bonus), SGLang at each
+// extend request's last token (layers/logits_processor.py _get_pruned_states: last_index, every
+// row of a decode or target verify), TensorRT-LLM at the last context token unless context
+// logits are gathered. So a prompt chunk multiplies the head once, not once per token.
+double forward_gemm_flops(const PerfModelShape& shape, double tokens, double head_rows) {
+  return 2 * (shape.active_params - shape.head_params) * tokens + 2 * shape.head_params * std::min(tokens, head_rows);
+}
+
+// Rows of a step that reach the output head: every decode / verify row, one per prompt chunk.
+double head_rows_of(const MixedStep& step) {
+  return static_cast<double>(step.decode_sequences) * static_cast<double>(step.decode_query_tokens) +
+         static_cast<double>(step.chunks.size());
+}
+
 // Bytes of recurrent state moved by `updates` state updates (a decode token each, or a prompt
 // chunk of one sequence): read once and written back once.
 double recurrent_state_traffic(const PerfModelShape& shape, double updates) {
@@ -306,7 +323,7 @@ PrefillTimes prefill_times(const PerfModelShape& shape, const HardwareRates& r,
     const std::uint64_t end = std::min(total, start + chunk);
     const double tokens = static_cast<double>(end - start);
     auto [weights, touched] = weights_read(shape, tokens);
-    double kv = 0, attention = 0;
+    double kv = 0, attention = 0, pieces = 0;
     // Walk the sequences this chunk covers: positions [a, b) of sequence s.
     for (std::uint64_t g = start; g < end;) {
       const std::uint64_t pos = g % prompt;
@@ -314,9 +331,10 @@ PrefillTimes prefill_times(const PerfModelShape& shape, const HardwareRates& r,
       add_prompt_positions(shape, static_cast<double>(pos), static_cast<double>(pos + take), kv, attention);
       kv += recurrent_state_traffic(shape, 1);
       g += take;
+      ++pieces;
     }
-    const StepBreakdown s = finish_step(shape, r, tokens, weights, kv,
-                                        2 * shape.active_params * tokens, attention, touched, true);
+    const StepBreakdown s = finish_step(shape, r, tokens, weights, kv, forward_gemm_flops(shape, tokens, pieces), attention,
+                                        touched, true);
     const double t = step_time(s);
     out.seconds += t;
     ++out.forwards;
@@ -520,7 +538,8 @@ double mixed_step_seconds(const PerfModelShape& shape, const HardwareRates& r, c
   // A verify without prompt tokens runs in the decode CUDA graphs (SGLang's TARGET_VERIFY
   // capture, vLLM's uniform-decode graphs): the decode overhead terms apply.
   const bool has_prompt = prompt_tokens > 0;
-  const StepBreakdown s = finish_step(shape, r, tokens, weights, kv, 2 * shape.active_params * tokens, attention, touched, has_prompt);
+  const StepBreakdown s =
+      finish_step(shape, r, tokens, weights, kv, forward_gemm_flops(shape, tokens, head_rows_of(step)), attention, touched, has_prompt);
   return shape.pp * step_time(s) + pipeline_handoff_seconds(shape, r, tokens);
 }
 
@@ -552,11 +571,12 @@ double dp_attention_step_seconds(const PerfModelShape& shape, const HardwareRate
   const double a = shape.attention_tp;
   const double weight_bw = weight_bandwidth(r);
   const double o = r.memory_compute_overlap;
-  double slowest_attention = 0, tokens_sum = 0, padded_sum = 0, padded_max = 0;
+  double slowest_attention = 0, tokens_sum = 0, padded_sum = 0, padded_max = 0, head_rows = 0;
   bool any_prompt = false;
   for (const MixedStep& step : ranks) {
     const double tokens = static_cast<double>(step.tokens());
     if (tokens == 0) continue;  // an idle batch: it waits at every gather
+    head_rows += head_rows_of(step);
     const double b = static_cast<double>(step.decode_sequences), q = static_cast<double>(step.decode_query_tokens);
     any_prompt = any_prompt || tokens > b * q;
     // prepare_mlp_sync_batch rounds each rank's count up to a multiple of its attention group.
@@ -580,7 +600,11 @@ double dp_attention_step_seconds(const PerfModelShape& shape, const HardwareRate
   // (DeepseekV2MoE.forward_normal, no num_token_non_padded), so it picks experts of its own.
   const double mlp_bytes = std::max(0.0, weights_read(shape, gathered).first - shape.attention_weight_bytes);
   const double mlp_params = std::max(0.0, shape.active_params - shape.attention_params);
-  const double mlp = kernel_time(mlp_bytes / weight_bw, 2 * mlp_params * gathered / r.tensor_flops_per_s, o);
+  // The head multiplies every gathered row of a decode (the graphs' padding rows too), and the
+  // last row of each prompt chunk when a rank extends (forward_gemm_flops).
+  const double mlp_flops = 2 * (mlp_params - shape.head_params) * gathered +
+                           2 * shape.head_params * (any_prompt ? std::min(gathered, head_rows) : gathered);
+  const double mlp = kernel_time(mlp_bytes / weight_bw, mlp_flops / r.tensor_flops_per_s, o);
   double comm = 0;
   if (shape.tp > 1) {
     // Per layer (layers/communicator.py, dp_attention.py). SUM_LEN: the gather is an all-reduce
@@ -673,7 +697,9 @@ double vllm_dp_step_seconds(const PerfModelShape& shape, const HardwareRates& r,
     gathered += n;
     double kv = 0, attention = 0;
     step_attention(shape, step, kv, attention);
-    const double t = kernel_time(shape.dense_weight_bytes / weight_bw, 2 * own_params * n / r.tensor_flops_per_s, o) +
+    // The head multiplies the rows vLLM samples (logits_indices), not the graph's padding.
+    const double own_flops = 2 * (own_params - shape.head_params) * n + 2 * shape.head_params * std::min(n, head_rows_of(step));
+    const double t = kernel_time(shape.dense_weight_bytes / weight_bw, own_flops / r.tensor_flops_per_s, o) +
                      kernel_time(kv / r.bandwidth_bytes_per_s, attention / r.tensor_flops_per_s, o) +
                      tp_allreduce_seconds(shape, r, n);
     slowest = std::max(slowest, t);

@@ -28,6 +28,23 @@ TEST(MixedStep, DecodeOnlyEqualsDecodeEstimate) {
   EXPECT_DOUBLE_EQ(step, estimate_decode(shape, hw, DecodeBatch{16, 8193}).step_s.expected);
 }
 
+TEST(MixedStep, TheHeadMultipliesDecodeRowsAndOneRowPerPromptChunk) {
+  // 16 decoding sequences and a 1000-token chunk: 1016 rows through every layer, 17 through the
+  // head (vLLM V1 logits_indices = query_start_loc[1:] - 1, a partial chunk included). With
+  // 0.5e9 head params moved out of the body's 7.5e9 the step's GEMMs lose 2 x 0.5e9 x 999 FLOPs,
+  // 0.999 ms at 1 PFLOP/s (the step is compute-bound either way: 1.5e13 FLOPs against 15e9 B).
+  const PerfModelShape plain = test::round_dense_shape();
+  PerfModelShape headed = plain;
+  headed.head_params = 0.5e9;
+  const PerfHardware hw = hw_with_layer_overhead();
+  const std::vector<PrefillChunk> chunk = {{0, 1000}};
+  const MixedStep step{16, 16.0 * 8193, chunk};
+  EXPECT_NEAR(mixed_step_seconds(plain, hw.expected, step) - mixed_step_seconds(headed, hw.expected, step), 0.999e-3, 1e-12);
+  // Decode rows alone: every row reaches the head, nothing changes.
+  const MixedStep decode{16, 16.0 * 8193, {}};
+  EXPECT_DOUBLE_EQ(mixed_step_seconds(plain, hw.expected, decode), mixed_step_seconds(headed, hw.expected, decode));
+}
+
 TEST(MixedStep, DecodeOnlyUnderPipelineParallelismEqualsTheRound) {
   PerfModelShape shape = test::round_dense_shape();
   shape.pp = 4;

@@ -34,6 +34,11 @@ TEST(PerfModelShape, TiedEmbeddingIsReadAsTheHead) {
   // Untied streams lm_head (1,050,673,152 B); tied streams the embedding in its place.
   EXPECT_DOUBLE_EQ(shape_from_model(inv.spec, inv.bytes, {}).dense_weight_bytes,
                    shape_from_model(untied.spec, untied.bytes, {}).dense_weight_bytes);
+  // Either way the head is 128256 x 4096 = 525,336,576 params, the part of a token's GEMMs only
+  // the rows whose logits are taken go through; over TP 4 a quarter of it per GPU.
+  EXPECT_DOUBLE_EQ(shape_from_model(inv.spec, inv.bytes, {}).head_params, 525336576.0);
+  EXPECT_DOUBLE_EQ(shape_from_model(untied.spec, untied.bytes, {}).head_params, 525336576.0);
+  EXPECT_DOUBLE_EQ(shape_from_model(inv.spec, inv.bytes, ShapeOptions{4, 1, 1, 2, 2}).head_params, 525336576.0 / 4);
 }
 
 TEST(PerfModelShape, TensorAndPipelineParallelShares) {

@@ -309,6 +309,23 @@ TEST(PerfModel, PrefillHandComputed) {
   EXPECT_NEAR(estimate_ttft(dense_shape(), exact_hw(), 1000, 0).expected, p.time_s.expected, 1e-15);
 }
 
+TEST(PerfModel, PrefillMultipliesTheOutputHeadOncePerPrompt) {
+  // The engines take logits at a prompt's last position only (vLLM logits_indices, SGLang
+  // last_index): with 0.5e9 of the 7.5e9 params in the head, the 1000-token prompt above costs
+  // 2 x 7.0e9 x 1000 + 2 x 0.5e9 x 1 = 1.4001e13 GEMM FLOPs + 2.62406144e11 attention
+  // = 14.263406144 ms at 1 PFLOP/s (still compute-bound), + 0.1 ms.
+  PerfModelShape s = dense_shape();
+  s.head_params = 0.5e9;
+  const PrefillResult p = estimate_prefill(s, exact_hw(), PrefillBatch{1, 1000, 0});
+  EXPECT_NEAR(p.time_s.expected, 14.263406144e-3 + 1e-4, 1e-12);
+  // Two prompts in one forward: two rows reach the head, 2e9 more FLOPs, 0.001 ms more than the
+  // two 1000-token prompts' GEMMs without the head rows (2 x 1.4e13 + 2 x 1e9 over 2,000 rows).
+  const PrefillResult two = estimate_prefill(s, exact_hw(), PrefillBatch{2, 1000, 0});
+  EXPECT_NEAR(two.time_s.expected, (2 * 1.4e13 + 2e9 + 2 * 2.62406144e11) / 1e15 + 1e-4, 1e-12);
+  // A decode step multiplies it on every row: unchanged by the split (2 x 7.5e9 x 16).
+  EXPECT_DOUBLE_EQ(estimate_decode(s, exact_hw(), DecodeBatch{16, 8192}).step.flops, 308719476736.0);
+}
+
 TEST(PerfModel, ChunkedPrefillKeepsFlopsAndAddsSteps) {
   // Chunks of 256 tokens: 4 forwards (256, 256, 256, 232); the causal attention sums of the
   // chunks add up to the unchunked one, so the extra time is only the per-chunk overhead and

@@ -176,6 +176,10 @@ struct PerfModelShape {
   //! projections counted once: model_shape.cpp gemm_launch).
   double block_fp8_gemms = 0;
   double active_params = 0;        //!< params one token multiplies on this GPU (embedding excluded)
+  //! The output projection's share of active_params on this GPU (lm_head, or a tied embedding in
+  //! its place). The engines multiply it only on the rows whose logits they take: every row of a
+  //! decode or verify, the last row of each prompt chunk in a step (gemm_flops).
+  double head_params = 0;
   std::vector<AttentionGroup> attention;
   double layers = 0;               //!< decoder layers on this GPU (pipeline stage)
   double hidden = 0;               //!< model width (all-reduce payload per token)

@@ -52,6 +52,13 @@ struct Inputs {
   PerfDefaults defaults;
 };
 
+// The published points with the shipped GPU catalogue and perf defaults.
+Inputs shipped_inputs() {
+  const auto data = test::source_dir() / "tests" / "accuracy" / "data" / "perf_trtllm_published.json";
+  return {read_json_file(data), data.string(), GpuCatalog::load(test::source_dir() / "data" / "gpus.json"),
+          load_perf_defaults(test::source_dir() / "data" / "perf_defaults.json")};
+}
+
 class Evaluator {
  public:
   explicit Evaluator(const Inputs& in) : in_(in), root_(in.doc, in.file) {}
@@ -344,10 +351,7 @@ std::string read_text(const std::filesystem::path& p) {
 }
 
 TEST(PerfAccuracy, TensorRtLlmPublishedFiguresAndDocIsCurrent) {
-  const auto data = test::source_dir() / "tests" / "accuracy" / "data" / "perf_trtllm_published.json";
-  Inputs in{read_json_file(data), data.string(),
-            GpuCatalog::load(test::source_dir() / "data" / "gpus.json"),
-            load_perf_defaults(test::source_dir() / "data" / "perf_defaults.json")};
+  Inputs in = shipped_inputs();
   const Report rep = build_report(in);
   for (const char* m : {kStatic, kClosedLoop, kLatency, kTpot, kTtft}) {
     const GroupStats g = stats(rep.points, m, "");
@@ -453,10 +457,7 @@ double fit_objective(const Inputs& in) {
 
 TEST(PerfAccuracy, MemoryComputeOverlapIsTheFittedValue) {
   VRAMPLAN_SKIP_REFIT_UNDER_ASAN();
-  const auto data = test::source_dir() / "tests" / "accuracy" / "data" / "perf_trtllm_published.json";
-  Inputs in{read_json_file(data), data.string(),
-            GpuCatalog::load(test::source_dir() / "data" / "gpus.json"),
-            load_perf_defaults(test::source_dir() / "data" / "perf_defaults.json")};
+  Inputs in = shipped_inputs();
   const double shipped = in.defaults.memory_compute_overlap.expected;
   // The grid of the fit recorded in data/perf_defaults.json: 0, 0.05, ..., 1, jointly with the
   // trtllm-gptsession step overhead (same points): at every overlap the overhead is refitted first.
@@ -481,10 +482,7 @@ TEST(PerfAccuracy, MemoryComputeOverlapIsTheFittedValue) {
 
 TEST(PerfAccuracy, StepOverheadIsTheFittedValuePerEngine) {
   VRAMPLAN_SKIP_REFIT_UNDER_ASAN();
-  const auto data = test::source_dir() / "tests" / "accuracy" / "data" / "perf_trtllm_published.json";
-  const Inputs in{read_json_file(data), data.string(),
-                  GpuCatalog::load(test::source_dir() / "data" / "gpus.json"),
-                  load_perf_defaults(test::source_dir() / "data" / "perf_defaults.json")};
+  const Inputs in = shipped_inputs();
   for (const OverheadFitSet& set : kOverheadFits) {
     const OverheadFit fit = fit_overhead(in, set);
     const StepOverheadDefaults& shipped = in.defaults.step_overhead.at(set.engine);
@@ -508,10 +506,7 @@ TEST(PerfAccuracy, StepOverheadIsTheFittedValuePerEngine) {
 // fit (trtllm, NIM) as the fast end.
 TEST(PerfAccuracy, SessionOverheadRangeIsThePerSourceSpread) {
   VRAMPLAN_SKIP_REFIT_UNDER_ASAN();
-  const auto data = test::source_dir() / "tests" / "accuracy" / "data" / "perf_trtllm_published.json";
-  const Inputs in{read_json_file(data), data.string(),
-                  GpuCatalog::load(test::source_dir() / "data" / "gpus.json"),
-                  load_perf_defaults(test::source_dir() / "data" / "perf_defaults.json")};
+  const Inputs in = shipped_inputs();
   double low = fit_overhead(in, kOverheadFits[1]).layer_us, high = low;
   for (const char* source : {"trtllm-0.5.0", "trtllm-0.6.1", "trtllm-0.9.0", "trtllm-h200-launch"}) {
     const double layer_us = fit_overhead(in, {"trtllm-gptsession", source, nullptr, true}).layer_us;

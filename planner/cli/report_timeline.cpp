@@ -1,5 +1,6 @@
 // `vramplan report --simulate`: the simulated run of the recommended layout and its timeline
 // charts (KV usage, running / waiting, latency percentiles per sample window).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -66,6 +67,20 @@ void add_simulation_section(report::HtmlPage& page, const plan::SimulateAnswers&
     tpot.series[1].values.push_back(t.tpot_window.count ? t.tpot_window.p99 * 1e3 : none);
   }
   queue.x = ttft.x = tpot.x = kv.x;
+  // What held the queue, per window: the growth of each limit's held seconds between two samples
+  // over the window (per engine of a DP server). A step longer than the window counts where it
+  // ends, so a share is capped at 100 %.
+  const double engines = static_cast<double>(std::max<std::uint64_t>(1, a.run.engine.rules.dp_ranks));
+  report::LineChart held{x_label, "share of the window, %", kv.x, {}, false};
+  for (int l = 0; l < sim::kHeldLimits; ++l) {
+    report::Series series{sim::kHeldLimitWords[l], {none}};
+    for (std::size_t i = 1; i < timeline.size(); ++i) {
+      const double window = (timeline[i].t_s - timeline[i - 1].t_s) * engines;
+      const double grew = timeline[i].held_back.seconds[l] - timeline[i - 1].held_back.seconds[l];
+      series.values.push_back(window > 0 ? std::min(100.0, 100 * grew / window) : none);
+    }
+    held.series.push_back(std::move(series));
+  }
   const std::string every = format_number("%.3g", timeline.size() > 1 ? timeline[1].t_s - timeline[0].t_s : 0);
   page.figure(report::svg_line_chart(kv, "KV cache usage over time"), "KV cache usage over time");
   page.figure(report::svg_line_chart(queue, "running and waiting requests over time"), "Requests running and waiting over time");
@@ -73,6 +88,10 @@ void add_simulation_section(report::HtmlPage& page, const plan::SimulateAnswers&
               "Time to first token over time (requests whose first token came in each " + every + " s window)");
   page.figure(report::svg_line_chart(tpot, "time per output token percentiles over time"),
               "Time per output token over time (requests finished in each " + every + " s window)");
+  if (r.held_back.total() > 0)
+    page.figure(report::svg_line_chart(held, "what held sent requests in the queue over time"),
+                "What held sent requests in the queue: each limit's share of each " + every +
+                    " s window (docs/simulator.md#held-back)");
 }
 
 void add_training_section(report::HtmlPage& page, const train::TrainPlan& p) {

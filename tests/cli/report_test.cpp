@@ -75,6 +75,22 @@ TEST(ReportCli, SimulationAndTrainingAddTheirSections) {
   EXPECT_NE(html.find("never: every request joined the first step formed after it was sent"), std::string::npos);
 }
 
+TEST(ReportCli, AnOverloadedRunChartsWhatHeldTheQueue) {
+  // 40 requests/s of 2,048-token prompts on one H100 is far beyond what vLLM serves (the CLI's
+  // overload test runs 200/s): sent requests wait, and the report draws what held them per window.
+  ScratchDir dir;
+  const auto out = dir.path() / "held.html";
+  const CliResult r = run_cli({"report", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--max-model-len", "8192", "--tp", "1",
+                               "--simulate", "--rate", "40", "--requests", "2000", "--input-len", "2048", "--output-len", "256",
+                               "--out", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string html = read_text(out);
+  // 4 serving charts + KV usage, running / waiting, TTFT, TPOT and what held the queue = 9.
+  EXPECT_EQ(count_of(html, "<svg "), 9u);
+  EXPECT_NE(html.find("What held sent requests in the queue"), std::string::npos);
+  EXPECT_EQ(html.find("never: every request joined"), std::string::npos);
+}
+
 // --train qlora quantizes the frozen base as train's QLoRA does (nf4-dq): report takes no
 // --base-format, and had failed with "QLoRA needs a quantized base" until 2026-12-05.
 TEST(ReportCli, QloraTrainsOnTheDefaultQuantizedBase) {

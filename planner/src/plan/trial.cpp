@@ -242,9 +242,16 @@ std::vector<TrialComparisonRow> read_trial_csv(const std::filesystem::path& file
     const auto f = csv_split(line);
     if (f.size() != 13) throw_input(name, "line " + std::to_string(n), "expected 13 columns, found " + std::to_string(f.size()));
     TrialComparisonRow r;
-    r.predicted = {escape_control(f[0]), static_cast<std::uint64_t>(num(f[1], "input_tokens")), static_cast<std::uint64_t>(num(f[2], "output_tokens")),
-                   static_cast<std::uint64_t>(num(f[3], "batch")), static_cast<std::uint64_t>(num(f[4], "completed")),
-                   num(f[5], "total_s"), num(f[6], "held_gib"), num(f[7], "in_use_gib"), escape_control(f[8])};
+    TrialCell& p = r.predicted;  // the CSV's columns (not the at-once and queued-by figures)
+    p.group = escape_control(f[0]);
+    p.input_tokens = static_cast<std::uint64_t>(num(f[1], "input_tokens"));
+    p.output_tokens = static_cast<std::uint64_t>(num(f[2], "output_tokens"));
+    p.batch = static_cast<std::uint64_t>(num(f[3], "batch"));
+    p.completed = static_cast<std::uint64_t>(num(f[4], "completed"));
+    p.total_s = num(f[5], "total_s");
+    p.held_gib = num(f[6], "held_gib");
+    p.in_use_gib = num(f[7], "in_use_gib");
+    p.error = escape_control(f[8]);
     if (!f[9].empty()) r.completed = static_cast<std::uint64_t>(num(f[9], "measured_completed"));
     if (!f[10].empty()) r.total_s = num(f[10], "measured_total_s");
     if (!f[11].empty()) r.peak_gib = num(f[11], "measured_peak_gib");

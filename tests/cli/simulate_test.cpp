@@ -149,6 +149,22 @@ TEST(SimulateCli, OverloadIsReported) {
   for (const auto& x : samples) EXPECT_TRUE(x.at("ttft_p99_s").is_null() || x.at("ttft_p99_s").get<double>() > 0) << x.dump();
 }
 
+TEST(SimulateCli, AnOverloadWithALongDrainIsOverloaded) {
+  // 20 requests/s of 2,048-token prompts on one L40S with two running at most: ~0.3 served a
+  // second, so the 3,000 requests sent in 150 s take ~9,000 s. The verdict reads the queue over
+  // the second half of the arrivals (75-150 s) from its fixed-size record; thinned by index, that
+  // record had kept one point of the first 100 s, the middle of the window read as t = 0.14 s,
+  // when the queue had just drained, and the run came out "inconclusive" (and `check --rate`
+  // offered --max-num-seqs 2 as not overloading the engine).
+  const CliResult r = run_cli({"simulate", "--model", "llama-3.1-8b", "--gpu", "l40s", "--max-model-len", "8192", "--rate", "20",
+                               "--requests", "3000", "--input-len", "2048", "--output-len", "256", "--max-num-seqs", "2", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("verdict").at("state"), "overloaded") << j.at("verdict").dump();
+  EXPECT_GT(j.at("verdict").at("queue_growth_per_s").get<double>(), 15.0);
+  EXPECT_LT(j.at("verdict").at("served_per_s").get<double>(), 1.0);
+}
+
 TEST(SimulateCli, AClosedLoopWithADurationEnds) {
   // Eight users for 30 simulated seconds: the users stop sending at 30 s and the run ends when the
   // last request sent finishes (it ran without end before 2026-12-05).

@@ -71,9 +71,12 @@ struct Completion {
   }
 };
 
-// Requests in the system and completions over time, at most kCapacity points: when full, every
-// other point goes and the spacing doubles, so a run of any length keeps a fixed-size record at a
-// resolution of 1/kCapacity of its length (the verdict reads it).
+// Requests in the system and completions over time, at most kCapacity points: when full, the
+// spacing doubles and the points closer than it to the last one kept go, so a run of any length
+// keeps a fixed-size record at about 1/kCapacity of its length everywhere (the verdict reads it).
+// Thinning by time matters: points taken one a step early in a run (spacing below the step) and
+// halved by index at every doubling kept a few of a long run's first minutes, so the middle of an
+// overload's arrival window read as its start (2026-12-07).
 class QueueTrace {
  public:
   struct Point {
@@ -83,11 +86,7 @@ class QueueTrace {
   };
   void record(double t, std::uint64_t in_system, std::uint64_t completed, double last_drained) {
     if (!points_.empty() && t < points_.back().t + spacing_) return;
-    if (points_.size() == kCapacity) {
-      for (std::size_t i = 0; i < kCapacity / 2; ++i) points_[i] = points_[2 * i];
-      points_.resize(kCapacity / 2);
-      spacing_ *= 2;
-    }
+    if (points_.size() == kCapacity) thin();
     points_.push_back({t, in_system, completed, last_drained});
   }
   //! The last point at or before t (the first point when none is).
@@ -98,6 +97,18 @@ class QueueTrace {
   }
 
  private:
+  // Doubles the spacing and keeps the first point and each one at least the spacing after the
+  // last kept, until at most half the capacity is used.
+  void thin() {
+    do {
+      spacing_ *= 2;
+      std::size_t kept = 1;
+      for (std::size_t i = 1; i < points_.size(); ++i)
+        if (points_[i].t >= points_[kept - 1].t + spacing_) points_[kept++] = points_[i];
+      points_.resize(kept);
+    } while (points_.size() > kCapacity / 2);
+  }
+
   static constexpr std::size_t kCapacity = 4096;
   double spacing_ = 1e-3;
   std::vector<Point> points_;

@@ -15,6 +15,7 @@
 #include "decision_options.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/core/text.hpp"
+#include "vramplan/memory/flag_equivalents.hpp"
 #include "vramplan/plan/capacity_report.hpp"
 #include "vramplan/sim/simulate.hpp"
 
@@ -116,10 +117,11 @@ int run_simulate(const std::vector<std::string>& args) {
       ("prices", po::value<std::string>(), "your own GPU prices (vramplan.prices/1) instead of data/prices.json")
       ("probe-requests", po::value<std::uint64_t>()->default_value(3000), "requests simulated per capacity probe")
       ("router", po::value<std::string>()->default_value("least-outstanding"), "with --target-rate: least-outstanding or round-robin")
-      ("cold-start", po::bool_switch(), "a freshly started server (vllm): a step whose forward needs a fused-MoE kernel variant not compiled at start-up stalls for the compile");
+      ("cold-start", po::bool_switch(), "a freshly started server (vllm): a step whose forward needs a fused-MoE kernel variant not compiled at start-up stalls for the compile")
+      ("batch", po::value<std::uint64_t>(), "HF transformers (--engine hf): the static batch generate() runs, each finished before the next starts (default 1)");
   declared.insert({"rate", "arrivals", "requests", "duration", "concurrency", "input-len", "output-len", "trace", "seed",
                    "timeout", "timeline", "sample-every", "slo", "find-max-rate", "target-rate", "workers", "margin",
-                   "periods", "prices", "probe-requests", "router", "cold-start"});
+                   "periods", "prices", "probe-requests", "router", "cold-start", "batch"});
   add_engine_options(desc, *engine, declared);
   add_common_options(desc, true);
   po::variables_map vm;
@@ -131,6 +133,18 @@ int run_simulate(const std::vector<std::string>& args) {
   plan::SimulateQuestions q;
   sim::SimulateRequest& req = q.request;
   req.plan = read_plan_target(vm, spec, *engine);
+  if (vm.count("batch")) {
+    // Only HF's generate() batches statically; a serving engine's continuous batch has a running
+    // cap of its own, which the message names in the engine's flag.
+    if (engine->name() != "hf") {
+      const std::string_view cap = memory::flag_for_setting(memory::kSettingRunningCap, engine->name());
+      throw_usage("--batch: a static batch is HF transformers' generate() (--engine hf); " + std::string(engine->name()) +
+                  " batches continuously" + (cap.empty() ? std::string() : ", up to --" + std::string(cap)));
+    }
+    const std::uint64_t batch = vm["batch"].as<std::uint64_t>();
+    if (batch == 0 || batch > 1048576) throw_usage("--batch: expected a whole number in 1..1048576, got " + std::to_string(batch));
+    req.plan.workload.batch = batch;
+  }
 
   sim::WorkloadSpec& w = req.workload;
   w.arrivals = sim::parse_arrivals(vm["arrivals"].as<std::string>(), "--arrivals");

@@ -393,6 +393,8 @@ std::vector<Row> rows() {
           {}, 2, "--timeline: '<dir>/t.txt' must end in .csv or .json (the format)"},
       Row{"simulate --arrivals without a finite --rate", simulate_8b({"--concurrency", "4", "--requests", "10", "--arrivals", "constant"}),
           {}, 2, "--arrivals: spaces the arrivals of a finite --rate R; without one every request is ready at once"},
+      Row{"simulate --batch on a serving engine", simulate_8b({"--rate", "1", "--requests", "10", "--batch", "4"}), {}, 2,
+          "--batch: a static batch is HF transformers' generate() (--engine hf); vllm batches continuously, up to --max-num-seqs"},
       Row{"simulate --trace with --rate", simulate_8b({"--trace", "<dir>/t.jsonl", "--rate", "5"}),
           {{"t.jsonl", "{\"arrival_s\": 0, \"input_tokens\": 10, \"output_tokens\": 5}\n"}}, 2,
           "--rate: a --trace sets arrivals and lengths itself"},

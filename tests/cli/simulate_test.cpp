@@ -165,6 +165,28 @@ TEST(SimulateCli, AnOverloadWithALongDrainIsOverloaded) {
   EXPECT_LT(j.at("verdict").at("served_per_s").get<double>(), 1.0);
 }
 
+TEST(SimulateCli, HfRunsStaticBatchesOfBatch) {
+  // HF generate() runs --batch sequences to completion before the next batch starts (issue 12:
+  // "static batches of --batch"). 8 requests of 256 / 32 tokens all queued at t = 0 on one H100:
+  // with --batch 4 they run as two batches of 4, never more than 4 at once, and the rest wait on
+  // the running limit; with the default batch of 1, eight batches of one, each slower to finish.
+  const auto run = [](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"simulate", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--engine", "hf", "--rate",
+                                     "inf", "--requests", "8", "--input-len", "256", "--output-len", "32", "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const CliResult r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out);
+  };
+  const auto four = run({"--batch", "4"}), one = run({});
+  EXPECT_EQ(four.at("engine_rules").at("static_batch"), 4);
+  EXPECT_EQ(one.at("engine_rules").at("static_batch"), 1);
+  EXPECT_EQ(four.at("requests").at("completed"), 8);
+  EXPECT_DOUBLE_EQ(four.at("running").at("max").get<double>(), 4.0);
+  EXPECT_EQ(four.at("held_back").at("most"), "running_limit");
+  EXPECT_LT(four.at("duration_s").get<double>(), one.at("duration_s").get<double>());
+}
+
 TEST(SimulateCli, AClosedLoopWithADurationEnds) {
   // Eight users for 30 simulated seconds: the users stop sending at 30 s and the run ends when the
   // last request sent finishes (it ran without end before 2026-12-05).

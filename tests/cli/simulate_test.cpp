@@ -187,6 +187,25 @@ TEST(SimulateCli, HfRunsStaticBatchesOfBatch) {
   EXPECT_LT(four.at("duration_s").get<double>(), one.at("duration_s").get<double>());
 }
 
+TEST(SimulateCli, ARateBehindAConcurrencyLimitSaysTheClientSetThePace) {
+  // benchmark_serving's --request-rate 50 with --max-concurrency 16: one H100 serves 16 users of
+  // 1,024 / 256 tokens at ~7 requests/s, so nearly every request waits at the client for a free
+  // user. The engine's queue cannot grow past 16, but the run is not "stable at 50/s": the verdict
+  // says the client bound it and at what rate it sent. At 2/s the users are rarely all busy: an
+  // open loop, judged on its queue.
+  const auto bound = simulate_json({"--rate", "50", "--concurrency", "16", "--requests", "2000", "--input-len", "1024",
+                                    "--output-len", "256"});
+  EXPECT_EQ(bound.at("verdict").at("state"), "closed-loop");
+  const std::string why = bound.at("verdict").at("explanation");
+  EXPECT_NE(why.find("at most 16 outstanding bound the client"), std::string::npos) << why;
+  EXPECT_NE(why.find("requests due at 49"), std::string::npos) << why;
+  const double sent = bound.at("throughput").at("requests_per_s").get<double>();
+  EXPECT_LT(sent, 10.0);
+  const auto open = simulate_json({"--rate", "2", "--concurrency", "16", "--requests", "2000", "--input-len", "1024",
+                                   "--output-len", "256"});
+  EXPECT_EQ(open.at("verdict").at("state"), "stable");
+}
+
 TEST(SimulateCli, AClosedLoopWithADurationEnds) {
   // Eight users for 30 simulated seconds: the users stop sending at 30 s and the run ends when the
   // last request sent finishes (it ran without end before 2026-12-05).

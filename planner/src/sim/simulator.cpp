@@ -254,8 +254,20 @@ class Simulation {
         now_, [this] { return running() + waiting_.size(); },
         [this](const Request& q, double sent) {
           last_source_arrival_s_ = q.arrival_s;
+          note_send(q.arrival_s, sent);
           arrive(q, sent);
         });
+  }
+
+  // A request due at `due` that the client sent at `sent`: later when --concurrency users were
+  // all busy (the verdict says when that bound the run).
+  void note_send(double due, double sent) {
+    if (first_sent_s_ < 0) first_sent_s_ = sent;
+    last_sent_s_ = sent;
+    if (sent > due) {
+      ++client_held_;
+      client_held_max_s_ = std::max(client_held_max_s_, sent - due);
+    }
   }
 
   void arrive(const Request& q, double sent) {
@@ -1087,6 +1099,22 @@ class Simulation {
                           : "every request was queued at t = 0: an offline batch, judged by its makespan";
       return v;
     }
+    // A finite rate behind a concurrency limit whose users were busy when most requests were due:
+    // the client, not the engine, set the pace (benchmark_serving's --request-rate with
+    // --max-concurrency), and the engine's queue cannot grow beyond the limit.
+    if (opt_.concurrency && 2 * client_held_ > res_.arrived && last_sent_s_ > first_sent_s_) {
+      v.state = "closed-loop";
+      char line[360];
+      std::snprintf(line, sizeof line,
+                    "closed-loop: at most %llu outstanding bound the client: %llu of %llu requests waited for a free user (up to "
+                    "%.4g s), so requests due at %.4g/s were sent at %.4g/s, and the engine's queue cannot grow",
+                    static_cast<unsigned long long>(*opt_.concurrency), static_cast<unsigned long long>(client_held_),
+                    static_cast<unsigned long long>(res_.arrived), client_held_max_s_,
+                    static_cast<double>(res_.arrived) / (last - first),
+                    static_cast<double>(res_.arrived) / (last_sent_s_ - first_sent_s_));
+      v.explanation = line;
+      return v;
+    }
     const auto a = trace_.at((first + last) / 2), b = trace_.at(last);
     const double span = b.t - a.t;
     const double rate = static_cast<double>(res_.arrived) / (last - first);
@@ -1177,6 +1205,9 @@ class Simulation {
   double in_system_t_ = 0, in_system_area_ = 0;
   double last_drained_s_ = 0;       // last step after which no admitted-able request waited
   double last_source_arrival_s_ = 0;
+  // The client's sends (note_send): how many requests waited for a free user, the longest wait.
+  std::uint64_t client_held_ = 0;
+  double client_held_max_s_ = 0, first_sent_s_ = -1, last_sent_s_ = 0;
   QueueTrace trace_;
 
   RequestStats own_stats_;
@@ -1548,9 +1579,12 @@ class DataParallelServer {
       return v;
     }
     if (opt_.concurrency) {
+      // A finite rate behind the limit is paced by it too (the server's queue cannot grow past it).
+      const bool ready_at_once = !(client_.last_arrival_s() > first_arrival_s_);
       v.state = "closed-loop";
-      v.explanation = "every request was ready at t = 0 and at most " + std::to_string(*opt_.concurrency) +
-                      " were outstanding over " + dealt + ": a closed loop, whose queue cannot grow";
+      v.explanation = std::string(ready_at_once ? "every request was ready at t = 0 and at most " : "at most ") +
+                      std::to_string(*opt_.concurrency) + " were outstanding over " + dealt +
+                      ": a closed loop, whose queue cannot grow";
       return v;
     }
     if (out.arrived <= 1 || !(client_.last_arrival_s() > first_arrival_s_)) {

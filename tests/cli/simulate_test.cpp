@@ -136,6 +136,7 @@ TEST(SimulateCli, OverloadIsReported) {
                 .exit_code, 0);
   const auto samples = nlohmann::json::parse(read_text(path));
   ASSERT_GT(samples.size(), 10u);
+  expect_valid(samples, "timeline.schema.json");
   const std::string key = "held_" + most + "_s";
   double before = 0;
   for (const auto& x : samples) {

@@ -1106,8 +1106,8 @@ class Simulation {
       v.state = "closed-loop";
       char line[360];
       std::snprintf(line, sizeof line,
-                    "closed-loop: at most %llu outstanding bound the client: %llu of %llu requests waited for a free user (up to "
-                    "%.4g s), so requests due at %.4g/s were sent at %.4g/s, and the engine's queue cannot grow",
+                    "at most %llu outstanding bound the client: %llu of %llu requests waited for a free user (up to "
+                    "%.4g s), so requests due at %.4g/s were sent at %.4g/s: a closed loop, whose queue cannot grow",
                     static_cast<unsigned long long>(*opt_.concurrency), static_cast<unsigned long long>(client_held_),
                     static_cast<unsigned long long>(res_.arrived), client_held_max_s_,
                     static_cast<double>(res_.arrived) / (last - first),

@@ -1,11 +1,14 @@
 #include "vramplan/core/text.hpp"
 #include "vramplan/plan/trial.hpp"
 
+#include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <numeric>
 
 #include "vramplan/core/error.hpp"
 #include "vramplan/io/input_file.hpp"
@@ -149,13 +152,13 @@ namespace {
 // The limits that held part of the batch for at least 0.5 % of its time, longest first:
 // "step token budget 57 %, KV pool 31 %"; "-" when none did.
 std::string queued_text(const sim::HeldShares& h) {
+  std::array<int, sim::kHeldLimits> order{};
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return h.share[a] > h.share[b]; });
   std::string s;
-  for (int n = 0; n < sim::kHeldLimits; ++n) {
-    int best = -1;  // the n-th longest: the largest share below the ones already written
-    for (int i = 0; i < sim::kHeldLimits; ++i)
-      if (s.find(sim::kHeldLimitWords[i]) == std::string::npos && (best < 0 || h.share[i] > h.share[best])) best = i;
-    if (h.share[best] < 0.005) break;
-    s += std::string(s.empty() ? "" : ", ") + sim::kHeldLimitWords[best] + " " + format_number("%.0f", h.share[best] * 100) + " %";
+  for (const int i : order) {
+    if (h.share[i] < 0.005) break;
+    s += std::string(s.empty() ? "" : ", ") + sim::kHeldLimitWords[i] + " " + format_number("%.0f", h.share[i] * 100) + " %";
   }
   return s.empty() ? "-" : s;
 }

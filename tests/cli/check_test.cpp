@@ -453,6 +453,31 @@ TEST(CheckCli, BatchRangeAtARateWithoutTargetsOnlyAsksNotOverloaded) {
   EXPECT_EQ(tj.at("batch_range").at("at_rate").at("slo"), nlohmann::json::array({"p99_tpot<=30ms"}));
 }
 
+TEST(CheckCli, BatchRangeAtARateSaysWhatHeldAnOverloadedCap) {
+  // 20 requests/s of 2,048 + 256 tokens on one L40S: ~3.3/s is what it serves at any cap, so no
+  // cap keeps up. Small caps are held by the running limit itself; the largest by the 2,048-token
+  // step budget its prompts share (the engine is compute-bound). The answer names that, as each
+  // probe's queue_held_by does.
+  const auto r = run_cli({"check", "--model", "llama-3.1-8b", "--gpu", "l40s", "--max-model-len", "8192", "--batch-range",
+                          "--input-len", "2048", "--output-len", "256", "--probe-requests", "1000", "--rate", "20", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  expect_matches_schema(j, "check.schema.json");
+  const auto& a = j.at("batch_range").at("at_rate");
+  EXPECT_TRUE(a.at("max_cap").is_null()) << a.dump();
+  const auto& probes = a.at("probes");
+  ASSERT_GT(probes.size(), 2u);
+  EXPECT_EQ(probes.front().at("cap"), 1);
+  EXPECT_EQ(probes.front().at("queue_held_by"), "running_limit");
+  EXPECT_EQ(probes.back().at("queue_held_by"), "token_budget") << probes.back().dump();
+  const auto t = run_cli({"check", "--model", "llama-3.1-8b", "--gpu", "l40s", "--max-model-len", "8192", "--batch-range",
+                          "--input-len", "2048", "--output-len", "256", "--probe-requests", "1000", "--rate", "20"});
+  EXPECT_NE(t.out.find("meeting the targets at this rate: none (at " + std::to_string(probes.back().at("cap").get<int>()) +
+                       ": overloaded, the queue held most by the step token budget)"),
+            std::string::npos)
+      << t.out;
+}
+
 TEST(CheckCli, BatchRangeAtARateTableAndSummary) {
   const auto r = run_cli(at_rate_args({"--rate", "20", "--slo", "p99_ttft<=5s,p99_tpot<=13ms"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -111,6 +111,7 @@ BatchAtRate batch_at_rate(const BatchAtRateRequest& r, const DataRoot& root) {
       p.tpot_p99_s = res.tpot.p99;
       p.kv_usage_p99 = res.kv_usage.p99;
       p.running_mean = res.running.mean;
+      p.held_most = sim::held_shares(res, engine.rules.dp_ranks).most;
       launches[cap] = launch_command(engine.plan, plan.args, plan.model);
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::DoesNotFit && e.kind() != ErrorKind::Usage) throw;
@@ -123,15 +124,21 @@ BatchAtRate batch_at_rate(const BatchAtRateRequest& r, const DataRoot& root) {
   out.best = largest_meeting(r.ladder, meets);
   if (const auto above = probes.upper_bound(out.best); above != probes.end()) {
     const RateBatchProbe& p = above->second;
-    out.above = "at " + std::to_string(p.cap) + ": " +
-                (!p.error.empty() ? "does not start (" + p.error + ")"
-                  : p.overloaded   ? std::string("overloaded")
-                 : !p.unserved.empty() ? p.unserved
-                                       : p.binding + " missed");
+    out.above = probe_failure(p);
   }
   for (auto& [cap, p] : probes) out.probes.push_back(std::move(p));
   if (out.best > 0) out.launch = launches.at(out.best);
   return out;
+}
+
+std::string probe_failure(const RateBatchProbe& p) {
+  const std::string why = !p.error.empty()    ? "does not start (" + p.error + ")"
+                          : p.overloaded      ? "overloaded" + (p.held_most ? std::string(", the queue held most by the ") +
+                                                                                  sim::kHeldLimitWords[static_cast<int>(*p.held_most)]
+                                                                            : std::string(", every sent request admitted: the steps are too long"))
+                          : !p.unserved.empty() ? p.unserved
+                                                : p.binding + " missed";
+  return "at " + std::to_string(p.cap) + ": " + why;
 }
 
 }  // namespace vramplan::plan

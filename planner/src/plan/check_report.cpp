@@ -56,7 +56,8 @@ nlohmann::json rate_probe_json(const RateBatchProbe* p) {
           {"p99_ttft_ms", check_round6(p->ttft_p99_s * 1e3)}, {"p99_tpot_ms", check_round6(p->tpot_p99_s * 1e3)},
           {"kv_usage_p99", check_round6(p->kv_usage_p99)}, {"running_mean", check_round6(p->running_mean)},
           {"binding", p->binding}, {"error", p->error.empty() ? nlohmann::json(nullptr) : nlohmann::json(p->error)},
-          {"unserved", p->unserved.empty() ? nlohmann::json(nullptr) : nlohmann::json(p->unserved)}};
+          {"unserved", p->unserved.empty() ? nlohmann::json(nullptr) : nlohmann::json(p->unserved)},
+          {"queue_held_by", p->held_most ? nlohmann::json(sim::kHeldLimitKeys[static_cast<int>(*p->held_most)]) : nlohmann::json(nullptr)}};
 }
 
 nlohmann::json at_rate_json(const BatchAtRate& a) {
@@ -155,7 +156,7 @@ std::string rate_summary(const CheckOutcome& o) {
                   (targets.empty() ? "none" : targets) + " (" + a.slo_basis + ")\n";
   if (a.best == 0) {
     s += "largest " + cap + " meeting the targets at this rate: none";
-    if (!a.probes.empty()) s += " (at " + std::to_string(a.probes.back().cap) + ": " + (a.probes.back().error.empty() ? a.probes.back().binding : a.probes.back().error) + ")";
+    if (!a.probes.empty()) s += " (" + probe_failure(a.probes.back()) + ")";
     return s + "\n";
   }
   s += "largest " + cap + " meeting the targets at this rate: " + std::to_string(a.best) + " per replica";

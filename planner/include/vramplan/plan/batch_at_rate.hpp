@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "vramplan/memory/plan_request.hpp"
 #include "vramplan/plan/launch_command.hpp"
 #include "vramplan/plan/slo.hpp"
+#include "vramplan/sim/simulator.hpp"
 
 namespace vramplan::plan {
 
@@ -40,7 +42,14 @@ struct RateBatchProbe {
   std::string binding;  //!< the target nearest to / furthest past its limit, or "overloaded"
   std::string error;    //!< the engine does not start with this cap ("" when it runs)
   std::string unserved; //!< requests refused or cut short ("" when every request was served)
+  //! The limit that held sent requests in the queue longest at this cap (sim::held_shares), none
+  //! when nothing did: why an overloaded cap is overloaded, in docs/simulator.md#held-back's terms.
+  std::optional<sim::HeldLimit> held_most;
 };
+
+//! Why a cap fails, for people: "at 85: overloaded, the queue held most by the step token
+//! budget", "at 64: p99_tpot<=13ms missed", "at 512: does not start (...)".
+std::string probe_failure(const RateBatchProbe& probe);
 
 struct BatchAtRateRequest {
   memory::PlanRequest plan;          //!< the checked configuration: model, GPU, engine, flags, weights

@@ -67,6 +67,14 @@ void add_simulation_section(report::HtmlPage& page, const plan::SimulateAnswers&
     tpot.series[1].values.push_back(t.tpot_window.count ? t.tpot_window.p99 * 1e3 : none);
   }
   queue.x = ttft.x = tpot.x = kv.x;
+  const std::string every = format_number("%.3g", timeline.size() > 1 ? timeline[1].t_s - timeline[0].t_s : 0);
+  page.figure(report::svg_line_chart(kv, "KV cache usage over time"), "KV cache usage over time");
+  page.figure(report::svg_line_chart(queue, "running and waiting requests over time"), "Requests running and waiting over time");
+  page.figure(report::svg_line_chart(ttft, "time to first token percentiles over time"),
+              "Time to first token over time (requests whose first token came in each " + every + " s window)");
+  page.figure(report::svg_line_chart(tpot, "time per output token percentiles over time"),
+              "Time per output token over time (requests finished in each " + every + " s window)");
+  if (!(r.held_back.total() > 0)) return;
   // What held the queue, per window: the growth of each limit's held seconds between two samples
   // over the window (per engine of a DP server). A step longer than the window counts where it
   // ends, so a share is capped at 100 %.
@@ -81,17 +89,9 @@ void add_simulation_section(report::HtmlPage& page, const plan::SimulateAnswers&
     }
     held.series.push_back(std::move(series));
   }
-  const std::string every = format_number("%.3g", timeline.size() > 1 ? timeline[1].t_s - timeline[0].t_s : 0);
-  page.figure(report::svg_line_chart(kv, "KV cache usage over time"), "KV cache usage over time");
-  page.figure(report::svg_line_chart(queue, "running and waiting requests over time"), "Requests running and waiting over time");
-  page.figure(report::svg_line_chart(ttft, "time to first token percentiles over time"),
-              "Time to first token over time (requests whose first token came in each " + every + " s window)");
-  page.figure(report::svg_line_chart(tpot, "time per output token percentiles over time"),
-              "Time per output token over time (requests finished in each " + every + " s window)");
-  if (r.held_back.total() > 0)
-    page.figure(report::svg_line_chart(held, "what held sent requests in the queue over time"),
-                "What held sent requests in the queue: each limit's share of each " + every +
-                    " s window (docs/simulator.md#held-back)");
+  page.figure(report::svg_line_chart(held, "what held sent requests in the queue over time"),
+              "What held sent requests in the queue: each limit's share of each " + every +
+                  " s window (docs/simulator.md#held-back)");
 }
 
 void add_training_section(report::HtmlPage& page, const train::TrainPlan& p) {

@@ -180,15 +180,21 @@ void add_decode_attention(const PerfModelShape& shape, const double* attended, d
   }
 }
 
-// GEMM FLOPs of a forward over `tokens` rows of which `logit_rows` reach the output head. The
+// GEMM FLOPs of `params` (the output head's `head_params` among them) over `tokens` rows of which
+// `head_rows` reach the head. The
 // engines take logits only where they sample: vLLM V1 at each scheduled request's last token
 // (v1/worker/gpu_model_runner.py _prepare_inputs: logits_indices = query_start_loc[1:] - 1, a
 // partial prompt chunk included; with drafts, each draft position and the bonus), SGLang at each
 // extend request's last token (layers/logits_processor.py _get_pruned_states: last_index, every
 // row of a decode or target verify), TensorRT-LLM at the last context token unless context
 // logits are gathered. So a prompt chunk multiplies the head once, not once per token.
+double gemm_flops_with_head(double params, double head_params, double tokens, double head_rows) {
+  return 2 * (params - head_params) * tokens + 2 * head_params * std::min(tokens, head_rows);
+}
+
+// A whole forward's GEMMs on this GPU.
 double forward_gemm_flops(const PerfModelShape& shape, double tokens, double head_rows) {
-  return 2 * (shape.active_params - shape.head_params) * tokens + 2 * shape.head_params * std::min(tokens, head_rows);
+  return gemm_flops_with_head(shape.active_params, shape.head_params, tokens, head_rows);
 }
 
 // Rows of a step that reach the output head: every decode / verify row, one per prompt chunk.
@@ -601,9 +607,8 @@ double dp_attention_step_seconds(const PerfModelShape& shape, const HardwareRate
   const double mlp_bytes = std::max(0.0, weights_read(shape, gathered).first - shape.attention_weight_bytes);
   const double mlp_params = std::max(0.0, shape.active_params - shape.attention_params);
   // The head multiplies every gathered row of a decode (the graphs' padding rows too), and the
-  // last row of each prompt chunk when a rank extends (forward_gemm_flops).
-  const double mlp_flops = 2 * (mlp_params - shape.head_params) * gathered +
-                           2 * shape.head_params * (any_prompt ? std::min(gathered, head_rows) : gathered);
+  // last row of each prompt chunk when a rank extends (gemm_flops_with_head).
+  const double mlp_flops = gemm_flops_with_head(mlp_params, shape.head_params, gathered, any_prompt ? head_rows : gathered);
   const double mlp = kernel_time(mlp_bytes / weight_bw, mlp_flops / r.tensor_flops_per_s, o);
   double comm = 0;
   if (shape.tp > 1) {
@@ -698,7 +703,7 @@ double vllm_dp_step_seconds(const PerfModelShape& shape, const HardwareRates& r,
     double kv = 0, attention = 0;
     step_attention(shape, step, kv, attention);
     // The head multiplies the rows vLLM samples (logits_indices), not the graph's padding.
-    const double own_flops = 2 * (own_params - shape.head_params) * n + 2 * shape.head_params * std::min(n, head_rows_of(step));
+    const double own_flops = gemm_flops_with_head(own_params, shape.head_params, n, head_rows_of(step));
     const double t = kernel_time(shape.dense_weight_bytes / weight_bw, own_flops / r.tensor_flops_per_s, o) +
                      kernel_time(kv / r.bandwidth_bytes_per_s, attention / r.tensor_flops_per_s, o) +
                      tp_allreduce_seconds(shape, r, n);

@@ -134,7 +134,7 @@ BatchAtRate batch_at_rate(const BatchAtRateRequest& r, const DataRoot& root) {
 std::string probe_failure(const RateBatchProbe& p) {
   const std::string why = !p.error.empty()    ? "does not start (" + p.error + ")"
                           : p.overloaded      ? "overloaded" + (p.held_most ? std::string(", the queue held most by the ") +
-                                                                                  sim::kHeldLimitWords[static_cast<int>(*p.held_most)]
+                                                                                  sim::held_limit_words(*p.held_most)
                                                                             : std::string(", every sent request admitted: the steps are too long"))
                           : !p.unserved.empty() ? p.unserved
                                                 : p.binding + " missed";

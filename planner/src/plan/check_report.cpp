@@ -6,6 +6,7 @@
 #include "vramplan/core/text.hpp"
 #include "vramplan/model/load.hpp"
 #include "vramplan/plan/check.hpp"
+#include "vramplan/sim/simulate.hpp"
 #include "vramplan/plan/compatibility.hpp"
 #include "vramplan/core/table.hpp"
 
@@ -57,7 +58,7 @@ nlohmann::json rate_probe_json(const RateBatchProbe* p) {
           {"kv_usage_p99", check_round6(p->kv_usage_p99)}, {"running_mean", check_round6(p->running_mean)},
           {"binding", p->binding}, {"error", p->error.empty() ? nlohmann::json(nullptr) : nlohmann::json(p->error)},
           {"unserved", p->unserved.empty() ? nlohmann::json(nullptr) : nlohmann::json(p->unserved)},
-          {"queue_held_by", p->held_most ? nlohmann::json(sim::kHeldLimitKeys[static_cast<int>(*p->held_most)]) : nlohmann::json(nullptr)}};
+          {"queue_held_by", sim::held_limit_json(p->held_most)}};
 }
 
 nlohmann::json at_rate_json(const BatchAtRate& a) {

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "vramplan/core/text.hpp"
+#include "vramplan/sim/simulate.hpp"
 #include "vramplan/plan/slo_sweep.hpp"
 #include "vramplan/core/table.hpp"
 
@@ -15,12 +16,9 @@ std::string layout(const std::string& gpu, std::uint64_t tp, std::uint64_t pp) {
   return gpu + " tp" + std::to_string(tp) + (pp > 1 ? " pp" + std::to_string(pp) : "");
 }
 
-// SloSweepRow::queue_held_by: its JSON key or words, `none` when nothing held requests back.
-nlohmann::json held_by_key(const std::optional<sim::HeldLimit>& l) {
-  return l ? nlohmann::json(sim::kHeldLimitKeys[static_cast<int>(*l)]) : nlohmann::json(nullptr);
-}
+// SloSweepRow::queue_held_by in words, "-" when nothing held requests back.
 std::string held_by_words(const std::optional<sim::HeldLimit>& l) {
-  return l ? sim::kHeldLimitWords[static_cast<int>(*l)] : "-";
+  return l ? sim::held_limit_words(*l) : "-";
 }
 
 }  // namespace
@@ -38,7 +36,7 @@ nlohmann::json slo_sweep_json(const SloSweepRequest& req, const SloSweepResult& 
     rows.push_back({{"model", x.model}, {"weights", x.weights}, {"gpu", x.gpu}, {"tp", x.tp}, {"pp", x.pp},
                     {"replicas", x.replicas}, {"gpus", x.gpus}, {"max_rate_per_replica", round6(x.max_rate_per_replica)},
                     {"binding", x.binding},
-                    {"queue_held_by", held_by_key(x.queue_held_by)},
+                    {"queue_held_by", sim::held_limit_json(x.queue_held_by)},
                     {"p99_ttft_ms", round6(x.p99_ttft_s * 1e3)},
                     {"p99_tpot_ms", round6(x.p99_tpot_s * 1e3)}, {"kv_usage_p99", round6(x.kv_usage_p99)},
                     {"cost_usd", cost},

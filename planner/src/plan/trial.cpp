@@ -61,6 +61,28 @@ std::vector<Group> resolve_groups(const TrialRequest& r, std::uint64_t max_len) 
   return out;
 }
 
+// Each limit's share of the batch's time and the longest ("most": null when nothing held).
+nlohmann::json queued_json(const sim::HeldShares& h) {
+  nlohmann::json j = nlohmann::json::object();
+  for (int i = 0; i < sim::kHeldLimits; ++i) j[sim::kHeldLimitKeys[i]] = round4(h.share[i]);
+  j["most"] = sim::held_limit_json(h.most);
+  return j;
+}
+
+// The limits that held part of the batch for at least 0.5 % of its time, longest first:
+// "step token budget 57 %, KV pool 31 %"; "-" when none did.
+std::string queued_text(const sim::HeldShares& h) {
+  std::array<int, sim::kHeldLimits> order{};
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return h.share[a] > h.share[b]; });
+  std::string s;
+  for (const int i : order) {
+    if (h.share[i] < 0.005) break;
+    s += std::string(s.empty() ? "" : ", ") + sim::kHeldLimitWords[i] + " " + format_number("%.0f", h.share[i] * 100) + " %";
+  }
+  return s.empty() ? "-" : s;
+}
+
 // Engines that hold a KV pool queue what does not fit in it; the others run out of memory.
 bool queues_beyond_pool(const std::string& engine) { return engine == "vllm" || engine == "sglang" || engine == "trtllm"; }
 
@@ -126,16 +148,6 @@ TrialResult run_trial(const TrialRequest& r, const DataRoot& root) {
   return out;
 }
 
-namespace {
-// Each limit's share of the batch's time and the longest ("most": null when nothing held).
-nlohmann::json queued_json(const sim::HeldShares& h) {
-  nlohmann::json j = nlohmann::json::object();
-  for (int i = 0; i < sim::kHeldLimits; ++i) j[sim::kHeldLimitKeys[i]] = round4(h.share[i]);
-  j["most"] = h.most ? nlohmann::json(sim::kHeldLimitKeys[static_cast<int>(*h.most)]) : nlohmann::json(nullptr);
-  return j;
-}
-}  // namespace
-
 nlohmann::json trial_json(const TrialResult& t) {
   nlohmann::json cells = nlohmann::json::array();
   for (const auto& c : t.cells)
@@ -147,22 +159,6 @@ nlohmann::json trial_json(const TrialResult& t) {
                      {"error", c.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.error)}});
   return {{"schema", "vramplan.trial/1"}, {"model", t.model}, {"gpu", t.gpu}, {"engine", t.engine}, {"cells", cells}};
 }
-
-namespace {
-// The limits that held part of the batch for at least 0.5 % of its time, longest first:
-// "step token budget 57 %, KV pool 31 %"; "-" when none did.
-std::string queued_text(const sim::HeldShares& h) {
-  std::array<int, sim::kHeldLimits> order{};
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return h.share[a] > h.share[b]; });
-  std::string s;
-  for (const int i : order) {
-    if (h.share[i] < 0.005) break;
-    s += std::string(s.empty() ? "" : ", ") + sim::kHeldLimitWords[i] + " " + format_number("%.0f", h.share[i] * 100) + " %";
-  }
-  return s.empty() ? "-" : s;
-}
-}  // namespace
 
 std::string trial_text(const TrialResult& t) {
   std::string s = "trial ladder: " + t.model + " on " + t.gpu + ", " + t.engine +

@@ -76,7 +76,7 @@ nlohmann::json held_back_json(const HeldBack& held, const HeldShares& h) {
     j[std::string(kHeldLimitKeys[i]) + "_s"] = round6(held.seconds[i]);
     j[std::string(kHeldLimitKeys[i]) + "_share"] = round6(h.share[i]);
   }
-  j["most"] = h.most ? nlohmann::json(kHeldLimitKeys[static_cast<int>(*h.most)]) : nlohmann::json(nullptr);
+  j["most"] = held_limit_json(h.most);
   return j;
 }
 
@@ -374,6 +374,10 @@ std::string simulate_text(const SimulateOutcome& o) {
          format_number("%.4g", o.cold->compile_s) + " s each (" + format_number("%.2f", o.cold->stalled_s) +
          " s of stalls; forwards of at most " + std::to_string(o.cold->graph_tokens) + " tokens replay captured graphs)\n";
   return s;
+}
+
+nlohmann::json held_limit_json(const std::optional<HeldLimit>& limit) {
+  return limit ? nlohmann::json(held_limit_key(*limit)) : nlohmann::json(nullptr);
 }
 
 }  // namespace vramplan::sim

@@ -1511,7 +1511,7 @@ class DataParallelServer {
       t.kv_blocks_used += x.kv_blocks_used;
       t.kv_blocks_cached += x.kv_blocks_cached;
       t.memory_bytes = std::max(t.memory_bytes, x.memory_bytes);
-      for (int i = 0; i < kHeldLimits; ++i) t.held_back.seconds[i] += x.held_back.seconds[i];
+      t.held_back += x.held_back;
       total += r->kv_total();
     }
     t.kv_usage = static_cast<double>(t.kv_blocks_used) / static_cast<double>(total);
@@ -1536,7 +1536,7 @@ class DataParallelServer {
       out.truncated += p.truncated;
       out.preemptions += p.preemptions;
       out.prefix_hits += p.prefix_hits;
-      for (int i = 0; i < kHeldLimits; ++i) out.held_back.seconds[i] += p.held_back.seconds[i];
+      out.held_back += p.held_back;
       out.last_completion_s = std::max(out.last_completion_s, p.last_completion_s);
       out.input_tokens += p.input_tokens;
       out.output_tokens += p.output_tokens;
@@ -1676,7 +1676,7 @@ std::string held_shares_text(const HeldShares& h) {
   std::string s;
   for (int i = 0; i < kHeldLimits; ++i)
     s += std::string(i ? ", " : "") + kHeldLimitWords[i] + " " + format_number("%.1f", h.share[i] * 100) + " %";
-  return s + "; most by the " + kHeldLimitWords[static_cast<int>(*h.most)];
+  return s + "; most by the " + held_limit_words(*h.most);
 }
 
 }  // namespace vramplan::sim

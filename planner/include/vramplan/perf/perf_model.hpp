@@ -178,7 +178,8 @@ struct PerfModelShape {
   double active_params = 0;        //!< params one token multiplies on this GPU (embedding excluded)
   //! The output projection's share of active_params on this GPU (lm_head, or a tied embedding in
   //! its place). The engines multiply it only on the rows whose logits they take: every row of a
-  //! decode or verify, the last row of each prompt chunk in a step (gemm_flops).
+  //! decode or verify, the last row of each prompt chunk in a step (perf_model.cpp
+  //! gemm_flops_with_head).
   double head_params = 0;
   std::vector<AttentionGroup> attention;
   double layers = 0;               //!< decoder layers on this GPU (pipeline stage)

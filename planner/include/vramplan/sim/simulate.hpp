@@ -97,6 +97,8 @@ SimOptions client_options(const WorkloadSpec& workload, SimOptions options);
 SimulateOutcome run_simulation(const SimulateRequest& request, const DataRoot& root);
 
 nlohmann::json simulate_json(const SimulateOutcome& outcome);
+//! A held-back limit as JSON: its key (kHeldLimitKeys), null for none.
+nlohmann::json held_limit_json(const std::optional<HeldLimit>& limit);
 std::string simulate_text(const SimulateOutcome& outcome);
 
 }  // namespace vramplan::sim

@@ -39,6 +39,8 @@ inline constexpr int kHeldLimits = 3;
 //! Each HeldLimit's JSON key and words for people, in the enum's order.
 inline constexpr const char* kHeldLimitKeys[kHeldLimits] = {"kv_pool", "running_limit", "token_budget"};
 inline constexpr const char* kHeldLimitWords[kHeldLimits] = {"KV pool", "running limit", "step token budget"};
+inline const char* held_limit_key(HeldLimit l) { return kHeldLimitKeys[static_cast<int>(l)]; }
+inline const char* held_limit_words(HeldLimit l) { return kHeldLimitWords[static_cast<int>(l)]; }
 
 //! Simulated seconds during which the request at the head of the waiting queue could have joined
 //! the step being formed (it had been sent by then) and the scheduler left it waiting, by the
@@ -48,6 +50,11 @@ struct HeldBack {
   double& operator[](HeldLimit l) { return seconds[static_cast<int>(l)]; }
   double operator[](HeldLimit l) const { return seconds[static_cast<int>(l)]; }
   double total() const { return seconds[0] + seconds[1] + seconds[2]; }
+  //! Adds another engine's (a DP server's ranks are summed).
+  HeldBack& operator+=(const HeldBack& o) {
+    for (int i = 0; i < kHeldLimits; ++i) seconds[i] += o.seconds[i];
+    return *this;
+  }
 };
 
 //! The engine's state at one moment of simulated time.

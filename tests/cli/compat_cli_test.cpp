@@ -38,6 +38,25 @@ TEST(CompatCli, VllmOnV100IsUnsupportedBeforeMemory) {
   EXPECT_EQ(r.out.find("KV"), std::string::npos) << r.out;  // no memory verdict
 }
 
+// A registry rule's source runs to ~2,000 characters (every family's first release). The verdict
+// line a script reads keeps its first clause, the file and the function; --json keeps it whole.
+TEST(CompatCli, UnsupportedLineCutsALongSourceToItsFirstClause) {
+  const auto r = run_cli({"check", "--model", "falcon-7b", "--gpu", "h100-sxm-80", "--engine", "sglang", "--json"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const std::string line = j["line"];
+  const std::string source = j["compatibility"]["findings"][0]["source"];
+  EXPECT_GT(source.size(), 1500u) << source;
+  EXPECT_NE(source.find("FalconForCausalLM"), std::string::npos) << source;
+  EXPECT_LT(line.size(), 500u) << line;
+  EXPECT_NE(line.find("[sglang-registry; python/sglang/srt/models/*.py EntryClass (llama.py, "), std::string::npos) << line;
+  EXPECT_NE(line.find("; the whole source: --json]; instead: vLLM"), std::string::npos) << line;
+  // A short source stays whole (VllmOnV100IsUnsupportedBeforeMemory's, 243 characters).
+  const auto v = run_cli({"check", "--model", "llama-3.1-8b", "--gpu", "v100-32"});
+  EXPECT_NE(v.out.find("vllm-project/vllm#18571"), std::string::npos) << v.out;
+  EXPECT_EQ(v.out.find("the whole source"), std::string::npos) << v.out;
+}
+
 // TP 16 is two 8-GPU servers: the plan still sizes memory per GPU (19.2 GiB for the 70B on
 // H100s), and the multi-node fallback (vllm/config/parallel.py ParallelConfig.__post_init__: Ray)
 // is a warning beside it; TP 8 on one server has none.

@@ -218,6 +218,31 @@ TEST(SweepCli, PoolingModelSweepsItsOneGpuLayout) {
   EXPECT_TRUE(tp2_missed) << j.dump();
 }
 
+// Falcon-7B's config.json has max_position_embeddings 2048, and vLLM refuses a longer
+// --max-model-len before it profiles any memory (vllm/config/model.py _get_and_verify_max_len).
+// check said so; the sweep ranked the same point FITS with a launch line vLLM would refuse, since
+// it only took a refusal with an empty KV pool as one of every length (until 2026-12-07).
+TEST(SweepCli, AContextBeyondTheModelsPositionsFitsNowhere) {
+  const auto r = run_cli({"sweep", "--model", "falcon-7b", "--gpu", "l40s,h100-sxm-80", "--tp", "1", "--context", "4096",
+                          "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["rows"].size(), 0u) << j["rows"].dump();
+  std::size_t refused = 0;
+  for (const auto& m : j["not_fitting"])
+    if (m["why"].get<std::string>().find("greater than the derived max_model_len (max_position_embeddings=2048") !=
+        std::string::npos)
+      ++refused;
+  EXPECT_EQ(refused, 2u) << j["not_fitting"].dump();
+  const auto c = run_cli({"check", "--model", "falcon-7b", "--gpu", "l40s", "--max-model-len", "4096"});
+  EXPECT_EQ(c.exit_code, 1) << c.out;
+  // At the model's own 2048 positions both cards fit.
+  const auto ok = run_cli({"sweep", "--model", "falcon-7b", "--gpu", "l40s,h100-sxm-80", "--tp", "1", "--context", "2048",
+                           "--json"});
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_EQ(nlohmann::json::parse(ok.out)["rows"].size(), 2u) << ok.out;
+}
+
 TEST(SweepCli, EngineTensorParallelFlagSetsTheTpList) {
   // The sweep used to ignore --tensor-parallel-size (its own --tp list won).
   ScratchDir dir;

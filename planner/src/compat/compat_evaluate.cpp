@@ -16,6 +16,23 @@ bool any_of(const std::vector<std::string>& wanted, const std::vector<std::strin
   return std::any_of(have.begin(), have.end(), [&](const std::string& h) { return contains(wanted, h); });
 }
 
+// A source longer than this is cut in a verdict line to its first clause; --json keeps it whole.
+constexpr std::size_t kLineSourceChars = 300;
+
+// The text of `source` before its first "; " outside parentheses: the file and function a rule
+// was read from, without the per-release history that follows it (a registry's source runs to
+// ~2,000 characters, too long for the one line a script reads).
+std::string first_clause(const std::string& source) {
+  int depth = 0;
+  for (std::size_t i = 0; i + 1 < source.size(); ++i) {
+    const char c = source[i];
+    if (c == '(' || c == '[') ++depth;
+    else if ((c == ')' || c == ']') && depth > 0) --depth;
+    else if (c == ';' && depth == 0 && source[i + 1] == ' ') return source.substr(0, i);
+  }
+  return source;
+}
+
 bool holds(const Condition& c, const Query& q) {
   if (!c.vendor.empty() && c.vendor != q.vendor) return false;
   if (c.cc_at_least || c.cc_below) {
@@ -141,7 +158,8 @@ Verdict CompatRules::evaluate(const Query& q) const {
 
 std::string finding_line(const Finding& f) {
   std::string line = f.support == Support::Unsupported ? "UNSUPPORTED: " : "fallback: ";
-  line += f.message + " [" + f.rule + "; " + f.source + "]";
+  const std::string cut = f.source.size() > kLineSourceChars ? first_clause(f.source) : f.source;
+  line += f.message + " [" + f.rule + "; " + cut + (cut.size() < f.source.size() ? "; the whole source: --json" : "") + "]";
   if (!f.instead.empty()) line += (f.support == Support::Unsupported ? "; instead: " : "; to avoid it: ") + f.instead;
   return line;
 }

@@ -695,6 +695,7 @@ class SglangEngine final : public Engine {
     const double min_ratio = std::min(init_ratio * d_.number("min_new_token_ratio_factor"), 1.0);
     if (derived_ctx && ctx_len > *derived_ctx) {  // refused before the pool is sized: this reason comes first
       p.fits = false;
+      p.refuses_configuration = true;
       p.reason = "User-specified context_length (" + std::to_string(ctx_len) + ") is greater than the derived context_length (" +
                  std::to_string(*derived_ctx) +
                  "). To allow overriding this maximum, set the env var SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 "

@@ -520,8 +520,10 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
     p.fits = false;
     p.reason = "weights + KV pool + activation reserve + overheads exceed the GPU's memory";
   }
+  // The refusals below are of the flags themselves, whatever the memory: no card or layout starts them.
   if (!chunked_prefill && batched < max_model_len) {  // vllm/config/scheduler.py verify_max_model_len
     p.fits = false;
+    p.refuses_configuration = true;
     p.reason = "max_num_batched_tokens (" + std::to_string(batched) + ") is smaller than max_model_len (" +
                std::to_string(max_model_len) +
                "). This effectively limits the maximum sequence length to max_num_batched_tokens and makes vLLM "
@@ -529,15 +531,18 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
   }
   if (batched < max_num_seqs) {  // vllm/config/scheduler.py verify_max_model_len (both flags given)
     p.fits = false;
+    p.refuses_configuration = true;
     p.reason = "max_num_batched_tokens (" + std::to_string(batched) + ") must be greater than or equal to max_num_seqs (" +
                std::to_string(max_num_seqs) + ").";
   }
   if (mamba && !hybrid) {  // kv_cache_utils.py unify_hybrid_kv_cache_specs: recurrent specs cannot be unified
     p.fits = false;
+    p.refuses_configuration = true;
     p.reason = "Hybrid KV cache manager is disabled but failed to convert the KV cache specs to one unified type.";
   }
   if (too_long && derived_known) {  // refused before any memory is profiled, so this reason comes first
     p.fits = false;
+    p.refuses_configuration = true;
     p.reason = "User-specified max_model_len (" + std::to_string(max_model_len) +
                ") is greater than the derived max_model_len (max_position_embeddings=" +
                std::to_string(derived_max) +

@@ -40,8 +40,9 @@ GpuFixed fixed_for(const PlanSession& session, const GpuSpec& gpu, const memory:
   f.held_excess = fit.upper.held.count() - fit.expected.held.count();
   f.start_kv = one.kv_fixed ? 0 : fit.start_kv;
   // A refusal at the longest length may only concern that length (one request must fit the
-  // pool); the per-point KV check covers it. An empty pool refuses every length.
-  if (!config.fits && f.kv_pool.count() == 0) f.refusal = config.reason;
+  // pool); the per-point KV check covers it. An empty pool refuses every length, and so does a
+  // refusal of the flags themselves (vLLM's max_model_len beyond the model's positions).
+  if (!config.fits && (f.kv_pool.count() == 0 || config.refuses_configuration)) f.refusal = config.reason;
   return f;
 }
 

@@ -170,7 +170,8 @@ std::string float_dtype(std::string_view dtype);
 //! instead, kernel, source}], "unchecked": [...]} — the `compatibility` member of check / plan JSON.
 nlohmann::json verdict_json(const Verdict& v);
 
-//! One line per finding: "UNSUPPORTED: <message> [<rule>; <source>]; instead: <instead>".
+//! One line per finding: "UNSUPPORTED: <message> [<rule>; <source>]; instead: <instead>". A source
+//! over 300 characters is cut to its first clause there (the file and function); JSON keeps it whole.
 std::string finding_line(const Finding& f);
 
 }  // namespace vramplan::compat

@@ -24,8 +24,14 @@ nlohmann::json optional_bytes(const std::optional<Bytes>& v) {
   return v ? nlohmann::json(v->count()) : nlohmann::json(nullptr);
 }
 
+// Every dtype key, null where the figure is not sourced.
+nlohmann::json tflops_json(const DenseTflops& t) {
+  return {{"fp32", optional_number(t.fp32)}, {"tf32", optional_number(t.tf32)}, {"bf16", optional_number(t.bf16)},
+          {"fp16", optional_number(t.fp16)}, {"fp8", optional_number(t.fp8)},   {"int8", optional_number(t.int8)},
+          {"fp4", optional_number(t.fp4)}};
+}
+
 nlohmann::json gpu_json(const GpuSpec& g) {
-  const auto& t = g.tflops;
   nlohmann::json mig = nullptr;
   if (g.mig) {
     mig = {{"profile", g.mig->profile},
@@ -62,11 +68,10 @@ nlohmann::json gpu_json(const GpuSpec& g) {
         {"reported_memory_basis", std::string(memory_basis_name(g.reported_basis))},
         {"reported_memory_note", g.reported_note}}},
       {"memory_bandwidth_gbps", optional_number(g.bandwidth_gbps)},
-      {"tflops_dense",
-       {{"fp32", optional_number(t.fp32)}, {"tf32", optional_number(t.tf32)},
-        {"bf16", optional_number(t.bf16)}, {"fp16", optional_number(t.fp16)},
-        {"fp8", optional_number(t.fp8)}, {"int8", optional_number(t.int8)},
-        {"fp4", optional_number(t.fp4)}}},
+      {"tflops_dense", tflops_json(g.tflops)},
+      // The measured matmul ceiling the performance model takes instead of the datasheet (a MIG
+      // slice: its card's; docs/performance.md section 4).
+      {"mamf_tflops", tflops_json(g.mamf_tflops)},
       {"fp8_support", g.fp8_support},
       {"fp4_support", g.fp4_support},
       {"compute_capability",

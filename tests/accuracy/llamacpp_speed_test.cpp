@@ -427,10 +427,17 @@ std::string render_llamacpp_speed_doc(const std::vector<LlamaBenchRecord>& recor
         "fp32 lanes per SM of the compute capability, CUDA C++ Programming Guide). The weight stream reads at "
         "min(0.8 x bandwidth, k x SM cycles/s) (perf/llamacpp_mmvq.hpp). k = " +
         test::fmt("%.2f", mmvq.expected.bytes_per_sm_cycle) +
-        " B per SM cycle, fitted on the scoreboard's two A100 rows, caps the A100 80GB at 1144 GB/s (0.59 of 1940) and "
-        "the H100 SXM at 1963 GB/s (0.59 of 3350); the GDDR cards (RTX 3090 1044 GB/s against 749, A40, L40S, RTX "
-        "4090 / 5090) and the V100 (921 against 718) stay bandwidth-bound, so their predictions do not move. The "
-        "held-out H100 scoreboard rows land at +1.0 and -3.6 % (were +17.3 and +11.9 %); the fit on the H100 rows alone "
+        " B per SM cycle, fitted on the scoreboard's two A100 rows, caps the A100 80GB at " +
+        // SM cycles per second, G: A100 19.5 TFLOPS fp32 / 128, H100 SXM 66.9 / 256, RTX 3090 35.6 / 256,
+        // V100 15.7 / 128 (the catalogue's fp32 rates; 64 / 128 fp32 lanes per SM, capability 8.0 / 9.0 / 8.6 / 7.0).
+        test::fmt("%.0f", mmvq.expected.bytes_per_sm_cycle * 19.5e3 / 128) + " GB/s (0.59 of 1940) and the H100 SXM at " +
+        test::fmt("%.0f", mmvq.expected.bytes_per_sm_cycle * 66.9e3 / 256) +
+        " GB/s (0.58 of 3350); the GDDR cards (RTX 3090 " +
+        test::fmt("%.0f", mmvq.expected.bytes_per_sm_cycle * 35.6e3 / 256) +
+        " GB/s against 749, A40, L40S, RTX 4090 / 5090) and the V100 (" +
+        test::fmt("%.0f", mmvq.expected.bytes_per_sm_cycle * 15.7e3 / 128) +
+        " against 718) stay bandwidth-bound, so their predictions do not move. The "
+        "held-out H100 scoreboard rows land at +1.2 and -3.5 % (were +17.3 and +11.9 %); the fit on the H100 rows alone "
         "gives " + test::fmt("%.2f", mmvq.high.bytes_per_sm_cycle) + ", the A100 one " +
         test::fmt("%.2f", mmvq.expected.bytes_per_sm_cycle) + ": one rate per SM cycle serves both generations.\n"
         "- Before: tg128 median |error| 16.7 % over the 18 records (target missed), 16.6 % over the held-out decode "

@@ -62,6 +62,15 @@ TEST(GpusCommand, DefaultListsCardsWithIntegerBytes) {
     if (g["id"] == "h200") {
       EXPECT_EQ(g["memory"]["reported_memory_basis"], "estimated");
     }
+    // The measured matmul ceiling beside the datasheet (ml-engineering's MAMF table, AMD's fp16),
+    // with its source; null where none is published.
+    if (g["id"] == "mi300x") {
+      EXPECT_EQ(g["mamf_tflops"]["bf16"], 668.4);
+      EXPECT_EQ(g["mamf_tflops"]["fp16"], 654.0);
+      EXPECT_EQ(g["tflops_dense"]["bf16"], 1307.4);
+      EXPECT_FALSE(g["sources"]["mamf"].empty());
+    }
+    if (g["id"] == "rtx-4090") EXPECT_TRUE(g["mamf_tflops"]["bf16"].is_null());
   }
   EXPECT_TRUE(saw_h100);
 }

@@ -121,7 +121,7 @@ TEST(PlanPerfCli, EmitRehearsalWritesTheProbeInput) {
 
 TEST(PlanPerfCli, MigSliceThroughputIsScaledFromTheFullCard) {
   // Before issue 17 a MIG slice said "performance: unknown" (no TFLOPS per profile). 3g.40gb of an
-  // H100 SXM: 3/7 of 989.4 bf16 TFLOPS, 4/8 of 3350 GB/s = 1675 GB/s. Batch 1 is memory-bound: the
+  // H100 SXM: 3/7 of its 794.5 bf16 TFLOPS matmul ceiling, 4/8 of 3350 GB/s = 1675 GB/s. Batch 1 is memory-bound: the
   // ~15.0 GB of streamed bf16 weights (BatchOneDecodeTtftAndKnee: ~3.9 ms at 4800 x 0.8 GB/s) take
   // 15.0 / (1675 x 0.8) = 11.2 ms, plus the 0.84 ms vllm step overhead of 32 layers: ~12.0 ms.
   const auto j = plan({"--batch", "1", "--max-model-len", "8192"}, "h100-sxm-80/3g.40gb");
@@ -134,7 +134,10 @@ TEST(PlanPerfCli, MigSliceThroughputIsScaledFromTheFullCard) {
             0u)
       << basis;
   EXPECT_NE(basis.find("datasheet 1675 GB/s x 0.8"), std::string::npos) << basis;
-  EXPECT_NE(basis.find("tensor bf16 (3/7 of the card's 989.4): datasheet 424 dense TFLOPS"), std::string::npos) << basis;
+  // The tensor rate: the card's measured matmul ceiling (794.5 bf16 TFLOPS, data/gpus.json) x 3/7 = 340.5.
+  EXPECT_NE(basis.find("tensor bf16 (3/7 of the card's 794.5): measured matmul ceiling (MAMF) 340.5 TFLOPS"),
+            std::string::npos)
+      << basis;
   const double tpot = p.at("decode").at("tpot_s").at("expected").get<double>();
   EXPECT_GT(tpot, 0.0117);
   EXPECT_LT(tpot, 0.0125);

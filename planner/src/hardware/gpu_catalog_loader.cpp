@@ -154,8 +154,8 @@ RentalLots read_lots(const JsonView& v) {
   return lots;
 }
 
-DenseTflops read_tflops(const JsonView& entry) {
-  const JsonView t = entry.at("tflops_dense");
+DenseTflops read_tflops(const JsonView& entry, std::string_view key) {
+  const JsonView t = entry.at(key);
   reject_unknown_keys(t, {"fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4"});
   return DenseTflops{opt_positive(t, "fp32"), opt_positive(t, "tf32"), opt_positive(t, "bf16"),
                      opt_positive(t, "fp16"), opt_positive(t, "fp8"),  opt_positive(t, "int8"),
@@ -177,7 +177,7 @@ GpuSpec read_card(const JsonView& v) {
   const std::string id = read_id(v, "id");
   return within_entry("gpu", id, [&] {
     reject_unknown_keys(v, {"id", "name", "vendor", "architecture", "memory", "memory_bandwidth_gbps",
-                            "tflops_dense", "fp8_support", "fp4_support", "compute_capability",
+                            "tflops_dense", "mamf_tflops", "fp8_support", "fp4_support", "compute_capability",
                             "gfx_target", "interconnect", "tdp_w", "mig_max_instances", "node_gpus",
                             "confidence", "notes", "sources", "not_plannable"});
     GpuSpec g;
@@ -214,7 +214,11 @@ GpuSpec read_card(const JsonView& v) {
     }
 
     if (v.has("memory_bandwidth_gbps")) g.bandwidth_gbps = v.req_positive("memory_bandwidth_gbps");
-    g.tflops = read_tflops(v);
+    g.tflops = read_tflops(v, "tflops_dense");
+    if (v.has("mamf_tflops")) {
+      g.mamf_tflops = read_tflops(v, "mamf_tflops");
+      if (!v.at("sources").has("mamf")) v.at("sources").fail_at("mamf", "mamf_tflops is given, so its source is required");
+    }
     g.fp8_support = v.req_bool("fp8_support");
     g.fp4_support = v.req_bool("fp4_support");
     g.compute_capability = read_compute_capability(v);

@@ -98,6 +98,15 @@ PerfHardware perf_hardware_from(const DatasheetFigures& sheet,
     exp.tensor_flops_per_s = slow.tensor_flops_per_s = fast.tensor_flops_per_s =
         *measured->tensor_tflops * 1e12;
     basis += "; tensor: calibration " + measured->source + " (" + fmt(*measured->tensor_tflops) + " TFLOPS)";
+  } else if (sheet.mamf_tflops) {
+    // The card's measured matmul ceiling x the share of it a forward's GEMMs reach
+    // (docs/performance.md section 1: the default efficiency's ratio to its Hopper ceiling).
+    const double ceiling = *sheet.mamf_tflops * 1e12;
+    exp.tensor_flops_per_s = ceiling * d.tensor_share_of_mamf.expected;
+    slow.tensor_flops_per_s = ceiling * d.tensor_share_of_mamf.min;
+    fast.tensor_flops_per_s = ceiling * d.tensor_share_of_mamf.max;
+    basis += "; tensor " + sheet.mamf_label + ": measured matmul ceiling (MAMF) " + fmt(*sheet.mamf_tflops) +
+             " TFLOPS (data/gpus.json) x " + range_text(d.tensor_share_of_mamf) + defaults_file;
   } else if (sheet.tensor_tflops) {
     const double peak = *sheet.tensor_tflops * 1e12;
     exp.tensor_flops_per_s = peak * d.tensor_efficiency.expected;
@@ -209,8 +218,20 @@ DatasheetFigures datasheet_figures(const GpuSpec& gpu, std::string_view compute_
     s.tensor_tflops = tflops.fp16;
     s.tflops_label = "bf16 (fp16 figure)";
   }
+  s.mamf_tflops = gpu.mamf_tflops.*row.field;
+  s.mamf_label = std::string(row.dtype);
+  // An fp16 forward on a card measured in bf16 only: the bf16 ceiling x the datasheet's fp16 / bf16
+  // ratio (1 on NVIDIA, whose tensor cores run both at one rate).
+  if (!s.mamf_tflops && row.dtype == "fp16" && gpu.mamf_tflops.bf16 && tflops.fp16 && tflops.bf16) {
+    s.mamf_tflops = *gpu.mamf_tflops.bf16 * *tflops.fp16 / *tflops.bf16;
+    s.mamf_label = "fp16 (bf16 ceiling x datasheet fp16 / bf16)";
+  }
   if (gpu.mig) {
     // Tensor cores sit in the SMs: a slice with 3 of the card's 7 compute slices has 3/7 of its rate.
+    if (s.mamf_tflops) {
+      s.mamf_label += " (" + gpu.mig->sm_fraction.str() + " of the card's " + fmt(*s.mamf_tflops) + ")";
+      *s.mamf_tflops *= gpu.mig->sm_fraction.value();
+    }
     if (s.tensor_tflops) {
       s.tflops_label += " (" + gpu.mig->sm_fraction.str() + " of the card's " + fmt(*s.tensor_tflops) + ")";
       *s.tensor_tflops *= gpu.mig->sm_fraction.value();

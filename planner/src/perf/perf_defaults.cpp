@@ -137,6 +137,7 @@ PerfDefaults load_perf_defaults(const std::filesystem::path& file) {
   d.source = file.string();
   d.bandwidth_efficiency = read_range(root, "bandwidth_efficiency", 1, true);
   d.tensor_efficiency = read_range(root, "tensor_efficiency", 1, true);
+  d.tensor_share_of_mamf = read_range(root, "tensor_share_of_mamf", 1, true);
   d.training_efficiency = read_range(root, "training_efficiency", 1, true);
   const JsonView overhead = root.at("step_overhead");
   for (const auto& [engine, entry] : overhead.at("engines").members())

@@ -126,7 +126,7 @@ std::string simulate_answers_markdown(const SimulateAnswers& a) {
   }
   if (!a.launch.note.empty()) s += a.launch.note + ".\n\n";
   s += "Simulated (docs/simulator.md); step times " +
-       std::string(a.run.engine.calibrated ? "calibrated" : "uncalibrated (datasheet x default efficiency)") + ".\n";
+       std::string(a.run.engine.calibrated ? "calibrated" : "uncalibrated (published card figures x default efficiency)") + ".\n";
   return s;
 }
 

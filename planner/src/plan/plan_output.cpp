@@ -89,7 +89,7 @@ std::string performance_text(const sim::PlanPerformance& perf) {
   const auto& q = perf.query;
   if (!perf.estimate) return "performance: unknown - " + perf.unavailable + "\n";
   const auto& e = *perf.estimate;
-  std::string s = "performance (" + std::string(perf.calibrated ? "calibrated" : "uncalibrated: datasheet x default efficiency") +
+  std::string s = "performance (" + std::string(perf.calibrated ? "calibrated" : "uncalibrated: published card figures x default efficiency") +
                   ", " + perf.tensor_dtype + " tensor rate):\n";
   s += "  decode   batch " + std::to_string(q.batch) + " at " + std::to_string(q.decode_context) + " tokens: " +
        perf_range_text(e.decode.tokens_per_s, 1, "%.0f") + " tok/s, TPOT " + perf_range_text(e.decode.step_s, 1e3, "%.2f") + " ms\n";

@@ -368,7 +368,7 @@ std::string simulate_text(const SimulateOutcome& o) {
     s += r.verdict.first_timeout_s ? "  first request past the " + format_number("%.4g", o.timeout_s) + " s timeout at t = " +
                                          format_number("%.2f", *r.verdict.first_timeout_s) + " s\n"
                                    : "  no request exceeded the " + format_number("%.4g", o.timeout_s) + " s timeout\n";
-  s += "step times: " + std::string(o.engine.calibrated ? "calibrated" : "uncalibrated (datasheet x default efficiency)") + "\n";
+  s += "step times: " + std::string(o.engine.calibrated ? "calibrated" : "uncalibrated (published card figures x default efficiency)") + "\n";
   if (o.cold)
     s += "cold start: " + std::to_string(o.cold->first_uses) + " first uses of a fused-MoE kernel variant, " +
          format_number("%.4g", o.cold->compile_s) + " s each (" + format_number("%.2f", o.cold->stalled_s) +

@@ -53,6 +53,13 @@ TEST(GpuCatalogErrors, NodeSizeWithoutSource) {
   expect_contains(m, "(gpu 'test-80')");
 }
 
+// A measured matmul ceiling is a measurement: it needs its source like the other figures.
+TEST(GpuCatalogErrors, MatmulCeilingWithoutSource) {
+  const auto m = load_error("mamf_unsourced.json");
+  expect_contains(m, "/gpus/0/sources/mamf: mamf_tflops is given, so its source is required");
+  expect_contains(m, "(gpu 'test-80')");
+}
+
 // An Infinity Fabric mesh is given as links + each link's bandwidth, with its source.
 TEST(GpuCatalogErrors, PeerLinksNeedTheirBandwidthAndSource) {
   expect_contains(load_error("peer_links_without_bandwidth.json"),

@@ -81,6 +81,12 @@ TEST(GpuCatalog, EveryEntryParsesAndEveryFigureHasASource) {
     }
     EXPECT_GT(g.reported_total.count(), 0u) << g.id;
     EXPECT_LE(g.reported_total, g.physical) << g.id;
+    // A measured matmul ceiling is below the datasheet's peak of the same dtype, which it needs.
+    for (auto field : {&DenseTflops::bf16, &DenseTflops::fp16, &DenseTflops::fp8})
+      if (g.mamf_tflops.*field) {
+        ASSERT_TRUE(g.tflops.*field || g.kind == GpuKind::Mig) << g.id;
+        if (g.tflops.*field) EXPECT_LT(*(g.mamf_tflops.*field), *(g.tflops.*field)) << g.id;
+      }
     // A card that cannot be planned says why.
     if (g.kind == GpuKind::Card && g.vendor == "intel") {
       EXPECT_FALSE(g.not_plannable.empty()) << g.id;

@@ -28,8 +28,11 @@ TEST(PerfDefaults, ShippedFileLoads) {
   EXPECT_DOUBLE_EQ(d.link_latency_s.expected, 10e-6);    // 10 us in the file
   // Fitted jointly with the trtllm step overhead (PerfAccuracy.MemoryComputeOverlapIsTheFittedValue,
   // PerfAccuracy.StepOverheadIsTheFittedValuePerEngine); range 0..1.
-  EXPECT_DOUBLE_EQ(d.memory_compute_overlap.expected, 0.4);
-  EXPECT_DOUBLE_EQ(d.step_overhead_for("trtllm").per_layer_s.expected, 39.2e-6);  // 39.2 us in the file
+  EXPECT_DOUBLE_EQ(d.memory_compute_overlap.expected, 0.3);
+  EXPECT_DOUBLE_EQ(d.step_overhead_for("trtllm").per_layer_s.expected, 33.9e-6);  // 33.9 us in the file
+  // The share of a card's measured matmul ceiling a forward's GEMMs reach: 0.65 / 0.8 of the default.
+  EXPECT_DOUBLE_EQ(d.tensor_share_of_mamf.expected, 0.8125);
+  EXPECT_DOUBLE_EQ(d.tensor_share_of_mamf.max, 1.0);
   EXPECT_DOUBLE_EQ(d.memory_compute_overlap.max, 1.0);
   EXPECT_DOUBLE_EQ(d.pcie_gbps_per_direction.at(5), 63.0);
   EXPECT_DOUBLE_EQ(d.network_latency_s.expected, 45e-6);  // 45 us in the file
@@ -147,14 +150,14 @@ TEST(PerfHardware, EngineSelectsItsStepOverhead) {
   EXPECT_DOUBLE_EQ(hf.expected.layer_overhead_s, d.step_overhead.at("default").per_layer_s.expected);
   EXPECT_EQ(hf.expected.moe_layer_overhead_s, 0);
   EXPECT_NE(hf.basis.find("step overhead (default, not fitted)"), std::string::npos) << hf.basis;
-  // SGLang's entry adds the fitted MoE-layer terms (20 us decode, 750 us with prompt tokens),
+  // SGLang's entry adds the fitted MoE-layer terms (20 us decode, 700 us with prompt tokens),
   // their range ends on the slow and fast rates.
   const PerfHardware sglang = perf_hardware_from(h100_sheet(), std::nullopt, d, "sglang");
   EXPECT_DOUBLE_EQ(sglang.expected.moe_layer_overhead_s, 20e-6);
-  EXPECT_DOUBLE_EQ(sglang.expected.prompt_moe_layer_overhead_s, 750e-6);
+  EXPECT_DOUBLE_EQ(sglang.expected.prompt_moe_layer_overhead_s, 700e-6);
   EXPECT_DOUBLE_EQ(sglang.slow->prompt_moe_layer_overhead_s, d.step_overhead.at("sglang").prompt_per_moe_layer_s.max);
   EXPECT_DOUBLE_EQ(sglang.fast->moe_layer_overhead_s, d.step_overhead.at("sglang").per_moe_layer_s.min);
-  EXPECT_NE(sglang.basis.find("per MoE layer (fitted) 20 us in a decode step, 750 us in a step with prompt tokens"),
+  EXPECT_NE(sglang.basis.find("per MoE layer (fitted) 20 us in a decode step, 700 us in a step with prompt tokens"),
             std::string::npos)
       << sglang.basis;
 }
@@ -179,23 +182,23 @@ TEST(PerfHardware, StepOverheadEntryFollowsHowTheEngineRunsAStep) {
 TEST(PerfHardware, BlockFp8GemmTermFollowsTheGpuVendor) {
   const PerfDefaults d = shipped_defaults();
   // A sheet without a vendor (a custom GPU) gets no per-launch term, NVIDIA 5 us in a decode step
-  // and 130 us with prompt tokens, AMD 40 and 270 us (fitted, data/perf_defaults.json
+  // and 140 us with prompt tokens, AMD 40 and 250 us (fitted, data/perf_defaults.json
   // step_overhead.sglang block_fp8_gemm_us, prompt_block_fp8_gemm_us).
   EXPECT_EQ(perf_hardware_from(h100_sheet(), std::nullopt, d, "sglang").expected.block_fp8_gemm_overhead_s, 0);
   DatasheetFigures nvidia = h100_sheet();
   nvidia.vendor = "nvidia";
   const PerfHardware nv = perf_hardware_from(nvidia, std::nullopt, d, "sglang");
   EXPECT_DOUBLE_EQ(nv.expected.block_fp8_gemm_overhead_s, 5e-6);
-  EXPECT_DOUBLE_EQ(nv.expected.prompt_block_fp8_gemm_overhead_s, 130e-6);
+  EXPECT_DOUBLE_EQ(nv.expected.prompt_block_fp8_gemm_overhead_s, 140e-6);
   DatasheetFigures amd = h100_sheet();
   amd.vendor = "amd";
   const PerfHardware mi = perf_hardware_from(amd, std::nullopt, d, "sglang");
   EXPECT_DOUBLE_EQ(mi.expected.block_fp8_gemm_overhead_s, 40e-6);
-  EXPECT_DOUBLE_EQ(mi.slow->block_fp8_gemm_overhead_s, 77.1e-6);
-  EXPECT_DOUBLE_EQ(mi.fast->block_fp8_gemm_overhead_s, 17.4e-6);
-  EXPECT_DOUBLE_EQ(mi.expected.prompt_block_fp8_gemm_overhead_s, 270e-6);
-  EXPECT_NE(mi.basis.find("per block-scaled FP8 GEMM on amd (fitted) 40 us [17.4-77.1] in a decode step, 270 us "
-                          "[117.5-520.6] in a step with prompt tokens"),
+  EXPECT_DOUBLE_EQ(mi.slow->block_fp8_gemm_overhead_s, 65.9e-6);
+  EXPECT_DOUBLE_EQ(mi.fast->block_fp8_gemm_overhead_s, 17.2e-6);
+  EXPECT_DOUBLE_EQ(mi.expected.prompt_block_fp8_gemm_overhead_s, 250e-6);
+  EXPECT_NE(mi.basis.find("per block-scaled FP8 GEMM on amd (fitted) 40 us [17.2-65.9] in a decode step, 250 us "
+                          "[107.4-411.6] in a step with prompt tokens"),
             std::string::npos)
       << mi.basis;
   // Engines without the term: none on any vendor.
@@ -213,7 +216,7 @@ TEST(PerfHardware, CountedKernelCostFollowsTheComputeCapability) {
   sheet.capability_major = 9;
   const PerfHardware hopper = perf_hardware_from(sheet, std::nullopt, d, "sglang");
   EXPECT_DOUBLE_EQ(hopper.expected.decode_kernel_overhead_s, 2.7e-6);
-  EXPECT_NE(hopper.basis.find("2.7 us [2-8.7] per kernel of a decode step (compute capability 9.x)"), std::string::npos)
+  EXPECT_NE(hopper.basis.find("2.7 us [1.9-7.4] per kernel of a decode step (compute capability 9.x)"), std::string::npos)
       << hopper.basis;
   sheet.capability_major.reset();  // unknown: the general value
   EXPECT_DOUBLE_EQ(perf_hardware_from(sheet, std::nullopt, d, "sglang").expected.decode_kernel_overhead_s, 4.5e-6);
@@ -267,8 +270,9 @@ TEST(PerfHardware, MigSliceIsTheCardScaledByItsFractions) {
   // slices and 4 of its 8 memory slices (MIG user guide, data/gpus.json):
   //   tensor    = 989.4 x 3/7 = 424.028571... dense bf16 TFLOPS
   //   bandwidth = 3350 x 4/8  = 1675 GB/s
-  // expected rates with the shipped efficiencies: 1675e9 x 0.8 = 1.34e12 B/s,
-  // 424.0286e12 x 0.65 = 275.6186e12 FLOP/s. No NVLink on a slice: PCIe gen 5, 63 GB/s.
+  // expected rates with the shipped efficiencies: 1675e9 x 0.8 = 1.34e12 B/s. The tensor rate is the
+  // card's measured matmul ceiling (794.5 bf16 TFLOPS) x 3/7 = 340.5 x 0.8125 = 276.65625e12 FLOP/s,
+  // not the datasheet's 424.0286e12 x 0.65. No NVLink on a slice: PCIe gen 5, 63 GB/s.
   const PerfDefaults d = shipped_defaults();
   const GpuCatalog cat = GpuCatalog::load(test::source_dir() / "data" / "gpus.json");
   const GpuSpec& slice = cat.find("h100-sxm-80/3g.40gb");
@@ -282,7 +286,9 @@ TEST(PerfHardware, MigSliceIsTheCardScaledByItsFractions) {
             "slices (bandwidth 3350 GB/s x 4/8)");
   const PerfHardware hw = perf_hardware_from(slice, nullptr, "bf16", d);
   EXPECT_DOUBLE_EQ(hw.expected.bandwidth_bytes_per_s, 1675e9 * 0.8);
-  EXPECT_DOUBLE_EQ(hw.expected.tensor_flops_per_s, 989.4e12 * 3.0 / 7.0 * 0.65);
+  EXPECT_DOUBLE_EQ(*sheet.mamf_tflops, 794.5 * 3.0 / 7.0);
+  EXPECT_EQ(sheet.mamf_label, "bf16 (3/7 of the card's 794.5)");
+  EXPECT_DOUBLE_EQ(hw.expected.tensor_flops_per_s, 794.5e12 * 3.0 / 7.0 * 0.8125);
   EXPECT_EQ(hw.basis.rfind(sheet.scaled_from, 0), 0u) << hw.basis;  // stated first
   // A 1g slice of the same card: 1/7 of the SMs, 1/8 of the bandwidth (3350 / 8 = 418.75 GB/s);
   // fp8: 1978.9 x 1/7 = 282.7 TFLOPS.
@@ -292,6 +298,38 @@ TEST(PerfHardware, MigSliceIsTheCardScaledByItsFractions) {
   // A card is not scaled and says nothing about MIG.
   EXPECT_TRUE(datasheet_figures(cat.find("h100-sxm-80"), "bf16", d).scaled_from.empty());
   EXPECT_TRUE(mig_scaling_note(cat.find("h100-sxm-80")).empty());
+}
+
+// A card with a published matmul ceiling (data/gpus.json mamf_tflops) takes its tensor rate from it
+// x tensor_share_of_mamf (0.625 / 0.8125 / 1); the others keep the datasheet x tensor_efficiency.
+TEST(PerfHardware, MeasuredMatmulCeilingSetsTheTensorRate) {
+  const PerfDefaults d = shipped_defaults();
+  const GpuCatalog cat = GpuCatalog::load(test::source_dir() / "data" / "gpus.json");
+  // MI300X bf16: 668.4 TFLOPS measured (ml-engineering MAMF table) against 1307.4 on the datasheet:
+  // 668.4 x 0.8125 = 543.075, range 668.4 x 0.625 = 417.75 to 668.4.
+  const PerfHardware mi300x = perf_hardware_from(cat.find("mi300x"), nullptr, "bf16", d);
+  EXPECT_DOUBLE_EQ(mi300x.expected.tensor_flops_per_s, 668.4e12 * 0.8125);
+  ASSERT_TRUE(mi300x.slow && mi300x.fast);
+  EXPECT_DOUBLE_EQ(mi300x.slow->tensor_flops_per_s, 668.4e12 * 0.625);
+  EXPECT_DOUBLE_EQ(mi300x.fast->tensor_flops_per_s, 668.4e12);
+  EXPECT_NE(mi300x.basis.find("tensor bf16: measured matmul ceiling (MAMF) 668.4 TFLOPS (data/gpus.json) x 0.8125 "
+                              "[0.625-1]"),
+            std::string::npos)
+      << mi300x.basis;
+  // fp8 has its own ceiling (H100 SXM 1402.6 against the datasheet's 1978.9), fp16 on NVIDIA takes
+  // the bf16 one x 989.4 / 989.4 (A100 SXM: 271.2), and MI300X fp16 its own (AMD's 654).
+  EXPECT_DOUBLE_EQ(*datasheet_figures(cat.find("h100-sxm-80"), "fp8", d).mamf_tflops, 1402.6);
+  const DatasheetFigures a100 = datasheet_figures(cat.find("a100-sxm-80"), "fp16", d);
+  EXPECT_DOUBLE_EQ(*a100.mamf_tflops, 271.2);
+  EXPECT_EQ(a100.mamf_label, "fp16 (bf16 ceiling x datasheet fp16 / bf16)");
+  EXPECT_DOUBLE_EQ(*datasheet_figures(cat.find("mi300x"), "fp16", d).mamf_tflops, 654.0);
+  // An H100 keeps its rate within 0.4 %: 794.5 x 0.8125 = 645.53 against 989.4 x 0.65 = 643.11.
+  const PerfHardware h100 = perf_hardware_from(cat.find("h100-sxm-80"), nullptr, "bf16", d);
+  EXPECT_NEAR(h100.expected.tensor_flops_per_s / (989.4e12 * 0.65), 1.0, 0.004);
+  // No published ceiling: the datasheet x 0.65 (RTX 4090 bf16 165.2 TFLOPS).
+  const PerfHardware rtx = perf_hardware_from(cat.find("rtx-4090"), nullptr, "bf16", d);
+  EXPECT_FALSE(datasheet_figures(cat.find("rtx-4090"), "bf16", d).mamf_tflops);
+  EXPECT_DOUBLE_EQ(rtx.expected.tensor_flops_per_s, 165.2e12 * 0.65);
 }
 
 }  // namespace

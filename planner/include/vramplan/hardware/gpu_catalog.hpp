@@ -111,6 +111,10 @@ struct GpuSpec {
 
   std::optional<double> bandwidth_gbps;
   DenseTflops tflops;
+  //! Measured matmul ceiling per dtype (maximum achievable matmul FLOPS: the best large GEMM
+  //! found on the card, sources.mamf); a MIG slice keeps its card's. Unset where none is
+  //! published: the performance model then takes the datasheet x its default efficiency.
+  DenseTflops mamf_tflops;
   bool fp8_support = false;
   bool fp4_support = false;
   std::optional<ComputeCapability> compute_capability;  //!< NVIDIA only

@@ -38,6 +38,10 @@ struct DatasheetFigures {
   bool network_from_flag = false;
   bool node_from_flag = false;  //!< scale_up_gpus is the host size --node-gpus gave
   std::optional<int> capability_major{};  //!< NVIDIA compute capability major (selects fitted per-kernel costs)
+  //! Measured matmul ceiling in the compute dtype (GpuSpec::mamf_tflops; a MIG slice's share): when
+  //! set, the tensor rate is this x PerfDefaults::tensor_share_of_mamf instead of the datasheet's.
+  std::optional<double> mamf_tflops{};
+  std::string mamf_label{};  //!< "bf16", or how the ceiling was derived (fp16 from bf16, a MIG share)
 };
 
 //! Figures measured on the card (a calibration file).
@@ -47,7 +51,8 @@ struct MeasuredFigures {
   std::optional<double> tensor_tflops;    //!< achieved dense GEMM rate in the compute dtype
 };
 
-//! Measured figures win; the rest are datasheet x default efficiency (expected, and slow/fast
+//! Measured figures win; the rest are the datasheet (or the card's published matmul ceiling, for the
+//! tensor rate) x default efficiency (expected, and slow/fast
 //! from the min/max efficiencies). The step overhead is the `engine`'s entry of the defaults
 //! ("vllm", "trtllm", ...; empty or unknown: "default"). Throws Error(Usage) when neither gives a
 //! bandwidth or a tensor throughput (e.g. a custom GPU of which only the memory is known).

@@ -104,6 +104,9 @@ struct PerfDefaults {
   std::string source;              //!< the file read
   DefaultRange bandwidth_efficiency;  //!< fraction of datasheet memory bandwidth
   DefaultRange tensor_efficiency;     //!< fraction of dense datasheet TFLOPS
+  //! Fraction of a card's measured matmul ceiling (GpuSpec::mamf_tflops) a forward's GEMMs
+  //! reach: used instead of tensor_efficiency where the card has one.
+  DefaultRange tensor_share_of_mamf;
   //! Fraction of dense datasheet TFLOPS a training step achieves on the FLOPs it executes
   //! (`vramplan train` time; published utilisation figures, not fitted).
   DefaultRange training_efficiency;

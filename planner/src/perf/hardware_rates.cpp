@@ -74,6 +74,12 @@ PerfHardware perf_hardware_from(const DatasheetFigures& sheet,
   HardwareRates exp, slow, fast;
   std::string basis;
   const std::string defaults_file = " (" + d.source + ")";
+  // A rate = a published figure x an efficiency range: the slow end takes its min, the fast its max.
+  const auto scaled_range = [&](double HardwareRates::*field, double figure, const DefaultRange& efficiency) {
+    exp.*field = figure * efficiency.expected;
+    slow.*field = figure * efficiency.min;
+    fast.*field = figure * efficiency.max;
+  };
 
   const bool bw_measured = measured && measured->bandwidth_gbps;
   if (bw_measured) {
@@ -81,10 +87,7 @@ PerfHardware perf_hardware_from(const DatasheetFigures& sheet,
         *measured->bandwidth_gbps * 1e9;
     basis += "bandwidth: calibration " + measured->source + " (" + fmt(*measured->bandwidth_gbps) + " GB/s)";
   } else if (sheet.bandwidth_gbps) {
-    const double peak = *sheet.bandwidth_gbps * 1e9;
-    exp.bandwidth_bytes_per_s = peak * d.bandwidth_efficiency.expected;
-    slow.bandwidth_bytes_per_s = peak * d.bandwidth_efficiency.min;
-    fast.bandwidth_bytes_per_s = peak * d.bandwidth_efficiency.max;
+    scaled_range(&HardwareRates::bandwidth_bytes_per_s, *sheet.bandwidth_gbps * 1e9, d.bandwidth_efficiency);
     basis += "bandwidth: datasheet " + fmt(*sheet.bandwidth_gbps) + " GB/s x " +
              range_text(d.bandwidth_efficiency) + defaults_file;
   } else {
@@ -100,18 +103,12 @@ PerfHardware perf_hardware_from(const DatasheetFigures& sheet,
     basis += "; tensor: calibration " + measured->source + " (" + fmt(*measured->tensor_tflops) + " TFLOPS)";
   } else if (sheet.mamf_tflops) {
     // The card's measured matmul ceiling x the share of it a forward's GEMMs reach
-    // (docs/performance.md section 1: the default efficiency's ratio to its Hopper ceiling).
-    const double ceiling = *sheet.mamf_tflops * 1e12;
-    exp.tensor_flops_per_s = ceiling * d.tensor_share_of_mamf.expected;
-    slow.tensor_flops_per_s = ceiling * d.tensor_share_of_mamf.min;
-    fast.tensor_flops_per_s = ceiling * d.tensor_share_of_mamf.max;
+    // (docs/performance.md section 4: the default efficiency's ratio to its Hopper ceiling).
+    scaled_range(&HardwareRates::tensor_flops_per_s, *sheet.mamf_tflops * 1e12, d.tensor_share_of_mamf);
     basis += "; tensor " + sheet.mamf_label + ": measured matmul ceiling (MAMF) " + fmt(*sheet.mamf_tflops) +
              " TFLOPS (data/gpus.json) x " + range_text(d.tensor_share_of_mamf) + defaults_file;
   } else if (sheet.tensor_tflops) {
-    const double peak = *sheet.tensor_tflops * 1e12;
-    exp.tensor_flops_per_s = peak * d.tensor_efficiency.expected;
-    slow.tensor_flops_per_s = peak * d.tensor_efficiency.min;
-    fast.tensor_flops_per_s = peak * d.tensor_efficiency.max;
+    scaled_range(&HardwareRates::tensor_flops_per_s, *sheet.tensor_tflops * 1e12, d.tensor_efficiency);
     basis += "; tensor " + sheet.tflops_label + ": datasheet " + fmt(*sheet.tensor_tflops) +
              " dense TFLOPS x " + range_text(d.tensor_efficiency) + defaults_file;
   } else {

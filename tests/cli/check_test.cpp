@@ -470,8 +470,17 @@ TEST(CheckCli, BatchRangeAtARateSaysWhatHeldAnOverloadedCap) {
   EXPECT_EQ(probes.front().at("cap"), 1);
   EXPECT_EQ(probes.front().at("queue_held_by"), "running_limit");
   EXPECT_EQ(probes.back().at("queue_held_by"), "token_budget") << probes.back().dump();
+  // What each overloaded cap serves, below the 20 offered: the largest ~3.3/s.
+  for (const auto& p : probes) {
+    EXPECT_TRUE(p.at("overloaded").get<bool>()) << p.dump();
+    EXPECT_LT(p.at("served_per_s").get<double>(), 20.0) << p.dump();
+  }
+  EXPECT_GT(probes.back().at("served_per_s").get<double>(), 2.5) << probes.back().dump();
+  EXPECT_LT(probes.back().at("served_per_s").get<double>(), 4.5) << probes.back().dump();
   const auto t = run_cli({"check", "--model", "llama-3.1-8b", "--gpu", "l40s", "--max-model-len", "8192", "--batch-range",
                           "--input-len", "2048", "--output-len", "256", "--probe-requests", "1000", "--rate", "20"});
+  // Its p99 TTFT only grows with the simulated run: the cell says what the cap serves instead.
+  EXPECT_NE(t.out.find(" overloaded: serves "), std::string::npos) << t.out;
   EXPECT_NE(t.out.find("meeting the targets at this rate: none (at " + std::to_string(probes.back().at("cap").get<int>()) +
                        ": overloaded, the queue held most by the step token budget)"),
             std::string::npos)

@@ -111,6 +111,7 @@ BatchAtRate batch_at_rate(const BatchAtRateRequest& r, const DataRoot& root) {
       p.tpot_p99_s = res.tpot.p99;
       p.kv_usage_p99 = res.kv_usage.p99;
       p.running_mean = res.running.mean;
+      p.served_per_s = res.verdict.served_per_s;
       p.held_most = sim::held_shares(res, engine.rules.dp_ranks).most;
       launches[cap] = launch_command(engine.plan, plan.args, plan.model);
     } catch (const Error& e) {

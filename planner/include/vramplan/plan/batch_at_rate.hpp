@@ -39,6 +39,9 @@ struct RateBatchProbe {
   std::uint64_t cap = 0;  //!< running requests per replica (the engine's flag)
   bool met = false, overloaded = false;
   double ttft_p99_s = 0, tpot_p99_s = 0, kv_usage_p99 = 0, running_mean = 0;
+  //! Completions per second per replica over the second half of the arrivals (sim::Verdict):
+  //! what an overloaded cap serves of the rate, where its p99 TTFT only grows with the run.
+  double served_per_s = 0;
   std::string binding;  //!< the target nearest to / furthest past its limit, or "overloaded"
   std::string error;    //!< the engine does not start with this cap ("" when it runs)
   std::string unserved; //!< requests refused or cut short ("" when every request was served)

@@ -70,7 +70,9 @@ TEST(GpusCommand, DefaultListsCardsWithIntegerBytes) {
       EXPECT_EQ(g["tflops_dense"]["bf16"], 1307.4);
       EXPECT_FALSE(g["sources"]["mamf"].empty());
     }
-    if (g["id"] == "rtx-4090") EXPECT_TRUE(g["mamf_tflops"]["bf16"].is_null());
+    if (g["id"] == "rtx-4090") {
+      EXPECT_TRUE(g["mamf_tflops"]["bf16"].is_null());
+    }
   }
   EXPECT_TRUE(saw_h100);
 }

@@ -85,7 +85,9 @@ TEST(GpuCatalog, EveryEntryParsesAndEveryFigureHasASource) {
     for (auto field : {&DenseTflops::bf16, &DenseTflops::fp16, &DenseTflops::fp8})
       if (g.mamf_tflops.*field) {
         ASSERT_TRUE(g.tflops.*field || g.kind == GpuKind::Mig) << g.id;
-        if (g.tflops.*field) EXPECT_LT(*(g.mamf_tflops.*field), *(g.tflops.*field)) << g.id;
+        if (g.tflops.*field) {
+          EXPECT_LT(*(g.mamf_tflops.*field), *(g.tflops.*field)) << g.id;
+        }
       }
     // A card that cannot be planned says why.
     if (g.kind == GpuKind::Card && g.vendor == "intel") {

@@ -112,7 +112,8 @@ TEST(DiffusionAccuracy, GeneratesDocsAccuracyDiffusion) {
        << listed.str();
   md << "\n## Time per call\n\n"
      << "Not a target: the step time is the performance model's compute-bound estimate (denoiser FLOPs over the\n"
-     << "datasheet tensor rate x data/perf_defaults.json efficiencies, tuned on LLM serving).\n\n"
+     << "card's tensor rate: its measured matmul ceiling where data/gpus.json has one, else its datasheet, x the\n"
+     << "data/perf_defaults.json efficiencies, tuned on LLM serving).\n\n"
      << "| record | measured s per call | vramplan s [fast-slow] | error | achieved share of the datasheet rate |\n"
      << "|---|---:|---:|---:|---:|\n";
   for (const auto& r : records) {

@@ -96,6 +96,18 @@ TEST(TrialCli, CsvRoundTripComparesPredictedWithMeasured) {
   EXPECT_NE(e.err.find("bad.csv"), std::string::npos);
   EXPECT_NE(e.err.find("line 2"), std::string::npos);
   EXPECT_NE(e.err.find("total_s"), std::string::npos);
+  // 1e300 tokens was cast to a uint64 (undefined behaviour) and 1e300 seconds printed as 300 digits:
+  // every figure is at most 1e15, and a count a whole number (1.5 requests was read as 1).
+  for (const auto& [v, why] : std::vector<std::pair<std::string, std::string>>{
+           {"1e300", "is not a number from 0 to 1e15"}, {"1.5", "is not a whole number"}}) {
+    const auto big = dir.write("big.csv", csv.substr(0, row1) + "typical," + v + ",256,1,1,1,1,1,,,,,\n");
+    const CliResult b = run_cli({"trial", "--compare", big.string()});
+    EXPECT_EQ(b.exit_code, 3) << v << ": " << b.out << b.err;
+    EXPECT_NE(b.err.find("line 2: input_tokens: '" + v + "' " + why), std::string::npos) << b.err;
+  }
+  const auto slow = dir.write("slow.csv", csv.substr(0, row1) + "typical,1024,256,1,1,1e300,1,1,,,,,\n");
+  EXPECT_NE(run_cli({"trial", "--compare", slow.string()}).err.find("line 2: total_s: '1e300' is not a number from 0 to 1e15"),
+            std::string::npos);
   // The file's text is shown, never sent: an escape sequence in a column comes out as \x1b.
   const auto escaped = dir.write("esc.csv", csv.substr(0, row1) + "typical,1024,256,1,1,1,1,1,,,,,\x1b[31mred\n");
   const CliResult t = run_cli({"trial", "--compare", escaped.string()});

@@ -227,12 +227,21 @@ std::vector<TrialComparisonRow> read_trial_csv(const std::filesystem::path& file
     throw_input(name, "line 1", std::string("expected the header written by vramplan trial --format csv: ") + kCsvHeader);
   std::vector<TrialComparisonRow> rows;
   std::uint64_t n = 1;
+  // Every figure of a trial is far below 1e15 (tokens, seconds, GiB): a larger one is a damaged
+  // file, and would print as hundreds of digits.
+  constexpr double kLargest = 1e15;
   auto num = [&](const std::string& v, const char* column) -> double {
     double x = 0;
     const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
-    if (ec != std::errc() || end != v.data() + v.size() || !(x >= 0) || !std::isfinite(x))
-      throw_input(name, "line " + std::to_string(n) + ": " + column, "'" + v + "' is not a non-negative number");
+    if (ec != std::errc() || end != v.data() + v.size() || !(x >= 0) || !(x <= kLargest))
+      throw_input(name, "line " + std::to_string(n) + ": " + column, "'" + v + "' is not a number from 0 to 1e15");
     return x;
+  };
+  // A count column is a whole number (1.5 requests was read as 1).
+  auto count = [&](const std::string& v, const char* column) -> std::uint64_t {
+    const double x = num(v, column);
+    if (x != std::floor(x)) throw_input(name, "line " + std::to_string(n) + ": " + column, "'" + v + "' is not a whole number");
+    return static_cast<std::uint64_t>(x);
   };
   while (std::getline(in, line)) {
     ++n;
@@ -243,15 +252,15 @@ std::vector<TrialComparisonRow> read_trial_csv(const std::filesystem::path& file
     TrialComparisonRow r;
     TrialCell& p = r.predicted;  // the CSV's columns (not the at-once and queued-by figures)
     p.group = escape_control(f[0]);
-    p.input_tokens = static_cast<std::uint64_t>(num(f[1], "input_tokens"));
-    p.output_tokens = static_cast<std::uint64_t>(num(f[2], "output_tokens"));
-    p.batch = static_cast<std::uint64_t>(num(f[3], "batch"));
-    p.completed = static_cast<std::uint64_t>(num(f[4], "completed"));
+    p.input_tokens = count(f[1], "input_tokens");
+    p.output_tokens = count(f[2], "output_tokens");
+    p.batch = count(f[3], "batch");
+    p.completed = count(f[4], "completed");
     p.total_s = num(f[5], "total_s");
     p.held_gib = num(f[6], "held_gib");
     p.in_use_gib = num(f[7], "in_use_gib");
     p.error = escape_control(f[8]);
-    if (!f[9].empty()) r.completed = static_cast<std::uint64_t>(num(f[9], "measured_completed"));
+    if (!f[9].empty()) r.completed = count(f[9], "measured_completed");
     if (!f[10].empty()) r.total_s = num(f[10], "measured_total_s");
     if (!f[11].empty()) r.peak_gib = num(f[11], "measured_peak_gib");
     // The file's own text reaches the terminal: control bytes are shown as \xHH, not sent.

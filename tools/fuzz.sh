@@ -24,7 +24,7 @@ bash tools/configure-sanitized.sh
 # Seeds: the real files of the repository each reader is meant for, plus tests/fuzz/seeds/<target>.
 seeds_of() {
   case "$1" in
-    gguf | safetensors | safetensors_index | tenants | trace | trial_csv) ls tests/fuzz/seeds/"$1"/* ;;
+    gguf | safetensors | safetensors_index | tenants | trace | trial_csv | length_histogram) ls tests/fuzz/seeds/"$1"/* ;;
     hf_config) ls models/*.json tests/fixtures/hf/*.json tests/fixtures/hf/*/config.json ;;
     gpu_catalog) ls data/gpus.json tests/fixtures/gpus/*.json ;;
     prices) ls data/prices.json ;;

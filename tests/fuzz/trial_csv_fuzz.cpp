@@ -9,6 +9,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   return fuzz::refuse_cleanly([&] {
     const auto rows = plan::read_trial_csv(path);
     (void)plan::trial_comparison_text(rows);
-    (void)plan::trial_comparison_json(rows).dump();
+    // As the CLI writes JSON (cli_common.cpp): a byte that is not UTF-8 becomes U+FFFD.
+    (void)plan::trial_comparison_json(rows).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
   });
 }

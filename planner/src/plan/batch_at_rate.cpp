@@ -123,9 +123,12 @@ BatchAtRate batch_at_rate(const BatchAtRateRequest& r, const DataRoot& root) {
     return p.met;
   };
   out.best = largest_meeting(r.ladder, meets);
-  if (const auto above = probes.upper_bound(out.best); above != probes.end()) {
-    const RateBatchProbe& p = above->second;
-    out.above = probe_failure(p);
+  // What fails at the next cap tried above the answer; when none meets, at the largest tried (cap 1
+  // failing says least about why no cap does).
+  if (out.best == 0 && !probes.empty()) {
+    out.above = probe_failure(probes.rbegin()->second);
+  } else if (const auto above = probes.upper_bound(out.best); above != probes.end()) {
+    out.above = probe_failure(above->second);
   }
   for (auto& [cap, p] : probes) out.probes.push_back(std::move(p));
   if (out.best > 0) out.launch = launches.at(out.best);

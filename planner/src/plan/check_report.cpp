@@ -159,7 +159,7 @@ std::string rate_summary(const CheckOutcome& o) {
                   (targets.empty() ? "none" : targets) + " (" + a.slo_basis + ")\n";
   if (a.best == 0) {
     s += "largest " + cap + " meeting the targets at this rate: none";
-    if (!a.probes.empty()) s += " (" + probe_failure(a.probes.back()) + ")";
+    if (!a.above.empty()) s += " (" + a.above + ")";
     return s + "\n";
   }
   s += "largest " + cap + " meeting the targets at this rate: " + std::to_string(a.best) + " per replica";

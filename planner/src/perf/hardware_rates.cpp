@@ -225,14 +225,13 @@ DatasheetFigures datasheet_figures(const GpuSpec& gpu, std::string_view compute_
   }
   if (gpu.mig) {
     // Tensor cores sit in the SMs: a slice with 3 of the card's 7 compute slices has 3/7 of its rate.
-    if (s.mamf_tflops) {
-      s.mamf_label += " (" + gpu.mig->sm_fraction.str() + " of the card's " + fmt(*s.mamf_tflops) + ")";
-      *s.mamf_tflops *= gpu.mig->sm_fraction.value();
-    }
-    if (s.tensor_tflops) {
-      s.tflops_label += " (" + gpu.mig->sm_fraction.str() + " of the card's " + fmt(*s.tensor_tflops) + ")";
-      *s.tensor_tflops *= gpu.mig->sm_fraction.value();
-    }
+    const auto to_slice = [&](std::optional<double>& tflops_of_card, std::string& label) {
+      if (!tflops_of_card) return;
+      label += " (" + gpu.mig->sm_fraction.str() + " of the card's " + fmt(*tflops_of_card) + ")";
+      *tflops_of_card *= gpu.mig->sm_fraction.value();
+    };
+    to_slice(s.mamf_tflops, s.mamf_label);
+    to_slice(s.tensor_tflops, s.tflops_label);
     s.scaled_from = mig_scaling_note(gpu);
   }
   if (gpu.interconnect.peer_links && gpu.interconnect.peer_link_gbps) {

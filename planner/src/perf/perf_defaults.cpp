@@ -137,7 +137,10 @@ PerfDefaults load_perf_defaults(const std::filesystem::path& file) {
   d.source = file.string();
   d.bandwidth_efficiency = read_range(root, "bandwidth_efficiency", 1, true);
   d.tensor_efficiency = read_range(root, "tensor_efficiency", 1, true);
-  d.tensor_share_of_mamf = read_range(root, "tensor_share_of_mamf", 1, true);
+  // Derived, not stored: the efficiency's range over its max, which is what the best GEMMs reach
+  // on Hopper (tensor_efficiency's sources), so an H100's ceiling x the share is its old rate.
+  d.tensor_share_of_mamf = {d.tensor_efficiency.min / d.tensor_efficiency.max,
+                            d.tensor_efficiency.expected / d.tensor_efficiency.max, 1.0};
   d.training_efficiency = read_range(root, "training_efficiency", 1, true);
   const JsonView overhead = root.at("step_overhead");
   for (const auto& [engine, entry] : overhead.at("engines").members())

@@ -105,7 +105,8 @@ struct PerfDefaults {
   DefaultRange bandwidth_efficiency;  //!< fraction of datasheet memory bandwidth
   DefaultRange tensor_efficiency;     //!< fraction of dense datasheet TFLOPS
   //! Fraction of a card's measured matmul ceiling (GpuSpec::mamf_tflops) a forward's GEMMs
-  //! reach: used instead of tensor_efficiency where the card has one.
+  //! reach, used instead of tensor_efficiency where the card has one: derived from it (its range
+  //! over its max, 0.625 / 0.8125 / 1), not read.
   DefaultRange tensor_share_of_mamf;
   //! Fraction of dense datasheet TFLOPS a training step achieves on the FLOPs it executes
   //! (`vramplan train` time; published utilisation figures, not fitted).

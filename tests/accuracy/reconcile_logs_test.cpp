@@ -342,7 +342,7 @@ TEST(ReconcileLogs, SglangCudaGraphLinesAreRead) {
   const auto* graphs = reconciled_row(r, "CUDA graphs");
   ASSERT_NE(graphs, nullptr);
   EXPECT_NEAR(graphs->logged, 0.93, 1e-9);
-  EXPECT_NEAR(graphs->planned, 160e6 / 1073741824.0, 1e-9);
+  EXPECT_NEAR(graphs->planned, 80 * 2 * 1048576 / 1073741824.0, 1e-9);  // 80 x 2 MiB = 0.15625 GiB
   EXPECT_EQ(graphs->line, 7u);
   EXPECT_TRUE(graphs->outside);
   EXPECT_NE(graphs->likely_cause.find("reserve rule"), std::string::npos) << graphs->likely_cause;

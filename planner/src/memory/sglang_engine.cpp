@@ -616,14 +616,15 @@ class SglangEngine final : public Engine {
       p.kv_cache.push_back({"kv_cache", Bytes(checked_mul(tokens, kv.bytes_per_token)), pool_explain});
     }
     // What SGLang's own reserve heuristic sets aside for the (1 - f) share (server_args.py).
-    const Bytes act_reserve(static_cast<std::uint64_t>(static_cast<double>(chunk) * 1.5 * static_cast<double>(kMB)));
+    // server_args.py counts its reserve in MiB (the card's memory.total from nvidia-smi).
+    const Bytes act_reserve(static_cast<std::uint64_t>(static_cast<double>(chunk) * 1.5 * static_cast<double>(kMiB)));
     const bool logged_graphs = dep && dep->cuda_graphs && graph_bs > 0;
-    const Bytes graph_reserve = logged_graphs ? *dep->cuda_graphs : Bytes(graph_bs * 2 * kMB);
+    const Bytes graph_reserve = logged_graphs ? *dep->cuda_graphs : Bytes(graph_bs * 2 * kMiB);
     p.activation.push_back({"activation.reserve", act_reserve,
-                            "chunked_prefill_size " + std::to_string(chunk) + " x 1.5 MB (server_args.py reserve)"});
+                            "chunked_prefill_size " + std::to_string(chunk) + " x 1.5 MiB (server_args.py reserve)"});
     p.overhead.push_back({"overhead.cuda_graphs", graph_reserve,
                           logged_graphs ? "CUDA graphs, logged, " + dep->source
-                                        : "cuda_graph_max_bs " + std::to_string(graph_bs) + " x 2 MB (server_args.py reserve)"});
+                                        : "cuda_graph_max_bs " + std::to_string(graph_bs) + " x 2 MiB (server_args.py reserve)"});
     p.overhead.push_back({"overhead.context", ctx, "CUDA context + libraries before loading (" + ctx_source + ")"});
     // The draft loads after the target and takes its weights and its one-layer pool (as many tokens
     // as the target's) from the (1 - mem_fraction_static) headroom (eagle_worker.py EAGLEWorker).

@@ -26,9 +26,16 @@ std::uint64_t engine_token_budget(const memory::MemoryPlan& plan) {
 std::string planning_reason(const PlanSession& session, const Scenario& s, const CheckRequest& req,
                             const CheckOutcome& out) {
   const Parallel p = out.eval.parallel;
+  // A share of the card given below the default is the budget the weights must fit in (vLLM's
+  // and SGLang's memory fraction cover the weights; TensorRT-LLM's is of what they leave).
+  std::string budget;
+  for (const char* flag : {"gpu-memory-utilization", "mem-fraction-static"})
+    if (const auto share = memory::arg_double(req.args, flag))
+      budget = ", of which --" + std::string(flag) + " " + format_number("%g", *share) + " gives " + out.eval.fit.engine + " " +
+               format_binary(Bytes(static_cast<std::uint64_t>(*share * static_cast<double>(out.gpu.reported_total.count()))));
   std::string r = "weights alone need " + format_binary(out.eval.fit.expected.weights) + " per GPU at TP " +
                   std::to_string(p.tp) + (p.pp > 1 ? " PP " + std::to_string(p.pp) : "") + " (the GPU has " +
-                  format_binary(out.gpu.reported_total) + ")";
+                  format_binary(out.gpu.reported_total) + budget + ")";
   const MinGpusResult m = min_gpus(session, s, req.policy, out.bounds, req.max_gpus);
   if (m.best)
     return r + "; the smallest layout that fits is tp" + std::to_string(m.best->tp) +
@@ -115,6 +122,18 @@ CheckOutcome run_check(const CheckRequest& req, const DataRoot& root, std::uniqu
     if (*t && !(**t > 0 && std::isfinite(**t))) throw_usage("--max-tpot / --max-ttft must be a positive number of ms");
   require_valid_split(session.model().arch, out.model_id, p.tp, p.pp);
   out.eval = evaluate(session, s, req.policy, bounds);
+  // The engine refuses the flags themselves (vLLM's max_model_len beyond the model's positions,
+  // llama.cpp's quantized V cache without flash attention, ...): no card or layout starts them, so
+  // the answer is UNSUPPORTED, not a memory verdict that a larger card would change.
+  if (out.eval.plan.refuses_configuration && !out.eval.plan.fits) {
+    out.compat.support = compat::Support::Unsupported;
+    out.compat.findings.insert(out.compat.findings.begin(),
+                               compat::Finding{std::string(session.engine().name()) + "-refuses-flags",
+                                               compat::Support::Unsupported, out.eval.plan.reason, "", "",
+                                               "the engine's own check of its flags at start-up, quoted"});
+    out.line = unsupported_line(out.compat);
+    return out;
+  }
   // A quantization that finds nothing to quantize (mxfp4 on a dense model) is served unquantized:
   // the verdict stands on the dtype's size, and says so instead of labelling it with the scheme.
   if (req.weights) {
@@ -129,7 +148,12 @@ CheckOutcome run_check(const CheckRequest& req, const DataRoot& root, std::uniqu
     out.warnings.push_back("the activation and non-torch figures of " + out.eval.fit.engine +
                            " were fitted on NVIDIA H100 logs: unvalidated on AMD GPUs");
   out.line = fit_line(out.eval.fit, out.gpu.id, out.eval.gpus_total(), p.tp, p.pp, req.replicas);
-  if (out.eval.fit.verdict != Verdict::DoesNotFit) out.launch = launch_command(out.eval.plan, out.gpu, p.tp, p.pp, req.args, req.model);
+  if (out.eval.fit.verdict != Verdict::DoesNotFit) {
+    out.launch = launch_command(out.eval.plan, out.gpu, p.tp, p.pp, req.args, req.model);
+    if (req.weights)
+      require_planned_weights(out.launch, session.engine().name(),
+                              plan_precision(session.model(), session.quant(), {*req.weights, ""}), req.args);
+  }
 
   if (req.limits) {
     CheckLimits l;
@@ -175,6 +199,9 @@ CheckOutcome run_check(const CheckRequest& req, const DataRoot& root, std::uniqu
       out.range_launch = launch_command(session.plan(out.gpu, args, req.weights, {batch, req.context}), out.gpu, p.tp,
                                         p.pp, args, req.model);
     }
+    if (req.weights)
+      require_planned_weights(out.range_launch, session.engine().name(),
+                              plan_precision(session.model(), session.quant(), {*req.weights, ""}), req.args);
     // Name data files relative to the data root, as everywhere else in the output (and so the
     // text does not depend on where vramplan is installed).
     const std::string prefix = root.root.string() + "/";

@@ -18,7 +18,13 @@ Evaluation evaluate(const PlanSession& session, const Scenario& s, const FitPoli
   e.parallel = session.parallel_of(s.args);
   const std::uint64_t batch = batch_per_replica(s);
   const memory::Workload config_only{std::nullopt, s.context};
-  const std::uint64_t engine_length = session.planned_context(s.args, config_only);
+  std::uint64_t engine_length = session.planned_context(s.args, config_only);
+  // An engine without a length flag (HF transformers generate()) plans its own default length
+  // without --context (data/engines/hf.json default_context): check it as plan shows it.
+  if (session.context_flag().empty() && !s.context)
+    if (const memory::MemoryPlan own = session.plan(s.gpu, s.args, s.weights, config_only);
+        own.engine_view.contains("sequence_length") && own.engine_view["sequence_length"].is_number_unsigned())
+      engine_length = own.engine_view["sequence_length"].get<std::uint64_t>();
   // The engine's flag of 0 (or a model without max_position_embeddings): name the flag, not the
   // --context the length is passed on as.
   if (engine_length == 0)

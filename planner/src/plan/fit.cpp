@@ -156,17 +156,27 @@ FitResult assess_fit(const memory::MemoryPlan& plan, const std::string& engine_r
   const FitFigures& u = r.upper;
   const std::int64_t kv_short = static_cast<std::int64_t>(kv_needed.count()) + margin - static_cast<std::int64_t>(u.kv_pool.count());
   const std::int64_t start_short = static_cast<std::int64_t>(r.start_kv) - static_cast<std::int64_t>(u.kv_pool.count());
-  // What is held on top of a budget-sized pool can exceed the card (vLLM's graphs); a budget-sized
-  // pool itself cannot (SGLang's held figure includes its activation reserve, which is free memory).
+  // What is held on top of a budget-sized pool can exceed the card (vLLM's graphs). So can a pool
+  // sized as a share of the card beside reserves the engine only estimates: SGLang starts with
+  // weights + pool = mem_fraction_static of the memory, and its own activation and CUDA-graph
+  // reserve estimates (server_args.py) may want more than the rest. It starts; a long prefill or a
+  // graph capture may then run out of memory: MARGINAL on the expected values already.
   const std::int64_t card_short =
       plan.kv_fixed || x.on_top > 0 ? static_cast<std::int64_t>(u.held.count()) - static_cast<std::int64_t>(u.capacity.count()) : 0;
-  r.margin_short_bytes = std::max({kv_short, start_short, card_short, std::int64_t{0}});
+  const std::int64_t reserves_over =
+      plan.kv_fixed ? 0 : static_cast<std::int64_t>(e.held.count()) - static_cast<std::int64_t>(e.capacity.count());
+  r.margin_short_bytes = std::max({kv_short, start_short, card_short, reserves_over, std::int64_t{0}});
   if (r.margin_short_bytes == 0) {
     r.verdict = Verdict::Fits;
   } else {
     r.verdict = Verdict::Marginal;
     const std::string short_text = format_binary(Bytes(static_cast<std::uint64_t>(r.margin_short_bytes))) + " short";
-    if (card_short == r.margin_short_bytes) {
+    if (reserves_over == r.margin_short_bytes && reserves_over > card_short) {
+      r.limit = Limit::Card;
+      r.reason = format_binary(Bytes(static_cast<std::uint64_t>(reserves_over))) +
+                 " over the card with its activation and CUDA-graph reserves: it starts, but a long prefill or a "
+                 "graph capture may run out of memory";
+    } else if (card_short == r.margin_short_bytes) {
       r.limit = Limit::Card;
       r.reason = "on the upper bounds " + r.engine + " holds " + format_binary(u.held) + " of " + format_binary(u.capacity) +
                  " (" + short_text + ")";

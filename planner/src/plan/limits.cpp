@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "vramplan/core/error.hpp"
+#include "vramplan/plan/compatibility.hpp"
 
 namespace vramplan::plan {
 namespace {
@@ -126,6 +127,15 @@ MinGpusResult min_gpus(const PlanSession& session, const Scenario& scenario, con
     }
     Scenario s = scenario;
     s.args = session.with_parallel(s.args, p);
+    // A layout the engine refuses on this card (TP across MIG slices, multi-node without a
+    // launcher, ...) is no answer, whatever its memory: the rules check and sweep ask first.
+    if (const compat::Verdict cv = scenario_compatibility(session, s.gpu, s.args, s.weights);
+        cv.support == compat::Support::Unsupported) {
+      o.valid = false;
+      o.why_invalid = cv.findings.front().message + " [" + cv.findings.front().rule + "]";
+      r.tried.push_back(std::move(o));
+      continue;
+    }
     std::string reason;
     o.fits = probe(session, s, policy, bounds, &reason);
     o.result = o.fits ? "fits" : reason;

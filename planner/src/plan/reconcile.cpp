@@ -109,7 +109,7 @@ constexpr std::array<ReconcileComponent, 5> kSglangReconcile = {{
     // the pool. The plan's figure is SGLang's own reserve rule, not a capture (memory/sglang_engine.cpp).
     {"CUDA graphs", &EngineLog::cuda_graphs, [](const memory::MemoryPlan& p) { return reconcile_view_number(p.engine_view, "cuda_graph_gib"); },
      "overhead.cuda_graphs",
-     "the plan's figure is SGLang's reserve rule (cuda_graph_max_bs x 2 MB, server_args.py), not a capture: the graphs "
+     "the plan's figure is SGLang's reserve rule (cuda_graph_max_bs x 2 MiB, server_args.py), not a capture: the graphs "
      "depend on the captured batch sizes (--cuda-graph-max-bs / --cuda-graph-bs), the attention backend and TP. They "
      "come out of the (1 - mem_fraction_static) share and leave the KV pool as planned; --update-calibration records "
      "the logged figure"},

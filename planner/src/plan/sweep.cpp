@@ -39,6 +39,7 @@ GpuFixed fixed_for(const PlanSession& session, const GpuSpec& gpu, const memory:
   f.held_1 = fit.expected.held.count();
   f.held_excess = fit.upper.held.count() - fit.expected.held.count();
   f.start_kv = one.kv_fixed ? 0 : fit.start_kv;
+  f.budget_pool = !one.kv_fixed;
   // A refusal at the longest length may only concern that length (one request must fit the
   // pool); the per-point KV check covers it. An empty pool refuses every length, and so does a
   // refusal of the flags themselves (vLLM's max_model_len beyond the model's positions).
@@ -51,12 +52,15 @@ std::string point_reason(const GpuFixed& g, std::uint64_t per_seq, std::uint64_t
                          const FitPolicy& policy, const std::string& engine) {
   const PointResult p = evaluate_point(g, perf::PerfModelShape{}, per_seq, context, batch, policy);
   const std::string seqs = std::to_string(batch) + (batch == 1 ? " sequence" : " sequences") + " of " + std::to_string(context);
-  if (p.held > g.capacity.count())
+  if (p.held > g.capacity.count() && !g.budget_pool)
     return engine + " holds " + format_binary(Bytes(p.held)) + ", more than the GPU's " + format_binary(g.capacity);
   if (batch * per_seq > g.kv_pool.count())
     return "KV cache for " + seqs + " tokens needs " + format_binary(Bytes(batch * per_seq)) + "; the " + engine +
            " KV pool is " + format_binary(g.kv_pool) + " (" + std::to_string(per_seq ? g.kv_pool.count() / per_seq : 0) +
            " sequences)";
+  if (p.verdict == Verdict::Marginal && p.held > g.capacity.count())
+    return "MARGINAL only (--conservative): with its activation and CUDA-graph reserves " + engine + " holds " +
+           format_binary(Bytes(p.held)) + ", more than the GPU's " + format_binary(g.capacity);
   if (p.verdict == Verdict::Marginal) return "MARGINAL only (--conservative): " + seqs + " fit on the expected values, not on the upper bounds";
   return "--headroom " + std::to_string(policy.headroom * 100).substr(0, 4) + "% is more than the KV pool leaves for " + seqs;
 }
@@ -88,9 +92,10 @@ PointResult evaluate_point(const GpuFixed& g, const perf::PerfModelShape& shape,
   const std::uint64_t pool = g.kv_pool.count();
   p.spare_fraction = (static_cast<double>(pool) - static_cast<double>(kv)) / cap;
   const auto margin = static_cast<std::uint64_t>(std::ceil(policy.headroom * cap));
-  if (!g.refusal.empty() || kv + margin > pool || p.held > g.capacity.count()) {
+  const bool over_card = p.held > g.capacity.count();
+  if (!g.refusal.empty() || kv + margin > pool || (over_card && !g.budget_pool)) {
     p.verdict = Verdict::DoesNotFit;
-  } else if (kv + margin > g.kv_pool_upper || g.start_kv > g.kv_pool_upper ||
+  } else if (over_card || kv + margin > g.kv_pool_upper || g.start_kv > g.kv_pool_upper ||
              p.held + g.held_excess > g.capacity.count()) {
     p.verdict = Verdict::Marginal;
   } else {

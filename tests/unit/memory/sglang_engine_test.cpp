@@ -63,9 +63,10 @@ TEST(SglangEngine, DefaultFractionReservesPrefillGraphsAndRanks) {
   // f = round((76,293.9 - 13,440) / 76,293.9, 3) = round(0.82384, 3) = 0.824 (0.5.3 - 0.5.9).
   const auto p = plan("sglang@0.5.9", Bytes(80000000000u), {});
   EXPECT_DOUBLE_EQ(p.engine_view.at("mem_fraction_static").get<double>(), 0.824);
-  // The (1 - f) share shows SGLang's own reserve estimates: 8192 x 1.5 MB + 256 x 2 MB.
-  EXPECT_EQ(test::component(p.activation, "activation.reserve").bytes.count(), 12288000000u);
-  EXPECT_EQ(test::component(p.overhead, "overhead.cuda_graphs").bytes.count(), 512000000u);
+  // The (1 - f) share shows SGLang's own reserve estimates, in its units (MiB): 8192 x 1.5 MiB =
+  // 12,288 MiB = 12,884,901,888 B; 256 x 2 MiB = 512 MiB = 536,870,912 B.
+  EXPECT_EQ(test::component(p.activation, "activation.reserve").bytes.count(), 12884901888u);
+  EXPECT_EQ(test::component(p.overhead, "overhead.cuda_graphs").bytes.count(), 536870912u);
 }
 
 TEST(SglangEngine, From0510ThePrefillGraphsAreReserved) {

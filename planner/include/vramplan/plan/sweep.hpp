@@ -101,6 +101,9 @@ struct GpuFixed {  //!< one (model, precision, TP, GPU)
   std::int64_t non_kv_slope = 0;    //!< growth per extra sequence (0 for pool engines)
   std::string refusal;              //!< engine refuses at every length ("" = accepts)
   std::optional<perf::HardwareRates> rates;
+  //! The pool is a share of the card (vLLM, SGLang), not a fixed allocation: held beyond the card
+  //! is then the engine's own reserve estimates, MARGINAL as in fit.hpp, not DOES NOT FIT.
+  bool budget_pool = false;
 };
 
 struct PointResult {

@@ -1,0 +1,133 @@
+// `vramplan check` answers a script acts on: the verdict word, its exit code and the launch line
+// must say the same as the plan behind them (findings of a user's probe, 2026-12-07).
+#include <algorithm>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/test_support.hpp"
+
+namespace vramplan::test {
+namespace {
+
+// SGLang 0.4.0-0.4.6 takes mem_fraction_static 0.88 at TP 1 whatever the card; its own reserve
+// estimates for a chunk of 8,192 prompt tokens (8192 x 1.5 MiB = 12,884,901,888 B) and for the
+// CUDA graphs (160 x 2 MiB = 335,544,320 B) want more than the 12 % it leaves on an H100: it
+// starts, and may run out of memory in a long prefill. MARGINAL (6), never FITS over the card.
+TEST(CheckTrust, SglangOverTheCardWithItsOwnReservesIsMarginal) {
+  const auto j = run_cli_json({"check", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--engine", "sglang@0.4.1"}, 6);
+  ASSERT_FALSE(j.empty());
+  EXPECT_EQ(j["verdict"], "MARGINAL");
+  EXPECT_EQ(j["limit"], "card");
+  const auto& e = j["per_gpu"]["expected"];
+  EXPECT_EQ(e["activation_bytes"].get<std::uint64_t>(), 12884901888u);
+  // Held = weights + activation + overheads + pool; what it lacks is held - capacity.
+  const std::uint64_t held = e["held_bytes"].get<std::uint64_t>();
+  EXPECT_EQ(held, e["weights_bytes"].get<std::uint64_t>() + e["activation_bytes"].get<std::uint64_t>() +
+                      e["overhead_bytes"].get<std::uint64_t>() + e["kv_pool_bytes"].get<std::uint64_t>());
+  EXPECT_EQ(j["marginal"]["short_bytes"].get<std::uint64_t>(), held - e["capacity_bytes"].get<std::uint64_t>());
+  EXPECT_NE(j["reason"].get<std::string>().find("over the card with its activation and CUDA-graph reserves"),
+            std::string::npos)
+      << j["reason"];
+}
+
+// The sweep decides that point as check does: listed MARGINAL, a miss under --conservative.
+TEST(CheckTrust, SweepAgreesWithCheckOnSglangOverTheCard) {
+  const auto j = run_cli_json({"sweep", "--engine", "sglang@0.4.1", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--tp", "1"});
+  ASSERT_EQ(j["rows"].size(), 1u) << j.dump();
+  EXPECT_EQ(j["rows"][0]["verdict"], "MARGINAL");
+  const auto c = run_cli({"sweep", "--engine", "sglang@0.4.1", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--tp",
+                          "1", "--conservative"});
+  EXPECT_NE(c.out.find("MARGINAL only (--conservative): with its activation and CUDA-graph reserves SGLang holds "),
+            std::string::npos)
+      << c.out;
+}
+
+// The command starts what was planned: weights planned in another format than the checkpoint's
+// get the engine's load-time conversion (vllm/engine/arg_utils.py --quantization, --dtype), or,
+// where the engine has none (AWQ needs a calibrated checkpoint), a note that says so.
+TEST(CheckTrust, LaunchLoadsTheWeightsThatWerePlanned) {
+  auto with = [](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"check", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80"};
+    if (std::find(extra.begin(), extra.end(), "sglang") == extra.end()) args.insert(args.end(), {"--max-model-len", "8192"});
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_cli_json(args);
+  };
+  auto argv_has = [](const nlohmann::json& j, const std::string& flag, const std::string& value) {
+    const auto& argv = j["launch"]["argv"];
+    for (std::size_t i = 0; i + 1 < argv.size(); ++i)
+      if (argv[i] == flag && argv[i + 1] == value) return true;
+    return false;
+  };
+  EXPECT_TRUE(argv_has(with({"--weights", "fp8"}), "--quantization", "fp8"));
+  EXPECT_TRUE(argv_has(with({"--weights", "nf4"}), "--quantization", "bitsandbytes"));
+  EXPECT_TRUE(argv_has(with({"--weights", "fp16"}), "--dtype", "float16"));
+  EXPECT_TRUE(argv_has(with({"--engine", "sglang", "--context-length", "8192", "--weights", "fp8"}), "--quantization", "fp8"));
+  // The flag as the user gave it is not doubled.
+  const auto given = with({"--quantization", "fp8"});
+  int count = 0;
+  for (const auto& a : given["launch"]["argv"]) count += a == "--quantization";
+  EXPECT_EQ(count, 1) << given["launch"].dump();
+  const auto awq = with({"--weights", "awq"});
+  EXPECT_FALSE(argv_has(awq, "--quantization", "awq"));
+  EXPECT_NE(awq["launch"]["note"].get<std::string>().find("the plan is for awq-4bit-g128 weights: load a awq-4bit-g128 "
+                                                          "checkpoint of the model"),
+            std::string::npos)
+      << awq["launch"];
+  // The checkpoint's own format: nothing added.
+  const auto own = with({"--weights", "bf16"});
+  EXPECT_FALSE(argv_has(own, "--dtype", "bfloat16")) << own["launch"];
+}
+
+// A layout the rules refuse is no answer to "what would fit": vLLM runs no TP across MIG slices
+// (data/compat tp-across-mig-slices), so an 8B model on 10 GB slices has no layout at all.
+TEST(CheckTrust, SmallestLayoutSkipsLayoutsTheEngineRefuses) {
+  const auto r = run_cli({"check", "--model", "llama-3.1-8b", "--gpu", "a100-sxm-80/1g.10gb", "--max-model-len", "8192"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.out.find("the smallest layout that fits"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("no layout of up to 8 x a100-sxm-80/1g.10gb fits"), std::string::npos) << r.out;
+  const auto j = run_cli_json({"check", "--model", "llama-3.1-8b", "--gpu", "a100-sxm-80/1g.10gb", "--max-model-len", "8192",
+                               "--limits"},
+                              1);
+  ASSERT_FALSE(j.empty());
+  EXPECT_TRUE(j["limits"]["min_gpus"]["tp"].is_null()) << j["limits"]["min_gpus"].dump();
+}
+
+// The engine refuses the flags themselves: no card or layout starts them, so the verdict is
+// UNSUPPORTED, not DOES NOT FIT (which a script reads as "try a larger card"). Falcon-7B's
+// config.json has max_position_embeddings 2048 (vllm/config/model.py _get_and_verify_max_len).
+TEST(CheckTrust, AFlagTheEngineRefusesIsUnsupported) {
+  const auto j = run_cli_json({"check", "--model", "falcon-7b", "--gpu", "h100-sxm-80", "--max-model-len", "4096"}, 1);
+  ASSERT_FALSE(j.empty());
+  EXPECT_EQ(j["verdict"], "UNSUPPORTED");
+  EXPECT_EQ(j["compatibility"]["findings"][0]["rule"], "vllm-refuses-flags");
+  EXPECT_EQ(j["line"].get<std::string>().rfind("UNSUPPORTED: User-specified max_model_len (4096) is greater than the "
+                                               "derived max_model_len (max_position_embeddings=2048",
+                                               0),
+            0u)
+      << j["line"];
+}
+
+// HF transformers has no length flag: check plans the length plan shows without --context
+// (data/engines/hf.json default_context 4096), not the model's 131,072 positions.
+TEST(CheckTrust, HfCheckAndPlanTakeTheSameDefaultLength) {
+  const auto plan = run_cli_json({"plan", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--engine", "hf"});
+  const auto check = run_cli_json({"check", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--engine", "hf"});
+  ASSERT_FALSE(plan.empty());
+  ASSERT_FALSE(check.empty());
+  EXPECT_EQ(plan["engine_view"]["sequence_length"], 4096);
+  EXPECT_EQ(check["workload"]["context"], 4096);
+}
+
+// A memory share below the default is the budget the weights must fit: the reason says it.
+// 0.05 x 79.19 GiB (the H100's runtime total) = 3.96 GiB.
+TEST(CheckTrust, TooSmallAMemoryShareIsNamedInTheReason) {
+  const auto r = run_cli({"check", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--gpu-memory-utilization", "0.05"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("(the GPU has 79.19 GiB, of which --gpu-memory-utilization 0.05 gives vLLM 3.96 GiB)"),
+            std::string::npos)
+      << r.out;
+}
+
+}  // namespace
+}  // namespace vramplan::test

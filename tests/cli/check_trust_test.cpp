@@ -129,5 +129,40 @@ TEST(CheckTrust, TooSmallAMemoryShareIsNamedInTheReason) {
       << r.out;
 }
 
+// A sliding-window model's KV per sequence follows vLLM's step budget (its sliding layers keep the
+// window plus a step's tokens), whose default follows the card: the sweep planned every card's
+// points with the largest card's figure, so the A100-40GB point read DOES NOT FIT beside an H100
+// and FITS alone. Each card's needs must be check's, whatever else is in --gpu.
+TEST(CheckTrust, SweepVerdictOfACardDoesNotDependOnTheOtherCards) {
+  const auto both = run_cli_json({"sweep", "--model", "gemma-3-27b", "--gpu", "a100-sxm-40,h100-sxm-80", "--tp", "2"});
+  for (const char* gpu : {"a100-sxm-40", "h100-sxm-80"}) {
+    const auto check = run_cli_json({"check", "--model", "gemma-3-27b", "--gpu", gpu, "--tp", "2"});
+    bool found = false;
+    for (const auto& row : both["rows"])
+      if (row["gpu"] == gpu) {
+        found = true;
+        EXPECT_EQ(row["verdict"], check["verdict"]) << gpu;
+        EXPECT_EQ(row["needed_bytes_per_gpu"], check["per_gpu"]["expected"]["needed_bytes"]) << gpu;
+      }
+    EXPECT_TRUE(found) << gpu << ": " << both.dump();
+  }
+}
+
+// SGLang refuses a context_length below 2: the max-context search starts there instead of
+// answering "0 tokens", and its answer fits while one more token does not.
+TEST(CheckTrust, SglangMaxContextIsFound) {
+  const auto j = run_cli_json({"check", "--engine", "sglang", "--model", "llama-3.1-8b", "--gpu", "l4", "--context-length",
+                               "8192", "--limits"});
+  ASSERT_FALSE(j.empty());
+  const std::uint64_t max_context = j["limits"]["max_context"]["value"].get<std::uint64_t>();
+  EXPECT_GT(max_context, 8192u) << j["limits"]["max_context"].dump();
+  for (const auto& [context, verdict_fits] : {std::pair{max_context, true}, std::pair{max_context + 1, false}}) {
+    const auto r = run_cli({"check", "--engine", "sglang", "--model", "llama-3.1-8b", "--gpu", "l4", "--context-length",
+                            std::to_string(context), "--context", std::to_string(context), "--json"});
+    const auto c = nlohmann::json::parse(r.out);
+    EXPECT_EQ(c["verdict"] != "DOES NOT FIT", verdict_fits) << context << ": " << c["line"];
+  }
+}
+
 }  // namespace
 }  // namespace vramplan::test

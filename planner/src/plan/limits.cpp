@@ -76,15 +76,23 @@ LimitResult max_context(const PlanSession& session, const Scenario& scenario, co
                         const ErrorBounds& bounds) {
   const std::uint64_t model_max = session.model().arch.max_position_embeddings;
   const std::uint64_t cap = model_max ? model_max : (1u << 24);
+  const auto at = [&](std::uint64_t c) {
+    Scenario s = scenario;
+    s.args = session.without_context(s.args);
+    s.context = c;
+    return s;
+  };
+  // An engine may refuse a length of 1 outright (SGLang: context_length >= 2, prompt + output
+  // below it): the search then starts at 2, so the answer is not "0 tokens".
+  std::uint64_t floor = 1;
+  try {
+    evaluate(session, at(1), policy, bounds);
+  } catch (const Error& err) {
+    if (err.kind() != ErrorKind::Usage) throw;
+    floor = 2;
+  }
   LimitResult r = search(
-      cap,
-      [&](std::uint64_t c) {
-        Scenario s = scenario;
-        s.args = session.without_context(s.args);
-        s.context = c;
-        return s;
-      },
-      session, policy, bounds);
+      cap, [&](std::uint64_t c) { return at(std::max(c, floor)); }, session, policy, bounds);
   if (r.capped)
     r.cap_reason = model_max ? "the model's max_position_embeddings (" + std::to_string(model_max) + ")"
                              : "search limit " + std::to_string(cap);

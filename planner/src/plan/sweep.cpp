@@ -40,6 +40,7 @@ GpuFixed fixed_for(const PlanSession& session, const GpuSpec& gpu, const memory:
   f.held_excess = fit.upper.held.count() - fit.expected.held.count();
   f.start_kv = one.kv_fixed ? 0 : fit.start_kv;
   f.budget_pool = !one.kv_fixed;
+  f.per_seq_longest = fit.per_sequence_kv;
   // A refusal at the longest length may only concern that length (one request must fit the
   // pool); the per-point KV check covers it. An empty pool refuses every length, and so does a
   // refusal of the flags themselves (vLLM's max_model_len beyond the model's positions).
@@ -198,6 +199,15 @@ SweepResult run_sweep(const SweepRequest& r, const DataRoot& root,
             } catch (const Error& e) {
               if (e.kind() != ErrorKind::Usage) throw;
             }
+            // The reference card's per-sequence KV holds where this card's agrees at the longest
+            // context; where it does not (a step budget that follows the card), plan each context here.
+            std::vector<std::uint64_t> card_per_seq = per_seq;
+            const std::size_t longest_i =
+                static_cast<std::size_t>(std::max_element(contexts.begin(), contexts.end()) - contexts.begin());
+            if (f.per_seq_longest != per_seq[longest_i])
+              for (std::size_t ci = 0; ci < contexts.size(); ++ci)
+                card_per_seq[ci] = ci == longest_i ? f.per_seq_longest
+                                                   : per_sequence_kv(session.plan(gpu, args, weights, {1, contexts[ci]}), contexts[ci]);
             const auto price = prices.price(gpu.id);
             bool any = false;
             for (const std::uint64_t replicas : r.replicas) {
@@ -207,7 +217,7 @@ SweepResult run_sweep(const SweepRequest& r, const DataRoot& root,
                   ++out.evaluations;
                   // Every replica carries at most ceil(b / R) sequences; the busiest one sets the pace.
                   const std::uint64_t per_replica = ceil_div(b, replicas);
-                  const PointResult p = evaluate_point(f, tm.shape, per_seq[ci], contexts[ci], per_replica, r.policy);
+                  const PointResult p = evaluate_point(f, tm.shape, card_per_seq[ci], contexts[ci], per_replica, r.policy);
                   if (!p.fits) continue;
                   any = true;
                   SweepRow row;
@@ -249,7 +259,7 @@ SweepResult run_sweep(const SweepRequest& r, const DataRoot& root,
               const std::size_t ci = static_cast<std::size_t>(std::min_element(contexts.begin(), contexts.end()) - contexts.begin());
               const std::uint64_t b = ceil_div(*std::min_element(r.batches.begin(), r.batches.end()),
                                                 *std::max_element(r.replicas.begin(), r.replicas.end()));
-              miss(gpu.id, f.refusal.empty() ? point_reason(f, per_seq[ci], contexts[ci], b, r.policy,
+              miss(gpu.id, f.refusal.empty() ? point_reason(f, card_per_seq[ci], contexts[ci], b, r.policy,
                                                             engine_display_name(std::string(session.engine().name())))
                                              : f.refusal);
             }

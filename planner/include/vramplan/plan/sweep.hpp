@@ -104,6 +104,9 @@ struct GpuFixed {  //!< one (model, precision, TP, GPU)
   //! The pool is a share of the card (vLLM, SGLang), not a fixed allocation: held beyond the card
   //! is then the engine's own reserve estimates, MARGINAL as in fit.hpp, not DOES NOT FIT.
   bool budget_pool = false;
+  //! KV of one sequence of the longest context on this card: it may differ from the reference
+  //! card's (vLLM's sliding-window blocks span its step budget, whose default follows the card).
+  std::uint64_t per_seq_longest = 0;
 };
 
 struct PointResult {

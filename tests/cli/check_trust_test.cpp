@@ -164,5 +164,51 @@ TEST(CheckTrust, SglangMaxContextIsFound) {
   }
 }
 
+// Every engine's running cap bounds the max batch, as vLLM's max_num_seqs did alone: SGLang's
+// --max-running-requests, TensorRT-LLM's --max-batch-size. A batch beyond it is warned about.
+TEST(CheckTrust, EveryEnginesRunningCapBoundsTheMaxBatch) {
+  struct Case {
+    std::vector<std::string> args;
+    std::uint64_t cap;
+    std::string setting;
+  };
+  const std::vector<Case> cases = {
+      {{"--engine", "sglang", "--context-length", "8192", "--max-running-requests", "16"}, 16, "max_running_requests"},
+      {{"--engine", "trtllm", "--max-seq-len", "8192", "--max-batch-size", "8"}, 8, "max_batch_size"},
+      {{"--max-model-len", "8192", "--max-num-seqs", "8"}, 8, "max_num_seqs"}};
+  for (const auto& c : cases) {
+    std::vector<std::string> args = {"check", "--model", "llama-3.1-8b", "--gpu", "l4", "--context", "512", "--limits"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    const auto j = run_cli_json(args);
+    ASSERT_FALSE(j.empty()) << c.setting;
+    EXPECT_EQ(j["limits"]["max_batch"]["value"], c.cap) << c.setting;
+    EXPECT_TRUE(j["limits"]["max_batch"]["capped"].get<bool>()) << c.setting;
+    EXPECT_NE(j["limits"]["max_batch"]["cap_reason"].get<std::string>().find(c.setting), std::string::npos) << c.setting;
+  }
+  // 2,000 sequences of 128 tokens fit vLLM's pool on an H100 (128 x 131,072 B = 16 MiB each), but it
+  // runs 256 at once: the other 1,744 wait.
+  const auto r = run_cli({"check", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--max-model-len", "128", "--batch",
+                          "2000", "--max-num-seqs", "256"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("warning: vLLM runs at most 256 sequences at once per instance (max_num_seqs): 1744 of the batch "
+                       "wait in its queue"),
+            std::string::npos)
+      << r.out;
+}
+
+// llama.cpp splits -c over its -np slots: with -c 8192 one 8,192-token sequence fits a slot, two
+// do not (4,096 cells each). The max batch was reported as 550 "sequences of 8192" while its
+// probes ran ever shorter ones.
+TEST(CheckTrust, LlamacppMaxBatchKeepsTheSequenceLength) {
+  const auto j = run_cli_json({"check", "--engine", "llamacpp", "--model", "llama-3.1-8b", "--gpu", "l4", "--weights",
+                               "gguf:Q4_K_M", "--ctx-size", "8192", "--limits"});
+  ASSERT_FALSE(j.empty());
+  EXPECT_EQ(j["limits"]["max_batch"]["value"], 1u) << j["limits"]["max_batch"].dump();
+  EXPECT_NE(j["limits"]["max_batch"]["breaks"].get<std::string>().find("sequences of 8192 tokens exceed the 4096 one "
+                                                                         "llama.cpp slot holds"),
+            std::string::npos)
+      << j["limits"]["max_batch"].dump();
+}
+
 }  // namespace
 }  // namespace vramplan::test

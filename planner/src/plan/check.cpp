@@ -9,6 +9,7 @@
 #include "vramplan/memory/launch_nodes.hpp"
 #include "vramplan/plan/capacity.hpp"
 #include "vramplan/plan/compatibility.hpp"
+#include "vramplan/plan/limits.hpp"
 #include "vramplan/perf/perf_defaults.hpp"
 #include "vramplan/quant/precision_plan.hpp"
 
@@ -141,6 +142,13 @@ CheckOutcome run_check(const CheckRequest& req, const DataRoot& root, std::uniqu
     if (!weights.nothing_quantized.empty()) out.warnings.push_back(weights.nothing_quantized);
   }
   if (!out.eval.capped_context.empty()) out.warnings.push_back(out.eval.capped_context);
+  // A batch beyond the engine's running cap is memory for sequences it never runs together.
+  if (const auto cap = engine_sequence_cap(out.eval.plan); cap && req.batch && out.eval.fit.batch > cap->sequences)
+    out.warnings.push_back(out.eval.fit.engine + " runs at most " + std::to_string(cap->sequences) +
+                           " sequences at once per instance (" + cap->setting + "): " +
+                           std::to_string(out.eval.fit.batch - cap->sequences) +
+                           " of the batch wait in its queue; the verdict is on the memory of all " +
+                           std::to_string(out.eval.fit.batch));
   // A refusal about memory gets what layout would fit; one of the configuration itself is its own reason.
   if (out.eval.fit.limit == Limit::Engine && out.eval.fit.expected.kv_pool.count() == 0 && !out.eval.plan.refuses_configuration)
     out.eval.fit.reason = planning_reason(session, s, req, out) + " (" + out.eval.fit.engine + ": " + out.eval.fit.reason + ")";

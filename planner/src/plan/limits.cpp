@@ -9,13 +9,24 @@
 namespace vramplan::plan {
 namespace {
 
-// The engine's own cap on concurrent sequences per instance, when its view names one
-// (vLLM max_num_seqs): more requests queue rather than run.
-std::optional<std::uint64_t> engine_sequence_cap(const memory::MemoryPlan& plan) {
-  const auto it = plan.engine_view.find("max_num_seqs");
-  if (it != plan.engine_view.end() && it->is_number_unsigned()) return it->get<std::uint64_t>();
+}  // namespace
+
+std::optional<EngineSequenceCap> engine_sequence_cap(const memory::MemoryPlan& plan) {
+  // vLLM max_num_seqs, SGLang max_running_requests (per DP-attention rank: the server runs D of
+  // them, model_runner.py max_running_requests // dp_size), TensorRT-LLM max_batch_size.
+  for (const char* key : {"max_num_seqs", "max_running_requests", "max_batch_size"}) {
+    const auto it = plan.engine_view.find(key);
+    if (it == plan.engine_view.end() || !it->is_number_unsigned()) continue;
+    std::uint64_t cap = it->get<std::uint64_t>();
+    const auto dp = plan.engine_view.find("enable_dp_attention");
+    if (std::string(key) == "max_running_requests" && dp != plan.engine_view.end() && dp->is_boolean() && dp->get<bool>())
+      cap *= plan.engine_view.value("dp_size", std::uint64_t{1});
+    return EngineSequenceCap{cap, key};
+  }
   return std::nullopt;
 }
+
+namespace {
 
 // Evaluates and reports the reason for a failing value (usage errors of a probe are failures
 // too: e.g. a context the engine refuses outright).
@@ -54,17 +65,22 @@ LimitResult max_batch(const PlanSession& session, const Scenario& scenario, cons
   const Evaluation first = evaluate(session, one, policy, bounds);
   std::string cap_reason = "search limit " + std::to_string(cap);
   if (const auto seqs = engine_sequence_cap(first.plan)) {
-    const std::uint64_t engine_cap = *seqs * scenario.replicas;
+    const std::uint64_t engine_cap = seqs->sequences * scenario.replicas;
     if (engine_cap < cap) {
       cap = engine_cap;
-      cap_reason = "the engine runs at most " + std::to_string(*seqs) + " sequences per instance (max_num_seqs)";
+      cap_reason = "the engine runs at most " + std::to_string(seqs->sequences) + " sequences per instance (" + seqs->setting + ")";
     }
   }
+  // Every probe keeps the length of the first: an engine that splits its context over the
+  // sequences (llama.cpp's -c over -np) would otherwise probe ever shorter ones and report them
+  // as sequences of the full length.
+  const std::uint64_t length = scenario.context.value_or(first.fit.context);
   LimitResult r = search(
       cap,
       [&](std::uint64_t b) {
         Scenario s = scenario;
         s.batch = b;
+        s.context = length;
         return s;
       },
       session, policy, bounds);

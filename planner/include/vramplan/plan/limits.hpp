@@ -27,6 +27,15 @@ struct LimitResult {
 template <class Fits>
 std::uint64_t largest_fitting(std::uint64_t cap, Fits&& fits, std::uint64_t& probes);
 
+//! The engine's own cap on sequences it runs at once per instance, when its plan names one
+//! (vLLM max_num_seqs, SGLang max_running_requests over its DP ranks, TensorRT-LLM
+//! max_batch_size): more requests wait in its queue rather than run.
+struct EngineSequenceCap {
+  std::uint64_t sequences = 0;
+  std::string setting;  //!< the engine_view key ("max_num_seqs")
+};
+std::optional<EngineSequenceCap> engine_sequence_cap(const memory::MemoryPlan& plan);
+
 //! Max concurrent sequences (over all replicas) at the scenario's context.
 LimitResult max_batch(const PlanSession& session, const Scenario& scenario, const FitPolicy& policy,
                       const ErrorBounds& bounds, std::uint64_t cap = 1u << 20);

@@ -659,6 +659,10 @@ std::vector<Row> rows() {
            "-c", "100", "-np", "1000"},
           {}, 1, "UNSUPPORTED: llama_init_from_model: n_ctx_seq == 0: --ctx-size 256 split over 1000 sequences "
           "(-np) gives each none [llamacpp-refuses-flags; the engine's own check of its flags at start-up, quoted]"},
+      Row{"check --batch-range with prompts beyond the engine's length",
+          {"check", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--max-model-len", "8192", "--batch-range",
+           "--input-len", "100000"},
+          {}, 2, "--input-len 100000 + --output-len 256 exceeds the engine's length 8192 (--max-model-len): it refuses such requests"},
       Row{"simulate --arrivals gamma:1e-300", simulate_8b({"--rate", "2", "--arrivals", "gamma:1e-300"}), {}, 2,
           "--arrivals: gamma:CV needs a coefficient of variation in [0.001, 100] (below, use constant), got 'gamma:1e-300'"},
       Row{"simulate --trace of 1 MiB without a newline", simulate_8b({"--trace", "<dir>/t.jsonl"}),

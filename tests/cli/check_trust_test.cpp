@@ -210,5 +210,21 @@ TEST(CheckTrust, LlamacppMaxBatchKeepsTheSequenceLength) {
       << j["limits"]["max_batch"].dump();
 }
 
+// An encoder's length is its learned positions (gte-large, BertModel: 512). check --context 4096
+// had planned 512 and said FITS; vLLM refuses max_model_len 4096 at start-up as for a decoder.
+TEST(CheckTrust, AnEncoderBeyondItsPositionsIsRefusedAsVllmDoes) {
+  const auto j = run_cli_json({"check", "--model", "gte-large", "--gpu", "l4", "--context", "4096"}, 1);
+  ASSERT_FALSE(j.empty());
+  EXPECT_EQ(j["verdict"], "UNSUPPORTED");
+  EXPECT_NE(j["line"].get<std::string>().find("max_model_len (4096) is greater than the derived max_model_len "
+                                              "(max_position_embeddings=512"),
+            std::string::npos)
+      << j["line"];
+  const auto within = run_cli_json({"check", "--model", "gte-large", "--gpu", "l4", "--context", "256"});
+  EXPECT_EQ(within["verdict"], "FITS");
+  EXPECT_EQ(within["launch"]["argv"][7], "--max-model-len") << within["launch"].dump();
+  EXPECT_EQ(within["launch"]["argv"][8], "256") << within["launch"].dump();
+}
+
 }  // namespace
 }  // namespace vramplan::test

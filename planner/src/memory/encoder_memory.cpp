@@ -220,9 +220,16 @@ MemoryPlan plan_pooling_vllm(const Engine& engine, const EngineProfileData& d, c
                             "enforce-eager"});
   const double util = arg_double(in.args, "gpu-memory-utilization").value_or(d.number("gpu_memory_utilization"));
   if (!(util > 0.0 && util <= 1.0)) throw_usage("--gpu-memory-utilization must be in (0, 1]");
-  const std::uint64_t max_len = arg_u64(in.args, "max-model-len").value_or(m.arch.max_position_embeddings);
+  // The length as the decoder path takes it: the flag, else the workload's (check / sweep pass a
+  // --context as the engine's length), else the model's positions.
+  const auto given_len = arg_u64(in.args, "max-model-len");
+  const std::uint64_t max_len = given_len.value_or(in.workload.context.value_or(m.arch.max_position_embeddings));
   if (max_len == 0) throw_usage("--max-model-len is required: " + m.id + " has no max_position_embeddings");
-  check_encoder_length(m, max_len, "--max-model-len");
+  // vLLM refuses a longer max_model_len for every model at start-up (config/model.py
+  // _get_and_verify_max_len), before anything is loaded: a refusal of the flag, not a usage error,
+  // so a sweep over lengths lists it as a miss.
+  const std::uint64_t positions = m.arch.max_position_embeddings;
+  const bool too_long = positions > 0 && max_len > positions;
   // The token budget when the user gives none. From 0.11 (data/engines/vllm.json
   // pooling_budget_from_usage_defaults) EngineArgs._set_default_max_num_seqs_and_batched_tokens_args
   // (vllm/engine/arg_utils.py) fills it from get_batch_defaults before SchedulerConfig exists:
@@ -281,6 +288,13 @@ MemoryPlan plan_pooling_vllm(const Engine& engine, const EngineProfileData& d, c
   p.engine_view = {{"runner", "pooling"}, {"max_num_batched_tokens", T}, {"max_model_len", max_len}, {"max_num_seqs", seqs},
                    {"peak_batch_requests", reqs}, {"gpu_memory_utilization", util},
                    {"task", std::string(encoder_task_name(encoder_task(m.arch)))}};
+  if (too_long) {
+    p.fits = false;
+    p.refuses_configuration = true;
+    p.reason = "User-specified max_model_len (" + std::to_string(max_len) +
+               ") is greater than the derived max_model_len (max_position_embeddings=" + std::to_string(positions) +
+               " in model's config.json). To allow overriding this maximum, set the env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1";
+  }
   return p;
 }
 

@@ -58,6 +58,13 @@ BatchRange batch_range(const PlanSession& session, const Scenario& given, const 
     workload_text = "sequences of " + std::to_string(*given.context) + " tokens (--context): prefill and decode at that length";
   } else {
     if (workload.input_len == 0 || workload.output_len == 0) throw_usage("--input-len / --output-len must be >= 1");
+    // Requests longer than the engine's length are refused by it (vLLM: max_model_len, SGLang:
+    // context_length): given lengths beyond it describe no request it serves. The defaults are cut.
+    if (!workload.defaulted && workload.input_len + workload.output_len > engine_length)
+      throw_usage("--input-len " + std::to_string(workload.input_len) + " + --output-len " + std::to_string(workload.output_len) +
+                  " exceeds the engine's length " + std::to_string(engine_length) +
+                  (session.context_flag().empty() ? std::string() : " (--" + session.context_flag() + ")") +
+                  ": it refuses such requests");
     seq.decode_context = std::min(workload.input_len + workload.output_len, engine_length);
     seq.prompt = std::min(workload.input_len, seq.decode_context);
     scenario.context = seq.decode_context;

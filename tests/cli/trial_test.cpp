@@ -37,6 +37,20 @@ TEST(TrialCli, EachGroupStopsAtItsFirstLimit) {
     EXPECT_GE(shorts[i].at("held_gib").get<double>(), shorts[i - 1].at("held_gib").get<double>());
 }
 
+// The "limit" group is the longest request the engine serves: SGLang takes prompt + output below
+// --context-length (max_model_len = context_length - 1), so 8192 - 1 - 256 = 7,935 prompt tokens,
+// not 7,936 (which it refused at every batch).
+TEST(TrialCli, SglangLimitGroupIsTheLongestRequestItServes) {
+  const auto j = run_cli_json({"trial", "--engine", "sglang", "--model", "llama-3.1-8b", "--gpu", "l4", "--context-length",
+                               "8192", "--lengths", "limit", "--batches", "1,2"});
+  ASSERT_FALSE(j.empty());
+  for (const auto& c : j.at("cells")) {
+    EXPECT_EQ(c.at("input_tokens"), 7935) << c.dump();
+    EXPECT_TRUE(c.at("error").is_null()) << c.dump();
+    EXPECT_EQ(c.at("completed"), c.at("batch")) << c.dump();
+  }
+}
+
 TEST(TrialCli, APoolEngineSaysWhatQueuedPartOfTheBatch) {
   // vLLM keeps Llama-3.1-8B's KV in a pool of 12,382 blocks of 16 tokens on an L40S at a 32,768-token
   // context (`vramplan plan`: "KV capacity 198112 tokens, max concurrency 6.05"). A `limit` input

@@ -100,7 +100,13 @@ TrialResult run_trial(const TrialRequest& r, const DataRoot& root) {
   out.gpu = probe.gpu.id;
   out.engine = probe.plan.engine;
   const PlanSession session(root, r.plan.model, r.plan.engine);
-  const std::uint64_t max_len = session.planned_context(r.plan.args, r.plan.workload);
+  std::uint64_t max_len = session.planned_context(r.plan.args, r.plan.workload);
+  // The longest request the engine serves may be shorter than its length flag: SGLang takes
+  // prompt + output below context_length (sim engine rules, max_model_len = context_length - 1).
+  if (probe.plan.fits) {
+    const std::uint64_t served = sim::prepare_engine(r.plan, root).rules.max_model_len;
+    if (served > 0) max_len = std::min(max_len, served);
+  }
   for (const Group& g : resolve_groups(r, max_len)) {
     for (const std::uint64_t b : r.batches) {
       TrialCell c;

@@ -226,5 +226,22 @@ TEST(CheckTrust, AnEncoderBeyondItsPositionsIsRefusedAsVllmDoes) {
   EXPECT_EQ(within["launch"]["argv"][8], "256") << within["launch"].dump();
 }
 
+// Errors name what the user typed: the length came from --max-model-len, not from a --context
+// the user never gave; a config without max_position_embeddings asks for a length.
+TEST(CheckTrust, LengthErrorsNameTheFlagThatSetTheLength) {
+  const auto big = run_cli({"check", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--max-model-len", "1000000000000000"});
+  EXPECT_EQ(big.exit_code, 2);
+  EXPECT_NE(big.err.find("--max-model-len: must be in 1..134217728, got 1000000000000000"), std::string::npos) << big.err;
+  ScratchDir dir;
+  auto config = nlohmann::json::parse(read_text(source_dir() / "models" / "llama-3.1-8b.json"));
+  for (auto it = config.begin(); it != config.end();) it = it.key().starts_with("_") ? config.erase(it) : std::next(it);
+  config.erase("max_position_embeddings");
+  const std::string path = dir.write("nopos.json", config.dump()).string();
+  const auto none = run_cli({"check", "--model", path, "--gpu", "h100-sxm-80"});
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("nopos gives no max_position_embeddings: give --max-model-len (or --context)"), std::string::npos)
+      << none.err;
+}
+
 }  // namespace
 }  // namespace vramplan::test

@@ -1,6 +1,7 @@
 #include "vramplan/plan/evaluate.hpp"
 
 #include "vramplan/core/error.hpp"
+#include "vramplan/core/limits.hpp"
 
 namespace vramplan::plan {
 
@@ -27,9 +28,15 @@ Evaluation evaluate(const PlanSession& session, const Scenario& s, const FitPoli
       engine_length = own.engine_view["sequence_length"].get<std::uint64_t>();
   // The engine's flag of 0 (or a model without max_position_embeddings): name the flag, not the
   // --context the length is passed on as.
+  const std::string flag = session.context_flag();
+  const bool flag_given = !flag.empty() && s.args.count(flag);
   if (engine_length == 0)
-    throw_usage(session.context_flag().empty() ? std::string("--context: the model gives no max_position_embeddings; give one")
-                                               : "--" + session.context_flag() + " must be >= 1");
+    throw_usage(flag_given ? "--" + flag + " must be >= 1"
+                           : session.model().id + " gives no max_position_embeddings: give " +
+                                 (flag.empty() ? std::string("--context") : "--" + flag + " (or --context)"));
+  if (engine_length > kMaxContextTokens)  // named by the flag that set it, not the --context it is passed on as
+    throw_usage((flag_given ? "--" + flag : std::string("--context")) + ": must be in 1.." +
+                std::to_string(kMaxContextTokens) + ", got " + std::to_string(engine_length));
   std::uint64_t context = s.context.value_or(engine_length);
   if (context > engine_length)
     throw_usage("--context " + std::to_string(context) + " exceeds the engine's maximum length " +

@@ -38,7 +38,7 @@ int run_plan(const std::vector<std::string>& args) {
       ("gpu", po::value<std::string>(), "GPU catalogue id or custom:<size> (e.g. custom:46068MiB)")
       ("gpu-memory", po::value<std::string>(), "runtime-reported total per GPU (e.g. 79.18GiB)")
       ("engine", po::value<std::string>()->default_value("vllm"), engine_help.c_str())
-      ("weights", po::value<std::string>(), "weight format for the linear layers (bf16, fp8, Q4_K, ...)")
+      ("weights", po::value<std::string>(), "linear weights: bf16, fp8, awq-4bit-g128, gguf:Q4_K_M, ...")
       ("batch", po::value<std::uint64_t>(), "concurrent sequences wanted (performance: decoding together; default 1)")
       ("context", po::value<std::uint64_t>(), "tokens per sequence (performance: the decode context; default --prompt-len)")
       ("prompt-len", po::value<std::uint64_t>(), "prompt tokens for the TTFT estimate (default 1024)")

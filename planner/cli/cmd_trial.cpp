@@ -2,6 +2,7 @@
 // 4, ... until the first limit, the predicted inputs completed, total time, peak memory and
 // error. `--format csv` writes the table with empty measured columns to fill on the rented card;
 // `--compare FILE` reads that file back and prints predicted against measured.
+#include <algorithm>
 #include <ostream>
 #include <set>
 
@@ -27,7 +28,7 @@ int run_trial(const std::vector<std::string>& args) {
        "length groups: short, typical, limit, or prompt token counts (comma-separated)")
       ("input-len", po::value<std::string>()->default_value("1024"), "the typical prompt: tokens, or a distribution whose mean is used")
       ("output-len", po::value<std::uint64_t>()->default_value(256), "output tokens per input")
-      ("batches", po::value<std::string>()->default_value("1,2,4,8,16,32,64"), "batch sizes, in order")
+      ("batches", po::value<std::string>()->default_value("1,2,4,8,16,32,64"), "batch sizes (tried in increasing order)")
       ("max-latency", po::value<std::string>(), "a batch whose slowest input takes longer is a limit: 60s, 2m")
       ("compare", po::value<std::string>(), "read a filled-in trial CSV and print predicted vs measured");
   declared.insert({"lengths", "input-len", "output-len", "batches", "max-latency", "compare"});
@@ -64,6 +65,9 @@ int run_trial(const std::vector<std::string>& args) {
   req.typical_input = static_cast<std::uint64_t>(std::llround(typical.expected()));
   req.output_tokens = vm["output-len"].as<std::uint64_t>();
   req.batches = split_positive_list(vm["batches"].as<std::string>(), "--batches");
+  // Each group stops at its first limit: the ladder climbs, whatever order the list was typed in.
+  std::sort(req.batches.begin(), req.batches.end());
+  req.batches.erase(std::unique(req.batches.begin(), req.batches.end()), req.batches.end());
   if (vm.count("max-latency")) req.max_latency_s = sim::parse_duration(vm["max-latency"].as<std::string>(), "--max-latency");
   const auto result = plan::run_trial(req, data_root());
   if (csv) {

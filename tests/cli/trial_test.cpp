@@ -103,6 +103,12 @@ TEST(TrialCli, CsvRoundTripComparesPredictedWithMeasured) {
   EXPECT_EQ(j.at("rows")[0].at("measured").at("completed"), 1);
   EXPECT_DOUBLE_EQ(j.at("rows")[0].at("measured").at("total_s").get<double>(), 4.0);
   EXPECT_TRUE(j.at("rows")[1].at("measured").at("total_s").is_null());
+  // The same file with CRLF line ends (a spreadsheet's or Python csv's) reads the same.
+  std::string crlf;
+  for (const char ch : csv) crlf += ch == '\n' ? std::string("\r\n") : std::string(1, ch);
+  const CliResult w = run_cli({"trial", "--compare", dir.write("trial-crlf.csv", crlf).string(), "--json"});
+  ASSERT_EQ(w.exit_code, 0) << w.err;
+  EXPECT_EQ(nlohmann::json::parse(w.out).at("rows"), j.at("rows"));
   // A damaged file names the file, the line and the column.
   const auto bad = dir.write("bad.csv", csv.substr(0, row1) + "typical,1024,256,1,1,x,1,1,,,,,\n");
   const CliResult e = run_cli({"trial", "--compare", bad.string()});

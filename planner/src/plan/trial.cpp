@@ -229,7 +229,13 @@ std::vector<TrialComparisonRow> read_trial_csv(const std::filesystem::path& file
   if (!in) throw Error(ErrorKind::Io, "trial --compare: cannot read " + file.string());
   const std::string name = file.string();
   std::string line;
-  if (!std::getline(in, line) || line != kCsvHeader)
+  // CRLF line ends, as spreadsheets and Python's csv module write them, read as LF ones.
+  const auto read_line = [&](std::string& l) {
+    if (!std::getline(in, l)) return false;
+    if (!l.empty() && l.back() == '\r') l.pop_back();
+    return true;
+  };
+  if (!read_line(line) || line != kCsvHeader)
     throw_input(name, "line 1", std::string("expected the header written by vramplan trial --format csv: ") + kCsvHeader);
   std::vector<TrialComparisonRow> rows;
   std::uint64_t n = 1;
@@ -249,7 +255,7 @@ std::vector<TrialComparisonRow> read_trial_csv(const std::filesystem::path& file
     if (x != std::floor(x)) throw_input(name, "line " + std::to_string(n) + ": " + column, "'" + v + "' is not a whole number");
     return static_cast<std::uint64_t>(x);
   };
-  while (std::getline(in, line)) {
+  while (read_line(line)) {
     ++n;
     if (line.empty()) continue;
     if (n > 100000) throw_input(name, "", "more than 100000 rows");

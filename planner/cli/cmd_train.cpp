@@ -27,7 +27,11 @@ std::string train_text(const train::TrainPlan& p) {
                   " (" + std::string(train::method_name(r.method)) + ", " + std::string(train::optimizer_name(r.optimizer)) +
                   ", " + std::string(train::precision_name(r.precision)) + ", sharding " +
                   std::string(train::sharding_name(r.sharding)) + ", micro-batch " + std::to_string(r.micro_batch) + " x " +
-                  std::to_string(r.seq_len) + " tokens, recompute " + std::string(train::recompute_name(r.recompute)) + ")\n";
+                  std::to_string(r.seq_len) + " tokens, recompute " +
+                  // The name JSON's setup.recompute gives (torchtitan's op-level policy is its own).
+                  std::string(r.recompute == train::Recompute::Selective && r.selective_op ? "selective-op"
+                                                                                         : train::recompute_name(r.recompute)) +
+                  ")\n";
   s += "Parameters: " + memory::grouped(p.total_params) + " total, " + memory::grouped(p.trainable_params) + " trainable\n\n";
   Table t({{"component"}, {"phase"}, {"GiB", Align::Right}, {"formula", Align::Wrap}});
   for (const auto& c : p.gpu) t.add_row({c.part.name, c.phase, format_gib(c.part.bytes).substr(0, format_gib(c.part.bytes).find(' ')), c.part.explain});
@@ -43,6 +47,7 @@ std::string train_text(const train::TrainPlan& p) {
   for (const auto& c : p.unified) s += "Unified memory (paged): " + c.name + " " + format_gib(c.bytes) + " — " + c.explain + "\n";
   for (const auto& c : p.cpu) s += "CPU per rank (offload): " + c.name + " " + format_gib(c.bytes) + " — " + c.explain + "\n";
   for (const auto& n : p.notes) s += "note: " + n + "\n";
+  for (const auto& w : p.warnings) s += "warning: " + w + "\n";
   return s;
 }
 

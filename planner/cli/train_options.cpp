@@ -104,16 +104,33 @@ train::TrainRequest read_train_setup(const po::variables_map& vm) {
   r.precision = train::precision_from_name(vm["precision"].as<std::string>());
   r.optimizer = train::optimizer_from_name(vm["optimizer"].as<std::string>());
   r.foreach_step = !vm.count("fused-optimizer");
+  // torch.optim's AdamW and SGD have fused kernels (fused=True, torch/optim/sgd.py _fused_sgd);
+  // transformers' Adafactor.step is a plain per-tensor loop with no fused or foreach variant.
+  if (!r.foreach_step && r.optimizer == train::Optimizer::Adafactor)
+    throw Error(ErrorKind::Usage, "--fused-optimizer: transformers' Adafactor has no fused step (torch.optim AdamW and SGD do)");
   const auto offload = vm["offload"].as<std::string>();
   if (offload != "none" && offload != "optimizer" && offload != "params" && offload != "all")
     throw Error(ErrorKind::Usage, "--offload must be none, optimizer, params or all");
   r.offload.optimizer = offload == "optimizer" || offload == "all";
   r.offload.params = offload == "params" || offload == "all";
+  // ZeRO-Offload steps the optimizer on the CPU with DeepSpeedCPUAdam / DeepSpeedCPULion and
+  // refuses a client optimizer by default (runtime/engine.py: zero_force_ds_cpu_optimizer raises
+  // ZeRORuntimeException); bitsandbytes' optimizers run CUDA kernels on GPU tensors, and the
+  // paged ones already move their states to the host through unified memory.
+  if (r.offload.optimizer && (r.optimizer == train::Optimizer::AdamW8bit || r.optimizer == train::Optimizer::PagedAdamW ||
+                              r.optimizer == train::Optimizer::PagedAdamW8bit))
+    throw Error(ErrorKind::Usage, "--offload " + offload + " steps the optimizer on the CPU (DeepSpeedCPUAdam); bitsandbytes' " +
+                                      std::string(train::optimizer_name(r.optimizer)) + " steps on the GPU" +
+                                      (r.optimizer == train::Optimizer::AdamW8bit ? "" : " (paged states page to the host themselves)"));
   r.parallel.gpus_per_node = vm["gpus-per-node"].as<std::uint64_t>();
+  if (r.parallel.gpus_per_node == 0) throw Error(ErrorKind::Usage, "--gpus-per-node must be >= 1");
   r.parallel.tp = vm["tp"].as<std::uint64_t>();
   r.parallel.pp = vm["pp"].as<std::uint64_t>();
   r.parallel.cp = vm["cp"].as<std::uint64_t>();
   r.sequence_parallel = vm.count("sequence-parallel") > 0;
+  // Sequence parallelism splits the norm / residual activations over the TP group (Korthikanti §4.2.2).
+  if (r.sequence_parallel && r.parallel.tp == 1)
+    throw Error(ErrorKind::Usage, "--sequence-parallel splits activations over the tensor-parallel group: add --tp 2 or more");
   r.micro_batch = vm["micro-batch"].as<std::uint64_t>();
   r.seq_len = vm["seq-len"].as<std::uint64_t>();
   r.grad_accum = vm["grad-accum"].as<std::uint64_t>();
@@ -128,6 +145,8 @@ train::TrainRequest read_train_setup(const po::variables_map& vm) {
   }
   if (vm.count("keeps-previous-logits") && !vm.count("length-median"))
     throw Error(ErrorKind::Usage, "--keeps-previous-logits applies to variable-length batches: add --length-median");
+  if (!vm["length-sigma"].defaulted() && !vm.count("length-median"))
+    throw Error(ErrorKind::Usage, "--length-sigma applies to variable-length batches: add --length-median");
   if (vm.count("length-median")) {
     r.lengths = train::LengthSchedule{vm["length-median"].as<double>(), vm["length-sigma"].as<double>(), 200};
     r.keeps_previous_logits = vm.count("keeps-previous-logits") > 0;
@@ -141,6 +160,11 @@ train::TrainRequest read_train_setup(const po::variables_map& vm) {
   r.adapter.quantize_targets_only = vm.count("quantize-targets-only") > 0;
   r.adapter.base_format = vm.count("base-format") ? vm["base-format"].as<std::string>()
                                                   : (r.method == train::Method::Qlora ? train::kQloraDefaultBase : "bf16");
+  // Both shape a quantized base only (adapters.cpp): on a bf16 / fp16 base they would change nothing.
+  if (r.method != train::Method::Full && !train::quantized_base(r.adapter))
+    for (const char* flag : {"quantize-targets-only", "upcast-unquantized"})
+      if (vm.count(flag))
+        throw Error(ErrorKind::Usage, std::string("--") + flag + " applies to a quantized base: --base-format bnb-int8, nf4 or nf4-dq");
   // What no layout can fix, checked once here: sweep --mode train would otherwise list the same
   // error as a miss of every layout.
   if (r.parallel.tp == 0 || r.parallel.pp == 0 || r.parallel.cp == 0)

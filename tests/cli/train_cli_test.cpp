@@ -223,5 +223,56 @@ TEST(TrainCli, MinGpusNamesWhatDoesNotShard) {
     EXPECT_NE(text.out.find(s), std::string::npos) << s << "\n" << text.out;
 }
 
+std::uint64_t part_bytes(const nlohmann::json& j, const std::string& name) {
+  for (const auto& c : j["per_gpu"])
+    if (c["name"] == name) return c["bytes"].get<std::uint64_t>();
+  return 0;
+}
+
+TEST(TrainCli, AdafactorTemporariesAreOneTensorsWorth) {
+  // transformers' Adafactor.step loops tensor by tensor: the temporaries of the largest, the
+  // embedding / lm_head of Llama-3.1-8B (128,256 x 4,096 = 525,336,576 values), alive at once in
+  // fp32: pure bf16 grad.float() + p.float() + update and its successor = 4 x 525,336,576 x 4 B
+  // = 8,405,385,216 B (7.83 GiB; it had been grad**2 for the whole model, 4 x 8,030,261,248 B =
+  // 29.92 GiB). amp (fp32 grads and params, no upcast copies): 2 x 525,336,576 x 4 = 4,202,692,608 B.
+  const auto bf16 = run_cli({"train", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--optimizer", "adafactor", "--format", "json"});
+  ASSERT_EQ(bf16.exit_code, 0) << bf16.err;
+  const auto j = nlohmann::json::parse(bf16.out);
+  EXPECT_EQ(part_bytes(j, "step_temporaries"), 8'405'385'216ull);
+  EXPECT_EQ(part_bytes(j, "optimizer_states"), 12'609'536u);  // fp32 rows + cols (model_states_test)
+  const auto amp = run_cli({"train", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--optimizer", "adafactor",
+                            "--precision", "amp", "--format", "json"});
+  ASSERT_EQ(amp.exit_code, 0) << amp.err;
+  EXPECT_EQ(part_bytes(nlohmann::json::parse(amp.out), "step_temporaries"), 4'202'692'608ull);
+}
+
+TEST(TrainCli, SequenceBeyondRotaryPositionsWarns) {
+  // Llama-2-7B has max_position_embeddings 4096 and RoPE: 8192 tokens is context extension, legal,
+  // so the plan runs and says so, in the text and in JSON.
+  const std::vector<std::string> args = {"train", "--model", "llama-2-7b", "--gpu", "h100-sxm-80", "--seq-len", "8192",
+                                         "--grad-checkpointing", "full"};
+  const auto text = run_cli(args);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("warning: --seq-len 8192 exceeds llama-2-7b's max_position_embeddings 4096"), std::string::npos)
+      << text.out;
+  auto json_args = args;
+  json_args.insert(json_args.end(), {"--format", "json"});
+  const auto j = nlohmann::json::parse(run_cli(json_args).out);
+  ASSERT_EQ(j["warnings"].size(), 1u);
+  const auto in_range = nlohmann::json::parse(
+      run_cli({"train", "--model", "llama-2-7b", "--gpu", "h100-sxm-80", "--seq-len", "4096", "--format", "json"}).out);
+  EXPECT_TRUE(in_range["warnings"].empty());
+}
+
+TEST(TrainCli, TextHeaderNamesTheRecomputationAsJsonDoes) {
+  const std::vector<std::string> args = {"train", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--grad-checkpointing", "selective-op"};
+  const auto text = run_cli(args);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("recompute selective-op)"), std::string::npos) << text.out.substr(0, text.out.find('\n'));
+  auto json_args = args;
+  json_args.insert(json_args.end(), {"--format", "json"});
+  EXPECT_EQ(nlohmann::json::parse(run_cli(json_args).out)["setup"]["recompute"], "selective-op");
+}
+
 }  // namespace
 }  // namespace vramplan::test

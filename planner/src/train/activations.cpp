@@ -41,6 +41,14 @@ LayerTerms layer_terms(const ActivationInput& in, std::size_t layer) {
     t.tp_sized = b * (q + 2 * kv) + b * q + t.quadratic;
   }
   if (in.saved.o) t.tp_sized += b * q;
+  // q / k RMSNorms (activations.hpp): fp32 input + an fp32 rstd per row + the normalised output.
+  if (in.qk_norm_width > 0) {
+    // Over head_dim: one row per head (a layer with its own head size too); else rows of the width.
+    const bool per_head = in.qk_norm_width == a.head_dim;
+    const std::uint64_t rows_q = per_head ? a.num_heads : ceil_div(q, in.qk_norm_width);
+    const std::uint64_t rows_k = per_head ? a.layer_kv_heads(layer) : ceil_div(kv, in.qk_norm_width);
+    t.tp_sized += (4 + rb) * (q + kv) + 4 * (rows_q + rows_k);
+  }
 
   const bool moe = a.num_experts > 0 && (a.layer_is_moe.empty() || (layer < a.layer_is_moe.size() && a.layer_is_moe[layer]));
   auto mlp = [&](std::uint64_t inter) {
@@ -121,7 +129,12 @@ void norm_layout(const ModelSpec& spec, ActivationInput& in) {
   std::uint64_t norms = 0;
   bool bias = false;
   for (const auto& t : spec.tensors) {
-    if (!t.layer || *t.layer != 0 || (t.role != TensorRole::AttnNorm && t.role != TensorRole::FfnNorm)) continue;
+    if (!t.layer || *t.layer != 0) continue;
+    if (!t.is_bias && !t.shape.empty() && (t.role == TensorRole::AttnQNorm || t.role == TensorRole::AttnKNorm))
+      in.qk_norm_width = t.shape.back();  // head_dim ({d} or {heads, d}), or the whole projection
+    if (t.role != TensorRole::AttnNorm && t.role != TensorRole::FfnNorm && t.role != TensorRole::AttnPostNorm &&
+        t.role != TensorRole::FfnPostNorm)
+      continue;
     if (t.is_bias) bias = true;
     else ++norms;
   }
@@ -140,7 +153,7 @@ Activations activations(const ActivationInput& in) {
   const std::uint64_t stage_layers = ceil_div(L, pp);
 
   Activations out;
-  std::uint64_t stage0 = 0, last_stage = 0, widest_layer = 0;
+  std::uint64_t stage0 = 0, last_stage = 0, widest_layer = 0, widest_scores = 0;
   for (std::size_t l = 0; l < L; ++l) {
     const auto t = layer_terms(in, l);
     if (l == 0) out.per_token_layer = t.sequence_sized + t.tp_sized + t.adapter;
@@ -150,11 +163,15 @@ Activations activations(const ActivationInput& in) {
                                : op_level                      ? op_level_saved_per_token(in, tp, sp)
                                                                : saved_per_token(t, in.recompute, tp, sp);
     widest_layer = std::max(widest_layer, saved_per_token(t, Recompute::None, tp, sp));
+    widest_scores = std::max(widest_scores, ceil_div(t.quadratic, tp));
     if (l < stage_layers) stage0 = checked_add(stage0, kept);
     if (l >= L - stage_layers) last_stage = checked_add(last_stage, kept);
   }
-  // 1F1B: the first stage holds PP micro-batches' activations, the last one.
-  const std::uint64_t first_bytes = checked_mul(checked_mul(stage0, tokens), pp);
+  // 1F1B: the first stage holds min(PP, micro-batches per step) micro-batches' activations
+  // (activations.hpp: Megatron's warmup of min(PP - 1, m) forwards, + 1 in the steady state), the
+  // last stage one.
+  const std::uint64_t in_flight = std::min(pp, std::max<std::uint64_t>(in.micro_batches, 1));
+  const std::uint64_t first_bytes = checked_mul(checked_mul(stage0, tokens), in_flight);
   const std::uint64_t last_bytes = checked_mul(last_stage, tokens);
 
   // Logits and loss on the last stage. The logits (returned by the model, so alive) and the
@@ -183,7 +200,8 @@ Activations activations(const ActivationInput& in) {
   if (show_first) {
     out.parts.push_back(part("activations", first_bytes,
                              std::to_string(stage_layers) + " layers x " + grouped(tokens) + " tokens x " +
-                                 std::to_string(pp) + " micro-batches in flight (1F1B, first stage), " + per_layer_kept +
+                                 std::to_string(in_flight) + " micro-batches in flight (1F1B, first stage: min(PP " +
+                                 std::to_string(pp) + ", " + std::to_string(in.micro_batches) + " per step)), " + per_layer_kept +
                                  " = " + grouped(stage0) + " B per token over the stage"));
   } else {
     out.parts.push_back(part("activations", last_bytes,
@@ -198,6 +216,15 @@ Activations activations(const ActivationInput& in) {
                              "the rest of one block rematerialised in backward: " + grouped(widest_layer) + " - " +
                                  grouped(op_kept) + " B per token x " + grouped(tokens) + " tokens"));
   }
+  // Selective recomputation with eager attention: backward re-runs one layer's attention core, so
+  // its s x s softmax output (fp32) and bf16 cast are materialised again while that layer's
+  // backward runs (Korthikanti §4.2: the core is recomputed, not dropped; transformers
+  // eager_attention_forward: softmax(dtype=float32).to(query.dtype), both kept for backward).
+  if (in.recompute == Recompute::Selective && !op_level && in.attention == AttentionImpl::Eager && widest_scores > 0)
+    out.parts.push_back(part("recomputed_attention", checked_mul(widest_scores, tokens),
+                             "one layer's attention scores rematerialised in backward: " + grouped(widest_scores) +
+                                 " B per token (heads x s x (4 B fp32 softmax + " + std::to_string(in.act_bytes) +
+                                 " B cast)) x " + grouped(tokens) + " tokens"));
   if (in.recompute == Recompute::Full)
     out.parts.push_back(part("recomputed_block", checked_mul(widest_layer, tokens),
                              "one block rematerialised in backward: " + grouped(widest_layer) + " B per token x " +

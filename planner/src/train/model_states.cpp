@@ -44,8 +44,10 @@ std::uint64_t stage_of(int layer, std::uint64_t num_layers, std::uint64_t pp) {
 bool paged(Optimizer o) { return o == Optimizer::PagedAdamW || o == Optimizer::PagedAdamW8bit; }
 
 // bitsandbytes keeps fp32 states for its 32-bit optimizers; torch optimizers use the param dtype.
+// transformers' Adafactor upcasts a bf16 / fp16 gradient first (Adafactor.step: grad = grad.float())
+// and creates its states with .to(grad), so they are fp32 whatever the parameter's dtype.
 std::uint64_t state_dtype_bytes(Optimizer o, const RecipeBytes& rb) {
-  return o == Optimizer::PagedAdamW ? 4 : rb.state;
+  return o == Optimizer::PagedAdamW || o == Optimizer::Adafactor ? 4 : rb.state;
 }
 
 std::string per_param(std::uint64_t params, std::uint64_t bytes, std::uint64_t degree) {
@@ -124,6 +126,10 @@ ModelStates model_states(const ModelStatesInput& in) {
   const bool params_sharded = in.sharding == Sharding::Zero3 || in.sharding == Sharding::HybridShard;
   if (in.offload.params && !params_sharded)
     throw Error(ErrorKind::Usage, "parameter offload needs ZeRO-3 or FSDP (--sharding zero3 / fsdp / hsdp)");
+  // DeepSpeed's offload_optimizer is a ZeRO option (stages 1-3, the stage_1_and_2 / stage3
+  // optimizers' cpu_offload); plain DDP steps its optimizer where the parameters are.
+  if (in.offload.optimizer && in.sharding == Sharding::None)
+    throw Error(ErrorKind::Usage, "--offload optimizer needs ZeRO or FSDP sharding (--sharding zero1 / zero2 / zero3 / fsdp / hsdp)");
   if (in.num_layers == 0 || pp > in.num_layers)
     throw Error(ErrorKind::Usage, "pipeline stages (" + std::to_string(pp) + ") exceed the model's " +
                                       std::to_string(in.num_layers) + " layers");
@@ -138,22 +144,30 @@ ModelStates model_states(const ModelStatesInput& in) {
     ParamTensor local = t;
     local.shape = shape;
     const std::uint64_t n = local.elements();
-    auto& st = stages[stage_of(t.layer, in.num_layers, pp)];
     // FSDP's root unit holds everything outside the decoder blocks (embedding, final norm, lm_head).
     const bool in_block = t.layer >= 0 && static_cast<std::uint64_t>(t.layer) < in.num_layers;
     const int unit = in_block ? t.layer : -1;
-    if (t.trainable) {
+    if (t.trainable)
       out.trainable_params = checked_add(out.trainable_params, t.elements());
-      st.trainable = checked_add(st.trainable, n);
-      st.optimizer = checked_add(st.optimizer, optimizer_state_bytes(in.optimizer, shape, n, state_b));
-      st.block_trainable[unit] = checked_add(st.block_trainable[unit], n);
-    } else {
+    else
       out.frozen_params = checked_add(out.frozen_params, t.elements());
-      const std::uint64_t b = t.tp_split && tp > 1 ? ceil_div(t.frozen_bytes, tp) : t.frozen_bytes;
-      st.frozen_params = checked_add(st.frozen_params, n);
-      st.frozen_bytes = checked_add(st.frozen_bytes, b);
-      st.block_frozen_bytes[unit] = checked_add(st.block_frozen_bytes[unit], b);
-    }
+    const std::uint64_t frozen_b = t.tp_split && tp > 1 ? ceil_div(t.frozen_bytes, tp) : t.frozen_bytes;
+    auto add_to = [&](StageSums& st) {
+      if (t.trainable) {
+        st.trainable = checked_add(st.trainable, n);
+        st.optimizer = checked_add(st.optimizer, optimizer_state_bytes(in.optimizer, shape, n, state_b));
+        st.block_trainable[unit] = checked_add(st.block_trainable[unit], n);
+      } else {
+        st.frozen_params = checked_add(st.frozen_params, n);
+        st.frozen_bytes = checked_add(st.frozen_bytes, frozen_b);
+        st.block_frozen_bytes[unit] = checked_add(st.block_frozen_bytes[unit], frozen_b);
+      }
+    };
+    add_to(stages[stage_of(t.layer, in.num_layers, pp)]);
+    // A tied embedding under pipeline parallelism: the last stage keeps its own copy for the lm_head
+    // (ModelStatesInput::tied_embedding), with its gradient and optimizer states; counted once in
+    // the parameter totals.
+    if (pp > 1 && !in.tied_embedding.empty() && t.name == in.tied_embedding) add_to(stages[pp - 1]);
   }
 
   // Which copies the sharding strategy splits over `degree` ranks.
@@ -195,10 +209,15 @@ ModelStates model_states(const ModelStatesInput& in) {
     else
       gpu.push_back(std::move(opt));
 
-    if (params_sharded && degree > 1) {
+    if ((params_sharded && degree > 1) || in.offload.params) {
       // FSDP / ZeRO-3 gather one unit (decoder block) whole to run it and prefetch the next
       // (torch FSDP BackwardPrefetch.BACKWARD_PRE, DeepSpeed stage3 prefetch): two units of
-      // weights, plus one unit's full gradients before the reduce-scatter.
+      // weights, plus one unit's full gradients before the reduce-scatter. With the parameters
+      // offloaded to the CPU the GPU still holds each unit while it computes, on one GPU too:
+      // DeepSpeed's offload_param fetches a module's partitions to the GPU before its forward and
+      // backward (runtime/zero/partitioned_param_coordinator.py fetch_sub_module, with the same
+      // prefetch), FSDP's CPUOffload(offload_params=True) copies the shard to the GPU before the
+      // all-gather.
       std::uint64_t unit_w = 0, unit_g = 0;
       for (const auto& [layer, n] : st.block_trainable) {
         const auto fb = st.block_frozen_bytes.count(layer) ? st.block_frozen_bytes.at(layer) : 0;

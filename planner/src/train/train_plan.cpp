@@ -22,23 +22,50 @@ using memory::grouped;
 
 bool is_adapter(Method m) { return m != Method::Full; }
 
+// transformers' Adafactor.step (src/transformers/optimization.py) loops parameter by parameter
+// (`for p in group["params"]`), so its temporaries exist for one tensor at a time: the largest
+// trainable tensor on this GPU (after TP and sharding). fp32 tensors of its size alive at once:
+// grad.float() when the gradient is 16-bit, p.float() (p_data_fp32) when the stepped parameter is
+// (the fp32 master where there is one), and two update-sized ones — `update = (grad**2) + eps`
+// while grad**2 is alive; `update = self._approx_sq_grad(...)` (torch.mul(r_factor, c_factor);
+// 1-D: exp_avg_sq.rsqrt()) while the previous update is; `p_data_fp32.add_(-update)` beside update.
+struct AdafactorTemporaries {
+  std::uint64_t elements = 0;  //!< of the largest trainable tensor on this GPU
+  std::uint64_t count = 0;     //!< fp32 tensors of that size alive at once
+};
+AdafactorTemporaries adafactor_temporaries(const TrainRequest& r, const std::vector<ParamTensor>& tensors,
+                                           std::uint64_t shard_degree) {
+  const RecipeBytes rb = recipe_bytes(r.precision);
+  AdafactorTemporaries t;
+  for (const auto& p : tensors) {
+    if (!p.trainable) continue;
+    const std::uint64_t local = p.tp_split ? ceil_div(p.elements(), r.parallel.tp) : p.elements();
+    t.elements = std::max(t.elements, ceil_div(local, std::max<std::uint64_t>(shard_degree, 1)));
+  }
+  const std::uint64_t stepped_param_bytes = rb.master > 0 ? rb.master : rb.weight;
+  t.count = 2 + (rb.grad < 4 ? 1 : 0) + (stepped_param_bytes < 4 ? 1 : 0);
+  return t;
+}
+
 // Temporaries of the optimizer step on the GPU. torch's foreach AdamW computes
 // exp_avg_sq.sqrt() out of place for every tensor at once (torch/optim/adamw.py
 // _multi_tensor_adamw: torch._foreach_sqrt) — one state's size; the fused kernel and the
-// bitsandbytes kernels update in place. transformers' Adafactor squares the gradient out of
-// place in fp32 (Adafactor.step: update = grad**2 + eps) — one fp32 gradient-sized tensor.
-std::optional<Component> step_temporaries(const TrainRequest& r, const std::vector<Component>& gpu_states) {
+// bitsandbytes kernels update in place. Adafactor: adafactor_temporaries() above.
+std::optional<Component> step_temporaries(const TrainRequest& r, const std::vector<Component>& gpu_states,
+                                          const std::vector<ParamTensor>& tensors, std::uint64_t shard_degree) {
   if (r.offload.optimizer) return std::nullopt;
-  std::uint64_t states = 0, grads = 0;
-  for (const auto& c : gpu_states) {
+  std::uint64_t states = 0;
+  for (const auto& c : gpu_states)
     if (c.name == "optimizer_states") states = c.bytes.count();
-    if (c.name == "gradients") grads = c.bytes.count();
-  }
   if (r.optimizer == Optimizer::AdamW && r.foreach_step && states > 0)
     return Component{"step_temporaries", Bytes(states / 2), "foreach AdamW: sqrt(exp_avg_sq) for all tensors = half the states"};
-  if (r.optimizer == Optimizer::Adafactor && grads > 0) {
-    const std::uint64_t grad_bytes = recipe_bytes(r.precision).grad;
-    return Component{"step_temporaries", Bytes(grads / grad_bytes * 4), "Adafactor: grad**2 in fp32, one gradient's size"};
+  if (r.optimizer == Optimizer::Adafactor) {
+    const AdafactorTemporaries t = adafactor_temporaries(r, tensors, shard_degree);
+    if (t.elements == 0) return std::nullopt;
+    return Component{"step_temporaries", Bytes(checked_mul(checked_mul(t.elements, t.count), 4)),
+                     "Adafactor steps one tensor at a time: the largest, " + grouped(t.elements) + " values here, x " +
+                         std::to_string(t.count) + " fp32 temporaries alive at once (" +
+                         (t.count > 2 ? "16-bit grad / param upcast, " : "") + "update and the next) x 4 B"};
   }
   return std::nullopt;
 }
@@ -51,14 +78,19 @@ ReservedInput reserved_input(const TrainPlan& plan, const TrainRequest& r, const
                              const ModelStatesInput& states_in, std::uint64_t act_bytes) {
   ReservedInput in{plan.resident, plan.forward_backward, plan.optimizer_step, plan.capacity, {}, 0};
   const RecipeBytes rb = recipe_bytes(r.precision);
-  const bool temporaries = !r.offload.optimizer && ((r.optimizer == Optimizer::AdamW && r.foreach_step) ||
-                                                    r.optimizer == Optimizer::Adafactor);
-  const std::uint64_t temp_bytes = r.optimizer == Optimizer::Adafactor ? 4 : rb.master > 0 ? 4 : rb.state;
+  const bool foreach_temporaries = !r.offload.optimizer && r.optimizer == Optimizer::AdamW && r.foreach_step;
+  const std::uint64_t temp_bytes = rb.master > 0 ? 4 : rb.state;
   for (const auto& t : states_in.tensors) {
     if (!t.trainable) continue;
     const std::uint64_t n = t.elements() / (t.tp_split ? r.parallel.tp : 1) / std::max<std::uint64_t>(plan.shard_degree, 1);
     if (r.grad_accum == 1) in.step_tensors.push_back(n * rb.grad);
-    if (temporaries) in.step_tensors.push_back(n * temp_bytes);
+    if (foreach_temporaries) in.step_tensors.push_back(n * temp_bytes);
+  }
+  // Adafactor's temporaries exist for one tensor at a time; a later, smaller tensor's reuse the
+  // blocks the largest one's left cached (best fit), so only the largest tensor's count.
+  if (!r.offload.optimizer && r.optimizer == Optimizer::Adafactor) {
+    const AdafactorTemporaries a = adafactor_temporaries(r, states_in.tensors, plan.shard_degree);
+    for (std::uint64_t i = 0; i < a.count; ++i) in.step_tensors.push_back(a.elements * 4);
   }
   const std::uint64_t tokens = r.micro_batch * r.seq_len / r.parallel.cp;
   const std::uint64_t logit_bytes = r.loss == LossImpl::Bf16 ? act_bytes : 4;
@@ -181,8 +213,27 @@ TrainPlan plan_training(const TrainRequest& r, const TrainInputs& inputs) {
   if (spec.arch.num_layers == 0 || spec.arch.hidden_size == 0)
     throw Error(ErrorKind::Usage, "model " + spec.id + " has no decoder layers vramplan can size for training");
 
+  // Positions past max_position_embeddings: a learned absolute table (BERT, GPT-2, OPT: an
+  // nn.Embedding indexed by position) has no row for them, so the forward fails; rotary (and
+  // ALiBi) positions are computed, so a longer sequence runs (context extension), untrained.
+  // DeBERTa's relative table (encoder.rel_embeddings) is indexed by clipped distance, not position.
+  const std::uint64_t max_pos = spec.arch.max_position_embeddings;
+  const bool learned_positions = std::any_of(spec.tensors.begin(), spec.tensors.end(), [](const TensorInfo& t) {
+    return t.role == TensorRole::PositionEmbedding && t.name.find("rel_embeddings") == std::string::npos;
+  });
+  std::vector<std::string> warnings;
+  if (max_pos > 0 && r.seq_len > max_pos) {
+    if (learned_positions)
+      throw Error(ErrorKind::Usage, "--seq-len " + std::to_string(r.seq_len) + " exceeds " + spec.id + "'s " +
+                                        std::to_string(max_pos) + " learned absolute positions (max_position_embeddings)");
+    warnings.push_back("--seq-len " + std::to_string(r.seq_len) + " exceeds " + spec.id + "'s max_position_embeddings " +
+                       std::to_string(max_pos) + ": its positions are computed (RoPE), so it runs as context extension, "
+                       "at a length the model was not trained on");
+  }
+
   TrainPlan plan;
   plan.request = r;
+  plan.warnings = std::move(warnings);
   plan.model_id = spec.id;
   plan.gpu_id = gpu.id;
   plan.gpu_name = gpu.name;
@@ -213,6 +264,7 @@ TrainPlan plan_training(const TrainRequest& r, const TrainInputs& inputs) {
   act_in.sequence_parallel = r.sequence_parallel;
   act_in.loss_chunks = r.loss_chunks;
   act_in.loss = r.loss;
+  act_in.micro_batches = r.grad_accum;
   // PEFT's fp32 upcast of what it does not quantize makes the hidden states fp32 (activations.hpp).
   if (is_adapter(r.method) && r.adapter.upcast_unquantized && quantized_base(r.adapter))
     act_in.residual_bytes = 4;
@@ -234,6 +286,14 @@ TrainPlan plan_training(const TrainRequest& r, const TrainInputs& inputs) {
   } else {
     states_in.tensors = full_model_tensors(spec);
   }
+  // A tied embedding: under PP the last stage keeps a copy for its lm_head (model_states.hpp).
+  if (spec.arch.tied_embeddings &&
+      std::none_of(spec.tensors.begin(), spec.tensors.end(), [](const TensorInfo& t) { return t.role == TensorRole::Output; }))
+    for (const auto& t : spec.tensors)
+      if (t.role == TensorRole::TokenEmbedding && t.shape.size() == 2) {
+        states_in.tied_embedding = t.name;
+        break;
+      }
   const ModelStates states = model_states(states_in);
   const Activations acts = activations(act_in);
   plan.trainable_params = states.trainable_params;
@@ -267,7 +327,7 @@ TrainPlan plan_training(const TrainRequest& r, const TrainInputs& inputs) {
                              grouped(spec.arch.vocab_size) + " x " + grouped(spec.arch.hidden_size) + " x 2 B"},
                         "forward_backward"});
   }
-  if (auto t = step_temporaries(r, states.gpu)) plan.gpu.push_back({*t, "optimizer_step"});
+  if (auto t = step_temporaries(r, states.gpu, states_in.tensors, states.shard_degree)) plan.gpu.push_back({*t, "optimizer_step"});
   if (r.holds_previous_graph)
     plan.gpu.push_back({previous_graph(r, spec.arch, bnb_saved, bnb_head, act_bytes), "forward_backward"});
 
@@ -301,7 +361,8 @@ TrainPlan plan_training(const TrainRequest& r, const TrainInputs& inputs) {
                          "memory while it is free and page to the host under pressure");
   if (r.parallel.pp > 1)
     plan.notes.push_back("pipeline stage " + std::to_string(states.pp_stage) + " has the most model states; activations are "
-                         "the larger of the first stage (PP micro-batches in flight) and the last (one, plus the logits)");
+                         "the larger of the first stage (min(PP, micro-batches per step) in flight) and the last (one, plus the logits)" +
+                         std::string(states_in.tied_embedding.empty() ? "" : "; the last stage keeps its own copy of the tied embedding as lm_head"));
   try {
     const TrainFlops flops = training_flops(spec, r, r.method == Method::Full ? 0 : plan.trainable_params);
     plan.speed = training_speed(flops, r, gpu, inputs.perf_defaults, plan.speed_unavailable);
@@ -393,6 +454,7 @@ nlohmann::json train_json(const TrainPlan& p) {
           {"cpu_per_rank", parts(p.cpu)},
           {"unified_memory", parts(p.unified)},
           {"notes", p.notes},
+          {"warnings", p.warnings},
           {"speed", speed},
           {"speed_unavailable", p.speed ? nlohmann::json(nullptr) : nlohmann::json(p.speed_unavailable)},
           {"run", run}};

@@ -58,6 +58,12 @@ std::uint64_t Parallelism::shard_degree(Sharding sharding) const {
   const std::uint64_t over = dp() * cp;
   if (sharding == Sharding::None) return 1;
   if (sharding != Sharding::HybridShard) return over;
+  // HSDP shards inside a node and replicates across nodes (torch FSDP HYBRID_SHARD's 2-D mesh,
+  // (replicate, shard) = (nodes, GPUs per node)): the run must be whole nodes, or fit in one.
+  if (gpus_per_node == 0) throw Error(ErrorKind::Usage, "--gpus-per-node must be >= 1");
+  if (gpus > gpus_per_node && gpus % gpus_per_node != 0)
+    throw Error(ErrorKind::Usage, "--sharding hsdp: " + std::to_string(gpus) + " GPUs are not whole nodes of --gpus-per-node " +
+                                      std::to_string(gpus_per_node));
   const std::uint64_t node_ranks = gpus_per_node / (tp * cp);
   return node_ranks == 0 ? 1 : std::min(over, node_ranks);
 }

@@ -83,6 +83,11 @@ TEST(TrainActivations, EagerAttentionKeepsTheScoresUnlessSelectivelyRecomputed) 
   EXPECT_EQ(activations(in).per_token_layer, 209'032u + 393'088u);
   in.recompute = Recompute::Selective;  // drops the 393,216 s-proportional bytes
   EXPECT_EQ(bytes_of(activations(in), "activations"), (209'032ull + 393'088 - 393'216) * 32 * 2048);
+  // ...but backward recomputes one layer's core: its 393,216 B per token come back for that layer,
+  // x 2,048 tokens = 805,306,368 B (there had been no term for them).
+  EXPECT_EQ(bytes_of(activations(in), "recomputed_attention"), 393'216ull * 2048);
+  in.attention = AttentionImpl::Flash;  // flash keeps no scores: nothing to rematerialise
+  EXPECT_EQ(bytes_of(activations(in), "recomputed_attention"), 0u);
 }
 
 TEST(TrainActivations, ChunkedLossBoundsOnlyTheTransient) {
@@ -110,6 +115,27 @@ TEST(TrainActivations, TensorAndSequenceParallelSplit) {
   EXPECT_EQ(bytes_of(activations(in), "activations"), 137'288ull * 32 * 2048);
   in.sequence_parallel = true;
   EXPECT_EQ(bytes_of(activations(in), "activations"), 104'516ull * 32 * 2048);
+}
+
+TEST(TrainActivations, PipelineFirstStageHoldsAtMostTheStepsMicroBatches) {
+  // PP 4 on 4 GPUs: 8 layers a stage, 8 x 209,032 = 1,672,256 B per token, x 2,048 tokens =
+  // 3,424,780,288 B per micro-batch. The last stage adds the logits, 2048 x 128256 x 10 =
+  // 2,626,682,880 B. 1F1B's first stage holds min(PP, micro-batches per step):
+  //   1 micro-batch:  1 in flight (it had been PP = 4): the last stage's 3,424,780,288 + logits is larger
+  //   2 micro-batches: 2 x 3,424,780,288 = 6,849,560,576 > 6,051,463,168
+  //   8 micro-batches: 4 x 3,424,780,288 = 13,699,121,152
+  auto in = llama8b(1, 2048);
+  in.parallel.gpus = 4;
+  in.parallel.pp = 4;
+  auto a = activations(in);
+  EXPECT_EQ(bytes_of(a, "activations"), 3'424'780'288ull);
+  EXPECT_EQ(bytes_of(a, "logits_and_loss"), 2'626'682'880ull);
+  in.micro_batches = 2;
+  a = activations(in);
+  EXPECT_EQ(bytes_of(a, "activations"), 6'849'560'576ull);
+  EXPECT_NE(a.parts[0].explain.find("2 micro-batches in flight"), std::string::npos) << a.parts[0].explain;
+  in.micro_batches = 8;
+  EXPECT_EQ(bytes_of(activations(in), "activations"), 13'699'121'152ull);
 }
 
 TEST(TrainActivations, FrozenLinearsDoNotSaveTheirInputs) {
@@ -140,6 +166,37 @@ TEST(TrainActivations, OneSharedLayerNormInParallelBlocks) {
   norm_layout(load_catalogue_model(test::source_root(), "llama-3.1-8b"), llama);
   EXPECT_EQ(llama.norms_per_layer, 2u);
   EXPECT_FALSE(llama.layer_norm);
+}
+
+TEST(TrainActivations, EveryNormOfTheBlockIsCounted) {
+  // Gemma-2-2B: four RMSNorms over h per layer (input, post_attention, pre_feedforward,
+  // post_feedforward: transformers Gemma2DecoderLayer.forward); h 2304, 8 heads x 256 (q 2048),
+  // 4 KV heads (kv 1024), GeGLU I 9216, bf16, flash, full training:
+  //   norms 4 x (4 h + 4 + 2 h) = 4 x 13,828 = 55,312; q/k/v and gate/up inputs 2 x 2 h = 9,216
+  //   flash 2 (2 x 2048 + 2 x 1024) + 4 x 8 = 12,320; o input 4,096; GeGLU 3 x 2 x 9216 = 55,296;
+  //   down input 18,432 -> 154,672 B per token and layer (two norms had given 127,016).
+  static const ModelSpec gemma = load_catalogue_model(test::source_root(), "gemma-2-2b");
+  ActivationInput g;
+  g.arch = gemma.arch;
+  g.gated_mlp = has_gated_mlp(gemma);
+  norm_layout(gemma, g);
+  EXPECT_EQ(g.norms_per_layer, 4u);
+  EXPECT_EQ(g.qk_norm_width, 0u);
+  EXPECT_EQ(activations(g).per_token_layer, 154'672u);
+  // Qwen3-0.6B: two block norms and q_norm / k_norm over head_dim 128 (Qwen3Attention.forward);
+  // h 1024, 16 heads (q 2048), 8 KV heads (kv 1024), SwiGLU I 3072:
+  //   norms 2 x (4 h + 4 + 2 h) = 12,296; q/k/v and gate/up inputs 4,096 -> 16,392
+  //   flash 2 (2 x 2048 + 2 x 1024) + 4 x 16 = 12,352; o input 4,096; q / k norms (4 + 2) x
+  //   (2048 + 1024) + 4 x (16 + 8) rows = 18,528; SwiGLU 18,432; down input 6,144 -> 59,552
+  //   -> 75,944 B per token and layer (57,416 without the q / k norms).
+  static const ModelSpec qwen = load_catalogue_model(test::source_root(), "qwen3-0.6b");
+  ActivationInput q;
+  q.arch = qwen.arch;
+  q.gated_mlp = has_gated_mlp(qwen);
+  norm_layout(qwen, q);
+  EXPECT_EQ(q.norms_per_layer, 2u);
+  EXPECT_EQ(q.qk_norm_width, 128u);
+  EXPECT_EQ(activations(q).per_token_layer, 75'944u);
 }
 
 TEST(TrainActivations, ContextParallelMustDivideTheSequence) {

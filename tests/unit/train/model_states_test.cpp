@@ -86,6 +86,70 @@ TEST(TrainModelStates, Zero3ShardsEverythingAndGathersTheRootUnit) {
   EXPECT_EQ(bytes_of(s.gpu, "gathered_units"), 6 * (2 * kEmbed + 4096));
 }
 
+TEST(TrainModelStates, ParameterOffloadStillGathersUnitsOnOneGpu) {
+  // ZeRO-3 with everything offloaded on 1 GPU: weights, gradients, master and states live on the
+  // CPU, but each unit is fetched to the GPU to run it (DeepSpeed offload_param fetch_sub_module):
+  // 2 x the root unit's bf16 weights + its bf16 grads = 6 x (2 x 525,336,576 + 4096)
+  // = 6 x 1,050,677,248 = 6,304,063,488 B (5.87 GiB), as on 2 GPUs. It had been 0.
+  auto in = input(PrecisionRecipe::PureBf16, Optimizer::AdamW);
+  in.sharding = Sharding::Zero3;
+  in.offload.params = true;
+  in.offload.optimizer = true;
+  const auto s = model_states(in);
+  EXPECT_EQ(s.shard_degree, 1u);
+  EXPECT_EQ(bytes_of(s.gpu, "weights"), 0u);
+  EXPECT_EQ(bytes_of(s.gpu, "gathered_units"), 6 * (2 * kEmbed + 4096));
+  EXPECT_EQ(memory::sum_bytes(s.gpu).count(), 6'304'063'488ull);
+  // Without offload one rank holds everything and gathers nothing.
+  in.offload = {};
+  EXPECT_EQ(bytes_of(model_states(in).gpu, "gathered_units"), 0u);
+}
+
+TEST(TrainModelStates, OptimizerOffloadNeedsZero) {
+  // DeepSpeed's offload_optimizer is a ZeRO option; plain DDP has none.
+  auto in = input(PrecisionRecipe::Bf16WithFp32Master, Optimizer::AdamW);
+  in.offload.optimizer = true;
+  EXPECT_THROW(model_states(in), Error);
+  in.sharding = Sharding::Zero1;  // ZeRO-Offload on one GPU: legal
+  EXPECT_NO_THROW(model_states(in));
+}
+
+TEST(TrainModelStates, AdafactorStatesAreFp32UnderPureBf16) {
+  // transformers' Adafactor makes its states .to(grad) after grad = grad.float(): 4 B each.
+  // Llama-3.1-8B rows + cols: embedding and lm_head (128,256 + 4,096) x 2 = 264,704; per block
+  // q, o (4,096 + 4,096) x 2 = 16,384, k, v (1,024 + 4,096) x 2 = 10,240, gate, up
+  // (14,336 + 4,096) x 2 and down (4,096 + 14,336) = 55,296, two 1-D norms 8,192 -> 90,112,
+  // x 32 = 2,883,584; final norm 4,096. 3,152,384 values x 4 B = 12,609,536 B (was x 2 B).
+  const auto s = model_states(input(PrecisionRecipe::PureBf16, Optimizer::Adafactor));
+  EXPECT_EQ(bytes_of(s.gpu, "optimizer_states"), 12'609'536u);
+}
+
+TEST(TrainModelStates, PipelineLastStageKeepsACopyOfATiedEmbedding) {
+  // Llama-3.2-1B (tied, 16 blocks of 60,821,504, embedding 128,256 x 2,048 = 262,668,288, final
+  // norm 2,048), PP 2: stage 0 = embedding + 8 blocks = 749,240,320; stage 1 = 8 blocks + norm +
+  // its own lm_head copy of the embedding (Megatron setup_embeddings_and_output_layer)
+  // = 486,572,032 + 2,048 + 262,668,288 = 749,242,368: shown, x 2 B bf16 weights. The parameter
+  // count stays the model's 1,235,814,400.
+  static const ModelSpec spec = load_catalogue_model(test::source_root(), "llama-3.2-1b");
+  ModelStatesInput in;
+  in.tensors = full_model_tensors(spec);
+  in.num_layers = 16;
+  in.optimizer = Optimizer::SgdMomentum;
+  in.parallel.gpus = 2;
+  in.parallel.pp = 2;
+  for (const auto& t : spec.tensors)
+    if (t.role == TensorRole::TokenEmbedding) in.tied_embedding = t.name;
+  ASSERT_FALSE(in.tied_embedding.empty());
+  const auto s = model_states(in);
+  EXPECT_EQ(s.pp_stage, 1u);
+  EXPECT_EQ(bytes_of(s.gpu, "weights"), 2 * 749'242'368ull);
+  EXPECT_EQ(bytes_of(s.gpu, "optimizer_states"), 2 * 749'242'368ull);  // SGD momentum, bf16
+  EXPECT_EQ(s.trainable_params, 1'235'814'400u);
+  in.parallel.pp = 1;  // one stage: one embedding, used as the head
+  in.parallel.gpus = 1;
+  EXPECT_EQ(bytes_of(model_states(in).gpu, "weights"), 2 * 1'235'814'400ull);
+}
+
 TEST(TrainModelStates, Zero1AndZero2ShardLessThanZero3) {
   auto in = input(PrecisionRecipe::Bf16WithFp32Master, Optimizer::AdamW);
   in.parallel.gpus = 4;
@@ -141,6 +205,16 @@ TEST(TrainModelStates, HybridShardStopsAtTheNode) {
   EXPECT_EQ(p.shard_degree(Sharding::Zero3), 16u);
   p.cp = 2;  // FSDP mesh = dp x cp = 8 x 2
   EXPECT_EQ(p.shard_degree(Sharding::Zero3), 16u);
+  // HSDP replicates over whole nodes: 16 GPUs are not nodes of 3; 0 GPUs per node is no node.
+  Parallelism odd;
+  odd.gpus = 16;
+  odd.gpus_per_node = 3;
+  EXPECT_THROW(odd.shard_degree(Sharding::HybridShard), Error);
+  odd.gpus_per_node = 0;
+  EXPECT_THROW(odd.shard_degree(Sharding::HybridShard), Error);
+  odd.gpus = 2;  // a run within one node of 8
+  odd.gpus_per_node = 8;
+  EXPECT_EQ(odd.shard_degree(Sharding::HybridShard), 2u);
 }
 
 TEST(TrainModelStates, RejectsImpossibleLayouts) {

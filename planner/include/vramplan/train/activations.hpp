@@ -12,7 +12,11 @@
 //                     copy or the output. A norm with a bias is a LayerNorm (the model inventory).
 //   norms per layer   as the model has them: Phi-2 and Falcon-7B run attention and MLP in parallel
 //                     on one shared input_layernorm (HF PhiDecoderLayer / FalconDecoderLayer, LitGPT
-//                     shared_attention_norm), most blocks have two.
+//                     shared_attention_norm), most blocks have two, Gemma-2 / 3 four (input,
+//                     post_attention, pre_feedforward, post_feedforward: Gemma2DecoderLayer.forward),
+//                     post-norm encoders (BERT) two after the sublayers.
+//   q / k norms       per normalised row of q and k (Qwen3, Gemma-3 q_norm / k_norm over head_dim):
+//                     4 q + 4 (q / width) + b q, and the same for kv (inside attention: TP-split)
 //   q/k/v input       b h           (when any of q, k, v trains or carries an adapter)
 //   attention, flash  b (2 q + 2 kv) (q, k, v, out) + 4 a (logsumexp)          q = a d, kv = a_kv d
 //   attention, eager  b (q + 2 kv) + a s (4 + b) (fp32 softmax output + its bf16 cast) + b q
@@ -24,8 +28,9 @@
 //   MoE               the MLP terms with I = moe_intermediate x experts_per_token, plus the
 //                     dispatched copies of the input, b h k, and the shared experts' MLP terms
 // Recomputation (activation checkpointing per block): selective drops the s-proportional eager
-// attention terms (Korthikanti §4.2); full keeps only the block input, b h, and rematerialises one
-// block during backward.
+// attention terms (Korthikanti §4.2) and rematerialises one layer's of them in backward
+// (`recomputed_attention`); full keeps only the block input, b h, and rematerialises one block
+// during backward.
 // Op-level selective recomputation (torchtitan, --grad-checkpointing selective-op;
 // torchtitan/parallelisms/parallelize_llama.py _apply_ac_to_transformer_block, commit 9dec370:
 // _save_list = {aten.mm, SDPA flash / efficient, reduce_scatter, max}, and _custom_policy
@@ -34,7 +39,10 @@
 // SDPA (b q + 4 a logsumexp); backward rematerialises the rest of one block.
 // Parallelism: TP divides the terms inside attention and MLP; the h-sized terms (norms, block
 // input) only with sequence parallelism; CP divides the tokens; the first pipeline stage holds
-// PP micro-batches in flight under 1F1B (Korthikanti §4.2.3).
+// min(PP, micro-batches per step) in flight under 1F1B (Korthikanti §4.2.3; Megatron-LM
+// megatron/core/pipeline_parallel/schedules.py forward_backward_pipelining_without_interleaving:
+// num_warmup_microbatches = min(pp_size - pp_rank - 1, num_microbatches), then one more forward
+// before the first backward while any remain).
 #pragma once
 
 #include <cstdint>
@@ -97,6 +105,15 @@ struct ActivationInput {
   //! Cross-entropy in this many chunks (torchtune CEWithChunkedOutputLoss: 8); 1 = whole logits.
   std::uint64_t loss_chunks = 1;
   LossImpl loss = LossImpl::Fp32;
+  //! Micro-batches per optimizer step (gradient accumulation): under PP with 1F1B the first stage
+  //! holds min(PP, this) in flight.
+  std::uint64_t micro_batches{1};
+  //! RMSNorms on q and k inside attention (Qwen3 / Gemma-3 q_norm, k_norm over head_dim,
+  //! transformers Qwen3Attention.forward: self.q_norm(self.q_proj(x).view(..., head_dim))): each
+  //! keeps its fp32 input, one fp32 rstd per normalised row and the normalised output, as the
+  //! block's norms do. The width each row is normalised over (head_dim, or the whole projection);
+  //! 0 = no q / k norms.
+  std::uint64_t qk_norm_width{0};
 };
 
 struct Activations {
@@ -109,8 +126,9 @@ Activations activations(const ActivationInput& in);
 
 //! True when the inventory has separate gate projections (SwiGLU / GeGLU).
 bool has_gated_mlp(const ModelSpec& spec);
-//! The first block's pre-attention / pre-MLP norms (AttnNorm, FfnNorm weights; 2 when the inventory
-//! has none) and whether they are LayerNorms (a bias vector beside the weight).
+//! The first block's norms over the hidden state (AttnNorm, FfnNorm, AttnPostNorm, FfnPostNorm
+//! weights; 2 when the inventory has none), whether they are LayerNorms (a bias vector beside the
+//! weight), and its q / k norms (AttnQNorm / AttnKNorm: qk_norm_width).
 void norm_layout(const ModelSpec& spec, ActivationInput& in);
 
 }  // namespace vramplan::train

@@ -44,7 +44,8 @@ std::vector<ParamTensor> full_model_tensors(const ModelSpec& spec);
 //!   SGD/Lion:    n s (momentum_buffer / exp_avg)
 //!   Adafactor:   2-D and up: (rows + cols) s — exp_avg_sq_row over shape[:-1], _col over
 //!                shape[:-2] + shape[-1:]; 1-D: n s  (transformers/optimization.py Adafactor.step,
-//!                beta1 None, the default)
+//!                beta1 None, the default); s = 4: the states are made .to(grad) after
+//!                grad = grad.float(), so fp32 for every recipe
 //!   8-bit Adam:  n >= 4096: 2 (n + 4 ceil(n / 256)) — uint8 state1/state2 plus fp32 absmax per
 //!                256-value block; smaller tensors keep 32-bit states 2 x 4 n (bitsandbytes
 //!                optim/optimizer.py Optimizer2State.init_state, min_8bit_size 4096, blocksize 256)
@@ -60,6 +61,13 @@ struct ModelStatesInput {
   Sharding sharding = Sharding::None;
   Offload offload;
   Parallelism parallel;
+  //! Name of a tied embedding (the model has no separate lm_head): under pipeline parallelism the
+  //! last stage keeps a copy of it as its lm_head, with its own gradient and optimizer states,
+  //! and the two copies' gradients are all-reduced over the embedding group (Megatron-LM
+  //! megatron/core/models/common/language_module/language_module.py
+  //! setup_embeddings_and_output_layer; finalize_model_grads.py _allreduce_word_embedding_grads).
+  //! Empty: nothing tied.
+  std::string tied_embedding{};
 };
 
 //! Memory by place. `gpu` is what one GPU of the heaviest pipeline stage holds.
@@ -73,8 +81,8 @@ struct ModelStates {
   std::uint64_t shard_degree = 1;
 };
 
-//! Throws Error(Usage) for parameter offload without ZeRO-3 / FSDP, more pipeline stages than
-//! layers, or a layout the GPU count does not divide.
+//! Throws Error(Usage) for parameter offload without ZeRO-3 / FSDP, optimizer offload without
+//! ZeRO / FSDP, more pipeline stages than layers, or a layout the GPU count does not divide.
 ModelStates model_states(const ModelStatesInput& in);
 
 //! Bytes per value of the weights, gradients and optimizer states under a recipe (torch

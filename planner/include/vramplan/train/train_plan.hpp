@@ -110,6 +110,9 @@ struct TrainPlan {
   std::optional<TrainSpeed> speed;
   std::string speed_unavailable;
   std::optional<TrainRun> run;  //!< when request.run_tokens is set and the speed is known
+  //! Legal but suspicious settings, one line each ("warnings" in JSON, "warning:" in the text):
+  //! a sequence longer than a rotary model's max_position_embeddings (context extension).
+  std::vector<std::string> warnings{};
 };
 
 //! What every plan of one model reads from disk: the catalogues, the model and the defaults.
@@ -128,7 +131,8 @@ TrainInputs load_train_inputs(const std::string& model, const DataRoot& root);
 //! any file is read.
 void require_model_and_gpu(const TrainRequest& request);
 
-//! Throws Error(Usage) for missing --model / --gpu and impossible settings.
+//! Throws Error(Usage) for missing --model / --gpu and impossible settings, among them a sequence
+//! longer than a learned absolute position table (max_position_embeddings).
 TrainPlan plan_training(const TrainRequest& request, const DataRoot& root);
 //! The same on inputs already loaded; `inputs.model` must be the one `request.model` names.
 TrainPlan plan_training(const TrainRequest& request, const TrainInputs& inputs);

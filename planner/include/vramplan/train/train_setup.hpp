@@ -56,6 +56,7 @@ struct Parallelism {
   std::uint64_t dp() const;
   //! Ranks that share one copy of the sharded states: FSDP / ZeRO shard over dp x cp (torchtitan
   //! folds CP into the FSDP mesh); hybrid sharding stops at the node (gpus_per_node / (tp x cp)).
+  //! Error(Usage) for hybrid sharding over GPUs that are not whole nodes, or 0 GPUs per node.
   std::uint64_t shard_degree(Sharding sharding) const;
 };
 

@@ -1,5 +1,6 @@
 #include "sweep_common.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "decision_options.hpp"
@@ -63,23 +64,34 @@ plan::SweepRequest read_sweep_request(const po::variables_map& vm, const std::st
                                       const memory::Engine& engine, const std::set<std::string>& own) {
   plan::SweepRequest req;
   req.engine = engine_spec;
-  if (vm.count("model")) req.models = split_list(vm["model"].as<std::string>());
+  // A value listed twice is one point: the sweep would print the same rows twice.
+  const auto once = [](auto list) {
+    auto out = list;
+    out.clear();
+    for (auto& v : list)
+      if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(std::move(v));
+    return out;
+  };
+  if (vm.count("model")) req.models = once(split_list(vm["model"].as<std::string>()));
   if (vm.count("weights")) {
     req.weights.clear();
-    for (const auto& w : split_list(vm["weights"].as<std::string>())) req.weights.push_back(w);
+    // "checkpoint" is what the rows call the checkpoint's own weights: it may be listed too.
+    for (const auto& w : once(split_list(vm["weights"].as<std::string>())))
+      req.weights.push_back(w == "checkpoint" ? std::nullopt : std::optional<std::string>(w));
+    req.weights = once(req.weights);
   }
   if (vm.count("gpu")) req.gpus = vm["gpu"].as<std::string>();
   req.include_mig = vm["mig"].as<bool>();
   if (vm.count("gpu") && (req.include_mig || vm.count("min-memory")))
     throw_usage("--mig and --min-memory choose among the catalogue's GPUs: they apply without --gpu");
   if (vm.count("min-memory")) req.min_memory = parse_gpu_memory(vm["min-memory"].as<std::string>(), "--min-memory");
-  req.tps = split_positive_list(vm["tp"].as<std::string>(), "--tp");
-  req.pps = split_positive_list(vm["pp"].as<std::string>(), "--pp");
+  req.tps = once(split_positive_list(vm["tp"].as<std::string>(), "--tp"));
+  req.pps = once(split_positive_list(vm["pp"].as<std::string>(), "--pp"));
   req.tps_given = !vm["tp"].defaulted();
   req.pps_given = !vm["pp"].defaulted();
-  req.replicas = split_positive_list(vm["replicas"].as<std::string>(), "--replicas");
-  if (vm.count("context")) req.contexts = split_positive_list(vm["context"].as<std::string>(), "--context", kMaxContextTokens);
-  req.batches = split_positive_list(vm["batch"].as<std::string>(), "--batch");
+  req.replicas = once(split_positive_list(vm["replicas"].as<std::string>(), "--replicas"));
+  if (vm.count("context")) req.contexts = once(split_positive_list(vm["context"].as<std::string>(), "--context", kMaxContextTokens));
+  req.batches = once(split_positive_list(vm["batch"].as<std::string>(), "--batch"));
   req.policy.headroom = parse_fraction(vm["headroom"].as<std::string>(), "--headroom");
   req.policy.conservative = vm["conservative"].as<bool>();
   req.periods = plan::parse_periods(vm["periods"].as<std::string>());

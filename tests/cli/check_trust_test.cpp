@@ -243,5 +243,16 @@ TEST(CheckTrust, LengthErrorsNameTheFlagThatSetTheLength) {
       << none.err;
 }
 
+// A value listed twice is one point (l4,L4 is one card), and "checkpoint", what the rows call the
+// checkpoint's own weights, is a --weights value too.
+TEST(CheckTrust, SweepListsCountEachValueOnce) {
+  const auto j = run_cli_json({"sweep", "--model", "llama-3.1-8b,llama-3.1-8b", "--gpu", "l4,l4,L4", "--tp", "1,1",
+                               "--weights", "checkpoint,fp8,checkpoint", "--max-model-len", "8192"});
+  ASSERT_FALSE(j.empty());
+  ASSERT_EQ(j["rows"].size(), 2u) << j["rows"].dump();
+  EXPECT_EQ(j["rows"][0]["weights"], "fp8");
+  EXPECT_EQ(j["rows"][1]["weights"], "checkpoint");
+}
+
 }  // namespace
 }  // namespace vramplan::test

@@ -3,6 +3,8 @@
 // least `min_memory` when given). One rule for the serving, training and diffusion sweeps.
 #pragma once
 
+#include <algorithm>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,8 +17,12 @@ namespace vramplan::plan {
 inline std::vector<GpuSpec> sweep_candidates(const GpuCatalog& catalog, const std::string& named_list,
                                              bool include_mig, std::optional<Bytes> min_memory = std::nullopt) {
   if (!named_list.empty()) {
-    std::vector<GpuSpec> named = catalog.resolve(named_list);
-    for (const auto& g : named) require_plannable(g);
+    // A card named twice (l4,L4, or an id and its alias) is one candidate.
+    std::vector<GpuSpec> named;
+    for (auto& g : catalog.resolve(named_list)) {
+      require_plannable(g);
+      if (std::none_of(named.begin(), named.end(), [&](const GpuSpec& n) { return n.id == g.id; })) named.push_back(std::move(g));
+    }
     return named;
   }
   // Cards the catalogue lists as not plannable (no engine profile serves them) are left out.

@@ -182,8 +182,11 @@ TEST(SweepCli, CustomerPricesAndLots) {
   EXPECT_NE(d.err.find("a second price for b200"), std::string::npos) << d.err;
   const auto huge = dir.write("h.json", R"({"schema":"vramplan.prices/1","prices":[{"gpu":"b200","usd_per_gpu_hour":1e308}]})");
   const auto h = run_cli({"sweep", "--model", model, "--gpu", "b200", "--tp", "1", "--context", "8192", "--prices", huge.string()});
-  EXPECT_EQ(h.exit_code, 2);
-  EXPECT_NE(h.err.find("overflows"), std::string::npos) << h.err;
+  EXPECT_EQ(h.exit_code, 3);
+  EXPECT_NE(h.err.find("usd_per_gpu_hour: at most 10000 USD per GPU-hour"), std::string::npos) << h.err;
+  // A figure of twenty digits was accepted below the overflow: bounded too.
+  const auto typo = dir.write("t.json", R"({"schema":"vramplan.prices/1","prices":[{"gpu":"b200","usd_per_gpu_hour":1e20}]})");
+  EXPECT_EQ(run_cli({"sweep", "--model", model, "--gpu", "b200", "--prices", typo.string()}).exit_code, 3);
 }
 
 TEST(SweepCli, GpuComparisonInOneCommand) {

@@ -130,6 +130,9 @@ PriceQuote read_quote(const JsonView& p) {
   q.provider = p.req_string("provider");
   q.offering = p.req_string("offering");
   q.usd_per_gpu_hour = p.req_positive("usd_per_gpu_hour");
+  // The dearest on-demand GPU-hour in data/prices.json is tens of dollars: a figure beyond $10,000
+  // is a typo (cents, a monthly price), and would print costs of twenty digits.
+  if (q.usd_per_gpu_hour > 10000) p.fail_at("usd_per_gpu_hour", "at most 10000 USD per GPU-hour");
   q.pricing = p.req_string("pricing");
   q.as_of = p.req_string("as_of");
   q.confidence = opt_text(p, "confidence");

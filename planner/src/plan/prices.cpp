@@ -105,6 +105,9 @@ void PriceBook::apply_file(const std::filesystem::path& file, const GpuCatalog& 
     const std::string id = item.req_string("gpu");
     GpuPrice p;
     p.usd_per_gpu_hour = item.req_positive("usd_per_gpu_hour");
+    // The dearest on-demand GPU-hour in data/prices.json is tens of dollars: beyond $10,000 is a
+    // typo (cents, a monthly price), and would print costs of twenty digits.
+    if (p.usd_per_gpu_hour > 10000) item.fail_at("usd_per_gpu_hour", "at most 10000 USD per GPU-hour");
     p.basis = file.filename().string() + (item.opt_string("as_of") ? " as of " + *item.opt_string("as_of") : "") +
               (item.opt_string("source") ? " (" + *item.opt_string("source") + ")" : "");
     std::string canonical;

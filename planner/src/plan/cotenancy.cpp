@@ -1,6 +1,7 @@
 #include "vramplan/plan/cotenancy.hpp"
 
 #include <algorithm>
+#include <set>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -283,6 +284,7 @@ TenantSpec parse_tenant(std::string_view text) {
   TenantSpec t;
   bool has_model = false;
   std::size_t start = 0;
+  std::set<std::string> seen;
   while (start <= text.size()) {
     const std::size_t comma = std::min(text.find(',', start), text.size());
     const std::string_view item = text.substr(start, comma - start);
@@ -291,6 +293,8 @@ TenantSpec parse_tenant(std::string_view text) {
       throw_usage("--tenant '" + std::string(text) + "': expected key=value pairs separated by commas");
     const std::size_t eq = item.find('=');
     const std::string key(item.substr(0, eq));
+    // Two values for one key: which one the user meant is unknown (the last silently won).
+    if (!seen.insert(key).second) throw_usage("--tenant '" + std::string(text) + "': " + key + " is given twice");
     const std::string value(eq == std::string_view::npos ? std::string_view() : item.substr(eq + 1));
     if (key == "model") {
       t.model = value;

@@ -28,6 +28,10 @@ std::string reconcile_text(const plan::Reconciliation& r) {
   out += "planned as: --model " + r.request.model + " (" + r.model_basis + ") --gpu " + r.request.gpu + " (" + r.gpu_basis +
          ") --engine " + r.request.engine;
   for (const auto& [k, v] : r.request.args) out += " --" + k + (v == "true" ? "" : " " + v);
+  // A log that names no release is planned on the default profile: the figures depend on it.
+  if (r.log.engine_version.empty() && r.outcome.plan.engine_profile_note.find("assumed because no version") != std::string::npos)
+    out += "\n  (the log names no " + r.log.engine + " version: planned on the " + r.outcome.plan.engine_version +
+           " profile; give --engine " + r.outcome.plan.engine + "@<version> for another)";
   out += "\n\n";
   Table t({{"component"}, {"log", Align::Right}, {"plan", Align::Right}, {"diff", Align::Right}, {"diff %", Align::Right},
            {"bound", Align::Right}, {"line", Align::Right}, {"verdict"}});

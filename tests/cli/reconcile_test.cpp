@@ -31,6 +31,19 @@ TEST(ReconcileCli, TableShowsLogPlanAndVerdict) {
     EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
 }
 
+// vLLM PR #10511's log (December 2024) prints no release: the plan takes the default profile and
+// the table says so, since the figures depend on it; a given version says nothing.
+TEST(ReconcileCli, AVersionlessLogSaysWhichProfileItWasPlannedOn) {
+  const auto log = reconcile_vllm_fixture("gh-vllm-pr10511-llama3-8b-h100-tp1.log");
+  const auto r = run_cli({"reconcile", "--log", log, "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80"});
+  EXPECT_NE(r.out.find("(the log names no vllm version: planned on the 0.19 profile; give --engine vllm@<version> for "
+                       "another)"),
+            std::string::npos)
+      << r.out;
+  const auto v = run_cli({"reconcile", "--log", log, "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--engine", "vllm@0.6.5"});
+  EXPECT_EQ(v.out.find("names no vllm version"), std::string::npos) << v.out;
+}
+
 TEST(ReconcileCli, UnrecognisedLogsExitSeven) {
   ScratchDir dir;
   const auto other = dir.write("other.log", "INFO:     Uvicorn running on http://0.0.0.0:8000\n");

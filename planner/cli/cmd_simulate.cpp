@@ -105,7 +105,7 @@ int run_simulate(const std::vector<std::string>& args) {
       ("output-len", po::value<std::string>()->default_value("sharegpt"), "output tokens (same forms)")
       ("trace", po::value<std::string>(), "replay a trace: JSONL or CSV of arrival_s, input_tokens, output_tokens[, prefix_id, prefix_tokens]")
       ("seed", po::value<std::uint64_t>()->default_value(0), "random seed (same seed, same output)")
-      ("timeout", po::value<std::string>(), "a request unfinished this long after it was sent times out: 30, 30s, 2m")
+      ("timeout", po::value<std::string>(), "report when a request first stays unfinished this long after it was sent (nothing is cancelled; it runs to the end): 30, 30s, 2m")
       ("timeline", po::value<std::string>(), "write running / waiting / KV usage / memory over time to FILE (.csv or .json)")
       ("sample-every", po::value<double>()->default_value(1.0), "timeline sample spacing, simulated seconds")
       ("slo", po::value<std::string>(), "latency targets, e.g. \"p99_ttft<=2s,p99_tpot<=60ms\" (p50|p90|p99|mean of ttft|tpot|itl|e2e|queue)")
@@ -177,7 +177,7 @@ int run_simulate(const std::vector<std::string>& args) {
   q.find_max_rate = vm["find-max-rate"].as<bool>();
   if (vm.count("target-rate")) q.target_rate = sim::parse_rate(vm["target-rate"].as<std::string>(), "--target-rate");
   if (vm.count("workers")) q.workers = vm["workers"].as<std::uint64_t>();
-  q.margin_hours = sim::parse_duration(vm["margin"].as<std::string>(), "--margin") / 3600;
+  q.margin_hours = sim::parse_duration(vm["margin"].as<std::string>(), "--margin", /*zero_allowed=*/true) / 3600;
   q.periods = plan::parse_periods(vm["periods"].as<std::string>());
   if (vm.count("prices")) q.prices_file = vm["prices"].as<std::string>();
   q.options.requests_per_probe = vm["probe-requests"].as<std::uint64_t>();
@@ -188,6 +188,17 @@ int run_simulate(const std::vector<std::string>& args) {
 
   if (!vm["sample-every"].defaulted() && !vm.count("timeline"))
     throw_usage("--sample-every: spaces the samples of --timeline FILE, which is not given");
+  // Options of the capacity answers are refused, not ignored, without the answer they shape.
+  const auto given = [&vm](const char* f) { return vm.count(f) && !vm[f].defaulted(); };
+  if (given("router") && !q.target_rate)
+    throw_usage("--router: the router in front of --target-rate's replicas, which is not given");
+  if (given("margin") && !q.workers)
+    throw_usage("--margin: time added to the offline job of --workers K, which is not given");
+  for (const char* f : {"periods", "prices"})
+    if (given(f) && !q.target_rate && !q.workers)
+      throw_usage(std::string("--") + f + ": prices the replicas of --target-rate or the offline job of --workers, neither given");
+  if (given("probe-requests") && !q.find_max_rate && !q.target_rate)
+    throw_usage("--probe-requests: the requests of each probe of --find-max-rate or --target-rate, neither given");
   std::optional<TimelineWriter> timeline;
   if (vm.count("timeline")) {
     const double every = vm["sample-every"].as<double>();

@@ -45,16 +45,21 @@ sim::WorkloadSpec at_rate(const sim::WorkloadSpec& base, double rate, std::uint6
   return w;
 }
 
+// A rate is served when its run is judged stable (not overloaded, nor too short to tell: an
+// "inconclusive" probe, its running batch still filling when the arrivals ended, shows nothing
+// about that rate) and meets every target.
 RateProbe probe_of(double rate, const sim::SimResult& r, const std::vector<SloTarget>& targets) {
   const SloReport rep = check_slo(r, targets);
   RateProbe p;
   p.rate_per_s = rate;
-  p.met = rep.met;
+  const bool inconclusive = r.verdict.state == "inconclusive";
+  p.met = rep.met && !inconclusive;
   p.overloaded = rep.overloaded;
   if (rep.binding) {
     p.binding = targets[*rep.binding].text;
     p.binding_ratio = rep.ratios[*rep.binding];
   }
+  if (rep.met && inconclusive) p.binding = "inconclusive";
   if (rep.overloaded) p.binding = "overloaded";
   p.kv_usage_p99 = r.kv_usage.p99;
   p.running_mean = r.running.mean;
@@ -71,9 +76,13 @@ MaxRateAnswer find_max_rate(const sim::PreparedEngine& engine, const sim::Worklo
   if (targets.empty()) throw_usage("--find-max-rate: give the latency targets with --slo");
   MaxRateAnswer a;
   a.requests_per_probe = options.requests_per_probe;
-  // Upper bound: what the engine completes per second when everything is queued at once.
+  // The ceiling: what the engine completes per second with everything queued at once, measured
+  // while requests still wait (sim::Verdict::served_per_s of an offline run): a finite batch's
+  // finishing tail, when the batch empties, lowers its average and is no bound on an open loop's
+  // rate. The whole run's average where that stretch holds no completion.
   const sim::SimResult offline = run(engine, at_rate(base, kInf, options.requests_per_probe));
-  a.capacity_per_s = offline.duration_s > 0 ? static_cast<double>(offline.completed) / offline.duration_s : 0;
+  a.offline_average_per_s = offline.duration_s > 0 ? static_cast<double>(offline.completed) / offline.duration_s : 0;
+  a.capacity_per_s = std::max(offline.verdict.served_per_s, a.offline_average_per_s);
   // Nothing completes when the engine refuses every request (a prompt longer than its context):
   // no rate serves such a workload, which is the workload's fault, not a search result.
   if (!(a.capacity_per_s > 0))
@@ -95,18 +104,37 @@ MaxRateAnswer find_max_rate(const sim::PreparedEngine& engine, const sim::Worklo
   }
   a.found = true;
   a.rate_per_s = lo;
-  a.binding = "overloaded";
-  while ((hi - lo) > options.precision * hi) {
-    const double mid = (lo + hi) / 2;
-    auto [p, r] = probe(mid);
-    if (p.met) {
-      lo = mid;
-      a.rate_per_s = mid;
-      a.at_rate = std::move(r);
-    } else {
-      hi = mid;
-      a.binding = p.binding;
+  // Bisection while some probe above the best rate failed; the binding is what failed nearest
+  // above it. The ceiling is an estimate, not a probe: when every probe met, it is probed, and
+  // raised by a quarter while it meets too (at most kRaises times), so "bound by" always names a
+  // probe that failed.
+  constexpr int kRaises = 4;
+  bool failed_above = false;
+  for (int raises = 0;;) {
+    while ((hi - lo) > options.precision * hi) {
+      const double mid = (lo + hi) / 2;
+      auto [p, r] = probe(mid);
+      if (p.met) {
+        lo = mid;
+        a.rate_per_s = mid;
+        a.at_rate = std::move(r);
+      } else {
+        hi = mid;
+        a.binding = p.binding;
+        failed_above = true;
+      }
     }
+    if (failed_above) break;
+    auto [p, r] = probe(hi);
+    if (!p.met) {
+      a.binding = p.binding;
+      break;
+    }
+    lo = hi;
+    a.rate_per_s = hi;
+    a.at_rate = std::move(r);
+    if (++raises > kRaises) break;  // binding stays "": no probe failed
+    hi *= 1.25;
   }
   return a;
 }
@@ -149,30 +177,59 @@ ReplicaAnswer replicas_for(const sim::PreparedEngine& engine, const sim::Workloa
     throw_usage("--target-rate: " + format_number("%.4g", target_rate) + " requests/s needs more than " +
                 std::to_string(kMaxReplicas) + " replicas of " + format_number("%.4g", max_rate.rate_per_s) +
                 " requests/s each, more than vramplan simulates");
-  for (std::uint64_t k = start; k <= start + 4; ++k) {
+  // K replicas behind the router on K x requests_per_probe requests: whether every one meets the
+  // targets, the one furthest from them, and the output tokens of a request on average.
+  struct Trial {
+    bool met = true;
+    sim::SimResult worst;
+    double output_per_request = 0;
+  };
+  auto attempt = [&](std::uint64_t k) {
     const auto source = sim::make_request_source(at_rate(base, target_rate, options.requests_per_probe * k));
     const std::vector<sim::SimResult> runs =
         sim::simulate_replicas(engine.rules, engine.clock(), *source, k, options.router, {});
-    a.replicas = k;
-    a.met = true;
-    double worst = -1;
+    Trial t;
+    double worst = -1, output = 0, arrived = 0;
     for (const sim::SimResult& run : runs) {
       const SloReport rep = check_slo(run, targets);
-      a.met = a.met && rep.met;
+      t.met = t.met && rep.met && run.verdict.state != "inconclusive";  // as probe_of
       const double ratio = rep.overloaded ? 1e300 : rep.binding ? rep.ratios[*rep.binding] : 0;
-      if (ratio > worst) worst = ratio, a.per_replica = run;
+      if (ratio > worst) worst = ratio, t.worst = run;
+      output += run.output_tokens;
+      arrived += static_cast<double>(run.arrived);
     }
-    if (a.met) break;
+    t.output_per_request = arrived > 0 ? output / arrived : 0;
+    return t;
+  };
+  // ceil(R / max rate) is an estimate from one replica's probes: when it meets the targets, fewer
+  // are tried (at most kSteps less), else more (at most kSteps more).
+  constexpr std::uint64_t kSteps = 4;
+  std::uint64_t k = start;
+  Trial best = attempt(k);
+  if (best.met) {
+    for (std::uint64_t down = 0; down < kSteps && k > 1; ++down) {
+      Trial fewer = attempt(k - 1);
+      if (!fewer.met) break;
+      --k;
+      best = std::move(fewer);
+    }
+  } else {
+    for (std::uint64_t up = 0; up < kSteps && !best.met; ++up) best = attempt(++k);
   }
+  a.replicas = k;
+  a.met = best.met;
+  a.per_replica = std::move(best.worst);
+  a.requests_simulated = options.requests_per_probe * k;
   a.gpus = a.replicas * gpus_per_replica(engine);
   if (const auto price = prices.price(engine.plan.gpu.id)) {
     const double billed = static_cast<double>(billed_gpus(a.gpus, price->lot_sizes));
     a.usd_per_hour = billed * price->usd_per_gpu_hour;
     a.price_basis = price->basis;
     for (const auto& p : periods) a.periods.push_back({p.label, *a.usd_per_hour * p.hours});
-    const double tokens_per_s = a.per_replica.duration_s > 0
-                                    ? a.per_replica.output_tokens / a.per_replica.duration_s * static_cast<double>(a.replicas)
-                                    : 0;
+    // The load served (the target rate) x the output tokens a request asks for, on average over
+    // every replica: what the bill buys per hour. (A replica's own output over its run, finishing
+    // tail included, undercounts it.)
+    const double tokens_per_s = target_rate * best.output_per_request;
     if (tokens_per_s > 0) a.usd_per_million_output_tokens = *a.usd_per_hour / (tokens_per_s * 3600) * 1e6;
   }
   return a;
@@ -193,7 +250,11 @@ OfflineAnswer offline_job(const sim::PreparedEngine& engine, const sim::Workload
   double output_tokens = 0;
   for (std::uint64_t i = 0; i < workers; ++i) {
     const sim::SimResult r = run(engine, at_rate(base, kInf, *base.requests), workers, i);
-    a.makespan_s = std::max(a.makespan_s, r.end_s - r.first_arrival_s);
+    if (i == 0 || r.end_s - r.first_arrival_s > a.makespan_s) {
+      a.makespan_s = r.end_s - r.first_arrival_s;
+      a.slowest_worker = i;
+      a.slowest_requests = r.arrived;
+    }
     output_tokens += r.output_tokens;
   }
   const double gpus = static_cast<double>(workers * gpus_per_replica(engine));
@@ -205,6 +266,13 @@ OfflineAnswer offline_job(const sim::PreparedEngine& engine, const sim::Workload
   a.period_usd = cover.usd;
   a.price_basis = cover.price_basis;
   return a;
+}
+
+sim::SimResult offline_worker_run(const sim::PreparedEngine& engine, const sim::WorkloadSpec& base, std::uint64_t workers,
+                                  std::uint64_t worker, const sim::StepClock& clock, const sim::SimOptions& options) {
+  if (!base.requests) throw_usage("--workers: an offline job needs --requests N");
+  RoundRobinShare share(sim::make_request_source(at_rate(base, kInf, *base.requests)), workers, worker);
+  return sim::simulate_on(engine, clock, share, options);
 }
 
 }  // namespace vramplan::plan

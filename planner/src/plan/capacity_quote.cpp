@@ -71,7 +71,8 @@ std::string simulate_answers_markdown(const SimulateAnswers& a) {
   if (a.max_rate) {
     const MaxRateAnswer& m = *a.max_rate;
     s += m.found ? "**Max rate per replica within the targets: " + format_number("%.3g", m.rate_per_s) + " requests/s** (above it: " +
-                       m.binding + "; offline capacity " + format_number("%.3g", m.capacity_per_s) + " requests/s; " +
+                       (m.binding.empty() ? std::string("no probe failed") : m.binding) + "; offline capacity " +
+                       format_number("%.3g", m.capacity_per_s) + " requests/s; " +
                        std::to_string(m.probes.size()) + " probes of " + std::to_string(m.requests_per_probe) + " requests).\n\n"
                  : "**No rate meets the targets**: at " + format_number("%.3g", m.probes.front().rate_per_s) +
                        " requests/s already " + m.binding + ".\n\n";
@@ -101,11 +102,19 @@ std::string simulate_answers_markdown(const SimulateAnswers& a) {
     if (!o.price_basis.empty()) s += "Prices: " + o.price_basis + ".\n\n";
   }
 
-  const std::string which = a.max_rate && !a.replicas ? "at the max rate, one replica"
-                            : a.replicas              ? "one replica at its share of the load"
-                            : a.offline               ? "every request of the job on one replica (the run as given)"
-                                                      : "the workload as given";
-  s += "Latency, " + which + " (ms; " + std::to_string(r.completed) + " requests completed, verdict: " + r.verdict.state + "):\n\n";
+  const std::string which =
+      a.max_rate && !a.replicas ? "at the max rate, one replica"
+      : a.replicas              ? "one replica at its share of the load (the one furthest from the targets, " +
+                                      std::to_string(r.arrived) + " of " + std::to_string(a.replicas->requests_simulated) +
+                                      " requests simulated)"
+      : a.run_is_slowest_worker ? "the slowest worker's share of the job (" + std::to_string(r.arrived) + " of " +
+                                      std::to_string(a.offline->requests) + " requests)"
+                                : "the workload as given";
+  // llama.cpp stops a request whose prompt + output outgrow its slot: it completes, shorter.
+  const std::string truncated =
+      r.truncated ? ", " + std::to_string(r.truncated) + " of them truncated at the slot's size" : std::string();
+  s += "Latency, " + which + " (ms; " + std::to_string(r.completed) + " requests completed" + truncated +
+       ", verdict: " + r.verdict.state + "):\n\n";
   Table lat({{"", Align::Left}, {"p50", Align::Right}, {"p90", Align::Right}, {"p99", Align::Right}});
   const auto row = [&](const char* name, const sim::Summary& x) { lat.add_row({name, ms_cell(x.p50), ms_cell(x.p90), ms_cell(x.p99)}); };
   row("TTFT", r.ttft);

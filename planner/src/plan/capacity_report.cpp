@@ -52,10 +52,21 @@ SimulateAnswers answer_simulate(const SimulateQuestions& q, const DataRoot& root
       a.replicas = replicas_for(engine, q.request.workload, q.slo, *q.target_rate, *a.max_rate, price_book(q, root),
                                 q.periods, q.options);
       if (a.replicas->replicas > 0) {
+        // The replica shown: its share of the load, and the requests the router sent it (of
+        // requests_simulated in all).
         a.run.result = a.replicas->per_replica;
         a.run.workload.arrivals.rate_per_s = *q.target_rate / static_cast<double>(a.replicas->replicas);
+        a.run.workload.requests = a.run.result.arrived;
       }
     }
+  } else if (q.workers) {
+    // An offline job: the run shown is the slowest worker's share (whose time is the makespan),
+    // not one engine with every request of the job.
+    a.offline = offline_job(engine, q.request.workload, *q.workers, q.margin_hours, price_book(q, root), q.periods);
+    const sim::SimOptions options = sim::client_options(q.request.workload, q.request.options);
+    a.run.result = offline_worker_run(engine, a.run.workload, *q.workers, a.offline->slowest_worker, engine.clock(), options);
+    a.run.workload.requests = a.run.result.arrived;
+    a.run_is_slowest_worker = true;
   } else {
     const sim::SimOptions options = sim::client_options(q.request.workload, q.request.options);
     const auto source = sim::make_request_source(a.run.workload);
@@ -64,7 +75,7 @@ SimulateAnswers answer_simulate(const SimulateQuestions& q, const DataRoot& root
     if (cold) a.run.cold = *cold;
   }
   if (!q.slo.empty()) a.slo_report = check_slo(a.run.result, q.slo);
-  if (q.workers)
+  if (q.workers && !a.offline)
     a.offline = offline_job(engine, q.request.workload, *q.workers, q.margin_hours, price_book(q, root), q.periods);
   return a;
 }
@@ -82,7 +93,9 @@ nlohmann::json simulate_answers_json(const SimulateAnswers& a) {
                         {"binding", p.binding}, {"binding_ratio", round6(p.binding_ratio)},
                         {"kv_usage_p99", round6(p.kv_usage_p99)}, {"running_mean", round6(p.running_mean)}});
     cap["max_rate"] = {{"found", m.found}, {"rate_per_s", round6(m.rate_per_s)},
-                       {"offline_capacity_per_s", round6(m.capacity_per_s)}, {"binding", m.binding},
+                       {"offline_capacity_per_s", round6(m.capacity_per_s)},
+                       {"offline_average_per_s", round6(m.offline_average_per_s)},
+                       {"binding", m.binding.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.binding)},
                        {"requests_per_probe", m.requests_per_probe}, {"kv_usage_p99", round6(m.at_rate.kv_usage.p99)},
                        {"running_mean", round6(m.at_rate.running.mean)}, {"probes", probes}};
   }
@@ -93,14 +106,15 @@ nlohmann::json simulate_answers_json(const SimulateAnswers& a) {
     cap["replicas"] = {{"target_rate_per_s", r.target_rate_per_s}, {"replicas", r.replicas}, {"gpus", r.gpus},
                        {"router", r.router}, {"met", r.met}, {"usd_per_hour", opt(r.usd_per_hour)},
                        {"periods", periods}, {"usd_per_million_output_tokens", opt(r.usd_per_million_output_tokens)},
-                       {"price_basis", r.price_basis}};
+                       {"price_basis", r.price_basis}, {"requests_simulated", r.requests_simulated}};
   }
   if (a.offline) {
     const OfflineAnswer& o = *a.offline;
     cap["offline"] = {{"requests", o.requests}, {"workers", o.workers}, {"makespan_s", round6(o.makespan_s)},
                       {"gpu_hours", round6(o.gpu_hours)}, {"output_tokens_per_s", round6(o.output_tokens_per_s)},
                       {"margin_hours", o.margin_hours}, {"period", o.period.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.period)},
-                      {"period_usd", opt(o.period_usd)}, {"price_basis", o.price_basis}};
+                      {"period_usd", opt(o.period_usd)}, {"price_basis", o.price_basis},
+                      {"slowest_worker", o.slowest_worker}, {"slowest_worker_requests", o.slowest_requests}};
   }
   if (!cap.empty()) j["capacity"] = cap;
   return j;
@@ -120,16 +134,22 @@ std::string simulate_answers_text(const SimulateAnswers& a) {
   if (a.max_rate) {
     const MaxRateAnswer& m = *a.max_rate;
     if (m.found)
-      s += "max rate per replica meeting every target: " + format_number("%.3g", m.rate_per_s) + " req/s (bound by " + m.binding +
-           " above it; offline capacity " + format_number("%.3g", m.capacity_per_s) + " req/s; " +
+      s += "max rate per replica meeting every target: " + format_number("%.3g", m.rate_per_s) + " req/s (" +
+           (m.binding.empty()              ? std::string("no probe above it failed")
+            : m.binding == "inconclusive" ? std::string("above it a probe was too short to tell: more --probe-requests")
+                                          : "bound by " + m.binding + " above it") +
+           "; offline capacity " + format_number("%.3g", m.capacity_per_s) + " req/s; " +
            std::to_string(m.probes.size()) + " probes of " + std::to_string(m.requests_per_probe) + " requests)\n";
     else
-      s += "no rate meets the targets: at " + format_number("%.3g", m.probes.front().rate_per_s) + " req/s already " + m.binding + "\n";
+      s += "no rate meets the targets: at " + format_number("%.3g", m.probes.front().rate_per_s) + " req/s already " + m.binding +
+           (m.binding == "inconclusive" ? " (too short to tell: more --probe-requests)" : "") + "\n";
   }
   if (a.replicas) {
     const ReplicaAnswer& r = *a.replicas;
     s += "replicas for " + format_number("%.4g", r.target_rate_per_s) + " req/s: " + std::to_string(r.replicas) + " (" +
-         std::to_string(r.gpus) + " GPUs, " + r.router + " router)" + (r.met ? "" : " - targets still not met") + "\n";
+         std::to_string(r.gpus) + " GPUs, " + r.router + " router)" + (r.met ? "" : " - targets still not met") +
+         "; the run above is the replica furthest from the targets, " + std::to_string(a.run.result.arrived) + " of the " +
+         std::to_string(r.requests_simulated) + " requests simulated\n";
     if (r.usd_per_hour) {
       s += "  cost: " + format_number("%.2f", *r.usd_per_hour) + " USD/h";
       for (const auto& p : r.periods) s += ", " + p.label + " " + format_number("%.0f", p.usd) + " USD";
@@ -145,6 +165,9 @@ std::string simulate_answers_text(const SimulateAnswers& a) {
          " h margin for installation, checks and export: " +
          (o.period.empty() ? std::string("longer than every rental period given") : "the " + o.period + " period") +
          (o.period_usd ? " (" + format_number("%.0f", *o.period_usd) + " USD)" : std::string()) + "\n";
+    if (a.run_is_slowest_worker)
+      s += "  (the run above is the slowest worker's share: " + std::to_string(o.slowest_requests) + " of the " +
+           std::to_string(o.requests) + " requests)\n";
   }
   return s;
 }

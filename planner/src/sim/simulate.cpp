@@ -62,6 +62,8 @@ std::string held_back_remedy(HeldLimit most, std::string_view engine) {
     case HeldLimit::KvPool:
       return "more memory for the KV pool" + flag(memory::kSettingMemoryShare, " (", ")") + ", an FP8 KV cache, or more GPUs";
     case HeldLimit::RunningLimit:
+      // HF generate's static batch is simulate's own --batch, not an engine flag.
+      if (engine == "hf") return "a larger running cap (--batch), where memory has room";
       return "a larger running cap" + flag(memory::kSettingRunningCap, " (", ")") + ", where the KV pool has room";
     case HeldLimit::TokenBudget:
       break;
@@ -327,8 +329,11 @@ std::string simulate_text(const SimulateOutcome& o) {
     s += "speculative decoding: a decode step verifies " + std::to_string(ru.decode_query_tokens) + " tokens a request, runs the draft " +
          std::to_string(ru.draft_forwards + 1) + " time(s) and keeps " + format_number("%g", ru.accept_length) +
          " tokens on average (--spec-accept-length)\n";
-  s += "requests: " + std::to_string(r.arrived) + " arrived, " + std::to_string(r.completed) + " completed, " +
-       std::to_string(r.rejected) + " rejected, " + std::to_string(r.in_system) + " left in the system; " +
+  s += "requests: " + std::to_string(r.arrived) + " arrived, " + std::to_string(r.completed) + " completed" +
+       (r.truncated ? " (" + std::to_string(r.truncated) + " of them truncated: prompt + output outgrew the slot's " +
+                          std::to_string(ru.slot_tokens) + " tokens, so they stopped there)"
+                    : std::string()) +
+       ", " + std::to_string(r.rejected) + " rejected, " + std::to_string(r.in_system) + " left in the system; " +
        std::to_string(r.preemptions) + " preemptions\n";
   for (const auto& x : r.rejections) s += "  rejected " + std::to_string(x.count) + ": " + x.reason + "\n";
   s += "throughput: " + format_number("%.3f", per_s(static_cast<double>(r.completed), d)) + " req/s, " +

@@ -82,12 +82,13 @@ class QueueTrace {
   struct Point {
     double t = 0;
     std::uint64_t in_system = 0, completed = 0;
-    double last_drained = 0;  // last time the waiting queue was empty after a step, up to t
+    double last_drained = 0;     // last time the waiting queue was empty after a step, up to t
+    double last_completion = 0;  // when the latest of those `completed` finished
   };
-  void record(double t, std::uint64_t in_system, std::uint64_t completed, double last_drained) {
+  void record(double t, std::uint64_t in_system, std::uint64_t completed, double last_drained, double last_completion) {
     if (!points_.empty() && t < points_.back().t + spacing_) return;
     if (points_.size() == kCapacity) thin();
-    points_.push_back({t, in_system, completed, last_drained});
+    points_.push_back({t, in_system, completed, last_drained, last_completion});
   }
   //! The last point at or before t (the first point when none is).
   Point at(double t) const {
@@ -126,9 +127,11 @@ struct RequestStats {
 // the engine's or server's state after the step that just ended; the window's latencies go with
 // the first of them (later samples of one long step had none). A bound on what a run writes: a
 // million samples are about 50 MB of CSV.
+// With `before` set, only the samples due strictly before `now`: an idle engine's state up to the
+// moment it next has work (a sample at that very moment waits for the step that starts then).
 void emit_samples(const SimOptions& opt, RequestStats& stats, double now, const TimelineSample& state, double& next,
-                  std::uint64_t& samples) {
-  while (next <= now) {
+                  std::uint64_t& samples, bool before = false) {
+  while (before ? next < now : next <= now) {
     TimelineSample t = state;
     t.t_s = next;
     t.ttft_window = stats.window_ttft.summary();
@@ -175,7 +178,7 @@ class Simulation {
         // the next arrival decides).
         const std::optional<double> t = client_.next_event();
         if (!t) break;
-        now_ = std::max(now_, *t);
+        idle_until(*t);
         continue;
       }
       step();
@@ -188,7 +191,7 @@ class Simulation {
   //! Runs the steps that start before `t`; an idle engine waits until `t`.
   void advance_to(double t) {
     while (busy(true) && now_ < t) step();
-    now_ = std::max(now_, t);
+    idle_until(t);
   }
   //! A request routed here at its arrival time.
   void offer(const Request& q) {
@@ -200,7 +203,7 @@ class Simulation {
   //! When this engine's next step starts (or, idle, since when it has waited).
   double now() const { return now_; }
   //! An idle engine waits until `t` (a request for it arrives then).
-  void wait_until(double t) { now_ = std::max(now_, t); }
+  void wait_until(double t) { idle_until(t); }
   SimResult drain() {
     while (running() > 0 || !waiting_.empty()) step();
     finish_run();
@@ -272,6 +275,7 @@ class Simulation {
 
   void arrive(const Request& q, double sent) {
     ++res_.arrived;
+    drain_after_arrival_s_ = -1;
     track_in_system(sent, +1);
     const std::uint64_t total = static_cast<std::uint64_t>(q.input_tokens) + q.output_tokens;
     if (r_.max_model_len && total > r_.max_model_len)
@@ -549,8 +553,7 @@ class Simulation {
       // init_multi_step_from_lookahead_slots; core/scheduler.py _get_num_lookahead_slots).
       if (r_.decode_round_steps > 1 && (decoding_ > 0 || !chunks_.empty())) round_left_ = r_.decode_round_steps;
     }
-    // Every request the engine could have taken was admitted: it is keeping up at this moment.
-    if (waiting_.empty() || !eligible(waiting_.front())) last_drained_s_ = now_;
+    if (waiting_.empty() || !eligible(waiting_.front())) note_drained(waiting_.empty());
     const std::uint64_t decoders = decode_now ? decoding_ : 0;
     // SGLang's overlap scheduler formed this step's decode batch before it processed the previous
     // step's result, so the requests that finished there decode once more, their token discarded
@@ -582,7 +585,7 @@ class Simulation {
   // engine/async_llm_engine.py step_async reuses the cached batch while it has steps left; the
   // worker only advances it).
   bool form_round_step() {
-    if (waiting_.empty()) last_drained_s_ = now_;
+    if (waiting_.empty()) note_drained(true);
     held_.reset();  // admissions wait for the round's end: a rule of the round, not a limit
     decode_now_ = true;
     formed_ = perf::MixedStep{decoding_, static_cast<double>(cached_sum_ + decoding_), chunks_, 1, /*host_step=*/false};
@@ -616,7 +619,7 @@ class Simulation {
     if (round_left_ == 0) padding_now_ = 0;  // the padding requests left with the round's end
     if (r_.static_batch && running() == 0) padding_seqs_ = padding_cached_ = 0;
     sample_timeline();
-    trace_.record(now_, outstanding(), res_.completed, last_drained_s_);
+    trace_.record(now_, outstanding(), res_.completed, last_drained_s_, res_.last_completion_s);
     if (res_.steps % kProgressEvery == 0) {
       if (opt_.on_progress) opt_.on_progress(res_.completed + res_.rejected);
 #ifndef NDEBUG
@@ -986,6 +989,35 @@ class Simulation {
     in_system_ = static_cast<std::uint64_t>(static_cast<std::int64_t>(in_system_) + delta);
   }
 
+  // The engine has nothing running or waiting from now_ until `t`: the time-weighted figures take
+  // the gap at that idle state (from the first arrival on: a mean over time counts the time the
+  // engine waited for work, as Little's law does), and the timeline samples due inside it show it.
+  void idle_until(double t) {
+    if (!(t > now_)) return;
+    const double from = std::max(now_, res_.first_arrival_s);
+    if (res_.arrived > 0 && t > from) {
+      const double dt = t - from;
+      kv_usage_.add(static_cast<double>(pool_.used()) / static_cast<double>(pool_.total()), dt);
+      running_h_.add(static_cast<double>(running()), dt);
+      waiting_h_.add(static_cast<double>(waiting_.size()), dt);
+    }
+    if (sampling() && next_sample_s_ < t) emit_samples(opt_, req_, t, sample(), next_sample_s_, samples_, /*before=*/true);
+    now_ = t;
+  }
+
+  // Every request the engine could have taken was admitted: it is keeping up at this moment. The
+  // first moment after the latest arrival when nothing at all waits (`empty`; the head of a queue
+  // formed a step early may only be too recent for this step) ends the backlog the verdict
+  // measures service over.
+  void note_drained(bool empty) {
+    last_drained_s_ = now_;
+    if (empty && drain_after_arrival_s_ < 0) {
+      drain_after_arrival_s_ = now_;
+      completed_at_drain_ = res_.completed;
+      completion_at_drain_s_ = res_.last_completion_s;
+    }
+  }
+
   void observe_peak() {
     const std::uint64_t blocks = pool_.used() + pool_.cached();
     res_.kv_blocks_peak = std::max(res_.kv_blocks_peak, blocks);
@@ -1076,12 +1108,43 @@ class Simulation {
     check_invariants();
   }
 
-  // Stable or overloaded, from the second half of the arrival window: overloaded when the
-  // engine never once admitted everything that had arrived over that half (the waiting queue
-  // never drained: a stable queue, even at 95 % load, empties between busy periods) and the
-  // number in the system grew. The growth rate is what the queue gains per second. A number in
-  // the system that grows by more than 2 % of the arrival rate while the waiting queue still
-  // drains is the running batch filling up: too early to tell ("inconclusive").
+  // Completions per second between two completions, `since` (a trace point) and the last one by
+  // the first drain after the latest arrival (or the run's end): the number completed over the
+  // time between them, exact for a steady stream. From the point's time when nothing had
+  // completed by then. 0 when no completion falls between.
+  double served_since(const QueueTrace::Point& since) const {
+    const bool drained = drain_after_arrival_s_ >= 0;
+    const std::uint64_t done = drained ? completed_at_drain_ : res_.completed;
+    const double t1 = drained ? completion_at_drain_s_ : res_.last_completion_s;
+    const double t0 = since.completed > 0 ? since.last_completion : since.t;
+    if (done <= since.completed || !(t1 > t0)) return 0;
+    return static_cast<double>(done - since.completed) / (t1 - t0);
+  }
+  // An offline batch's throughput while requests still waited: over the second half of the
+  // stretch from `from` (its start) to the last admission, so neither the batch filling up at the
+  // start nor the finishing tail, when the batch empties, counts.
+  double backlog_throughput(double from) const {
+    const double until = drain_after_arrival_s_ >= 0 ? drain_after_arrival_s_ : now_;
+    return served_since(trace_.at(from + (until - from) / 2));
+  }
+
+  // An open loop is judged on its arrival window [first, last] (docs/simulator.md#outputs).
+  //  * Backlogged: the waiting queue never drained over the second half of it (a stable queue, even
+  //    at 95 % load, empties between busy periods). The engine ran full from the window's middle
+  //    until the queue next drained after the last arrival (or the run's end), so its service rate
+  //    is measured over that whole backlog, however short the arrival window: 2,000 requests at
+  //    1e6/s arrive within 2 ms, less than a step, and a window of the arrivals alone held no
+  //    completion. Overloaded when the arrivals outpaced that rate; the growth is the difference.
+  //    Backlogged too: a queue that emptied only longer after the last arrival than the arrivals
+  //    lasted (with a batch formed a step early, a window shorter than a step can see the queue
+  //    "drain" at a step start only because every request in it came too late for that step).
+  //  * Otherwise the number in the system over the second half: a rise of more than 2 % of the
+  //    arrival rate that is also beyond the count's own noise (twice sqrt(N_mid + N_last), the
+  //    spread of the difference of two counts of a queue in equilibrium, whose count is about
+  //    Poisson) is the running batch still filling up: too early to tell ("inconclusive"). A light
+  //    load of a few requests in the system moves by a few between two instants by chance alone.
+  //  * Fewer than kMinJudged requests tell nothing either way ("inconclusive").
+  static constexpr std::uint64_t kMinJudged = 10;
   Verdict verdict() const {
     Verdict v = res_.verdict;  // keeps first_timeout_s
     if (res_.arrived > 0 && res_.rejected == res_.arrived) {
@@ -1091,12 +1154,24 @@ class Simulation {
       return v;
     }
     const double first = res_.first_arrival_s, last = last_source_arrival_s_;
+    if (res_.arrived == 1 && !opt_.concurrency) {
+      v.state = "inconclusive";
+      v.explanation = "one request: nothing queued beside it, so it cannot tell stable from overloaded (its latency "
+                      "is the engine's alone; simulate more requests)";
+      return v;
+    }
     if (res_.arrived <= 1 || !(last > first)) {
       v.state = opt_.concurrency ? "closed-loop" : "offline";
       v.explanation = opt_.concurrency
                           ? "every request was ready at t = 0 and at most " + std::to_string(*opt_.concurrency) +
                                 " were outstanding: a closed loop, whose queue cannot grow"
                           : "every request was queued at t = 0: an offline batch, judged by its makespan";
+      if (!opt_.concurrency) {
+        v.served_per_s = backlog_throughput(first);
+        if (v.served_per_s > 0)
+          v.explanation += " (while requests still waited it completed " + format_number("%.4g", v.served_per_s) +
+                           "/s, the second half of that backlog: the finishing tail left out)";
+      }
       return v;
     }
     // A finite rate behind a concurrency limit whose users were busy when most requests were due:
@@ -1115,23 +1190,61 @@ class Simulation {
       v.explanation = line;
       return v;
     }
-    const auto a = trace_.at((first + last) / 2), b = trace_.at(last);
-    const double span = b.t - a.t;
+    if (res_.arrived < kMinJudged) {
+      v.state = "inconclusive";
+      v.explanation = "only " + std::to_string(res_.arrived) +
+                      " requests arrived: too few to tell stable from overloaded (simulate more requests)";
+      return v;
+    }
+    const double mid = (first + last) / 2;
+    const auto a = trace_.at(mid), b = trace_.at(last);
     const double rate = static_cast<double>(res_.arrived) / (last - first);
+    // The queue left behind by the arrivals emptied (nothing waiting at all) only this long after
+    // the last one: longer than the arrivals lasted, the engine took them in more slowly than they
+    // came, though it may have formed a batch while the latest were too recent for it (a queue
+    // "drained" so at one step start within a window shorter than a step: 2,000 requests at 1e5/s).
+    const double cleared = drain_after_arrival_s_ >= 0 ? drain_after_arrival_s_ : now_;
+    const bool never_drained = b.last_drained < a.t;
+    char line[480];
+    if (never_drained || cleared - last > last - first) {
+      // Rejected requests leave on arrival: only the accepted ones can queue.
+      const double accepted = static_cast<double>(res_.arrived - res_.rejected) / (last - first);
+      v.served_per_s = served_since(a);
+      v.queue_growth_per_s = accepted - v.served_per_s;
+      v.state = v.queue_growth_per_s > 0 ? "overloaded" : "stable";
+      char queue[160];
+      if (never_drained) {
+        char next[64] = "and never after it";
+        if (drain_after_arrival_s_ >= 0) std::snprintf(next, sizeof next, "and next drained at %.4g s", drain_after_arrival_s_);
+        std::snprintf(queue, sizeof queue, "the waiting queue never drained from the middle of the arrivals (%.4g s) to the last (%.4g s) %s",
+                      mid, last, next);
+      } else {
+        std::snprintf(queue, sizeof queue,
+                      "requests waited until %.4g s, longer after the last arrival (%.4g s) than the arrivals lasted (%.4g s)",
+                      cleared, last, last - first);
+      }
+      char accepted_text[48] = "";
+      if (res_.rejected) std::snprintf(accepted_text, sizeof accepted_text, " (%.4g/s not rejected)", accepted);
+      std::snprintf(line, sizeof line,
+                    "%s: %s; requests arrived at %.4g/s%s and, while it was backed up, completed at %.4g/s, so the number "
+                    "in the system changed by %+.4g/s",
+                    v.state.c_str(), queue, rate, accepted_text, v.served_per_s, v.queue_growth_per_s);
+      v.explanation = line;
+      return v;
+    }
+    const double span = b.t - a.t;
+    const double rise = static_cast<double>(b.in_system) - static_cast<double>(a.in_system);
     if (span > 0) {
-      v.queue_growth_per_s = (static_cast<double>(b.in_system) - static_cast<double>(a.in_system)) / span;
+      v.queue_growth_per_s = rise / span;
       v.served_per_s = static_cast<double>(b.completed - a.completed) / span;
     }
-    const bool backlogged = b.last_drained < a.t;
-    const bool overloaded = backlogged && v.queue_growth_per_s > 0;
-    const bool filling = !overloaded && v.queue_growth_per_s > 0.02 * rate;
-    v.state = overloaded ? "overloaded" : filling ? "inconclusive" : "stable";
-    char line[320];
+    const bool filling = v.queue_growth_per_s > 0.02 * rate &&
+                         rise > 2 * std::sqrt(static_cast<double>(a.in_system + b.in_system));
+    v.state = filling ? "inconclusive" : "stable";
     std::snprintf(line, sizeof line,
                   "%s: over the second half of the arrivals (%.4g s) requests arrived at %.4g/s and completed at %.4g/s; "
-                  "the number in the system changed by %+.4g/s and the waiting queue %s",
-                  v.state.c_str(), span, rate, v.served_per_s, v.queue_growth_per_s,
-                  backlogged ? "never drained" : "drained at times");
+                  "the number in the system changed by %+.4g/s and the waiting queue drained at times",
+                  v.state.c_str(), span, rate, v.served_per_s, v.queue_growth_per_s);
     v.explanation = line;
     if (filling)
       v.explanation += " while the running batch was still filling: too short to tell stable from overloaded "
@@ -1204,6 +1317,10 @@ class Simulation {
   std::uint64_t in_system_ = 0;
   double in_system_t_ = 0, in_system_area_ = 0;
   double last_drained_s_ = 0;       // last step after which no admitted-able request waited
+  // The first such step since the latest arrival (-1: none yet), and the completions by then.
+  double drain_after_arrival_s_ = -1;
+  std::uint64_t completed_at_drain_ = 0;
+  double completion_at_drain_s_ = 0;  // the latest of those completions
   double last_source_arrival_s_ = 0;
   // The client's sends (note_send): how many requests waited for a free user, the longest wait.
   std::uint64_t client_held_ = 0;
@@ -1322,7 +1439,7 @@ class DataParallelServer {
         }
         if (!wave_open) wave_steps_ = 0;
         if (!t) break;
-        now_ = std::max(now_, *t);
+        idle_until(*t);
         continue;
       }
       step(more);
@@ -1496,10 +1613,34 @@ class DataParallelServer {
     }
   }
 
+  // Every rank idle from now_ until `t`: the server's time-weighted figures take the gap at that
+  // state (from the first arrival on), and the timeline samples due inside it show it.
+  void idle_until(double t) {
+    if (!(t > now_)) return;
+    const double from = std::max(now_, first_arrival_s_);
+    if (t > from) {
+      std::uint64_t used = 0, total = 0, running = 0, waiting = 0;
+      for (const auto& r : ranks_) {
+        const TimelineSample x = r->state();
+        used += x.kv_blocks_used;
+        total += r->kv_total();
+        running += x.running;
+        waiting += x.waiting;
+      }
+      kv_usage_.add(static_cast<double>(used) / static_cast<double>(total), t - from);
+      running_h_.add(static_cast<double>(running), t - from);
+      waiting_h_.add(static_cast<double>(waiting), t - from);
+    }
+    sample_timeline(t, /*before=*/true);
+    now_ = t;
+  }
+
   // The server's state every sample_every_s: counts summed over the ranks, KV usage as the share of
-  // all their pools, memory of the fullest rank (per GPU), latencies of every rank's requests.
-  void sample_timeline() {
-    if (!stats_.windows || next_sample_s_ > now_) return;
+  // all their pools, memory of the fullest rank (per GPU), latencies of every rank's requests. Up
+  // to now_, or, with `before`, the samples due strictly before `until` (an idle gap).
+  void sample_timeline(double until = -1, bool before = false) {
+    if (until < 0) until = now_;
+    if (!stats_.windows || (before ? next_sample_s_ >= until : next_sample_s_ > until)) return;
     TimelineSample t;
     std::uint64_t total = 0;
     for (const auto& r : ranks_) {
@@ -1515,7 +1656,7 @@ class DataParallelServer {
       total += r->kv_total();
     }
     t.kv_usage = static_cast<double>(t.kv_blocks_used) / static_cast<double>(total);
-    emit_samples(opt_, stats_, now_, t, next_sample_s_, samples_);
+    emit_samples(opt_, stats_, until, t, next_sample_s_, samples_, before);
   }
 
   SimResult finish() {
@@ -1587,9 +1728,17 @@ class DataParallelServer {
                       ": a closed loop, whose queue cannot grow";
       return v;
     }
-    if (out.arrived <= 1 || !(client_.last_arrival_s() > first_arrival_s_)) {
+    if (out.arrived == 1) {
+      v.state = "inconclusive";
+      v.explanation = "one request (" + dealt + "): nothing queued beside it, so it cannot tell stable from overloaded "
+                      "(its latency is the server's alone; simulate more requests)";
+      return v;
+    }
+    if (!(client_.last_arrival_s() > first_arrival_s_)) {
       v.state = "offline";
       v.explanation = "every request was queued at t = 0 (" + dealt + "): an offline batch, judged by its makespan";
+      // Each rank's completions while its requests still waited, the finishing tail left out.
+      for (const SimResult& p : parts) v.served_per_s += p.verdict.served_per_s;
       return v;
     }
     // Open loop: each rank judged on its own stream; the server is as bad as its worst rank.

@@ -238,7 +238,7 @@ LengthSpec read_length_histogram(const std::filesystem::path& path) {
   return histogram_from_json(JsonView(doc, path.string()));
 }
 
-double parse_duration(std::string_view text, std::string_view flag) {
+double parse_duration(std::string_view text, std::string_view flag, bool zero_allowed) {
   std::string_view t = trim(text);
   double unit = 1;
   if (!t.empty()) {
@@ -251,8 +251,10 @@ double parse_duration(std::string_view text, std::string_view flag) {
     }
   }
   const auto value = parse_number(t);
-  if (!value || !(*value > 0))
-    flag_error(flag, "expected a duration > 0 such as 600, 600s, 10m, 2h or 1.5d, got " + excerpt(text));
+  if (!value || !(zero_allowed ? *value >= 0 : *value > 0))
+    flag_error(flag, std::string(zero_allowed ? "expected a duration >= 0 such as 0, 600, 600s, 10m, 2h or 1.5d"
+                                              : "expected a duration > 0 such as 600, 600s, 10m, 2h or 1.5d") +
+                         ", got " + excerpt(text));
   // 1e9 s is 31.7 years: past it no run, timeout or rental margin is meant.
   if (!(*value * unit <= kMaxDurationS)) flag_error(flag, "at most 1e9 seconds (31.7 years), got " + excerpt(text));
   return *value * unit;

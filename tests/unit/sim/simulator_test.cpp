@@ -526,6 +526,111 @@ TEST(Simulator, OverloadIsDetectedWithTheQueueGrowthRate) {
   EXPECT_NEAR(*r.verdict.first_timeout_s, 59.0, 6.0);
 }
 
+TEST(Simulator, ArrivalsFasterThanAStepAreOverloaded) {
+  // 2,000 requests 1 us apart (1e6/s) on a one-at-a-time engine of 0.10109 s a request (the
+  // M/D/1 test's). The arrivals end at 1.999 ms, inside the first step (request 0's prompt,
+  // 0.011 s): a window of the arrivals alone holds no completion (it read "stable ... completed at
+  // 0/s" before 2026-12-08). The queue never drains until request 1999 is admitted at
+  // 1999 x 0.10109 = 202.08891 s, when 1999 have completed, the last at that instant; measured
+  // from the first step's end (0.011 s, none completed): 1999 / (202.08891 - 0.011) = 9.89227/s.
+  // Arrival rate 2000 / 0.001999 s = 1,000,500.25/s.
+  std::vector<Request> all;
+  for (std::uint64_t i = 0; i < 2000; ++i) all.push_back({i, static_cast<double>(i) * 1e-6, 100, 10, 0, 0});
+  ListSource src(all);
+  const SimResult r = simulate(vllm_like(1000, 1), linear_clock, src, {});
+  ASSERT_EQ(r.completed, 2000u);
+  EXPECT_EQ(r.verdict.state, "overloaded") << r.verdict.explanation;
+  const double served = 1999 / (1999 * 0.10109 - 0.011), rate = 2000 / 0.001999;
+  EXPECT_NEAR(r.verdict.served_per_s, served, 1e-6);
+  EXPECT_NEAR(r.verdict.queue_growth_per_s, rate - served, 1e-3 * rate);
+  EXPECT_NE(r.verdict.explanation.find("never drained"), std::string::npos) << r.verdict.explanation;
+}
+
+TEST(Simulator, AnOfflineBatchsServiceRateLeavesOutItsTail) {
+  // 99 requests of 100 / 10 tokens (0.10109 s each, one at a time) and a last one of 100 / 1000
+  // tokens (0.011 + 999 x 0.01001 = 10.01099 s), all at t = 0. The queue empties when the last is
+  // admitted, at 99 x 0.10109 = 10.00791 s. Over the second half of that stretch (from 5.00396 s:
+  // the last completion by then is the 49th, at 49 x 0.10109 s) 50 requests completed in
+  // 50 x 0.10109 s: 1 / 0.10109 = 9.89218/s, the engine's rate. The whole run's average, its
+  // 10 s tail included, is 100 / (99 x 0.10109 + 10.01099) = 4.99528/s.
+  std::vector<Request> all;
+  for (std::uint64_t i = 0; i < 100; ++i) all.push_back({i, 0, 100, i == 99 ? 1000u : 10u, 0, 0});
+  ListSource src(all);
+  const SimResult r = simulate(vllm_like(1000, 1), linear_clock, src, {});
+  EXPECT_EQ(r.verdict.state, "offline");
+  EXPECT_NEAR(r.verdict.served_per_s, 1 / 0.10109, 1e-6);
+  EXPECT_NEAR(static_cast<double>(r.completed) / r.duration_s, 100 / (99 * 0.10109 + 10.01099), 1e-6);
+}
+
+TEST(Simulator, TimeAveragesCountTheIdleGaps) {
+  // Little's law on the printed figures: the time-averaged running + waiting counts against
+  // arrival rate x mean time in the system. One request at a time, 100 / 100 tokens: service
+  // 0.011 + 99 x 0.01001 = 1.00199 s; Poisson arrivals at 0.5/s, 50 % load, so the engine idles
+  // half the time. Weighed over its steps alone (before 2026-12-08) the running count read 1.0.
+  // A request that arrives during a step is counted waiting from the step's end: ~5 ms of a
+  // ~1.5 s stay for half of them, 0.2 %.
+  PoissonSource src(0.5, 10000, 100, 100, 3);
+  const SimResult r = simulate(vllm_like(1000, 1), linear_clock, src, {});
+  ASSERT_EQ(r.completed, 10000u);
+  const double span = r.end_s - r.first_arrival_s;
+  const double lambda = static_cast<double>(r.arrived) / span;
+  EXPECT_NEAR((r.running.mean + r.waiting.mean) / (lambda * r.e2e.mean), 1.0, 0.01);
+  // Running is exact: each request runs 1.00199 s, so the mean is 10000 x 1.00199 s over the span.
+  EXPECT_NEAR(r.running.mean, 10000 * 1.00199 / span, 1e-9);
+  EXPECT_LT(r.running.mean, 0.55);
+}
+
+TEST(Simulator, TimelineSamplesInAnIdleGapShowTheIdleEngine) {
+  // A request at 0 (0.10109 s of service) and one at 5 s, sampled every second: the samples at
+  // 1..4 s fall in the idle gap and show nothing running, one completed (before 2026-12-08 they
+  // were taken at the end of the step at 5 s: running 1). The one at 0 s is taken when the first
+  // step ends, running; the one at 5 s when the step that starts then ends, running again.
+  ListSource src({{0, 0, 100, 10, 0, 0}, {1, 5.0, 100, 10, 0, 0}});
+  SimOptions o;
+  o.sample_every_s = 1;
+  std::vector<TimelineSample> samples;
+  o.on_sample = [&](const TimelineSample& t) { samples.push_back(t); };
+  const SimResult r = simulate(vllm_like(1000, 1), linear_clock, src, o);
+  ASSERT_EQ(samples.size(), 6u);  // 0 .. 5 s; the run ends at 5.10109 s
+  EXPECT_EQ(samples[0].running, 1u);
+  for (std::size_t i = 1; i <= 4; ++i) {
+    EXPECT_NEAR(samples[i].t_s, static_cast<double>(i), 1e-12);
+    EXPECT_EQ(samples[i].running, 0u) << i;
+    EXPECT_EQ(samples[i].waiting, 0u) << i;
+    EXPECT_EQ(samples[i].completed, 1u) << i;
+  }
+  EXPECT_EQ(samples[5].running, 1u);
+  // Two services of 0.10109 s over the 5.10109 s from the first arrival to the end.
+  EXPECT_NEAR(r.running.mean, 2 * 0.10109 / 5.10109, 1e-9);
+  EXPECT_NEAR(r.mean_in_system, 2 * 0.10109 / 5.10109, 1e-9);
+}
+
+TEST(Simulator, ALightLoadIsNotReadAsFilling) {
+  // A light load (Poisson 2/s, 300 output tokens: ~3 s a request, about 6 in the system) moves
+  // by a few requests between two instants by chance: the 2 %-of-the-arrival-rate test alone
+  // read seeds 4 and 5 (a rise of 6 over 130 s, 0.046/s against 0.038/s, and of 6 over 122.5 s)
+  // as the running batch still filling. Judged against the count's noise, 2 sqrt(N_mid + N_last)
+  // ~ 7, every seed is stable.
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    PoissonSource src(2.0, 500, 200, 300, seed);
+    const SimResult r = simulate(vllm_like(20000), linear_clock, src, {});
+    EXPECT_EQ(r.verdict.state, "stable") << "seed " << seed << ": " << r.verdict.explanation;
+  }
+}
+
+TEST(Simulator, TooFewRequestsCannotTellStability) {
+  // One request, or two a second apart: nothing queues behind them either way (a lone request
+  // read "an offline batch", two read "stable ... completed at 0/s" before 2026-12-08).
+  ListSource one({{0, 0, 100, 10, 0, 0}});
+  const SimResult a = simulate(vllm_like(1000), linear_clock, one, {});
+  EXPECT_EQ(a.verdict.state, "inconclusive");
+  EXPECT_NE(a.verdict.explanation.find("one request"), std::string::npos) << a.verdict.explanation;
+  ListSource two({{0, 0, 100, 10, 0, 0}, {1, 1.0, 100, 10, 0, 0}});
+  const SimResult b = simulate(vllm_like(1000), linear_clock, two, {});
+  EXPECT_EQ(b.verdict.state, "inconclusive");
+  EXPECT_NE(b.verdict.explanation.find("only 2 requests arrived: too few"), std::string::npos) << b.verdict.explanation;
+}
+
 TEST(Simulator, SameInputsGiveIdenticalResults) {
   auto run = [] {
     PoissonSource src(25.0, 5000, 300, 80, 11, 3, 128);

@@ -43,17 +43,26 @@ struct RateProbe {
 struct MaxRateAnswer {
   bool found = false;           //!< some rate meets every target
   double rate_per_s = 0;        //!< the highest probed rate that met every target
-  double capacity_per_s = 0;    //!< completions per second of an offline run: the upper bound
-  std::string binding;          //!< what fails first above rate_per_s ("overloaded" or a target)
+  //! Completions per second of an offline run while requests still waited (its finishing tail
+  //! left out; sim::Verdict::served_per_s), or its whole average when higher: where the search
+  //! starts its bracket.
+  double capacity_per_s = 0;
+  //! What fails first above rate_per_s ("overloaded" or a target), always from a probe that
+  //! failed; "" when no probe failed (every one up to the ceiling raised kRaises times met).
+  std::string binding;
   std::vector<RateProbe> probes;  //!< in the order run
   sim::SimResult at_rate;       //!< the run at rate_per_s (or the lowest probe when none met)
   std::uint64_t requests_per_probe = 0;
+  double offline_average_per_s = 0;  //!< the offline run's completions over its whole duration
 };
 
-//! Bisection on the arrival rate between 0 and the offline capacity; a probe passes when the
-//! run is not overloaded and meets every target. `base` gives the arrival process, lengths and
-//! seed (its rate and request count are replaced). Throws Error(Usage) for a trace workload or
-//! no targets.
+//! Bisection on the arrival rate between a light load (5 % of the offline capacity) and that
+//! capacity; a probe passes when the run is judged stable (not overloaded, nor inconclusive: too
+//! short to tell) and meets every target. When every
+//! probe passes, the capacity itself is probed and raised by a quarter while it passes (at most 4
+//! times), so the answer is always bracketed by a probe that failed. `base` gives the arrival
+//! process, lengths and seed (its rate and request count are replaced). Throws Error(Usage) for
+//! a trace workload or no targets.
 MaxRateAnswer find_max_rate(const sim::PreparedEngine& engine, const sim::WorkloadSpec& base,
                             const std::vector<SloTarget>& targets, const CapacityOptions& options);
 
@@ -72,8 +81,10 @@ struct ReplicaAnswer {
   sim::SimResult per_replica;
   std::optional<double> usd_per_hour;    //!< nullopt when the GPU has no price
   std::vector<PeriodCost> periods;
+  //! The target rate x the output tokens a request asks for on average over every replica.
   std::optional<double> usd_per_million_output_tokens;
   std::string price_basis;
+  std::uint64_t requests_simulated = 0;  //!< replicas x requests_per_probe, all replicas together
 };
 
 //! The most replicas a --target-rate answer simulates: K replicas are one run of K x
@@ -84,9 +95,10 @@ inline constexpr std::uint64_t kMaxReplicas = 1000;
 std::uint64_t replicas_at_least(double target_rate, const MaxRateAnswer& max_rate);
 
 //! The fewest replicas that, behind options.router, all meet the targets at `target_rate`:
-//! starting from ceil(target / max rate) and adding one until they do (at most 4 more). The K
-//! replicas are simulated together (sim::simulate_replicas) on K x requests_per_probe requests.
-//! Error(Usage) when that start is above kMaxReplicas.
+//! starting from ceil(target / max rate), removing one while the count below still meets them,
+//! or adding one until they do (at most 4 either way). The K replicas are simulated together
+//! (sim::simulate_replicas) on K x requests_per_probe requests. Error(Usage) when that start is
+//! above kMaxReplicas.
 ReplicaAnswer replicas_for(const sim::PreparedEngine& engine, const sim::WorkloadSpec& base,
                            const std::vector<SloTarget>& targets, double target_rate, const MaxRateAnswer& max_rate,
                            const PriceBook& prices, const std::vector<RentalPeriod>& periods,
@@ -101,6 +113,8 @@ struct OfflineAnswer {
   std::string period;           //!< the shortest rental period covering makespan + margin; "" if none
   std::optional<double> period_usd;
   std::string price_basis;
+  std::uint64_t slowest_worker = 0;    //!< the worker whose share took the makespan (round-robin index)
+  std::uint64_t slowest_requests = 0;  //!< its share of the requests
 };
 
 //! `base.requests` requests, all queued at t = 0, split round-robin over `workers` replicas;
@@ -108,5 +122,11 @@ struct OfflineAnswer {
 //! than requests or than kMaxReplicas.
 OfflineAnswer offline_job(const sim::PreparedEngine& engine, const sim::WorkloadSpec& base, std::uint64_t workers,
                           double margin_hours, const PriceBook& prices, const std::vector<RentalPeriod>& periods);
+
+//! Worker `worker`'s share of that job (every `workers`-th request from the worker-th), simulated
+//! on `clock` with `options` (a timeline, a timeout): the run `simulate --workers` shows, the
+//! slowest worker's (OfflineAnswer::slowest_worker).
+sim::SimResult offline_worker_run(const sim::PreparedEngine& engine, const sim::WorkloadSpec& base, std::uint64_t workers,
+                                  std::uint64_t worker, const sim::StepClock& clock, const sim::SimOptions& options);
 
 }  // namespace vramplan::plan

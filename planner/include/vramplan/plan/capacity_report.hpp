@@ -39,10 +39,12 @@ struct SimulateAnswers {
   std::optional<OfflineAnswer> offline;
   std::vector<RentalPeriod> periods;
   LaunchCommand launch;  //!< the command that starts the engine as simulated
+  bool run_is_slowest_worker = false;  //!< --workers alone: `run` is the slowest worker's share
 };
 
 //! With --find-max-rate / --target-rate the main run is the one at the answer (the max-rate
-//! probe, or one replica's share of the target load); otherwise the workload as given.
+//! probe, or one replica's share of the target load); with --workers alone, the slowest
+//! worker's share of the job; otherwise the workload as given.
 //! Throws Error(Usage) for combinations that do not make sense (--find-max-rate without --slo,
 //! --workers without an infinite rate).
 SimulateAnswers answer_simulate(const SimulateQuestions& q, const DataRoot& root);

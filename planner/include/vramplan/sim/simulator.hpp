@@ -111,12 +111,18 @@ struct RejectionCount {
 
 struct Verdict {
   //! "stable", "overloaded" (arrivals outpace service: the queue grows), "inconclusive" (the
-  //! running batch was still filling when arrivals ended: too short a run to tell), "offline"
-  //! (every request queued at t = 0: a batch job, judged by its makespan), "closed-loop" (a
-  //! fixed number of users: the queue cannot grow), "rejected" (every request was).
+  //! running batch was still filling when arrivals ended, or too few requests: too short a run
+  //! to tell), "offline" (every request queued at t = 0: a batch job, judged by its makespan),
+  //! "closed-loop" (a fixed number of users: the queue cannot grow), "rejected" (every request was).
   std::string state;
-  double queue_growth_per_s = 0;       //!< requests in the system per second, second half of the arrivals
-  double served_per_s = 0;             //!< completions per second over the same window
+  //! Requests in the system per second over the second half of the arrivals; when the waiting
+  //! queue never drained over it, the arrival rate less served_per_s.
+  double queue_growth_per_s = 0;
+  //! Completions per second over the same window; when the waiting queue never drained over it,
+  //! over the whole backlog (from the window's middle to the queue's next drain after the last
+  //! arrival). Offline: over the second half of the backlog (until the last request waiting was
+  //! admitted), the engine's throughput without its finishing tail.
+  double served_per_s = 0;
   std::optional<double> first_timeout_s;  //!< simulated time the first request exceeded timeout_s
   std::string explanation;             //!< one sentence: how the state was decided
 };
@@ -132,8 +138,9 @@ struct SimResult {
   double end_s = 0;               //!< simulated time when the run stopped
   double input_tokens = 0, output_tokens = 0;  //!< of completed requests
   Summary ttft, tpot, itl, e2e, queue;  //!< seconds; tpot over requests with >= 2 output tokens
-  Summary kv_usage;                     //!< fraction of the pool, time-weighted over steps
-  Summary running, waiting;             //!< requests, time-weighted over steps
+  //! Fraction of the pool, time-weighted from the first arrival to the end, idle gaps included.
+  Summary kv_usage;
+  Summary running, waiting;             //!< requests, time-weighted as kv_usage
   double mean_in_system = 0;            //!< time average over [first arrival, end]
   std::uint64_t kv_blocks_peak = 0;     //!< used + cached
   double memory_peak_bytes = 0;         //!< per GPU

@@ -110,7 +110,8 @@ LengthSpec read_length_histogram(const std::filesystem::path& path);
 inline constexpr double kMaxDurationS = 1e9;
 
 //! "600", "600s", "10m", "2h", "1.5d" -> seconds (at most 1e9); Error(Usage) naming `flag` otherwise.
-double parse_duration(std::string_view text, std::string_view flag);
+//! Above 0, or at least 0 with `zero_allowed` (a margin that may be none).
+double parse_duration(std::string_view text, std::string_view flag, bool zero_allowed = false);
 
 //! The requests of `spec`, in arrival order, lazily. Same spec and seed -> same requests.
 //! A trace is opened here (Error(Io) when it cannot be) and read line by line as next() is called.

@@ -1488,15 +1488,8 @@ class DataParallelServer {
       account_until(rank.now());
       const std::uint64_t before = in_flight();
       if (rank.form_at(now_, more)) rank.run_formed((*single_)(rank.formed()));
-      ++server_steps_;
       end_s_ = std::max(end_s_, rank.now());
-      // A completion in a full closed loop frees a user at the step's end.
-      if (opt_.concurrency && before >= *opt_.concurrency && in_flight() < before) client_.user_free(rank.now());
-      if (server_steps_ % kProgressEvery == 0 && opt_.on_progress) {
-        std::uint64_t finished = 0;
-        for (const auto& r : ranks_) finished += r->finished();
-        opt_.on_progress(finished);
-      }
+      after_step(before, rank.now());
     }
     now_ = std::max(now_, end_s_);
     return finish();
@@ -1506,21 +1499,25 @@ class DataParallelServer {
   // waiting summed) from the last event to `t`, then its timeline sample at `t`.
   void account_until(double t) {
     if (t > now_) {
-      const double dt = t - now_;
-      std::uint64_t used = 0, total = 0, running = 0, waiting = 0;
-      for (const auto& r : ranks_) {
-        const TimelineSample x = r->state();
-        used += x.kv_blocks_used;
-        total += r->kv_total();
-        running += x.running;
-        waiting += x.waiting;
-      }
-      kv_usage_.add(static_cast<double>(used) / static_cast<double>(total), dt);
-      running_h_.add(static_cast<double>(running), dt);
-      waiting_h_.add(static_cast<double>(waiting), dt);
+      add_server_state(t - now_);
       now_ = t;
     }
     sample_timeline();
+  }
+
+  // The ranks' present state, summed (KV usage as the share of all their pools), held for `dt`.
+  void add_server_state(double dt) {
+    std::uint64_t used = 0, total = 0, running = 0, waiting = 0;
+    for (const auto& r : ranks_) {
+      const TimelineSample x = r->state();
+      used += x.kv_blocks_used;
+      total += r->kv_total();
+      running += x.running;
+      waiting += x.waiting;
+    }
+    kv_usage_.add(static_cast<double>(used) / static_cast<double>(total), dt);
+    running_h_.add(static_cast<double>(running), dt);
+    waiting_h_.add(static_cast<double>(waiting), dt);
   }
 
   // The rank for the next request (SchedulerRules::dp_dispatch). vLLM's router scores a view of
@@ -1604,8 +1601,13 @@ class DataParallelServer {
       if (formed_[d]) ranks_[d]->run_formed(dt);
     now_ += dt;
     sample_timeline();
-    // A completion in a full closed loop frees a user at the step's end.
-    if (opt_.concurrency && before >= *opt_.concurrency && in_flight() < before) client_.user_free(now_);
+    after_step(before, now_);
+  }
+
+  // A step that ended at `end` with `before` requests in flight at its start: a completion in a
+  // full closed loop frees a user then; progress every kProgressEvery steps.
+  void after_step(std::uint64_t before, double end) {
+    if (opt_.concurrency && before >= *opt_.concurrency && in_flight() < before) client_.user_free(end);
     if (++server_steps_ % kProgressEvery == 0 && opt_.on_progress) {
       std::uint64_t finished = 0;
       for (const auto& r : ranks_) finished += r->finished();
@@ -1618,19 +1620,7 @@ class DataParallelServer {
   void idle_until(double t) {
     if (!(t > now_)) return;
     const double from = std::max(now_, first_arrival_s_);
-    if (t > from) {
-      std::uint64_t used = 0, total = 0, running = 0, waiting = 0;
-      for (const auto& r : ranks_) {
-        const TimelineSample x = r->state();
-        used += x.kv_blocks_used;
-        total += r->kv_total();
-        running += x.running;
-        waiting += x.waiting;
-      }
-      kv_usage_.add(static_cast<double>(used) / static_cast<double>(total), t - from);
-      running_h_.add(static_cast<double>(running), t - from);
-      waiting_h_.add(static_cast<double>(waiting), t - from);
-    }
+    if (t > from) add_server_state(t - from);
     sample_timeline(t, /*before=*/true);
     now_ = t;
   }

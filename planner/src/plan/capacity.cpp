@@ -31,10 +31,14 @@ class RoundRobinShare : public sim::RequestSource {
 };
 
 sim::SimResult run(const sim::PreparedEngine& engine, const sim::WorkloadSpec& spec, std::uint64_t k = 1,
-                   std::uint64_t first = 0) {
+                   std::uint64_t first = 0, const sim::SimOptions& options = {}) {
   RoundRobinShare share(sim::make_request_source(spec), k, first);
-  return sim::simulate_on(engine, engine.clock(), share, {});
+  return sim::simulate_on(engine, engine.clock(), share, options);
 }
+
+// An "inconclusive" run (its running batch still filling when the arrivals ended) is too short to
+// tell whether its rate is served.
+bool too_short_to_tell(const sim::SimResult& r) { return r.verdict.state == "inconclusive"; }
 
 sim::WorkloadSpec at_rate(const sim::WorkloadSpec& base, double rate, std::uint64_t requests) {
   sim::WorkloadSpec w = base;
@@ -52,7 +56,7 @@ RateProbe probe_of(double rate, const sim::SimResult& r, const std::vector<SloTa
   const SloReport rep = check_slo(r, targets);
   RateProbe p;
   p.rate_per_s = rate;
-  const bool inconclusive = r.verdict.state == "inconclusive";
+  const bool inconclusive = too_short_to_tell(r);
   p.met = rep.met && !inconclusive;
   p.overloaded = rep.overloaded;
   if (rep.binding) {
@@ -192,7 +196,7 @@ ReplicaAnswer replicas_for(const sim::PreparedEngine& engine, const sim::Workloa
     double worst = -1, output = 0, arrived = 0;
     for (const sim::SimResult& run : runs) {
       const SloReport rep = check_slo(run, targets);
-      t.met = t.met && rep.met && run.verdict.state != "inconclusive";  // as probe_of
+      t.met = t.met && rep.met && !too_short_to_tell(run);  // as probe_of
       const double ratio = rep.overloaded ? 1e300 : rep.binding ? rep.ratios[*rep.binding] : 0;
       if (ratio > worst) worst = ratio, t.worst = run;
       output += run.output_tokens;
@@ -269,10 +273,9 @@ OfflineAnswer offline_job(const sim::PreparedEngine& engine, const sim::Workload
 }
 
 sim::SimResult offline_worker_run(const sim::PreparedEngine& engine, const sim::WorkloadSpec& base, std::uint64_t workers,
-                                  std::uint64_t worker, const sim::StepClock& clock, const sim::SimOptions& options) {
+                                  std::uint64_t worker, const sim::SimOptions& options) {
   if (!base.requests) throw_usage("--workers: an offline job needs --requests N");
-  RoundRobinShare share(sim::make_request_source(at_rate(base, kInf, *base.requests)), workers, worker);
-  return sim::simulate_on(engine, clock, share, options);
+  return run(engine, at_rate(base, kInf, *base.requests), workers, worker, options);
 }
 
 }  // namespace vramplan::plan

@@ -64,7 +64,7 @@ SimulateAnswers answer_simulate(const SimulateQuestions& q, const DataRoot& root
     // not one engine with every request of the job.
     a.offline = offline_job(engine, q.request.workload, *q.workers, q.margin_hours, price_book(q, root), q.periods);
     const sim::SimOptions options = sim::client_options(q.request.workload, q.request.options);
-    a.run.result = offline_worker_run(engine, a.run.workload, *q.workers, a.offline->slowest_worker, engine.clock(), options);
+    a.run.result = offline_worker_run(engine, a.run.workload, *q.workers, a.offline->slowest_worker, options);
     a.run.workload.requests = a.run.result.arrived;
     a.run_is_slowest_worker = true;
   } else {

@@ -124,9 +124,9 @@ OfflineAnswer offline_job(const sim::PreparedEngine& engine, const sim::Workload
                           double margin_hours, const PriceBook& prices, const std::vector<RentalPeriod>& periods);
 
 //! Worker `worker`'s share of that job (every `workers`-th request from the worker-th), simulated
-//! on `clock` with `options` (a timeline, a timeout): the run `simulate --workers` shows, the
-//! slowest worker's (OfflineAnswer::slowest_worker).
+//! on the engine's clock with `options` (a timeline, a timeout): the run `simulate --workers`
+//! shows, the slowest worker's (OfflineAnswer::slowest_worker).
 sim::SimResult offline_worker_run(const sim::PreparedEngine& engine, const sim::WorkloadSpec& base, std::uint64_t workers,
-                                  std::uint64_t worker, const sim::StepClock& clock, const sim::SimOptions& options);
+                                  std::uint64_t worker, const sim::SimOptions& options);
 
 }  // namespace vramplan::plan

@@ -79,6 +79,35 @@ TEST(CheckTrust, LaunchLoadsTheWeightsThatWerePlanned) {
   EXPECT_FALSE(argv_has(own, "--dtype", "bfloat16")) << own["launch"];
 }
 
+// Every command that prints a launch line loads the weights it planned: the rate answers of
+// `sweep --rate` and `simulate --target-rate` too (they plan through the simulator, not check).
+// A checkpoint that is already quantized (gpt-oss-20b's MXFP4 quantization_config) cannot be
+// quantized again at load (vLLM refuses a --quantization that contradicts the checkpoint's
+// quantization_config: vllm/config/model.py _verify_quantization), so it gets the note instead.
+TEST(CheckTrust, EveryLaunchLineLoadsThePlannedWeights) {
+  auto has_fp8 = [](const nlohmann::json& launch) {
+    const auto& argv = launch["argv"];
+    for (std::size_t i = 0; i + 1 < argv.size(); ++i)
+      if (argv[i] == "--quantization" && argv[i + 1] == "fp8") return true;
+    return false;
+  };
+  const auto sweep = run_cli_json({"sweep", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--tp", "1", "--weights",
+                                   "fp8", "--rate", "5", "--slo", "p99_ttft<=2s", "--probe-requests", "300",
+                                   "--max-model-len", "8192"});
+  ASSERT_FALSE(sweep["rows"].empty()) << sweep.dump();
+  EXPECT_TRUE(has_fp8(sweep["rows"][0]["launch"])) << sweep["rows"][0]["launch"];
+  const auto sim = run_cli_json({"simulate", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--weights", "fp8",
+                                 "--target-rate", "20", "--slo", "p99_ttft<=2s", "--probe-requests", "300",
+                                 "--max-model-len", "8192"});
+  EXPECT_TRUE(has_fp8(sim["launch"])) << sim["launch"];
+  const auto mxfp4 = run_cli_json({"check", "--model", "gpt-oss-20b", "--gpu", "h100-sxm-80", "--weights", "fp8",
+                                   "--max-model-len", "8192"});
+  EXPECT_FALSE(has_fp8(mxfp4["launch"])) << mxfp4["launch"];
+  EXPECT_NE(mxfp4["launch"]["note"].get<std::string>().find("the plan is for fp8 weights: load a fp8 checkpoint"),
+            std::string::npos)
+      << mxfp4["launch"];
+}
+
 // A layout the rules refuse is no answer to "what would fit": vLLM runs no TP across MIG slices
 // (data/compat tp-across-mig-slices), so an 8B model on 10 GB slices has no layout at all.
 TEST(CheckTrust, SmallestLayoutSkipsLayoutsTheEngineRefuses) {

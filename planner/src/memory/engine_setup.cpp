@@ -45,6 +45,7 @@ ResolvedWeights place_weights(MemoryPlan& plan, const PlanInput& in, const Weigh
   ResolvedWeights rw = resolve_weights(in.model, in.quant, request);
   plan.weights_precision = rw.weights_precision;
   plan.compute_precision = rw.compute_precision;
+  plan.planned_weights = rw.planned;
   plan.weights = shard_weights(in.model, rw, shard);
   return rw;
 }

@@ -91,7 +91,8 @@ class LlamacppEngine final : public Engine {
 
  private:
   lc::Settings settings(const PlanInput& in) const;
-  ModelSpec gguf_spec(const PlanInput& in, std::string& precision, std::vector<std::string>& notes) const;
+  ModelSpec gguf_spec(const PlanInput& in, std::string& precision, std::vector<std::string>& notes,
+                      std::optional<PlannedWeights>& planned) const;
 
   lc::LlamacppProfile profile_;
   QuantCatalog quant_;  // formats + file types (the GGUF mixture needs the scheme table)
@@ -124,8 +125,8 @@ lc::Settings LlamacppEngine::settings(const PlanInput& in) const {
 
 // llama.cpp loads GGUF files: a .gguf model carries its tensor types and bytes; any other model
 // needs --weights gguf:<FILE_TYPE> (the tensors llama-quantize would write for it).
-ModelSpec LlamacppEngine::gguf_spec(const PlanInput& in, std::string& precision,
-                                    std::vector<std::string>& notes) const {
+ModelSpec LlamacppEngine::gguf_spec(const PlanInput& in, std::string& precision, std::vector<std::string>& notes,
+                                    std::optional<PlannedWeights>& planned) const {
   const bool from_gguf = in.model.source.kind == "gguf";
   if (from_gguf) {
     if (in.weights)
@@ -141,6 +142,7 @@ ModelSpec LlamacppEngine::gguf_spec(const PlanInput& in, std::string& precision,
   const GgufFileType* ft = quant_.schemes().find_gguf_file_type(scheme.gguf_file_type);
   if (!ft) throw_internal("GGUF file type '" + scheme.gguf_file_type + "' parsed but not in the table");
   precision = scheme.name;
+  planned = PlannedWeights{scheme.name, "", true};
   notes.push_back("tensor types: llama-quantize's " + ft->name +
                   " mixture (src/llama-quant.cpp) of an F16 conversion; a .gguf --model gives the file's own");
   std::uint64_t mmproj_params = 0;
@@ -170,7 +172,7 @@ MemoryPlan LlamacppEngine::plan(const PlanInput& in) const {
   if (in.model.arch.architecture == "MllamaForConditionalGeneration")
     throw_usage("--engine llamacpp: " + in.model.id + " (MllamaForConditionalGeneration) has no llama.cpp "
                 "conversion or builder (its cross-attention layers); plan it under vllm or hf");
-  const ModelSpec model = gguf_spec(in, p.weights_precision, p.notes);
+  const ModelSpec model = gguf_spec(in, p.weights_precision, p.notes, p.planned_weights);
   // The compute-graph replay (llamacpp/compute_graph.cpp) walks attention layers with a KV cache,
   // and the hybrids' recurrent and MLP layers over llama_memory_recurrent (Nemotron-H, Granite-4.0-H,
   // Falcon-H1, Jamba, Qwen3.5, Qwen3-Next): other models with recurrent layers (Mamba, RWKV, ...) or layers

@@ -307,6 +307,7 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
   note_expert_parallel(p, "--enable-expert-parallel", arch, moe_group, ep);
   p.weights_precision = rw.weights_precision;
   p.compute_precision = rw.compute_precision;
+  p.planned_weights = rw.planned;
   for (const auto& n : rw.notes) p.notes.push_back(n);
   // vllm/config/cache.py CacheDType, the union over the releases profiled (0.6 - 0.19): a
   // llama.cpp cache type such as q4_0 is no vLLM choice.

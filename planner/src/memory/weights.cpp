@@ -128,6 +128,9 @@ ResolvedWeights resolve_weights(const ModelSpec& model, const QuantCatalog& quan
   out.compute_bytes = quant.get(plan.model_dtype).block_bytes;
   for (const auto& w : plan.warnings) out.notes.push_back(w);
   if (plan.compute_precision != plan.model_dtype) out.notes.push_back("compute precision: " + plan.compute_precision);
+  if (request.weights && plan.scheme.kind != SchemeKind::Checkpoint && plan.scheme.name != plan.model_dtype)
+    out.planned = PlannedWeights{plan.scheme.name, plan.scheme.engine_method,
+                                 checkpoint_quantization(model, quant).has_value() || read_from_file(model)};
   return out;
 }
 

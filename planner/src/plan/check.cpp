@@ -137,10 +137,10 @@ CheckOutcome run_check(const CheckRequest& req, const DataRoot& root, std::uniqu
   }
   // A quantization that finds nothing to quantize (mxfp4 on a dense model) is served unquantized:
   // the verdict stands on the dtype's size, and says so instead of labelling it with the scheme.
-  // The weights as planned, once: the warning below and both launch commands read them.
-  const std::optional<PrecisionPlan> weights =
-      req.weights ? std::optional(plan_precision(session.model(), session.quant(), {*req.weights, ""})) : std::nullopt;
-  if (weights && !weights->nothing_quantized.empty()) out.warnings.push_back(weights->nothing_quantized);
+  if (req.weights)
+    if (const PrecisionPlan w = plan_precision(session.model(), session.quant(), {*req.weights, ""});
+        !w.nothing_quantized.empty())
+      out.warnings.push_back(w.nothing_quantized);
   if (!out.eval.capped_context.empty()) out.warnings.push_back(out.eval.capped_context);
   // A batch beyond the engine's running cap is memory for sequences it never runs together.
   if (const auto cap = engine_sequence_cap(out.eval.plan); cap && req.batch && out.eval.fit.batch > cap->sequences)
@@ -158,7 +158,6 @@ CheckOutcome run_check(const CheckRequest& req, const DataRoot& root, std::uniqu
   out.line = fit_line(out.eval.fit, out.gpu.id, out.eval.gpus_total(), p.tp, p.pp, req.replicas);
   if (out.eval.fit.verdict != Verdict::DoesNotFit) {
     out.launch = launch_command(out.eval.plan, out.gpu, p.tp, p.pp, req.args, req.model);
-    if (weights) require_planned_weights(out.launch, session.engine().name(), *weights, req.args);
   }
 
   if (req.limits) {
@@ -205,7 +204,6 @@ CheckOutcome run_check(const CheckRequest& req, const DataRoot& root, std::uniqu
       out.range_launch = launch_command(session.plan(out.gpu, args, req.weights, {batch, req.context}), out.gpu, p.tp,
                                         p.pp, args, req.model);
     }
-    if (weights) require_planned_weights(out.range_launch, session.engine().name(), *weights, req.args);
     // Name data files relative to the data root, as everywhere else in the output (and so the
     // text does not depend on where vramplan is installed).
     const std::string prefix = root.root.string() + "/";

@@ -215,6 +215,45 @@ bool is_path(const std::string& model) {
   return model.find('/') != std::string::npos || model.ends_with(".gguf") || model.ends_with(".json");
 }
 
+// A plan for other weights than the checkpoint stores (--weights): the command must load weights in
+// that format. Where the engine converts the checkpoint at load the flag is added, unless the user
+// gave it; otherwise the note says to load a checkpoint in that format.
+void require_planned_weights(LaunchCommand& c, std::string_view engine, const memory::PlannedWeights& w,
+                             const memory::EngineArgs& args) {
+  if (c.argv.empty()) return;
+  // A dtype: vLLM and SGLang cast at load (vllm/engine/arg_utils.py and sglang server_args.py --dtype).
+  struct Cast {
+    std::string_view scheme, dtype;
+  };
+  constexpr Cast kCasts[] = {{"bf16", "bfloat16"}, {"fp16", "float16"}, {"fp32", "float32"}};
+  const bool loads_any = engine == "vllm" || engine == "sglang";
+  for (const auto& cast : kCasts)
+    if (w.scheme == cast.scheme && loads_any) {
+      if (!args.count("dtype")) c.argv.insert(c.argv.end(), {"--dtype", std::string(cast.dtype)});
+      return;
+    }
+  // Quantizing an unquantized checkpoint at load: vLLM's Fp8Config without a serialized fp8
+  // checkpoint (quantization/fp8.py Fp8LinearMethod.process_weights_after_loading, dynamic
+  // per-tensor scales) and SGLang's port of it (srt/layers/quantization/fp8.py); vLLM's
+  // bitsandbytes loader quantizes a 16-bit checkpoint to 4 bits in flight
+  // (model_loader/bitsandbytes_loader.py _quantize_loaded_weights, nf4).
+  struct Online {
+    std::string_view engine, scheme, method;
+  };
+  constexpr Online kOnline[] = {{"vllm", "fp8", "fp8"}, {"sglang", "fp8", "fp8"}, {"vllm", "nf4", "bitsandbytes"}};
+  for (const auto& o : kOnline)
+    if (o.engine == engine && o.scheme == w.scheme && !w.checkpoint_quantized) {
+      if (!args.count("quantization")) c.argv.insert(c.argv.end(), {"--quantization", std::string(o.method)});
+      return;
+    }
+  if (args.count("quantization")) return;
+  const std::string need = "the plan is for " + w.scheme + " weights: load a " + w.scheme + " checkpoint of the model" +
+                           (w.engine_method.empty() || engine == "llamacpp"
+                                ? std::string()
+                                : ", whose quantization_config names the method (" + w.engine_method + ")");
+  c.note = c.note.empty() ? need : need + "; " + c.note;
+}
+
 }  // namespace
 
 std::string LaunchCommand::line() const {
@@ -235,6 +274,7 @@ LaunchCommand launch_command(const memory::PlanOutcome& outcome, const memory::E
     return c;
   }
   row->build(outcome, args, model, c);
+  if (outcome.plan.planned_weights) require_planned_weights(c, outcome.plan.engine, *outcome.plan.planned_weights, args);
   if (!c.argv.empty() && !is_path(model)) {
     const std::string fill = "'" + model + "' is the catalogue id: put the checkpoint's HF repo or path in its place";
     c.note = c.note.empty() ? fill : fill + "; " + c.note;
@@ -250,45 +290,6 @@ LaunchCommand launch_command(const memory::MemoryPlan& plan, const GpuSpec& gpu,
   o.tp = tp;
   o.pp = pp;
   return launch_command(o, args, model);
-}
-
-void require_planned_weights(LaunchCommand& c, std::string_view engine, const PrecisionPlan& weights,
-                             const memory::EngineArgs& args) {
-  const WeightScheme& s = weights.scheme;
-  if (s.kind == SchemeKind::Checkpoint || c.argv.empty() || s.name == weights.model_dtype) return;
-  // A dtype: vLLM and SGLang cast at load (vllm/engine/arg_utils.py and sglang server_args.py --dtype).
-  struct Cast {
-    std::string_view scheme, dtype;
-  };
-  constexpr Cast kCasts[] = {{"bf16", "bfloat16"}, {"fp16", "float16"}, {"fp32", "float32"}};
-  const bool loads_any = engine == "vllm" || engine == "sglang";
-  for (const auto& cast : kCasts)
-    if (s.name == cast.scheme && loads_any) {
-      if (!args.count("dtype")) c.argv.insert(c.argv.end(), {"--dtype", std::string(cast.dtype)});
-      return;
-    }
-  // Quantizing an unquantized checkpoint at load: vLLM's Fp8Config without a serialized fp8
-  // checkpoint (quantization/fp8.py Fp8LinearMethod.process_weights_after_loading, dynamic
-  // per-tensor scales) and SGLang's port of it (srt/layers/quantization/fp8.py); vLLM's
-  // bitsandbytes loader quantizes a 16-bit checkpoint to 4 bits in flight
-  // (model_loader/bitsandbytes_loader.py _quantize_loaded_weights, nf4).
-  struct Online {
-    std::string_view engine, scheme, method;
-  };
-  constexpr Online kOnline[] = {{"vllm", "fp8", "fp8"}, {"sglang", "fp8", "fp8"}, {"vllm", "nf4", "bitsandbytes"}};
-  const bool unquantized_checkpoint = weights.model_dtype == "bf16" || weights.model_dtype == "fp16" ||
-                                      weights.model_dtype == "fp32";
-  for (const auto& o : kOnline)
-    if (o.engine == engine && o.scheme == s.name && unquantized_checkpoint) {
-      if (!args.count("quantization")) c.argv.insert(c.argv.end(), {"--quantization", std::string(o.method)});
-      return;
-    }
-  if (args.count("quantization")) return;
-  const std::string need = "the plan is for " + s.name + " weights: load a " + s.name + " checkpoint of the model" +
-                           (s.engine_method.empty() || engine == "llamacpp"
-                                ? std::string()
-                                : ", whose quantization_config names the method (" + s.engine_method + ")");
-  c.note = c.note.empty() ? need : need + "; " + c.note;
 }
 
 nlohmann::json launch_json(const LaunchCommand& c) {

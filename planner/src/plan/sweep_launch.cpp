@@ -7,7 +7,6 @@
 #include "vramplan/core/error.hpp"
 #include "vramplan/plan/session.hpp"
 #include "vramplan/plan/sweep.hpp"
-#include "vramplan/quant/precision_plan.hpp"
 
 namespace vramplan::plan {
 
@@ -35,9 +34,6 @@ void attach_launch_commands(SweepResult& result, const SweepRequest& request, co
         row.weights == "checkpoint" ? std::nullopt : std::optional<std::string>(row.weights);
     row.launch = launch_command(session->plan(gpu, args, weights, {ceil_div(row.batch, row.replicas), row.context}), gpu,
                                 row.tp, row.pp, args, given);
-    if (weights)
-      require_planned_weights(*row.launch, session->engine().name(),
-                              plan_precision(session->model(), session->quant(), {*weights, ""}), args);
   }
 }
 

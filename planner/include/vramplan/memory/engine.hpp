@@ -23,6 +23,7 @@
 #include "vramplan/core/bytes.hpp"
 #include "vramplan/hardware/gpu_catalog.hpp"
 #include "vramplan/memory/component.hpp"
+#include "vramplan/memory/weights.hpp"
 #include "vramplan/model/spec.hpp"
 
 namespace vramplan {
@@ -147,6 +148,7 @@ struct MemoryPlan {
   std::string compute_precision;
   nlohmann::json engine_view = nlohmann::json::object();  //!< figures in the engine's own words
   std::vector<std::string> notes;     //!< assumptions, exclusions, uncertainty
+  std::optional<PlannedWeights> planned_weights{};  //!< --weights in place of the checkpoint's format
 
   Bytes weights_bytes() const { return sum_bytes(weights); }
   Bytes kv_cache_bytes() const { return sum_bytes(kv_cache); }

@@ -31,6 +31,16 @@ struct WeightRequest {
   bool downcast_fp32 = true;                //!< dtype=auto serves fp32 checkpoints in bf16
 };
 
+//! Weights the plan took in place of what the checkpoint stores (--weights): the engine must be told
+//! to load them (plan/launch_command.cpp). Set only when they differ from the serving dtype.
+struct PlannedWeights {
+  std::string scheme;         //!< canonical scheme name ("fp8", "nf4", "gptq-4bit-g128", "gguf:Q4_K_M")
+  std::string engine_method;  //!< the --quantization method that loads it ("" if none)
+  //! The checkpoint is already quantized (a quantization_config or quantized tensors), so the
+  //! engine cannot quantize it again at load.
+  bool checkpoint_quantized = false;
+};
+
 struct ResolvedWeights {
   std::vector<std::uint64_t> tensor_bytes;  //!< parallel to ModelSpec::tensors (whole tensor)
   //! Parallel to tensor_bytes: stored as 2-D block-scaled FP8 (DeepSeek-V3's 128 x 128 tiles),
@@ -40,6 +50,7 @@ struct ResolvedWeights {
   std::string compute_precision;            //!< activation dtype ("bf16")
   std::uint64_t compute_bytes = 2;          //!< bytes per activation element
   std::vector<std::string> notes;
+  std::optional<PlannedWeights> planned;    //!< when --weights replaced the checkpoint's format
 };
 
 //! Throws Error(Usage) for a dtype / quantization it cannot model (naming it).

@@ -10,7 +10,6 @@
 #include <nlohmann/json.hpp>
 
 #include "vramplan/memory/plan_request.hpp"
-#include "vramplan/quant/precision_plan.hpp"
 
 namespace vramplan::plan {
 
@@ -21,20 +20,15 @@ struct LaunchCommand {
 };
 
 //! `model` is the --model the user gave (a catalogue id has no checkpoint path: the note says so).
+//! A plan for other weights than the checkpoint stores (--weights) gets the flag that converts the
+//! checkpoint at load (--dtype; vLLM and SGLang's online fp8, vLLM's in-flight bitsandbytes), unless
+//! the user gave it, else a note to load a checkpoint in that format.
 LaunchCommand launch_command(const memory::PlanOutcome& outcome, const memory::EngineArgs& args,
                              const std::string& model);
 //! The same for a plan made outside memory::resolve_plan (check, sweep): the plan, the card it was
 //! planned on (its node size decides a launch node by node) and its TP / PP layout.
 LaunchCommand launch_command(const memory::MemoryPlan& plan, const GpuSpec& gpu, std::uint64_t tp, std::uint64_t pp,
                              const memory::EngineArgs& args, const std::string& model);
-
-//! A plan for other weights than the checkpoint stores (--weights): the command must load weights
-//! in that format. Where the engine converts the checkpoint at load (a dtype: --dtype; vLLM and
-//! SGLang's online fp8, vLLM's in-flight bitsandbytes 4-bit) the flag is added, unless the user
-//! gave it; otherwise the note says to load a checkpoint in that format. Nothing for a plan that
-//! keeps the checkpoint's own format.
-void require_planned_weights(LaunchCommand& command, std::string_view engine, const PrecisionPlan& weights,
-                             const memory::EngineArgs& args);
 
 nlohmann::json launch_json(const LaunchCommand& command);
 

@@ -85,7 +85,11 @@ void add_pipeline_options(po::options_description& desc, bool check) {
       ("offload", po::value<std::string>()->default_value("none"),
        "none | model (enable_model_cpu_offload) | sequential (enable_sequential_cpu_offload) | "
        "group:block:N | group:leaf (enable_group_offload; +stream, /<component>=<setting>)");
-  if (check) desc.add_options()("headroom", po::value<std::string>()->default_value("0%"), "fraction of the GPU kept free");
+  if (check)
+    desc.add_options()
+        ("headroom", po::value<std::string>()->default_value("0%"), "share of the GPU kept spare (as LLM check)")
+        ("conservative", po::bool_switch(), "MARGINAL (fits on the expected peak only) counts as DOES NOT FIT")
+        ("accept-marginal", po::bool_switch(), "MARGINAL counts as FITS: exit 0 instead of 6");
 }
 
 // The call's settings (add_call_options); GPU, batch and memory mode are the caller's.
@@ -152,10 +156,18 @@ int run_pipeline_plan(const std::vector<std::string>& args, bool check) {
                   desc, args, vm))
     return kExitOk;
   const auto opts = read_common_options(vm);
+  const bool conservative = check && vm["conservative"].as<bool>(), accept = check && vm["accept-marginal"].as<bool>();
+  if (conservative && accept) throw_usage("--conservative and --accept-marginal contradict each other: give one");
   const auto plan = diffusion::plan_diffusion(read_request(vm), data_root());
-  emit(opts, diffusion::diffusion_plan_json(plan), diffusion::diffusion_plan_text(plan));
+  // check: a verdict line first (scripts read line 1), then the plan it was decided on.
+  emit(opts, diffusion::diffusion_plan_json(plan),
+       (check ? diffusion::diffusion_verdict_line(plan) + "\n" : std::string()) + diffusion::diffusion_plan_text(plan));
   if (!check) return kExitOk;
-  return plan.fits ? kExitOk : kExitDoesNotFit;
+  // The LLM checks' codes (exit_codes.cpp): 0 FITS, 6 MARGINAL (0 / 1 with --accept-marginal /
+  // --conservative), 1 DOES NOT FIT.
+  if (!plan.fits) return kExitDoesNotFit;
+  if (plan.marginal) return accept ? kExitOk : conservative ? kExitDoesNotFit : kExitMarginal;
+  return kExitOk;
 }
 
 }  // namespace
@@ -191,7 +203,9 @@ int run_diffusion_sweep(const std::vector<std::string>& args) {
        "memory modes, comma-separated: none, model, sequential, group:block:N, group:leaf (+stream, /<component>=<setting>)")
       ("periods", po::value<std::string>()->default_value("3d,7d,30d"), "rental periods (h, d, w)")
       ("prices", po::value<std::string>(), "your own prices (vramplan.prices/1 JSON) instead of the catalogue's")
-      ("top", po::value<std::size_t>()->default_value(20), "rows shown");
+      ("top", po::value<std::size_t>()->default_value(20), "rows shown")
+      ("headroom", po::value<std::string>()->default_value("0%"), "share of each GPU kept spare (as check)")
+      ("conservative", po::bool_switch(), "leave out MARGINAL points (fit on the expected peak only)");
   add_common_options(desc);
   refuse_other_flags(args, desc, model_argument(args, false));
   po::variables_map vm;
@@ -201,6 +215,8 @@ int run_diffusion_sweep(const std::vector<std::string>& args) {
   const auto opts = read_common_options(vm);
   plan::DiffusionSweepRequest req;
   req.base = read_call(vm);
+  req.base.headroom = parse_fraction(vm["headroom"].as<std::string>(), "--headroom");
+  req.conservative = vm["conservative"].as<bool>();
   req.models = split_list(req.base.model);  // a comma-separated list of pipelines, ranked together
   if (vm.count("gpu")) req.gpus = vm["gpu"].as<std::string>();
   req.include_mig = vm["mig"].as<bool>();

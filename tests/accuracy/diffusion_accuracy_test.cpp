@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "accuracy/accuracy_doc.hpp"
+#include "accuracy/diffusion_record.hpp"
 #include "vramplan/diffusion/diffusion_plan.hpp"
 
 namespace vramplan::test {
@@ -46,18 +47,7 @@ TEST(DiffusionAccuracy, GeneratesDocsAccuracyDiffusion) {
   std::vector<double> peak_errors, all_errors;
   std::ostringstream listed;  // records of another engine or setup: shown beside a plan stage, not compared
   for (const auto& r : records) {
-    diffusion::DiffusionRequest req;
-    req.model = r.at("model").get<std::string>();
-    req.gpu = r.at("gpu").get<std::string>();
-    req.batch = r.at("batch").get<std::uint64_t>();
-    req.dtype = r.at("dtype").get<std::string>();
-    req.weights = r.at("weights").get<std::string>();
-    const auto mode = diffusion::parse_offload(r.at("offload").get<std::string>());
-    req.offload = mode.kind;
-    req.group = mode.group;
-    req.eager_attention = r.at("attention").get<std::string>() == "eager";
-    req.vae_tiling = r.value("vae_tiling", false);
-    if (r.contains("frames")) req.frames = r.at("frames").get<std::uint64_t>();
+    const diffusion::DiffusionRequest req = diffusion_request_of(r);
     const auto plan = diffusion::plan_diffusion(req, source_root());
     const std::string quantity = r.at("quantity").get<std::string>();
     double predicted = plan.allocated_peak.gib();

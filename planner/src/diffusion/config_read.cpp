@@ -40,6 +40,9 @@ std::vector<std::uint64_t> ConfigReader::counts(std::string_view key, std::size_
   if (absent(config_, key)) fail(key, "required field is missing");
   const auto& v = config_.at(std::string(key));
   if (!v.is_array()) return std::vector<std::uint64_t>(n, count(key));
+  // Every list read here is indexed by its first and last entry (block_out_channels[0], [-1]):
+  // diffusers' own __init__ does the same, so an empty list is no layout (a Python IndexError).
+  if (v.empty()) fail(key, "expected a non-empty list of positive integers, got []");
   std::vector<std::uint64_t> out;
   for (const auto& e : v) {
     if (!e.is_number_integer() || e.get<std::int64_t>() <= 0) fail(key, "expected a list of positive integers");
@@ -60,6 +63,16 @@ std::vector<std::string> ConfigReader::strings(std::string_view key) const {
     out.push_back(e.get<std::string>());
   }
   return out;
+}
+
+void ConfigReader::group_norm(std::string_view key, const std::vector<std::uint64_t>& channels,
+                              std::uint64_t fallback) const {
+  const std::uint64_t groups = count(key, fallback);
+  // torch/nn/modules/normalization.py GroupNorm.__init__: "num_channels must be divisible by num_groups".
+  for (const auto ch : channels)
+    if (ch % groups)
+      fail(key, std::to_string(groups) + " groups do not divide " + std::to_string(ch) +
+                    " channels (torch.nn.GroupNorm: num_channels must be divisible by num_groups)");
 }
 
 std::optional<std::string> ConfigReader::text(std::string_view key) const {

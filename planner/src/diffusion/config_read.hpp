@@ -26,6 +26,9 @@ class ConfigReader {
   //! An integer list, or `n` copies of the integer when the member is a single integer.
   std::vector<std::uint64_t> counts(std::string_view key, std::size_t n) const;
   std::vector<std::string> strings(std::string_view key) const;
+  //! `norm_num_groups` (default `fallback`) of the nn.GroupNorm layers over `channels`: torch
+  //! raises for 0 groups (a ZeroDivisionError) or a count that does not divide the channels.
+  void group_norm(std::string_view key, const std::vector<std::uint64_t>& channels, std::uint64_t fallback) const;
   std::optional<std::string> text(std::string_view key) const;
   bool flag(std::string_view key, bool fallback) const;
   [[noreturn]] void fail(std::string_view key, std::string_view message) const;

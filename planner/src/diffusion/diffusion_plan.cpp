@@ -150,6 +150,9 @@ DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) 
   const auto catalog = GpuCatalog::load(root.data_file("gpus.json"));
   if (req.gpu.empty()) throw_usage("--gpu is required (a GPU catalogue id or custom:<size>)");
   p.gpu = catalog.resolve_one(req.gpu);
+  // A card no engine profile serves (Intel Gaudi: diffusers runs there only through optimum-habana,
+  // without a CUDA context) is refused as the LLM commands and the diffusion sweep refuse it.
+  require_plannable(p.gpu);
   if (req.gpu_memory) p.gpu = with_reported_total(p.gpu, *req.gpu_memory);
   if (req.batch == 0 || req.batch > kMaxBatch)
     throw_usage("--batch must be between 1 and " + std::to_string(kMaxBatch) + ", got " + count_text(req.batch));
@@ -163,9 +166,36 @@ DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) 
   const std::uint64_t multiple = pl.denoiser().class_name == "UNet2DConditionModel" ? scale : scale * 2;
   if (p.height > kMaxSide || p.width > kMaxSide)
     throw_usage("--resolution: at most " + std::to_string(kMaxSide) + " pixels a side");
+  // Shown as the user writes it: WIDTHxHEIGHT.
+  const auto size_text = [](std::uint64_t w, std::uint64_t h) { return std::to_string(w) + "x" + std::to_string(h); };
+  if (!req.height && !req.width && (p.height == 0 || p.width == 0 || p.height % multiple || p.width % multiple)) {
+    // The default comes from the denoiser's config (pipeline_load.cpp): blame that field, not a
+    // --resolution the user did not give.
+    const bool cog = pl.traits->video && !pl.traits->default_frames;
+    throw_input(pl.denoiser().config_file, cog ? "/sample_height" : "/sample_size",
+                "x vae_scale_factor " + std::to_string(scale) + " gives the default resolution " +
+                    size_text(p.width, p.height) + ", not positive multiples of " + std::to_string(multiple) + " as " +
+                    pl.class_name + " needs");
+  }
+  // FluxPipeline.check_inputs (pipelines/flux/pipeline_flux.py, diffusers 58eb52c0) only warns
+  // "`height` and `width` have to be divisible by 16 ... Dimensions will be resized accordingly";
+  // prepare_latents then floors: height = 2 * (int(height) // (vae_scale_factor * 2)) latent
+  // pixels, so the image is the floored multiple of 16. StableDiffusion3Pipeline, CogVideoXPipeline,
+  // WanPipeline and StableDiffusionXLPipeline.check_inputs raise ValueError instead.
+  if (pl.class_name == "FluxPipeline" && (p.height % multiple || p.width % multiple)) {
+    const std::uint64_t fh = p.height / multiple * multiple, fw = p.width / multiple * multiple;
+    if (fh && fw) {
+      p.notes.push_back("--resolution " + size_text(p.width, p.height) + " is not a multiple of " +
+                        std::to_string(multiple) + ": FluxPipeline warns and prepare_latents floors it to " +
+                        size_text(fw, fh) + " (planned)");
+      p.height = fh;
+      p.width = fw;
+    }
+  }
   if (p.height == 0 || p.width == 0 || p.height % multiple || p.width % multiple)
-    throw_usage("--resolution " + std::to_string(p.height) + "x" + std::to_string(p.width) + ": " + pl.class_name +
-                " needs height and width that are positive multiples of " + std::to_string(multiple));
+    throw_usage("--resolution " + size_text(req.width.value_or(p.width), req.height.value_or(p.height)) + ": " +
+                pl.class_name + " needs height and width that are positive multiples of " + std::to_string(multiple) +
+                (pl.class_name == "FluxPipeline" ? " (it floors other sizes to a multiple; this one floors to 0)" : ""));
   if (pl.traits->video) {
     p.frames = req.frames.value_or(pl.defaults.frames);
     const std::uint64_t tf = vae_temporal_factor(pl);
@@ -206,6 +236,13 @@ DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) 
     throw_usage("--max-sequence-length: 1 to " + std::to_string(kMaxSide) + " tokens, got " + count_text(p.t5_tokens));
   const bool has_t5 = std::any_of(pl.components.begin(), pl.components.end(), is_t5);
   if (req.max_sequence_length && !has_t5) throw_usage("--max-sequence-length applies to pipelines with a T5 encoder");
+  // FluxPipeline.check_inputs and StableDiffusion3Pipeline.check_inputs (diffusers 58eb52c0) raise
+  // ValueError(f"`max_sequence_length` cannot be greater than 512 but is {max_sequence_length}");
+  // CogVideoXPipeline and WanPipeline have no such check.
+  if (req.max_sequence_length && *req.max_sequence_length > 512 &&
+      (pl.class_name == "FluxPipeline" || pl.class_name == "StableDiffusion3Pipeline"))
+    throw_usage("--max-sequence-length " + count_text(*req.max_sequence_length) + ": " + pl.class_name +
+                ".check_inputs raises \"`max_sequence_length` cannot be greater than 512\"");
   p.context_tokens = (pl.traits->context_has_clip_tokens ? pl.traits->clip_tokens : 0) +
                      (pl.traits->context_has_t5_tokens && has_t5 ? p.t5_tokens : 0);
 
@@ -371,7 +408,13 @@ DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) 
   const std::uint64_t out_frames = pl.traits->video ? p.frames : 1;
   std::string how = std::to_string(slice) + (pl.traits->video ? " video(s)" : " image(s)") + " at once";
   Bytes kept = times(product({req.batch, 3, out_frames, p.height, p.width}), vae_a);  // the decoded images
-  const std::uint64_t tile_sample = vae_config_u64(vae, "sample_size", 0);
+  // AutoencoderKL.__init__ (models/autoencoders/autoencoder_kl.py): tile_latent_min_size =
+  // int(sample_size / 2 ** (len(block_out_channels) - 1)), sample_size an int (default 32) or the
+  // first of a [h, w] pair.
+  std::uint64_t tile_sample = vae_config_u64(vae, "sample_size", 32);
+  if (const auto it = vae.config.find("sample_size");
+      it != vae.config.end() && it->is_array() && !it->empty() && it->front().is_number_unsigned())
+    tile_sample = it->front().get<std::uint64_t>();
   const std::uint64_t tile_latent = tile_sample / scale;
   Bytes blend_end;  // AutoencoderKLWan.tiled_decode after the last tile: tiles + result rows + dec + clamp
   const bool wan_vae = vae.class_name == "AutoencoderKLWan";
@@ -423,16 +466,21 @@ DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) 
                         ": AutoencoderKLCogVideoX tiles only latents larger than " + std::to_string(tlw) + "x" +
                         std::to_string(tlh));
     }
-  } else if (req.vae_tiling && tile_latent && (lh > tile_latent || lw > tile_latent)) {
+  } else if (req.vae_tiling && (lh > tile_latent || lw > tile_latent)) {
     // AutoencoderKL.tiled_decode: tiles of tile_latent latent pixels every 75 % of that, each
     // decoded to tile_sample pixels and kept in `rows` until blended.
     const std::uint64_t stride = tile_latent * 3 / 4;
+    // overlap_size = int(tile_latent_min_size * (1 - 0.25)); range(0, h, 0) raises ValueError.
+    if (stride == 0)
+      throw_input(vae.config_file, "/sample_size",
+                  std::to_string(tile_sample) + " gives AutoencoderKL.tiled_decode latent tiles of " +
+                      std::to_string(tile_latent) + " and a stride of 0 (range() raises): --vae-tiling cannot run");
     const std::uint64_t tiles = product({ceil_div(lh, std::max<std::uint64_t>(stride, 1)), ceil_div(lw, std::max<std::uint64_t>(stride, 1))});
     vg.height = vg.width = tile_sample;
     kept = kept + times(product({slice, tiles, 3, tile_sample, tile_sample}), vae_a);
     how += ", tiled: " + std::to_string(tiles) + " tiles of " + std::to_string(tile_sample) + " px";
   } else if (req.vae_tiling) {
-    p.notes.push_back("--vae-tiling changes nothing at " + std::to_string(p.height) + "x" + std::to_string(p.width) +
+    p.notes.push_back("--vae-tiling changes nothing at " + std::to_string(p.width) + "x" + std::to_string(p.height) +
                       ": AutoencoderKL tiles only latents larger than sample_size / vae_scale_factor = " +
                       std::to_string(tile_latent));
   }
@@ -454,11 +502,30 @@ DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root) 
     const auto json = read_json_file(root.data_file("diffusion.json"));
     const JsonView d(json, root.data_file("diffusion.json").string());
     p.cuda_context = Bytes::from_gib(d.at("cuda_context_gib").req_positive("value"));
+    // The upper bound: the largest under-prediction of the allocated peak in this pipeline's
+    // accuracy records (docs/accuracy-diffusion.md), else in every pipeline's; recomputed from the
+    // records by tests/accuracy/diffusion_bounds_test.cpp.
+    const JsonView ub = d.at("upper_bound");
+    const auto own = ub.at("pipelines").get(pl.class_name);
+    const JsonView b = own ? *own : ub.at("default");
+    p.upper_relative = b.req_number("relative");
+    if (!(p.upper_relative >= 0 && p.upper_relative < 10))
+      b.fail_at("relative", "expected a share of the allocated peak in [0, 10)");
+    p.upper_record = b.req_string("record");
+    p.upper_basis = own ? "the largest under-prediction of " + pl.class_name + "'s accuracy records"
+                        : "no accuracy record of " + pl.class_name + ": the largest under-prediction of any pipeline's";
   }
   p.required = p.allocated_peak + p.cuda_context;
+  // --headroom: the share of the card kept spare, as for the LLM checks (plan/fit.cpp: spare >=
+  // headroom x the card's total).
+  if (!(req.headroom >= 0 && req.headroom < 1)) throw_usage("--headroom must be in [0%, 100%)");
   const double usable = static_cast<double>(p.gpu.reported_total.count()) * (1.0 - req.headroom);
   p.capacity = Bytes(static_cast<std::uint64_t>(usable));
   p.fits = p.required <= p.capacity;
+  p.upper_required =
+      Bytes(static_cast<std::uint64_t>(std::ceil(static_cast<double>(p.allocated_peak.count()) * (1.0 + p.upper_relative)))) +
+      p.cuda_context;
+  p.marginal = p.fits && p.upper_required > p.capacity;
 
   // Step time: compute-bound (every latent token passes every layer once per step).
   try {

@@ -9,7 +9,18 @@ namespace vramplan::diffusion {
 
 namespace {
 
-std::string gib_text(Bytes b) { return format_gib(b, 2); }
+// A non-zero size that would print as 0.00 GiB is shown in MiB / bytes (README, "Sizes").
+std::string gib_text(Bytes b) {
+  return b.count() > 0 && b.count() < (std::uint64_t{1} << 30) / 200 ? format_binary(b) : format_gib(b, 2);
+}
+
+std::string verdict_word(const DiffusionPlan& p) { return !p.fits ? "DOES NOT FIT" : p.marginal ? "MARGINAL" : "FITS"; }
+
+std::string pct(double share) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * share);
+  return buf;
+}
 
 std::string params_text(std::uint64_t n) {
   char buf[64];
@@ -127,6 +138,10 @@ nlohmann::json diffusion_plan_json(const DiffusionPlan& p) {
           {"capacity_bytes", p.capacity.count()},
           {"headroom_bytes", signed_difference(p.capacity, p.required)},
           {"fits", p.fits},
+          {"verdict", verdict_word(p)},
+          {"upper_bound", {{"relative", p.upper_relative}, {"record", p.upper_record}, {"basis", p.upper_basis},
+                           {"required_bytes", p.upper_required.count()}}},
+          {"headroom_fraction", p.request.headroom},
           {"performance", {{"flops_per_step", p.flops_per_step}, {"step_s", opt(p.step_s)},
                            {"step_s_low", opt(p.step_s_low)}, {"step_s_high", opt(p.step_s_high)},
                            {"seconds_per_call", opt(p.seconds_per_call)}, {"images_per_s", opt(p.images_per_s)},
@@ -137,8 +152,8 @@ nlohmann::json diffusion_plan_json(const DiffusionPlan& p) {
 std::string diffusion_plan_text(const DiffusionPlan& p) {
   char line[600];
   std::string out = p.pipeline.id + " (" + p.pipeline.class_name + ") on " + p.gpu.id + "\n";
-  std::snprintf(line, sizeof line, "  %llux%llu, batch %llu, %llu steps, guidance %.1f: %s -> denoiser batch %llu%s; %s, offload %s%s%s\n",
-                static_cast<unsigned long long>(p.height), static_cast<unsigned long long>(p.width),
+  std::snprintf(line, sizeof line, "  %llux%llu (WxH), batch %llu, %llu steps, guidance %.1f: %s -> denoiser batch %llu%s; %s, offload %s%s%s\n",
+                static_cast<unsigned long long>(p.width), static_cast<unsigned long long>(p.height),
                 static_cast<unsigned long long>(p.request.batch), static_cast<unsigned long long>(p.steps), p.guidance,
                 std::string(guidance_name(p.guidance_mode)).c_str(), static_cast<unsigned long long>(p.denoiser_batch),
                 p.denoiser_passes > 1 ? " x 2 passes per step" : "", p.dtype.c_str(), offload_text(p.request.offload, p.request.group).c_str(),
@@ -162,9 +177,12 @@ std::string diffusion_plan_text(const DiffusionPlan& p) {
   }
   std::snprintf(line, sizeof line, "peak %s allocated + %s CUDA context = %s of %s usable: %s (headroom %s)\n",
                 gib_text(p.allocated_peak).c_str(), gib_text(p.cuda_context).c_str(), gib_text(p.required).c_str(),
-                gib_text(p.capacity).c_str(), p.fits ? "FITS" : "DOES NOT FIT",
+                gib_text(p.capacity).c_str(), verdict_word(p).c_str(),
                 (p.fits ? gib_text(p.capacity - p.required) : "-" + gib_text(p.required - p.capacity)).c_str());
   out += line;
+  out += "  upper bound " + gib_text(p.upper_required) + ": allocated +" + pct(p.upper_relative) + ", " + p.upper_basis +
+         " (" + p.upper_record + ", docs/accuracy-diffusion.md)" +
+         (p.request.headroom > 0 ? "; --headroom " + pct(p.request.headroom) + " of the card kept spare" : "") + "\n";
   if (p.step_s) {
     std::snprintf(line, sizeof line,
                   "time (compute-bound): %.3g TFLOP per step -> %.3f s/step [%.3f-%.3f], %.2f s per call of %llu %s, %.3f %s/s\n",
@@ -176,6 +194,19 @@ std::string diffusion_plan_text(const DiffusionPlan& p) {
   }
   for (const auto& n : p.notes) out += "note: " + n + "\n";
   return out;
+}
+
+std::string diffusion_verdict_line(const DiffusionPlan& p) {
+  const std::string where = p.gpu.id + ": ";
+  const std::string needs = "needs " + gib_text(p.required) + " (" + gib_text(p.allocated_peak) + " allocated + " +
+                            gib_text(p.cuda_context) + " CUDA context) of " + gib_text(p.capacity) + " usable";
+  const std::string upper = "upper bound " + gib_text(p.upper_required) + " (allocated +" + pct(p.upper_relative) +
+                            ", record " + p.upper_record + ")";
+  if (!p.fits) return "DOES NOT FIT " + where + needs + "; peak in " + p.stages[p.peak_stage].name;
+  if (p.marginal)
+    return "MARGINAL " + where + needs + ", not on the " + upper + ": " + gib_text(p.upper_required - p.capacity) +
+           " over";
+  return "FITS " + where + needs + ", also on the " + upper;
 }
 
 }  // namespace vramplan::diffusion

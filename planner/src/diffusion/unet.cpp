@@ -86,6 +86,12 @@ Tally walk_unet_2d_condition(const nlohmann::json& config, const std::string& fi
   const auto up = c.strings("up_block_types");
   if (down.size() != n) c.fail("down_block_types", "expected one block per block_out_channels entry");
   if (up.size() != n) c.fail("up_block_types", "expected one block per block_out_channels entry");
+  // ResnetBlock2D, Transformer2DModel.norm and conv_norm_out: nn.GroupNorm(norm_num_groups, C) on
+  // block_out_channels entries (and sums of them at the up blocks' skip concatenations).
+  c.group_norm("norm_num_groups", channels, 32);
+  if (config.contains("sample_size") && config.at("sample_size").is_number() && c.number("sample_size", 0) == 0)
+    c.fail("sample_size", "must be greater than zero (the pipeline's default height and width are sample_size x "
+                          "vae_scale_factor)");
   const std::string mid = c.text("mid_block_type").value_or("UNetMidBlock2DCrossAttn");
   if (mid != "UNetMidBlock2DCrossAttn") c.fail("mid_block_type", "'" + mid + "' is not built (UNetMidBlock2DCrossAttn is)");
   for (const char* unsupported : {"class_embed_type", "encoder_hid_dim", "time_cond_proj_dim", "num_class_embeds"})

@@ -78,10 +78,21 @@ Tally walk_autoencoder_kl(const nlohmann::json& config, const std::string& file,
   const std::uint64_t latent = c.count("latent_channels", 4);
   const bool quant = c.flag("use_quant_conv", true), post_quant = c.flag("use_post_quant_conv", true);
   const bool mid_attn = c.flag("mid_block_add_attention", true);
-  for (const auto& b : c.strings("down_block_types"))
+  const auto down_types = c.strings("down_block_types"), up_types = c.strings("up_block_types");
+  for (const auto& b : down_types)
     if (b != "DownEncoderBlock2D") c.fail("down_block_types", "'" + b + "' is not built (DownEncoderBlock2D is)");
-  for (const auto& b : c.strings("up_block_types"))
+  for (const auto& b : up_types)
     if (b != "UpDecoderBlock2D") c.fail("up_block_types", "'" + b + "' is not built (UpDecoderBlock2D is)");
+  // vae.py Encoder / Decoder build one block per *_block_types entry on block_out_channels[i] and
+  // the mid block on block_out_channels[-1]: any other count leaves the channels unmatched.
+  if (down_types.size() != n) c.fail("down_block_types", "expected one block per block_out_channels entry");
+  if (up_types.size() != n) c.fail("up_block_types", "expected one block per block_out_channels entry");
+  // ResnetBlock2D norm1 / norm2, the mid-block Attention's group_norm and conv_norm_out are
+  // nn.GroupNorm(norm_num_groups, <a block_out_channels entry>) (vae.py, resnet.py).
+  c.group_norm("norm_num_groups", ch, 32);
+  // AutoencoderKL.__init__ reads sample_size as the tile size (an int or a [h, w] pair).
+  if (config.contains("sample_size") && config.at("sample_size").is_number() && c.number("sample_size", 0) == 0)
+    c.fail("sample_size", "must be greater than zero (AutoencoderKL's tile size in pixels)");
 
   VaeWalk w;
   // Encoder (parameters only).

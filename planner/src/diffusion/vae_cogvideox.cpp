@@ -98,6 +98,9 @@ Tally walk_autoencoder_kl_cogvideox(const nlohmann::json& config, const std::str
   const std::uint64_t out_ch = c.count("out_channels", 3), latent = c.count("latent_channels", 16);
   const std::uint64_t tcr = c.count("temporal_compression_ratio", 4);
   const std::uint64_t levels = static_cast<std::uint64_t>(std::log2(static_cast<double>(tcr)));
+  // CogVideoXResnetBlock3D / CogVideoXSpatialNorm3D / norm_out: nn.GroupNorm(norm_num_groups, C)
+  // on block_out_channels entries (autoencoder_kl_cogvideox.py).
+  c.group_norm("norm_num_groups", ch, 32);
   for (const auto& b : c.strings("down_block_types"))
     if (b != "CogVideoXDownBlock3D") c.fail("down_block_types", "'" + b + "' is not built");
   for (const auto& b : c.strings("up_block_types"))

@@ -65,9 +65,12 @@ DiffusionSweepResult run_diffusion_sweep(const DiffusionSweepRequest& r, const D
           const auto p = diffusion::plan_diffusion(q, root);  // a bad request fails here, on the first point
           ++out.evaluations;
           seen = {p.pipeline.id, p.pipeline.class_name, p.width, p.height, p.steps};
-          if (!p.fits) {
+          if (!p.fits || (r.conservative && p.marginal)) {
             out.misses.push_back({p.pipeline.id, gpu.id, batch, offload, offload_text,
-                                  "needs " + format_gib(p.required) + " of " + format_gib(p.capacity)});
+                                  "needs " + format_gib(p.required) + " of " + format_gib(p.capacity) +
+                                      (p.fits ? " (MARGINAL: " + format_gib(p.upper_required) +
+                                                    " on the accuracy records' upper bound; --conservative)"
+                                              : "")});
             continue;
           }
           DiffusionSweepRow row;
@@ -89,6 +92,9 @@ DiffusionSweepResult run_diffusion_sweep(const DiffusionSweepRequest& r, const D
             row.note = "sequential offload streams every weight each step: the time is a lower bound";
           if (offload == diffusion::Offload::Group)
             row.note = "group offloading copies the offloaded groups each step: the time is a lower bound";
+          if (p.marginal)
+            row.note = "MARGINAL: " + format_gib(p.upper_required) + " on the accuracy records' upper bound" +
+                       (row.note.empty() ? "" : "; " + row.note);
           if (const auto price = prices.price(gpu.id)) {
             row.billed_gpus = billed_gpus(1, price->lot_sizes);
             row.price_basis = price->basis;

@@ -101,11 +101,20 @@ struct DiffusionPlan {
   std::optional<double> seconds_per_call, images_per_s;
   std::string perf_basis;
   std::vector<std::string> notes;
+  // Upper bound from the accuracy records (data/diffusion.json upper_bound): the allocated peak
+  // x (1 + upper_relative) + the CUDA context. MARGINAL: fits on the expected values, not on it.
+  double upper_relative{};
+  std::string upper_record{};   //!< the record the margin comes from
+  std::string upper_basis{};    //!< whose records (this pipeline's, or every pipeline's)
+  Bytes upper_required{};
+  bool marginal{};
 };
 
 DiffusionPlan plan_diffusion(const DiffusionRequest& req, const DataRoot& root);
 nlohmann::json diffusion_plan_json(const DiffusionPlan& p);
 std::string diffusion_plan_text(const DiffusionPlan& p);
+//! `check`'s first line: FITS / MARGINAL / DOES NOT FIT, what the call needs and the upper bound.
+std::string diffusion_verdict_line(const DiffusionPlan& p);
 //! `inspect` for a pipeline: components, classes, exact parameter counts, weight bytes per dtype.
 nlohmann::json pipeline_inspect_json(const Pipeline& p);
 std::string pipeline_inspect_text(const Pipeline& p);

@@ -29,6 +29,7 @@ struct DiffusionSweepRequest {
   std::vector<diffusion::OffloadMode> offloads = {diffusion::OffloadMode{}};
   std::vector<RentalPeriod> periods;
   std::optional<std::filesystem::path> prices_file;
+  bool conservative{};                       //!< MARGINAL points (expected peak fits, upper bound not) left out
 };
 
 struct DiffusionSweepRow {

@@ -12,6 +12,7 @@
 #include "vramplan/memory/flag_equivalents.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/core/table.hpp"
+#include "vramplan/core/text.hpp"
 
 namespace vramplan::cli {
 
@@ -39,15 +40,21 @@ ScopedStreams::~ScopedStreams() {
 ScopedOptionSink::ScopedOptionSink(std::vector<OptionInfo>& sink) { g_option_sink = &sink; }
 ScopedOptionSink::~ScopedOptionSink() { g_option_sink = nullptr; }
 
-void add_common_options(po::options_description& desc, bool markdown_allowed) {
-  // A command without a Markdown rendering refuses the format instead of printing its table.
-  auto check = [markdown_allowed](const std::string& f) {
+void add_common_options(po::options_description& desc, bool markdown_allowed, bool csv_allowed) {
+  // A command without a Markdown rendering refuses the format instead of printing its table; an
+  // unknown one is refused with the formats this command writes.
+  auto check = [markdown_allowed, csv_allowed](const std::string& f) {
+    const std::string listed = std::string("table, json") + (markdown_allowed ? ", markdown" : "") + (csv_allowed ? ", csv" : "");
     if (!markdown_allowed && (f == "markdown" || f == "md"))
-      throw Error(ErrorKind::Usage, "--format markdown: this command writes a table or json (--format table|json)");
+      throw Error(ErrorKind::Usage, csv_allowed ? "--format markdown: this command writes a table, json or csv (--format table|json|csv)"
+                                                : "--format markdown: this command writes a table or json (--format table|json)");
+    if (f != "table" && f != "text" && f != "json" && f != "markdown" && f != "md" && !(csv_allowed && f == "csv"))
+      throw Error(ErrorKind::Usage, "--format: unknown format '" + f + "' (" + listed + ")");
   };
   desc.add_options()
       ("format", po::value<std::string>()->default_value("table")->notifier(check),
-       markdown_allowed ? "output format: table, json or markdown" : "output format: table or json")
+       markdown_allowed ? "output format: table, json or markdown"
+                        : (csv_allowed ? "output format: table, json or csv" : "output format: table or json"))
       ("json", po::bool_switch(), "same as --format json")
       ("quiet,q", po::bool_switch(), "no progress output")
       ("help,h", po::bool_switch(), "the main options and two examples")
@@ -152,7 +159,13 @@ bool parse_args(const std::string& command, const std::string& synopsis,
     po::notify(vm);
   } catch (const po::unknown_option& e) {
     // --offload names a diffusers memory mode (diffusion_commands.cpp) or train's CPU offload.
-    std::string hint = e.get_option_name().find("offload") != std::string::npos
+    // vLLM's own --cpu-offload-gb (weights kept in host memory, read over UVA) is a flag of its own,
+    // not modelled: said as such, not as diffusion's --offload.
+    const std::string name = e.get_option_name();
+    std::string hint = name == "--cpu-offload-gb" || name == "cpu-offload-gb"
+                           ? ": vLLM's --cpu-offload-gb (weights offloaded to host memory, read over UVA) is not "
+                             "modelled"
+                       : name.find("offload") != std::string::npos
                            ? ": --offload is a memory mode of diffusion pipelines (none, model, sequential, "
                              "group:...) and of train, not of an LLM's " + command
                            : "";
@@ -180,7 +193,12 @@ CommonOptions read_common_options(const po::variables_map& vm) {
   else if (format == "json") opts.format = OutputFormat::Json;
   else if (format == "markdown" || format == "md") opts.format = OutputFormat::Markdown;
   else throw Error(ErrorKind::Usage, "--format: unknown format '" + format + "' (table, json, markdown)");
-  if (vm.count("json") && vm["json"].as<bool>()) opts.format = OutputFormat::Json;
+  if (vm.count("json") && vm["json"].as<bool>()) {
+    // Two requests for two formats: refused like other contradictions, not one silently kept.
+    if (vm.count("format") && !vm["format"].defaulted() && opts.format != OutputFormat::Json)
+      throw Error(ErrorKind::Usage, "--json and --format " + format + " ask for two output formats: give one");
+    opts.format = OutputFormat::Json;
+  }
   opts.quiet = vm.count("quiet") && vm["quiet"].as<bool>();
   return opts;
 }
@@ -200,8 +218,11 @@ void emit(const CommonOptions& opts, const nlohmann::json& json, const std::stri
       out() << json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     }
   } else {
-    out() << text;
-    if (!text.empty() && text.back() != '\n') out() << "\n";
+    // The text echoes the user's bytes too (a model path, a log's model name): control
+    // characters (C1 included) and bytes that are not UTF-8 are written \xHH, as in errors.
+    const std::string safe = escape_control_keep_lines(text);
+    out() << safe;
+    if (!safe.empty() && safe.back() != '\n') out() << "\n";
   }
   out().flush();
 }

@@ -23,7 +23,7 @@ struct CommonOptions {
 };
 
 //! Adds --format, --json, --quiet, --help (main options + examples) and --help-all to a subcommand's options.
-void add_common_options(po::options_description& desc, bool markdown_allowed = false);
+void add_common_options(po::options_description& desc, bool markdown_allowed = false, bool csv_allowed = false);
 
 //! Parses `args` against `desc` (and positional options, if any). Returns false when --help or --help-all was
 //! given (help already printed to stdout). Throws Error(Usage) on unknown or malformed options.

@@ -57,7 +57,7 @@ int run_models(const std::vector<std::string>& args) {
       ("min-params", po::value<std::string>(), "only models with at least this many parameters (7B, 500M)")
       ("max-params", po::value<std::string>(), "only models with at most this many parameters")
       ("feature", po::value<std::vector<std::string>>()->composing(),
-       "only models with this feature (repeatable): moe, mla, swa, chunked, tied, multimodal, mtp, quantized");
+       "only models with this feature (repeatable): encoder, pooling, moe, mla, swa, chunked, tied, multimodal, mtp, quantized");
   add_common_options(desc, true);
   po::variables_map vm;
   if (!parse_args("models", "[--family F] [--min-params N] [--max-params N] [--feature F]... [--json]",

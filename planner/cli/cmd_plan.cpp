@@ -12,7 +12,9 @@
 #include "diffusion_commands.hpp"
 #include "decision_options.hpp"
 #include "vramplan/core/error.hpp"
+#include "vramplan/memory/encoder_memory.hpp"
 #include "vramplan/memory/engine.hpp"
+#include "vramplan/model/encoder.hpp"
 #include "vramplan/memory/plan_request.hpp"
 #include "vramplan/plan/embedding_job.hpp"
 #include "vramplan/plan/plan_output.hpp"
@@ -78,6 +80,12 @@ int run_plan(const std::vector<std::string>& args) {
   if (vm.count("prompt-len")) req.prompt_tokens = vm["prompt-len"].as<std::uint64_t>();
   // Checked here too: the performance model catches it only as an "unknown" line, after the plan.
   if (req.prompt_tokens && *req.prompt_tokens == 0) throw_usage("--prompt-len must be >= 1");
+  // A prompt longer than the engine's maximum length is refused by the engine (vLLM: "The
+  // decoder prompt (length N) is longer than the maximum model length"), as --context is above.
+  if (const std::string flag = memory::context_flag_of(engine->options()); req.prompt_tokens && !flag.empty())
+    if (const auto limit = memory::arg_u64(req.args, flag); limit && *req.prompt_tokens > *limit)
+      throw_usage("--prompt-len " + std::to_string(*req.prompt_tokens) + " exceeds the engine's maximum length " +
+                  std::to_string(*limit) + " (--" + flag + ")");
   const bool job = vm.count("documents") > 0;
   // Checked before planning: --keep-embeddings-on-gpu below sizes the kept embeddings from it.
   const std::uint64_t documents = job ? plan::checked_documents(vm["documents"].as<std::uint64_t>()) : 0;
@@ -95,6 +103,11 @@ int run_plan(const std::vector<std::string>& args) {
   if (vm.count("emit-rehearsal") && vm["emit-rehearsal"].as<std::string>().empty())
     throw_usage("--emit-rehearsal: give the file to write");
   const auto outcome = sim::run_serving_plan(req, data_root());
+  // Workload flags a pooling model has no use for (docs/encoders.md): --spec-accept-length
+  // anywhere, --batch under vllm for an encoder, --context under tei.
+  if (is_pooling_model(outcome.model))
+    memory::refuse_pooling_workload_flags(outcome.model, engine->name(),
+                                          {vm.count("batch") > 0, vm.count("context") > 0, req.spec_accept_length.has_value()});
   if (vm.count("emit-rehearsal"))
     calib::write_rehearsal(plan::rehearsal_input(outcome), vm["emit-rehearsal"].as<std::string>());
   if (!job) {

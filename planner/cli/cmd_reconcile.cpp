@@ -27,18 +27,22 @@ std::string reconcile_text(const plan::Reconciliation& r) {
                     " start-up log, " + std::to_string(r.log.recognised) + " lines read\n";
   out += "planned as: --model " + r.request.model + " (" + r.model_basis + ") --gpu " + r.request.gpu + " (" + r.gpu_basis +
          ") --engine " + r.request.engine;
+  if (r.request.weights) out += " --weights " + *r.request.weights;
   for (const auto& [k, v] : r.request.args) out += " --" + k + (v == "true" ? "" : " " + v);
   // A log that names no release is planned on the default profile: the figures depend on it.
   if (r.log.engine_version.empty() && r.outcome.plan.engine_profile_note.find("assumed because no version") != std::string::npos)
     out += "\n  (the log names no " + r.log.engine + " version: planned on the " + r.outcome.plan.engine_version +
            " profile; give --engine " + r.outcome.plan.engine + "@<version> for another)";
+  for (const auto& m : r.model_mismatch)
+    out += "\nmodel: " + m + ": another model than the log's, the likely cause of the differences below";
+  if (!r.outcome.plan.fits) out += "\nthe planned configuration does not fit: " + r.outcome.plan.reason;
   out += "\n\n";
   Table t({{"component"}, {"log", Align::Right}, {"plan", Align::Right}, {"diff", Align::Right}, {"diff %", Align::Right},
            {"bound", Align::Right}, {"line", Align::Right}, {"verdict"}});
   for (const auto& x : r.rows)
     t.add_row({x.component + " (" + x.unit + ")", reconcile_cell(x.logged, x.unit), reconcile_cell(x.planned, x.unit),
                (x.difference() >= 0 ? "+" : "") + reconcile_cell(x.difference(), x.unit),
-               format_number("%+.2f %%", x.difference_pct()), reconcile_cell(x.bound, x.unit), std::to_string(x.line),
+               x.has_difference_pct() ? format_number("%+.2f %%", x.difference_pct()) : "-", reconcile_cell(x.bound, x.unit), std::to_string(x.line),
                x.outside ? "OUTSIDE the bound" : "within"});
   out += t.render_text();
   for (const auto& x : r.rows)

@@ -5,6 +5,7 @@
 // The page has no script and loads nothing (docs/report.md); stdout gets one line naming it.
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -18,6 +19,7 @@
 #include "sweep_common.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/core/text.hpp"
+#include "vramplan/model/encoder.hpp"
 #include "vramplan/plan/session.hpp"
 #include "vramplan/train/train_setup.hpp"
 
@@ -99,9 +101,21 @@ int run_report(const std::vector<std::string>& args) {
   if (!simulate && vm.count("spec-accept-length")) throw_usage("--spec-accept-length applies to the simulated run: add --simulate");
   for (const char* o : {"train-seq-len", "train-micro-batch", "train-gpus", "train-sharding"})
     if (!vm.count("train") && !vm[o].defaulted()) throw_usage(std::string("--") + o + " applies to the training plan: add --train METHOD");
-  // Fail on an unwritable --out before the work, not after it.
+  // Fail on an unwritable --out before the work, not after it; a failure after this point removes
+  // the file it opened, so no empty or partial page is left behind.
   std::ofstream out(out_path, std::ios::binary | std::ios::trunc);
   if (!out) throw Error(ErrorKind::Io, "--out: cannot write " + out_path);
+  struct RemoveUnlessWritten {
+    std::ofstream& stream;
+    const std::string& path;
+    bool written = false;
+    ~RemoveUnlessWritten() {
+      if (written) return;
+      stream.close();
+      std::error_code ignored;
+      std::filesystem::remove(path, ignored);
+    }
+  } cleanup{out, out_path};
 
   const bool progress = show_progress(opts);
   auto sweep = plan::run_sweep(req, data_root(), [&](std::size_t done, std::size_t total) {
@@ -118,6 +132,10 @@ int run_report(const std::vector<std::string>& args) {
     if (!sessions.count(id)) sessions.emplace(id, std::pair{given, std::move(s)});
   }
   std::vector<ReportOption> options;
+  // The batch table is `check --batch-range` of the recommended layout for the same flags
+  // (docs/report.md): at --context when given, else over check's default workload (--input-len +
+  // --output-len, 1024 + 256), not at the sweep's planning length.
+  std::optional<plan::CheckOutcome> batch_check;
   for (std::size_t i : report_option_rows(sweep, vm["options"].as<std::size_t>())) {
     const plan::SweepRow& row = sweep.rows[i];
     const auto& [given, session] = sessions.at(row.model);
@@ -131,7 +149,18 @@ int run_report(const std::vector<std::string>& args) {
     c.context = row.context;
     c.replicas = row.replicas;
     c.policy = req.policy;
-    c.batch_range = options.empty();  // the recommended one
+    // A pooling model takes a batch or a length only where its engine has one (hf: the encode
+    // batch and padded length; vllm: the length as --max-model-len; tei: neither), and has no
+    // batch table: it generates nothing (check refuses --batch-range for it).
+    const bool pooling = is_pooling_model(session->model());
+    if (pooling && session->engine().name() != "hf") c.batch = std::nullopt;
+    if (pooling && session->engine().name() == "tei") c.context = std::nullopt;
+    if (options.empty() && !pooling) {  // the recommended one
+      plan::CheckRequest ranged = c;
+      ranged.batch_range = true;
+      if (!vm.count("context")) ranged.context = std::nullopt;
+      batch_check = plan::run_check(ranged, data_root());
+    }
     options.push_back({i, plan::run_check(c, data_root())});
   }
 
@@ -160,7 +189,8 @@ int run_report(const std::vector<std::string>& args) {
   page.key_values(inputs);
   add_options_section(page, sweep, top);
   add_memory_section(page, sweep, options);
-  if (!options.empty()) add_batch_section(page, options.front().check);
+  if (batch_check) add_batch_section(page, *batch_check);
+  else if (!options.empty()) add_batch_section(page, options.front().check);  // a pooling model: why there is none
 
   if (simulate && !sweep.rows.empty()) {
     const plan::SweepRow& row = sweep.rows.front();
@@ -208,6 +238,7 @@ int run_report(const std::vector<std::string>& args) {
   out << html;
   out.close();
   if (!out) throw Error(ErrorKind::Io, "--out: cannot write " + out_path);
+  cleanup.written = true;
   emit(opts, {{"schema", "vramplan.report/1"}, {"out", out_path}, {"bytes", html.size()}, {"fitting", sweep.rows.size()}},
        "wrote " + out_path + " (" + std::to_string(html.size()) + " bytes; " + std::to_string(sweep.rows.size()) +
            " fitting configurations" + (sweep.rows.empty() ? ", none fits" : ", recommended: " + sweep.rows.front().gpu) + ")\n");

@@ -12,6 +12,7 @@
 #include "exit_codes.hpp"
 #include "sweep_common.hpp"
 #include "vramplan/core/error.hpp"
+#include "vramplan/core/text.hpp"
 #include "vramplan/plan/trial.hpp"
 #include "vramplan/sim/workload_spec.hpp"
 
@@ -47,12 +48,17 @@ int run_trial(const std::vector<std::string>& args) {
       rest.push_back(args[i]);
     }
   }
-  add_common_options(desc);
+  add_common_options(desc, false, true);
   po::variables_map vm;
   if (!parse_args("trial", "--model M --gpu G [--engine E] [--lengths short,typical,limit] [--batches 1,2,4] [--format csv] | --compare FILE",
                   desc, rest, vm))
     return kExitOk;
   const auto opts = read_common_options(vm);
+  if (csv && ((vm.count("json") && vm["json"].as<bool>()) || (vm.count("format") && !vm["format"].defaulted())))
+    throw_usage("--format csv and " + std::string(vm["json"].as<bool>() ? "--json" : "--format " + vm["format"].as<std::string>()) +
+                " ask for two output formats: give one");
+  if (csv && vm.count("compare"))
+    throw_usage("--format csv writes the trial table to fill in, --compare reads one back: give one");
   if (vm.count("compare")) {
     const auto rows = plan::read_trial_csv(vm["compare"].as<std::string>());
     emit(opts, plan::trial_comparison_json(rows), plan::trial_comparison_text(rows));
@@ -71,7 +77,7 @@ int run_trial(const std::vector<std::string>& args) {
   if (vm.count("max-latency")) req.max_latency_s = sim::parse_duration(vm["max-latency"].as<std::string>(), "--max-latency");
   const auto result = plan::run_trial(req, data_root());
   if (csv) {
-    out() << plan::trial_csv(result);
+    out() << escape_control_keep_lines(plan::trial_csv(result));
     return kExitOk;
   }
   emit(opts, plan::trial_json(result), plan::trial_text(result));

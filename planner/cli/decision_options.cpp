@@ -64,6 +64,10 @@ memory::EngineArgs read_engine_args(const po::variables_map& vm, const memory::E
   for (const auto& f : memory::inert_flags(engine.name())) {
     const std::string n(f.name);
     if (!vm.count(n) || vm[n].defaulted() || command_own.count(n)) continue;
+    // A command's own option of that name (simulate's --seed, a std::uint64_t) is not the engine's:
+    // add_engine_options registered the inert flag only where the command had none, as a string
+    // or a switch.
+    if (vm[n].value().type() != (f.takes_value ? typeid(std::string) : typeid(bool))) continue;
     if (!f.takes_value && !vm[n].as<bool>()) continue;
     inert += (inert.empty() ? "" : ", ") + ("--" + n) + " (" + std::string(f.what) + ")";
   }
@@ -98,7 +102,7 @@ void add_check_options(po::options_description& desc, std::set<std::string>& dec
       ("context", po::value<std::uint64_t>(), "tokens per sequence (default: the engine's max length)")
       ("replicas", po::value<std::uint64_t>()->default_value(1), "data-parallel engine instances (model copies)")
       ("headroom", po::value<std::string>()->default_value("0%"),
-       "extra margin on needed memory: spare share of each GPU's KV pool required (default 0%)")
+       "spare KV pool required, as a share of each GPU's total memory (default 0%)")
       ("conservative", po::bool_switch(), "MARGINAL (fits on the expected values only) counts as DOES NOT FIT")
       ("accept-marginal", po::bool_switch(), "MARGINAL counts as FITS: exit 0 instead of 6");
   declared.insert({"model", "gpu", "gpu-memory", "engine", "weights", "batch", "context", "replicas", "headroom",

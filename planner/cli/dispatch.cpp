@@ -12,6 +12,7 @@
 #include "commands.hpp"
 #include "exit_codes.hpp"
 #include "vramplan/core/error.hpp"
+#include "vramplan/core/text.hpp"
 #include "vramplan/io/engine_log.hpp"
 
 namespace vramplan::cli {
@@ -39,10 +40,12 @@ bool wants_json(const std::vector<std::string>& args) {
 int report_error(ErrorKind kind, const std::string& message, bool json, int code = -1, std::string kind_name = "") {
   if (code < 0) code = exit_code_for(kind);
   if (kind_name.empty()) kind_name = std::string(error_kind_name(kind));
-  err() << "vramplan: error: " << message << "\n";
+  // Error's own messages are escaped already; a path from the OS or a library's text is not.
+  const std::string line = escape_control(message);
+  err() << "vramplan: error: " << line << "\n";
   if (json) {
     nlohmann::json j = {{"schema", "vramplan.error/1"},
-                        {"error", {{"kind", kind_name}, {"message", message}}},
+                        {"error", {{"kind", kind_name}, {"message", line}}},
                         {"exit_code", code}};
     out() << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   }
@@ -66,10 +69,9 @@ int dispatch(const std::vector<std::string>& argv, std::ostream& out_stream, std
   const std::vector<std::string> args(argv.begin() + std::min<std::size_t>(argv.size(), 1), argv.end());
   const bool json = wants_json(args);
   try {
-    if (argv.empty()) {
-      print_usage(err());
-      return kExitUsage;
-    }
+    // No command: one error line, as every usage error (the command list is --help's).
+    if (argv.empty())
+      throw Error(ErrorKind::Usage, "no command given: usage: vramplan <command> [options]; 'vramplan --help' lists the commands");
     const std::string& name = argv.front();
     if (name == "--help" || name == "-h" || name == "help") {
       print_usage(out());

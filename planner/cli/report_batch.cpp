@@ -26,7 +26,14 @@ void add_lines_as_notes(report::HtmlPage& page, const std::string& text) {
 void add_batch_section(report::HtmlPage& page, const plan::CheckOutcome& o) {
   page.heading("Batch range of the recommended layout");
   if (!o.range) {
-    page.paragraph("Not computed.");
+    // A pooling model generates nothing: no decode or TTFT to chart against the batch. Its figure
+    // is what plan prints, inputs/s (sim/serving_plan.cpp pooling_performance).
+    if (o.eval.plan.engine_view.value("runner", "") == "pooling")
+      page.paragraph(o.model_id + " is a pooling model: it generates no tokens, so there is no batch table of decode "
+                     "throughput, TPOT or TTFT. Its throughput in inputs/s is in vramplan plan --model " + o.model_id +
+                     " --gpu " + o.gpu.id + " --engine " + o.eval.plan.engine + ", an offline job's in plan --documents N.");
+    else
+      page.paragraph("Not computed.");
     return;
   }
   page.table_html(plan::batch_range_table(o).render_html());

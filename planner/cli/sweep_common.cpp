@@ -52,7 +52,7 @@ void add_sweep_options(po::options_description& desc, std::set<std::string>& dec
       ("context", po::value<std::string>(), "tokens per sequence, comma-separated (default: the engine's length)")
       ("batch", po::value<std::string>()->default_value("1"), "concurrent sequences, comma-separated")
       ("engine", po::value<std::string>()->default_value("vllm"), "engine, optionally @version")
-      ("headroom", po::value<std::string>()->default_value("0%"), "extra spare share of each GPU's KV pool required (default 0%)")
+      ("headroom", po::value<std::string>()->default_value("0%"), "spare KV pool required, as a share of each GPU's total memory (default 0%)")
       ("conservative", po::bool_switch(), "leave out MARGINAL points (fit on the expected values only)")
       ("periods", po::value<std::string>()->default_value("3d,7d,30d"), "rental periods (h, d, w)")
       ("prices", po::value<std::string>(), "your own prices (vramplan.prices/1 JSON) instead of the catalogue's");
@@ -92,6 +92,7 @@ plan::SweepRequest read_sweep_request(const po::variables_map& vm, const std::st
   req.replicas = once(split_positive_list(vm["replicas"].as<std::string>(), "--replicas"));
   if (vm.count("context")) req.contexts = once(split_positive_list(vm["context"].as<std::string>(), "--context", kMaxContextTokens));
   req.batches = once(split_positive_list(vm["batch"].as<std::string>(), "--batch"));
+  req.batches_given = !vm["batch"].defaulted();
   req.policy.headroom = parse_fraction(vm["headroom"].as<std::string>(), "--headroom");
   req.policy.conservative = vm["conservative"].as<bool>();
   req.periods = plan::parse_periods(vm["periods"].as<std::string>());

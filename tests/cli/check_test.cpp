@@ -50,12 +50,14 @@ TEST(CheckCli, FitsExitsZeroWithOneLine) {
   EXPECT_NE(r.out.find(" GiB per GPU, vLLM holds "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(" of 138.9 GiB; KV pool "), std::string::npos) << r.out;
   // The verdict, what it was decided on (the default --headroom said), which model file, and the
-  // command that starts it as checked.
-  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 4);
+  // command that starts it as checked, with its note: a config file under another name than
+  // config.json is no directory a server loads, so a placeholder stands in its place.
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 5);
   EXPECT_NE(r.out.find("\nmodel llama-3.1-70b from the config.json "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("\nlaunch: vllm serve " + models().llama70b + " --tensor-parallel-size 2 --max-model-len 8192 "),
+  EXPECT_NE(r.out.find("\nlaunch: vllm serve <checkpoint-dir> --tensor-parallel-size 2 --max-model-len 8192 "),
             std::string::npos)
       << r.out;
+  EXPECT_NE(r.out.find("'" + models().llama70b + "' is a config file, which no server loads"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\ndecided on the expected values and on the upper bounds of data/accuracy_bounds.json (FITS); "
                        "--headroom 0.0% extra on needed memory (default)\n"),
             std::string::npos)

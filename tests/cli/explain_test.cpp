@@ -49,7 +49,7 @@ TEST(ExplainCli, UnsupportedConfigurationHasNoTable) {
   const auto r = run_cli({"explain", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--engine", "tei"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(r.out.empty()) << r.out;
-  EXPECT_EQ(r.err.rfind("vramplan: error: explain: no memory is sized for an unsupported configuration: UNSUPPORTED: tei 1.8 "
+  EXPECT_EQ(r.err.rfind("vramplan: error: explain: no memory is sized for an unsupported configuration: UNSUPPORTED: tei 1.9 "
                         "has no LlamaForCausalLM in its model registry", 0), 0u) << r.err;
 }
 

@@ -555,10 +555,10 @@ TEST(SimulateCli, OneOrTwoRequestsCannotTellStability) {
 }
 
 TEST(SimulateCli, LlamaCppTruncationsAreSaidInTextAndMarkdown) {
-  // -np 4 of the default 4096-token context: slots of 1024 cells; prompts of 900..1100 tokens
+  // -np 4 of a 4096-token context: slots of 1024 cells; prompts of 900..1100 tokens
   // asking for 200 stop at the slot's size (or do not fit it at all).
   const std::vector<std::string> base = {"--model", "llama-3.1-8b", "--gpu", "h100-sxm-80", "--engine", "llamacpp", "--weights",
-                                         "gguf:Q4_K_M", "--np", "4", "--rate", "2", "--requests", "30", "--input-len",
+                                         "gguf:Q4_K_M", "-c", "4096", "--np", "4", "--rate", "2", "--requests", "30", "--input-len",
                                          "uniform:900..1100", "--output-len", "200"};
   const auto j = simulate_run(base, {});
   const int truncated = j.at("requests").at("truncated").get<int>();

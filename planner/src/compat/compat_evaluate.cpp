@@ -147,6 +147,10 @@ Verdict CompatRules::evaluate(const Query& q) const {
   }
   for (const auto& r : rules_) {
     if (!contains(r.engines, q.engine) || !r.versions.contains(q.engine_version) || !holds(r.when, resolved)) continue;
+    // No tensor in the scheme's formats: their kernels' fallbacks do not run (Query::weights_quantize_nothing).
+    if (q.weights_quantize_nothing && r.verdict == Support::Fallback && !r.when.families.empty() &&
+        !contains(r.when.families, std::string("float")))
+      continue;
     found.push_back({r.id, r.verdict, r.message, r.instead, r.kernel, r.source});
   }
   std::stable_sort(found.begin(), found.end(),

@@ -62,6 +62,13 @@ std::vector<std::string> model_weight_families(const ModelSpec& model, const Qua
   return out;
 }
 
+bool weights_quantize_nothing(const ModelSpec& model, const QuantCatalog& catalog, const std::optional<std::string>& weights) {
+  if (!weights || model.tensors.empty()) return false;
+  const WeightScheme scheme = parse_weight_scheme(*weights, catalog);
+  if (scheme.kind != SchemeKind::Format && scheme.kind != SchemeKind::VllmMethod) return false;
+  return !plan_precision(model, catalog, {*weights, ""}).nothing_quantized.empty();
+}
+
 std::vector<std::string> gguf_types(const WeightScheme& scheme, const QuantCatalog& catalog) {
   if (scheme.kind == SchemeKind::GgufFileType) {
     // llama-quantize's mixture keeps the file type's base type for most weights

@@ -59,22 +59,74 @@ std::vector<std::string> closest_names(std::string_view wanted, const std::vecto
   return out;
 }
 
-std::string escape_control(std::string_view s) {
+std::size_t utf8_sequence(std::string_view s, std::size_t at, char32_t* code_point) {
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
+  const unsigned char lead = byte(at);
+  std::size_t n = 0;
+  char32_t c = 0, min = 0;
+  if (lead < 0x80) {
+    n = 1;
+    c = lead;
+  } else if (lead >= 0xC2 && lead <= 0xDF) {
+    n = 2;
+    c = lead & 0x1Fu;
+    min = 0x80;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    n = 3;
+    c = lead & 0x0Fu;
+    min = 0x800;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    n = 4;
+    c = lead & 0x07u;
+    min = 0x10000;
+  } else {
+    return 0;  // a continuation byte, 0xC0 / 0xC1 (overlong leads) or 0xF5-0xFF
+  }
+  if (at + n > s.size()) return 0;
+  for (std::size_t i = 1; i < n; ++i) {
+    if ((byte(at + i) & 0xC0u) != 0x80u) return 0;
+    c = (c << 6) | (byte(at + i) & 0x3Fu);
+  }
+  if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) return 0;
+  if (code_point) *code_point = c;
+  return n;
+}
+
+bool is_control_code_point(char32_t c) { return c < 0x20 || (c >= 0x7F && c <= 0x9F); }
+
+namespace {
+
+std::string escape_control_except(std::string_view s, bool keep_lines) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
   out.reserve(s.size());
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c < 0x20 || c == 0x7F) {
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 0xF];
-    } else {
-      out += ch;
+  auto hex = [&](unsigned char c) {
+    out += "\\x";
+    out += kHex[c >> 4];
+    out += kHex[c & 0xF];
+  };
+  for (std::size_t i = 0; i < s.size();) {
+    char32_t c = 0;
+    const std::size_t n = utf8_sequence(s, i, &c);
+    if (n == 0) {  // not UTF-8: the byte alone
+      hex(static_cast<unsigned char>(s[i]));
+      ++i;
+      continue;
     }
+    if (is_control_code_point(c) && !(keep_lines && (c == '\n' || c == '\t')))
+      for (std::size_t k = 0; k < n; ++k) hex(static_cast<unsigned char>(s[i + k]));
+    else
+      out.append(s.substr(i, n));
+    i += n;
   }
   return out;
 }
+
+}  // namespace
+
+std::string escape_control(std::string_view s) { return escape_control_except(s, false); }
+
+std::string escape_control_keep_lines(std::string_view s) { return escape_control_except(s, true); }
 
 std::string format_number(const char* spec, double v) {
   char buf[64];

@@ -315,6 +315,16 @@ GpuSpec read_mig(const JsonView& v, const GpuSpec& parent) {
       g.reported_basis = MemoryBasis::Estimated;
       g.reported_note = std::string(estimation_rule_text());
     }
+    // A slice is planned on no more than its whole card: a slice's size is nvidia-smi mig -lgip's
+    // (the CUDA total of the instance), the card's the CUDA runtime's total without MIG, and the
+    // full-memory 7g instance can list a little more (H100 SXM 7g.80gb 79.25 GiB, the card 79.19
+    // GiB): capped, so the slice never ranks above its card (docs/gpus.md, MIG slices).
+    if (g.reported_total > parent.reported_total) {
+      g.reported_note = (g.reported_note.empty() ? std::string() : g.reported_note + "; ") + "capped at the card's " +
+                        format_mib(parent.reported_total, 0) + " total (" + format_mib(g.reported_total, 0) +
+                        " listed for the slice)";
+      g.reported_total = parent.reported_total;
+    }
     g.notes = opt_text(v, "notes");
     g.confidence.clear();
     g.sources = read_sources(v, v.has("reported_memory"));

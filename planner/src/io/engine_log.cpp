@@ -70,7 +70,13 @@ EngineLog parse_engine_log(std::string_view text, std::string_view origin) {
           out.engine = std::string(r.engine);
           break;
         }
-    if (reader && (reader->claims(line) || (reader->also_reads && reader->also_reads(line)))) reader->read(line, number, out);
+    if (reader && (reader->claims(line) || (reader->also_reads && reader->also_reads(line)))) {
+      // A line counts once however many figures it gives (vLLM's "Memory profiling takes ..."
+      // states the activation peak and non-torch): recognised lines never exceed the lines.
+      const std::size_t before = out.recognised;
+      reader->read(line, number, out);
+      if (out.recognised > before) out.recognised = before + 1;
+    }
   }
   out.lines = number;
   if (!reader) {

@@ -44,7 +44,16 @@ std::optional<std::uint64_t> split_key(const GgufFile& f, const char* key) {
 GgufFile read_gguf_model(const std::filesystem::path& path, const FormatTable& catalog) {
   GgufFile first = read_gguf_header(path, catalog);
   const std::uint64_t count = split_key(first, "split.count").value_or(1);
-  if (count <= 1) return first;
+  if (count <= 1) {
+    // The file's own tensor count, whatever split.count says: a part of a split set relabelled as
+    // whole would be planned as a smaller model than any llama.cpp loads (it fails on the first
+    // tensor it lacks, llama_model_loader::create_tensor: "missing tensor").
+    if (const auto expected = split_key(first, "split.tensors.count"); expected && *expected != first.tensors.size())
+      throw_input(first.path, "key 'split.tensors.count'",
+                  std::to_string(*expected) + " tensors expected, " + std::to_string(first.tensors.size()) +
+                      " found (split.count " + std::to_string(count) + ": this file must hold them all)");
+    return first;
+  }
   if (count > kMaxGgufSplits)
     throw_input(first.path, "key 'split.count'", std::to_string(count) + " is above the u16 limit 65535");
   const std::uint64_t no = split_key(first, "split.no").value_or(0);

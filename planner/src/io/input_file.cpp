@@ -9,6 +9,8 @@ namespace vramplan {
 
 std::string missing_file_reason(const std::filesystem::path& path, const std::error_code& status_error,
                                 std::string_view absent) {
+  // ELOOP names the loop even when `path` itself is no link ("loop/" resolves the link before it).
+  if (status_error == std::errc::too_many_symbolic_link_levels) return "a loop of symbolic links";
   std::error_code ec;
   if (!std::filesystem::is_symlink(std::filesystem::symlink_status(path, ec)) || ec) return std::string(absent);
   return status_error == std::errc::too_many_symbolic_link_levels ? "a loop of symbolic links"

@@ -97,6 +97,13 @@ void llamacpp_read_line(std::string_view line, std::size_t number, EngineLog& ou
     if (const auto name = llamacpp_setting(text, "general.name"); name && out.model.empty()) out.model = std::string(*name);
     if (const auto ftype = llamacpp_setting(text, "model ftype"); ftype) set_arg("weights", "gguf:" + llamacpp_scheme(*ftype));
     if (const auto ftype = llamacpp_setting(text, "file type"); ftype) set_arg("weights", "gguf:" + llamacpp_scheme(*ftype));
+    // The architecture the loader states (llama-model.cpp print_info), for reconcile to compare
+    // with the planned model; not a setting the plan takes. A per-layer array ("[8, 8, ...]") is
+    // kept as printed and not compared.
+    for (const std::string_view key : {"n_layer", "n_embd", "n_head", "n_head_kv", "n_ff", "n_vocab", "n_expert", "model params"})
+      if (const auto v = llamacpp_setting(text, key); v && !v->empty() && out.architecture.emplace(std::string(key), std::string(*v)).second &&
+                                                      out.architecture_line == 0)
+        out.architecture_line = number;
     return;
   }
   if (fn == "llm_load_tensors" || fn == "load_tensors") {

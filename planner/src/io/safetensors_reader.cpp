@@ -11,6 +11,7 @@
 #include "vramplan/core/error.hpp"
 #include "vramplan/core/limits.hpp"
 #include "vramplan/io/binary_reader.hpp"
+#include "vramplan/io/input_file.hpp"
 #include "vramplan/io/json_file.hpp"
 #include "vramplan/io/safetensors.hpp"
 
@@ -167,6 +168,20 @@ std::vector<SafetensorsTensor> read_safetensors_file(const std::filesystem::path
   return tensors;  // members() iterates nlohmann's sorted object: sorted by name
 }
 
+std::vector<std::filesystem::path> safetensors_files_in(const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> out;
+  std::error_code ec;
+  std::size_t entries = 0;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    // Bounded: a directory of millions of entries is no checkpoint.
+    if (++entries > kMaxTensors)
+      throw_input(dir.string(), "directory", "more than " + std::to_string(kMaxTensors) + " entries");
+    if (it->path().extension() == ".safetensors") out.push_back(it->path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 std::vector<SafetensorsTensor> read_safetensors_dir(const std::filesystem::path& dir,
                                                     const FormatTable& catalog) {
   std::error_code ec;
@@ -175,9 +190,27 @@ std::vector<SafetensorsTensor> read_safetensors_dir(const std::filesystem::path&
   const auto index_path = dir / "model.safetensors.index.json";
   if (!std::filesystem::exists(index_path, ec)) {
     const auto single = dir / "model.safetensors";
-    if (!std::filesystem::exists(single, ec))
+    if (std::filesystem::exists(std::filesystem::symlink_status(single, ec))) return read_safetensors_file(single, catalog);
+    // No index: vLLM loads every *.safetensors file of the directory (DefaultModelLoader._prepare_weights,
+    // vllm/model_executor/model_loader/default_loader.py: allow_patterns "*.safetensors";
+    // filter_duplicate_safetensors_files narrows them only when an index exists).
+    const auto files = safetensors_files_in(dir);
+    if (files.empty())
       throw Error(ErrorKind::Io, dir.string() + ": neither model.safetensors nor model.safetensors.index.json");
-    return read_safetensors_file(single, catalog);
+    std::vector<SafetensorsTensor> all;
+    std::map<std::string, std::string> found;
+    for (const auto& file : files) {
+      for (auto& t : read_safetensors_file(file, catalog)) {
+        if (const auto [it, fresh] = found.emplace(t.name, file.filename().string()); !fresh)
+          throw_input(file.string(), "tensor '" + t.name + "'", "also stored in '" + it->second + "'");
+        all.push_back(std::move(t));
+      }
+      if (all.size() > kMaxTensors)
+        throw_input(dir.string(), "*.safetensors", "the files hold " + std::to_string(all.size()) +
+                                                      " tensors, above the plausibility limit of " +
+                                                      std::to_string(kMaxTensors) + " per checkpoint");
+    }
+    return all;
   }
 
   const auto index_doc = read_json_file(index_path);
@@ -193,8 +226,9 @@ std::vector<SafetensorsTensor> read_safetensors_dir(const std::filesystem::path&
   for (const auto& [tensor, shard_view] : weight_map.members()) {
     const std::string shard = shard_view.as_string();
     // A shard is a file beside the index, never a path elsewhere.
+    // A NUL would cut the name where the file is opened: the same shard under two names.
     if (shard.empty() || shard.find('/') != std::string::npos || shard.find('\\') != std::string::npos ||
-        shard == "." || shard == "..")
+        shard.find('\0') != std::string::npos || shard == "." || shard == "..")
       shard_view.fail("'" + shard + "' is not a file name in the checkpoint directory");
     if (shard_set.insert(shard).second) shards.push_back(shard);
     listed.emplace(tensor, shard);
@@ -204,8 +238,11 @@ std::vector<SafetensorsTensor> read_safetensors_dir(const std::filesystem::path&
   std::map<std::string, std::string> found;  // tensor -> shard it was read from
   for (const auto& shard : shards) {
     const auto shard_path = dir / shard;
-    if (!std::filesystem::exists(shard_path, ec))
-      throw_input(index_path.string(), "weight_map", "shard '" + shard + "' does not exist in " + dir.string());
+    // An absent or unreadable shard is an I/O failure (exit 5), as a missing GGUF split is.
+    const auto shard_status = std::filesystem::status(shard_path, ec);
+    if (ec || !std::filesystem::exists(shard_status))
+      throw Error(ErrorKind::Io, shard_path.string() + ": " + missing_file_reason(shard_path, ec) +
+                                     " (a shard " + index_path.filename().string() + " lists)");
     for (auto& t : read_safetensors_file(shard_path, catalog)) {
       if (const auto [it, fresh] = found.emplace(t.name, shard); !fresh)
         throw_input(shard_path.string(), "tensor '" + t.name + "'", "also stored in shard '" + it->second + "'");

@@ -110,14 +110,53 @@ MemoryPlan named_plan(const Engine& engine, const EngineProfileData& d, const Pl
   return p;
 }
 
+// The positions an input may use: max_position_embeddings, less RoBERTa's offset (position ids
+// from padding_idx + 1: an input of max_position_embeddings - offset tokens already reaches the
+// table's last row).
 void check_encoder_length(const ModelSpec& m, std::uint64_t seq_len, const std::string& flag) {
-  const auto max = m.arch.max_position_embeddings;
+  const auto max = encoder_max_input(m.arch);
   if (max > 0 && seq_len > max)
-    throw_usage(flag + " " + std::to_string(seq_len) + " exceeds " + m.arch.architecture +
-                "'s max_position_embeddings " + std::to_string(max));
+    throw_usage(flag + " " + std::to_string(seq_len) + " exceeds " + m.arch.architecture + "'s " +
+                (m.arch.position_offset ? "longest input " + std::to_string(max) + " (max_position_embeddings " +
+                                              std::to_string(m.arch.max_position_embeddings) + " less its position ids' offset " +
+                                              std::to_string(m.arch.position_offset) + ", pad_token_id + 1)"
+                                        : "max_position_embeddings " + std::to_string(max)));
+}
+
+// A pooling model's longest input; a config without positions takes `fallback`.
+std::uint64_t longest_input_or(const ModelSpec& m, std::uint64_t fallback) {
+  const std::uint64_t n = encoder_max_input(m.arch);
+  return n ? n : fallback;
 }
 
 }  // namespace
+
+Workload hf_pooling_default_workload(const ModelSpec& model) {
+  // SentenceTransformer.encode(batch_size=32); the model's max_seq_length (512 for BERT-style
+  // checkpoints) when --context is not given.
+  return {32, std::min<std::uint64_t>(longest_input_or(model, 512), 512)};
+}
+
+std::uint64_t tei_base_input_length(const ModelSpec& model) { return encoder_max_input(model.arch); }
+
+void refuse_pooling_workload_flags(const ModelSpec& model, std::string_view engine, const PoolingWorkloadFlags& given) {
+  const std::string what = model.id + " (" + model_kind(model) + ")";
+  if (given.spec_accept_length)
+    throw_usage("--spec-accept-length does not apply to " + what + ": a pooling model generates no tokens, so nothing is drafted");
+  // TEI forms its batches by tokens (core/src/queue.rs queue_blocking_task): it takes no input count.
+  if (engine == "tei" && given.batch)
+    throw_usage("--batch: TEI forms its batches by --max-batch-tokens and --max-batch-requests");
+  // router/src/main.rs Args has no length flag: every input is served up to max_input_length
+  // (router/src/lib.rs: the model's, or --max-batch-tokens under --auto-truncate).
+  if (engine == "tei" && given.context)
+    throw_usage("--context: TEI has no input-length flag; it serves inputs up to the model's max input length (" +
+                std::to_string(tei_base_input_length(model)) + " tokens for " + model.id +
+                ", or --max-batch-tokens with --auto-truncate): give --max-batch-tokens");
+  // The pooling runner's peak is its token budget (plan_pooling_vllm): a count of inputs moves nothing.
+  if (engine == "vllm" && given.batch && is_encoder(model.arch))
+    throw_usage("--batch does not apply to " + what + " under vllm: the pooling runner batches by --max-num-batched-tokens "
+                "and --max-num-seqs");
+}
 
 std::vector<Component> encoder_forward_activation(const ModelSpec& model, const EncoderForward& f) {
   const auto& a = model.arch;
@@ -179,10 +218,11 @@ MemoryPlan plan_pooling_transformers(const Engine& engine, const EngineProfileDa
   MemoryPlan p = named_plan(engine, d, in);
   const auto& m = in.model;
   refuse_non_pooling_flags(in.args, engine.name(), m, {"dtype", "attn-implementation", "kept-embeddings"});
-  // SentenceTransformer.encode(batch_size=32); the model's max_seq_length (512 for BERT-style
-  // checkpoints) when --context is not given. Inputs are padded to the longest of the batch.
-  const std::uint64_t B = in.workload.batch.value_or(32);
-  const std::uint64_t S = in.workload.context.value_or(std::min<std::uint64_t>(m.arch.max_position_embeddings ? m.arch.max_position_embeddings : 512, 512));
+  // hf_pooling_default_workload: encode(batch_size=32) at min(longest input, 512) unless given.
+  // Inputs are padded to the longest of the batch.
+  const Workload defaults = hf_pooling_default_workload(m);
+  const std::uint64_t B = in.workload.batch.value_or(*defaults.batch);
+  const std::uint64_t S = in.workload.context.value_or(*defaults.context);
   check_encoder_length(m, S, "--context");
   const std::string attn = arg_string(in.args, "attn-implementation").value_or("sdpa");
   if (attn != "sdpa" && attn != "eager")
@@ -191,9 +231,14 @@ MemoryPlan plan_pooling_transformers(const Engine& engine, const EngineProfileDa
   const auto rw = place_pooling_weights(p, in, arg_string(in.args, "dtype"), false, 1);
   add_forward(p, m, {B, S, rw.compute_bytes, attn == "eager"});
   const auto kept = arg_u64(in.args, "kept-embeddings");
-  if (kept) add_kept_outputs(p, m, *kept, rw.compute_bytes);
-  const bool replayed = !kept && hf_encoder_replay_applies(m);
+  // The replay first, kept embeddings on top: what the allocator reserved for the forwards stays
+  // reserved (CUDACachingAllocator frees nothing back to the device), and the kept batches'
+  // outputs, each below 1 MiB at sentence-transformers' batch sizes, come from its small-block
+  // pool (kSmallSize), apart from the large blocks the forwards used. A plan that holds more
+  // embeddings never plans less than the plain one.
+  const bool replayed = hf_encoder_replay_applies(m);
   if (replayed) add_caching_allocator(p, m, rw.tensor_bytes, {B, S, rw.compute_bytes, attn == "eager"}, in.gpu.capability());
+  if (kept) add_kept_outputs(p, m, *kept, rw.compute_bytes);
   p.overhead.push_back({"overhead.cuda_context", in.measured_context.value_or(Bytes::from_gib(d.number("cuda_context_gib"))),
                         in.measured_context ? in.measured_context_source : d.source("cuda_context_gib")});
   no_kv(p, m);
@@ -206,7 +251,7 @@ MemoryPlan plan_pooling_transformers(const Engine& engine, const EngineProfileDa
                                        "pooled outputs is on the GPU")));
   if (!replayed)
     p.notes.push_back("the caching allocator's reserved memory beyond the live set is not included (the allocator replay "
-                      "follows transformers' BERT / RoBERTa code without kept embeddings)");
+                      "follows transformers' BERT / RoBERTa code)");
   p.engine_view = {{"runner", "pooling"}, {"batch", B}, {"sequence_length", S}, {"attn_implementation", attn},
                    {"task", std::string(encoder_task_name(encoder_task(m.arch)))}};
   return p;
@@ -223,12 +268,17 @@ MemoryPlan plan_pooling_vllm(const Engine& engine, const EngineProfileData& d, c
   // The length as the decoder path takes it: the flag, else the workload's (check / sweep pass a
   // --context as the engine's length), else the model's positions.
   const auto given_len = arg_u64(in.args, "max-model-len");
-  const std::uint64_t max_len = given_len.value_or(in.workload.context.value_or(m.arch.max_position_embeddings));
+  // vLLM's derived length of a sentence-transformers model is its max_seq_length (config/model.py
+  // _get_and_verify_max_len: derived_max_model_len = encoder_config["max_seq_length"]); the
+  // catalogue does not carry that file, so the longest input the position table serves stands in
+  // for it: max_position_embeddings less RoBERTa's offset (8192 for XLM-R-based BGE-M3, whose
+  // sentence_bert_config.json says 8192).
+  const std::uint64_t positions = encoder_max_input(m.arch);
+  const std::uint64_t max_len = given_len.value_or(in.workload.context.value_or(positions));
   if (max_len == 0) throw_usage("--max-model-len is required: " + m.id + " has no max_position_embeddings");
   // vLLM refuses a longer max_model_len for every model at start-up (config/model.py
   // _get_and_verify_max_len), before anything is loaded: a refusal of the flag, not a usage error,
   // so a sweep over lengths lists it as a miss.
-  const std::uint64_t positions = m.arch.max_position_embeddings;
   const bool too_long = positions > 0 && max_len > positions;
   // The token budget when the user gives none. From 0.11 (data/engines/vllm.json
   // pooling_budget_from_usage_defaults) EngineArgs._set_default_max_num_seqs_and_batched_tokens_args
@@ -291,9 +341,13 @@ MemoryPlan plan_pooling_vllm(const Engine& engine, const EngineProfileData& d, c
   if (too_long) {
     p.fits = false;
     p.refuses_configuration = true;
-    p.reason = "User-specified max_model_len (" + std::to_string(max_len) +
-               ") is greater than the derived max_model_len (max_position_embeddings=" + std::to_string(positions) +
-               " in model's config.json). To allow overriding this maximum, set the env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1";
+    p.reason = "User-specified max_model_len (" + std::to_string(max_len) + ") is greater than the derived max_model_len (" +
+               (m.arch.position_offset ? "max_seq_length=" : "max_position_embeddings=") + std::to_string(positions) +
+               " in model's config.json" +
+               (m.arch.position_offset ? "; max_position_embeddings " + std::to_string(m.arch.max_position_embeddings) +
+                                             " less the position offset " + std::to_string(m.arch.position_offset)
+                                       : std::string()) +
+               "). To allow overriding this maximum, set the env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1";
   }
   return p;
 }
@@ -304,8 +358,18 @@ MemoryPlan plan_pooling_tei(const Engine& engine, const EngineProfileData& d, co
   const std::uint64_t T = arg_u64(in.args, "max-batch-tokens").value_or(d.u64("max_batch_tokens"));
   const std::uint64_t concurrent = arg_u64(in.args, "max-concurrent-requests").value_or(d.u64("max_concurrent_requests"));
   if (T == 0 || concurrent == 0) throw_usage("--max-batch-tokens and --max-concurrent-requests must be >= 1");
-  // router/src/lib.rs: the input length is the model's, truncated to max_batch_tokens.
-  const std::uint64_t max_input = std::min<std::uint64_t>(m.arch.max_position_embeddings ? m.arch.max_position_embeddings : T, T);
+  // router/src/lib.rs: base_input_length = the sentence-transformers max_seq_length, else
+  // max_position_embeddings - position_offset (pad_token_id + 1 for xlm-roberta / roberta /
+  // camembert); the catalogue carries no sentence-transformers config, so the latter. Above
+  // --max-batch-tokens TEI bails unless --auto-truncate is on (false by default up to 1.8, true
+  // from 1.9.0, PR #829: data/engines/tei.json auto_truncate), then truncates inputs to it.
+  const std::uint64_t base = tei_base_input_length(m) ? tei_base_input_length(m) : T;
+  const auto truncate_arg = arg_string(in.args, "auto-truncate");
+  if (truncate_arg && *truncate_arg != "true" && *truncate_arg != "false")
+    throw_usage("--auto-truncate: expected true or false, got '" + *truncate_arg + "'");
+  const bool auto_truncate = truncate_arg ? *truncate_arg == "true" : d.flag("auto_truncate");
+  const std::uint64_t max_input = std::min(base, T);
+  const bool truncated = base > T;
   // Backend::warmup (GPU, not padded): max_batch_tokens tokens in requests of max_input tokens,
   // at most --max-batch-requests of them.
   std::uint64_t reqs = (T + max_input - 1) / max_input;
@@ -322,9 +386,21 @@ MemoryPlan plan_pooling_tei(const Engine& engine, const EngineProfileData& d, co
                         in.measured_context ? in.measured_context_source : d.source("cuda_context_gib")});
   no_kv(p, m);
   check_fit(p, in.gpu.total, "TEI warmup runs out of memory");
+  if (truncated && !auto_truncate) {
+    // TEI 1.8.3 router/src/lib.rs, its own words.
+    p.fits = false;
+    p.refuses_configuration = true;
+    p.reason = "`--max-batch-tokens` cannot be lower than the model `max_input_length` (" + std::to_string(base) + " < " +
+               std::to_string(T) + ") when `--auto-truncate` is disabled, add the `--auto-truncate` flag to truncate the "
+               "input sequences to match the `--max-batch-tokens`";
+  } else if (truncated) {
+    p.notes.push_back("--auto-truncate: inputs are truncated to --max-batch-tokens " + std::to_string(T) + " tokens (the model's max "
+                      "input length is " + std::to_string(base) + "; router/src/lib.rs warns and truncates)");
+  }
   p.notes.push_back("text-embeddings-inference: --max-concurrent-requests (" + std::to_string(concurrent) +
                     ") bounds the router's queue on the host; GPU memory follows --max-batch-tokens (" + std::to_string(T) + ")");
-  p.engine_view = {{"runner", "pooling"}, {"max_batch_tokens", T}, {"max_input_length", max_input}, {"warmup_requests", reqs},
+  p.engine_view = {{"runner", "pooling"}, {"max_batch_tokens", T}, {"max_input_length", max_input}, {"auto_truncate", auto_truncate},
+                   {"warmup_requests", reqs},
                    {"max_concurrent_requests", concurrent}, {"dtype", dtype},
                    {"task", std::string(encoder_task_name(encoder_task(m.arch)))}};
   return p;

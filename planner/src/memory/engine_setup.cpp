@@ -30,6 +30,12 @@ MemoryPlan start_plan(const Engine& engine, const EngineProfileData& data, const
   p.engine_version = data.version();
   p.engine_profile_note = data.note();
   p.gpu_total = in.gpu.total;
+  // hf, sglang and trtllm start here (vllm_engine.cpp plans the encoder's profile run,
+  // vllm_encoder_profile.cpp; llama.cpp loads no tower): image inputs are not planned for them.
+  if (in.model.arch.multimodal)
+    p.notes.push_back(in.model.arch.architecture + " takes images: under " + std::string(engine.name()) +
+                      " the plan counts the vision tower's weights only; image inputs (their tokens, pixel values and "
+                      "the vision encoder's activations) are not planned: the workload is text");
   return p;
 }
 

@@ -31,6 +31,13 @@ class HfEngine final : public Engine {
                                 "plan --documents N --keep-embeddings-on-gpu sets it)", false, {}, OptionValue::whole}};
   }
 
+  // One rule for every command: encode(batch_size=32) at min(longest input, 512) for a pooling
+  // model; generate() at the profile's default length (data/engines/hf.json default_context).
+  Workload default_workload(const ModelSpec& model, const EngineArgs& /*args*/) const override {
+    if (is_pooling_model(model)) return hf_pooling_default_workload(model);
+    return {std::nullopt, d_.u64("default_context")};
+  }
+
   MemoryPlan plan(const PlanInput& in) const override {
     // An encoder (BERT, XLM-R, ...) or a decoder embedder is a pooling model: sentence-transformers
     // encode(), one forward pass per batch (use_cache is off for AutoModel's Qwen3Model in encode).

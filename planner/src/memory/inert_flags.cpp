@@ -27,6 +27,7 @@ constexpr InertFlag kVllm[] = {
     {"data-parallel-address", true, "data-parallel rendezvous address"},
     {"data-parallel-rpc-port", true, "data-parallel rendezvous port"},
     {"data-parallel-start-rank", true, "this node's first data-parallel rank"},
+    {"seed", true, "sampling seed"},  // EngineArgs.seed (arg_utils.py --seed): the sampler's RNG only
 };
 
 // python/sglang/srt/server_args.py ServerArgs; read in sglang 0.5.9.

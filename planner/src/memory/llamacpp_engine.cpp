@@ -65,7 +65,7 @@ class LlamacppEngine final : public Engine {
 
   std::vector<EngineOption> options() const override {
     return {
-        {"ctx-size", "-c: context size in tokens, all sequences together (default 4096, or --context x -np)", false, {"c"}, OptionValue::whole},
+        {"ctx-size", "-c: context size in tokens, all sequences together (default: --context x -np, else 0 = the model's training context, llama.cpp's default)", false, {"c"}, OptionValue::whole},
         {"n-gpu-layers", "-ngl: layers offloaded to the GPU (default all; > n_layer also offloads the output layer)", false, {"ngl", "gpu-layers"}},
         {"ubatch-size", "-ub: physical micro-batch (default 512)", false, {"ub"}, OptionValue::whole},
         {"batch-size", "-b: logical batch (default 2048)", false, {"b"}, OptionValue::whole},
@@ -106,9 +106,16 @@ lc::Settings LlamacppEngine::settings(const PlanInput& in) const {
   else if (in.workload.batch) s.n_parallel = *in.workload.batch;
   if (auto v = arg_u64(a, "ctx-size")) s.n_ctx = *v;
   else if (in.workload.context) s.n_ctx = checked_mul(*in.workload.context, s.n_parallel, "--context x -np");
+  // Neither: llama.cpp's own default, common/common.h common_params::n_ctx = 0 ("0 == context the
+  // model was trained with"; the default since the --fit options, which the 3f545bec records turn
+  // off with -fit off), so the same rule as -c 0. check / explain / sweep pass the model's maximum
+  // as --context, and plan now gives the same n_ctx.
+  else s.n_ctx = 0;
   if (s.n_ctx == 0) {
     // llama.cpp: -c 0 = the model's training context.
-    if (in.model.arch.max_position_embeddings == 0) throw_usage("-c 0: the model gives no training context length");
+    if (in.model.arch.max_position_embeddings == 0)
+      throw_usage(arg_u64(a, "ctx-size") ? "-c 0: the model gives no training context length"
+                                         : "-c: the model gives no training context length (llama.cpp's default): give -c");
     s.n_ctx = in.model.arch.max_position_embeddings;
   }
   if (auto v = arg_string(a, "n-gpu-layers")) s.n_gpu_layers = parse_gpu_layers(*v);
@@ -242,10 +249,24 @@ MemoryPlan LlamacppEngine::plan(const PlanInput& in) const {
   nlohmann::json kv_view = nlohmann::json::array();
   std::uint64_t per_cell = 0;
   for (const auto& kv : lp.kv) {
+    // With -ngl below the layer count the row's size is the offloaded layers' KV (llamacpp/plan.cpp:
+    // a layer's KV lives on its device), so the text states that part, and where the rest is.
+    const auto on_gpu = static_cast<std::uint64_t>(
+        cpu ? kv.layers.size()
+            : std::count_if(kv.layers.begin(), kv.layers.end(),
+                            [&](int l) { return static_cast<std::uint64_t>(l) >= off.first_gpu_layer; }));
+    const std::uint64_t n_layers = kv.layers.size();
+    const bool split = n_layers > 0 && on_gpu < n_layers;
+    const std::uint64_t k_part = split ? kv.k_bytes / n_layers * on_gpu : kv.k_bytes;
+    const std::uint64_t v_part = split ? kv.v_bytes / n_layers * on_gpu : kv.v_bytes;
     kv_explain += (kv_explain.empty() ? "" : "; ") + (kv.role.empty() ? std::string() : kv.role + " ") +
-                  std::to_string(kv.layers.size()) + " layers x " + std::to_string(kv.cells) + " cells x " +
-                  std::to_string(kv.streams) + " streams: K " + mib_text(kv.k_bytes) + " (" + kv.type_k +
-                  "), V " + mib_text(kv.v_bytes) + " (" + kv.type_v + ")";
+                  (split ? std::to_string(on_gpu) + " of " + std::to_string(n_layers) + " layers on " + device
+                         : std::to_string(n_layers) + " layers") +
+                  " x " + std::to_string(kv.cells) + " cells x " + std::to_string(kv.streams) + " streams: K " +
+                  mib_text(k_part) + " (" + kv.type_k + "), V " + mib_text(v_part) + " (" + kv.type_v + ")" +
+                  (split ? "; the other " + std::to_string(n_layers - on_gpu) + " layers' KV (" +
+                               mib_text(kv.bytes() - k_part - v_part) + ") in host memory"
+                         : std::string());
     kv_view.push_back({{"role", kv.role}, {"cells", kv.cells}, {"streams", kv.streams},
                        {"layers", kv.layers.size()}, {"k_mib", mib(kv.k_bytes)}, {"v_mib", mib(kv.v_bytes)}});
     if (kv.role != "SWA" && kv.cells) per_cell += kv.bytes() / (kv.cells * kv.streams);
@@ -265,6 +286,11 @@ MemoryPlan LlamacppEngine::plan(const PlanInput& in) const {
   p.kv.capacity_tokens = c.n_ctx;
   p.kv_fixed = true;  // -c cells, allocated whatever the other buffers take
   p.kv.max_concurrency = static_cast<double>(c.n_seq_max);
+  if (!arg_u64(in.args, "ctx-size") && !in.workload.context)
+    p.notes.push_back("n_ctx " + std::to_string(c.n_ctx) +
+                      ": without -c llama.cpp uses the model's training context (common/common.h common_params::n_ctx = 0); "
+                      "llama-server's --fit on (its default) would lower an unset -c to what the free memory holds (not "
+                      "below 4096, fit_params_min_ctx), which is not modelled: give -c to plan another context");
   p.kv.explain = "llama.cpp reserves the whole context up front: n_ctx " + std::to_string(c.n_ctx) + " = " +
                  std::to_string(c.n_streams) + " stream(s) x " + std::to_string(c.n_ctx_seq) + " cells; " +
                  kv_explain;

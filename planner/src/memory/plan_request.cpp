@@ -96,6 +96,7 @@ ResolvedPlan resolve_plan(const PlanRequest& r, const DataRoot& root) {
     compat::set_gpu_facts(q, spec);
     q.weight_families = compat::model_weight_families(out.model, quant, r.weights);
     q.gguf_types = compat::model_gguf_types(out.model, quant, r.weights);
+    q.weights_quantize_nothing = compat::weights_quantize_nothing(out.model, quant, r.weights);
     // The llama.cpp build (plan/compatibility.cpp reads the same flag for check / sweep).
     if (const auto backend = arg_string(r.args, "llamacpp-backend")) q.backend = *backend;
     const auto dtype = arg_string(r.args, "dtype");

@@ -443,7 +443,13 @@ class SglangEngine final : public Engine {
     const std::uint64_t chunk = unchunked ? 0 : arg_u64(a, "chunked-prefill-size").value_or(sized.chunked_prefill_size);
     const std::uint64_t graph_bs =
         arg_switch(a, "disable-cuda-graph") ? 0 : arg_u64(a, "cuda-graph-max-bs").value_or(sized.cuda_graph_max_bs);
-    const SizeDefaults used{chunk, graph_bs};
+    // _handle_gpu_memory_settings (read in the 0.5.3, 0.5.6, 0.5.9 and 0.5.12 wheels; 0.5.20's
+    // arg_groups/memory_hook.py alike): the activation reserve is max(chunked_prefill_size, 2048) x
+    // 1.5 MiB, and with chunking off (chunked_prefill_size <= 0) max(max_prefill_tokens, 2048) x 1.5:
+    // an unchunked prefill runs up to max_prefill_tokens at once.
+    const std::uint64_t reserve_prefill =
+        chunk > 0 ? chunk : arg_u64(a, "max-prefill-tokens").value_or(d_.u64("max_prefill_tokens"));
+    const SizeDefaults used{reserve_prefill, graph_bs};
     const SglangDpAttention dpa = sglang_dp_attention(a, arch, release, tp, graph_bs);
     if (dpa.on) p.notes.push_back(dpa.explain);
     const SglangSpeculative spec = sglang_speculative(a, in.model, release);
@@ -471,7 +477,26 @@ class SglangEngine final : public Engine {
         f *= vlm;
       }
     }
-    if (!(f > 0 && f < 1)) throw_usage("--mem-fraction-static must be in (0, 1)");
+    // A default rule whose reserves exceed the card gives f <= 0: SGLang takes it as it is, its
+    // pool (total x f - weights) is empty and it stops with "Not enough memory" (model_runner.py
+    // init_memory_pool): a plan that does not fit, not a usage error (the user gave no fraction).
+    std::string default_f_refusal;
+    if (!user_f && !(f > 0)) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.3f", f);
+      default_f_refusal =
+          std::string("the default mem_fraction_static computed for this card is ") + buf +
+          " (<= 0): SGLang's reserve for activations (" +
+          (chunk > 0 ? "--chunked-prefill-size " + std::to_string(chunk)
+                     : "chunking off: max_prefill_tokens " + std::to_string(reserve_prefill)) +
+          " x 1.5 MiB), CUDA graphs and metadata exceeds the " + std::to_string(static_cast<std::uint64_t>(gpu_mib)) +
+          " MiB of the GPU (server_args.py _handle_gpu_memory_settings), so its token pool is empty and it stops "
+          "with \"Not enough memory. Please try to increase --mem-fraction-static\"; lower --chunked-prefill-size "
+          "(or --max-prefill-tokens) or set --mem-fraction-static";
+      f = 0;
+    } else if (!(f > 0 && f < 1)) {
+      throw_usage("--mem-fraction-static must be in (0, 1)");
+    }
     // DeepSeek sparse attention: the release's page size, fp8 latent layout and pool sizing
     // (memory/sglang_dsa.hpp; 0.5.9 _handle_model_specific_adjustments; mem_cache/memory_pool.py
     // NSATokenToKVPool: assert page_size == 64).
@@ -480,6 +505,7 @@ class SglangEngine final : public Engine {
     const SglangDsaPool dsa_rules = sglang_dsa_pool(release, in.gpu.vendor, cc ? cc->major : 0);
     if (dsa && dsa_rules.forced_mem_fraction > 0) {
       f = dsa_rules.forced_mem_fraction;
+      default_f_refusal.clear();  // the forced fraction replaces the default rule's
       p.notes.push_back("mem_fraction_static " + std::to_string(f).substr(0, 4) +
                         ": SGLang 0.5.3 sets it for DeepSeek sparse attention whatever was asked, and turns DP attention on "
                         "(server_args.py _handle_model_specific_adjustments; DP attention not modelled)");
@@ -617,11 +643,14 @@ class SglangEngine final : public Engine {
     }
     // What SGLang's own reserve heuristic sets aside for the (1 - f) share (server_args.py).
     // server_args.py counts its reserve in MiB (the card's memory.total from nvidia-smi).
-    const Bytes act_reserve(static_cast<std::uint64_t>(static_cast<double>(chunk) * 1.5 * static_cast<double>(kMiB)));
+    const std::uint64_t act_tokens = chunk > 0 ? chunk : reserve_prefill;  // unchunked: max_prefill_tokens
+    const Bytes act_reserve(static_cast<std::uint64_t>(static_cast<double>(act_tokens) * 1.5 * static_cast<double>(kMiB)));
     const bool logged_graphs = dep && dep->cuda_graphs && graph_bs > 0;
     const Bytes graph_reserve = logged_graphs ? *dep->cuda_graphs : Bytes(graph_bs * 2 * kMiB);
     p.activation.push_back({"activation.reserve", act_reserve,
-                            "chunked_prefill_size " + std::to_string(chunk) + " x 1.5 MiB (server_args.py reserve)"});
+                            (chunk > 0 ? "chunked_prefill_size " + std::to_string(chunk)
+                                       : "chunking off: max_prefill_tokens " + std::to_string(act_tokens)) +
+                                " x 1.5 MiB (server_args.py reserve)"});
     p.overhead.push_back({"overhead.cuda_graphs", graph_reserve,
                           logged_graphs ? "CUDA graphs, logged, " + dep->source
                                         : "cuda_graph_max_bs " + std::to_string(graph_bs) + " x 2 MiB (server_args.py reserve)"});
@@ -694,7 +723,10 @@ class SglangEngine final : public Engine {
     // scheduler.py Scheduler.__init__ (NewTokenRatioTracker in 0.5.x).
     const double init_ratio = std::min(d_.number("init_new_token_ratio") * conservativeness, 1.0);
     const double min_ratio = std::min(init_ratio * d_.number("min_new_token_ratio_factor"), 1.0);
-    if (derived_ctx && ctx_len > *derived_ctx) {  // refused before the pool is sized: this reason comes first
+    if (!default_f_refusal.empty()) {
+      p.fits = false;
+      p.reason = default_f_refusal;
+    } else if (derived_ctx && ctx_len > *derived_ctx) {  // refused before the pool is sized: this reason comes first
       p.fits = false;
       p.refuses_configuration = true;
       p.reason = "User-specified context_length (" + std::to_string(ctx_len) + ") is greater than the derived context_length (" +

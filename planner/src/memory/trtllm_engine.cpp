@@ -164,6 +164,16 @@ class TrtllmEngine final : public Engine {
     if (policy != "GUARANTEED_NO_EVICT" && policy != "MAX_UTILIZATION" && policy != "STATIC_BATCH")
       throw_usage("--capacity-scheduler-policy: expected GUARANTEED_NO_EVICT, MAX_UTILIZATION or STATIC_BATCH, got '" +
                   policy + "'");
+    // STATIC_BATCH (tensorrt_llm/llmapi/llm_args.py CapacitySchedulerPolicy; batch_manager
+    // capacityScheduler.cpp StaticBatchScheduler) admits a new batch only when the whole running one
+    // has finished. The KV pool is sized the same way under every policy, so the memory holds; the
+    // batching is not modelled (simulate refuses it: sim/engine_rules.cpp), and plan / check say so.
+    if (policy == "STATIC_BATCH") {
+      p.flag_warnings.push_back("--capacity-scheduler-policy STATIC_BATCH: not modelled beyond memory (the KV pool is sized as "
+                        "under every policy; the figures of throughput and latency assume in-flight batching, and "
+                        "simulate refuses it)");
+      p.notes.push_back(p.flag_warnings.back());
+    }
     const auto setting = [&](const std::string& flag, const std::string& param) {
       return arg_string(a, flag) ? arg_switch(a, flag) : d_.flag(param);
     };

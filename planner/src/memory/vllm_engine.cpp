@@ -100,6 +100,11 @@ class VllmEngine final : public Engine {
   }
 
   MemoryPlan plan(const PlanInput& in) const override;
+  // An encoder's length without --max-model-len: its longest input (plan_pooling_vllm).
+  Workload default_workload(const ModelSpec& model, const EngineArgs& /*args*/) const override {
+    if (is_encoder(model.arch)) return {std::nullopt, encoder_max_input(model.arch)};
+    return {};
+  }
 
  private:
   std::string pad_mxfp4_moe(const PlanInput& in, const WeightRequest& wr, std::uint64_t tp, ResolvedWeights& rw) const;
@@ -305,6 +310,14 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
   const std::string moe_padding = pad_mxfp4_moe(in, wr, moe_group, rw);
   const std::uint64_t ep = vllm_ep_size(args, arch, moe_group, !moe_padding.empty());
   note_expert_parallel(p, "--enable-expert-parallel", arch, moe_group, ep);
+  // vLLM reads enable_expert_parallel only where it builds FusedMoE layers
+  // (model_executor/layers/fused_moe/layer.py, FusedMoEParallelConfig.make): a dense model starts
+  // as without it, no error. Said, not silently accepted (SGLang refuses --ep-size there).
+  if (arg_switch(args, "enable-expert-parallel") && arch.num_experts == 0) {
+    p.flag_warnings.push_back("--enable-expert-parallel: " + arch.architecture +
+                              " has no routed experts; vLLM applies it to FusedMoE layers only, so it has no effect here");
+    p.notes.push_back(p.flag_warnings.back());
+  }
   p.weights_precision = rw.weights_precision;
   p.compute_precision = rw.compute_precision;
   p.planned_weights = rw.planned;
@@ -535,6 +548,19 @@ MemoryPlan VllmEngine::plan(const PlanInput& in) const {
     p.refuses_configuration = true;
     p.reason = "max_num_batched_tokens (" + std::to_string(batched) + ") must be greater than or equal to max_num_seqs (" +
                std::to_string(max_num_seqs) + ").";
+  }
+  // vLLM's argument parser takes --block-size from the BlockSize literal only: vllm/config.py
+  // `BlockSize = Literal[1, 8, 16, 32, 64, 128]` (0.8 - 0.10), vllm/config/cache.py
+  // `Literal[1, 8, 16, 32, 64, 128, 256]` (newer). A value in neither set is refused by every
+  // release; 256 is accepted here for all of them (the release that added it is not established).
+  static constexpr std::array<std::uint64_t, 7> kVllmBlockSizes{1, 8, 16, 32, 64, 128, 256};
+  if (user_block_size &&
+      std::find(kVllmBlockSizes.begin(), kVllmBlockSizes.end(), *user_block_size) == kVllmBlockSizes.end()) {
+    p.fits = false;
+    p.refuses_configuration = true;
+    p.reason = "--block-size " + std::to_string(*user_block_size) +
+               ": invalid choice; vLLM takes one of 1, 8, 16, 32, 64, 128 (and 256 in newer releases) "
+               "(vllm/config/cache.py BlockSize)";
   }
   if (mamba && !hybrid) {  // kv_cache_utils.py unify_hybrid_kv_cache_specs: recurrent specs cannot be unified
     p.fits = false;

@@ -15,10 +15,18 @@ namespace vramplan::memory {
 const QuantFormat& config_dtype_format(const ModelSpec& model, const QuantCatalog& quant) {
   // The config's own field: a value no format has is the file's fault, named with the file.
   const QuantFormat* format = quant.find(model.arch.torch_dtype);
+  const std::string file = model.source.path.empty() ? model.id : model.source.path;
   if (format == nullptr)
-    throw_input(model.source.path.empty() ? model.id : model.source.path, "torch_dtype",
+    throw_input(file, "torch_dtype",
                 "unknown dtype '" + model.arch.torch_dtype +
                     "' (float16, bfloat16, float32, or a format of data/quant_formats.json)");
+  // The model dtype is what the engine computes in: vLLM takes float16, bfloat16 and float32
+  // (vllm/config/model.py _STR_DTYPE_TO_TORCH_DTYPE / ModelConfig._resolve_auto_dtype). An integer
+  // torch_dtype is no model dtype, and fp64 is none an engine serves: the file's field is at
+  // fault, not a --dtype / --weights flag the user never gave.
+  if (!format->is_float || format->quantized || (format->family == "float" && format->block_bytes > 4))
+    throw_input(file, "torch_dtype",
+                "'" + model.arch.torch_dtype + "' is not a model dtype an engine serves (float16, bfloat16, float32)");
   return *format;
 }
 
@@ -71,7 +79,17 @@ Split split_of(TensorRole role) {
 std::string serving_dtype(const ModelSpec& model, const QuantCatalog& quant, const WeightRequest& request,
                           std::vector<std::string>& notes) {
   const std::string requested = request.dtype.value_or("auto");
-  if (requested != "auto") return quant.get(requested).name;
+  if (requested != "auto") {
+    // --dtype is the compute dtype of the unquantized tensors: vLLM's choices are auto, half,
+    // float16, bfloat16, float, float32 (vllm/config/model.py ModelDType; _STR_DTYPE_TO_TORCH_DTYPE),
+    // SGLang's the same (server_args.py --dtype choices), transformers' torch_dtype a torch float
+    // type. An 8-bit name there is refused by the engine; fp8 weights are a quantization.
+    const std::string name = quant.get(requested).name;
+    if (name != "fp16" && name != "bf16" && name != "fp32")
+      throw_usage("--dtype " + requested + ": not a compute dtype (auto, float16 / half, bfloat16, float32 / float); "
+                  "for 8-bit weights give --weights fp8 (or the engine's --quantization fp8)");
+    return name;
+  }
   const std::string& config = model.arch.torch_dtype;
   if (config.empty()) {
     notes.push_back("checkpoint dtype not given: bf16 assumed (pass --dtype)");

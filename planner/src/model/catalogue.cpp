@@ -80,7 +80,11 @@ std::vector<std::string> model_features(const ModelSpec& spec) {
   if (has(LayerAttention::Sliding)) out.push_back("swa");
   if (has(LayerAttention::Chunked)) out.push_back("chunked");
   if (a.tied_embeddings) out.push_back("tied");
-  if (a.multimodal) out.push_back("multimodal");
+  // Also a vision-language class whose config lacks the vision_config (hf_config.cpp's exclusion).
+  const bool tower_missing = std::any_of(spec.exclusions.begin(), spec.exclusions.end(), [](const std::string& e) {
+    return e.rfind("vision tower not counted", 0) == 0;
+  });
+  if (a.multimodal || tower_missing) out.push_back("multimodal");
   if (a.mtp_layers > 0) out.push_back("mtp");
   if (!spec.quantization_config_json.empty()) out.push_back("quantized");
   return out;

@@ -22,8 +22,11 @@ std::string format_name(const FormatTable& formats, const std::string& dtype) {
 
 // Present in any form: a directory or FIFO under the name is then refused by the reader (it was
 // skipped, and the plan silently came from config.json alone).
+// Any other *.safetensors file counts too: without an index vLLM loads them all (read_safetensors_dir).
 bool has_safetensors(const std::filesystem::path& dir) {
-  return std::filesystem::exists(dir / "model.safetensors") || std::filesystem::exists(dir / "model.safetensors.index.json");
+  std::error_code ec;
+  return std::filesystem::exists(std::filesystem::symlink_status(dir / "model.safetensors", ec)) ||
+         std::filesystem::exists(dir / "model.safetensors.index.json", ec) || !safetensors_files_in(dir).empty();
 }
 
 ModelSpec model_from_checkpoint_dir(const std::filesystem::path& dir, const FormatTable& formats,
@@ -37,7 +40,14 @@ ModelSpec model_from_checkpoint_dir(const std::filesystem::path& dir, const Form
     by_key.emplace(hf_inventory_key(spec.tensors[i].name), i);
   std::vector<bool> seen(spec.tensors.size(), false);
   std::vector<std::set<std::string>> weight_formats(spec.tensors.size());
+  // Elements the files hold for each inventory tensor, summed over the tensors stored one value
+  // per element (float and fp8 dtypes; per-expert tensors add up to the stacked one); `countable`
+  // turns false when a packed tensor (GPTQ int32, bitsandbytes uint8) contributes.
+  std::vector<std::uint64_t> file_elements(spec.tensors.size(), 0);
+  std::vector<bool> countable(spec.tensors.size(), true);
+  std::vector<std::string> first_file_tensor(spec.tensors.size());
   std::vector<TensorInfo> extra;
+  std::vector<std::string> skipped_lm_head;
   for (const auto& st : file_tensors) {
     bool companion = false;
     const auto key = hf_inventory_key(st.name, &companion);
@@ -46,10 +56,29 @@ ModelSpec model_from_checkpoint_dir(const std::filesystem::path& dir, const Form
       auto& t = spec.tensors[it->second];
       if (!seen[it->second]) t.stored_bytes = 0, seen[it->second] = true;
       t.stored_bytes = checked_add(*t.stored_bytes, st.data_bytes, "tensor '" + t.name + "' bytes");
-      if (!companion) weight_formats[it->second].insert(fmt);
+      if (!companion) {
+        weight_formats[it->second].insert(fmt);
+        const QuantFormat* f = formats.find_safetensors(st.dtype);
+        if (f && (f->family == "float" || f->family == "fp8") && f->block_elems == 1 && f->block_bytes > 0) {
+          std::uint64_t n = 1;
+          for (const auto d : st.shape) n = checked_mul(n, d, "tensor '" + st.name + "' elements");
+          file_elements[it->second] = checked_add(file_elements[it->second], n, "tensor '" + t.name + "' elements");
+          if (first_file_tensor[it->second].empty()) first_file_tensor[it->second] = st.name;
+        } else {
+          countable[it->second] = false;
+        }
+      }
       continue;
     }
     const auto cls = role_from_hf_tensor_name(st.name, spec.arch);
+    // Tied embeddings: the output head is the token embedding. vLLM never allocates lm_head and
+    // skips "lm_head." weights while loading (LlamaForCausalLM / Qwen2ForCausalLM.load_weights:
+    // AutoWeightsLoader(self, skip_prefixes=["lm_head."] if config.tie_word_embeddings),
+    // vllm/model_executor/models/llama.py, qwen2.py), so a stored copy costs nothing.
+    if (spec.arch.tied_embeddings && cls.role == TensorRole::Output && !cls.layer) {
+      skipped_lm_head.push_back(st.name);
+      continue;
+    }
     TensorInfo t;
     t.name = st.name;
     t.role = cls.role;
@@ -61,6 +90,21 @@ ModelSpec model_from_checkpoint_dir(const std::filesystem::path& dir, const Form
     extra.push_back(std::move(t));
   }
 
+  // A file tensor whose size is not the config's: vLLM's weight loaders assert
+  // param.size() == loaded_weight.size() (default_weight_loader, weight_utils.py) and refuse to
+  // start, so the plan must not mix the config's parameters with the file's bytes.
+  for (std::size_t i = 0; i < spec.tensors.size(); ++i) {
+    const auto& t = spec.tensors[i];
+    if (!seen[i] || !countable[i] || first_file_tensor[i].empty() || file_elements[i] == t.elements()) continue;
+    std::string shape;
+    for (const auto d : t.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
+    const std::string why = "tensor '" + first_file_tensor[i] + "': the safetensors files hold " +
+                            std::to_string(file_elements[i]) + " elements for '" + t.name + "', config.json gives [" +
+                            shape + "] = " + std::to_string(t.elements()) +
+                            "; vLLM refuses such a checkpoint (its weight loader asserts param.size() == loaded_weight.size())";
+    if (!options.allow_missing_tensors) throw Error(ErrorKind::InputFile, dir.string() + ": " + why);
+    spec.warnings.push_back(why);
+  }
   std::vector<TensorInfo> kept;
   std::size_t missing = 0;
   std::string first_missing;
@@ -103,6 +147,9 @@ ModelSpec model_from_checkpoint_dir(const std::filesystem::path& dir, const Form
                             "(first: " + first_missing + "); counted from the files only, and vLLM refuses "
                             "to load such a checkpoint");
   if (pooler_absent) spec.warnings.push_back("the checkpoint has no pooler (pooler.dense): not counted");
+  if (!skipped_lm_head.empty())
+    spec.warnings.push_back("tie_word_embeddings is true: '" + skipped_lm_head.front() +
+                            "' in the files is not counted (vLLM shares the token embedding and skips lm_head weights)");
   for (auto& t : extra) kept.push_back(std::move(t));
   spec.tensors = std::move(kept);
   spec.source.kind = "safetensors";

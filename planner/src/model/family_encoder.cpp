@@ -92,6 +92,16 @@ void build_bert(const ConfigView& c, const Family& family, ModelSpec& spec) {
     c.fail("position_embedding_type", "'" + type + "' is not supported (only \"absolute\": the "
                                       "relative_key variants add per-layer distance embeddings)");
   if (a.max_position_embeddings == 0) c.fail("max_position_embeddings", "required for BERT-style encoders");
+  // RoBERTa / XLM-R number positions from padding_idx + 1 (modeling_roberta.py / modeling_xlm_roberta.py
+  // create_position_ids_from_input_ids: cumsum(mask) + padding_idx; RobertaConfig pad_token_id=1):
+  // the table's first pad_token_id + 1 rows are never an input's. TEI takes the same offset
+  // (router/src/lib.rs: position_offset = pad_token_id + 1 for xlm-roberta, camembert, roberta).
+  if (family.name == "roberta") {
+    a.position_offset = c.u64({"pad_token_id"}).value_or(1) + 1;
+    if (a.position_offset >= a.max_position_embeddings)
+      c.fail("pad_token_id", "positions start at pad_token_id + 1 = " + std::to_string(a.position_offset) +
+                                 ", which leaves no row of max_position_embeddings " + std::to_string(a.max_position_embeddings));
+  }
   // BertConfig / XLMRobertaConfig default type_vocab_size=2; the published configs set it.
   const auto types = c.u64({"type_vocab_size"}).value_or(2);
   const auto h = a.hidden_size, V = a.vocab_size, I = a.intermediate_size;

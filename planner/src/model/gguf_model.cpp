@@ -7,6 +7,7 @@
 #include "vramplan/core/bytes.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/core/limits.hpp"
+#include "vramplan/core/text.hpp"
 #include "vramplan/io/gguf.hpp"
 #include "vramplan/model/gguf_model.hpp"
 
@@ -73,6 +74,39 @@ const WindowLayout* window_layout(std::string_view arch) {
 constexpr std::string_view kCachelessArchs[] = {
     "bert",        "jina-bert-v2", "jina-bert-v3",     "nomic-bert",  "nomic-bert-moe", "neo-bert", "eurobert",
     "modern-bert", "gemma-embedding", "wavtokenizer-dec", "dream",     "llada",          "llada-moe", "rnd1"};
+
+// Every general.architecture llama.cpp loads: LLM_ARCH_NAMES, ggml-org/llama.cpp
+// src/llama-arch.cpp @00395eb2. llm_arch_from_string maps any other name to LLM_ARCH_UNKNOWN and
+// llama_model_loader refuses the file ("unknown model architecture: '%s'", src/llama-model.cpp).
+constexpr std::string_view kLlamaCppArchs[] = {
+    "clip", "llama", "llama4", "deci", "falcon", "grok", "gpt2", "gptj", "gptneox", "mpt", "baichuan", "starcoder",
+    "refact", "bert", "modern-bert", "nomic-bert", "nomic-bert-moe", "neo-bert", "jina-bert-v2", "jina-bert-v3",
+    "eurobert", "bloom", "stablelm", "qwen", "qwen2", "qwen2moe", "qwen2vl", "qwen3", "qwen3moe", "qwen3next",
+    "qwen3vl", "qwen3vlmoe", "qwen35", "qwen35moe", "phi2", "phi3", "phimoe", "plamo", "plamo2", "plamo3",
+    "codeshell", "orion", "internlm2", "minicpm", "minicpm3", "gemma", "gemma2", "gemma3", "gemma3n", "gemma4",
+    "gemma4-assistant", "gemma-embedding", "starcoder2", "mamba", "mamba2", "jamba", "falcon-h1", "xverse",
+    "command-r", "cohere2", "cohere2moe", "dbrx", "olmo", "olmo2", "olmoe", "openelm", "arctic", "deepseek",
+    "deepseek2", "deepseek2-ocr", "deepseek32", "deepseek4", "chatglm", "glm4", "glm4moe", "glm-dsa", "bitnet", "t5",
+    "t5encoder", "jais", "jais2", "nemotron", "nemotron_h", "nemotron_h_moe", "exaone", "exaone4", "exaone-moe",
+    "rwkv6", "rwkv6qwen2", "rwkv7", "arwkv7", "granite", "granitemoe", "granitehybrid", "chameleon",
+    "wavtokenizer-dec", "plm", "bailingmoe", "bailingmoe2", "dots1", "arcee", "afmoe", "laguna", "ernie4_5",
+    "ernie4_5-moe", "hunyuan-moe", "hunyuan-dense", "hunyuan_vl", "hy_v3", "smollm3", "gpt-oss", "lfm2", "lfm2moe",
+    "dream", "smallthinker", "llada", "llada-moe", "seed_oss", "grovemoe", "apertus", "minimax-m2", "cogvlm", "rnd1",
+    "pangu-embedded", "mistral3", "eagle3", "dflash", "mistral4", "paddleocr", "mimo2", "step35", "llama-embed",
+    "maincoder", "kimi-linear", "talkie", "mellum"};
+
+bool llama_cpp_knows(std::string_view arch) {
+  return std::find(std::begin(kLlamaCppArchs), std::end(kLlamaCppArchs), arch) != std::end(kLlamaCppArchs);
+}
+
+// Architectures whose attention projections llama.cpp creates as {n_embd, n_embd_head_k * n_head},
+// {n_embd, n_embd_head_k * n_head_kv}, {n_embd, n_embd_head_v * n_head_kv} and {n_embd_head_v *
+// n_head, n_embd} (llama_model::load_tensors, e.g. src/models/llama.cpp, qwen2.cpp, qwen3.cpp,
+// gemma3.cpp: create_tensor(tn(LLM_TENSOR_ATTN_Q, "weight", i), {n_embd, n_embd_head_k * n_head}, 0)),
+// and refuses a file whose tensor differs ("tensor '%s' has wrong shape; expected ..., got ...",
+// llama_model_loader::check_tensor_dims).
+constexpr std::string_view kPlainAttentionArchs[] = {"llama",    "mistral3", "qwen2",  "qwen2moe", "qwen3",
+                                                     "qwen3moe", "gemma",    "gemma2", "gemma3"};
 
 bool cacheless(std::string_view arch) {
   return std::find(std::begin(kCachelessArchs), std::end(kCachelessArchs), arch) != std::end(kCachelessArchs);
@@ -474,6 +508,44 @@ void map_gemma4_geometry(const Meta& m, ModelSpec& spec, const std::vector<std::
   }
 }
 
+// What llama.cpp's loader refuses before it allocates anything, checked after the metadata
+// (a missing key is named first): an architecture it does not know, and attention projections
+// whose shape is not the metadata's (kPlainAttentionArchs). Work is one pass over the tensors.
+// Missing tensors are gguf_missing_tensors' (the load path refuses them, inspect warns).
+void check_llama_cpp_loads(const GgufFile& f, const std::string& arch, const ModelSpec& spec,
+                           const std::vector<std::uint64_t>& heads,
+                           const std::vector<std::uint64_t>& kv_heads, std::optional<std::uint64_t> key_len,
+                           std::optional<std::uint64_t> value_len) {
+  if (!llama_cpp_knows(arch))
+    throw_unknown(f.path + ": key 'general.architecture': '" + arch +
+                  "' is not an architecture llama.cpp loads (src/llama-arch.cpp LLM_ARCH_NAMES; llama.cpp refuses the file: "
+                  "\"unknown model architecture\"), so no graph or buffer of it can be planned");
+  if (std::find(std::begin(kPlainAttentionArchs), std::end(kPlainAttentionArchs), arch) == std::end(kPlainAttentionArchs))
+    return;
+  const std::uint64_t E = spec.arch.hidden_size;
+  for (const auto& t : spec.tensors) {
+    if (!t.layer || t.is_bias || t.shape.size() != 2) continue;
+    const auto l = static_cast<std::size_t>(*t.layer);
+    if (l >= heads.size() || l >= kv_heads.size() || heads[l] == 0) continue;
+    const std::uint64_t dk = key_len.value_or(E / heads[l]), dv = value_len.value_or(dk);
+    std::uint64_t rows = 0, cols = E;
+    std::string why;
+    switch (t.role) {
+      case TensorRole::AttnQ: rows = heads[l] * dk, why = "head_count " + std::to_string(heads[l]) + " x key_length " + std::to_string(dk); break;
+      case TensorRole::AttnK: rows = kv_heads[l] * dk, why = "head_count_kv " + std::to_string(kv_heads[l]) + " x key_length " + std::to_string(dk); break;
+      case TensorRole::AttnV: rows = kv_heads[l] * dv, why = "head_count_kv " + std::to_string(kv_heads[l]) + " x value_length " + std::to_string(dv); break;
+      case TensorRole::AttnOutput: rows = E, cols = heads[l] * dv, why = "head_count " + std::to_string(heads[l]) + " x value_length " + std::to_string(dv); break;
+      default: continue;
+    }
+    if (t.shape[0] == rows && t.shape[1] == cols) continue;
+    // ggml order (innermost first), as llama.cpp prints it.
+    throw_input(f.path, "tensor '" + t.name + "'",
+                "shape [" + std::to_string(t.shape[1]) + ", " + std::to_string(t.shape[0]) + "] is not the [" +
+                    std::to_string(cols) + ", " + std::to_string(rows) + "] the metadata gives (embedding_length " +
+                    std::to_string(E) + ", " + why + "); llama.cpp refuses it (\"tensor has wrong shape\")");
+  }
+}
+
 // The tensor names of `f` are read only by map_tensors, so `owned` may give them away there.
 ModelSpec spec_from_gguf(const GgufFile& f, std::vector<GgufTensor>* owned) {
   ModelSpec spec;
@@ -483,7 +555,9 @@ ModelSpec spec_from_gguf(const GgufFile& f, std::vector<GgufTensor>* owned) {
     throw_input(f.path, "key 'general.architecture'", "missing (required to read the model metadata)");
   const Meta m(f, *arch_name);
 
-  spec.id = general.opt_string("general.name").value_or(std::filesystem::path(f.path).stem().string());
+  // general.name is printed as the model's name: control characters and bytes that are not UTF-8
+  // are written \xHH (core/text.hpp escape_control), so a file cannot drive the terminal.
+  spec.id = escape_control(general.opt_string("general.name").value_or(std::filesystem::path(f.path).stem().string()));
   spec.source.kind = "gguf";
   spec.source.path = f.path;
 
@@ -589,10 +663,33 @@ ModelSpec spec_from_gguf(const GgufFile& f, std::vector<GgufTensor>* owned) {
   if (rope.rotary_dim > 0 && rope.max_positions > 0 && !granite_nope) a.rope_tables.push_back(rope);
   // All splits counted (a first split may hold metadata only): none at all is a vocabulary-only file.
   if (spec.tensors.empty()) throw_input(f.path, "tensor count", "0 tensors: a vocabulary-only GGUF has no weights to plan");
+  check_llama_cpp_loads(f, *arch_name, spec, heads, kv_heads, key_len, value_len);
   return spec;
 }
 
 }  // namespace
+
+std::string gguf_missing_tensors(const ModelSpec& spec) {
+  const ModelArch& a = spec.arch;
+  if (spec.source.kind != "gguf" || a.model_type == "clip") return {};  // an mmproj file: the projector's own tensors
+  // llama_model_loader::create_tensor fails on "missing tensor '%s'": every architecture creates
+  // token_embd and tensors in every block (the nextn layers included).
+  const std::uint64_t block_count = a.num_layers + a.mtp_layers;
+  std::vector<bool> layer_seen(block_count, false);
+  bool embd = false;
+  for (const auto& t : spec.tensors) {
+    if (t.name == "token_embd.weight") embd = true;
+    if (t.layer && static_cast<std::uint64_t>(*t.layer) < block_count) layer_seen[static_cast<std::size_t>(*t.layer)] = true;
+  }
+  const std::string file = spec.source.path + ": ";
+  if (!embd) return file + "tensor 'token_embd.weight': missing (llama.cpp refuses the file: \"missing tensor 'token_embd.weight'\")";
+  for (std::uint64_t l = 0; l < block_count; ++l)
+    if (!layer_seen[l])
+      return file + "key '" + a.model_type + ".block_count': " + std::to_string(block_count) + " blocks, but no tensor blk." +
+             std::to_string(l) + ".* is in the file (llama.cpp refuses it: \"missing tensor 'blk." + std::to_string(l) +
+             ".attn_norm.weight'\" or the like)";
+  return {};
+}
 
 ModelSpec model_from_gguf(const GgufFile& f, const FormatTable& catalog) {
   (void)catalog;  // formats were resolved against the same catalogue when the header was read

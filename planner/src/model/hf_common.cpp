@@ -28,8 +28,10 @@ void read_common_dims(const ConfigView& c, const Family& family, ModelArch& a) {
   }
   a.v_head_dim = a.head_dim;
   a.vocab_size = c.positive({"vocab_size"});
+  // 0 positions is no model (vLLM derives max_model_len from it and refuses every request): the
+  // file's field is named, as a layer count of 0 is, not a --max-model-len never given.
   a.max_position_embeddings =
-      c.u64({"max_position_embeddings", "n_positions", "max_sequence_length", "seq_length"})
+      c.positive_opt({"max_position_embeddings", "n_positions", "max_sequence_length", "seq_length"})
           .value_or(0);
   a.tied_embeddings = c.boolean({"tie_word_embeddings"}).value_or(family.tied_default);
   a.torch_dtype = c.string({"torch_dtype", "dtype"}).value_or("");

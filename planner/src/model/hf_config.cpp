@@ -51,6 +51,25 @@ std::string id_from_origin(const std::string& origin) {
   return p.stem().string();
 }
 
+// A ModelOpt hf_quant_config.json ({"producer": {"name": "modelopt"}, "quantization":
+// {"quant_algo": "FP8", "exclude_modules": [...]}}) as the quantization_config vLLM makes of it:
+// vLLM's get_config (vllm/transformers_utils/config.py) takes the file when config.json has no
+// quantization_config ("ModelOpt 0.29.0 and before saves the quantization config in a separate
+// hf_quant_config.json"), and ModelConfig._normalize_quantization_config (vllm/config/model.py)
+// sets quant_method "modelopt" for a modelopt producer (FP8; NVFP4 is modelopt_fp4, read by the
+// same branch of checkpoint_quantization).
+std::string modelopt_quant_config(nlohmann::json q, const std::string& origin) {
+  if (!q.is_object()) throw_input(origin, "/", "expected a JSON object (a ModelOpt hf_quant_config.json)");
+  if (!q.contains("quant_method")) {
+    const bool modelopt = q.contains("producer") && q["producer"].is_object() &&
+                          q["producer"].contains("name") && q["producer"]["name"] == "modelopt";
+    if (!modelopt && !(q.contains("quantization") && q["quantization"].is_object()))
+      throw_input(origin, "/producer/name", "expected \"modelopt\" (the producer of an hf_quant_config.json)");
+    q["quant_method"] = "modelopt";
+  }
+  return q.dump();
+}
+
 }  // namespace
 
 std::vector<std::string> supported_architectures() {
@@ -88,6 +107,9 @@ ModelSpec model_from_hf_config(const nlohmann::json& config, std::string origin,
 
   // At the root, or in text_config for wrappers that quantize only the language model (Kimi-K2.5).
   if (auto q = view.find({"quantization_config"})) spec.quantization_config_json = q->raw().dump();
+  // The catalogue keeps a ModelOpt repository's hf_quant_config.json under _hf_quant_config.
+  if (spec.quantization_config_json.empty() && config.is_object() && config.contains("_hf_quant_config"))
+    spec.quantization_config_json = modelopt_quant_config(config["_hf_quant_config"], origin + " _hf_quant_config");
   spec.arch.multimodal = view.root().has("vision_config") || view.root().has("audio_config");
   if (view.root().has("vision_config")) {
     const auto vision = view.root().at("vision_config");
@@ -99,6 +121,16 @@ ModelSpec model_from_hf_config(const nlohmann::json& config, std::string origin,
                                 JsonView(config, origin).at("vision_config").opt_string("model_type").value_or("?") +
                                 " vision_config of " + architecture);
   }
+  // A vision-language class (its family counts a tower) whose config has no vision_config: a
+  // trimmed copy (the llama-4-maverick catalogue entry's vendor file). The checkpoint still holds
+  // the tower and vLLM still profiles it: say it is missing rather than plan a text-only model.
+  if (!view.root().has("vision_config") && family->vision_tower &&
+      architecture.ends_with("ForConditionalGeneration")) {
+    // arch.multimodal stays false: the engines' vision paths (vLLM's encoder profile, SGLang's
+    // mem-fraction scaling) need the tower's dimensions, which this config does not give.
+    spec.exclusions.push_back("vision tower not counted: " + architecture + " has one, but this config has no "
+                              "vision_config to size it from (weights and the encoder's profile activations are missing)");
+  }
   if (view.root().has("audio_config"))
     spec.exclusions.push_back("audio encoder not counted: no builder for " + architecture);
   return spec;
@@ -107,6 +139,14 @@ ModelSpec model_from_hf_config(const nlohmann::json& config, std::string origin,
 ModelSpec model_from_hf_config_file(const std::filesystem::path& path, const HfLoadOptions& options) {
   const auto file = std::filesystem::is_directory(path) ? path / "config.json" : path;
   auto spec = model_from_hf_config(read_json_file(file), file.string(), options);
+  // hf_quant_config.json beside config.json, read as vLLM's get_config reads it (see
+  // modelopt_quant_config) when config.json carries no quantization_config.
+  if (spec.quantization_config_json.empty() && file.filename() == "config.json") {
+    const auto side = file.parent_path() / "hf_quant_config.json";
+    std::error_code ec;
+    if (std::filesystem::exists(std::filesystem::symlink_status(side, ec)))
+      spec.quantization_config_json = modelopt_quant_config(read_json_file(side), side.string());
+  }
   if (std::filesystem::is_directory(path)) spec.id = path.filename().string();
   return spec;
 }

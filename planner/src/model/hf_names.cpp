@@ -382,7 +382,19 @@ namespace vramplan {
 
 std::string hf_inventory_key(std::string_view raw, bool* is_companion) {
   // Companions whose bytes belong to "<module>.weight" / to the stacked "<module>" (gpt-oss).
+  // bitsandbytes serialises a 4-bit weight's quant state beside it as "<module>.weight.absmax",
+  // ".weight.quant_map", ".weight.nested_absmax", ".weight.nested_quant_map" and
+  // ".weight.quant_state.bitsandbytes__nf4" / "__fp4" (bitsandbytes/functional.py
+  // QuantState.as_dict(packed=True); transformers Bnb4BitHfQuantizer): all of them belong to
+  // "<module>.weight", so they come first, before the shorter ".absmax" / ".quant_map".
   static constexpr std::pair<std::string_view, std::string_view> kCompanions[] = {
+      {".weight.absmax", ".weight"}, {".weight.quant_map", ".weight"}, {".weight.nested_absmax", ".weight"},
+      {".weight.nested_quant_map", ".weight"}, {".weight.quant_state.bitsandbytes__nf4", ".weight"},
+      {".weight.quant_state.bitsandbytes__fp4", ".weight"},
+      // ModelOpt's KV-cache scales (self_attn.k_scale / v_scale, one fp32 scalar each): vLLM loads
+      // them into the attention layer (BaseKVCacheMethod, quantization/kv_cache.py); not parameters
+      // of the model's count, their bytes go with the K / V projection.
+      {".self_attn.k_scale", ".self_attn.k_proj.weight"}, {".self_attn.v_scale", ".self_attn.v_proj.weight"},
       {".weight_scale_inv", ".weight"}, {".weight_scale", ".weight"}, {".input_scale", ".weight"},
       {".weight_zero_point", ".weight"}, {".weight_g_idx", ".weight"}, {".weight_packed", ".weight"},
       {".weight_shape", ".weight"},     {".qweight", ".weight"},      {".qzeros", ".weight"},

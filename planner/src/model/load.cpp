@@ -29,19 +29,29 @@ bool looks_like_path(std::string_view what) {
 // Longest path Linux accepts (PATH_MAX); a longer argument is neither a path nor a catalogue id.
 constexpr std::size_t kMaxModelArgument = 4096;
 
+// A GGUF llama.cpp refuses for a missing tensor is refused as a checkpoint directory missing one is
+// (HfLoadOptions::allow_missing_tensors: inspect shows it with a warning).
+ModelSpec checked_gguf(ModelSpec spec, const HfLoadOptions& hf) {
+  if (const std::string why = gguf_missing_tensors(spec); !why.empty()) {
+    if (!hf.allow_missing_tensors) throw Error(ErrorKind::InputFile, why);
+    spec.warnings.push_back(why);
+  }
+  return spec;
+}
+
 template <class QuantFn>
 ModelSpec load_file(const std::filesystem::path& path, const HfLoadOptions& hf, QuantFn&& quant) {
   require_regular_file(path);  // a FIFO named *.gguf would block open() forever
   // The format is what the first bytes say; the extension only picks the error for an unknown one.
   switch (sniff_magic(path)) {
-    case FileMagic::Gguf: return model_from_gguf_file(path, quant());
+    case FileMagic::Gguf: return checked_gguf(model_from_gguf_file(path, quant()), hf);
     case FileMagic::Safetensors:
       throw Error(ErrorKind::InputFile, path.string() +
                                             ": is a safetensors file; pass the checkpoint directory that holds it "
                                             "and its config.json");
     case FileMagic::Other: break;
   }
-  if (path.extension() == ".gguf") return model_from_gguf_file(path, quant());  // reports the bad magic
+  if (path.extension() == ".gguf") return checked_gguf(model_from_gguf_file(path, quant()), hf);  // reports the bad magic
   if (path.filename() == "config.json" && has_safetensors(path.parent_path()))
     return model_from_checkpoint_dir(path.parent_path(), quant(), hf);
   return model_from_hf_config_file(path, hf);

@@ -6,7 +6,9 @@
 
 #include "vramplan/core/error.hpp"
 #include "vramplan/core/text.hpp"
+#include "vramplan/memory/encoder_memory.hpp"
 #include "vramplan/memory/launch_nodes.hpp"
+#include "vramplan/model/encoder.hpp"
 #include "vramplan/plan/capacity.hpp"
 #include "vramplan/plan/compatibility.hpp"
 #include "vramplan/plan/limits.hpp"
@@ -43,6 +45,24 @@ std::string planning_reason(const PlanSession& session, const Scenario& s, const
            (m.best->pp > 1 ? " pp" + std::to_string(m.best->pp) : "") + " (" + std::to_string(m.best->gpus()) + " x " +
            out.gpu.id + ")";
   return r + "; no layout of up to " + std::to_string(req.max_gpus) + " x " + out.gpu.id + " fits (--max-gpus)";
+}
+
+// A pooling model that does not fit: its batch's activations, not its weights, are what the
+// card cannot hold, and it runs on one GPU, so the layouts of planning_reason do not apply:
+// "the activation peak of the largest batch needs 170.21 GiB beside 1.06 GiB of weights and 0.50
+// GiB of overhead, 171.77 GiB of the GPU's 22.03 GiB (tei: TEI warmup runs out of memory); ...".
+std::string pooling_reason(const CheckOutcome& out, const std::string& engine) {
+  const memory::MemoryPlan& p = out.eval.plan;
+  const FitResult& fit = out.eval.fit;
+  std::string why = fit.reason;
+  if (const auto at = why.find(": weights + activation peak"); at != std::string::npos) why.erase(at);
+  const std::string knob = engine == "tei"    ? "--max-batch-tokens"
+                           : engine == "vllm" ? "--max-num-batched-tokens (or --max-model-len)"
+                                              : "--batch or --context";
+  return "the activation peak of the largest batch needs " + format_binary(p.activation_bytes()) + " beside " +
+         format_binary(p.weights_bytes()) + " of weights and " + format_binary(p.overhead_bytes()) + " of overhead, " +
+         format_binary(p.total_bytes()) + " of the GPU's " + format_binary(out.gpu.reported_total) + " (" + fit.engine + ": " +
+         why + "); a pooling model runs on one GPU: lower " + knob;
 }
 
 // The rate view's latency targets: --slo, else --max-ttft / --max-tpot read as p99 targets
@@ -104,6 +124,17 @@ CheckOutcome run_check(const CheckRequest& req, const DataRoot& root, std::uniqu
   out.request = req;
   out.model_id = session.model().id;
   out.model_source = session.model().source;
+  // A pooling model generates nothing: the batch table (decode tok/s, TPOT, TTFT of generated
+  // sequences) does not apply, as simulate, trial and sweep --rate refuse it; and the workload
+  // flags it has no use for are refused as plan refuses them.
+  if (is_pooling_model(session.model())) {
+    if (req.batch_range)
+      throw_usage("--batch-range: " + out.model_id + " is a pooling model (" + session.model().arch.architecture +
+                  "): it generates nothing, so the batch table's decode tok/s, TPOT and TTFT do not apply; its "
+                  "throughput in inputs/s is in vramplan plan, an offline job's in vramplan plan --documents N");
+    memory::refuse_pooling_workload_flags(session.model(), session.engine().name(),
+                                          {req.batch.has_value(), req.context.has_value(), req.spec_accept_length.has_value()});
+  }
   const Parallel p = session.parallel_of(req.args);
   out.gpu = memory::in_cluster(session.device(req.gpu, req.gpu_memory), req.cluster, session.engine().name(), req.args,
                                p.gpus());
@@ -142,6 +173,7 @@ CheckOutcome run_check(const CheckRequest& req, const DataRoot& root, std::uniqu
         !w.nothing_quantized.empty())
       out.warnings.push_back(w.nothing_quantized);
   if (!out.eval.capped_context.empty()) out.warnings.push_back(out.eval.capped_context);
+  for (const auto& w : out.eval.plan.flag_warnings) out.warnings.push_back(w);  // flags taken without effect
   // A batch beyond the engine's running cap is memory for sequences it never runs together.
   if (const auto cap = engine_sequence_cap(out.eval.plan); cap && req.batch && out.eval.fit.batch > cap->sequences)
     out.warnings.push_back(out.eval.fit.engine + " runs at most " + std::to_string(cap->sequences) +
@@ -150,12 +182,30 @@ CheckOutcome run_check(const CheckRequest& req, const DataRoot& root, std::uniqu
                            " of the batch wait in its queue; the verdict is on the memory of all " +
                            std::to_string(out.eval.fit.batch));
   // A refusal about memory gets what layout would fit; one of the configuration itself is its own reason.
-  if (out.eval.fit.limit == Limit::Engine && out.eval.fit.expected.kv_pool.count() == 0 && !out.eval.plan.refuses_configuration)
+  const bool no_kv = out.eval.plan.kv.bytes_per_token == 0 && out.eval.fit.expected.kv_pool.count() == 0;
+  if (no_kv && is_pooling_model(session.model()) && out.eval.fit.verdict == Verdict::DoesNotFit &&
+      !out.eval.plan.refuses_configuration)
+    out.eval.fit.reason = pooling_reason(out, std::string(session.engine().name()));
+  else if (out.eval.fit.limit == Limit::Engine && out.eval.fit.expected.kv_pool.count() == 0 && !out.eval.plan.refuses_configuration)
     out.eval.fit.reason = planning_reason(session, s, req, out) + " (" + out.eval.fit.engine + ": " + out.eval.fit.reason + ")";
+  // HF generate() holds no pool: the room left at the checked batch is not what more sequences
+  // get, because its activation peak grows with the batch (memory/hf_engine.cpp). The verdict
+  // counts the sequences that fit with their own activations, as --limits' max batch does.
+  std::string grown_note;
+  if (session.engine().name() == "hf" && !no_kv && out.eval.fit.verdict != Verdict::DoesNotFit) {
+    const std::uint64_t room = out.eval.fit.expected_sequences;
+    const LimitResult fitting = max_batch(session, s, req.policy, bounds);
+    if (fitting.value < room) {
+      out.eval.fit.expected_sequences = fitting.value;
+      grown_note = "; generate()'s activation peak grows with the batch: " + std::to_string(fitting.value) +
+                   " sequences fit, not the " + std::to_string(room) + " the room left at batch " +
+                   std::to_string(out.eval.fit.batch) + " holds";
+    }
+  }
   if (out.gpu.vendor == "amd")
     out.warnings.push_back("the activation and non-torch figures of " + out.eval.fit.engine +
                            " were fitted on NVIDIA H100 logs: unvalidated on AMD GPUs");
-  out.line = fit_line(out.eval.fit, out.gpu.id, out.eval.gpus_total(), p.tp, p.pp, req.replicas);
+  out.line = fit_line(out.eval.fit, out.gpu.id, out.eval.gpus_total(), p.tp, p.pp, req.replicas) + grown_note;
   if (out.eval.fit.verdict != Verdict::DoesNotFit) {
     out.launch = launch_command(out.eval.plan, out.gpu, p.tp, p.pp, req.args, req.model);
   }

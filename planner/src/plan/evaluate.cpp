@@ -17,15 +17,13 @@ Evaluation evaluate(const PlanSession& session, const Scenario& s, const FitPoli
   Evaluation e;
   e.replicas = s.replicas;
   e.parallel = session.parallel_of(s.args);
-  const std::uint64_t batch = batch_per_replica(s);
+  // Without --batch, the engine's default batch (sentence-transformers' 32 under hf), as plan uses it.
+  const std::uint64_t per_replica = batch_per_replica(s);
+  const std::uint64_t batch = s.batch ? per_replica : session.default_batch(s.args);
   const memory::Workload config_only{std::nullopt, s.context};
-  std::uint64_t engine_length = session.planned_context(s.args, config_only);
-  // An engine without a length flag (HF transformers generate()) plans its own default length
-  // without --context (data/engines/hf.json default_context): check it as plan shows it.
-  if (session.context_flag().empty() && !s.context)
-    if (const memory::MemoryPlan own = session.plan(s.gpu, s.args, s.weights, config_only);
-        own.engine_view.contains("sequence_length") && own.engine_view["sequence_length"].is_number_unsigned())
-      engine_length = own.engine_view["sequence_length"].get<std::uint64_t>();
+  // Without a length flag or --context, the engine's own default length (HF transformers
+  // generate()'s data/engines/hf.json default_context, an encoder's input length): as plan uses it.
+  const std::uint64_t engine_length = session.planned_context(s.args, config_only);
   // The engine's flag of 0 (or a model without max_position_embeddings): name the flag, not the
   // --context the length is passed on as.
   const std::string flag = session.context_flag();

@@ -34,6 +34,12 @@ Bytes kv_pool(const memory::MemoryPlan& plan) {
   return plan.kv_cache_bytes();
 }
 
+// A pooling model's plan: no KV cache at all (memory/encoder_memory.cpp no_kv), so no pool whose
+// size absorbs the other components.
+bool has_kv_cache(const memory::MemoryPlan& plan) {
+  return plan.kv.bytes_per_token > 0 || kv_pool(plan).count() > 0;
+}
+
 // What the non-KV components may take beyond their expected values, split by whether the
 // engine's pool absorbs it (sized from what is left) or the engine holds it on top.
 struct Excess {
@@ -54,6 +60,15 @@ std::uint64_t sequences_in(std::int64_t bytes, std::uint64_t per_sequence) {
 
 std::string sequences_text(std::uint64_t n, std::uint64_t context) {
   return std::to_string(n) + (n == 1 ? " sequence" : " sequences") + " of " + std::to_string(context);
+}
+
+// The sequence counts are what the pool holds beside --headroom's spare (share x the card's
+// total): said where they are printed, so "24.2 GiB = 10 sequences" does not read as 48.
+std::string headroom_kept(const FitResult& fit) {
+  if (fit.required_headroom <= 0) return "";
+  const double kept = std::ceil(fit.required_headroom * static_cast<double>(fit.expected.capacity.count()));
+  return " beside the " + format_binary(Bytes(static_cast<std::uint64_t>(kept))) + " --headroom " +
+         percent(fit.required_headroom, 1) + " keeps spare";
 }
 
 }  // namespace
@@ -138,9 +153,13 @@ FitResult assess_fit(const memory::MemoryPlan& plan, const std::string& engine_r
     r.limit = Limit::KvCache;
     r.reason = "KV cache for " + of_seqs + " needs " + format_binary(e.kv_needed) + "; the " + r.engine + " KV pool is " +
                format_binary(e.kv_pool) + " (" + sequences_text(r.expected_sequences, context) + ")";
-  } else if (plan.kv_fixed && e.held > e.capacity) {  // a pool sized from a budget fits it by construction
+  } else if ((plan.kv_fixed || !has_kv_cache(plan)) && e.held > e.capacity) {  // a pool sized from a budget fits it by construction
+    // A plan without a KV cache (a pooling model) has no pool to shrink: over the card, its
+    // batch runs out of memory (the engine's own reason when the plan gives one).
     r.limit = Limit::Card;
-    r.reason = r.engine + " holds " + format_binary(e.held) + ", more than the " + format_binary(e.capacity) + " of the GPU";
+    r.reason = !plan.fits && !plan.reason.empty()
+                   ? plan.reason
+                   : r.engine + " holds " + format_binary(e.held) + ", more than the " + format_binary(e.capacity) + " of the GPU";
   } else if (e.spare_bytes < margin) {
     r.limit = Limit::Headroom;
     r.reason = "--headroom " + percent(policy.headroom, 1) + " asks " + format_binary(Bytes(static_cast<std::uint64_t>(margin))) +
@@ -160,11 +179,14 @@ FitResult assess_fit(const memory::MemoryPlan& plan, const std::string& engine_r
   // sized as a share of the card beside reserves the engine only estimates: SGLang starts with
   // weights + pool = mem_fraction_static of the memory, and its own activation and CUDA-graph
   // reserve estimates (server_args.py) may want more than the rest. It starts; a long prefill or a
-  // graph capture may then run out of memory: MARGINAL on the expected values already.
-  const std::int64_t card_short =
-      plan.kv_fixed || x.on_top > 0 ? static_cast<std::int64_t>(u.held.count()) - static_cast<std::int64_t>(u.capacity.count()) : 0;
+  // graph capture may then run out of memory: MARGINAL on the expected values already. Only a
+  // plan with a budget-sized KV pool has such reserves; one without a KV cache over the card
+  // was refused above.
+  const std::int64_t card_short = plan.kv_fixed || x.on_top > 0 || !has_kv_cache(plan)
+                                      ? static_cast<std::int64_t>(u.held.count()) - static_cast<std::int64_t>(u.capacity.count())
+                                      : 0;
   const std::int64_t reserves_over =
-      plan.kv_fixed ? 0 : static_cast<std::int64_t>(e.held.count()) - static_cast<std::int64_t>(e.capacity.count());
+      plan.kv_fixed || !has_kv_cache(plan) ? 0 : static_cast<std::int64_t>(e.held.count()) - static_cast<std::int64_t>(e.capacity.count());
   r.margin_short_bytes = std::max({kv_short, start_short, card_short, reserves_over, std::int64_t{0}});
   if (r.margin_short_bytes == 0) {
     r.verdict = Verdict::Fits;
@@ -183,7 +205,7 @@ FitResult assess_fit(const memory::MemoryPlan& plan, const std::string& engine_r
     } else {
       r.limit = kv_short == r.margin_short_bytes && policy.headroom > 0 && kv_short <= margin ? Limit::Headroom : Limit::KvCache;
       r.reason = "on the upper bounds the KV pool is " + format_binary(u.kv_pool) + " = " +
-                 sequences_text(r.upper_sequences, context) + " (" + short_text;
+                 sequences_text(r.upper_sequences, context) + headroom_kept(r) + " (" + short_text;
       if (start_short == r.margin_short_bytes && start_short > kv_short)
         r.reason += "; one sequence of the engine's max length needs " + format_binary(Bytes(r.start_kv));
       r.reason += ")";
@@ -208,7 +230,8 @@ std::string fit_line(const FitResult& fit, const std::string& gpu_id, std::uint6
           gib1(e.held) + " of " + gib1(e.capacity) + " GiB; " +
           (e.kv_pool.count() == 0 && fit.expected_sequences == 0
                ? std::string("no KV cache (a pooling model)")
-               : "KV pool " + format_binary(e.kv_pool, 1) + " = " + sequences_text(fit.expected_sequences, fit.context));
+               : "KV pool " + format_binary(e.kv_pool, 1) + " = " + sequences_text(fit.expected_sequences, fit.context) +
+                     headroom_kept(fit));
   if (fit.verdict == Verdict::Marginal) line += "; " + fit.reason;
   return line;
 }

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <string_view>
 #include <utility>
 
@@ -273,7 +274,24 @@ LaunchCommand launch_command(const memory::PlanOutcome& outcome, const memory::E
     c.note = "no launch command known for engine " + outcome.plan.engine;
     return c;
   }
-  row->build(outcome, args, model, c);
+  // A config.json path: every server takes the checkpoint directory or a hub id, never the JSON
+  // file (vllm serve / sglang --model-path / trtllm-serve / TEI --model-id load config.json and
+  // the weights from the directory). A config.json names its directory; a config under another
+  // name has none to name, so a placeholder stands in, with a note.
+  std::string served = model;
+  std::string config_note;
+  if (model.ends_with(".json")) {
+    const std::filesystem::path p(model);
+    if (p.filename() == "config.json") {
+      served = p.has_parent_path() ? p.parent_path().string() : std::string(".");
+    } else {
+      served = "<checkpoint-dir>";
+      config_note = "'" + model + "' is a config file, which no server loads: put the checkpoint directory that holds it "
+                    "as config.json (with the weights), or its HF repo id, in place of <checkpoint-dir>";
+    }
+  }
+  row->build(outcome, args, served, c);
+  if (!config_note.empty()) c.note = c.note.empty() ? config_note : config_note + "; " + c.note;
   if (outcome.plan.planned_weights) require_planned_weights(c, outcome.plan.engine, *outcome.plan.planned_weights, args);
   if (!c.argv.empty() && !is_path(model)) {
     const std::string fill = "'" + model + "' is the catalogue id: put the checkpoint's HF repo or path in its place";

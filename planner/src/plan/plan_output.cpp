@@ -180,7 +180,18 @@ std::string plan_text(const sim::ServingPlan& o) {
                   p.kv.max_concurrency.value_or(0.0));
     s += buf;
   }
-  s += p.fits ? "fits: yes\n" : wrap_paragraph("fits: NO - " + p.reason, width, 6) + "\n";
+  // The expected total over the card while the engine starts (SGLang's pool is a share of the card
+  // beside reserves it only estimates): check's MARGINAL on the expected values (plan/fit.cpp
+  // reserves_over), so not "yes".
+  if (p.fits && head < 0 && !p.kv_fixed)
+    s += wrap_paragraph("fits: marginal - the expected total is " +
+                            format_gib(Bytes(static_cast<std::uint64_t>(-head))) +
+                            " over the card: the engine starts, but a long prefill or a graph capture may run out of "
+                            "memory (check: MARGINAL)",
+                        width, 6) +
+         "\n";
+  else
+    s += p.fits ? "fits: yes\n" : wrap_paragraph("fits: NO - " + p.reason, width, 6) + "\n";
   for (const auto& n : p.notes) s += wrap_paragraph("note: " + n, width, 6) + "\n";
   s += "\n" + wrap_performance_lines(performance_text(o.performance));
   s += wrap_paragraph("calibration: " + (o.calibration.file ? *o.calibration.file + " (" + o.calibration.selected + ")" : std::string("none")) +

@@ -5,6 +5,7 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <charconv>
 #include <ctime>
 #include <filesystem>
 #include <span>
@@ -209,6 +210,64 @@ constexpr std::array<ReconcileEstimateKey, 7> kReconcileEstimates = {{
 
 const std::array<std::string_view, 4> kTunedSuffixes = {"-instruct", "-it", "-hf", "-chat"};
 
+// The architecture fields two HF configs must share to be one model (the planned one and the
+// catalogue entry the log's HF id names): "layers 32" ... for those that differ, both sides.
+struct ReconcileArchField {
+  const char* name;
+  std::uint64_t ModelArch::*field;
+};
+constexpr std::array<ReconcileArchField, 7> kReconcileArchFields = {{
+    {"layers", &ModelArch::num_layers},
+    {"hidden size", &ModelArch::hidden_size},
+    {"attention heads", &ModelArch::num_heads},
+    {"KV heads", &ModelArch::num_kv_heads},
+    {"intermediate size", &ModelArch::intermediate_size},
+    {"vocabulary", &ModelArch::vocab_size},
+    {"experts", &ModelArch::num_experts},
+}};
+
+// "'X' (catalogue id, layers 32, KV heads 8); --model Y has layers 36, KV heads 8", or "" when the
+// two architectures agree on every field.
+std::string reconcile_hf_mismatch(const ModelArch& logged, const ModelArch& planned) {
+  std::string theirs, ours;
+  for (const auto& f : kReconcileArchFields)
+    if (logged.*(f.field) != planned.*(f.field)) {
+      theirs += (theirs.empty() ? "" : ", ") + std::string(f.name) + " " + std::to_string(logged.*(f.field));
+      ours += (ours.empty() ? "" : ", ") + std::string(f.name) + " " + std::to_string(planned.*(f.field));
+    }
+  return theirs.empty() ? "" : theirs + "|" + ours;
+}
+
+// llama.cpp's print_info figures against the planned model (llama-model.cpp: n_layer counts the
+// NextN / MTP layers a GGUF carries, n_ff is the dense FFN width, n_vocab the tokenizer's tokens,
+// which may be fewer than the embedding rows a config pads to). Returns the differing figures as
+// "n_head_kv 32" (log) and "n_head_kv 8" (plan) pairs.
+std::vector<std::pair<std::string, std::string>> reconcile_llamacpp_mismatch(const std::map<std::string, std::string>& stated,
+                                                                             const ModelArch& a) {
+  std::vector<std::pair<std::string, std::string>> out;
+  auto number = [&](const char* key) -> std::optional<std::uint64_t> {
+    const auto it = stated.find(key);
+    if (it == stated.end()) return std::nullopt;
+    std::uint64_t v = 0;
+    const auto& t = it->second;
+    const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (ec != std::errc{} || end != t.data() + t.size()) return std::nullopt;  // a per-layer array: not compared
+    return v;
+  };
+  auto differs = [&](const char* key, std::uint64_t planned, bool also_ok = false) {
+    if (const auto v = number(key); v && *v != planned && !also_ok)
+      out.emplace_back(std::string(key) + " " + std::to_string(*v), std::string(key) + " " + std::to_string(planned));
+  };
+  if (const auto layers = number("n_layer"))
+    differs("n_layer", a.num_layers, *layers == a.num_layers + a.mtp_layers);
+  differs("n_embd", a.hidden_size);
+  differs("n_head", a.num_heads);
+  differs("n_head_kv", a.num_kv_heads);
+  if (a.num_experts == 0) differs("n_ff", a.intermediate_size);
+  if (const auto vocab = number("n_vocab"); vocab && *vocab > a.vocab_size) differs("n_vocab", a.vocab_size);
+  return out;
+}
+
 }  // namespace
 
 std::size_t Reconciliation::outside() const {
@@ -306,6 +365,46 @@ Reconciliation reconcile(const EngineLog& log, const ReconcileOptions& options, 
   // (memory/engine_data.cpp EngineProfileData::load): never an error here.
   r.outcome = memory::run_plan(q, root);
 
+  // The model the log states against the one planned: a --model of another model makes every
+  // row differ for a reason none of the per-row causes names.
+  const auto& planned_arch = r.outcome.model.arch;
+  const std::string planned_name = "--model " + q.model;
+  if (options.model && !log.model.empty() && log.architecture.empty()) {
+    const auto logged_id = catalogue_id_for(log.model, catalogue_ids(root));
+    if (logged_id && *logged_id != r.outcome.model.id) {
+      try {
+        const auto named = load_catalogue_model(root, *logged_id);
+        const auto diff = reconcile_hf_mismatch(named.arch, planned_arch);
+        if (!diff.empty()) {
+          const auto bar = diff.find('|');
+          r.model_mismatch.push_back("the log names '" + log.model + "' (catalogue " + *logged_id + ": " + diff.substr(0, bar) +
+                                     "); " + planned_name + " has " + diff.substr(bar + 1));
+        }
+      } catch (const Error&) {
+        // The entry the id maps to does not load: nothing to compare it with.
+      }
+    }
+  }
+  if (!log.architecture.empty()) {
+    const auto diff = reconcile_llamacpp_mismatch(log.architecture, planned_arch);
+    if (!diff.empty()) {
+      std::string theirs, ours;
+      for (const auto& [stated, planned] : diff) {
+        theirs += (theirs.empty() ? "" : ", ") + stated;
+        ours += (ours.empty() ? "" : ", ") + planned;
+      }
+      const auto params = log.architecture.find("model params");
+      r.model_mismatch.push_back("the log states " + theirs +
+                                 (params != log.architecture.end() ? " (model params " + params->second + ")" : "") + " at line " +
+                                 std::to_string(log.architecture_line) + "; " +
+                                 (options.model ? planned_name : "the planned model '" + r.outcome.model.id + "'") + " has " + ours);
+    }
+  }
+
+  // With the model contradicted, another model is the first likely cause of every difference.
+  auto reconcile_cause = [&](const std::string& cause) {
+    return r.model_mismatch.empty() ? cause : "another model than the log's (the model line, JSON model_mismatch); else " + cause;
+  };
   const auto bounds = ErrorBounds::load(root.data_file("accuracy_bounds.json")).for_engine(std::string(engine->plan_engine));
   const auto& plan = r.outcome.plan;
   const double per_gib = engine->per_gib;
@@ -339,7 +438,7 @@ Reconciliation reconcile(const EngineLog& log, const ReconcileOptions& options, 
       row.bound_source = engine->kv_bound_source;
     }
     row.outside = std::fabs(row.difference()) > row.bound;
-    if (row.outside) row.likely_cause = c.cause;
+    if (row.outside) row.likely_cause = reconcile_cause(c.cause);
     r.rows.push_back(std::move(row));
   }
   const auto& view = plan.engine_view;
@@ -359,7 +458,7 @@ Reconciliation reconcile(const EngineLog& log, const ReconcileOptions& options, 
     row.bound_source = "the KV cache bound in proportion";
     row.outside = std::fabs(row.difference()) > row.bound;
     if (row.outside)
-      row.likely_cause = "follows from the KV cache row, or another block size / KV dtype / max_model_len than the log's";
+      row.likely_cause = reconcile_cause("follows from the KV cache row, or another block size / KV dtype / max_model_len than the log's");
     r.rows.push_back(std::move(row));
   };
   if (log.kv_tokens && engine->tokens_key)
@@ -503,7 +602,8 @@ nlohmann::json reconcile_json(const Reconciliation& r) {
   for (const auto& x : r.rows) {
     nlohmann::json j = {{"component", x.component},   {"unit", x.unit},
                         {"logged", rounded(x.logged, 4)}, {"planned", rounded(x.planned, 4)},
-                        {"difference", rounded(x.difference(), 4)}, {"difference_pct", rounded(x.difference_pct(), 2)},
+                        {"difference", rounded(x.difference(), 4)},
+                        {"difference_pct", x.has_difference_pct() ? nlohmann::json(rounded(x.difference_pct(), 2)) : nlohmann::json()},
                         {"bound", rounded(x.bound, 4)}, {"bound_source", x.bound_source},
                         {"outside_bound", x.outside}, {"log_line", x.line}};
     if (x.outside) j["likely_cause"] = x.likely_cause;
@@ -517,9 +617,13 @@ nlohmann::json reconcile_json(const Reconciliation& r) {
           {"planned_as",
            {{"model", r.request.model}, {"model_basis", r.model_basis}, {"gpu", r.request.gpu}, {"gpu_basis", r.gpu_basis},
             {"gpu_total_gib", rounded(r.outcome.gpu.total.gib(), 4)}, {"engine", r.outcome.plan.engine},
-            {"engine_version", r.outcome.plan.engine_version}, {"engine_args", args}, {"tp", r.outcome.tp}, {"pp", r.outcome.pp}}},
+            {"engine_version", r.outcome.plan.engine_version}, {"engine_args", args}, {"tp", r.outcome.tp}, {"pp", r.outcome.pp},
+            {"fits", r.outcome.plan.fits}}},
           {"components", rows},
           {"outside_bound", r.outside()}};
+  if (r.request.weights) out["planned_as"]["weights"] = *r.request.weights;
+  if (!r.outcome.plan.fits) out["planned_as"]["does_not_fit"] = r.outcome.plan.reason;
+  if (!r.model_mismatch.empty()) out["model_mismatch"] = r.model_mismatch;
   if (!r.estimate.empty()) {
     nlohmann::json est = nlohmann::json::object();
     for (const auto& e : r.estimate) {

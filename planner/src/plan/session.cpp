@@ -75,7 +75,14 @@ memory::EngineArgs PlanSession::without_context(memory::EngineArgs args) const {
 std::uint64_t PlanSession::planned_context(const memory::EngineArgs& args, const memory::Workload& w) const {
   if (!context_flag_.empty())
     if (const auto v = memory::arg_u64(args, context_flag_)) return *v;
-  return w.context.value_or(model_.arch.max_position_embeddings);
+  if (w.context) return *w.context;
+  // The engine's own default (HF transformers, TEI, an encoder under vLLM), the one its plan uses.
+  if (const auto own = engine_->default_workload(model_, args).context) return *own;
+  return model_.arch.max_position_embeddings;
+}
+
+std::uint64_t PlanSession::default_batch(const memory::EngineArgs& args) const {
+  return engine_->default_workload(model_, args).batch.value_or(1);
 }
 
 memory::MemoryPlan PlanSession::plan(const GpuSpec& gpu, const memory::EngineArgs& args,

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "vramplan/core/error.hpp"
+#include "vramplan/memory/encoder_memory.hpp"
 #include "vramplan/model/encoder.hpp"
 #include "vramplan/perf/hardware_rates.hpp"
 #include "vramplan/perf/llamacpp_mmvq.hpp"
@@ -22,14 +23,17 @@ std::uint64_t non_kv(const memory::MemoryPlan& p) {
   return (p.weights_bytes() + p.activation_bytes() + p.overhead_bytes()).count();
 }
 
+// `batch`: the batch the figures are planned at (1, and a slope from 2); a pooling model plans each
+// of its batches exactly (its activation and allocator replay are not linear in the batch).
 GpuFixed fixed_for(const PlanSession& session, const GpuSpec& gpu, const memory::EngineArgs& args,
-                   const std::optional<std::string>& weights, std::uint64_t context, const ErrorBounds& bounds) {
+                   const std::optional<std::string>& weights, std::uint64_t context, const ErrorBounds& bounds,
+                   std::uint64_t batch = 1) {
   GpuFixed f;
   f.gpu = gpu.id;
   f.capacity = gpu.reported_total;
   const memory::MemoryPlan config = session.plan(gpu, args, weights, {std::nullopt, context});
-  const memory::MemoryPlan one = session.plan(gpu, args, weights, {1, context});
-  const memory::MemoryPlan two = session.plan(gpu, args, weights, {2, context});
+  const memory::MemoryPlan one = session.plan(gpu, args, weights, {batch, context});
+  const memory::MemoryPlan two = session.plan(gpu, args, weights, {batch + 1, context});
   f.non_kv_1 = non_kv(one);
   f.non_kv_slope = static_cast<std::int64_t>(non_kv(two)) - static_cast<std::int64_t>(f.non_kv_1);
   // The same figures assess_fit takes from a plan: pool, held, and both on the upper bounds.
@@ -39,12 +43,17 @@ GpuFixed fixed_for(const PlanSession& session, const GpuSpec& gpu, const memory:
   f.held_1 = fit.expected.held.count();
   f.held_excess = fit.upper.held.count() - fit.expected.held.count();
   f.start_kv = one.kv_fixed ? 0 : fit.start_kv;
-  f.budget_pool = !one.kv_fixed;
+  // A plan without a KV cache (a pooling model) has no budget-sized pool: over the card it does not fit.
+  f.budget_pool = !one.kv_fixed && (one.kv.bytes_per_token > 0 || f.kv_pool.count() > 0);
   f.per_seq_longest = fit.per_sequence_kv;
   // A refusal at the longest length may only concern that length (one request must fit the
   // pool); the per-point KV check covers it. An empty pool refuses every length, and so does a
   // refusal of the flags themselves (vLLM's max_model_len beyond the model's positions).
   if (!config.fits && (f.kv_pool.count() == 0 || config.refuses_configuration)) f.refusal = config.reason;
+  // Without a KV cache (a pooling model) the configuration's own plan is at the engine's default
+  // batch: whether this batch runs is its own plan's answer.
+  if (one.kv.bytes_per_token == 0 && f.kv_pool.count() == 0 && !config.refuses_configuration)
+    f.refusal = one.fits ? std::string() : one.reason;
   return f;
 }
 
@@ -138,6 +147,14 @@ SweepResult run_sweep(const SweepRequest& r, const DataRoot& root,
     const std::vector<std::uint64_t> pps = sizes_from_flag(base_args, session.pp_flag(), r.pps, r.pps_given, "--pp");
     const ErrorBounds bounds =
         ErrorBounds::load(root.data_file("accuracy_bounds.json")).for_engine(std::string(session.engine().name()));
+    // A pooling model takes the batch plan and check take (sentence-transformers' encode batch of
+    // 32 under hf), and refuses the workload flags it has no use for (TEI's --batch and --context).
+    std::vector<std::uint64_t> batches = r.batches;
+    if (is_pooling_model(session.model())) {
+      memory::refuse_pooling_workload_flags(session.model(), session.engine().name(),
+                                            {r.batches_given, !r.contexts.empty(), false});
+      if (!r.batches_given) batches = {session.default_batch(base_args)};
+    }
     for (const auto& weights : r.weights) {
       for (const std::uint64_t tp : tps) {
         for (const std::uint64_t pp : pps) {
@@ -213,11 +230,16 @@ SweepResult run_sweep(const SweepRequest& r, const DataRoot& root,
             for (const std::uint64_t replicas : r.replicas) {
               const std::uint64_t gpus_used = tp * pp * replicas;
               for (std::size_t ci = 0; ci < contexts.size(); ++ci) {
-                for (const std::uint64_t b : r.batches) {
+                for (const std::uint64_t b : batches) {
                   ++out.evaluations;
                   // Every replica carries at most ceil(b / R) sequences; the busiest one sets the pace.
                   const std::uint64_t per_replica = ceil_div(b, replicas);
-                  const PointResult p = evaluate_point(f, tm.shape, card_per_seq[ci], contexts[ci], per_replica, r.policy);
+                  // A pooling model (no KV, no decode): its batch at its length, planned as check plans it.
+                  const bool exact = is_pooling_model(session.model());
+                  const PointResult p =
+                      exact ? evaluate_point(fixed_for(session, gpu, args, weights, contexts[ci], bounds, per_replica), tm.shape,
+                                             card_per_seq[ci], contexts[ci], 1, r.policy)
+                            : evaluate_point(f, tm.shape, card_per_seq[ci], contexts[ci], per_replica, r.policy);
                   if (!p.fits) continue;
                   any = true;
                   SweepRow row;
@@ -257,11 +279,13 @@ SweepResult run_sweep(const SweepRequest& r, const DataRoot& root,
             }
             if (!any) {
               const std::size_t ci = static_cast<std::size_t>(std::min_element(contexts.begin(), contexts.end()) - contexts.begin());
-              const std::uint64_t b = ceil_div(*std::min_element(r.batches.begin(), r.batches.end()),
+              const std::uint64_t b = ceil_div(*std::min_element(batches.begin(), batches.end()),
                                                 *std::max_element(r.replicas.begin(), r.replicas.end()));
-              miss(gpu.id, f.refusal.empty() ? point_reason(f, card_per_seq[ci], contexts[ci], b, r.policy,
-                                                            engine_display_name(std::string(session.engine().name())))
-                                             : f.refusal);
+              const bool exact = is_pooling_model(session.model());
+              const GpuFixed at = exact ? fixed_for(session, gpu, args, weights, contexts[ci], bounds, b) : f;
+              miss(gpu.id, at.refusal.empty() ? point_reason(at, card_per_seq[ci], contexts[ci], exact ? 1 : b, r.policy,
+                                                             engine_display_name(std::string(session.engine().name())))
+                                              : at.refusal);
             }
           }
         }

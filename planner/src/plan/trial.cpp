@@ -12,6 +12,7 @@
 
 #include "vramplan/core/error.hpp"
 #include "vramplan/io/input_file.hpp"
+#include "vramplan/model/encoder.hpp"
 #include "vramplan/plan/session.hpp"
 #include "vramplan/sim/simulate.hpp"
 
@@ -99,6 +100,12 @@ TrialResult run_trial(const TrialRequest& r, const DataRoot& root) {
   out.model = probe.model.id;
   out.gpu = probe.gpu.id;
   out.engine = probe.plan.engine;
+  // The ladder times generation (prefill, decode): a pooling model has none. Said here, before
+  // the simulator's own refusal would name `simulate` for a command the user did not run.
+  if (is_pooling_model(probe.model))
+    throw_usage("trial: " + probe.model.id + " is a pooling model (" + probe.model.arch.architecture +
+                "): decode / TTFT do not apply; its throughput in inputs/s is in vramplan plan, an offline job's in "
+                "vramplan plan --documents N");
   const PlanSession session(root, r.plan.model, r.plan.engine);
   std::uint64_t max_len = session.planned_context(r.plan.args, r.plan.workload);
   // The longest request the engine serves may be shorter than its length flag: SGLang takes

@@ -160,6 +160,19 @@ PrecisionPlan plan_precision(const ModelSpec& model, const QuantCatalog& catalog
   }
   plan.compute_precision = compute_precision(s, kept, !request.dtype.empty() && request.dtype != "auto");
 
+  // Safetensors checkpoints: unquantized tensors stored in the checkpoint's own dtype (its
+  // torch_dtype; every plain float when the config names none) are served in the model dtype.
+  // Tensors the exporter kept in another float dtype (an fp32 router bias in a bf16 checkpoint)
+  // keep theirs: vLLM creates some of them in fp32 explicitly (e.g. DeepSeek's
+  // e_score_correction_bias, Mamba's A / D). GGUF tensors are served as stored.
+  const QuantFormat* stored_dtype = model.arch.torch_dtype.empty() ? nullptr : catalog.find(model.arch.torch_dtype);
+  const QuantFormat& serving = catalog.get(plan.model_dtype);
+  const auto cast_to_model_dtype = [&](const QuantFormat& f) {
+    const bool plain_float = f.is_float && !f.quantized && f.family == "float" && f.block_elems == 1 && f.block_bytes > 0;
+    return model.source.kind == "safetensors" && plain_float && f.name != serving.name &&
+           (stored_dtype == nullptr || stored_dtype->name == f.name);
+  };
+
   std::vector<GgufTensorPlan> gguf;
   if (s.kind == SchemeKind::GgufFileType)
     gguf = plan_gguf_file_type(model, *catalog.schemes().find_gguf_file_type(s.gguf_file_type), catalog);
@@ -178,6 +191,18 @@ PrecisionPlan plan_precision(const ModelSpec& model, const QuantCatalog& catalog
       p.bytes = t.stored_bytes ? *t.stored_bytes : tensor_bytes(f, t.shape, t.name);
       p.quantized = f.quantized;
       p.reason = "stored as " + f.name + " in the checkpoint";
+      if (cast_to_model_dtype(f)) {
+        // vLLM creates every unquantized parameter in the model dtype (--dtype, or auto: the
+        // config's torch_dtype with float32 served in bf16; vllm/config/model.py
+        // ModelConfig._resolve_auto_dtype) and copies the checkpoint tensor into it
+        // (default_weight_loader, vllm/model_executor/model_loader/weight_utils.py: param.data.copy_),
+        // so a bf16 file served at --dtype float32 holds 4 bytes per weight.
+        const QuantFormat& m = catalog.get(plan.model_dtype);
+        const std::uint64_t elements = p.bytes / f.block_bytes;
+        p.format = m.name;
+        p.bytes = checked_mul(elements, m.block_bytes, "tensor '" + t.name + "' bytes");
+        p.reason = "stored as " + f.name + " in the checkpoint, loaded into the model dtype " + m.name;
+      }
     } else if (s.kind == SchemeKind::GgufFileType) {
       for (const auto& part : gguf[i].parts) {
         const QuantFormat& f = catalog.get(part.type);

@@ -407,6 +407,16 @@ TEST(CompatFeature, VllmFp8KvOnAmpere) {
   expect_no_rule(h, "vllm-fp8-kv-no-fp8-cores");
 }
 
+// TensorRT-LLM support matrix (0.18.2): Ampere runs FP32 / FP16 / BF16 / INT8 / INT4, FP8 from SM 8.9.
+TEST(CompatFeature, TrtllmFp8KvNeedsAda) {
+  Query q = query("trtllm", "1.0", "a100");
+  q.kv = "fp8";
+  expect_rule(q, "trtllm-fp8-kv-ada", Support::Unsupported, "support-matrix");
+  Query l = query("trtllm", "1.0", "l40s");  // compute capability 8.9
+  l.kv = "fp8";
+  expect_no_rule(l, "trtllm-fp8-kv-ada");
+}
+
 // vllm/attention/ops/flashmla.py is_flashmla_supported: SM 9.0.
 TEST(CompatFeature, VllmMlaBackend) {
   Query q = query("vllm", "0.19", "a100");

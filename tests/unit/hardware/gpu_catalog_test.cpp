@@ -231,8 +231,8 @@ TEST(EstimationRule, HandComputedValues) {
   // the base rule, above the 275040 MiB nvidia-smi shows; capped: 275040 - 1024 = 274016 MiB.
   EXPECT_EQ(estimate_card_runtime_total(Bytes(288 * kGiB), false, Bytes(275040 * kMiB)), Bytes(274016 * kMiB));
   EXPECT_EQ(estimate_card_runtime_total(Bytes(288 * kGiB), false, std::nullopt), Bytes(290488 * kMiB));
-  // A100 40GB 1g.5gb: 1/8 of 40 GiB = 5 GiB; reserve 1 GiB -> 4 GiB.
-  EXPECT_EQ(catalog().find("a100-sxm-40/1g.5gb").reported_total, Bytes(4 * kGiB));
+  // A100 80GB 1g.10gb (no measured size): 1/8 of 80 GiB = 10 GiB; reserve 1 GiB -> 9 GiB.
+  EXPECT_EQ(catalog().find("a100-sxm-80/1g.10gb").reported_total, Bytes(9 * kGiB));
 }
 
 TEST(EstimationRule, IsBelowEveryMeasuredCard) {

@@ -61,12 +61,14 @@ TEST(EncoderMemory, TeiWarmupRunsMaxBatchTokensInFloat16) {
 TEST(EncoderMemory, VllmPoolingBudgetIsTheServerDefaultOrTheModelLength) {
   const auto out = pooling_plan_of("bge-m3", "vllm");
   // vLLM 0.19 on an H100 (>= 70 GiB, not A100): get_batch_defaults gives the server 8192 tokens and
-  // 1024 sequences; without chunked prefill the budget is max(max_model_len 8194, 8192) = 8194,
-  // below the cap 1024 x 8194. fp32 checkpoint served in 2-byte floats: the MLP live set
-  // 8194 x 2 B x 9216 = 151,031,808 B (attention 8194 x 2 x 5120 is smaller).
-  EXPECT_EQ(out.plan.engine_view.at("max_num_batched_tokens").get<std::uint64_t>(), 8194u);
+  // 1024 sequences; without chunked prefill the budget is max(max_model_len, 8192), where
+  // max_model_len is BGE-M3's max_seq_length 8192 = 8194 positions - (pad_token_id 1 + 1), below
+  // the cap 1024 x 8192. fp32 checkpoint served in 2-byte floats: the MLP live set
+  // 8192 x 2 B x 9216 = 150,994,944 B (attention 8192 x 2 x 5120 is smaller).
+  EXPECT_EQ(out.plan.engine_view.at("max_model_len").get<std::uint64_t>(), 8192u);
+  EXPECT_EQ(out.plan.engine_view.at("max_num_batched_tokens").get<std::uint64_t>(), 8192u);
   EXPECT_EQ(out.plan.engine_view.at("max_num_seqs").get<std::uint64_t>(), 1024u);
-  EXPECT_EQ(pooled_component_bytes(out.plan.activation, "activation.mlp"), 151'031'808ull);
+  EXPECT_EQ(pooled_component_bytes(out.plan.activation, "activation.mlp"), 150'994'944ull);
   EXPECT_TRUE(out.plan.kv_cache.empty());
   // A short max_model_len keeps the server default: max(512, 8192) = 8192 tokens,
   // 8192 x 2 B x 9216 = 150,994,944 B.

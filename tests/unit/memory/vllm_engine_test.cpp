@@ -2,6 +2,7 @@
 
 #include "support/engine_plans.hpp"
 #include "support/test_models.hpp"
+#include "support/test_support.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/memory/engine.hpp"
 #include "vramplan/model/catalogue.hpp"

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/catalogs.hpp"
 #include "support/catalogue_counts.hpp"
 #include "support/test_support.hpp"
 #include "vramplan/core/error.hpp"

@@ -100,6 +100,11 @@ struct Query {
   std::uint64_t pipeline_parallel = 1;
   std::uint64_t data_parallel = 1;           //!< engines of TP x PP GPUs each (vLLM --data-parallel-size)
   std::vector<std::string> architectures;    //!< config.json `architectures`
+  //! The --weights scheme quantizes no tensor of the model (mxfp4 on a dense model: vLLM's
+  //! Mxfp4Config gives every Linear UnquantizedLinearMethod), so it is served in the dtype: a
+  //! fallback rule about the scheme's quantized formats (Marlin padding MXFP4 experts) does not
+  //! hold; an engine's refusal of the method itself (its minimum capability) still does.
+  bool weights_quantize_nothing{};
 };
 
 //! One rule that holds for the query.
@@ -152,6 +157,10 @@ std::vector<std::string> weight_families(const WeightScheme& scheme, const Quant
 //! checkpoint's quantization_config, else the formats its tensors are stored in (GGUF types, bf16).
 std::vector<std::string> model_weight_families(const ModelSpec& model, const QuantCatalog& catalog,
                                                const std::optional<std::string>& weights);
+
+//! Whether the --weights scheme `weights` quantizes no tensor of `model` (precision_plan.hpp
+//! nothing_quantized): Query::weights_quantize_nothing.
+bool weights_quantize_nothing(const ModelSpec& model, const QuantCatalog& catalog, const std::optional<std::string>& weights);
 
 //! The GGUF tensor types of a --weights scheme: a GGUF file type's base type (gguf:TQ1_0 ->
 //! TQ1_0), or the GGUF type a format names (Q4_K); {} for schemes that are not GGUF.

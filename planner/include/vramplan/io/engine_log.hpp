@@ -87,6 +87,13 @@ struct EngineLog {
   std::size_t lines = 0;       //!< lines read
   std::size_t recognised = 0;  //!< lines that gave a figure or a setting
 
+  //! The architecture the log states of the model it loaded (llama.cpp's print_info /
+  //! llm_load_print_meta: n_layer, n_embd, n_head, n_head_kv, n_ff, n_vocab, n_expert as
+  //! printed, "model params" as "6.74 B"), first load only; plan/reconcile.cpp compares it with
+  //! the planned model. Keys as llama.cpp prints them.
+  std::map<std::string, std::string> architecture{};
+  std::size_t architecture_line = 0;  //!< the first line that stated one of them
+
   bool has_figures() const {
     return weights || activation || non_torch || cuda_graphs || kv_cache || kv_tokens || compute_buffer || gpu_blocks ||
            free_before_load || after_pool || free_for_kv || runtime_buffers || decoder_buffers || kv_token_budget;

@@ -44,8 +44,13 @@ std::vector<SafetensorsTensor> read_safetensors_file(const std::filesystem::path
 
 //! Every tensor of a checkpoint directory: model.safetensors, or the shards named by
 //! model.safetensors.index.json (each shard read once; every tensor the index lists must be in
-//! the shard it names; a tensor in two shards is refused). Index order of shards, then by name.
+//! the shard it names; a tensor in two shards is refused), or without either every *.safetensors
+//! file of the directory, as vLLM loads them. Index order of shards, then by name. A shard that
+//! is absent or a loop of symbolic links is Error(Io).
 std::vector<SafetensorsTensor> read_safetensors_dir(const std::filesystem::path& dir,
                                                     const FormatTable& catalog);
+
+//! The *.safetensors entries of `dir`, sorted (at most the tensor limit of entries are looked at).
+std::vector<std::filesystem::path> safetensors_files_in(const std::filesystem::path& dir);
 
 }  // namespace vramplan

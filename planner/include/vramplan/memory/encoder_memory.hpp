@@ -47,6 +47,24 @@ double encoder_flops_per_input(const ModelSpec& model, std::uint64_t seq_len);
 void refuse_non_pooling_flags(const EngineArgs& args, std::string_view engine, const ModelSpec& model,
                               const std::vector<std::string>& applicable);
 
+//! sentence-transformers' defaults under `hf`: encode(batch_size=32) inputs padded to
+//! min(the model's longest input, 512) tokens (the max_seq_length of BERT-style checkpoints).
+Workload hf_pooling_default_workload(const ModelSpec& model);
+//! TEI's input length before --auto-truncate: the model's longest input (router/src/lib.rs
+//! base_input_length: max_position_embeddings - position_offset), and what it serves within
+//! `max_batch_tokens` (truncated to it, or refused, per profile: plan_pooling_tei).
+std::uint64_t tei_base_input_length(const ModelSpec& model);
+
+//! Workload flags that mean nothing for a pooling model under `engine`, refused with one line
+//! naming the flag (docs/encoders.md): --spec-accept-length (nothing is generated, so nothing
+//! is drafted), --batch under tei (batches by tokens) and under vllm for an encoder (the pooling
+//! runner batches by --max-num-batched-tokens / --max-num-seqs), --context under tei (no such
+//! flag: the input length is the model's). `given` names the flags the user gave.
+struct PoolingWorkloadFlags {
+  bool batch = false, context = false, spec_accept_length = false;
+};
+void refuse_pooling_workload_flags(const ModelSpec& model, std::string_view engine, const PoolingWorkloadFlags& given);
+
 //! The plans of a pooling model under each engine (engine data `d` of that engine).
 MemoryPlan plan_pooling_transformers(const Engine& engine, const EngineProfileData& d, const PlanInput& in);
 MemoryPlan plan_pooling_vllm(const Engine& engine, const EngineProfileData& d, const PlanInput& in);

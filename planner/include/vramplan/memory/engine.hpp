@@ -149,6 +149,9 @@ struct MemoryPlan {
   nlohmann::json engine_view = nlohmann::json::object();  //!< figures in the engine's own words
   std::vector<std::string> notes;     //!< assumptions, exclusions, uncertainty
   std::optional<PlannedWeights> planned_weights{};  //!< --weights in place of the checkpoint's format
+  //! Flags taken without a modelled effect (a dense model's --enable-expert-parallel, TensorRT-LLM's
+  //! STATIC_BATCH policy): also in `notes`; check / explain show them as warnings.
+  std::vector<std::string> flag_warnings{};
 
   Bytes weights_bytes() const { return sum_bytes(weights); }
   Bytes kv_cache_bytes() const { return sum_bytes(kv_cache); }
@@ -170,6 +173,12 @@ class Engine {
   //! Plans memory. Invalid inputs throw Error(Usage); a configuration the engine would refuse is
   //! a plan with fits = false and the engine's reason, never an exception.
   virtual MemoryPlan plan(const PlanInput& input) const = 0;
+  //! The batch and length the engine plans when the command gives none, for an engine without a
+  //! length flag or a pooling model (HF transformers: generate() at its default length,
+  //! sentence-transformers encode(batch_size=32) at min(longest input, 512); TEI: its max input
+  //! length; vLLM: an encoder's longest input). One rule for every command: plan::PlanSession
+  //! asks it (planned_context, default_batch). Empty fields: the command's own default.
+  virtual Workload default_workload(const ModelSpec& /*model*/, const EngineArgs& /*args*/) const { return {}; }
 };
 
 //! One registry row: an engine family and how to make it for a requested version.

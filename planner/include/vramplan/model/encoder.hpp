@@ -32,6 +32,14 @@ std::string pooling_view_mode(const ModelSpec& spec);
 //! An encoder, or a decoder in its pooling view: planned without generation, inputs/s instead.
 inline bool is_pooling_model(const ModelSpec& spec) { return is_encoder(spec.arch) || !pooling_view_mode(spec).empty(); }
 
+//! The longest input a pooling model takes, in tokens: max_position_embeddings less the rows its
+//! position ids skip (ModelArch::position_offset: 8192 for XLM-R-based BGE-M3's 8194 rows, as
+//! TEI's router/src/lib.rs max_position_embeddings - position_offset and transformers'
+//! RoBERTa position ids); 0 when the config gives no positions.
+inline std::uint64_t encoder_max_input(const ModelArch& arch) {
+  return arch.max_position_embeddings > arch.position_offset ? arch.max_position_embeddings - arch.position_offset : 0;
+}
+
 //! Outputs of the classification head (rows of the last classifier matrix); 0 without one.
 std::uint64_t classifier_labels(const ModelSpec& spec);
 //! True when the inventory holds a BertPooler / RobertaPooler (`pooler.dense`).

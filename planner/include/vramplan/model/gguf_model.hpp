@@ -16,4 +16,9 @@ namespace vramplan {
 ModelSpec model_from_gguf(const GgufFile& file, const FormatTable& catalog);
 ModelSpec model_from_gguf_file(const std::filesystem::path& path, const FormatTable& catalog);
 
+//! "" when the GGUF spec holds what llama.cpp creates for every architecture (token_embd.weight,
+//! a tensor in every block), else the one-line reason llama.cpp refuses it ("missing tensor"),
+//! naming the file. load_model refuses such a file; inspect lists it with the reason as a warning.
+std::string gguf_missing_tensors(const ModelSpec& spec);
+
 }  // namespace vramplan

@@ -268,6 +268,11 @@ struct ModelArch {
   //! Width of one cached embedding; 0 means hidden_size. Qwen3-VL caches the merger output
   //! concatenated with its deepstack levels: out_hidden_size x (1 + deepstack levels).
   std::uint64_t mm_embedding_width = 0;
+  //! Rows of the position table the model's position ids skip: RoBERTa / XLM-R / CamemBERT number
+  //! positions from padding_idx + 1 (transformers models/roberta/modeling_roberta.py
+  //! create_position_ids_from_input_ids: cumsum(mask) + padding_idx), so their longest input is
+  //! max_position_embeddings - position_offset (model/encoder.hpp encoder_max_input). 0 otherwise.
+  std::uint64_t position_offset{};
 };
 
 //! Where a ModelSpec came from, for every output that shows it.

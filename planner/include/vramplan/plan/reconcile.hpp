@@ -43,6 +43,8 @@ struct ReconcileRow {
   std::string likely_cause;    //!< set when outside
   double difference() const { return logged - planned; }
   double difference_pct() const { return planned != 0 ? 100.0 * (logged - planned) / planned : 0; }
+  //! Whether difference_pct() is defined: a planned figure of 0 has none (JSON null, text "-").
+  bool has_difference_pct() const { return planned != 0; }
 };
 
 //! One figure of the engine's own estimate (ollama's "offload to cuda" line) and the plan's
@@ -64,6 +66,9 @@ struct Reconciliation {
   std::vector<ReconcileRow> rows;
   std::vector<EstimateRow> estimate;  //!< ollama: its own estimate beside the plan
   std::size_t outside() const;
+  //! Where the planned model contradicts the model the log states (the HF id it names, mapped to
+  //! its catalogue entry; the architecture llama.cpp prints): one sentence each, naming both.
+  std::vector<std::string> model_mismatch{};
 };
 
 //! The model id of the catalogue an HF repository id names: the repository name lower-cased,

@@ -56,9 +56,12 @@ class PlanSession {
   memory::EngineArgs with_parallel(memory::EngineArgs args, const Parallel& p) const;
   //! `args` without the engine's context flag, so that Workload::context sets the length.
   memory::EngineArgs without_context(memory::EngineArgs args) const;
-  //! The context the engine plans for: its context flag, else workload context, else the model's
-  //! max_position_embeddings.
+  //! The context the engine plans for: its context flag, else workload context, else the
+  //! engine's default (memory::Engine::default_workload), else the model's max_position_embeddings.
   std::uint64_t planned_context(const memory::EngineArgs& args, const memory::Workload& w) const;
+  //! The batch a command plans when none is given: the engine's default (sentence-transformers'
+  //! encode batch of 32 under hf for a pooling model), else 1.
+  std::uint64_t default_batch(const memory::EngineArgs& args) const;
 
   //! The device `gpu` names: a catalogue id, card/MIG-profile, custom:SIZE, or "cpu" (a
   //! llama.cpp CPU-only run on host memory: needs `memory` and the llamacpp engine). `memory`

@@ -45,6 +45,8 @@ struct SweepRequest {
   FitPolicy policy;
   std::vector<RentalPeriod> periods;
   std::optional<std::filesystem::path> prices_file;
+  //! --batch given (else a pooling model takes the engine's default batch, as plan and check do).
+  bool batches_given{};
 };
 
 struct SweepRow {

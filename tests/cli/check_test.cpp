@@ -59,7 +59,7 @@ TEST(CheckCli, FitsExitsZeroWithOneLine) {
       << r.out;
   EXPECT_NE(r.out.find("'" + models().llama70b + "' is a config file, which no server loads"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\ndecided on the expected values and on the upper bounds of data/accuracy_bounds.json (FITS); "
-                       "--headroom 0.0% extra on needed memory (default)\n"),
+                       "--headroom 0.0% of the card kept spare in the KV pool (default)\n"),
             std::string::npos)
       << r.out;
 }

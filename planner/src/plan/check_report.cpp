@@ -231,7 +231,7 @@ std::string decision_basis(const CheckOutcome& o) {
   const auto& fit = o.eval.fit;
   std::string s = "decided on the expected values and on the upper bounds of data/" + o.bounds_source + " (" +
                   std::string(verdict_name(fit.verdict)) + (fit.verdict == Verdict::Marginal ? ": fits on the expected values only" : "") +
-                  "); --headroom " + percent(fit.required_headroom, 1) + " extra on needed memory";
+                  "); --headroom " + percent(fit.required_headroom, 1) + " of the card kept spare in the KV pool";
   if (fit.required_headroom == 0) s += " (default)";
   if (fit.conservative) s += "; --conservative: MARGINAL counts as DOES NOT FIT";
   return s;

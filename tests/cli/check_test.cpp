@@ -48,7 +48,7 @@ TEST(CheckCli, FitsExitsZeroWithOneLine) {
   // The verdict names both quantities: what the workload needs and what vLLM holds (its pool).
   EXPECT_EQ(r.out.rfind("FITS h200 x2 tp2: needs ", 0), 0u) << r.out;
   EXPECT_NE(r.out.find(" GiB per GPU, vLLM holds "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find(" of 138.9 GiB; KV pool "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" of 139.8 GiB; KV pool "), std::string::npos) << r.out;
   // The verdict, what it was decided on (the default --headroom said), which model file, and the
   // command that starts it as checked, with its note: a config file under another name than
   // config.json is no directory a server loads, so a placeholder stands in its place.

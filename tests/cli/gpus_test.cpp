@@ -59,7 +59,7 @@ TEST(GpusCommand, DefaultListsCardsWithIntegerBytes) {
       EXPECT_EQ(g["memory"]["reported_memory_basis"], "measured");
       EXPECT_FALSE(g["sources"]["reported_memory"].empty());
     }
-    if (g["id"] == "h200") {
+    if (g["id"] == "h200-nvl") {
       EXPECT_EQ(g["memory"]["reported_memory_basis"], "estimated");
     }
     // The measured matmul ceiling beside the datasheet (ml-engineering's MAMF table, AMD's fp16),

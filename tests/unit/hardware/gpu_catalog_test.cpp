@@ -210,13 +210,17 @@ TEST(GpuCatalog, VllmStartupLogsAgree) {
   for (const double gib : {79.18, 79.19, 79.22})
     EXPECT_NEAR(catalog().find("h100").reported_total.gib(), gib, 0.05);
   EXPECT_NEAR(catalog().find("rtx-3090").reported_total.gib(), 23.58, 0.005);
+  // H200 SXM: vLLM 0.7's total_gpu_memory 139.81 GiB beside nvidia-smi's 143771MiB (data/gpus.json
+  // runtime_total_note), 0.93 GiB above what the estimation rule gives its 141 GiB (138.88).
+  EXPECT_EQ(catalog().find("h200").reported_basis, MemoryBasis::Measured);
+  EXPECT_NEAR(catalog().find("h200").reported_total.gib(), 139.81, 0.005);
 }
 
 TEST(EstimationRule, HandComputedValues) {
-  // H200 SXM, no runtime total found: base 141 GiB = 151,397,597,184 B;
+  // H200 NVL, no runtime total found: base 141 GiB = 151,397,597,184 B;
   // reserve = ceil(151,397,597,184 x 15 / 1000) = 2,270,963,958 B (1.5 % > 1 GiB);
   // 151,397,597,184 - 2,270,963,958 = 149,126,633,226 B -> 142218 MiB (138.885 GiB).
-  const GpuSpec& h200 = catalog().find("h200");
+  const GpuSpec& h200 = catalog().find("h200-nvl");
   EXPECT_EQ(h200.reported_basis, MemoryBasis::Estimated);
   EXPECT_EQ(h200.reported_total, Bytes(142218 * kMiB));
   // A10G: 24 GiB GDDR6 with ECC -> base 24 x 15/16 = 22.5 GiB; reserve 1 GiB (1.5 % = 0.34 GiB)

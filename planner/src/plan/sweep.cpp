@@ -150,7 +150,8 @@ SweepResult run_sweep(const SweepRequest& r, const DataRoot& root,
     // A pooling model takes the batch plan and check take (sentence-transformers' encode batch of
     // 32 under hf), and refuses the workload flags it has no use for (TEI's --batch and --context).
     std::vector<std::uint64_t> batches = r.batches;
-    if (is_pooling_model(session.model())) {
+    const bool pooling = is_pooling_model(session.model());  // once a model: the loops below are hot
+    if (pooling) {
       memory::refuse_pooling_workload_flags(session.model(), session.engine().name(),
                                             {r.batches_given, !r.contexts.empty(), false});
       if (!r.batches_given) batches = {session.default_batch(base_args)};
@@ -235,9 +236,8 @@ SweepResult run_sweep(const SweepRequest& r, const DataRoot& root,
                   // Every replica carries at most ceil(b / R) sequences; the busiest one sets the pace.
                   const std::uint64_t per_replica = ceil_div(b, replicas);
                   // A pooling model (no KV, no decode): its batch at its length, planned as check plans it.
-                  const bool exact = is_pooling_model(session.model());
                   const PointResult p =
-                      exact ? evaluate_point(fixed_for(session, gpu, args, weights, contexts[ci], bounds, per_replica), tm.shape,
+                      pooling ? evaluate_point(fixed_for(session, gpu, args, weights, contexts[ci], bounds, per_replica), tm.shape,
                                              card_per_seq[ci], contexts[ci], 1, r.policy)
                             : evaluate_point(f, tm.shape, card_per_seq[ci], contexts[ci], per_replica, r.policy);
                   if (!p.fits) continue;
@@ -281,9 +281,8 @@ SweepResult run_sweep(const SweepRequest& r, const DataRoot& root,
               const std::size_t ci = static_cast<std::size_t>(std::min_element(contexts.begin(), contexts.end()) - contexts.begin());
               const std::uint64_t b = ceil_div(*std::min_element(batches.begin(), batches.end()),
                                                 *std::max_element(r.replicas.begin(), r.replicas.end()));
-              const bool exact = is_pooling_model(session.model());
-              const GpuFixed at = exact ? fixed_for(session, gpu, args, weights, contexts[ci], bounds, b) : f;
-              miss(gpu.id, at.refusal.empty() ? point_reason(at, card_per_seq[ci], contexts[ci], exact ? 1 : b, r.policy,
+              const GpuFixed at = pooling ? fixed_for(session, gpu, args, weights, contexts[ci], bounds, b) : f;
+              miss(gpu.id, at.refusal.empty() ? point_reason(at, card_per_seq[ci], contexts[ci], pooling ? 1 : b, r.policy,
                                                              engine_display_name(std::string(session.engine().name())))
                                               : at.refusal);
             }

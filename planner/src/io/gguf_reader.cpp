@@ -13,6 +13,7 @@
 #include "vramplan/core/bytes.hpp"
 #include "vramplan/core/error.hpp"
 #include "vramplan/core/limits.hpp"
+#include "vramplan/core/text.hpp"
 #include "vramplan/io/binary_reader.hpp"
 #include "vramplan/io/gguf.hpp"
 
@@ -57,25 +58,14 @@ bool fixed_size(GgufType t) { return t != GgufType::String && t != GgufType::Arr
 // Returns the index of the first byte that breaks UTF-8 (overlongs, surrogates and code points
 // past U+10FFFF included), or npos when the text is valid.
 std::size_t invalid_utf8_at(std::string_view s) {
-  std::size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    std::size_t len = 0;
-    std::uint32_t cp = 0;
-    if (c < 0x80) { ++i; continue; }
-    if ((c & 0xE0) == 0xC0) { len = 2; cp = c & 0x1F; }
-    else if ((c & 0xF0) == 0xE0) { len = 3; cp = c & 0x0F; }
-    else if ((c & 0xF8) == 0xF0) { len = 4; cp = c & 0x07; }
-    else return i;
-    if (i + len > s.size()) return i;
-    for (std::size_t k = 1; k < len; ++k) {
-      const auto cc = static_cast<unsigned char>(s[i + k]);
-      if ((cc & 0xC0) != 0x80) return i;
-      cp = (cp << 6) | (cc & 0x3F);
+  for (std::size_t i = 0; i < s.size();) {
+    if (static_cast<unsigned char>(s[i]) < 0x80) {  // ASCII, most of a vocabulary: no decoding
+      ++i;
+      continue;
     }
-    constexpr std::uint32_t kMinForLen[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < kMinForLen[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
-    i += len;
+    const std::size_t n = utf8_sequence(s, i, nullptr);
+    if (n == 0) return i;
+    i += n;
   }
   return std::string_view::npos;
 }

@@ -226,16 +226,25 @@ constexpr std::array<ReconcileArchField, 7> kReconcileArchFields = {{
     {"experts", &ModelArch::num_experts},
 }};
 
-// "'X' (catalogue id, layers 32, KV heads 8); --model Y has layers 36, KV heads 8", or "" when the
-// two architectures agree on every field.
-std::string reconcile_hf_mismatch(const ModelArch& logged, const ModelArch& planned) {
-  std::string theirs, ours;
+// The fields on which the two architectures differ, as ("layers 32" from the log's model, "layers
+// 36" planned) pairs; empty when they agree on every field.
+std::vector<std::pair<std::string, std::string>> reconcile_hf_mismatch(const ModelArch& logged, const ModelArch& planned) {
+  std::vector<std::pair<std::string, std::string>> out;
   for (const auto& f : kReconcileArchFields)
-    if (logged.*(f.field) != planned.*(f.field)) {
-      theirs += (theirs.empty() ? "" : ", ") + std::string(f.name) + " " + std::to_string(logged.*(f.field));
-      ours += (ours.empty() ? "" : ", ") + std::string(f.name) + " " + std::to_string(planned.*(f.field));
-    }
-  return theirs.empty() ? "" : theirs + "|" + ours;
+    if (logged.*(f.field) != planned.*(f.field))
+      out.emplace_back(std::string(f.name) + " " + std::to_string(logged.*(f.field)),
+                       std::string(f.name) + " " + std::to_string(planned.*(f.field)));
+  return out;
+}
+
+// Both sides of a mismatch list, each joined: "layers 32, KV heads 8" and "layers 36, KV heads 4".
+std::pair<std::string, std::string> joined_sides(const std::vector<std::pair<std::string, std::string>>& diff) {
+  std::pair<std::string, std::string> out;
+  for (const auto& [theirs, ours] : diff) {
+    out.first += (out.first.empty() ? "" : ", ") + theirs;
+    out.second += (out.second.empty() ? "" : ", ") + ours;
+  }
+  return out;
 }
 
 // llama.cpp's print_info figures against the planned model (llama-model.cpp: n_layer counts the
@@ -376,9 +385,9 @@ Reconciliation reconcile(const EngineLog& log, const ReconcileOptions& options, 
         const auto named = load_catalogue_model(root, *logged_id);
         const auto diff = reconcile_hf_mismatch(named.arch, planned_arch);
         if (!diff.empty()) {
-          const auto bar = diff.find('|');
-          r.model_mismatch.push_back("the log names '" + log.model + "' (catalogue " + *logged_id + ": " + diff.substr(0, bar) +
-                                     "); " + planned_name + " has " + diff.substr(bar + 1));
+          const auto [theirs, ours] = joined_sides(diff);
+          r.model_mismatch.push_back("the log names '" + log.model + "' (catalogue " + *logged_id + ": " + theirs + "); " +
+                                     planned_name + " has " + ours);
         }
       } catch (const Error&) {
         // The entry the id maps to does not load: nothing to compare it with.
@@ -388,11 +397,7 @@ Reconciliation reconcile(const EngineLog& log, const ReconcileOptions& options, 
   if (!log.architecture.empty()) {
     const auto diff = reconcile_llamacpp_mismatch(log.architecture, planned_arch);
     if (!diff.empty()) {
-      std::string theirs, ours;
-      for (const auto& [stated, planned] : diff) {
-        theirs += (theirs.empty() ? "" : ", ") + stated;
-        ours += (ours.empty() ? "" : ", ") + planned;
-      }
+      const auto [theirs, ours] = joined_sides(diff);
       const auto params = log.architecture.find("model params");
       r.model_mismatch.push_back("the log states " + theirs +
                                  (params != log.architecture.end() ? " (model params " + params->second + ")" : "") + " at line " +
